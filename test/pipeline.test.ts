@@ -39,7 +39,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
     referenceWorkspace = join(root, 'reference');
     const kgrag = await open(referenceWorkspace);
     const summary = await kgrag.index([corpus]);
-    assert.deepEqual(summary.ran, ['load', 'chunk', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports']);
+    assert.deepEqual(summary.ran, ['load', 'chunk', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-relations', 'embed-reports']);
     reference = await indexSnapshot(kgrag);
     await kgrag.close();
   });
@@ -71,7 +71,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
     const kgrag = await open(referenceWorkspace);
     const summary = await kgrag.index([corpus]);
     assert.deepEqual(summary.ran, ['load']);
-    assert.equal(summary.skipped.length, 7);
+    assert.equal(summary.skipped.length, 8);
     await kgrag.close();
   });
 
@@ -98,7 +98,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
     await first.close();
     const second = await open(workspace);
     const summary = await second.index([corpus]);
-    assert.deepEqual(summary.ran, ['load', 'reports', 'embed-entities', 'embed-reports']);
+    assert.deepEqual(summary.ran, ['load', 'reports', 'embed-entities', 'embed-relations', 'embed-reports']);
     assert.deepEqual(await indexSnapshot(second), reference);
     await second.close();
   });

@@ -1,10 +1,12 @@
+import { fillPrompt, type PromptTemplate } from '../core/prompt-library.js';
+
 /**
  * System prompt of the `basic` method's generated answer, after GraphRAG's basic search prompt
  * (reference/msgraphrag.md §2.11), in our words: answer from the Sources table only, cite record ids
  * as `[Data: Sources (ids)]` with at most five ids and "+more", and say so when the data does not tell.
  * Placeholders: `{response_type}`, `{context_data}`.
  */
-export const basicAnswerSystemPrompt = `---Role---
+const basicAnswerText = `---Role---
 
 You are a careful assistant that answers questions using only the data tables you are given.
 
@@ -32,7 +34,13 @@ List at most 5 record ids in one reference; if more records support the point, l
 
 Answer only from the data tables above, cite them as [Data: Sources (ids)], and say when they do not contain the answer. Target format: {response_type}. Use markdown where it helps.`;
 
-/** Fills the basic answer prompt. */
-export function renderBasicAnswerPrompt(contextData: string, responseType: string): string {
-  return basicAnswerSystemPrompt.replaceAll('{response_type}', responseType).replaceAll('{context_data}', contextData);
+export const basicAnswerSystemPrompt: PromptTemplate = {
+  name: 'basic-answer',
+  description: 'System prompt of basic-search answers over a Sources table; placeholders {response_type}, {context_data}',
+  text: basicAnswerText,
+};
+
+/** Fills a basic answer prompt text (the built-in one or a workspace override). */
+export function renderBasicAnswerPrompt(text: string, contextData: string, responseType: string): string {
+  return fillPrompt(text, { response_type: responseType, context_data: contextData });
 }

@@ -6,12 +6,18 @@ import type { RunUsage } from '../core/types.js';
 import type { IndexInputs, InputDocument, PipelineEvent, PipelineStep } from '../index/pipeline-step.js';
 import { runPipeline, type PipelineSummary } from '../index/run-pipeline.js';
 import { chunkStep } from '../index/steps/chunk-step.js';
-import { communitiesStep } from '../index/steps/communities-step.js';
+import { claimsStep } from '../index/steps/claims-step.js';
+import { createCommunitiesStep } from '../index/steps/communities-step.js';
 import { embedChunksStep, embedderStateKey } from '../index/steps/embed-chunks-step.js';
-import { embedEntitiesStep, embedReportsStep } from '../index/steps/embed-graph-steps.js';
+import { createEmbedEntitiesStep, createEmbedRelationsStep, embedReportsStep } from '../index/steps/embed-graph-steps.js';
+import { llmExtractStep } from '../index/steps/llm-extract-step.js';
 import { loadStep } from '../index/steps/load-step.js';
 import { nlpExtractStep } from '../index/steps/nlp-extract-step.js';
-import { reportsStep } from '../index/steps/reports-step.js';
+import { createReportsStep } from '../index/steps/reports-step.js';
+import { resolveEntitiesStep } from '../index/steps/resolve-entities-step.js';
+import { summarizeStep } from '../index/steps/summarize-step.js';
+import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
+import type { PromptLibrary } from '../core/prompt-library.js';
 import { basicMethod } from '../methods/basic/basic-method.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
 import type { QueryMethod } from '../methods/query-method.js';
@@ -83,21 +89,47 @@ export interface IndexStats {
   communities: number;
 }
 
-/** The steps of each indexing mode, in order. */
-export function pipelineSteps(mode: 'fast' | 'standard', hasLlm: boolean): PipelineStep[] {
-  if (mode === 'standard') {
-    throw new KgragError(
-      hasLlm
-        ? 'standard mode (LLM graph extraction) is not available in this version'
-        : 'standard mode needs an LLM, and none is configured',
-      {
-        code: 'INDEX_MODE_UNAVAILABLE',
-        category: 'config',
-        hint: 'use --mode fast (the NLP noun-phrase graph, no LLM needed)',
-      },
-    );
+/**
+ * The steps of each indexing mode, in order: `fast` builds GraphRAG's NLP noun-phrase graph with
+ * extractive reports; `standard` extracts with the LLM, resolves entities, summarizes descriptions,
+ * optionally extracts claims, and writes LLM reports.
+ */
+export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, hasLlm: boolean): PipelineStep[] {
+  if (mode === 'fast') {
+    return [
+      loadStep,
+      chunkStep,
+      embedChunksStep,
+      nlpExtractStep,
+      createCommunitiesStep('nlp-extract'),
+      createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }),
+      createEmbedEntitiesStep('nlp-extract'),
+      createEmbedRelationsStep('nlp-extract'),
+      embedReportsStep,
+    ];
   }
-  return [loadStep, chunkStep, embedChunksStep, nlpExtractStep, communitiesStep, reportsStep, embedEntitiesStep, embedReportsStep];
+  if (!hasLlm) {
+    throw new KgragError('standard mode needs an LLM, and none is configured', {
+      code: 'INDEX_MODE_NEEDS_LLM',
+      category: 'config',
+      hint: 'set KGRAG_LLM_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) or OPENAI_API_KEY, or index with --mode fast',
+    });
+  }
+  const claims = config.extract.claims.enabled;
+  return [
+    loadStep,
+    chunkStep,
+    embedChunksStep,
+    llmExtractStep,
+    resolveEntitiesStep,
+    summarizeStep,
+    ...(claims ? [claimsStep] : []),
+    createCommunitiesStep('summarize'),
+    createReportsStep({ graphStep: 'summarize', llm: true, claims }),
+    createEmbedEntitiesStep('summarize'),
+    createEmbedRelationsStep('summarize'),
+    embedReportsStep,
+  ];
 }
 
 /** Every query method this version registers. */
@@ -149,7 +181,9 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     const state = await store.getBlob(embedderStateKey);
     if (state) embedder.importState(state);
   }
+  const prompts: PromptLibrary = loadWorkspacePrompts(isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory));
   const engine = createQueryEngine({
+    prompts,
     store,
     config,
     embedder,
@@ -171,7 +205,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     async index(inputs, indexOptions = {}) {
       const mode = indexOptions.mode ?? config.index.mode;
       return runPipeline({
-        steps: pipelineSteps(mode, llm !== undefined),
+        steps: pipelineSteps(mode, config, llm !== undefined),
+        prompts,
         store,
         config,
         tokenizer,

@@ -2,6 +2,7 @@ import { contentId } from '../core/ids.js';
 import type { EntityRecord, RelationRecord } from '../core/types.js';
 import { normalizeEntityName } from './entity-resolution/normalize-entity-name.js';
 import type { ExtractedGraph } from './llm-graph/extracted-graph.js';
+import { isAllCapitals } from './llm-graph/restore-name-casing.js';
 
 /** One chunk's extraction, in chunk order. */
 export interface ChunkExtraction {
@@ -22,13 +23,15 @@ export function extractedEntityId(name: string): string {
   return contentId('entity', normalizeEntityName(name));
 }
 
-function mostCommon(counts: ReadonlyMap<string, number>): string {
+/** The most frequent value, the first seen on ties; with `avoidCapitals`, names in capitals only win when no other is left. */
+function mostCommon(counts: ReadonlyMap<string, number>, avoidCapitals = false): string {
   let best = '';
-  let bestCount = 0;
+  let bestRank = -1;
   for (const [value, count] of counts) {
-    if (count > bestCount) {
+    const rank = avoidCapitals && !isAllCapitals(value) ? count + 1e9 : count;
+    if (rank > bestRank) {
       best = value;
-      bestCount = count;
+      bestRank = rank;
     }
   }
   return best;
@@ -40,7 +43,7 @@ function increment(counts: Map<string, number>, key: string): void {
 
 /**
  * Merges per-chunk extractions by exact normalized name (GraphRAG `extract_graph` merge, reference/
- * msgraphrag.md §1.2): the title is the most frequent spelling, the type the most frequent type, the
+ * msgraphrag.md §1.2): the title is the most frequent spelling (one not in capitals when there is one), the type the most frequent type, the
  * relation weight the sum of strengths over chunks; relationships are undirected (a sorted id pair).
  * Descriptions are left as the first one seen: the summarize step rebuilds them from all extractions.
  */
@@ -105,7 +108,7 @@ export function mergeExtractedGraphs(extractions: readonly ChunkExtraction[]): M
     degree.set(relation.target, (degree.get(relation.target) ?? 0) + 1);
   }
   const entityRecords: EntityRecord[] = [...entities.values()].map((entity) => {
-    const title = mostCommon(entity.spellings);
+    const title = mostCommon(entity.spellings, true);
     return {
       id: entity.id,
       title,

@@ -55,6 +55,13 @@ export type PipelineEvent =
   | { type: 'warning'; warning: PipelineWarning }
   | { type: 'pipeline-end'; durationMs: number; usage: RunUsage };
 
+/** What besides the configuration can change a step's output. */
+export interface StepEnvironment {
+  readonly prompts: PromptLibrary;
+  /** `provider:model` of the chat model, or undefined without one. */
+  readonly llmModel: string | undefined;
+}
+
 /** Everything a step may use. Steps read freely and write only inside `commit`. */
 export interface StepContext {
   readonly store: Store;
@@ -93,8 +100,8 @@ export interface PipelineStep {
   readonly version: number;
   /** Steps whose output this one reads. */
   readonly reads: readonly StepName[];
-  /** The configuration that changes this step's output (JSON-serializable). */
-  settings(config: KgragConfig): unknown;
+  /** The configuration that changes this step's output (JSON-serializable): settings, model, prompts. */
+  settings(config: KgragConfig, environment: StepEnvironment): unknown;
   /** Whether the step must run even when its fingerprint is unchanged (e.g. `load` with new inputs). */
   mustRun?(context: StepContext): boolean;
   run(context: StepContext): Promise<StepOutput>;

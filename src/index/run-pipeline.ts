@@ -80,6 +80,10 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   const summary: PipelineSummary = { ran: [], skipped: [], counts: {}, warnings: 0, durationMs: 0, usage: emptyUsage() };
   const runs = store.table('runs');
   const outputVersions = new Map<StepName, string>();
+  const environment = {
+    prompts: options.prompts ?? builtInPrompts,
+    llmModel: options.llm ? `${options.llm.provider}:${options.llm.modelId}` : undefined,
+  };
   for (const run of await runs.all()) {
     if (run.status === 'done') outputVersions.set(run.step as StepName, run.outputVersion);
   }
@@ -98,7 +102,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       'step',
       step.name,
       step.version,
-      JSON.stringify(step.settings(config)),
+      JSON.stringify(step.settings(config, environment)),
       ...step.reads.map((name) => `${name}=${outputVersions.get(name)}`),
     );
     const stepUsageStart = usage();

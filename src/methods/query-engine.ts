@@ -1,10 +1,11 @@
 import type { Answer, Citation, ContextChunk } from '../answer/answer-types.js';
-import { renderBasicAnswerPrompt } from '../answer/basic-answer-prompt.js';
+import { basicAnswerSystemPrompt, renderBasicAnswerPrompt } from '../answer/basic-answer-prompt.js';
 import { extractiveAnswer } from '../answer/extractive-answer.js';
 import { generateAnswer } from '../answer/generate-answer.js';
 import { packSourcesTable } from '../answer/pack-context.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
+import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { isCorpusFitted } from '../providers/embed/embedder.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
@@ -64,6 +65,8 @@ export interface QueryEngineOptions {
   tokenizer: Tokenizer;
   llm?: LanguageModel;
   methods: readonly QueryMethod[];
+  /** Prompt texts with the workspace's overrides. @default the built-in prompts */
+  prompts?: PromptLibrary;
   /** USD cost of a call's usage (from the price table). @default 0 */
   costOf?: (usage: { inputTokens: number; outputTokens: number }) => number;
 }
@@ -96,6 +99,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   const { store, config, embedder, tokenizer, llm } = options;
   const byName = new Map(options.methods.map((method) => [method.name, method]));
   const costOf = options.costOf ?? (() => 0);
+  const prompts = options.prompts ?? builtInPrompts;
   let readySteps: Set<string> | undefined;
 
   const assertVariant = (method: QueryMethod, variant: string | undefined): void => {
@@ -164,6 +168,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       embedder,
       tokenizer,
       llm,
+      prompts,
       signal,
       trace,
       embedQuery(text) {
@@ -222,7 +227,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const generated = await context.trace.time('generate-answer', () =>
       generateAnswer({
         model: llm,
-        systemPrompt: renderBasicAnswerPrompt(packed.text, config.query.responseType),
+        systemPrompt: renderBasicAnswerPrompt(prompts.text(basicAnswerSystemPrompt), packed.text, config.query.responseType),
         question,
         citable: { Sources: sources },
         ...(onText === undefined ? {} : { onText }),

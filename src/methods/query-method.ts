@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ContextChunk, Citation, Answer } from '../answer/answer-types.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
+import type { PromptLibrary } from '../core/prompt-library.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
 import type { StepName } from '../index/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
@@ -29,6 +30,8 @@ export interface MethodContext {
   readonly embedder: Embedder;
   readonly tokenizer: Tokenizer;
   readonly llm: LanguageModel | undefined;
+  /** Prompt texts with the workspace's overrides. */
+  readonly prompts: PromptLibrary;
   readonly signal: AbortSignal | undefined;
   readonly trace: QueryTrace;
   /** Embeds a question in the chunk vector space (cached per question). */

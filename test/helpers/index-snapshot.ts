@@ -15,8 +15,9 @@ export async function indexSnapshot(kgrag: Kgrag): Promise<Record<string, unknow
     communities: await store.table('communities').all(),
     reports: await store.table('reports').all(),
     extractions: await store.table('extractions').all(),
+    claims: await store.table('claims').all(),
   };
-  for (const space of ['chunks', 'entities', 'reports'] as const) {
+  for (const space of ['chunks', 'entities', 'relations', 'reports'] as const) {
     const vectors = await store.vectors(space).load();
     snapshot[`vectors:${space}`] = { ids: vectors.ids, dimensions: vectors.dimensions, matrix: Array.from(vectors.matrix) };
   }

@@ -2,6 +2,8 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { renderConfigTemplate } from '../../core/config/config-template.js';
 import { configFileName } from '../../core/config/load-config.js';
+import { promptFileText } from '../../core/workspace-prompts.js';
+import { promptTemplates } from '../../api/prompt-templates.js';
 import { KgragError } from '../../core/errors.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 
@@ -23,5 +25,22 @@ export async function initCommand(directory: string | undefined, options: { forc
   }
   await writeFile(file, renderConfigTemplate());
   writeLine(io.stdout, file);
-  writeLine(io.stderr, `wrote ${file}; next: kgrag index <paths> --workspace ${directory ?? '.'}`);
+  const promptsDirectory = join(workspace, 'prompts');
+  await mkdir(promptsDirectory, { recursive: true });
+  let written = 0;
+  for (const template of promptTemplates) {
+    const path = join(promptsDirectory, `${template.name}.txt`);
+    const present = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (present && !options.force) continue;
+    await writeFile(path, promptFileText(template));
+    written++;
+  }
+  writeLine(io.stdout, promptsDirectory);
+  writeLine(
+    io.stderr,
+    `wrote ${file} and ${written} prompts in ${promptsDirectory} (edit one to change it; delete it to use the built-in text); next: kgrag index <paths> --workspace ${directory ?? '.'}`,
+  );
 }

@@ -10,14 +10,12 @@ import { UnionFind } from './union-find.js';
 
 /** Options of {@link findResolutionCandidates}. */
 export interface ResolutionCandidateOptions {
-  /** {@link nameSimilarity} a pair needs (config `resolution.nameSimilarity`, default 0.75). Must be above 0. */
+  /** {@link nameSimilarity} that makes a pair a candidate (config `resolution.nameSimilarity`, default 0.75). Must be above 0. */
   nameSimilarity: number;
-  /** Cosine a name-similar pair needs when both have vectors (config `resolution.embeddingSimilarity`, default 0.9). */
+  /** Cosine that makes a pair a candidate whatever the names (config `resolution.embeddingSimilarity`, default 0.9). */
   embeddingSimilarity: number;
   /** Largest group returned (config `resolution.maxGroupSize`, default 10). */
   maxGroupSize: number;
-  /** Cosine at which a pair is a candidate whatever the names. @default max(0.97, embeddingSimilarity) */
-  veryHighCosine?: number;
   /**
    * Blocking keys shared by more entities than this are not used to pair them (a word like "university"
    * would otherwise pair thousands). Such pairs are still found through any rarer key they share. @default 200
@@ -29,7 +27,6 @@ export interface ResolutionCandidateOptions {
 
 /** Defaults of the optional {@link ResolutionCandidateOptions}. */
 export const resolutionCandidateDefaults = {
-  veryHighCosine: 0.97,
   maxBlockSize: 200,
   /** Names compared per entity: the title and the first aliases. */
   maxNamesPerEntity: 8,
@@ -59,10 +56,15 @@ interface CandidateEdge {
  *   (`entityTypesCompatible`: person vs organization vs place vs event) unless the names are near-identical
  *   (`nearIdenticalNames`: equal compact forms, or Jaro–Winkler ≥ 0.97 on 6+ characters — extraction often
  *   types one name two ways);
- * - **rule A**: `nameSimilarity` ≥ `options.nameSimilarity` and, when both have a vector, cosine ≥
- *   `options.embeddingSimilarity` (a pair with a missing vector is judged by its name);
- * - **rule B**: cosine ≥ `veryHighCosine` (0.97) alone, for aliases with unrelated spellings; found through
- *   each entity's `maxGroupSize` nearest neighbours (exact kNN, NN-descent above 10,000 vectors).
+ * - **by name**: `nameSimilarity` ≥ `options.nameSimilarity`, whatever the cosine;
+ * - **by meaning**: cosine ≥ `options.embeddingSimilarity`, for aliases with unrelated spellings ("Miriam
+ *   Marle" / "Miriam Quayle"); found through each entity's `maxGroupSize` nearest neighbours (exact kNN,
+ *   NN-descent above 10,000 vectors).
+ *
+ * Either suffices because candidates are for recall: the LLM (or `mergesWithoutLlm`'s strict rules) decides.
+ * Requiring both would tie recall to the embedder — descriptions of one person written from two documents
+ * reach cosine 0.9 with a large API embedder but 0.3–0.5 with the hashed `local` one, which found no alias
+ * of the sample corpus that way. The cosine still orders the joins.
  *
  * Vectors are unit "title: description" embeddings, so cosine is their dot product; vectors whose length
  * differs from the first one are treated as missing.
@@ -84,7 +86,6 @@ export function findResolutionCandidates(
   vectors: ReadonlyMap<string, Float32Array>,
   options: ResolutionCandidateOptions,
 ): string[][] {
-  const veryHighCosine = options.veryHighCosine ?? Math.max(resolutionCandidateDefaults.veryHighCosine, options.embeddingSimilarity);
   const dimension = firstDimension(entities, vectors);
   const prepared: Prepared[] = entities.map((entity) => {
     const vector = vectors.get(entity.id);
@@ -104,11 +105,8 @@ export function findResolutionCandidates(
       for (const nameB of b.names) if (name < 1) name = Math.max(name, nameSimilarity(nameA, nameB));
     }
     const cosine = a.vector !== null && b.vector !== null ? dot(a.vector, b.vector) : null;
-    if (name >= options.nameSimilarity && (cosine === null || cosine >= options.embeddingSimilarity)) {
-      return cosine === null ? name : (name + cosine) / 2;
-    }
-    if (cosine !== null && cosine >= veryHighCosine) return (name + cosine) / 2;
-    return -1;
+    if (name < options.nameSimilarity && (cosine === null || cosine < options.embeddingSimilarity)) return -1;
+    return cosine === null ? name : (name + cosine) / 2;
   };
 
   const edges: CandidateEdge[] = [];
@@ -119,7 +117,7 @@ export function findResolutionCandidates(
   if (options.exhaustive === true) {
     for (let left = 0; left < prepared.length; left++) for (let right = left + 1; right < prepared.length; right++) consider(left, right);
   } else {
-    for (const pair of blockedPairs(prepared, options, veryHighCosine, dimension)) {
+    for (const pair of blockedPairs(prepared, options, dimension)) {
       consider(Math.floor(pair / prepared.length), pair % prepared.length);
     }
   }
@@ -146,7 +144,7 @@ function firstDimension(entities: readonly ResolutionEntity[], vectors: Readonly
 
 
 /** Pairs `left · n + right` (left < right) sharing a usable blocking key or close in embedding space. */
-function blockedPairs(prepared: readonly Prepared[], options: ResolutionCandidateOptions, veryHighCosine: number, dimension: number): Set<number> {
+function blockedPairs(prepared: readonly Prepared[], options: ResolutionCandidateOptions, dimension: number): Set<number> {
   const n = prepared.length;
   const maxBlockSize = options.maxBlockSize ?? resolutionCandidateDefaults.maxBlockSize;
   const postings = new Map<string, number[]>();
@@ -188,7 +186,7 @@ function blockedPairs(prepared: readonly Prepared[], options: ResolutionCandidat
     for (let row = 0; row < graph.n; row++) {
       for (let slot = 0; slot < graph.k; slot++) {
         const neighbour = graph.indices[row * graph.k + slot] as number;
-        if (neighbour < 0 || (graph.similarities[row * graph.k + slot] as number) < veryHighCosine - 1e-6) continue;
+        if (neighbour < 0 || (graph.similarities[row * graph.k + slot] as number) < options.embeddingSimilarity - 1e-6) continue;
         add(withVectors[row] as number, withVectors[neighbour] as number);
       }
     }

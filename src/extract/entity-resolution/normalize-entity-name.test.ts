@@ -29,6 +29,12 @@ describe('normalizeEntityName', () => {
     assert.equal(normalizeEntityName('Mr. and Mrs. Smith'), 'mr and mrs smith');
   });
 
+  it('keeps "Mrs" before a full name: "Mrs Leonard Cotterill" is his wife', () => {
+    assert.equal(normalizeEntityName('Mrs Leonard Cotterill'), 'mrs leonard cotterill');
+    assert.notEqual(normalizeEntityName('Mrs Leonard Cotterill'), normalizeEntityName('Leonard Cotterill'));
+    assert.equal(normalizeEntityName('Dr. Ada Lovelace'), 'ada lovelace');
+  });
+
   it('keeps symbols that are part of names and what changes the referent', () => {
     assert.equal(normalizeEntityName('C++'), 'c++');
     assert.equal(normalizeEntityName('C#'), 'c#');

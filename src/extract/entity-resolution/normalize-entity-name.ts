@@ -47,7 +47,8 @@ const dottedInitials = /^(?:\p{L}\.){2,}$|^(?:\p{L}\.)+\p{L}$/u;
  * 5. Leading {@link honorifics} are dropped only when at least two words remain — "Dr. John Watson" =
  *   "John Watson". Before a bare surname they are kept ("Mr. Holmes" stays "mr holmes"): "Mr. Smith" and
  *    "Mrs. Smith" are usually two people, and "Mr. Holmes" may be Sherlock or Mycroft, so merging those
- *    is the candidate stage's job, with evidence.
+ *    is the candidate stage's job, with evidence. "Mrs" is never dropped: "Mrs Leonard Cotterill" is
+ *    Leonard's wife, named the old way after her husband.
  *
  * Deliberately *not* done: stripping possessives ("McDonald's" ≠ "McDonald"), company suffixes ("Apple
  * Inc." ≠ "Apple", the fruit), "Jr."/"Sr." (father ≠ son), reordering words ("Holmes, Sherlock"), stemming.
@@ -56,7 +57,7 @@ const dottedInitials = /^(?:\p{L}\.){2,}$|^(?:\p{L}\.)+\p{L}$/u;
 export function normalizeEntityName(name: string): string {
   const tokens = nameWords(name);
   if (tokens[0] === 'the' && tokens.length > 1) tokens.shift();
-  while (tokens.length > 2 && startsWithHonorific(tokens)) tokens.shift();
+  while (tokens.length > 2 && startsWithHonorific(tokens) && tokens[0] !== 'mrs') tokens.shift();
   return tokens.join(' ');
 }
 

@@ -35,7 +35,7 @@ export const chunkStep: PipelineStep = {
 
   async run(context) {
     const { store, config, tokenizer } = context;
-    const settings = contentId('chunk-settings', JSON.stringify(chunkStep.settings(config)));
+    const settings = contentId('chunk-settings', JSON.stringify({ chunking: config.chunking, encoding: config.tokenizer.encoding }));
     const rechunkAll = (await store.getMeta<string>(settingsKey)) !== settings;
     const documentIds = new Set((await store.table('documents').pick(['id'])).map((document) => document.id));
     const existing = rechunkAll ? [] : await store.table('chunks').pick(['id', 'documentId']);

@@ -1,19 +1,21 @@
 import { contentId } from '../../core/ids.js';
 import type { CommunityRecord } from '../../core/types.js';
 import { hierarchicalLeidenFromEdges } from '../../graph/hierarchical-leiden.js';
-import type { PipelineStep } from '../pipeline-step.js';
+import type { PipelineStep, StepName } from '../pipeline-step.js';
 
 /**
  * Hierarchical communities of the entity graph (GraphRAG `create_communities`, hierarchical Leiden as
  * graspologic's): level 0 is the coarsest; communities larger than `maxClusterSize` are split into the
- * next level. Every connected component is clustered, not only the largest. A community lists
+ * next level. Every connected component is clustered, not only the largest. `graphStep` is the step
+ * whose entities and relations are clustered (nlp-extract in fast mode, summarize in standard mode). A community lists
  * its entities, the relations inside it, and the chunks those relations come from (GraphRAG's rule),
  * or its entities' chunks when it has no inner relation.
  */
-export const communitiesStep: PipelineStep = {
+export function createCommunitiesStep(graphStep: StepName): PipelineStep {
+  return {
   name: 'communities',
   version: 2,
-  reads: ['nlp-extract'],
+  reads: [graphStep],
   settings: (config) => ({ communities: config.communities, algorithm: 'hierarchical-leiden' }),
 
   async run(context) {
@@ -73,3 +75,4 @@ export const communitiesStep: PipelineStep = {
     };
   },
 };
+}

@@ -1,43 +1,134 @@
 import { contentId } from '../../core/ids.js';
+import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import type { ClaimRecord, CommunityRecord, ReportRecord } from '../../core/types.js';
+import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
+import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
 import { createExtractiveReporter } from '../../extract/reports/extractive-report.js';
-import type { PipelineStep } from '../pipeline-step.js';
+import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
+import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
+import { promptsHash } from './llm-extract-step.js';
+
+/** Options of {@link createReportsStep}. */
+export interface ReportsStepOptions {
+  /** The step whose graph the reports describe. */
+  graphStep: StepName;
+  /** Generate reports with the LLM (standard mode), else extractively. */
+  llm: boolean;
+  /** Include claims in the report context (standard mode with claims enabled). */
+  claims: boolean;
+}
 
 /**
- * One report per community, bottom-up by level. Without an LLM the reports are extractive; ratings
- * are rescaled to GraphRAG's 0–10 range across all communities.
+ * One report per community, bottom-up by level (GraphRAG `create_community_reports`). With an LLM, the
+ * context of a community is its entities, relations (by combined degree) and claims within
+ * `reports.maxInputTokens`, with the reports of its sub-communities substituted when it does not fit; a
+ * report whose output stays unusable after its repair keeps an extractive report with the error recorded,
+ * never silently absent. Without an LLM the reports are extractive, ratings rescaled to 0–10.
  */
-export const reportsStep: PipelineStep = {
-  name: 'reports',
-  version: 1,
-  reads: ['communities', 'nlp-extract'],
-  settings: (config) => ({ reports: config.reports }),
+export function createReportsStep(options: ReportsStepOptions): PipelineStep {
+  return {
+    name: 'reports',
+    version: 2,
+    reads: ['communities', options.graphStep, ...(options.claims ? (['claims'] as const) : [])],
+    settings: (config, environment) => ({
+      reports: config.reports,
+      llm: options.llm ? { model: environment.llmModel, prompts: promptsHash(environment.prompts, [communityReportPrompt, communityReportRepairPrompt], null) } : null,
+    }),
 
-  async run(context) {
-    const { store, config } = context;
-    const communities = await store.table('communities').all();
-    const sources = {
-      entities: new Map((await store.table('entities').all()).map((entity) => [entity.id, entity])),
-      relations: new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])),
-      chunks: new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk])),
-    };
-    const ordered = [...communities].sort((left, right) => right.level - left.level);
-    const report = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
-    const reports = ordered.map((community, index) => {
-      if (index % 50 === 0) context.progress(index, ordered.length, 'communities');
-      return report(community);
-    });
-    context.progress(ordered.length, ordered.length, 'communities');
-    const highest = Math.max(1e-9, ...reports.map((report) => report.rating));
-    for (const report of reports) report.rating = Math.round((report.rating / highest) * 100) / 10;
-    const byCommunity = new Map(reports.map((report) => [report.communityId, report]));
-    const inCommunityOrder = communities.map((community) => byCommunity.get(community.id)).filter((report) => report !== undefined);
-    return {
-      counts: { reports: inCommunityOrder.length },
-      outputVersion: contentId('reports', ...inCommunityOrder.map((report) => contentId('report', report.communityId, report.fullContent))),
-      async write(tx) {
-        await tx.table('reports').clear();
-        await tx.table('reports').upsert(inCommunityOrder);
+    async run(context) {
+      const { store, config } = context;
+      const communities = await store.table('communities').all();
+      const sources = {
+        entities: new Map((await store.table('entities').all()).map((entity) => [entity.id, entity])),
+        relations: new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])),
+        chunks: new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk])),
+      };
+      const extractive = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
+      const bottomUp = [...communities].sort((left, right) => right.level - left.level);
+      let reports: ReportRecord[];
+      if (options.llm && context.llm) {
+        reports = await llmReports(context, bottomUp, sources, extractive, options.claims);
+      } else {
+        reports = bottomUp.map((community, index) => {
+          if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
+          return extractive(community);
+        });
+        const highest = Math.max(1e-9, ...reports.map((report) => report.rating));
+        for (const report of reports) report.rating = Math.round((report.rating / highest) * 100) / 10;
+      }
+      context.progress(bottomUp.length, bottomUp.length, 'communities');
+      const byCommunity = new Map(reports.map((report) => [report.communityId, report]));
+      const inCommunityOrder = communities.map((community) => byCommunity.get(community.id)).filter((report) => report !== undefined);
+      const failed = inCommunityOrder.filter((report) => report.error !== null).length;
+      if (failed > 0) context.warn('report-failed', `${failed} community reports could not be generated by the LLM; they keep extractive reports with the error recorded`);
+      return {
+        counts: { reports: inCommunityOrder.length, failed },
+        outputVersion: contentId('reports', ...inCommunityOrder.map((report) => contentId('report', report.communityId, report.fullContent))),
+        async write(tx) {
+          await tx.table('reports').clear();
+          await tx.table('reports').upsert(inCommunityOrder);
+        },
+      };
+    },
+  };
+}
+
+async function llmReports(
+  context: StepContext,
+  bottomUp: readonly CommunityRecord[],
+  sources: Parameters<typeof createExtractiveReporter>[0],
+  extractive: (community: CommunityRecord) => ReportRecord,
+  withClaims: boolean,
+): Promise<ReportRecord[]> {
+  const { store, config, tokenizer } = context;
+  const llm = context.llm;
+  if (!llm) return [];
+  const claims = new Map<string, ClaimRecord[]>();
+  if (withClaims) {
+    for (const claim of await store.table('claims').all()) {
+      for (const entity of [claim.subject, claim.object]) {
+        if (entity === null) continue;
+        let list = claims.get(entity);
+        if (!list) claims.set(entity, (list = []));
+        list.push(claim);
+      }
+    }
+  }
+  const communitiesById = new Map(bottomUp.map((community) => [community.id, community]));
+  const reports = new Map<string, ReportRecord>();
+  const levels = [...new Set(bottomUp.map((community) => community.level))];
+  let done = 0;
+  for (const level of levels) {
+    const atLevel = bottomUp.filter((community) => community.level === level);
+    const generated = await mapWithConcurrency(
+      atLevel,
+      Math.max(1, config.llm.concurrency * 2),
+      async (community): Promise<ReportRecord> => {
+        const reportContext = buildCommunityReportContext({
+          community,
+          entities: sources.entities,
+          relations: sources.relations,
+          claims,
+          subReports: reports,
+          communities: communitiesById,
+          tokenizer,
+          maxTokens: config.reports.maxInputTokens,
+        });
+        const result = await generateCommunityReport(llm, {
+          context: reportContext.text,
+          maxWords: config.reports.maxWords,
+          prompts: context.prompts,
+          ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+        });
+        done++;
+        context.progress(done, bottomUp.length, 'communities');
+        if (!result.ok) return { ...extractive(community), rating: 0, error: result.error };
+        const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
+        return { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null };
       },
-    };
-  },
-};
+      context.signal,
+    );
+    for (const report of generated) reports.set(report.communityId, report);
+  }
+  return [...reports.values()];
+}

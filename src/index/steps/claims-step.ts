@@ -1,0 +1,111 @@
+import { KgragError } from '../../core/errors.js';
+import { contentId } from '../../core/ids.js';
+import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import type { ClaimRecord, ExtractionRecord } from '../../core/types.js';
+import { extractClaimsFromText } from '../../extract/claims/extract-claims-from-text.js';
+import { extractClaimsPrompts } from '../../extract/claims/extract-claims-prompt.js';
+import { normalizeEntityName } from '../../extract/entity-resolution/normalize-entity-name.js';
+import type { ExtractedClaim } from '../../extract/llm-graph/extracted-graph.js';
+import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import type { PipelineStep } from '../pipeline-step.js';
+import { promptsHash } from './llm-extract-step.js';
+
+const claimsExtractor = 'llm-claims';
+
+/**
+ * GraphRAG's claim (covariate) extraction, opt-in: per chunk, claims about entities of the configured
+ * types, with gleanings whose output is kept (GraphRAG pays for them and throws them away). Subjects and
+ * objects are linked to the resolved entities by name where possible; replies are stored in `extractions`.
+ */
+export const claimsStep: PipelineStep = {
+  name: 'claims',
+  version: 1,
+  reads: ['summarize'],
+  settings: (config, environment) => ({
+    claims: config.extract.claims,
+    types: config.extract.llm.entityTypes,
+    format: config.extract.llm.format,
+    model: environment.llmModel,
+    prompts: promptsHash(environment.prompts, [extractClaimsPrompts[config.extract.llm.format].extract, extractClaimsPrompts[config.extract.llm.format].continue, extractClaimsPrompts.loop], null),
+  }),
+
+  async run(context) {
+    const { store, config, llm } = context;
+    if (!llm) throw new KgragError('claims need an LLM', { code: 'INDEX_MODE_NEEDS_LLM', category: 'config', hint: 'configure an LLM or set extract.claims.enabled: false' });
+    const format = config.extract.llm.format;
+    const variant = extractClaimsPrompts[format];
+    const hash = promptsHash(context.prompts, [variant.extract, variant.continue, extractClaimsPrompts.loop], { ...config.extract.claims, types: config.extract.llm.entityTypes, format, model: llm.modelId });
+    const chunks = await store.table('chunks').pick(['id', 'text']);
+    const stored = new Map<string, ExtractionRecord>();
+    for (const record of await store.table('extractions').where('extractor', [claimsExtractor])) {
+      if (record.promptHash === hash) stored.set(record.chunkId, record);
+    }
+    const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+    let done = chunks.length - pending.length;
+    const created = await mapWithConcurrency(
+      pending,
+      Math.max(1, config.llm.concurrency * 2),
+      async (chunk): Promise<ExtractionRecord> => {
+        let claims: ExtractedClaim[] = [];
+        let raw: string[] = [];
+        let problems: string[] = [];
+        try {
+          const result = await extractClaimsFromText(llm, {
+            text: chunk.text,
+            entitySpecs: config.extract.llm.entityTypes,
+            claimDescription: config.extract.claims.description,
+            maxGleanings: config.extract.claims.maxGleanings,
+            format,
+            prompts: context.prompts,
+            ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+          });
+          ({ claims, problems } = result);
+          raw = result.turns;
+        } catch (error) {
+          if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
+          problems = [error.message];
+        }
+        done++;
+        context.progress(done, chunks.length, 'chunks');
+        return { id: contentId('extraction', chunk.id, claimsExtractor, hash), chunkId: chunk.id, extractor: claimsExtractor, model: llm.modelId, promptHash: hash, raw: JSON.stringify(raw), parsed: { claims, problems } };
+      },
+      context.signal,
+    );
+
+    const entityOfName = new Map<string, string>();
+    for (const entity of await store.table('entities').pick(['id', 'title', 'aliases'])) {
+      for (const name of [entity.title, ...entity.aliases]) if (!entityOfName.has(normalizeEntityName(name))) entityOfName.set(normalizeEntityName(name), entity.id);
+    }
+    const link = (name: string): string => entityOfName.get(normalizeEntityName(name)) ?? name;
+    const byChunk = new Map([...stored.values(), ...created].map((record) => [record.chunkId, record]));
+    const records = new Map<string, ClaimRecord>();
+    for (const chunk of chunks) {
+      const parsed = byChunk.get(chunk.id)?.parsed as { claims: ExtractedClaim[] } | undefined;
+      for (const claim of parsed?.claims ?? []) {
+        const id = contentId('claim', chunk.id, claim.subject, claim.type, claim.description);
+        records.set(id, {
+          id,
+          subject: link(claim.subject),
+          object: claim.object === null ? null : link(claim.object),
+          type: claim.type,
+          status: claim.status,
+          startDate: claim.startDate,
+          endDate: claim.endDate,
+          description: claim.description,
+          sourceText: claim.sourceText,
+          chunkId: chunk.id,
+        });
+      }
+    }
+    const claims = [...records.values()];
+    return {
+      counts: { chunks: chunks.length, extracted: created.length, reused: stored.size, claims: claims.length },
+      outputVersion: contentId('claims', ...claims.map((claim) => `${claim.id}:${claim.subject}`)),
+      async write(tx) {
+        await tx.table('extractions').upsert(created);
+        await tx.table('claims').clear();
+        await tx.table('claims').upsert(claims);
+      },
+    };
+  },
+};

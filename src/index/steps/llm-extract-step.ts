@@ -1,0 +1,160 @@
+import { KgragError } from '../../core/errors.js';
+import { contentId } from '../../core/ids.js';
+import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import type { PromptLibrary, PromptTemplate } from '../../core/prompt-library.js';
+import type { ExtractionRecord } from '../../core/types.js';
+import { extractGraphFromText } from '../../extract/llm-graph/extract-graph-from-text.js';
+import { extractGraphPrompts } from '../../extract/llm-graph/extract-graph-prompt.js';
+import type { ExtractedGraph } from '../../extract/llm-graph/extracted-graph.js';
+import { restoreNameCasing } from '../../extract/llm-graph/restore-name-casing.js';
+import { mergeExtractedGraphs } from '../../extract/merge-extracted-graphs.js';
+import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import type { PipelineStep, StepContext } from '../pipeline-step.js';
+
+/** `extractor` of LLM graph extractions in the `extractions` table. */
+export const llmGraphExtractor = 'llm-graph';
+
+/** What an LLM graph extraction stores per chunk. */
+export interface StoredGraphExtraction {
+  graph: ExtractedGraph;
+  problems: string[];
+  /** True when the model's output could not be used even after its repair turn. */
+  failed: boolean;
+}
+
+/** Hash of the prompt texts and settings that determine an extraction: a change re-extracts (from the LLM cache when possible). */
+export function promptsHash(prompts: PromptLibrary, templates: readonly PromptTemplate[], settings: unknown): string {
+  return contentId('prompts', JSON.stringify(settings), ...templates.map((template) => prompts.text(template)));
+}
+
+/** The templates of graph extraction in the configured format. */
+export function graphExtractionTemplates(format: 'json' | 'tuples'): PromptTemplate[] {
+  const variant = extractGraphPrompts[format];
+  return [variant.extract, variant.continue, extractGraphPrompts.loop];
+}
+
+/** Stops with a diagnosis rather than building an empty graph (GraphRAG issues #515, #562, #1881). */
+function noEntitiesError(chunks: number, failed: number, sample: string[]): KgragError {
+  return new KgragError(`LLM extraction found no entities in ${chunks} chunks (${failed} replies unusable)`, {
+    code: 'INDEX_NO_ENTITIES',
+    category: 'provider',
+    hint:
+      'check the model: a context window too small for the extraction prompt, a "thinking" model that answers outside the format, ' +
+      'or an endpoint that is not a chat model; try extract.llm.format: tuples for small local models' +
+      (sample.length > 0 ? `; first problems: ${sample.join(' | ')}` : ''),
+    details: { chunks, failed, sample },
+  });
+}
+
+/**
+ * GraphRAG's LLM graph extraction (`extract_graph`): one conversation per chunk with gleanings, chunks in
+ * parallel up to twice the LLM concurrency (so the model's own limiter always has work queued). Replies
+ * are stored in `extractions`, so a rebuild with other merge, resolution or community settings never calls
+ * the model again; paid calls are also in the LLM cache the moment they complete, so a crash mid-step
+ * repays nothing. A chunk whose reply stays unusable is recorded as failed and skipped.
+ */
+export const llmExtractStep: PipelineStep = {
+  name: 'llm-extract',
+  version: 1,
+  reads: ['chunk'],
+  settings: (config, environment) => ({
+    llm: config.extract.llm,
+    model: environment.llmModel,
+    prompts: promptsHash(environment.prompts, graphExtractionTemplates(config.extract.llm.format), null),
+  }),
+
+  async run(context: StepContext) {
+    const { store, config, llm } = context;
+    if (!llm) {
+      throw new KgragError('standard mode needs an LLM, and none is configured', {
+        code: 'INDEX_MODE_NEEDS_LLM',
+        category: 'config',
+        hint: 'set KGRAG_LLM_BASE_URL (e.g. Ollama) or OPENAI_API_KEY, or index with --mode fast',
+      });
+    }
+    const settings = config.extract.llm;
+    const hash = promptsHash(context.prompts, graphExtractionTemplates(settings.format), { ...settings, model: llm.modelId });
+    const chunks = await store.table('chunks').pick(['id', 'text']);
+    const stored = new Map<string, ExtractionRecord>();
+    for (const record of await store.table('extractions').where('extractor', [llmGraphExtractor])) {
+      if (record.promptHash === hash) stored.set(record.chunkId, record);
+    }
+    const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+    let done = chunks.length - pending.length;
+    context.progress(done, chunks.length, 'chunks');
+    const created = await mapWithConcurrency(
+      pending,
+      Math.max(1, config.llm.concurrency * 2),
+      async (chunk): Promise<ExtractionRecord> => {
+        let parsed: StoredGraphExtraction;
+        let raw: string[] = [];
+        try {
+          const result = await extractGraphFromText(llm, {
+            text: chunk.text,
+            entityTypes: settings.entityTypes,
+            maxGleanings: settings.maxGleanings,
+            format: settings.format,
+            prompts: context.prompts,
+            ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+          });
+          raw = result.turns;
+          parsed = { graph: result.graph, problems: result.problems, failed: false };
+        } catch (error) {
+          if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
+          parsed = { graph: { entities: [], relations: [] }, problems: [error.message], failed: true };
+        }
+        done++;
+        context.progress(done, chunks.length, 'chunks');
+        return {
+          id: contentId('extraction', chunk.id, llmGraphExtractor, hash),
+          chunkId: chunk.id,
+          extractor: llmGraphExtractor,
+          model: llm.modelId,
+          promptHash: hash,
+          raw: JSON.stringify(raw),
+          parsed,
+        };
+      },
+      context.signal,
+    );
+
+    const byChunk = new Map([...stored.values(), ...created].map((record) => [record.chunkId, record]));
+    const extractions = chunks.flatMap((chunk) => {
+      const record = byChunk.get(chunk.id);
+      return record ? [{ chunkId: chunk.id, graph: restoreNameCasing((record.parsed as StoredGraphExtraction).graph, chunk.text) }] : [];
+    });
+    const failed = [...byChunk.values()].filter((record) => (record.parsed as StoredGraphExtraction).failed);
+    for (const record of failed) context.warn('extraction-failed', `chunk ${record.chunkId}: ${(record.parsed as StoredGraphExtraction).problems[0] ?? 'unusable reply'}`);
+    const merged = mergeExtractedGraphs(extractions);
+    if (merged.entities.length === 0) {
+      throw noEntitiesError(chunks.length, failed.length, failed.flatMap((record) => (record.parsed as StoredGraphExtraction).problems).slice(0, 3));
+    }
+    const staleIds = (await store.table('extractions').pick(['id', 'chunkId', 'promptHash'], { column: 'extractor', values: [llmGraphExtractor] }))
+      .filter((record) => record.promptHash !== hash || !byChunk.has(record.chunkId))
+      .map((record) => record.id);
+    return {
+      counts: {
+        chunks: chunks.length,
+        extracted: created.length,
+        reused: stored.size,
+        failed: failed.length,
+        entities: merged.entities.length,
+        relations: merged.relations.length,
+        droppedRelations: merged.droppedRelations,
+      },
+      outputVersion: contentId(
+        'llm-graph',
+        ...merged.entities.map((entity) => `${entity.id}:${entity.type}:${entity.chunkIds.length}`),
+        ...merged.relations.map((relation) => `${relation.id}:${relation.weight}`),
+      ),
+      async write(tx) {
+        await tx.table('extractions').deleteWhere('id', staleIds);
+        await tx.table('extractions').upsert(created);
+        await tx.table('entities').clear();
+        await tx.table('relations').clear();
+        await tx.table('entities').upsert(merged.entities);
+        await tx.table('relations').upsert(merged.relations);
+      },
+    };
+  },
+};

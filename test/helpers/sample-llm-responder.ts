@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { parseGraphTuples } from '../../src/extract/llm-graph/parse-graph-tuples.js';
+
+/*
+ * A deterministic stand-in for a real model over the sample corpus: extraction replies come from the
+ * hand-written fixture (test/fixtures/llm), everything else (entity resolution, summaries, reports) is
+ * answered by rules from the prompt itself. The reply depends only on the request, so it serves the
+ * scripted fake and the fault-injecting HTTP mock alike, and a run through faults equals a clean run.
+ */
+
+interface FixtureEntry {
+  format: 'json' | 'tuples';
+  extract: string;
+  glean: string;
+}
+
+interface Expectations {
+  aliasGroups: string[][];
+  derivedVariants: Array<{ name: string; canonical: string }>;
+  mustNotMerge: string[][];
+  keyEntities: Array<{ name: string; type: string }>;
+  keyRelations: string[][];
+}
+
+const fixtureDirectory = new URL('../fixtures/llm/', import.meta.url);
+export const sampleExtraction = JSON.parse(readFileSync(new URL('sample-extraction.json', fixtureDirectory), 'utf8')) as Record<string, FixtureEntry>;
+export const sampleExpectations = JSON.parse(readFileSync(new URL('expectations.json', fixtureDirectory), 'utf8')) as Expectations;
+
+/** A chat request as both test doubles see it. */
+export interface ResponderRequest {
+  messages: ReadonlyArray<{ role: string; content: string }>;
+}
+
+const groupOfName = new Map<string, string>();
+for (const group of sampleExpectations.aliasGroups) for (const name of group) groupOfName.set(name.toLowerCase(), group[0] as string);
+for (const variant of sampleExpectations.derivedVariants) {
+  const canonical = variant.canonical.toLowerCase();
+  if (!groupOfName.has(canonical)) groupOfName.set(canonical, variant.canonical);
+  groupOfName.set(variant.name.toLowerCase(), groupOfName.get(canonical) as string);
+}
+
+function documentOf(prompt: string): FixtureEntry | undefined {
+  for (const [title, entry] of Object.entries(sampleExtraction)) {
+    if (prompt.includes(`# ${title}\n`)) return entry;
+  }
+  return undefined;
+}
+
+/** The fixture reply in the format the request asked for (tuple replies converted for JSON requests). */
+function inFormat(reply: string, format: FixtureEntry['format'], wantJson: boolean): string {
+  if (!wantJson || format === 'json') return reply;
+  const { graph } = parseGraphTuples(reply);
+  return JSON.stringify({ entities: graph.entities, relationships: graph.relations });
+}
+
+function resolveEntities(prompt: string): string {
+  const section = prompt.slice(prompt.lastIndexOf('---Entities---'), prompt.lastIndexOf('---Reminder---'));
+  const records = [...section.matchAll(/^(\d+)\. ("(?:[^"\\\n]|\\.)*") \(/gm)].map((match) => ({ number: Number(match[1]), name: JSON.parse(match[2] as string) as string }));
+  const clusters = new Map<string, Array<{ number: number; name: string }>>();
+  for (const record of records) {
+    const group = groupOfName.get(record.name.toLowerCase());
+    if (!group) continue;
+    let list = clusters.get(group);
+    if (!list) clusters.set(group, (list = []));
+    list.push(record);
+  }
+  return JSON.stringify({
+    clusters: [...clusters.entries()]
+      .filter(([, members]) => members.length > 1)
+      .map(([canonical, members]) => ({
+        ids: members.map((member) => member.number),
+        canonical: (members.find((member) => member.name.toLowerCase() === canonical.toLowerCase()) ?? members[0])?.number,
+      })),
+  });
+}
+
+function summarize(prompt: string): string {
+  const list = /Description list: (\[[\s\S]*?\])\s*$/m.exec(prompt)?.[1];
+  const descriptions = list ? (JSON.parse(list) as string[]) : [];
+  return descriptions.map((description) => description.replace(/\.$/, '')).join('; ') + '.';
+}
+
+function report(prompt: string): string {
+  const entities = prompt.slice(prompt.lastIndexOf('-----Entities-----'));
+  const titles = [...entities.matchAll(/^\d+,("?)([^,"]+)\1,/gm)].map((match) => match[2] as string).slice(0, 3);
+  const title = titles.length > 0 ? titles.join(', ') : 'Kestermouth community';
+  return JSON.stringify({
+    title,
+    summary: `This community centres on ${title}.`,
+    rating: Math.min(10, 2 + titles.length * 2),
+    rating_explanation: 'Importance follows the number of central entities.',
+    findings: titles.map((name) => ({ summary: `${name} is central`, explanation: `${name} is connected to the rest of the community [Data: Entities (1)].` })),
+  });
+}
+
+/** Answers one request of the standard pipeline over the sample corpus. */
+export function sampleLlmReply(request: ResponderRequest): string {
+  const first = request.messages.find((message) => message.role === 'user')?.content ?? '';
+  const system = request.messages.find((message) => message.role === 'system')?.content ?? '';
+  const last = [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+  const all = `${system}\n${first}`;
+  const entry = documentOf(first) ?? documentOf(system);
+  if (entry && /entit/i.test(all) && /relationship/i.test(all)) {
+    const assistantTurns = request.messages.filter((message) => message.role === 'assistant').length;
+    const wantJson = /"relationships"/.test(all) && !/<\|>/.test(all);
+    if (assistantTurns === 0) return inFormat(entry.extract, entry.format, wantJson);
+    if (/\bY\b.*\bN\b|answer Y or N|single letter/i.test(last) && assistantTurns >= 2) return 'N';
+    return inFormat(entry.glean, entry.format, wantJson);
+  }
+  if (all.includes('{"clusters"')) return resolveEntities(all);
+  if (all.includes('Description list:')) return summarize(all);
+  if (all.includes('-----Entities-----') || all.includes('-----Reports-----')) return report(all);
+  if (/claim/i.test(all)) return JSON.stringify({ claims: [] });
+  return 'N';
+}

@@ -15,12 +15,18 @@ describe('restoreNameCasing', () => {
     );
   });
 
-  it('keeps acronyms, composed names and names already in mixed case', () => {
+  it('keeps acronyms, names with a word it cannot restore, and names already in mixed case', () => {
     const graph = { entities: [entity('BBC'), entity('KESTERMOUTH WEIR'), entity('Weir bridge')], relations: [] };
     assert.deepEqual(
       restoreNameCasing(graph, text).entities.map((item) => item.name),
       ['BBC', 'KESTERMOUTH WEIR', 'Weir bridge'],
     );
+  });
+
+  it('restores a composed name word by word, function words in lower case', () => {
+    const register = 'Judith Ann, daughter of Peter Marle, baptized after the flood of February.';
+    const graph = { entities: [entity('JUDITH ANN MARLE'), entity('FLOOD OF FEBRUARY 1990')], relations: [] };
+    assert.deepEqual(restoreNameCasing(graph, register).entities.map((item) => item.name), ['Judith Ann Marle', 'Flood of February 1990']);
   });
 
   it('prefers a capitalized occurrence, and capitalizes a name found only mid-sentence', () => {
@@ -29,10 +35,10 @@ describe('restoreNameCasing', () => {
     assert.deepEqual(restored.entities.map((item) => item.name), ['The Quay', 'Flood of 1947']);
   });
 
-  it('matches whole words only', () => {
+  it('never borrows casing from a word in capitals', () => {
     const graph = { entities: [entity('KESTER')], relations: [] };
     assert.equal(restoreNameCasing(graph, 'Kestermouth lies on the Kester.').entities[0]?.name, 'Kester');
-    assert.equal(restoreNameCasing(graph, 'Kestermouth.').entities[0]?.name, 'KESTER');
+    assert.equal(restoreNameCasing(graph, 'The KESTERMOUTH gauge.').entities[0]?.name, 'KESTER');
   });
 
   it('tells capitals from mixed case', () => {

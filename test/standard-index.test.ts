@@ -171,7 +171,9 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
     const pairs = new Set(relations.map((relation) => unordered(relation.source, relation.target)));
     // "Tobias Marle — Edith Marle" is extracted as "… — Edith Rook": accept the unmerged alias.
     const idsOf = (name: string): string[] =>
-      [name, ...onlyFoundByMeaning.flatMap(([x, y]) => (x === name ? [y] : y === name ? [x] : []))].flatMap((alias) => entityOf(alias)?.id ?? []);
+      [name, ...onlyFoundByMeaning.flatMap(([x, y]) => (x === name ? [y as string] : y === name ? [x as string] : []))].flatMap(
+        (alias) => entityOf(alias)?.id ?? [],
+      );
     for (const [a, b] of sampleExpectations.keyRelations as Array<[string, string]>) {
       assert.ok(entityOf(a) && entityOf(b), `${a} and ${b} are entities`);
       assert.ok(

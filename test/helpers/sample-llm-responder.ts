@@ -20,6 +20,7 @@ interface Expectations {
   mustNotMerge: string[][];
   keyEntities: Array<{ name: string; type: string }>;
   keyRelations: string[][];
+  counts: { distinctEntitiesAfterMerge: number };
 }
 
 const fixtureDirectory = new URL('../fixtures/llm/', import.meta.url);
@@ -93,8 +94,18 @@ function report(prompt: string): string {
   });
 }
 
-/** Answers one request of the standard pipeline over the sample corpus. */
+/** The first line of kgrag's repair turn (`generateObject`), sent after a reply that could not be used. */
+const repairTurnStart = 'Your previous reply could not be used:';
+
+/**
+ * Answers one request of the standard pipeline over the sample corpus. A repair turn gets the reply the
+ * original request would have had, as a model that follows the instruction would give.
+ */
 export function sampleLlmReply(request: ResponderRequest): string {
+  const lastMessage = request.messages[request.messages.length - 1];
+  if (lastMessage?.role === 'user' && lastMessage.content.startsWith(repairTurnStart) && request.messages.length >= 3) {
+    return sampleLlmReply({ messages: request.messages.slice(0, -2) });
+  }
   const first = request.messages.find((message) => message.role === 'user')?.content ?? '';
   const system = request.messages.find((message) => message.role === 'system')?.content ?? '';
   const last = [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { createRandom } from '../src/core/random.js';
+import { startMockOpenAiServer } from '../src/testing/index.js';
+import type { MockChatCompletionRequest, MockFaultOptions, MockOpenAiServer } from '../src/testing/index.js';
+import { indexSnapshot } from './helpers/index-snapshot.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+import { standardTestLlmConfig } from './helpers/standard-test-config.js';
+
+/*
+ * Standard-mode indexing through real HTTP against the loopback mock server: with 20 % of calls failing,
+ * and killed with SIGKILL at random points, it must produce the index of an undisturbed run.
+ */
+
+const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+const childScript = new URL('./helpers/index-standard-child.ts', import.meta.url).pathname;
+
+async function indexThroughMock(workspace: string, faults?: MockFaultOptions): Promise<{ snapshot: Record<string, unknown>; server: MockOpenAiServer }> {
+  const server = await startMockOpenAiServer({ reply: (request) => sampleLlmReply(request), ...(faults ? { faults } : {}) });
+  try {
+    const kgrag = await createKgrag({ workspace, env: {}, config: { llm: standardTestLlmConfig(server.url) } });
+    try {
+      await kgrag.index([corpus], { mode: 'standard' });
+      return { snapshot: await indexSnapshot(kgrag), server };
+    } finally {
+      await kgrag.close();
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * The snapshot without the audit trail of raw replies: a reply broken by a fault and replaced by its
+ * repair turn is kept in `extractions.raw` and its problems, as it should be; everything the index is
+ * made of must be equal.
+ */
+function withoutRawReplies(snapshot: Record<string, unknown>): Record<string, unknown> {
+  const extractions = (snapshot['extractions'] as Array<{ raw: string; parsed: { problems?: unknown } }>).map(({ raw: _raw, parsed, ...rest }) => {
+    const { problems: _problems, ...kept } = parsed;
+    return { ...rest, parsed: kept };
+  });
+  return { ...snapshot, extractions };
+}
+
+describe('standard indexing through the mock LLM server', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-standard-faults-'));
+  let reference: Record<string, unknown>;
+  let referenceCalls = 0;
+  before(async () => {
+    const { snapshot, server } = await indexThroughMock(join(directory, 'reference'));
+    reference = snapshot;
+    referenceCalls = server.stats.completions;
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('completes with 20 % of the calls failing (429, 500, timeout, malformed body and JSON) and builds the same index', async () => {
+    const { snapshot, server } = await indexThroughMock(join(directory, 'faulty'), {
+      rate: 0.2,
+      seed: 7,
+      kinds: ['429', '500', 'timeout', 'malformed-body', 'malformed-json'],
+    });
+    const { faults } = server.stats;
+    const injected = Object.values(faults).reduce((sum, count) => sum + count, 0);
+    assert.ok(injected >= 0.15 * referenceCalls, `${injected} faults injected over ${referenceCalls} calls`);
+    for (const kind of ['429', '500', 'timeout', 'malformed-body', 'malformed-json'] as const) assert.ok(faults[kind] > 0, `some ${kind} faults`);
+    assert.deepEqual(withoutRawReplies(snapshot), withoutRawReplies(reference));
+    assert.deepEqual(snapshot['entities'], reference['entities']);
+  });
+
+  it('resumes after SIGKILL at random points without repeating a successful call, and builds the same index', async () => {
+    const workspace = join(directory, 'killed');
+    let frozen = false;
+    let arrivals = 0;
+    let killAt = Number.POSITIVE_INFINITY;
+    let onFreeze: (() => void) | undefined;
+    const server = await startMockOpenAiServer({
+      latencyMs: 5,
+      reply: async (request: MockChatCompletionRequest) => {
+        arrivals++;
+        if (!frozen && arrivals >= killAt) {
+          frozen = true;
+          onFreeze?.();
+        }
+        // Once the kill point is reached nothing is answered any more: a reply sent in the instant before
+        // a SIGKILL cannot be saved by any client, so the kill comes while the client waits on the server.
+        if (frozen) return new Promise<string>(() => undefined);
+        return sampleLlmReply(request);
+      },
+    });
+    try {
+      // One random point in each fifth of the calls, so that every LLM step (extraction, resolution,
+      // summaries, reports) is hit; points count calls that reached the server, across restarts.
+      const random = createRandom(2026);
+      const fifth = Math.floor((referenceCalls - 5) / 5);
+      const killPoints = Array.from({ length: 5 }, (_, index) => 1 + index * fifth + Math.floor(random() * fifth));
+      const runs: string[] = [];
+      for (const point of killPoints) {
+        killAt = point;
+        frozen = false;
+        const child = await runChild([workspace, server.url], (kill) => (onFreeze = kill));
+        assert.equal(child.signal, 'SIGKILL', `killed at request ${point}: the child ended first (code ${child.code}): ${child.stderr}`);
+        runs.push(`request ${point}: killed`);
+      }
+      // Two more kills between the LLM steps: while clustering, and while embedding entities.
+      killAt = Number.POSITIVE_INFINITY;
+      frozen = false;
+      for (const [event, step] of [
+        ['step-start', 'communities'],
+        ['step-start', 'embed-entities'],
+      ] as const) {
+        const child = await runChild([workspace, server.url, event, step]);
+        assert.equal(child.signal, 'SIGKILL', `killed at ${event} ${step}: ${child.stderr}`);
+        runs.push(`${event} ${step}: killed`);
+      }
+      const last = await runChild([workspace, server.url]);
+      assert.equal(last.code, 0, last.stderr);
+      assert.match(last.stdout, /finished without being killed/);
+      assert.equal(runs.length, 7, runs.join('\n'));
+
+      const repeated = [...server.stats.successByRequestHash.values()].filter((count) => count > 1);
+      assert.deepEqual(repeated, [], 'no successful call was paid twice');
+      const kgrag = await createKgrag({ workspace, env: {}, config: { llm: standardTestLlmConfig(server.url) } });
+      try {
+        assert.deepEqual(await indexSnapshot(kgrag), reference);
+      } finally {
+        await kgrag.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+interface ChildOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the indexing child (asynchronously: the mock server lives in this process and must keep answering).
+ * With `killWhen`, the child gets SIGKILL once that callback fires, after a moment for replies already on
+ * the wire to land.
+ */
+function runChild(args: readonly string[], killWhen?: (kill: () => void) => void): Promise<ChildOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    killWhen?.(() => setTimeout(() => child.kill('SIGKILL'), 300));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}

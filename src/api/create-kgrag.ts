@@ -17,6 +17,7 @@ import { createReportsStep } from '../index/steps/reports-step.js';
 import { resolveEntitiesStep } from '../index/steps/resolve-entities-step.js';
 import { summarizeStep } from '../index/steps/summarize-step.js';
 import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
+import { promptTemplates } from './prompt-templates.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import { basicMethod } from '../methods/basic/basic-method.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
@@ -69,6 +70,8 @@ export interface Kgrag {
   readonly engine: QueryEngine;
   /** The configured chat model, or undefined when none is configured (fast mode, extractive answers). */
   readonly llm: LanguageModel | undefined;
+  /** The prompts in use: the workspace's edited copies (`prompts/`), else the built-in texts. */
+  readonly prompts: PromptLibrary;
   /** Adds or updates documents from files, folders, or in-memory documents, then brings the index up to date. */
   index(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[], options?: IndexOptions): Promise<PipelineSummary>;
   query(question: string, options?: Omit<QueryRequest, 'question'>): Promise<QueryResult>;
@@ -181,7 +184,10 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     const state = await store.getBlob(embedderStateKey);
     if (state) embedder.importState(state);
   }
-  const prompts: PromptLibrary = loadWorkspacePrompts(isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory));
+  const prompts: PromptLibrary = loadWorkspacePrompts(
+    isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory),
+    promptTemplates,
+  );
   const engine = createQueryEngine({
     prompts,
     store,
@@ -202,6 +208,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     store,
     engine,
     llm,
+    prompts,
     async index(inputs, indexOptions = {}) {
       const mode = indexOptions.mode ?? config.index.mode;
       return runPipeline({

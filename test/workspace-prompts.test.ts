@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, it } from 'node:test';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { promptTemplates } from '../src/api/prompt-templates.js';
+import { runCli } from '../src/cli/main.js';
+import { KgragError } from '../src/core/errors.js';
+import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+
+const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+const root = mkdtempSync(join(tmpdir(), 'kgrag-prompts-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+async function init(workspace: string): Promise<number> {
+  const sink = new PassThrough();
+  sink.resume();
+  return runCli(['init', workspace], { stdout: sink, stderr: sink, env: {}, cwd: root });
+}
+
+function scriptedModel() {
+  return createScriptedLanguageModel({ responses: [{ match: () => true, reply: (request) => sampleLlmReply(request) }] });
+}
+
+describe('workspace prompts', () => {
+  it('kgrag init writes every prompt, and the copies leave the prompts unchanged', async () => {
+    const workspace = join(root, 'fresh');
+    assert.equal(await init(workspace), 0);
+    const files = readdirSync(join(workspace, 'prompts')).sort();
+    assert.deepEqual(files, promptTemplates.map((template) => `${template.name}.txt`).sort());
+    const kgrag = await createKgrag({ workspace, env: {} });
+    for (const template of promptTemplates) assert.equal(kgrag.prompts.text(template), template.text, template.name);
+    await kgrag.close();
+  });
+
+  it('an edited copy wins, reaches the model, and re-runs the extraction it changes', async () => {
+    const workspace = join(root, 'edited');
+    assert.equal(await init(workspace), 0);
+    const first = scriptedModel();
+    let kgrag = await createKgrag({ workspace, env: {}, llm: first });
+    await kgrag.index([corpus], { mode: 'standard' });
+    await kgrag.close();
+
+    const file = join(workspace, 'prompts', 'extract-graph.txt');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('---Goal---', '---Goal---\nKestermouth local-history edition.'));
+    const second = scriptedModel();
+    kgrag = await createKgrag({ workspace, env: {}, llm: second });
+    const summary = await kgrag.index([corpus], { mode: 'standard' });
+    await kgrag.close();
+    assert.ok(summary.ran.includes('llm-extract'), 'the edited prompt re-extracts');
+    const extraction = second.calls.find((call) => call.purpose === 'extract-graph');
+    assert.match(extraction?.messages.map((message) => message.content).join('\n') ?? '', /Kestermouth local-history edition/);
+  });
+
+  it('refuses a file that matches no prompt and an edit that lost a placeholder, naming both', async () => {
+    const workspace = join(root, 'broken');
+    assert.equal(await init(workspace), 0);
+    writeFileSync(join(workspace, 'prompts', 'extract-graphs.txt'), 'a typo in the file name');
+    const file = join(workspace, 'prompts', 'summarize-descriptions.txt');
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('{description_list}', 'the descriptions'));
+    await assert.rejects(createKgrag({ workspace, env: {} }), (error: unknown) => {
+      assert.ok(error instanceof KgragError);
+      assert.equal(error.code, 'CONFIG_PROMPT_INVALID');
+      assert.match(error.message, /extract-graphs\.txt matches no prompt/);
+      assert.match(error.message, /summarize-descriptions\.txt lacks \{description_list\}/);
+      return true;
+    });
+  });
+});

@@ -1,23 +1,33 @@
-import type { PipelineStep, StepName } from '../pipeline-step.js';
+import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { embeddingSettings } from './embed-chunks-step.js';
 import { embedSpace } from './embed-space.js';
 
+type GraphSpace = 'entities' | 'relations' | 'reports';
+
+/** A step that embeds one vector space from texts it reads out of the store. */
+function embedStep(
+  name: StepName,
+  reads: StepName[],
+  space: GraphSpace,
+  texts: (context: StepContext) => Promise<Array<{ id: string; text: string }>>,
+): PipelineStep {
+  return {
+    name,
+    version: 1,
+    reads: ['embed-chunks', ...reads],
+    settings: embeddingSettings,
+    run: async (context) => embedSpace(context, space, await texts(context)),
+  };
+}
+
 /** Embeds entities as "title: description", GraphRAG's `entity_description` field. */
 export function createEmbedEntitiesStep(graphStep: StepName): PipelineStep {
-  return {
-    name: 'embed-entities',
-    version: 1,
-    reads: ['embed-chunks', graphStep],
-    settings: embeddingSettings,
-    async run(context) {
-      const entities = await context.store.table('entities').pick(['id', 'title', 'description']);
-      return embedSpace(
-        context,
-        'entities',
-        entities.map((entity) => ({ id: entity.id, text: entity.description ? `${entity.title}: ${entity.description}` : entity.title })),
-      );
-    },
-  };
+  return embedStep('embed-entities', [graphStep], 'entities', async ({ store }) =>
+    (await store.table('entities').pick(['id', 'title', 'description'])).map((entity) => ({
+      id: entity.id,
+      text: entity.description ? `${entity.title}: ${entity.description}` : entity.title,
+    })),
+  );
 }
 
 /**
@@ -25,39 +35,17 @@ export function createEmbedEntitiesStep(graphStep: StepName): PipelineStep {
  * RAG with Milvus searches these), falling back to "source – target" without a description.
  */
 export function createEmbedRelationsStep(graphStep: StepName): PipelineStep {
-  return {
-    name: 'embed-relations',
-    version: 1,
-    reads: ['embed-chunks', graphStep],
-    settings: embeddingSettings,
-    async run(context) {
-      const titles = new Map((await context.store.table('entities').pick(['id', 'title'])).map((entity) => [entity.id, entity.title]));
-      const relations = await context.store.table('relations').pick(['id', 'source', 'target', 'description']);
-      return embedSpace(
-        context,
-        'relations',
-        relations.map((relation) => {
-          const source = titles.get(relation.source) ?? relation.source;
-          const target = titles.get(relation.target) ?? relation.target;
-          return { id: relation.id, text: relation.description ? `${source} – ${relation.description} – ${target}` : `${source} – ${target}` };
-        }),
-      );
-    },
-  };
+  return embedStep('embed-relations', [graphStep], 'relations', async ({ store }) => {
+    const titles = new Map((await store.table('entities').pick(['id', 'title'])).map((entity) => [entity.id, entity.title]));
+    return (await store.table('relations').pick(['id', 'source', 'target', 'description'])).map((relation) => {
+      const source = titles.get(relation.source) ?? relation.source;
+      const target = titles.get(relation.target) ?? relation.target;
+      return { id: relation.id, text: relation.description ? `${source} – ${relation.description} – ${target}` : `${source} – ${target}` };
+    });
+  });
 }
 
 /** Embeds community reports by their full content, GraphRAG's `community_full_content` (DRIFT needs it). */
-export const embedReportsStep: PipelineStep = {
-  name: 'embed-reports',
-  version: 1,
-  reads: ['embed-chunks', 'reports'],
-  settings: embeddingSettings,
-  async run(context) {
-    const reports = await context.store.table('reports').pick(['communityId', 'fullContent']);
-    return embedSpace(
-      context,
-      'reports',
-      reports.map((report) => ({ id: report.communityId, text: report.fullContent })),
-    );
-  },
-};
+export const embedReportsStep: PipelineStep = embedStep('embed-reports', ['reports'], 'reports', async ({ store }) =>
+  (await store.table('reports').pick(['communityId', 'fullContent'])).map((report) => ({ id: report.communityId, text: report.fullContent })),
+);

@@ -227,3 +227,40 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
     assert.deepEqual(strip(index('tuples').snapshot), strip(index('json').snapshot));
   });
 });
+
+describe('standard-mode reports when the model cannot write them', () => {
+  it('records each failed report with its error and an extractive stand-in, never leaving it out', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'kgrag-standard-reports-'));
+    try {
+      const llm = createScriptedLanguageModel({
+        responses: [
+          { match: (request) => request.purpose === 'community-report', reply: () => 'I am sorry, I cannot help with that.' },
+          { match: () => true, reply: (request) => sampleLlmReply(request) },
+        ],
+      });
+      const kgrag = await createKgrag({ workspace, env: {}, llm });
+      const warnings: string[] = [];
+      const summary = await kgrag.index([corpus], {
+        mode: 'standard',
+        onEvent: (event) => {
+          if (event.type === 'warning') warnings.push(event.warning.code);
+        },
+      });
+      const communities = await kgrag.store.table('communities').all();
+      const reports = await kgrag.store.table('reports').all();
+      await kgrag.close();
+      assert.equal(reports.length, communities.length);
+      assert.equal(summary.counts['reports']?.['failed'], communities.length);
+      assert.ok(warnings.includes('report-failed'));
+      for (const report of reports) {
+        assert.equal(report.generatedBy, 'extractive');
+        assert.ok(report.error && report.error.length > 0);
+        assert.ok(report.findings.length > 0, 'the extractive stand-in has findings');
+      }
+      // Per community: the first reply, structured output's repair turn, and the report's own retry.
+      assert.equal(llm.calls.filter((call) => call.purpose === 'community-report').length, 3 * communities.length);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
+import { KgragError } from '../src/core/errors.js';
 import type { CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../src/core/types.js';
 import { normalizeEntityName } from '../src/extract/entity-resolution/normalize-entity-name.js';
 import type { PipelineSummary } from '../src/index/run-pipeline.js';
@@ -259,6 +260,43 @@ describe('standard-mode reports when the model cannot write them', () => {
       }
       // Per community: the first reply, structured output's repair turn, and the report's own retry.
       assert.equal(llm.calls.filter((call) => call.purpose === 'community-report').length, 3 * communities.length);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('standard mode fails early and clearly', () => {
+  it('stops with a diagnosis when the model finds no entities at all', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'kgrag-standard-empty-'));
+    try {
+      // A "thinking" model that answers in prose instead of the requested format.
+      const llm = createScriptedLanguageModel({ responses: [{ match: () => true, reply: () => 'Let me think about the entities in this text step by step.' }] });
+      const kgrag = await createKgrag({ workspace, env: {}, llm, config: { extract: { llm: { format: 'tuples' } } } });
+      await assert.rejects(kgrag.index([corpus], { mode: 'standard' }), (error: unknown) => {
+        assert.ok(error instanceof KgragError);
+        assert.equal(error.code, 'INDEX_NO_ENTITIES');
+        assert.match(error.message, /no entities in 35 chunks/);
+        assert.match(error.hint ?? '', /format/);
+        return true;
+      });
+      await kgrag.close();
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('asks for an LLM when standard mode has none', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'kgrag-standard-nollm-'));
+    try {
+      const kgrag = await createKgrag({ workspace, env: {} });
+      await assert.rejects(kgrag.index([corpus], { mode: 'standard' }), (error: unknown) => {
+        assert.ok(error instanceof KgragError);
+        assert.equal(error.code, 'INDEX_MODE_NEEDS_LLM');
+        assert.match(error.hint ?? '', /KGRAG_LLM_BASE_URL/);
+        return true;
+      });
+      await kgrag.close();
     } finally {
       rmSync(workspace, { recursive: true, force: true });
     }

@@ -23,7 +23,16 @@ describe('generated answers over real HTTP (loopback OpenAI-compatible mock)', (
   const options = (): KgragOptions => ({
     workspace,
     env: {},
-    config: { llm: { baseURL: server.url, model: 'mock-model', maxRetries: 3, retryBaseDelayMs: 1, retryMaxDelayMs: 5 } },
+    config: {
+      llm: {
+        baseURL: server.url,
+        model: 'mock-model',
+        maxRetries: 3,
+        retryBaseDelayMs: 1,
+        retryMaxDelayMs: 5,
+        prices: { 'Mock-Model': { input: 1, output: 10 } },
+      },
+    },
   });
 
   before(async () => {
@@ -53,6 +62,9 @@ describe('generated answers over real HTTP (loopback OpenAI-compatible mock)', (
     assert.equal(server.stats.faults['429'], 1, 'the 429 was retried');
     assert.equal(server.stats.faults['500'], 1, 'the 500 was retried');
     assert.equal(kgrag.usage().calls, 1);
+    const expectedCost = (result.usage.inputTokens * 1 + result.usage.outputTokens * 10) / 1e6;
+    assert.ok(Math.abs(result.usage.costUsd - expectedCost) < 1e-12, 'the query is priced from llm.prices (ids match case-insensitively)');
+    assert.ok(Math.abs(kgrag.usage().costUsd - expectedCost) < 1e-12, 'so is the workspace usage');
     await kgrag.close();
   });
 

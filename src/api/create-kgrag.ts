@@ -3,6 +3,7 @@ import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema
 import { loadConfig } from '../core/config/load-config.js';
 import { KgragError } from '../core/errors.js';
 import type { RunUsage } from '../core/types.js';
+import { dryRunIndex, type IndexDryRun } from '../index/estimate/dry-run-index.js';
 import type { IndexInputs, InputDocument, PipelineEvent, PipelineStep } from '../index/pipeline-step.js';
 import { runPipeline, type PipelineSummary } from '../index/run-pipeline.js';
 import { chunkStep } from '../index/steps/chunk-step.js';
@@ -26,7 +27,7 @@ import { createEmbedder } from '../providers/embed/create-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { createLanguageModel } from '../providers/llm/create-language-model.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
-import { findModelPrice } from '../providers/llm/model-prices.js';
+import { mergeModelPrices, resolveModelPrice } from '../providers/llm/model-prices.js';
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
 import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -62,6 +63,15 @@ export interface IndexOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@link Kgrag.estimateIndex}. */
+export interface EstimateIndexOptions {
+  /** Overrides `index.mode`. */
+  mode?: 'fast' | 'standard';
+  /** Progress of loading and chunking the inputs, and warnings about them. */
+  onEvent?: (event: PipelineEvent) => void;
+  signal?: AbortSignal;
+}
+
 /** A workspace: index documents, then query them with any method. */
 export interface Kgrag {
   readonly workspace: string;
@@ -74,6 +84,12 @@ export interface Kgrag {
   readonly prompts: PromptLibrary;
   /** Adds or updates documents from files, folders, or in-memory documents, then brings the index up to date. */
   index(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[], options?: IndexOptions): Promise<PipelineSummary>;
+  /**
+   * What `index(inputs, options)` would cost in LLM calls, tokens and USD, step by step, without calling the
+   * model or changing the workspace (`kgrag index --dry-run`). Extraction calls are exact; later steps are
+   * estimated (see `estimateIndexCost`).
+   */
+  estimateIndex(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[], options?: EstimateIndexOptions): Promise<IndexDryRun>;
   query(question: string, options?: Omit<QueryRequest, 'question'>): Promise<QueryResult>;
   retrieve(question: string, options?: Omit<QueryRequest, 'question' | 'contextOnly' | 'onText'>): Promise<RetrievalResult>;
   /** LLM usage and cost since the workspace was opened. */
@@ -169,7 +185,11 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   const { config, workspace } = loaded;
   const tokenizer: Tokenizer = await createTokenizer(config.tokenizer.encoding);
   const store = options.store ?? openSqliteStore(isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path));
-  const meter: UsageMeter = createUsageMeter(config.llm.pricePerMillionTokens ? { pricePerMillionTokens: config.llm.pricePerMillionTokens } : {});
+  const priceSettings = { pricePerMillionTokens: config.llm.pricePerMillionTokens, prices: config.llm.prices ?? undefined };
+  const meter: UsageMeter = createUsageMeter({
+    prices: mergeModelPrices(priceSettings.prices),
+    ...(config.llm.pricePerMillionTokens ? { pricePerMillionTokens: config.llm.pricePerMillionTokens } : {}),
+  });
   const llm = options.llm
     ? withUsageMeter(options.llm, { meter })
     : createLanguageModel(config.llm, {
@@ -197,7 +217,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     ...(llm === undefined ? {} : { llm }),
     methods: registeredMethods,
     costOf: (usage) => {
-      const price = config.llm.pricePerMillionTokens ?? (llm ? findModelPrice(llm.modelId) : undefined);
+      const price = llm ? resolveModelPrice(llm.modelId, priceSettings) : undefined;
       return price ? (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1e6 : 0;
     },
   });
@@ -223,6 +243,23 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
         ...(indexOptions.onEvent === undefined ? {} : { onEvent: indexOptions.onEvent }),
         usage: () => toRunUsage(meter.snapshot()),
+      });
+    },
+    estimateIndex(inputs, estimateOptions = {}) {
+      const mode = estimateOptions.mode ?? config.index.mode;
+      return dryRunIndex({
+        store,
+        config,
+        tokenizer,
+        embedder,
+        prompts,
+        mode,
+        // The step list only tells which steps would run; no model is needed to read it.
+        steps: pipelineSteps(mode, config, true),
+        llm,
+        inputs: normalizeInputs(inputs),
+        ...(estimateOptions.signal === undefined ? {} : { signal: estimateOptions.signal }),
+        ...(estimateOptions.onEvent === undefined ? {} : { onEvent: estimateOptions.onEvent }),
       });
     },
     query(question, queryOptions = {}) {

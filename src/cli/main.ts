@@ -57,6 +57,7 @@ export function createProgram(io: CliIo): Command {
     .addOption(new Option('--mode <mode>', 'fast: NLP graph, no LLM; standard: LLM extraction').choices(['fast', 'standard']))
     .option('--strict', 'exit non-zero if any input was skipped')
     .option('--json', 'print the summary as JSON')
+    .option('--dry-run', 'print the LLM calls, tokens and cost each step would take, without calling the LLM or changing the workspace')
     .action((paths: string[], options: IndexCommandOptions) => indexCommand(paths, options, global(), io));
 
   program

@@ -1,6 +1,12 @@
-import { resolve } from 'node:path';
-import { createKgrag } from '../../api/create-kgrag.js';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { createKgrag, type Kgrag, type KgragOptions } from '../../api/create-kgrag.js';
+import { loadConfig } from '../../core/config/load-config.js';
 import { KgragError } from '../../core/errors.js';
+import type { StepCostEstimate } from '../../index/estimate-index-cost.js';
+import type { IndexDryRun } from '../../index/estimate/dry-run-index.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/store.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -10,6 +16,16 @@ export interface IndexCommandOptions {
   mode?: 'fast' | 'standard';
   strict?: boolean;
   json?: boolean;
+  /** Estimate LLM calls, tokens and cost instead of indexing. */
+  dryRun?: boolean;
+}
+
+function strictError(warnings: number): KgragError {
+  return new KgragError(`${warnings} input problems (see the warnings above)`, {
+    code: 'INDEX_WARNINGS_STRICT',
+    category: 'input',
+    hint: 'fix or exclude those files, or drop --strict to index the rest without failing',
+  });
 }
 
 /**
@@ -17,6 +33,10 @@ export interface IndexCommandOptions {
  * to date, with progress on stderr. Ctrl-C stops after the current step; running again resumes.
  */
 export async function indexCommand(paths: string[], options: IndexCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
+  if (options.dryRun) {
+    await dryRunCommand(paths, options, global, io);
+    return;
+  }
   const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   const controller = new AbortController();
@@ -50,16 +70,140 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
         `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${kgrag.workspace}${warnings > 0 ? ` (${warnings} warnings)` : ''}`,
       );
     }
-    if (options.strict && warnings > 0) {
-      throw new KgragError(`${warnings} input problems (see the warnings above)`, {
-        code: 'INDEX_WARNINGS_STRICT',
-        category: 'input',
-        hint: 'fix or exclude those files, or drop --strict to index the rest without failing',
-      });
-    }
+    if (options.strict && warnings > 0) throw strictError(warnings);
   } finally {
     renderer.stop();
     process.off('SIGINT', onInterrupt);
     await kgrag.close();
   }
+}
+
+/**
+ * The workspace's index opened read-only, so that a dry run cannot change it; an empty in-memory store when
+ * the workspace has no index yet, so that a dry run does not create one either.
+ */
+async function openStoreReadOnly(kgragOptions: KgragOptions): Promise<Store> {
+  const { config, workspace } = await loadConfig({
+    workspace: kgragOptions.workspace ?? process.cwd(),
+    ...(kgragOptions.configFile === undefined ? {} : { configFile: kgragOptions.configFile }),
+    ...(kgragOptions.env === undefined ? {} : { env: kgragOptions.env }),
+    ...(kgragOptions.config === undefined ? {} : { overrides: kgragOptions.config }),
+  });
+  const path = isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path);
+  if (!existsSync(path)) return openSqliteStore(':memory:');
+  try {
+    return openSqliteStore(path, { readonly: true });
+  } catch (error) {
+    // A database file created by an earlier command that never indexed holds nothing to reuse.
+    if (KgragError.isInstance(error) && error.code === 'STORE_EMPTY') return openSqliteStore(':memory:');
+    throw error;
+  }
+}
+
+/**
+ * `kgrag index <paths…> --dry-run`: loads and chunks the inputs in memory, reads which chunks the workspace
+ * has already extracted, and prints the LLM calls, tokens and cost each step would take. No model is called
+ * and the workspace is not written (its index is opened read-only).
+ */
+async function dryRunCommand(paths: string[], options: IndexCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
+  const kgragOptions = workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {});
+  const store = await openStoreReadOnly(kgragOptions);
+  let kgrag: Kgrag;
+  try {
+    kgrag = await createKgrag({ ...kgragOptions, store });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  try {
+    const estimate = await kgrag.estimateIndex(
+      paths.map((path) => resolve(io.cwd, path)),
+      {
+        // Loading and chunking progress, and warnings; not their end lines, which read like a finished index.
+        onEvent: (event) => {
+          if (event.type === 'warning' || event.type === 'step-start' || event.type === 'step-progress') renderer.onEvent(event);
+        },
+      },
+    );
+    renderer.stop();
+    if (options.json) writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, dryRun: true, ...estimate }, null, 2));
+    else writeLine(io.stdout, formatDryRun(estimate));
+    if (options.strict && estimate.warnings.length > 0) throw strictError(estimate.warnings.length);
+  } finally {
+    renderer.stop();
+    await kgrag.close();
+  }
+}
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** `1 chunk`, `35 chunks`, `1,200 chunks`. */
+function count(value: number, noun: string): string {
+  return `${integer.format(value)} ${noun}${value === 1 ? '' : 's'}`;
+}
+
+/** A price per million tokens with cents always shown ($0.40) and finer digits kept ($0.075). */
+function perMillion(value: number): string {
+  return Number(value.toFixed(2)) === value ? value.toFixed(2) : String(value);
+}
+
+function usd(value: number | null): string {
+  if (value === null) return 'unknown';
+  if (value === 0) return '0';
+  if (value < 0.0001) return '< 0.0001';
+  return value < 1 ? value.toFixed(4) : value.toFixed(2);
+}
+
+function callsCell(step: Pick<StepCostEstimate, 'calls' | 'minCalls'>): string {
+  return step.minCalls === undefined ? integer.format(step.calls) : `${integer.format(step.minCalls)}–${integer.format(step.calls)}`;
+}
+
+function kind(step: Pick<StepCostEstimate, 'exact' | 'minCalls'>): string {
+  if (step.minCalls !== undefined) return 'exact range';
+  return step.exact ? 'exact' : 'estimated';
+}
+
+/** The dry run as a table: one row per LLM step and the totals, then how each row was obtained. */
+function formatDryRun(estimate: IndexDryRun): string {
+  const lines: string[] = [];
+  const { documents, chunks } = estimate;
+  const changes = [documents.added > 0 ? `${integer.format(documents.added)} new` : '', documents.replaced > 0 ? `${integer.format(documents.replaced)} replacing older versions` : '']
+    .filter(Boolean)
+    .join(', ');
+  lines.push(
+    `${count(documents.total, 'document')}${changes ? ` (${changes})` : ''}, ${count(chunks.total, 'chunk')} of ${count(chunks.tokens, 'token')}`,
+  );
+  if (estimate.mode === 'fast') {
+    lines.push('fast mode: 0 LLM calls, 0 tokens, $0');
+    for (const note of estimate.notes) lines.push(`note: ${note}`);
+    return lines.join('\n');
+  }
+  const { price } = estimate;
+  const priced = price
+    ? ` at $${perMillion(price.input)} / $${perMillion(price.output)} per million input / output tokens (${price.source === 'built-in' ? 'built-in price' : price.source})`
+    : ' (price unknown)';
+  lines.push(`standard mode, model ${estimate.model ?? '(none)'}${priced}; ${count(chunks.toExtract, 'chunk')} to extract, ${integer.format(chunks.alreadyExtracted)} already extracted`);
+  lines.push('');
+  const header = ['step', 'calls', 'input tokens', 'output tokens', 'cost (USD)', 'calls are'];
+  const rows = estimate.steps.map((step) => [step.step, callsCell(step), integer.format(step.inputTokens), integer.format(step.outputTokens), usd(step.costUsd), kind(step)]);
+  const { totals } = estimate;
+  const totalCalls = totals.minCalls === totals.calls ? integer.format(totals.calls) : `${integer.format(totals.minCalls)}–${integer.format(totals.calls)}`;
+  rows.push(['total', totalCalls, integer.format(totals.inputTokens), integer.format(totals.outputTokens), usd(totals.costUsd), totals.exact ? 'exact' : 'estimated']);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const render = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => (column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  lines.push(render(header));
+  for (const [index, row] of rows.entries()) {
+    if (index === rows.length - 1) lines.push(render(widths.map((width) => '-'.repeat(width))));
+    lines.push(render(row));
+  }
+  lines.push('');
+  for (const step of estimate.steps) lines.push(`${step.step}: ${step.basis}`);
+  lines.push('exact: counted from the chunks and settings; estimated: from ratios calibrated on the sample corpus (see estimateIndexCost)');
+  for (const note of estimate.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
 }

@@ -42,6 +42,22 @@ export const llmConfigSchema = z
       .strict()
       .optional()
       .describe('Price used for cost estimates; known OpenAI models have built-in prices'),
+    prices: z
+      .record(
+        z.string().min(1),
+        z
+          .object({
+            input: z.number().min(0).describe('USD per million prompt tokens'),
+            output: z.number().min(0).describe('USD per million completion tokens'),
+          })
+          .strict(),
+      )
+      // An empty `prices:` in kgrag.yaml (what uncommenting the template line gives) means no extra prices.
+      .nullable()
+      .optional()
+      .describe(
+        'Prices by model id in USD per million tokens, e.g. {"my-model": {"input": 0.2, "output": 0.8}}, merged over the built-in OpenAI prices; used by usage reports and `kgrag index --dry-run`',
+      ),
     headers: z.record(z.string(), z.string()).optional().describe('Extra HTTP headers sent with every request'),
   })
   .strict();

@@ -8,6 +8,7 @@ const examples: Record<string, unknown> = {
   'llm.maxOutputTokens': 4000,
   'llm.pricePerMillionTokens.input': 0.4,
   'llm.pricePerMillionTokens.output': 1.6,
+  'llm.prices': { 'qwen2.5:7b': { input: 0, output: 0 } },
   'llm.headers': { 'X-Team': 'search' },
   'embeddings.baseURL': 'http://localhost:11434/v1',
   'embeddings.apiKey': '${OPENAI_API_KEY}',

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../src/cli/main.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { tableNames } from '../src/store/schema.js';
+import { startMockOpenAiServer, type MockOpenAiServer } from '../src/testing/index.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+
+/*
+ * `kgrag index --dry-run` through the CLI, against a loopback OpenAI-compatible mock that answers like the
+ * sample fixture: the dry run must send it nothing and leave the workspace's database as it was, and after a
+ * real standard run through the same server it must find every chunk extracted and every step up to date.
+ */
+
+const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'kgrag-dry-run-'));
+let server: MockOpenAiServer;
+
+before(async () => {
+  server = await startMockOpenAiServer({ reply: (request) => sampleLlmReply(request) });
+});
+after(async () => {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function kgrag(args: string[]): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await runCli(args, { stdout, stderr, env: {}, cwd: root });
+  return { code, stdout: out, stderr: err };
+}
+
+/** A configured, reachable LLM: the mock. */
+const llmFlags = (): string[] => ['--set', `llm.baseURL=${server.url}`, '--set', 'llm.apiKey=test-key', '--set', 'llm.model=mock-model'];
+
+interface DryRunJson {
+  dryRun: boolean;
+  mode: string;
+  model: string | null;
+  chunks: { total: number; tokens: number; toExtract: number; alreadyExtracted: number };
+  steps: Array<{ step: string; calls: number; inputTokens: number; exact: boolean; costUsd: number | null }>;
+  totals: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
+  notes: string[];
+  warnings: Array<{ message: string }>;
+}
+
+async function rowCounts(path: string): Promise<Record<string, number>> {
+  const store = openSqliteStore(path, { readonly: true });
+  try {
+    const counts: Record<string, number> = {};
+    for (const name of tableNames) counts[name] = await store.table(name).count();
+    return counts;
+  } finally {
+    await store.close();
+  }
+}
+
+const sha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+describe('kgrag index --dry-run', () => {
+  test('estimates a fresh workspace without calling the LLM and without creating the index', async () => {
+    const workspace = join(root, 'fresh');
+    const before = server.stats.requests;
+    const result = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '--dry-run', '--json', ...llmFlags()]);
+    assert.equal(result.code, 0, result.stderr);
+    const estimate = JSON.parse(result.stdout) as DryRunJson;
+    assert.equal(estimate.dryRun, true);
+    assert.equal(estimate.model, 'mock-model');
+    assert.deepEqual(estimate.chunks, { total: 35, tokens: estimate.chunks.tokens, toExtract: 35, alreadyExtracted: 0 });
+    assert.deepEqual(
+      estimate.steps.map((step) => [step.step, step.exact]),
+      [
+        ['llm-extract', true],
+        ['resolve-entities', false],
+        ['summarize', false],
+        ['reports', false],
+      ],
+    );
+    assert.equal(estimate.steps[0]?.calls, 70);
+    assert.equal(estimate.totals.costUsd, null, 'mock-model has no price');
+    assert.ok(estimate.notes.some((note) => note.includes('llm.prices')));
+    assert.equal(server.stats.requests, before, 'no request reached the LLM server');
+    assert.equal(existsSync(join(workspace, 'kgrag.db')), false, 'no index database was created');
+  });
+
+  test('prints a table with totals on stdout, priced from llm.prices, and nothing else there', async () => {
+    const workspace = join(root, 'table');
+    const result = await kgrag([
+      'index',
+      corpus,
+      '-w',
+      workspace,
+      '--mode',
+      'standard',
+      '--dry-run',
+      ...llmFlags(),
+      '--set',
+      'llm.prices={"mock-model":{"input":1,"output":4}}',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.split('\n');
+    assert.match(lines[0] ?? '', /^35 documents \(35 new\), 35 chunks of [\d,]+ tokens$/);
+    assert.match(result.stdout, /model mock-model at \$1\.00 \/ \$4\.00 per million input \/ output tokens \(llm\.prices\)/);
+    assert.match(result.stdout, /^step +calls +input tokens +output tokens +cost \(USD\) +calls are$/m);
+    assert.match(result.stdout, /^llm-extract +70 +[\d,]+ +[\d,]+ +\d+\.\d+ +exact$/m);
+    assert.match(result.stdout, /^reports +\d+ +[\d,]+ +[\d,]+ +\d+\.\d+ +estimated$/m);
+    assert.match(result.stdout, /^total +\d+ +[\d,]+ +[\d,]+ +\d+\.\d+ +estimated$/m);
+    assert.match(result.stdout, /^llm-extract: 35 chunks × 2 calls/m);
+    assert.doesNotMatch(result.stderr, /llm-extract|total/);
+  });
+
+  test('says 0 LLM calls in fast mode', async () => {
+    const result = await kgrag(['index', corpus, '-w', join(root, 'fast'), '--mode', 'fast', '--dry-run']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /fast mode: 0 LLM calls/);
+  });
+
+  test('names a missing input and the fix, and fails when nothing is left to index', async () => {
+    const missing = join(root, 'no-such-folder');
+    const result = await kgrag(['index', missing, '-w', join(root, 'missing'), '--mode', 'standard', '--dry-run', ...llmFlags()]);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, new RegExp(`warning: ${missing} does not exist, so it was skipped; check the path`));
+    assert.match(result.stderr, /kgrag: error: nothing to index: .*check the paths/);
+    const strict = await kgrag(['index', corpus, missing, '-w', join(root, 'missing'), '--dry-run', '--strict']);
+    assert.equal(strict.code, 1);
+    assert.match(strict.stderr, /1 input problems/);
+  });
+
+  test('after a real standard run: reuses every extraction, skips every step, and leaves the database as it was', async () => {
+    const workspace = join(root, 'indexed');
+    const indexed = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '-q', ...llmFlags()]);
+    assert.equal(indexed.code, 0, indexed.stderr);
+    const database = join(workspace, 'kgrag.db');
+    const counts = await rowCounts(database);
+    const hash = sha256(database);
+    const requests = server.stats.requests;
+
+    const result = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '--dry-run', '--json', ...llmFlags()]);
+    assert.equal(result.code, 0, result.stderr);
+    const estimate = JSON.parse(result.stdout) as DryRunJson;
+    assert.equal(estimate.chunks.toExtract, 0);
+    assert.equal(estimate.chunks.alreadyExtracted, 35);
+    assert.deepEqual(
+      estimate.steps.map((step) => [step.step, step.calls]),
+      [
+        ['llm-extract', 0],
+        ['resolve-entities', 0],
+        ['summarize', 0],
+        ['reports', 0],
+      ],
+    );
+    assert.equal(server.stats.requests, requests, 'no request reached the LLM server');
+    assert.deepEqual(await rowCounts(database), counts);
+    assert.equal(sha256(database), hash, 'the database file is byte for byte unchanged');
+
+    // Another extraction format makes every stored reply stale.
+    const other = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '--dry-run', '--json', ...llmFlags(), '--set', 'extract.llm.format=tuples']);
+    const reformatted = JSON.parse(other.stdout) as DryRunJson;
+    assert.equal(reformatted.chunks.toExtract, 35);
+    assert.equal(reformatted.steps[0]?.calls, 70);
+  });
+});

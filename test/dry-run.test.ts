@@ -178,3 +178,50 @@ describe('kgrag index --dry-run', () => {
     assert.equal(reformatted.steps[0]?.calls, 70);
   });
 });
+
+describe('kgrag index: the cost summary after a run', () => {
+  interface IndexJson {
+    usage: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number; priced: boolean; cache: { calls: number } };
+    steps: Array<{ step: string; durationMs: number; usage: { llmCalls: number; inputTokens: number; costUsd: number } }>;
+  }
+
+  test('lists each LLM step on stderr with its calls, tokens and cost, priced from llm.prices', async () => {
+    const workspace = join(root, 'cost-summary');
+    const result = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', ...llmFlags(), '--set', 'llm.prices={"mock-model":{"input":1,"output":4}}']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /^LLM usage of this run, model mock-model at \$1\.00 \/ \$4\.00 per million input \/ output tokens \(llm\.prices\)$/m);
+    assert.match(result.stderr, /^step +calls +input tokens +output tokens +cost \(USD\) +time$/m);
+    for (const step of ['llm-extract', 'resolve-entities', 'summarize', 'reports']) {
+      assert.match(result.stderr, new RegExp(`^${step} +[1-9][\\d,]* +[\\d,]+ +[\\d,]+ +\\d+\\.\\d+ +[\\d.]+s$`, 'm'));
+    }
+    assert.match(result.stderr, /^total +[\d,]+ +[\d,]+ +[\d,]+ +\d+\.\d+ +[\d.]+s$/m);
+    assert.doesNotMatch(result.stderr, /^chunk +\d/m, 'steps without LLM calls get no row');
+    assert.doesNotMatch(result.stdout, /LLM usage/, 'stdout holds only the result');
+  });
+
+  test('--json carries per-step usage that adds up to the run total; an unpriced model is marked, not free', async () => {
+    const workspace = join(root, 'cost-json');
+    const completions = server.stats.completions;
+    const result = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '--json', ...llmFlags()]);
+    assert.equal(result.code, 0, result.stderr);
+    const summary = JSON.parse(result.stdout) as IndexJson;
+    const llmSteps = summary.steps.filter((step) => step.usage.llmCalls > 0);
+    assert.deepEqual(
+      llmSteps.map((step) => step.step),
+      ['llm-extract', 'resolve-entities', 'summarize', 'reports'],
+    );
+    assert.equal(
+      llmSteps.reduce((sum, step) => sum + step.usage.llmCalls, 0),
+      summary.usage.llmCalls,
+    );
+    assert.equal(
+      llmSteps.reduce((sum, step) => sum + step.usage.inputTokens, 0),
+      summary.usage.inputTokens,
+    );
+    assert.equal(summary.usage.llmCalls, server.stats.completions - completions, 'every paid call reached the server once');
+    assert.equal(summary.usage.priced, false);
+    assert.equal(summary.usage.cache.calls, 0);
+    assert.match(result.stderr, /model mock-model \(no price known: add it under llm\.prices in kgrag\.yaml\)/);
+    assert.match(result.stderr, /^total +[\d,]+ +[\d,]+ +[\d,]+ +unknown +[\d.]+s$/m);
+  });
+});

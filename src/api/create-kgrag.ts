@@ -27,7 +27,7 @@ import { createEmbedder } from '../providers/embed/create-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { createLanguageModel } from '../providers/llm/create-language-model.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
-import { mergeModelPrices, resolveModelPrice } from '../providers/llm/model-prices.js';
+import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
 import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -185,9 +185,9 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   const { config, workspace } = loaded;
   const tokenizer: Tokenizer = await createTokenizer(config.tokenizer.encoding);
   const store = options.store ?? openSqliteStore(isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path));
-  const priceSettings = { pricePerMillionTokens: config.llm.pricePerMillionTokens, prices: config.llm.prices ?? undefined };
+  const prices = priceSettings(config);
   const meter: UsageMeter = createUsageMeter({
-    prices: mergeModelPrices(priceSettings.prices),
+    prices: mergeModelPrices(prices.prices),
     ...(config.llm.pricePerMillionTokens ? { pricePerMillionTokens: config.llm.pricePerMillionTokens } : {}),
   });
   const llm = options.llm
@@ -217,7 +217,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     ...(llm === undefined ? {} : { llm }),
     methods: registeredMethods,
     costOf: (usage) => {
-      const price = llm ? resolveModelPrice(llm.modelId, priceSettings) : undefined;
+      const price = llm ? resolveModelPrice(llm.modelId, prices) : undefined;
       return price ? (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1e6 : 0;
     },
   });

@@ -5,7 +5,7 @@ import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-enti
 import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.js';
 import { communityReportPrompt } from '../extract/reports/community-report-prompt.js';
 import { summarizeDescriptionsPrompt } from '../extract/summaries/summarize-descriptions-prompt.js';
-import { resolveModelPrice, type ResolvedModelPrice } from '../providers/llm/model-prices.js';
+import { priceSettings, resolveModelPrice, type ResolvedModelPrice } from '../providers/llm/model-prices.js';
 import { countPromptTokens } from '../providers/llm/token-estimate.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { gleaningConversationCost, type GleaningConversationCost } from './estimate/gleaning-conversation-cost.js';
@@ -444,7 +444,7 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
   }
 
   const modelId = options.modelId;
-  const price = modelId === undefined ? undefined : resolveModelPrice(modelId, { pricePerMillionTokens: config.llm.pricePerMillionTokens, prices: config.llm.prices ?? undefined });
+  const price = modelId === undefined ? undefined : resolveModelPrice(modelId, priceSettings(config));
   const costOf = (inputTokens: number, outputTokens: number): number | null =>
     // Rounded to a millionth of a dollar: finer digits are float noise, not information.
     price === undefined ? (inputTokens + outputTokens === 0 ? 0 : null) : Math.round(inputTokens * price.input + outputTokens * price.output) / 1_000_000;

@@ -9,6 +9,10 @@ import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
+import { renderTextTable } from '../text-table.js';
+import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
+import { priceSettings, resolveModelPrice } from '../../providers/llm/model-prices.js';
+import { formatPerMillion, formatUsd, integerFormat as integer } from '../number-format.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 
 /** Options of `kgrag index`. */
@@ -49,6 +53,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
   };
   process.on('SIGINT', onInterrupt);
   let warnings = 0;
+  const steps: StepRunCost[] = [];
   try {
     const summary = await kgrag.index(
       paths.map((path) => resolve(io.cwd, path)),
@@ -56,14 +61,30 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
         signal: controller.signal,
         onEvent: (event) => {
           if (event.type === 'warning') warnings++;
+          if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
           renderer.onEvent(event);
         },
       },
     );
     renderer.stop();
     const counts = await kgrag.stats();
+    const usage = kgrag.usage();
+    const run: RunPrice = { modelId: kgrag.llm?.modelId ?? '(none)', price: kgrag.llm ? resolveModelPrice(kgrag.llm.modelId, priceSettings(kgrag.config)) : undefined };
+    if (global.quiet !== true) for (const line of formatRunCost(steps, usage, run)) writeLine(io.stderr, line);
     if (options.json) {
-      writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, ...counts, warnings, ran: summary.ran, skipped: summary.skipped, durationMs: Math.round(summary.durationMs), usage: summary.usage }, null, 2));
+      const cache = { calls: usage.cachedCalls, inputTokens: usage.cachedInputTokens, outputTokens: usage.cachedOutputTokens, savedUsd: usage.savedUsd };
+      const json = {
+        workspace: kgrag.workspace,
+        ...counts,
+        warnings,
+        ran: summary.ran,
+        skipped: summary.skipped,
+        durationMs: Math.round(summary.durationMs),
+        // A cost of 0 with `priced: false` means unknown, not free.
+        usage: { ...summary.usage, priced: run.price !== undefined, failedCalls: usage.failedCalls, cache },
+        steps,
+      };
+      writeLine(io.stdout, JSON.stringify(json, null, 2));
     } else {
       writeLine(
         io.stdout,
@@ -136,23 +157,9 @@ async function dryRunCommand(paths: string[], options: IndexCommandOptions, glob
   }
 }
 
-const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-
 /** `1 chunk`, `35 chunks`, `1,200 chunks`. */
 function count(value: number, noun: string): string {
   return `${integer.format(value)} ${noun}${value === 1 ? '' : 's'}`;
-}
-
-/** A price per million tokens with cents always shown ($0.40) and finer digits kept ($0.075). */
-function perMillion(value: number): string {
-  return Number(value.toFixed(2)) === value ? value.toFixed(2) : String(value);
-}
-
-function usd(value: number | null): string {
-  if (value === null) return 'unknown';
-  if (value === 0) return '0';
-  if (value < 0.0001) return '< 0.0001';
-  return value < 1 ? value.toFixed(4) : value.toFixed(2);
 }
 
 function callsCell(step: Pick<StepCostEstimate, 'calls' | 'minCalls'>): string {
@@ -181,26 +188,16 @@ function formatDryRun(estimate: IndexDryRun): string {
   }
   const { price } = estimate;
   const priced = price
-    ? ` at $${perMillion(price.input)} / $${perMillion(price.output)} per million input / output tokens (${price.source === 'built-in' ? 'built-in price' : price.source})`
+    ? ` at $${formatPerMillion(price.input)} / $${formatPerMillion(price.output)} per million input / output tokens (${price.source === 'built-in' ? 'built-in price' : price.source})`
     : ' (price unknown)';
   lines.push(`standard mode, model ${estimate.model ?? '(none)'}${priced}; ${count(chunks.toExtract, 'chunk')} to extract, ${integer.format(chunks.alreadyExtracted)} already extracted`);
   lines.push('');
   const header = ['step', 'calls', 'input tokens', 'output tokens', 'cost (USD)', 'calls are'];
-  const rows = estimate.steps.map((step) => [step.step, callsCell(step), integer.format(step.inputTokens), integer.format(step.outputTokens), usd(step.costUsd), kind(step)]);
+  const rows = estimate.steps.map((step) => [step.step, callsCell(step), integer.format(step.inputTokens), integer.format(step.outputTokens), formatUsd(step.costUsd), kind(step)]);
   const { totals } = estimate;
   const totalCalls = totals.minCalls === totals.calls ? integer.format(totals.calls) : `${integer.format(totals.minCalls)}–${integer.format(totals.calls)}`;
-  rows.push(['total', totalCalls, integer.format(totals.inputTokens), integer.format(totals.outputTokens), usd(totals.costUsd), totals.exact ? 'exact' : 'estimated']);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const render = (cells: readonly string[]): string =>
-    cells
-      .map((cell, column) => (column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  lines.push(render(header));
-  for (const [index, row] of rows.entries()) {
-    if (index === rows.length - 1) lines.push(render(widths.map((width) => '-'.repeat(width))));
-    lines.push(render(row));
-  }
+  rows.push(['total', totalCalls, integer.format(totals.inputTokens), integer.format(totals.outputTokens), formatUsd(totals.costUsd), totals.exact ? 'exact' : 'estimated']);
+  lines.push(...renderTextTable(header, rows, { totalRow: true }));
   lines.push('');
   for (const step of estimate.steps) lines.push(`${step.step}: ${step.basis}`);
   lines.push('exact: counted from the chunks and settings; estimated: from ratios calibrated on the sample corpus (see estimateIndexCost)');

@@ -78,3 +78,8 @@ export function resolveModelPrice(modelId: string, settings: PriceSettings = {})
   const fromConfig = Object.values(settings.prices ?? {}).includes(price);
   return { input: price.input, output: price.output, source: fromConfig ? 'llm.prices' : 'built-in' };
 }
+
+/** The price settings of an `llm` configuration section; an empty `prices:` in YAML reads as `null`. */
+export function priceSettings(config: { llm: { pricePerMillionTokens?: ModelPrice | undefined; prices?: Readonly<Record<string, ModelPrice>> | null | undefined } }): PriceSettings {
+  return { pricePerMillionTokens: config.llm.pricePerMillionTokens, prices: config.llm.prices ?? undefined };
+}

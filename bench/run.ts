@@ -9,6 +9,7 @@ import { benchCoreLeiden } from './core-leiden.js';
 import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
+import { benchLlmThroughput } from './llm-throughput.js';
 
 const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number) => Promise<Record<string, BenchResult>> }> = {
   core: {
@@ -22,6 +23,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus (wall time, peak RSS)', defaultRuns: 3, run: benchIndex2wiki },
   'query-2wiki': { describe: 'basic method latency on the 2Wiki index (retrieval, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
   'ingest-50mb': { describe: 'one 50 MB text file through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
+  'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
 

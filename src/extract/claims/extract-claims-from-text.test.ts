@@ -31,7 +31,11 @@ describe('extractClaimsFromText', () => {
     const result = await extractClaimsFromText(model, { ...base, maxGleanings: 2, format: 'json' });
     assert.equal(result.calls, 3);
     assert.equal(result.turns.length, 3);
-    assert.ok(model.calls.every((request) => request.purpose === 'extract-claims' && request.priority === 'batch'));
+    assert.ok(model.calls.every((request) => request.purpose === 'extract-claims'));
+    assert.deepEqual(
+      model.calls.map((request) => request.priority),
+      ['batch', 'batch-continuation', 'batch-continuation'],
+    );
     assert.equal(model.calls[0]?.responseFormat?.name, 'extracted_claims');
     const prompt = model.calls[0]?.messages[0]?.content ?? '';
     assert.ok(prompt.includes('Entity specification: organization, person\nClaim description: Red flags'));

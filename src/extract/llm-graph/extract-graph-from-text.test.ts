@@ -177,7 +177,12 @@ describe('extractGraphFromText, tuples', () => {
       assert.equal(loopChecks, Math.min(answers.length, Math.max(0, gleanings - 1)), label);
       const gleaned = model.calls.filter((request) => lastUser(request).startsWith('MANY entities')).length;
       assert.equal(result.graph.entities.length, 1 + gleaned, label);
-      assert.ok(model.calls.every((request) => request.purpose === 'extract-graph' && request.priority === 'batch'), label);
+      assert.ok(model.calls.every((request) => request.purpose === 'extract-graph'), label);
+      assert.deepEqual(
+        model.calls.map((request) => request.priority),
+        model.calls.map((_, index) => (index === 0 ? 'batch' : 'batch-continuation')),
+        `${label}: later turns yield to conversations not yet started`,
+      );
     }
   });
 

@@ -63,7 +63,10 @@ export async function runGleaningConversation<T>(options: GleaningConversationOp
     modelId: source.modelId,
     async generate(request): Promise<ChatResult> {
       calls += 1;
-      const result = await source.generate(request);
+      // Every call after the first continues a conversation already started: it yields to batch calls that start
+      // other conversations (see `CallPriority`), so a step's last conversations do not glean alone at its end.
+      const continuing = calls > 1 && (request.priority ?? 'batch') === 'batch';
+      const result = await source.generate(continuing ? { ...request, priority: 'batch-continuation' } : request);
       turns.push(result.text);
       return result;
     },

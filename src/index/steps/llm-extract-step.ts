@@ -48,7 +48,9 @@ function noEntitiesError(chunks: number, failed: number, sample: string[]): Kgra
 
 /**
  * GraphRAG's LLM graph extraction (`extract_graph`): one conversation per chunk with gleanings, chunks in
- * parallel up to twice the LLM concurrency (so the model's own limiter always has work queued). Replies
+ * parallel up to four times the LLM concurrency. A conversation's calls run one after another, so with fewer
+ * conversations open the model's limiter runs dry at the end of the step while the last chunks glean; with
+ * four times as many, the first calls of almost every chunk are queued before any gleaning is. Replies
  * are stored in `extractions`, so a rebuild with other merge, resolution or community settings never calls
  * the model again; paid calls are also in the LLM cache the moment they complete, so a crash mid-step
  * repays nothing. A chunk whose reply stays unusable is recorded as failed and skipped.
@@ -84,8 +86,8 @@ export const llmExtractStep: PipelineStep = {
     context.progress(done, chunks.length, 'chunks');
     const created = await mapWithConcurrency(
       pending,
-      Math.max(1, config.llm.concurrency * 2),
-      async (chunk): Promise<ExtractionRecord> => {
+      Math.max(1, config.llm.concurrency * 4),
+      async (chunk): Promise<{ record: ExtractionRecord; graph: ExtractedGraph }> => {
         let parsed: StoredGraphExtraction;
         let raw: string[] = [];
         try {
@@ -105,7 +107,7 @@ export const llmExtractStep: PipelineStep = {
         }
         done++;
         context.progress(done, chunks.length, 'chunks');
-        return {
+        const record: ExtractionRecord = {
           id: contentId('extraction', chunk.id, llmGraphExtractor, hash),
           chunkId: chunk.id,
           extractor: llmGraphExtractor,
@@ -114,14 +116,18 @@ export const llmExtractStep: PipelineStep = {
           raw: JSON.stringify(raw),
           parsed,
         };
+        // Restored here, while other chunks wait on the model, rather than for all chunks after the last reply.
+        return { record, graph: restoreNameCasing(parsed.graph, chunk.text) };
       },
       context.signal,
     );
 
-    const byChunk = new Map([...stored.values(), ...created].map((record) => [record.chunkId, record]));
+    const byChunk = new Map([...stored.values(), ...created.map((extraction) => extraction.record)].map((record) => [record.chunkId, record]));
+    const restored = new Map(created.map((extraction) => [extraction.record.chunkId, extraction.graph]));
     const extractions = chunks.flatMap((chunk) => {
       const record = byChunk.get(chunk.id);
-      return record ? [{ chunkId: chunk.id, graph: restoreNameCasing((record.parsed as StoredGraphExtraction).graph, chunk.text) }] : [];
+      if (!record) return [];
+      return [{ chunkId: chunk.id, graph: restored.get(chunk.id) ?? restoreNameCasing((record.parsed as StoredGraphExtraction).graph, chunk.text) }];
     });
     const failed = [...byChunk.values()].filter((record) => (record.parsed as StoredGraphExtraction).failed);
     for (const record of failed) context.warn('extraction-failed', `chunk ${record.chunkId}: ${(record.parsed as StoredGraphExtraction).problems[0] ?? 'unusable reply'}`);
@@ -149,7 +155,7 @@ export const llmExtractStep: PipelineStep = {
       ),
       async write(tx) {
         await tx.table('extractions').deleteWhere('id', staleIds);
-        await tx.table('extractions').upsert(created);
+        await tx.table('extractions').upsert(created.map((extraction) => extraction.record));
         await tx.table('entities').clear();
         await tx.table('relations').clear();
         await tx.table('entities').upsert(merged.entities);

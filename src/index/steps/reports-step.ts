@@ -1,5 +1,5 @@
 import { contentId } from '../../core/ids.js';
-import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
 import type { ClaimRecord, CommunityRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
@@ -96,39 +96,41 @@ async function llmReports(
   }
   const communitiesById = new Map(bottomUp.map((community) => [community.id, community]));
   const reports = new Map<string, ReportRecord>();
-  const levels = [...new Set(bottomUp.map((community) => community.level))];
   let done = 0;
-  for (const level of levels) {
-    const atLevel = bottomUp.filter((community) => community.level === level);
-    const generated = await mapWithConcurrency(
-      atLevel,
-      Math.max(1, config.llm.concurrency * 2),
-      async (community): Promise<ReportRecord> => {
-        const reportContext = buildCommunityReportContext({
-          community,
-          entities: sources.entities,
-          relations: sources.relations,
-          claims,
-          subReports: reports,
-          communities: communitiesById,
-          tokenizer,
-          maxTokens: config.reports.maxInputTokens,
-        });
-        const result = await generateCommunityReport(llm, {
-          context: reportContext.text,
-          maxWords: config.reports.maxWords,
-          prompts: context.prompts,
-          ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-        });
-        done++;
-        context.progress(done, bottomUp.length, 'communities');
-        if (!result.ok) return { ...extractive(community), rating: 0, error: result.error };
+  // A community's report needs only its own sub-communities' reports, so each starts as soon as those are
+  // done instead of after its whole level; `bottomUp` puts the deepest levels, the longest chains, first.
+  const generated = await mapInDependencyOrder(
+    bottomUp,
+    { key: (community) => community.id, dependencies: (community) => community.children, concurrency: Math.max(1, config.llm.concurrency * 2), abortSignal: context.signal },
+    async (community): Promise<ReportRecord> => {
+      const reportContext = buildCommunityReportContext({
+        community,
+        entities: sources.entities,
+        relations: sources.relations,
+        claims,
+        subReports: reports,
+        communities: communitiesById,
+        tokenizer,
+        maxTokens: config.reports.maxInputTokens,
+      });
+      const result = await generateCommunityReport(llm, {
+        context: reportContext.text,
+        maxWords: config.reports.maxWords,
+        prompts: context.prompts,
+        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+      });
+      done++;
+      context.progress(done, bottomUp.length, 'communities');
+      let report: ReportRecord;
+      if (result.ok) {
         const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
-        return { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null };
-      },
-      context.signal,
-    );
-    for (const report of generated) reports.set(report.communityId, report);
-  }
-  return [...reports.values()];
+        report = { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null };
+      } else {
+        report = { ...extractive(community), rating: 0, error: result.error };
+      }
+      reports.set(community.id, report);
+      return report;
+    },
+  );
+  return generated;
 }

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '../../core/types.js';
+import type { CallPriority } from './priority-queues.js';
 
 /** One chat message. */
 export interface ChatMessage {
@@ -28,8 +29,8 @@ export interface ChatRequest {
   abortSignal?: AbortSignal;
   /** What the call is for (`extract-graph`, `answer`, …): used for usage accounting and logs, not sent. */
   purpose?: string;
-  /** Interactive calls (queries) are scheduled before batch calls (indexing) when both wait. @default 'batch' */
-  priority?: 'interactive' | 'batch';
+  /** Scheduling class: interactive calls (queries) go first, then batch calls, then batch continuations. @default 'batch' */
+  priority?: CallPriority;
 }
 
 /** Why generation stopped. `length` means the reply was cut by `maxOutputTokens`. */

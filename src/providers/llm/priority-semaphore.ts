@@ -1,7 +1,8 @@
-/** Scheduling class of a call: interactive (queries) go before batch (indexing) when both wait. */
-export type CallPriority = 'interactive' | 'batch';
+import { type CallPriority, createPriorityQueues } from './priority-queues.js';
 
-/** Gives out at most `limit` slots; waiters are served interactive-first, then in arrival order. */
+export type { CallPriority } from './priority-queues.js';
+
+/** Gives out at most `limit` slots; waiters are served by {@link CallPriority} class, then in arrival order. */
 export interface PrioritySemaphore {
   /** Resolves with a release function (safe to call twice) once a slot is free; rejects on abort. */
   acquire(priority?: CallPriority, signal?: AbortSignal): Promise<() => void>;
@@ -19,14 +20,14 @@ interface Waiter {
 export function createPrioritySemaphore(limit: number): PrioritySemaphore {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
   let inFlight = 0;
-  const queues: Record<CallPriority, Waiter[]> = { interactive: [], batch: [] };
+  const queues = createPriorityQueues<Waiter>();
 
   const releaser = (): (() => void) => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = queues.interactive.shift() ?? queues.batch.shift();
+      const next = queues.shift();
       if (next === undefined) inFlight -= 1;
       else next.grant();
     };
@@ -37,19 +38,17 @@ export function createPrioritySemaphore(limit: number): PrioritySemaphore {
       return inFlight;
     },
     get waiting() {
-      return queues.interactive.length + queues.batch.length;
+      return queues.size;
     },
     acquire(priority = 'batch', signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (inFlight < limit && queues.interactive.length + queues.batch.length === 0) {
+      if (inFlight < limit && queues.size === 0) {
         inFlight += 1;
         return Promise.resolve(releaser());
       }
       return new Promise((resolve, reject) => {
-        const queue = queues[priority];
         const onAbort = (): void => {
-          const index = queue.indexOf(waiter);
-          if (index !== -1) queue.splice(index, 1);
+          queues.remove(waiter);
           reject(signal?.reason);
         };
         const waiter: Waiter = {
@@ -58,7 +57,7 @@ export function createPrioritySemaphore(limit: number): PrioritySemaphore {
             resolve(releaser());
           },
         };
-        queue.push(waiter);
+        queues.push(priority, waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
       });
     },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from './language-model.js';
+import type { CallPriority } from './priority-queues.js';
 import { createScriptedLanguageModel } from './scripted-language-model.js';
 import { createTokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
 import type { RateLimitCost, TokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
@@ -46,7 +47,7 @@ function virtualTime() {
   };
 }
 
-function tracked(limiter: TokenBucketRateLimiter, order: string[], name: string, cost: RateLimitCost, priority?: 'interactive' | 'batch') {
+function tracked(limiter: TokenBucketRateLimiter, order: string[], name: string, cost: RateLimitCost, priority?: CallPriority) {
   return limiter.acquire(cost, priority === undefined ? {} : { priority }).then(() => {
     order.push(name);
   });
@@ -104,21 +105,22 @@ describe('createTokenBucketRateLimiter', () => {
     assert.deepEqual(clock.sleeps, [60_000, 60_000, 60_000]);
   });
 
-  it('puts interactive waiters ahead of batch ones without extra timers', async () => {
+  it('puts interactive waiters ahead of batch ones, and batch ones ahead of continuations, without extra timers', async () => {
     const clock = virtualTime();
     const limiter = createTokenBucketRateLimiter({ requestsPerMinute: 1, now: clock.now, sleep: clock.sleep });
     const order: string[] = [];
     await tracked(limiter, order, 'first', {});
     const queued = [
+      tracked(limiter, order, 'gleaning', {}, 'batch-continuation'),
       tracked(limiter, order, 'batch-1', {}, 'batch'),
       tracked(limiter, order, 'batch-2', {}, 'batch'),
       tracked(limiter, order, 'query', {}, 'interactive'),
     ];
     await clock.settle();
-    for (let step = 0; step < 3; step += 1) await clock.fire();
+    for (let step = 0; step < 4; step += 1) await clock.fire();
     await Promise.all(queued);
-    assert.deepEqual(order, ['first', 'query', 'batch-1', 'batch-2']);
-    assert.deepEqual(clock.sleeps, [60_000, 60_000, 60_000]);
+    assert.deepEqual(order, ['first', 'query', 'batch-1', 'batch-2', 'gleaning']);
+    assert.deepEqual(clock.sleeps, [60_000, 60_000, 60_000, 60_000]);
   });
 
   it('replaces the timer when an interactive waiter can go earlier than the batch head', async () => {

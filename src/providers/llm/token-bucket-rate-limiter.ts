@@ -1,6 +1,6 @@
 import { abortableSleep } from './abortable-sleep.js';
 import type { Sleep } from './abortable-sleep.js';
-import type { CallPriority } from './priority-semaphore.js';
+import { type CallPriority, createPriorityQueues } from './priority-queues.js';
 
 /** What one call takes from the buckets. */
 export interface RateLimitCost {
@@ -66,7 +66,7 @@ export function createTokenBucketRateLimiter(options: TokenBucketRateLimiterOpti
     perMinute === undefined || perMinute <= 0 ? undefined : { capacity: perMinute, level: perMinute, perMs: perMinute / MINUTE_MS };
   const requestBucket = bucket(options.requestsPerMinute);
   const tokenBucket = bucket(options.tokensPerMinute);
-  const queues: Record<CallPriority, Waiter[]> = { interactive: [], batch: [] };
+  const queues = createPriorityQueues<Waiter>();
   let lastRefill = now();
   let timer: AbortController | undefined;
   let timerDeadline = 0;
@@ -93,7 +93,7 @@ export function createTokenBucketRateLimiter(options: TokenBucketRateLimiterOpti
     return wait;
   };
 
-  const head = (): Waiter | undefined => queues.interactive[0] ?? queues.batch[0];
+  const head = (): Waiter | undefined => queues.head();
 
   const pump = (): void => {
     if (timer !== undefined) return;
@@ -116,7 +116,7 @@ export function createTokenBucketRateLimiter(options: TokenBucketRateLimiterOpti
       }
       if (requestBucket !== undefined) requestBucket.level -= Math.min(waiter.requests, requestBucket.capacity);
       if (tokenBucket !== undefined) tokenBucket.level -= Math.min(waiter.tokens, tokenBucket.capacity);
-      (queues.interactive[0] === waiter ? queues.interactive : queues.batch).shift();
+      queues.shift();
       waiter.resolve();
     }
   };
@@ -142,11 +142,9 @@ export function createTokenBucketRateLimiter(options: TokenBucketRateLimiterOpti
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (requestBucket === undefined && tokenBucket === undefined) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const queue = queues[acquireOptions.priority ?? 'batch'];
         const onAbort = (): void => {
           const wasHead = head() === waiter;
-          const index = queue.indexOf(waiter);
-          if (index !== -1) queue.splice(index, 1);
+          queues.remove(waiter);
           reject(signal?.reason);
           if (wasHead) reschedule();
         };
@@ -159,7 +157,7 @@ export function createTokenBucketRateLimiter(options: TokenBucketRateLimiterOpti
           },
         };
         const previousHead = head();
-        queue.push(waiter);
+        queues.push(acquireOptions.priority ?? 'batch', waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
         if (previousHead !== head()) reschedule();
         else pump();

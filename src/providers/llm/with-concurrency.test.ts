@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest, ChatResult, ChatStreamPart, LanguageModel } from './language-model.js';
+import type { CallPriority } from './priority-queues.js';
 import { withConcurrency } from './with-concurrency.js';
 
 const ok: ChatResult = { text: 'ok', usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'stop', modelId: 'fake' };
@@ -52,7 +53,7 @@ function gatedModel() {
   };
 }
 
-const ask = (content: string, priority?: 'interactive' | 'batch'): ChatRequest => ({
+const ask = (content: string, priority?: CallPriority): ChatRequest => ({
   messages: [{ role: 'user', content }],
   ...(priority === undefined ? {} : { priority }),
 });
@@ -75,19 +76,22 @@ describe('withConcurrency', () => {
     assert.equal(fake.inFlight(), 0);
   });
 
-  it('starts waiting interactive calls before batch ones', async () => {
+  it('starts waiting interactive calls first, then batch calls, then batch continuations, each in arrival order', async () => {
     const fake = gatedModel();
     const model = withConcurrency(fake.model, { maxConcurrency: 1 });
     const calls = [
       model.generate(ask('running')),
+      model.generate(ask('gleaning-1', 'batch-continuation')),
       model.generate(ask('batch-1', 'batch')),
       model.generate(ask('batch-2')),
+      model.generate(ask('gleaning-2', 'batch-continuation')),
       model.generate(ask('query', 'interactive')),
     ];
     await settle();
-    for (const name of ['running', 'query', 'batch-1', 'batch-2']) await fake.release(name);
+    const order = ['running', 'query', 'batch-1', 'batch-2', 'gleaning-1', 'gleaning-2'];
+    for (const name of order) await fake.release(name);
     await Promise.all(calls);
-    assert.deepEqual(fake.started, ['running', 'query', 'batch-1', 'batch-2']);
+    assert.deepEqual(fake.started, order);
   });
 
   it('a stream holds its slot until it ends, and releases it when the consumer stops early', async () => {

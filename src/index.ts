@@ -5,7 +5,9 @@
 
 // Workspace facade
 export { createKgrag, pipelineSteps, registeredMethods } from './api/create-kgrag.js';
-export type { IndexOptions, IndexStats, Kgrag, KgragOptions } from './api/create-kgrag.js';
+export type { EstimateIndexOptions, IndexOptions, IndexStats, Kgrag, KgragOptions } from './api/create-kgrag.js';
+export type { IndexDryRun } from './index/estimate/dry-run-index.js';
+export type { StepCostEstimate } from './index/estimate-index-cost.js';
 
 // Configuration and errors
 export { configSchema } from './core/config/config-schema.js';

@@ -3,32 +3,18 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../src/cli/main.js';
+import { type CliRun, runCliCaptured } from './helpers/run-cli-captured.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const mainScript = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-cli-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI in-process with captured streams and an empty environment. */
-async function kgrag(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(args, { stdout, stderr, env, cwd: root });
-  return { code, stdout: out, stderr: err };
+function kgrag(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCliCaptured(args, { cwd: root, env });
 }
 
 describe('kgrag CLI', () => {

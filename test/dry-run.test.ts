@@ -3,10 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../src/cli/main.js';
+import { type CliRun, runCliCaptured } from './helpers/run-cli-captured.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { tableNames } from '../src/store/schema.js';
 import { startMockOpenAiServer, type MockOpenAiServer } from '../src/testing/index.js';
@@ -30,21 +29,8 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function kgrag(args: string[]): Promise<CliRun> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(args, { stdout, stderr, env: {}, cwd: root });
-  return { code, stdout: out, stderr: err };
+function kgrag(args: string[]): Promise<CliRun> {
+  return runCliCaptured(args, { cwd: root });
 }
 
 /** A configured, reachable LLM: the mock. */

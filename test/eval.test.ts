@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { runCli } from '../src/cli/main.js';
+import { type CliRun, runCliCaptured } from './helpers/run-cli-captured.js';
 import type { EvalDataset } from '../src/eval/eval-dataset.js';
 import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
 import { writeEvaluationFiles } from '../src/eval/evaluation-report-files.js';
@@ -126,16 +125,7 @@ describe('evaluation with an LLM (scripted): answer metrics and graded accuracy'
 
 describe('kgrag eval (CLI)', () => {
   test('--json prints the report and writes the files; bad arguments are one-line errors', async () => {
-    const run = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      let out = '';
-      let err = '';
-      stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      const code = await runCli(args, { stdout, stderr, env: {}, cwd: root });
-      return { code, stdout: out, stderr: err };
-    };
+    const run = (args: string[]): Promise<CliRun> => runCliCaptured(args, { cwd: root, env: {} });
     const result = await run(['eval', '--dataset', 'sample', '--methods', 'basic:bm25,basic:dense', '--limit', '4', '--json', '-q']);
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as { dataset: string; n: number; methods: Record<string, Record<string, unknown>> };
@@ -174,16 +164,7 @@ describe('global questions and the pairwise judge, through the CLI and real HTTP
         return sources.map((row) => row.split('|')[2] ?? '').join(' ').slice(0, 40) + ' [Data: Sources (1)]';
       },
     });
-    const run = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      let out = '';
-      let err = '';
-      stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      const code = await runCli(args, { stdout, stderr, env: { KGRAG_LLM_BASE_URL: server.url, KGRAG_LLM_MAX_RETRIES: '1' }, cwd: root });
-      return { code, stdout: out, stderr: err };
-    };
+    const run = (args: string[]): Promise<CliRun> => runCliCaptured(args, { cwd: root, env: { KGRAG_LLM_BASE_URL: server.url, KGRAG_LLM_MAX_RETRIES: '1' } });
     try {
       const questionsFile = join(root, 'global-questions.jsonl');
       const generated = await run(['generate-questions', '--description', 'history of a river town', '--personas', '2', '--tasks', '1', '--questions', '1', '-o', questionsFile, '-w', join(root, 'generate-ws')]);

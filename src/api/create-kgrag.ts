@@ -231,19 +231,24 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     prompts,
     async index(inputs, indexOptions = {}) {
       const mode = indexOptions.mode ?? config.index.mode;
-      return runPipeline({
-        steps: pipelineSteps(mode, config, llm !== undefined),
-        prompts,
-        store,
-        config,
-        tokenizer,
-        embedder,
-        ...(llm === undefined ? {} : { llm }),
-        inputs: normalizeInputs(inputs),
-        ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
-        ...(indexOptions.onEvent === undefined ? {} : { onEvent: indexOptions.onEvent }),
-        usage: () => toRunUsage(meter.snapshot()),
-      });
+      try {
+        return await runPipeline({
+          steps: pipelineSteps(mode, config, llm !== undefined),
+          prompts,
+          store,
+          config,
+          tokenizer,
+          embedder,
+          ...(llm === undefined ? {} : { llm }),
+          inputs: normalizeInputs(inputs),
+          ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
+          ...(indexOptions.onEvent === undefined ? {} : { onEvent: indexOptions.onEvent }),
+          usage: () => toRunUsage(meter.snapshot()),
+        });
+      } finally {
+        // What queries derived from the old index is stale once the pipeline ran, even if it stopped midway.
+        engine.invalidate();
+      }
     },
     estimateIndex(inputs, estimateOptions = {}) {
       const mode = estimateOptions.mode ?? config.index.mode;

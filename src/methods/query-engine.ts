@@ -77,6 +77,8 @@ export interface QueryEngine {
   retrieve(request: Omit<QueryRequest, 'contextOnly' | 'onText'>): Promise<RetrievalResult>;
   /** Registered methods, for `--method` help and evaluation. */
   readonly methods: readonly QueryMethod[];
+  /** Forgets what was derived from the index (memoized values, finished steps): call after the index changed. */
+  invalidate(): void;
 }
 
 function createTrace(): QueryTrace {
@@ -101,6 +103,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   const costOf = options.costOf ?? (() => 0);
   const prompts = options.prompts ?? builtInPrompts;
   let readySteps: Set<string> | undefined;
+  let memos = new Map<string, Promise<unknown>>();
 
   const assertVariant = (method: QueryMethod, variant: string | undefined): void => {
     if (variant === undefined || method.variants.includes(variant)) return;
@@ -171,6 +174,19 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       prompts,
       signal,
       trace,
+      memo<T>(key: string, build: () => Promise<T>): Promise<T> {
+        let value = memos.get(key) as Promise<T> | undefined;
+        if (!value) {
+          value = build();
+          memos.set(key, value);
+          // A failed build (an abort, a missing table) is retried by the next query rather than remembered.
+          const current = memos;
+          value.catch(() => {
+            if (current.get(key) === value) current.delete(key);
+          });
+        }
+        return value;
+      },
       embedQuery(text) {
         let vector = queryVectors.get(text);
         if (!vector) {
@@ -209,7 +225,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     };
   };
 
-  const defaultAnswer = async (context: MethodContext, question: string, retrieval: Retrieval, onText: ((delta: string) => void) | undefined, contextOnly: boolean): Promise<MethodAnswer & { usage: { inputTokens: number; outputTokens: number }; llmCalls: number; unknownReferences: number }> => {
+  const defaultAnswer = async (context: MethodContext, question: string, retrieval: Retrieval, onText: ((delta: string) => void) | undefined, contextOnly: boolean): Promise<MethodAnswer> => {
     const packed = packSourcesTable(retrieval.chunks, tokenizer, config.query.maxContextTokens);
     const none = { usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
     if (contextOnly) {
@@ -261,6 +277,11 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   return {
     methods: options.methods,
 
+    invalidate() {
+      readySteps = undefined;
+      memos = new Map();
+    },
+
     async retrieve(request) {
       const { method, params, variant, trace, context, started } = await prepare(request);
       const retrieval = await method.retrieve(context, request.question, params, variant);
@@ -271,7 +292,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       const { method, params, variant, trace, context, started } = await prepare(request);
       const retrieval = await method.retrieve(context, request.question, params, variant);
       const contextOnly = request.contextOnly === true;
-      let answered: MethodAnswer & { usage?: { inputTokens: number; outputTokens: number }; llmCalls?: number; unknownReferences?: number };
+      let answered: MethodAnswer;
       if (method.answer) {
         answered = await method.answer(context, request.question, retrieval, params, { contextOnly, ...(request.onText ? { onText: request.onText } : {}) });
       } else {

@@ -36,6 +36,11 @@ export interface MethodContext {
   readonly trace: QueryTrace;
   /** Embeds a question in the chunk vector space (cached per question). */
   embedQuery(text: string): Promise<Float32Array>;
+  /**
+   * A value derived from the index (lookup maps, adjacency, loaded vectors), built on first use and shared by
+   * every query of this workspace until the index changes. `key` names the value; use one key per shape.
+   */
+  memo<T>(key: string, build: () => Promise<T>): Promise<T>;
   /** Hydrates chunk ids into context chunks (with document titles), keeping the given order and scores. */
   chunks(hits: ReadonlyArray<{ id: string; score: number; scores?: Record<string, number> }>): Promise<ContextChunk[]>;
 }
@@ -63,6 +68,12 @@ export interface MethodAnswer {
   /** The packed context given to the LLM, and its size. */
   contextText: string;
   contextTokens: number;
+  /** Tokens of every LLM call the answer made (map, reduce, …); omitted when it made none. */
+  usage?: { inputTokens: number; outputTokens: number };
+  /** LLM calls the answer paid for (cache hits excluded). */
+  llmCalls?: number;
+  /** Distinct `[Data: …]` references to ids the context did not contain. */
+  unknownReferences?: number;
 }
 
 /** Options the engine passes to answerers. */

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { createKgrag } from '../api/create-kgrag.js';
+import type { Embedder } from '../providers/embed/embedder.js';
+import { createTokenizer } from '../text/tokenizer.js';
+import { createQueryEngine } from './query-engine.js';
+import type { QueryMethod } from './query-method.js';
+
+const corpus = fileURLToPath(new URL('../../examples/sample-corpus', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'kgrag-engine-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+describe('query engine', () => {
+  test('a workspace queried before indexing answers once indexing has run in the same process', async () => {
+    const kgrag = await createKgrag({ workspace: join(root, 'late'), env: {} });
+    try {
+      await assert.rejects(kgrag.query('Who ran the ferry?'), (error: Error & { code?: string }) => error.code === 'QUERY_INDEX_NOT_READY');
+      await kgrag.index([corpus]);
+      const result = await kgrag.query('Who ran the ferry?');
+      assert.ok(result.citations.length > 0);
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('memo builds a value once per index and again after invalidate; a failed build is not remembered', async () => {
+    const kgrag = await createKgrag({ workspace: join(root, 'memo'), env: {} });
+    await kgrag.index([corpus]);
+    let builds = 0;
+    let fail = true;
+    const counting: QueryMethod = {
+      name: 'counting',
+      description: 'counts memo builds',
+      variants: [],
+      params: z.object({}).strict(),
+      requires: ['chunk'],
+      async retrieve(context) {
+        await context.memo('broken', async () => {
+          if (fail) throw new Error('not yet');
+          return 1;
+        }).catch(() => undefined);
+        const chunkCount = await context.memo('chunk-count', async () => {
+          builds++;
+          return context.store.table('chunks').count();
+        });
+        return { chunks: [], keywords: [{ id: 'chunks', text: 'chunks', score: chunkCount }] };
+      },
+    };
+    // The method reads nothing but the store, so the engine gets a one-dimensional stand-in embedder.
+    const embedder: Embedder = { id: 'unused', dimensions: 1, maxBatchSize: 1, embed: async (texts) => texts.map(() => new Float32Array([1])) };
+    const engine = createQueryEngine({ store: kgrag.store, config: kgrag.config, embedder, tokenizer: await createTokenizer(), methods: [counting] });
+    try {
+      const first = await engine.retrieve({ question: 'a', method: 'counting' });
+      await engine.retrieve({ question: 'b', method: 'counting' });
+      assert.equal(builds, 1);
+      assert.equal(first.retrieval.keywords?.[0]?.score, 35);
+      engine.invalidate();
+      fail = false;
+      await engine.retrieve({ question: 'c', method: 'counting' });
+      assert.equal(builds, 2);
+    } finally {
+      await kgrag.close();
+    }
+  });
+});

@@ -21,6 +21,9 @@ import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
 import { promptTemplates } from './prompt-templates.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import { basicMethod } from '../methods/basic/basic-method.js';
+import { driftMethod } from '../methods/drift/drift-method.js';
+import { globalMethod } from '../methods/global/global-method.js';
+import { localMethod } from '../methods/local/local-method.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
 import type { QueryMethod } from '../methods/query-method.js';
 import { createEmbedder } from '../providers/embed/create-embedder.js';
@@ -152,7 +155,10 @@ export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, ha
 }
 
 /** Every query method this version registers. */
-export const registeredMethods: readonly QueryMethod[] = [basicMethod as unknown as QueryMethod];
+export const registeredMethods: readonly QueryMethod[] = [basicMethod, localMethod, globalMethod, driftMethod].map(
+  // Each method's parameters are validated by its own schema before its functions see them.
+  (method) => method as unknown as QueryMethod,
+);
 
 function toRunUsage(snapshot: UsageSnapshot): RunUsage {
   const byModel: RunUsage['byModel'] = {};

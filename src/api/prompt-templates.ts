@@ -1,5 +1,10 @@
 import { basicAnswerSystemPrompt } from '../answer/basic-answer-prompt.js';
 import type { PromptTemplate } from '../core/prompt-library.js';
+import { driftPrompts } from '../methods/drift/drift-prompts.js';
+import { globalMapSystemPrompt } from '../methods/global/global-map-prompt.js';
+import { globalRateSystemPrompt } from '../methods/global/global-rate-prompt.js';
+import { globalKnowledgePrompt, globalReduceSystemPrompt } from '../methods/global/global-reduce-prompt.js';
+import { localAnswerSystemPrompt } from '../methods/local/local-answer-prompt.js';
 import { extractClaimsPrompts } from '../extract/claims/extract-claims-prompt.js';
 import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-entities-prompt.js';
 import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.js';
@@ -23,4 +28,13 @@ export const promptTemplates: readonly PromptTemplate[] = [
   communityReportPrompt,
   communityReportRepairPrompt,
   basicAnswerSystemPrompt,
+  localAnswerSystemPrompt,
+  driftPrompts.hyde,
+  driftPrompts.primer,
+  driftPrompts.local,
+  driftPrompts.reduce,
+  globalMapSystemPrompt,
+  globalReduceSystemPrompt,
+  globalKnowledgePrompt,
+  globalRateSystemPrompt,
 ];

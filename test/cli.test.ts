@@ -144,12 +144,16 @@ describe('kgrag CLI', () => {
     const child = spawnSync(process.execPath, ['--import', 'tsx', mainScript, 'demo'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     assert.equal(child.status, 0, child.stderr);
     const blocks = child.stdout.split('━━ ').slice(1);
-    assert.ok(blocks.length >= 6, 'at least six questions');
-    for (const block of blocks) {
-      assert.match(block, /\[extractive answer \(no LLM configured\)\]/);
+    const themes = blocks.filter((block) => block.startsWith('themes '));
+    assert.ok(blocks.length - themes.length >= 6, 'at least six questions');
+    for (const block of blocks) assert.match(block, /\[extractive answer \(no LLM configured\)\]/);
+    for (const block of blocks.filter((block) => !themes.includes(block))) {
       assert.match(block, /Sources:\n {2}\[\d+\]/);
       assert.match(block, /method basic:hybrid · \d+ ms/);
     }
+    const [global, basic] = themes;
+    assert.match(global ?? '', /What are the main themes[^]*\[Data: Reports \(\d+\)\][^]*Sources:\n {2}\[Reports \d+\][^]*method global:static · \d+ ms/);
+    assert.match(basic ?? '', /What are the main themes[^]*\[Data: Sources \(\d+\)\][^]*Sources:\n {2}\[\d+\][^]*method basic:hybrid · \d+ ms/);
     assert.ok(!existsSync(join(root, 'kgrag.db')), 'the demo does not write into the current folder');
   });
 });

@@ -14,6 +14,9 @@ export const sampleQuestionsPath = fileURLToPath(new URL('../../../examples/samp
 /** Questions the demo asks: one of each kind of the sample set. */
 const demoQuestionIds = ['q27', 'q01', 'q11', 'q14', 'q25', 'q21', 'q34', 'q29'];
 const demoMethods = ['basic:hybrid'];
+/** A question about the whole corpus, which passages alone answer poorly: `global` answers it from community reports. */
+const themesQuestion = 'What are the main themes in the history of Kestermouth?';
+const themesMethods = ['global', 'basic:hybrid'];
 
 interface SampleQuestion {
   id: string;
@@ -24,7 +27,8 @@ interface SampleQuestion {
 
 /**
  * `kgrag demo`: indexes the sample corpus in a temporary workspace with the embedded defaults (no LLM,
- * no network, no key — whatever the environment says) and answers a few questions with citations.
+ * no network, no key — whatever the environment says) and answers a few questions with citations, then
+ * one question about the whole corpus with `global` (community reports) and with `basic` (passages).
  */
 export async function demoCommand(options: { keep?: boolean }, io: CliIo): Promise<void> {
   const workspace = await mkdtemp(join(tmpdir(), 'kgrag-demo-'));
@@ -50,6 +54,11 @@ export async function demoCommand(options: { keep?: boolean }, io: CliIo): Promi
         writeLine(io.stdout, formatQueryResult(result));
         writeLine(io.stdout, `expected answer: ${question.answers[0]}`);
       }
+    }
+    for (const method of themesMethods) {
+      const result = await kgrag.query(themesQuestion, { method });
+      writeLine(io.stdout, `\n━━ themes (global question, ${method}) ${themesQuestion}`);
+      writeLine(io.stdout, formatQueryResult(result));
     }
     writeLine(io.stdout, `\nThese answers are extractive (quoted evidence): configure an LLM (README) for generated answers.`);
   } finally {

@@ -107,8 +107,10 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     const named = entitiesByChunk.get(chunkId) ?? [];
     if (chunk && named.length > 0) {
       for (const span of splitSentences(chunk.text)) {
-        const text = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
-        if (text.length < 20) continue;
+        const raw = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
+        if (raw.length < 20) continue;
+        // List items and headlines have no closing punctuation; joined into prose they would run into the next sentence.
+        const text = /[.!?…]["'”’)\]]?$/u.test(raw) ? raw : `${raw}.`;
         const lower = text.toLowerCase();
         const entityIds = named.filter((entity) => namesEntity(lower, namesOf(entity))).map((entity) => entity.id);
         if (entityIds.length > 0) {

@@ -65,6 +65,15 @@ describe('kgrag CLI', () => {
     assert.match(context.stdout, /context tokens/);
   });
 
+  test('-k sets each method\'s own top-k: matched entities for local, passages for global', async () => {
+    const local = await kgrag(['query', 'Who designed the weir bridge?', '-w', workspace, '-m', 'local', '-k', '2', '--json']);
+    assert.equal(local.code, 0, local.stderr);
+    assert.equal(JSON.parse(local.stdout).trace.steps.find((step: { name: string }) => step.name === 'entity-search')?.detail?.hits, 4, '2 entities, oversampled ×2');
+    const global = await kgrag(['query', 'What are the main themes?', '-w', workspace, '-m', 'global', '-k', '3', '--json']);
+    assert.equal(global.code, 0, global.stderr);
+    assert.equal(JSON.parse(global.stdout).context.chunks.length, 3);
+  });
+
   test('init writes a commented kgrag.yaml and refuses to overwrite it', async () => {
     const directory = join(root, 'fresh');
     const first = await kgrag(['init', directory]);

@@ -20,6 +20,11 @@ export interface QueryRequest {
   method?: string;
   /** Method parameters; override `methods.<name>` of the configuration. */
   params?: Record<string, unknown>;
+  /**
+   * How many items the method retrieves: sets the method's top-k parameter ({@link QueryMethod.topKParam}),
+   * e.g. passages for `basic`, matched entities for `local`. An explicit value in `params` wins.
+   */
+  topK?: number;
   /** Return the assembled context without calling the LLM. */
   contextOnly?: boolean;
   /** Receives the generated answer as it streams. */
@@ -128,9 +133,15 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     return { method, variant };
   };
 
-  const resolveParams = (method: QueryMethod, variant: string | undefined, params: Record<string, unknown> | undefined) => {
+  const resolveParams = (method: QueryMethod, variant: string | undefined, params: Record<string, unknown> | undefined, topK: number | undefined) => {
     const shape = (method.params as unknown as { shape?: Record<string, unknown> }).shape ?? {};
-    const raw: Record<string, unknown> = { ...('k' in shape ? { k: config.query.topK } : {}), ...config.methods[method.name], ...params };
+    const topKParam = method.topKParam ?? 'k';
+    const raw: Record<string, unknown> = {
+      ...('k' in shape ? { k: config.query.topK } : {}),
+      ...config.methods[method.name],
+      ...(topK !== undefined && topKParam in shape ? { [topKParam]: topK } : {}),
+      ...params,
+    };
     const configuredVariant = typeof raw.variant === 'string' ? raw.variant : undefined;
     delete raw.variant;
     const parsed = method.params.safeParse(raw);
@@ -268,7 +279,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
     const started = performance.now();
     const { method, variant: requested } = resolveMethod(request.method);
-    const { params, variant } = resolveParams(method, requested, request.params);
+    const { params, variant } = resolveParams(method, requested, request.params, request.topK);
     await ensureIndexed(method);
     const trace = createTrace();
     return { method, params, variant, trace, context: createContext(request.signal, trace), started };

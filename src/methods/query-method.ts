@@ -93,6 +93,8 @@ export interface QueryMethod<Params extends Record<string, unknown> = Record<str
   readonly variants: readonly string[];
   /** Parameters with defaults; `variant` is passed separately. */
   readonly params: z.ZodType<Params>;
+  /** The parameter a request's `topK` (CLI `-k`) sets. @default 'k' */
+  readonly topKParam?: string;
   /** Index steps whose output the method reads. */
   readonly requires: readonly StepName[];
   retrieve(context: MethodContext, question: string, params: Params, variant: string | undefined): Promise<Retrieval>;

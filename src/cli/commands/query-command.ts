@@ -18,11 +18,11 @@ export async function queryCommand(question: string, options: QueryCommandOption
   const kgrag = await createKgrag(workspaceOptions(global, io));
   try {
     const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? []) as Record<string, unknown>) };
-    if (options.topK !== undefined) params.k = options.topK;
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
     const result = await kgrag.query(question, {
       ...(options.method === undefined ? {} : { method: options.method }),
       params,
+      ...(options.topK === undefined ? {} : { topK: options.topK }),
       contextOnly: options.contextOnly === true,
       ...(streaming ? { onText: (delta: string) => io.stdout.write(delta) } : {}),
     });

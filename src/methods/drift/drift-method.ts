@@ -20,6 +20,7 @@ export const driftMethod: QueryMethod<DriftParams> = {
   description: 'GraphRAG DRIFT search: report-primed answer refined by rounds of follow-up local searches (needs an LLM)',
   variants: [],
   params: driftParams,
+  topKParam: 'localSearchTopKMappedEntities',
   requires: ['chunk', 'communities', 'reports', 'embed-entities', 'embed-reports'],
 
   async retrieve(context, question, params): Promise<Retrieval> {

@@ -54,6 +54,7 @@ export const localMethod: QueryMethod<LocalParams> = {
   description: 'GraphRAG local search: entities matched to the question, with their reports, relationships, claims and text units',
   variants: [],
   params: localParams,
+  topKParam: 'topKEntities',
   requires: ['chunk', 'communities', 'reports', 'embed-entities'],
 
   async retrieve(context, question, params): Promise<Retrieval> {

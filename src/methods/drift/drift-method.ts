@@ -3,7 +3,7 @@ import { KgragError } from '../../core/errors.js';
 import { buildLocalContext } from '../local/build-local-context.js';
 import { localSubgraph } from '../local/local-method.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
-import { driftParams, type DriftParams } from './drift-params.js';
+import { driftLocalOptions, driftParams, type DriftParams } from './drift-params.js';
 import { runDrift } from './run-drift.js';
 import { topReports } from './top-reports.js';
 
@@ -26,16 +26,7 @@ export const driftMethod: QueryMethod<DriftParams> = {
   async retrieve(context, question, params): Promise<Retrieval> {
     const [reports, local] = await Promise.all([
       context.embedQuery(question).then((vector) => topReports(context, vector, params.driftKFollowups, params.communityLevel)),
-      buildLocalContext(context, question, {
-        topKEntities: params.localSearchTopKMappedEntities,
-        topKRelationships: params.localSearchTopKRelationships,
-        textUnitProp: params.localSearchTextUnitProp,
-        communityProp: params.localSearchCommunityProp,
-        maxContextTokens: params.localSearchMaxDataTokens,
-        communityLevel: params.communityLevel,
-        conversationHistory: [],
-        conversationHistoryMaxTurns: 0,
-      }),
+      buildLocalContext(context, question, driftLocalOptions(params)),
     ]);
     const rows = new Map((await context.store.table('communities').get(reports.map((hit) => hit.report.communityId))).map((community) => [community.id, community]));
     const subgraph = localSubgraph(question, local);

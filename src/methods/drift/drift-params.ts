@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { LocalContextOptions } from '../local/build-local-context.js';
 
 /**
  * Parameters of `drift` with GraphRAG's names and defaults (`DriftSearchDefaults`, reference/msgraphrag.md
@@ -28,5 +29,19 @@ export const driftParams = z
     message: 'localSearchTextUnitProp + localSearchCommunityProp must be at most 1 (the remainder is the entity/relationship share)',
     path: ['localSearchTextUnitProp'],
   });
+
+/** The local-search options of DRIFT's follow-ups (and of its retrieval): its `localSearch*` parameters, no history. */
+export function driftLocalOptions(params: DriftParams): LocalContextOptions {
+  return {
+    topKEntities: params.localSearchTopKMappedEntities,
+    topKRelationships: params.localSearchTopKRelationships,
+    textUnitProp: params.localSearchTextUnitProp,
+    communityProp: params.localSearchCommunityProp,
+    maxContextTokens: params.localSearchMaxDataTokens,
+    communityLevel: params.communityLevel,
+    conversationHistory: [],
+    conversationHistoryMaxTurns: 0,
+  };
+}
 
 export type DriftParams = z.output<typeof driftParams>;

@@ -7,9 +7,9 @@ import type { ReportRecord, TokenUsage } from '../../core/types.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { buildLocalContext, type LocalContextOptions } from '../local/build-local-context.js';
+import { buildLocalContext } from '../local/build-local-context.js';
 import type { MethodContext } from '../query-method.js';
-import type { DriftParams } from './drift-params.js';
+import { driftLocalOptions, type DriftParams } from './drift-params.js';
 import { driftPrompts } from './drift-prompts.js';
 import { topReports } from './top-reports.js';
 
@@ -138,16 +138,7 @@ export async function runDrift(context: MethodContext, question: string, params:
   };
   for (const reply of primed) propose(reply.follow_up_queries, primerScore);
 
-  const localOptions: LocalContextOptions = {
-    topKEntities: params.localSearchTopKMappedEntities,
-    topKRelationships: params.localSearchTopKRelationships,
-    textUnitProp: params.localSearchTextUnitProp,
-    communityProp: params.localSearchCommunityProp,
-    maxContextTokens: params.localSearchMaxDataTokens,
-    communityLevel: params.communityLevel,
-    conversationHistory: [],
-    conversationHistoryMaxTurns: 0,
-  };
+  const localOptions = driftLocalOptions(params);
   for (let round = 1; round <= params.nDepth; round++) {
     const open = actions
       .filter((action) => action.round === undefined)

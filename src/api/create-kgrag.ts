@@ -155,7 +155,12 @@ export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, ha
 }
 
 /** Every query method this version registers. */
-export const registeredMethods: readonly QueryMethod[] = [basicMethod, localMethod, globalMethod, driftMethod].map(
+export const registeredMethods: readonly QueryMethod[] = [
+  basicMethod,
+  localMethod,
+  globalMethod,
+  driftMethod,
+].map(
   // Each method's parameters are validated by its own schema before its functions see them.
   (method) => method as unknown as QueryMethod,
 );

@@ -20,7 +20,11 @@ export type StepName =
   | 'reports'
   | 'embed-entities'
   | 'embed-relations'
-  | 'embed-reports';
+  | 'embed-reports'
+  | 'triples'
+  | 'embed-triples'
+  | 'ppr-graph'
+  | 'passage-graph';
 
 /** A document handed to `index` directly instead of a path. */
 export interface InputDocument {

@@ -32,7 +32,11 @@ export interface TableAccess<T extends TableName> {
 }
 
 /** Named vector collections; each has one dimension and one embedder id. */
-export type VectorSpace = 'chunks' | 'entities' | 'relations' | 'reports' | 'keywords';
+/**
+ * Named vector collections. `phrases` are the normalized arguments of triples and `facts` the triples as
+ * "subject predicate object" sentences (HippoRAG, `relations` method).
+ */
+export type VectorSpace = 'chunks' | 'entities' | 'relations' | 'reports' | 'keywords' | 'phrases' | 'facts';
 
 /** A vector to store. */
 export interface VectorItem {

@@ -110,7 +110,7 @@ export async function benchQuery2wiki(runs: number): Promise<Record<string, Benc
     ];
     const results: Record<string, BenchResult> = {};
     const registered = new Set(kgrag.engine.methods.map((method) => method.name));
-    const methods = ['basic:bm25', 'basic:dense', 'basic:hybrid', 'local', 'global'].filter((method) => registered.has(method.split(':')[0] ?? ''));
+    const methods = ['basic:bm25', 'basic:dense', 'basic:hybrid', 'local', 'global', 'ppr', 'relations', 'kgp'].filter((method) => registered.has(method.split(':')[0] ?? ''));
     for (const method of methods) {
       const retrieve: number[] = [];
       const answer: number[] = [];

@@ -21,7 +21,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'core-sparse': { describe: 'PageRank/PPR, local push, Laplace learning, spectral embedding', defaultRuns: 5, run: benchCoreSparse },
   'core-leiden': { describe: 'hierarchical Leiden vs graphology Louvain', defaultRuns: 5, run: benchCoreLeiden },
   'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus (wall time, peak RSS)', defaultRuns: 3, run: benchIndex2wiki },
-  'query-2wiki': { describe: 'basic, local and global latency on the 2Wiki index without an LLM (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
+  'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
   'ingest-50mb': { describe: 'one 50 MB text file through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
   'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },

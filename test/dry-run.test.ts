@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -41,7 +41,7 @@ interface DryRunJson {
   mode: string;
   model: string | null;
   chunks: { total: number; tokens: number; toExtract: number; alreadyExtracted: number };
-  steps: Array<{ step: string; calls: number; inputTokens: number; exact: boolean; costUsd: number | null }>;
+  steps: Array<{ step: string; calls: number; inputTokens: number; exact: boolean; costUsd: number | null; basis: string }>;
   totals: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
   notes: string[];
   warnings: Array<{ message: string }>;
@@ -53,6 +53,16 @@ async function rowCounts(path: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     for (const name of tableNames) counts[name] = await store.table(name).count();
     return counts;
+  } finally {
+    await store.close();
+  }
+}
+
+/** LLM calls per step of the last run of each step, from the `runs` records. */
+async function runUsage(path: string): Promise<Map<string, number>> {
+  const store = openSqliteStore(path, { readonly: true });
+  try {
+    return new Map((await store.table('runs').all()).map((run) => [run.step, run.usage.llmCalls]));
   } finally {
     await store.close();
   }
@@ -77,9 +87,11 @@ describe('kgrag index --dry-run', () => {
         ['resolve-entities', false],
         ['summarize', false],
         ['reports', false],
+        ['triples', true],
       ],
     );
     assert.equal(estimate.steps[0]?.calls, 70);
+    assert.equal(estimate.steps.find((step) => step.step === 'triples')?.calls, 70, 'OpenIE: a NER and a triples call per chunk');
     assert.equal(estimate.totals.costUsd, null, 'mock-model has no price');
     assert.ok(estimate.notes.some((note) => note.includes('llm.prices')));
     assert.equal(server.stats.requests, before, 'no request reached the LLM server');
@@ -132,9 +144,14 @@ describe('kgrag index --dry-run', () => {
 
   test('after a real standard run: reuses every extraction, skips every step, and leaves the database as it was', async () => {
     const workspace = join(root, 'indexed');
+    const predicted = JSON.parse((await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '--dry-run', '--json', ...llmFlags()])).stdout) as DryRunJson;
     const indexed = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '-q', ...llmFlags()]);
     assert.equal(indexed.code, 0, indexed.stderr);
     const database = join(workspace, 'kgrag.db');
+    const runs = await runUsage(database);
+    for (const step of ['llm-extract', 'triples']) {
+      assert.equal(predicted.steps.find((entry) => entry.step === step)?.calls, runs.get(step), `${step}: the predicted calls are the calls the run made`);
+    }
     const counts = await rowCounts(database);
     const hash = sha256(database);
     const requests = server.stats.requests;
@@ -151,6 +168,7 @@ describe('kgrag index --dry-run', () => {
         ['resolve-entities', 0],
         ['summarize', 0],
         ['reports', 0],
+        ['triples', 0],
       ],
     );
     assert.equal(server.stats.requests, requests, 'no request reached the LLM server');
@@ -162,6 +180,42 @@ describe('kgrag index --dry-run', () => {
     const reformatted = JSON.parse(other.stdout) as DryRunJson;
     assert.equal(reformatted.chunks.toExtract, 35);
     assert.equal(reformatted.steps[0]?.calls, 70);
+  });
+});
+
+describe('kgrag index --dry-run with an OpenIE import', () => {
+  test('does not count OpenIE calls for the chunks an imported file covers, and the real run makes none for them', async () => {
+    const workspace = join(root, 'openie');
+    assert.equal((await kgrag(['index', corpus, '-w', workspace, '--mode', 'fast', '-q'])).code, 0);
+    const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
+    const documents = (await store.table('documents').all()).slice(0, 5);
+    await store.close();
+    const file = join(root, 'openie-sample.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        docs: documents.map((document) => ({
+          passage: `${document.title}\n${document.text}`,
+          extracted_entities: [document.title],
+          extracted_triples: [[document.title, 'is described in', 'the sample corpus']],
+        })),
+      }).replace(/\}$/, ', "avg_ent_chars": NaN}'),
+    );
+    const imported = await kgrag(['import', 'openie', file, '-w', workspace, '-q']);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /^5 of 5 OpenIE passages matched/);
+
+    const estimate = JSON.parse((await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '--dry-run', '--json', ...llmFlags()])).stdout) as DryRunJson;
+    const triples = estimate.steps.find((step) => step.step === 'triples');
+    assert.equal(triples?.calls, 2 * 30);
+    assert.match(triples?.basis ?? '', /30 chunks × 2 calls .*, 5 already extracted or imported/);
+
+    const completions = server.stats.completions;
+    const indexed = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', '-q', ...llmFlags()]);
+    assert.equal(indexed.code, 0, indexed.stderr);
+    const runs = await runUsage(join(workspace, 'kgrag.db'));
+    assert.equal(runs.get('triples'), 60, 'the run calls the model for the 30 chunks the file does not cover');
+    assert.ok(server.stats.completions - completions > 60);
   });
 });
 
@@ -177,7 +231,7 @@ describe('kgrag index: the cost summary after a run', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /^LLM usage of this run, model mock-model at \$1\.00 \/ \$4\.00 per million input \/ output tokens \(llm\.prices\)$/m);
     assert.match(result.stderr, /^step +calls +input tokens +output tokens +cost \(USD\) +time$/m);
-    for (const step of ['llm-extract', 'resolve-entities', 'summarize', 'reports']) {
+    for (const step of ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples']) {
       assert.match(result.stderr, new RegExp(`^${step} +[1-9][\\d,]* +[\\d,]+ +[\\d,]+ +\\d+\\.\\d+ +[\\d.]+s$`, 'm'));
     }
     assert.match(result.stderr, /^total +[\d,]+ +[\d,]+ +[\d,]+ +\d+\.\d+ +[\d.]+s$/m);
@@ -194,7 +248,7 @@ describe('kgrag index: the cost summary after a run', () => {
     const llmSteps = summary.steps.filter((step) => step.usage.llmCalls > 0);
     assert.deepEqual(
       llmSteps.map((step) => step.step),
-      ['llm-extract', 'resolve-entities', 'summarize', 'reports'],
+      ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples'],
     );
     assert.equal(
       llmSteps.reduce((sum, step) => sum + step.usage.llmCalls, 0),

@@ -52,10 +52,17 @@ describe('standard indexing through the mock LLM server', () => {
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-standard-faults-'));
   let reference: Record<string, unknown>;
   let referenceCalls = 0;
+  let referenceOpenieCalls = 0;
   before(async () => {
     const { snapshot, server } = await indexThroughMock(join(directory, 'reference'));
     reference = snapshot;
     referenceCalls = server.stats.completions;
+    const kgrag = await createKgrag({ workspace: join(directory, 'reference'), env: {} });
+    try {
+      referenceOpenieCalls = (await kgrag.store.table('runs').get(['triples']))[0]?.usage.llmCalls ?? 0;
+    } finally {
+      await kgrag.close();
+    }
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
@@ -94,10 +101,11 @@ describe('standard indexing through the mock LLM server', () => {
       },
     });
     try {
-      // One random point in each fifth of the calls, so that every LLM step (extraction, resolution,
-      // summaries, reports) is hit; points count calls that reached the server, across restarts.
+      // One random point in each fifth of the calls before OpenIE, so that every graph LLM step (extraction,
+      // resolution, summaries, reports) is hit; points count calls that reached the server, across restarts.
+      // OpenIE comes after the steps killed by event below, so it gets its own kill at the end.
       const random = createRandom(2026);
-      const fifth = Math.floor((referenceCalls - 5) / 5);
+      const fifth = Math.floor((referenceCalls - referenceOpenieCalls - 5) / 5);
       const killPoints = Array.from({ length: 5 }, (_, index) => 1 + index * fifth + Math.floor(random() * fifth));
       const runs: string[] = [];
       for (const point of killPoints) {
@@ -118,10 +126,18 @@ describe('standard indexing through the mock LLM server', () => {
         assert.equal(child.signal, 'SIGKILL', `killed at ${event} ${step}: ${child.stderr}`);
         runs.push(`${event} ${step}: killed`);
       }
+      // Halfway through OpenIE (the triples step), whose replies are stored as they arrive.
+      killAt = arrivals + Math.floor(referenceOpenieCalls / 2);
+      frozen = false;
+      const openieChild = await runChild([workspace, server.url], (kill) => (onFreeze = kill));
+      assert.equal(openieChild.signal, 'SIGKILL', `killed during OpenIE: ${openieChild.stderr}`);
+      runs.push('OpenIE: killed');
+      killAt = Number.POSITIVE_INFINITY;
+      frozen = false;
       const last = await runChild([workspace, server.url]);
       assert.equal(last.code, 0, last.stderr);
       assert.match(last.stdout, /finished without being killed/);
-      assert.equal(runs.length, 7, runs.join('\n'));
+      assert.equal(runs.length, 8, runs.join('\n'));
 
       const repeated = [...server.stats.successByRequestHash.values()].filter((count) => count > 1);
       assert.deepEqual(repeated, [], 'no successful call was paid twice');

@@ -6,6 +6,7 @@ import { type CliIo, writeLine } from './cli-io.js';
 import { demoCommand } from './commands/demo-command.js';
 import { evalCommand, type EvalCommandOptions } from './commands/eval-command.js';
 import { generateQuestionsCommand, type GenerateQuestionsOptions } from './commands/generate-questions-command.js';
+import { importOpenieCommand, type ImportOpenieCommandOptions } from './commands/import-command.js';
 import { indexCommand, type IndexCommandOptions } from './commands/index-command.js';
 import { initCommand } from './commands/init-command.js';
 import { queryCommand, type QueryCommandOptions } from './commands/query-command.js';
@@ -85,8 +86,19 @@ export function createProgram(io: CliIo): Command {
     .option('-o, --out <file>', 'report path (default: kgrag-eval/<dataset>/report.json; .md, .svg and .questions.jsonl go beside it)')
     .option('--no-answer', 'measure retrieval only, even when an LLM is configured')
     .option('--judge <a,b>', 'compare the answers of two of the methods with an LLM judge (needs an LLM)')
+    .option('--openie <file>', 'import a HippoRAG OpenIE file of the corpus into the evaluation workspace first: its triples replace extraction for the passages it covers')
     .option('--json', 'print the report as JSON instead of a markdown table')
     .action((options: EvalCommandOptions) => evalCommand(options, global(), io));
+
+  program
+    .command('import')
+    .description('import data made elsewhere into the workspace')
+    .command('openie')
+    .description("import a HippoRAG OpenIE file (openie_*_results_ner_*.json): its triples replace the triples step's extraction for the documents it covers")
+    .argument('<file>', 'the OpenIE file')
+    .addOption(new Option('--mode <mode>', 'mode of the index run that follows').choices(['fast', 'standard']))
+    .option('--json', 'print the summary as JSON')
+    .action((file: string, options: ImportOpenieCommandOptions) => importOpenieCommand(file, options, global(), io));
 
   program
     .command('generate-questions')

@@ -63,6 +63,7 @@ export interface QuestionResult {
 /** Progress of an evaluation. */
 export type EvaluationEvent =
   | { type: 'index'; event: PipelineEvent }
+  | { type: 'openie'; docs: number; matched: number; unmatched: number; triples: number; entities: number }
   | { type: 'method-start'; method: string; total: number }
   | { type: 'question'; method: string; done: number; total: number }
   | { type: 'method-end'; method: string; report: MethodReport };
@@ -92,6 +93,11 @@ export interface EvaluationOptions {
   judge?: readonly [string, string];
   /** @default 5 */
   judgeRepeats?: number;
+  /**
+   * A HippoRAG OpenIE file of the corpus (`openie_*_results_ner_*.json`), imported into the workspace before
+   * the corpus is indexed, so that the triples of the passages it covers come from it instead of extraction.
+   */
+  openie?: string;
   onEvent?: (event: EvaluationEvent) => void;
   signal?: AbortSignal;
 }
@@ -136,13 +142,16 @@ const round = (value: number | null): number | null => (value === null ? null : 
 
 /**
  * Indexes the dataset's passages into the workspace (each document's text is `title + "\n" + text`, as
- * HippoRAG indexes passages; unchanged corpora are found up to date and nothing is recomputed), then runs
- * every method on every question: retrieval metrics always, answer metrics when answering. Passages are
- * matched through each document's `evalKey`; several chunks of one passage count once, at their best rank.
+ * HippoRAG indexes passages; unchanged corpora are found up to date and nothing is recomputed), with the
+ * triples of an OpenIE file when one is given, then runs every method on every question: retrieval
+ * metrics always, answer metrics when answering. Passages are matched through each document's `evalKey`;
+ * several chunks of one passage count once, at their best rank.
  */
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
   const { kgrag, dataset } = options;
   const emit = options.onEvent ?? (() => undefined);
+  // Stored before indexing, so the triples step uses it right away and pays for no extraction it replaces.
+  if (options.openie !== undefined) await kgrag.importOpenie(options.openie, { index: false });
   await kgrag.index(
     dataset.passages.map((passage, index) => ({
       title: passage.title,
@@ -152,6 +161,18 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     })),
     { onEvent: (event) => emit({ type: 'index', event }), ...(options.signal === undefined ? {} : { signal: options.signal }) },
   );
+  if (options.openie !== undefined) {
+    const [run] = await kgrag.store.table('runs').get(['triples']);
+    const counts = run?.counts ?? {};
+    emit({
+      type: 'openie',
+      docs: counts['openieDocs'] ?? 0,
+      matched: counts['openieMatched'] ?? 0,
+      unmatched: counts['openieUnmatched'] ?? 0,
+      triples: counts['openieTriples'] ?? 0,
+      entities: counts['openieEntities'] ?? 0,
+    });
+  }
   const keyOfDocument = new Map<string, string>();
   for (const document of await kgrag.store.table('documents').pick(['id', 'metadata'])) {
     const key = document.metadata.evalKey;

@@ -58,6 +58,8 @@ const stepOfPurpose: Record<string, string> = {
   'resolve-entities': 'resolve-entities',
   'summarize-descriptions': 'summarize',
   'community-report': 'reports',
+  'openie-ner': 'triples',
+  'openie-triples': 'triples',
 };
 
 interface Actual {
@@ -198,9 +200,10 @@ describe('estimateIndexCost against real standard runs of the sample corpus', ()
       try {
         assert.deepEqual(
           estimate.steps.map((step) => step.step),
-          ['llm-extract', 'resolve-entities', 'summarize', 'reports'],
+          ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples'],
         );
         for (const step of estimate.steps) assert.ok(actual.has(step.step), `${step.step} called the model`);
+        assert.equal(stepOf(estimate, 'triples').calls, actual.get('triples')?.calls, 'OpenIE calls are counted exactly');
         const totals = [...actual.values()].reduce((sum, entry) => ({ calls: sum.calls + entry.calls, inputTokens: sum.inputTokens + entry.inputTokens }), { calls: 0, inputTokens: 0 });
         const callsError = relativeError(estimate.totals.calls, totals.calls);
         const tokensError = relativeError(estimate.totals.inputTokens, totals.inputTokens);
@@ -237,7 +240,7 @@ describe('estimateIndexCost against real standard runs of the sample corpus', ()
     try {
       assert.deepEqual(
         estimate.steps.map((step) => step.step),
-        ['llm-extract', 'resolve-entities', 'summarize', 'claims', 'reports'],
+        ['llm-extract', 'resolve-entities', 'summarize', 'claims', 'reports', 'triples'],
       );
       assert.equal(stepOf(estimate, 'claims').calls, 70);
       assert.equal(actual.get('claims')?.calls, 70);
@@ -278,6 +281,7 @@ describe('estimateIndex on a workspace that already has an index', () => {
           ['resolve-entities', 0, true],
           ['summarize', 0, true],
           ['reports', 0, true],
+          ['triples', 0, true],
         ],
       );
       assert.match(stepOf(unchanged, 'reports').basis, /up to date/);
@@ -286,6 +290,7 @@ describe('estimateIndex on a workspace that already has an index', () => {
       assert.equal(grown.documents.added, 1);
       assert.deepEqual([grown.chunks.total, grown.chunks.toExtract, grown.chunks.alreadyExtracted], [35, 1, 34]);
       assert.equal(stepOf(grown, 'llm-extract').calls, 2);
+      assert.equal(stepOf(grown, 'triples').calls, 2, 'OpenIE only for the new chunk');
       assert.ok(stepOf(grown, 'reports').calls > 0, 'the graph changes, so the later steps run again');
       assert.equal(llm.calls.length, calls, 'no estimate called the model');
 

@@ -5,11 +5,13 @@ import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-enti
 import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.js';
 import { communityReportPrompt } from '../extract/reports/community-report-prompt.js';
 import { summarizeDescriptionsPrompt } from '../extract/summaries/summarize-descriptions-prompt.js';
+import { openiePrompts } from '../extract/triples/openie-prompts.js';
 import { priceSettings, resolveModelPrice, type ResolvedModelPrice } from '../providers/llm/model-prices.js';
 import { countPromptTokens } from '../providers/llm/token-estimate.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { gleaningConversationCost, type GleaningConversationCost } from './estimate/gleaning-conversation-cost.js';
 import type { StepName } from './pipeline-step.js';
+import { tripleExtractorFor } from './steps/triples-step.js';
 
 /**
  * The ratios behind every number of an index cost estimate that is not counted exactly. They were
@@ -104,6 +106,19 @@ export const indexCostCalibration = {
      */
     outputTokensPerReport: 513,
   },
+  openie: {
+    /*
+     * Not from the sample corpus (its scripted OpenIE replies are rule-made): from real gpt-3.5-turbo-1106
+     * output, HippoRAG's OpenIE of the 1,890 MuSiQue passages (../shared/datasets/musique-train-100), 204,297
+     * passage tokens, replies written as HippoRAG's examples space them (`", "`), counted with o200k_base.
+     */
+    /** NER reply tokens per chunk token: 100,419 / 204,297 = 0.49. */
+    nerReplyTokensPerChunkToken: 0.49,
+    /** The entity list as the triples prompt carries it (compact JSON): 82,797 / 204,297 = 0.41. */
+    entityListTokensPerChunkToken: 0.41,
+    /** Triple-extraction reply tokens per chunk token: 287,641 / 204,297 = 1.41 (9.2 triples per passage). */
+    triplesReplyTokensPerChunkToken: 1.41,
+  },
 } as const satisfies IndexCostCalibration;
 
 /** The shape of {@link indexCostCalibration}, for callers that calibrate on their own corpus. */
@@ -127,6 +142,7 @@ export interface IndexCostCalibration {
   summaries: { callsPerElement: number; descriptionTokensPerCall: number; outputTokensPerCall: number };
   communities: { perEntity: number };
   reports: { contextTokensPerReport: number; outputTokensPerReport: number };
+  openie: { nerReplyTokensPerChunkToken: number; entityListTokensPerChunkToken: number; triplesReplyTokensPerChunkToken: number };
 }
 
 /** A chunk the index will hold after the run. */
@@ -152,7 +168,7 @@ export interface EstimateIndexCostOptions {
    * Chunks whose replies are already stored in `extractions` for the current prompts, settings and model:
    * the run reuses them and pays nothing for them.
    */
-  alreadyExtracted?: { graph?: ReadonlySet<string>; claims?: ReadonlySet<string> };
+  alreadyExtracted?: { graph?: ReadonlySet<string>; claims?: ReadonlySet<string>; triples?: ReadonlySet<string> };
   /** Steps the run will skip because their inputs and settings are unchanged since their last run. */
   upToDate?: ReadonlySet<StepName>;
   /** @default indexCostCalibration */
@@ -284,6 +300,45 @@ function conversationStep(input: ConversationStepInput): StepDraft {
 }
 
 /**
+ * LLM OpenIE (the `triples` step): two calls per chunk neither stored nor covered by an OpenIE import. The NER
+ * prompt is counted exactly; the triples prompt too, except the entity list the NER reply fills in.
+ */
+function openieStep(input: {
+  chunks: readonly EstimateChunk[];
+  stored: ReadonlySet<string>;
+  prompts: PromptLibrary;
+  tokenizer: Tokenizer;
+  tokensOf(chunk: EstimateChunk): number;
+  calibration: IndexCostCalibration;
+}): StepDraft {
+  const { tokenizer, calibration } = input;
+  const pending = input.chunks.filter((chunk) => !input.stored.has(chunk.id));
+  const ner = input.prompts.text(openiePrompts.ner);
+  const triples = input.prompts.text(openiePrompts.triples);
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const chunk of pending) {
+    const chunkTokens = input.tokensOf(chunk);
+    inputTokens += framing(1) + tokenizer.count(fillPrompt(ner, { passage: chunk.text }));
+    inputTokens += framing(1) + tokenizer.count(fillPrompt(triples, { passage: chunk.text, named_entity_json: '' }));
+    inputTokens += Math.round(chunkTokens * calibration.openie.entityListTokensPerChunkToken);
+    outputTokens += Math.round(chunkTokens * calibration.openie.nerReplyTokensPerChunkToken);
+    outputTokens += Math.round(chunkTokens * calibration.openie.triplesReplyTokensPerChunkToken);
+  }
+  const reused = input.chunks.length - pending.length;
+  return {
+    step: 'triples',
+    calls: 2 * pending.length,
+    inputTokens,
+    outputTokens,
+    exact: true,
+    basis:
+      `${pending.length} chunk${pending.length === 1 ? '' : 's'} × 2 calls (named entities, then triples)${reused > 0 ? `, ${reused} already extracted or imported` : ''}; ` +
+      `prompts filled with each chunk and counted, the entity list and replies estimated at ${decimal(calibration.openie.nerReplyTokensPerChunkToken)} + ${decimal(calibration.openie.triplesReplyTokensPerChunkToken)} tokens per chunk token (real gpt-3.5 OpenIE of MuSiQue); repair turns not included`,
+  };
+}
+
+/**
  * Estimates the LLM calls, tokens and cost of indexing `chunks`, step by step, without calling any model.
  *
  * - **Graph extraction** (and claims, when enabled) is counted, not guessed: per chunk not yet extracted, the
@@ -294,6 +349,8 @@ function conversationStep(input: ConversationStepInput): StepDraft {
  * - **Entity resolution, summaries and reports** depend on what extraction finds, so they are estimated:
  *   the graph's size from the chunk tokens, the calls from calibrated ratios, the prompts as the real
  *   templates (counted) plus calibrated data tokens, and the replies from calibrated sizes.
+ * - **LLM OpenIE** (the `triples` step, when `extract.triples.extractor` resolves to the LLM) is counted like
+ *   extraction: two calls per chunk not yet extracted or imported, the prompts filled and counted.
  * - Steps in `upToDate` cost nothing; nor does fast mode, which calls no LLM.
  *
  * The ratios were calibrated on the sample corpus fixture (see {@link indexCostCalibration}), so matching a
@@ -318,6 +375,9 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
 
   if (mode === 'fast') {
     notes.push('fast mode builds the graph with NLP and writes extractive reports: it makes no LLM calls');
+    if (tripleExtractorFor(config, 'fast', true) === 'llm') {
+      notes.push('extract.triples.extractor is "llm", so the triples step does call the LLM, twice per chunk not yet extracted; this estimate does not count those calls (run the dry run with --mode standard to see them)');
+    }
     return {
       mode,
       model: null,
@@ -441,6 +501,14 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
       exact: false,
       basis: `~${Math.round(resolvedEntities)} entities after resolution × ${decimal(calibration.communities.perEntity)} communities per entity, one report each: a ${template}-token prompt + ~${context} tokens of context; repair calls not included`,
     });
+  }
+
+  if (tripleExtractorFor(config, 'standard', true) === 'llm') {
+    drafts.push(
+      upToDate.has('triples')
+        ? skipped('triples')
+        : openieStep({ chunks: options.chunks, stored: options.alreadyExtracted?.triples ?? new Set<string>(), prompts, tokenizer, tokensOf, calibration }),
+    );
   }
 
   const modelId = options.modelId;

@@ -16,8 +16,9 @@ export async function indexSnapshot(kgrag: Kgrag): Promise<Record<string, unknow
     reports: await store.table('reports').all(),
     extractions: await store.table('extractions').all(),
     claims: await store.table('claims').all(),
+    triples: await store.table('triples').all(),
   };
-  for (const space of ['chunks', 'entities', 'relations', 'reports'] as const) {
+  for (const space of ['chunks', 'entities', 'relations', 'reports', 'phrases', 'facts'] as const) {
     const vectors = await store.vectors(space).load();
     snapshot[`vectors:${space}`] = { ids: vectors.ids, dimensions: vectors.dimensions, matrix: Array.from(vectors.matrix) };
   }

@@ -94,6 +94,32 @@ function report(prompt: string): string {
   });
 }
 
+const openieSentinel = '\nParagraph:\n```\n';
+const nonNames = new Set(['The', 'A', 'An', 'In', 'On', 'At', 'By', 'For', 'From', 'It', 'Its', 'He', 'She', 'They', 'This', 'That', 'After', 'Since', 'When', 'Below', 'Buses']);
+
+/** The paragraph of an OpenIE prompt (its last fenced block). */
+function openieParagraph(prompt: string): string {
+  const start = prompt.lastIndexOf(openieSentinel) + openieSentinel.length;
+  return prompt.slice(start, prompt.indexOf('\n```', start));
+}
+
+/** OpenIE NER by rule: runs of capitalized words, each once. */
+function openieEntities(prompt: string): string {
+  const names = [...openieParagraph(prompt).matchAll(/[A-Z][\p{L}'’-]*(?: (?:of |the )?[A-Z][\p{L}'’-]*)*/gu)].map((match) => match[0]);
+  return JSON.stringify({ named_entities: [...new Set(names.filter((name) => !nonNames.has(name)))] });
+}
+
+/** OpenIE triples by rule: consecutive named entities of a sentence are linked. */
+function openieTriples(prompt: string): string {
+  const entities = (JSON.parse(prompt.slice(prompt.lastIndexOf('{"named_entities"'), prompt.lastIndexOf('}') + 1)) as { named_entities: string[] }).named_entities;
+  const triples: string[][] = [];
+  for (const sentence of openieParagraph(prompt).split(/(?<=[.!?])\s+/)) {
+    const present = entities.filter((entity) => sentence.includes(entity));
+    for (let index = 1; index < present.length; index++) triples.push([present[index - 1] as string, 'appears with', present[index] as string]);
+  }
+  return JSON.stringify({ triples });
+}
+
 /** The first line of kgrag's repair turn (`generateObject`), sent after a reply that could not be used. */
 const repairTurnStart = 'Your previous reply could not be used:';
 
@@ -110,6 +136,8 @@ export function sampleLlmReply(request: ResponderRequest): string {
   const system = request.messages.find((message) => message.role === 'system')?.content ?? '';
   const last = [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
   const all = `${system}\n${first}`;
+  if (first.includes(openieSentinel) && first.includes('{"named_entities": [...]}')) return openieEntities(first);
+  if (first.includes(openieSentinel) && first.includes('{"triples": [[subject, predicate, object], ...]}')) return openieTriples(first);
   const entry = documentOf(first) ?? documentOf(system);
   if (entry && /entit/i.test(all) && /relationship/i.test(all)) {
     const assistantTurns = request.messages.filter((message) => message.role === 'assistant').length;

@@ -24,6 +24,8 @@ export interface EvalCommandOptions {
   json?: boolean;
   answer?: boolean;
   judge?: string;
+  /** A HippoRAG OpenIE file of the corpus to import before indexing. */
+  openie?: string;
 }
 
 function parseCutoffs(text: string | undefined): number[] | undefined {
@@ -90,9 +92,15 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
       ...(options.limit === undefined ? {} : { limit: options.limit }),
       ...(options.answer === false ? { answer: false } : {}),
       ...(options.judge === undefined ? {} : { judge: parseJudge(options.judge) }),
+      ...(options.openie === undefined ? {} : { openie: resolve(io.cwd, options.openie) }),
       onEvent(event) {
         if (event.type === 'index') indexRenderer.onEvent(event.event);
-        else if (event.type === 'method-start') bar = bars?.create(event.total, 0, { method: event.method.padEnd(16) });
+        else if (event.type === 'openie') {
+          writeLine(
+            io.stderr,
+            `OpenIE import: ${event.matched} of ${event.docs} passages matched, ${event.triples} triples and ${event.entities} entities used${event.unmatched > 0 ? `; ${event.unmatched} passages match no passage of the corpus` : ''}`,
+          );
+        } else if (event.type === 'method-start') bar = bars?.create(event.total, 0, { method: event.method.padEnd(16) });
         else if (event.type === 'question') bar?.update(event.done);
         else if (!interactive && global.quiet !== true) {
           writeLine(io.stderr, `${event.method}: R@2 ${event.report['recall@2'] ?? '–'} R@5 ${event.report['recall@5'] ?? '–'} (p50 ${event.report.latency_ms_p50} ms)`);

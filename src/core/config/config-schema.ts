@@ -159,6 +159,17 @@ export const claimsConfigSchema = z
   })
   .strict();
 
+export const triplesExtractConfigSchema = z
+  .object({
+    extractor: z
+      .enum(['auto', 'nlp', 'llm'])
+      .default('auto')
+      .describe(
+        'OpenIE triples for the multi-hop methods (ppr, relations, kgp): "llm" = HippoRAG\'s two LLM calls per chunk (entities, then triples); "nlp" = part-of-speech patterns, no LLM; "auto" = llm in standard mode with an LLM configured, else nlp. Chunks covered by `kgrag import openie` use the imported triples',
+      ),
+  })
+  .strict();
+
 export const resolutionConfigSchema = z
   .object({
     enabled: z.boolean().default(true).describe('Merge entities that name the same thing ("Sherlock Holmes", "Holmes")'),
@@ -225,7 +236,12 @@ export const configSchema = z
       .strict()
       .prefault({}),
     extract: z
-      .object({ nlp: nlpExtractConfigSchema.prefault({}), llm: llmExtractConfigSchema.prefault({}), claims: claimsConfigSchema.prefault({}) })
+      .object({
+        nlp: nlpExtractConfigSchema.prefault({}),
+        llm: llmExtractConfigSchema.prefault({}),
+        claims: claimsConfigSchema.prefault({}),
+        triples: triplesExtractConfigSchema.prefault({}),
+      })
       .strict()
       .prefault({}),
     resolution: resolutionConfigSchema.prefault({}),
@@ -265,6 +281,7 @@ export type InputConfig = KgragConfig['input'];
 export type NlpExtractConfig = KgragConfig['extract']['nlp'];
 export type LlmExtractConfig = KgragConfig['extract']['llm'];
 export type ClaimsConfig = KgragConfig['extract']['claims'];
+export type TriplesExtractConfig = KgragConfig['extract']['triples'];
 export type ResolutionConfig = KgragConfig['resolution'];
 export type SummariesConfig = KgragConfig['summaries'];
 export type CommunitiesConfig = KgragConfig['communities'];

@@ -1,5 +1,6 @@
 import type { KgragConfig } from '../../core/config/config-schema.js';
 import type { PromptLibrary } from '../../core/prompt-library.js';
+import { assignOpenieDocs } from '../../extract/triples/assign-openie-docs.js';
 import type { Embedder } from '../../providers/embed/embedder.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -10,6 +11,7 @@ import type { IndexInputs, PipelineEvent, PipelineStep, PipelineWarning, StepNam
 import { runPipeline } from '../run-pipeline.js';
 import { chunkStep } from '../steps/chunk-step.js';
 import { loadStep } from '../steps/load-step.js';
+import { readOpenieImport } from '../steps/triples-step.js';
 import { predictSkippedSteps } from './predict-skipped-steps.js';
 import { storedExtractionChunks } from './stored-extraction-chunks.js';
 
@@ -74,7 +76,7 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
         options.onEvent?.(event);
       },
     });
-    const chunks = await preview.table('chunks').pick(['id', 'text', 'nTokens']);
+    const chunks = await preview.table('chunks').pick(['id', 'text', 'nTokens', 'documentId', 'ordinal']);
     const known = new Map<StepName, string>();
     for (const run of await preview.table('runs').get(['load', 'chunk'])) known.set(run.step as StepName, run.outputVersion);
     const load = summary.counts.load ?? {};
@@ -83,6 +85,12 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
     const modelId = options.llm?.modelId ?? config.llm.model;
     const standard = mode === 'standard';
     const stored = standard ? await storedExtractionChunks(store, { config, prompts, modelId }) : undefined;
+    // Chunks that an imported OpenIE file covers take its triples instead of calling the model.
+    const openie = stored ? await readOpenieImport(store) : undefined;
+    if (stored && openie) {
+      const covered = assignOpenieDocs(openie.docs, await preview.table('documents').pick(['id', 'title', 'text']), chunks);
+      for (const chunkId of covered.byChunk.keys()) stored.triples.add(chunkId);
+    }
     const upToDate = await predictSkippedSteps({
       store,
       steps: options.steps,

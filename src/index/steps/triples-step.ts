@@ -1,0 +1,309 @@
+import type { KgragConfig } from '../../core/config/config-schema.js';
+import { KgragError } from '../../core/errors.js';
+import { contentId, sha256 } from '../../core/ids.js';
+import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import type { PromptLibrary } from '../../core/prompt-library.js';
+import type { ExtractionRecord, RunRecord, TripleRecord } from '../../core/types.js';
+import { assignOpenieDocs } from '../../extract/triples/assign-openie-docs.js';
+import { extractOpenie } from '../../extract/triples/extract-openie.js';
+import type { TripleExtraction } from '../../extract/triples/extracted-triples.js';
+import { createNlpTripleExtractor, nlpTripleExtractorVersion } from '../../extract/triples/nlp-triples.js';
+import { openiePrompts } from '../../extract/triples/openie-prompts.js';
+import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
+import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import type { Store } from '../../store/store.js';
+import type { PipelineStep, StepContext } from '../pipeline-step.js';
+import { promptsHash } from './llm-extract-step.js';
+
+/** `extractor` of LLM OpenIE replies in the `extractions` table. */
+export const llmOpenieExtractor = 'llm-openie';
+
+/** Store keys of an imported OpenIE file: the parsed file (blob) and what it is (meta). */
+export const openieImportKey = 'openie-import';
+
+/** What the workspace knows about its OpenIE import (meta {@link openieImportKey}). */
+export interface OpenieImportMeta {
+  /** SHA-256 of the stored import. */
+  hash: string;
+  /** The file it was read from. */
+  source: string;
+  docs: number;
+  triples: number;
+  entities: number;
+}
+
+/** What an LLM OpenIE stores per chunk. */
+export interface StoredOpenieExtraction extends TripleExtraction {
+  dropped: { entities: number; triples: number };
+  /** True when a reply could not be used even after its repair turn. */
+  failed: boolean;
+  problems: string[];
+}
+
+/** Which extractor `extract.triples.extractor` means in a mode: "auto" is the LLM in standard mode when one is configured. */
+export function tripleExtractorFor(config: KgragConfig, mode: 'fast' | 'standard', hasLlm: boolean): 'nlp' | 'llm' {
+  const setting = config.extract.triples.extractor;
+  if (setting !== 'auto') return setting;
+  return mode === 'standard' && hasLlm ? 'llm' : 'nlp';
+}
+
+/** The prompt hash LLM OpenIE replies are stored under: the two prompts as the workspace has them, and the model. */
+export function openiePromptsHash(prompts: PromptLibrary, modelId: string): string {
+  return promptsHash(prompts, [openiePrompts.ner, openiePrompts.triples], { model: modelId });
+}
+
+/** The imported OpenIE file of the workspace, if any. */
+export async function readOpenieImport(store: Store): Promise<OpenieFile | undefined> {
+  const bytes = await store.getBlob(openieImportKey);
+  return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as OpenieFile) : undefined;
+}
+
+/**
+ * Stores a parsed OpenIE file as the workspace's import (replacing an earlier one) and, when it differs from
+ * what is stored, marks the `triples` step as pending, so that the next index run rebuilds the triples and
+ * every step after them. Returns whether anything changed.
+ */
+export async function saveOpenieImport(store: Store, parsed: OpenieFile, source: string): Promise<{ hash: string; changed: boolean }> {
+  const bytes = new TextEncoder().encode(JSON.stringify(parsed));
+  const hash = sha256(bytes);
+  const previous = await store.getMeta<OpenieImportMeta>(openieImportKey);
+  const meta: OpenieImportMeta = {
+    hash,
+    source,
+    docs: parsed.docs.length,
+    triples: parsed.docs.reduce((sum, doc) => sum + doc.triples.length, 0),
+    entities: parsed.docs.reduce((sum, doc) => sum + doc.entities.length, 0),
+  };
+  if (previous?.hash === hash) {
+    if (previous.source !== source) await store.setMeta(openieImportKey, meta);
+    return { hash, changed: false };
+  }
+  await store.transaction(async (tx) => {
+    await tx.setBlob(openieImportKey, bytes);
+    await tx.setMeta(openieImportKey, meta);
+    const [run] = await tx.table('runs').get(['triples']);
+    if (run) await tx.table('runs').upsert([{ ...run, status: 'pending' } satisfies RunRecord]);
+  });
+  return { hash, changed: true };
+}
+
+/** Extraction records are written in groups as replies arrive, so a killed run keeps what it paid for. */
+const recordsPerWrite = 16;
+
+/**
+ * OpenIE triples of every chunk (HippoRAG's offline indexing), for the `ppr`, `relations` and `kgp` methods:
+ * with the LLM (two calls per chunk, replies kept in `extractions` and written as they arrive, so neither a
+ * rebuild nor a killed run pays twice), or with the NLP patterns of `nlp-triples` (re-extracted on every
+ * run by a fresh extractor, chunks in id order, which makes the result a function of the chunks). Chunks
+ * whose document matches a passage of an imported OpenIE file (`kgrag import openie`) take its triples and
+ * are not extracted. Triple ids are `contentId('triple', chunkId, subject, predicate, object)`; the `triples`
+ * table is replaced.
+ */
+export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
+  return {
+    name: 'triples',
+    version: 1,
+    reads: ['chunk'],
+    settings: (config, environment) =>
+      tripleExtractorFor(config, mode, environment.llmModel !== undefined) === 'llm'
+        ? { extractor: 'llm', model: environment.llmModel, prompts: promptsHash(environment.prompts, [openiePrompts.ner, openiePrompts.triples], null) }
+        : { extractor: 'nlp', version: nlpTripleExtractorVersion },
+
+    async run(context: StepContext) {
+      const { store } = context;
+      const extractor = tripleExtractorFor(context.config, mode, context.llm !== undefined);
+      const chunks = await store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']);
+      const openie = await readOpenieImport(store);
+      const assignment = openie ? assignOpenieDocs(openie.docs, await store.table('documents').pick(['id', 'title', 'text']), chunks) : undefined;
+      if (assignment && assignment.unmatched.length > 0) {
+        const titles = assignment.unmatched.slice(0, 3).map((doc) => `#${doc.index} "${doc.title ?? doc.passage.slice(0, 40)}"`);
+        context.warn(
+          'openie-unmatched',
+          `${assignment.unmatched.length} of ${openie?.docs.length} imported OpenIE passages match no indexed document (${titles.join(', ')}${assignment.unmatched.length > 3 ? ', …' : ''}); index the corpus the file was made from, with the same titles and texts`,
+        );
+      }
+      const imported = assignment?.byChunk ?? new Map<string, TripleExtraction>();
+      const pending = chunks.filter((chunk) => !imported.has(chunk.id));
+
+      let extracted: LlmWork;
+      if (extractor === 'llm') {
+        extracted = await extractWithLlm(context, pending, chunks.map((chunk) => chunk.id));
+      } else {
+        const titles = new Map((await store.table('documents').pick(['id', 'title'])).map((document) => [document.id, document.title]));
+        extracted = { ...noLlmWork, byChunk: extractWithNlp(context, pending, titles) };
+      }
+
+      const rows: TripleRecord[] = [];
+      const seen = new Set<string>();
+      const entities = new Set<string>();
+      for (const chunk of chunks) {
+        const extraction = imported.get(chunk.id) ?? extracted.byChunk.get(chunk.id);
+        if (!extraction) continue;
+        for (const entity of extraction.entities) entities.add(entity.toLowerCase());
+        for (const [subject, predicate, object] of extraction.triples) {
+          const id = contentId('triple', chunk.id, subject, predicate, object);
+          if (seen.has(id)) continue;
+          seen.add(id);
+          rows.push({ id, subject, predicate, object, chunkId: chunk.id });
+        }
+      }
+      if (extractor === 'llm' && rows.length === 0 && pending.length > 0) {
+        throw new KgragError(`LLM OpenIE found no triples in ${pending.length} chunks (${extracted.failed} replies unusable)`, {
+          code: 'INDEX_NO_TRIPLES',
+          category: 'provider',
+          hint:
+            'check the model: a context window too small for the OpenIE prompts, a "thinking" model that answers outside the JSON format, or an endpoint that is not a chat model; or set extract.triples.extractor: nlp' +
+            (extracted.problems.length > 0 ? `; first problems: ${extracted.problems.slice(0, 3).join(' | ')}` : ''),
+        });
+      }
+      return {
+        counts: {
+          chunks: chunks.length,
+          triples: rows.length,
+          entities: entities.size,
+          importedChunks: imported.size,
+          extracted: extracted.extracted,
+          reused: extracted.reused,
+          failed: extracted.failed,
+          droppedTriples: extracted.dropped.triples,
+          droppedEntities: extracted.dropped.entities,
+          ...(openie && assignment
+            ? { openieDocs: openie.docs.length, openieMatched: assignment.matched, openieUnmatched: assignment.unmatched.length, openieTriples: assignment.triples, openieEntities: assignment.entities }
+            : {}),
+        },
+        outputVersion: contentId('triples', ...rows.map((row) => row.id)),
+        async write(tx) {
+          if (extractor === 'llm') {
+            // Rewritten in chunk order (replies were stored as they arrived); replies of other prompts, other
+            // models or vanished chunks go.
+            await tx.table('extractions').deleteWhere('extractor', [llmOpenieExtractor]);
+            await tx.table('extractions').upsert(extracted.records);
+          }
+          await tx.table('triples').clear();
+          await tx.table('triples').upsert(rows);
+        },
+      };
+    },
+  };
+}
+
+/** What the LLM path did; the NLP path does none of it. */
+interface LlmWork {
+  byChunk: Map<string, TripleExtraction>;
+  /** The stored replies to keep, in chunk order: those of the current prompts and model for chunks that exist. */
+  records: ExtractionRecord[];
+  extracted: number;
+  reused: number;
+  failed: number;
+  dropped: { entities: number; triples: number };
+  problems: string[];
+}
+
+const noLlmWork = { records: [] as ExtractionRecord[], extracted: 0, reused: 0, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [] as string[] };
+
+/** The NLP patterns over every pending chunk, one fresh extractor, chunks in id order. */
+function extractWithNlp(context: StepContext, chunks: ReadonlyArray<{ id: string; documentId: string; text: string }>, titles: ReadonlyMap<string, string>): Map<string, TripleExtraction> {
+  const extractor = createNlpTripleExtractor();
+  const ordered = [...chunks].sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
+  const byChunk = new Map<string, TripleExtraction>();
+  for (const [index, chunk] of ordered.entries()) {
+    byChunk.set(chunk.id, extractor.extract(chunk.text, titles.get(chunk.documentId)));
+    if (index % 250 === 0 || index === ordered.length - 1) context.progress(index + 1, ordered.length, 'chunks');
+  }
+  return byChunk;
+}
+
+/**
+ * LLM OpenIE of the pending chunks whose replies are not stored yet; stored ones are reused. `chunkOrder` lists
+ * every chunk of the workspace: the kept replies are returned in its order, so that the table does not depend on
+ * the order replies arrived in.
+ */
+async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: string; text: string }>, chunkOrder: readonly string[]): Promise<LlmWork> {
+  const { store, config, llm } = context;
+  if (!llm) {
+    throw new KgragError('extract.triples.extractor is "llm", and no LLM is configured', {
+      code: 'INDEX_TRIPLES_NEED_LLM',
+      category: 'config',
+      hint: 'set KGRAG_LLM_BASE_URL (e.g. Ollama) or OPENAI_API_KEY, or set extract.triples.extractor: nlp (or auto)',
+    });
+  }
+  const hash = openiePromptsHash(context.prompts, llm.modelId);
+  const kept = new Map<string, ExtractionRecord>();
+  for (const record of await store.table('extractions').where('extractor', [llmOpenieExtractor])) {
+    if (record.promptHash === hash) kept.set(record.chunkId, record);
+  }
+  const pending = chunks.filter((chunk) => !kept.has(chunk.id));
+  let done = chunks.length - pending.length;
+  context.progress(done, chunks.length, 'chunks');
+
+  let unwritten: ExtractionRecord[] = [];
+  let writing = Promise.resolve();
+  let writeError: { error: unknown } | undefined;
+  const flush = (): Promise<void> => {
+    const batch = unwritten;
+    unwritten = [];
+    writing = writing
+      .then(async () => {
+        if (batch.length > 0 && !writeError) await store.table('extractions').upsert(batch);
+      })
+      .catch((error: unknown) => {
+        writeError ??= { error };
+      });
+    return writing;
+  };
+  let created: ExtractionRecord[];
+  try {
+    created = await mapWithConcurrency(
+      pending,
+      Math.max(1, config.llm.concurrency * 4),
+      async (chunk) => {
+        let extraction: StoredOpenieExtraction;
+        let raw: string[] = [];
+        try {
+          const result = await extractOpenie(llm, { text: chunk.text, prompts: context.prompts, ...(context.signal === undefined ? {} : { abortSignal: context.signal }) });
+          raw = result.replies;
+          extraction = { entities: result.entities, triples: result.triples, dropped: result.dropped, failed: false, problems: [] };
+        } catch (error) {
+          if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
+          extraction = { entities: [], triples: [], dropped: { entities: 0, triples: 0 }, failed: true, problems: [error.message] };
+        }
+        const record: ExtractionRecord = {
+          id: contentId('extraction', chunk.id, llmOpenieExtractor, hash),
+          chunkId: chunk.id,
+          extractor: llmOpenieExtractor,
+          model: llm.modelId,
+          promptHash: hash,
+          raw: JSON.stringify(raw),
+          parsed: extraction,
+        };
+        unwritten.push(record);
+        if (unwritten.length >= recordsPerWrite) void flush();
+        done++;
+        context.progress(done, chunks.length, 'chunks');
+        return record;
+      },
+      context.signal,
+    );
+  } finally {
+    await flush();
+  }
+  if (writeError) throw writeError.error;
+
+  for (const record of created) kept.set(record.chunkId, record);
+  const byChunk = new Map<string, TripleExtraction>();
+  const records = chunkOrder.flatMap((chunkId) => kept.get(chunkId) ?? []);
+  const work: LlmWork = { byChunk, records, extracted: created.length, reused: chunks.length - pending.length, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [] };
+  for (const chunk of chunks) {
+    const extraction = kept.get(chunk.id)?.parsed as StoredOpenieExtraction | undefined;
+    if (!extraction) continue;
+    byChunk.set(chunk.id, extraction);
+    work.dropped.entities += extraction.dropped.entities;
+    work.dropped.triples += extraction.dropped.triples;
+    if (extraction.failed) {
+      work.failed++;
+      work.problems.push(...extraction.problems);
+      context.warn('openie-failed', `chunk ${chunk.id}: ${extraction.problems[0] ?? 'unusable reply'}`);
+    }
+  }
+  return work;
+}

@@ -10,20 +10,29 @@ import { chunkStep } from '../index/steps/chunk-step.js';
 import { claimsStep } from '../index/steps/claims-step.js';
 import { createCommunitiesStep } from '../index/steps/communities-step.js';
 import { embedChunksStep, embedderStateKey } from '../index/steps/embed-chunks-step.js';
+import { embedTriplesStep } from '../index/steps/embed-triples-step.js';
 import { createEmbedEntitiesStep, createEmbedRelationsStep, embedReportsStep } from '../index/steps/embed-graph-steps.js';
 import { llmExtractStep } from '../index/steps/llm-extract-step.js';
 import { loadStep } from '../index/steps/load-step.js';
 import { nlpExtractStep } from '../index/steps/nlp-extract-step.js';
+import { createPassageGraphStep } from '../index/steps/passage-graph-step.js';
+import { pprGraphStep } from '../index/steps/ppr-graph-step.js';
 import { createReportsStep } from '../index/steps/reports-step.js';
 import { resolveEntitiesStep } from '../index/steps/resolve-entities-step.js';
 import { summarizeStep } from '../index/steps/summarize-step.js';
+import { createTriplesStep, saveOpenieImport } from '../index/steps/triples-step.js';
 import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
+import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
+import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import { promptTemplates } from './prompt-templates.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import { basicMethod } from '../methods/basic/basic-method.js';
 import { driftMethod } from '../methods/drift/drift-method.js';
 import { globalMethod } from '../methods/global/global-method.js';
 import { localMethod } from '../methods/local/local-method.js';
+import { kgpMethod } from '../methods/kgp/kgp-method.js';
+import { pprMethod } from '../methods/ppr/ppr-method.js';
+import { relationsMethod } from '../methods/relations/relations-method.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
 import type { QueryMethod } from '../methods/query-method.js';
 import { createEmbedder } from '../providers/embed/create-embedder.js';
@@ -95,11 +104,52 @@ export interface Kgrag {
   estimateIndex(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[], options?: EstimateIndexOptions): Promise<IndexDryRun>;
   query(question: string, options?: Omit<QueryRequest, 'question'>): Promise<QueryResult>;
   retrieve(question: string, options?: Omit<QueryRequest, 'question' | 'contextOnly' | 'onText'>): Promise<RetrievalResult>;
+  /**
+   * Imports a HippoRAG OpenIE file (`openie_*_results_ner_*.json`): its triples replace extraction for the
+   * chunks of the documents whose `title + "\n" + text` is one of its passages. The file is stored in the
+   * workspace, so later index runs keep using it; an import that differs from the stored one makes the next
+   * run rebuild the triples and everything after them. Then brings the index up to date (`index` with no new
+   * inputs), unless `index: false` or the workspace has no documents yet.
+   */
+  importOpenie(file: string, options?: ImportOpenieOptions): Promise<OpenieImportSummary>;
   /** LLM usage and cost since the workspace was opened. */
   usage(): UsageSnapshot;
   /** Row counts of the main index tables. */
   stats(): Promise<IndexStats>;
   close(): Promise<void>;
+}
+
+/** Options of {@link Kgrag.importOpenie}. */
+export interface ImportOpenieOptions {
+  /** Bring the index up to date after storing the import. @default true */
+  index?: boolean;
+  /** Overrides `index.mode` for that run. */
+  mode?: 'fast' | 'standard';
+  onEvent?: (event: PipelineEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** What an OpenIE import holds and how much of it matches the workspace's documents. */
+export interface OpenieImportSummary {
+  /** Usable passages in the file. */
+  docs: number;
+  /** Passages matched to an indexed document, and the rest. */
+  matched: number;
+  unmatched: number;
+  /** Triples and entities of the matched passages (what the index uses). */
+  triples: number;
+  entities: number;
+  /** The first unmatched passages (position in the file and title), for messages. */
+  unmatchedDocs: Array<{ index: number; title: string }>;
+  /** Records of the file that could not be used, with their position and why. */
+  skipped: SkippedOpenieRecord[];
+  /** Triples that were not three non-empty strings, and entities that were not strings. */
+  droppedTriples: number;
+  droppedEntities: number;
+  /** False when the workspace already held this import. */
+  changed: boolean;
+  /** The index run that followed, if one was made. */
+  indexed: PipelineSummary | undefined;
 }
 
 /** Size of an index. */
@@ -128,6 +178,10 @@ export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, ha
       createEmbedEntitiesStep('nlp-extract'),
       createEmbedRelationsStep('nlp-extract'),
       embedReportsStep,
+      createTriplesStep('fast'),
+      embedTriplesStep,
+      pprGraphStep,
+      createPassageGraphStep('nlp-extract'),
     ];
   }
   if (!hasLlm) {
@@ -151,6 +205,10 @@ export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, ha
     createEmbedEntitiesStep('summarize'),
     createEmbedRelationsStep('summarize'),
     embedReportsStep,
+    createTriplesStep('standard'),
+    embedTriplesStep,
+    pprGraphStep,
+    createPassageGraphStep('summarize'),
   ];
 }
 
@@ -160,6 +218,9 @@ export const registeredMethods: readonly QueryMethod[] = [
   localMethod,
   globalMethod,
   driftMethod,
+  pprMethod,
+  relationsMethod,
+  kgpMethod,
 ].map(
   // Each method's parameters are validated by its own schema before its functions see them.
   (method) => method as unknown as QueryMethod,
@@ -233,7 +294,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
   });
 
-  return {
+  const kgrag: Kgrag = {
     workspace,
     config,
     store,
@@ -294,6 +355,38 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         communities: await store.table('communities').count(),
       };
     },
+    async importOpenie(file, importOptions = {}) {
+      const parsed = await parseOpenieFile(file);
+      const { changed } = await saveOpenieImport(store, parsed, file);
+      const hasDocuments = (await store.table('documents').count()) > 0;
+      const indexed =
+        importOptions.index !== false && hasDocuments
+          ? await kgrag.index([], {
+              ...(importOptions.mode === undefined ? {} : { mode: importOptions.mode }),
+              ...(importOptions.onEvent === undefined ? {} : { onEvent: importOptions.onEvent }),
+              ...(importOptions.signal === undefined ? {} : { signal: importOptions.signal }),
+            })
+          : undefined;
+      const assignment = assignOpenieDocs(
+        parsed.docs,
+        await store.table('documents').pick(['id', 'title', 'text']),
+        await store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']),
+      );
+      return {
+        docs: parsed.docs.length,
+        matched: assignment.matched,
+        unmatched: assignment.unmatched.length,
+        triples: assignment.triples,
+        entities: assignment.entities,
+        unmatchedDocs: assignment.unmatched.slice(0, 10).map((doc) => ({ index: doc.index, title: doc.title ?? doc.passage.split('\n', 1)[0] ?? '' })),
+        skipped: parsed.skipped,
+        droppedTriples: parsed.droppedTriples,
+        droppedEntities: parsed.droppedEntities,
+        changed,
+        indexed,
+      };
+    },
     close: () => store.close(),
   };
+  return kgrag;
 }

@@ -5,11 +5,16 @@ import { globalMapSystemPrompt } from '../methods/global/global-map-prompt.js';
 import { globalRateSystemPrompt } from '../methods/global/global-rate-prompt.js';
 import { globalKnowledgePrompt, globalReduceSystemPrompt } from '../methods/global/global-reduce-prompt.js';
 import { localAnswerSystemPrompt } from '../methods/local/local-answer-prompt.js';
+import { kgpNextEvidencePrompt } from '../methods/kgp/next-evidence-prompt.js';
+import { recognitionFilterPrompt } from '../methods/ppr/recognition-filter-prompt.js';
+import { queryEntitiesPrompt } from '../methods/query-entities.js';
+import { relationsRerankPrompt } from '../methods/relations/relations-rerank-prompt.js';
 import { extractClaimsPrompts } from '../extract/claims/extract-claims-prompt.js';
 import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-entities-prompt.js';
 import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../extract/reports/community-report-prompt.js';
 import { summarizeDescriptionsPrompt } from '../extract/summaries/summarize-descriptions-prompt.js';
+import { openiePrompts } from '../extract/triples/openie-prompts.js';
 
 /** Every prompt a workspace can override, in the order `kgrag init` writes them. */
 export const promptTemplates: readonly PromptTemplate[] = [
@@ -27,6 +32,8 @@ export const promptTemplates: readonly PromptTemplate[] = [
   summarizeDescriptionsPrompt,
   communityReportPrompt,
   communityReportRepairPrompt,
+  openiePrompts.ner,
+  openiePrompts.triples,
   basicAnswerSystemPrompt,
   localAnswerSystemPrompt,
   driftPrompts.hyde,
@@ -37,4 +44,8 @@ export const promptTemplates: readonly PromptTemplate[] = [
   globalReduceSystemPrompt,
   globalKnowledgePrompt,
   globalRateSystemPrompt,
+  queryEntitiesPrompt,
+  recognitionFilterPrompt,
+  relationsRerankPrompt,
+  kgpNextEvidencePrompt,
 ];

@@ -1,5 +1,6 @@
 import winkNLP, { type ItemEntity } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { primeNounPhraseExtractor } from '../nlp-graph/noun-phrase-extractor.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { Triple, TripleExtraction } from './extracted-triples.js';
 
@@ -124,6 +125,9 @@ interface Tokens {
 
 /** Creates an extractor with its own wink-nlp instance, whose lexicon nothing else touches. */
 export function createNlpTripleExtractor(): NlpTripleExtractor {
+  // wink-nlp instances share the model: the noun-phrase extractor's custom entities (query entities of `ppr` and
+  // `relations`) stop matching if another instance is created before its own, so its instance comes first.
+  primeNounPhraseExtractor([]);
   // Sentiment and negation marking are not needed and cost a fifth of the parse.
   const nlp = winkNLP(model, ['sbd', 'pos', 'ner']);
   const its = nlp.its;

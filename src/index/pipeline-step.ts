@@ -24,7 +24,9 @@ export type StepName =
   | 'triples'
   | 'embed-triples'
   | 'ppr-graph'
-  | 'passage-graph';
+  | 'passage-graph'
+  | 'knn-graph'
+  | 'keywords';
 
 /** A document handed to `index` directly instead of a path. */
 export interface InputDocument {

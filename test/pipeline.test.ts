@@ -41,7 +41,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
     const kgrag = await open(referenceWorkspace);
     const summary = await kgrag.index([corpus]);
     fastSteps = pipelineSteps('fast', kgrag.config, false).map((step) => step.name);
-    assert.deepEqual(fastSteps.slice(0, 11), ['load', 'chunk', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-relations', 'embed-reports', 'triples', 'embed-triples']);
+    assert.deepEqual(fastSteps.slice(0, 10), ['load', 'chunk', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports', 'triples', 'embed-triples']);
     assert.deepEqual(summary.ran, fastSteps);
     reference = await indexSnapshot(kgrag);
     await kgrag.close();

@@ -11,6 +11,8 @@ import { claimsStep } from '../index/steps/claims-step.js';
 import { createCommunitiesStep } from '../index/steps/communities-step.js';
 import { embedChunksStep, embedderStateKey } from '../index/steps/embed-chunks-step.js';
 import { embedTriplesStep } from '../index/steps/embed-triples-step.js';
+import { createKeywordsStep } from '../index/steps/keywords-step.js';
+import { knnGraphStep } from '../index/steps/knn-graph-step.js';
 import { createEmbedEntitiesStep, createEmbedRelationsStep, embedReportsStep } from '../index/steps/embed-graph-steps.js';
 import { llmExtractStep } from '../index/steps/llm-extract-step.js';
 import { loadStep } from '../index/steps/load-step.js';
@@ -30,6 +32,7 @@ import { basicMethod } from '../methods/basic/basic-method.js';
 import { driftMethod } from '../methods/drift/drift-method.js';
 import { globalMethod } from '../methods/global/global-method.js';
 import { localMethod } from '../methods/local/local-method.js';
+import { autokgMethod } from '../methods/autokg/autokg-method.js';
 import { kgpMethod } from '../methods/kgp/kgp-method.js';
 import { pprMethod } from '../methods/ppr/ppr-method.js';
 import { relationsMethod } from '../methods/relations/relations-method.js';
@@ -176,12 +179,15 @@ export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, ha
       createCommunitiesStep('nlp-extract'),
       createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }),
       createEmbedEntitiesStep('nlp-extract'),
-      createEmbedRelationsStep('nlp-extract'),
+      // No relation vectors in fast mode: co-occurrence edges have no description, so their sentence would be the
+      // two entity names, and no method searches them (`relations` searches facts). It saved 10 s of the 2Wiki index.
       embedReportsStep,
       createTriplesStep('fast'),
       embedTriplesStep,
       pprGraphStep,
       createPassageGraphStep('nlp-extract'),
+      knnGraphStep,
+      createKeywordsStep('fast'),
     ];
   }
   if (!hasLlm) {
@@ -209,6 +215,8 @@ export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, ha
     embedTriplesStep,
     pprGraphStep,
     createPassageGraphStep('summarize'),
+    knnGraphStep,
+    createKeywordsStep('standard'),
   ];
 }
 
@@ -221,6 +229,7 @@ export const registeredMethods: readonly QueryMethod[] = [
   pprMethod,
   relationsMethod,
   kgpMethod,
+  autokgMethod,
 ].map(
   // Each method's parameters are validated by its own schema before its functions see them.
   (method) => method as unknown as QueryMethod,

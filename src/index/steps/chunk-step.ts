@@ -2,6 +2,7 @@ import { contentId } from '../../core/ids.js';
 import type { ChunkRecord } from '../../core/types.js';
 import type { ChunkingConfig } from '../../core/config/config-schema.js';
 import { chunkBySentences } from '../../text/chunk/chunk-by-sentences.js';
+import { chunkBySeparators } from '../../text/chunk/chunk-by-separators.js';
 import { chunkByTokens } from '../../text/chunk/chunk-by-tokens.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import type { PipelineStep } from '../pipeline-step.js';
@@ -9,7 +10,12 @@ import type { PipelineStep } from '../pipeline-step.js';
 /** Splits one document's text with the configured chunker. */
 export function chunkDocument(documentId: string, text: string, tokenizer: Tokenizer, chunking: ChunkingConfig): ChunkRecord[] {
   const options = { size: chunking.size, overlap: chunking.overlap };
-  const slices = chunking.strategy === 'sentences' ? chunkBySentences(text, tokenizer, options) : chunkByTokens(text, tokenizer, options);
+  const slices =
+    chunking.strategy === 'sentences'
+      ? chunkBySentences(text, tokenizer, options)
+      : chunking.strategy === 'separators'
+        ? chunkBySeparators(text, tokenizer, { size: chunking.size })
+        : chunkByTokens(text, tokenizer, options);
   return slices.map((slice, ordinal) => ({
     id: contentId('chunk', documentId, slice.start, slice.end),
     documentId,

@@ -3,6 +3,7 @@
  * or with --json one object `{"results": {"<name>": {"median", "unit"}}}`). Progress goes to stderr.
  * Numbers from here go into docs/BENCHMARKS.md.
  */
+import { benchAutokgBuild } from './autokg-build.js';
 import type { BenchResult } from './bench-utils.js';
 import { benchCoreDense } from './core-dense.js';
 import { benchCoreLeiden } from './core-leiden.js';
@@ -24,6 +25,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
   'ingest-50mb': { describe: 'one 50 MB text file through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
   'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
+  autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
 

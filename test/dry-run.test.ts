@@ -88,6 +88,7 @@ describe('kgrag index --dry-run', () => {
         ['summarize', false],
         ['reports', false],
         ['triples', true],
+        ['keywords', false],
       ],
     );
     assert.equal(estimate.steps[0]?.calls, 70);
@@ -149,7 +150,7 @@ describe('kgrag index --dry-run', () => {
     assert.equal(indexed.code, 0, indexed.stderr);
     const database = join(workspace, 'kgrag.db');
     const runs = await runUsage(database);
-    for (const step of ['llm-extract', 'triples']) {
+    for (const step of ['llm-extract', 'triples', 'keywords']) {
       assert.equal(predicted.steps.find((entry) => entry.step === step)?.calls, runs.get(step), `${step}: the predicted calls are the calls the run made`);
     }
     const counts = await rowCounts(database);
@@ -169,6 +170,7 @@ describe('kgrag index --dry-run', () => {
         ['summarize', 0],
         ['reports', 0],
         ['triples', 0],
+        ['keywords', 0],
       ],
     );
     assert.equal(server.stats.requests, requests, 'no request reached the LLM server');
@@ -231,7 +233,7 @@ describe('kgrag index: the cost summary after a run', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /^LLM usage of this run, model mock-model at \$1\.00 \/ \$4\.00 per million input \/ output tokens \(llm\.prices\)$/m);
     assert.match(result.stderr, /^step +calls +input tokens +output tokens +cost \(USD\) +time$/m);
-    for (const step of ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples']) {
+    for (const step of ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples', 'keywords']) {
       assert.match(result.stderr, new RegExp(`^${step} +[1-9][\\d,]* +[\\d,]+ +[\\d,]+ +\\d+\\.\\d+ +[\\d.]+s$`, 'm'));
     }
     assert.match(result.stderr, /^total +[\d,]+ +[\d,]+ +[\d,]+ +\d+\.\d+ +[\d.]+s$/m);
@@ -248,7 +250,7 @@ describe('kgrag index: the cost summary after a run', () => {
     const llmSteps = summary.steps.filter((step) => step.usage.llmCalls > 0);
     assert.deepEqual(
       llmSteps.map((step) => step.step),
-      ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples'],
+      ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples', 'keywords'],
     );
     assert.equal(
       llmSteps.reduce((sum, step) => sum + step.usage.llmCalls, 0),

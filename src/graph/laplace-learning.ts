@@ -120,6 +120,8 @@ export interface AutoKgSeedOptions {
   trustNum?: number;
   /** @default 7 */
   negativeMultiplier?: number;
+  /** Negatives per keyword, when given directly instead of as a multiple of trustNum. @default negativeMultiplier · trustNum */
+  negatives?: number;
 }
 
 /**
@@ -135,7 +137,9 @@ export function selectAutoKgSeeds(similarities: ArrayLike<number>, options: Auto
   const positives = topByScore(similarities, positiveCount, 1, undefined);
   const isPositive = new Uint8Array(n);
   for (const node of positives) isPositive[node] = 1;
-  const negatives = topByScore(similarities, Math.min(negativeMultiplier * trustNum, n - positiveCount), -1, isPositive);
+  const negativeCount = options.negatives ?? negativeMultiplier * trustNum;
+  if (!Number.isInteger(negativeCount) || negativeCount < 0) throw new RangeError(`selectAutoKgSeeds: ${negativeCount} negatives`);
+  const negatives = topByScore(similarities, Math.min(negativeCount, n - positiveCount), -1, isPositive);
   return { positives, negatives };
 }
 

@@ -200,10 +200,11 @@ describe('estimateIndexCost against real standard runs of the sample corpus', ()
       try {
         assert.deepEqual(
           estimate.steps.map((step) => step.step),
-          ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples'],
+          ['llm-extract', 'resolve-entities', 'summarize', 'reports', 'triples', 'keywords'],
         );
         for (const step of estimate.steps) assert.ok(actual.has(step.step), `${step.step} called the model`);
         assert.equal(stepOf(estimate, 'triples').calls, actual.get('triples')?.calls, 'OpenIE calls are counted exactly');
+        assert.equal(stepOf(estimate, 'keywords').calls, actual.get('keywords')?.calls, 'AutoKG keyword calls are counted exactly');
         const totals = [...actual.values()].reduce((sum, entry) => ({ calls: sum.calls + entry.calls, inputTokens: sum.inputTokens + entry.inputTokens }), { calls: 0, inputTokens: 0 });
         const callsError = relativeError(estimate.totals.calls, totals.calls);
         const tokensError = relativeError(estimate.totals.inputTokens, totals.inputTokens);
@@ -240,7 +241,7 @@ describe('estimateIndexCost against real standard runs of the sample corpus', ()
     try {
       assert.deepEqual(
         estimate.steps.map((step) => step.step),
-        ['llm-extract', 'resolve-entities', 'summarize', 'claims', 'reports', 'triples'],
+        ['llm-extract', 'resolve-entities', 'summarize', 'claims', 'reports', 'triples', 'keywords'],
       );
       assert.equal(stepOf(estimate, 'claims').calls, 70);
       assert.equal(actual.get('claims')?.calls, 70);
@@ -282,6 +283,7 @@ describe('estimateIndex on a workspace that already has an index', () => {
           ['summarize', 0, true],
           ['reports', 0, true],
           ['triples', 0, true],
+          ['keywords', 0, true],
         ],
       );
       assert.match(stepOf(unchanged, 'reports').basis, /up to date/);

@@ -120,6 +120,26 @@ function openieTriples(prompt: string): string {
   return JSON.stringify({ triples });
 }
 
+/** AutoKG keyword extraction by rule: the most frequent capitalized names of the fragments, minus the avoid list. */
+function autokgKeywords(prompt: string): string {
+  const limit = Number(/at most (\d+) keywords/.exec(prompt)?.[1] ?? '10');
+  const information = prompt.slice(prompt.indexOf("Information: '''"), prompt.lastIndexOf("'''"));
+  const avoid = new Set((/appeared theme terms: <([^>]*)>/.exec(prompt)?.[1] ?? '').split(',').map((term) => term.trim().toLowerCase()));
+  const counts = new Map<string, number>();
+  for (const match of information.matchAll(/[A-Z][\p{L}'’-]*(?: [A-Z][\p{L}'’-]*){0,2}/gu)) {
+    const name = match[0];
+    if (nonNames.has(name) || name === 'Information' || avoid.has(name.toLowerCase())) continue;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const ranked = [...counts.entries()].sort((left, right) => right[1] - left[1]).map(([name]) => name);
+  return ranked.slice(0, limit).join(', ') + '.';
+}
+
+/** AutoKG refinement and final passes by rule: the list given, unchanged (a model with nothing to merge). */
+function autokgEcho(prompt: string, marker: string): string {
+  return prompt.slice(prompt.lastIndexOf(marker) + marker.length).replace(/\n(?:Output|Processed keywords):\s*$/, '').trim();
+}
+
 /** The first line of kgrag's repair turn (`generateObject`), sent after a reply that could not be used. */
 const repairTurnStart = 'Your previous reply could not be used:';
 
@@ -136,6 +156,9 @@ export function sampleLlmReply(request: ResponderRequest): string {
   const system = request.messages.find((message) => message.role === 'system')?.content ?? '';
   const last = [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
   const all = `${system}\n${first}`;
+  if (first.includes('Please avoid the following already appeared theme terms')) return autokgKeywords(first);
+  if (first.startsWith('You will be given a list of keywords. Process it')) return autokgEcho(first, '\nInput: ');
+  if (first.startsWith('You will be given a list of keywords separated by commas.')) return autokgEcho(first, '\nKeywords: ');
   if (first.includes(openieSentinel) && first.includes('{"named_entities": [...]}')) return openieEntities(first);
   if (first.includes(openieSentinel) && first.includes('{"triples": [[subject, predicate, object], ...]}')) return openieTriples(first);
   const entry = documentOf(first) ?? documentOf(system);

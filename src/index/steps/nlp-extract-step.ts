@@ -10,7 +10,9 @@ import {
 import { typeEntities } from '../../extract/nlp-graph/type-entities.js';
 import type { PipelineStep } from '../pipeline-step.js';
 
-const extractor = 'nlp-noun-phrases';
+/** `extractor` of the noun-phrase extractions in the `extractions` table (AutoKG's LLM-free keywords reuse them). */
+export const nounPhraseExtractor = 'nlp-noun-phrases';
+const extractor = nounPhraseExtractor;
 
 /**
  * GraphRAG's fast-mode extraction: noun phrases per chunk (stored in `extractions`, so changing the

@@ -1,0 +1,114 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import type { PhraseExtraction } from '../src/extract/nlp-graph/noun-phrase-extractor.js';
+import { buildKeywordGraph } from '../src/extract/keywords/build-keyword-graph.js';
+import { clusterChunkEmbeddings } from '../src/extract/keywords/cluster-chunk-embeddings.js';
+import { clusterTfidfKeywords } from '../src/extract/keywords/cluster-tfidf-keywords.js';
+import type { PipelineEvent } from '../src/index/pipeline-step.js';
+import { embedderStateKey } from '../src/index/steps/embed-chunks-step.js';
+import { nounPhraseExtractor } from '../src/index/steps/nlp-extract-step.js';
+import { exactKnnGraph } from '../src/math/exact-knn-graph.js';
+import { createEmbedder } from '../src/providers/embed/create-embedder.js';
+import { isCorpusFitted } from '../src/providers/embed/embedder.js';
+import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
+
+/**
+ * Keywords per cluster for the LLM-free build: 30 clusters × 20 phrases give ~450 keywords after the
+ * avoid rule and the substring filter on 2Wiki (issue 8's benchmark size; the index default is l1 = 10).
+ */
+const benchKeywordsPerCluster = 20;
+
+/**
+ * AutoKG's build without the LLM on the 6,119-passage 2Wiki corpus (issue 8): the K = 30 chunk kNN graph,
+ * spectral and k-means clustering, c-TF-IDF keywords from the stored noun phrases, embedding the keywords,
+ * Laplace learning per keyword and the keyword graph. The corpus is indexed once in fast mode (its
+ * knn-graph and keywords step times are reported too); the build then runs `runs` times in process.
+ */
+export async function benchAutokgBuild(runs: number): Promise<Record<string, BenchResult>> {
+  const corpus = join(sharedDatasets, '2wiki-corpus/corpus.json');
+  if (!existsSync(corpus)) throw new Error(`${corpus} is missing: this benchmark needs ../shared/datasets`);
+  const workspace = mkdtempSync(join(tmpdir(), 'kgrag-bench-autokg-'));
+  try {
+    const stepMs: Record<string, number> = {};
+    const stepCounts: Record<string, Record<string, number>> = {};
+    const onEvent = (event: PipelineEvent): void => {
+      if (event.type === 'step-end') {
+        stepMs[event.step] = event.durationMs;
+        stepCounts[event.step] = event.counts;
+      }
+    };
+    const kgrag = await createKgrag({ workspace, env: {} });
+    const indexStart = performance.now();
+    await kgrag.index([corpus], { onEvent });
+    const indexMs = performance.now() - indexStart;
+    process.stderr.write(`  fast index ${(indexMs / 1000).toFixed(1)} s; knn-graph ${((stepMs['knn-graph'] ?? 0) / 1000).toFixed(2)} s, keywords ${((stepMs.keywords ?? 0) / 1000).toFixed(2)} s ${JSON.stringify(stepCounts.keywords)}\n`);
+
+    const { store, config } = kgrag;
+    const chunks = await store.table('chunks').pick(['id']);
+    const loaded = await store.vectors('chunks').load();
+    const rowOf = new Map(loaded.ids.map((id, row) => [id, row]));
+    const dimensions = loaded.dimensions;
+    const data = new Float32Array(chunks.length * dimensions);
+    chunks.forEach((chunk, index) => {
+      const row = rowOf.get(chunk.id) as number;
+      data.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
+    });
+    const vectors = { rows: chunks.length, cols: dimensions, data };
+    const phraseOf = new Map((await store.table('extractions').where('extractor', [nounPhraseExtractor])).map((record) => [record.chunkId, record.parsed as PhraseExtraction]));
+    const phrases = chunks.map((chunk) => (phraseOf.get(chunk.id)?.mentions ?? []).map((mention) => ({ key: mention.key, surface: mention.surface })));
+    const embedder = createEmbedder(config);
+    if (isCorpusFitted(embedder)) {
+      const state = await store.getBlob(embedderStateKey);
+      if (state) embedder.importState(state);
+    }
+
+    const total: number[] = [];
+    const phases: Record<string, number[]> = { knn: [], clustering: [], keywords: [], laplace: [] };
+    let keywordCount = 0;
+    let memberships = 0;
+    let edges = 0;
+    for (let run = 0; run < runs; run++) {
+      const start = performance.now();
+      const graph = await exactKnnGraph(vectors, config.autokg.neighbours - 1);
+      const afterKnn = performance.now();
+      const options = { clusters: config.autokg.clusters, spectralNeighbours: config.autokg.spectralNeighbours, seed: config.seed };
+      const clusterings = [clusterChunkEmbeddings('spectral', vectors, graph, options), clusterChunkEmbeddings('k-means', vectors, undefined, options)];
+      const afterClustering = performance.now();
+      const keywords = clusterTfidfKeywords(phrases, clusterings, { keywordsPerCluster: benchKeywordsPerCluster, maxWords: config.autokg.maxWords });
+      const embedded = await embedder.embed(keywords);
+      const keywordVectors = new Float32Array(keywords.length * dimensions);
+      embedded.forEach((vector, index) => keywordVectors.set(vector, index * dimensions));
+      const afterKeywords = performance.now();
+      const keywordGraph = buildKeywordGraph(graph, vectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, { neighbours: config.autokg.neighbours, kernel: config.autokg.kernel, positives: config.autokg.positives, negatives: config.autokg.negatives, cap: config.autokg.cap });
+      const end = performance.now();
+      total.push((end - start) / 1000);
+      phases.knn?.push((afterKnn - start) / 1000);
+      phases.clustering?.push((afterClustering - afterKnn) / 1000);
+      phases.keywords?.push((afterKeywords - afterClustering) / 1000);
+      phases.laplace?.push((end - afterKeywords) / 1000);
+      keywordCount = keywords.length;
+      memberships = keywordGraph.members.reduce((sum, members) => sum + members.chunks.length, 0);
+      edges = keywordGraph.edges.length;
+      process.stderr.write(`  run ${run + 1}/${runs}: ${(end - start).toFixed(0)} ms, ${keywords.length} keywords, ${memberships} memberships, ${edges} edges\n`);
+    }
+    await kgrag.close();
+    return {
+      autokg_build_s: result(total, 's'),
+      autokg_build_knn_s: result(phases.knn as number[], 's'),
+      autokg_build_clustering_s: result(phases.clustering as number[], 's'),
+      autokg_build_keywords_s: result(phases.keywords as number[], 's'),
+      autokg_build_laplace_graph_s: result(phases.laplace as number[], 's'),
+      autokg_keywords: result([keywordCount], 'count'),
+      autokg_memberships: result([memberships], 'count'),
+      autokg_keyword_edges: result([edges], 'count'),
+      autokg_index_step_knn_graph_s: result([(stepMs['knn-graph'] ?? 0) / 1000], 's'),
+      autokg_index_step_keywords_s: result([(stepMs.keywords ?? 0) / 1000], 's'),
+      autokg_index_keywords: result([stepCounts.keywords?.keywords ?? 0], 'count'),
+      autokg_index_wall_s: result([indexMs / 1000], 's'),
+    };
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { clusterTfidfKeywords, type PhraseOccurrence } from './cluster-tfidf-keywords.js';
+
+const mention = (surface: string): PhraseOccurrence => ({ key: surface.toLowerCase(), surface });
+
+describe('clusterTfidfKeywords', () => {
+  // Chunks 0–2 are about the car wash, 3–5 about the harbour; "Kestermouth" is everywhere.
+  const phrases = [
+    [mention('car wash'), mention('Kestermouth'), mention('soap bucket')],
+    [mention('car wash'), mention('Kestermouth'), mention('soap bucket')],
+    [mention('car wash'), mention('Kestermouth')],
+    [mention('fishing boat'), mention('Kestermouth'), mention('harbour wall')],
+    [mention('fishing boat'), mention('Kestermouth'), mention('harbour wall')],
+    [mention('fishing boat'), mention('Kestermouth')],
+  ];
+  const clustering = { assignments: Int32Array.from([0, 0, 0, 1, 1, 1]), clusters: 2 };
+
+  test('ranks phrases frequent in the cluster and rare in the corpus first', () => {
+    // c-TF-IDF: A = 8 mentions per cluster; car wash 3·ln(1 + 8/3) = 3.90, Kestermouth 3·ln(1 + 8/6) = 2.54, soap bucket 2·ln 5 = 3.22.
+    assert.deepEqual(clusterTfidfKeywords(phrases, [clustering], { keywordsPerCluster: 2 }), ['car wash', 'soap bucket', 'fishing boat', 'harbour wall']);
+  });
+
+  test('a phrase chosen for an earlier cluster is avoided later, and minCount drops single mentions', () => {
+    const keywords = clusterTfidfKeywords(phrases, [clustering], { keywordsPerCluster: 3, minCount: 3 });
+    assert.deepEqual(keywords, ['car wash', 'Kestermouth', 'fishing boat']);
+  });
+
+  test('the union over clusterings is deduplicated and substring-filtered', () => {
+    const other = { assignments: Int32Array.from([0, 0, 0, 0, 0, 0]), clusters: 1 };
+    const withWash = phrases.map((list, chunk) => (chunk < 3 ? [...list, mention('wash'), mention('wash')] : list));
+    const keywords = clusterTfidfKeywords(withWash, [clustering, other], { keywordsPerCluster: 2 });
+    assert.ok(keywords.includes('wash'));
+    assert.ok(!keywords.includes('car wash'));
+    assert.equal(new Set(keywords.map((keyword) => keyword.toLowerCase())).size, keywords.length);
+  });
+});

@@ -1,0 +1,104 @@
+import { filterKeywords } from './filter-keywords.js';
+
+/*
+ * LLM-free AutoKG keywords: the most distinctive noun phrases of every cluster by class-based TF-IDF
+ * (c-TF-IDF, M. Grootendorst, "BERTopic: Neural topic modeling with a class-based TF-IDF procedure",
+ * arXiv 2203.05794, 2022): a phrase t scores W(t, c) = tf(t, c) · log(1 + A / f(t)) in cluster c, where
+ * tf(t, c) counts t's mentions in the cluster's chunks, f(t) its mentions in the whole corpus and A the
+ * average number of mentions per cluster. It stands in for AutoKG's extraction prompt (which reads a
+ * cluster and names its themes): a phrase frequent in the cluster and rare elsewhere is a theme of it.
+ *
+ * As with the prompt, a clustering's clusters are visited in order and a phrase already chosen for an
+ * earlier cluster is skipped (the avoid list); the clusterings' lists are united and filtered exactly like
+ * the LLM's (deduplicated, at most l2 words, substring filter). A phrase needs `minCount` mentions in the
+ * cluster, so one stray mention never names a theme. Ties go to the phrase key in code-unit order.
+ *
+ * Defaults: l1 = 10 keywords per cluster, l2 = 3 words, minCount 2.
+ */
+
+/** One noun-phrase mention: its normalized key and its text as written. */
+export interface PhraseOccurrence {
+  key: string;
+  surface: string;
+}
+
+/** Options of {@link clusterTfidfKeywords}. */
+export interface ClusterTfidfKeywordsOptions {
+  /** l1: keywords per cluster. @default 10 */
+  keywordsPerCluster?: number;
+  /** l2: words per keyword at most. @default 3 */
+  maxWords?: number;
+  /** Mentions a phrase needs inside the cluster. @default 2 */
+  minCount?: number;
+}
+
+/**
+ * Keywords from the noun phrases of every chunk (`phrases[chunk]`) and one or more clusterings of the
+ * chunks (`assignments[chunk]` = cluster). Deterministic.
+ */
+export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccurrence[]>, clusterings: ReadonlyArray<{ assignments: Int32Array; clusters: number }>, options: ClusterTfidfKeywordsOptions = {}): string[] {
+  const keywordsPerCluster = options.keywordsPerCluster ?? 10;
+  const maxWords = options.maxWords ?? 3;
+  const minCount = options.minCount ?? 2;
+
+  // Phrase ids, corpus frequencies and the most frequent surface form of each key.
+  const idOf = new Map<string, number>();
+  const keys: string[] = [];
+  const surfaceCounts: Array<Map<string, number>> = [];
+  const chunkPhraseIds: Int32Array[] = phrases.map((mentions) => {
+    const ids = new Int32Array(mentions.length);
+    mentions.forEach((mention, index) => {
+      let id = idOf.get(mention.key);
+      if (id === undefined) {
+        id = keys.length;
+        idOf.set(mention.key, id);
+        keys.push(mention.key);
+        surfaceCounts.push(new Map());
+      }
+      const surfaces = surfaceCounts[id] as Map<string, number>;
+      surfaces.set(mention.surface, (surfaces.get(mention.surface) ?? 0) + 1);
+      ids[index] = id;
+    });
+    return ids;
+  });
+  const corpusFrequency = new Float64Array(keys.length);
+  for (const ids of chunkPhraseIds) for (const id of ids) corpusFrequency[id] = (corpusFrequency[id] as number) + 1;
+  const eligible = keys.map((key) => key.split(' ').length <= maxWords && /\p{L}/u.test(key));
+  const surfaceOf = (id: number): string => {
+    let best = '';
+    let bestCount = 0;
+    for (const [surface, count] of surfaceCounts[id] as Map<string, number>) {
+      if (count > bestCount) {
+        best = surface;
+        bestCount = count;
+      }
+    }
+    return best;
+  };
+
+  const chosen: string[] = [];
+  for (const clustering of clusterings) {
+    const counts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
+    let mentions = 0;
+    chunkPhraseIds.forEach((ids, chunk) => {
+      const cluster = counts[clustering.assignments[chunk] as number];
+      if (!cluster) return;
+      for (const id of ids) cluster.set(id, (cluster.get(id) ?? 0) + 1);
+      mentions += ids.length;
+    });
+    const average = mentions / Math.max(1, clustering.clusters);
+    const used = new Set<number>();
+    for (const cluster of counts) {
+      const ranked = [...cluster.entries()]
+        .filter(([id, count]) => count >= minCount && eligible[id] === true && !used.has(id))
+        .map(([id, count]) => ({ id, score: count * Math.log(1 + average / (corpusFrequency[id] as number)) }))
+        .sort((left, right) => right.score - left.score || ((keys[left.id] as string) < (keys[right.id] as string) ? -1 : 1))
+        .slice(0, keywordsPerCluster);
+      for (const { id } of ranked) {
+        used.add(id);
+        chosen.push(surfaceOf(id));
+      }
+    }
+  }
+  return filterKeywords(chosen, { maxWords });
+}

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { builtInPrompts } from '../src/core/prompt-library.js';
+import { extractLlmKeywords, paperTokenBound } from '../src/extract/keywords/extract-llm-keywords.js';
+import { createTokenizer } from '../src/text/tokenizer.js';
+import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+
+/*
+ * AutoKG's index side on the sample corpus: the knn-graph and keywords steps in fast mode (LLM-free
+ * c-TF-IDF keywords) and standard mode (scripted LLM keywords), the tables they write and their
+ * invariants, and resumability of the LLM keyword extraction.
+ */
+
+const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+const directory = mkdtempSync(join(tmpdir(), 'kgrag-autokg-'));
+after(() => rmSync(directory, { recursive: true, force: true }));
+
+/** Checks the keyword tables against each other: cap, u ≥ 0.5, W = PᵀP − diag stored both ways, vectors. */
+async function checkKeywordTables(kgrag: Kgrag): Promise<{ keywords: number; memberships: number; edges: number }> {
+  const { store } = kgrag;
+  const keywords = await store.table('keywords').all();
+  const members = await store.table('keywordChunks').all();
+  const edges = await store.table('keywordEdges').all();
+  const chunks = await store.table('chunks').count();
+  assert.ok(keywords.length > 0, 'no keywords');
+  const chunksOf = new Map<string, Set<string>>(keywords.map((keyword) => [keyword.id, new Set()]));
+  for (const member of members) {
+    assert.ok(member.score >= 0.5 - 1e-9 && member.score <= 1 + 1e-9, `score ${member.score}`);
+    chunksOf.get(member.keywordId)?.add(member.chunkId);
+  }
+  for (const [id, set] of chunksOf) assert.ok(set.size <= Math.max(1, Math.floor(0.2 * chunks)) + 2, `keyword ${id} has ${set.size} of ${chunks} chunks`);
+  const expected = new Map<string, number>();
+  const ids = [...chunksOf.keys()];
+  for (const a of ids) {
+    for (const b of ids) {
+      if (a === b) continue;
+      let shared = 0;
+      for (const chunk of chunksOf.get(a) as Set<string>) if ((chunksOf.get(b) as Set<string>).has(chunk)) shared++;
+      if (shared > 0) expected.set(`${a}|${b}`, shared);
+    }
+  }
+  assert.deepEqual(new Map(edges.map((edge) => [`${edge.a}|${edge.b}`, edge.weight])), expected, 'keyword_edges = PᵀP − diag in both directions');
+  assert.equal(await store.vectors('keywords').count(), keywords.length);
+  return { keywords: keywords.length, memberships: members.length, edges: edges.length };
+}
+
+describe('AutoKG index steps on the sample corpus', () => {
+  it('fast mode: LLM-free keywords, Laplace memberships and the keyword graph', async () => {
+    const kgrag = await createKgrag({ workspace: join(directory, 'fast'), env: {} });
+    try {
+      const summary = await kgrag.index([corpus]);
+      assert.ok(summary.ran.includes('knn-graph') && summary.ran.includes('keywords'));
+      const counts = summary.counts.keywords as Record<string, number>;
+      assert.equal(counts.clusters, 30);
+      const tables = await checkKeywordTables(kgrag);
+      assert.equal(counts.keywords, tables.keywords);
+      assert.ok(tables.edges > 0);
+      assert.ok((await kgrag.store.getBlob('autokg-knn-graph')) !== undefined);
+      // A kernel change re-runs only the keywords step.
+      await kgrag.close();
+      const again = await createKgrag({ workspace: join(directory, 'fast'), env: {}, config: { autokg: { kernel: 'angular' } } });
+      try {
+        const rerun = await again.index([corpus]);
+        assert.deepEqual(rerun.ran.filter((step) => step !== 'load'), ['keywords']);
+        await checkKeywordTables(again);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await kgrag.close().catch(() => undefined);
+    }
+  });
+
+  it('standard mode: scripted LLM keywords; a re-run with another kernel makes no LLM call', async () => {
+    const llm = createScriptedLanguageModel({ responses: [{ match: () => true, reply: (request) => sampleLlmReply(request) }] });
+    const workspace = join(directory, 'standard');
+    const kgrag = await createKgrag({ workspace, env: {}, llm });
+    let keywordTexts: string[];
+    try {
+      const summary = await kgrag.index([corpus], { mode: 'standard' });
+      const counts = summary.counts.keywords as Record<string, number>;
+      const autokgCalls = llm.calls.filter((call) => call.purpose?.startsWith('autokg-'));
+      // Per clustering: one extraction and one refinement per cluster, one global refinement; then 3 final passes.
+      assert.equal(autokgCalls.length, 2 * (15 * 2 + 1) + 3);
+      assert.ok(autokgCalls.every((call) => call.priority === 'batch'));
+      assert.equal(counts.llmCalls, autokgCalls.length);
+      assert.ok((counts.tokensUsed as number) > 0 && (counts.tokenBound as number) > (counts.tokensUsed as number), `bound ${counts.tokenBound} vs used ${counts.tokensUsed}`);
+      await checkKeywordTables(kgrag);
+      keywordTexts = (await kgrag.store.table('keywords').all()).map((keyword) => keyword.text);
+      assert.ok(keywordTexts.some((text) => /Kestermouth|Marle|Cotterill/.test(text)), keywordTexts.join(', '));
+    } finally {
+      await kgrag.close();
+    }
+    const quiet = createScriptedLanguageModel({ responses: [] });
+    const again = await createKgrag({ workspace, env: {}, llm: quiet, config: { autokg: { kernel: 'angular', cap: 0.1 } } });
+    try {
+      const rerun = await again.index([corpus], { mode: 'standard' });
+      assert.ok(rerun.ran.includes('keywords'));
+      assert.equal(quiet.calls.length, 0, 'the stored extraction is reused');
+      assert.equal((rerun.counts.keywords as Record<string, number>).reusedCalls, 2 * (15 * 2 + 1) + 3);
+      assert.deepEqual((await again.store.table('keywords').all()).map((keyword) => keyword.text), keywordTexts);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe('extractLlmKeywords', () => {
+  it('sends l1, l2, the language and a sampled avoid list of at most m keywords; refines; runs the three final passes in order', async () => {
+    const tokenizer = await createTokenizer('cl100k_base');
+    let cluster = 0;
+    const llm = createScriptedLanguageModel({
+      responses: [
+        // Each cluster names five new keywords, one of them containing an earlier one.
+        { match: 'already appeared', reply: () => { cluster++; return `Topic ${cluster}a, Topic ${cluster}b, Topic ${cluster}c, Topic ${cluster}d, Big Topic ${cluster}a.`; } },
+        { match: 'Output:', reply: (request) => request.messages[0]?.content.split('\nInput: ').pop()?.replace(/\nOutput:\s*$/, '') ?? '' },
+        { match: 'Concentration and Deduplication', reply: (request) => request.messages[0]?.content.split('\nKeywords: ').pop()?.replace(/\n\nProcessed keywords:\s*$/, '') ?? '' },
+        { match: 'Task: Splitting', reply: (request) => `${request.messages[0]?.content.split('\nKeywords: ').pop()?.replace(/\n\nProcessed keywords:\s*$/, '')}, Extra Term` },
+        { match: 'Task: Deletion', reply: (request) => (request.messages[0]?.content.split('\nKeywords: ').pop()?.replace(/\n\nProcessed keywords:\s*$/, '') ?? '').replace('Topic 1a, ', '') },
+      ],
+    });
+    const texts = Array.from({ length: 12 }, (_, index) => `Fragment number ${index} about topic ${index % 3}.`);
+    const result = await extractLlmKeywords(llm, {
+      selections: [{ method: 'k-means', clusters: [Int32Array.from([0, 1, 2, 3]), Int32Array.from([4, 5, 6, 7]), Int32Array.from([8, 9, 10, 11])] }],
+      chunkTexts: texts,
+      tokenizer,
+      prompts: builtInPrompts,
+      settings: { keywordsPerCluster: 5, maxWords: 3, avoidSample: 6, language: 'Welsh', topic: 'a test' },
+      seed: 1,
+    });
+    const extractions = llm.calls.filter((call) => call.purpose === 'autokg-extract').map((call) => call.messages[0]?.content ?? '');
+    assert.equal(extractions.length, 3);
+    assert.match(extractions[0] as string, /at most 5 keywords[\s\S]*at most 3 words[\s\S]*in Welsh[\s\S]*\* Fragment number 0[\s\S]*terms: <>/);
+    assert.match(extractions[1] as string, /terms: <Topic 1a,Topic 1b,Topic 1c,Topic 1d,Big Topic 1a>/);
+    const avoid = (/terms: <([^>]*)>/.exec(extractions[2] as string)?.[1] ?? '').split(',');
+    assert.equal(avoid.length, 6, 'm = 6 of the 10 previous keywords');
+    assert.deepEqual(llm.calls.map((call) => call.purpose), ['autokg-extract', 'autokg-refine', 'autokg-extract', 'autokg-refine', 'autokg-extract', 'autokg-refine', 'autokg-refine-all', 'autokg-final', 'autokg-final', 'autokg-final']);
+    assert.ok(llm.calls.every((call) => call.priority === 'batch'));
+    // "Big Topic Na" goes by the substring filter, "Topic 1a" by the deletion pass, "Extra Term" came from the split pass.
+    assert.deepEqual(result.keywords, ['Topic 1b', 'Topic 1c', 'Topic 1d', 'Topic 2a', 'Topic 2b', 'Topic 2c', 'Topic 2d', 'Topic 3a', 'Topic 3b', 'Topic 3c', 'Topic 3d', 'Extra Term']);
+    assert.equal(result.calls.length, 10);
+    assert.ok(result.finalPassTokens > 0 && result.inputTokens > result.finalPassTokens);
+  });
+
+  it('formula (1): 2n(2cT + (m + 2·l1)(l2 + 1)) + L_F', () => {
+    assert.equal(paperTokenBound({ clusters: 15, perCluster: 15, chunkTokens: 200, avoidSample: 300, keywordsPerCluster: 10, maxWords: 3, finalPassTokens: 1000 }), 2 * 15 * (2 * 15 * 200 + 320 * 4) + 1000);
+  });
+});

@@ -1,4 +1,5 @@
 import { basicAnswerSystemPrompt } from '../answer/basic-answer-prompt.js';
+import { autokgAnswerPrompt } from '../methods/autokg/autokg-answer-prompt.js';
 import type { PromptTemplate } from '../core/prompt-library.js';
 import { driftPrompts } from '../methods/drift/drift-prompts.js';
 import { globalMapSystemPrompt } from '../methods/global/global-map-prompt.js';
@@ -15,6 +16,7 @@ import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.j
 import { communityReportPrompt, communityReportRepairPrompt } from '../extract/reports/community-report-prompt.js';
 import { summarizeDescriptionsPrompt } from '../extract/summaries/summarize-descriptions-prompt.js';
 import { openiePrompts } from '../extract/triples/openie-prompts.js';
+import { autoKgKeywordTemplates } from '../extract/keywords/keyword-prompts.js';
 
 /** Every prompt a workspace can override, in the order `kgrag init` writes them. */
 export const promptTemplates: readonly PromptTemplate[] = [
@@ -34,6 +36,7 @@ export const promptTemplates: readonly PromptTemplate[] = [
   communityReportRepairPrompt,
   openiePrompts.ner,
   openiePrompts.triples,
+  ...autoKgKeywordTemplates,
   basicAnswerSystemPrompt,
   localAnswerSystemPrompt,
   driftPrompts.hyde,
@@ -48,4 +51,5 @@ export const promptTemplates: readonly PromptTemplate[] = [
   recognitionFilterPrompt,
   relationsRerankPrompt,
   kgpNextEvidencePrompt,
+  autokgAnswerPrompt,
 ];

@@ -1,0 +1,85 @@
+import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
+import { nearDuplicateRows } from '../../math/near-duplicate-rows.js';
+import type { Store, VectorSpace } from '../../store/store.js';
+import type { MethodContext } from '../query-method.js';
+
+/** AutoKG's near-duplicate threshold on cosine distance (`remove_same_text`, `thresh=1e-6`). */
+export const nearDuplicateDistance = 1e-6;
+
+/** The keyword graph of the index in typed rows, built on the first `autokg` query. */
+export interface AutokgLookups {
+  /** Chunk ids in `chunks` table order; text rows of the search. */
+  chunkIds: string[];
+  /** Chunk vectors in that order (undefined while the space is empty). */
+  chunkVectors: SimilarityIndex | undefined;
+  /** Per chunk row: the shorter kept chunk it nearly duplicates (cosine distance < 1e-6), or −1. */
+  duplicateOf: Int32Array;
+  keywordIds: string[];
+  keywordTexts: string[];
+  /** Keyword vectors in keyword order, row-major, and as an index for query scores. */
+  keywordMatrix: Float32Array;
+  keywordVectors: SimilarityIndex | undefined;
+  dimensions: number;
+  /** Per keyword: its member chunk rows by Laplace score u, highest first (ties by lower row), and the scores. */
+  members: Array<Array<{ chunk: number; score: number }>>;
+  /** Per keyword: neighbours by edge weight (shared chunks), heaviest first, ties by lower keyword row. */
+  neighbours: Array<Array<{ keyword: number; weight: number }>>;
+}
+
+/** Loads (once per index) the chunks, keywords, keyword–chunk scores and keyword edges `autokg` searches. */
+export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
+  return context.memo('autokg:lookups', async () => {
+    const { store } = context;
+    const chunks = await store.table('chunks').pick(['id', 'nTokens']);
+    const chunkIds = chunks.map((chunk) => chunk.id);
+    const chunkRow = new Map(chunkIds.map((id, row) => [id, row]));
+    const chunkMatrix = await vectorsInOrder(store, 'chunks', chunkRow);
+    const duplicateOf = nearDuplicateRows(chunkMatrix.data, chunkIds.length, chunkMatrix.dimensions, chunks.map((chunk) => chunk.nTokens), nearDuplicateDistance);
+    const chunkVectors = chunkMatrix.empty ? undefined : createSimilarityIndex(chunkIds.length, chunkMatrix.dimensions, chunkMatrix.data);
+
+    const keywords = await store.table('keywords').all();
+    const keywordIds = keywords.map((keyword) => keyword.id);
+    const keywordRow = new Map(keywordIds.map((id, row) => [id, row]));
+    const keywordStored = await vectorsInOrder(store, 'keywords', keywordRow);
+    const { dimensions, data: keywordMatrix } = keywordStored;
+    const keywordVectors = keywordStored.empty ? undefined : createSimilarityIndex(keywordIds.length, dimensions, keywordMatrix);
+
+    const members: AutokgLookups['members'] = keywordIds.map(() => []);
+    for (const membership of await store.table('keywordChunks').all()) {
+      const keyword = keywordRow.get(membership.keywordId);
+      const chunk = chunkRow.get(membership.chunkId);
+      if (keyword !== undefined && chunk !== undefined) members[keyword]?.push({ chunk, score: membership.score });
+    }
+    for (const list of members) list.sort((a, b) => b.score - a.score || a.chunk - b.chunk);
+
+    const neighbours: AutokgLookups['neighbours'] = keywordIds.map(() => []);
+    for (const edge of await store.table('keywordEdges').all()) {
+      const a = keywordRow.get(edge.a);
+      const b = keywordRow.get(edge.b);
+      if (a === undefined || b === undefined || a === b || !(edge.weight > 0)) continue;
+      neighbours[a]?.push({ keyword: b, weight: edge.weight });
+      neighbours[b]?.push({ keyword: a, weight: edge.weight });
+    }
+    for (const list of neighbours) {
+      list.sort((x, y) => y.weight - x.weight || x.keyword - y.keyword);
+      // An edge stored in both directions would list a neighbour twice: keep the first.
+      const seen = new Set<number>();
+      list.splice(0, list.length, ...list.filter((item) => !seen.has(item.keyword) && seen.add(item.keyword)));
+    }
+    return { chunkIds, chunkVectors, duplicateOf, keywordIds, keywordTexts: keywords.map((keyword) => keyword.text), keywordMatrix, keywordVectors, dimensions, members, neighbours };
+  });
+}
+
+/**
+ * The vectors of `space` as a matrix with row `rowOf(id)` (a zero row where an id has no vector). The whole
+ * space is loaded at once: `load(ids)` costs seconds for tens of thousands of ids.
+ */
+async function vectorsInOrder(store: Store, space: VectorSpace, rowOf: ReadonlyMap<string, number>): Promise<{ data: Float32Array; dimensions: number; empty: boolean }> {
+  const { ids, dimensions, matrix } = await store.vectors(space).load();
+  const data = new Float32Array(rowOf.size * dimensions);
+  ids.forEach((id, position) => {
+    const row = rowOf.get(id);
+    if (row !== undefined) data.set(matrix.subarray(position * dimensions, (position + 1) * dimensions), row * dimensions);
+  });
+  return { data, dimensions, empty: ids.length === 0 || rowOf.size === 0 };
+}

@@ -1,0 +1,181 @@
+import type { ContextChunk } from '../../answer/answer-types.js';
+import { extractiveAnswer } from '../../answer/extractive-answer.js';
+import { generateAnswer } from '../../answer/generate-answer.js';
+import { KgragError } from '../../core/errors.js';
+import { isCorpusFitted } from '../../providers/embed/embedder.js';
+import { topIndices } from '../ppr/top-indices.js';
+import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { autokgAnswerPrompt, renderAutokgAnswerPrompt } from './autokg-answer-prompt.js';
+import { autokgLookups, type AutokgLookups } from './autokg-lookups.js';
+import { autokgParams, autokgPresets, searchNumbersOf, type AutokgParams } from './autokg-params.js';
+import { autokgSubgraph } from './autokg-subgraph.js';
+import { hybridSearch, type HybridSearchResult, type RetrievalReason } from './hybrid-search.js';
+import { packKeywordTexts } from './pack-keyword-texts.js';
+
+/** The keywords a retrieval found, for the answer prompt. */
+interface FoundKeywords {
+  similar: string[];
+  adjacent: string[];
+}
+
+const foundKeywords = new WeakMap<Retrieval, FoundKeywords>();
+
+/** A reason as a line of the trace: `query`, `keyword "k"`, or `adjacent "k" → "j"`. */
+function describeReason(lookups: AutokgLookups, reason: RetrievalReason): string {
+  const text = (keyword: number): string => JSON.stringify(lookups.keywordTexts[keyword] ?? '');
+  if (reason.kind === 'query') return 'query';
+  if (reason.kind === 'keyword') return `keyword ${text(reason.keyword)}`;
+  return `adjacent ${reason.from.map(text).join(', ')} → ${text(reason.keyword)}`;
+}
+
+/** Cosine similarities of `query` with every row of an index (an empty array without one). */
+function scoresOf(index: AutokgLookups['chunkVectors'], query: Float32Array, space: string): Float32Array {
+  if (!index) return new Float32Array(0);
+  if (query.length !== index.dimensions) {
+    throw new KgragError(`the query vector has ${query.length} dimensions, the "${space}" vectors ${index.dimensions}`, {
+      code: 'QUERY_EMBEDDER_MISMATCH',
+      category: 'config',
+      hint: 'run `kgrag index` again after changing the embedder',
+    });
+  }
+  return index.scoreMany(query, 1);
+}
+
+/** Runs the hybrid search for one question. */
+async function search(context: MethodContext, lookups: AutokgLookups, question: string, params: AutokgParams, variant: string | undefined) {
+  const query = await context.embedQuery(question);
+  const textScores = scoresOf(lookups.chunkVectors, query, 'chunks');
+  // A near-duplicate is never retrieved: its shorter twin stands for it (AutoKG's remove_same_text).
+  lookups.duplicateOf.forEach((kept, row) => {
+    if (kept >= 0) textScores[row] = Number.NEGATIVE_INFINITY;
+  });
+  const keywordScores = scoresOf(lookups.keywordVectors, query, 'keywords');
+  const textsOf = new Map<number, number[]>();
+  const keywordTexts = (keyword: number, count: number): number[] => {
+    let ranked = textsOf.get(keyword);
+    if (!ranked || ranked.length < count) {
+      if (params.useU) {
+        ranked = (lookups.members[keyword] ?? []).filter((member) => lookups.duplicateOf[member.chunk] === -1).map((member) => member.chunk);
+      } else {
+        const scores = scoresOf(lookups.chunkVectors, lookups.keywordMatrix.subarray(keyword * lookups.dimensions, (keyword + 1) * lookups.dimensions), 'chunks');
+        lookups.duplicateOf.forEach((kept, row) => {
+          if (kept >= 0) scores[row] = Number.NEGATIVE_INFINITY;
+        });
+        ranked = topIndices(scores, count);
+      }
+      textsOf.set(keyword, ranked);
+    }
+    return ranked.slice(0, count);
+  };
+  const numbers = searchNumbersOf(params, variant);
+  const found = hybridSearch({ textScores, keywordScores, keywordTexts, neighbours: (keyword) => lookups.neighbours[keyword] ?? [], numbers });
+  return { found, textScores, keywordScores, numbers };
+}
+
+/** Renders the answer prompt with the texts that fit the budget. */
+function packPrompt(context: MethodContext, question: string, chunks: readonly ContextChunk[], keywords: FoundKeywords, params: AutokgParams) {
+  const template = context.prompts.text(autokgAnswerPrompt);
+  const render = (texts: string): string =>
+    renderAutokgAnswerPrompt(template, {
+      similarKeywords: keywords.similar,
+      adjacentKeywords: keywords.adjacent,
+      texts,
+      language: params.language,
+      responseType: context.config.query.responseType,
+      query: question,
+    });
+  const lines = chunks.map((chunk) => `* [${chunk.hid}] ${chunk.text}`);
+  // The question is in the prompt and is also sent as the user message.
+  const fixedTokens = context.tokenizer.count(render('')) + context.tokenizer.count(question);
+  const packed = packKeywordTexts(lines, context.tokenizer, params.maxContextTokens, fixedTokens);
+  const included = packed.included.map((index) => chunks[index] as ContextChunk);
+  const text = render(packed.included.map((index) => lines[index]).join('\n'));
+  return { text, tokens: context.tokenizer.count(text), included, skipped: packed.skipped.length };
+}
+
+/**
+ * `autokg`: AutoKG (arXiv 2311.14740; reference/seed-methods.md §A) — hybrid search over the keyword graph
+ * of the `keywords` step: texts near the query, keywords near the query and their texts, adjacent keywords
+ * by shared-chunk weight and their texts; the answer prompt lists the keywords and packs the texts into the
+ * token budget. Variants are the search presets: `paper` (15, 5, 3, 3, 2) and `notebook` (15, 7, 3, 4, 2).
+ */
+export const autokgMethod: QueryMethod<AutokgParams> = {
+  name: 'autokg',
+  description: 'AutoKG: hybrid search over texts, query keywords and their neighbours in the keyword graph (Laplace-learned keyword–chunk links)',
+  variants: Object.keys(autokgPresets),
+  params: autokgParams,
+  topKParam: 's0t',
+  requires: ['chunk', 'embed-chunks', 'keywords'],
+
+  async retrieve(context, question, params, variant): Promise<Retrieval> {
+    const lookups = await autokgLookups(context);
+    const { found, textScores, keywordScores } = await context.trace.time(
+      'autokg-search',
+      () => search(context, lookups, question, params, variant),
+      (result) => ({
+        numbers: result.numbers,
+        useU: params.useU,
+        similarKeywords: result.found.similarKeywords.map((keyword) => lookups.keywordTexts[keyword]),
+        adjacentKeywords: result.found.adjacentKeywords.map((adjacent) => lookups.keywordTexts[adjacent.keyword]),
+        texts: result.found.texts.map(({ text, reasons }) => ({ id: lookups.chunkIds[text], reasons: reasons.map((reason) => describeReason(lookups, reason)) })),
+      }),
+    );
+    // Ranked in search order (query texts, then each similar keyword's, then each adjacent keyword's).
+    const chunks = await context.chunks(
+      found.texts.map(({ text }, rank) => ({ id: lookups.chunkIds[text] as string, score: 1 / (rank + 1), scores: { dense: textScores[text] as number, rank: rank + 1 } })),
+    );
+    const keyword = (row: number) => ({ id: lookups.keywordIds[row] as string, text: lookups.keywordTexts[row] as string, score: keywordScores[row] as number });
+    const retrieval: Retrieval = {
+      chunks,
+      keywords: [...found.similarKeywords.map(keyword), ...found.adjacentKeywords.map((adjacent) => keyword(adjacent.keyword))],
+      subgraph: autokgSubgraph(question, lookups, found, keywordScores, chunks),
+    };
+    foundKeywords.set(retrieval, keywordsOf(lookups, found));
+    return retrieval;
+  },
+
+  async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
+    const keywords = foundKeywords.get(retrieval) ?? { similar: (retrieval.keywords ?? []).map((keyword) => keyword.text), adjacent: [] };
+    const packed = await context.trace.time(
+      'autokg-pack',
+      async () => packPrompt(context, question, retrieval.chunks, keywords, params),
+      (result) => ({ included: result.included.length, skipped: result.skipped, tokens: result.tokens, budget: params.maxContextTokens }),
+    );
+    const none = { usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
+    if (options.contextOnly) {
+      return { answer: { text: '', kind: 'none' }, citations: [], contextText: packed.text, contextTokens: packed.tokens, ...none };
+    }
+    const { llm, embedder } = context;
+    if (!llm) {
+      const extractive = await context.trace.time('extractive-answer', () => extractiveAnswer(question, packed.included, isCorpusFitted(embedder) ? { embedder } : {}));
+      return { ...extractive, contextText: packed.text, contextTokens: packed.tokens, ...none };
+    }
+    const sources = new Map(packed.included.map((chunk) => [chunk.hid, { id: chunk.id, title: chunk.documentTitle, source: chunk.source, quote: chunk.text }]));
+    const generated = await context.trace.time('generate-answer', () =>
+      generateAnswer({
+        model: llm,
+        systemPrompt: packed.text,
+        question,
+        citable: { Sources: sources },
+        ...(options.onText === undefined ? {} : { onText: options.onText }),
+        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+      }),
+    );
+    return {
+      answer: generated.answer,
+      citations: generated.citations,
+      contextText: packed.text,
+      contextTokens: packed.tokens,
+      usage: generated.usage,
+      llmCalls: generated.cached ? 0 : 1,
+      unknownReferences: generated.unknownReferences,
+    };
+  },
+};
+
+function keywordsOf(lookups: AutokgLookups, found: HybridSearchResult): FoundKeywords {
+  return {
+    similar: found.similarKeywords.map((keyword) => lookups.keywordTexts[keyword] ?? ''),
+    adjacent: found.adjacentKeywords.map((adjacent) => lookups.keywordTexts[adjacent.keyword] ?? ''),
+  };
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { clusterTfidfKeywords, type PhraseOccurrence } from './cluster-tfidf-keywords.js';
 
-const mention = (surface: string): PhraseOccurrence => ({ key: surface.toLowerCase(), surface });
+const mention = (surface: string): PhraseOccurrence => ({ key: surface.toLowerCase(), surface, kind: /^\p{Lu}/u.test(surface) ? 'proper' : 'phrase' });
 
 describe('clusterTfidfKeywords', () => {
   // Chunks 0–2 are about the car wash, 3–5 about the harbour; "Kestermouth" is everywhere.
@@ -28,10 +28,24 @@ describe('clusterTfidfKeywords', () => {
 
   test('the union over clusterings is deduplicated and substring-filtered', () => {
     const other = { assignments: Int32Array.from([0, 0, 0, 0, 0, 0]), clusters: 1 };
-    const withWash = phrases.map((list, chunk) => (chunk < 3 ? [...list, mention('wash'), mention('wash')] : list));
+    const withWash = phrases.map((list, chunk) => (chunk < 3 ? [...list, mention('Car Wash Company'), mention('Car Wash Company')] : list));
     const keywords = clusterTfidfKeywords(withWash, [clustering, other], { keywordsPerCluster: 2 });
-    assert.ok(keywords.includes('wash'));
-    assert.ok(!keywords.includes('car wash'));
+    assert.ok(keywords.includes('car wash'));
+    assert.ok(!keywords.includes('Car Wash Company'));
     assert.equal(new Set(keywords.map((keyword) => keyword.toLowerCase())).size, keywords.length);
+  });
+
+  test('single words are kept only when they are names: not common words, initials, bare first names or fragments', () => {
+    const chunk = (...surfaces: string[]): PhraseOccurrence[] => surfaces.map(mention);
+    const names = [chunk('Mother', 'DC', 'Sam', 'Sam Marle', 'Gaugewatch'), chunk('Mother', 'DC', 'Sam', 'Gaugewatch'), chunk('Sam Marle')];
+    const texts = ['Mother, DC and Sam Marle built Gaugewatch.', 'Sam told his mother about Gaugewatch.', 'Sam Marle.'];
+    const keywords = clusterTfidfKeywords(names, [{ assignments: Int32Array.from([0, 0, 0]), clusters: 1 }], { keywordsPerCluster: 10, texts });
+    assert.deepEqual(keywords, ['Gaugewatch', 'Sam Marle']);
+  });
+
+  test('a phrase must recur in minChunks chunks of the cluster, not only repeat in one', () => {
+    const repeated = [[mention('soap bucket'), mention('soap bucket'), mention('soap bucket')], [mention('car wash')], [mention('car wash')]];
+    const keywords = clusterTfidfKeywords(repeated, [{ assignments: Int32Array.from([0, 0, 0]), clusters: 1 }]);
+    assert.deepEqual(keywords, ['car wash']);
   });
 });

@@ -11,15 +11,26 @@ import { filterKeywords } from './filter-keywords.js';
  * As with the prompt, a clustering's clusters are visited in order and a phrase already chosen for an
  * earlier cluster is skipped (the avoid list); the clusterings' lists are united and filtered exactly like
  * the LLM's (deduplicated, at most l2 words, substring filter). A phrase needs `minCount` mentions in the
- * cluster, so one stray mention never names a theme. Ties go to the phrase key in code-unit order.
+ * cluster, so one stray mention never names a theme, and must recur in `minChunks` of its chunks, so one
+ * chunk repeating a word does not make it the cluster's theme. Ties go to the phrase key in code-unit order.
  *
- * Defaults: l1 = 10 keywords per cluster, l2 = 3 words, minCount 2.
+ * The prompt asks for keywords that name topics; a noun-phrase tagger also yields single words that do not.
+ * A one-word phrase is a candidate only when it is a name: tagged proper, written capitalized, never written
+ * in lower case anywhere in the corpus (else it is a common word at a sentence start or in a heading:
+ * "Mother", "Square", "Inside"), at least three letters (not initials), and never the first word of a longer
+ * proper name in the corpus (a bare first name, "Sam" of "Sam Marle", or a fragment the tagger split from a
+ * name, "Chandler" of "Chandler Row"). Single words matter doubly because the substring filter keeps the
+ * shorter keyword: a stray "Row" would delete every "… Row" street.
+ *
+ * Defaults: l1 = 10 keywords per cluster, l2 = 3 words, minCount 2, minChunks 2.
  */
 
 /** One noun-phrase mention: its normalized key and its text as written. */
 export interface PhraseOccurrence {
   key: string;
   surface: string;
+  /** The tagger's kind: a proper-noun span or a common noun phrase. Without it a phrase counts as common. */
+  kind?: 'proper' | 'phrase';
 }
 
 /** Options of {@link clusterTfidfKeywords}. */
@@ -30,6 +41,13 @@ export interface ClusterTfidfKeywordsOptions {
   maxWords?: number;
   /** Mentions a phrase needs inside the cluster. @default 2 */
   minCount?: number;
+  /** Chunks of the cluster a phrase must occur in. @default 2 */
+  minChunks?: number;
+  /**
+   * The chunk texts, to tell names from common words: a single word written in lower case anywhere in
+   * them is not a name. Without them single words are judged by the other tests only.
+   */
+  texts?: readonly string[];
 }
 
 /**
@@ -40,6 +58,7 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
   const keywordsPerCluster = options.keywordsPerCluster ?? 10;
   const maxWords = options.maxWords ?? 3;
   const minCount = options.minCount ?? 2;
+  const minChunks = options.minChunks ?? 2;
 
   // Phrase ids, corpus frequencies and the most frequent surface form of each key.
   const idOf = new Map<string, number>();
@@ -63,7 +82,31 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
   });
   const corpusFrequency = new Float64Array(keys.length);
   for (const ids of chunkPhraseIds) for (const id of ids) corpusFrequency[id] = (corpusFrequency[id] as number) + 1;
-  const eligible = keys.map((key) => key.split(' ').length <= maxWords && /\p{L}/u.test(key));
+  const proper = new Uint8Array(keys.length);
+  const written = new Uint8Array(keys.length);
+  phrases.forEach((mentions, chunk) => {
+    mentions.forEach((mention, index) => {
+      const id = (chunkPhraseIds[chunk] as Int32Array)[index] as number;
+      if (mention.kind === 'proper') proper[id] = 1;
+      // Bit 1: seen capitalized; bit 2: seen in lower case.
+      written[id] = (written[id] as number) | (/^\p{Lu}/u.test(mention.surface) ? 1 : 2);
+    });
+  });
+  const lowerWords = new Set<string>();
+  for (const text of options.texts ?? []) for (const word of text.match(/(?<![\p{L}\p{N}'’-])\p{Ll}[\p{Ll}'’-]*/gu) ?? []) lowerWords.add(word.replace(/['’]s$/u, ''));
+  const nameStarts = new Set<string>();
+  keys.forEach((key, id) => {
+    const space = key.indexOf(' ');
+    if (space > 0 && proper[id] === 1) nameStarts.add(key.slice(0, space));
+  });
+  const isName = (id: number): boolean => {
+    const key = keys[id] as string;
+    return proper[id] === 1 && written[id] === 1 && /^\p{L}{3,}$/u.test(key) && !lowerWords.has(key) && !nameStarts.has(key);
+  };
+  const eligible = keys.map((key, id) => {
+    const words = key.split(' ').length;
+    return words <= maxWords && /\p{L}/u.test(key) && (words > 1 || isName(id));
+  });
   const surfaceOf = (id: number): string => {
     let best = '';
     let bestCount = 0;
@@ -79,18 +122,22 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
   const chosen: string[] = [];
   for (const clustering of clusterings) {
     const counts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
+    const chunkCounts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
     let mentions = 0;
     chunkPhraseIds.forEach((ids, chunk) => {
       const cluster = counts[clustering.assignments[chunk] as number];
-      if (!cluster) return;
+      const clusterChunks = chunkCounts[clustering.assignments[chunk] as number];
+      if (!cluster || !clusterChunks) return;
       for (const id of ids) cluster.set(id, (cluster.get(id) ?? 0) + 1);
+      for (const id of new Set(ids)) clusterChunks.set(id, (clusterChunks.get(id) ?? 0) + 1);
       mentions += ids.length;
     });
     const average = mentions / Math.max(1, clustering.clusters);
     const used = new Set<number>();
-    for (const cluster of counts) {
+    counts.forEach((cluster, clusterIndex) => {
+      const clusterChunks = chunkCounts[clusterIndex] as Map<number, number>;
       const ranked = [...cluster.entries()]
-        .filter(([id, count]) => count >= minCount && eligible[id] === true && !used.has(id))
+        .filter(([id, count]) => count >= minCount && (clusterChunks.get(id) ?? 0) >= minChunks && eligible[id] === true && !used.has(id))
         .map(([id, count]) => ({ id, score: count * Math.log(1 + average / (corpusFrequency[id] as number)) }))
         .sort((left, right) => right.score - left.score || ((keys[left.id] as string) < (keys[right.id] as string) ? -1 : 1))
         .slice(0, keywordsPerCluster);
@@ -98,7 +145,7 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
         used.add(id);
         chosen.push(surfaceOf(id));
       }
-    }
+    });
   }
   return filterKeywords(chosen, { maxWords });
 }

@@ -53,7 +53,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard'): PipelineStep {
   const useLlm = mode === 'standard';
   return {
     name: 'keywords',
-    version: 1,
+    // 2: LLM-free keywords drop non-name single words and need two chunks of the cluster.
+    version: 2,
     reads: ['embed-chunks', 'knn-graph'],
     settings: (config, environment) => ({
       autokg: config.autokg,
@@ -172,7 +173,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard'): PipelineStep {
         });
         counts.skippedChunks = stored.skippedChunks;
       } else {
-        keywords = clusterTfidfKeywords(await chunkPhrases(context, chunkIds, chunkTexts), clusterings, { keywordsPerCluster: settings.keywordsPerCluster, maxWords: settings.maxWords });
+        keywords = clusterTfidfKeywords(await chunkPhrases(context, chunkIds, chunkTexts), clusterings, { keywordsPerCluster: settings.keywordsPerCluster, maxWords: settings.maxWords, texts: chunkTexts });
       }
       const keywordMs = performance.now() - keywordStart;
       context.progress(2, total, 'phases');
@@ -258,6 +259,6 @@ async function chunkPhrases(context: StepContext, chunkIds: readonly string[], c
   if (missing.length > 0) primeNounPhraseExtractor(missing);
   return chunkIds.map((id, index) => {
     const extraction = stored.get(id) ?? extractNounPhrases(chunkTexts[index] as string);
-    return extraction.mentions.map((mention) => ({ key: mention.key, surface: mention.surface }));
+    return extraction.mentions.map((mention) => ({ key: mention.key, surface: mention.surface, kind: mention.kind }));
   });
 }

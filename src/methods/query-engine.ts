@@ -1,7 +1,4 @@
 import type { Answer, Citation, ContextChunk } from '../answer/answer-types.js';
-import { basicAnswerSystemPrompt, renderBasicAnswerPrompt } from '../answer/basic-answer-prompt.js';
-import { extractiveAnswer } from '../answer/extractive-answer.js';
-import { generateAnswer } from '../answer/generate-answer.js';
 import { packSourcesTable } from '../answer/pack-context.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
@@ -11,7 +8,8 @@ import { isCorpusFitted } from '../providers/embed/embedder.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
-import type { MethodAnswer, MethodContext, QueryMethod, QueryTrace, Retrieval, TraceStep } from './query-method.js';
+import { answerFromContext } from './answer-from-context.js';
+import type { AnswerOptions, MethodAnswer, MethodContext, QueryMethod, QueryTrace, Retrieval, TraceStep } from './query-method.js';
 
 /** One question to answer. */
 export interface QueryRequest {
@@ -236,40 +234,9 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     };
   };
 
-  const defaultAnswer = async (context: MethodContext, question: string, retrieval: Retrieval, onText: ((delta: string) => void) | undefined, contextOnly: boolean): Promise<MethodAnswer> => {
+  const defaultAnswer = (context: MethodContext, question: string, retrieval: Retrieval, options: AnswerOptions): Promise<MethodAnswer> => {
     const packed = packSourcesTable(retrieval.chunks, tokenizer, config.query.maxContextTokens);
-    const none = { usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
-    if (contextOnly) {
-      return { answer: { text: '', kind: 'none' }, citations: [], contextText: packed.text, contextTokens: packed.tokens, ...none };
-    }
-    if (!llm) {
-      const extractive = await context.trace.time('extractive-answer', () =>
-        extractiveAnswer(question, packed.included, isCorpusFitted(embedder) ? { embedder } : {}),
-      );
-      return { ...extractive, contextText: packed.text, contextTokens: packed.tokens, ...none };
-    }
-    const sources = new Map(
-      packed.included.map((chunk) => [chunk.hid, { id: chunk.id, title: chunk.documentTitle, source: chunk.source, quote: chunk.text }]),
-    );
-    const generated = await context.trace.time('generate-answer', () =>
-      generateAnswer({
-        model: llm,
-        systemPrompt: renderBasicAnswerPrompt(prompts.text(basicAnswerSystemPrompt), packed.text, config.query.responseType),
-        question,
-        citable: { Sources: sources },
-        ...(onText === undefined ? {} : { onText }),
-        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      }),
-    );
-    return {
-      answer: generated.answer,
-      citations: generated.citations,
-      contextText: packed.text,
-      contextTokens: packed.tokens,
-      usage: generated.usage,
-      llmCalls: generated.cached ? 0 : 1,
-      unknownReferences: generated.unknownReferences,
-    };
+    return answerFromContext(context, { question, contextText: packed.text, contextTokens: packed.tokens, passages: packed.included }, options);
   };
 
   /** Validates the request and sets up the method, its parameters and a fresh trace. */
@@ -303,12 +270,10 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       const { method, params, variant, trace, context, started } = await prepare(request);
       const retrieval = await method.retrieve(context, request.question, params, variant);
       const contextOnly = request.contextOnly === true;
-      let answered: MethodAnswer;
-      if (method.answer) {
-        answered = await method.answer(context, request.question, retrieval, params, { contextOnly, ...(request.onText ? { onText: request.onText } : {}) });
-      } else {
-        answered = await defaultAnswer(context, request.question, retrieval, request.onText, contextOnly);
-      }
+      const answerOptions: AnswerOptions = { contextOnly, ...(request.onText ? { onText: request.onText } : {}) };
+      const answered = method.answer
+        ? await method.answer(context, request.question, retrieval, params, answerOptions)
+        : await defaultAnswer(context, request.question, retrieval, answerOptions);
       const usage = answered.usage ?? { inputTokens: 0, outputTokens: 0 };
       const { chunks, ...rest } = retrieval;
       return {

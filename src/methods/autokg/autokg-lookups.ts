@@ -1,7 +1,7 @@
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import { nearDuplicateRows } from '../../math/near-duplicate-rows.js';
-import type { Store, VectorSpace } from '../../store/store.js';
 import type { MethodContext } from '../query-method.js';
+import { vectorsInOrder } from '../space-vectors.js';
 
 /** AutoKG's near-duplicate threshold on cosine distance (`remove_same_text`, `thresh=1e-6`). */
 export const nearDuplicateDistance = 1e-6;
@@ -33,14 +33,14 @@ export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
     const chunks = await store.table('chunks').pick(['id', 'nTokens']);
     const chunkIds = chunks.map((chunk) => chunk.id);
     const chunkRow = new Map(chunkIds.map((id, row) => [id, row]));
-    const chunkMatrix = await vectorsInOrder(store, 'chunks', chunkRow);
+    const chunkMatrix = await vectorsInOrder(store, 'chunks', chunkIds);
     const duplicateOf = nearDuplicateRows(chunkMatrix.data, chunkIds.length, chunkMatrix.dimensions, chunks.map((chunk) => chunk.nTokens), nearDuplicateDistance);
     const chunkVectors = chunkMatrix.empty ? undefined : createSimilarityIndex(chunkIds.length, chunkMatrix.dimensions, chunkMatrix.data);
 
     const keywords = await store.table('keywords').all();
     const keywordIds = keywords.map((keyword) => keyword.id);
     const keywordRow = new Map(keywordIds.map((id, row) => [id, row]));
-    const keywordStored = await vectorsInOrder(store, 'keywords', keywordRow);
+    const keywordStored = await vectorsInOrder(store, 'keywords', keywordIds);
     const { dimensions, data: keywordMatrix } = keywordStored;
     const keywordVectors = keywordStored.empty ? undefined : createSimilarityIndex(keywordIds.length, dimensions, keywordMatrix);
 
@@ -68,18 +68,4 @@ export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
     }
     return { chunkIds, chunkVectors, duplicateOf, keywordIds, keywordTexts: keywords.map((keyword) => keyword.text), keywordMatrix, keywordVectors, dimensions, members, neighbours };
   });
-}
-
-/**
- * The vectors of `space` as a matrix with row `rowOf(id)` (a zero row where an id has no vector). The whole
- * space is loaded at once: `load(ids)` costs seconds for tens of thousands of ids.
- */
-async function vectorsInOrder(store: Store, space: VectorSpace, rowOf: ReadonlyMap<string, number>): Promise<{ data: Float32Array; dimensions: number; empty: boolean }> {
-  const { ids, dimensions, matrix } = await store.vectors(space).load();
-  const data = new Float32Array(rowOf.size * dimensions);
-  ids.forEach((id, position) => {
-    const row = rowOf.get(id);
-    if (row !== undefined) data.set(matrix.subarray(position * dimensions, (position + 1) * dimensions), row * dimensions);
-  });
-  return { data, dimensions, empty: ids.length === 0 || rowOf.size === 0 };
 }

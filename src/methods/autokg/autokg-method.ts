@@ -1,10 +1,8 @@
 import type { ContextChunk } from '../../answer/answer-types.js';
-import { extractiveAnswer } from '../../answer/extractive-answer.js';
-import { generateAnswer } from '../../answer/generate-answer.js';
-import { KgragError } from '../../core/errors.js';
-import { isCorpusFitted } from '../../providers/embed/embedder.js';
-import { topIndices } from '../ppr/top-indices.js';
+import { topIndices } from '../../math/top-indices.js';
+import { answerFromContext } from '../answer-from-context.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { queryScores } from '../space-vectors.js';
 import { autokgAnswerPrompt, renderAutokgAnswerPrompt } from './autokg-answer-prompt.js';
 import { autokgLookups, type AutokgLookups } from './autokg-lookups.js';
 import { autokgParams, autokgPresets, searchNumbersOf, type AutokgParams } from './autokg-params.js';
@@ -28,28 +26,15 @@ function describeReason(lookups: AutokgLookups, reason: RetrievalReason): string
   return `adjacent ${reason.from.map(text).join(', ')} → ${text(reason.keyword)}`;
 }
 
-/** Cosine similarities of `query` with every row of an index (an empty array without one). */
-function scoresOf(index: AutokgLookups['chunkVectors'], query: Float32Array, space: string): Float32Array {
-  if (!index) return new Float32Array(0);
-  if (query.length !== index.dimensions) {
-    throw new KgragError(`the query vector has ${query.length} dimensions, the "${space}" vectors ${index.dimensions}`, {
-      code: 'QUERY_EMBEDDER_MISMATCH',
-      category: 'config',
-      hint: 'run `kgrag index` again after changing the embedder',
-    });
-  }
-  return index.scoreMany(query, 1);
-}
-
 /** Runs the hybrid search for one question. */
 async function search(context: MethodContext, lookups: AutokgLookups, question: string, params: AutokgParams, variant: string | undefined) {
   const query = await context.embedQuery(question);
-  const textScores = scoresOf(lookups.chunkVectors, query, 'chunks');
+  const textScores = queryScores('chunks', lookups.chunkVectors, query);
   // A near-duplicate is never retrieved: its shorter twin stands for it (AutoKG's remove_same_text).
   lookups.duplicateOf.forEach((kept, row) => {
     if (kept >= 0) textScores[row] = Number.NEGATIVE_INFINITY;
   });
-  const keywordScores = scoresOf(lookups.keywordVectors, query, 'keywords');
+  const keywordScores = queryScores('keywords', lookups.keywordVectors, query);
   const textsOf = new Map<number, number[]>();
   const keywordTexts = (keyword: number, count: number): number[] => {
     let ranked = textsOf.get(keyword);
@@ -57,7 +42,7 @@ async function search(context: MethodContext, lookups: AutokgLookups, question: 
       if (params.useU) {
         ranked = (lookups.members[keyword] ?? []).filter((member) => lookups.duplicateOf[member.chunk] === -1).map((member) => member.chunk);
       } else {
-        const scores = scoresOf(lookups.chunkVectors, lookups.keywordMatrix.subarray(keyword * lookups.dimensions, (keyword + 1) * lookups.dimensions), 'chunks');
+        const scores = queryScores('chunks', lookups.chunkVectors, lookups.keywordMatrix.subarray(keyword * lookups.dimensions, (keyword + 1) * lookups.dimensions));
         lookups.duplicateOf.forEach((kept, row) => {
           if (kept >= 0) scores[row] = Number.NEGATIVE_INFINITY;
         });
@@ -141,35 +126,8 @@ export const autokgMethod: QueryMethod<AutokgParams> = {
       async () => packPrompt(context, question, retrieval.chunks, keywords, params),
       (result) => ({ included: result.included.length, skipped: result.skipped, tokens: result.tokens, budget: params.maxContextTokens }),
     );
-    const none = { usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
-    if (options.contextOnly) {
-      return { answer: { text: '', kind: 'none' }, citations: [], contextText: packed.text, contextTokens: packed.tokens, ...none };
-    }
-    const { llm, embedder } = context;
-    if (!llm) {
-      const extractive = await context.trace.time('extractive-answer', () => extractiveAnswer(question, packed.included, isCorpusFitted(embedder) ? { embedder } : {}));
-      return { ...extractive, contextText: packed.text, contextTokens: packed.tokens, ...none };
-    }
-    const sources = new Map(packed.included.map((chunk) => [chunk.hid, { id: chunk.id, title: chunk.documentTitle, source: chunk.source, quote: chunk.text }]));
-    const generated = await context.trace.time('generate-answer', () =>
-      generateAnswer({
-        model: llm,
-        systemPrompt: packed.text,
-        question,
-        citable: { Sources: sources },
-        ...(options.onText === undefined ? {} : { onText: options.onText }),
-        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      }),
-    );
-    return {
-      answer: generated.answer,
-      citations: generated.citations,
-      contextText: packed.text,
-      contextTokens: packed.tokens,
-      usage: generated.usage,
-      llmCalls: generated.cached ? 0 : 1,
-      unknownReferences: generated.unknownReferences,
-    };
+    // The packed prompt is the whole system prompt: the paper's template with the keywords and the texts.
+    return answerFromContext(context, { question, contextText: packed.text, contextTokens: packed.tokens, passages: packed.included, systemPrompt: packed.text }, options);
   },
 };
 

@@ -1,4 +1,4 @@
-import { topIndices } from '../ppr/top-indices.js';
+import { topIndices } from '../../math/top-indices.js';
 import type { SearchNumbers } from './autokg-params.js';
 
 /** Why a text was retrieved; a text found several ways keeps every reason, in the order found. */

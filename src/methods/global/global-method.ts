@@ -4,7 +4,7 @@ import { packTable } from '../../answer/pack-table.js';
 import type { CommunityRecord } from '../../core/types.js';
 import type { MethodAnswer, MethodContext, QueryMethod, QuerySubgraph, Retrieval } from '../query-method.js';
 import { buildReportBatches, prepareReportRows, reportsTableHeader, reportsTableTitle, weightReports, type PreparedRow, type ReportBatches } from './build-report-batches.js';
-import { createCallMeter, type CallMeter } from './call-meter.js';
+import { createCallMeter, type CallMeter } from '../call-meter.js';
 import { extractiveGlobalAnswer } from './extractive-global-answer.js';
 import { globalKnowledgePrompt, globalReduceSystemPrompt, renderGlobalReducePrompt } from './global-reduce-prompt.js';
 import { chunkVectors, fullOccurrences, globalIndex, reportVectors, similarityTo, staticSelection, type GlobalReport } from './global-lookups.js';

@@ -1,6 +1,4 @@
-import { extractiveAnswer } from '../../answer/extractive-answer.js';
-import { generateAnswer } from '../../answer/generate-answer.js';
-import { isCorpusFitted } from '../../providers/embed/embedder.js';
+import { answerFromContext } from '../answer-from-context.js';
 import type { MethodAnswer, MethodContext, QueryMethod, QuerySubgraph, Retrieval } from '../query-method.js';
 import { buildLocalContext, type LocalContext, type LocalContextOptions } from './build-local-context.js';
 import { localAnswerSystemPrompt, renderLocalAnswerPrompt } from './local-answer-prompt.js';
@@ -74,33 +72,17 @@ export const localMethod: QueryMethod<LocalParams> = {
 
   async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
     const built = await contextOf(context, question, retrieval, params);
-    const none = { usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
-    if (options.contextOnly) {
-      return { answer: { text: '', kind: 'none' }, citations: [], contextText: built.text, contextTokens: built.tokens, ...none };
-    }
-    const { llm, embedder } = context;
-    if (!llm) {
-      const extractive = await context.trace.time('extractive-answer', () => extractiveAnswer(question, built.chunks, isCorpusFitted(embedder) ? { embedder } : {}));
-      return { ...extractive, contextText: built.text, contextTokens: built.tokens, ...none };
-    }
-    const generated = await context.trace.time('generate-answer', () =>
-      generateAnswer({
-        model: llm,
-        systemPrompt: renderLocalAnswerPrompt(context.prompts.text(localAnswerSystemPrompt), built.text, context.config.query.responseType),
+    return answerFromContext(
+      context,
+      {
         question,
+        contextText: built.text,
+        contextTokens: built.tokens,
+        passages: built.chunks,
+        systemPrompt: renderLocalAnswerPrompt(context.prompts.text(localAnswerSystemPrompt), built.text, context.config.query.responseType),
         citable: built.citable,
-        ...(options.onText === undefined ? {} : { onText: options.onText }),
-        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      }),
+      },
+      options,
     );
-    return {
-      answer: generated.answer,
-      citations: generated.citations,
-      contextText: built.text,
-      contextTokens: built.tokens,
-      usage: generated.usage,
-      llmCalls: generated.cached ? 0 : 1,
-      unknownReferences: generated.unknownReferences,
-    };
   },
 };

@@ -2,7 +2,7 @@ import type { MethodContext } from '../query-method.js';
 import type { PprGraph } from './build-ppr-graph.js';
 import { minMaxNormalize } from './min-max-normalize.js';
 import { factScorer } from './ppr-lookups.js';
-import { topIndices } from './top-indices.js';
+import { topIndices } from '../../math/top-indices.js';
 
 /** A fact linked to the question. */
 export interface FactLink {

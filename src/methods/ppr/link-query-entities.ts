@@ -3,7 +3,7 @@ import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
 import type { PprGraph } from './build-ppr-graph.js';
 import { phraseScorer } from './ppr-lookups.js';
-import { topIndices } from './top-indices.js';
+import { topIndices } from '../../math/top-indices.js';
 
 /** A query entity linked to a phrase node. */
 export interface EntityLink {

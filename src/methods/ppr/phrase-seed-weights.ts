@@ -1,7 +1,7 @@
 import type { PprGraph } from './build-ppr-graph.js';
 import type { EntityLink } from './link-query-entities.js';
 import type { FactLink } from './link-facts.js';
-import { topIndices } from './top-indices.js';
+import { topIndices } from '../../math/top-indices.js';
 
 /** Options of {@link phraseSeedWeights}. */
 export interface PhraseSeedOptions {

@@ -11,7 +11,7 @@ import { pprParams, type PprParams } from './ppr-params.js';
 import { pprGraph } from './ppr-lookups.js';
 import { pprSubgraph } from './ppr-subgraph.js';
 import { recognizeFacts } from './recognize-facts.js';
-import { topIndices } from './top-indices.js';
+import { topIndices } from '../../math/top-indices.js';
 
 /**
  * PageRank stops when an iteration changes the scores by less than this in L1, which at damping 0.5 bounds the

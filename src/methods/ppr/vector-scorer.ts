@@ -1,6 +1,5 @@
-import { KgragError } from '../../core/errors.js';
 import type { SimilarityIndex } from '../../math/similarity-index.js';
-import { loadSimilarityIndex } from '../triple-lookups.js';
+import { assertQueryDimensions, loadSimilarityIndex } from '../space-vectors.js';
 import type { Store, VectorSpace } from '../../store/store.js';
 
 /*
@@ -26,13 +25,7 @@ export function vectorScorer(space: VectorSpace, rows: number, index: Similarity
     rows,
     layout: index.layout,
     scores(query) {
-      if (query.length !== index.dimensions) {
-        throw new KgragError(`the query vector has ${query.length} dimensions, the "${space}" vectors ${index.dimensions}`, {
-          code: 'QUERY_EMBEDDER_MISMATCH',
-          category: 'config',
-          hint: 'run `kgrag index` again after changing the embedder',
-        });
-      }
+      assertQueryDimensions(space, index.dimensions, query);
       return index.scoreMany(query, 1);
     },
   };

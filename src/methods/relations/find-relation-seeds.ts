@@ -1,9 +1,9 @@
-import { KgragError } from '../../core/errors.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
 import type { RelationsGraph } from './relations-graph.js';
 import type { SimilarityIndex } from '../../math/similarity-index.js';
-import { topScoredIndices } from './top-scored-indices.js';
+import { topIndices } from '../../math/top-indices.js';
+import { assertQueryDimensions } from '../space-vectors.js';
 
 /** The phrases matched to one query entity, best first. */
 export interface EntitySeed {
@@ -26,16 +26,6 @@ export interface RelationSeeds {
   questionSimilarity: Float32Array;
 }
 
-/** Vectors made by another embedder than the index's cannot be compared: say so instead of failing in the math. */
-function checkDimensions(index: SimilarityIndex, vector: Float32Array, space: string): void {
-  if (vector.length === index.dimensions) return;
-  throw new KgragError(`query vector has ${vector.length} dimensions, the ${space} index has ${index.dimensions}`, {
-    code: 'STORE_VECTOR_SPACE_MISMATCH',
-    category: 'config',
-    hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
-  });
-}
-
 /**
  * Seeds as in Graph RAG with Milvus: the `entityTopK` phrases nearest each query entity (searched per entity,
  * not merged) that reach `entitySimilarityThreshold`, and the `relationTopK` facts nearest the whole
@@ -54,10 +44,10 @@ export async function findRelationSeeds(
   const questionSimilarity = new Float32Array(facts);
   if (graph.factVectors) {
     const questionVector = await context.embedQuery(question);
-    checkDimensions(graph.factVectors, questionVector, 'facts');
+    assertQueryDimensions('facts', graph.factVectors.dimensions, questionVector);
     questionSimilarity.set(graph.factVectors.scoreMany(questionVector, 1));
   }
-  const factSeeds = topScoredIndices(questionSimilarity, options.relationTopK);
+  const factSeeds = topScored(questionSimilarity, options.relationTopK);
 
   const entities: EntitySeed[] = [];
   const phrases: number[] = [];
@@ -71,13 +61,13 @@ export async function findRelationSeeds(
     const { rows, dimensions } = phraseVectors;
     const queries = new Float32Array(usable.length * dimensions);
     vectors.forEach((vector, index) => {
-      checkDimensions(phraseVectors, vector, 'phrases');
+      assertQueryDimensions('phrases', phraseVectors.dimensions, vector);
       queries.set(vector, index * dimensions);
     });
     const scores = phraseVectors.scoreMany(queries, usable.length);
     const seen = new Set<number>();
     usable.forEach((mention, index) => {
-      const top = topScoredIndices(scores, options.entityTopK, index * rows, rows);
+      const top = topScored(scores.subarray(index * rows, (index + 1) * rows), options.entityTopK);
       let kept = 0;
       while (kept < top.scores.length && (top.scores[kept] as number) >= options.entitySimilarityThreshold) kept++;
       entities.push({ mention, phrases: top.indices.slice(0, kept), scores: top.scores.slice(0, kept) });
@@ -89,4 +79,10 @@ export async function findRelationSeeds(
     });
   }
   return { entities, phrases, facts: factSeeds.indices, factScores: factSeeds.scores, questionSimilarity };
+}
+
+/** The `k` best positive scores and their rows, best first (ties to the lower row): a zero score is no match. */
+function topScored(scores: Float32Array, k: number): { indices: Int32Array; scores: Float32Array } {
+  const indices = Int32Array.from(topIndices(scores, k, 0));
+  return { indices, scores: Float32Array.from(indices, (row) => scores[row] as number) };
 }

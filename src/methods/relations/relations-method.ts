@@ -1,9 +1,6 @@
-import { basicAnswerSystemPrompt, renderBasicAnswerPrompt } from '../../answer/basic-answer-prompt.js';
-import { extractiveAnswer } from '../../answer/extractive-answer.js';
-import { generateAnswer } from '../../answer/generate-answer.js';
 import { packSourcesTable } from '../../answer/pack-context.js';
-import { isCorpusFitted } from '../../providers/embed/embedder.js';
-import { createCallMeter, type CallMeter } from '../global/call-meter.js';
+import { answerFromContext } from '../answer-from-context.js';
+import { createCallMeter, type CallMeter } from '../call-meter.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
 import { extractQueryEntities } from '../query-entities.js';
 import { relationsGraph } from './relations-graph.js';
@@ -64,34 +61,13 @@ export const relationsMethod: QueryMethod<RelationsParams> = {
 
   async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
     const meter = meters.get(retrieval) ?? (context.llm ? createCallMeter(context.llm) : undefined);
-    const spent = (): Pick<MethodAnswer, 'usage' | 'llmCalls'> => ({ usage: meter?.usage ?? { inputTokens: 0, outputTokens: 0 }, llmCalls: meter?.paidCalls ?? 0 });
     const packed = packSourcesTable(retrieval.chunks.slice(0, params.finalTopK), context.tokenizer, context.config.query.maxContextTokens);
-    if (options.contextOnly || !meter) {
-      const answer = options.contextOnly
-        ? { answer: { text: '', kind: 'none' as const }, citations: [] }
-        : await context.trace.time('extractive-answer', () =>
-            extractiveAnswer(question, packed.included, isCorpusFitted(context.embedder) ? { embedder: context.embedder } : {}),
-          );
-      return { ...answer, contextText: packed.text, contextTokens: packed.tokens, ...spent(), unknownReferences: 0 };
-    }
-    const sources = new Map(packed.included.map((chunk) => [chunk.hid, { id: chunk.id, title: chunk.documentTitle, source: chunk.source, quote: chunk.text }]));
-    const generated = await context.trace.time('generate-answer', () =>
-      generateAnswer({
-        model: meter.model('answer'),
-        systemPrompt: renderBasicAnswerPrompt(context.prompts.text(basicAnswerSystemPrompt), packed.text, context.config.query.responseType),
-        question,
-        citable: { Sources: sources },
-        ...(options.onText === undefined ? {} : { onText: options.onText }),
-        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      }),
+    const answered = await answerFromContext(
+      context,
+      { question, contextText: packed.text, contextTokens: packed.tokens, passages: packed.included, ...(meter ? { model: meter.model('answer') } : {}) },
+      options,
     );
-    return {
-      answer: generated.answer,
-      citations: generated.citations,
-      contextText: packed.text,
-      contextTokens: packed.tokens,
-      ...spent(),
-      unknownReferences: generated.unknownReferences,
-    };
+    // The query's usage holds every call the meter saw: query NER and the rerank as well as the answer.
+    return { ...answered, usage: meter?.usage ?? { inputTokens: 0, outputTokens: 0 }, llmCalls: meter?.paidCalls ?? 0 };
   },
 };

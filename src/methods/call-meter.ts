@@ -1,5 +1,5 @@
-import type { TokenUsage } from '../../core/types.js';
-import type { ChatRequest, ChatResult, ChatStreamPart, LanguageModel } from '../../providers/llm/language-model.js';
+import type { TokenUsage } from '../core/types.js';
+import type { ChatRequest, ChatResult, ChatStreamPart, LanguageModel } from '../providers/llm/language-model.js';
 
 /** Sums what every LLM call of one query cost, whichever helper made it. */
 export interface CallMeter {

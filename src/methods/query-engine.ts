@@ -4,7 +4,6 @@ import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
 import type { Embedder } from '../providers/embed/embedder.js';
-import { isCorpusFitted } from '../providers/embed/embedder.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';

@@ -1,7 +1,6 @@
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
 import type { RelationsGraph } from './relations-graph.js';
-import type { SimilarityIndex } from '../../math/similarity-index.js';
 import { topIndices } from '../../math/top-indices.js';
 import { assertQueryDimensions } from '../space-vectors.js';
 

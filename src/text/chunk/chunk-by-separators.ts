@@ -23,7 +23,7 @@ export interface SeparatorChunkOptions {
  * - no separator is lost: each piece keeps the separator that ends it (". " stays with its sentence), so the
  *   chunks tile the text and every chunk is the exact substring `text.slice(start, end)`;
  * - a piece with no separator left (one "word" over `size` tokens) is cut into token windows instead of
- *   vanishing.
+ *   vanishing; only a single character that alone takes more than `size` tokens can exceed it.
  *
  * Token counts are exact counts of each chunk's text, separators included (the reference did not count the
  * separators, so its chunks could exceed 200 slightly). A chunk of only whitespace is dropped, so the chunks
@@ -45,8 +45,18 @@ export function chunkBySeparators(text: string, tokenizer: Tokenizer, options: S
     while (found < separators.length && !occursIn(text, separators[found]!, start, end)) found++;
     const separator = separators[found];
     if (separator === undefined) {
-      for (const window of chunkByTokens(text.slice(start, end), tokenizer, { size: options.size, overlap: 0 })) {
-        emit(start + window.start, start + window.end, window.nTokens);
+      // Token windows, each shortened until its own text fits: a character split across tokens (CJK, emoji) can
+      // make a window's text alone count more tokens than the window had.
+      for (let cursor = start; cursor < end; ) {
+        const [window] = chunkByTokens(text.slice(cursor, end), tokenizer, { size: options.size, overlap: 0 });
+        let stop = cursor + (window?.end ?? end - cursor);
+        while (count(cursor, stop) > options.size) {
+          const previous = stop - (isLowSurrogate(text.charCodeAt(stop - 1)) ? 2 : 1);
+          if (previous <= cursor) break;
+          stop = previous;
+        }
+        emit(cursor, stop, count(cursor, stop));
+        cursor = stop;
       }
       return;
     }
@@ -97,4 +107,8 @@ function piecesOf(text: string, separator: string, start: number, end: number): 
   }
   if (pieceStart < end) pieces.push([pieceStart, end]);
   return pieces;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

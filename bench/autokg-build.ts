@@ -18,7 +18,7 @@ import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
  * Keywords per cluster for the LLM-free build: 30 clusters × 20 phrases give ~450 keywords after the
  * avoid rule and the substring filter on 2Wiki (issue 8's benchmark size; the index default is l1 = 10).
  */
-const benchKeywordsPerCluster = 20;
+const benchKeywordsPerCluster = 25;
 
 /**
  * AutoKG's build without the LLM on the 6,119-passage 2Wiki corpus (issue 8): the K = 30 chunk kNN graph,
@@ -69,6 +69,7 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     let keywordCount = 0;
     let memberships = 0;
     let edges = 0;
+    let balanced = { memberships: 0, edges: 0 };
     for (let run = 0; run < runs; run++) {
       const start = performance.now();
       const graph = await exactKnnGraph(vectors, config.autokg.neighbours - 1);
@@ -81,7 +82,8 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
       const keywordVectors = new Float32Array(keywords.length * dimensions);
       embedded.forEach((vector, index) => keywordVectors.set(vector, index * dimensions));
       const afterKeywords = performance.now();
-      const keywordGraph = buildKeywordGraph(graph, vectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, { neighbours: config.autokg.neighbours, kernel: config.autokg.kernel, positives: config.autokg.positives, negatives: config.autokg.negatives, cap: config.autokg.cap });
+      const graphOptions = { neighbours: config.autokg.neighbours, kernel: config.autokg.kernel, positives: config.autokg.positives, negatives: config.autokg.negatives, cap: config.autokg.cap };
+      const keywordGraph = buildKeywordGraph(graph, vectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, graphOptions);
       const end = performance.now();
       total.push((end - start) / 1000);
       phases.knn?.push((afterKnn - start) / 1000);
@@ -92,6 +94,12 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
       memberships = keywordGraph.members.reduce((sum, members) => sum + members.chunks.length, 0);
       edges = keywordGraph.edges.length;
       process.stderr.write(`  run ${run + 1}/${runs}: ${(end - start).toFixed(0)} ms, ${keywords.length} keywords, ${memberships} memberships, ${edges} edges\n`);
+      if (run === runs - 1) {
+        // The same keywords under the balanced membership rule (graph/laplace-learning.ts), untimed.
+        const other = buildKeywordGraph(graph, vectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, { ...graphOptions, membership: 'balanced' });
+        balanced = { memberships: other.members.reduce((sum, members) => sum + members.chunks.length, 0), edges: other.edges.length };
+        process.stderr.write(`  balanced membership: ${balanced.memberships} memberships, ${balanced.edges} edges, ${other.cappedKeywords} keywords capped\n`);
+      }
     }
     await kgrag.close();
     return {
@@ -103,6 +111,8 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
       autokg_keywords: result([keywordCount], 'count'),
       autokg_memberships: result([memberships], 'count'),
       autokg_keyword_edges: result([edges], 'count'),
+      autokg_memberships_balanced: result([balanced.memberships], 'count'),
+      autokg_keyword_edges_balanced: result([balanced.edges], 'count'),
       autokg_index_step_knn_graph_s: result([(stepMs['knn-graph'] ?? 0) / 1000], 's'),
       autokg_index_step_keywords_s: result([(stepMs.keywords ?? 0) / 1000], 's'),
       autokg_index_keywords: result([stepCounts.keywords?.keywords ?? 0], 'count'),

@@ -14,6 +14,7 @@ import { hybridSearch, type HybridSearchInput } from '../src/methods/autokg/hybr
 import { packKeywordTexts } from '../src/methods/autokg/pack-keyword-texts.js';
 import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 
@@ -268,6 +269,80 @@ describe('autokg on the sample corpus', () => {
       assert.ok(result.citations.length > 0);
     } finally {
       await offline.close();
+    }
+  });
+});
+
+/*
+ * The same story through the real keywords step. LLM-free keywords (c-TF-IDF noun phrases) with the
+ * balanced membership rule: with the reference's u ≥ 0.5 every keyword of this 109-chunk corpus keeps only its
+ * five seeds (graph/laplace-learning.ts explains why), which links "Sam Marle" to no keyword of the car wash.
+ * Scripted LLM keywords — a model that names the fragments' themes as well as their names — with the
+ * reference's rule.
+ */
+describe('autokg on the sample corpus with keywords from the keywords step', () => {
+  const root = mkdtempSync(join(tmpdir(), 'kgrag-autokg-steps-'));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  const chunking = { strategy: 'separators' as const, size: 200, overlap: 0 };
+  const question = 'What was the weather like in Kestermouth on the morning Sam Marle described in his notebook entry for 14 June 2011?';
+  const clueTitles = ["Cotterill's on the Square: Day Book, Tuesday 14 June 2011", 'Queue Round the Block as Mill Yard Car Wash Breaks Its Record'];
+
+  /** Retrieves with autokg and with basic:dense at the same k; returns both title lists. */
+  async function compare(kgrag: Kgrag, params: Record<string, number>): Promise<{ autokg: string[]; dense: string[]; keywords: string[] }> {
+    const autokg = await kgrag.retrieve(question, { method: 'autokg', params });
+    const titles = autokg.retrieval.chunks.map((chunk) => chunk.documentTitle);
+    const dense = await kgrag.retrieve(question, { method: 'basic:dense', params: { k: titles.length } });
+    return { autokg: titles, dense: dense.retrieval.chunks.map((chunk) => chunk.documentTitle), keywords: autokg.retrieval.keywords?.map((keyword) => keyword.text) ?? [] };
+  }
+
+  test('LLM-free keywords, balanced membership: the clue chunks through an adjacent keyword', async () => {
+    const kgrag = await createKgrag({ workspace: join(root, 'fast'), env: {}, config: { chunking, autokg: { membership: 'balanced' } } });
+    try {
+      await kgrag.index([corpus], { mode: 'fast' });
+      const found = await compare(kgrag, { s0t: 2, s1k: 1, s1t: 1, s2k: 5, s2t: 1 });
+      for (const title of clueTitles) assert.ok(found.autokg.includes(title), `autokg finds "${title}": ${found.autokg.join(' | ')} (keywords ${found.keywords.join(', ')})`);
+      assert.ok(clueTitles.some((title) => !found.dense.includes(title)), `basic:dense at k ${found.dense.length} misses a clue: ${found.dense.join(' | ')}`);
+      assert.equal(found.keywords[0], 'Sam Marle');
+      assert.ok(found.keywords.includes('car wash'), found.keywords.join(', '));
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('scripted LLM keywords, reference membership: the clue chunks through an adjacent keyword', async () => {
+    // Themes a model would name for fragments that mention them, before the names the sample responder picks.
+    const themes: Array<[RegExp, string]> = [
+      [/car wash/i, 'busy car wash'],
+      [/iced coffee|out of ice|ice cream/i, 'iced drinks sold out'],
+      [/flood/i, 'river floods'],
+      [/railway|train/i, 'railway'],
+      [/boat/i, 'boatbuilding'],
+    ];
+    const llm = createScriptedLanguageModel({
+      responses: [
+        {
+          match: 'Please avoid the following already appeared theme terms',
+          reply: (request) => {
+            const prompt = request.messages[0]?.content ?? '';
+            const information = prompt.slice(prompt.indexOf("Information: '''"), prompt.lastIndexOf("'''"));
+            const avoid = new Set((/appeared theme terms: <([^>]*)>/.exec(prompt)?.[1] ?? '').split(',').map((term) => term.trim().toLowerCase()));
+            const named = themes.filter(([pattern, theme]) => pattern.test(information) && !avoid.has(theme)).map(([, theme]) => theme);
+            const names = sampleLlmReply(request).replace(/\.$/, '').split(',').map((term) => term.trim()).filter((term) => term.length > 0);
+            return `${[...named, ...names].slice(0, 10).join(', ')}.`;
+          },
+        },
+        { match: () => true, reply: (request) => sampleLlmReply(request) },
+      ],
+    });
+    const kgrag = await createKgrag({ workspace: join(root, 'standard'), env: {}, llm, config: { chunking } });
+    try {
+      await kgrag.index([corpus], { mode: 'standard' });
+      assert.ok(llm.calls.some((call) => call.purpose === 'autokg-extract'));
+      const found = await compare(kgrag, { s0t: 2, s1k: 2, s1t: 1, s2k: 3, s2t: 1 });
+      for (const title of clueTitles) assert.ok(found.autokg.includes(title), `autokg finds "${title}": ${found.autokg.join(' | ')} (keywords ${found.keywords.join(', ')})`);
+      assert.ok(clueTitles.some((title) => !found.dense.includes(title)), `basic:dense at k ${found.dense.length} misses a clue: ${found.dense.join(' | ')}`);
+    } finally {
+      await kgrag.close();
     }
   });
 });

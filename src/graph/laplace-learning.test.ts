@@ -80,6 +80,23 @@ describe('laplaceLearning', () => {
     assert.deepEqual(Array.from(result?.members ?? []), [0, 1]);
   });
 
+  test('balanced membership: a cluster that u ≥ 0.5 misses on a densely cross-linked graph joins at u ≥ π₊', () => {
+    // Clusters A = 0–5 and B = 6–25, cliques of weight 1, every A–B pair linked with 0.3 (a K-NN graph that
+    // reaches a third of a small corpus looks like this). One positive in A, seven negatives in B (π₊ = 1/8).
+    const edges: IndexedEdge[] = [];
+    for (let i = 0; i < 26; i++) for (let j = i + 1; j < 26; j++) edges.push({ source: i, target: j, weight: i < 6 === j < 6 ? 1 : 0.3 });
+    const graph = prepareLaplaceLearning(undirectedGraphCsr(26, edges));
+    const seeds = [{ positives: [0], negatives: [19, 20, 21, 22, 23, 24, 25] }];
+    const [argmax] = laplaceLearning(graph, seeds, { connectThreshold: 1, tolerance: 1e-12 });
+    const [balanced] = laplaceLearning(graph, seeds, { connectThreshold: 1, tolerance: 1e-12, membership: 'balanced' });
+    // u ≈ 0.18 on the rest of A and 0.065 on B's free nodes: the ranking is right, only the cut differs.
+    assert.ok((argmax?.scores[1] as number) > 0.125 && (argmax?.scores[1] as number) < 0.5);
+    assert.ok((argmax?.scores[6] as number) < 0.125);
+    assert.deepEqual(Array.from(argmax?.members ?? []), [0]);
+    assert.deepEqual(Array.from(balanced?.members ?? []), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(balanced?.scores, argmax?.scores);
+  });
+
   test('the 20 % cap keeps the ⌊0.2·N⌋ highest u, and ties at the threshold keep more', () => {
     // Path of 20 from a positive at 0 to a negative at 19: u_i = 1 − i/19, ten members before the cap.
     const [capped] = laplaceLearning(prepareLaplaceLearning(path(20)), [{ positives: [0], negatives: [19] }], { tolerance: 1e-12 });

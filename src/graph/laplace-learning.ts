@@ -35,8 +35,19 @@ import { conjugateGradient } from '../math/conjugate-gradient.js';
  *    least one chunk when ⌊connectThreshold·N⌋ = 0 (numpy's `partition(u, -0)[-0]` is the smallest value, so
  *    the reference then attaches every chunk).
  *
- * Defaults: trustNum 5, negativeMultiplier 7, connectThreshold 0.2, tolerance 1e-5, maxIterations 10⁵,
- * blockSize 8.
+ * Membership rule. `argmax` is the reference's u ≥ 0.5. With 5 positives against 35 negatives on a K = 30 graph
+ * the harmonic function flattens towards the label share 5/40 away from the seeds (the degeneracy of Laplace
+ * learning at few labels, Calder et al., "Poisson learning", ICML 2020), so u rarely reaches 0.5: on the
+ * 109-chunk sample corpus no unlabelled chunk of any keyword does, and on 2Wiki (6,121 chunks) keywords average
+ * 5.6 members, barely more than their seeds — the keyword graph then only links keywords with overlapping seeds.
+ * `balanced` weighs each class by the inverse of its share of the labels before the argmax (the class-prior
+ * correction of Zhu et al. 2003 §4, with the labelled proportions as priors): u/π₊ ≥ (1 − u)/π₋ ⇔
+ * u ≥ π₊ = positives / (positives + negatives). The u ranking is unchanged; more chunks pass, and the cap bounds them.
+ * On the sample corpus that links keywords through the chunks they share beyond their seeds; on 2Wiki it is far too
+ * broad (756 members per keyword, half the keywords at the cap: docs/BENCHMARKS.md), hence opt-in.
+ *
+ * Defaults: trustNum 5, negativeMultiplier 7, connectThreshold 0.2, membership `argmax`, tolerance 1e-5,
+ * maxIterations 10⁵, blockSize 8.
  */
 
 /** Defaults of {@link laplaceLearning} and {@link selectAutoKgSeeds} (AutoKG notebook, graphlearning 1.2.7). */
@@ -177,13 +188,18 @@ export interface LaplaceLearningOptions {
   maxIterations?: number;
   /** Keywords per block CG; 8 is the widest unrolled product (wider blocks use a slower generic loop). @default 8 */
   blockSize?: number;
+  /** `argmax`: u ≥ 0.5 (reference); `balanced`: u ≥ positives / (positives + negatives). @default 'argmax' */
+  membership?: LaplaceMembership;
 }
+
+/** How Laplace scores become membership (see the header). */
+export type LaplaceMembership = 'argmax' | 'balanced';
 
 /** Laplace learning output for one keyword. */
 export interface KeywordAssignment {
   /** u of every chunk: 1 on positives, 0 on negatives and on chunks in components without labels. */
   scores: Float64Array;
-  /** Member chunks after the u ≥ 0.5 rule and the cap, ascending. */
+  /** Member chunks after the membership rule and the cap, ascending. */
   members: Int32Array;
   /** Whether the cap removed members. */
   capped: boolean;
@@ -203,6 +219,7 @@ export function laplaceLearning(graph: LaplaceLearningGraph, keywords: readonly 
   const tolerance = options.tolerance ?? laplaceLearningDefaults.tolerance;
   const maxIterations = options.maxIterations ?? laplaceLearningDefaults.maxIterations;
   const blockSize = Math.max(1, options.blockSize ?? laplaceLearningDefaults.blockSize);
+  const membership = options.membership ?? 'argmax';
   const results: KeywordAssignment[] = [];
   const labelledComponent = new Uint8Array(componentCount);
 
@@ -229,6 +246,8 @@ export function laplaceLearning(graph: LaplaceLearningGraph, keywords: readonly 
         scores[node] = solved.solution[node * width + column] as number;
         if (fixed[node * width + column] === 1) labelledComponent[component[node] as number] = 1;
       }
+      const { positives, negatives } = keywords[first + column] as KeywordSeeds;
+      const cut = membership === 'balanced' && positives.length + negatives.length > 0 ? positives.length / (positives.length + negatives.length) : 0.5;
       let unconnected = 0;
       let memberCount = 0;
       for (let node = 0; node < n; node++) {
@@ -236,11 +255,11 @@ export function laplaceLearning(graph: LaplaceLearningGraph, keywords: readonly 
           // CG leaves these at exactly 0 already; the explicit write documents the rule.
           scores[node] = 0;
           unconnected++;
-        } else if ((scores[node] as number) >= 0.5) {
+        } else if ((scores[node] as number) >= cut) {
           memberCount++;
         }
       }
-      let threshold = 0.5;
+      let threshold = cut;
       let capped = false;
       if (memberCount > n * connectThreshold) {
         const keep = Math.max(1, Math.trunc(n * connectThreshold));

@@ -236,6 +236,10 @@ export const autokgConfigSchema = z
     positives: positiveInt().max(1000).default(5).describe('AutoKG: chunks nearest a keyword labelled as members in Laplace learning (trust_num)'),
     negatives: z.number().int().min(0).max(10000).default(35).describe('AutoKG: chunks farthest from a keyword labelled as non-members (negative_multiplier · trust_num)'),
     cap: z.number().gt(0).max(1).default(0.2).describe('AutoKG: largest share of the chunks one keyword keeps, highest Laplace score first (connect_threshold)'),
+    membership: z
+      .enum(['argmax', 'balanced'])
+      .default('argmax')
+      .describe('AutoKG: Laplace membership rule: "argmax" = reference u ≥ 0.5; "balanced" = u ≥ positives/(positives+negatives), for small corpora (a few hundred chunks) where u rarely reaches 0.5; too broad on large ones'),
   })
   .strict();
 

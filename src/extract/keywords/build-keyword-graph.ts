@@ -1,5 +1,5 @@
 import { knnKernelWeights, type KnnKernel } from '../../graph/knn-kernel-weights.js';
-import { laplaceLearning, prepareLaplaceLearning, selectAutoKgSeeds, type KeywordSeeds } from '../../graph/laplace-learning.js';
+import { laplaceLearning, prepareLaplaceLearning, selectAutoKgSeeds, type KeywordSeeds, type LaplaceMembership } from '../../graph/laplace-learning.js';
 import { csrFromTriplets } from '../../math/csr-matrix.js';
 import { transposeCsr } from '../../math/csr-operations.js';
 import type { DenseMatrix } from '../../math/dense-matrix.js';
@@ -16,12 +16,13 @@ import { sparseMatrixProduct } from '../../math/sparse-matrix-product.js';
  *     exp(−4d²/d_K(i)²) averaged with its transpose, or the paper's angular exp(−θ²/√(τiτj)) symmetrized by
  *     the maximum);
  *  2. per keyword, Laplace learning (graph/laplace-learning.ts) with the 5 chunks nearest the keyword's
- *     embedding as positives and the 35 farthest as negatives; a chunk joins the keyword when u ≥ 0.5, and a
- *     keyword keeps at most 20 % of the chunks (those with the highest u);
+ *     embedding as positives and the 35 farthest as negatives; a chunk joins the keyword when u ≥ 0.5 (or, with
+ *     membership `balanced`, u ≥ 5/40: see graph/laplace-learning.ts for why), and a keyword keeps at most 20 %
+ *     of the chunks (those with the highest u);
  *  3. the membership matrix P (chunks × keywords) gives the keyword graph W = PᵀP − diag(PᵀP): the weight of
  *     two keywords is the number of chunks they share (math/sparse-matrix-product.ts).
  *
- * Defaults: K = 30, kernel `gaussian` (reference code), 5 positives, 35 negatives, cap 0.2.
+ * Defaults: K = 30, kernel `gaussian` (reference code), 5 positives, 35 negatives, cap 0.2, membership `argmax`.
  */
 
 /** Defaults of {@link buildKeywordGraph}. */
@@ -32,6 +33,7 @@ export const buildKeywordGraphDefaults = {
   positives: 5,
   negatives: 35,
   cap: 0.2,
+  membership: 'argmax',
 } as const;
 
 /** Options of {@link buildKeywordGraph}. */
@@ -46,6 +48,8 @@ export interface BuildKeywordGraphOptions {
   negatives?: number;
   /** Largest share of the chunks one keyword keeps. @default 0.2 */
   cap?: number;
+  /** @default 'argmax' (u ≥ 0.5) */
+  membership?: LaplaceMembership;
 }
 
 /** The chunks of one keyword with their Laplace scores. */
@@ -98,7 +102,7 @@ export function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatrix, ke
       seeds.push(selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives }));
     }
   }
-  const assignments = laplaceLearning(prepared, seeds, { connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap });
+  const assignments = laplaceLearning(prepared, seeds, { connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap, membership: options.membership ?? buildKeywordGraphDefaults.membership });
 
   const members: KeywordMembers[] = assignments.map((assignment) => ({
     chunks: assignment.members,

@@ -190,6 +190,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard'): PipelineStep {
         positives: settings.positives,
         negatives: settings.negatives,
         cap: settings.cap,
+        membership: settings.membership,
       });
       const graphMs = performance.now() - graphStart;
       context.progress(4, total, 'phases');

@@ -87,4 +87,12 @@ describe('knnKernelWeights', () => {
       assert.equal(w[1], 1, kernel);
     }
   });
+
+  test('a one-node graph (a one-chunk corpus, k = 0) has no weights; a k below 1 is still an error', () => {
+    const single: KnnGraph = { n: 1, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) };
+    const weights = knnKernelWeights(single, { k: 29 });
+    assert.equal(weights.rows, 1);
+    assert.equal(weights.values.length, 0);
+    assert.throws(() => knnKernelWeights(triangle, { k: 0 }), /k = 0 must be a positive integer/);
+  });
 });

@@ -50,8 +50,11 @@ export interface KnnKernelWeightsOptions {
 export function knnKernelWeights(graph: KnnGraph, options: KnnKernelWeightsOptions = {}): CsrMatrix {
   const { n, indices, similarities } = graph;
   const kernel = options.kernel ?? knnKernelWeightsDefaults.kernel;
-  const k = Math.min(options.k ?? knnKernelWeightsDefaults.k, graph.k);
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`knnKernelWeights: k = ${k} (option ${options.k}, graph k ${graph.k}) must be a positive integer`);
+  const requested = options.k ?? knnKernelWeightsDefaults.k;
+  if (!Number.isInteger(requested) || requested < 1) throw new RangeError(`knnKernelWeights: k = ${requested} must be a positive integer`);
+  // A graph of one node has no neighbours (k = 0): no weights, rather than an error for a one-chunk corpus.
+  const k = Math.min(requested, graph.k);
+  if (k < 1) return csrFromTriplets(n, n, [], [], []);
   const angular = kernel === 'angular';
 
   // Per node: the distance (chord or angle) to its farthest used neighbour.

@@ -90,7 +90,7 @@ describe('kgrag CLI', () => {
   test('user errors are one line naming the input and a fix, with exit code 1', async () => {
     const unknownMethod = await kgrag(['query', 'x', '-w', workspace, '-m', 'nope']);
     assert.equal(unknownMethod.code, 1);
-    assert.match(unknownMethod.stderr, /^kgrag: error: unknown method "nope" — choose one of: basic, local, global, drift, ppr, relations, kgp, autokg\n$/);
+    assert.match(unknownMethod.stderr, /^kgrag: error: unknown method "nope" — choose one of: basic, local, global, drift, ppr, relations, kgp, autokg, tot\n$/);
 
     const badVariant = await kgrag(['query', 'x', '-w', workspace, '-m', 'basic:fuzzy']);
     assert.match(badVariant.stderr, /no variant "fuzzy" — choose one of: basic:hybrid, basic:bm25, basic:dense/);

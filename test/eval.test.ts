@@ -45,7 +45,7 @@ describe('evaluation on the sample dataset without an LLM', () => {
   test('reports every registered method and variant with the report.json schema', () => {
     assert.equal(result.report.dataset, 'sample');
     assert.equal(result.report.n, 12);
-    assert.deepEqual(Object.keys(result.report.methods), ['basic:hybrid', 'basic:bm25', 'basic:dense', 'local', 'global:static', 'global:dynamic', 'drift', 'ppr:v2', 'ppr:v1', 'relations', 'kgp:lexical-agent', 'kgp:kg-tfidf', 'kgp:tfidf', 'kgp:bm25', 'kgp:agent', 'kgp:agent-iterative', 'autokg:paper', 'autokg:notebook']);
+    assert.deepEqual(Object.keys(result.report.methods), ['basic:hybrid', 'basic:bm25', 'basic:dense', 'local', 'global:static', 'global:dynamic', 'drift', 'ppr:v2', 'ppr:v1', 'relations', 'kgp:lexical-agent', 'kgp:kg-tfidf', 'kgp:tfidf', 'kgp:bm25', 'kgp:agent', 'kgp:agent-iterative', 'autokg:paper', 'autokg:notebook', 'tot']);
     for (const method of Object.values(result.report.methods)) {
       for (const key of requiredKeys) assert.ok(key in method, `missing ${key}`);
       for (const key of ['recall@1', 'recall@2', 'recall@5', 'recall@10']) {
@@ -78,7 +78,7 @@ describe('evaluation on the sample dataset without an LLM', () => {
   });
 
   test('expandMethods lists variants for "all" and keeps explicit names', () => {
-    assert.deepEqual(expandMethods(kgrag.engine.methods, ['basic:bm25', 'all']), ['basic:bm25', 'basic:hybrid', 'basic:dense', 'local', 'global:static', 'global:dynamic', 'drift', 'ppr:v2', 'ppr:v1', 'relations', 'kgp:lexical-agent', 'kgp:kg-tfidf', 'kgp:tfidf', 'kgp:bm25', 'kgp:agent', 'kgp:agent-iterative', 'autokg:paper', 'autokg:notebook']);
+    assert.deepEqual(expandMethods(kgrag.engine.methods, ['basic:bm25', 'all']), ['basic:bm25', 'basic:hybrid', 'basic:dense', 'local', 'global:static', 'global:dynamic', 'drift', 'ppr:v2', 'ppr:v1', 'relations', 'kgp:lexical-agent', 'kgp:kg-tfidf', 'kgp:tfidf', 'kgp:bm25', 'kgp:agent', 'kgp:agent-iterative', 'autokg:paper', 'autokg:notebook', 'tot']);
   });
 });
 

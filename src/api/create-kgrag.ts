@@ -36,10 +36,12 @@ import { autokgMethod } from '../methods/autokg/autokg-method.js';
 import { kgpMethod } from '../methods/kgp/kgp-method.js';
 import { pprMethod } from '../methods/ppr/ppr-method.js';
 import { relationsMethod } from '../methods/relations/relations-method.js';
+import { totMethod } from '../methods/tot/tot-method.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
 import type { QueryMethod } from '../methods/query-method.js';
 import { createEmbedder } from '../providers/embed/create-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
+import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import { createLanguageModel } from '../providers/llm/create-language-model.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
@@ -68,6 +70,11 @@ export interface KgragOptions {
   store?: Store;
   /** `fetch` used by the HTTP providers (tests, proxies). */
   fetch?: typeof fetch;
+  /**
+   * Knowledge graphs by name for the `tot` method (its `graphs` parameter names them); one named like a
+   * `knowledgeGraphs` entry of the configuration, or `index`, replaces it.
+   */
+  knowledgeGraphs?: Record<string, KnowledgeGraph>;
 }
 
 /** Options of {@link Kgrag.index}. */
@@ -230,6 +237,7 @@ export const registeredMethods: readonly QueryMethod[] = [
   relationsMethod,
   kgpMethod,
   autokgMethod,
+  totMethod,
 ].map(
   // Each method's parameters are validated by its own schema before its functions see them.
   (method) => method as unknown as QueryMethod,
@@ -297,6 +305,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     tokenizer,
     ...(llm === undefined ? {} : { llm }),
     methods: registeredMethods,
+    ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
     costOf: (usage) => {
       const price = llm ? resolveModelPrice(llm.modelId, prices) : undefined;
       return price ? (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1e6 : 0;

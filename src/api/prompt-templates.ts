@@ -10,6 +10,7 @@ import { kgpNextEvidencePrompt } from '../methods/kgp/next-evidence-prompt.js';
 import { recognitionFilterPrompt } from '../methods/ppr/recognition-filter-prompt.js';
 import { queryEntitiesPrompt } from '../methods/query-entities.js';
 import { relationsRerankPrompt } from '../methods/relations/relations-rerank-prompt.js';
+import { totPromptTemplates } from '../methods/tot/tot-prompts.js';
 import { extractClaimsPrompts } from '../extract/claims/extract-claims-prompt.js';
 import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-entities-prompt.js';
 import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.js';
@@ -52,4 +53,5 @@ export const promptTemplates: readonly PromptTemplate[] = [
   relationsRerankPrompt,
   kgpNextEvidencePrompt,
   autokgAnswerPrompt,
+  ...totPromptTemplates,
 ];

@@ -4,6 +4,7 @@ import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
 import type { Embedder } from '../providers/embed/embedder.js';
+import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
@@ -71,6 +72,8 @@ export interface QueryEngineOptions {
   prompts?: PromptLibrary;
   /** USD cost of a call's usage (from the price table). @default 0 */
   costOf?: (usage: { inputTokens: number; outputTokens: number }) => number;
+  /** Knowledge-graph instances by name, for the methods that walk graphs (`tot`). */
+  knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
 }
 
 /** Answers questions with any registered method over one index. */
@@ -182,6 +185,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       prompts,
       signal,
       trace,
+      ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
       memo<T>(key: string, build: () => Promise<T>): Promise<T> {
         let value = memos.get(key) as Promise<T> | undefined;
         if (!value) {

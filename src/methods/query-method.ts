@@ -5,6 +5,7 @@ import type { PromptLibrary } from '../core/prompt-library.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
 import type { StepName } from '../index/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
+import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
@@ -34,6 +35,11 @@ export interface MethodContext {
   readonly prompts: PromptLibrary;
   readonly signal: AbortSignal | undefined;
   readonly trace: QueryTrace;
+  /**
+   * Knowledge-graph instances given to `createKgrag` by name (tests, library users); they win over the
+   * graphs of the `knowledgeGraphs` configuration and over the workspace index graph of the same name.
+   */
+  readonly knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
   /** Embeds a question in the chunk vector space (cached per question). */
   embedQuery(text: string): Promise<Float32Array>;
   /**

@@ -243,6 +243,23 @@ export const autokgConfigSchema = z
   })
   .strict();
 
+/**
+ * One external knowledge graph for Tree-of-Traversals (`tot`, parameter `graphs`): a SPARQL 1.1 endpoint
+ * with Wikidata's vocabulary (`wdt:`, `p:`/`ps:`, `wikibase:directClaim`, `rdfs:label`, `schema:description`).
+ */
+export const knowledgeGraphConfigSchema = z
+  .object({
+    type: z.literal('sparql').describe('Kind of graph: "sparql" (a SPARQL endpoint with the Wikidata vocabulary)'),
+    endpoint: z.url().describe('SPARQL endpoint URL, e.g. https://query.wikidata.org/sparql'),
+    language: z.string().min(1).optional().describe('Language of labels, descriptions and searches (default en)'),
+    userAgent: z.string().min(1).optional().describe('User-Agent sent to the endpoint (Wikimedia asks clients to name themselves and a contact)'),
+    relationLimit: positiveInt().max(10000).optional().describe('Most forward relation options per expansion, marked truncated when cut (reference and default: 100)'),
+    edgeLimit: positiveInt().max(10000).optional().describe('Most edges per expansion, marked truncated when cut (reference and default: 100)'),
+    maxRetries: z.number().int().min(0).max(20).optional().describe('Retries of failed requests (default 3)'),
+    timeoutMs: positiveInt().optional().describe('Per-request timeout (default 30000)'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     llm: llmConfigSchema.prefault({}),
@@ -286,6 +303,16 @@ export const configSchema = z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})
       .describe('Per-method parameters, e.g. methods.basic.variant: bm25; each method validates its own'),
+    knowledgeGraphs: z
+      .record(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9_-]*$/, 'a graph name is lowercase letters, digits, "_" and "-", starting with a letter')
+          .refine((name) => name !== 'index', '"index" is the workspace graph and cannot be configured'),
+        knowledgeGraphConfigSchema,
+      )
+      .default({})
+      .describe('External knowledge graphs by name for the tot method (methods.tot.graphs), e.g. {"wikidata": {"type": "sparql", "endpoint": "https://query.wikidata.org/sparql"}}'),
     prompts: z
       .object({
         directory: z.string().default('prompts').describe('Workspace folder of prompt overrides (`kgrag init` writes them); a file there replaces the built-in prompt of the same name'),
@@ -321,3 +348,4 @@ export type CommunitiesConfig = KgragConfig['communities'];
 export type ReportsConfig = KgragConfig['reports'];
 export type QueryConfig = KgragConfig['query'];
 export type AutokgConfig = KgragConfig['autokg'];
+export type KnowledgeGraphConfig = KgragConfig['knowledgeGraphs'][string];

@@ -17,6 +17,7 @@ const examples: Record<string, unknown> = {
   'input.titleField': 'title',
   'input.idField': 'id',
   methods: { basic: { variant: 'hybrid' } },
+  knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };
 
 function yamlValue(value: unknown): string {

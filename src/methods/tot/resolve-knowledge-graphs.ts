@@ -1,0 +1,76 @@
+import { KgragError } from '../../core/errors.js';
+import type { KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
+import { createMultiKnowledgeGraph } from '../../providers/kg/multi-knowledge-graph.js';
+import { createSparqlKnowledgeGraph } from '../../providers/kg/sparql-knowledge-graph.js';
+import type { MethodContext } from '../query-method.js';
+import { createIndexKnowledgeGraph } from './index-knowledge-graph.js';
+
+/** The name of the workspace graph in `graphs`. */
+const indexName = 'index';
+
+/** The steps whose output the index graph reads, by index mode: chunks and the final entity graph. */
+const indexGraphSteps = ['nlp-extract', 'summarize'] as const;
+
+/**
+ * Fails with the engine's "not ready" error unless the workspace has chunks and a finished entity graph.
+ * `tot` cannot list these in `requires` (they depend on the `graphs` parameter, and on the index mode).
+ */
+async function assertIndexReady(context: MethodContext): Promise<void> {
+  const done = new Set((await context.store.table('runs').all()).filter((run) => run.status === 'done').map((run) => run.step));
+  if (done.has('chunk') && indexGraphSteps.some((step) => done.has(step))) return;
+  throw new KgragError('the index is not ready for method "tot" with graph "index": the entity graph has not been built', {
+    code: 'QUERY_INDEX_NOT_READY',
+    category: 'input',
+    hint: 'run `kgrag index <paths>` first, or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])',
+    details: { missing: done.has('chunk') ? [...indexGraphSteps] : ['chunk', ...indexGraphSteps] },
+  });
+}
+
+/**
+ * The knowledge graph `tot` walks for its `graphs` parameter: each name is a graph given to `createKgrag`
+ * (`knowledgeGraphs` option), else `index` — the workspace graph — or an entry of the `knowledgeGraphs`
+ * configuration. Several names are linked into one graph (`createMultiKnowledgeGraph`). Graphs built here
+ * are shared by the queries of a workspace through `memo` (the index graph until the next index run).
+ */
+export async function resolveKnowledgeGraphs(context: MethodContext, names: readonly string[]): Promise<KnowledgeGraph> {
+  const configured = context.config.knowledgeGraphs;
+  const graphs: KnowledgeGraph[] = [];
+  for (const name of [...new Set(names)]) {
+    const given = context.knowledgeGraphs?.[name];
+    if (given) {
+      graphs.push(given);
+      continue;
+    }
+    if (name === indexName) {
+      await assertIndexReady(context);
+      graphs.push(await context.memo(`tot:kg:${indexName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexName, memo: context.memo })));
+      continue;
+    }
+    const settings = configured[name];
+    if (!settings) {
+      const known = [indexName, ...Object.keys(configured), ...Object.keys(context.knowledgeGraphs ?? {})];
+      throw new KgragError(`unknown knowledge graph "${name}" in methods.tot.graphs`, {
+        code: 'QUERY_UNKNOWN_GRAPH',
+        category: 'config',
+        hint: `use one of: ${[...new Set(known)].join(', ')} — or add it to knowledgeGraphs in kgrag.yaml, e.g. knowledgeGraphs: { ${name}: { type: sparql, endpoint: https://… } }`,
+        details: { graph: name, known },
+      });
+    }
+    graphs.push(
+      await context.memo(`tot:kg:${name}`, async () =>
+        createSparqlKnowledgeGraph({
+          name,
+          endpoint: settings.endpoint,
+          ...(settings.language === undefined ? {} : { language: settings.language }),
+          ...(settings.userAgent === undefined ? {} : { userAgent: settings.userAgent }),
+          ...(settings.relationLimit === undefined ? {} : { relationLimit: settings.relationLimit }),
+          ...(settings.edgeLimit === undefined ? {} : { edgeLimit: settings.edgeLimit }),
+          ...(settings.maxRetries === undefined ? {} : { maxRetries: settings.maxRetries }),
+          ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+        }),
+      ),
+    );
+  }
+  if (graphs.length === 1) return graphs[0] as KnowledgeGraph;
+  return createMultiKnowledgeGraph(graphs);
+}

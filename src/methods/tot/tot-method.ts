@@ -1,0 +1,124 @@
+import { KgragError } from '../../core/errors.js';
+import type { LanguageModel } from '../../providers/llm/language-model.js';
+import { createCallMeter } from '../call-meter.js';
+import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { indexEvidence } from './index-evidence.js';
+import { initializeTraversal } from './initialize-traversal.js';
+import { resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
+import { totParams, type TotParams } from './tot-params.js';
+import { totSubgraph } from './tot-subgraph.js';
+import type { TraversalContext } from './traversal-context.js';
+import { TraversalState } from './traversal-state.js';
+import { runTreeSearch, type TreeSearchResult } from './tree-search.js';
+import { visitedGraph } from './visited-graph.js';
+
+/** What `answer` needs from the search `retrieve` ran. */
+interface TotRun {
+  search: TreeSearchResult;
+  threshold: number;
+  usage: { inputTokens: number; outputTokens: number };
+  llmCalls: number;
+}
+
+/** The search behind each retrieval: it is done once, in `retrieve`, and answered from in `answer`. */
+const runs = new WeakMap<Retrieval, TotRun>();
+
+function requireLlm(context: MethodContext): LanguageModel {
+  if (context.llm) return context.llm;
+  throw new KgragError('the tot method needs an LLM to walk the knowledge graph, and none is configured', {
+    code: 'QUERY_NEEDS_LLM',
+    category: 'config',
+    hint: 'set KGRAG_LLM_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) or OPENAI_API_KEY, or use another --method (kgp, ppr, local)',
+  });
+}
+
+/** The label shown with the answer: its value, or why there is none. */
+function answerLabel(run: TotRun): string {
+  const { search } = run;
+  if (search.answer === undefined) return `no answer found (Tree-of-Traversals stopped: ${search.stopReason}, ${search.expansions} expansions)`;
+  const value = (search.value ?? 0).toFixed(2);
+  return `Tree-of-Traversals answer, value ${value}${(search.value ?? 0) >= run.threshold ? '' : ` (below the threshold ${run.threshold})`}`;
+}
+
+/**
+ * `tot`: Tree-of-Traversals (Markowitz et al., ACL 2024; reference/seed-methods.md §C) over the workspace
+ * graph (`index`), configured SPARQL graphs, or several linked together (parameter `graphs`). The LLM
+ * names the question's entities and picks their graph entities; then a best-first tree search over
+ * traversal states — each node THINKs, EXPANDs (select entities, then one relation, whose edges join the
+ * local subgraph) or ANSWERs, scored by the LLM as a value function — runs until an answer scores at least
+ * `answerThreshold` or `maxExpansions` nodes were expanded. The answer is the best-valued answer in the
+ * tree; the retrieval holds the passages behind the visited index entities and the explored subgraph; the
+ * trace step `tot-search` holds the whole tree. Needs an LLM; `sampleBreadth: 1` is Chain-of-Traversals.
+ *
+ * `requires` is empty because the graphs are a parameter: with `index` among them, the graph steps are
+ * checked when the graph is resolved.
+ */
+export const totMethod: QueryMethod<TotParams> = {
+  name: 'tot',
+  description: 'Tree-of-Traversals: an LLM tree search over a knowledge graph (the index, SPARQL endpoints, or both), expanding entities along chosen relations until a confident answer (needs an LLM)',
+  variants: [],
+  params: totParams,
+  topKParam: 'maxChunks',
+  requires: [],
+
+  async retrieve(context, question, params): Promise<Retrieval> {
+    const llm = requireLlm(context);
+    const kg = await resolveKnowledgeGraphs(context, params.graphs);
+    const meter = createCallMeter(llm);
+    const traversal: TraversalContext = {
+      question,
+      kg,
+      model: (purpose) => meter.model(purpose),
+      prompts: context.prompts,
+      sampleBreadth: params.sampleBreadth,
+      maxDepth: params.maxDepth,
+      maxExpansions: params.maxExpansions,
+      answerThreshold: params.answerThreshold,
+      temperature: params.temperature,
+      seed: params.seed ?? context.config.seed,
+      candidates: params.candidates,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    };
+    const initial = await context.trace.time(
+      'tot-initialize',
+      () => initializeTraversal(traversal),
+      (result) => ({ graph: kg.name, attempts: result.attempts, mentions: result.mentions, entities: result.entities.map((entity) => ({ id: entity.id, label: entity.label, graph: entity.graph })) }),
+    );
+    const search = await context.trace.time(
+      'tot-search',
+      () => runTreeSearch(traversal, TraversalState.initial(initial.entities)),
+      (result) => ({ ...result.trace }),
+    );
+    const visited = visitedGraph(search);
+    const evidence = await context.trace.time(
+      'tot-evidence',
+      () => indexEvidence(context, visited, params.maxChunks),
+      (result) => ({ chunks: result.chunks.length, entities: result.entities.length, relations: result.relations.length }),
+    );
+    const retrieval: Retrieval = {
+      chunks: evidence.chunks,
+      entities: evidence.entities,
+      relations: evidence.relations,
+      subgraph: totSubgraph(question, visited),
+    };
+    runs.set(retrieval, { search, threshold: params.answerThreshold, usage: meter.usage, llmCalls: meter.paidCalls });
+    return retrieval;
+  },
+
+  async answer(context, _question, retrieval, _params, options): Promise<MethodAnswer> {
+    const run = runs.get(retrieval);
+    if (!run) {
+      throw new KgragError('the tot method can only answer from its own retrieval', { code: 'QUERY_TOT_NO_SEARCH', category: 'internal' });
+    }
+    const { search } = run;
+    // The context is the local subgraph the answer was given from (or the root's when there is none).
+    const contextText = (search.answerNode ?? search.root).state.kgText();
+    const contextTokens = context.tokenizer.count(contextText);
+    const made = { usage: run.usage, llmCalls: run.llmCalls, unknownReferences: 0 };
+    if (options.contextOnly) return { answer: { text: '', kind: 'none' }, citations: [], contextText, contextTokens, ...made };
+    // "No answer found" is a label, not the text: as text, evaluation's EM-in would find "no" in it.
+    const text = search.answer ?? '';
+    options.onText?.(text);
+    return { answer: { text, kind: 'generated', label: answerLabel(run) }, citations: [], contextText, contextTokens, ...made };
+  },
+};

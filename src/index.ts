@@ -30,7 +30,7 @@ export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineW
 // Querying
 export { createQueryEngine } from './methods/query-engine.js';
 export type { QueryEngine, QueryEngineOptions, QueryRequest, QueryResult, QueryUsage, RetrievalResult } from './methods/query-engine.js';
-export type { MethodContext, QueryMethod, QuerySubgraph, Retrieval, TraceStep } from './methods/query-method.js';
+export type { MethodContext, QueryMethod, QueryProgress, QuerySubgraph, Retrieval, TraceStep } from './methods/query-method.js';
 export { basicMethod, reciprocalRankFusion } from './methods/basic/basic-method.js';
 export type { Answer, Citation, CitedDataset, ContextChunk } from './answer/answer-types.js';
 export { parseDataReferences } from './answer/data-references.js';

@@ -387,9 +387,14 @@ describe('kgrag query -m tot (CLI, OpenAI-compatible HTTP model)', () => {
       assert.ok(new Set(seeds).size >= 3);
       assert.ok(stops.some((stop) => stop.includes('\n')));
 
-      const text = await runCliCaptured(['query', twoHopQuestion, '-m', 'tot'], { cwd: workspace, env });
+      // Progress goes to stderr, a line per expansion when stderr is not a terminal; results to stdout only.
+      assert.match(json.stderr, /^tot-initialize: start from The Lantern Keeper \(Q100\)\ntot-search: expansion 1\/20 · 2 nodes · \d+ LLM calls · no answer yet\n/);
+      assert.match(json.stderr, /tot-search: expansion 7\/20 · 8 nodes · \d+ LLM calls · best answer "Thomas Ellison" \(value 1\.00\)\n$/);
+
+      const text = await runCliCaptured(['query', twoHopQuestion, '-m', 'tot', '-q'], { cwd: workspace, env });
       assert.equal(text.code, 0, text.stderr);
       assert.match(text.stdout, /Thomas Ellison/);
+      assert.equal(text.stderr, '', '-q: no progress');
     } finally {
       await server.close();
     }

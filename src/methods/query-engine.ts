@@ -9,7 +9,7 @@ import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { answerFromContext } from './answer-from-context.js';
-import type { AnswerOptions, MethodAnswer, MethodContext, QueryMethod, QueryTrace, Retrieval, TraceStep } from './query-method.js';
+import type { AnswerOptions, MethodAnswer, MethodContext, QueryMethod, QueryProgress, QueryTrace, Retrieval, TraceStep } from './query-method.js';
 
 /** One question to answer. */
 export interface QueryRequest {
@@ -27,6 +27,8 @@ export interface QueryRequest {
   contextOnly?: boolean;
   /** Receives the generated answer as it streams. */
   onText?: (delta: string) => void;
+  /** Receives progress of long steps (e.g. each Tree-of-Traversals expansion). */
+  onProgress?: (event: QueryProgress) => void;
   signal?: AbortSignal;
 }
 
@@ -174,7 +176,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
   };
 
-  const createContext = (signal: AbortSignal | undefined, trace: QueryTrace): MethodContext => {
+  const createContext = (signal: AbortSignal | undefined, trace: QueryTrace, onProgress: ((event: QueryProgress) => void) | undefined): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
     return {
       store,
@@ -186,6 +188,9 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       signal,
       trace,
       ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
+      progress(event) {
+        onProgress?.(event);
+      },
       memo<T>(key: string, build: () => Promise<T>): Promise<T> {
         let value = memos.get(key) as Promise<T> | undefined;
         if (!value) {
@@ -252,7 +257,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const { params, variant } = resolveParams(method, requested, request.params, request.topK);
     await ensureIndexed(method);
     const trace = createTrace();
-    return { method, params, variant, trace, context: createContext(request.signal, trace), started };
+    return { method, params, variant, trace, context: createContext(request.signal, trace, request.onProgress), started };
   };
 
   return {

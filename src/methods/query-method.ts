@@ -24,6 +24,17 @@ export interface QueryTrace {
   time<R>(name: string, fn: () => Promise<R>, detail?: (result: R) => Record<string, unknown>): Promise<R>;
 }
 
+/** Progress of a long query step (Tree-of-Traversals' expansions), for a progress line. */
+export interface QueryProgress {
+  /** The step, named as in the trace (`tot-search`). */
+  step: string;
+  done: number;
+  /** The most `done` can reach, when known. */
+  total?: number;
+  /** One line for people: what is happening. */
+  message: string;
+}
+
 /** What a method may use. */
 export interface MethodContext {
   readonly store: Store;
@@ -40,6 +51,8 @@ export interface MethodContext {
    * graphs of the `knowledgeGraphs` configuration and over the workspace index graph of the same name.
    */
   readonly knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
+  /** Reports progress of a long step to the caller (`QueryRequest.onProgress`); cheap when nobody listens. */
+  progress(event: QueryProgress): void;
   /** Embeds a question in the chunk vector space (cached per question). */
   embedQuery(text: string): Promise<Float32Array>;
   /**

@@ -1,6 +1,7 @@
 import { createKgrag } from '../../api/create-kgrag.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
+import { createQueryProgressLine } from '../query-progress-line.js';
 import { type GlobalOptions, parseSetOptions, workspaceOptions } from '../workspace-options.js';
 
 /** Options of `kgrag query`. */
@@ -19,13 +20,15 @@ export async function queryCommand(question: string, options: QueryCommandOption
   try {
     const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? []) as Record<string, unknown>) };
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
+    const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
     const result = await kgrag.query(question, {
       ...(options.method === undefined ? {} : { method: options.method }),
       params,
       ...(options.topK === undefined ? {} : { topK: options.topK }),
       contextOnly: options.contextOnly === true,
       ...(streaming ? { onText: (delta: string) => io.stdout.write(delta) } : {}),
-    });
+      ...(progress ? { onProgress: progress.onProgress } : {}),
+    }).finally(() => progress?.stop());
     if (options.json) {
       writeLine(io.stdout, JSON.stringify(result, null, 2));
     } else {

@@ -78,12 +78,28 @@ export const totMethod: QueryMethod<TotParams> = {
       seed: params.seed ?? context.config.seed,
       candidates: params.candidates,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
+      onExpansion: ({ expansions, nodes, best }) =>
+        context.progress({
+          step: 'tot-search',
+          done: expansions,
+          total: params.maxExpansions,
+          message: `expansion ${expansions}/${params.maxExpansions} · ${nodes} nodes · ${meter.calls} LLM calls · ${best ? `best answer "${best.answer}" (value ${best.value.toFixed(2)})` : 'no answer yet'}`,
+        }),
     };
     const initial = await context.trace.time(
       'tot-initialize',
       () => initializeTraversal(traversal),
       (result) => ({ graph: kg.name, attempts: result.attempts, mentions: result.mentions, entities: result.entities.map((entity) => ({ id: entity.id, label: entity.label, graph: entity.graph })) }),
     );
+    context.progress({
+      step: 'tot-initialize',
+      done: 1,
+      total: 1,
+      message:
+        initial.entities.length > 0
+          ? `start from ${initial.entities.map((entity) => `${entity.label} (${entity.id})`).join(', ')}`
+          : `no entity of the question was found in graph "${kg.name}" (mentions: ${initial.mentions.map((mention) => mention.label).join(', ') || 'none'}); searching from an empty subgraph`,
+    });
     const search = await context.trace.time(
       'tot-search',
       () => runTreeSearch(traversal, TraversalState.initial(initial.entities)),

@@ -21,4 +21,15 @@ export interface TraversalContext {
   /** Candidates looked up per question entity. */
   candidates: number;
   signal?: AbortSignal;
+  /** Called after each expansion with the search so far (for progress lines). */
+  onExpansion?: (progress: SearchProgress) => void;
+}
+
+/** The search after an expansion. */
+export interface SearchProgress {
+  expansions: number;
+  /** Nodes in the tree, the root included. */
+  nodes: number;
+  /** The best answer so far, if any. */
+  best?: { answer: string; value: number };
 }

@@ -154,6 +154,11 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
   };
 
   let expansions = 0;
+  const reportProgress = (): void => {
+    if (!context.onExpansion) return;
+    const best = bestAnswerNode(root);
+    context.onExpansion({ expansions, nodes: nextId, ...(best ? { best: { answer: answerOf(best.state), value: best.value } } : {}) });
+  };
   let found = false;
   let exhausted = false;
   while (!found && expansions < context.maxExpansions) {
@@ -168,6 +173,7 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
     const sampled = await sampleActions(context, node.state, node.depth);
     if (sampled.error !== undefined) {
       makeNode(errorState(sampled.base, sampled.error), node, { value: -1, error: sampled.error });
+      reportProgress();
       continue;
     }
     // Children are scored in parallel and added in sample order, so the tree never depends on timing.
@@ -190,6 +196,7 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
     } else {
       node.rejected = outcomes.flatMap((outcome) => ('error' in outcome ? [{ action: outcome.action, error: outcome.error }] : []));
     }
+    reportProgress();
   }
 
   let fallback = false;

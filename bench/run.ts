@@ -11,6 +11,7 @@ import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
+import { benchTot } from './tot.js';
 
 const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number) => Promise<Record<string, BenchResult>> }> = {
   core: {
@@ -26,6 +27,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'ingest-50mb': { describe: 'one 50 MB text file through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
   'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
   autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },
+  tot: { describe: 'one two-hop Tree-of-Traversals question over the SPARQL fixture, mock model at 200 ms per call: calls, tokens, SPARQL requests, wall time for k = 1 and 3', defaultRuns: 3, run: benchTot },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
 

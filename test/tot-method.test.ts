@@ -14,7 +14,7 @@ import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { startMockOpenAiServer } from '../src/testing/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 import { startOxigraphSparqlEndpoint, type OxigraphSparqlEndpoint } from './helpers/oxigraph-sparql-endpoint.js';
-import { backtrackingPolicy, filmPolicy, scriptedPolicy, trajectoryOf, twoHopPolicy, twoHopTrajectory, twoHopQuestion, type PolicyRequest } from './helpers/lantern-keeper-graph.js';
+import { backtrackingPolicy, filmPolicy, httpPolicyReply, scriptedPolicy, twoHopPolicy, twoHopTrajectory, twoHopQuestion, type PolicyRequest } from './helpers/lantern-keeper-graph.js';
 
 /*
  * `tot` end to end: createKgrag → query engine → Tree-of-Traversals, walking a real SPARQL engine (oxigraph
@@ -348,27 +348,15 @@ describe('tot over the index and the SPARQL endpoint at once', () => {
 });
 
 describe('kgrag query -m tot (CLI, OpenAI-compatible HTTP model)', () => {
-  /** What a traversal prompt asks for, read from its text as a real model would (HTTP carries no purpose). */
-  const purposeOf = (prompt: string): string => {
-    if (prompt.includes('Identify unique knowledge graph entities')) return 'tot-extract-entities';
-    if (prompt.includes('Entity to match:')) return 'tot-match-entity';
-    if (prompt.includes('Provided answer:')) return 'tot-evaluate-answer';
-    if (prompt.includes('Your current task is to evaluate')) return 'tot-evaluate-state';
-    if (prompt.includes('SELECT ENTITIES:')) return 'tot-select-entities';
-    if (prompt.includes('SELECT PROPERTY:')) return 'tot-select-relation';
-    if (prompt.includes('Give your best answer based on the knowledge graph')) return 'tot-answer';
-    return 'tot-action';
-  };
-
   test('answers from kgrag.yaml\'s knowledgeGraphs over real HTTP, with the search tree in --json', async () => {
     const seeds: Array<number | undefined> = [];
     const stops: string[][] = [];
+    const play = httpPolicyReply(twoHopPolicy);
     const server = await startMockOpenAiServer({
       reply: (request) => {
-        const prompt = request.messages.map((message) => message.content).join('\n');
         seeds.push(request.seed);
         if (request.stop) stops.push(request.stop);
-        return twoHopPolicy({ purpose: purposeOf(prompt), prompt, trajectory: trajectoryOf(prompt), sample: (request.seed ?? 42) - 42, request: { messages: [] } });
+        return play(request);
       },
     });
     const workspace = join(root, 'cli');

@@ -163,6 +163,26 @@ export function filmPolicy(replies: Readonly<Record<string, string | ((request: 
   };
 }
 
+/** What a traversal prompt asks for, read from its text as a real model would (HTTP carries no purpose). */
+export function purposeOfPrompt(prompt: string): string {
+  if (prompt.includes('Identify unique knowledge graph entities')) return 'tot-extract-entities';
+  if (prompt.includes('Entity to match:')) return 'tot-match-entity';
+  if (prompt.includes('Provided answer:')) return 'tot-evaluate-answer';
+  if (prompt.includes('Your current task is to evaluate')) return 'tot-evaluate-state';
+  if (prompt.includes('SELECT ENTITIES:')) return 'tot-select-entities';
+  if (prompt.includes('SELECT PROPERTY:')) return 'tot-select-relation';
+  if (prompt.includes('Give your best answer based on the knowledge graph')) return 'tot-answer';
+  return 'tot-action';
+}
+
+/** A reply function for the mock OpenAI server that plays `policy` (seeds relative to `baseSeed`). */
+export function httpPolicyReply(policy: (request: PolicyRequest) => string, baseSeed = 42): (request: { messages: Array<{ content: string }>; seed?: number }) => string {
+  return (request) => {
+    const prompt = request.messages.map((message) => message.content).join('\n');
+    return policy({ purpose: purposeOfPrompt(prompt), prompt, trajectory: trajectoryOf(prompt), sample: (request.seed ?? baseSeed) - baseSeed, request: { messages: [] } });
+  };
+}
+
 /** A traversal context over `kg` with the paper's defaults, overridable. */
 export function traversalContext(kg: KnowledgeGraph, model: ScriptedLanguageModel, overrides: Partial<TraversalContext> = {}): TraversalContext {
   return {

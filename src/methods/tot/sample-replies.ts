@@ -20,17 +20,25 @@ export interface SampleOptions {
  */
 export async function sampleReplies(context: TraversalContext, prompt: string, options: SampleOptions): Promise<string[]> {
   const model = context.model(options.purpose);
-  const results = await Promise.all(
-    Array.from({ length: options.count }, (_, index) =>
-      model.generate({
+  const ask = async (index: number, stop: readonly string[] | undefined): Promise<string> =>
+    (
+      await model.generate({
         messages: [{ role: 'user', content: prompt }],
         temperature: options.temperature,
         seed: context.seed + index,
-        ...(options.stop === undefined ? {} : { stop: options.stop }),
+        ...(stop === undefined ? {} : { stop }),
         ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
         ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      }),
-    ),
+      })
+    ).text;
+  return Promise.all(
+    Array.from({ length: options.count }, async (_, index) => {
+      const text = await ask(index, options.stop);
+      // Some chat models, local ones especially, open their reply with a line break, which a "\n" stop
+      // turns into an empty reply; such a sample is asked once more without the stop, and the callers read
+      // its first non-empty line.
+      if (text.trim().length > 0 || options.stop === undefined) return text;
+      return ask(index, undefined);
+    }),
   );
-  return results.map((result) => result.text);
 }

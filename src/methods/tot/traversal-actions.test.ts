@@ -118,6 +118,22 @@ describe('DEFAULT actions', () => {
     await assert.rejects(applyAction(context, state.clone(), 'THINK: second thought'), /THINK cannot follow THINK/);
   });
 
+  test('a sample the line-break stop emptied (a reply opening with a blank line) is asked again without the stop', async () => {
+    // As a real server applies `stop: ["\n"]` to a reply that starts with a line break.
+    const model = scriptedPolicy(({ request }) => (request.stop?.includes('\n') ? '' : '\nEXPAND: the director of the film\nmore text'));
+    const sampled = await sampleActions(traversalContext(lanternKeeperGraph(), model, { sampleBreadth: 2 }), TraversalState.initial([film]), 0);
+    assert.deepEqual(sampled.actions, ['EXPAND: the director of the film']);
+    assert.deepEqual(
+      model.calls.map((call) => [call.seed, call.stop ?? null]),
+      [
+        [42, ['\n']],
+        [43, ['\n']],
+        [42, null],
+        [43, null],
+      ],
+    );
+  });
+
   test('unparseable and empty actions are invalid', async () => {
     await assert.rejects(applyAction(context, TraversalState.initial([film]), 'Let me look around'), /is not a valid action to pick/);
     await assert.rejects(applyAction(context, TraversalState.initial([film]), 'ANSWER:'), /gives no answer/);

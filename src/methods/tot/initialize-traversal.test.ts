@@ -23,6 +23,8 @@ describe('initializeTraversal parsing', () => {
     assert.equal(parseMatchReply('0', 3), undefined);
     assert.equal(parseMatchReply('4', 3), undefined);
     assert.equal(parseMatchReply('no idea', 3), undefined);
+    assert.equal(parseMatchReply('The Lantern Keeper (1954 film) is entity 1', 3), 0, 'a year is not an index');
+    assert.equal(parseMatchReply('Candidate 2.5 or 3', 3), 2, 'nor is a decimal');
   });
 });
 

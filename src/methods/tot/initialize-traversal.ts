@@ -63,15 +63,18 @@ export function splitMention(line: string): { label: string; description: string
 }
 
 /**
- * The candidate a match reply picks (`match_entity`): the first integer as a 1-based index; `None`, no
- * integer, or an index out of range picks nothing (the reference's index 0 became −1 and picked the last).
+ * The candidate a match reply picks (`match_entity`): the first whole number in range as a 1-based index;
+ * `None`, or no number in range, picks nothing (the reference took the first number, so its index 0 became
+ * −1 and picked the last candidate). Numbers out of range are skipped, so a chat model's "The Lantern Keeper
+ * (1954 film) is entity 1" picks 1, not nothing for 1954.
  */
 export function parseMatchReply(reply: string, count: number): number | undefined {
   if (/^\W*none\b/i.test(reply)) return undefined;
-  const match = /\d+/.exec(reply);
-  if (!match) return undefined;
-  const index = Number(match[0]) - 1;
-  return index >= 0 && index < count ? index : undefined;
+  for (const match of reply.matchAll(/(?<![\d.])\d+(?![\d.]\d)/g)) {
+    const index = Number(match[0]) - 1;
+    if (index >= 0 && index < count) return index;
+  }
+  return undefined;
 }
 
 async function attempt(context: TraversalContext, number: number): Promise<InitializedTraversal> {

@@ -250,7 +250,7 @@ export const autokgConfigSchema = z
 export const knowledgeGraphConfigSchema = z
   .object({
     type: z.literal('sparql').describe('Kind of graph: "sparql" (a SPARQL endpoint with the Wikidata vocabulary)'),
-    endpoint: z.url().describe('SPARQL endpoint URL, e.g. https://query.wikidata.org/sparql'),
+    endpoint: z.url({ error: 'expected an http(s) URL such as https://query.wikidata.org/sparql' }).describe('SPARQL endpoint URL, e.g. https://query.wikidata.org/sparql'),
     language: z.string().min(1).optional().describe('Language of labels, descriptions and searches (default en)'),
     userAgent: z.string().min(1).optional().describe('User-Agent sent to the endpoint (Wikimedia asks clients to name themselves and a contact)'),
     relationLimit: positiveInt().max(10000).optional().describe('Most forward relation options per expansion, marked truncated when cut (reference and default: 100)'),
@@ -304,14 +304,15 @@ export const configSchema = z
       .default({})
       .describe('Per-method parameters, e.g. methods.basic.variant: bm25; each method validates its own'),
     knowledgeGraphs: z
-      .record(
-        z
-          .string()
-          .regex(/^[a-z][a-z0-9_-]*$/, 'a graph name is lowercase letters, digits, "_" and "-", starting with a letter')
-          .refine((name) => name !== 'index', '"index" is the workspace graph and cannot be configured'),
-        knowledgeGraphConfigSchema,
-      )
+      .record(z.string(), knowledgeGraphConfigSchema)
       .default({})
+      // Names are checked here rather than by the record's key schema, whose failures read "Invalid key in record".
+      .superRefine((graphs, context) => {
+        for (const name of Object.keys(graphs)) {
+          if (name === 'index') context.addIssue({ code: 'custom', path: [name], message: '"index" is the workspace graph and cannot be configured; name this graph differently, e.g. "wikidata"' });
+          else if (!/^[a-z][a-z0-9_-]*$/.test(name)) context.addIssue({ code: 'custom', path: [name], message: `graph name "${name}" must be lowercase letters, digits, "_" and "-", starting with a letter (e.g. "wikidata")` });
+        }
+      })
       .describe('External knowledge graphs by name for the tot method (methods.tot.graphs), e.g. {"wikidata": {"type": "sparql", "endpoint": "https://query.wikidata.org/sparql"}}'),
     prompts: z
       .object({

@@ -263,6 +263,15 @@ describe('loadConfig: problems', () => {
     assert.match(problemAbout(enumProblems, 'index.mode'), /standard/);
   });
 
+  test('knowledge graphs: a bad name or endpoint says what is expected', async () => {
+    const yaml = 'knowledgeGraphs:\n  Wiki:\n    type: sparql\n    endpoint: https://query.wikidata.org/sparql\n  index:\n    type: sparql\n    endpoint: https://example.org/sparql\n  dbpedia:\n    type: sparql\n    endpoint: dbpedia.org/sparql\n';
+    const problems = await problemsOf({ workspace: workspace(yaml), env: {} });
+    assert.equal(problems.length, 3, JSON.stringify(problems));
+    assert.match(problemAbout(problems, 'knowledgeGraphs.Wiki'), /graph name "Wiki" must be lowercase letters/);
+    assert.match(problemAbout(problems, 'knowledgeGraphs.index'), /"index" is the workspace graph/);
+    assert.match(problemAbout(problems, 'knowledgeGraphs.dbpedia.endpoint'), /expected an http\(s\) URL such as https:\/\/query\.wikidata\.org\/sparql/);
+  });
+
   test('a value valid in a lower layer but invalid in a higher one is attributed to the higher one', async () => {
     const problems = await problemsOf({ workspace: workspace('llm:\n  temperature: 0.5\n'), env: { KGRAG_LLM_TEMPERATURE: '9' } });
     assert.match(problemAbout(problems, 'llm.temperature'), /\(set in KGRAG_LLM_TEMPERATURE\)$/);

@@ -56,20 +56,9 @@ export async function resolveKnowledgeGraphs(context: MethodContext, names: read
         details: { graph: name, known },
       });
     }
-    graphs.push(
-      await context.memo(`tot:kg:${name}`, async () =>
-        createSparqlKnowledgeGraph({
-          name,
-          endpoint: settings.endpoint,
-          ...(settings.language === undefined ? {} : { language: settings.language }),
-          ...(settings.userAgent === undefined ? {} : { userAgent: settings.userAgent }),
-          ...(settings.relationLimit === undefined ? {} : { relationLimit: settings.relationLimit }),
-          ...(settings.edgeLimit === undefined ? {} : { edgeLimit: settings.edgeLimit }),
-          ...(settings.maxRetries === undefined ? {} : { maxRetries: settings.maxRetries }),
-          ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
-        }),
-      ),
-    );
+    // The configuration's keys are the SPARQL graph's option names.
+    const { type: _sparql, ...sparqlOptions } = settings;
+    graphs.push(await context.memo(`tot:kg:${name}`, async () => createSparqlKnowledgeGraph({ name, ...sparqlOptions })));
   }
   if (graphs.length === 1) return graphs[0] as KnowledgeGraph;
   return createMultiKnowledgeGraph(graphs);

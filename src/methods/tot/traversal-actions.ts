@@ -222,8 +222,7 @@ function answer(state: TraversalState, action: string, argument: string): void {
  * at a leaf that was selecting entities or a relation, as the reference calls `answer` directly there.
  */
 export function applyAnswer(state: TraversalState, action: string): void {
-  const argument = action.trim().startsWith('ANSWER:') ? action.trim().slice('ANSWER:'.length) : action;
-  answer(state, action, argument);
+  answer(state, action, action);
 }
 
 /** DEFAULT (`default`, `think`, `answer`, `expand_kg`). */

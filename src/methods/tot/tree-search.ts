@@ -75,7 +75,8 @@ export interface TreeSearchResult {
   trace: SearchTrace;
 }
 
-function* preOrder(node: SearchNode): Generator<SearchNode> {
+/** The nodes of a (sub)tree, parents before children, children in creation order. */
+export function* preOrder(node: SearchNode): Generator<SearchNode> {
   yield node;
   for (const child of node.children) yield* preOrder(child);
 }

@@ -1,5 +1,5 @@
 import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
-import type { SearchNode, TreeSearchResult } from './tree-search.js';
+import { preOrder, type TreeSearchResult } from './tree-search.js';
 import type { TraversalEdge } from './traversal-state.js';
 
 /** Everything the search saw, across all branches, marked by whether the returned answer's state holds it. */
@@ -10,11 +10,6 @@ export interface VisitedGraph {
 }
 
 const edgeKey = (edge: TraversalEdge): string => `${edge.source}\u0000${edge.relation}\u0000${edge.target ?? `value:${edge.value ?? ''}`}`;
-
-function* preOrder(node: SearchNode): Generator<SearchNode> {
-  yield node;
-  for (const child of node.children) yield* preOrder(child);
-}
 
 /**
  * The union of the local subgraphs of every node of the tree, in discovery order. "On the path" means in

@@ -1,8 +1,8 @@
 import { packTable, tableCell } from '../../answer/pack-table.js';
-import { KgragError } from '../../core/errors.js';
 import { buildLocalContext } from '../local/build-local-context.js';
 import { localSubgraph } from '../local/local-method.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
+import { requireLlm } from '../require-llm.js';
 import { driftLocalOptions, driftParams, type DriftParams } from './drift-params.js';
 import { runDrift } from './run-drift.js';
 import { topReports } from './top-reports.js';
@@ -58,14 +58,7 @@ export const driftMethod: QueryMethod<DriftParams> = {
       const preview = previews.get(retrieval) ?? { text: '', tokens: 0 };
       return { answer: { text: '', kind: 'none' }, citations: [], contextText: preview.text, contextTokens: preview.tokens, usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
     }
-    const { llm } = context;
-    if (!llm) {
-      throw new KgragError('the drift method needs an LLM to answer, and none is configured', {
-        code: 'QUERY_NEEDS_LLM',
-        category: 'config',
-        hint: 'set KGRAG_LLM_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) or OPENAI_API_KEY, or use --method local / basic, or --context-only',
-      });
-    }
+    const llm = requireLlm(context, 'the drift method needs an LLM to answer', 'use --method local / basic, or --context-only');
     const drift = await runDrift(context, question, params, { llm, ...(options.onText === undefined ? {} : { onText: options.onText }) });
     return {
       answer: drift.generated.answer,

@@ -1,7 +1,7 @@
 import { KgragError } from '../../core/errors.js';
-import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { createCallMeter } from '../call-meter.js';
-import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { requireLlm } from '../require-llm.js';
+import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
 import { indexEvidence } from './index-evidence.js';
 import { initializeTraversal } from './initialize-traversal.js';
 import { resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
@@ -22,15 +22,6 @@ interface TotRun {
 
 /** The search behind each retrieval: it is done once, in `retrieve`, and answered from in `answer`. */
 const runs = new WeakMap<Retrieval, TotRun>();
-
-function requireLlm(context: MethodContext): LanguageModel {
-  if (context.llm) return context.llm;
-  throw new KgragError('the tot method needs an LLM to walk the knowledge graph, and none is configured', {
-    code: 'QUERY_NEEDS_LLM',
-    category: 'config',
-    hint: 'set KGRAG_LLM_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) or OPENAI_API_KEY, or use another --method (kgp, ppr, local)',
-  });
-}
 
 /** The label shown with the answer: its value, or why there is none. */
 function answerLabel(run: TotRun): string {
@@ -62,7 +53,7 @@ export const totMethod: QueryMethod<TotParams> = {
   requires: [],
 
   async retrieve(context, question, params): Promise<Retrieval> {
-    const llm = requireLlm(context);
+    const llm = requireLlm(context, 'the tot method needs an LLM to walk the knowledge graph', 'use another --method (kgp, ppr, local)');
     const kg = await resolveKnowledgeGraphs(context, params.graphs);
     const meter = createCallMeter(llm);
     const traversal: TraversalContext = {

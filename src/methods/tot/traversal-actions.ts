@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/error-message.js';
 import { fillPrompt } from '../../core/prompt-library.js';
 import type { KgRelation, KgRelationList } from '../../providers/kg/knowledge-graph.js';
 import { findIds } from './find-ids.js';
@@ -42,8 +43,6 @@ const unique = (values: readonly string[]): string[] => [...new Set(values)];
 
 /** Whether the graph call failed because the query was cancelled (never an invalid action). */
 const aborted = (context: TraversalContext): boolean => context.signal?.aborted === true;
-
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * The answer in a reply to the answer prompt: the first line after the last `ANSWER:`; without one, the

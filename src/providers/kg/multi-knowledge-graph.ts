@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
@@ -91,8 +92,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
     } catch (error) {
       if (signal?.aborted) throw error;
       const inner = KgragError.isInstance(error) ? error : undefined;
-      const message = error instanceof Error ? error.message : String(error);
-      throw new KgragError(`Knowledge graph "${graph.name}" failed in ${operation}: ${message}`, {
+      throw new KgragError(`Knowledge graph "${graph.name}" failed in ${operation}: ${errorMessage(error)}`, {
         code: inner?.code ?? 'KG_CALL_FAILED',
         category: inner?.category ?? 'provider',
         ...(inner?.hint === undefined ? {} : { hint: inner.hint }),

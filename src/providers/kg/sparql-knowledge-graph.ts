@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { abortableSleep } from '../llm/abortable-sleep.js';
 import type { Sleep } from '../llm/abortable-sleep.js';
@@ -206,8 +207,6 @@ function firstLines(text: string): string {
   return lines.length > 400 ? `${lines.slice(0, 400)}…` : lines || '(empty body)';
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /** Labels, descriptions and `sameAs` ids read from query rows, by entity id, in first-seen order. */
 interface Described {
   label?: string;
@@ -324,7 +323,7 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
       if (signal?.aborted) throw signal.reason;
       if (KgragError.isInstance(error)) throw error;
       if (timer.signal.aborted) return { failure: { reason: `no answer within ${timeoutMs} ms`, cause: error } };
-      return { failure: { reason: `network error: ${messageOf(error)}${error instanceof Error && error.cause !== undefined ? ` (${messageOf(error.cause)})` : ''}`, cause: error } };
+      return { failure: { reason: `network error: ${errorMessage(error)}${error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : ''}`, cause: error } };
     } finally {
       clearTimeout(handle);
     }

@@ -1,4 +1,5 @@
 import { APICallError, InvalidResponseDataError, JSONParseError, TypeValidationError } from 'ai';
+import { errorMessage } from '../../core/error-message.js';
 import { LlmCallError } from './llm-call-error.js';
 import { parseRetryAfter } from './parse-retry-after.js';
 import type { ResponseHeaders } from './parse-retry-after.js';
@@ -246,10 +247,6 @@ function findNetworkErrorCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function joinUrl(baseURL: string, path: string): string {

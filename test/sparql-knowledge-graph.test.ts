@@ -30,6 +30,8 @@ async function setup(t: TestContext, options: Partial<SparqlKnowledgeGraphOption
   const graph = createSparqlKnowledgeGraph({
     endpoint: endpoint.url,
     retryBaseDelayMs: 10,
+    // The top of each jitter range, so the waits are the backoff ceilings.
+    rng: () => 1,
     sleep: async (ms) => {
       sleeps.push(ms);
     },
@@ -346,6 +348,12 @@ test('503 answers are retried with exponential backoff until one succeeds', asyn
   assert.deepEqual(sleeps, [10, 20]);
 });
 
+test('retry waits are drawn below the backoff ceiling (full jitter), so parallel clients spread out', async (t) => {
+  const { graph, sleeps } = await setup(t, { rng: () => 0.5 }, [{ status: 503, count: 2 }]);
+  await graph.getEntities(['Q5']);
+  assert.deepEqual(sleeps, [5, 10]);
+});
+
 test('Retry-After is honoured, up to maxRetryDelayMs', async (t) => {
   const { graph, endpoint, sleeps } = await setup(t, { maxRetryDelayMs: 1500 }, [{ status: 429, retryAfterSeconds: 1 }]);
   await graph.getEntities(['Q5']);
@@ -408,7 +416,7 @@ test('network errors and timeouts are retried, then reported; a caller abort is 
   const url = endpoint.url;
   await endpoint.close();
   const sleeps: number[] = [];
-  const offline = createSparqlKnowledgeGraph({ endpoint: url, maxRetries: 1, sleep: async (ms) => void sleeps.push(ms), retryBaseDelayMs: 5 });
+  const offline = createSparqlKnowledgeGraph({ endpoint: url, maxRetries: 1, sleep: async (ms) => void sleeps.push(ms), retryBaseDelayMs: 5, rng: () => 1 });
   await assert.rejects(offline.getEntities(['Q5']), (error: unknown) => KgragError.isInstance(error) && error.code === 'KG_ENDPOINT_ERROR' && /failed 2 times; last: network error/.test(error.message));
   assert.deepEqual(sleeps, [5]);
 

@@ -3,6 +3,7 @@ import { KgragError } from '../../core/errors.js';
 import { abortableSleep } from '../llm/abortable-sleep.js';
 import type { Sleep } from '../llm/abortable-sleep.js';
 import { parseRetryAfter } from '../llm/parse-retry-after.js';
+import { backoffDelayMs, retryWithBackoff, type RetryPolicy } from '../llm/retry-policy.js';
 import { formatWikidataTime } from './format-wikidata-time.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
 import { sparqlStringLiteral } from './sparql-string-literal.js';
@@ -57,7 +58,10 @@ export interface SparqlKnowledgeGraphOptions {
    * @default 3
    */
   maxRetries?: number;
-  /** Wait before the first retry; it doubles every retry, and a longer `Retry-After` wins. @default 1000 */
+  /**
+   * Ceiling of the first retry's wait; it doubles every retry, the wait is drawn uniformly below it (full
+   * jitter, as the LLM client does), and a longer `Retry-After` wins. @default 1000
+   */
   retryBaseDelayMs?: number;
   /** Longest wait between attempts, also for a server's `Retry-After`. @default 30000 */
   maxRetryDelayMs?: number;
@@ -67,6 +71,8 @@ export interface SparqlKnowledgeGraphOptions {
   fetch?: typeof globalThis.fetch;
   /** Waits between retries; tests inject one that returns at once. @default real timers */
   sleep?: Sleep;
+  /** Uniform random numbers in [0, 1) for the jitter of retry waits. @default Math.random */
+  rng?: () => number;
   /**
    * Relation options whose label matches are dropped (external identifiers, which are useless to traverse).
    * The reference dropped every label containing the substring "ID" (case-sensitive), which also drops
@@ -110,12 +116,20 @@ interface SparqlTerm {
 
 type Binding = Readonly<Record<string, SparqlTerm | undefined>>;
 
-/** An attempt that failed in a way worth retrying. */
-interface RetryableFailure {
-  reason: string;
-  status?: number;
-  retryAfterMs?: number;
-  cause?: unknown;
+/** An attempt that failed in a way worth retrying (network error, timeout, HTTP 429/5xx). */
+class RetryableFailure extends Error {
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    readonly reason: string,
+    readonly query: string,
+    details: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
+  ) {
+    super(reason, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.retryAfterMs = details.retryAfterMs;
+  }
 }
 
 const ENTITY_IRI = 'http://www.wikidata.org/entity/';
@@ -251,6 +265,7 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000);
   const fetchImplementation = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? abortableSleep;
+  const rng = options.rng ?? Math.random;
   // A global or sticky RegExp keeps state between test() calls; a copy without those flags does not.
   const excludeLabel = options.excludeLabelPattern === null ? undefined : new RegExp((options.excludeLabelPattern ?? /\bID\b/).source, (options.excludeLabelPattern?.flags ?? '').replace(/[gy]/g, ''));
   const identifierProperties = Object.entries(options.identifierProperties ?? {}).sort(([a], [b]) => a.localeCompare(b));
@@ -282,8 +297,9 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
     return bindings as Binding[];
   };
 
-  /** One request: its bindings, a retryable failure, or a thrown error that no retry can fix. */
-  const attempt = async (query: string, signal: AbortSignal | undefined): Promise<{ bindings: Binding[] } | { failure: RetryableFailure }> => {
+  /** One request: its bindings, or a thrown {@link RetryableFailure} or error that no retry can fix. */
+  const attempt = async (query: string, signal: AbortSignal | undefined): Promise<Binding[]> => {
+    // A referenced timer, unlike AbortSignal.timeout's, keeps the process alive while the request hangs.
     const timer = new AbortController();
     const handle = setTimeout(() => timer.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     const combined = signal === undefined ? timer.signal : AbortSignal.any([signal, timer.signal]);
@@ -299,11 +315,8 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
         signal: combined,
       });
       const text = await response.text();
-      if (response.ok) return { bindings: parseResults(text, response.headers.get('content-type'), query) };
-      if (RETRYABLE_STATUSES.has(response.status)) {
-        const retryAfterMs = parseRetryAfter(response.headers);
-        return { failure: { reason: `HTTP ${response.status}: ${firstLines(text)}`, status: response.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) } };
-      }
+      if (response.ok) return parseResults(text, response.headers.get('content-type'), query);
+      if (RETRYABLE_STATUSES.has(response.status)) throw new RetryableFailure(`HTTP ${response.status}: ${firstLines(text)}`, query, { status: response.status, retryAfterMs: parseRetryAfter(response.headers) });
       if (response.status === 400) {
         throw new KgragError(`SPARQL endpoint ${endpointName} rejected a query as malformed (HTTP 400): ${firstLines(text)}`, {
           code: 'KG_QUERY_REJECTED',
@@ -321,32 +334,33 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (KgragError.isInstance(error)) throw error;
-      if (timer.signal.aborted) return { failure: { reason: `no answer within ${timeoutMs} ms`, cause: error } };
-      return { failure: { reason: `network error: ${errorMessage(error)}${error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : ''}`, cause: error } };
+      if (KgragError.isInstance(error) || error instanceof RetryableFailure) throw error;
+      if (timer.signal.aborted) throw new RetryableFailure(`no answer within ${timeoutMs} ms`, query, { cause: error });
+      throw new RetryableFailure(`network error: ${errorMessage(error)}${error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : ''}`, query, { cause: error });
     } finally {
       clearTimeout(handle);
     }
   };
 
-  /** Runs a SELECT query with retries; exponential backoff (base · 2^(n−1)), at least the server's Retry-After, capped. */
-  const select = async (query: string, signal: AbortSignal | undefined): Promise<Binding[]> => {
-    for (let attemptNumber = 1; ; attemptNumber += 1) {
-      const outcome = await attempt(query, signal);
-      if ('bindings' in outcome) return outcome.bindings;
-      const { failure } = outcome;
+  /** Retries retryable failures with backoff (the LLM client's, capped at maxRetryDelayMs); others are thrown at once. */
+  const retryPolicy: RetryPolicy = {
+    async afterFailure(error, attemptNumber, signal) {
+      if (signal?.aborted) throw signal.reason;
+      if (!(error instanceof RetryableFailure)) throw error;
       if (attemptNumber > maxRetries) {
         throw endpointError(
-          `failed ${attemptNumber} time${attemptNumber === 1 ? '' : 's'}; last: ${failure.reason}`,
+          `failed ${attemptNumber} time${attemptNumber === 1 ? '' : 's'}; last: ${error.reason}`,
           'Check that the endpoint is up and reachable from here; for a slow or busy endpoint raise timeoutMs or maxRetries',
-          { attempts: attemptNumber, ...(failure.status === undefined ? {} : { status: failure.status }), query },
-          failure.cause,
+          { attempts: attemptNumber, ...(error.status === undefined ? {} : { status: error.status }), query: error.query },
+          error.cause,
         );
       }
-      const backoff = retryBaseDelayMs * 2 ** (attemptNumber - 1);
-      await sleep(Math.min(maxRetryDelayMs, Math.max(backoff, failure.retryAfterMs ?? 0)), signal);
-    }
+      await sleep(Math.min(maxRetryDelayMs, backoffDelayMs(attemptNumber, { baseDelayMs: retryBaseDelayMs, maxDelayMs: maxRetryDelayMs, rng }, error.retryAfterMs)), signal);
+    },
   };
+
+  /** Runs a SELECT query, retrying network errors, timeouts and 429/5xx answers. */
+  const select = (query: string, signal: AbortSignal | undefined): Promise<Binding[]> => retryWithBackoff(() => attempt(query, signal), retryPolicy, signal);
 
   // ── Reading rows ──────────────────────────────────────────────────────────────────────────────────────
 

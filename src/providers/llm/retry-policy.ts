@@ -58,12 +58,20 @@ export function createRetryPolicy(options: RetryOptions = {}): RetryPolicy {
       if (signal?.aborted) throw signal.reason;
       if (isAbortError(error) || !LlmCallError.isInstance(error) || !error.retryable) throw error;
       if (attempt > maxRetries) throw retriesExhausted(error, attempt, section);
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      const delayMs = Math.round(Math.max(rng() * ceiling, error.retryAfterMs ?? 0));
+      const delayMs = backoffDelayMs(attempt, { baseDelayMs, maxDelayMs, rng }, error.retryAfterMs);
       options.onRetry?.({ attempt, delayMs, error });
       await sleep(delayMs, signal);
     },
   };
+}
+
+/**
+ * The wait before retry `attempt` (from 1): uniform in [0, min(maxDelay, base · 2^(attempt−1))] (full
+ * jitter, so clients that failed together do not retry together), and never shorter than `retryAfterMs`.
+ */
+export function backoffDelayMs(attempt: number, settings: { baseDelayMs: number; maxDelayMs: number; rng: () => number }, retryAfterMs?: number): number {
+  const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(Math.max(settings.rng() * ceiling, retryAfterMs ?? 0));
 }
 
 /** Runs `operation` until it succeeds or the policy gives up; `attempt` counts from 1. */

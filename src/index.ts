@@ -45,7 +45,7 @@ export { createEmbedder } from './providers/embed/create-embedder.js';
 export { embedInBatches } from './providers/embed/embed-in-batches.js';
 export type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './providers/kg/knowledge-graph.js';
 export { createSparqlKnowledgeGraph } from './providers/kg/sparql-knowledge-graph.js';
-export type { SparqlKnowledgeGraph, SparqlKnowledgeGraphOptions, SparqlRelationList } from './providers/kg/sparql-knowledge-graph.js';
+export type { SparqlKnowledgeGraphOptions } from './providers/kg/sparql-knowledge-graph.js';
 export { createMultiKnowledgeGraph } from './providers/kg/multi-knowledge-graph.js';
 export type { MultiKnowledgeGraphOptions } from './providers/kg/multi-knowledge-graph.js';
 export { createIndexKnowledgeGraph } from './methods/tot/index-knowledge-graph.js';

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { KgragError } from '../src/core/errors.js';
-import type { KgEdgeList, KgEntity, KgRelation } from '../src/providers/kg/knowledge-graph.js';
+import type { KgEdgeList, KgEntity, KgRelation, KnowledgeGraph } from '../src/providers/kg/knowledge-graph.js';
 import { createSparqlKnowledgeGraph } from '../src/providers/kg/sparql-knowledge-graph.js';
-import type { SparqlKnowledgeGraph, SparqlKnowledgeGraphOptions } from '../src/providers/kg/sparql-knowledge-graph.js';
+import type { SparqlKnowledgeGraphOptions } from '../src/providers/kg/sparql-knowledge-graph.js';
 import { startOxigraphSparqlEndpoint } from './helpers/oxigraph-sparql-endpoint.js';
 import type { OxigraphSparqlEndpoint, SparqlEndpointFault } from './helpers/oxigraph-sparql-endpoint.js';
 
@@ -18,7 +18,7 @@ const turtle = readFileSync(new URL('./fixtures/wikidata-mini.ttl', import.meta.
 
 interface Setup {
   endpoint: OxigraphSparqlEndpoint;
-  graph: SparqlKnowledgeGraph;
+  graph: KnowledgeGraph;
   /** Every wait the graph asked for between retries. */
   sleeps: number[];
 }
@@ -160,7 +160,7 @@ test('getRelations reports truncation by relationLimit and by the backward limit
   assert.deepEqual(cut.relations.map((r) => `${r.direction}:${r.id}`), ['forward:P19', 'forward:P22', 'backward:P57']);
   assert.equal(cut.truncated, true);
   assert.equal(cut.limit, 2);
-  assert.match(cut.warnings.join('\n'), /relationLimit 2 of 5/);
+  assert.match((cut.warnings ?? []).join('\n'), /relationLimit 2 of 5/);
 
   const inner = createSparqlKnowledgeGraph({ endpoint: endpoint.url, backwardRelationLimit: { inner: 1 } });
   const hub = await inner.getRelations(['Q145']);
@@ -184,7 +184,7 @@ test('a failed backward query is tolerated like the reference, but reported as t
   assert.ok(list.relations.every((r) => r.direction === 'forward'));
   assert.equal(list.truncated, true);
   assert.equal(list.limit, undefined);
-  assert.match(list.warnings.join('\n'), /backward relations could not be fetched.*HTTP 500/);
+  assert.match((list.warnings ?? []).join('\n'), /backward relations could not be fetched.*HTTP 500/);
   assert.equal(endpoint.requests.filter((request) => request.status === 500).length, 2);
 
   endpoint.failNext(2, 500, { match: (query) => query.includes('VALUES ?subject') });

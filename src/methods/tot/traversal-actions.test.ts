@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { lanternKeeperGraph, scriptedPolicy, traversalContext } from '../../../test/helpers/lantern-keeper-graph.js';
-import type { KgEntity, KgRelation } from '../../providers/kg/knowledge-graph.js';
+import type { KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
 import { InvalidActionError } from './invalid-action-error.js';
 import { actionOptions, answerInReply, applyAction, parseRelationChoice, sampleActions } from './traversal-actions.js';
 import { TraversalState } from './traversal-state.js';
@@ -90,6 +90,23 @@ describe('relation selection', () => {
     // Q200 has P57 only backward, so the bare "P57" replies vote for ~P57: four votes, P22 three.
     assert.deepEqual(sampled.actions, ['~P57', 'P22']);
     assert.equal(sampled.base.relationOptions?.relations.length, 2);
+  });
+
+  test('an incomplete list says why: the graph\'s warnings, else the limit', async () => {
+    const base = lanternKeeperGraph();
+    const promptFor = async (extra: Partial<KgRelationList>): Promise<string> => {
+      const kg: KnowledgeGraph = { ...base, getRelations: async (ids, options) => ({ ...(await base.getRelations(ids, options)), ...extra }) };
+      const model = scriptedPolicy(() => 'P22');
+      const state = TraversalState.initial([entity('Q200', 'Mara Ellison')]);
+      state.selectEntities(['Q200']);
+      state.setActionState('SELECTING_RELATION');
+      await sampleActions(traversalContext(kg, model, { sampleBreadth: 1 }), state, 2);
+      return model.calls[0]?.messages[0]?.content ?? '';
+    };
+    assert.match(await promptFor({ truncated: true, limit: 100 }), /\(only the first 100 relations are listed\)/);
+    const warned = await promptFor({ truncated: true, limit: 100, warnings: ['wikidata: backward relations could not be fetched, so only forward relations are listed: HTTP 500'] });
+    assert.match(warned, /\(the list is incomplete: wikidata: backward relations could not be fetched, so only forward relations are listed: HTTP 500\)/);
+    assert.doesNotMatch(warned, /only the first 100/);
   });
 });
 

@@ -157,8 +157,10 @@ async function sampleEntities(context: TraversalContext, state: TraversalState):
 function relationOptionLines(list: KgRelationList): { outgoing: string; incoming: string } {
   const outgoing = list.relations.filter((relation) => relation.direction === 'forward').map((relation) => `${relation.id}: ${relation.label}`);
   const incoming = list.relations.filter((relation) => relation.direction === 'backward').map((relation) => `~${relation.id}: ${relationPhrase(relation)}`);
-  // A cut list is said so, never silently (the reference's LIMIT 100 / 50 were silent).
-  if (list.truncated) incoming.push(`(only the first ${list.limit ?? list.relations.length} relations are listed)`);
+  // A cut list is said so, never silently (the reference's LIMIT 100 / 50 were silent); with the graph's
+  // reasons when it gives them, since one limit cannot describe a list cut per direction or by a failure.
+  if (list.warnings !== undefined && list.warnings.length > 0) incoming.push(`(the list is incomplete: ${list.warnings.join('; ')})`);
+  else if (list.truncated) incoming.push(`(only the first ${list.limit ?? list.relations.length} relations are listed)`);
   return { outgoing: outgoing.join('\n'), incoming: incoming.join('\n') };
 }
 

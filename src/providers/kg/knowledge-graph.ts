@@ -42,6 +42,11 @@ export interface KgRelationList {
   /** True when a limit cut the list; `limit` says which. Never silent. */
   truncated: boolean;
   limit?: number;
+  /**
+   * Why the list is incomplete, one line per cut or failure (a limit on one direction, a query that failed),
+   * when a graph can say more than `limit`; the traversal shows them to the model.
+   */
+  warnings?: string[];
 }
 
 /** One edge found by {@link KnowledgeGraph.getEdges}: `source` is always one of the selected entities. */

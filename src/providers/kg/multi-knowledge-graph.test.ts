@@ -187,6 +187,17 @@ describe('createMultiKnowledgeGraph', () => {
     assert.deepEqual(relationIds(list.relations), ['index:R2', 'index:~R1', 'wikidata:P131']);
   });
 
+  it('passes on the member graphs\' reasons for an incomplete list, naming each graph', async () => {
+    const base = createInMemoryKnowledgeGraph(wikidataData);
+    const warned: KnowledgeGraph = { ...base, getRelations: async (ids, options) => ({ ...(await base.getRelations(ids, options)), truncated: true, warnings: ['backward relations could not be fetched'] }) };
+    const multi = createMultiKnowledgeGraph([createInMemoryKnowledgeGraph(indexData), warned]);
+    await multi.searchEntities('Brennard Technical College');
+    const list = await multi.getRelations(['E2']);
+    assert.equal(list.truncated, true);
+    assert.deepEqual(list.warnings, ['wikidata: backward relations could not be fetched']);
+    assert.equal((await multi.getRelations(['E5'])).warnings, undefined, 'none when no graph gave any (Kester Weir is only in the index)');
+  });
+
   it('surfaces an error of one graph with that graph\'s name and the operation', async () => {
     const { multi } = graphs({
       wikidata: {

@@ -242,6 +242,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
       );
       const result: KgRelation[] = [];
       const limits: number[] = [];
+      const warnings: string[] = [];
       let truncated = false;
       parts.forEach((part, index) => {
         if (part === undefined) return;
@@ -251,8 +252,9 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
           truncated = true;
           if (part.limit !== undefined) limits.push(part.limit);
         }
+        for (const warning of part.warnings ?? []) warnings.push(`${graph.name}: ${warning}`);
       });
-      return { relations: result, truncated, ...(limits.length > 0 ? { limit: Math.min(...limits) } : {}) };
+      return { relations: result, truncated, ...(limits.length > 0 ? { limit: Math.min(...limits) } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
     },
 
     async getEdges(selected: readonly string[], relation: KgRelation, callOptions: KgCallOptions = {}): Promise<KgEdgeList> {

@@ -89,23 +89,6 @@ export interface SparqlKnowledgeGraphOptions {
   identifierProperties?: Readonly<Record<string, string>>;
 }
 
-/** {@link KgRelationList} with the reasons the list may be incomplete. */
-export interface SparqlRelationList extends KgRelationList {
-  /**
-   * One line per cut or failure: a limit that cut the forward or backward list, or a backward query that
-   * failed (tolerated as in the reference; the list then holds forward relations only and `truncated` is true).
-   * Empty when the list is complete.
-   */
-  warnings: string[];
-}
-
-/** The SPARQL knowledge graph: a {@link KnowledgeGraph} whose relation lists carry warnings. */
-export interface SparqlKnowledgeGraph extends KnowledgeGraph {
-  /** The endpoint URL, as configured. */
-  readonly endpoint: string;
-  getRelations(entities: readonly string[], options?: KgCallOptions): Promise<SparqlRelationList>;
-}
-
 /** One RDF term of a SPARQL JSON result (https://www.w3.org/TR/sparql11-results-json/). */
 interface SparqlTerm {
   type: 'uri' | 'literal' | 'typed-literal' | 'bnode' | 'triple';
@@ -236,7 +219,7 @@ interface Described {
  *
  * @throws KgragError `KG_INVALID_OPTIONS` for an unusable option.
  */
-export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions): SparqlKnowledgeGraph {
+export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions): KnowledgeGraph {
   let endpointUrl: URL;
   try {
     endpointUrl = new URL(options.endpoint);
@@ -512,7 +495,7 @@ ORDER BY ${numericOrder('?property')}`;
 
   const keepLabel = (relation: KgRelation): boolean => excludeLabel === undefined || !excludeLabel.test(relation.label);
 
-  const getRelations = async (entities: readonly string[], callOptions: KgCallOptions = {}): Promise<SparqlRelationList> => {
+  const getRelations = async (entities: readonly string[], callOptions: KgCallOptions = {}): Promise<KgRelationList> => {
     const ids = checkIds(entities, 'entity');
     if (ids.length === 0) return { relations: [], truncated: false, warnings: [] };
     const [forwardRows, backward] = await Promise.all([
@@ -647,7 +630,6 @@ LIMIT ${edgeLimit + 1}`;
 
   return {
     name,
-    endpoint: options.endpoint,
     searchEntities,
     getEntities,
     getRelations,

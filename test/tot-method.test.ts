@@ -14,7 +14,7 @@ import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { startMockOpenAiServer } from '../src/testing/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 import { startOxigraphSparqlEndpoint, type OxigraphSparqlEndpoint } from './helpers/oxigraph-sparql-endpoint.js';
-import { backtrackingPolicy, filmPolicy, httpPolicyReply, scriptedPolicy, twoHopPolicy, twoHopTrajectory, twoHopQuestion, type PolicyRequest } from './helpers/lantern-keeper-graph.js';
+import { backtrackingPolicy, collegePolicy, collegeQuestion, filmPolicy, httpPolicyReply, scriptedPolicy, twoHopPolicy, twoHopTrajectory, twoHopQuestion, type PolicyRequest } from './helpers/lantern-keeper-graph.js';
 
 /*
  * `tot` end to end: createKgrag → query engine → Tree-of-Traversals, walking a real SPARQL engine (oxigraph
@@ -289,43 +289,16 @@ describe('tot over the index and the SPARQL endpoint at once', () => {
     }
   });
 
-  /** The id a prompt's "KG Entities" block gives `label`. */
-  const idIn = (prompt: string, label: string): string => new RegExp(`\\t(\\S+): ${label}( - |\\n)`).exec(prompt)?.[1] ?? 'none';
-
   test('one edge from the index (Clara Ivesley studied at the college) and one from Wikidata (its inception) answer the question', async () => {
-    const policy = ({ purpose, prompt, trajectory }: PolicyRequest): string => {
-      const has = (text: string): boolean => trajectory.some((line) => line.includes(text));
-      switch (purpose) {
-        case 'tot-extract-entities':
-          return 'Clara Ivesley - civil engineer';
-        case 'tot-match-entity':
-          return /(\d+): Clara Ivesley \(/.exec(prompt)?.[1] ?? 'None';
-        case 'tot-action':
-          if (has('SELECT_RELATION: P571')) return 'ANSWER: 1889';
-          if (has('related to')) return 'EXPAND: when was Brennard Technical College founded';
-          return 'EXPAND: which college did Clara Ivesley attend';
-        case 'tot-select-entities':
-          return has('related to') ? idIn(prompt, 'Brennard Technical College') : idIn(prompt, 'Clara Ivesley');
-        case 'tot-select-relation':
-          if (prompt.includes('The selected entities are: Brennard Technical College')) return 'P571';
-          return /(R\d+): related to/.exec(prompt)?.[1] ?? 'none';
-        case 'tot-evaluate-state':
-          return 'RATING: 0.8';
-        case 'tot-evaluate-answer':
-          return 'Clara Ivesley studied at Brennard Technical College, whose inception is 1889.\nRATING: 1.0';
-        default:
-          throw new Error(`unexpected purpose ${purpose}`);
-      }
-    };
     const kgrag = await createKgrag({
       workspace,
       env: {},
-      llm: scriptedPolicy(policy),
+      llm: scriptedPolicy(collegePolicy),
       config: { knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } }, methods: { tot: { graphs: ['index', 'wikidata'] } } },
     });
     let result: QueryResult;
     try {
-      result = await kgrag.query('In what year was the college where Clara Ivesley studied founded?', { method: 'tot', params: { sampleBreadth: 1 } });
+      result = await kgrag.query(collegeQuestion, { method: 'tot', params: { sampleBreadth: 1 } });
     } finally {
       await kgrag.close();
     }

@@ -163,6 +163,41 @@ export function filmPolicy(replies: Readonly<Record<string, string | ((request: 
   };
 }
 
+/** The question that needs one edge of the sample corpus's index and one of the Wikidata fixture. */
+export const collegeQuestion = 'In what year was the college where Clara Ivesley studied founded?';
+
+/** The id a prompt's "KG Entities" block gives `label`. */
+const idIn = (prompt: string, label: string): string => new RegExp(`\\t(\\S+): ${label}( - |\\n)`).exec(prompt)?.[1] ?? 'none';
+
+/**
+ * {@link collegeQuestion} over `index` + `wikidata`: Clara Ivesley (index) along "related to" to Brennard
+ * Technical College, linked by label to Wikidata's Q301, then its inception (P571): 1889.
+ */
+export function collegePolicy({ purpose, prompt, trajectory }: PolicyRequest): string {
+  const has = (text: string): boolean => trajectory.some((line) => line.includes(text));
+  switch (purpose) {
+    case 'tot-extract-entities':
+      return 'Clara Ivesley - civil engineer';
+    case 'tot-match-entity':
+      return /(\d+): Clara Ivesley \(/.exec(prompt)?.[1] ?? 'None';
+    case 'tot-action':
+      if (has('SELECT_RELATION: P571')) return 'ANSWER: 1889';
+      if (has('related to')) return 'EXPAND: when was Brennard Technical College founded';
+      return 'EXPAND: which college did Clara Ivesley attend';
+    case 'tot-select-entities':
+      return has('related to') ? idIn(prompt, 'Brennard Technical College') : idIn(prompt, 'Clara Ivesley');
+    case 'tot-select-relation':
+      if (prompt.includes('The selected entities are: Brennard Technical College')) return 'P571';
+      return /(R\d+): related to/.exec(prompt)?.[1] ?? 'none';
+    case 'tot-evaluate-state':
+      return 'RATING: 0.8';
+    case 'tot-evaluate-answer':
+      return 'Clara Ivesley studied at Brennard Technical College, whose inception is 1889.\nRATING: 1.0';
+    default:
+      throw new Error(`unexpected purpose ${purpose}`);
+  }
+}
+
 /** What a traversal prompt asks for, read from its text as a real model would (HTTP carries no purpose). */
 export function purposeOfPrompt(prompt: string): string {
   if (prompt.includes('Identify unique knowledge graph entities')) return 'tot-extract-entities';

@@ -1,4 +1,5 @@
 import { normalizeText } from './normalize-text.js';
+import { shortenText } from './shorten-text.js';
 
 /** Longest title kept, in characters; longer ones are cut at a word boundary and end with `…`. */
 export const maxTitleLength = 200;
@@ -8,10 +9,5 @@ export const maxTitleLength = 200;
  * because titles are shown on one line (CLI tables, citations, the graph explorer).
  */
 export function normalizeTitle(title: string): string {
-  const singleLine = normalizeText(title).replace(/\s+/g, ' ');
-  if (singleLine.length <= maxTitleLength) return singleLine;
-  let cut = singleLine.slice(0, maxTitleLength - 1);
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  const lastSpace = cut.lastIndexOf(' ');
-  return `${lastSpace > maxTitleLength / 2 ? cut.slice(0, lastSpace) : cut}…`;
+  return shortenText(normalizeText(title), maxTitleLength);
 }

@@ -5,6 +5,7 @@ import type { PromptLibrary } from '../../core/prompt-library.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import { shortenText } from '../../text/shorten-text.js';
 import { chooseCanonical } from './choose-canonical.js';
 import { resolveEntitiesPrompt } from './resolve-entities-prompt.js';
 import type { EntityMerge, ResolutionEntity } from './resolution-types.js';
@@ -107,17 +108,10 @@ function renderEntities(members: readonly ResolutionEntity[], maxDescriptionChar
     .map((entity, index) => {
       const aliases = entity.aliases.length > 0 ? `, also called ${entity.aliases.slice(0, 5).map((alias) => JSON.stringify(alias)).join(', ')}` : '';
       const type = entity.type.trim() || 'unknown';
-      const description = shorten(entity.description.replace(/\s+/g, ' ').trim(), maxDescriptionChars) || '(no description)';
+      const description = shortenText(entity.description, maxDescriptionChars) || '(no description)';
       return `${index + 1}. ${JSON.stringify(entity.title)} (${type}${aliases}): ${description}`;
     })
     .join('\n');
-}
-
-function shorten(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const cut = text.slice(0, limit - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${space > limit / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 function readClusters(reply: z.output<typeof entityClustersSchema>, members: readonly ResolutionEntity[]): Omit<GroupOutcome, 'failed' | 'calls'> {

@@ -1,6 +1,7 @@
 import type { EntityRecord, RelationRecord, TripleRecord } from '../../core/types.js';
 import { normalizeEntityName } from '../../extract/entity-resolution/normalize-entity-name.js';
 import type { Store } from '../../store/store.js';
+import { foldLabel } from '../../text/fold-label.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 
 /*
@@ -71,11 +72,6 @@ export function nameKey(name: string): string {
   return normalizePhrase(normalizeEntityName(name));
 }
 
-/** A relation label: lower case, whitespace collapsed. */
-function typeLabel(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
-}
-
 /** Reads the three tables the typed graph is made of (without the text columns) and builds it. */
 export async function loadIndexKgGraph(store: Store): Promise<IndexKgGraph> {
   const [entities, relations, triples] = await Promise.all([
@@ -125,7 +121,7 @@ export function buildIndexKgGraph(
   for (const triple of triples) {
     const subjects = byName.get(nameKey(triple.subject));
     const objects = byName.get(nameKey(triple.object));
-    const predicate = typeLabel(triple.predicate);
+    const predicate = foldLabel(triple.predicate);
     if (!subjects || !objects || predicate.length === 0) continue;
     for (const subject of subjects) {
       for (const object of objects) {
@@ -149,7 +145,7 @@ export function buildIndexKgGraph(
     const source = byId.get(relation.source);
     const target = byId.get(relation.target);
     if (source === undefined || target === undefined || source === target) continue;
-    const keywords = [...new Set(relation.keywords.map(typeLabel).filter((keyword) => keyword.length > 0))];
+    const keywords = [...new Set(relation.keywords.map(foldLabel).filter((keyword) => keyword.length > 0))];
     if (keywords.length > 0) {
       for (const keyword of keywords) add(keyword, true, source, target, relation);
       continue;

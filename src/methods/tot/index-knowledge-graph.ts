@@ -1,5 +1,6 @@
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
 import type { Store } from '../../store/store.js';
+import { shortenText } from '../../text/shorten-text.js';
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
 import { loadIndexKgGraph, nameKey, type IndexKgGraph } from './index-kg-graph.js';
@@ -73,7 +74,7 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
   const toEntities = async (kg: IndexKgGraph, indices: readonly number[]): Promise<KgEntity[]> => {
     const missing = [...new Set(indices.map((index) => kg.entityIds[index] as string).filter((id) => !descriptions.has(id)))];
     if (missing.length > 0) {
-      for (const row of await store.table('entities').get(missing)) descriptions.set(row.id, shorten(row.description, descriptionLength));
+      for (const row of await store.table('entities').get(missing)) descriptions.set(row.id, shortenText(row.description, descriptionLength));
     }
     return indices.map((index) => ({
       id: `E${kg.entityHids[index] as number}`,
@@ -185,7 +186,7 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
       );
       const kept = found.slice(0, limit);
       const relationRows = await store.table('relations').get([...new Set(kept.map((item) => kg.edgeRelation[item.edge] as string))]);
-      const evidence = new Map(relationRows.map((row) => [row.id, shorten(row.description, attributeLength)]));
+      const evidence = new Map(relationRows.map((row) => [row.id, shortenText(row.description, attributeLength)]));
       const shown = relationOf(kg, type, backward ? 'backward' : 'forward');
       const edges = kept.map((item): KgEdge => {
         const description = evidence.get(kg.edgeRelation[item.edge] as string) ?? '';
@@ -214,13 +215,4 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
       return match === undefined ? undefined : (await toEntities(kg, [match]))[0];
     },
   };
-}
-
-/** Whitespace collapsed, cut at a word boundary to at most `length` characters with an ellipsis. */
-function shorten(text: string, length: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= length) return flat;
-  const cut = flat.slice(0, Math.max(1, length - 1));
-  const space = cut.lastIndexOf(' ');
-  return `${(space > length * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`;
 }

@@ -1,5 +1,6 @@
 import { fillPrompt } from '../../core/prompt-library.js';
 import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
+import { foldLabel } from '../../text/fold-label.js';
 import type { TraversalContext } from './traversal-context.js';
 import { totPrompts } from './tot-prompts.js';
 
@@ -27,8 +28,6 @@ export interface InitializedTraversal {
   /** 2 when the first attempt matched nothing and was retried. */
   attempts: number;
 }
-
-const fold = (text: string): string => text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
  * The mention lines of an extraction reply (`initialize_state`): the text after `Entities:` when the reply
@@ -101,7 +100,7 @@ async function attempt(context: TraversalContext, number: number): Promise<Initi
       const only = candidates[0] as KgEntity;
       // One candidate carrying exactly the mention's label needs no disambiguation (saves a call per
       // unambiguous name); several candidates, or a different label, are left to the match prompt.
-      if (candidates.length === 1 && fold(only.label) === fold(label)) return { match: { ...base, matched: only.id, how: 'only-candidate' }, entity: only };
+      if (candidates.length === 1 && foldLabel(only.label) === foldLabel(label)) return { match: { ...base, matched: only.id, how: 'only-candidate' }, entity: only };
       const options = candidates.map((candidate, index) => `${index + 1}: ${candidate.label} (${candidate.description})`).join('\n');
       const reply = await context.model('tot-match-entity').generate({
         messages: [{ role: 'user', content: fillPrompt(context.prompts.text(totPrompts.matchEntity), { options, text: mention }) }],

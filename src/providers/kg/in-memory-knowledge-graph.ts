@@ -1,3 +1,4 @@
+import { foldLabel } from '../../text/fold-label.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
 
 /** A statement of an {@link createInMemoryKnowledgeGraph} graph: `object` is an entity id or, with `value`, a literal. */
@@ -27,7 +28,6 @@ export interface InMemoryKnowledgeGraph extends KnowledgeGraph {
   readonly calls: Array<{ operation: string; argument: unknown }>;
 }
 
-const foldLabel = (text: string): string => text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
  * A small knowledge graph held in memory, for tests and examples: exact (case-insensitive) label and alias
@@ -56,12 +56,14 @@ export function createInMemoryKnowledgeGraph(data: InMemoryGraphData): InMemoryK
     async searchEntities(text: string, options: KgCallOptions & { limit?: number } = {}): Promise<KgEntity[]> {
       record('searchEntities', text);
       const wanted = foldLabel(text);
+      // Like the real graphs, an empty mention finds nothing (every name would contain it).
+      if (wanted.length === 0) return [];
       const exact: string[] = [];
       const partial: string[] = [];
       for (const entity of data.entities) {
         const names = [entity.label, ...(entity.aliases ?? [])].map(foldLabel);
         if (names.includes(wanted)) exact.push(entity.id);
-        else if (names.some((name) => name.includes(wanted) || (wanted.length > 0 && wanted.includes(name)))) partial.push(entity.id);
+        else if (names.some((name) => name.includes(wanted) || wanted.includes(name))) partial.push(entity.id);
       }
       return [...exact, ...partial].slice(0, options.limit ?? 10).map((id) => toEntity(id) as KgEntity);
     },

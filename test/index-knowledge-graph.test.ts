@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { EntityRecord } from '../src/core/types.js';
-import { buildIndexKgGraph, nameKey } from '../src/methods/tot/index-kg-graph.js';
+import { buildIndexKgGraph, indexKgGraph, nameKey } from '../src/methods/tot/index-kg-graph.js';
 import { createIndexKnowledgeGraph } from '../src/methods/tot/index-knowledge-graph.js';
 import { createInMemoryKnowledgeGraph } from '../src/providers/kg/in-memory-knowledge-graph.js';
 import type { KgEntity, KgRelation, KnowledgeGraph } from '../src/providers/kg/knowledge-graph.js';
@@ -149,8 +149,9 @@ describe('index knowledge graph (standard-mode index)', () => {
       }
       return memos.get(key) as Promise<T>;
     };
-    const one = createIndexKnowledgeGraph(standard.store, { memo });
-    const two = createIndexKnowledgeGraph(standard.store, { name: 'workspace', descriptionLength: 40, memo });
+    const load = () => indexKgGraph({ memo, store: standard.store });
+    const one = createIndexKnowledgeGraph(standard.store, { load });
+    const two = createIndexKnowledgeGraph(standard.store, { name: 'workspace', descriptionLength: 40, load });
     const clara = idOf('Clara Ivesley');
     const strip = (relations: KgRelation[]): string[] => relations.map((relation) => `${relation.direction}:${relation.id}:${relation.label}`);
     assert.deepEqual(strip(await relationsOf(one, clara)), strip(await relationsOf(two, clara)));

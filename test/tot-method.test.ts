@@ -316,6 +316,10 @@ describe('tot over the index and the SPARQL endpoint at once', () => {
     assert.ok(nodes.some((node) => node.kind === 'value' && node.label === '1889' && node.score === 1));
     // The passages behind the visited index entities come with the answer, for citations and evaluation.
     assert.ok(result.context.chunks.some((chunk) => chunk.text.includes('Brennard Technical College')));
+    // The index records behind the path, found by id: both entities and the relation that joined them.
+    const titles = new Map(result.context.entities?.map((entity) => [entity.id, entity.title]));
+    assert.ok([...titles.values()].includes('Clara Ivesley') && [...titles.values()].includes('Brennard Technical College'));
+    assert.ok(result.context.relations?.some((relation) => new Set([titles.get(relation.source), titles.get(relation.target)]).has('Brennard Technical College') && [titles.get(relation.source), titles.get(relation.target)].includes('Clara Ivesley')));
     assert.match(result.context.text, /has inception: \(count 1\)\n\t\t1889/);
   });
 });

@@ -1,6 +1,8 @@
 import type { ContextChunk } from '../../answer/answer-types.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
+import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
+import { entityIndexOf, indexKgGraph } from './index-kg-graph.js';
 import type { VisitedGraph } from './visited-graph.js';
 
 /** The index records and passages behind what a search visited in the `index` graph. */
@@ -10,48 +12,74 @@ export interface IndexEvidence {
   relations: RelationRecord[];
 }
 
-/** Name of the workspace graph (`KgEntity.graph` of its entities). */
+/** Name of the workspace graph (`KgEntity.graph` of its entities, the `sameAs` key of linked ones). */
 const indexGraph = 'index';
+
+/** The index id of an entity: its own when the index handed it out, else its link into the index. */
+const indexIdOf = (entity: KgEntity): string | undefined => (entity.graph === indexGraph ? entity.id : entity.sameAs?.[indexGraph]);
 
 /**
  * The passages behind the visited entities of the workspace graph, so that evaluation can score the
- * traversal's retrieval and answers can be traced to text: each visited index entity and each index
- * relation between two visited entities that an edge of the search joined counts for its chunks (twice
- * when it is in the returned answer's state), best first, ties in visiting order. Index entities are found
- * by title, the label the index graph shows; entities of other graphs contribute through nothing here.
+ * traversal's retrieval and answers can be traced to text: each visited index entity (or entity of another
+ * graph linked to one) and each index relation between two visited entities that an edge of the search
+ * joined counts for its chunks (twice when it is in the returned answer's state), best first, ties in visiting
+ * order. Entities and relations are found by id through the index's typed graph, shared with the index
+ * knowledge graph.
  */
 export async function indexEvidence(context: MethodContext, visited: VisitedGraph, maxChunks: number): Promise<IndexEvidence> {
-  const visitedIndex = visited.entities.filter(({ entity }) => entity.graph === indexGraph);
-  if (visitedIndex.length === 0) return { chunks: [], entities: [], relations: [] };
-  const rows = await context.store.table('entities').where('title', [...new Set(visitedIndex.map(({ entity }) => entity.label))]);
-  const byTitle = new Map<string, EntityRecord>();
-  for (const row of rows) if (!byTitle.has(row.title)) byTitle.set(row.title, row);
-  const recordOf = new Map<string, { record: EntityRecord; onPath: boolean }>();
-  for (const { entity, onPath } of visitedIndex) {
-    const record = byTitle.get(entity.label);
-    if (record) recordOf.set(entity.id, { record, onPath });
+  // A walk of other graphs only has no index evidence, and should not load the index graph to find that out.
+  if (!visited.entities.some(({ entity }) => indexIdOf(entity) !== undefined)) return { chunks: [], entities: [], relations: [] };
+  const kg = await indexKgGraph(context);
+  /** Visited entity id (as the search held it) → its position in the typed graph. */
+  const positionOf = new Map<string, { position: number; onPath: boolean }>();
+  for (const { entity, onPath } of visited.entities) {
+    const indexId = indexIdOf(entity);
+    const position = indexId === undefined ? undefined : entityIndexOf(kg, indexId);
+    if (position !== undefined) positionOf.set(entity.id, { position, onPath });
   }
-  const entities = [...new Map([...recordOf.values()].map(({ record }) => [record.id, record])).values()];
+  if (positionOf.size === 0) return { chunks: [], entities: [], relations: [] };
 
-  // Pairs of records an edge of the search joined, in either direction.
+  // Pairs of positions an edge of the search joined, either direction, and whether the answer's state holds it.
   const joined = new Map<string, boolean>();
   for (const { edge, onPath } of visited.edges) {
-    const source = recordOf.get(edge.source)?.record.id;
-    const target = edge.target === undefined ? undefined : recordOf.get(edge.target)?.record.id;
+    const source = positionOf.get(edge.source)?.position;
+    const target = edge.target === undefined ? undefined : positionOf.get(edge.target)?.position;
     if (source === undefined || target === undefined) continue;
     for (const key of [`${source}\u0000${target}`, `${target}\u0000${source}`]) joined.set(key, (joined.get(key) ?? false) || onPath);
   }
-  const relations =
-    joined.size === 0
-      ? []
-      : (await context.store.table('relations').where('source', entities.map((entity) => entity.id))).filter((relation) => joined.has(`${relation.source}\u0000${relation.target}`));
+  /** Relation record id → on the answer's path, from the typed edges between joined pairs. */
+  const relationOnPath = new Map<string, boolean>();
+  for (const { position } of positionOf.values()) {
+    for (const edge of [...(kg.outgoing.get(position) ?? []), ...(kg.incoming.get(position) ?? [])]) {
+      const from = kg.edgeFrom[edge] as number;
+      const other = from === position ? (kg.edgeTo[edge] as number) : from;
+      const onPath = joined.get(`${position}\u0000${other}`);
+      if (onPath === undefined) continue;
+      const relation = kg.edgeRelation[edge] as string;
+      relationOnPath.set(relation, (relationOnPath.get(relation) ?? false) || onPath);
+    }
+  }
+
+  const entityOnPath = new Map<string, boolean>();
+  for (const { position, onPath } of positionOf.values()) {
+    const id = kg.entityIds[position] as string;
+    entityOnPath.set(id, (entityOnPath.get(id) ?? false) || onPath);
+  }
+  const [entityRows, relationRows] = await Promise.all([context.store.table('entities').get([...entityOnPath.keys()]), context.store.table('relations').get([...relationOnPath.keys()])]);
+  // In visiting order, which breaks ties of the ranking below.
+  const inOrder = <T extends { id: string }>(rows: readonly T[], ids: Iterable<string>): T[] => {
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return [...ids].flatMap((id) => byId.get(id) ?? []);
+  };
+  const entities = inOrder(entityRows, entityOnPath.keys());
+  const relations = inOrder(relationRows, relationOnPath.keys());
 
   const scores = new Map<string, number>();
-  const credit = (chunkIds: readonly string[], weight: number): void => {
-    for (const chunkId of new Set(chunkIds)) scores.set(chunkId, (scores.get(chunkId) ?? 0) + weight);
+  const credit = (chunkIds: readonly string[], onPath: boolean): void => {
+    for (const chunkId of new Set(chunkIds)) scores.set(chunkId, (scores.get(chunkId) ?? 0) + (onPath ? 2 : 1));
   };
-  for (const { record, onPath } of recordOf.values()) credit(record.chunkIds, onPath ? 2 : 1);
-  for (const relation of relations) credit(relation.chunkIds, joined.get(`${relation.source}\u0000${relation.target}`) ? 2 : 1);
+  for (const entity of entities) credit(entity.chunkIds, entityOnPath.get(entity.id) ?? false);
+  for (const relation of relations) credit(relation.chunkIds, relationOnPath.get(relation.id) ?? false);
   // Stable sort: equal scores keep the order the search visited them in.
   const ranked = [...scores].sort((left, right) => right[1] - left[1]).slice(0, maxChunks);
   const chunks = await context.chunks(ranked.map(([id, score]) => ({ id, score, scores: { tot: score } })));

@@ -1,6 +1,7 @@
 import type { EntityRecord, RelationRecord, TripleRecord } from '../../core/types.js';
 import { normalizeEntityName } from '../../extract/entity-resolution/normalize-entity-name.js';
 import type { Store } from '../../store/store.js';
+import type { MethodContext } from '../query-method.js';
 import { foldLabel } from '../../text/fold-label.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 
@@ -32,11 +33,10 @@ export interface IndexKgType {
 
 /** The typed graph of one index, in arrays. Entities are referred to by position (`entity index`). */
 export interface IndexKgGraph {
-  /** Entity index → the row's id, `hid`, title, aliases, and rank fields. */
+  /** Entity index → the row's id, `hid` and title. */
   entityIds: readonly string[];
   entityHids: readonly number[];
   entityTitles: readonly string[];
-  entityAliases: ReadonlyArray<readonly string[]>;
   /** Ranking of entities that tie on a name or search: frequency, then degree (both descending), then hid. */
   entityRank: Int32Array;
   /** `hid` → entity index. */
@@ -45,8 +45,8 @@ export interface IndexKgGraph {
   byId: ReadonlyMap<string, number>;
   /** {@link nameKey} of every title and alias → entity indices, best ranked first. */
   byName: ReadonlyMap<string, readonly number[]>;
-  /** Every distinct name key with its entities, for partial matching; keys in sorted order. */
-  names: ReadonlyArray<{ key: string; entities: readonly number[] }>;
+  /** Every distinct name key, padded with a space each side for whole-word containment, with its entities. */
+  names: ReadonlyArray<{ key: string; padded: string; entities: readonly number[] }>;
   types: readonly IndexKgType[];
   /** Edge → type index, endpoints (entity indices), relation record id and weight. */
   edgeType: Int32Array;
@@ -70,6 +70,17 @@ export const genericTypeLabel = 'related to';
  */
 export function nameKey(name: string): string {
   return normalizePhrase(normalizeEntityName(name));
+}
+
+/** The entity index of an `E{hid}` id (as the index graph hands them out), if it names an entity of `kg`. */
+export function entityIndexOf(kg: IndexKgGraph, id: string): number | undefined {
+  const hid = /^E(\d+)$/.exec(id.trim())?.[1];
+  return hid === undefined ? undefined : kg.byHid.get(Number(hid));
+}
+
+/** The typed graph of the workspace index, loaded on first use and shared until the next index run. */
+export function indexKgGraph(context: Pick<MethodContext, 'memo' | 'store'>): Promise<IndexKgGraph> {
+  return context.memo('tot:index-kg-graph', () => loadIndexKgGraph(context.store));
 }
 
 /** Reads the three tables the typed graph is made of (without the text columns) and builds it. */
@@ -114,7 +125,7 @@ export function buildIndexKgGraph(
   });
   const byName = new Map<string, number[]>();
   for (const [key, set] of byNameSets) byName.set(key, [...set].sort(byRank));
-  const names = [...byName.keys()].sort().map((key) => ({ key, entities: byName.get(key) as number[] }));
+  const names = [...byName].map(([key, indices]) => ({ key, padded: ` ${key} `, entities: indices }));
 
   // Predicates of the triples joining two entities, keyed by the ordered pair (subject entity, object entity).
   const predicatesOf = new Map<string, Set<string>>();
@@ -189,7 +200,6 @@ export function buildIndexKgGraph(
     entityIds: entities.map((entity) => entity.id),
     entityHids: entities.map(hidOf),
     entityTitles: entities.map((entity) => entity.title),
-    entityAliases: entities.map((entity) => entity.aliases),
     entityRank,
     byHid,
     byId,

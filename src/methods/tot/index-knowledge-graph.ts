@@ -2,8 +2,7 @@ import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelatio
 import type { Store } from '../../store/store.js';
 import { shortenText } from '../../text/shorten-text.js';
 import { queryTerms } from '../../text/word-tokens.js';
-import type { MethodContext } from '../query-method.js';
-import { loadIndexKgGraph, nameKey, type IndexKgGraph } from './index-kg-graph.js';
+import { entityIndexOf, loadIndexKgGraph, nameKey, type IndexKgGraph } from './index-kg-graph.js';
 
 /*
  * The workspace index seen as a Tree-of-Traversals knowledge graph (reference/seed-methods.md §C.2).
@@ -21,7 +20,7 @@ import { loadIndexKgGraph, nameKey, type IndexKgGraph } from './index-kg-graph.j
  * studied at …)`, so the LLM reads why two entities are linked, not just that they are.
  *
  * Cost. The typed graph (entity names, relation endpoints, triple predicates; no text columns) is loaded once
- * per instance, or once per index when the caller passes `MethodContext.memo`; descriptions are read per
+ * per instance, or once per index when the caller passes a shared loader (`indexKgGraph(context)`); descriptions are read per
  * call for the rows shown, and search goes through the store's full-text index.
  */
 
@@ -36,13 +35,12 @@ export interface IndexKnowledgeGraphOptions {
   /** Relation descriptions shown as edge attributes are cut to this many characters. @default 160 */
   attributeLength?: number;
   /**
-   * Shares the loaded typed graph between instances until the index changes (pass `MethodContext.memo`);
-   * without it each instance loads its own on first use.
+   * Loads the typed graph, e.g. `() => indexKgGraph(context)` to share it with the other users of one index
+   * until it changes; without it the instance loads its own on first use.
    */
-  memo?: MethodContext['memo'];
+  load?: () => Promise<IndexKgGraph>;
 }
 
-const entityIdPattern = /^E(\d+)$/;
 const relationIdPattern = /^R(\d+)$/;
 
 /** A {@link KnowledgeGraph} over the workspace index's entities, relations and triples. */
@@ -56,18 +54,13 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
 
   let loading: Promise<IndexKgGraph> | undefined;
   const graph = (): Promise<IndexKgGraph> => {
-    if (options.memo) return options.memo('tot:index-kg-graph', () => loadIndexKgGraph(store));
+    if (options.load) return options.load();
     // A failed load is forgotten so that the next call tries again.
     loading ??= loadIndexKgGraph(store).catch((error: unknown) => {
       loading = undefined;
       throw error;
     });
     return loading;
-  };
-
-  const entityIndexOf = (kg: IndexKgGraph, id: string): number | undefined => {
-    const hid = entityIdPattern.exec(id.trim())?.[1];
-    return hid === undefined ? undefined : kg.byHid.get(Number(hid));
   };
 
   /** Entities at `indices`, in that order, with their descriptions (read once per entity). */
@@ -115,8 +108,8 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
       const contained: number[] = [];
       for (const entry of kg.names) {
         if (entry.key === key) continue;
-        if (` ${entry.key} `.includes(padded)) containing.push(...entry.entities);
-        else if (padded.includes(` ${entry.key} `)) contained.push(...entry.entities);
+        if (entry.padded.includes(padded)) containing.push(...entry.entities);
+        else if (padded.includes(entry.padded)) contained.push(...entry.entities);
       }
       take([...new Set(containing)].sort(byRank));
       take([...new Set(contained)].sort(byRank));

@@ -3,6 +3,7 @@ import type { KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
 import { createMultiKnowledgeGraph } from '../../providers/kg/multi-knowledge-graph.js';
 import { createSparqlKnowledgeGraph } from '../../providers/kg/sparql-knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
+import { indexKgGraph } from './index-kg-graph.js';
 import { createIndexKnowledgeGraph } from './index-knowledge-graph.js';
 
 /** The name of the workspace graph in `graphs`. */
@@ -43,7 +44,7 @@ export async function resolveKnowledgeGraphs(context: MethodContext, names: read
     }
     if (name === indexName) {
       await assertIndexReady(context);
-      graphs.push(await context.memo(`tot:kg:${indexName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexName, memo: context.memo })));
+      graphs.push(await context.memo(`tot:kg:${indexName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexName, load: () => indexKgGraph(context) })));
       continue;
     }
     const settings = configured[name];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { createKgrag, type Kgrag, type KgragOptions } from '../src/api/create-kgrag.js';
+import { KgragError } from '../src/core/errors.js';
 import type { EvalDataset } from '../src/eval/eval-dataset.js';
 import { runEvaluation } from '../src/eval/run-evaluation.js';
 import type { SearchTrace } from '../src/methods/tot/tree-search.js';
@@ -261,6 +262,21 @@ describe('tot over a SPARQL endpoint (oxigraph)', () => {
     const kgrag = await createKgrag({ workspace: join(root, 'no-llm'), env: {}, config: { methods: { tot: { graphs: ['wikidata'] } }, knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } } } });
     try {
       await assert.rejects(kgrag.query('Who directed The Lantern Keeper?', { method: 'tot' }), (error: unknown) => error instanceof Error && 'code' in error && error.code === 'QUERY_NEEDS_LLM');
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('walking the index of a workspace that has none is the engine\'s "not ready" error, with the way out', async () => {
+    const kgrag = await open(twoHopPolicy);
+    try {
+      await assert.rejects(kgrag.query('Who?', { method: 'tot', params: { graphs: ['index'] } }), (error: unknown) => {
+        assert.ok(KgragError.isInstance(error));
+        assert.equal(error.code, 'QUERY_INDEX_NOT_READY');
+        assert.match(error.message, /method "tot": step chunk, communities has not run/);
+        assert.match(error.hint ?? '', /kgrag index .*or walk only configured graphs/);
+        return true;
+      });
     } finally {
       await kgrag.close();
     }

@@ -8,6 +8,7 @@ import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
+import type { StepName } from '../index/pipeline-step.js';
 import { answerFromContext } from './answer-from-context.js';
 import type { AnswerOptions, MethodAnswer, MethodContext, QueryMethod, QueryProgress, QueryTrace, Retrieval, TraceStep } from './query-method.js';
 
@@ -161,22 +162,23 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     return { params: parsed.data as Record<string, unknown>, variant: chosenVariant };
   };
 
-  const ensureIndexed = async (method: QueryMethod): Promise<void> => {
+  /** Fails unless every step in `steps` has run (done steps are read once, until the next index run). */
+  const ensureIndexed = async (methodName: string, steps: readonly StepName[], hint?: string): Promise<void> => {
     if (!readySteps) {
       readySteps = new Set((await store.table('runs').all()).filter((run) => run.status === 'done').map((run) => run.step));
     }
-    const missing = method.requires.filter((step) => !readySteps?.has(step));
+    const missing = steps.filter((step) => !readySteps?.has(step));
     if (missing.length > 0) {
-      throw new KgragError(`the index is not ready for method "${method.name}": step ${missing.join(', ')} has not run`, {
+      throw new KgragError(`the index is not ready for method "${methodName}": step ${missing.join(', ')} has not run`, {
         code: 'QUERY_INDEX_NOT_READY',
         category: 'input',
-        hint: 'run `kgrag index <paths>` first (an interrupted run resumes where it stopped)',
+        hint: `run \`kgrag index <paths>\` first (an interrupted run resumes where it stopped)${hint === undefined ? '' : `, ${hint}`}`,
         details: { missing },
       });
     }
   };
 
-  const createContext = (signal: AbortSignal | undefined, trace: QueryTrace, onProgress: ((event: QueryProgress) => void) | undefined): MethodContext => {
+  const createContext = (methodName: string, signal: AbortSignal | undefined, trace: QueryTrace, onProgress: ((event: QueryProgress) => void) | undefined): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
     return {
       store,
@@ -190,6 +192,9 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
       progress(event) {
         onProgress?.(event);
+      },
+      requireSteps(steps, hint) {
+        return ensureIndexed(methodName, steps, hint);
       },
       memo<T>(key: string, build: () => Promise<T>): Promise<T> {
         let value = memos.get(key) as Promise<T> | undefined;
@@ -255,9 +260,9 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const started = performance.now();
     const { method, variant: requested } = resolveMethod(request.method);
     const { params, variant } = resolveParams(method, requested, request.params, request.topK);
-    await ensureIndexed(method);
+    await ensureIndexed(method.name, method.requires);
     const trace = createTrace();
-    return { method, params, variant, trace, context: createContext(request.signal, trace, request.onProgress), started };
+    return { method, params, variant, trace, context: createContext(method.name, request.signal, trace, request.onProgress), started };
   };
 
   return {

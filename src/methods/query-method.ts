@@ -51,6 +51,11 @@ export interface MethodContext {
    * graphs of the `knowledgeGraphs` configuration and over the workspace index graph of the same name.
    */
   readonly knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
+  /**
+   * Fails with the engine's "index not ready" error unless `steps` have run: for requirements that depend on
+   * the parameters, which `QueryMethod.requires` cannot express. `hint` adds another way out.
+   */
+  requireSteps(steps: readonly StepName[], hint?: string): Promise<void>;
   /** Reports progress of a long step to the caller (`QueryRequest.onProgress`); cheap when nobody listens. */
   progress(event: QueryProgress): void;
   /** Embeds a question in the chunk vector space (cached per question). */

@@ -9,24 +9,6 @@ import { createIndexKnowledgeGraph } from './index-knowledge-graph.js';
 /** The name of the workspace graph in `graphs`. */
 const indexName = 'index';
 
-/** The steps whose output the index graph reads, by index mode: chunks and the final entity graph. */
-const indexGraphSteps = ['nlp-extract', 'summarize'] as const;
-
-/**
- * Fails with the engine's "not ready" error unless the workspace has chunks and a finished entity graph.
- * `tot` cannot list these in `requires` (they depend on the `graphs` parameter, and on the index mode).
- */
-async function assertIndexReady(context: MethodContext): Promise<void> {
-  const done = new Set((await context.store.table('runs').all()).filter((run) => run.status === 'done').map((run) => run.step));
-  if (done.has('chunk') && indexGraphSteps.some((step) => done.has(step))) return;
-  throw new KgragError('the index is not ready for method "tot" with graph "index": the entity graph has not been built', {
-    code: 'QUERY_INDEX_NOT_READY',
-    category: 'input',
-    hint: 'run `kgrag index <paths>` first, or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])',
-    details: { missing: done.has('chunk') ? [...indexGraphSteps] : ['chunk', ...indexGraphSteps] },
-  });
-}
-
 /**
  * The knowledge graph `tot` walks for its `graphs` parameter: each name is a graph given to `createKgrag`
  * (`knowledgeGraphs` option), else `index` — the workspace graph — or an entry of the `knowledgeGraphs`
@@ -43,7 +25,8 @@ export async function resolveKnowledgeGraphs(context: MethodContext, names: read
       continue;
     }
     if (name === indexName) {
-      await assertIndexReady(context);
+      // `communities` runs in both index modes once the entity graph is final (the graph the walk reads).
+      await context.requireSteps(['chunk', 'communities'], 'or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])');
       graphs.push(await context.memo(`tot:kg:${indexName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexName, load: () => indexKgGraph(context) })));
       continue;
     }

@@ -15,7 +15,7 @@ import { isCorpusFitted } from '../src/providers/embed/embedder.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
 
 /**
- * Keywords per cluster for the LLM-free build: 30 clusters × 20 phrases give ~450 keywords after the
+ * Keywords per cluster for the LLM-free build: 30 clusters × 25 phrases give ~450 keywords after the
  * avoid rule and the substring filter on 2Wiki (issue 8's benchmark size; the index default is l1 = 10).
  */
 const benchKeywordsPerCluster = 25;

@@ -58,6 +58,8 @@ export const laplaceLearningDefaults = {
   negativeMultiplier: 7,
   /** A keyword keeps at most about this fraction of the chunks (`connect_threshold`). */
   connectThreshold: 0.2,
+  /** Which scores make a member: the reference's u ≥ 0.5 (see the header). */
+  membership: 'argmax' as LaplaceMembership,
   /** Absolute CG tolerance on the Jacobi-preconditioned residual (graphlearning `tol`). */
   tolerance: 1e-5,
   /** CG iterations at most (graphlearning `conjgrad` T). */
@@ -219,7 +221,7 @@ export function laplaceLearning(graph: LaplaceLearningGraph, keywords: readonly 
   const tolerance = options.tolerance ?? laplaceLearningDefaults.tolerance;
   const maxIterations = options.maxIterations ?? laplaceLearningDefaults.maxIterations;
   const blockSize = Math.max(1, options.blockSize ?? laplaceLearningDefaults.blockSize);
-  const membership = options.membership ?? 'argmax';
+  const membership = options.membership ?? laplaceLearningDefaults.membership;
   const results: KeywordAssignment[] = [];
   const labelledComponent = new Uint8Array(componentCount);
 

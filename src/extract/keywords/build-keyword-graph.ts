@@ -33,7 +33,6 @@ export const buildKeywordGraphDefaults = {
   positives: 5,
   negatives: 35,
   cap: 0.2,
-  membership: 'argmax',
 } as const;
 
 /** Options of {@link buildKeywordGraph}. */
@@ -102,7 +101,7 @@ export function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatrix, ke
       seeds.push(selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives }));
     }
   }
-  const assignments = laplaceLearning(prepared, seeds, { connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap, membership: options.membership ?? buildKeywordGraphDefaults.membership });
+  const assignments = laplaceLearning(prepared, seeds, { connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap, membership: options.membership });
 
   const members: KeywordMembers[] = assignments.map((assignment) => ({
     chunks: assignment.members,

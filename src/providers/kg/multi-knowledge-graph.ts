@@ -77,6 +77,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
   const relations = new Map<string, { graph: KnowledgeGraph; localId: string }>();
   const relationOf = new Map<string, string>();
   const localKey = (graph: KnowledgeGraph, id: string): string => `${graph.name}\u0000${id}`;
+  const withSignal = (signal: AbortSignal | undefined): KgCallOptions => (signal === undefined ? {} : { signal });
 
   /** `id` when no other graph holds it, else the graph-namespaced form (suffixed in the unlikely case that is taken too). */
   const allocate = (taken: ReadonlyMap<string, unknown>, graph: KnowledgeGraph, id: string): string => {
@@ -136,7 +137,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
     const links = await mapWithConcurrency(
       tasks,
       linkConcurrency,
-      ({ entity, other }) => call(other, 'linkEntity', signal, () => other.linkEntity({ ...entity, graph: graph.name }, signal === undefined ? {} : { signal })),
+      ({ entity, other }) => call(other, 'linkEntity', signal, () => other.linkEntity({ ...entity, graph: graph.name }, withSignal(signal))),
       signal,
     );
     tasks.forEach(({ known, other }, index) => {
@@ -164,7 +165,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
     const resolved = new Map<string, KnownEntity>();
     const lookUp = async (graph: KnowledgeGraph, pairs: ReadonlyArray<{ id: string; localId: string }>): Promise<void> => {
       if (pairs.length === 0) return;
-      const found = await call(graph, 'getEntities', signal, () => graph.getEntities(pairs.map((pair) => pair.localId), signal === undefined ? {} : { signal }));
+      const found = await call(graph, 'getEntities', signal, () => graph.getEntities(pairs.map((pair) => pair.localId), withSignal(signal)));
       const known = await register(graph, found, signal);
       found.forEach((entity, index) => {
         for (const pair of pairs) if (pair.localId === entity.id) resolved.set(pair.id, known[index] as KnownEntity);
@@ -196,8 +197,6 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
     }
     return { ...relation, id, graph: graph.name };
   };
-
-  const withSignal = (signal: AbortSignal | undefined): KgCallOptions => (signal === undefined ? {} : { signal });
 
   return {
     name,

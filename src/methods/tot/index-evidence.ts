@@ -3,6 +3,7 @@ import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
 import { entityIndexOf, indexKgGraph } from './index-kg-graph.js';
+import { indexGraphName } from './index-knowledge-graph.js';
 import type { VisitedGraph } from './visited-graph.js';
 
 /** The index records and passages behind what a search visited in the `index` graph. */
@@ -12,11 +13,8 @@ export interface IndexEvidence {
   relations: RelationRecord[];
 }
 
-/** Name of the workspace graph (`KgEntity.graph` of its entities, the `sameAs` key of linked ones). */
-const indexGraph = 'index';
-
 /** The index id of an entity: its own when the index handed it out, else its link into the index. */
-const indexIdOf = (entity: KgEntity): string | undefined => (entity.graph === indexGraph ? entity.id : entity.sameAs?.[indexGraph]);
+const indexIdOf = (entity: KgEntity): string | undefined => (entity.graph === indexGraphName ? entity.id : entity.sameAs?.[indexGraphName]);
 
 /**
  * The passages behind the visited entities of the workspace graph, so that evaluation can score the

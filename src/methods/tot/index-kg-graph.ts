@@ -129,9 +129,16 @@ export function buildIndexKgGraph(
 
   // Predicates of the triples joining two entities, keyed by the ordered pair (subject entity, object entity).
   const predicatesOf = new Map<string, Set<string>>();
+  // Phrases repeat across triples; their keys are computed once each.
+  const keyOf = new Map<string, string>();
+  const phraseKey = (phrase: string): string => {
+    let key = keyOf.get(phrase);
+    if (key === undefined) keyOf.set(phrase, (key = nameKey(phrase)));
+    return key;
+  };
   for (const triple of triples) {
-    const subjects = byName.get(nameKey(triple.subject));
-    const objects = byName.get(nameKey(triple.object));
+    const subjects = byName.get(phraseKey(triple.subject));
+    const objects = byName.get(phraseKey(triple.object));
     const predicate = foldLabel(triple.predicate);
     if (!subjects || !objects || predicate.length === 0) continue;
     for (const subject of subjects) {

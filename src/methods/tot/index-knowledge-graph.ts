@@ -43,9 +43,12 @@ export interface IndexKnowledgeGraphOptions {
 
 const relationIdPattern = /^R(\d+)$/;
 
+/** The workspace graph's name: in `methods.tot.graphs`, in `KgEntity.graph`, and as the `sameAs` key. */
+export const indexGraphName = 'index';
+
 /** A {@link KnowledgeGraph} over the workspace index's entities, relations and triples. */
 export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeGraphOptions = {}): KnowledgeGraph {
-  const name = options.name ?? 'index';
+  const name = options.name ?? indexGraphName;
   const limit = options.limit ?? 100;
   const descriptionLength = options.descriptionLength ?? 200;
   const attributeLength = options.attributeLength ?? 160;

@@ -4,10 +4,7 @@ import { createMultiKnowledgeGraph } from '../../providers/kg/multi-knowledge-gr
 import { createSparqlKnowledgeGraph } from '../../providers/kg/sparql-knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
 import { indexKgGraph } from './index-kg-graph.js';
-import { createIndexKnowledgeGraph } from './index-knowledge-graph.js';
-
-/** The name of the workspace graph in `graphs`. */
-const indexName = 'index';
+import { createIndexKnowledgeGraph, indexGraphName } from './index-knowledge-graph.js';
 
 /**
  * The knowledge graph `tot` walks for its `graphs` parameter: each name is a graph given to `createKgrag`
@@ -24,15 +21,15 @@ export async function resolveKnowledgeGraphs(context: MethodContext, names: read
       graphs.push(given);
       continue;
     }
-    if (name === indexName) {
+    if (name === indexGraphName) {
       // `communities` runs in both index modes once the entity graph is final (the graph the walk reads).
       await context.requireSteps(['chunk', 'communities'], 'or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])');
-      graphs.push(await context.memo(`tot:kg:${indexName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexName, load: () => indexKgGraph(context) })));
+      graphs.push(await context.memo(`tot:kg:${indexGraphName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexGraphName, load: () => indexKgGraph(context) })));
       continue;
     }
     const settings = configured[name];
     if (!settings) {
-      const known = [indexName, ...Object.keys(configured), ...Object.keys(context.knowledgeGraphs ?? {})];
+      const known = [indexGraphName, ...Object.keys(configured), ...Object.keys(context.knowledgeGraphs ?? {})];
       throw new KgragError(`unknown knowledge graph "${name}" in methods.tot.graphs`, {
         code: 'QUERY_UNKNOWN_GRAPH',
         category: 'config',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { indexGraphName } from './index-knowledge-graph.js';
 
 /**
  * Parameters of `tot` with the paper's defaults (reference/seed-methods.md §C.5: k = 3, max depth 7,
@@ -24,7 +25,7 @@ export const totParams = z
     graphs: z
       .array(z.string().min(1))
       .min(1)
-      .default(['index'])
+      .default([indexGraphName])
       .describe('Knowledge graphs to walk: "index" (the workspace graph) and names from the knowledgeGraphs configuration; several are linked into one'),
     candidates: z.number().int().min(1).max(100).default(10).describe('Knowledge-graph candidates looked up per question entity for disambiguation'),
     maxChunks: z.number().int().min(0).max(1000).default(10).describe('Passages behind the visited index entities returned with the retrieval (for evaluation and citations)'),

@@ -261,6 +261,20 @@ test('getEdges strips the sign Wikidata writes on quantities', async () => {
   assert.deepEqual(values(await graph.getEdges(['Q400'], relation('P2048', 'height'))), ['12', '-3.5', 'unknown value']);
 });
 
+test('getEdges reads an unknown value as today\'s WDQS writes it (a genid IRI) as "unknown value", not as an id', async () => {
+  const answer = {
+    head: { vars: ['source', 'object', 'precision', 'label', 'description'] },
+    results: { bindings: [{ source: { type: 'uri', value: 'http://www.wikidata.org/entity/Q201' }, object: { type: 'uri', value: 'http://www.wikidata.org/.well-known/genid/0b3a9c' } }] },
+  };
+  const graph = createSparqlKnowledgeGraph({
+    endpoint: 'http://wikidata.invalid/sparql',
+    fetch: async () => new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/sparql-results+json' } }),
+  });
+  const list = await graph.getEdges(['Q201'], relation('P22', 'father'));
+  assert.deepEqual(values(list), ['unknown value']);
+  assert.deepEqual(list.entities, []);
+});
+
 test('getEdges follows backward relations to the subjects and reports truncation by edgeLimit', async (t) => {
   const { graph, endpoint } = await setup(t);
   const all = await graph.getEdges(['Q145'], relation('P17', 'country', 'backward'));

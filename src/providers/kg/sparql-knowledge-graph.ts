@@ -6,7 +6,7 @@ import { parseRetryAfter } from '../llm/parse-retry-after.js';
 import { backoffDelayMs, retryWithBackoff, type RetryPolicy } from '../llm/retry-policy.js';
 import { formatWikidataTime } from './format-wikidata-time.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
-import { sparqlStringLiteral } from './sparql-string-literal.js';
+import { checkLanguageTag, sparqlStringLiteral } from './sparql-string-literal.js';
 
 /*
  * Tree-of-Traversals' Wikidata interface (reference/seed-methods.md §C.2) over any SPARQL 1.1 endpoint that
@@ -220,13 +220,8 @@ interface Described {
  * @throws KgragError `KG_INVALID_OPTIONS` for an unusable option.
  */
 export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions): KnowledgeGraph {
-  let endpointUrl: URL;
-  try {
-    endpointUrl = new URL(options.endpoint);
-  } catch {
-    throw invalidOption('endpoint', options.endpoint, 'an http(s) URL such as https://query.wikidata.org/sparql');
-  }
-  if (endpointUrl.protocol !== 'http:' && endpointUrl.protocol !== 'https:') {
+  const endpointUrl = URL.canParse(options.endpoint) ? new URL(options.endpoint) : undefined;
+  if (endpointUrl === undefined || (endpointUrl.protocol !== 'http:' && endpointUrl.protocol !== 'https:')) {
     throw invalidOption('endpoint', options.endpoint, 'an http(s) URL such as https://query.wikidata.org/sparql');
   }
   // Credentials in the URL stay out of error messages.
@@ -234,7 +229,7 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
   const name = options.name ?? 'wikidata';
   const language = options.language ?? 'en';
   // A tag that is not one fails here, as configuration, rather than on the first search.
-  sparqlStringLiteral('', language);
+  checkLanguageTag(language);
   const languageLiteral = sparqlStringLiteral(language);
   const userAgent = options.userAgent ?? 'kgrag (https://github.com/kgrag) tree-of-traversals';
   const relationLimit = positiveInteger('relationLimit', options.relationLimit, 100);
@@ -255,6 +250,7 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
   for (const [graph, property] of identifierProperties) {
     if (!PROPERTY_ID.test(property)) throw invalidOption(`identifierProperties.${graph}`, property, 'a property id such as P434');
   }
+  const identifierPropertyOf = new Map(identifierProperties);
 
   // ── HTTP ──────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -437,17 +433,9 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
   ${describeClauses('?item', true)}
 }
 ORDER BY ?rank ${numericOrder('?item')}`;
-    const rows = await select(query, signal);
-    const rank = new Map<string, number>();
-    for (const row of rows) {
-      const id = row.item === undefined ? undefined : idOfIri(row.item.value);
-      if (id !== undefined && !rank.has(id)) rank.set(id, Number(row.rank?.value ?? 9));
-    }
-    const described = describeRows(rows, 'item');
-    return [...rank.keys()]
-      .sort((a, b) => (rank.get(a) ?? 9) - (rank.get(b) ?? 9) || compareIds(a, b))
-      .slice(0, limit)
-      .map((id) => toEntity(id, described.get(id)));
+    // The rows come ranked and limited; describeRows keeps their first-seen order.
+    const described = describeRows(await select(query, signal), 'item');
+    return [...described].map(([id, entry]) => toEntity(id, entry));
   };
 
   const searchEntities = async (text: string, callOptions: KgCallOptions & { limit?: number } = {}): Promise<KgEntity[]> => {
@@ -612,12 +600,11 @@ LIMIT ${edgeLimit + 1}`;
       const [found] = await getEntities([explicit], callOptions);
       if (found) return found;
     }
-    const identifiers = new Map(identifierProperties);
     const links: Array<{ property: string; value: string }> = [];
-    const ownProperty = identifiers.get(entity.graph);
+    const ownProperty = identifierPropertyOf.get(entity.graph);
     if (ownProperty !== undefined) links.push({ property: ownProperty, value: entity.id });
     for (const [graph, value] of Object.entries(entity.sameAs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-      const property = identifiers.get(graph);
+      const property = identifierPropertyOf.get(graph);
       if (property !== undefined && graph !== entity.graph) links.push({ property, value });
     }
     if (links.length > 0) {

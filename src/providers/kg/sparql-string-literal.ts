@@ -14,6 +14,20 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Throws unless `language` is a language tag a SPARQL query can carry after `@`.
+ * @throws KgragError `KG_INVALID_LANGUAGE`
+ */
+export function checkLanguageTag(language: string): void {
+  if (LANGUAGE_TAG.test(language)) return;
+  throw new KgragError(`"${language}" is not a language tag usable in a SPARQL query`, {
+    code: 'KG_INVALID_LANGUAGE',
+    category: 'config',
+    hint: 'Use a BCP 47 tag such as "en" or "pt-br"',
+    details: { language },
+  });
+}
+
+/**
  * A SPARQL 1.1 string literal (`"…"`, grammar rule STRING_LITERAL2) holding exactly `text`, with an optional
  * language tag: `sparqlStringLiteral('Douglas "Adams"', 'en')` → `"Douglas \"Adams\""@en`.
  *
@@ -26,14 +40,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
  * @throws KgragError `KG_INVALID_LANGUAGE` when `language` is not a language tag.
  */
 export function sparqlStringLiteral(text: string, language?: string): string {
-  if (language !== undefined && !LANGUAGE_TAG.test(language)) {
-    throw new KgragError(`"${language}" is not a language tag usable in a SPARQL query`, {
-      code: 'KG_INVALID_LANGUAGE',
-      category: 'config',
-      hint: 'Use a BCP 47 tag such as "en" or "pt-br"',
-      details: { language },
-    });
-  }
+  if (language !== undefined) checkLanguageTag(language);
   const body = text.replace(/[\\"\n\r\t\b\f]/g, (character) => ESCAPES[character] as string);
   return language === undefined ? `"${body}"` : `"${body}"@${language}`;
 }

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import type { PhraseExtraction } from '../src/extract/nlp-graph/noun-phrase-extractor.js';
+import { autokgChunkGraph } from '../src/extract/keywords/autokg-chunk-graph.js';
 import { buildKeywordGraph } from '../src/extract/keywords/build-keyword-graph.js';
 import { clusterChunkEmbeddings } from '../src/extract/keywords/cluster-chunk-embeddings.js';
 import { clusterTfidfKeywords } from '../src/extract/keywords/cluster-tfidf-keywords.js';
 import type { PipelineEvent } from '../src/index/pipeline-step.js';
 import { embedderStateKey } from '../src/index/steps/embed-chunks-step.js';
 import { nounPhraseExtractor } from '../src/index/steps/nlp-extract-step.js';
-import { exactKnnGraph } from '../src/math/exact-knn-graph.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { isCorpusFitted } from '../src/providers/embed/embedder.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
@@ -46,7 +46,7 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     process.stderr.write(`  fast index ${(indexMs / 1000).toFixed(1)} s; knn-graph ${((stepMs['knn-graph'] ?? 0) / 1000).toFixed(2)} s, keywords ${((stepMs.keywords ?? 0) / 1000).toFixed(2)} s ${JSON.stringify(stepCounts.keywords)}\n`);
 
     const { store, config } = kgrag;
-    const chunks = await store.table('chunks').pick(['id']);
+    const chunks = await store.table('chunks').pick(['id', 'nTokens', 'text']);
     const loaded = await store.vectors('chunks').load();
     const rowOf = new Map(loaded.ids.map((id, row) => [id, row]));
     const dimensions = loaded.dimensions;
@@ -55,7 +55,8 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
       const row = rowOf.get(chunk.id) as number;
       data.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
     });
-    const vectors = { rows: chunks.length, cols: dimensions, data };
+    const allVectors = { rows: chunks.length, cols: dimensions, data };
+    const lengths = chunks.map((chunk) => chunk.nTokens);
     const phraseOf = new Map((await store.table('extractions').where('extractor', [nounPhraseExtractor])).map((record) => [record.chunkId, record.parsed as PhraseExtraction]));
     const phrases = chunks.map((chunk) => (phraseOf.get(chunk.id)?.mentions ?? []).map((mention) => ({ key: mention.key, surface: mention.surface })));
     const embedder = createEmbedder(config);
@@ -72,12 +73,18 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     let balanced = { memberships: 0, edges: 0 };
     for (let run = 0; run < runs; run++) {
       const start = performance.now();
-      const graph = await exactKnnGraph(vectors, config.autokg.neighbours - 1);
+      const { kept, graph } = await autokgChunkGraph(allVectors, lengths, { neighbours: config.autokg.neighbours, duplicateDistance: config.autokg.duplicateDistance });
+      const vectors = { rows: kept.length, cols: dimensions, data: new Float32Array(kept.length * dimensions) };
+      kept.forEach((row, index) => vectors.data.set(data.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions));
       const afterKnn = performance.now();
       const options = { clusters: config.autokg.clusters, spectralNeighbours: config.autokg.spectralNeighbours, seed: config.seed };
       const clusterings = [clusterChunkEmbeddings('spectral', vectors, graph, options), clusterChunkEmbeddings('k-means', vectors, undefined, options)];
       const afterClustering = performance.now();
-      const keywords = clusterTfidfKeywords(phrases, clusterings, { keywordsPerCluster: benchKeywordsPerCluster, maxWords: config.autokg.maxWords });
+      const keywords = clusterTfidfKeywords(Array.from(kept, (row) => phrases[row] ?? []), clusterings, {
+        keywordsPerCluster: benchKeywordsPerCluster,
+        maxWords: config.autokg.maxWords,
+        texts: Array.from(kept, (row) => chunks[row]?.text ?? ''),
+      });
       const embedded = await embedder.embed(keywords);
       const keywordVectors = new Float32Array(keywords.length * dimensions);
       embedded.forEach((vector, index) => keywordVectors.set(vector, index * dimensions));

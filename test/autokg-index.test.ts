@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { decodeChunkKnnGraph } from '../src/graph/chunk-knn-graph-codec.js';
 import { builtInPrompts } from '../src/core/prompt-library.js';
 import { extractLlmKeywords, paperTokenBound } from '../src/extract/keywords/extract-llm-keywords.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
@@ -73,6 +74,40 @@ describe('AutoKG index steps on the sample corpus', () => {
       }
     } finally {
       await kgrag.close().catch(() => undefined);
+    }
+  });
+
+  it('a near-duplicate chunk is left out of the chunk graph, the keywords and the search (remove_same_text)', async () => {
+    // A bulletin that repeats its notice: with AutoKG's 200-token separator chunks, both copies are chunks of their own.
+    const notice =
+      'Harbour notice. The Kestermouth harbour master closes the slipway at Mill Yard from Monday for dredging. ' +
+      'Boat owners should moor at the Ferry Inn pontoon until the work ends; the ferry keeps its timetable. '.repeat(4).trim();
+    const news = (topic: string) => `${topic} `.repeat(12).trim();
+    const bulletin = [notice, news('The lantern fair committee met on Tuesday and chose a theme for the autumn parade.'), notice, news('Sedley Mill reopens its shop on Saturday with a new exhibition about wool.')].join('\n\n');
+    const kgrag = await createKgrag({ workspace: join(directory, 'duplicates'), env: {}, config: { chunking: { strategy: 'separators', size: 200, overlap: 0 } } });
+    try {
+      const summary = await kgrag.index({ paths: [corpus], documents: [{ title: 'Quay bulletin', text: bulletin }] });
+      assert.equal((summary.counts['knn-graph'] as Record<string, number>).duplicates, 1);
+      const chunks = await kgrag.store.table('chunks').all();
+      const twins = chunks.filter((chunk) => chunk.text.trim() === notice).map((chunk) => chunk.id);
+      assert.equal(twins.length, 2);
+      const graph = decodeChunkKnnGraph((await kgrag.store.getBlob('autokg-knn-graph')) as Uint8Array);
+      assert.equal(graph.chunkIds.length, chunks.length - 1);
+      const left = twins.filter((id) => !graph.chunkIds.includes(id));
+      assert.equal(left.length, 1, 'exactly one twin is left out');
+      assert.ok((await kgrag.store.table('keywordChunks').all()).every((member) => member.chunkId !== left[0]));
+
+      const question = 'When does the harbour master close the Mill Yard slipway for dredging?';
+      const dense = await kgrag.retrieve(question, { method: 'basic:dense', params: { k: 2 } });
+      assert.deepEqual(new Set(dense.retrieval.chunks.map((chunk) => chunk.id)), new Set(twins), 'dense retrieval returns both twins');
+      for (const useU of [false, true]) {
+        const found = await kgrag.retrieve(question, { method: 'autokg', params: { useU } });
+        const ids = found.retrieval.chunks.map((chunk) => chunk.id);
+        assert.ok(!ids.includes(left[0] as string), `autokg (useU ${useU}) never retrieves the left-out twin`);
+        assert.equal(ids[0], twins.find((id) => id !== left[0]));
+      }
+    } finally {
+      await kgrag.close();
     }
   });
 

@@ -231,6 +231,12 @@ export const autokgConfigSchema = z
       .enum(['gaussian', 'angular'])
       .default('gaussian')
       .describe('AutoKG: chunk-graph kernel: "gaussian" = reference code exp(-4 d²/d_K(i)²) on chord distances, averaged; "angular" = paper exp(-θ²/√(τi τj))'),
+    duplicateDistance: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1e-6)
+      .describe('AutoKG: a chunk within this cosine distance of a chunk with fewer tokens is left out of the chunk graph, keywords and search (remove_same_text thresh); 0 keeps every chunk'),
     neighbours: z.number().int().min(2).max(200).default(30).describe('AutoKG: K of the chunk kNN graph, counting the chunk itself as the reference does (30 → 29 other chunks)'),
     spectralNeighbours: z.number().int().min(2).max(200).default(20).describe('AutoKG: K of the spectral-clustering graph, counting the chunk itself (reference: 20); at most `neighbours`'),
     positives: positiveInt().max(1000).default(5).describe('AutoKG: chunks nearest a keyword labelled as members in Laplace learning (trust_num)'),

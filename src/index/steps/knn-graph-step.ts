@@ -1,7 +1,6 @@
 import { sha256 } from '../../core/ids.js';
+import { autokgChunkGraph } from '../../extract/keywords/autokg-chunk-graph.js';
 import { encodeChunkKnnGraph } from '../../graph/chunk-knn-graph-codec.js';
-import { exactKnnGraph } from '../../math/exact-knn-graph.js';
-import type { KnnGraph } from '../../math/knn-graph.js';
 import type { PipelineStep } from '../pipeline-step.js';
 
 /** Store blob holding the chunk kNN graph (`decodeChunkKnnGraph` reads it). */
@@ -11,20 +10,23 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
  * `knn-graph` (AutoKG `make_graph(30)`, reference/seed-methods.md §A.5): the exact kNN graph of the chunk
  * embeddings by cosine similarity, K − 1 other chunks per chunk for `autokg.neighbours` = K (graphlearning
  * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees), so the
- * graph does not depend on a random forest. Stored as one blob ({@link chunkKnnGraphBlobKey}, graph/
+ * graph does not depend on a random forest. Near-duplicate chunks (cosine distance < `autokg.duplicateDistance`
+ * to a shorter chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering,
+ * keywords and search: the blob's chunk ids are the kept chunks. Stored as one blob ({@link chunkKnnGraphBlobKey}, graph/
  * chunk-knn-graph-codec.ts), not as `chunk_edges` rows: the keywords step wants typed arrays, and 177k
  * rows on 2Wiki would cost seconds to write and read. Similarities are stored, not kernel weights, so the
  * kernel can change without rebuilding the graph.
  */
 export const knnGraphStep: PipelineStep = {
   name: 'knn-graph',
-  version: 1,
+  // 2: near-duplicate chunks left out.
+  version: 2,
   reads: ['embed-chunks'],
-  settings: (config) => ({ neighbours: Math.max(config.autokg.neighbours, config.autokg.spectralNeighbours) }),
+  settings: (config) => ({ neighbours: Math.max(config.autokg.neighbours, config.autokg.spectralNeighbours), duplicateDistance: config.autokg.duplicateDistance }),
 
   async run(context) {
     const { store, config } = context;
-    const [chunks, loaded] = await Promise.all([store.table('chunks').pick(['id']), store.vectors('chunks').load()]);
+    const [chunks, loaded] = await Promise.all([store.table('chunks').pick(['id', 'nTokens']), store.vectors('chunks').load()]);
     const indexOf = new Map(chunks.map((chunk, index) => [chunk.id, index]));
     // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
     const dimensions = loaded.dimensions;
@@ -33,15 +35,15 @@ export const knnGraphStep: PipelineStep = {
       const index = indexOf.get(id);
       if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
     });
-    const k = Math.max(0, Math.min(Math.max(config.autokg.neighbours, config.autokg.spectralNeighbours) - 1, chunks.length - 1));
-    const graph: KnnGraph =
-      dimensions > 0 && k > 0
-        ? await exactKnnGraph({ rows: chunks.length, cols: dimensions, data: vectors }, k)
-        : { n: chunks.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) };
+    const { kept, duplicates, graph } = await autokgChunkGraph(
+      { rows: chunks.length, cols: dimensions, data: vectors },
+      chunks.map((chunk) => chunk.nTokens),
+      { neighbours: Math.max(config.autokg.neighbours, config.autokg.spectralNeighbours), duplicateDistance: config.autokg.duplicateDistance },
+    );
     context.progress(1, 1, 'graphs');
-    const bytes = encodeChunkKnnGraph({ chunkIds: chunks.map((chunk) => chunk.id), graph });
+    const bytes = encodeChunkKnnGraph({ chunkIds: Array.from(kept, (row) => (chunks[row] as { id: string }).id), graph });
     return {
-      counts: { chunks: chunks.length, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length },
+      counts: { chunks: kept.length, duplicates, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length },
       outputVersion: sha256(bytes).slice(0, 32),
       async write(tx) {
         await tx.setBlob(chunkKnnGraphBlobKey, bytes);

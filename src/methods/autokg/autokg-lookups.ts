@@ -1,10 +1,8 @@
+import { decodeChunkKnnGraph } from '../../graph/chunk-knn-graph-codec.js';
+import { chunkKnnGraphBlobKey } from '../../index/steps/knn-graph-step.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { nearDuplicateRows } from '../../math/near-duplicate-rows.js';
 import type { MethodContext } from '../query-method.js';
 import { vectorsInOrder } from '../space-vectors.js';
-
-/** AutoKG's near-duplicate threshold on cosine distance (`remove_same_text`, `thresh=1e-6`). */
-export const nearDuplicateDistance = 1e-6;
 
 /** The keyword graph of the index in typed rows, built on the first `autokg` query. */
 export interface AutokgLookups {
@@ -12,8 +10,11 @@ export interface AutokgLookups {
   chunkIds: string[];
   /** Chunk vectors in that order (undefined while the space is empty). */
   chunkVectors: SimilarityIndex | undefined;
-  /** Per chunk row: the shorter kept chunk it nearly duplicates (cosine distance < 1e-6), or −1. */
-  duplicateOf: Int32Array;
+  /**
+   * Per chunk row: 1 when the chunk is not in AutoKG's chunk graph — a near-duplicate of a shorter chunk
+   * (the knn-graph step's `remove_same_text`) — so it is never retrieved; its twin stands for it.
+   */
+  excluded: Uint8Array;
   keywordIds: string[];
   keywordTexts: string[];
   /** Keyword vectors in keyword order, row-major, and as an index for query scores. */
@@ -30,11 +31,18 @@ export interface AutokgLookups {
 export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
   return context.memo('autokg:lookups', async () => {
     const { store } = context;
-    const chunks = await store.table('chunks').pick(['id', 'nTokens']);
+    const chunks = await store.table('chunks').pick(['id']);
     const chunkIds = chunks.map((chunk) => chunk.id);
     const chunkRow = new Map(chunkIds.map((id, row) => [id, row]));
     const chunkMatrix = await vectorsInOrder(store, 'chunks', chunkIds);
-    const duplicateOf = nearDuplicateRows(chunkMatrix.data, chunkIds.length, chunkMatrix.dimensions, chunks.map((chunk) => chunk.nTokens), nearDuplicateDistance);
+    const blob = await store.getBlob(chunkKnnGraphBlobKey);
+    const excluded = new Uint8Array(chunkIds.length);
+    if (blob) {
+      const inGraph = new Set(decodeChunkKnnGraph(blob).chunkIds);
+      chunkIds.forEach((id, row) => {
+        if (!inGraph.has(id)) excluded[row] = 1;
+      });
+    }
     const chunkVectors = chunkMatrix.empty ? undefined : createSimilarityIndex(chunkIds.length, chunkMatrix.dimensions, chunkMatrix.data);
 
     const keywords = await store.table('keywords').all();
@@ -66,6 +74,6 @@ export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
       const seen = new Set<number>();
       list.splice(0, list.length, ...list.filter((item) => !seen.has(item.keyword) && seen.add(item.keyword)));
     }
-    return { chunkIds, chunkVectors, duplicateOf, keywordIds, keywordTexts: keywords.map((keyword) => keyword.text), keywordMatrix, keywordVectors, dimensions, members, neighbours };
+    return { chunkIds, chunkVectors, excluded, keywordIds, keywordTexts: keywords.map((keyword) => keyword.text), keywordMatrix, keywordVectors, dimensions, members, neighbours };
   });
 }

@@ -31,21 +31,22 @@ async function search(context: MethodContext, lookups: AutokgLookups, question: 
   const query = await context.embedQuery(question);
   const textScores = queryScores('chunks', lookups.chunkVectors, query);
   // A near-duplicate is never retrieved: its shorter twin stands for it (AutoKG's remove_same_text).
-  lookups.duplicateOf.forEach((kept, row) => {
-    if (kept >= 0) textScores[row] = Number.NEGATIVE_INFINITY;
-  });
+  const leaveOutExcluded = (scores: Float32Array): void => {
+    lookups.excluded.forEach((out, row) => {
+      if (out === 1) scores[row] = Number.NEGATIVE_INFINITY;
+    });
+  };
+  leaveOutExcluded(textScores);
   const keywordScores = queryScores('keywords', lookups.keywordVectors, query);
   const textsOf = new Map<number, number[]>();
   const keywordTexts = (keyword: number, count: number): number[] => {
     let ranked = textsOf.get(keyword);
     if (!ranked || ranked.length < count) {
       if (params.useU) {
-        ranked = (lookups.members[keyword] ?? []).filter((member) => lookups.duplicateOf[member.chunk] === -1).map((member) => member.chunk);
+        ranked = (lookups.members[keyword] ?? []).map((member) => member.chunk);
       } else {
         const scores = queryScores('chunks', lookups.chunkVectors, lookups.keywordMatrix.subarray(keyword * lookups.dimensions, (keyword + 1) * lookups.dimensions));
-        lookups.duplicateOf.forEach((kept, row) => {
-          if (kept >= 0) scores[row] = Number.NEGATIVE_INFINITY;
-        });
+        leaveOutExcluded(scores);
         ranked = topIndices(scores, count);
       }
       textsOf.set(keyword, ranked);

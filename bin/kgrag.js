@@ -1,9 +1,5 @@
 #!/usr/bin/env node
+import { processIo } from '../dist/cli/cli-io.js';
 import { runCli } from '../dist/cli/main.js';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-});
+process.exitCode = await runCli(process.argv.slice(2), processIo());

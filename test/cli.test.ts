@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,6 +147,18 @@ describe('kgrag CLI', () => {
     assert.match(strict.stderr, /input problems .* — fix or exclude those files/);
     const answer = await kgrag(['query', 'Who served crêpe on the Quay?', '-w', join(root, 'mixed-ws'), '--json']);
     assert.match(JSON.parse(answer.stdout).answer.text, /Café Wray served crêpe/);
+  });
+
+  test('the real process: a reader that closes stdout early (`| head`) ends it quietly, not with an EPIPE stack trace', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', mainScript, 'query', 'Who built the Kester Weir Bridge?', '-w', workspace, '--json', '-q'], { env: { PATH: process.env.PATH ?? '' } });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => {
+      stderr += data.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled/);
   });
 
   test('the real process: `kgrag demo` prints cited answers and exits 0', () => {

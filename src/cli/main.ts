@@ -2,7 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { formatErrorLine, KgragError } from '../core/errors.js';
-import { type CliIo, writeLine } from './cli-io.js';
+import { type CliIo, processIo, writeLine } from './cli-io.js';
 import { demoCommand } from './commands/demo-command.js';
 import { evalCommand, type EvalCommandOptions } from './commands/eval-command.js';
 import { generateQuestionsCommand, type GenerateQuestionsOptions } from './commands/generate-questions-command.js';
@@ -149,6 +149,5 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
-  process.exitCode = code;
+  process.exitCode = await runCli(process.argv.slice(2), processIo());
 }

@@ -73,9 +73,7 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     let balanced = { memberships: 0, edges: 0 };
     for (let run = 0; run < runs; run++) {
       const start = performance.now();
-      const { kept, graph } = await autokgChunkGraph(allVectors, lengths, { neighbours: config.autokg.neighbours, duplicateDistance: config.autokg.duplicateDistance });
-      const vectors = { rows: kept.length, cols: dimensions, data: new Float32Array(kept.length * dimensions) };
-      kept.forEach((row, index) => vectors.data.set(data.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions));
+      const { kept, vectors, graph } = await autokgChunkGraph(allVectors, lengths, { neighbours: config.autokg.neighbours, duplicateDistance: config.autokg.duplicateDistance });
       const afterKnn = performance.now();
       const options = { clusters: config.autokg.clusters, spectralNeighbours: config.autokg.spectralNeighbours, seed: config.seed };
       const clusterings = [clusterChunkEmbeddings('spectral', vectors, graph, options), clusterChunkEmbeddings('k-means', vectors, undefined, options)];

@@ -20,6 +20,8 @@ export interface AutokgChunkGraph {
   kept: Int32Array;
   /** Input rows left out as near-duplicates. */
   duplicates: number;
+  /** The kept rows' vectors, in graph order (the input itself when nothing was left out). */
+  vectors: DenseMatrix;
   graph: KnnGraph;
 }
 
@@ -38,10 +40,13 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
     if (twin === -1) keptRows.push(row);
   });
   const kept = Int32Array.from(keptRows);
-  const data = kept.length === rows ? vectors.data : new Float32Array(kept.length * cols);
-  if (kept.length !== rows) kept.forEach((row, index) => data.set(vectors.data.subarray(row * cols, (row + 1) * cols), index * cols));
+  let keptVectors = vectors;
+  if (kept.length !== rows) {
+    const data = new Float32Array(kept.length * cols);
+    kept.forEach((row, index) => data.set(vectors.data.subarray(row * cols, (row + 1) * cols), index * cols));
+    keptVectors = { rows: kept.length, cols, data };
+  }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
-  const graph: KnnGraph =
-    cols > 0 && k > 0 ? await exactKnnGraph({ rows: kept.length, cols, data }, k) : { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) };
-  return { kept, duplicates: rows - kept.length, graph };
+  const graph: KnnGraph = cols > 0 && k > 0 ? await exactKnnGraph(keptVectors, k) : { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) };
+  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph };
 }

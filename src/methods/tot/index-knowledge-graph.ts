@@ -52,8 +52,15 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
   const limit = options.limit ?? 100;
   const descriptionLength = options.descriptionLength ?? 200;
   const attributeLength = options.attributeLength ?? 160;
-  /** Row id → shortened description: keyed by row, not position, so a reloaded graph cannot mislabel. */
+  /** Row id → shortened description (entities) or evidence (relations): keyed by row, not position, so a reloaded graph cannot mislabel. */
   const descriptions = new Map<string, string>();
+  const evidence = new Map<string, string>();
+  /** `cache` filled with the shortened descriptions of `ids` of `table`, each row read once. */
+  const shortenedDescriptions = async (table: 'entities' | 'relations', cache: Map<string, string>, ids: readonly string[], length: number): Promise<Map<string, string>> => {
+    const missing = [...new Set(ids)].filter((id) => !cache.has(id));
+    if (missing.length > 0) for (const row of await store.table(table).get(missing)) cache.set(row.id, shortenText(row.description, length));
+    return cache;
+  };
 
   let loading: Promise<IndexKgGraph> | undefined;
   const graph = (): Promise<IndexKgGraph> => {
@@ -68,10 +75,7 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
 
   /** Entities at `indices`, in that order, with their descriptions (read once per entity). */
   const toEntities = async (kg: IndexKgGraph, indices: readonly number[]): Promise<KgEntity[]> => {
-    const missing = [...new Set(indices.map((index) => kg.entityIds[index] as string).filter((id) => !descriptions.has(id)))];
-    if (missing.length > 0) {
-      for (const row of await store.table('entities').get(missing)) descriptions.set(row.id, shortenText(row.description, descriptionLength));
-    }
+    await shortenedDescriptions('entities', descriptions, indices.map((index) => kg.entityIds[index] as string), descriptionLength);
     return indices.map((index) => ({
       id: `E${kg.entityHids[index] as number}`,
       label: kg.entityTitles[index] as string,
@@ -181,8 +185,7 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
           (kg.entityHids[a.target] as number) - (kg.entityHids[b.target] as number),
       );
       const kept = found.slice(0, limit);
-      const relationRows = await store.table('relations').get([...new Set(kept.map((item) => kg.edgeRelation[item.edge] as string))]);
-      const evidence = new Map(relationRows.map((row) => [row.id, shortenText(row.description, attributeLength)]));
+      await shortenedDescriptions('relations', evidence, kept.map((item) => kg.edgeRelation[item.edge] as string), attributeLength);
       const shown = relationOf(kg, type, backward ? 'backward' : 'forward');
       const edges = kept.map((item): KgEdge => {
         const description = evidence.get(kg.edgeRelation[item.edge] as string) ?? '';

@@ -4,6 +4,7 @@ import { requireLlm } from '../require-llm.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
 import { indexEvidence } from './index-evidence.js';
 import { initializeTraversal } from './initialize-traversal.js';
+import { memoizedKnowledgeGraph } from './memoized-knowledge-graph.js';
 import { resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
 import { totParams, type TotParams } from './tot-params.js';
 import { totSubgraph } from './tot-subgraph.js';
@@ -54,7 +55,7 @@ export const totMethod: QueryMethod<TotParams> = {
 
   async retrieve(context, question, params): Promise<Retrieval> {
     const llm = requireLlm(context, 'the tot method needs an LLM to walk the knowledge graph', 'use another --method (kgp, ppr, local)');
-    const kg = await resolveKnowledgeGraphs(context, params.graphs);
+    const kg = memoizedKnowledgeGraph(await resolveKnowledgeGraphs(context, params.graphs));
     const meter = createCallMeter(llm);
     const traversal: TraversalContext = {
       question,

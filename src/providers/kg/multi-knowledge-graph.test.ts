@@ -218,6 +218,32 @@ describe('createMultiKnowledgeGraph', () => {
     await assert.rejects(failingSearch.searchEntities('Carrowgate'), /Knowledge graph "index" failed in searchEntities: store closed/);
   });
 
+  it('a graph that fails while linking leaves the entity unlinked instead of failing the walk; the link is retried on selection, then reported', async () => {
+    let down = true;
+    const { multi, wikidata } = graphs({
+      wikidata: {
+        onCall: (operation) => {
+          if (operation === 'linkEntity' && down) throw new Error('HTTP 429: too many requests');
+        },
+      },
+    });
+    const [clara] = await multi.searchEntities('Clara Ivesley');
+    assert.equal(clara?.id, 'E1');
+    const studied = (await multi.getRelations(['E1'])).relations.find((relation) => relation.label === 'studied at') as KgRelation;
+    const college = await multi.getEdges(['E1'], studied);
+    assert.deepEqual(college.entities.map((entity) => [entity.id, entity.sameAs]), [['E2', undefined]], 'the index walk goes on without the Wikidata link');
+    const still = await multi.getRelations(['E2']);
+    assert.equal(still.truncated, true);
+    assert.deepEqual(still.warnings, ['wikidata: Brennard Technical College (E2) could not be linked, so its relations there are missing (HTTP 429: too many requests)']);
+    assert.deepEqual(relationIds(still.relations), ['index:R2', 'index:~R1']);
+    down = false;
+    const recovered = await multi.getRelations(['E2']);
+    assert.deepEqual(relationIds(recovered.relations), ['index:R2', 'index:~R1', 'wikidata:P131', 'wikidata:P571']);
+    assert.equal(recovered.warnings, undefined);
+    assert.equal(recovered.truncated, false);
+    assert.ok(wikidata.calls.filter((call) => call.operation === 'linkEntity' && call.argument === 'E2').length >= 3, 'first sight, then each selection');
+  });
+
   it('links a foreign entity through the first graph that knows it', async () => {
     const { multi } = graphs();
     const linked = await multi.linkEntity({ id: 'X1', label: 'carrowgate', description: '', graph: 'osm' });

@@ -23,7 +23,10 @@ import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelatio
  * on which one the walk reached first.
  *
  * Errors of a member graph are rethrown as a `KgragError` naming the graph and the operation (an aborted
- * call is rethrown unchanged).
+ * call is rethrown unchanged), except while linking: an entity that could not be linked into a graph (that
+ * graph is down, or rate-limits) stays unlinked there rather than failing a walk that may not need it. Its
+ * link is tried again when it is selected (`getRelations`), and if that fails too the relation list says
+ * which entity's relations are missing and why.
  */
 
 /** Options of {@link createMultiKnowledgeGraph}. */
@@ -47,6 +50,10 @@ interface KnownEntity {
   description: string;
   /** Graph name → id there: links found in member graphs and explicit links to graphs outside this one. */
   sameAs: Record<string, string>;
+  /** The entity as its owner returned it, explicit links included: what linking offers the other graphs. */
+  found: KgEntity;
+  /** Graph name → why linking into it failed (tried again on selection). */
+  linkErrors: Record<string, string>;
 }
 
 /**
@@ -112,36 +119,32 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
   });
 
   /**
-   * The known entities for `found` (entities of `graph`, in its ids), registering new ones and linking them
-   * into every other graph. Ids are allocated before any await and links applied in input order, so the
-   * result depends only on the order of calls, not on which link answered first.
+   * Links `items` into the graphs given with each, in input order (so the result does not depend on which
+   * link answered first). A failed link is recorded in `linkErrors`, not thrown; an abort is thrown.
    */
-  const register = async (graph: KnowledgeGraph, found: readonly KgEntity[], signal: AbortSignal | undefined): Promise<KnownEntity[]> => {
-    const result: KnownEntity[] = [];
-    const fresh: Array<{ known: KnownEntity; entity: KgEntity }> = [];
-    for (const entity of found) {
-      const existing = entityOf.get(localKey(graph, entity.id));
-      if (existing !== undefined) {
-        result.push(entities.get(existing) as KnownEntity);
-        continue;
-      }
-      const sameAs = Object.fromEntries(Object.entries(entity.sameAs ?? {}).filter(([other]) => other !== graph.name && !graphByName.has(other)));
-      const known: KnownEntity = { id: allocate(entities, graph, entity.id), owner: graph, localId: entity.id, label: entity.label, description: entity.description, sameAs };
-      entities.set(known.id, known);
-      entityOf.set(localKey(graph, entity.id), known.id);
-      fresh.push({ known, entity });
-      result.push(known);
-    }
-    const others = graphs.filter((other) => other !== graph);
-    const tasks = fresh.flatMap((item) => others.map((other) => ({ ...item, other })));
+  const link = async (items: ReadonlyArray<{ known: KnownEntity; other: KnowledgeGraph }>, signal: AbortSignal | undefined): Promise<void> => {
     const links = await mapWithConcurrency(
-      tasks,
+      items,
       linkConcurrency,
-      ({ entity, other }) => call(other, 'linkEntity', signal, () => other.linkEntity({ ...entity, graph: graph.name }, withSignal(signal))),
+      async ({ known, other }) => {
+        try {
+          return { linked: await other.linkEntity(known.found, withSignal(signal)) };
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          return { error: errorMessage(error) };
+        }
+      },
       signal,
     );
-    tasks.forEach(({ known, other }, index) => {
-      const linked = links[index];
+    items.forEach(({ known, other }, index) => {
+      const outcome = links[index];
+      if (outcome === undefined) return;
+      if (outcome.error !== undefined) {
+        known.linkErrors[other.name] = outcome.error;
+        return;
+      }
+      delete known.linkErrors[other.name];
+      const { linked } = outcome;
       if (linked === undefined) return;
       known.sameAs[other.name] = linked.id;
       const key = localKey(other, linked.id);
@@ -150,9 +153,45 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
       else {
         // Already handed out as an entity of its own: at least make the link visible from both sides.
         const existing = entities.get(counterpart) as KnownEntity;
-        if (existing.owner === other) existing.sameAs[graph.name] ??= known.localId;
+        if (existing.owner === other) existing.sameAs[known.owner.name] ??= known.localId;
       }
     });
+  };
+
+  /**
+   * The known entities for `found` (entities of `graph`, in its ids), registering new ones and linking them
+   * into every other graph. Ids are allocated before any await, so they depend only on the order of calls.
+   */
+  const register = async (graph: KnowledgeGraph, found: readonly KgEntity[], signal: AbortSignal | undefined): Promise<KnownEntity[]> => {
+    const result: KnownEntity[] = [];
+    const fresh: KnownEntity[] = [];
+    for (const entity of found) {
+      const existing = entityOf.get(localKey(graph, entity.id));
+      if (existing !== undefined) {
+        result.push(entities.get(existing) as KnownEntity);
+        continue;
+      }
+      const sameAs = Object.fromEntries(Object.entries(entity.sameAs ?? {}).filter(([other]) => other !== graph.name && !graphByName.has(other)));
+      const known: KnownEntity = {
+        id: allocate(entities, graph, entity.id),
+        owner: graph,
+        localId: entity.id,
+        label: entity.label,
+        description: entity.description,
+        sameAs,
+        found: { ...entity, graph: graph.name },
+        linkErrors: {},
+      };
+      entities.set(known.id, known);
+      entityOf.set(localKey(graph, entity.id), known.id);
+      fresh.push(known);
+      result.push(known);
+    }
+    const others = graphs.filter((other) => other !== graph);
+    await link(
+      fresh.flatMap((known) => others.map((other) => ({ known, other }))),
+      signal,
+    );
     return result;
   };
 
@@ -232,6 +271,11 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
     async getRelations(selected: readonly string[], callOptions: KgCallOptions = {}): Promise<KgRelationList> {
       const { signal } = callOptions;
       const known = (await resolve(selected, signal)).filter((item): item is KnownEntity => item !== undefined);
+      // Links that failed when the entities were first seen are tried once more now that they are needed.
+      await link(
+        known.flatMap((item) => Object.keys(item.linkErrors).map((other) => ({ known: item, other: graphByName.get(other) as KnowledgeGraph }))),
+        signal,
+      );
       const parts = await Promise.all(
         graphs.map((graph) => {
           const local = [...new Set(known.flatMap((item) => idIn(item, graph) ?? []))];
@@ -243,6 +287,12 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
       const limits: number[] = [];
       const warnings: string[] = [];
       let truncated = false;
+      for (const item of known) {
+        for (const [other, error] of Object.entries(item.linkErrors)) {
+          truncated = true;
+          warnings.push(`${other}: ${item.label} (${item.id}) could not be linked, so its relations there are missing (${error})`);
+        }
+      }
       parts.forEach((part, index) => {
         if (part === undefined) return;
         const graph = graphs[index] as KnowledgeGraph;

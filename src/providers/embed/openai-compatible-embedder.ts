@@ -1,4 +1,5 @@
 import { KgragError } from '../../core/errors.js';
+import { startDeadline } from '../../core/start-deadline.js';
 import { LlmCallError } from '../llm/llm-call-error.js';
 import { createRetryPolicy, retryWithBackoff } from '../llm/retry-policy.js';
 import type { RetryOptions } from '../llm/retry-policy.js';
@@ -73,9 +74,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
   };
 
   const requestOnce = async (inputs: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
-    const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-    const combined = signal === undefined ? timer.signal : AbortSignal.any([signal, timer.signal]);
+    const deadline = startDeadline(timeoutMs, signal);
     try {
       const response = await fetchImplementation(url, {
         method: 'POST',
@@ -86,14 +85,14 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
           encoding_format: 'float',
           ...(options.dimensions === undefined ? {} : { dimensions: options.dimensions }),
         }),
-        signal: combined,
+        signal: deadline.signal,
       });
       const body = await response.text();
       if (!response.ok) throw httpFailureToLlmCallError({ status: response.status, headers: response.headers, body }, context);
       return decodeEmbeddings(body, inputs.length, context, response.status);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (timer.signal.aborted) {
+      if (deadline.expired.aborted) {
         throw new LlmCallError(`Embedding request for "${options.modelId}" timed out after ${timeoutMs} ms`, {
           code: 'LLM_TIMEOUT',
           retryable: true,
@@ -103,7 +102,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
       }
       throw toLlmCallError(error, context);
     } finally {
-      clearTimeout(handle);
+      deadline.clear();
     }
   };
 

@@ -1,4 +1,5 @@
 import { errorMessage } from '../../core/error-message.js';
+import { startDeadline } from '../../core/start-deadline.js';
 import { KgragError } from '../../core/errors.js';
 import { abortableSleep } from '../llm/abortable-sleep.js';
 import type { Sleep } from '../llm/abortable-sleep.js';
@@ -278,10 +279,7 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
 
   /** One request: its bindings, or a thrown {@link RetryableFailure} or error that no retry can fix. */
   const attempt = async (query: string, signal: AbortSignal | undefined): Promise<Binding[]> => {
-    // A referenced timer, unlike AbortSignal.timeout's, keeps the process alive while the request hangs.
-    const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-    const combined = signal === undefined ? timer.signal : AbortSignal.any([signal, timer.signal]);
+    const deadline = startDeadline(timeoutMs, signal);
     try {
       const response = await fetchImplementation(options.endpoint, {
         method: 'POST',
@@ -291,7 +289,7 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
           'user-agent': userAgent,
         },
         body: new URLSearchParams({ query }).toString(),
-        signal: combined,
+        signal: deadline.signal,
       });
       const text = await response.text();
       if (response.ok) return parseResults(text, response.headers.get('content-type'), query);
@@ -314,10 +312,10 @@ export function createSparqlKnowledgeGraph(options: SparqlKnowledgeGraphOptions)
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (KgragError.isInstance(error) || error instanceof RetryableFailure) throw error;
-      if (timer.signal.aborted) throw new RetryableFailure(`no answer within ${timeoutMs} ms`, query, { cause: error });
+      if (deadline.expired.aborted) throw new RetryableFailure(`no answer within ${timeoutMs} ms`, query, { cause: error });
       throw new RetryableFailure(`network error: ${errorMessage(error)}${error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : ''}`, query, { cause: error });
     } finally {
-      clearTimeout(handle);
+      deadline.clear();
     }
   };
 

@@ -1,3 +1,4 @@
+import { startDeadline } from '../../core/start-deadline.js';
 import type { ChatRequest, ChatStreamPart, LanguageModel } from './language-model.js';
 import { LlmCallError } from './llm-call-error.js';
 
@@ -15,20 +16,18 @@ export function withTimeout(model: LanguageModel, options: TimeoutOptions): Lang
   const { timeoutMs } = options;
 
   const arm = (request: ChatRequest) => {
-    const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-    const signal = request.abortSignal === undefined ? timer.signal : AbortSignal.any([request.abortSignal, timer.signal]);
+    const deadline = startDeadline(timeoutMs, request.abortSignal);
     // Also settles when a model ignores its signal, so a hung call cannot outlive its timeout.
     const expired = new Promise<never>((_, reject) => {
-      timer.signal.addEventListener('abort', () => reject(timer.signal.reason), { once: true });
+      deadline.expired.addEventListener('abort', () => reject(deadline.expired.reason), { once: true });
     });
     expired.catch(() => undefined);
     return {
-      request: { ...request, abortSignal: signal },
+      request: { ...request, abortSignal: deadline.signal },
       expired,
-      disarm: () => clearTimeout(handle),
+      disarm: deadline.clear,
       translate: (error: unknown): unknown =>
-        timer.signal.aborted && !request.abortSignal?.aborted
+        deadline.expired.aborted && !request.abortSignal?.aborted
           ? new LlmCallError(`LLM call to "${model.modelId}" timed out after ${timeoutMs} ms`, {
               code: 'LLM_TIMEOUT',
               retryable: true,

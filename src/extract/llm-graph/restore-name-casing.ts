@@ -1,4 +1,5 @@
 import type { ExtractedGraph } from './extracted-graph.js';
+import { escapeRegExp } from '../../text/escape-reg-exp.js';
 
 /** Whether a name is written in capitals only ("KESTER WEIR BRIDGE"), as GraphRAG's prompts teach models to. */
 export function isAllCapitals(name: string): boolean {
@@ -55,10 +56,6 @@ function chunkSpelling(phrase: string, text: string, asPrefix = false): string |
 /** The whole word starting at `index`: "KESTERMOUTH" must not lend "Kester" its capitals, nor "Kestermouth" lend them away. */
 function wordAt(text: string, index: number): string {
   return /^[\p{L}\p{N}]+/u.exec(text.slice(index, index + 64))?.[0] ?? '';
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**

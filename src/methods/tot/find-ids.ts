@@ -1,4 +1,15 @@
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+import { escapeRegExp } from '../../text/escape-reg-exp.js';
+
+/**
+ * A pattern that finds any of `ids` as a whole token (not touching a letter, digit or `_`), longest id first,
+ * case-insensitive; the id is the group `id`. `before` is pattern source matched just before the token (the
+ * relation choice's optional `~`). `undefined` when there is no id.
+ */
+export function wholeIdPattern(ids: readonly string[], before = ''): RegExp | undefined {
+  const sorted = [...new Set(ids)].filter((id) => id.length > 0).sort((left, right) => right.length - left.length);
+  if (sorted.length === 0) return undefined;
+  return new RegExp(`${before}(?<![\\p{L}\\p{N}_])(?<id>${sorted.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+}
 
 /**
  * The ids of `options` that occur in `text` as whole tokens (case-insensitive), in order of first
@@ -7,13 +18,12 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
  * Longer ids are tried first, as in the reference's alternation (`sorted(options, key=len, reverse=True)`).
  */
 export function findIds(text: string, options: readonly string[]): string[] {
-  const ids = [...new Set(options)].filter((id) => id.length > 0).sort((left, right) => right.length - left.length);
-  if (ids.length === 0) return [];
-  const byFolded = new Map(ids.map((id) => [id.toLowerCase(), id]));
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${ids.map(escape).join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+  const pattern = wholeIdPattern(options);
+  if (pattern === undefined) return [];
+  const byFolded = new Map(options.map((id) => [id.toLowerCase(), id]));
   const found: string[] = [];
   for (const match of text.matchAll(pattern)) {
-    const id = byFolded.get(match[0].toLowerCase());
+    const id = byFolded.get((match.groups?.id ?? '').toLowerCase());
     if (id !== undefined && !found.includes(id)) found.push(id);
   }
   return found;

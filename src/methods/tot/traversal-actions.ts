@@ -1,7 +1,7 @@
 import { errorMessage } from '../../core/error-message.js';
 import { fillPrompt } from '../../core/prompt-library.js';
 import type { KgRelation, KgRelationList } from '../../providers/kg/knowledge-graph.js';
-import { findIds } from './find-ids.js';
+import { findIds, wholeIdPattern } from './find-ids.js';
 import { InvalidActionError } from './invalid-action-error.js';
 import { mostCommon } from './most-common.js';
 import { renderFullPrompt } from './render-full-prompt.js';
@@ -88,15 +88,13 @@ export function actionOptions(state: TraversalState): string {
  * reference does; a `~` id that is not listed backward selects nothing.
  */
 export function parseRelationChoice(reply: string, options: readonly KgRelation[]): KgRelation | undefined {
-  const ids = unique(options.map((relation) => relation.id)).sort((left, right) => right.length - left.length);
-  if (ids.length === 0) return undefined;
-  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`(~)?(?<![\\p{L}\\p{N}_])(${ids.map(escape).join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+  const pattern = wholeIdPattern(options.map((relation) => relation.id), '(?<backward>~)?');
+  if (pattern === undefined) return undefined;
   for (const match of reply.matchAll(pattern)) {
-    const folded = (match[2] ?? '').toLowerCase();
+    const folded = (match.groups?.id ?? '').toLowerCase();
     const forward = options.find((relation) => relation.direction === 'forward' && relation.id.toLowerCase() === folded);
     const backward = options.find((relation) => relation.direction === 'backward' && relation.id.toLowerCase() === folded);
-    if (match[1] === '~') return backward;
+    if (match.groups?.backward === '~') return backward;
     return forward ?? backward;
   }
   return undefined;
@@ -140,15 +138,19 @@ async function voteSelections(
   return mostCommon(reduced, context.sampleBreadth);
 }
 
+/** The state's entities a reply names (ids matched whole), in state order. */
+function selectedIds(state: TraversalState, reply: string): string[] {
+  const options = state.entities.map((entity) => entity.id);
+  const found = new Set(findIds(reply, options));
+  return options.filter((id) => found.has(id));
+}
+
 async function sampleEntities(context: TraversalContext, state: TraversalState): Promise<SampledActions> {
   const options = state.entities.map((entity) => entity.id);
   if (options.length === 0) return { base: state, actions: [], error: 'EXPAND: the knowledge graph has no entities to expand' };
   const current = fillPrompt(context.prompts.text(totPrompts.selectEntities), { options: options.join(', ') });
   // A selection is canonical (state order), so "Q200, Q100" and "Q100, Q200" are one vote and one child.
-  const canonical = (reply: string): string => {
-    const found = new Set(findIds(reply, options));
-    return options.filter((id) => found.has(id)).join(', ');
-  };
+  const canonical = (reply: string): string => selectedIds(state, reply).join(', ');
   // Oversampled 2k and voted (`sample_select_entities_sub_action`).
   return { base: state, actions: await voteSelections(context, state, current, { purpose: 'tot-select-entities', oversample: 2, maxOutputTokens: 128 }, canonical) };
 }
@@ -250,9 +252,7 @@ function applyDefault(state: TraversalState, action: string): void {
 
 /** SELECTING_ENTITIES (`select_entities_sub_action`), ids matched whole. */
 function applyEntities(state: TraversalState, action: string): void {
-  const options = state.entities.map((entity) => entity.id);
-  const found = new Set(findIds(action, options));
-  const selected = options.filter((id) => found.has(id));
+  const selected = selectedIds(state, action);
   if (selected.length === 0) throw new InvalidActionError(`SELECT_ENTITIES: could not parse any entities from '${action}'`);
   state.selectEntities(selected);
   state.addToTrajectory(`SELECT_ENTITIES: [${selected.join(', ')}]`);

@@ -16,6 +16,12 @@ export interface TraversalEdge {
   attributes: string;
 }
 
+/** What makes two edges one: source, relation key and object (an entity, or a literal value). */
+export function traversalEdgeKey(edge: Pick<TraversalEdge, 'source' | 'relation' | 'target' | 'value'>): string {
+  const object = edge.target !== undefined ? `entity:${edge.target}` : `value:${edge.value ?? ''}`;
+  return `${edge.source}\u0000${edge.relation}\u0000${object}`;
+}
+
 /** `P57` for a forward relation, `~P57` for a backward one: the key the LLM sees and types. */
 export function relationKey(relation: Pick<KgRelation, 'id' | 'direction'>): string {
   return relation.direction === 'backward' ? `~${relation.id}` : relation.id;
@@ -113,8 +119,13 @@ export class TraversalState {
   /** Adds an edge unless the same (source, relation, object) is present; true when it was new. */
   addEdge(edge: KgEdge): boolean {
     const relation = relationKey(edge.relation);
-    const object = edge.target !== undefined ? `entity:${edge.target}` : `value:${edge.value ?? ''}`;
-    const key = `${edge.source}\u0000${relation}\u0000${object}`;
+    const added: TraversalEdge = {
+      source: edge.source,
+      relation,
+      ...(edge.target !== undefined ? { target: edge.target } : { value: edge.value ?? '' }),
+      attributes: edge.attributes ?? '',
+    };
+    const key = traversalEdgeKey(added);
     if (this.edgeKeys.has(key)) return false;
     this.edgeKeys.add(key);
     this.relationPhrases.set(relation, relationPhrase(edge.relation));
@@ -128,12 +139,7 @@ export class TraversalState {
       list = [];
       groups.set(relation, list);
     }
-    list.push({
-      source: edge.source,
-      relation,
-      ...(edge.target !== undefined ? { target: edge.target } : { value: edge.value ?? '' }),
-      attributes: edge.attributes ?? '',
-    });
+    list.push(added);
     return true;
   }
 

@@ -61,7 +61,7 @@ export interface IndexKgGraph {
 }
 
 /** The generic type's label. */
-export const genericTypeLabel = 'related to';
+const genericTypeLabel = 'related to';
 
 /**
  * The key two names share when they name the same thing without further evidence: the entity-resolution

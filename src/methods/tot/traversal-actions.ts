@@ -73,7 +73,7 @@ export async function sampleAnswers(context: TraversalContext, state: TraversalS
 }
 
 /** Whether the state's last action was a THINK, so THINK is not offered again (`sample_default`). */
-export function thinkAllowed(state: TraversalState): boolean {
+function thinkAllowed(state: TraversalState): boolean {
   return !(state.trajectory.at(-1) ?? '').startsWith('THINK');
 }
 

@@ -214,7 +214,9 @@ describe('runTreeSearch', () => {
 
   test('selectNode: best value first, ties to the deeper node, then the earlier in pre-order', () => {
     const state = TraversalState.initial([film]);
-    const node = (id: number, depth: number, value: number, children: SearchNode[] = [], terminal = false): SearchNode => ({ id, parent: undefined, depth, state, children, terminal, value, action: '', rejected: [] });
+    const done = state.clone();
+    done.setActionState('DONE');
+    const node = (id: number, depth: number, value: number, children: SearchNode[] = [], terminal = false): SearchNode => ({ id, parent: undefined, depth, state: terminal ? done : state, children, value, action: '', rejected: [] });
     const a = node(1, 1, 0.5);
     const b = node(3, 2, 0.5);
     const c = node(4, 2, 0.5);

@@ -12,8 +12,6 @@ export interface SearchNode {
   depth: number;
   state: TraversalState;
   children: SearchNode[];
-  /** An answer: never expanded. */
-  terminal: boolean;
   /** The value function's score; the root 1.0; −1 for an error child or a node that produced nothing. */
   value: number;
   /** The trajectory lines this node's action added (empty for the root). */
@@ -87,12 +85,17 @@ export function* preOrder(node: SearchNode): Generator<SearchNode> {
  * value replaces the best, so ties go to the deeper node, then to the earlier one in pre-order.
  * Backtracking is implicit: an earlier leaf that outscores the frontier is picked next.
  */
+/** An answered node (state DONE): never expanded. */
+function isAnswer(node: SearchNode): boolean {
+  return node.state.actionState === 'DONE';
+}
+
 export function selectNode(root: SearchNode): SearchNode | undefined {
   const candidates = [...preOrder(root)].sort((left, right) => right.depth - left.depth);
   let best: SearchNode | undefined;
   let bestValue = Number.NEGATIVE_INFINITY;
   for (const node of candidates) {
-    if (node.value > bestValue && !node.terminal && node.children.length === 0) {
+    if (node.value > bestValue && !isAnswer(node) && node.children.length === 0) {
       best = node;
       bestValue = node.value;
     }
@@ -101,10 +104,10 @@ export function selectNode(root: SearchNode): SearchNode | undefined {
 }
 
 /** The best answer node (`answer_node`): highest value, ties to the deepest, then the last in pre-order. */
-export function bestAnswerNode(root: SearchNode): SearchNode | undefined {
+function bestAnswerNode(root: SearchNode): SearchNode | undefined {
   let best: SearchNode | undefined;
   for (const node of preOrder(root)) {
-    if (node.state.actionState !== 'DONE') continue;
+    if (!isAnswer(node)) continue;
     if (!best || node.value > best.value || (node.value === best.value && node.depth >= best.depth)) best = node;
   }
   return best;
@@ -129,7 +132,6 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
       depth: parent ? parent.depth + 1 : 0,
       state,
       children: [],
-      terminal: false,
       value: 0,
       action: parent ? state.trajectory.slice(parent.state.trajectory.length).join('\n') : '',
       rejected: [],
@@ -139,6 +141,8 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
     return node;
   };
   const root = makeNode(initial, undefined, { value: 1 });
+  const addScored = (parent: SearchNode, outcome: Extract<Outcome, { value: number }>, fields: Partial<SearchNode> = {}): SearchNode =>
+    makeNode(outcome.state, parent, { value: outcome.value, ...(outcome.valueError === undefined ? {} : { valueError: outcome.valueError }), ...fields });
 
   /** Applies and scores one action; an invalid one comes back as an error state (`invalid_action`). */
   const tryAction = async (base: TraversalState, action: string, forcedAnswer = false): Promise<Outcome> => {
@@ -185,9 +189,7 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
         lastError = outcome;
         continue;
       }
-      const answered = outcome.state.actionState === 'DONE';
-      makeNode(outcome.state, node, { value: outcome.value, terminal: answered, ...(outcome.valueError === undefined ? {} : { valueError: outcome.valueError }) });
-      if (answered && outcome.value >= context.answerThreshold) found = true;
+      if (isAnswer(addScored(node, outcome)) && outcome.value >= context.answerThreshold) found = true;
     }
     if (node.children.length === 0) {
       // No valid child: the last error state becomes a child at −1, so the search can still go on from it
@@ -209,7 +211,7 @@ export async function runTreeSearch(context: TraversalContext, initial: Traversa
       const outcomes = await Promise.all(answers.map((action) => tryAction(node.state, action, true)));
       for (const outcome of outcomes) {
         if ('error' in outcome) node.rejected.push({ action: outcome.action, error: outcome.error });
-        else makeNode(outcome.state, node, { value: outcome.value, terminal: true, fallback: true, ...(outcome.valueError === undefined ? {} : { valueError: outcome.valueError }) });
+        else addScored(node, outcome, { fallback: true });
       }
     }
   }
@@ -260,7 +262,7 @@ function traceNode(node: SearchNode): SearchTraceNode {
     state: node.state.actionState,
     action: node.action,
     value: node.value,
-    terminal: node.terminal,
+    terminal: isAnswer(node),
     ...(node.order === undefined ? {} : { order: node.order }),
     ...(node.error === undefined ? {} : { error: node.error }),
     ...(node.valueError === undefined ? {} : { valueError: node.valueError }),

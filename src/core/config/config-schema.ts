@@ -263,6 +263,10 @@ export const knowledgeGraphConfigSchema = z
     edgeLimit: positiveInt().max(10000).optional().describe('Most edges per expansion, marked truncated when cut (reference and default: 100)'),
     maxRetries: z.number().int().min(0).max(20).optional().describe('Retries of failed requests (default 3)'),
     timeoutMs: positiveInt().optional().describe('Per-request timeout (default 30000)'),
+    identifierProperties: z
+      .record(z.string(), z.string().regex(/^P\d+$/, { error: 'expected a property id such as P434' }))
+      .optional()
+      .describe('Other graph name → property holding that graph\'s id for an entity, e.g. {"musicbrainz": "P434"}: fills sameAs so tot links entities across graphs by id before label'),
   })
   .strict();
 

@@ -272,6 +272,14 @@ describe('loadConfig: problems', () => {
     assert.match(problemAbout(problems, 'knowledgeGraphs.dbpedia.endpoint'), /expected an http\(s\) URL such as https:\/\/query\.wikidata\.org\/sparql/);
   });
 
+  test('knowledge graphs: identifierProperties map graph names to property ids', async () => {
+    const good = 'knowledgeGraphs:\n  wikidata:\n    type: sparql\n    endpoint: https://query.wikidata.org/sparql\n    identifierProperties:\n      musicbrainz: P434\n';
+    const { config } = await loadConfig({ workspace: workspace(good), env: {} });
+    assert.deepEqual(config.knowledgeGraphs.wikidata?.identifierProperties, { musicbrainz: 'P434' });
+    const bad = good.replace('P434', 'artist id');
+    assert.match(problemAbout(await problemsOf({ workspace: workspace(bad), env: {} }), 'knowledgeGraphs.wikidata.identifierProperties.musicbrainz'), /expected a property id such as P434/);
+  });
+
   test('a value valid in a lower layer but invalid in a higher one is attributed to the higher one', async () => {
     const problems = await problemsOf({ workspace: workspace('llm:\n  temperature: 0.5\n'), env: { KGRAG_LLM_TEMPERATURE: '9' } });
     assert.match(problemAbout(problems, 'llm.temperature'), /\(set in KGRAG_LLM_TEMPERATURE\)$/);

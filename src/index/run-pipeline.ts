@@ -8,6 +8,7 @@ import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import type { IndexInputs, PipelineEvent, PipelineStep, StepContext, StepName } from './pipeline-step.js';
+import { errorMessage } from '../core/error-message.js';
 
 /** Options of {@link runPipeline}. */
 export interface RunPipelineOptions {
@@ -178,7 +179,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
           finishedAt: now().toISOString(),
           durationMs: performance.now() - stepStarted,
           usage: usageDifference(usage(), stepUsageStart),
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         },
       ]);
       throw error;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { foldLabel } from './fold-label.js';
 import { shortenText } from './shorten-text.js';
 
 test('shortenText keeps short text on one line and cuts long text at a word, with an ellipsis', () => {
@@ -8,9 +7,4 @@ test('shortenText keeps short text on one line and cuts long text at a word, wit
   assert.equal(shortenText('the quick brown fox jumps over the lazy dog', 20), 'the quick brown fox…');
   assert.equal(shortenText('abcdefghijklmnopqrstuvwxyz', 10), 'abcdefghi…', 'no space in the second half: cut in the word');
   assert.equal(shortenText('abcdefgh😀 tail', 10), 'abcdefgh…', 'never half a surrogate pair');
-});
-
-test('foldLabel compares labels across case, width and spacing', () => {
-  assert.equal(foldLabel('  The  Lantern\nKeeper '), 'the lantern keeper');
-  assert.equal(foldLabel('ＵＫ'), 'uk');
 });

@@ -85,14 +85,9 @@ async function readQuery(request: IncomingMessage, url: URL): Promise<{ query: s
   return { refused: `unsupported content type "${contentType}"` };
 }
 
-/** Runs a query form oxigraph answers in SPARQL JSON (SELECT, ASK) or, for CONSTRUCT/DESCRIBE, N-Triples. */
+/** Runs a SELECT or ASK query (the forms the SPARQL graph sends), answered in SPARQL JSON. */
 function evaluate(store: Store, query: string): { contentType: string; body: string } {
-  try {
-    return { contentType: RESULTS_JSON, body: store.query(query, { results_format: RESULTS_JSON }) as string };
-  } catch (error) {
-    if (!String(error).includes('Not supported RDF format')) throw error;
-    return { contentType: 'application/n-triples', body: store.query(query, { results_format: 'application/n-triples' }) as string };
-  }
+  return { contentType: RESULTS_JSON, body: store.query(query, { results_format: RESULTS_JSON }) as string };
 }
 
 /** Starts the endpoint on 127.0.0.1 at a free port, with `turtle` loaded. */

@@ -28,7 +28,6 @@ export interface InMemoryKnowledgeGraph extends KnowledgeGraph {
   readonly calls: Array<{ operation: string; argument: unknown }>;
 }
 
-
 /**
  * A small knowledge graph held in memory, for tests and examples: exact (case-insensitive) label and alias
  * search, then labels containing the text; relations sorted by property id like the SPARQL graph.

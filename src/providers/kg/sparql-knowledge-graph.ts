@@ -1,5 +1,6 @@
 import { errorMessage } from '../../core/error-message.js';
 import { startDeadline } from '../../core/start-deadline.js';
+import { shortenText } from '../../text/shorten-text.js';
 import { KgragError } from '../../core/errors.js';
 import { abortableSleep } from '../llm/abortable-sleep.js';
 import type { Sleep } from '../llm/abortable-sleep.js';
@@ -202,7 +203,7 @@ function firstLines(text: string): string {
     .filter((line) => line !== '')
     .slice(0, 3)
     .join(' | ');
-  return lines.length > 400 ? `${lines.slice(0, 400)}…` : lines || '(empty body)';
+  return shortenText(lines, 400) || '(empty body)';
 }
 
 /** Labels, descriptions and `sameAs` ids read from query rows, by entity id, in first-seen order. */

@@ -1,3 +1,5 @@
+import { errorMessage } from '../../core/error-message.js';
+
 /** Outcome of {@link parseJsonLoose}. */
 export type ParseJsonLooseResult = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -50,7 +52,7 @@ function tryParse(text: string): ParseJsonLooseResult {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }
 

@@ -3,6 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { LoadWarning } from './load-types.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** A file to load. */
 export interface InputFile {
@@ -158,7 +159,7 @@ class InputWalker {
     } else if (code === 'ELOOP') {
       this.warn(source, 'unreadable', `${source} is a symbolic link that loops, so it was skipped; fix or remove the link.`);
     } else {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       this.warn(source, 'unreadable', `${source} cannot be read (${reason}), so it was skipped; check the path (${path}).`);
     }
   }

@@ -3,6 +3,7 @@ import { collectInputFiles, type InputFile } from './collect-input-files.js';
 import { loadFileBytes } from './load-file-bytes.js';
 import type { LoadedDocument, LoadResult, LoadWarning } from './load-types.js';
 import type { RecordFields } from './records-to-documents.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** Options of {@link loadDocuments}; the resolved `input` section of the configuration fits it. */
 export interface LoadDocumentsOptions extends RecordFields {
@@ -67,7 +68,7 @@ async function loadFile(file: InputFile, fieldNames: RecordFields): Promise<Load
     bytes = await readFile(file.path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : error instanceof Error ? error.message : String(error);
+    const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : errorMessage(error);
     return {
       documents: [],
       warnings: [{ source: file.source, code: 'unreadable', message: `${file.source} cannot be read (${reason}), so it was skipped; check its permissions.` }],
@@ -76,7 +77,7 @@ async function loadFile(file: InputFile, fieldNames: RecordFields): Promise<Load
   try {
     return await loadFileBytes(bytes, { source: file.source, fileName: file.fileName }, fieldNames);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return {
       documents: [],
       warnings: [

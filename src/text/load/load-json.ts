@@ -1,6 +1,7 @@
 import { listWithMore } from './list-with-more.js';
 import type { FileContext, LoadResult, LoadWarning } from './load-types.js';
 import { defaultTextFields, type RecordFields, recordsToDocuments, type SourceRecord } from './records-to-documents.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /**
  * Loads a JSON file of records: an array of objects, an object with exactly one property that is an array of
@@ -13,7 +14,7 @@ export function loadJson(raw: string, file: FileContext, fieldNames: RecordField
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return {
       documents: [],
       warnings: [

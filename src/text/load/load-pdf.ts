@@ -4,6 +4,7 @@ import { normalizeTitle } from '../normalize-title.js';
 import { emptyDocumentWarning } from './empty-document-warning.js';
 import { fileTitle } from './file-title.js';
 import type { FileContext, LoadResult } from './load-types.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** PDF information-dictionary entries copied into metadata, under lower-case names. */
 const copiedInformation = ['Author', 'Subject', 'Keywords', 'Creator', 'Producer', 'CreationDate', 'ModDate'];
@@ -54,7 +55,7 @@ export async function loadPdf(bytes: Uint8Array, file: FileContext): Promise<Loa
     const title = (typeof declaredTitle === 'string' ? normalizeTitle(declaredTitle) : '') || fileTitle(file.fileName);
     return { documents: [{ title, source: file.source, text, metadata }], warnings: [] };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const encrypted = error instanceof Error && error.name === 'PasswordException';
     return {
       documents: [],

@@ -192,8 +192,7 @@ describe('tot over a SPARQL endpoint (oxigraph)', () => {
     // Root: the novel (Q101) and the river Kester (Q1). After the author edge, Q12 joins. The six votes
     // of the second selection (2k, k = 3) differ by sample; the k most common canonical selections win.
     const votes = ['Q12', 'the author Q12', 'Q1', 'Q12, Q1', 'Q1 and Q12', 'Q101'];
-    const policy = ({ purpose, prompt, trajectory, sample }: PolicyRequest): string => {
-      const has = (text: string): boolean => trajectory.some((line) => line.includes(text));
+    const policy = ({ purpose, prompt, has, sample }: PolicyRequest): string => {
       switch (purpose) {
         case 'tot-extract-entities':
           return 'The Lantern Keeper - novel\nKester - river';
@@ -230,7 +229,7 @@ describe('tot over a SPARQL endpoint (oxigraph)', () => {
     // EM-in, not for EM), the other finds no answer, which is empty text and scores 0 everywhere.
     const policy = (request: PolicyRequest): string => {
       if (request.prompt.includes('Who founded Carrowgate Mill?')) return request.purpose === 'tot-extract-entities' ? 'Nobody Known - person' : '';
-      if (request.purpose === 'tot-action' && request.trajectory.some((line) => line.includes('SELECT_RELATION: P22'))) return 'ANSWER: Thomas Ellison, the shipwright';
+      if (request.purpose === 'tot-action' && request.has('SELECT_RELATION: P22')) return 'ANSWER: Thomas Ellison, the shipwright';
       return twoHopPolicy(request);
     };
     const dataset: EvalDataset = {

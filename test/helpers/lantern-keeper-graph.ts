@@ -67,22 +67,23 @@ export interface PolicyRequest {
   purpose: string;
   prompt: string;
   trajectory: string[];
+  /** Whether a trajectory line contains `text`. */
+  has(text: string): boolean;
   /** The sample's seed minus the base seed (0 for the first sample of a group). */
   sample: number;
   request: ChatRequest;
 }
 
+/** What a policy sees of a call with `purpose`, `prompt` and `seed`. */
+function policyRequest(purpose: string, prompt: string, seed: number | undefined, baseSeed: number, request: ChatRequest): PolicyRequest {
+  const trajectory = trajectoryOf(prompt);
+  return { purpose, prompt, trajectory, has: (text) => trajectory.some((line) => line.includes(text)), sample: (seed ?? baseSeed) - baseSeed, request };
+}
+
 /** A scripted model whose replies come from `policy`, keyed by the call's purpose and prompt. */
 export function scriptedPolicy(policy: (request: PolicyRequest) => string, baseSeed = 42): ScriptedLanguageModel {
   return createScriptedLanguageModel({
-    responses: [
-      {
-        reply: (request) => {
-          const prompt = promptOf(request);
-          return policy({ purpose: request.purpose ?? '', prompt, trajectory: trajectoryOf(prompt), sample: (request.seed ?? baseSeed) - baseSeed, request });
-        },
-      },
-    ],
+    responses: [{ reply: (request) => policy(policyRequest(request.purpose ?? '', promptOf(request), request.seed, baseSeed, request)) }],
   });
 }
 
@@ -90,8 +91,7 @@ export function scriptedPolicy(policy: (request: PolicyRequest) => string, baseS
  * The policy of a competent model on the two-hop question: the film, its director (P57), his father (P22),
  * then the answer; states rated 0.8, the answer 1.0 after reasoning that quotes other numbers.
  */
-export function twoHopPolicy({ purpose, prompt, trajectory }: PolicyRequest): string {
-  const has = (text: string): boolean => trajectory.some((line) => line.includes(text));
+export function twoHopPolicy({ purpose, prompt, has }: PolicyRequest): string {
   switch (purpose) {
     case 'tot-extract-entities':
       return 'The Lantern Keeper - film';
@@ -121,8 +121,7 @@ export function twoHopPolicy({ purpose, prompt, trajectory }: PolicyRequest): st
  * publication date rates 0.9, its THINK 0.7; the date branch reaches P577 and rates 0.2, so the THINK leaf
  * is expanded next and leads to the director.
  */
-export function backtrackingPolicy({ purpose, trajectory, sample }: PolicyRequest): string {
-  const has = (text: string): boolean => trajectory.some((line) => line.includes(text));
+export function backtrackingPolicy({ purpose, trajectory, has, sample }: PolicyRequest): string {
   const last = trajectory.at(-1) ?? '';
   switch (purpose) {
     case 'tot-extract-entities':
@@ -173,8 +172,7 @@ const idIn = (prompt: string, label: string): string => new RegExp(`\\t(\\S+): $
  * {@link collegeQuestion} over `index` + `wikidata`: Clara Ivesley (index) along "related to" to Brennard
  * Technical College, linked by label to Wikidata's Q301, then its inception (P571): 1889.
  */
-export function collegePolicy({ purpose, prompt, trajectory }: PolicyRequest): string {
-  const has = (text: string): boolean => trajectory.some((line) => line.includes(text));
+export function collegePolicy({ purpose, prompt, has }: PolicyRequest): string {
   switch (purpose) {
     case 'tot-extract-entities':
       return 'Clara Ivesley - civil engineer';
@@ -214,7 +212,7 @@ export function purposeOfPrompt(prompt: string): string {
 export function httpPolicyReply(policy: (request: PolicyRequest) => string, baseSeed = 42): (request: { messages: Array<{ content: string }>; seed?: number }) => string {
   return (request) => {
     const prompt = request.messages.map((message) => message.content).join('\n');
-    return policy({ purpose: purposeOfPrompt(prompt), prompt, trajectory: trajectoryOf(prompt), sample: (request.seed ?? baseSeed) - baseSeed, request: { messages: [] } });
+    return policy(policyRequest(purposeOfPrompt(prompt), prompt, request.seed, baseSeed, { messages: [] }));
   };
 }
 

@@ -13,6 +13,7 @@ import { autokgParams, searchNumbersOf } from '../src/methods/autokg/autokg-para
 import { hybridSearch, type HybridSearchInput } from '../src/methods/autokg/hybrid-search.js';
 import { packKeywordTexts } from '../src/methods/autokg/pack-keyword-texts.js';
 import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 
@@ -176,7 +177,10 @@ describe('autokg on the sample corpus', () => {
       }
     }
     const embedderId = (await kgrag.store.vectors('chunks').info())?.embedderId ?? 'local';
-    await kgrag.store.transaction(async (tx) => {
+    await kgrag.close();
+    // The published index is read-only to queries; the fixture edits the index file directly.
+    const file = openSqliteStore(join(workspace, 'kgrag.db'));
+    await file.transaction(async (tx) => {
       // Replaces whatever the keywords step wrote with the scripted keywords.
       await tx.table('keywords').clear();
       await tx.table('keywordChunks').clear();
@@ -190,7 +194,7 @@ describe('autokg on the sample corpus', () => {
       const usage = { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, byModel: {} };
       await tx.table('runs').upsert([{ step: 'keywords', status: 'done', fingerprint: 'test', outputVersion: 'test', startedAt: now, finishedAt: now, durationMs: 0, counts: {}, usage, error: null }]);
     });
-    await kgrag.close();
+    await file.close();
   });
 
   after(() => rmSync(root, { recursive: true, force: true }));

@@ -98,7 +98,8 @@ describe('kgrag CLI', () => {
     const empty = join(root, 'empty-ws');
     const notIndexed = await kgrag(['query', 'anything', '-w', empty]);
     assert.equal(notIndexed.code, 1);
-    assert.match(notIndexed.stderr, /not ready .* — run `kgrag index <paths>` first/);
+    assert.match(notIndexed.stderr, /there is no index at .*empty-ws.* yet — index documents first/);
+    assert.ok(!existsSync(empty), 'querying a folder without an index creates nothing there');
 
     const nothing = await kgrag(['index', join(root, 'does-not-exist.md'), '-w', join(root, 'nothing-ws')]);
     assert.equal(nothing.code, 1);

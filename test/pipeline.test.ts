@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, pipelineSteps, type Kgrag } from '../src/api/create-kgrag.js';
 import type { PipelineEvent } from '../src/index/pipeline-step.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
@@ -82,10 +83,18 @@ describe('fast-mode pipeline on the sample corpus', () => {
     const workspace = join(root, 'crash-inside');
     const first = await open(workspace);
     await indexFailingAt(first, (event) => event.type === 'step-progress' && event.step === 'nlp-extract');
-    assert.equal(await first.store.table('entities').count(), 0, 'the failed step wrote nothing');
-    const [run] = await first.store.table('runs').get(['nlp-extract']);
-    assert.equal(run?.status, 'failed');
+    const status = await first.status();
+    assert.equal(status.generation, undefined, 'nothing is published before a run completes');
+    assert.equal(status.unpublished?.status, 'failed');
+    assert.equal(status.unpublished?.step, 'nlp-extract');
     await first.close();
+    // The unpublished draft keeps what the run completed, and nothing of the failed step.
+    const draft = openSqliteStore(join(workspace, 'kgrag.db-draft'));
+    assert.equal(await draft.table('entities').count(), 0, 'the failed step wrote nothing');
+    const [run] = await draft.table('runs').get(['nlp-extract']);
+    assert.equal(run?.status, 'failed');
+    assert.equal((await draft.table('runs').get(['embed-chunks']))[0]?.status, 'done');
+    await draft.close();
 
     const second = await open(workspace);
     const summary = await second.index([corpus]);

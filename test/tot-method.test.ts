@@ -271,8 +271,8 @@ describe('tot over a SPARQL endpoint (oxigraph)', () => {
     try {
       await assert.rejects(kgrag.query('Who?', { method: 'tot', params: { graphs: ['index'] } }), (error: unknown) => {
         assert.ok(KgragError.isInstance(error));
-        assert.equal(error.code, 'QUERY_INDEX_NOT_READY');
-        assert.match(error.message, /method "tot": step chunk, communities has not run/);
+        assert.equal(error.code, 'QUERY_NO_INDEX');
+        assert.match(error.message, /there is no index at .* yet/);
         assert.match(error.hint ?? '', /kgrag index .*or walk only configured graphs/);
         return true;
       });

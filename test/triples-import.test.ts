@@ -12,6 +12,7 @@ import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { chunkStep } from '../src/index/steps/chunk-step.js';
 import { loadStep } from '../src/index/steps/load-step.js';
 import { createTriplesStep } from '../src/index/steps/triples-step.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 
@@ -220,10 +221,12 @@ const musiqueSkip = existsSync(join(musique, 'openie-gpt-3.5-turbo-1106.json'))
 
 describe('the real MuSiQue OpenIE file of gpt-3.5-turbo-1106', () => {
   test('matches all 1,890 passages of its corpus and replaces extraction with its triples', { skip: musiqueSkip }, async (t: TestContext) => {
-    const kgrag = await createKgrag({ workspace: join(root, 'musique'), env: {} });
+    // The pipeline runs here step by step on one store that the workspace then reads as it is.
+    const store = openSqliteStore(join(root, 'musique', 'kgrag.db'));
+    const kgrag = await createKgrag({ workspace: join(root, 'musique'), env: {}, store });
     try {
       const tokenizer = await createTokenizer('o200k_base');
-      const pipeline = { store: kgrag.store, config: kgrag.config, tokenizer, embedder: createEmbedder(kgrag.config) };
+      const pipeline = { store, config: kgrag.config, tokenizer, embedder: createEmbedder(kgrag.config) };
       // Only what matching needs: the documents and chunks of the corpus (the whole index takes minutes).
       await runPipeline({ ...pipeline, steps: [loadStep, chunkStep], inputs: { paths: [join(musique, 'corpus.json')], documents: [] } });
       const started = performance.now();

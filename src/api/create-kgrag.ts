@@ -41,15 +41,21 @@ import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResul
 import type { QueryMethod } from '../methods/query-method.js';
 import { createEmbedder } from '../providers/embed/create-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import { createLanguageModel } from '../providers/llm/create-language-model.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
 import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { publishedStoreView } from '../store/published-store-view.js';
+import { singleStoreWorkspace } from '../store/single-store-workspace.js';
+import { openSqliteWorkspaceStorage } from '../store/sqlite/sqlite-workspace-storage.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
 import type { Store } from '../store/store.js';
+import type { WorkspaceStatus, WorkspaceStorage, WriterHolder, WriteSession } from '../store/workspace-storage.js';
+import type { LlmResponseCache } from '../providers/llm/llm-response-cache.js';
+import { errorMessage } from '../core/error-message.js';
 import { createTokenizer, type Tokenizer } from '../text/tokenizer.js';
 
 /** Options of {@link createKgrag}. */
@@ -77,8 +83,18 @@ export interface KgragOptions {
   knowledgeGraphs?: Record<string, KnowledgeGraph>;
 }
 
+/** How a writer waits for the workspace's writer lock. */
+export interface WriterLockOptions {
+  /** When another process is writing the workspace: wait for it (true) or fail at once (false). @default true */
+  wait?: boolean;
+  /** Called once when the writer has to wait for another one. */
+  onWait?: (holder: WriterHolder) => void;
+  /** Names this writer for others that have to wait (e.g. the command line). @default 'index' */
+  command?: string;
+}
+
 /** Options of {@link Kgrag.index}. */
-export interface IndexOptions {
+export interface IndexOptions extends WriterLockOptions {
   /** Overrides `index.mode`. */
   mode?: 'fast' | 'standard';
   onEvent?: (event: PipelineEvent) => void;
@@ -98,7 +114,13 @@ export interface EstimateIndexOptions {
 export interface Kgrag {
   readonly workspace: string;
   readonly config: KgragConfig;
+  /**
+   * The published index, read-only: every call reads the newest generation (an index run publishes its
+   * work atomically when it completes). Writing goes through `index` and the other writing operations.
+   */
   readonly store: Store;
+  /** Where the index lives, and who writes it: the published generation, a running writer, an unfinished run. */
+  status(): Promise<WorkspaceStatus>;
   readonly engine: QueryEngine;
   /** The configured chat model, or undefined when none is configured (fast mode, extractive answers). */
   readonly llm: LanguageModel | undefined;
@@ -130,7 +152,7 @@ export interface Kgrag {
 }
 
 /** Options of {@link Kgrag.importOpenie}. */
-export interface ImportOpenieOptions {
+export interface ImportOpenieOptions extends WriterLockOptions {
   /** Bring the index up to date after storing the import. @default true */
   index?: boolean;
   /** Overrides `index.mode` for that run. */
@@ -273,35 +295,53 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   });
   const { config, workspace } = loaded;
   const tokenizer: Tokenizer = await createTokenizer(config.tokenizer.encoding);
-  const store = options.store ?? openSqliteStore(isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path));
+  const storage: WorkspaceStorage = options.store
+    ? singleStoreWorkspace(options.store)
+    : openSqliteWorkspaceStorage(isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path));
+  const store = options.store ?? publishedStoreView(storage);
   const prices = priceSettings(config);
   const meter: UsageMeter = createUsageMeter({
     prices: mergeModelPrices(prices.prices),
     ...(config.llm.pricePerMillionTokens ? { pricePerMillionTokens: config.llm.pricePerMillionTokens } : {}),
   });
+  /** The draft's cache while this process writes the index (paid indexing calls survive a crash with it); else the query cache. */
+  let writeCache: LlmResponseCache | undefined;
+  const llmCache: LlmResponseCache = {
+    get: async (key) => (writeCache ? await writeCache.get(key) : undefined) ?? (await storage.queryCache.get(key)),
+    set: (key, value) => (writeCache ?? storage.queryCache).set(key, value),
+  };
   const llm = options.llm
     ? withUsageMeter(options.llm, { meter })
     : createLanguageModel(config.llm, {
-        ...(config.llm.cache ? { cache: createStoreLlmCache(store) } : {}),
+        ...(config.llm.cache ? { cache: llmCache } : {}),
         meter,
         countTokens: (text: string) => tokenizer.count(text),
         env: {},
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       });
-  const embedder = options.embedder ?? createEmbedder(config, options.fetch);
-  if (isCorpusFitted(embedder)) {
-    const state = await store.getBlob(embedderStateKey);
-    if (state) embedder.importState(state);
-  }
+  /**
+   * An embedder for the index in `from`. A corpus-fitted one (the local embedder) gets its own instance with
+   * that index's fitted state, so that a query of one generation never embeds with another one's statistics —
+   * nor with the statistics an index run is fitting right now.
+   */
+  const embedderFor = async (from: Store): Promise<Embedder> => {
+    const embedder = options.embedder ?? createEmbedder(config, options.fetch);
+    if (isCorpusFitted(embedder)) {
+      const state = await from.getBlob(embedderStateKey);
+      if (state) embedder.importState(state);
+    }
+    return embedder;
+  };
   const prompts: PromptLibrary = loadWorkspacePrompts(
     isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory),
     promptTemplates,
   );
   const engine = createQueryEngine({
     prompts,
-    store,
+    index: storage,
     config,
-    embedder,
+    embedder: options.embedder ?? createEmbedder(config, options.fetch),
+    embedderFor,
     tokenizer,
     ...(llm === undefined ? {} : { llm }),
     methods: registeredMethods,
@@ -312,6 +352,60 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
   });
 
+  /**
+   * Runs `work` as the workspace's one writer, on a draft of the index, and publishes the draft when `work`
+   * changed it. A run that fails or is interrupted keeps its draft for the next one to resume, and readers
+   * keep the last published index meanwhile.
+   */
+  const write = async <R extends { changed: boolean }>(
+    lockOptions: WriterLockOptions & { signal?: AbortSignal },
+    work: (session: WriteSession, embedder: Embedder, currentStep: (step: string) => void) => Promise<R>,
+  ): Promise<R> => {
+    const session = await storage.beginWrite({
+      command: lockOptions.command ?? 'index',
+      ...(lockOptions.wait === undefined ? {} : { wait: lockOptions.wait }),
+      ...(lockOptions.onWait === undefined ? {} : { onWait: lockOptions.onWait }),
+      ...(lockOptions.signal === undefined ? {} : { signal: lockOptions.signal }),
+    });
+    let step: string | null = null;
+    try {
+      writeCache = config.llm.cache ? createStoreLlmCache(session.store) : undefined;
+      const result = await work(session, await embedderFor(session.store), (name) => {
+        step = name;
+      });
+      if (result.changed || session.resumed) await session.publish();
+      else await session.discard();
+      await session.end();
+      return result;
+    } catch (error) {
+      const interrupted = lockOptions.signal?.aborted === true;
+      await session.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
+      throw error;
+    } finally {
+      writeCache = undefined;
+    }
+  };
+
+  const runIndex = (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
+    const mode = indexOptions.mode ?? config.index.mode;
+    return runPipeline({
+      steps: pipelineSteps(mode, config, llm !== undefined),
+      prompts,
+      store: target,
+      config,
+      tokenizer,
+      embedder,
+      ...(llm === undefined ? {} : { llm }),
+      inputs,
+      ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
+      onEvent: (event) => {
+        if (event.type === 'step-start') currentStep(event.step);
+        indexOptions.onEvent?.(event);
+      },
+      usage: () => toRunUsage(meter.snapshot()),
+    });
+  };
+
   const kgrag: Kgrag = {
     workspace,
     config,
@@ -320,42 +414,39 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     llm,
     prompts,
     async index(inputs, indexOptions = {}) {
-      const mode = indexOptions.mode ?? config.index.mode;
+      // Validate the mode before taking the lock: a configuration error should not wait for another writer.
+      pipelineSteps(indexOptions.mode ?? config.index.mode, config, llm !== undefined);
       try {
-        return await runPipeline({
-          steps: pipelineSteps(mode, config, llm !== undefined),
-          prompts,
-          store,
-          config,
-          tokenizer,
-          embedder,
-          ...(llm === undefined ? {} : { llm }),
-          inputs: normalizeInputs(inputs),
-          ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
-          ...(indexOptions.onEvent === undefined ? {} : { onEvent: indexOptions.onEvent }),
-          usage: () => toRunUsage(meter.snapshot()),
-        });
+        return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, normalizeInputs(inputs), indexOptions, currentStep));
       } finally {
-        // What queries derived from the old index is stale once the pipeline ran, even if it stopped midway.
+        // The same store (a single-store workspace) may have changed in place.
         engine.invalidate();
       }
     },
-    estimateIndex(inputs, estimateOptions = {}) {
+    status: () => storage.status(),
+    async estimateIndex(inputs, estimateOptions = {}) {
       const mode = estimateOptions.mode ?? config.index.mode;
-      return dryRunIndex({
-        store,
-        config,
-        tokenizer,
-        embedder,
-        prompts,
-        mode,
-        // The step list only tells which steps would run; no model is needed to read it.
-        steps: pipelineSteps(mode, config, true),
-        llm,
-        inputs: normalizeInputs(inputs),
-        ...(estimateOptions.signal === undefined ? {} : { signal: estimateOptions.signal }),
-        ...(estimateOptions.onEvent === undefined ? {} : { onEvent: estimateOptions.onEvent }),
-      });
+      const snapshot = await storage.snapshot();
+      const current = snapshot?.store ?? openSqliteStore(':memory:');
+      try {
+        return await dryRunIndex({
+          store: current,
+          config,
+          tokenizer,
+          embedder: await embedderFor(current),
+          prompts,
+          mode,
+          // The step list only tells which steps would run; no model is needed to read it.
+          steps: pipelineSteps(mode, config, true),
+          llm,
+          inputs: normalizeInputs(inputs),
+          ...(estimateOptions.signal === undefined ? {} : { signal: estimateOptions.signal }),
+          ...(estimateOptions.onEvent === undefined ? {} : { onEvent: estimateOptions.onEvent }),
+        });
+      } finally {
+        if (snapshot) snapshot.release();
+        else await current.close();
+      }
     },
     query(question, queryOptions = {}) {
       return engine.query({ ...queryOptions, question });
@@ -365,46 +456,62 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
     usage: () => meter.snapshot(),
     async stats() {
-      return {
-        documents: await store.table('documents').count(),
-        chunks: await store.table('chunks').count(),
-        entities: await store.table('entities').count(),
-        relations: await store.table('relations').count(),
-        communities: await store.table('communities').count(),
-      };
+      const snapshot = await storage.snapshot();
+      if (!snapshot) return { documents: 0, chunks: 0, entities: 0, relations: 0, communities: 0 };
+      try {
+        const published = snapshot.store;
+        return {
+          documents: await published.table('documents').count(),
+          chunks: await published.table('chunks').count(),
+          entities: await published.table('entities').count(),
+          relations: await published.table('relations').count(),
+          communities: await published.table('communities').count(),
+        };
+      } finally {
+        snapshot.release();
+      }
     },
     async importOpenie(file, importOptions = {}) {
       const parsed = await parseOpenieFile(file);
-      const { changed } = await saveOpenieImport(store, parsed, file);
-      const hasDocuments = (await store.table('documents').count()) > 0;
-      const indexed =
-        importOptions.index !== false && hasDocuments
-          ? await kgrag.index([], {
-              ...(importOptions.mode === undefined ? {} : { mode: importOptions.mode }),
-              ...(importOptions.onEvent === undefined ? {} : { onEvent: importOptions.onEvent }),
-              ...(importOptions.signal === undefined ? {} : { signal: importOptions.signal }),
-            })
-          : undefined;
-      const assignment = assignOpenieDocs(
-        parsed.docs,
-        await store.table('documents').pick(['id', 'title', 'text']),
-        await store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']),
-      );
-      return {
-        docs: parsed.docs.length,
-        matched: assignment.matched,
-        unmatched: assignment.unmatched.length,
-        triples: assignment.triples,
-        entities: assignment.entities,
-        unmatchedDocs: assignment.unmatched.slice(0, 10).map((doc) => ({ index: doc.index, title: doc.title ?? doc.passage.split('\n', 1)[0] ?? '' })),
-        skipped: parsed.skipped,
-        droppedTriples: parsed.droppedTriples,
-        droppedEntities: parsed.droppedEntities,
-        changed,
-        indexed,
-      };
+      const imported = await write({ ...importOptions, command: importOptions.command ?? 'import openie' }, async (session, embedder, currentStep) => {
+        const { changed } = await saveOpenieImport(session.store, parsed, file);
+        const hasDocuments = (await session.store.table('documents').count()) > 0;
+        const indexed =
+          importOptions.index !== false && hasDocuments
+            ? await runIndex(session.store, embedder, { paths: [], documents: [] }, importOptions, currentStep)
+            : undefined;
+        return { changed: changed || indexed?.changed === true, importChanged: changed, indexed };
+      });
+      engine.invalidate();
+      const snapshot = await storage.snapshot();
+      const published = snapshot?.store ?? store;
+      try {
+        const assignment = assignOpenieDocs(
+          parsed.docs,
+          await published.table('documents').pick(['id', 'title', 'text']),
+          await published.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']),
+        );
+        return {
+          docs: parsed.docs.length,
+          matched: assignment.matched,
+          unmatched: assignment.unmatched.length,
+          triples: assignment.triples,
+          entities: assignment.entities,
+          unmatchedDocs: assignment.unmatched.slice(0, 10).map((doc) => ({ index: doc.index, title: doc.title ?? doc.passage.split('\n', 1)[0] ?? '' })),
+          skipped: parsed.skipped,
+          droppedTriples: parsed.droppedTriples,
+          droppedEntities: parsed.droppedEntities,
+          changed: imported.importChanged,
+          indexed: imported.indexed,
+        };
+      } finally {
+        snapshot?.release();
+      }
     },
-    close: () => store.close(),
+    async close() {
+      await storage.close();
+      if (options.store) await options.store.close();
+    },
   };
   return kgrag;
 }

@@ -59,6 +59,7 @@ export function createProgram(io: CliIo): Command {
     .option('--strict', 'exit non-zero if any input was skipped')
     .option('--json', 'print the summary as JSON')
     .option('--dry-run', 'print the LLM calls, tokens and cost each step would take, without calling the LLM or changing the workspace')
+    .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
     .action((paths: string[], options: IndexCommandOptions) => indexCommand(paths, options, global(), io));
 
   program
@@ -98,6 +99,7 @@ export function createProgram(io: CliIo): Command {
     .argument('<file>', 'the OpenIE file')
     .addOption(new Option('--mode <mode>', 'mode of the index run that follows').choices(['fast', 'standard']))
     .option('--json', 'print the summary as JSON')
+    .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
     .action((file: string, options: ImportOpenieCommandOptions) => importOpenieCommand(file, options, global(), io));
 
   program

@@ -35,6 +35,8 @@ export interface PipelineSummary {
   warnings: number;
   durationMs: number;
   usage: RunUsage;
+  /** Whether any step's output differs from what the index held before (false: re-running changed nothing). */
+  changed: boolean;
 }
 
 export function emptyUsage(): RunUsage {
@@ -78,7 +80,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   const inputs = options.inputs ?? { paths: [], documents: [] };
   const started = performance.now();
   const startUsage = usage();
-  const summary: PipelineSummary = { ran: [], skipped: [], counts: {}, warnings: 0, durationMs: 0, usage: emptyUsage() };
+  const summary: PipelineSummary = { ran: [], skipped: [], counts: {}, warnings: 0, durationMs: 0, usage: emptyUsage(), changed: false };
   const runs = store.table('runs');
   const outputVersions = new Map<StepName, string>();
   const environment = {
@@ -154,6 +156,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       const durationMs = performance.now() - stepStarted;
       const stepUsage = usageDifference(usage(), stepUsageStart);
       await store.transaction(async (tx) => {
+        await assertInputsUnchanged(tx, step, outputVersions);
         await output.write(tx);
         await tx.table('runs').upsert([
           {
@@ -167,6 +170,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
           },
         ]);
       });
+      if (outputVersions.get(step.name) !== output.outputVersion) summary.changed = true;
       outputVersions.set(step.name, output.outputVersion);
       summary.ran.push(step.name);
       summary.counts[step.name] = output.counts;
@@ -189,6 +193,27 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   summary.usage = usageDifference(usage(), startUsage);
   emit({ type: 'pipeline-end', durationMs: summary.durationMs, usage: summary.usage });
   return summary;
+}
+
+/**
+ * A step's output is valid only for the inputs its fingerprint names. If another writer changed one of them
+ * while the step computed (which the workspace's writer lock prevents), recording the step as done would make
+ * a later run call the index up to date when it is not; fail instead.
+ */
+async function assertInputsUnchanged(tx: Store, step: PipelineStep, outputVersions: ReadonlyMap<StepName, string>): Promise<void> {
+  if (step.reads.length === 0) return;
+  const runs = await tx.table('runs').get([...step.reads]);
+  for (const name of step.reads) {
+    const run = runs.find((record) => record.step === name);
+    if (run?.status !== 'done' || run.outputVersion !== outputVersions.get(name)) {
+      throw new KgragError(`the output of step "${name}" changed while step "${step.name}" was computing from it`, {
+        code: 'PIPELINE_CONCURRENT_WRITE',
+        category: 'store',
+        hint: 'another process wrote this index at the same time; run the command again (it resumes and recomputes what changed)',
+        details: { step: step.name, input: name },
+      });
+    }
+  }
 }
 
 function abortError(): KgragError {

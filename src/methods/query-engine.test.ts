@@ -19,7 +19,7 @@ describe('query engine', () => {
   test('a workspace queried before indexing answers once indexing has run in the same process', async () => {
     const kgrag = await createKgrag({ workspace: join(root, 'late'), env: {} });
     try {
-      await assert.rejects(kgrag.query('Who ran the ferry?'), (error: Error & { code?: string }) => error.code === 'QUERY_INDEX_NOT_READY');
+      await assert.rejects(kgrag.query('Who ran the ferry?'), (error: Error & { code?: string }) => error.code === 'QUERY_NO_INDEX');
       await kgrag.index([corpus]);
       const result = await kgrag.query('Who ran the ferry?');
       assert.ok(result.citations.length > 0);

@@ -6,7 +6,11 @@ import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
+import { describeHolder } from '../store/describe-holder.js';
+import { singleStoreWorkspace } from '../store/single-store-workspace.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
+import type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage } from '../store/workspace-storage.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import type { StepName } from '../index/pipeline-step.js';
 import { answerFromContext } from './answer-from-context.js';
@@ -42,6 +46,13 @@ export interface QueryUsage {
   latencyMs: number;
 }
 
+/** Which published index answered, for results and logs. */
+export interface AnsweredFrom {
+  /** The index generation (each completed index run publishes the next). */
+  generation: number;
+  publishedAt: string | null;
+}
+
 /** The result shape of SPEC §4.5. */
 export interface QueryResult {
   question: string;
@@ -52,6 +63,12 @@ export interface QueryResult {
   context: Omit<Retrieval, 'chunks'> & { chunks: ContextChunk[]; text: string; tokens: number };
   trace: { steps: TraceStep[]; params: Record<string, unknown>; unknownReferences: number };
   usage: QueryUsage;
+  index: AnsweredFrom;
+  /**
+   * What the reader should know about the index besides the answer: an index run in progress or one that
+   * failed, whose changes the answer does not include yet.
+   */
+  warnings: string[];
 }
 
 /** Retrieval only, for evaluation. */
@@ -61,13 +78,28 @@ export interface RetrievalResult {
   retrieval: Retrieval;
   trace: TraceStep[];
   latencyMs: number;
+  index: AnsweredFrom;
+  warnings: string[];
 }
+
+/** The published index a query engine reads: a workspace's storage, or one store. */
+export type IndexSource = Pick<WorkspaceStorage, 'snapshot' | 'status' | 'location'>;
 
 /** Dependencies of {@link createQueryEngine}. */
 export interface QueryEngineOptions {
-  store: Store;
+  /**
+   * Where the published index comes from; each query reads the newest generation, and what the engine derived
+   * from an older one is dropped. Give `store` instead to query one store as it is.
+   */
+  index?: IndexSource;
+  store?: Store;
   config: KgragConfig;
   embedder: Embedder;
+  /**
+   * The embedder for one published index, when vectors depend on it (a corpus-fitted embedder's state is part
+   * of the index). Called once per generation. @default `embedder` for every generation
+   */
+  embedderFor?: (store: Store) => Promise<Embedder>;
   tokenizer: Tokenizer;
   llm?: LanguageModel;
   methods: readonly QueryMethod[];
@@ -85,7 +117,10 @@ export interface QueryEngine {
   retrieve(request: Omit<QueryRequest, 'contextOnly' | 'onText'>): Promise<RetrievalResult>;
   /** Registered methods, for `--method` help and evaluation. */
   readonly methods: readonly QueryMethod[];
-  /** Forgets what was derived from the index (memoized values, finished steps): call after the index changed. */
+  /**
+   * Forgets what was derived from the index (memoized values, finished steps). A new published generation does
+   * this by itself; call it after changing a store in place.
+   */
   invalidate(): void;
 }
 
@@ -106,12 +141,18 @@ function createTrace(): QueryTrace {
 
 /** Creates the query engine. Method and parameter problems are reported as config/input errors. */
 export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
-  const { store, config, embedder, tokenizer, llm } = options;
+  const { config, embedder, tokenizer, llm } = options;
+  const source: IndexSource = options.index ?? singleStoreWorkspace(requireStore(options.store));
   const byName = new Map(options.methods.map((method) => [method.name, method]));
   const costOf = options.costOf ?? (() => 0);
   const prompts = options.prompts ?? builtInPrompts;
   let readySteps: Set<string> | undefined;
   let memos = new Map<string, Promise<unknown>>();
+  /** Stands in for the index while a workspace has published none; a method that reads anything fails with "no index". */
+  let emptyIndex: Store | undefined;
+  /** The generation `readySteps`, `memos` and `generationEmbedder` were derived from. */
+  let derivedFrom: number | undefined;
+  let generationEmbedder: Promise<Embedder> | undefined;
 
   const assertVariant = (method: QueryMethod, variant: string | undefined): void => {
     if (variant === undefined || method.variants.includes(variant)) return;
@@ -163,7 +204,8 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   };
 
   /** Fails unless every step in `steps` has run (done steps are read once, until the next index run). */
-  const ensureIndexed = async (methodName: string, steps: readonly StepName[], hint?: string): Promise<void> => {
+  const ensureIndexed = async (store: Store, methodName: string, steps: readonly StepName[], hint?: string): Promise<void> => {
+    if (store === emptyIndex && steps.length > 0) throw noIndexError(source.location, await source.status(), hint);
     if (!readySteps) {
       readySteps = new Set((await store.table('runs').all()).filter((run) => run.status === 'done').map((run) => run.step));
     }
@@ -178,7 +220,14 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
   };
 
-  const createContext = (methodName: string, signal: AbortSignal | undefined, trace: QueryTrace, onProgress: ((event: QueryProgress) => void) | undefined): MethodContext => {
+  const createContext = (
+    store: Store,
+    embedder: Embedder,
+    methodName: string,
+    signal: AbortSignal | undefined,
+    trace: QueryTrace,
+    onProgress: ((event: QueryProgress) => void) | undefined,
+  ): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
     return {
       store,
@@ -194,7 +243,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
         onProgress?.(event);
       },
       requireSteps(steps, hint) {
-        return ensureIndexed(methodName, steps, hint);
+        return ensureIndexed(store, methodName, steps, hint);
       },
       memo<T>(key: string, build: () => Promise<T>): Promise<T> {
         let value = memos.get(key) as Promise<T> | undefined;
@@ -252,7 +301,34 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     return answerFromContext(context, { question, contextText: packed.text, contextTokens: packed.tokens, passages: packed.included }, options);
   };
 
-  /** Validates the request and sets up the method, its parameters and a fresh trace. */
+  /** The newest published index, with what a reader should know about runs that have not published. */
+  const openSnapshot = async (): Promise<{ snapshot: IndexSnapshot; embedder: Embedder; warnings: string[] }> => {
+    const status = await source.status();
+    // Without a published index, methods that need none (tot over remote graphs) still run, on an empty one.
+    emptyIndex ??= openSqliteStore(':memory:');
+    const snapshot = (await source.snapshot()) ?? { store: emptyIndex, generation: -1, publishedAt: null, release: () => undefined };
+    if (derivedFrom !== snapshot.generation) {
+      derivedFrom = snapshot.generation;
+      readySteps = undefined;
+      memos = new Map();
+      generationEmbedder = undefined;
+    }
+    if (!generationEmbedder) {
+      const building = options.embedderFor ? options.embedderFor(snapshot.store) : Promise.resolve(embedder);
+      generationEmbedder = building;
+      building.catch(() => {
+        if (generationEmbedder === building) generationEmbedder = undefined;
+      });
+    }
+    try {
+      return { snapshot, embedder: await generationEmbedder, warnings: statusWarnings(status, snapshot) };
+    } catch (error) {
+      snapshot.release();
+      throw error;
+    }
+  };
+
+  /** Validates the request and sets up the method, its parameters and a fresh trace, on the newest published index. */
   const prepare = async (request: Omit<QueryRequest, 'contextOnly' | 'onText'>) => {
     if (request.question.trim().length === 0) {
       throw new KgragError('the question is empty', { code: 'QUERY_EMPTY', category: 'input', hint: 'pass the question as text, e.g. kgrag query "Who founded …?"' });
@@ -260,9 +336,17 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const started = performance.now();
     const { method, variant: requested } = resolveMethod(request.method);
     const { params, variant } = resolveParams(method, requested, request.params, request.topK);
-    await ensureIndexed(method.name, method.requires);
-    const trace = createTrace();
-    return { method, params, variant, trace, context: createContext(method.name, request.signal, trace, request.onProgress), started };
+    const { snapshot, embedder: queryEmbedder, warnings } = await openSnapshot();
+    try {
+      await ensureIndexed(snapshot.store, method.name, method.requires);
+      const trace = createTrace();
+      const context = createContext(snapshot.store, queryEmbedder, method.name, request.signal, trace, request.onProgress);
+      const index: AnsweredFrom = { generation: snapshot.generation, publishedAt: snapshot.publishedAt };
+      return { method, params, variant, trace, context, started, snapshot, index, warnings };
+    } catch (error) {
+      snapshot.release();
+      throw error;
+    }
   };
 
   return {
@@ -271,40 +355,96 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     invalidate() {
       readySteps = undefined;
       memos = new Map();
+      derivedFrom = undefined;
+      generationEmbedder = undefined;
     },
 
     async retrieve(request) {
-      const { method, params, variant, trace, context, started } = await prepare(request);
-      const retrieval = await method.retrieve(context, request.question, params, variant);
-      return { method: method.name, variant, retrieval, trace: trace.steps, latencyMs: performance.now() - started };
+      const { method, params, variant, trace, context, started, snapshot, index, warnings } = await prepare(request);
+      try {
+        const retrieval = await method.retrieve(context, request.question, params, variant);
+        return { method: method.name, variant, retrieval, trace: trace.steps, latencyMs: performance.now() - started, index, warnings };
+      } finally {
+        snapshot.release();
+      }
     },
 
     async query(request) {
-      const { method, params, variant, trace, context, started } = await prepare(request);
-      const retrieval = await method.retrieve(context, request.question, params, variant);
-      const contextOnly = request.contextOnly === true;
-      const answerOptions: AnswerOptions = { contextOnly, ...(request.onText ? { onText: request.onText } : {}) };
-      const answered = method.answer
-        ? await method.answer(context, request.question, retrieval, params, answerOptions)
-        : await defaultAnswer(context, request.question, retrieval, answerOptions);
-      const usage = answered.usage ?? { inputTokens: 0, outputTokens: 0 };
-      const { chunks, ...rest } = retrieval;
-      return {
-        question: request.question,
-        method: method.name,
-        variant,
-        answer: answered.answer,
-        citations: answered.citations,
-        context: { ...rest, chunks, text: answered.contextText, tokens: answered.contextTokens },
-        trace: { steps: trace.steps, params, unknownReferences: answered.unknownReferences ?? 0 },
-        usage: {
-          llmCalls: answered.llmCalls ?? 0,
-          inputTokens: usage.inputTokens,
-          outputTokens: usage.outputTokens,
-          costUsd: costOf(usage),
-          latencyMs: performance.now() - started,
-        },
-      };
+      const { snapshot, ...prepared } = await prepare(request);
+      try {
+        return await answerQuery(request, prepared);
+      } finally {
+        snapshot.release();
+      }
     },
   };
+
+  async function answerQuery(request: QueryRequest, prepared: Omit<Awaited<ReturnType<typeof prepare>>, 'snapshot'>): Promise<QueryResult> {
+    const { method, params, variant, trace, context, started, index, warnings } = prepared;
+    const retrieval = await method.retrieve(context, request.question, params, variant);
+    const contextOnly = request.contextOnly === true;
+    const answerOptions: AnswerOptions = { contextOnly, ...(request.onText ? { onText: request.onText } : {}) };
+    const answered = method.answer
+      ? await method.answer(context, request.question, retrieval, params, answerOptions)
+      : await defaultAnswer(context, request.question, retrieval, answerOptions);
+    const usage = answered.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const { chunks, ...rest } = retrieval;
+    return {
+      question: request.question,
+      method: method.name,
+      variant,
+      answer: answered.answer,
+      citations: answered.citations,
+      context: { ...rest, chunks, text: answered.contextText, tokens: answered.contextTokens },
+      trace: { steps: trace.steps, params, unknownReferences: answered.unknownReferences ?? 0 },
+      usage: {
+        llmCalls: answered.llmCalls ?? 0,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        costUsd: costOf(usage),
+        latencyMs: performance.now() - started,
+      },
+      index,
+      warnings,
+    };
+  }
+}
+
+function requireStore(store: Store | undefined): Store {
+  if (store === undefined) throw new Error('createQueryEngine needs `index` or `store`');
+  return store;
+}
+
+/** The error of a query against a workspace that has published no index yet. */
+function noIndexError(location: string, status: WorkspaceStatus, extraHint?: string): KgragError {
+  const running = status.writer ? `; an index run is in progress (${describeHolder(status.writer)})` : '';
+  const stopped =
+    status.unpublished && !status.writer
+      ? `; the first index run ${status.unpublished.status === 'failed' ? 'failed' : 'was interrupted'}${status.unpublished.step ? ` at step ${status.unpublished.step}` : ''}`
+      : '';
+  return new KgragError(`there is no index at ${location} yet${running}${stopped}`, {
+    code: 'QUERY_NO_INDEX',
+    category: 'input',
+    hint: status.writer
+      ? 'wait for the run to finish, then ask again'
+      : stopped
+        ? 'run the same `kgrag index` command again: it resumes where it stopped'
+        : `index documents first (\`kgrag index <paths> -w <workspace>\`), or check that --workspace points at the folder you indexed${extraHint === undefined ? '' : `, ${extraHint}`}`,
+    details: { location },
+  });
+}
+
+/** Warnings for a query answered from `snapshot` while a run is writing, or after one stopped without publishing. */
+function statusWarnings(status: WorkspaceStatus, snapshot: IndexSnapshot): string[] {
+  const from = `answers come from index generation ${snapshot.generation}${snapshot.publishedAt ? ` (published ${snapshot.publishedAt})` : ''}`;
+  if (status.writer) {
+    return [`an index run is in progress (${describeHolder(status.writer)}); ${from} until it completes`];
+  }
+  if (status.unpublished) {
+    const what = status.unpublished.status === 'failed' ? 'failed' : 'was interrupted';
+    const where = status.unpublished.step ? ` at step ${status.unpublished.step}` : '';
+    const why = status.unpublished.error ? `: ${status.unpublished.error}` : '';
+    return [`the last index run ${what}${where} (${status.unpublished.at})${why}; ${from}, without that run's changes — run \`kgrag index\` again to resume it`];
+  }
+  return [];
 }

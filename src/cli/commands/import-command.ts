@@ -4,11 +4,14 @@ import { type CliIo, writeLine } from '../cli-io.js';
 import { integerFormat as integer } from '../number-format.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
+import { writerLockOptions } from '../writer-lock-options.js';
 
 /** Options of `kgrag import openie`. */
 export interface ImportOpenieCommandOptions {
   mode?: 'fast' | 'standard';
   json?: boolean;
+  /** `--no-wait`: fail at once when another process is writing the workspace. */
+  wait?: boolean;
 }
 
 /** Problems listed one by one before the rest are summed up. */
@@ -23,7 +26,10 @@ export async function importOpenieCommand(file: string, options: ImportOpenieCom
   const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   try {
-    const summary = await kgrag.importOpenie(resolve(io.cwd, file), { onEvent: (event) => renderer.onEvent(event) });
+    const summary = await kgrag.importOpenie(resolve(io.cwd, file), {
+      ...writerLockOptions(`kgrag import openie ${file}`, options.wait, io),
+      onEvent: (event) => renderer.onEvent(event),
+    });
     renderer.stop();
     for (const record of summary.skipped.slice(0, listedProblems)) writeLine(io.stderr, `warning: docs[${record.index}] of ${file} was skipped: ${record.problem}`);
     if (summary.skipped.length > listedProblems) writeLine(io.stderr, `warning: ${summary.skipped.length - listedProblems} more records of ${file} were skipped`);

@@ -1,12 +1,8 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { createKgrag, type Kgrag, type KgragOptions } from '../../api/create-kgrag.js';
-import { loadConfig } from '../../core/config/load-config.js';
+import { resolve } from 'node:path';
+import { createKgrag } from '../../api/create-kgrag.js';
 import { KgragError } from '../../core/errors.js';
 import type { StepCostEstimate } from '../../index/estimate-index-cost.js';
 import type { IndexDryRun } from '../../index/estimate/dry-run-index.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
-import type { Store } from '../../store/store.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { renderTextTable } from '../text-table.js';
@@ -14,6 +10,7 @@ import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-co
 import { priceSettings, resolveModelPrice } from '../../providers/llm/model-prices.js';
 import { formatPerMillion, formatUsd, integerFormat as integer } from '../number-format.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
+import { writerLockOptions } from '../writer-lock-options.js';
 
 /** Options of `kgrag index`. */
 export interface IndexCommandOptions {
@@ -22,6 +19,8 @@ export interface IndexCommandOptions {
   json?: boolean;
   /** Estimate LLM calls, tokens and cost instead of indexing. */
   dryRun?: boolean;
+  /** `--no-wait`: fail at once when another process is writing the workspace. */
+  wait?: boolean;
 }
 
 function strictError(warnings: number): KgragError {
@@ -58,6 +57,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     const summary = await kgrag.index(
       paths.map((path) => resolve(io.cwd, path)),
       {
+        ...writerLockOptions(['kgrag index', ...paths].join(' '), options.wait, io),
         signal: controller.signal,
         onEvent: (event) => {
           if (event.type === 'warning') warnings++;
@@ -100,42 +100,13 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
 }
 
 /**
- * The workspace's index opened read-only, so that a dry run cannot change it; an empty in-memory store when
- * the workspace has no index yet, so that a dry run does not create one either.
- */
-async function openStoreReadOnly(kgragOptions: KgragOptions): Promise<Store> {
-  const { config, workspace } = await loadConfig({
-    workspace: kgragOptions.workspace ?? process.cwd(),
-    ...(kgragOptions.configFile === undefined ? {} : { configFile: kgragOptions.configFile }),
-    ...(kgragOptions.env === undefined ? {} : { env: kgragOptions.env }),
-    ...(kgragOptions.config === undefined ? {} : { overrides: kgragOptions.config }),
-  });
-  const path = isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path);
-  if (!existsSync(path)) return openSqliteStore(':memory:');
-  try {
-    return openSqliteStore(path, { readonly: true });
-  } catch (error) {
-    // A database file created by an earlier command that never indexed holds nothing to reuse.
-    if (KgragError.isInstance(error) && error.code === 'STORE_EMPTY') return openSqliteStore(':memory:');
-    throw error;
-  }
-}
-
-/**
  * `kgrag index <paths…> --dry-run`: loads and chunks the inputs in memory, reads which chunks the workspace
  * has already extracted, and prints the LLM calls, tokens and cost each step would take. No model is called
  * and the workspace is not written (its index is opened read-only).
  */
 async function dryRunCommand(paths: string[], options: IndexCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
-  const kgragOptions = workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {});
-  const store = await openStoreReadOnly(kgragOptions);
-  let kgrag: Kgrag;
-  try {
-    kgrag = await createKgrag({ ...kgragOptions, store });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  // Opening a workspace writes nothing, and the estimate reads the published index only.
+  const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   try {
     const estimate = await kgrag.estimateIndex(

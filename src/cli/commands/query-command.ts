@@ -29,6 +29,7 @@ export async function queryCommand(question: string, options: QueryCommandOption
       ...(streaming ? { onText: (delta: string) => io.stdout.write(delta) } : {}),
       ...(progress ? { onProgress: progress.onProgress } : {}),
     }).finally(() => progress?.stop());
+    for (const warning of result.warnings) writeLine(io.stderr, `kgrag: warning: ${warning}`);
     if (options.json) {
       writeLine(io.stdout, JSON.stringify(result, null, 2));
     } else {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -69,6 +69,36 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   return new SqliteStore(db);
 }
 
+/**
+ * Whether the database file at `path` must be rewritten before read-only connections can read it: it keeps a
+ * write-ahead log (header byte 18 is 2: written before published indexes were sealed) or has an older
+ * schema (`user_version`, header bytes 60–63). Reads the header only.
+ */
+export function sqliteFileNeedsUpgrade(path: string): boolean {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, 'r');
+    const header = Buffer.alloc(64);
+    if (readSync(descriptor, header, 0, 64, 0) < 64) return false;
+    const version = header.readUInt32BE(60);
+    return header[18] === 2 || (version > 0 && version < schemaVersion);
+  } catch {
+    return false;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+/**
+ * Makes a store's file self-contained and closes it: the write-ahead log is folded into the database and the
+ * file switched to rollback journaling, so that it can be renamed into place and read by read-only
+ * connections without a `-wal` or `-shm` file beside it.
+ */
+export function sealSqliteStore(store: Store): void {
+  if (!(store instanceof SqliteStore)) throw new Error('sealSqliteStore: not an SQLite store');
+  store.seal();
+}
+
 function migrate(db: Database.Database, path: string, readonly: boolean): void {
   const existingApplication = db.pragma('application_id', { simple: true }) as number;
   const version = db.pragma('user_version', { simple: true }) as number;
@@ -90,6 +120,14 @@ function migrate(db: Database.Database, path: string, readonly: boolean): void {
     });
   }
   if (version === schemaVersion) return;
+  if (readonly && version > 0) {
+    throw new KgragError(`"${path}" was written by an older kgrag (schema ${version}) and must be upgraded before it can be read`, {
+      code: 'STORE_NEEDS_MIGRATION',
+      category: 'store',
+      hint: 'open it once with write access (any `kgrag index` or `kgrag query` run that may write the workspace upgrades it)',
+      details: { path, version },
+    });
+  }
   if (readonly) {
     throw new KgragError(`"${path}" has no kgrag index yet`, {
       code: 'STORE_EMPTY',
@@ -265,6 +303,15 @@ class SqliteStore implements Store {
     } finally {
       this.transactionDepth = depth;
     }
+  }
+
+  seal(): void {
+    if (this.closed) return;
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('journal_mode = DELETE');
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
   }
 
   async close(): Promise<void> {

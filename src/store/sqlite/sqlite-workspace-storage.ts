@@ -1,0 +1,322 @@
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KgragError } from '../../core/errors.js';
+import { currentProcessIdentity } from '../../core/process-identity.js';
+import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
+import { describeHolder } from '../describe-holder.js';
+import type { Store } from '../store.js';
+import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
+import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade } from './sqlite-store.js';
+import { WorkspaceStateFile } from './workspace-state-file.js';
+
+/** Meta keys of the generation protocol. */
+const generationKey = 'index:generation';
+const publishedAtKey = 'index:publishedAt';
+/** In a draft: the generation it was copied from (-1: none), so a stale draft is never published over a newer index. */
+const draftBaseKey = 'index:draftBase';
+/** How often a waiting writer looks at the lock again. */
+const lockPollMs = 250;
+
+/** Options of {@link openSqliteWorkspaceStorage}. */
+export interface SqliteWorkspaceStorageOptions {
+  now?: () => Date;
+}
+
+interface OpenGeneration {
+  store: Store;
+  generation: number;
+  publishedAt: string | null;
+  /** File identity when opened: a publish replaces the file, so a new identity means a new generation. */
+  identity: string;
+  users: number;
+  superseded: boolean;
+}
+
+/**
+ * The SQLite workspace: the published index is the file at `path`, opened read-only by queries; a writer
+ * holds the lock in `<path>-state`, copies the index to `<path>-draft`, writes there, and publishes by
+ * renaming the draft over `path`. A rename is atomic, so a query opens either the old index or the new one,
+ * never a half-written one, and queries already running keep their open file until they finish. A write that
+ * stops before publishing leaves its draft, which the next writer resumes.
+ */
+export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspaceStorageOptions = {}): WorkspaceStorage {
+  const now = options.now ?? (() => new Date());
+  const draftPath = `${path}-draft`;
+  const state = new WorkspaceStateFile(`${path}-state`);
+  const memoryCache = new Map<string, CachedChat>();
+  let current: OpenGeneration | undefined;
+  let tokenCounter = 0;
+
+  const fileIdentity = (): string | undefined => {
+    try {
+      const stat = statSync(path);
+      return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const closeIfUnused = (generation: OpenGeneration): void => {
+    if (generation.superseded && generation.users === 0) void generation.store.close();
+  };
+
+  /**
+   * Opens the published file for reading. An index written before generations existed (write-ahead log beside
+   * it) or by an older schema is first upgraded in place under the writer lock; while another process writes,
+   * it is read as it is.
+   */
+  const openPublished = async (): Promise<Store> => {
+    if (sqliteFileNeedsUpgrade(path)) {
+      let session: LockSession | undefined;
+      try {
+        session = await lock({ command: 'kgrag (upgrading the index file)', wait: false });
+      } catch (error) {
+        if (!KgragError.isInstance(error) || error.code !== 'STORE_WRITER_BUSY') throw error;
+      }
+      if (session === undefined) return openSqliteStore(path);
+      try {
+        upgradePublished();
+      } finally {
+        releaseLock(session);
+      }
+    }
+    return openSqliteStore(path, { readonly: true });
+  };
+
+  /** Rewrites the published file in place, once, under the writer lock (see `sqliteFileNeedsUpgrade`). */
+  const upgradePublished = (): void => {
+    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path));
+  };
+
+  const snapshot = async (): Promise<IndexSnapshot | undefined> => {
+    const identity = fileIdentity();
+    if (identity === undefined) return undefined;
+    if (!current || current.identity !== identity) {
+      const store = await openPublished();
+      const opened: OpenGeneration = {
+        store,
+        generation: (await store.getMeta<number>(generationKey)) ?? 0,
+        publishedAt: (await store.getMeta<string>(publishedAtKey)) ?? null,
+        identity: fileIdentity() ?? identity,
+        users: 0,
+        superseded: false,
+      };
+      if (current) {
+        current.superseded = true;
+        closeIfUnused(current);
+      }
+      current = opened;
+    }
+    const held = current;
+    held.users++;
+    let released = false;
+    return {
+      store: held.store,
+      generation: held.generation,
+      publishedAt: held.publishedAt,
+      release() {
+        if (released) return;
+        released = true;
+        held.users--;
+        closeIfUnused(held);
+      },
+    };
+  };
+
+  interface LockSession {
+    token: string;
+  }
+
+  const lock = async (lockOptions: BeginWriteOptions): Promise<LockSession> => {
+    mkdirSync(dirname(path), { recursive: true });
+    const token = `${process.pid}:${Date.now()}:${tokenCounter++}`;
+    const holder: WriterHolder = { ...currentProcessIdentity(), command: lockOptions.command, startedAt: now().toISOString() };
+    let announced = false;
+    for (;;) {
+      lockOptions.signal?.throwIfAborted();
+      let other: WriterHolder | undefined;
+      try {
+        other = state.tryLock(holder, token);
+      } catch (error) {
+        throw new KgragError(`cannot take the writer lock of the workspace: ${(error as Error).message}`, {
+          code: 'STORE_LOCK_FAILED',
+          category: 'store',
+          hint: 'indexing needs write access to the workspace folder; check its permissions and free disk space',
+          details: { path: state.path },
+          cause: error,
+        });
+      }
+      if (other === undefined) return { token };
+      if (lockOptions.wait === false) throw busyError(other);
+      if (!announced) {
+        announced = true;
+        lockOptions.onWait?.(other);
+      }
+      await sleep(lockPollMs, undefined, lockOptions.signal === undefined ? {} : { signal: lockOptions.signal });
+    }
+  };
+
+  const releaseLock = (session: LockSession): void => {
+    state.unlock(session.token);
+  };
+
+  const busyError = (holder: WriterHolder): KgragError =>
+    new KgragError(`the workspace is being written by another process: ${describeHolder(holder)}`, {
+      code: 'STORE_WRITER_BUSY',
+      category: 'input',
+      hint: 'wait for it to finish (kgrag index waits by default; --no-wait fails at once), or stop that process — an interrupted run is resumed by the next one',
+      details: { holder },
+    });
+
+  /** The draft for this write: the one an earlier write left for the same published generation, else a fresh copy. */
+  const openDraft = async (base: number): Promise<{ store: Store; resumed: boolean }> => {
+    if (existsSync(draftPath)) {
+      try {
+        const store = openSqliteStore(draftPath);
+        if ((await store.getMeta<number>(draftBaseKey)) === base) return { store, resumed: true };
+        await store.close();
+      } catch {
+        // An unreadable draft (a copy cut short) holds nothing to resume.
+      }
+      removeDraft();
+    }
+    if (existsSync(path)) {
+      const partial = `${draftPath}.copying`;
+      copyFileSync(path, partial);
+      renameSync(partial, draftPath);
+    }
+    return { store: openSqliteStore(draftPath), resumed: false };
+  };
+
+  const removeDraft = (): void => {
+    for (const suffix of ['', '-wal', '-shm', '-journal', '.copying']) rmSync(`${draftPath}${suffix}`, { force: true });
+  };
+
+  const beginWrite = async (writeOptions: BeginWriteOptions): Promise<WriteSession> => {
+    const session = await lock(writeOptions);
+    try {
+      if (current && sqliteFileNeedsUpgrade(path)) {
+        current.superseded = true;
+        closeIfUnused(current);
+        current = undefined;
+      }
+      upgradePublished();
+      let base = -1;
+      if (fileIdentity() !== undefined) {
+        const published = await snapshot();
+        if (published) {
+          base = published.generation;
+          published.release();
+        }
+      }
+      const { store, resumed } = await openDraft(base);
+      if (!resumed) await store.setMeta(draftBaseKey, base);
+      const generation = base + 1;
+      let finished = false;
+      let draftOpen = true;
+      const closeDraft = async (): Promise<void> => {
+        if (draftOpen) {
+          draftOpen = false;
+          await store.close();
+        }
+      };
+      return {
+        store,
+        generation,
+        resumed,
+        async publish() {
+          if (finished) return;
+          await store.setMeta(generationKey, generation);
+          await store.setMeta(publishedAtKey, now().toISOString());
+          await store.setMeta(draftBaseKey, null);
+          sealSqliteStore(store);
+          draftOpen = false;
+          syncFile(draftPath);
+          renameSync(draftPath, path);
+          syncFile(dirname(path));
+          finished = true;
+          state.setUnpublished(undefined);
+        },
+        async discard() {
+          if (finished) return;
+          await closeDraft();
+          removeDraft();
+          finished = true;
+          state.setUnpublished(undefined);
+        },
+        async end(unpublished) {
+          try {
+            await closeDraft();
+            if (!finished && unpublished) state.setUnpublished({ ...unpublished, at: now().toISOString() });
+          } finally {
+            releaseLock(session);
+          }
+        },
+      };
+    } catch (error) {
+      releaseLock(session);
+      throw error;
+    }
+  };
+
+  const queryCache: LlmResponseCache = {
+    async get(key) {
+      const hit = memoryCache.get(key);
+      if (hit !== undefined) return hit;
+      try {
+        return state.getCached(key);
+      } catch {
+        return undefined;
+      }
+    },
+    async set(key, value) {
+      memoryCache.set(key, value);
+      try {
+        state.setCached(key, value, now().toISOString());
+      } catch {
+        // A busy or read-only state file: the reply stays cached in memory for this process.
+      }
+    },
+  };
+
+  return {
+    location: path,
+    snapshot,
+    beginWrite,
+    queryCache,
+    async status(): Promise<WorkspaceStatus> {
+      const published = fileIdentity() === undefined ? undefined : await snapshot();
+      published?.release();
+      let writer: WriterHolder | undefined;
+      let unpublished: UnpublishedRun | undefined;
+      try {
+        writer = state.writer();
+        unpublished = state.unpublished();
+      } catch {
+        // A state file that cannot be read says nothing about other processes.
+      }
+      return { generation: published?.generation, publishedAt: published?.publishedAt ?? null, writer, unpublished };
+    },
+    async close() {
+      if (current) {
+        current.superseded = true;
+        closeIfUnused(current);
+        current = undefined;
+      }
+      state.close();
+    },
+  };
+}
+
+function syncFile(path: string): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, 'r');
+    fsyncSync(descriptor);
+  } catch {
+    // Some file systems refuse fsync on directories; the rename is still atomic, only its durability is weaker.
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}

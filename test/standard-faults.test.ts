@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { createRandom } from '../src/core/random.js';
 import { startMockOpenAiServer } from '../src/testing/index.js';
@@ -114,7 +115,7 @@ describe('standard indexing through the mock LLM server', () => {
       for (const point of killPoints) {
         killAt = point;
         frozen = false;
-        const child = await runChild([workspace, server.url], (kill) => (onFreeze = kill));
+        const child = await runChild([workspace, server.url], (running) => (onFreeze = () => killOnceStored(workspace, server, running)));
         assert.equal(child.signal, 'SIGKILL', `killed at request ${point}: the child ended first (code ${child.code}): ${child.stderr}`);
         runs.push(`request ${point}: killed`);
       }
@@ -132,7 +133,7 @@ describe('standard indexing through the mock LLM server', () => {
       // Halfway through OpenIE (the triples step), whose replies are stored as they arrive.
       killAt = arrivals + Math.floor(referenceOpenieCalls / 2);
       frozen = false;
-      const openieChild = await runChild([workspace, server.url], (kill) => (onFreeze = kill));
+      const openieChild = await runChild([workspace, server.url], (running) => (onFreeze = () => killOnceStored(workspace, server, running)));
       assert.equal(openieChild.signal, 'SIGKILL', `killed during OpenIE: ${openieChild.stderr}`);
       runs.push('OpenIE: killed');
       killAt = Number.POSITIVE_INFINITY;
@@ -156,6 +157,37 @@ describe('standard indexing through the mock LLM server', () => {
   });
 });
 
+/**
+ * Kills the child once every reply the server sent has reached its LLM cache (rows of the draft's
+ * `llm_cache`, counted from this process), so the kill never races a reply still on its way: the test then
+ * checks that what the client received is never paid again, on a loaded machine as on an idle one.
+ */
+function killOnceStored(workspace: string, server: MockOpenAiServer, child: KillableChild): void {
+  const sent = [...server.stats.successByRequestHash.values()].reduce((sum, count) => sum + count, 0);
+  const draft = join(workspace, 'kgrag.db-draft');
+  const poll = (): void => {
+    let stored = 0;
+    if (existsSync(draft)) {
+      const db = new Database(draft, { readonly: true, fileMustExist: true });
+      try {
+        stored = (db.prepare('SELECT count(*) AS n FROM llm_cache').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    }
+    if (stored >= sent) child.kill();
+    else if (!child.exited()) setTimeout(poll, 20);
+  };
+  poll();
+}
+
+/** A running child the test may kill. */
+interface KillableChild {
+  kill(): void;
+  /** True once it ended by itself: nothing left to wait for. */
+  exited(): boolean;
+}
+
 interface ChildOutcome {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -165,17 +197,18 @@ interface ChildOutcome {
 
 /**
  * Runs the indexing child (asynchronously: the mock server lives in this process and must keep answering).
- * With `killWhen`, the child gets SIGKILL once that callback fires, after a moment for replies already on
- * the wire to land.
+ * With `killWhen`, the child gets SIGKILL once that callback fires.
  */
-function runChild(args: readonly string[], killWhen?: (kill: () => void) => void): Promise<ChildOutcome> {
+function runChild(args: readonly string[], killWhen?: (child: KillableChild) => void): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-    killWhen?.(() => setTimeout(() => child.kill('SIGKILL'), 300));
+    let exited = false;
+    child.on('exit', () => (exited = true));
+    killWhen?.({ kill: () => child.kill('SIGKILL'), exited: () => exited });
     child.on('error', reject);
     child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

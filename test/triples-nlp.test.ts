@@ -115,7 +115,7 @@ const twoWiki = fileURLToPath(new URL('../../shared/datasets/2wiki-corpus/corpus
 const twoWikiSkip = existsSync(twoWiki) ? false : `the shared datasets are absent (${twoWiki}); set up ../shared/datasets to run this test`;
 
 describe('NLP triples on the 2Wiki corpus', () => {
-  test('extracts the 6,119 passages in a few seconds, most passages with facts about their title', { skip: twoWikiSkip }, (t: TestContext) => {
+  test('extracts the 6,119 passages, most passages with facts about their title (time in the diagnostic; measured in bench)', { skip: twoWikiSkip }, (t: TestContext) => {
     const corpus = JSON.parse(readFileSync(twoWiki, 'utf8')) as Array<{ title: string; text: string }>;
     const started = performance.now();
     const fresh = createNlpTripleExtractor();
@@ -134,6 +134,5 @@ describe('NLP triples on the 2Wiki corpus', () => {
     assert.ok(triples / corpus.length > 8, 'about as many facts per passage as an OpenIE model writes');
     assert.ok(aboutTitle / corpus.length > 0.9, 'passages about one entity share its phrase node');
     assert.ok(empty / corpus.length < 0.05);
-    assert.ok(seconds < 20, `took ${seconds.toFixed(1)} s`);
   });
 });

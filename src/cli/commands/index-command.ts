@@ -3,8 +3,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { createKgrag, type Kgrag, type KgragOptions } from '../../api/create-kgrag.js';
 import { loadConfig } from '../../core/config/load-config.js';
 import { KgragError } from '../../core/errors.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { StepCostEstimate } from '../../index/estimate-index-cost.js';
 import type { IndexDryRun } from '../../index/estimate/dry-run-index.js';
+import type { PipelineWarning } from '../../index/pipeline-step.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { type CliIo, writeLine } from '../cli-io.js';
@@ -52,7 +54,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     writeLine(io.stderr, '\nstopping after the current step; run the same command again to resume (Ctrl-C again to quit now)');
   };
   process.on('SIGINT', onInterrupt);
-  let warnings = 0;
+  const warnings: PipelineWarning[] = [];
   const steps: StepRunCost[] = [];
   try {
     const summary = await kgrag.index(
@@ -60,7 +62,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       {
         signal: controller.signal,
         onEvent: (event) => {
-          if (event.type === 'warning') warnings++;
+          if (event.type === 'warning') warnings.push(event.warning);
           if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
           renderer.onEvent(event);
         },
@@ -76,7 +78,8 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       const json = {
         workspace: kgrag.workspace,
         ...counts,
-        warnings,
+        // Every input skipped or read with a problem, and why: the file (the true name), the step, a stable code.
+        warnings: warnings.map(({ source, step, code, message }) => ({ ...(source === undefined ? {} : { file: source }), step, code, message })),
         ran: summary.ran,
         skipped: summary.skipped,
         durationMs: Math.round(summary.durationMs),
@@ -88,10 +91,10 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     } else {
       writeLine(
         io.stdout,
-        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${kgrag.workspace}${warnings > 0 ? ` (${warnings} warnings)` : ''}`,
+        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${sanitizeForTerminal(kgrag.workspace)}${warnings.length > 0 ? ` (${warnings.length} warnings)` : ''}`,
       );
     }
-    if (options.strict && warnings > 0) throw strictError(warnings);
+    if (options.strict && warnings.length > 0) throw strictError(warnings.length);
   } finally {
     renderer.stop();
     process.off('SIGINT', onInterrupt);

@@ -26,6 +26,11 @@ export interface IndexCommandOptions {
   dryRun?: boolean;
 }
 
+/** A warning in `--json` output: every input skipped or read with a problem, and why (the file under its true name). */
+function warningJson({ source, step, code, message }: PipelineWarning): { file?: string; step: string; code: string; message: string } {
+  return { ...(source === undefined ? {} : { file: source }), step, code, message };
+}
+
 function strictError(warnings: number): KgragError {
   return new KgragError(`${warnings} input problems (see the warnings above)`, {
     code: 'INDEX_WARNINGS_STRICT',
@@ -78,8 +83,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       const json = {
         workspace: kgrag.workspace,
         ...counts,
-        // Every input skipped or read with a problem, and why: the file (the true name), the step, a stable code.
-        warnings: warnings.map(({ source, step, code, message }) => ({ ...(source === undefined ? {} : { file: source }), step, code, message })),
+        warnings: warnings.map(warningJson),
         ran: summary.ran,
         skipped: summary.skipped,
         durationMs: Math.round(summary.durationMs),
@@ -151,7 +155,7 @@ async function dryRunCommand(paths: string[], options: IndexCommandOptions, glob
       },
     );
     renderer.stop();
-    if (options.json) writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, dryRun: true, ...estimate }, null, 2));
+    if (options.json) writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, dryRun: true, ...estimate, warnings: estimate.warnings.map(warningJson) }, null, 2));
     else writeLine(io.stdout, formatDryRun(estimate));
     if (options.strict && estimate.warnings.length > 0) throw strictError(estimate.warnings.length);
   } finally {

@@ -15,7 +15,13 @@ export type { KgragConfig, KgragConfigInput } from './core/config/config-schema.
 export { configFileName, configKeys, environmentName, loadConfig } from './core/config/load-config.js';
 export type { LoadConfigOptions, LoadedConfig } from './core/config/load-config.js';
 export { renderConfigTemplate } from './core/config/config-template.js';
-export { formatErrorLine, KgragError } from './core/errors.js';
+export { KgragError } from './core/errors.js';
+export { formatErrorLine } from './core/format-error-line.js';
+export { toEnvironmentError } from './core/environment-error.js';
+export type { EnvironmentErrorContext } from './core/environment-error.js';
+export { redactUrl } from './core/redact-url.js';
+export { sanitizeForTerminal } from './core/sanitize-for-terminal.js';
+export type { SanitizeForTerminalOptions } from './core/sanitize-for-terminal.js';
 export type { ErrorCategory, KgragErrorOptions } from './core/errors.js';
 export { contentId } from './core/ids.js';
 export { createRandom } from './core/random.js';

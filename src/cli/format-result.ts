@@ -1,15 +1,24 @@
+import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import type { QueryResult } from '../methods/query-engine.js';
 
-/** Human-readable rendering of a query result: the answer, its sources, and how it was made. */
+/** Text from the index or a model, on its own lines. */
+const block = (text: string): string => sanitizeForTerminal(text, { multiline: true });
+/** A title or source inside one line. */
+const line = (text: string): string => sanitizeForTerminal(text);
+
+/**
+ * Human-readable rendering of a query result: the answer, its sources, and how it was made. Everything that
+ * came from documents or a model is escaped for the terminal (see `sanitizeForTerminal`); `--json` keeps it.
+ */
 export function formatQueryResult(result: QueryResult, options: { showAnswer?: boolean } = {}): string {
   const lines: string[] = [];
   const method = result.variant ? `${result.method}:${result.variant}` : result.method;
   if (result.answer.kind === 'none') {
-    lines.push(result.context.text, '', `(${result.context.tokens} context tokens, method ${method})`);
+    lines.push(block(result.context.text), '', `(${result.context.tokens} context tokens, method ${method})`);
     return lines.join('\n');
   }
-  if (result.answer.label) lines.push(`[${result.answer.label}]`);
-  if (options.showAnswer !== false) lines.push(result.answer.text);
+  if (result.answer.label) lines.push(`[${line(result.answer.label)}]`);
+  if (options.showAnswer !== false) lines.push(block(result.answer.text));
   const seen = new Set<string>();
   const sources = result.citations.filter((citation) => {
     const key = `${citation.dataset}:${citation.hid}`;
@@ -20,8 +29,8 @@ export function formatQueryResult(result: QueryResult, options: { showAnswer?: b
   if (sources.length > 0) {
     lines.push('', 'Sources:');
     for (const citation of sources) {
-      const origin = citation.source && citation.source !== citation.title ? ` (${citation.source})` : '';
-      lines.push(`  [${citation.dataset === 'Sources' ? '' : `${citation.dataset} `}${citation.hid}] ${citation.title}${origin}`);
+      const origin = citation.source && citation.source !== citation.title ? ` (${line(citation.source)})` : '';
+      lines.push(`  [${citation.dataset === 'Sources' ? '' : `${citation.dataset} `}${citation.hid}] ${line(citation.title)}${origin}`);
     }
   }
   const usage = result.usage;

@@ -1,7 +1,9 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { formatErrorLine, KgragError } from '../core/errors.js';
+import { KgragError } from '../core/errors.js';
+import { formatErrorLine } from '../core/format-error-line.js';
+import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
 import { demoCommand } from './commands/demo-command.js';
 import { evalCommand, type EvalCommandOptions } from './commands/eval-command.js';
@@ -134,7 +136,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
-    writeLine(io.stderr, `kgrag: error: ${formatErrorLine(error)}`);
+    writeLine(io.stderr, `kgrag: error: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
     if (!KgragError.isInstance(error) && io.env.KGRAG_DEBUG) writeLine(io.stderr, (error as Error).stack ?? '');
     return 1;
   }

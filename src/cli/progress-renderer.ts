@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { PipelineEvent, StepName } from '../index/pipeline-step.js';
 import type { RunUsage } from '../core/types.js';
+import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { writeLine } from './cli-io.js';
 
 /** Renders pipeline events on stderr: live bars on a terminal, plain periodic lines otherwise. */
@@ -69,7 +70,7 @@ export function createProgressRenderer(stream: NodeJS.WritableStream & { isTTY?:
             bars.log(` ${label(event.step)} up to date\n`);
             break;
           case 'warning':
-            bars.log(`warning: ${event.warning.message}\n`);
+            bars.log(`warning: ${sanitizeForTerminal(event.warning.message)}\n`);
             break;
           case 'pipeline-end':
             bars.stop();
@@ -87,7 +88,7 @@ export function createProgressRenderer(stream: NodeJS.WritableStream & { isTTY?:
   return {
     onEvent(event) {
       if (event.type === 'warning') {
-        writeLine(stream, `warning: ${event.warning.message}`);
+        writeLine(stream, `warning: ${sanitizeForTerminal(event.warning.message)}`);
         return;
       }
       if (quiet) return;

@@ -1,4 +1,5 @@
 import type { QueryProgress } from '../methods/query-method.js';
+import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { writeLine } from './cli-io.js';
 
 /** Shows a query's progress on stderr. */
@@ -16,7 +17,7 @@ export function createQueryProgressLine(stream: NodeJS.WritableStream & { isTTY?
   let live = false;
   return {
     onProgress(event) {
-      const line = `${event.step}: ${event.message}`;
+      const line = sanitizeForTerminal(`${event.step}: ${event.message}`);
       if (stream.isTTY) {
         const width = (stream as { columns?: number }).columns ?? 120;
         stream.write(`\r\x1b[K${line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line}`);

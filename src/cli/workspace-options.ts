@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { KgragConfigInput } from '../core/config/config-schema.js';
 import { mergeConfig } from '../core/config/load-config.js';
+import { isPrototypeKey } from '../core/config/prototype-keys.js';
 import { KgragError } from '../core/errors.js';
 import type { KgragOptions } from '../api/create-kgrag.js';
 import type { CliIo } from './cli-io.js';
@@ -13,19 +14,33 @@ export interface GlobalOptions {
   quiet?: boolean;
 }
 
-/** Parses `--set llm.model=gpt-4.1-mini` pairs into a nested configuration object (values as JSON when they parse). */
-export function parseSetOptions(pairs: readonly string[]): KgragConfigInput {
+/**
+ * Parses `--set llm.model=gpt-4.1-mini` pairs (or `-p` method parameters, with `flag` '-p') into a nested
+ * object, values as JSON when they parse. A key path with an empty part or a part such as `__proto__`,
+ * which would reach an object's prototype instead of a key, is refused with a usage error naming it.
+ */
+export function parseSetOptions(pairs: readonly string[], flag = '--set'): KgragConfigInput {
   let result: Record<string, unknown> = {};
+  const example =
+    flag === '--set'
+      ? 'write e.g. --set llm.model=gpt-4.1-mini or --set chunking.size=600; `kgrag init` lists every configuration key'
+      : `write e.g. ${flag} name=value with a parameter of the method`;
   for (const pair of pairs) {
     const separator = pair.indexOf('=');
     if (separator <= 0) {
-      throw new KgragError(`--set "${pair}" is not of the form key=value`, {
-        code: 'CLI_BAD_SET',
-        category: 'input',
-        hint: 'write e.g. --set llm.model=gpt-4.1-mini or --set chunking.size=600',
-      });
+      throw new KgragError(`${flag} "${pair}" is not of the form key=value`, { code: 'CLI_BAD_SET', category: 'input', hint: example });
     }
-    const path = pair.slice(0, separator).split('.');
+    const key = pair.slice(0, separator);
+    const path = key.split('.');
+    const bad = path.find((part) => part === '' || isPrototypeKey(part));
+    if (bad !== undefined) {
+      throw new KgragError(
+        bad === ''
+          ? `${flag} "${pair}": the key "${key}" has an empty part`
+          : `${flag} "${pair}": "${bad}" cannot be part of a key (it names an object's prototype, not a setting), so the key "${key}" was refused`,
+        { code: 'CLI_BAD_SET', category: 'input', hint: example, details: { key } },
+      );
+    }
     const raw = pair.slice(separator + 1);
     let value: unknown = raw;
     try {

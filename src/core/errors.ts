@@ -1,10 +1,10 @@
 const marker = Symbol.for('kgrag.error');
 
 /**
- * Who can fix an error: the user's configuration, the user's input, a remote provider,
- * the storage backend, or kgrag itself (a bug).
+ * Who can fix an error: the user's configuration, the user's input, a remote provider, the storage
+ * backend, the machine (a full disk, a read-only or locked file, a resource limit), or kgrag itself (a bug).
  */
-export type ErrorCategory = 'config' | 'input' | 'provider' | 'store' | 'internal';
+export type ErrorCategory = 'config' | 'input' | 'provider' | 'store' | 'environment' | 'internal';
 
 /** Options of {@link KgragError}. */
 export interface KgragErrorOptions {
@@ -42,13 +42,4 @@ export class KgragError extends Error {
   static isInstance(error: unknown): error is KgragError {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
   }
-}
-
-/** Renders any error as one line for a terminal: the message, then the fix when one is known. */
-export function formatErrorLine(error: unknown): string {
-  if (KgragError.isInstance(error)) {
-    return error.hint ? `${error.message} — ${error.hint}` : error.message;
-  }
-  if (error instanceof Error) return `${error.message} — this looks like a bug in kgrag; please report it with the command you ran`;
-  return String(error);
 }

@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, parse } from 'node:path';
+import { join, parse } from 'node:path';
+import { writeOutputFile } from '../core/write-output-file.js';
 import type { EvaluationReport, EvaluationResult, MethodReport } from './run-evaluation.js';
 
 function cell(value: number | null | undefined, digits = 1): string {
@@ -143,10 +143,13 @@ export async function writeEvaluationFiles(result: EvaluationResult, jsonPath: s
     chart: join(dir, `${name}.svg`),
     questions: join(dir, `${name}.questions.jsonl`),
   };
-  await mkdir(dirname(jsonPath), { recursive: true });
-  await writeFile(files.json, `${JSON.stringify(result.report, null, 2)}\n`);
-  await writeFile(files.markdown, renderMarkdownReport(result.report));
-  await writeFile(files.chart, renderRecallChart(result.report));
-  await writeFile(files.questions, result.questions.map((row) => JSON.stringify(row)).join('\n') + (result.questions.length > 0 ? '\n' : ''));
+  await writeOutputFile(files.json, `${JSON.stringify(result.report, null, 2)}\n`, 'the evaluation report');
+  await writeOutputFile(files.markdown, renderMarkdownReport(result.report), 'the evaluation report');
+  await writeOutputFile(files.chart, renderRecallChart(result.report), 'the evaluation chart');
+  await writeOutputFile(
+    files.questions,
+    result.questions.map((row) => JSON.stringify(row)).join('\n') + (result.questions.length > 0 ? '\n' : ''),
+    'the per-question results',
+  );
   return files;
 }

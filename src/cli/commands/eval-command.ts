@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { KgragError } from '../../core/errors.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { EvalDataset } from '../../eval/eval-dataset.js';
 import { loadDatasetFiles, type DatasetFormat } from '../../eval/datasets/load-dataset-files.js';
 import { resolveNamedDataset } from '../../eval/datasets/named-datasets.js';
@@ -83,7 +84,10 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
     : undefined;
   let bar: cliProgress.SingleBar | undefined;
   try {
-    writeLine(io.stderr, `evaluating ${dataset.name}: ${dataset.passages.length} passages, ${options.limit ?? dataset.questions.length} questions, workspace ${workspace}`);
+    writeLine(
+      io.stderr,
+      sanitizeForTerminal(`evaluating ${dataset.name}: ${dataset.passages.length} passages, ${options.limit ?? dataset.questions.length} questions, workspace ${workspace}`),
+    );
     const result = await runEvaluation({
       kgrag,
       dataset,
@@ -109,8 +113,8 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
     });
     bars?.stop();
     const files = await writeEvaluationFiles(result, out);
-    writeLine(io.stdout, options.json ? JSON.stringify(result.report, null, 2) : renderMarkdownReport(result.report));
-    writeLine(io.stderr, `wrote ${files.json}, ${files.markdown}, ${files.chart}, ${files.questions}`);
+    writeLine(io.stdout, options.json ? JSON.stringify(result.report, null, 2) : sanitizeForTerminal(renderMarkdownReport(result.report), { multiline: true }));
+    writeLine(io.stderr, sanitizeForTerminal(`wrote ${files.json}, ${files.markdown}, ${files.chart}, ${files.questions}`));
   } finally {
     bars?.stop();
     indexRenderer.stop();

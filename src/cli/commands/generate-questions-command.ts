@@ -1,7 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { KgragError } from '../../core/errors.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { writeOutputFile } from '../../core/write-output-file.js';
 import { generateGlobalQuestions } from '../../eval/judge/question-generation.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -41,8 +42,8 @@ export async function generateQuestionsCommand(options: GenerateQuestionsOptions
     const text = `${lines.join('\n')}\n`;
     if (options.out) {
       const path = resolve(io.cwd, options.out);
-      await writeFile(path, text);
-      writeLine(io.stderr, `wrote ${generated.questions.length} questions to ${path} (${generated.duplicatesRemoved} duplicates removed)`);
+      await writeOutputFile(path, text, 'the questions');
+      writeLine(io.stderr, `wrote ${generated.questions.length} questions to ${sanitizeForTerminal(path)} (${generated.duplicatesRemoved} duplicates removed)`);
     } else {
       io.stdout.write(text);
     }

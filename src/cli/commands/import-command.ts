@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { createKgrag } from '../../api/create-kgrag.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { integerFormat as integer } from '../number-format.js';
 import { createProgressRenderer } from '../progress-renderer.js';
@@ -31,15 +32,18 @@ export async function importOpenieCommand(file: string, options: ImportOpenieCom
       onEvent: (event) => renderer.onEvent(event),
     });
     renderer.stop();
-    for (const record of summary.skipped.slice(0, listedProblems)) writeLine(io.stderr, `warning: docs[${record.index}] of ${file} was skipped: ${record.problem}`);
-    if (summary.skipped.length > listedProblems) writeLine(io.stderr, `warning: ${summary.skipped.length - listedProblems} more records of ${file} were skipped`);
+    const shownFile = sanitizeForTerminal(file);
+    for (const record of summary.skipped.slice(0, listedProblems)) {
+      writeLine(io.stderr, `warning: docs[${record.index}] of ${shownFile} was skipped: ${sanitizeForTerminal(record.problem)}`);
+    }
+    if (summary.skipped.length > listedProblems) writeLine(io.stderr, `warning: ${summary.skipped.length - listedProblems} more records of ${shownFile} were skipped`);
     if (summary.droppedTriples + summary.droppedEntities > 0) {
       writeLine(io.stderr, `warning: ${summary.droppedTriples} triples that were not three strings and ${summary.droppedEntities} entities that were not strings were dropped`);
     }
     if (summary.indexed === undefined && summary.matched === 0) {
       writeLine(io.stderr, 'note: the workspace has no indexed documents yet; the import is kept and used when you index the corpus it was made from');
     } else if (summary.unmatched > 0) {
-      const examples = summary.unmatchedDocs.slice(0, 3).map((doc) => `docs[${doc.index}] "${doc.title}"`);
+      const examples = summary.unmatchedDocs.slice(0, 3).map((doc) => `docs[${doc.index}] "${sanitizeForTerminal(doc.title)}"`);
       writeLine(
         io.stderr,
         `warning: ${summary.unmatched} passages match no indexed document (${examples.join(', ')}${summary.unmatched > 3 ? ', …' : ''}); index the corpus the file was made from, with the same titles and texts`,
@@ -51,7 +55,7 @@ export async function importOpenieCommand(file: string, options: ImportOpenieCom
     } else {
       writeLine(
         io.stdout,
-        `${integer.format(summary.matched)} of ${integer.format(summary.docs)} OpenIE passages matched, ${integer.format(summary.triples)} triples and ${integer.format(summary.entities)} entities imported into ${kgrag.workspace}${summary.changed ? '' : ' (already imported)'}`,
+        `${integer.format(summary.matched)} of ${integer.format(summary.docs)} OpenIE passages matched, ${integer.format(summary.triples)} triples and ${integer.format(summary.entities)} entities imported into ${sanitizeForTerminal(kgrag.workspace)}${summary.changed ? '' : ' (already imported)'}`,
       );
     }
   } finally {

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { KgragError } from '../../core/errors.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { StepCostEstimate } from '../../index/estimate-index-cost.js';
 import type { IndexDryRun } from '../../index/estimate/dry-run-index.js';
+import type { PipelineWarning } from '../../index/pipeline-step.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { renderTextTable } from '../text-table.js';
@@ -21,6 +23,11 @@ export interface IndexCommandOptions {
   dryRun?: boolean;
   /** `--no-wait`: fail at once when another process is writing the workspace. */
   wait?: boolean;
+}
+
+/** A warning in `--json` output: every input skipped or read with a problem, and why (the file under its true name). */
+function warningJson({ source, step, code, message }: PipelineWarning): { file?: string; step: string; code: string; message: string } {
+  return { ...(source === undefined ? {} : { file: source }), step, code, message };
 }
 
 function strictError(warnings: number): KgragError {
@@ -51,7 +58,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     writeLine(io.stderr, '\nstopping after the current step; run the same command again to resume (Ctrl-C again to quit now)');
   };
   process.on('SIGINT', onInterrupt);
-  let warnings = 0;
+  const warnings: PipelineWarning[] = [];
   const steps: StepRunCost[] = [];
   try {
     const summary = await kgrag.index(
@@ -60,7 +67,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
         ...writerLockOptions(['kgrag index', ...paths].join(' '), options.wait, io),
         signal: controller.signal,
         onEvent: (event) => {
-          if (event.type === 'warning') warnings++;
+          if (event.type === 'warning') warnings.push(event.warning);
           if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
           renderer.onEvent(event);
         },
@@ -76,7 +83,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       const json = {
         workspace: kgrag.workspace,
         ...counts,
-        warnings,
+        warnings: warnings.map(warningJson),
         ran: summary.ran,
         skipped: summary.skipped,
         durationMs: Math.round(summary.durationMs),
@@ -88,10 +95,10 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     } else {
       writeLine(
         io.stdout,
-        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${kgrag.workspace}${warnings > 0 ? ` (${warnings} warnings)` : ''}`,
+        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${sanitizeForTerminal(kgrag.workspace)}${warnings.length > 0 ? ` (${warnings.length} warnings)` : ''}`,
       );
     }
-    if (options.strict && warnings > 0) throw strictError(warnings);
+    if (options.strict && warnings.length > 0) throw strictError(warnings.length);
   } finally {
     renderer.stop();
     process.off('SIGINT', onInterrupt);
@@ -119,7 +126,7 @@ async function dryRunCommand(paths: string[], options: IndexCommandOptions, glob
       },
     );
     renderer.stop();
-    if (options.json) writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, dryRun: true, ...estimate }, null, 2));
+    if (options.json) writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, dryRun: true, ...estimate, warnings: estimate.warnings.map(warningJson) }, null, 2));
     else writeLine(io.stdout, formatDryRun(estimate));
     if (options.strict && estimate.warnings.length > 0) throw strictError(estimate.warnings.length);
   } finally {

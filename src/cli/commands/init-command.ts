@@ -1,17 +1,17 @@
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { renderConfigTemplate } from '../../core/config/config-template.js';
 import { configFileName } from '../../core/config/load-config.js';
 import { promptFileText } from '../../core/workspace-prompts.js';
 import { promptTemplates } from '../../api/prompt-templates.js';
 import { KgragError } from '../../core/errors.js';
+import { writeOutputFile } from '../../core/write-output-file.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 
 /** `kgrag init [dir]`: writes a commented kgrag.yaml listing every key with its default. */
 export async function initCommand(directory: string | undefined, options: { force?: boolean }, io: CliIo): Promise<void> {
   const workspace = resolve(io.cwd, directory ?? '.');
   const file = join(workspace, configFileName);
-  await mkdir(workspace, { recursive: true });
   const exists = await access(file).then(
     () => true,
     () => false,
@@ -23,10 +23,9 @@ export async function initCommand(directory: string | undefined, options: { forc
       hint: 'edit it, or pass --force to overwrite it with the defaults',
     });
   }
-  await writeFile(file, renderConfigTemplate());
+  await writeOutputFile(file, renderConfigTemplate(), 'the configuration template');
   writeLine(io.stdout, file);
   const promptsDirectory = join(workspace, 'prompts');
-  await mkdir(promptsDirectory, { recursive: true });
   let written = 0;
   for (const template of promptTemplates) {
     const path = join(promptsDirectory, `${template.name}.txt`);
@@ -35,7 +34,7 @@ export async function initCommand(directory: string | undefined, options: { forc
       () => false,
     );
     if (present && !options.force) continue;
-    await writeFile(path, promptFileText(template));
+    await writeOutputFile(path, promptFileText(template), 'a prompt file');
     written++;
   }
   writeLine(io.stdout, promptsDirectory);

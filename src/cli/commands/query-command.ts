@@ -1,4 +1,5 @@
 import { createKgrag } from '../../api/create-kgrag.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
 import { createQueryProgressLine } from '../query-progress-line.js';
@@ -18,7 +19,7 @@ export interface QueryCommandOptions {
 export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   const kgrag = await createKgrag(workspaceOptions(global, io));
   try {
-    const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? []) as Record<string, unknown>) };
+    const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], '-p') as Record<string, unknown>) };
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
     const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
     const result = await kgrag.query(question, {
@@ -26,7 +27,7 @@ export async function queryCommand(question: string, options: QueryCommandOption
       params,
       ...(options.topK === undefined ? {} : { topK: options.topK }),
       contextOnly: options.contextOnly === true,
-      ...(streaming ? { onText: (delta: string) => io.stdout.write(delta) } : {}),
+      ...(streaming ? { onText: (delta: string) => io.stdout.write(sanitizeForTerminal(delta, { multiline: true })) } : {}),
       ...(progress ? { onProgress: progress.onProgress } : {}),
     }).finally(() => progress?.stop());
     for (const warning of result.warnings) writeLine(io.stderr, `kgrag: warning: ${warning}`);

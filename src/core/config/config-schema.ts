@@ -8,14 +8,22 @@ import { z } from 'zod';
 
 const positiveInt = () => z.number().int().positive();
 
+/**
+ * An OpenAI-compatible endpoint. A user name and password inside it cannot be sent (fetch refuses such
+ * URLs) and would be printed wherever the URL is, so they are refused here, naming where a key belongs.
+ */
+const endpointUrl = (section: 'llm' | 'embeddings') =>
+  z.url().refine((url) => !URL.canParse(url) || (new URL(url).username === '' && new URL(url).password === ''), {
+    message: `must not contain a user name or password; put the key in ${section}.apiKey${section === 'llm' ? ' (or KGRAG_LLM_API_KEY)' : ''}, or other credentials in llm.headers`,
+  });
+
 export const llmConfigSchema = z
   .object({
     provider: z
       .enum(['auto', 'none', 'openai-compatible'])
       .default('auto')
       .describe('"auto" uses an OpenAI-compatible server when baseURL or apiKey is set, else no LLM (extractive answers, fast indexing)'),
-    baseURL: z
-      .url()
+    baseURL: endpointUrl('llm')
       .optional()
       .describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1, http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM)'),
     apiKey: z.string().optional().describe('API key; prefer the KGRAG_LLM_API_KEY or OPENAI_API_KEY environment variable'),
@@ -33,6 +41,12 @@ export const llmConfigSchema = z
     retryBaseDelayMs: z.number().int().min(0).default(1000).describe('First retry delay; doubles each retry, with jitter; a retry-after header wins'),
     retryMaxDelayMs: z.number().int().min(0).default(60000).describe('Longest wait between retries'),
     timeoutMs: positiveInt().default(180000).describe('Per-call timeout'),
+    maxReplyBytes: positiveInt()
+      .min(1024)
+      .default(32 * 1024 * 1024)
+      .describe(
+        'Largest reply accepted from the server, in bytes (a streamed reply counted as sent, about 200 bytes per token); a longer one is aborted and fails as LLM_REPLY_TOO_LARGE, the model\'s fault, not retried',
+      ),
     cache: z.boolean().default(true).describe('Cache responses in the workspace, keyed by model, parameters and messages'),
     pricePerMillionTokens: z
       .object({
@@ -69,13 +83,19 @@ export const embeddingsConfigSchema = z
       .default('local')
       .describe('"local" needs no model or network (hashed n-gram features with corpus IDF); or any OpenAI-compatible /v1/embeddings'),
     model: z.string().min(1).default('text-embedding-3-small').describe('Embedding model id (openai-compatible only)'),
-    baseURL: z.url().optional().describe('Embeddings endpoint; defaults to llm.baseURL'),
+    baseURL: endpointUrl('embeddings').optional().describe('Embeddings endpoint; defaults to llm.baseURL'),
     apiKey: z.string().optional().describe('API key; defaults to llm.apiKey'),
     dimensions: positiveInt().max(8192).optional().describe('Vector length: local default 1024; for remote models, requested from the server if set'),
     batchSize: positiveInt().max(2048).default(64).describe('Texts per request'),
     concurrency: positiveInt().max(64).default(4).describe('Requests in flight at once'),
     queryPrefix: z.string().default('').describe('Prepended to queries (e.g. "query: " for e5, "search_query: " for nomic)'),
     documentPrefix: z.string().default('').describe('Prepended to indexed texts (e.g. "passage: " for e5)'),
+    maxReplyBytes: positiveInt()
+      .min(1024)
+      .optional()
+      .describe(
+        'Largest embeddings response accepted, in bytes; a longer one is aborted and fails as LLM_REPLY_TOO_LARGE (default: 1 MiB plus 32 bytes per dimension for each text of a batch, dimensions or 8192)',
+      ),
   })
   .strict();
 

@@ -13,6 +13,7 @@ const examples: Record<string, unknown> = {
   'embeddings.baseURL': 'http://localhost:11434/v1',
   'embeddings.apiKey': '${OPENAI_API_KEY}',
   'embeddings.dimensions': 1024,
+  'embeddings.maxReplyBytes': 67108864,
   'input.textField': 'text',
   'input.titleField': 'title',
   'input.idField': 'id',

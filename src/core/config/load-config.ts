@@ -1,8 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { toEnvironmentError } from '../environment-error.js';
+import { errorMessage } from '../error-message.js';
 import { KgragError } from '../errors.js';
+import { redactUrl } from '../redact-url.js';
 import { configSchema, type KgragConfig, type KgragConfigInput } from './config-schema.js';
 
 /** The configuration file name looked up in a workspace. */
@@ -84,13 +87,26 @@ function isPlainObject(value: unknown): value is PlainObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Deep-merges `override` into `base`; arrays and scalars replace. */
+/**
+ * Sets an own property, even one named `__proto__`: a key path from the user then stays plain data (which
+ * validation reports as an unknown key) instead of replacing the object's prototype.
+ */
+function setOwn(target: PlainObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The value of an own property; inherited ones (`constructor`, `__proto__`) are not configuration. */
+function ownValue(target: PlainObject, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
+}
+
+/** Deep-merges `override` into `base`; arrays and scalars replace. Keys such as `__proto__` stay inert data. */
 export function mergeConfig(base: PlainObject, override: PlainObject): PlainObject {
   const result: PlainObject = { ...base };
   for (const [key, value] of Object.entries(override)) {
     if (value === undefined) continue;
-    const existing = result[key];
-    result[key] = isPlainObject(existing) && isPlainObject(value) ? mergeConfig(existing, value) : value;
+    const existing = ownValue(result, key);
+    setOwn(result, key, isPlainObject(existing) && isPlainObject(value) ? mergeConfig(existing, value) : value);
   }
   return result;
 }
@@ -98,10 +114,10 @@ export function mergeConfig(base: PlainObject, override: PlainObject): PlainObje
 function setPath(target: PlainObject, path: readonly string[], value: unknown): void {
   let node = target;
   for (const part of path.slice(0, -1)) {
-    if (!isPlainObject(node[part])) node[part] = {};
+    if (!isPlainObject(ownValue(node, part))) setOwn(node, part, {});
     node = node[part] as PlainObject;
   }
-  node[path[path.length - 1] as string] = value;
+  setOwn(node, path[path.length - 1] as string, value);
 }
 
 /** Whether `target` sets the value at `path` (walking into objects and arrays). */
@@ -109,7 +125,7 @@ function hasPath(target: unknown, path: readonly PropertyKey[]): boolean {
   let node = target;
   for (const part of path) {
     if (Array.isArray(node) && Number.isInteger(Number(part)) && Number(part) < node.length) node = node[Number(part)];
-    else if (isPlainObject(node) && String(part) in node) node = node[String(part)];
+    else if (isPlainObject(node) && Object.hasOwn(node, String(part))) node = node[String(part)];
     else return false;
   }
   return true;
@@ -184,19 +200,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const sources: string[] = [];
   const layers: Array<{ name: string; values: PlainObject }> = [];
 
+  await checkWorkspaceFolder(workspace);
   const file = options.configFile ? resolve(options.configFile) : join(workspace, configFileName);
   let text: string | undefined;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if (options.configFile || (error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      problems.push(`${file}: cannot be read (${(error as Error).message}) — check the path`);
-    }
+    if (options.configFile || (error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(unreadableConfigProblem(file, error));
   }
   if (text !== undefined) {
-    const document = parseDocument(text);
-    for (const error of document.errors) problems.push(`${file}: ${error.message.split('\n')[0]} — fix the YAML syntax there`);
-    const values: unknown = document.errors.length === 0 ? document.toJS() : undefined;
+    const values = parseYaml(text, file, problems);
     if (values !== undefined && values !== null && !isPlainObject(values)) {
       problems.push(`${file}: must be a mapping of keys (like "llm:"), not a ${Array.isArray(values) ? 'list' : typeof values}`);
     } else if (isPlainObject(values)) {
@@ -243,14 +256,62 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
   if (problems.length > 0) {
-    throw new KgragError(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`, {
+    // A problem may quote a value; a URL in it can hold a key.
+    const shown = problems.map(redactUrl);
+    throw new KgragError(`invalid configuration:\n${shown.map((problem) => `  - ${problem}`).join('\n')}`, {
       code: 'CONFIG_INVALID',
       category: 'config',
       hint: `fix the keys above; \`kgrag init\` writes a commented ${configFileName} listing every key`,
-      details: { problems },
+      details: { problems: shown },
     });
   }
   return { config: (parsed as { data: KgragConfig }).data, workspace, sources };
+}
+
+/** A workspace is a folder (it may not exist yet); a file there is a mistake worth naming as such. */
+async function checkWorkspaceFolder(workspace: string): Promise<void> {
+  const notAFolder = (why: string): KgragError =>
+    new KgragError(`the workspace "${workspace}" ${why}, not a folder`, {
+      code: 'CONFIG_WORKSPACE_NOT_FOLDER',
+      category: 'input',
+      hint: 'pass a folder as the workspace (-w, --workspace or KGRAG_WORKSPACE): it holds kgrag.yaml and the index, and is created if missing; a configuration file is passed with -c, --config',
+      details: { workspace },
+    });
+  try {
+    if (!(await stat(workspace)).isDirectory()) throw notAFolder('is a file');
+  } catch (error) {
+    if (KgragError.isInstance(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') throw notAFolder('is inside a file');
+    throw toEnvironmentError(error, { doing: 'opening the workspace', path: workspace }) ?? error;
+  }
+}
+
+function unreadableConfigProblem(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `${file}: cannot be read: it does not exist — check the path`;
+  if (code === 'EISDIR') return `${file}: cannot be read: it is a folder — pass the configuration file itself, e.g. ${join(file, configFileName)}`;
+  const explained = toEnvironmentError(error, { doing: 'reading the configuration', path: file });
+  if (explained !== undefined) return `${file}: cannot be read: ${explained.message} — ${explained.hint}`;
+  return `${file}: cannot be read (${errorMessage(error)}) — check the path`;
+}
+
+/** The YAML's value, or undefined with its problems added: syntax errors, and aliases that expand too far. */
+function parseYaml(text: string, file: string, problems: string[]): unknown {
+  try {
+    const document = parseDocument(text);
+    for (const error of document.errors) problems.push(`${file}: ${error.message.split('\n')[0]} — fix the YAML syntax there`);
+    return document.errors.length === 0 ? document.toJS() : undefined;
+  } catch (error) {
+    const message = errorMessage(error);
+    problems.push(
+      /alias count/i.test(message)
+        ? `${file}: its YAML aliases (*name) expand to too many values (an alias bomb), so it was not read — write the values out instead of repeating aliases of aliases`
+        : `${file}: cannot be parsed as YAML (${message.split('\n')[0]}) — fix the YAML syntax there`,
+    );
+    return undefined;
+  }
 }
 
 /** The variable that set `path` or the key containing it (`llm.headers.X` ← KGRAG_LLM_HEADERS). */

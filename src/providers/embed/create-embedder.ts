@@ -31,6 +31,7 @@ export function createEmbedder(config: Pick<KgragConfig, 'embeddings' | 'llm'>, 
     documentPrefix: embeddings.documentPrefix,
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(embeddings.dimensions === undefined ? {} : { dimensions: embeddings.dimensions }),
+    ...(embeddings.maxReplyBytes === undefined ? {} : { maxReplyBytes: embeddings.maxReplyBytes }),
     ...(config.llm.headers === undefined ? {} : { headers: config.llm.headers }),
     ...(fetchImplementation === undefined ? {} : { fetch: fetchImplementation }),
   });

@@ -1,5 +1,7 @@
 import { KgragError } from '../../core/errors.js';
+import { redactUrl } from '../../core/redact-url.js';
 import { startDeadline } from '../../core/start-deadline.js';
+import { limitReplySize } from '../llm/limit-reply-size.js';
 import { LlmCallError } from '../llm/llm-call-error.js';
 import { createRetryPolicy, retryWithBackoff } from '../llm/retry-policy.js';
 import type { RetryOptions } from '../llm/retry-policy.js';
@@ -30,6 +32,17 @@ export interface OpenAiCompatibleEmbedderOptions {
   retry?: RetryOptions;
   /** Per-request timeout in ms. @default 120000 */
   timeoutMs?: number;
+  /**
+   * Most bytes of one response; a longer one is aborted and fails with `LLM_REPLY_TOO_LARGE`, not retried.
+   * @default 1 MiB plus 32 bytes (the longest JSON number and its separator) per dimension for each text of a
+   * batch, with `dimensions` or else 8192, the most the configuration allows
+   */
+  maxReplyBytes?: number;
+}
+
+/** Bytes a valid JSON response to one batch can take at most (see {@link OpenAiCompatibleEmbedderOptions.maxReplyBytes}). */
+function defaultMaxReplyBytes(batchSize: number, dimensions: number | undefined): number {
+  return 1024 * 1024 + batchSize * (dimensions ?? 8192) * 32;
 }
 
 /**
@@ -39,13 +52,23 @@ export interface OpenAiCompatibleEmbedderOptions {
  * texts are not sent and get all-zero vectors.
  */
 export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedderOptions): Embedder {
-  const fetchImplementation = options.fetch ?? globalThis.fetch;
-  const url = `${options.baseURL.replace(/\/+$/, '')}/embeddings`;
-  const context: ProviderCallContext = { service: 'embeddings', baseURL: options.baseURL, modelId: options.modelId };
+  // Before the query string, if the base URL has one (`?api-version=…`).
+  const queryAt = options.baseURL.indexOf('?');
+  const url =
+    queryAt === -1
+      ? `${options.baseURL.replace(/\/+$/, '')}/embeddings`
+      : `${options.baseURL.slice(0, queryAt).replace(/\/+$/, '')}/embeddings${options.baseURL.slice(queryAt)}`;
+  const context: ProviderCallContext = { service: 'embeddings', baseURL: redactUrl(options.baseURL), modelId: options.modelId };
   const policy = createRetryPolicy({ configSection: 'embeddings', ...options.retry });
   const timeoutMs = options.timeoutMs ?? 120_000;
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const batchSize = Math.max(1, options.batchSize);
+  const fetchImplementation = limitReplySize(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), {
+    maxBytes: options.maxReplyBytes ?? defaultMaxReplyBytes(batchSize, options.dimensions),
+    context,
+    configKey: 'embeddings.maxReplyBytes',
+    alternative: 'lower embeddings.batchSize',
+  });
   let dimensions = options.dimensions;
 
   const headers = {

@@ -2,6 +2,7 @@ import { errorMessage } from '../../core/error-message.js';
 import { startDeadline } from '../../core/start-deadline.js';
 import { shortenText } from '../../text/shorten-text.js';
 import { KgragError } from '../../core/errors.js';
+import { redactUrl } from '../../core/redact-url.js';
 import { abortableSleep } from '../llm/abortable-sleep.js';
 import type { Sleep } from '../llm/abortable-sleep.js';
 import { parseRetryAfter } from '../llm/parse-retry-after.js';
@@ -173,11 +174,13 @@ function checkIds(ids: readonly string[], what: string, pattern: RegExp = ENTITY
 }
 
 function invalidOption(option: string, value: unknown, expected: string): KgragError {
-  return new KgragError(`SPARQL knowledge graph option ${option} is ${JSON.stringify(value)}; expected ${expected}`, {
+  // An endpoint that fails to parse may still carry a key.
+  const shown = typeof value === 'string' ? redactUrl(value) : value;
+  return new KgragError(`SPARQL knowledge graph option ${option} is ${JSON.stringify(shown)}; expected ${expected}`, {
     code: 'KG_INVALID_OPTIONS',
     category: 'config',
     hint: `Set ${option} to ${expected}`,
-    details: { option, value },
+    details: { option, value: shown },
   });
 }
 

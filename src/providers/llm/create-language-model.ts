@@ -65,6 +65,7 @@ export function createLanguageModel(config: LlmConfig, dependencies: LanguageMod
     apiKey: apiKey ?? PLACEHOLDER_API_KEY,
     modelId: config.model,
     structuredOutputs: config.structuredOutputs,
+    maxReplyBytes: config.maxReplyBytes,
     ...(config.headers === undefined ? {} : { headers: config.headers }),
     ...(dependencies.fetch === undefined ? {} : { fetch: dependencies.fetch }),
     ...(dependencies.countTokens === undefined ? {} : { countTokens: dependencies.countTokens }),

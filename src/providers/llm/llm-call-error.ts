@@ -7,7 +7,8 @@ const marker = Symbol.for('kgrag.llm-call-error');
  *
  * Retryable by default: `LLM_RATE_LIMITED`, `LLM_SERVER_ERROR`, `LLM_CONNECTION_FAILED`,
  * `LLM_MALFORMED_RESPONSE`, `LLM_TRUNCATED_STREAM`, `LLM_TIMEOUT`, and `LLM_REQUEST_FAILED`
- * when the status is 408 or 409.
+ * when the status is 408 or 409. Never retried: `LLM_REPLY_TOO_LARGE` (a runaway reply, aborted at the
+ * configured size limit) and the errors of the user's own settings (key, model, URL, context length).
  */
 export type LlmCallErrorCode =
   | 'LLM_AUTHENTICATION_FAILED'
@@ -20,6 +21,7 @@ export type LlmCallErrorCode =
   | 'LLM_CONNECTION_FAILED'
   | 'LLM_MALFORMED_RESPONSE'
   | 'LLM_TRUNCATED_STREAM'
+  | 'LLM_REPLY_TOO_LARGE'
   | 'LLM_TIMEOUT'
   | 'LLM_REQUEST_FAILED'
   | 'LLM_RETRIES_EXHAUSTED'

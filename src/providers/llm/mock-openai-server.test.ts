@@ -29,9 +29,13 @@ const reply = (request: MockChatCompletionRequest): string | object => {
   return request.responseFormat === undefined ? `Chapter ${chapter} answer.` : { question: question.slice(0, 20), chapter };
 };
 
+/**
+ * The timeout is generous: a client that gave up on a slow but successful reply (a loaded machine) would
+ * pay for it twice and fail the "paid once" check. No workload here draws a `timeout` fault.
+ */
 function resilientModel(server: MockOpenAiServer): LanguageModel {
   const adapter = createOpenAiCompatibleLanguageModel({ baseURL: server.url, modelId: 'mock-model' });
-  return withRetry(withTimeout(adapter, { timeoutMs: 100 }), { maxRetries: 8, sleep: async () => undefined, rng: () => 0 });
+  return withRetry(withTimeout(adapter, { timeoutMs: 10_000 }), { maxRetries: 8, sleep: async () => undefined, rng: () => 0 });
 }
 
 async function runWorkload(server: MockOpenAiServer): Promise<unknown[]> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,12 +13,18 @@ import { canonicalJson } from './canonical-json.js';
  * - `malformed-body`: HTTP 200 whose body is not JSON (a proxy error page);
  * - `malformed-json`: a well-formed completion whose content is broken JSON (only when JSON was requested);
  * - `truncated-stream`: an SSE stream cut mid-way without a finish reason or `[DONE]`; for non-streamed
- *   requests, a body cut mid-way (the connection is destroyed).
+ *   requests, a body cut mid-way (the connection is destroyed);
+ * - `oversized-reply`: a runaway reply of `oversizedReplyBytes` (endless by default), written as fast as
+ *   the client reads it: content deltas of an SSE stream, the content string of a JSON completion, or the
+ *   numbers of an embedding. It stops when the client disconnects. Unlike the others it is not transient, so
+ *   `rate` draws it only when it is named in `kinds`.
  */
-export type FaultKind = '429' | '500' | 'timeout' | 'malformed-body' | 'malformed-json' | 'truncated-stream';
+export type FaultKind = '429' | '500' | 'timeout' | 'malformed-body' | 'malformed-json' | 'truncated-stream' | 'oversized-reply';
 
-/** Every fault kind, in a stable order. */
+/** The transient fault kinds, in a stable order: what `rate` draws from by default; a client that retries recovers from each. */
 export const FAULT_KINDS: readonly FaultKind[] = ['429', '500', 'timeout', 'malformed-body', 'malformed-json', 'truncated-stream'];
+
+const allFaultKinds: readonly FaultKind[] = [...FAULT_KINDS, 'oversized-reply'];
 
 /** A chat completion request as the mock received it, passed to `reply`. */
 export interface MockChatCompletionRequest {
@@ -64,6 +71,8 @@ export interface MockFaultOptions {
   retryAfterSeconds?: number;
   /** Content deltas a `truncated-stream` fault sends before the cut. @default half of them, at least one */
   truncatedStreamDeltas?: number;
+  /** Bytes of content an `oversized-reply` fault sends before it ends normally. @default Infinity (until the client disconnects) */
+  oversizedReplyBytes?: number;
   /**
    * Most rate-drawn faults for one request hash; later attempts of that request succeed, so a
    * client with this many retries always completes. @default 3
@@ -142,7 +151,7 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
     requests: 0,
     completions: 0,
     embeddings: 0,
-    faults: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>,
+    faults: Object.fromEntries(allFaultKinds.map((kind) => [kind, 0])) as Record<FaultKind, number>,
     successByRequestHash: new Map(),
   };
   const attemptsByHash = new Map<string, number>();
@@ -212,6 +221,51 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
     return false;
   };
 
+  /**
+   * Writes `head`, then `piece` again and again until `oversizedReplyBytes` are sent or the client is gone,
+   * then `tail`. Waits for the socket to drain, so the mock holds no more than one piece in memory.
+   */
+  const writeOversized = async (response: ServerResponse, head: string, piece: string, tail: string): Promise<void> => {
+    const limit = faults.oversizedReplyBytes ?? Number.POSITIVE_INFINITY;
+    const gone = once(response, 'close').then(
+      () => true,
+      () => true,
+    );
+    const chunk = piece.repeat(Math.max(1, Math.floor(64 * 1024 / piece.length)));
+    response.write(head);
+    for (let sent = 0; sent < limit && !response.destroyed && !closed; sent += chunk.length) {
+      if (response.write(chunk)) continue;
+      const drained = once(response, 'drain').then(
+        () => false,
+        () => true,
+      );
+      if (await Promise.race([drained, gone])) return;
+    }
+    if (!response.destroyed) response.end(tail);
+  };
+
+  const sendOversizedChat = async (response: ServerResponse, chat: MockChatCompletionRequest): Promise<void> => {
+    const id = `chatcmpl-${chat.hash.slice(0, 24)}`;
+    if (chat.stream) {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const event = (chunk: JsonRecord): string => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: chat.model, ...chunk })}\n\n`;
+      await writeOversized(
+        response,
+        event({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
+        event({ choices: [{ index: 0, delta: { content: 'again and '.repeat(100) }, finish_reason: null }] }),
+        `${event({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}data: [DONE]\n\n`,
+      );
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    await writeOversized(
+      response,
+      `{"id":"${id}","object":"chat.completion","created":0,"model":${JSON.stringify(chat.model)},"choices":[{"index":0,"message":{"role":"assistant","content":"`,
+      'again and ',
+      '"},"finish_reason":"stop"}]}',
+    );
+  };
+
   const handleChat = async (request: IncomingMessage, response: ServerResponse, body: JsonRecord): Promise<void> => {
     stats.completions += 1;
     const chat = toChatRequest(body);
@@ -248,11 +302,15 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
     }
 
     const wantsJson = chat.responseFormat !== undefined && chat.responseFormat.type !== 'text';
-    const applicable: FaultKind[] = ['429', '500', 'timeout', 'malformed-body', 'truncated-stream'];
+    const applicable: FaultKind[] = ['429', '500', 'timeout', 'malformed-body', 'truncated-stream', 'oversized-reply'];
     if (wantsJson) applicable.push('malformed-json');
     const fault = chooseFault(chat.hash, applicable);
     if (fault !== undefined) stats.faults[fault] += 1;
     if (fault !== undefined && (await sendTransportFault(response, fault))) return;
+    if (fault === 'oversized-reply') {
+      await sendOversizedChat(response, chat);
+      return;
+    }
 
     const produced = options.reply === undefined ? defaultReply(chat) : await options.reply(chat);
     let content = typeof produced === 'string' ? produced : JSON.stringify(produced);
@@ -328,10 +386,15 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
     }
     const dimensions = typeof body['dimensions'] === 'number' ? body['dimensions'] : undefined;
     const hash = sha256(canonicalJson({ path: 'embeddings', model, input: inputs, dimensions }));
-    const fault = chooseFault(hash, ['429', '500', 'timeout', 'malformed-body']);
+    const fault = chooseFault(hash, ['429', '500', 'timeout', 'malformed-body', 'oversized-reply']);
     if (fault !== undefined) {
       stats.faults[fault] += 1;
-      await sendTransportFault(response, fault);
+      if (fault === 'oversized-reply') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        await writeOversized(response, `{"object":"list","model":${JSON.stringify(model)},"data":[{"object":"embedding","index":0,"embedding":[0.5`, ',0.5', ']}]}');
+      } else {
+        await sendTransportFault(response, fault);
+      }
       return;
     }
     await delay(options.latencyMs ?? 0);

@@ -2,6 +2,8 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, streamText } from 'ai';
 import type { LanguageModelUsage, ModelMessage } from 'ai';
 import type { ChatMessage, ChatRequest, ChatResult, ChatStreamPart, FinishReason, LanguageModel } from './language-model.js';
+import { redactUrl } from '../../core/redact-url.js';
+import { limitReplySize } from './limit-reply-size.js';
 import { LlmCallError } from './llm-call-error.js';
 import { rawJsonOutput } from './raw-json-output.js';
 import { countPromptTokens, estimateTokenCount } from './token-estimate.js';
@@ -29,6 +31,11 @@ export interface OpenAiCompatibleLanguageModelOptions {
   structuredOutputs?: StructuredOutputsMode;
   /** Custom fetch (tests, proxies). @default globalThis.fetch */
   fetch?: typeof fetch;
+  /**
+   * Most bytes of one HTTP reply (the whole event stream when streaming); a longer reply is aborted and
+   * fails with `LLM_REPLY_TOO_LARGE`, not retried. @default {@link defaultMaxReplyBytes}
+   */
+  maxReplyBytes?: number;
   /** Token counter for servers that report no usage. @default about four characters per token */
   countTokens?: CountTokens;
 }
@@ -40,6 +47,12 @@ const SDK_PROVIDER_NAME = 'kgrag';
 const SCHEMA_REJECTION_PATTERN = /response_format|json_schema|structured output|guided_json/i;
 
 /**
+ * 32 MiB: a streamed reply costs about 200 bytes of event per token, so this passes a 100,000-token
+ * completion and still stops a runaway model or server long before it exhausts memory.
+ */
+export const defaultMaxReplyBytes = 32 * 1024 * 1024;
+
+/**
  * A {@link LanguageModel} for any OpenAI-compatible chat completions endpoint (OpenAI, Azure, Ollama,
  * vLLM, LM Studio, llama.cpp, Together, Groq…), through the Vercel AI SDK. The SDK never retries
  * (`maxRetries: 0`): the retry wrapper owns retries, so that limits and backoff apply once. JSON
@@ -48,14 +61,21 @@ const SCHEMA_REJECTION_PATTERN = /response_format|json_schema|structured output|
 export function createOpenAiCompatibleLanguageModel(options: OpenAiCompatibleLanguageModelOptions): LanguageModel {
   const countTokens = options.countTokens ?? estimateTokenCount;
   const mode = options.structuredOutputs ?? 'auto';
-  const context: ProviderCallContext = { service: 'llm', baseURL: options.baseURL, modelId: options.modelId };
+  const context: ProviderCallContext = { service: 'llm', baseURL: redactUrl(options.baseURL), modelId: options.modelId };
+  const { base, queryParams } = splitQuery(options.baseURL);
   const providerSettings = {
     name: SDK_PROVIDER_NAME,
-    baseURL: options.baseURL,
+    baseURL: base,
+    ...(queryParams === undefined ? {} : { queryParams }),
     includeUsage: true,
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: limitReplySize(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), {
+      maxBytes: options.maxReplyBytes ?? defaultMaxReplyBytes,
+      context,
+      configKey: 'llm.maxReplyBytes',
+      alternative: 'set llm.maxOutputTokens to stop long replies at the server',
+    }),
   };
   const schemaModel = createOpenAICompatible({ ...providerSettings, supportsStructuredOutputs: true }).chatModel(options.modelId);
   const jsonObjectModel = createOpenAICompatible({ ...providerSettings, supportsStructuredOutputs: false }).chatModel(options.modelId);
@@ -173,7 +193,7 @@ export function createOpenAiCompatibleLanguageModel(options: OpenAiCompatibleLan
       throw new LlmCallError(`LLM call to "${options.modelId}": the reply stream ended before the model finished`, {
         code: 'LLM_TRUNCATED_STREAM',
         retryable: true,
-        hint: `The server at ${options.baseURL} or a proxy cut the stream; it is retried automatically`,
+        hint: `The server at ${context.baseURL} or a proxy cut the stream; it is retried automatically`,
       });
     }
     yield { type: 'finish', result: buildResult(request, text, finishReason, usage, modelId) };
@@ -185,6 +205,16 @@ export function createOpenAiCompatibleLanguageModel(options: OpenAiCompatibleLan
     generate: generateOnce,
     stream: streamOnce,
   };
+}
+
+/**
+ * The base URL without its query string, and the query's parameters: the SDK appends `/chat/completions`
+ * to the base, so a `?api-version=…` or `?key=…` written into `baseURL` must be sent as parameters instead.
+ */
+function splitQuery(baseURL: string): { base: string; queryParams?: Record<string, string> } {
+  const queryAt = baseURL.indexOf('?');
+  if (queryAt === -1) return { base: baseURL };
+  return { base: baseURL.slice(0, queryAt), queryParams: Object.fromEntries(new URLSearchParams(baseURL.slice(queryAt + 1))) };
 }
 
 function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[] {

@@ -1,5 +1,6 @@
 import { APICallError, InvalidResponseDataError, JSONParseError, TypeValidationError } from 'ai';
 import { errorMessage } from '../../core/error-message.js';
+import { redactUrl } from '../../core/redact-url.js';
 import { LlmCallError } from './llm-call-error.js';
 import { parseRetryAfter } from './parse-retry-after.js';
 import type { ResponseHeaders } from './parse-retry-after.js';
@@ -8,6 +9,7 @@ import type { ResponseHeaders } from './parse-retry-after.js';
 export interface ProviderCallContext {
   /** `llm` for chat completions, `embeddings` for `/embeddings`; also the config section named in hints. */
   service: 'llm' | 'embeddings';
+  /** The endpoint, for messages; redacted (see `redactUrl`) before it is shown. */
   baseURL: string;
   modelId: string;
   /** Whether the failure happened while reading a streamed reply (cuts become `LLM_TRUNCATED_STREAM`). */
@@ -49,10 +51,15 @@ export function isAbortError(error: unknown): boolean {
 
 /**
  * Turns whatever an SDK or `fetch` threw into an {@link LlmCallError} with a status, a retry verdict
- * and a hint. Abort errors and existing LlmCallErrors are returned unchanged.
+ * and a hint. Abort errors and existing LlmCallErrors are returned unchanged, also when the SDK wrapped
+ * one of ours (a reply cut off by {@link limitReplySize}) in its own error. Secrets in URLs (the base
+ * URL's user and password, query keys) never reach the message.
  */
-export function toLlmCallError(error: unknown, context: ProviderCallContext): unknown {
+export function toLlmCallError(error: unknown, callContext: ProviderCallContext): unknown {
   if (LlmCallError.isInstance(error) || isAbortError(error)) return error;
+  const ours = findLlmCallError(error);
+  if (ours !== undefined) return ours;
+  const context = redactedContext(callContext);
 
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
@@ -76,7 +83,7 @@ export function toLlmCallError(error: unknown, context: ProviderCallContext): un
   if (findNetworkErrorCode(error) !== undefined || (error instanceof TypeError && /terminated|fetch failed/i.test(error.message))) {
     return context.streaming || /terminated/i.test(errorMessage(error)) ? cutReply(error, context) : connectionFailed(error, context);
   }
-  return new LlmCallError(`${label(context)} failed: ${errorMessage(error)}`, {
+  return new LlmCallError(`${label(context)} failed: ${redactUrl(errorMessage(error))}`, {
     code: 'LLM_REQUEST_FAILED',
     retryable: false,
     cause: error,
@@ -84,8 +91,10 @@ export function toLlmCallError(error: unknown, context: ProviderCallContext): un
 }
 
 /** Maps an HTTP failure to an {@link LlmCallError}; shared by the chat adapter and the embedder. */
-export function httpFailureToLlmCallError(failure: HttpFailure, context: ProviderCallContext): LlmCallError {
+export function httpFailureToLlmCallError(failure: HttpFailure, callContext: ProviderCallContext): LlmCallError {
   const { status } = failure;
+  const context = redactedContext(callContext);
+  const body = failure.body === undefined ? undefined : redactUrl(failure.body.slice(0, 2000));
   const serverMessage = extractServerMessage(failure.body);
   const said = serverMessage === undefined ? '' : `: ${serverMessage}`;
   const retryAfterMs = parseRetryAfter(failure.headers);
@@ -93,7 +102,7 @@ export function httpFailureToLlmCallError(failure: HttpFailure, context: Provide
     status,
     cause: failure.cause,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    details: { baseURL: context.baseURL, modelId: context.modelId, ...(failure.body === undefined ? {} : { body: failure.body.slice(0, 2000) }) },
+    details: { baseURL: context.baseURL, modelId: context.modelId, ...(body === undefined ? {} : { body }) },
   };
   const section = context.service;
 
@@ -187,7 +196,7 @@ function label(context: ProviderCallContext): string {
 }
 
 function connectionFailed(error: unknown, context: ProviderCallContext): LlmCallError {
-  return new LlmCallError(`Cannot reach the ${context.service === 'llm' ? 'LLM' : 'embedding'} server at ${context.baseURL}: ${errorMessage(error)}`, {
+  return new LlmCallError(`Cannot reach the ${context.service === 'llm' ? 'LLM' : 'embedding'} server at ${context.baseURL}: ${redactUrl(errorMessage(error))}`, {
     code: 'LLM_CONNECTION_FAILED',
     retryable: true,
     hint: `Is the server running at ${context.baseURL}? Check ${context.service}.baseURL and your network`,
@@ -198,7 +207,7 @@ function connectionFailed(error: unknown, context: ProviderCallContext): LlmCall
 
 function cutReply(error: unknown, context: ProviderCallContext): LlmCallError {
   if (context.streaming) return truncatedStream(error, context);
-  return new LlmCallError(`${label(context)} was cut off before the reply was complete: ${errorMessage(error)}`, {
+  return new LlmCallError(`${label(context)} was cut off before the reply was complete: ${redactUrl(errorMessage(error))}`, {
     code: 'LLM_MALFORMED_RESPONSE',
     retryable: true,
     hint: `A proxy or the server at ${context.baseURL} closed the connection mid-reply; it is retried automatically`,
@@ -215,7 +224,13 @@ function truncatedStream(error: unknown, context: ProviderCallContext): LlmCallE
   });
 }
 
+/** What the server said in an error body, with any URL in it redacted (some servers echo the request URL). */
 function extractServerMessage(body: string | undefined): string | undefined {
+  const message = serverMessageOf(body);
+  return message === undefined ? undefined : redactUrl(message);
+}
+
+function serverMessageOf(body: string | undefined): string | undefined {
   if (body === undefined || body.trim() === '') return undefined;
   try {
     const parsed: unknown = JSON.parse(body);
@@ -249,6 +264,24 @@ function findNetworkErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** `base` + `/path`, before the base URL's query string if it has one (Azure's `?api-version=`). */
 function joinUrl(baseURL: string, path: string): string {
-  return `${baseURL.replace(/\/+$/, '')}/${path}`;
+  const queryAt = baseURL.indexOf('?');
+  const base = queryAt === -1 ? baseURL : baseURL.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : baseURL.slice(queryAt);
+  return `${base.replace(/\/+$/, '')}/${path}${query}`;
+}
+
+function redactedContext(context: ProviderCallContext): ProviderCallContext {
+  return { ...context, baseURL: redactUrl(context.baseURL) };
+}
+
+/** An LlmCallError of ours that an SDK wrapped into its own error (it keeps ours as the `cause`). */
+function findLlmCallError(error: unknown): LlmCallError | undefined {
+  const seen = new Set<unknown>();
+  for (let current = error; typeof current === 'object' && current !== null && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+    seen.add(current);
+    if (LlmCallError.isInstance(current)) return current;
+  }
+  return undefined;
 }

@@ -36,7 +36,7 @@ test('refuses an SQLite file that is not a kgrag index', () => {
 test('a file that is not a database gives a clear error', () => {
   const path = join(directory, 'garbage.db');
   writeFileSync(path, 'this is not sqlite at all, just some text that is long enough to be a header');
-  assert.throws(() => openSqliteStore(path), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_OPEN_FAILED');
+  assert.throws(() => openSqliteStore(path), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_CORRUPT' && !/delete/i.test(`${error.message} ${error.hint}`));
 });
 
 test('a version-1 database is migrated: full-text index rebuilt without stopwords, reports.error added', async () => {

@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { toEnvironmentError } from '../../core/environment-error.js';
 import { KgragError } from '../../core/errors.js';
 import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
@@ -44,9 +45,9 @@ export interface SqliteStoreOptions {
  * and sqlite-vec for vector search. `path` may be `:memory:` for tests.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
-  if (path !== ':memory:' && !options.readonly) mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
   try {
+    if (path !== ':memory:' && !options.readonly) mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
     sqliteVec.load(db);
     db.function(indexTextFunction, { deterministic: true }, (text: unknown) => fullTextIndexText(typeof text === 'string' ? text : null));
@@ -58,13 +59,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     migrate(db, path, options.readonly === true);
   } catch (error) {
     if (KgragError.isInstance(error)) throw error;
-    throw new KgragError(`cannot open the index database "${path}": ${(error as Error).message}`, {
-      code: 'STORE_OPEN_FAILED',
-      category: 'store',
-      hint: 'check that the workspace folder is writable and the file is a kgrag database (delete it to start over)',
-      details: { path },
-      cause: error,
-    });
+    throw (
+      toEnvironmentError(error, { doing: 'opening the index database', path }) ??
+      new KgragError(`cannot open the index database "${path}": ${(error as Error).message}`, {
+        code: 'STORE_OPEN_FAILED',
+        category: 'store',
+        hint: 'check that store.path names a kgrag index and its folder is writable; to build a new index, point store.path or -w at a new location',
+        details: { path },
+        cause: error,
+      })
+    );
   }
   return new SqliteStore(db);
 }
@@ -283,10 +287,18 @@ class SqliteStore implements Store {
     );
   }
 
+  /**
+   * Runs `fn` in a transaction (a savepoint when nested). A write the machine refuses — a full disk, a
+   * read-only file, a lock held by another process — fails as a KgragError naming the database file.
+   */
   async transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R> {
     const depth = this.transactionDepth;
     const savepoint = `sp${depth}`;
-    this.db.exec(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
+    try {
+      this.db.exec(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
+    } catch (error) {
+      throw this.explained(error);
+    }
     this.transactionDepth = depth + 1;
     try {
       const result = await fn(this);
@@ -299,7 +311,7 @@ class SqliteStore implements Store {
         this.db.exec(`ROLLBACK TO ${savepoint}`);
         this.db.exec(`RELEASE ${savepoint}`);
       }
-      throw error;
+      throw depth === 0 ? this.explained(error) : error;
     } finally {
       this.transactionDepth = depth;
     }
@@ -307,11 +319,20 @@ class SqliteStore implements Store {
 
   seal(): void {
     if (this.closed) return;
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.db.pragma('journal_mode = DELETE');
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.pragma('journal_mode = DELETE');
+    } catch (error) {
+      throw this.explained(error);
+    }
     this.closed = true;
     this.statements.clear();
     this.db.close();
+  }
+
+  /** An environment error as a KgragError about this database file; any other error unchanged. */
+  private explained(error: unknown): unknown {
+    return toEnvironmentError(error, { doing: 'writing the index database', path: this.db.name }) ?? error;
   }
 
   async close(): Promise<void> {

@@ -34,7 +34,8 @@ export interface CollectInputFilesOptions {
  * walked depth-first with entries sorted by name (code-unit order, independent of locale). Files in folders
  * must match an `include` glob and no `exclude` glob; folders matching an exclude glob (`**\/node_modules/**`)
  * are not entered. Symbolic links are followed, but every file and folder is visited once (by device and
- * inode), so link loops end. Problems become warnings: `not-found`, `unreadable`, `too-large`.
+ * inode), so link loops end. Problems become warnings: `not-found`, `unreadable`, `too-large`, and
+ * `path-too-long` for a file or folder nested deeper than the system's longest path (PATH_MAX).
  */
 export async function collectInputFiles(paths: readonly string[], options: CollectInputFilesOptions): Promise<InputEntry[]> {
   const walker = new InputWalker(options);
@@ -105,7 +106,8 @@ class InputWalker {
       try {
         stats = await stat(childPath);
       } catch (error) {
-        if (!this.wanted(childRelative)) continue;
+        // A folder that cannot be entered (too deep for PATH_MAX, no permission) would otherwise vanish without a word.
+        if (!child.isDirectory() && !this.wanted(childRelative)) continue;
         if (child.isSymbolicLink() && (error as NodeJS.ErrnoException).code === 'ENOENT') {
           this.warn(childSource, 'not-found', `${childSource} is a symbolic link to a missing file, so it was skipped; fix or remove the link.`);
         } else {
@@ -158,6 +160,12 @@ class InputWalker {
       this.warn(source, 'unreadable', `${source} cannot be read (permission denied), so it was skipped; check its permissions.`);
     } else if (code === 'ELOOP') {
       this.warn(source, 'unreadable', `${source} is a symbolic link that loops, so it was skipped; fix or remove the link.`);
+    } else if (code === 'ENAMETOOLONG') {
+      this.warn(
+        source,
+        'path-too-long',
+        `${source} is nested too deep: its path is ${Buffer.byteLength(path)} bytes, longer than the system allows (PATH_MAX), so it and everything in it were skipped; move it to a shallower folder or shorten the folder names.`,
+      );
     } else {
       const reason = errorMessage(error);
       this.warn(source, 'unreadable', `${source} cannot be read (${reason}), so it was skipped; check the path (${path}).`);

@@ -22,23 +22,25 @@ describe('loadCsv', () => {
   });
 
   it('names missing and repeated columns and uses custom fields', () => {
-    const raw = 'key,body,,key\nk1,Text one.,x,y\nk2,Text two.,extra,z,overflow\n';
-    const { documents } = loadCsv(raw, file, { idField: 'key' });
+    const raw = 'key,body,,key\nk1,Text one.,x,y\nk2,Text two.,extra,z\n';
+    const { documents, warnings } = loadCsv(raw, file, { idField: 'key' });
     assert.deepEqual(
       documents.map(({ source, text, metadata }) => ({ source, text, metadata })),
       [
         { source: 'data/records.csv#k1', text: 'Text one.', metadata: { column_3: 'x', key_2: 'y' } },
-        { source: 'data/records.csv#k2', text: 'Text two.', metadata: { column_3: 'extra', key_2: 'z', column_5: 'overflow' } },
+        { source: 'data/records.csv#k2', text: 'Text two.', metadata: { column_3: 'extra', key_2: 'z' } },
       ],
     );
+    assert.deepEqual(warnings, []);
   });
 
-  it('reads TSV and reports an unclosed quote', () => {
+  it('reads TSV and skips a row whose quoted field never closes, saying so', () => {
     const tsv = loadCsv('text\ttitle\nTab separated.\tT\n', file, {}, '\t');
     assert.equal(tsv.documents[0]?.title, 'T');
-    const broken = loadCsv('text\n"never closed\nmore\n', file, {});
-    assert.equal(broken.documents[0]?.text, 'never closed\nmore');
+    const broken = loadCsv('text\nfine\n"never closed\nmore\n', file, {});
+    assert.deepEqual(broken.documents.map((document) => document.text), ['fine']);
+    assert.equal(broken.warnings.length, 1);
     assert.equal(broken.warnings[0]?.code, 'parse-error');
-    assert.match(broken.warnings[0]?.message ?? '', /line 2/);
+    assert.match(broken.warnings[0]?.message ?? '', /row 2 has a quoted field, starting on line 3, that is never closed.*lines 3–4.*skipped/);
   });
 });

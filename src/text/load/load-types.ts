@@ -32,6 +32,7 @@ export type LoadWarningCode =
   | 'invalid-utf8'
   | 'unsupported-type'
   | 'too-large'
+  | 'path-too-long'
   | 'parse-error';
 
 /** A problem with one input file, returned as a value (loaders never print). */

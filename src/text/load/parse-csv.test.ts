@@ -11,7 +11,10 @@ describe('parseCsv', () => {
         ['x, y', 'say "hi"', 'line1\r\nline2'],
         ['1', '', '3'],
       ],
+      rowLines: [1, 2, 4],
       unclosedQuoteLine: undefined,
+      unclosedQuoteRow: undefined,
+      lineCount: 4,
     });
   });
 
@@ -29,7 +32,19 @@ describe('parseCsv', () => {
 
   it('is lenient with stray quotes and reports an unclosed quote', () => {
     assert.deepEqual(parseCsv('5" disk,"ok"x').rows, [['5" disk', 'okx']]);
-    assert.deepEqual(parseCsv('a,b\n1,"open\nnever closed'), { rows: [['a', 'b'], ['1', 'open\nnever closed']], unclosedQuoteLine: 2 });
+    assert.deepEqual(parseCsv('a,b\n1,"open\nnever closed'), {
+      rows: [['a', 'b'], ['1', 'open\nnever closed']],
+      rowLines: [1, 2],
+      unclosedQuoteLine: 2,
+      unclosedQuoteRow: 1,
+      lineCount: 3,
+    });
+  });
+
+  it('counts lines at CRLF, LF and a lone CR, and a trailing line break starts no line', () => {
+    const parsed = parseCsv('h\r\na\rb\n"c\nd"\ne\n');
+    assert.deepEqual(parsed.rowLines, [1, 2, 3, 4, 6]);
+    assert.equal(parsed.lineCount, 6);
   });
 
   it('supports other delimiters and empty input', () => {

@@ -109,6 +109,13 @@ function emptyRecordsWarning(
   };
 }
 
+/** Whether a record has text in its text field, as {@link recordsToDocuments} would find it. */
+export function hasRecordText(fields: Record<string, unknown>, fieldNames: RecordFields): boolean {
+  const textFields: readonly string[] = fieldNames.textField === undefined ? defaultTextFields : [fieldNames.textField];
+  const entry = firstEntry(fields, textFields, textValue);
+  return entry !== undefined && normalizeText(entry.value) !== '';
+}
+
 function firstEntry(
   fields: Record<string, unknown>,
   names: readonly string[],

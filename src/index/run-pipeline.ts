@@ -104,7 +104,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       step.name,
       step.version,
       JSON.stringify(step.settings(config, environment)),
-      ...step.reads.map((name) => `${name}=${outputVersions.get(name)}`),
+      step.reads.map((name) => `${name}=${outputVersions.get(name)}`),
     );
     const stepUsageStart = usage();
     const context: StepContext = {

@@ -1,5 +1,6 @@
 import winkNLP, { type ItemEntity } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { appendAll } from '../../core/append-all.js';
 import { primeNounPhraseExtractor } from '../nlp-graph/noun-phrase-extractor.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { Triple, TripleExtraction } from './extracted-triples.js';
@@ -516,7 +517,7 @@ function extractFromTokens(text: string, tokens: Tokens, sentences: ReadonlyArra
     } finally {
       sentenceEnd = savedEnd;
     }
-    if (explicit || range) facts.push(...found);
+    if (explicit || range) appendAll(facts, found);
     else for (const [, , date] of found) facts.push([arg, 'dated', date]);
   };
 

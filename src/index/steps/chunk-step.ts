@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import { contentId } from '../../core/ids.js';
 import type { ChunkRecord } from '../../core/types.js';
 import type { ChunkingConfig } from '../../core/config/config-schema.js';
@@ -54,7 +55,7 @@ export const chunkStep: PipelineStep = {
     const totalCharacters = pending.reduce((sum, document) => sum + document.text.length, 0);
     let characters = 0;
     for (const document of pending) {
-      created.push(...chunkDocument(document.id, document.text, tokenizer, config.chunking));
+      appendAll(created, chunkDocument(document.id, document.text, tokenizer, config.chunking));
       characters += document.text.length;
       done++;
       if (done % 200 === 0 || done === pending.length) context.progress(characters, totalCharacters, 'characters');
@@ -63,7 +64,7 @@ export const chunkStep: PipelineStep = {
     const allIds = [...kept, ...created].map((chunk) => chunk.id);
     return {
       counts: { chunks: allIds.length, added: created.length, removed: existing.length - kept.length },
-      outputVersion: contentId('chunks', ...allIds.sort()),
+      outputVersion: contentId('chunks', allIds.sort()),
       async write(tx) {
         if (rechunkAll) await tx.table('chunks').clear();
         else await tx.table('chunks').deleteWhere('documentId', orphanDocuments);

@@ -182,7 +182,8 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
           error: errorMessage(error),
         },
       ]);
-      throw error;
+      // A step stopped by the signal fails with whatever its work threw (an AbortError, a cancelled request).
+      throw options.signal?.aborted ? abortError() : error;
     }
   }
   summary.durationMs = performance.now() - started;

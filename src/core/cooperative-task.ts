@@ -26,7 +26,8 @@ export interface RunTaskOptions {
 
 /**
  * Runs a task, giving the event loop a turn (a `setImmediate`) whenever `turnMs` passed since the last one,
- * and stopping with an error at the first pause after `signal` aborts.
+ * and stopping with an error at the first pause after `signal` aborts (checked at every pause, so an abort
+ * from inside the task, a progress callback say, stops it at once).
  */
 export async function runTask<T>(task: CooperativeTask<T>, options: RunTaskOptions = {}): Promise<T> {
   const turnMs = options.turnMs ?? 20;
@@ -35,14 +36,13 @@ export async function runTask<T>(task: CooperativeTask<T>, options: RunTaskOptio
     task.return(undefined as never);
     throw options.onAbort?.() ?? options.signal.reason;
   };
-  checkAbort();
   let turnStarted = performance.now();
   for (;;) {
+    checkAbort();
     const step = task.next();
     if (step.done === true) return step.value;
     if (performance.now() - turnStarted >= turnMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      checkAbort();
       turnStarted = performance.now();
     }
   }

@@ -2,7 +2,7 @@
  * Longest run of one character class that reaches the byte-pair encoder in one piece. Byte-pair merging is
  * quadratic in the length of a pre-tokenized piece, and a piece never spans more than one run of each of
  * these classes (plus a character or a line break before or after it), so cutting longer runs bounds it.
- * Ordinary text has no such runs; one that has (a Markdown rule of 300 `-`) may get other tokens in it.
+ * Ordinary text has no such runs; one that has (a Markdown rule of 200 `-`) may get other tokens in it.
  */
 export const maxRunLength = 128;
 

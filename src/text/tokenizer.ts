@@ -25,8 +25,8 @@ export interface TokenizedText {
  * Time is linear in the length of the text. Byte-pair merging is quadratic in the length of one pre-tokenized
  * piece, so a run of more than {@link maxRunLength} characters of one class (letters, digits, other symbols,
  * whitespace) — a line of `*`, a DNA sequence, a text without spaces — is encoded in pieces of at most that
- * many characters. Such runs may get other tokens than the encoding's own tokenizer would give them (never
- * more than a few per piece); all other text gets exactly its tokens.
+ * many characters. Such runs may get other tokens than the encoding's own tokenizer would give them; all
+ * other text gets exactly its tokens.
  */
 export interface Tokenizer {
   readonly encoding: TokenizerEncoding;

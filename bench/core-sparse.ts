@@ -26,6 +26,7 @@
  */
 import { DirectedGraph } from 'graphology';
 import pagerankModule from 'graphology-metrics/centrality/pagerank.js';
+import { maxOf } from '../src/core/max-of.js';
 import { createRandom } from '../src/core/random.js';
 import type { Random } from '../src/core/random.js';
 import { knnKernelWeights } from '../src/graph/knn-kernel-weights.js';
@@ -218,7 +219,7 @@ function noise(random: Random): number {
 
 function randomUnit(random: Random, dimensions: number): Float64Array {
   const vector = Float64Array.from({ length: dimensions }, () => noise(random));
-  const norm = Math.hypot(...vector);
+  const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
   return vector.map((value) => value / norm);
 }
 
@@ -330,7 +331,7 @@ function benchLaplace(runs: number, results: Record<string, BenchResult>): void 
   results.laplace_460_keywords_block1_s = result(single, 's');
   results.laplace_block8_vs_block1 = result([(single[0] as number) / (times[0] as number)], 'ratio');
   results.laplace_cg_iterations_median = result([median(assignments.map((assignment) => assignment.iterations))], 'count');
-  results.laplace_cg_iterations_max = result([Math.max(...assignments.map((assignment) => assignment.iterations))], 'count');
+  results.laplace_cg_iterations_max = result([maxOf(assignments.map((assignment) => assignment.iterations))], 'count');
   results.laplace_graph_components = result([prepareLaplaceLearning(knnKernelWeights(knn, { k: 29 })).componentCount], 'count');
   results.laplace_members_median = result([median(assignments.map((assignment) => assignment.members.length))], 'count');
 

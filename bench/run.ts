@@ -11,6 +11,7 @@ import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
+import { benchReliability } from './reliability.js';
 import { benchTot } from './tot.js';
 
 const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number) => Promise<Record<string, BenchResult>> }> = {
@@ -28,6 +29,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
   autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },
   tot: { describe: 'one two-hop Tree-of-Traversals question over the SPARQL fixture, mock model at 200 ms per call: calls, tokens, SPARQL requests, wall time for k = 1 and 3', defaultRuns: 3, run: benchTot },
+  reliability: {
+    describe: 'inputs that crashed or hung kgrag (issue 16): a 2 MB line without spaces through the chunk step (< 5 s), 2Wiki + MuSiQue + HotpotQA indexed together (ok = 1)',
+    defaultRuns: 1,
+    run: benchReliability,
+  },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
 

@@ -1,3 +1,4 @@
+import { maxOf } from '../core/max-of.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { splitSentences } from '../text/sentences.js';
 import { lightStem } from '../text/light-stem.js';
@@ -115,7 +116,7 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     let bestIndex = 0;
     let bestValue = Number.NEGATIVE_INFINITY;
     remaining.forEach((candidate, index) => {
-      const redundancy = Math.max(0, ...selected.map((chosen) => jaccard(chosen.terms, candidate.terms)));
+      const redundancy = Math.max(0, maxOf(selected.map((chosen) => jaccard(chosen.terms, candidate.terms))));
       const value = candidate.score - 0.5 * redundancy;
       if (value > bestValue) {
         bestValue = value;

@@ -1,3 +1,4 @@
+import { appendAll } from '../core/append-all.js';
 import type { RunUsage } from '../core/types.js';
 import type { StepName } from '../index/pipeline-step.js';
 import type { UsageSnapshot } from '../providers/llm/usage-meter.js';
@@ -58,7 +59,7 @@ export function formatRunCost(steps: readonly StepRunCost[], usage: UsageSnapsho
     cost(total('costUsd')),
     seconds(paid.reduce((sum, step) => sum + step.durationMs, 0)),
   ]);
-  lines.push(...renderTextTable(header, rows, { totalRow: true }));
+  appendAll(lines, renderTextTable(header, rows, { totalRow: true }));
   if (usage.cachedCalls > 0) {
     const saved = run.price ? ` (saved $${formatUsd(usage.savedUsd)})` : '';
     lines.push(`cached: ${calls(usage.cachedCalls)} answered from the workspace's LLM cache, not counted above${saved}`);

@@ -1,5 +1,7 @@
 import type { Kgrag } from '../api/create-kgrag.js';
 import type { ContextChunk } from '../answer/answer-types.js';
+import { appendAll } from '../core/append-all.js';
+import { maxOf } from '../core/max-of.js';
 import type { PipelineEvent } from '../index/pipeline-step.js';
 import { KgragError } from '../core/errors.js';
 import type { QueryMethod } from '../methods/query-method.js';
@@ -180,7 +182,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   }
 
   const cutoffs = [...new Set([...defaultRecallCutoffs, ...(options.cutoffs ?? [])])].sort((left, right) => left - right);
-  const depth = Math.max(...cutoffs);
+  const depth = maxOf(cutoffs);
   const questions = options.limit === undefined ? dataset.questions : dataset.questions.slice(0, options.limit);
   const answering = options.answer ?? kgrag.llm !== undefined;
   const grading = (options.grade ?? answering) && answering && kgrag.llm !== undefined;
@@ -238,7 +240,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       methodReport[`ar@${k}`] = round(mean(methodRows.map((row) => row.hits[`ar@${k}`])));
     }
     report.methods[methodName] = methodReport;
-    rows.push(...methodRows);
+    appendAll(rows, methodRows);
     emit({ type: 'method-end', method: methodName, report: methodReport });
   }
   if (options.judge) report.judge = await judgeMethods(kgrag, options.judge, rows, options.judgeRepeats ?? 5);

@@ -106,7 +106,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       step.name,
       step.version,
       JSON.stringify(step.settings(config, environment)),
-      ...step.reads.map((name) => `${name}=${outputVersions.get(name)}`),
+      step.reads.map((name) => `${name}=${outputVersions.get(name)}`),
     );
     const stepUsageStart = usage();
     const context: StepContext = {
@@ -186,7 +186,8 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
           error: errorMessage(error),
         },
       ]);
-      throw error;
+      // A step stopped by the signal fails with whatever its work threw (an AbortError, a cancelled request).
+      throw options.signal?.aborted ? abortError() : error;
     }
   }
   summary.durationMs = performance.now() - started;

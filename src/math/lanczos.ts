@@ -1,3 +1,4 @@
+import { appendAll } from '../core/append-all.js';
 import { KgragError } from '../core/errors.js';
 import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
@@ -180,7 +181,7 @@ export function lanczosEigenpairs(apply: SymmetricOperator, n: number, count: nu
         });
       }
       if (lockedNow > 0) {
-        projectors.push(...lockedVectors.filter((vector) => !projectors.includes(vector)));
+        appendAll(projectors, lockedVectors.filter((vector) => !projectors.includes(vector)));
         wanted = count - lockedVectors.length;
       }
       const kept: Float64Array[] = [];

@@ -16,7 +16,7 @@ export function nearDuplicateRows(matrix: Float32Array, rows: number, dimensions
   if (rows < 2 || dimensions === 0) return duplicateOf;
   const direction = new Float64Array(dimensions);
   for (let row = 0; row < rows; row++) for (let dim = 0; dim < dimensions; dim++) direction[dim]! += matrix[row * dimensions + dim]!;
-  let norm = Math.hypot(...direction);
+  let norm = Math.sqrt(direction.reduce((sum, value) => sum + value * value, 0));
   if (!(norm > 0)) {
     direction.fill(0);
     direction[0] = 1;

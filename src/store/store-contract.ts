@@ -85,7 +85,7 @@ function withoutHid<R>(rows: R[]): R[] {
 }
 
 function unit(values: number[]): Float32Array {
-  const norm = Math.hypot(...values);
+  const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
   return new Float32Array(values.map((value) => value / norm));
 }
 

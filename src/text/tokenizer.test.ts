@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { KgragError } from '../core/errors.js';
 import { seededRandom, randomText } from '../../test/fixtures/text/seeded-random.js';
@@ -89,5 +90,62 @@ describe('Tokenizer.tokenize', () => {
         assert.equal(tokens.length, tokenizer.count(text));
       }
     }
+  });
+});
+
+describe('Tokenizer on ordinary text', () => {
+  const corpus = new URL('../../examples/sample-corpus/', import.meta.url);
+  const files = readdirSync(corpus).filter((name) => /\.(md|txt)$/.test(name)).sort();
+  const texts = files.map((name) => readFileSync(new URL(name, corpus), 'utf8'));
+  const random = seededRandom(21);
+  // More than one block of the tokenizer (about 16,000 characters each), so block boundaries are crossed too.
+  const generated = Array.from({ length: 300 }, () => randomText(random, 60)).join('\n\n');
+  for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const) {
+    it(`gives exactly gpt-tokenizer's tokens with ${encoding}`, async () => {
+      const tokenizer = await createTokenizer(encoding);
+      const direct = await import(`gpt-tokenizer/encoding/${encoding}`);
+      const plainText = { disallowedSpecial: new Set<string>() };
+      assert.ok(files.length >= 10 && generated.length > 40_000);
+      for (const text of [...texts, texts.join('\n\n'), generated]) {
+        const expected = direct.encode(text, plainText) as number[];
+        assert.deepEqual(tokenizer.encode(text), expected);
+        assert.deepEqual(tokenizer.tokenize(text).tokens, expected);
+        assert.equal(tokenizer.count(text), expected.length);
+      }
+    });
+  }
+});
+
+describe('Tokenizer on long runs', () => {
+  const runs = ['a', 'Z', '*', '=', '7', ' ', '\n', '\t', 'ACGT', '🚀', '👋🏽', '日本', 'e\u0301', '\u0301', '한', '𝔘', '-|', '\u00a0'];
+
+  it('keeps offsets exact on random mixes of long runs, multi-byte characters, emoji and CJK', async () => {
+    const random = seededRandom(13);
+    for (const encoding of ['o200k_base', 'cl100k_base', 'r50k_base'] as const) {
+      const tokenizer = await createTokenizer(encoding);
+      for (let round = 0; round < 40; round += 1) {
+        let text = '';
+        for (let part = 0; part < 8; part += 1) text += random.pick(runs).repeat(random.integer(0, 700)) + randomText(random, 10);
+        const { tokens, offsets } = tokenizer.tokenize(text);
+        assertOffsetsValid(text, tokens, offsets);
+        assert.equal(tokenizer.decode(tokens), text);
+        assert.equal(tokenizer.count(text), tokens.length);
+        assert.deepEqual(tokenizer.encode(text), tokens);
+      }
+    }
+  });
+
+  it('tokenizes a 2 MB line without spaces', async () => {
+    const tokenizer = await createTokenizer();
+    const random = seededRandom(17);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    let text = '';
+    while (text.length < 2_000_000) text += Array.from({ length: 1000 }, () => letters[random.integer(0, 25)]).join('');
+    const { tokens, offsets } = tokenizer.tokenize(text);
+    assert.equal(offsets[tokens.length], text.length);
+    let decreasing = 0;
+    for (let index = 0; index < tokens.length; index += 1) if (offsets[index]! > offsets[index + 1]!) decreasing += 1;
+    assert.equal(decreasing, 0);
+    assert.equal(tokenizer.count(text), tokens.length);
   });
 });

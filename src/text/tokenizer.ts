@@ -1,4 +1,7 @@
+import { appendAll } from '../core/append-all.js';
+import { finishTask, type CooperativeTask } from '../core/cooperative-task.js';
 import { KgragError } from '../core/errors.js';
+import { encodingBlocks, maxRunLength } from './encoding-blocks.js';
 
 /** Byte-pair encodings of OpenAI models that kgrag can count and chunk with. */
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
@@ -18,6 +21,12 @@ export interface TokenizedText {
 /**
  * Counts, encodes and decodes text with one byte-pair encoding. Special-token strings such as
  * `<|endoftext|>` in documents are treated as ordinary text, never as control tokens, so any input is accepted.
+ *
+ * Time is linear in the length of the text. Byte-pair merging is quadratic in the length of one pre-tokenized
+ * piece, so a run of more than {@link maxRunLength} characters of one class (letters, digits, other symbols,
+ * whitespace) — a line of `*`, a DNA sequence, a text without spaces — is encoded in pieces of at most that
+ * many characters. Such runs may get other tokens than the encoding's own tokenizer would give them; all
+ * other text gets exactly its tokens.
  */
 export interface Tokenizer {
   readonly encoding: TokenizerEncoding;
@@ -27,6 +36,10 @@ export interface Tokenizer {
   count(text: string): number;
   /** Token ids plus the character offset where each token starts (see {@link TokenizedText}). */
   tokenize(text: string): TokenizedText;
+  /** {@link Tokenizer.tokenize} as a task that pauses between blocks of the text (see {@link CooperativeTask}). */
+  tokenizeTask(text: string): CooperativeTask<TokenizedText>;
+  /** {@link Tokenizer.count} as a task that pauses between blocks of the text. */
+  countTask(text: string): CooperativeTask<number>;
 }
 
 /** The functions kgrag uses from one `gpt-tokenizer/encoding/*` module. */
@@ -81,15 +94,47 @@ async function importEncoding(encoding: TokenizerEncoding): Promise<EncodingModu
 
 function wrapEncoding(encoding: TokenizerEncoding, module: EncodingModule): Tokenizer {
   const plainText = { disallowedSpecial: new Set<string>() };
+  function* countTask(text: string): CooperativeTask<number> {
+    let total = 0;
+    for (const [start, end] of encodingBlocks(text)) {
+      total += module.countTokens(text.slice(start, end), plainText);
+      yield;
+    }
+    return total;
+  }
+  function* tokenizeTask(text: string): CooperativeTask<TokenizedText> {
+    const tokens: number[] = [];
+    const blockOffsets: Int32Array[] = [];
+    for (const [start, end] of encodingBlocks(text)) {
+      const block = text.slice(start, end);
+      const blockTokens = module.encode(block, plainText);
+      const offsets = tokenOffsets(module, blockTokens, block.length);
+      for (let index = 0; index < blockTokens.length; index += 1) offsets[index]! += start;
+      appendAll(tokens, blockTokens);
+      blockOffsets.push(offsets.subarray(0, blockTokens.length));
+      yield;
+    }
+    const offsets = new Int32Array(tokens.length + 1);
+    let filled = 0;
+    for (const block of blockOffsets) {
+      offsets.set(block, filled);
+      filled += block.length;
+    }
+    offsets[tokens.length] = text.length;
+    return { tokens, offsets };
+  }
   return {
     encoding,
-    encode: (text) => module.encode(text, plainText),
-    decode: (tokens) => module.decode(tokens),
-    count: (text) => module.countTokens(text, plainText),
-    tokenize(text) {
-      const tokens = module.encode(text, plainText);
-      return { tokens, offsets: tokenOffsets(module, tokens, text.length) };
+    encode(text) {
+      const tokens: number[] = [];
+      for (const [start, end] of encodingBlocks(text)) appendAll(tokens, module.encode(text.slice(start, end), plainText));
+      return tokens;
     },
+    decode: (tokens) => module.decode(tokens),
+    count: (text) => finishTask(countTask(text)),
+    tokenize: (text) => finishTask(tokenizeTask(text)),
+    tokenizeTask,
+    countTask,
   };
 }
 

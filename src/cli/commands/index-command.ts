@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { createKgrag } from '../../api/create-kgrag.js';
+import { appendAll } from '../../core/append-all.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { StepCostEstimate } from '../../index/estimate-index-cost.js';
@@ -175,7 +176,7 @@ function formatDryRun(estimate: IndexDryRun): string {
   const { totals } = estimate;
   const totalCalls = totals.minCalls === totals.calls ? integer.format(totals.calls) : `${integer.format(totals.minCalls)}–${integer.format(totals.calls)}`;
   rows.push(['total', totalCalls, integer.format(totals.inputTokens), integer.format(totals.outputTokens), formatUsd(totals.costUsd), totals.exact ? 'exact' : 'estimated']);
-  lines.push(...renderTextTable(header, rows, { totalRow: true }));
+  appendAll(lines, renderTextTable(header, rows, { totalRow: true }));
   lines.push('');
   for (const step of estimate.steps) lines.push(`${step.step}: ${step.basis}`);
   lines.push('exact: counted from the chunks and settings; estimated: from ratios calibrated on the sample corpus (see estimateIndexCost)');

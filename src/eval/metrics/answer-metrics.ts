@@ -1,3 +1,5 @@
+import { maxOf } from '../../core/max-of.js';
+
 /**
  * Answer metrics: exact match, token F1 and EM-in, on SQuAD-normalized text.
  *
@@ -86,7 +88,7 @@ export function f1Score(prediction: string, golds: readonly string[]): number | 
   const candidates = usableGolds(golds);
   if (candidates.length === 0) return null;
   const predictionTokens = tokens(prediction);
-  return Math.max(...candidates.map((gold) => tokenF1(predictionTokens, tokens(gold))));
+  return maxOf(candidates.map((gold) => tokenF1(predictionTokens, tokens(gold))));
 }
 
 /** Options of {@link emIn}. */

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import type { LlmExtractConfig } from '../../core/config/config-schema.js';
 import { builtInPrompts, fillPrompt, type PromptLibrary } from '../../core/prompt-library.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
@@ -104,7 +105,7 @@ async function jsonTurn(model: LanguageModel, messages: readonly ChatMessage[], 
       continue;
     }
     claims.push(read.claim);
-    problems.push(...read.notes);
+    appendAll(problems, read.notes);
   }
   return { value: claims, carried: JSON.stringify(outcome.object), problems };
 }

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import { cleanEntityType } from '../llm-graph/clean-extracted-text.js';
 import type { ExtractedClaim } from '../llm-graph/extracted-graph.js';
 import { splitTupleRecords } from '../llm-graph/split-tuple-records.js';
@@ -47,7 +48,7 @@ export function parseClaimTuples(text: string): ParsedClaimTuples {
       continue;
     }
     claims.push(read.claim);
-    problems.push(...read.notes);
+    appendAll(problems, read.notes);
     if (record.truncated) problems.push(`the last record was cut off (no closing parenthesis) but had all its fields; used as written: ${record.excerpt}`);
   }
   return { claims, problems };

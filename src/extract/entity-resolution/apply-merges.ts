@@ -1,4 +1,5 @@
 import { contentId } from '../../core/ids.js';
+import { maxOf } from '../../core/max-of.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { isVagueEntityType } from './entity-type-compatibility.js';
 import type { EntityMerge } from './resolution-types.js';
@@ -162,7 +163,7 @@ function mergeEntities(cluster: readonly EntityRecord[]): EntityRecord {
     aliases,
     type: majorityType(cluster),
     description: descriptions.join('\n'),
-    frequency: Math.max(chunkIds.length, ...cluster.map((member) => member.frequency)),
+    frequency: Math.max(chunkIds.length, maxOf(cluster.map((member) => member.frequency))),
     chunkIds,
   };
 }
@@ -172,7 +173,7 @@ function majorityType(cluster: readonly EntityRecord[]): string {
   const voters = specific.length > 0 ? specific : cluster;
   const votes = new Map<string, number>();
   for (const member of voters) votes.set(member.type, (votes.get(member.type) ?? 0) + Math.max(1, member.frequency));
-  const top = Math.max(...votes.values());
+  const top = maxOf(votes.values());
   const canonicalType = (cluster[0] as EntityRecord).type;
   if (votes.get(canonicalType) === top) return canonicalType;
   return voters.find((member) => votes.get(member.type) === top)?.type ?? canonicalType;

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import { fillPrompt, type PromptLibrary } from '../../core/prompt-library.js';
 import { createRandom, type Random } from '../../core/random.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
@@ -171,7 +172,7 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
   // One generator per clustering, so the chains' samples do not depend on which reply arrives first.
   const logs = input.selections.map((): LlmKeywordCall[] => []);
   const lists = await Promise.all(input.selections.map((selection, index) => runChain(selection, createRandom(input.seed + index), logs[index] as LlmKeywordCall[])));
-  for (const log of logs) calls.push(...log);
+  for (const log of logs) appendAll(calls, log);
   const byMethod: Record<string, string[]> = {};
   input.selections.forEach((selection, index) => (byMethod[selection.method] = lists[index] as string[]));
 

@@ -1,5 +1,6 @@
 import winkNLP, { type ItemCustomEntity, type ItemEntity, type ItsFunction } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { breakLongRuns } from '../../text/break-long-runs.js';
 
 /*
  * LLM-free candidate entities, in the spirit of GraphRAG's fast method (`regex_english` noun-phrase
@@ -104,7 +105,7 @@ export function normalizePhraseKey(words: readonly string[]): string {
  */
 export function primeNounPhraseExtractor(texts: Iterable<string>): void {
   const nlp = getNlp();
-  for (const text of texts) nlp.readDoc(text);
+  for (const text of texts) nlp.readDoc(breakLongRuns(text));
 }
 
 /**
@@ -115,7 +116,8 @@ export function primeNounPhraseExtractor(texts: Iterable<string>): void {
 export function extractNounPhrases(text: string): PhraseExtraction {
   const nlp = getNlp();
   const its = nlp.its;
-  const document = nlp.readDoc(text);
+  // Same length and offsets; a run of thousands of characters without whitespace would make wink's tokenizer quadratic.
+  const document = nlp.readDoc(breakLongRuns(text));
   const values = document.tokens().out(its.value) as string[];
   const spaces = document.tokens().out(its.precedingSpaces) as string[];
   // The lemma helper's declared type wants model add-ons that readDoc passes itself.

@@ -1,5 +1,7 @@
 import winkNLP, { type ItemEntity } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { appendAll } from '../../core/append-all.js';
+import { breakLongRuns } from '../../text/break-long-runs.js';
 import { primeNounPhraseExtractor } from '../nlp-graph/noun-phrase-extractor.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { Triple, TripleExtraction } from './extracted-triples.js';
@@ -133,7 +135,8 @@ export function createNlpTripleExtractor(): NlpTripleExtractor {
   const its = nlp.its;
 
   function tokenize(text: string): { tokens: Tokens; sentences: Array<[number, number]> } {
-    const document = nlp.readDoc(text);
+    // Same length and offsets; a run of thousands of characters without whitespace would make wink's tokenizer quadratic.
+    const document = nlp.readDoc(breakLongRuns(text));
     const values = document.tokens().out() as string[];
     const spaces = document.tokens().out(its.precedingSpaces) as string[];
     const tags = document.tokens().out(its.pos) as string[];
@@ -516,7 +519,7 @@ function extractFromTokens(text: string, tokens: Tokens, sentences: ReadonlyArra
     } finally {
       sentenceEnd = savedEnd;
     }
-    if (explicit || range) facts.push(...found);
+    if (explicit || range) appendAll(facts, found);
     else for (const [, , date] of found) facts.push([arg, 'dated', date]);
   };
 

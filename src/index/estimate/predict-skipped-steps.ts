@@ -43,7 +43,7 @@ export async function predictSkippedSteps(options: PredictSkippedStepsOptions): 
       step.name,
       step.version,
       JSON.stringify(step.settings(options.config, options.environment)),
-      ...step.reads.map((name) => `${name}=${versions.get(name)}`),
+      step.reads.map((name) => `${name}=${versions.get(name)}`),
     );
     const previous = runs.get(step.name);
     if (previous?.status === 'done' && previous.fingerprint === fingerprint) {

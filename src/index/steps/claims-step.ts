@@ -100,7 +100,7 @@ export const claimsStep: PipelineStep = {
     const claims = [...records.values()];
     return {
       counts: { chunks: chunks.length, extracted: created.length, reused: stored.size, claims: claims.length },
-      outputVersion: contentId('claims', ...claims.map((claim) => `${claim.id}:${claim.subject}`)),
+      outputVersion: contentId('claims', claims.map((claim) => `${claim.id}:${claim.subject}`)),
       async write(tx) {
         await tx.table('extractions').upsert(created);
         await tx.table('claims').clear();

@@ -40,7 +40,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         list.push(relation);
       }
     }
-    const ids = hierarchy.map((community) => contentId('community', community.level, ...community.members));
+    const ids = hierarchy.map((community) => contentId('community', community.level, community.members));
     const records: CommunityRecord[] = hierarchy.map((community, index) => {
       const members = new Set(community.members);
       const inner = new Map<string, (typeof relations)[number]>();
@@ -67,7 +67,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const levels = new Set(records.map((record) => record.level)).size;
     return {
       counts: { communities: records.length, levels },
-      outputVersion: contentId('communities', ...ids),
+      outputVersion: contentId('communities', ids),
       async write(tx) {
         await tx.table('communities').clear();
         await tx.table('communities').upsert(records);

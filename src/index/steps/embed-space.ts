@@ -39,7 +39,7 @@ export async function embedSpace(
     });
     return {
       counts: { [space]: items.length, embedded: items.length },
-      outputVersion: contentId('vectors', space, embedder.id, ...[...itemIds].sort()),
+      outputVersion: contentId('vectors', space, embedder.id, Array.from(itemIds).sort()),
       async write(tx) {
         const target = tx.vectors(space);
         await target.clear();
@@ -79,7 +79,7 @@ export async function embedSpace(
   const stale = [...present].filter((id) => !itemIds.has(id));
   return {
     counts: { [space]: items.length, embedded: missing.length, removed: stale.length },
-    outputVersion: contentId('vectors', space, embedder.id, ...[...itemIds].sort()),
+    outputVersion: contentId('vectors', space, embedder.id, Array.from(itemIds).sort()),
     async write(tx) {
       await tx.vectors(space).delete(stale);
       await extraWrite?.(tx);

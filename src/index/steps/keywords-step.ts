@@ -225,8 +225,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard'): PipelineStep {
         outputVersion: contentId(
           'keywords',
           embedder.id,
-          ...keywordRecords.map((record) => record.id),
-          ...memberRecords.map((record) => `${record.keywordId}:${record.chunkId}:${record.score.toFixed(6)}`),
+          keywordRecords.map((record) => record.id),
+          memberRecords.map((record) => `${record.keywordId}:${record.chunkId}:${record.score.toFixed(6)}`),
         ),
         async write(tx) {
           if (created) await tx.table('extractions').upsert([created]);

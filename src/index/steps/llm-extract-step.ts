@@ -24,7 +24,7 @@ export interface StoredGraphExtraction {
 
 /** Hash of the prompt texts and settings that determine an extraction: a change re-extracts (from the LLM cache when possible). */
 export function promptsHash(prompts: PromptLibrary, templates: readonly PromptTemplate[], settings: unknown): string {
-  return contentId('prompts', JSON.stringify(settings), ...templates.map((template) => prompts.text(template)));
+  return contentId('prompts', JSON.stringify(settings), templates.map((template) => prompts.text(template)));
 }
 
 /** The templates of graph extraction in the configured format. */
@@ -150,8 +150,8 @@ export const llmExtractStep: PipelineStep = {
       },
       outputVersion: contentId(
         'llm-graph',
-        ...merged.entities.map((entity) => `${entity.id}:${entity.type}:${entity.chunkIds.length}`),
-        ...merged.relations.map((relation) => `${relation.id}:${relation.weight}`),
+        merged.entities.map((entity) => `${entity.id}:${entity.type}:${entity.chunkIds.length}`),
+        merged.relations.map((relation) => `${relation.id}:${relation.weight}`),
       ),
       async write(tx) {
         await tx.table('extractions').deleteWhere('id', staleIds);

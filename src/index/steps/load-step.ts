@@ -95,7 +95,7 @@ export const loadStep: PipelineStep = {
     }
     return {
       counts: { documents: finalIds.length, added: added.length, replaced: replaced.size, unchanged: loaded.size - added.length },
-      outputVersion: contentId('documents', ...[...finalIds].sort()),
+      outputVersion: contentId('documents', Array.from(finalIds).sort()),
       async write(tx) {
         await tx.table('documents').deleteWhere('id', [...replaced]);
         await tx.table('documents').upsert(added);

@@ -68,8 +68,8 @@ export const nlpExtractStep: PipelineStep = {
       },
       outputVersion: contentId(
         'graph',
-        ...graph.entities.map((entity) => `${entity.id}:${entity.type}:${entity.chunkIds.length}`),
-        ...graph.relations.map((relation) => `${relation.id}:${relation.weight}`),
+        graph.entities.map((entity) => `${entity.id}:${entity.type}:${entity.chunkIds.length}`),
+        graph.relations.map((relation) => `${relation.id}:${relation.weight}`),
       ),
       async write(tx) {
         await tx.table('extractions').upsert(created);

@@ -62,7 +62,7 @@ export interface SynonymEdges {
 
 /** The digest of a phrase-id list stored in {@link PprGraphMeta.phraseDigest}. */
 export function phraseDigest(phraseIds: readonly string[]): string {
-  return contentId('ppr-phrases', phraseIds.length, ...phraseIds);
+  return contentId('ppr-phrases', phraseIds.length, phraseIds);
 }
 
 /** Packs edges as one little-endian blob: count (u32), then sources, targets (i32) and weights (f32). */

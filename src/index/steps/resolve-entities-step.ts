@@ -32,7 +32,7 @@ export const resolveEntitiesStep: PipelineStep = {
     const relations = await store.table('relations').all();
     const passThrough = {
       counts: { entities: entities.length, relations: relations.length, groups: 0, merged: 0 },
-      outputVersion: contentId('resolved', ...entities.map((entity) => entity.id), ...relations.map((relation) => `${relation.id}:${relation.weight}`)),
+      outputVersion: contentId('resolved', entities.map((entity) => entity.id), relations.map((relation) => `${relation.id}:${relation.weight}`)),
       write: async () => undefined,
     };
     if (!config.resolution.enabled || entities.length < 2) return passThrough;
@@ -73,8 +73,8 @@ export const resolveEntitiesStep: PipelineStep = {
       counts: { entities: applied.entities.length, relations: applied.relations.length, groups: groups.length, merged, failures },
       outputVersion: contentId(
         'resolved',
-        ...applied.entities.map((entity) => `${entity.id}:${entity.type}:${entity.aliases.join('|')}`),
-        ...applied.relations.map((relation) => `${relation.id}:${relation.weight}`),
+        applied.entities.map((entity) => `${entity.id}:${entity.type}:${entity.aliases.join('|')}`),
+        applied.relations.map((relation) => `${relation.id}:${relation.weight}`),
       ),
       async write(tx) {
         await tx.table('entities').clear();

@@ -55,8 +55,8 @@ export const summarizeStep: PipelineStep = {
       counts: { entities: entities.length, relations: relations.length, summarized: result.calls, failures: result.failures },
       outputVersion: contentId(
         'summaries',
-        ...summarizedEntities.map((entity) => contentId('entity-description', entity.id, entity.description)),
-        ...summarizedRelations.map((relation) => contentId('relation-description', relation.id, relation.description)),
+        summarizedEntities.map((entity) => contentId('entity-description', entity.id, entity.description)),
+        summarizedRelations.map((relation) => contentId('relation-description', relation.id, relation.description)),
       ),
       async write(tx) {
         await tx.table('entities').upsert(summarizedEntities);

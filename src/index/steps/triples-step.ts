@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import type { KgragConfig } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { contentId, sha256 } from '../../core/ids.js';
@@ -171,7 +172,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
             ? { openieDocs: openie.docs.length, openieMatched: assignment.matched, openieUnmatched: assignment.unmatched.length, openieTriples: assignment.triples, openieEntities: assignment.entities }
             : {}),
         },
-        outputVersion: contentId('triples', ...rows.map((row) => row.id)),
+        outputVersion: contentId('triples', rows.map((row) => row.id)),
         async write(tx) {
           if (extractor === 'llm') {
             // Rewritten in chunk order (replies were stored as they arrived); replies of other prompts, other
@@ -301,7 +302,7 @@ async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: 
     work.dropped.triples += extraction.dropped.triples;
     if (extraction.failed) {
       work.failed++;
-      work.problems.push(...extraction.problems);
+      appendAll(work.problems, extraction.problems);
       context.warn('openie-failed', `chunk ${chunk.id}: ${extraction.problems[0] ?? 'unusable reply'}`);
     }
   }

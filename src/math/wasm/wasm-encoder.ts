@@ -1,3 +1,5 @@
+import { appendAll } from '../../core/append-all.js';
+
 /*
  * A minimal WebAssembly binary encoder: just enough of the module format (WebAssembly Core
  * Specification 2.0, §5 "Binary Format") to emit kgrag's numeric kernels at load time — a type, import
@@ -106,9 +108,9 @@ export function encodeWasmModule(definition: WasmModuleDefinition): Uint8Array<A
     const resultTypes = results === '' ? [] : results.split(',').map(Number);
     typeSection.push(0x60);
     writeUnsignedLeb128(typeSection, paramTypes.length);
-    typeSection.push(...paramTypes);
+    appendAll(typeSection, paramTypes);
     writeUnsignedLeb128(typeSection, resultTypes.length);
-    typeSection.push(...resultTypes);
+    appendAll(typeSection, resultTypes);
   }
   writeSection(out, sectionId.type, typeSection);
 

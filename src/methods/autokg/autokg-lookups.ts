@@ -68,11 +68,11 @@ export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
       neighbours[a]?.push({ keyword: b, weight: edge.weight });
       neighbours[b]?.push({ keyword: a, weight: edge.weight });
     }
-    for (const list of neighbours) {
+    for (const [row, list] of neighbours.entries()) {
       list.sort((x, y) => y.weight - x.weight || x.keyword - y.keyword);
       // An edge stored in both directions would list a neighbour twice: keep the first.
       const seen = new Set<number>();
-      list.splice(0, list.length, ...list.filter((item) => !seen.has(item.keyword) && seen.add(item.keyword)));
+      neighbours[row] = list.filter((item) => !seen.has(item.keyword) && seen.add(item.keyword));
     }
     return { chunkIds, chunkVectors, excluded, keywordIds, keywordTexts: keywords.map((keyword) => keyword.text), keywordMatrix, keywordVectors, dimensions, members, neighbours };
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { appendAll } from '../../core/append-all.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
@@ -81,7 +82,7 @@ export async function mapReportBatches(options: MapReportBatchesOptions): Promis
   const points: AnalystPoint[] = [];
   const unusable: MapOutcome['unusable'] = [];
   results.forEach((result, index) => {
-    points.push(...result.points);
+    appendAll(points, result.points);
     if (result.problem !== undefined) unusable.push({ analyst: index + 1, problem: result.problem });
   });
   return { points, unusable };

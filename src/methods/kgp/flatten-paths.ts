@@ -1,3 +1,4 @@
+import { maxOf } from '../../core/max-of.js';
 import type { OneHopPath, ScoredPassage } from './one-hop-traversal.js';
 
 /** A passage of the flattened ranking, with the path step that placed it. */
@@ -29,7 +30,7 @@ export function flattenPaths(paths: readonly OneHopPath[], budget: number): Rank
     const first = path.neighbours[0];
     if (first) add({ passage: first.passage, score: first.score, seed: path.seed.passage, neighbourRank: 1, kinds: first.kinds });
   }
-  const deepest = Math.max(0, ...paths.map((path) => path.neighbours.length));
+  const deepest = Math.max(0, maxOf(paths.map((path) => path.neighbours.length)));
   for (let rank = 1; rank < deepest; rank++) {
     for (const path of paths) {
       const neighbour = path.neighbours[rank];

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import { nameSimilarity, prepareName } from '../../extract/entity-resolution/name-similarity.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
@@ -64,7 +65,7 @@ export async function linkQueryEntities(
       return { entity, phrase, cosine, name, score: phrase === exact ? 1 : (cosine + name) / 2 };
     });
     scored.sort((left, right) => right.score - left.score || left.phrase - right.phrase);
-    links.push(...scored.filter((link) => link.score >= options.minScore).slice(0, options.topK));
+    appendAll(links, scored.filter((link) => link.score >= options.minScore).slice(0, options.topK));
   });
   return links;
 }

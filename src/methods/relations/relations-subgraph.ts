@@ -1,3 +1,4 @@
+import { maxOf } from '../../core/max-of.js';
 import type { TripleIndex } from '../../extract/triples/triple-index.js';
 import type { QuerySubgraph } from '../query-method.js';
 import type { RelationsRun } from './retrieve-relations.js';
@@ -25,7 +26,7 @@ export function relationsSubgraph(question: string, triples: TripleIndex, run: R
     addNode({ id, label: triples.phraseLabels[phrase] ?? '', kind: 'phrase', ...(score === undefined ? {} : { score }) });
     return id;
   };
-  const lastRank = Math.max(-1, ...run.passages.map((passage) => passage.factRank ?? -1));
+  const lastRank = Math.max(-1, maxOf(run.passages.map((passage) => passage.factRank ?? -1)));
   const shown = run.rerank.facts.slice(0, lastRank + 1);
   const rerankScore = new Map(shown.map((item) => [item.fact, item.score]));
   const factNode = (fact: number, kind: string, score: number): string => {

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/append-all.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
 import type { Store } from '../../store/store.js';
 import { shortenText } from '../../text/shorten-text.js';
@@ -115,8 +116,8 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
       const contained: number[] = [];
       for (const entry of kg.names) {
         if (entry.key === key) continue;
-        if (entry.padded.includes(padded)) containing.push(...entry.entities);
-        else if (padded.includes(entry.padded)) contained.push(...entry.entities);
+        if (entry.padded.includes(padded)) appendAll(containing, entry.entities);
+        else if (padded.includes(entry.padded)) appendAll(contained, entry.entities);
       }
       take([...new Set(containing)].sort(byRank));
       take([...new Set(contained)].sort(byRank));

@@ -1,6 +1,7 @@
 import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import { maxOf, minOf } from '../../core/max-of.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
 
 /*
@@ -252,7 +253,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
       // Interleaved by rank, so every graph's best candidates come before any graph's weaker ones.
       const result: KnownEntity[] = [];
       const seen = new Set<string>();
-      const depth = Math.max(0, ...ranked.map((list) => list.length));
+      const depth = Math.max(0, maxOf(ranked.map((list) => list.length)));
       for (let rank = 0; rank < depth; rank++) {
         for (const list of ranked) {
           const known = list[rank];
@@ -303,7 +304,7 @@ export function createMultiKnowledgeGraph(graphs: readonly KnowledgeGraph[], opt
         }
         for (const warning of part.warnings ?? []) warnings.push(`${graph.name}: ${warning}`);
       });
-      return { relations: result, truncated, ...(limits.length > 0 ? { limit: Math.min(...limits) } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+      return { relations: result, truncated, ...(limits.length > 0 ? { limit: minOf(limits) } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
     },
 
     async getEdges(selected: readonly string[], relation: KgRelation, callOptions: KgCallOptions = {}): Promise<KgEdgeList> {

@@ -1,6 +1,7 @@
+import { finishTask, type CooperativeTask } from '../../core/cooperative-task.js';
 import { splitSentences, type TextSpan } from '../sentences.js';
 import type { Tokenizer } from '../tokenizer.js';
-import { chunkByTokens } from './chunk-by-tokens.js';
+import { chunkByTokensTask } from './chunk-by-tokens.js';
 import { assertValidChunkOptions, type ChunkOptions } from './chunk-options.js';
 import type { TextSlice } from './text-slice.js';
 
@@ -20,14 +21,27 @@ const markdownHeading = /^#{1,6}(?:[ \t]|$)/;
  * @throws KgragError `CHUNKING_INVALID_OPTIONS` (see {@link assertValidChunkOptions}).
  */
 export function chunkBySentences(text: string, tokenizer: Tokenizer, options: ChunkOptions): TextSlice[] {
+  return finishTask(chunkBySentencesTask(text, tokenizer, options));
+}
+
+/** {@link chunkBySentences} as a task that pauses between sentences and chunks (see {@link CooperativeTask}). */
+export function* chunkBySentencesTask(text: string, tokenizer: Tokenizer, options: ChunkOptions): CooperativeTask<TextSlice[]> {
   assertValidChunkOptions(options);
-  return new SentencePacker(text, tokenizer, options).pack();
+  return yield* new SentencePacker(text, tokenizer, options).pack();
 }
 
 class SentencePacker {
   private readonly sentences: TextSpan[];
   private readonly counts: Int32Array;
   private readonly slices: TextSlice[] = [];
+  /** First sentence of the chunk being built, carried overlap included. */
+  private first = 0;
+  /** First sentence of that chunk that no earlier chunk holds; everything before it is emitted. */
+  private fresh = 0;
+  /** Next sentence to consider. */
+  private next = 0;
+  /** Estimated tokens of sentences `[first, next)`. */
+  private estimated = 0;
 
   constructor(
     private readonly text: string,
@@ -36,66 +50,63 @@ class SentencePacker {
   ) {
     this.sentences = splitSentences(text);
     this.counts = new Int32Array(this.sentences.length);
-    for (let index = 0; index < this.sentences.length; index += 1) {
-      this.counts[index] = tokenizer.count(this.sentenceText(index));
-    }
   }
 
-  pack(): TextSlice[] {
+  *pack(): CooperativeTask<TextSlice[]> {
     const { size } = this.options;
     const total = this.sentences.length;
-    /** First sentence of the chunk being built, carried overlap included. */
-    let first = 0;
-    /** First sentence of that chunk that no earlier chunk holds; everything before it is emitted. */
-    let fresh = 0;
-    /** Next sentence to consider. */
-    let next = 0;
-    let estimate = 0;
-    const close = (end: number): void => {
-      const emitted = this.emit(first, end, fresh);
-      next = emitted.end;
-      fresh = next;
-      first = next < total && !this.isHeading(next) ? this.overlapStart(emitted.first, next) : next;
-      estimate = this.estimate(first, next);
-    };
-    while (fresh < total) {
+    for (let index = 0; index < total; index += 1) {
+      this.counts[index] = yield* this.tokenizer.countTask(this.sentenceText(index));
+    }
+    while (this.fresh < total) {
+      const next = this.next;
       if (next === total) {
-        close(next);
+        yield* this.close(next);
         continue;
       }
       const count = this.counts[next]!;
       if (count > size) {
-        if (next > fresh) {
-          close(next);
+        if (next > this.fresh) {
+          yield* this.close(next);
           continue;
         }
-        this.emitLongSentence(next);
-        next += 1;
-        first = next;
-        fresh = next;
-        estimate = 0;
+        yield* this.emitLongSentence(next);
+        this.next = next + 1;
+        this.first = this.next;
+        this.fresh = this.next;
+        this.estimated = 0;
         continue;
       }
-      if (next > fresh && this.isHeading(next) && estimate >= size / 2) {
-        close(next);
+      if (next > this.fresh && this.isHeading(next) && this.estimated >= size / 2) {
+        yield* this.close(next);
         continue;
       }
-      if (estimate + count + this.joinCost(first, next) > size) {
-        if (next > fresh) {
+      if (this.estimated + count + this.joinCost(this.first, next) > size) {
+        if (next > this.fresh) {
           let end = next;
-          while (end - 1 > fresh && this.isHeading(end - 1)) end -= 1;
-          close(end);
+          while (end - 1 > this.fresh && this.isHeading(end - 1)) end -= 1;
+          yield* this.close(end);
           continue;
         }
-        while (first < next && estimate + count + this.joinCost(first, next) > size) {
-          first += 1;
-          estimate = this.estimate(first, next);
+        while (this.first < next && this.estimated + count + this.joinCost(this.first, next) > size) {
+          this.first += 1;
+          this.estimated = this.estimate(this.first, next);
         }
       }
-      estimate += count + this.joinCost(first, next);
-      next += 1;
+      this.estimated += count + this.joinCost(this.first, next);
+      this.next = next + 1;
     }
     return this.slices;
+  }
+
+  /** Emits the chunk being built, up to sentence `end`, and starts the next one with its overlap. */
+  private *close(end: number): CooperativeTask<void> {
+    const emitted = yield* this.emit(this.first, end, this.fresh);
+    const total = this.sentences.length;
+    this.next = emitted.end;
+    this.fresh = this.next;
+    this.first = this.next < total && !this.isHeading(this.next) ? this.overlapStart(emitted.first, this.next) : this.next;
+    this.estimated = this.estimate(this.first, this.next);
   }
 
   /**
@@ -103,24 +114,24 @@ class SentencePacker {
    * the exact count is over `size` (the per-sentence estimate ignores how tokens merge across sentences).
    * Returns the sentences actually emitted; those after them go to the next chunk.
    */
-  private emit(first: number, end: number, fresh: number): { first: number; end: number } {
+  private *emit(first: number, end: number, fresh: number): CooperativeTask<{ first: number; end: number }> {
     let start = this.sentences[first]!.start;
     let stop = this.sentences[end - 1]!.end;
-    let nTokens = this.tokenizer.count(this.text.slice(start, stop));
+    let nTokens = yield* this.tokenizer.countTask(this.text.slice(start, stop));
     while (nTokens > this.options.size && end - first > 1) {
       if (first < fresh) first += 1;
       else end -= 1;
       start = this.sentences[first]!.start;
       stop = this.sentences[end - 1]!.end;
-      nTokens = this.tokenizer.count(this.text.slice(start, stop));
+      nTokens = yield* this.tokenizer.countTask(this.text.slice(start, stop));
     }
     this.slices.push({ text: this.text.slice(start, stop), start, end: stop, nTokens });
     return { first, end };
   }
 
-  private emitLongSentence(index: number): void {
+  private *emitLongSentence(index: number): CooperativeTask<void> {
     const sentence = this.sentences[index]!;
-    for (const piece of chunkByTokens(this.sentenceText(index), this.tokenizer, this.options)) {
+    for (const piece of yield* chunkByTokensTask(this.sentenceText(index), this.tokenizer, this.options)) {
       this.slices.push({
         text: piece.text,
         start: sentence.start + piece.start,

@@ -1,3 +1,4 @@
+import { finishTask, type CooperativeTask } from '../../core/cooperative-task.js';
 import type { Tokenizer } from '../tokenizer.js';
 import { assertValidChunkOptions, type ChunkOptions } from './chunk-options.js';
 import type { TextSlice } from './text-slice.js';
@@ -15,8 +16,13 @@ import type { TextSlice } from './text-slice.js';
  * @throws KgragError `CHUNKING_INVALID_OPTIONS` (see {@link assertValidChunkOptions}).
  */
 export function chunkByTokens(text: string, tokenizer: Tokenizer, options: ChunkOptions): TextSlice[] {
+  return finishTask(chunkByTokensTask(text, tokenizer, options));
+}
+
+/** {@link chunkByTokens} as a task that pauses between blocks of the text (see {@link CooperativeTask}). */
+export function* chunkByTokensTask(text: string, tokenizer: Tokenizer, options: ChunkOptions): CooperativeTask<TextSlice[]> {
   assertValidChunkOptions(options);
-  const { tokens, offsets } = tokenizer.tokenize(text);
+  const { tokens, offsets } = yield* tokenizer.tokenizeTask(text);
   const stride = options.size - options.overlap;
   const slices: TextSlice[] = [];
   let previousEnd = 0;
@@ -29,6 +35,7 @@ export function chunkByTokens(text: string, tokenizer: Tokenizer, options: Chunk
     if (end > previousEnd) {
       slices.push({ text: text.slice(start, end), start, end, nTokens: last - first });
       previousEnd = end;
+      if (slices.length % 256 === 0) yield;
     }
     if (last === tokens.length) break;
   }

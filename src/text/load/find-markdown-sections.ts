@@ -1,6 +1,11 @@
 import type { DocumentSection } from './load-types.js';
 
-const atxHeading = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+/*
+ * The opening of an ATX heading; its text is read by atxHeadingText. One pattern for the whole line
+ * (`(.*?)(?:[ \t]+#+)?[ \t]*$`) is quadratic on a heading line with a long run of spaces.
+ */
+const atxHeading = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
+const closingHashes = /[ \t]#+$/;
 const setextUnderline = /^ {0,3}(=+|-+)[ \t]*$/;
 const fence = /^ {0,3}(```|~~~)/;
 const notParagraph = /^\s*$|^ {0,3}(?:[-*+>|]|\d{1,9}[.)])(?:\s|$)/;
@@ -32,7 +37,7 @@ export function findMarkdownSections(text: string): DocumentSection[] {
       const atx = atxHeading.exec(line);
       const underline = setextUnderline.exec(line);
       if (atx) {
-        sections.push({ heading: (atx[2] ?? '').trim(), level: atx[1]!.length, start: lineStart });
+        sections.push({ heading: atxHeadingText(line.slice(atx[0].length)), level: atx[1]!.length, start: lineStart });
       } else if (underline && previousIsParagraphStart && beforePreviousBlank) {
         sections.push({ heading: previousLine.trim(), level: underline[1]!.startsWith('=') ? 1 : 2, start: previousStart });
       } else {
@@ -47,4 +52,12 @@ export function findMarkdownSections(text: string): DocumentSection[] {
     lineStart = newline + 1;
   }
   return sections;
+}
+
+/** The text of an ATX heading after its opening `#`s: trimmed, without an optional closing run of `#`. */
+function atxHeadingText(rest: string): string {
+  const text = rest.trimEnd();
+  // `# #` is an empty heading: the `#` is a closing run, the space before it the one after the opening.
+  if (/^[ \t]+#+$/.test(text)) return '';
+  return text.replace(closingHashes, '').trim();
 }

@@ -13,6 +13,7 @@ import { loadStep } from '../src/index/steps/load-step.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
+import { measureConcurrentWriters, measureQueriesDuringReindex } from './reliability-writers.js';
 
 /** One measurement: a name for progress lines and a function returning its results by key. */
 interface ReliabilityMeasurement {
@@ -23,7 +24,28 @@ interface ReliabilityMeasurement {
 const measurements: ReliabilityMeasurement[] = [
   { name: 'a 2 MB line without spaces through the chunk step', measure: measureLongLineChunk },
   { name: '2Wiki + MuSiQue + HotpotQA indexed together (fast mode)', measure: measureCombinedCorporaIndex },
+  { name: 'two standard-mode index runs started together on one workspace (mock LLM), 10 trials', measure: measureWriters },
+  { name: 'rounds of 20 parallel queries while a re-index writes', measure: measureReaders },
 ];
+
+/** `concurrent_writers_corrupt`: trials whose final index differs from one run's (target 0); one set of trials however many runs. */
+async function measureWriters(): Promise<Record<string, BenchResult>> {
+  const { corrupt, trials } = await measureConcurrentWriters(10);
+  return { concurrent_writers_corrupt: result([corrupt], 'count'), concurrent_writers_trials: result([trials], 'count') };
+}
+
+/** `queries_failed_during_reindex` (target 0) and how many queries were asked while the re-index ran. */
+async function measureReaders(runs: number): Promise<Record<string, BenchResult>> {
+  const failed: number[] = [];
+  const asked: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const outcome = await measureQueriesDuringReindex();
+    failed.push(outcome.failed);
+    asked.push(outcome.queries);
+    process.stderr.write(`    run ${run + 1}/${runs}: ${outcome.failed} of ${outcome.queries} queries failed in ${outcome.rounds} rounds${outcome.examples.length > 0 ? `: ${outcome.examples.join(' | ')}` : ''}\n`);
+  }
+  return { queries_failed_during_reindex: result(failed, 'count'), queries_during_reindex: result(asked, 'count') };
+}
 
 /** Runs every reliability measurement and merges their results. */
 export async function benchReliability(runs: number): Promise<Record<string, BenchResult>> {

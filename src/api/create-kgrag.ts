@@ -295,10 +295,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   });
   const { config, workspace } = loaded;
   const tokenizer: Tokenizer = await createTokenizer(config.tokenizer.encoding);
-  const storage: WorkspaceStorage = options.store
-    ? singleStoreWorkspace(options.store)
+  // `store.path: ':memory:'` (tests, one-off runs) is one in-memory store that queries read as it is written.
+  const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:') : undefined);
+  const storage: WorkspaceStorage = givenStore
+    ? singleStoreWorkspace(givenStore)
     : openSqliteWorkspaceStorage(isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path));
-  const store = options.store ?? publishedStoreView(storage);
+  const store = givenStore ?? publishedStoreView(storage);
   const prices = priceSettings(config);
   const meter: UsageMeter = createUsageMeter({
     prices: mergeModelPrices(prices.prices),
@@ -510,7 +512,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
     async close() {
       await storage.close();
-      if (options.store) await options.store.close();
+      if (givenStore) await givenStore.close();
     },
   };
   return kgrag;

@@ -111,6 +111,8 @@ export async function measureQueriesDuringReindex(): Promise<{ failed: number; q
       );
       rounds++;
       queries += results.length;
+      // Queries on an in-memory index resolve without I/O; give the event loop a turn to see the writer exit.
+      await sleep(1);
       for (const result of results) {
         if (result.status === 'fulfilled') continue;
         failed++;

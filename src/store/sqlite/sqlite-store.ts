@@ -6,7 +6,23 @@ import { KgragError } from '../../core/errors.js';
 import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
-import type { ScoredId, Store, TableAccess, TextSearchTable, VectorIndex, VectorItem, VectorMatrix, VectorSpace } from '../store.js';
+import { createSparseSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
+import { topIndices } from '../../math/top-indices.js';
+import {
+  sparseLayoutMaxDensity,
+  type ScoredId,
+  type SparseVectorMatrix,
+  type Store,
+  type TableAccess,
+  type TextSearchTable,
+  type VectorIndex,
+  type VectorItem,
+  type VectorLayout,
+  type VectorMatrix,
+  type VectorSpace,
+  type VectorSpaceInfo,
+} from '../store.js';
+import { decodeSparseVectorDense, decodeSparseVectorInto, encodeSparseVector, sparseVectorLength } from './sparse-vector-blob.js';
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
@@ -14,8 +30,10 @@ const applicationId = 0x6b677267;
  * Bumped with each schema change; older files are migrated on open, newer ones refused.
  * 2: full-text indexes hold text without stopwords (BM25 document lengths as in classic IR).
  * 3: reports.error records why an LLM report failed.
+ * 4: vector spaces may be sparse (`vec_<space>_sparse`, layout in `vectors:<space>`); dense spaces of version 3
+ *    are read as they are, and an older kgrag must not open a file whose spaces it cannot read.
  */
-const schemaVersion = 3;
+const schemaVersion = 4;
 /** SQL function that turns a column's text into what the full-text index stores. */
 const indexTextFunction = 'kgrag_index_text';
 
@@ -383,13 +401,34 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 }
 
+/** What the meta record `vectors:<space>` holds; spaces written before the sparse layout have no `layout` (dense). */
+interface StoredSpaceInfo {
+  embedderId: string;
+  dimensions: number;
+  layout?: VectorLayout;
+}
+
+/** An exact in-memory index of a sparse space for `search`, valid while the space's revision is unchanged. */
+interface SparseSearchCache {
+  revision: number;
+  ids: string[];
+  index: SimilarityIndex;
+}
+
 /**
- * One sqlite-vec `vec0` table per space, plus a key table mapping our string ids to the integer
- * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost).
+ * One space. Dense layout: a sqlite-vec `vec0` table plus a key table mapping our string ids to the integer
+ * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost). Sparse layout:
+ * one ordinary table of (vid, id, blob of coordinate/value pairs), searched exactly through postings built
+ * in memory on the first search and kept while the space's revision is unchanged. The revision lives in its
+ * own meta record, which `clear()` keeps, so it never repeats.
  */
 class SqliteVectorIndex implements VectorIndex {
   private readonly vecTable: string;
   private readonly keyTable: string;
+  private readonly sparseTable: string;
+  private readonly infoKey: string;
+  private readonly revisionKey: string;
+  private searchCache: SparseSearchCache | undefined;
 
   constructor(
     private readonly store: SqliteStore,
@@ -397,16 +436,42 @@ class SqliteVectorIndex implements VectorIndex {
   ) {
     this.vecTable = `vec_${space}`;
     this.keyTable = `vec_${space}_keys`;
+    this.sparseTable = `vec_${space}_sparse`;
+    this.infoKey = `vectors:${space}`;
+    this.revisionKey = `vectors-revision:${space}`;
   }
 
-  async info(): Promise<{ embedderId: string; dimensions: number } | undefined> {
-    return this.store.getMeta<{ embedderId: string; dimensions: number }>(`vectors:${this.space}`);
+  async info(): Promise<VectorSpaceInfo | undefined> {
+    const rows = this.store.statement('SELECT key, value FROM meta WHERE key IN (?, ?)').all(this.infoKey, this.revisionKey) as Array<{ key: string; value: string | null }>;
+    let stored: StoredSpaceInfo | undefined;
+    let revision = 0;
+    for (const row of rows) {
+      if (row.value === null) continue;
+      if (row.key === this.infoKey) stored = JSON.parse(row.value) as StoredSpaceInfo;
+      else revision = JSON.parse(row.value) as number;
+    }
+    if (!stored) return undefined;
+    return { embedderId: stored.embedderId, dimensions: stored.dimensions, layout: stored.layout ?? 'dense', revision };
+  }
+
+  /** The table holding the ids of the space's layout. */
+  private idTable(info: VectorSpaceInfo): string {
+    return info.layout === 'sparse' ? this.sparseTable : this.keyTable;
+  }
+
+  private async bumpRevision(info: VectorSpaceInfo | undefined): Promise<void> {
+    const current = info?.revision ?? ((await this.store.getMeta<number>(this.revisionKey)) ?? 0);
+    await this.store.setMeta(this.revisionKey, current + 1);
+  }
+
+  private dropTables(): void {
+    for (const table of [this.vecTable, this.keyTable, this.sparseTable]) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
   }
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
     const dimensions = items[0]?.vector.length ?? 0;
-    const info = await this.info();
+    let info = await this.info();
     if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
       throw new KgragError(
         `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
@@ -414,31 +479,48 @@ class SqliteVectorIndex implements VectorIndex {
           code: 'STORE_VECTOR_SPACE_MISMATCH',
           category: 'config',
           hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed, or restore the old embeddings settings',
-          details: { space: this.space, stored: info, given: { embedderId, dimensions } },
+          details: { space: this.space, stored: { embedderId: info.embedderId, dimensions: info.dimensions }, given: { embedderId, dimensions } },
         },
       );
     }
+    for (const item of items) {
+      if (item.vector.length !== dimensions) {
+        throw new KgragError(`vector of "${item.id}" has ${item.vector.length} dimensions, expected ${dimensions}`, {
+          code: 'STORE_VECTOR_DIMENSION',
+          category: 'internal',
+        });
+      }
+    }
     await this.store.transaction(async () => {
       if (!info) {
-        this.store.exec(`DROP TABLE IF EXISTS ${this.vecTable}`);
-        this.store.exec(`DROP TABLE IF EXISTS ${this.keyTable}`);
-        this.store.exec(
-          `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
+        const layout = chooseLayout(items, dimensions);
+        this.dropTables();
+        if (layout === 'sparse') {
+          this.store.exec(`CREATE TABLE ${this.sparseTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, vector BLOB NOT NULL)`);
+        } else {
+          this.store.exec(
+            `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
+          );
+          this.store.exec(`CREATE TABLE ${this.keyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
+        }
+        const stored: StoredSpaceInfo = { embedderId, dimensions, layout };
+        await this.store.setMeta(this.infoKey, stored);
+      }
+      await this.bumpRevision(info);
+      info = (await this.info()) as VectorSpaceInfo;
+      if (info.layout === 'sparse') {
+        // An upsert keeps the row (and its vid, the insertion order) of an id that is already there.
+        const write = this.store.statement(
+          `INSERT INTO ${this.sparseTable} (id, vector) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET vector = excluded.vector`,
         );
-        this.store.exec(`CREATE TABLE ${this.keyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
-        await this.store.setMeta(`vectors:${this.space}`, { embedderId, dimensions });
+        for (const item of items) write.run(item.id, encodeSparseVector(item.vector));
+        return;
       }
       const findKey = this.store.statement(`SELECT vid FROM ${this.keyTable} WHERE id = ?`);
       const insertKey = this.store.statement(`INSERT INTO ${this.keyTable} (id) VALUES (?)`);
       const deleteVector = this.store.statement(`DELETE FROM ${this.vecTable} WHERE vid = ?`);
       const insertVector = this.store.statement(`INSERT INTO ${this.vecTable} (vid, embedding) VALUES (?, ?)`);
       for (const item of items) {
-        if (item.vector.length !== dimensions) {
-          throw new KgragError(`vector of "${item.id}" has ${item.vector.length} dimensions, expected ${dimensions}`, {
-            code: 'STORE_VECTOR_DIMENSION',
-            category: 'internal',
-          });
-        }
         const existing = findKey.get(item.id) as { vid: number } | undefined;
         let vid: number | bigint;
         if (existing) {
@@ -462,6 +544,7 @@ class SqliteVectorIndex implements VectorIndex {
         hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
       });
     }
+    if (info.layout === 'sparse') return this.searchSparse(info, query, k);
     if (k > maxVecK) return this.scan(query, k);
     const rows = this.store
       .statement(
@@ -473,6 +556,18 @@ class SqliteVectorIndex implements VectorIndex {
     // vec0 allows only one ORDER BY distance; ties are broken by insertion order here, for determinism.
     rows.sort((left, right) => left.distance - right.distance || left.vid - right.vid);
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
+  }
+
+  private async searchSparse(info: VectorSpaceInfo, query: Float32Array, k: number): Promise<ScoredId[]> {
+    let cache = this.searchCache;
+    if (cache?.revision !== info.revision) {
+      const loaded = await this.loadSparse();
+      cache = { revision: info.revision, ids: loaded.ids, index: createSparseSimilarityIndex(loaded.ids.length, loaded.dimensions, loaded) };
+      this.searchCache = cache;
+    }
+    const scores = cache.index.scoreMany(query, 1);
+    const ids = cache.ids;
+    return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
   }
 
   private async scan(query: Float32Array, k: number): Promise<ScoredId[]> {
@@ -488,29 +583,71 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   async ids(): Promise<string[]> {
-    if (!(await this.info())) return [];
-    return (this.store.statement(`SELECT id FROM ${this.keyTable} ORDER BY vid`).all() as Array<{ id: string }>).map((row) => row.id);
+    const info = await this.info();
+    if (!info) return [];
+    return this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`).pluck().all() as string[];
+  }
+
+  /** Rows (id, encoded vector) in insertion order, of `ids` when given. */
+  private rows(info: VectorSpaceInfo, ids: readonly string[] | undefined): Array<[string, Buffer]> {
+    const sql =
+      info.layout === 'sparse'
+        ? `SELECT id, vector FROM ${this.sparseTable}`
+        : `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
+    const idColumn = info.layout === 'sparse' ? 'id' : 'keys.id';
+    const order = info.layout === 'sparse' ? 'vid' : 'keys.vid';
+    return (
+      ids === undefined
+        ? this.store.statement(`${sql} ORDER BY ${order}`).raw().all()
+        : this.store.statement(`${sql} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${order}`).raw().all(JSON.stringify(ids))
+    ) as Array<[string, Buffer]>;
   }
 
   async load(ids?: readonly string[]): Promise<VectorMatrix> {
     const info = await this.info();
     if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
-    const sql = `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
-    const rows = (
-      ids === undefined
-        ? this.store.statement(`${sql} ORDER BY keys.vid`).all()
-        : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`).all(JSON.stringify(ids))
-    ) as Array<{ id: string; embedding: Buffer }>;
-    const matrix = new Float32Array(rows.length * info.dimensions);
-    rows.forEach((row, index) => {
-      matrix.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, info.dimensions), index * info.dimensions);
+    const rows = this.rows(info, ids);
+    const { dimensions } = info;
+    const matrix = new Float32Array(rows.length * dimensions);
+    rows.forEach(([, blob], index) => {
+      const row = matrix.subarray(index * dimensions, (index + 1) * dimensions);
+      if (info.layout === 'sparse') decodeSparseVectorDense(blob, row);
+      else row.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions));
     });
-    return { ids: rows.map((row) => row.id), dimensions: info.dimensions, matrix };
+    return { ids: rows.map(([id]) => id), dimensions, matrix };
+  }
+
+  async loadSparse(options: { withIds?: boolean } = {}): Promise<SparseVectorMatrix> {
+    const info = await this.info();
+    if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
+    const { dimensions } = info;
+    const withIds = options.withIds ?? true;
+    if (info.layout === 'dense') return sparseRowsOf(await this.load(), withIds);
+    const blobs = (
+      withIds ? this.rows(info, undefined) : this.store.statement(`SELECT vector FROM ${this.sparseTable} ORDER BY vid`).pluck().all()
+    ) as Array<[string, Buffer]> | Buffer[];
+    const rowPointers = new Int32Array(blobs.length + 1);
+    let nonZeros = 0;
+    blobs.forEach((row, index) => {
+      nonZeros += sparseVectorLength(Array.isArray(row) ? row[1] : row, dimensions);
+      rowPointers[index + 1] = nonZeros;
+    });
+    const columnIndices = new Int32Array(nonZeros);
+    const values = new Float32Array(nonZeros);
+    blobs.forEach((row, index) => decodeSparseVectorInto(Array.isArray(row) ? row[1] : row, dimensions, columnIndices, values, rowPointers[index] as number));
+    const ids = withIds ? (blobs as Array<[string, Buffer]>).map(([id]) => id) : [];
+    return { ids, dimensions, rowPointers, columnIndices, values };
   }
 
   async delete(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0 || !(await this.info())) return;
+    const info = await this.info();
+    if (ids.length === 0 || !info) return;
     await this.store.transaction(async () => {
+      await this.bumpRevision(info);
+      if (info.layout === 'sparse') {
+        this.store.statement(`DELETE FROM ${this.sparseTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+        return;
+      }
       const vids = this.store
         .statement(`SELECT vid FROM ${this.keyTable} WHERE id IN (SELECT value FROM json_each(?))`)
         .all(JSON.stringify(ids)) as Array<{ vid: number }>;
@@ -524,17 +661,50 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   async clear(): Promise<void> {
+    const info = await this.info();
     await this.store.transaction(async () => {
-      this.store.exec(`DROP TABLE IF EXISTS ${this.vecTable}`);
-      this.store.exec(`DROP TABLE IF EXISTS ${this.keyTable}`);
-      this.store.statement('DELETE FROM meta WHERE key = ?').run(`vectors:${this.space}`);
+      this.dropTables();
+      this.store.statement('DELETE FROM meta WHERE key = ?').run(this.infoKey);
+      if (info) await this.bumpRevision(info);
     });
+    this.searchCache = undefined;
   }
 
   async count(): Promise<number> {
-    if (!(await this.info())) return 0;
-    return (this.store.statement(`SELECT count(*) AS n FROM ${this.keyTable}`).get() as { n: number }).n;
+    const info = await this.info();
+    if (!info) return 0;
+    return (this.store.statement(`SELECT count(*) AS n FROM ${this.idTable(info)}`).get() as { n: number }).n;
   }
+}
+
+/** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */
+function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorLayout {
+  let nonZeros = 0;
+  for (const { vector } of items) for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
+  return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
+}
+
+/** Dense rows as sparse rows (zeros left out). */
+function sparseRowsOf(dense: VectorMatrix, withIds: boolean): SparseVectorMatrix {
+  const { dimensions, matrix } = dense;
+  const rows = dense.ids.length;
+  const rowPointers = new Int32Array(rows + 1);
+  let nonZeros = 0;
+  for (let position = 0; position < matrix.length; position++) if (matrix[position] !== 0) nonZeros++;
+  const columnIndices = new Int32Array(nonZeros);
+  const values = new Float32Array(nonZeros);
+  let entry = 0;
+  for (let row = 0; row < rows; row++) {
+    for (let dimension = 0; dimension < dimensions; dimension++) {
+      const value = matrix[row * dimensions + dimension] as number;
+      if (value === 0) continue;
+      columnIndices[entry] = dimension;
+      values[entry] = value;
+      entry++;
+    }
+    rowPointers[row + 1] = entry;
+  }
+  return { ids: withIds ? dense.ids : [], dimensions, rowPointers, columnIndices, values };
 }
 
 function toBuffer(vector: Float32Array): Buffer {

@@ -317,6 +317,43 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.deepEqual((await sparse.search(denseRow(1), 1)).map((hit) => hit.id), ['n']);
       }));
 
+    test('vectors: a large sparse space keeps rows, order and values through upserts and deletes', () =>
+      withStore(async (store) => {
+        const dimensions = 300;
+        const vector = (seed: number): Float32Array => {
+          const values = new Array<number>(dimensions).fill(0);
+          for (let entry = 0; entry < 1 + (seed % 5); entry++) values[(seed * 31 + entry * 97) % dimensions] = ((seed + entry) % 7) - 3 || 1;
+          return unit(values);
+        };
+        const space = store.vectors('facts');
+        const expected = new Map<string, Float32Array>();
+        const put = async (ids: number[], salt: number): Promise<void> => {
+          const items = ids.map((id) => ({ id: `f${id}`, vector: vector(id + salt) }));
+          await space.upsert(items, 'test:300');
+          for (const item of items) expected.set(item.id, item.vector);
+        };
+        await put(Array.from({ length: 700 }, (_, index) => index), 0);
+        await put([5, 300, 699], 11);
+        await put([700, 701], 0);
+        const removed = ['f0', 'f255', 'f256', 'f511', 'f600', 'f701'];
+        await space.delete(removed);
+        for (const id of removed) expected.delete(id);
+        const order = [...expected.keys()];
+        assert.deepEqual(await space.ids(), order);
+        assert.equal(await space.count(), order.length);
+        const all = await space.load();
+        assert.deepEqual(all.ids, order);
+        assert.deepEqual(all.matrix, Float32Array.from(order.flatMap((id) => [...(expected.get(id) as Float32Array)])));
+        const rows = await space.loadSparse();
+        assert.deepEqual(rows.ids, order);
+        assert.equal(rows.rowPointers.length, order.length + 1);
+        const picked = await space.load(['f699', 'f1', 'f300']);
+        assert.deepEqual(picked.ids, ['f1', 'f300', 'f699']);
+        assert.deepEqual(picked.matrix.subarray(dimensions, 2 * dimensions), expected.get('f300'));
+        const top = (await space.search(expected.get('f699') as Float32Array, 1))[0];
+        assert.deepEqual(expected.get(top?.id ?? ''), expected.get('f699'));
+      }));
+
     test('vectors: an all-zero vector is stored and scores 0', () =>
       withStore(async (store) => {
         const space = store.vectors('keywords');

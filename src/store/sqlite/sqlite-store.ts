@@ -22,7 +22,7 @@ import {
   type VectorSpace,
   type VectorSpaceInfo,
 } from '../store.js';
-import { decodeSparseVectorDense, decodeSparseVectorInto, encodeSparseVector, sparseVectorLength } from './sparse-vector-blob.js';
+import { decodePage, encodePage, pageBits, pageSize, pageSlots, sparseSlot, type SparsePage, type SparseSlot } from './sparse-vector-pages.js';
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
@@ -207,6 +207,20 @@ class SqliteStore implements Store {
 
   exec(sql: string): void {
     this.db.exec(sql);
+  }
+
+  /**
+   * Runs synchronous reads on one snapshot (a deferred transaction; inside a transaction already, that one), so
+   * statements read together see one state even while another process commits.
+   */
+  readSnapshot<R>(read: () => R): R {
+    if (this.db.inTransaction) return read();
+    this.db.exec('BEGIN');
+    try {
+      return read();
+    } finally {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    }
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
@@ -418,14 +432,15 @@ interface SparseSearchCache {
 /**
  * One space. Dense layout: a sqlite-vec `vec0` table plus a key table mapping our string ids to the integer
  * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost). Sparse layout:
- * one ordinary table of (vid, id, blob of coordinate/value pairs), searched exactly through postings built
- * in memory on the first search and kept while the space's revision is unchanged. The revision lives in its
- * own meta record, which `clear()` keeps, so it never repeats.
+ * a key table (vid, id) and pages of coordinate/value pairs (`sparse-vector-pages.ts`), searched exactly
+ * through postings built in memory on the first search and kept while the space's revision is unchanged. The
+ * revision lives in its own meta record, which `clear()` keeps, so it never repeats.
  */
 class SqliteVectorIndex implements VectorIndex {
   private readonly vecTable: string;
   private readonly keyTable: string;
-  private readonly sparseTable: string;
+  private readonly sparseKeyTable: string;
+  private readonly pageTable: string;
   private readonly infoKey: string;
   private readonly revisionKey: string;
   private searchCache: SparseSearchCache | undefined;
@@ -436,12 +451,13 @@ class SqliteVectorIndex implements VectorIndex {
   ) {
     this.vecTable = `vec_${space}`;
     this.keyTable = `vec_${space}_keys`;
-    this.sparseTable = `vec_${space}_sparse`;
+    this.sparseKeyTable = `vec_${space}_sparse`;
+    this.pageTable = `vec_${space}_pages`;
     this.infoKey = `vectors:${space}`;
     this.revisionKey = `vectors-revision:${space}`;
   }
 
-  async info(): Promise<VectorSpaceInfo | undefined> {
+  private readInfo(): VectorSpaceInfo | undefined {
     const rows = this.store.statement('SELECT key, value FROM meta WHERE key IN (?, ?)').all(this.infoKey, this.revisionKey) as Array<{ key: string; value: string | null }>;
     let stored: StoredSpaceInfo | undefined;
     let revision = 0;
@@ -454,24 +470,29 @@ class SqliteVectorIndex implements VectorIndex {
     return { embedderId: stored.embedderId, dimensions: stored.dimensions, layout: stored.layout ?? 'dense', revision };
   }
 
-  /** The table holding the ids of the space's layout. */
-  private idTable(info: VectorSpaceInfo): string {
-    return info.layout === 'sparse' ? this.sparseTable : this.keyTable;
+  async info(): Promise<VectorSpaceInfo | undefined> {
+    return this.readInfo();
   }
 
-  private async bumpRevision(info: VectorSpaceInfo | undefined): Promise<void> {
-    const current = info?.revision ?? ((await this.store.getMeta<number>(this.revisionKey)) ?? 0);
-    await this.store.setMeta(this.revisionKey, current + 1);
+  /** The table holding the ids of the space's layout. */
+  private idTable(info: VectorSpaceInfo): string {
+    return info.layout === 'sparse' ? this.sparseKeyTable : this.keyTable;
+  }
+
+  private bumpRevision(info: VectorSpaceInfo | undefined): void {
+    const stored = this.store.statement('SELECT value FROM meta WHERE key = ?').pluck().get(this.revisionKey) as string | null | undefined;
+    const current = info?.revision ?? (stored == null ? 0 : (JSON.parse(stored) as number));
+    this.store.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(this.revisionKey, JSON.stringify(current + 1));
   }
 
   private dropTables(): void {
-    for (const table of [this.vecTable, this.keyTable, this.sparseTable]) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of [this.vecTable, this.keyTable, this.sparseKeyTable, this.pageTable]) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
   }
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
     const dimensions = items[0]?.vector.length ?? 0;
-    let info = await this.info();
+    let info = this.readInfo();
     if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
       throw new KgragError(
         `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
@@ -496,7 +517,8 @@ class SqliteVectorIndex implements VectorIndex {
         const layout = chooseLayout(items, dimensions);
         this.dropTables();
         if (layout === 'sparse') {
-          this.store.exec(`CREATE TABLE ${this.sparseTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, vector BLOB NOT NULL)`);
+          this.store.exec(`CREATE TABLE ${this.sparseKeyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
+          this.store.exec(`CREATE TABLE ${this.pageTable} (page INTEGER PRIMARY KEY, vectors BLOB NOT NULL)`);
         } else {
           this.store.exec(
             `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
@@ -506,25 +528,27 @@ class SqliteVectorIndex implements VectorIndex {
         const stored: StoredSpaceInfo = { embedderId, dimensions, layout };
         await this.store.setMeta(this.infoKey, stored);
       }
-      await this.bumpRevision(info);
-      info = (await this.info()) as VectorSpaceInfo;
+      this.bumpRevision(info);
+      info = this.readInfo() as VectorSpaceInfo;
+      const findKey = this.store.statement(`SELECT vid FROM ${this.idTable(info)} WHERE id = ?`).pluck();
+      const insertKey = this.store.statement(`INSERT INTO ${this.idTable(info)} (id) VALUES (?)`);
       if (info.layout === 'sparse') {
-        // An upsert keeps the row (and its vid, the insertion order) of an id that is already there.
-        const write = this.store.statement(
-          `INSERT INTO ${this.sparseTable} (id, vector) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET vector = excluded.vector`,
-        );
-        for (const item of items) write.run(item.id, encodeSparseVector(item.vector));
+        // An upsert keeps the row id (the insertion order) of an id that is already there.
+        const changes = new Map<number, SparseSlot | undefined>();
+        for (const item of items) {
+          const vid = (findKey.get(item.id) as number | undefined) ?? Number(insertKey.run(item.id).lastInsertRowid);
+          changes.set(vid, sparseSlot(item.vector));
+        }
+        this.rewritePages(changes, dimensions);
         return;
       }
-      const findKey = this.store.statement(`SELECT vid FROM ${this.keyTable} WHERE id = ?`);
-      const insertKey = this.store.statement(`INSERT INTO ${this.keyTable} (id) VALUES (?)`);
       const deleteVector = this.store.statement(`DELETE FROM ${this.vecTable} WHERE vid = ?`);
       const insertVector = this.store.statement(`INSERT INTO ${this.vecTable} (vid, embedding) VALUES (?, ?)`);
       for (const item of items) {
-        const existing = findKey.get(item.id) as { vid: number } | undefined;
+        const existing = findKey.get(item.id) as number | undefined;
         let vid: number | bigint;
-        if (existing) {
-          vid = existing.vid;
+        if (existing !== undefined) {
+          vid = existing;
           deleteVector.run(BigInt(vid));
         } else {
           vid = insertKey.run(item.id).lastInsertRowid;
@@ -534,8 +558,30 @@ class SqliteVectorIndex implements VectorIndex {
     });
   }
 
+  /** Applies slot changes (undefined empties a slot), each touched page read and written once. */
+  private rewritePages(changes: ReadonlyMap<number, SparseSlot | undefined>, dimensions: number): void {
+    const byPage = new Map<number, Array<[number, SparseSlot | undefined]>>();
+    for (const [vid, slot] of changes) {
+      const page = vid >> pageBits;
+      let list = byPage.get(page);
+      if (!list) byPage.set(page, (list = []));
+      list.push([vid & (pageSize - 1), slot]);
+    }
+    const read = this.store.statement(`SELECT vectors FROM ${this.pageTable} WHERE page = ?`).pluck();
+    const write = this.store.statement(`INSERT INTO ${this.pageTable} (page, vectors) VALUES (?, ?) ON CONFLICT (page) DO UPDATE SET vectors = excluded.vectors`);
+    const remove = this.store.statement(`DELETE FROM ${this.pageTable} WHERE page = ?`);
+    for (const page of [...byPage.keys()].sort((left, right) => left - right)) {
+      const existing = read.get(page) as Buffer | undefined;
+      const slots = existing ? pageSlots(decodePage(existing, dimensions)) : new Array<SparseSlot | undefined>(pageSize).fill(undefined);
+      for (const [slot, value] of byPage.get(page) ?? []) slots[slot] = value;
+      const blob = encodePage(slots, dimensions);
+      if (blob) write.run(page, blob);
+      else remove.run(page);
+    }
+  }
+
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {
-    const info = await this.info();
+    const info = this.readInfo();
     if (!info || k <= 0) return [];
     if (query.length !== info.dimensions) {
       throw new KgragError(`query vector has ${query.length} dimensions, the ${this.space} index has ${info.dimensions}`, {
@@ -558,11 +604,11 @@ class SqliteVectorIndex implements VectorIndex {
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
   }
 
-  private async searchSparse(info: VectorSpaceInfo, query: Float32Array, k: number): Promise<ScoredId[]> {
+  private searchSparse(info: VectorSpaceInfo, query: Float32Array, k: number): ScoredId[] {
     let cache = this.searchCache;
     if (cache?.revision !== info.revision) {
-      const loaded = await this.loadSparse();
-      cache = { revision: info.revision, ids: loaded.ids, index: createSparseSimilarityIndex(loaded.ids.length, loaded.dimensions, loaded) };
+      const { revision, rows } = this.store.readSnapshot(() => ({ revision: this.readInfo()?.revision ?? 0, rows: this.readSparseRows(info.dimensions, true) }));
+      cache = { revision, ids: rows.ids, index: createSparseSimilarityIndex(rows.ids.length, rows.dimensions, rows) };
       this.searchCache = cache;
     }
     const scores = cache.index.scoreMany(query, 1);
@@ -583,95 +629,152 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   async ids(): Promise<string[]> {
-    const info = await this.info();
+    const info = this.readInfo();
     if (!info) return [];
     return this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`).pluck().all() as string[];
   }
 
-  /** Rows (id, encoded vector) in insertion order, of `ids` when given. */
-  private rows(info: VectorSpaceInfo, ids: readonly string[] | undefined): Array<[string, Buffer]> {
-    const sql =
-      info.layout === 'sparse'
-        ? `SELECT id, vector FROM ${this.sparseTable}`
-        : `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
-    const idColumn = info.layout === 'sparse' ? 'id' : 'keys.id';
-    const order = info.layout === 'sparse' ? 'vid' : 'keys.vid';
-    return (
+  /**
+   * The pages of a sparse space in order, with the (vid, id) of every stored vector — of `ids` only when given.
+   * Reads both in the caller's snapshot.
+   */
+  private sparseKeysAndPages(ids: readonly string[] | undefined, withIds: boolean): { keys: Array<[number, string]>; pages: Map<number, Buffer> } {
+    const keySql = `SELECT vid, ${withIds ? 'id' : "''"} FROM ${this.sparseKeyTable}`;
+    const keys = (
       ids === undefined
-        ? this.store.statement(`${sql} ORDER BY ${order}`).raw().all()
-        : this.store.statement(`${sql} WHERE ${idColumn} IN (SELECT value FROM json_each(?)) ORDER BY ${order}`).raw().all(JSON.stringify(ids))
-    ) as Array<[string, Buffer]>;
+        ? this.store.statement(`${keySql} ORDER BY vid`).raw().all()
+        : this.store.statement(`${keySql} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY vid`).raw().all(JSON.stringify(ids))
+    ) as Array<[number, string]>;
+    const pageRows = (
+      ids === undefined
+        ? this.store.statement(`SELECT page, vectors FROM ${this.pageTable} ORDER BY page`).raw().all()
+        : this.store
+            .statement(`SELECT page, vectors FROM ${this.pageTable} WHERE page IN (SELECT value FROM json_each(?)) ORDER BY page`)
+            .raw()
+            .all(JSON.stringify([...new Set(keys.map(([vid]) => vid >> pageBits))]))
+    ) as Array<[number, Buffer]>;
+    return { keys, pages: new Map(pageRows) };
+  }
+
+  /** Every vector of a sparse space as CSR rows in vid order (the caller holds a snapshot). */
+  private readSparseRows(dimensions: number, withIds: boolean): SparseVectorMatrix {
+    const { keys, pages } = this.sparseKeysAndPages(undefined, withIds);
+    const decoded = new Map<number, SparsePage>();
+    for (const [page, blob] of pages) decoded.set(page, decodePage(blob, dimensions));
+    // Slot offsets within each page, so a key finds its entries.
+    const offsets = new Map<number, Uint32Array>();
+    let nonZeros = 0;
+    for (const [page, { lengths }] of decoded) {
+      const starts = new Uint32Array(pageSize);
+      let offset = 0;
+      for (let slot = 0; slot < pageSize; slot++) {
+        starts[slot] = offset;
+        const length = lengths[slot] as number;
+        if (length > 0) offset += length - 1;
+      }
+      offsets.set(page, starts);
+      nonZeros += offset;
+    }
+    const rowPointers = new Int32Array(keys.length + 1);
+    const columnIndices = new Int32Array(nonZeros);
+    const values = new Float32Array(nonZeros);
+    let entry = 0;
+    keys.forEach(([vid], row) => {
+      const page = decoded.get(vid >> pageBits);
+      const slot = vid & (pageSize - 1);
+      const length = page ? (page.lengths[slot] as number) : 0;
+      if (!page || length === 0) throw new KgragError(`the ${this.space} vector of row ${vid} is missing`, { code: 'STORE_CORRUPT', category: 'internal' });
+      const start = (offsets.get(vid >> pageBits) as Uint32Array)[slot] as number;
+      values.set(page.values.subarray(start, start + length - 1), entry);
+      columnIndices.set(page.coordinates.subarray(start, start + length - 1), entry);
+      entry += length - 1;
+      rowPointers[row + 1] = entry;
+    });
+    return {
+      ids: withIds ? keys.map(([, id]) => id) : [],
+      dimensions,
+      rowPointers,
+      columnIndices: entry === nonZeros ? columnIndices : columnIndices.slice(0, entry),
+      values: entry === nonZeros ? values : values.slice(0, entry),
+    };
   }
 
   async load(ids?: readonly string[]): Promise<VectorMatrix> {
-    const info = await this.info();
-    if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
-    const rows = this.rows(info, ids);
-    const { dimensions } = info;
-    const matrix = new Float32Array(rows.length * dimensions);
-    rows.forEach(([, blob], index) => {
-      const row = matrix.subarray(index * dimensions, (index + 1) * dimensions);
-      if (info.layout === 'sparse') decodeSparseVectorDense(blob, row);
-      else row.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions));
+    return this.store.readSnapshot(() => {
+      const info = this.readInfo();
+      if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
+      const { dimensions } = info;
+      if (info.layout === 'sparse') {
+        const { keys, pages } = this.sparseKeysAndPages(ids, true);
+        const slotsOf = new Map<number, Array<SparseSlot | undefined>>();
+        const matrix = new Float32Array(keys.length * dimensions);
+        keys.forEach(([vid], row) => {
+          const page = vid >> pageBits;
+          let slots = slotsOf.get(page);
+          if (!slots) {
+            const blob = pages.get(page);
+            slots = blob ? pageSlots(decodePage(blob, dimensions)) : [];
+            slotsOf.set(page, slots);
+          }
+          const slot = slots[vid & (pageSize - 1)];
+          if (!slot) throw new KgragError(`the ${this.space} vector of row ${vid} is missing`, { code: 'STORE_CORRUPT', category: 'internal' });
+          const offset = row * dimensions;
+          for (let entry = 0; entry < slot.values.length; entry++) matrix[offset + (slot.coordinates[entry] as number)] = slot.values[entry] as number;
+        });
+        return { ids: keys.map(([, id]) => id), dimensions, matrix };
+      }
+      const sql = `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
+      const rows = (
+        ids === undefined
+          ? this.store.statement(`${sql} ORDER BY keys.vid`).raw().all()
+          : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`).raw().all(JSON.stringify(ids))
+      ) as Array<[string, Buffer]>;
+      const matrix = new Float32Array(rows.length * dimensions);
+      rows.forEach(([, blob], index) => matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions), index * dimensions));
+      return { ids: rows.map(([id]) => id), dimensions, matrix };
     });
-    return { ids: rows.map(([id]) => id), dimensions, matrix };
   }
 
   async loadSparse(options: { withIds?: boolean } = {}): Promise<SparseVectorMatrix> {
-    const info = await this.info();
-    if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
-    const { dimensions } = info;
     const withIds = options.withIds ?? true;
+    const info = this.readInfo();
+    if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
     if (info.layout === 'dense') return sparseRowsOf(await this.load(), withIds);
-    const blobs = (
-      withIds ? this.rows(info, undefined) : this.store.statement(`SELECT vector FROM ${this.sparseTable} ORDER BY vid`).pluck().all()
-    ) as Array<[string, Buffer]> | Buffer[];
-    const rowPointers = new Int32Array(blobs.length + 1);
-    let nonZeros = 0;
-    blobs.forEach((row, index) => {
-      nonZeros += sparseVectorLength(Array.isArray(row) ? row[1] : row, dimensions);
-      rowPointers[index + 1] = nonZeros;
-    });
-    const columnIndices = new Int32Array(nonZeros);
-    const values = new Float32Array(nonZeros);
-    blobs.forEach((row, index) => decodeSparseVectorInto(Array.isArray(row) ? row[1] : row, dimensions, columnIndices, values, rowPointers[index] as number));
-    const ids = withIds ? (blobs as Array<[string, Buffer]>).map(([id]) => id) : [];
-    return { ids, dimensions, rowPointers, columnIndices, values };
+    return this.store.readSnapshot(() => this.readSparseRows(info.dimensions, withIds));
   }
 
   async delete(ids: readonly string[]): Promise<void> {
-    const info = await this.info();
+    const info = this.readInfo();
     if (ids.length === 0 || !info) return;
     await this.store.transaction(async () => {
-      await this.bumpRevision(info);
+      this.bumpRevision(info);
+      const vids = this.store
+        .statement(`SELECT vid FROM ${this.idTable(info)} WHERE id IN (SELECT value FROM json_each(?))`)
+        .pluck()
+        .all(JSON.stringify(ids)) as number[];
+      const deleteKey = this.store.statement(`DELETE FROM ${this.idTable(info)} WHERE vid = ?`);
+      for (const vid of vids) deleteKey.run(vid);
       if (info.layout === 'sparse') {
-        this.store.statement(`DELETE FROM ${this.sparseTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+        this.rewritePages(new Map(vids.map((vid) => [vid, undefined])), info.dimensions);
         return;
       }
-      const vids = this.store
-        .statement(`SELECT vid FROM ${this.keyTable} WHERE id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(ids)) as Array<{ vid: number }>;
       const deleteVector = this.store.statement(`DELETE FROM ${this.vecTable} WHERE vid = ?`);
-      const deleteKey = this.store.statement(`DELETE FROM ${this.keyTable} WHERE vid = ?`);
-      for (const { vid } of vids) {
-        deleteVector.run(BigInt(vid));
-        deleteKey.run(vid);
-      }
+      for (const vid of vids) deleteVector.run(BigInt(vid));
     });
   }
 
   async clear(): Promise<void> {
-    const info = await this.info();
+    const info = this.readInfo();
     await this.store.transaction(async () => {
       this.dropTables();
       this.store.statement('DELETE FROM meta WHERE key = ?').run(this.infoKey);
-      if (info) await this.bumpRevision(info);
+      if (info) this.bumpRevision(info);
     });
     this.searchCache = undefined;
   }
 
   async count(): Promise<number> {
-    const info = await this.info();
+    const info = this.readInfo();
     if (!info) return 0;
     return (this.store.statement(`SELECT count(*) AS n FROM ${this.idTable(info)}`).get() as { n: number }).n;
   }

@@ -1,5 +1,6 @@
 import { KgragError } from '../core/errors.js';
 import { createSimilarityIndex, createSparseSimilarityIndex, type SimilarityIndex } from '../math/similarity-index.js';
+import { rowsOf, type StoredRowMap } from '../store/row-map.js';
 import type { Store, VectorSpace } from '../store/store.js';
 
 /** The vectors of one space laid out in a caller's row order. */
@@ -26,14 +27,10 @@ export async function vectorsInOrder(store: Store, space: VectorSpace, ids: read
   return { data, dimensions, empty: stored.length === 0 || ids.length === 0 };
 }
 
-/**
- * Row `i` of a space's stored order (`VectorIndex.ids()`) → the caller's row, or −1; valid while the space's
- * revision is `revision` (see `VectorSpaceInfo.revision`). Index steps store it, so a query need not read and
- * match tens of thousands of ids.
- */
-export interface StoredRowMap {
-  revision: number;
-  rows: Int32Array;
+/** The rows a caller wants: how many, and their ids in row order (read only when no stored row map applies). */
+export interface RowIds {
+  rows: number;
+  ids: () => readonly string[];
 }
 
 /**
@@ -42,24 +39,20 @@ export interface StoredRowMap {
  * matrix; a dense one into the SIMD kernel (`createSimilarityIndex`). `rowMap`, when it matches the space's
  * revision, replaces reading and matching the ids.
  */
-export async function loadSimilarityIndex(store: Store, space: VectorSpace, ids: readonly string[], rowMap?: StoredRowMap): Promise<SimilarityIndex | undefined> {
+export async function loadSimilarityIndex(store: Store, space: VectorSpace, wanted: readonly string[] | RowIds, rowMap?: StoredRowMap): Promise<SimilarityIndex | undefined> {
+  const { rows, ids } = Array.isArray(wanted) ? { rows: wanted.length, ids: () => wanted } : (wanted as RowIds);
   const vectors = store.vectors(space);
   const info = await vectors.info();
-  if (!info || ids.length === 0) return undefined;
+  if (!info || rows === 0) return undefined;
   if (info.layout === 'dense') {
-    const { data, dimensions, empty } = await vectorsInOrder(store, space, ids);
-    return empty ? undefined : createSimilarityIndex(ids.length, dimensions, data);
+    const { data, dimensions, empty } = await vectorsInOrder(store, space, ids());
+    return empty ? undefined : createSimilarityIndex(rows, dimensions, data);
   }
-  const useMap = rowMap !== undefined && rowMap.revision === info.revision;
-  const rows = await vectors.loadSparse({ withIds: !useMap });
-  if (rows.rowPointers.length === 1) return undefined;
-  return createSparseSimilarityIndex(ids.length, rows.dimensions, rows, useMap ? rowMap.rows : rowsOf(rows.ids, ids));
-}
-
-/** Stored ids → the caller's rows (−1 for ids it does not list). */
-export function rowsOf(stored: readonly string[], ids: readonly string[]): Int32Array {
-  const rowOf = new Map(ids.map((id, row) => [id, row]));
-  return Int32Array.from(stored, (id) => rowOf.get(id) ?? -1);
+  let stored = await vectors.loadSparse({ withIds: rowMap?.revision !== info.revision });
+  // The map is used only for rows of its own revision; rows written since are matched by id.
+  if (rowMap && stored.ids.length === 0 && stored.revision !== rowMap.revision) stored = await vectors.loadSparse();
+  if (stored.rowPointers.length === 1) return undefined;
+  return createSparseSimilarityIndex(rows, stored.dimensions, stored, rowMap?.revision === stored.revision ? rowMap.rows : rowsOf(stored.ids, ids()));
 }
 
 /** A query vector from another embedder than the index's cannot be compared: say so instead of failing in the math. */

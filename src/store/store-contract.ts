@@ -290,6 +290,7 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
 
         // Writes show in the next search (the in-memory postings follow the revision), ids keep their order.
         const before = (await sparse.info())?.revision ?? 0;
+        assert.equal((await sparse.loadSparse({ withIds: false })).revision, before);
         await sparse.upsert([{ id: 'v7', vector: query }], 'test:64');
         const afterUpsert = (await sparse.info())?.revision ?? 0;
         assert.ok(afterUpsert > before);
@@ -315,6 +316,9 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.equal(recreated?.layout, 'dense');
         assert.ok((recreated?.revision ?? 0) > beforeClear);
         assert.deepEqual((await sparse.search(denseRow(1), 1)).map((hit) => hit.id), ['n']);
+        // Vector bookkeeping leaves the other uses of the meta table alone.
+        await store.setMeta('after-vectors', { kept: true });
+        assert.deepEqual(await store.getMeta('after-vectors'), { kept: true });
       }));
 
     test('vectors: a large sparse space keeps rows, order and values through upserts and deletes', () =>

@@ -58,6 +58,8 @@ export interface VectorMatrix {
 export interface SparseVectorMatrix {
   ids: string[];
   dimensions: number;
+  /** The space's revision these rows were read at ({@link VectorSpaceInfo.revision}; 0 while empty). */
+  revision: number;
   /** Length `ids.length + 1`. */
   rowPointers: Int32Array;
   columnIndices: Int32Array;

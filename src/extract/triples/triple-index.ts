@@ -14,8 +14,6 @@ export interface TripleIndex {
   phraseLabels: readonly string[];
   /** Normalized text → phrase index. */
   phraseIndex: ReadonlyMap<string, number>;
-  /** Phrase `vector id` → phrase index. */
-  phraseById: ReadonlyMap<string, number>;
   /** Fact index → triples-table id of its first occurrence (its id in the `facts` vector space). */
   factIds: readonly string[];
   /** Fact index → "subject predicate object" as first extracted. */
@@ -23,13 +21,10 @@ export interface TripleIndex {
   factSubject: Int32Array;
   factObject: Int32Array;
   factPredicate: readonly string[];
-  /** Triples-table id → fact index (duplicates of a fact map to the same index). */
-  factByTripleId: ReadonlyMap<string, number>;
   /** Fact index → chunk indices it was extracted from, in triples-table order, distinct. */
   factChunks: ReadonlyArray<readonly number[]>;
   /** Chunk index → chunk id, for the chunks that have at least one triple, in first-seen order. */
   chunkIds: readonly string[];
-  chunkIndex: ReadonlyMap<string, number>;
   /** Phrase index → distinct chunk indices whose triples mention it (HippoRAG's phrase→passage matrix). */
   phraseChunks: ReadonlyArray<readonly number[]>;
 }
@@ -56,7 +51,6 @@ export function buildTripleIndex(
   const objects: number[] = [];
   const factPredicate: string[] = [];
   const factKey = new Map<string, number>();
-  const factByTripleId = new Map<string, number>();
   const factChunkSets: Array<Set<number>> = [];
 
   const phrase = (surface: string): number | undefined => {
@@ -99,7 +93,6 @@ export function buildTripleIndex(
       factPredicate.push(predicate);
       factChunkSets.push(new Set());
     }
-    factByTripleId.set(triple.id, fact);
     factChunkSets[fact]?.add(chunk);
   }
 
@@ -108,16 +101,13 @@ export function buildTripleIndex(
     phraseIds,
     phraseLabels,
     phraseIndex,
-    phraseById: new Map(phraseIds.map((id, index) => [id, index])),
     factIds,
     factTexts,
     factSubject: Int32Array.from(subjects),
     factObject: Int32Array.from(objects),
     factPredicate,
-    factByTripleId,
     factChunks: factChunkSets.map((set) => [...set]),
     chunkIds,
-    chunkIndex,
     phraseChunks: phraseChunkSets.map((set) => [...set]),
   };
 }

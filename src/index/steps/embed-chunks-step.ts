@@ -18,7 +18,8 @@ export function embeddingSettings(config: { embeddings: Record<string, unknown> 
  */
 export const embedChunksStep: PipelineStep = {
   name: 'embed-chunks',
-  version: 1,
+  // 2: sparse vectors are stored sparsely (a workspace of version 1 re-embeds once; the vectors are the same).
+  version: 2,
   reads: ['chunk'],
   settings: embeddingSettings,
 

@@ -1,12 +1,13 @@
 import { contentId, sha256 } from '../../core/ids.js';
 import { KgragError } from '../../core/errors.js';
-import { buildTripleIndex } from '../../extract/triples/triple-index.js';
 import { createDenseMatrix } from '../../math/dense-vectors.js';
 import { exactKnnGraph } from '../../math/exact-knn-graph.js';
 import { ResidentMatrix } from '../../math/wasm/resident-matrix.js';
 import type { Store } from '../../store/store.js';
 import { englishStopwords } from '../../text/stopwords.js';
 import type { PipelineStep } from '../pipeline-step.js';
+import { rowsOf } from '../../store/row-map.js';
+import { loadTripleIndex } from '../stored-triple-index.js';
 
 /*
  * Synonym edges of HippoRAG's phrase graph (Gutiérrez et al., NeurIPS 2024 §2, "synonymy edges"; HippoRAG 2,
@@ -258,14 +259,13 @@ export const pprGraphStep: PipelineStep = {
 
   async run(context) {
     const { store } = context;
-    const index = buildTripleIndex(await store.table('triples').all());
+    const { index } = await loadTripleIndex(store);
     // The whole space, not `load(ids)`: selecting tens of thousands of ids costs seconds, and the space holds the phrases only.
     const loaded = await store.vectors('phrases').load();
     const vectors: Array<Float32Array | null> = index.phraseIds.map(() => null);
     let withVector = 0;
-    loaded.ids.forEach((id, row) => {
-      const phrase = index.phraseById.get(id);
-      if (phrase === undefined) return;
+    rowsOf(loaded.ids, index.phraseIds).forEach((phrase, row) => {
+      if (phrase < 0) return;
       vectors[phrase] = loaded.matrix.subarray(row * loaded.dimensions, (row + 1) * loaded.dimensions);
       withVector++;
     });

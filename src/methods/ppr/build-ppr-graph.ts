@@ -62,7 +62,7 @@ export async function buildPprGraph(store: Store, triples: TripleIndex): Promise
   const passageRows: number[] = [];
   const passagePhrases: number[] = [];
   const chunkToPassage = triples.chunkIds.map((id) => passageIndex.get(id) ?? -1);
-  for (let fact = 0; fact < triples.factIds.length; fact++) {
+  for (let fact = 0; fact < triples.factSubject.length; fact++) {
     const subject = triples.factSubject[fact] as number;
     const object = triples.factObject[fact] as number;
     const chunks = triples.factChunks[fact] ?? [];

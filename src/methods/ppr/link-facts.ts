@@ -17,7 +17,7 @@ export interface FactLink {
  * min-max normalized over all facts, the `topK` best kept (ties by fact index).
  */
 export async function linkFacts(context: MethodContext, question: string, graph: PprGraph, topK: number): Promise<FactLink[]> {
-  if (topK === 0 || graph.triples.factIds.length === 0) return [];
+  if (topK === 0 || graph.triples.factSubject.length === 0) return [];
   const [scorer, query] = await Promise.all([factScorer(context), context.embedQuery(question)]);
   const cosines = scorer.scores(query);
   const normalized = minMaxNormalize(cosines);

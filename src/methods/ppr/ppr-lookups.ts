@@ -10,12 +10,12 @@ export function pprGraph(context: MethodContext): Promise<PprGraph> {
 
 /** Phrase vectors in phrase-node order (query-entity linking). */
 export function phraseScorer(context: MethodContext): Promise<VectorScorer> {
-  return context.memo('ppr:phrase-vectors', async () => vectorScorer('phrases', (await tripleIndex(context)).phraseIds.length, await phraseVectors(context)));
+  return context.memo('ppr:phrase-vectors', async () => vectorScorer('phrases', (await tripleIndex(context)).phraseTexts.length, await phraseVectors(context)));
 }
 
 /** Fact vectors in fact order (query-to-fact linking). */
 export function factScorer(context: MethodContext): Promise<VectorScorer> {
-  return context.memo('ppr:fact-vectors', async () => vectorScorer('facts', (await tripleIndex(context)).factIds.length, await factVectors(context)));
+  return context.memo('ppr:fact-vectors', async () => vectorScorer('facts', (await tripleIndex(context)).factSubject.length, await factVectors(context)));
 }
 
 /** Chunk vectors in passage-node order (dense passage seeds score every passage). */

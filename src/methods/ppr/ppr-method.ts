@@ -200,7 +200,7 @@ export const pprMethod: QueryMethod<PprParams> = {
     const graph = await context.trace.time(
       'ppr-graph',
       () => pprGraph(context),
-      (built) => ({ phrases: built.phraseCount, passages: built.passageIds.length, facts: built.triples.factIds.length, ...built.counts }),
+      (built) => ({ phrases: built.phraseCount, passages: built.passageIds.length, facts: built.triples.factSubject.length, ...built.counts }),
     );
     return variant === 'v1' ? retrieveV1(context, question, graph, params) : retrieveV2(context, question, graph, params);
   },

@@ -39,7 +39,7 @@ export async function findRelationSeeds(
   mentions: readonly string[],
   options: { entityTopK: number; relationTopK: number; entitySimilarityThreshold: number },
 ): Promise<RelationSeeds> {
-  const facts = graph.triples.factIds.length;
+  const facts = graph.triples.factSubject.length;
   const questionSimilarity = new Float32Array(facts);
   if (graph.factVectors) {
     const questionVector = await context.embedQuery(question);

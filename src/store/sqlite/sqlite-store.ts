@@ -196,11 +196,18 @@ class SqliteStore implements Store {
 
   constructor(private readonly db: Database.Database) {}
 
-  statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
+  /**
+   * A cached prepared statement returning row objects, arrays (`raw`) or first columns (`pluck`). The mode is
+   * part of the cache key: better-sqlite3's `raw()`/`pluck()` switch a statement for good.
+   */
+  statement(sql: string, mode: 'rows' | 'raw' | 'pluck' = 'rows'): Database.Statement {
+    const key = `${mode}\u0000${sql}`;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      if (mode === 'raw') statement.raw(true);
+      if (mode === 'pluck') statement.pluck(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }
@@ -480,7 +487,7 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   private bumpRevision(info: VectorSpaceInfo | undefined): void {
-    const stored = this.store.statement('SELECT value FROM meta WHERE key = ?').pluck().get(this.revisionKey) as string | null | undefined;
+    const stored = this.store.statement('SELECT value FROM meta WHERE key = ?', 'pluck').get(this.revisionKey) as string | null | undefined;
     const current = info?.revision ?? (stored == null ? 0 : (JSON.parse(stored) as number));
     this.store.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(this.revisionKey, JSON.stringify(current + 1));
   }
@@ -530,7 +537,7 @@ class SqliteVectorIndex implements VectorIndex {
       }
       this.bumpRevision(info);
       info = this.readInfo() as VectorSpaceInfo;
-      const findKey = this.store.statement(`SELECT vid FROM ${this.idTable(info)} WHERE id = ?`).pluck();
+      const findKey = this.store.statement(`SELECT vid FROM ${this.idTable(info)} WHERE id = ?`, 'pluck');
       const insertKey = this.store.statement(`INSERT INTO ${this.idTable(info)} (id) VALUES (?)`);
       if (info.layout === 'sparse') {
         // An upsert keeps the row id (the insertion order) of an id that is already there.
@@ -567,7 +574,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!list) byPage.set(page, (list = []));
       list.push([vid & (pageSize - 1), slot]);
     }
-    const read = this.store.statement(`SELECT vectors FROM ${this.pageTable} WHERE page = ?`).pluck();
+    const read = this.store.statement(`SELECT vectors FROM ${this.pageTable} WHERE page = ?`, 'pluck');
     const write = this.store.statement(`INSERT INTO ${this.pageTable} (page, vectors) VALUES (?, ?) ON CONFLICT (page) DO UPDATE SET vectors = excluded.vectors`);
     const remove = this.store.statement(`DELETE FROM ${this.pageTable} WHERE page = ?`);
     for (const page of [...byPage.keys()].sort((left, right) => left - right)) {
@@ -631,7 +638,7 @@ class SqliteVectorIndex implements VectorIndex {
   async ids(): Promise<string[]> {
     const info = this.readInfo();
     if (!info) return [];
-    return this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`).pluck().all() as string[];
+    return this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`, 'pluck').all() as string[];
   }
 
   /**
@@ -642,15 +649,14 @@ class SqliteVectorIndex implements VectorIndex {
     const keySql = `SELECT vid, ${withIds ? 'id' : "''"} FROM ${this.sparseKeyTable}`;
     const keys = (
       ids === undefined
-        ? this.store.statement(`${keySql} ORDER BY vid`).raw().all()
-        : this.store.statement(`${keySql} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY vid`).raw().all(JSON.stringify(ids))
+        ? this.store.statement(`${keySql} ORDER BY vid`, 'raw').all()
+        : this.store.statement(`${keySql} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY vid`, 'raw').all(JSON.stringify(ids))
     ) as Array<[number, string]>;
     const pageRows = (
       ids === undefined
-        ? this.store.statement(`SELECT page, vectors FROM ${this.pageTable} ORDER BY page`).raw().all()
+        ? this.store.statement(`SELECT page, vectors FROM ${this.pageTable} ORDER BY page`, 'raw').all()
         : this.store
-            .statement(`SELECT page, vectors FROM ${this.pageTable} WHERE page IN (SELECT value FROM json_each(?)) ORDER BY page`)
-            .raw()
+            .statement(`SELECT page, vectors FROM ${this.pageTable} WHERE page IN (SELECT value FROM json_each(?)) ORDER BY page`, 'raw')
             .all(JSON.stringify([...new Set(keys.map(([vid]) => vid >> pageBits))]))
     ) as Array<[number, Buffer]>;
     return { keys, pages: new Map(pageRows) };
@@ -693,6 +699,7 @@ class SqliteVectorIndex implements VectorIndex {
     return {
       ids: withIds ? keys.map(([, id]) => id) : [],
       dimensions,
+      revision: this.readInfo()?.revision ?? 0,
       rowPointers,
       columnIndices: entry === nonZeros ? columnIndices : columnIndices.slice(0, entry),
       values: entry === nonZeros ? values : values.slice(0, entry),
@@ -723,23 +730,33 @@ class SqliteVectorIndex implements VectorIndex {
         });
         return { ids: keys.map(([, id]) => id), dimensions, matrix };
       }
-      const sql = `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
-      const rows = (
-        ids === undefined
-          ? this.store.statement(`${sql} ORDER BY keys.vid`).raw().all()
-          : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`).raw().all(JSON.stringify(ids))
-      ) as Array<[string, Buffer]>;
-      const matrix = new Float32Array(rows.length * dimensions);
-      rows.forEach(([, blob], index) => matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions), index * dimensions));
-      return { ids: rows.map(([id]) => id), dimensions, matrix };
+      return this.readDense(dimensions, ids);
     });
+  }
+
+  /** The vectors of a dense space (of `ids` when given) in vid order. */
+  private readDense(dimensions: number, ids: readonly string[] | undefined): VectorMatrix {
+    const sql = `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
+    const rows = (
+      ids === undefined
+        ? this.store.statement(`${sql} ORDER BY keys.vid`, 'raw').all()
+        : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`, 'raw').all(JSON.stringify(ids))
+    ) as Array<[string, Buffer]>;
+    const matrix = new Float32Array(rows.length * dimensions);
+    rows.forEach(([, blob], index) => matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions), index * dimensions));
+    return { ids: rows.map(([id]) => id), dimensions, matrix };
   }
 
   async loadSparse(options: { withIds?: boolean } = {}): Promise<SparseVectorMatrix> {
     const withIds = options.withIds ?? true;
     const info = this.readInfo();
-    if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
-    if (info.layout === 'dense') return sparseRowsOf(await this.load(), withIds);
+    if (!info) return { ids: [], dimensions: 0, revision: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
+    if (info.layout === 'dense') {
+      return this.store.readSnapshot(() => {
+        const revision = this.readInfo()?.revision ?? 0;
+        return { ...sparseRowsOf(this.readDense(info.dimensions, undefined), withIds), revision };
+      });
+    }
     return this.store.readSnapshot(() => this.readSparseRows(info.dimensions, withIds));
   }
 
@@ -749,8 +766,7 @@ class SqliteVectorIndex implements VectorIndex {
     await this.store.transaction(async () => {
       this.bumpRevision(info);
       const vids = this.store
-        .statement(`SELECT vid FROM ${this.idTable(info)} WHERE id IN (SELECT value FROM json_each(?))`)
-        .pluck()
+        .statement(`SELECT vid FROM ${this.idTable(info)} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck')
         .all(JSON.stringify(ids)) as number[];
       const deleteKey = this.store.statement(`DELETE FROM ${this.idTable(info)} WHERE vid = ?`);
       for (const vid of vids) deleteKey.run(vid);
@@ -788,7 +804,7 @@ function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorL
 }
 
 /** Dense rows as sparse rows (zeros left out). */
-function sparseRowsOf(dense: VectorMatrix, withIds: boolean): SparseVectorMatrix {
+function sparseRowsOf(dense: VectorMatrix, withIds: boolean): Omit<SparseVectorMatrix, 'revision'> {
   const { dimensions, matrix } = dense;
   const rows = dense.ids.length;
   const rowPointers = new Int32Array(rows + 1);

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { buildTripleIndex } from '../src/extract/triples/triple-index.js';
+import type { PprGraph } from '../src/index/ppr-graph.js';
+import { buildPprGraph, loadPprGraph, pprGraphKeys } from '../src/index/steps/ppr-graph-step.js';
 import { loadTripleIndex, loadTripleVectorRows, tripleIndexKeys } from '../src/index/stored-triple-index.js';
 import { rowsOf } from '../src/store/row-map.js';
 
@@ -21,7 +23,7 @@ const root = mkdtempSync(join(tmpdir(), 'kgrag-stored-triples-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 const questions = ['Who designed the Kester Weir bridge?', 'Which boatworks did Tobias Marle run, and what happened in the flood?'];
 
-test('the stored triple index and vector rows equal a rebuild, and queries answer the same without them', async () => {
+test('the stored triple index, vector rows and ppr graph equal a rebuild, and queries answer the same without them', async () => {
   const workspace = join(root, 'sample');
   const kgrag = await createKgrag({ workspace, env: {} });
   try {
@@ -42,6 +44,24 @@ test('the stored triple index and vector rows equal a rebuild, and queries answe
     assert.deepEqual(rows.facts.rows, rowsOf(await store.vectors('facts').ids(), rebuilt.factIds));
     assert.equal(rows.facts.revision, (await store.vectors('facts').info())?.revision);
 
+    // The stored ppr graph is the graph the method would build, part for part.
+    const parts = (graph: PprGraph) => ({
+      graph: graph.graph,
+      phraseGraph: graph.phraseGraph,
+      passagePhraseCounts: graph.passagePhraseCounts,
+      phrasePassageCounts: graph.phrasePassageCounts,
+      passageIds: graph.passageIds,
+      counts: graph.counts,
+    });
+    const loadedGraph = await loadPprGraph(store, stored.index, stored.version);
+    const builtGraph = await buildPprGraph(store, rebuilt);
+    assert.ok((await store.getBlob(pprGraphKeys.graph))?.byteLength);
+    assert.deepEqual(parts(loadedGraph), parts(builtGraph));
+    for (let a = 0; a < builtGraph.phraseCount; a++) {
+      for (const b of [0, a + 1, (a * 7) % builtGraph.phraseCount]) assert.equal(loadedGraph.related(a, b), builtGraph.related(a, b));
+    }
+    for (let fact = 0; fact < rebuilt.factSubject.length; fact++) assert.ok(loadedGraph.related(rebuilt.factSubject[fact] as number, rebuilt.factObject[fact] as number) || rebuilt.factSubject[fact] === rebuilt.factObject[fact]);
+
     const answers = async (): Promise<unknown[]> => {
       const results: unknown[] = [];
       for (const method of ['ppr', 'ppr:v1', 'relations']) {
@@ -58,6 +78,7 @@ test('the stored triple index and vector rows equal a rebuild, and queries answe
     // As a workspace indexed before the copies were stored: the blobs are gone, the methods rebuild.
     await store.setBlob(tripleIndexKeys.index, new Uint8Array(0));
     await store.setMeta(tripleIndexKeys.vectorRowsMeta, null);
+    await store.setBlob(pprGraphKeys.graph, new Uint8Array(0));
     kgrag.engine.invalidate();
     assert.equal((await loadTripleIndex(store)).version, undefined);
     assert.deepEqual(await answers(), withStored);

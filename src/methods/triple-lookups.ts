@@ -4,11 +4,14 @@ import type { SimilarityIndex } from '../math/similarity-index.js';
 import type { MethodContext } from './query-method.js';
 import { loadSimilarityIndex } from './space-vectors.js';
 
-/** The stored triple index and the rows of its vectors, loaded once per index (shared by `ppr` and `relations`). */
-function storedTriples(context: MethodContext) {
+/**
+ * The stored triple index (with its version, undefined when rebuilt from the triples) and the rows of its
+ * vectors, loaded once per index (shared by `ppr` and `relations`).
+ */
+export function storedTriples(context: MethodContext): Promise<{ index: TripleIndex; version: string | undefined; vectorRows: Awaited<ReturnType<typeof loadTripleVectorRows>> }> {
   return context.memo('triples:stored', async () => {
     const { index, version } = await loadTripleIndex(context.store);
-    return { index, vectorRows: await loadTripleVectorRows(context.store, version) };
+    return { index, version, vectorRows: await loadTripleVectorRows(context.store, version) };
   });
 }
 

@@ -1,4 +1,4 @@
-import type { TripleIndex } from './triple-index.js';
+import type { IndexList, TripleIndex } from './triple-index.js';
 
 /*
  * A {@link TripleIndex} as one blob, so a query process reads it instead of rebuilding it from every triple
@@ -47,11 +47,11 @@ class BlobWriter {
     this.push(text);
   }
 
-  lists(lists: ReadonlyArray<readonly number[]>): void {
+  lists(lists: ReadonlyArray<IndexList>): void {
     const pointers = new Int32Array(lists.length + 1);
     lists.forEach((list, index) => (pointers[index + 1] = (pointers[index] as number) + list.length));
     const values = new Int32Array(pointers[lists.length] as number);
-    lists.forEach((list, index) => values.set(list, pointers[index] as number));
+    lists.forEach((list, index) => values.set(Array.from(list), pointers[index] as number));
     this.ints([values.length]);
     this.push(new Uint8Array(pointers.buffer));
     this.push(new Uint8Array(values.buffer));
@@ -170,12 +170,12 @@ class StoredTripleIndex implements TripleIndex {
     });
   }
 
-  private lists(key: 'factChunks' | 'phraseChunks', count: number): number[][] {
+  private lists(key: 'factChunks' | 'phraseChunks', count: number): Int32Array[] {
     return this.once(key, () => {
       const { pointers, values, entries } = this.layout[key];
       const starts = this.ints(pointers, count + 1);
       const all = this.ints(values, entries);
-      return Array.from({ length: count }, (_, index) => Array.from(all.subarray(starts[index] as number, starts[index + 1] as number)));
+      return Array.from({ length: count }, (_, index) => all.subarray(starts[index] as number, starts[index + 1] as number));
     });
   }
 
@@ -209,10 +209,10 @@ class StoredTripleIndex implements TripleIndex {
   get factObject(): Int32Array {
     return this.once('factObject', () => this.ints(this.layout.factObject, this.layout.counts.facts));
   }
-  get factChunks(): ReadonlyArray<readonly number[]> {
+  get factChunks(): ReadonlyArray<IndexList> {
     return this.lists('factChunks', this.layout.counts.facts);
   }
-  get phraseChunks(): ReadonlyArray<readonly number[]> {
+  get phraseChunks(): ReadonlyArray<IndexList> {
     return this.lists('phraseChunks', this.layout.counts.phrases);
   }
 }

@@ -1,5 +1,8 @@
 import { normalizePhrase, phraseId } from '../../text/normalize-phrase.js';
 
+/** A list of indices (an array, or a typed-array view of a stored index). */
+export type IndexList = ArrayLike<number> & Iterable<number>;
+
 /**
  * The triples of the index in arrays (the phrase/fact graph of HippoRAG and of Graph RAG with Milvus),
  * loaded once per index. Phrases are the distinct normalized triple arguments, in first-seen order over the
@@ -22,11 +25,11 @@ export interface TripleIndex {
   factObject: Int32Array;
   factPredicate: readonly string[];
   /** Fact index → chunk indices it was extracted from, in triples-table order, distinct. */
-  factChunks: ReadonlyArray<readonly number[]>;
+  factChunks: ReadonlyArray<IndexList>;
   /** Chunk index → chunk id, for the chunks that have at least one triple, in first-seen order. */
   chunkIds: readonly string[];
   /** Phrase index → distinct chunk indices whose triples mention it (HippoRAG's phrase→passage matrix). */
-  phraseChunks: ReadonlyArray<readonly number[]>;
+  phraseChunks: ReadonlyArray<IndexList>;
 }
 
 /** The sentence a fact is embedded and shown as: its three parts joined by spaces (Milvus `" ".join(triplet)`). */

@@ -22,7 +22,7 @@ import {
   type VectorSpace,
   type VectorSpaceInfo,
 } from '../store.js';
-import { decodePage, encodePage, pageBits, pageSize, pageSlots, sparseSlot, type SparsePage, type SparseSlot } from './sparse-vector-pages.js';
+import { decodePage, encodePage, pageBits, pageSize, pageSlots, sparseSlot, type SparseSlot } from './sparse-vector-pages.js';
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
@@ -645,8 +645,8 @@ class SqliteVectorIndex implements VectorIndex {
    * The pages of a sparse space in order, with the (vid, id) of every stored vector — of `ids` only when given.
    * Reads both in the caller's snapshot.
    */
-  private sparseKeysAndPages(ids: readonly string[] | undefined, withIds: boolean): { keys: Array<[number, string]>; pages: Map<number, Buffer> } {
-    const keySql = `SELECT vid, ${withIds ? 'id' : "''"} FROM ${this.sparseKeyTable}`;
+  private sparseKeysAndPages(ids: readonly string[] | undefined): { keys: Array<[number, string]>; pages: Map<number, Buffer> } {
+    const keySql = `SELECT vid, id FROM ${this.sparseKeyTable}`;
     const keys = (
       ids === undefined
         ? this.store.statement(`${keySql} ORDER BY vid`, 'raw').all()
@@ -662,48 +662,40 @@ class SqliteVectorIndex implements VectorIndex {
     return { keys, pages: new Map(pageRows) };
   }
 
-  /** Every vector of a sparse space as CSR rows in vid order (the caller holds a snapshot). */
+  /**
+   * Every vector of a sparse space as CSR rows in vid order (the caller holds a snapshot). A page's present
+   * slots are its rows in vid order and their entries lie back to back, so each page is two array copies; the
+   * ids, when asked for, are the key table's in the same order.
+   */
   private readSparseRows(dimensions: number, withIds: boolean): SparseVectorMatrix {
-    const { keys, pages } = this.sparseKeysAndPages(undefined, withIds);
-    const decoded = new Map<number, SparsePage>();
-    for (const [page, blob] of pages) decoded.set(page, decodePage(blob, dimensions));
-    // Slot offsets within each page, so a key finds its entries.
-    const offsets = new Map<number, Uint32Array>();
+    const blobs = this.store.statement(`SELECT vectors FROM ${this.pageTable} ORDER BY page`, 'pluck').all() as Buffer[];
+    const pages = blobs.map((blob) => decodePage(blob, dimensions));
+    let rows = 0;
     let nonZeros = 0;
-    for (const [page, { lengths }] of decoded) {
-      const starts = new Uint32Array(pageSize);
-      let offset = 0;
-      for (let slot = 0; slot < pageSize; slot++) {
-        starts[slot] = offset;
-        const length = lengths[slot] as number;
-        if (length > 0) offset += length - 1;
-      }
-      offsets.set(page, starts);
-      nonZeros += offset;
+    for (const page of pages) {
+      nonZeros += page.values.length;
+      for (let slot = 0; slot < pageSize; slot++) if ((page.lengths[slot] as number) > 0) rows++;
     }
-    const rowPointers = new Int32Array(keys.length + 1);
+    const rowPointers = new Int32Array(rows + 1);
     const columnIndices = new Int32Array(nonZeros);
     const values = new Float32Array(nonZeros);
+    let row = 0;
     let entry = 0;
-    keys.forEach(([vid], row) => {
-      const page = decoded.get(vid >> pageBits);
-      const slot = vid & (pageSize - 1);
-      const length = page ? (page.lengths[slot] as number) : 0;
-      if (!page || length === 0) throw new KgragError(`the ${this.space} vector of row ${vid} is missing`, { code: 'STORE_CORRUPT', category: 'internal' });
-      const start = (offsets.get(vid >> pageBits) as Uint32Array)[slot] as number;
-      values.set(page.values.subarray(start, start + length - 1), entry);
-      columnIndices.set(page.coordinates.subarray(start, start + length - 1), entry);
-      entry += length - 1;
-      rowPointers[row + 1] = entry;
-    });
-    return {
-      ids: withIds ? keys.map(([, id]) => id) : [],
-      dimensions,
-      revision: this.readInfo()?.revision ?? 0,
-      rowPointers,
-      columnIndices: entry === nonZeros ? columnIndices : columnIndices.slice(0, entry),
-      values: entry === nonZeros ? values : values.slice(0, entry),
-    };
+    for (const page of pages) {
+      values.set(page.values, entry);
+      columnIndices.set(page.coordinates, entry);
+      for (let slot = 0; slot < pageSize; slot++) {
+        const length = page.lengths[slot] as number;
+        if (length === 0) continue;
+        entry += length - 1;
+        rowPointers[++row] = entry;
+      }
+    }
+    const ids = withIds ? (this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[]) : [];
+    if (withIds && ids.length !== rows) {
+      throw new KgragError(`the ${this.space} vectors do not match their ids (${rows} vectors, ${ids.length} ids)`, { code: 'STORE_CORRUPT', category: 'internal' });
+    }
+    return { ids, dimensions, revision: this.readInfo()?.revision ?? 0, rowPointers, columnIndices, values };
   }
 
   async load(ids?: readonly string[]): Promise<VectorMatrix> {
@@ -712,7 +704,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'sparse') {
-        const { keys, pages } = this.sparseKeysAndPages(ids, true);
+        const { keys, pages } = this.sparseKeysAndPages(ids);
         const slotsOf = new Map<number, Array<SparseSlot | undefined>>();
         const matrix = new Float32Array(keys.length * dimensions);
         keys.forEach(([vid], row) => {

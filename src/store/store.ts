@@ -75,14 +75,14 @@ export interface SparseVectorMatrix {
 export type VectorLayout = 'dense' | 'sparse';
 
 /**
- * Share of non-zero coordinates up to which a new space is stored sparsely. The weight-free local embedder
- * hashes a text's few features into 1024 coordinates: on 2Wiki its phrase and fact vectors have 3 % and 6 %
- * non-zeros, entity and chunk vectors 23 % and 28 %, report vectors 56 %. At 6 bytes per non-zero (a 4-byte
- * value and a 2-byte coordinate) against 4 bytes per dimension, half is where sparse rows are three quarters of
- * the dense size and exact scoring through postings still beats scanning every coordinate; dense remote
- * embeddings are far above it and keep the SIMD kernel.
+ * Share of non-zero coordinates up to which a new space is stored sparsely: two thirds, where a sparse row (a
+ * 4-byte value and a 2-byte coordinate per non-zero) stops being smaller than a dense one (4 bytes per
+ * dimension). The weight-free local embedder hashes a text's few features into 1024 coordinates: on 2Wiki its
+ * phrase and fact vectors have 3 % and 6 % non-zeros, entity, chunk and report vectors 23 %, 28 % and 56 %, all
+ * sparse, and exact scoring through postings touches only the query's coordinates. Dense remote embeddings are
+ * far above it and keep sqlite-vec and the SIMD kernel.
  */
-export const sparseLayoutMaxDensity = 0.5;
+export const sparseLayoutMaxDensity = 2 / 3;
 
 /** What a non-empty space was built with. */
 export interface VectorSpaceInfo {

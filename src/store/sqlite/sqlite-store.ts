@@ -274,7 +274,8 @@ class SqliteStore implements Store {
 
   async getBlob(key: string): Promise<Uint8Array | undefined> {
     const row = this.statement('SELECT blob FROM meta WHERE key = ?').get(key) as { blob: Buffer | null } | undefined;
-    return row?.blob == null ? undefined : new Uint8Array(row.blob);
+    // A view, not a copy: better-sqlite3 returns every blob in a buffer of its own (a 13 MB triple index was copied twice).
+    return row?.blob == null ? undefined : new Uint8Array(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength);
   }
 
   async setBlob(key: string, value: Uint8Array): Promise<void> {

@@ -1,5 +1,5 @@
 import { KgragError } from '../core/errors.js';
-import { createSimilarityIndex, createSparseSimilarityIndex, type SimilarityIndex } from '../math/similarity-index.js';
+import type { SimilarityIndex } from '../math/similarity-index.js';
 import { rowsOf, type StoredRowMap } from '../store/row-map.js';
 import type { Store, VectorSpace } from '../store/store.js';
 
@@ -33,26 +33,45 @@ export interface RowIds {
   ids: () => readonly string[];
 }
 
+/** Exact scores of queries against a whole space, rows in a caller's order. */
+export interface SpaceScorer {
+  readonly rows: number;
+  readonly dimensions: number;
+  /** `out[q · rows + r]` = cosine of query q with the caller's row r (0 for a row without a vector). */
+  scoreMany(queries: Float32Array, count: number): Promise<Float32Array>;
+}
+
 /**
- * The vectors of `space` with row i = `ids[i]`, held for exact scoring, or undefined while empty. A sparse space
- * goes straight from its stored rows into postings (`createSparseSimilarityIndex`), never through a dense
- * matrix; a dense one into the SIMD kernel (`createSimilarityIndex`). `rowMap`, when it matches the space's
- * revision, replaces reading and matching the ids.
+ * Scores `space` for rows `ids` (undefined while the space is empty). Scoring goes through the store
+ * (`VectorIndex.scoreMany`): a sparse space reads only the postings of the queries' coordinates, so a cold
+ * process never loads the space, and the store keeps what it read for the next query. `rowMap`, when it
+ * matches the space's revision, maps stored rows to the caller's without reading and matching the ids.
  */
-export async function loadSimilarityIndex(store: Store, space: VectorSpace, wanted: readonly string[] | RowIds, rowMap?: StoredRowMap): Promise<SimilarityIndex | undefined> {
+export async function spaceScorer(store: Store, space: VectorSpace, wanted: readonly string[] | RowIds, rowMap?: StoredRowMap): Promise<SpaceScorer | undefined> {
   const { rows, ids } = Array.isArray(wanted) ? { rows: wanted.length, ids: () => wanted } : (wanted as RowIds);
   const vectors = store.vectors(space);
   const info = await vectors.info();
   if (!info || rows === 0) return undefined;
-  if (info.layout === 'dense') {
-    const { data, dimensions, empty } = await vectorsInOrder(store, space, ids());
-    return empty ? undefined : createSimilarityIndex(rows, dimensions, data);
-  }
-  let stored = await vectors.loadSparse({ withIds: rowMap?.revision !== info.revision });
-  // The map is used only for rows of its own revision; rows written since are matched by id.
-  if (rowMap && stored.ids.length === 0 && stored.revision !== rowMap.revision) stored = await vectors.loadSparse();
-  if (stored.rowPointers.length === 1) return undefined;
-  return createSparseSimilarityIndex(rows, stored.dimensions, stored, rowMap?.revision === stored.revision ? rowMap.rows : rowsOf(stored.ids, ids()));
+  let mapping: StoredRowMap | undefined = rowMap;
+  return {
+    rows,
+    dimensions: info.dimensions,
+    async scoreMany(queries, count) {
+      const scored = await vectors.scoreMany(queries, count);
+      if (mapping?.revision !== scored.revision) mapping = { revision: scored.revision, rows: rowsOf(await vectors.ids(), ids()) };
+      const target = mapping.rows;
+      const out = new Float32Array(count * rows);
+      for (let query = 0; query < count; query++) {
+        const from = query * scored.rows;
+        const to = query * rows;
+        for (let stored = 0; stored < scored.rows; stored++) {
+          const row = target[stored] as number;
+          if (row >= 0) out[to + row] = scored.scores[from + stored] as number;
+        }
+      }
+      return out;
+    },
+  };
 }
 
 /** A query vector from another embedder than the index's cannot be compared: say so instead of failing in the math. */

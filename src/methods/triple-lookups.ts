@@ -1,8 +1,7 @@
 import type { TripleIndex } from '../extract/triples/triple-index.js';
 import { loadTripleIndex, loadTripleVectorRows } from '../index/stored-triple-index.js';
-import type { SimilarityIndex } from '../math/similarity-index.js';
 import type { MethodContext } from './query-method.js';
-import { loadSimilarityIndex } from './space-vectors.js';
+import { spaceScorer, type SpaceScorer } from './space-vectors.js';
 
 /**
  * The stored triple index (with its version, undefined when rebuilt from the triples) and the rows of its
@@ -21,17 +20,17 @@ export async function tripleIndex(context: MethodContext): Promise<TripleIndex> 
 }
 
 /** Phrase vectors, rows in {@link TripleIndex} phrase order, loaded once per index and shared by `ppr` and `relations`. */
-export function phraseVectors(context: MethodContext): Promise<SimilarityIndex | undefined> {
+export function phraseVectors(context: MethodContext): Promise<SpaceScorer | undefined> {
   return context.memo('triples:phrase-vectors', async () => {
     const { index, vectorRows } = await storedTriples(context);
-    return loadSimilarityIndex(context.store, 'phrases', { rows: index.phraseTexts.length, ids: () => index.phraseIds }, vectorRows?.phrases);
+    return spaceScorer(context.store, 'phrases', { rows: index.phraseTexts.length, ids: () => index.phraseIds }, vectorRows?.phrases);
   });
 }
 
 /** Fact vectors, rows in {@link TripleIndex} fact order, loaded once per index and shared by `ppr` and `relations`. */
-export function factVectors(context: MethodContext): Promise<SimilarityIndex | undefined> {
+export function factVectors(context: MethodContext): Promise<SpaceScorer | undefined> {
   return context.memo('triples:fact-vectors', async () => {
     const { index, vectorRows } = await storedTriples(context);
-    return loadSimilarityIndex(context.store, 'facts', { rows: index.factSubject.length, ids: () => index.factIds }, vectorRows?.facts);
+    return spaceScorer(context.store, 'facts', { rows: index.factSubject.length, ids: () => index.factIds }, vectorRows?.facts);
   });
 }

@@ -275,6 +275,22 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
           assert.equal(rows.rowPointers[rows.ids.length], all.matrix.filter((value) => value !== 0).length);
           assert.deepEqual((await space.loadSparse({ withIds: false })).ids, []);
           assert.deepEqual((await space.loadSparse({ withIds: false })).values, rows.values);
+
+          // scoreMany: every vector against several queries at once, rows in ids() order.
+          const queries = new Float32Array(2 * dimensions);
+          queries.set(sparseRow(3), 0);
+          queries.set(denseRow(8), dimensions);
+          const scored = await space.scoreMany(queries, 2);
+          assert.equal(scored.rows, all.ids.length);
+          assert.equal(scored.revision, (await space.info())?.revision);
+          for (let query = 0; query < 2; query++) {
+            for (let row = 0; row < all.ids.length; row++) {
+              let dot = 0;
+              for (let d = 0; d < dimensions; d++) dot += (all.matrix[row * dimensions + d] as number) * (queries[query * dimensions + d] as number);
+              assert.ok(Math.abs((scored.scores[query * all.ids.length + row] as number) - dot) < 1e-6);
+            }
+          }
+          await assert.rejects(space.scoreMany(new Float32Array(dimensions + 1), 1), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_VECTOR_SPACE_MISMATCH');
         }
         const stored = await sparse.load();
         assert.deepEqual(stored.matrix, Float32Array.from(items(sparseRow).flatMap((item) => [...item.vector])));
@@ -295,6 +311,9 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         const afterUpsert = (await sparse.info())?.revision ?? 0;
         assert.ok(afterUpsert > before);
         assert.deepEqual((await sparse.search(query, 2)).map((hit) => hit.id), ['v3', 'v7']);
+        const rescored = await sparse.scoreMany(query, 1);
+        assert.equal(rescored.revision, afterUpsert);
+        assert.ok(Math.abs((rescored.scores[7] as number) - 1) < 1e-6);
         assert.deepEqual((await sparse.ids()).slice(0, 8), ['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7']);
         await sparse.delete(['v3']);
         assert.ok(((await sparse.info())?.revision ?? 0) > afterUpsert);
@@ -354,6 +373,9 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         const picked = await space.load(['f699', 'f1', 'f300']);
         assert.deepEqual(picked.ids, ['f1', 'f300', 'f699']);
         assert.deepEqual(picked.matrix.subarray(dimensions, 2 * dimensions), expected.get('f300'));
+        const scored = await space.scoreMany(expected.get('f300') as Float32Array, 1);
+        assert.equal(scored.rows, order.length);
+        assert.ok(Math.abs((scored.scores[order.indexOf('f300')] as number) - 1) < 1e-6);
         const top = (await space.search(expected.get('f699') as Float32Array, 1))[0];
         assert.deepEqual(expected.get(top?.id ?? ''), expected.get('f699'));
       }));

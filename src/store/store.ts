@@ -97,6 +97,14 @@ export interface VectorSpaceInfo {
   revision: number;
 }
 
+/** Scores of queries against a whole space ({@link VectorIndex.scoreMany}). */
+export interface SpaceScores {
+  /** The revision the scores were computed at; row r is the r-th id of `ids()` at that revision. */
+  revision: number;
+  rows: number;
+  scores: Float32Array;
+}
+
 /** The vectors of one space. Vectors are unit length, so scores are cosine similarities. */
 export interface VectorIndex {
   /**
@@ -106,6 +114,13 @@ export interface VectorIndex {
   upsert(items: readonly VectorItem[], embedderId: string): Promise<void>;
   /** The `k` nearest ids to `query` by cosine similarity, best first (ties in insertion order). */
   search(query: Float32Array, k: number): Promise<ScoredId[]>;
+  /**
+   * Exact cosine similarity of `count` queries (stored one after the other in `queries`) with every vector:
+   * `scores[q · rows + r]` for the r-th id of `ids()` at `revision`. A sparse space reads only the postings of
+   * the queries' non-zero coordinates (a cold process does not load the space); both layouts keep what they
+   * read in memory while the revision is unchanged.
+   */
+  scoreMany(queries: Float32Array, count: number): Promise<SpaceScores>;
   /** Ids that have a vector, in insertion order. */
   ids(): Promise<string[]>;
   /** Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. */

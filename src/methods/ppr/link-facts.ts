@@ -19,7 +19,7 @@ export interface FactLink {
 export async function linkFacts(context: MethodContext, question: string, graph: PprGraph, topK: number): Promise<FactLink[]> {
   if (topK === 0 || graph.triples.factSubject.length === 0) return [];
   const [scorer, query] = await Promise.all([factScorer(context), context.embedQuery(question)]);
-  const cosines = scorer.scores(query);
+  const cosines = await scorer.scores(query);
   const normalized = minMaxNormalize(cosines);
   return topIndices(cosines, topK).map((fact) => ({ fact, score: normalized[fact] as number, cosine: cosines[fact] as number }));
 }

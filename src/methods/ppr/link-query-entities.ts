@@ -47,13 +47,13 @@ export async function linkQueryEntities(
         { inputType: 'document', ...(context.signal === undefined ? {} : { abortSignal: context.signal }) },
       ),
     ]);
-    searched.forEach((entityIndex, position) => {
-      const scores = scorer.scores(vectors[position] as Float32Array);
+    for (const [position, entityIndex] of searched.entries()) {
+      const scores = await scorer.scores(vectors[position] as Float32Array);
       const cosines = new Map(topIndices(scores, linkCandidates).map((phrase) => [phrase, scores[phrase] as number]));
       const exact = exactMatches[entityIndex];
       if (exact !== undefined) cosines.set(exact, scores[exact] as number);
       candidatesOf.set(entityIndex, cosines);
-    });
+    }
   }
   entities.forEach((entity, index) => {
     const exact = exactMatches[index];

@@ -28,7 +28,7 @@ export async function passageSeedScores(context: MethodContext, question: string
   const parts: Float64Array[] = [];
   if (source !== 'bm25') {
     const [scorer, query] = await Promise.all([passageScorer(context), context.embedQuery(question)]);
-    result.dense = scorer.scores(query);
+    result.dense = await scorer.scores(query);
     parts.push(minMaxNormalize(result.dense));
   }
   if (source !== 'dense') {

@@ -18,7 +18,7 @@ function fields(index: TripleIndex): Record<string, unknown> {
     phraseTexts: [...index.phraseTexts],
     phraseIds: [...index.phraseIds],
     phraseLabels: [...index.phraseLabels],
-    phraseIndex: [...index.phraseIndex],
+    phraseIndex: index.phraseTexts.map((text) => index.phraseIndex.get(text)).concat([index.phraseIndex.get('no such phrase') ?? -1]),
     factIds: [...index.factIds],
     factTexts: [...index.factTexts],
     factSubject: [...index.factSubject],

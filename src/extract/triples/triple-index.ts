@@ -1,5 +1,8 @@
 import { normalizePhrase, phraseId } from '../../text/normalize-phrase.js';
 
+/** Finds a phrase by its normalized text (a map, or a search over a stored index). */
+export type PhraseLookup = Pick<ReadonlyMap<string, number>, 'get'>;
+
 /** A list of indices (an array, or a typed-array view of a stored index). */
 export type IndexList = ArrayLike<number> & Iterable<number>;
 
@@ -16,7 +19,7 @@ export interface TripleIndex {
   /** Phrase index → its first surface form (for display). */
   phraseLabels: readonly string[];
   /** Normalized text → phrase index. */
-  phraseIndex: ReadonlyMap<string, number>;
+  phraseIndex: PhraseLookup;
   /** Fact index → triples-table id of its first occurrence (its id in the `facts` vector space). */
   factIds: readonly string[];
   /** Fact index → "subject predicate object" as first extracted. */

@@ -878,19 +878,50 @@ class SqliteVectorIndex implements VectorIndex {
   }
 }
 
-/** A posting as a blob: its rows (int32) then its values (float32), little-endian as typed arrays are. */
+/**
+ * A posting as a blob: u32 count, f32 values[count] (little-endian, as typed arrays are), then the rows as
+ * LEB128 varints of their gaps (rows ascend, so a gap rarely needs more than one byte): about 5 bytes per
+ * non-zero instead of 8.
+ */
 function encodePosting(rows: Int32Array, values: Float32Array): Buffer {
-  const buffer = Buffer.allocUnsafe(8 * rows.length);
-  buffer.set(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength), 0);
-  buffer.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 4 * rows.length);
-  return buffer;
+  const count = rows.length;
+  const buffer = Buffer.allocUnsafe(4 + 4 * count + 5 * count);
+  buffer.writeUInt32LE(count, 0);
+  buffer.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 4);
+  let offset = 4 + 4 * count;
+  let previous = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = (rows[entry] as number) - previous - 1;
+    previous = rows[entry] as number;
+    while (gap >= 0x80) {
+      buffer[offset++] = (gap & 0x7f) | 0x80;
+      gap >>>= 7;
+    }
+    buffer[offset++] = gap;
+  }
+  return buffer.subarray(0, offset);
 }
 
 function decodePosting(blob: Buffer): Posting {
-  // An aligned copy only when SQLite's buffer is not aligned for typed arrays.
-  const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
-  const count = bytes.byteLength / 8;
-  return { rows: new Int32Array(bytes.buffer, bytes.byteOffset, count), values: new Float32Array(bytes.buffer, bytes.byteOffset + 4 * count, count) };
+  const count = blob.readUInt32LE(0);
+  const values = new Float32Array(count);
+  new Uint8Array(values.buffer).set(blob.subarray(4, 4 + 4 * count));
+  const rows = new Int32Array(count);
+  let offset = 4 + 4 * count;
+  let previous = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = blob[offset++] as number;
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    previous += gap + 1;
+    rows[entry] = previous;
+  }
+  return { rows, values };
 }
 
 /** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */

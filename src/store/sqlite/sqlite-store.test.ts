@@ -81,6 +81,7 @@ test('a version-3 database opens as it is: its dense vector spaces are read and 
   raw.exec("DELETE FROM meta WHERE key LIKE 'vectors-revision:%'");
   raw.prepare("UPDATE meta SET value = json_remove(value, '$.layout') WHERE key LIKE 'vectors:%'").run();
   assert.equal((raw.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'vec_chunks'").get() as { n: number }).n, 1);
+  raw.exec('CREATE INDEX relations_source ON relations ("source")');
   raw.pragma('user_version = 3');
   raw.close();
 
@@ -90,12 +91,16 @@ test('a version-3 database opens as it is: its dense vector spaces are read and 
     assert.deepEqual(await chunks.info(), { embedderId: 'test:4', dimensions: 4, layout: 'dense', revision: 0 });
     assert.deepEqual((await chunks.search(vector([1, 1, 1, 1]), 1)).map((hit) => hit.id), ['c']);
     assert.deepEqual((await chunks.loadSparse()).ids, ['c']);
+    assert.deepEqual((await reopened.table('relations').all()).length, 0);
     await chunks.clear();
     await chunks.upsert([{ id: 'd', vector: vector([0, 0, 1, 0]) }], 'test:4');
     assert.equal((await chunks.info())?.layout, 'sparse');
   } finally {
     await reopened.close();
   }
+  const check = new Database(path, { readonly: true });
+  assert.equal((check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'relations_source'").get() as { n: number }).n, 0);
+  check.close();
 });
 
 test('indexed text is the tokenizer words minus stopwords', async () => {

@@ -30,8 +30,9 @@ const applicationId = 0x6b677267;
  * Bumped with each schema change; older files are migrated on open, newer ones refused.
  * 2: full-text indexes hold text without stopwords (BM25 document lengths as in classic IR).
  * 3: reports.error records why an LLM report failed.
- * 4: vector spaces may be sparse (`vec_<space>_sparse`, layout in `vectors:<space>`); dense spaces of version 3
- *    are read as they are, and an older kgrag must not open a file whose spaces it cannot read.
+ * 4: vector spaces may be sparse (`vec_<space>_sparse` and `_postings`, layout in `vectors:<space>`); dense spaces
+ *    of version 3 are read as they are, and an older kgrag must not open a file whose spaces it cannot read. The
+ *    unused indexes on relations.source and relations.target are dropped.
  */
 const schemaVersion = 4;
 /** SQL function that turns a column's text into what the full-text index stores. */
@@ -122,6 +123,7 @@ function migrate(db: Database.Database, path: string, readonly: boolean): void {
     }
     if (version >= 1 && version < 2) rebuildFullTextIndexes(db);
     if (version >= 1 && version < 3) addColumnIfMissing(db, 'reports', 'error', 'TEXT');
+    if (version >= 1 && version < 4) for (const index of ['relations_source', 'relations_target']) db.exec(`DROP INDEX IF EXISTS ${index}`);
     db.pragma(`application_id = ${applicationId}`);
     db.pragma(`user_version = ${schemaVersion}`);
   })();

@@ -52,21 +52,6 @@ export interface VectorMatrix {
 }
 
 /**
- * Vectors as sparse rows (CSR): row `r`'s non-zero coordinates are `columnIndices[rowPointers[r] ..
- * rowPointers[r + 1])`, ascending, with `values` alongside. Zero coordinates are not stored.
- */
-export interface SparseVectorMatrix {
-  ids: string[];
-  dimensions: number;
-  /** The space's revision these rows were read at ({@link VectorSpaceInfo.revision}; 0 while empty). */
-  revision: number;
-  /** Length `ids.length + 1`. */
-  rowPointers: Int32Array;
-  columnIndices: Int32Array;
-  values: Float32Array;
-}
-
-/**
  * How a backend holds a space: every coordinate (`dense`: sqlite-vec, pgvector's `vector`), or only the non-zero
  * ones (`sparse`: coordinate/value pairs, pgvector's `sparsevec`). Chosen when the space is created, from the
  * share of non-zero coordinates of the first vectors written ({@link sparseLayoutMaxDensity}); both layouts
@@ -91,7 +76,7 @@ export interface VectorSpaceInfo {
   layout: VectorLayout;
   /**
    * Changes with every write to the space (upsert, delete, clear) and never returns to an earlier value, so
-   * while it is unchanged `ids()` and the row order of `load`/`loadSparse` are unchanged too: data derived
+   * while it is unchanged `ids()` and the row order of `load` and `scoreMany` are unchanged too: data derived
    * from the rows (a row map stored by an index step, an in-memory index) can be kept.
    */
   revision: number;
@@ -125,12 +110,6 @@ export interface VectorIndex {
   ids(): Promise<string[]>;
   /** Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. */
   load(ids?: readonly string[]): Promise<VectorMatrix>;
-  /**
-   * All vectors, in insertion order, as sparse rows: a sparse space loads without a dense `rows × dimensions`
-   * matrix. `withIds: false` leaves `ids` empty, for callers that map rows by a stored row map (see
-   * {@link VectorSpaceInfo.revision}) and need not read tens of thousands of ids.
-   */
-  loadSparse(options?: { withIds?: boolean }): Promise<SparseVectorMatrix>;
   delete(ids: readonly string[]): Promise<void>;
   clear(): Promise<void>;
   count(): Promise<number>;

@@ -12,7 +12,6 @@ import {
   sparseLayoutMaxDensity,
   type ScoredId,
   type SpaceScores,
-  type SparseVectorMatrix,
   type Store,
   type TableAccess,
   type TextSearchTable,
@@ -425,6 +424,14 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 }
 
+/** A sparse space's vectors as CSR rows in vid order, with their ids when read. */
+interface SparseRows {
+  ids: string[];
+  rowPointers: Int32Array;
+  columnIndices: Int32Array;
+  values: Float32Array;
+}
+
 /** What the meta record `vectors:<space>` holds; spaces written before the sparse layout have no `layout` (dense). */
 interface StoredSpaceInfo {
   embedderId: string;
@@ -759,7 +766,7 @@ class SqliteVectorIndex implements VectorIndex {
    * Every vector of a sparse space as CSR rows in vid order, transposed from the postings (the caller holds a
    * snapshot); the ids, when asked for, are the key table's in the same order.
    */
-  private readSparseRows(dimensions: number, withIds: boolean): SparseVectorMatrix {
+  private readSparseRows(dimensions: number, withIds: boolean): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
     const postings = (this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw').all() as Array<[number, Buffer]>).map(
       ([coordinate, blob]) => [coordinate, decodePosting(blob)] as const,
@@ -782,7 +789,7 @@ class SqliteVectorIndex implements VectorIndex {
       }
     }
     const ids = withIds ? (this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[]) : [];
-    return { ids, dimensions, revision: this.readInfo()?.revision ?? 0, rowPointers, columnIndices, values };
+    return { ids, rowPointers, columnIndices, values };
   }
 
   async load(ids?: readonly string[]): Promise<VectorMatrix> {
@@ -815,19 +822,6 @@ class SqliteVectorIndex implements VectorIndex {
     const matrix = new Float32Array(rows.length * dimensions);
     rows.forEach(([, blob], index) => matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions), index * dimensions));
     return { ids: rows.map(([id]) => id), dimensions, matrix };
-  }
-
-  async loadSparse(options: { withIds?: boolean } = {}): Promise<SparseVectorMatrix> {
-    const withIds = options.withIds ?? true;
-    const info = this.readInfo();
-    if (!info) return { ids: [], dimensions: 0, revision: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
-    if (info.layout === 'dense') {
-      return this.store.readSnapshot(() => {
-        const revision = this.readInfo()?.revision ?? 0;
-        return { ...sparseRowsOf(this.readDense(info.dimensions, undefined), withIds), revision };
-      });
-    }
-    return this.store.readSnapshot(() => this.readSparseRows(info.dimensions, withIds));
   }
 
   async delete(ids: readonly string[]): Promise<void> {
@@ -931,29 +925,6 @@ function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorL
   let nonZeros = 0;
   for (const { vector } of items) for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
   return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
-}
-
-/** Dense rows as sparse rows (zeros left out). */
-function sparseRowsOf(dense: VectorMatrix, withIds: boolean): Omit<SparseVectorMatrix, 'revision'> {
-  const { dimensions, matrix } = dense;
-  const rows = dense.ids.length;
-  const rowPointers = new Int32Array(rows + 1);
-  let nonZeros = 0;
-  for (let position = 0; position < matrix.length; position++) if (matrix[position] !== 0) nonZeros++;
-  const columnIndices = new Int32Array(nonZeros);
-  const values = new Float32Array(nonZeros);
-  let entry = 0;
-  for (let row = 0; row < rows; row++) {
-    for (let dimension = 0; dimension < dimensions; dimension++) {
-      const value = matrix[row * dimensions + dimension] as number;
-      if (value === 0) continue;
-      columnIndices[entry] = dimension;
-      values[entry] = value;
-      entry++;
-    }
-    rowPointers[row + 1] = entry;
-  }
-  return { ids: withIds ? dense.ids : [], dimensions, rowPointers, columnIndices, values };
 }
 
 function toBuffer(vector: Float32Array): Buffer {

@@ -685,6 +685,11 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   async scoreMany(queries: Float32Array, count: number): Promise<SpaceScores> {
+    // A warm query of a sparse space whose postings are all in memory needs only the revision check.
+    const known = this.readInfo();
+    if (known?.layout === 'sparse' && this.cache?.revision === known.revision && this.hasPostings(this.cache, queries, count, known.dimensions)) {
+      return { revision: known.revision, rows: this.cache.rows, scores: this.scoreSparse(known, this.cache, queries, count) };
+    }
     return this.store.readSnapshot(() => {
       const info = this.readInfo();
       if (!info) return { revision: 0, rows: 0, scores: new Float32Array(0) };
@@ -703,6 +708,13 @@ class SqliteVectorIndex implements VectorIndex {
       }
       return { revision: info.revision, rows: cache.rows, scores: cache.dense.scoreMany(queries, count) };
     });
+  }
+
+  /** Whether every non-zero coordinate of the queries has its postings in `cache`. */
+  private hasPostings(cache: SpaceCache, queries: Float32Array, count: number, dimensions: number): boolean {
+    if (queries.length !== count * dimensions) return false;
+    for (let position = 0; position < queries.length; position++) if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) return false;
+    return true;
   }
 
   /**

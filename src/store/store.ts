@@ -53,16 +53,16 @@ export interface VectorMatrix {
 
 /**
  * How a backend holds a space: every coordinate (`dense`: sqlite-vec, pgvector's `vector`), or only the non-zero
- * ones (`sparse`: coordinate/value pairs, pgvector's `sparsevec`). Chosen when the space is created, from the
+ * ones (`sparse`: SQLite keeps postings per coordinate; pgvector's `sparsevec` would hold them per row). Chosen when the space is created, from the
  * share of non-zero coordinates of the first vectors written ({@link sparseLayoutMaxDensity}); both layouts
  * return the same vectors and scores.
  */
 export type VectorLayout = 'dense' | 'sparse';
 
 /**
- * Share of non-zero coordinates up to which a new space is stored sparsely: two thirds, where a sparse row (a
- * 4-byte value and a 2-byte coordinate per non-zero) stops being smaller than a dense one (4 bytes per
- * dimension). The weight-free local embedder hashes a text's few features into 1024 coordinates: on 2Wiki its
+ * Share of non-zero coordinates up to which a new space is stored sparsely: two thirds, where a sparse entry
+ * (a 4-byte value plus its coordinate or row, 1–2 bytes as stored) stops being clearly smaller than a dense
+ * row (4 bytes per dimension). The weight-free local embedder hashes a text's few features into 1024 coordinates: on 2Wiki its
  * phrase and fact vectors have 3 % and 6 % non-zeros, entity, chunk and report vectors 23 %, 28 % and 56 %, all
  * sparse, and exact scoring through postings touches only the query's coordinates. Dense remote embeddings are
  * far above it and keep sqlite-vec and the SIMD kernel.

@@ -5,6 +5,7 @@
  */
 import { benchAutokgBuild } from './autokg-build.js';
 import type { BenchResult } from './bench-utils.js';
+import { benchColdQuery } from './cold-query.js';
 import { benchCoreDense } from './core-dense.js';
 import { benchCoreLeiden } from './core-leiden.js';
 import { benchCoreSparse } from './core-sparse.js';
@@ -25,6 +26,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'core-leiden': { describe: 'hierarchical Leiden vs graphology Louvain', defaultRuns: 5, run: benchCoreLeiden },
   'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus (wall time, peak RSS)', defaultRuns: 3, run: benchIndex2wiki },
   'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
+  'cold-query': { describe: 'issue 16: a ppr and a relations CLI query in a fresh process on the 2Wiki fast index (wall, peak RSS) and the database size', defaultRuns: 3, run: benchColdQuery },
   'ingest-50mb': { describe: 'one 50 MB text file through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
   'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
   autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },

@@ -68,7 +68,7 @@ export { normalizeText } from './text/normalize-text.js';
 export { loadDocuments } from './text/load/load-documents.js';
 
 // Storage
-export type { ScoredId, Store, TableAccess, VectorIndex, VectorItem, VectorMatrix, VectorSpace } from './store/store.js';
+export type { ScoredId, SpaceScores, Store, TableAccess, VectorIndex, VectorItem, VectorLayout, VectorMatrix, VectorSpace, VectorSpaceInfo } from './store/store.js';
 export type { TableName, TableRows } from './store/schema.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export { createStoreLlmCache } from './store/store-llm-cache.js';

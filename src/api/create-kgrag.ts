@@ -9,7 +9,7 @@ import { runPipeline, type PipelineSummary } from '../index/run-pipeline.js';
 import { chunkStep } from '../index/steps/chunk-step.js';
 import { claimsStep } from '../index/steps/claims-step.js';
 import { createCommunitiesStep } from '../index/steps/communities-step.js';
-import { embedChunksStep, embedderStateKey } from '../index/steps/embed-chunks-step.js';
+import { embedChunksStep, embedderStateKey, embedderStateOf } from '../index/steps/embed-chunks-step.js';
 import { embedTriplesStep } from '../index/steps/embed-triples-step.js';
 import { createKeywordsStep } from '../index/steps/keywords-step.js';
 import { knnGraphStep } from '../index/steps/knn-graph-step.js';
@@ -330,7 +330,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     const embedder = options.embedder ?? createEmbedder(config, options.fetch);
     if (isCorpusFitted(embedder)) {
       const state = await from.getBlob(embedderStateKey);
-      if (state) embedder.importState(state);
+      if (state) embedder.importState(embedderStateOf(state));
     }
     return embedder;
   };

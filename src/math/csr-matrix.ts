@@ -22,8 +22,8 @@ export interface CsrFromTripletsOptions {
 }
 
 /**
- * Builds a CSR matrix from coordinate triplets in O(nnz + rows) (a counting sort by row, then a sort of
- * each row's columns). Duplicate coordinates are merged.
+ * Builds a CSR matrix from coordinate triplets in O(nnz + rows + cols) (stable counting sorts by column,
+ * then by row). Duplicate coordinates are merged in entry order.
  */
 export function csrFromTriplets(
   rows: number,
@@ -36,6 +36,9 @@ export function csrFromTriplets(
   const count = rowIndices.length;
   if (columnIndices.length !== count || values.length !== count) throw new RangeError('csrFromTriplets: arrays of different lengths');
   const sumDuplicates = options.sumDuplicates ?? true;
+  // Two stable counting sorts, by column and then by row, order the entries by (row, column, entry): no
+  // comparison sort per row (on a 58,848-node graph those took most of the build).
+  const columnCounts = new Int32Array(cols + 1);
   const counts = new Int32Array(rows + 1);
   for (let entry = 0; entry < count; entry++) {
     const row = rowIndices[entry] as number;
@@ -44,11 +47,20 @@ export function csrFromTriplets(
       throw new RangeError(`csrFromTriplets: entry (${row}, ${column}) outside ${rows}×${cols}`);
     }
     counts[row + 1] = (counts[row + 1] as number) + 1;
+    columnCounts[column + 1] = (columnCounts[column + 1] as number) + 1;
   }
+  for (let column = 0; column < cols; column++) columnCounts[column + 1] = (columnCounts[column + 1] as number) + (columnCounts[column] as number);
   for (let row = 0; row < rows; row++) counts[row + 1] = (counts[row + 1] as number) + (counts[row] as number);
+  const byColumn = new Int32Array(count);
+  for (let entry = 0; entry < count; entry++) {
+    const column = columnIndices[entry] as number;
+    byColumn[columnCounts[column] as number] = entry;
+    columnCounts[column] = (columnCounts[column] as number) + 1;
+  }
   const order = new Int32Array(count);
   const cursor = counts.slice(0, rows);
-  for (let entry = 0; entry < count; entry++) {
+  for (let position = 0; position < count; position++) {
+    const entry = byColumn[position] as number;
     const row = rowIndices[entry] as number;
     order[cursor[row] as number] = entry;
     cursor[row] = (cursor[row] as number) + 1;
@@ -58,13 +70,11 @@ export function csrFromTriplets(
   const outColumns = new Int32Array(count);
   const outValues = new Float64Array(count);
   let written = 0;
-  const rowEntries: number[] = [];
   for (let row = 0; row < rows; row++) {
-    rowEntries.length = 0;
-    for (let position = counts[row] as number; position < (counts[row + 1] as number); position++) rowEntries.push(order[position] as number);
-    rowEntries.sort((left, right) => (columnIndices[left] as number) - (columnIndices[right] as number) || left - right);
     let previousColumn = -1;
-    for (const entry of rowEntries) {
+    const end = counts[row + 1] as number;
+    for (let position = counts[row] as number; position < end; position++) {
+      const entry = order[position] as number;
       const column = columnIndices[entry] as number;
       const value = values[entry] as number;
       if (column === previousColumn) {

@@ -1,5 +1,6 @@
 import { KgragError } from '../core/errors.js';
-import { createSimilarityIndex, type SimilarityIndex } from '../math/similarity-index.js';
+import type { SimilarityIndex } from '../math/similarity-index.js';
+import { rowsOf, type StoredRowMap } from '../store/row-map.js';
 import type { Store, VectorSpace } from '../store/store.js';
 
 /** The vectors of one space laid out in a caller's row order. */
@@ -26,10 +27,60 @@ export async function vectorsInOrder(store: Store, space: VectorSpace, ids: read
   return { data, dimensions, empty: stored.length === 0 || ids.length === 0 };
 }
 
-/** {@link vectorsInOrder} held for exact scoring (sparse or SIMD, `createSimilarityIndex`), or undefined while empty. */
-export async function loadSimilarityIndex(store: Store, space: VectorSpace, ids: readonly string[]): Promise<SimilarityIndex | undefined> {
-  const { data, dimensions, empty } = await vectorsInOrder(store, space, ids);
-  return empty ? undefined : createSimilarityIndex(ids.length, dimensions, data);
+/** The rows a caller wants: how many, and their ids in row order (read only when no stored row map applies). */
+export interface RowIds {
+  rows: number;
+  ids: () => readonly string[];
+}
+
+/** Exact scores of queries against a whole space, rows in a caller's order. */
+export interface SpaceScorer {
+  readonly rows: number;
+  readonly dimensions: number;
+  /** `out[q · rows + r]` = cosine of query q with the caller's row r (0 for a row without a vector). */
+  scoreMany(queries: Float32Array, count: number): Promise<Float32Array>;
+}
+
+/**
+ * Scores `space` for rows `ids` (undefined while the space is empty). Scoring goes through the store
+ * (`VectorIndex.scoreMany`): a sparse space reads only the postings of the queries' coordinates, so a cold
+ * process never loads the space, and the store keeps what it read for the next query. `rowMap`, when it
+ * matches the space's revision, maps stored rows to the caller's without reading and matching the ids.
+ */
+export async function spaceScorer(store: Store, space: VectorSpace, wanted: readonly string[] | RowIds, rowMap?: StoredRowMap): Promise<SpaceScorer | undefined> {
+  const { rows, ids } = Array.isArray(wanted) ? { rows: wanted.length, ids: () => wanted } : (wanted as RowIds);
+  const vectors = store.vectors(space);
+  const info = await vectors.info();
+  if (!info || rows === 0) return undefined;
+  let mapping: StoredRowMap | undefined = rowMap;
+  let identity: { revision: number; same: boolean } | undefined;
+  return {
+    rows,
+    dimensions: info.dimensions,
+    async scoreMany(queries, count) {
+      const scored = await vectors.scoreMany(queries, count);
+      if (mapping?.revision !== scored.revision) mapping = { revision: scored.revision, rows: rowsOf(await vectors.ids(), ids()) };
+      if (identity?.revision !== mapping.revision) identity = { revision: mapping.revision, same: scored.rows === rows && isIdentity(mapping.rows) };
+      // The stored order is the caller's (the local embedder writes a space in the caller's order): no copy.
+      if (identity.same) return scored.scores;
+      const target = mapping.rows;
+      const out = new Float32Array(count * rows);
+      for (let query = 0; query < count; query++) {
+        const from = query * scored.rows;
+        const to = query * rows;
+        for (let stored = 0; stored < scored.rows; stored++) {
+          const row = target[stored] as number;
+          if (row >= 0) out[to + row] = scored.scores[from + stored] as number;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+function isIdentity(rows: Int32Array): boolean {
+  for (let row = 0; row < rows.length; row++) if (rows[row] !== row) return false;
+  return true;
 }
 
 /** A query vector from another embedder than the index's cannot be compared: say so instead of failing in the math. */

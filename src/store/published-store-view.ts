@@ -46,6 +46,7 @@ export function publishedStoreView(storage: Pick<WorkspaceStorage, 'snapshot' | 
   const vectorView = (space: VectorSpace): VectorIndex => ({
     upsert: async () => readOnly(`upsert ${space} vectors`),
     search: (query, k) => read((store) => store.vectors(space).search(query, k)),
+    scoreMany: (queries, count) => read((store) => store.vectors(space).scoreMany(queries, count)),
     ids: () => read((store) => store.vectors(space).ids()),
     load: (ids) => read((store) => store.vectors(space).load(ids)),
     delete: async () => readOnly(`delete ${space} vectors`),

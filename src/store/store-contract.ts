@@ -231,11 +231,152 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         await vectors.delete(['y']);
         assert.equal(await vectors.count(), 2);
         assert.deepEqual(await vectors.ids(), ['x', 'z']);
-        assert.deepEqual(await vectors.info(), { embedderId: 'test:3', dimensions: 3 });
+        const { embedderId, dimensions } = (await vectors.info()) ?? {};
+        assert.deepEqual({ embedderId, dimensions }, { embedderId: 'test:3', dimensions: 3 });
         await vectors.clear();
         assert.equal(await vectors.count(), 0);
         await vectors.upsert([{ id: 'w', vector: unit([1, 0]) }], 'other:2');
         assert.deepEqual((await store.vectors('entities').load()).ids, []);
+      }));
+
+    test('vectors: a space of mostly-zero vectors is stored sparsely and answers exactly as a dense one', () =>
+      withStore(async (store) => {
+        const dimensions = 64;
+        // Rows with 3 of 64 coordinates set (one negative), like the local embedder's short-text vectors.
+        const sparseRow = (index: number): Float32Array => {
+          const values = new Array<number>(dimensions).fill(0);
+          values[index % dimensions] = 1;
+          values[(index * 7 + 3) % dimensions] = 0.5;
+          values[(index * 13 + 5) % dimensions] = -0.25;
+          return unit(values);
+        };
+        const denseRow = (index: number): Float32Array => unit(Array.from({ length: dimensions }, (_, d) => Math.sin(index + d) + 0.1));
+        const items = (row: (index: number) => Float32Array) => Array.from({ length: 50 }, (_, index) => ({ id: `v${index}`, vector: row(index) }));
+        const sparse = store.vectors('phrases');
+        const dense = store.vectors('reports');
+        await sparse.upsert(items(sparseRow), 'test:64');
+        await dense.upsert(items(denseRow), 'test:64');
+        assert.equal((await sparse.info())?.layout, 'sparse');
+        assert.equal((await dense.info())?.layout, 'dense');
+
+        for (const space of [sparse, dense]) {
+          // Both layouts give back the vectors bit for bit, in insertion order.
+          const all = await space.load();
+          assert.deepEqual(all.ids, await space.ids());
+          assert.equal(all.dimensions, dimensions);
+          assert.deepEqual(all.matrix, Float32Array.from(items(space === sparse ? sparseRow : denseRow).flatMap((item) => [...item.vector])));
+
+          // scoreMany: every vector against several queries at once, rows in ids() order.
+          const queries = new Float32Array(2 * dimensions);
+          queries.set(sparseRow(3), 0);
+          queries.set(denseRow(8), dimensions);
+          const scored = await space.scoreMany(queries, 2);
+          assert.equal(scored.rows, all.ids.length);
+          assert.equal(scored.revision, (await space.info())?.revision);
+          for (let query = 0; query < 2; query++) {
+            for (let row = 0; row < all.ids.length; row++) {
+              let dot = 0;
+              for (let d = 0; d < dimensions; d++) dot += (all.matrix[row * dimensions + d] as number) * (queries[query * dimensions + d] as number);
+              assert.ok(Math.abs((scored.scores[query * all.ids.length + row] as number) - dot) < 1e-6);
+            }
+          }
+          await assert.rejects(space.scoreMany(new Float32Array(dimensions + 1), 1), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_VECTOR_SPACE_MISMATCH');
+        }
+        const stored = await sparse.load();
+        assert.deepEqual(stored.matrix, Float32Array.from(items(sparseRow).flatMap((item) => [...item.vector])));
+
+        // Exact search: the same ranking as a scan of the vectors, ties in insertion order.
+        const query = sparseRow(3);
+        const expected = stored.ids
+          .map((id, row) => ({ id, score: stored.matrix.subarray(row * dimensions, (row + 1) * dimensions).reduce((sum, value, d) => sum + value * (query[d] as number), 0) }))
+          .sort((left, right) => right.score - left.score || Number(left.id.slice(1)) - Number(right.id.slice(1)));
+        const hits = await sparse.search(query, 5);
+        assert.deepEqual(hits.map((hit) => hit.id), expected.slice(0, 5).map((hit) => hit.id));
+        for (const [index, hit] of hits.entries()) assert.ok(Math.abs(hit.score - (expected[index]?.score ?? 0)) < 1e-6);
+
+        // Writes show in the next search (the in-memory postings follow the revision), ids keep their order.
+        const before = (await sparse.info())?.revision ?? 0;
+        assert.equal((await sparse.scoreMany(query, 1)).revision, before);
+        await sparse.upsert([{ id: 'v7', vector: query }], 'test:64');
+        const afterUpsert = (await sparse.info())?.revision ?? 0;
+        assert.ok(afterUpsert > before);
+        assert.deepEqual((await sparse.search(query, 2)).map((hit) => hit.id), ['v3', 'v7']);
+        const rescored = await sparse.scoreMany(query, 1);
+        assert.equal(rescored.revision, afterUpsert);
+        assert.ok(Math.abs((rescored.scores[7] as number) - 1) < 1e-6);
+        assert.deepEqual((await sparse.ids()).slice(0, 8), ['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7']);
+        await sparse.delete(['v3']);
+        assert.ok(((await sparse.info())?.revision ?? 0) > afterUpsert);
+        assert.equal((await sparse.search(query, 1))[0]?.id, 'v7');
+        assert.equal(await sparse.count(), 49);
+        assert.deepEqual((await sparse.load(['v9', 'v7'])).ids, ['v7', 'v9']);
+        await assert.rejects(sparse.upsert([{ id: 'w', vector: sparseRow(1) }], 'other:64'), (error: unknown) => {
+          return KgragError.isInstance(error) && error.code === 'STORE_VECTOR_SPACE_MISMATCH';
+        });
+
+        // The revision never repeats, across clear() too: a row map stored for an old space cannot match a new one.
+        const beforeClear = (await sparse.info())?.revision ?? 0;
+        await sparse.clear();
+        assert.equal(await sparse.info(), undefined);
+        assert.deepEqual(await sparse.search(query, 3), []);
+        assert.equal((await sparse.scoreMany(query, 1)).rows, 0);
+        assert.deepEqual((await sparse.load()).ids, []);
+        await sparse.upsert([{ id: 'n', vector: denseRow(1) }], 'test:64');
+        const recreated = await sparse.info();
+        assert.equal(recreated?.layout, 'dense');
+        assert.ok((recreated?.revision ?? 0) > beforeClear);
+        assert.deepEqual((await sparse.search(denseRow(1), 1)).map((hit) => hit.id), ['n']);
+        // Vector bookkeeping leaves the other uses of the meta table alone.
+        await store.setMeta('after-vectors', { kept: true });
+        assert.deepEqual(await store.getMeta('after-vectors'), { kept: true });
+      }));
+
+    test('vectors: a large sparse space keeps rows, order and values through upserts and deletes', () =>
+      withStore(async (store) => {
+        const dimensions = 300;
+        const vector = (seed: number): Float32Array => {
+          const values = new Array<number>(dimensions).fill(0);
+          for (let entry = 0; entry < 1 + (seed % 5); entry++) values[(seed * 31 + entry * 97) % dimensions] = ((seed + entry) % 7) - 3 || 1;
+          return unit(values);
+        };
+        const space = store.vectors('facts');
+        const expected = new Map<string, Float32Array>();
+        const put = async (ids: number[], salt: number): Promise<void> => {
+          const items = ids.map((id) => ({ id: `f${id}`, vector: vector(id + salt) }));
+          await space.upsert(items, 'test:300');
+          for (const item of items) expected.set(item.id, item.vector);
+        };
+        await put(Array.from({ length: 700 }, (_, index) => index), 0);
+        await put([5, 300, 699], 11);
+        await put([700, 701], 0);
+        const removed = ['f0', 'f255', 'f256', 'f511', 'f600', 'f701'];
+        await space.delete(removed);
+        for (const id of removed) expected.delete(id);
+        const order = [...expected.keys()];
+        assert.deepEqual(await space.ids(), order);
+        assert.equal(await space.count(), order.length);
+        const all = await space.load();
+        assert.deepEqual(all.ids, order);
+        assert.deepEqual(all.matrix, Float32Array.from(order.flatMap((id) => [...(expected.get(id) as Float32Array)])));
+        const picked = await space.load(['f699', 'f1', 'f300']);
+        assert.deepEqual(picked.ids, ['f1', 'f300', 'f699']);
+        assert.deepEqual(picked.matrix.subarray(dimensions, 2 * dimensions), expected.get('f300'));
+        const scored = await space.scoreMany(expected.get('f300') as Float32Array, 1);
+        assert.equal(scored.rows, order.length);
+        assert.ok(Math.abs((scored.scores[order.indexOf('f300')] as number) - 1) < 1e-6);
+        const top = (await space.search(expected.get('f699') as Float32Array, 1))[0];
+        assert.deepEqual(expected.get(top?.id ?? ''), expected.get('f699'));
+      }));
+
+    test('vectors: an all-zero vector is stored and scores 0', () =>
+      withStore(async (store) => {
+        const space = store.vectors('keywords');
+        await space.upsert([{ id: 'empty', vector: new Float32Array(8) }, { id: 'one', vector: unit([1, 0, 0, 0, 0, 0, 0, 0]) }], 'test:8');
+        assert.equal((await space.info())?.layout, 'sparse');
+        const hits = await space.search(unit([1, 0, 0, 0, 0, 0, 0, 0]), 2);
+        assert.deepEqual(hits.map((hit) => hit.id), ['one', 'empty']);
+        assert.equal(hits[1]?.score, 0);
+        assert.deepEqual((await space.load()).matrix.subarray(0, 8), new Float32Array(8));
       }));
 
     test('vector search beyond the backend k limit still returns exact results', () =>

@@ -31,10 +31,9 @@ export interface TableAccess<T extends TableName> {
   count(): Promise<number>;
 }
 
-/** Named vector collections; each has one dimension and one embedder id. */
 /**
- * Named vector collections. `phrases` are the normalized arguments of triples and `facts` the triples as
- * "subject predicate object" sentences (HippoRAG, `relations` method).
+ * Named vector collections, each with one dimension and one embedder id. `phrases` are the normalized arguments
+ * of triples and `facts` the triples as "subject predicate object" sentences (HippoRAG, `relations` method).
  */
 export type VectorSpace = 'chunks' | 'entities' | 'relations' | 'reports' | 'keywords' | 'phrases' | 'facts';
 
@@ -52,24 +51,70 @@ export interface VectorMatrix {
   matrix: Float32Array;
 }
 
+/**
+ * How a backend holds a space: every coordinate (`dense`: sqlite-vec, pgvector's `vector`), or only the non-zero
+ * ones (`sparse`: SQLite keeps postings per coordinate; pgvector's `sparsevec` would hold them per row). Chosen when the space is created, from the
+ * share of non-zero coordinates of the first vectors written ({@link sparseLayoutMaxDensity}); both layouts
+ * return the same vectors and scores.
+ */
+export type VectorLayout = 'dense' | 'sparse';
+
+/**
+ * Share of non-zero coordinates up to which a new space is stored sparsely: two thirds, where a sparse entry
+ * (a 4-byte value plus its coordinate or row, 1–2 bytes as stored) stops being clearly smaller than a dense
+ * row (4 bytes per dimension). The weight-free local embedder hashes a text's few features into 1024 coordinates: on 2Wiki its
+ * phrase and fact vectors have 3 % and 6 % non-zeros, entity, chunk and report vectors 23 %, 28 % and 56 %, all
+ * sparse, and exact scoring through postings touches only the query's coordinates. Dense remote embeddings are
+ * far above it and keep sqlite-vec and the SIMD kernel.
+ */
+export const sparseLayoutMaxDensity = 2 / 3;
+
+/** What a non-empty space was built with. */
+export interface VectorSpaceInfo {
+  embedderId: string;
+  dimensions: number;
+  layout: VectorLayout;
+  /**
+   * Changes with every write to the space (upsert, delete, clear) and never returns to an earlier value, so
+   * while it is unchanged `ids()` and the row order of `load` and `scoreMany` are unchanged too: data derived
+   * from the rows (a row map stored by an index step, an in-memory index) can be kept.
+   */
+  revision: number;
+}
+
+/** Scores of queries against a whole space ({@link VectorIndex.scoreMany}). */
+export interface SpaceScores {
+  /** The revision the scores were computed at; row r is the r-th id of `ids()` at that revision. */
+  revision: number;
+  rows: number;
+  scores: Float32Array;
+}
+
 /** The vectors of one space. Vectors are unit length, so scores are cosine similarities. */
 export interface VectorIndex {
   /**
-   * Stores vectors made by `embedderId`. The first call fixes the space's dimension and embedder;
-   * a different one is an error until `clear()`.
+   * Stores vectors made by `embedderId`. The first call fixes the space's dimension, embedder and layout;
+   * a different dimension or embedder is an error until `clear()`.
    */
   upsert(items: readonly VectorItem[], embedderId: string): Promise<void>;
-  /** The `k` nearest ids to `query` by cosine similarity, best first. */
+  /** The `k` nearest ids to `query` by cosine similarity, best first (ties in insertion order). */
   search(query: Float32Array, k: number): Promise<ScoredId[]>;
+  /**
+   * Exact cosine similarity of `count` queries (stored one after the other in `queries`) with every vector:
+   * `scores[q · rows + r]` for the r-th id of `ids()` at `revision`. A sparse space reads only the postings of
+   * the queries' non-zero coordinates (a cold process does not load the space); both layouts keep what they
+   * read in memory while the revision is unchanged.
+   */
+  scoreMany(queries: Float32Array, count: number): Promise<SpaceScores>;
   /** Ids that have a vector, in insertion order. */
   ids(): Promise<string[]>;
-  /** Vectors of `ids` (all when omitted), in insertion order. */
+  /** Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. */
   load(ids?: readonly string[]): Promise<VectorMatrix>;
   delete(ids: readonly string[]): Promise<void>;
   clear(): Promise<void>;
   count(): Promise<number>;
-  /** The embedder id and dimension the space was built with, or undefined while empty. */
-  info(): Promise<{ embedderId: string; dimensions: number } | undefined>;
+  /** The embedder id, dimension, layout and revision of the space, or undefined while empty. */
+  info(): Promise<VectorSpaceInfo | undefined>;
 }
 
 /** Tables searchable by BM25 full-text search. */

@@ -1,5 +1,11 @@
 import { normalizePhrase, phraseId } from '../../text/normalize-phrase.js';
 
+/** Finds a phrase by its normalized text (a map, or a search over a stored index). */
+export type PhraseLookup = Pick<ReadonlyMap<string, number>, 'get'>;
+
+/** A list of indices (an array, or a typed-array view of a stored index). */
+export type IndexList = ArrayLike<number> & Iterable<number>;
+
 /**
  * The triples of the index in arrays (the phrase/fact graph of HippoRAG and of Graph RAG with Milvus),
  * loaded once per index. Phrases are the distinct normalized triple arguments, in first-seen order over the
@@ -13,9 +19,7 @@ export interface TripleIndex {
   /** Phrase index → its first surface form (for display). */
   phraseLabels: readonly string[];
   /** Normalized text → phrase index. */
-  phraseIndex: ReadonlyMap<string, number>;
-  /** Phrase `vector id` → phrase index. */
-  phraseById: ReadonlyMap<string, number>;
+  phraseIndex: PhraseLookup;
   /** Fact index → triples-table id of its first occurrence (its id in the `facts` vector space). */
   factIds: readonly string[];
   /** Fact index → "subject predicate object" as first extracted. */
@@ -23,15 +27,12 @@ export interface TripleIndex {
   factSubject: Int32Array;
   factObject: Int32Array;
   factPredicate: readonly string[];
-  /** Triples-table id → fact index (duplicates of a fact map to the same index). */
-  factByTripleId: ReadonlyMap<string, number>;
   /** Fact index → chunk indices it was extracted from, in triples-table order, distinct. */
-  factChunks: ReadonlyArray<readonly number[]>;
+  factChunks: ReadonlyArray<IndexList>;
   /** Chunk index → chunk id, for the chunks that have at least one triple, in first-seen order. */
   chunkIds: readonly string[];
-  chunkIndex: ReadonlyMap<string, number>;
   /** Phrase index → distinct chunk indices whose triples mention it (HippoRAG's phrase→passage matrix). */
-  phraseChunks: ReadonlyArray<readonly number[]>;
+  phraseChunks: ReadonlyArray<IndexList>;
 }
 
 /** The sentence a fact is embedded and shown as: its three parts joined by spaces (Milvus `" ".join(triplet)`). */
@@ -56,7 +57,6 @@ export function buildTripleIndex(
   const objects: number[] = [];
   const factPredicate: string[] = [];
   const factKey = new Map<string, number>();
-  const factByTripleId = new Map<string, number>();
   const factChunkSets: Array<Set<number>> = [];
 
   const phrase = (surface: string): number | undefined => {
@@ -99,7 +99,6 @@ export function buildTripleIndex(
       factPredicate.push(predicate);
       factChunkSets.push(new Set());
     }
-    factByTripleId.set(triple.id, fact);
     factChunkSets[fact]?.add(chunk);
   }
 
@@ -108,16 +107,13 @@ export function buildTripleIndex(
     phraseIds,
     phraseLabels,
     phraseIndex,
-    phraseById: new Map(phraseIds.map((id, index) => [id, index])),
     factIds,
     factTexts,
     factSubject: Int32Array.from(subjects),
     factObject: Int32Array.from(objects),
     factPredicate,
-    factByTripleId,
     factChunks: factChunkSets.map((set) => [...set]),
     chunkIds,
-    chunkIndex,
     phraseChunks: phraseChunkSets.map((set) => [...set]),
   };
 }

@@ -13,7 +13,8 @@ function embedStep(
 ): PipelineStep {
   return {
     name,
-    version: 1,
+    // 2: sparse vectors are stored sparsely (a workspace of version 1 re-embeds once; the vectors are the same).
+    version: 2,
     reads: ['embed-chunks', ...reads],
     settings: embeddingSettings,
     run: async (context) => embedSpace(context, space, await texts(context)),

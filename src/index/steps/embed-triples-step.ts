@@ -1,6 +1,6 @@
 import { contentId } from '../../core/ids.js';
-import { buildTripleIndex } from '../../extract/triples/triple-index.js';
 import type { PipelineStep } from '../pipeline-step.js';
+import { loadTripleIndex, storeTripleVectorRows } from '../stored-triple-index.js';
 import { embeddingSettings } from './embed-chunks-step.js';
 import { embedSpace } from './embed-space.js';
 
@@ -9,16 +9,17 @@ import { embedSpace } from './embed-space.js';
  * `phraseId` (HippoRAG's phrase nodes, which queries link to and synonym edges join), and `facts`, each
  * distinct triple as its fact sentence under the id of its first occurrence (HippoRAG 2's query-to-triple
  * linking, relation retrieval). Each space is brought up to date by `embedSpace`; both are written in the
- * step's one transaction.
+ * step's one transaction, with the triple-index row of every stored vector (so queries need not match ids).
  */
 export const embedTriplesStep: PipelineStep = {
   name: 'embed-triples',
-  version: 1,
+  // 2: vectors stored sparsely (a workspace of version 1 re-embeds once) and their rows in the triple index stored.
+  version: 2,
   reads: ['embed-chunks', 'triples'],
   settings: embeddingSettings,
 
   async run(context) {
-    const index = buildTripleIndex(await context.store.table('triples').all());
+    const { index, version } = await loadTripleIndex(context.store);
     const phrases = await embedSpace(
       context,
       'phrases',
@@ -40,6 +41,7 @@ export const embedTriplesStep: PipelineStep = {
       async write(tx) {
         await phrases.write(tx);
         await facts.write(tx);
+        await storeTripleVectorRows(tx, index, version);
       },
     };
   },

@@ -1,12 +1,15 @@
 import { contentId, sha256 } from '../../core/ids.js';
 import { KgragError } from '../../core/errors.js';
-import { buildTripleIndex } from '../../extract/triples/triple-index.js';
 import { createDenseMatrix } from '../../math/dense-vectors.js';
 import { exactKnnGraph } from '../../math/exact-knn-graph.js';
 import { ResidentMatrix } from '../../math/wasm/resident-matrix.js';
 import type { Store } from '../../store/store.js';
 import { englishStopwords } from '../../text/stopwords.js';
 import type { PipelineStep } from '../pipeline-step.js';
+import { rowsOf } from '../../store/row-map.js';
+import { loadTripleIndex } from '../stored-triple-index.js';
+import { assemblePprGraph, decodePprGraph, encodePprGraph, type PprGraph } from '../ppr-graph.js';
+import type { TripleIndex } from '../../extract/triples/triple-index.js';
 
 /*
  * Synonym edges of HippoRAG's phrase graph (Gutiérrez et al., NeurIPS 2024 §2, "synonymy edges"; HippoRAG 2,
@@ -37,8 +40,8 @@ export const synonymyEdgeTopk = 100;
 /** HippoRAG 2 links only phrases with more than 2 letters or digits (`len(re.sub('[^A-Za-z0-9]', '', entity)) > 2`). */
 export const synonymyMinAlphanumeric = 3;
 
-/** Store keys of the synonym edges (blob) and their description (meta). */
-export const pprGraphKeys = { synonyms: 'ppr-graph:synonyms', meta: 'ppr-graph:meta' } as const;
+/** Store keys of the synonym edges (blob), the whole `ppr` graph (blob) and their description (meta). */
+export const pprGraphKeys = { synonyms: 'ppr-graph:synonyms', graph: 'ppr-graph:graph', meta: 'ppr-graph:meta' } as const;
 
 /** What {@link pprGraphKeys}.meta holds. */
 export interface PprGraphMeta {
@@ -50,6 +53,41 @@ export interface PprGraphMeta {
   synonymyEdgeTopk: number;
   synonymyEdgeSimThreshold: number;
   search: SynonymSearch;
+  /** The stored triple index ({@link loadTripleIndex}) the graph blob was built from. */
+  tripleIndexVersion?: string;
+  /** {@link passageDigest} of the chunk ids the graph blob's passage nodes are. */
+  passageDigest?: string;
+}
+
+/** A digest of the chunk ids in chunks-table order. */
+export function passageDigest(passageIds: readonly string[]): string {
+  return sha256(passageIds.join('\n'));
+}
+
+/** The chunk ids in chunks-table order: the passage nodes of the `ppr` graph. */
+async function passageIdsOf(store: Store): Promise<string[]> {
+  return (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
+}
+
+/** Builds the `ppr` graph from the triple index, the chunks and the stored synonym edges. */
+export async function buildPprGraph(store: Store, triples: TripleIndex): Promise<PprGraph> {
+  return assemblePprGraph(triples, await passageIdsOf(store), await loadSynonymEdges(store, triples.phraseIds));
+}
+
+/**
+ * The `ppr` graph as the `ppr-graph` step stored it for the triple index of `tripleIndexVersion` and the
+ * current chunks, or built from its parts when the stored one does not fit (a workspace indexed before the
+ * graph was stored).
+ */
+export async function loadPprGraph(store: Store, triples: TripleIndex, tripleIndexVersion: string | undefined): Promise<PprGraph> {
+  const passageIds = await passageIdsOf(store);
+  const meta = await store.getMeta<PprGraphMeta>(pprGraphKeys.meta);
+  if (tripleIndexVersion !== undefined && meta?.tripleIndexVersion === tripleIndexVersion && meta.passageDigest === passageDigest(passageIds)) {
+    const blob = await store.getBlob(pprGraphKeys.graph);
+    const stored = blob && decodePprGraph(blob, triples, passageIds);
+    if (stored) return stored;
+  }
+  return assemblePprGraph(triples, passageIds, await loadSynonymEdges(store, triples.phraseIds));
 }
 
 /** Undirected synonym edges between phrase indices, `source < target`, sorted by (source, target). */
@@ -245,7 +283,8 @@ function sharedWordNeighbours(texts: readonly string[], resident: ResidentMatrix
  */
 export const pprGraphStep: PipelineStep = {
   name: 'ppr-graph',
-  version: 1,
+  // 2: the whole graph is stored too (a workspace of version 1 builds it once more).
+  version: 2,
   reads: ['chunk', 'triples', 'embed-triples'],
   settings: (config) => ({
     synonymyEdgeTopk,
@@ -258,14 +297,13 @@ export const pprGraphStep: PipelineStep = {
 
   async run(context) {
     const { store } = context;
-    const index = buildTripleIndex(await store.table('triples').all());
+    const { index, version } = await loadTripleIndex(store);
     // The whole space, not `load(ids)`: selecting tens of thousands of ids costs seconds, and the space holds the phrases only.
     const loaded = await store.vectors('phrases').load();
     const vectors: Array<Float32Array | null> = index.phraseIds.map(() => null);
     let withVector = 0;
-    loaded.ids.forEach((id, row) => {
-      const phrase = index.phraseById.get(id);
-      if (phrase === undefined) return;
+    rowsOf(loaded.ids, index.phraseIds).forEach((phrase, row) => {
+      if (phrase < 0) return;
       vectors[phrase] = loaded.matrix.subarray(row * loaded.dimensions, (row + 1) * loaded.dimensions);
       withVector++;
     });
@@ -273,6 +311,8 @@ export const pprGraphStep: PipelineStep = {
     const search = synonymSearchFor(context.config.embeddings.provider, withVector);
     const edges = await computeSynonymEdges(index.phraseTexts, vectors, { topK: synonymyEdgeTopk, threshold: synonymyEdgeSimThreshold, search });
     context.progress(1, 1, 'synonym search');
+    const passageIds = await passageIdsOf(store);
+    const graph = encodePprGraph(assemblePprGraph(index, passageIds, edges));
     const meta: PprGraphMeta = {
       phrases: index.phraseIds.length,
       phraseDigest: phraseDigest(index.phraseIds),
@@ -280,6 +320,8 @@ export const pprGraphStep: PipelineStep = {
       synonymyEdgeTopk,
       synonymyEdgeSimThreshold,
       search,
+      ...(version === undefined ? {} : { tripleIndexVersion: version }),
+      passageDigest: passageDigest(passageIds),
     };
     const blob = encodeSynonymEdges(edges);
     return {
@@ -287,6 +329,7 @@ export const pprGraphStep: PipelineStep = {
       outputVersion: contentId('ppr-graph', meta.phraseDigest, sha256(blob)),
       async write(tx) {
         await tx.setBlob(pprGraphKeys.synonyms, blob);
+        await tx.setBlob(pprGraphKeys.graph, graph);
         await tx.setMeta(pprGraphKeys.meta, meta);
       },
     };

@@ -11,9 +11,11 @@ import type { TripleExtraction } from '../../extract/triples/extracted-triples.j
 import { createNlpTripleExtractor, nlpTripleExtractorVersion } from '../../extract/triples/nlp-triples.js';
 import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
+import { buildTripleIndex } from '../../extract/triples/triple-index.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import type { Store } from '../../store/store.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
+import { storeTripleIndex } from '../stored-triple-index.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /** `extractor` of LLM OpenIE replies in the `extractions` table. */
@@ -103,7 +105,8 @@ const recordsPerWrite = 16;
 export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
   return {
     name: 'triples',
-    version: 1,
+    // 2: the triple index is stored with the triples (a workspace of version 1 rebuilds it once, LLM replies reused).
+    version: 2,
     reads: ['chunk'],
     settings: (config, environment) =>
       tripleExtractorFor(config, mode, environment.llmModel !== undefined) === 'llm'
@@ -157,6 +160,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
             (extracted.problems.length > 0 ? `; first problems: ${extracted.problems.slice(0, 3).join(' | ')}` : ''),
         });
       }
+      const outputVersion = contentId('triples', rows.map((row) => row.id));
       return {
         counts: {
           chunks: chunks.length,
@@ -172,7 +176,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
             ? { openieDocs: openie.docs.length, openieMatched: assignment.matched, openieUnmatched: assignment.unmatched.length, openieTriples: assignment.triples, openieEntities: assignment.entities }
             : {}),
         },
-        outputVersion: contentId('triples', rows.map((row) => row.id)),
+        outputVersion,
         async write(tx) {
           if (extractor === 'llm') {
             // Rewritten in chunk order (replies were stored as they arrived); replies of other prompts, other
@@ -182,6 +186,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
           }
           await tx.table('triples').clear();
           await tx.table('triples').upsert(rows);
+          await storeTripleIndex(tx, buildTripleIndex(rows), outputVersion);
         },
       };
     },

@@ -1,5 +1,5 @@
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from './build-ppr-graph.js';
+import type { PprGraph } from '../../index/ppr-graph.js';
 import { minMaxNormalize } from './min-max-normalize.js';
 import { factScorer } from './ppr-lookups.js';
 import { topIndices } from '../../math/top-indices.js';
@@ -17,9 +17,9 @@ export interface FactLink {
  * min-max normalized over all facts, the `topK` best kept (ties by fact index).
  */
 export async function linkFacts(context: MethodContext, question: string, graph: PprGraph, topK: number): Promise<FactLink[]> {
-  if (topK === 0 || graph.triples.factIds.length === 0) return [];
+  if (topK === 0 || graph.triples.factSubject.length === 0) return [];
   const [scorer, query] = await Promise.all([factScorer(context), context.embedQuery(question)]);
-  const cosines = scorer.scores(query);
+  const cosines = await scorer.scores(query);
   const normalized = minMaxNormalize(cosines);
   return topIndices(cosines, topK).map((fact) => ({ fact, score: normalized[fact] as number, cosine: cosines[fact] as number }));
 }

@@ -2,7 +2,7 @@ import { appendAll } from '../../core/append-all.js';
 import { nameSimilarity, prepareName } from '../../extract/entity-resolution/name-similarity.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from './build-ppr-graph.js';
+import type { PprGraph } from '../../index/ppr-graph.js';
 import { phraseScorer } from './ppr-lookups.js';
 import { topIndices } from '../../math/top-indices.js';
 
@@ -48,13 +48,13 @@ export async function linkQueryEntities(
         { inputType: 'document', ...(context.signal === undefined ? {} : { abortSignal: context.signal }) },
       ),
     ]);
-    searched.forEach((entityIndex, position) => {
-      const scores = scorer.scores(vectors[position] as Float32Array);
+    for (const [position, entityIndex] of searched.entries()) {
+      const scores = await scorer.scores(vectors[position] as Float32Array);
       const cosines = new Map(topIndices(scores, linkCandidates).map((phrase) => [phrase, scores[phrase] as number]));
       const exact = exactMatches[entityIndex];
       if (exact !== undefined) cosines.set(exact, scores[exact] as number);
       candidatesOf.set(entityIndex, cosines);
-    });
+    }
   }
   entities.forEach((entity, index) => {
     const exact = exactMatches[index];

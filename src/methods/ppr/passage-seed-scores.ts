@@ -1,6 +1,6 @@
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from './build-ppr-graph.js';
+import type { PprGraph } from '../../index/ppr-graph.js';
 import { minMaxNormalize } from './min-max-normalize.js';
 import type { PprParams } from './ppr-params.js';
 import { passageScorer } from './ppr-lookups.js';
@@ -28,7 +28,7 @@ export async function passageSeedScores(context: MethodContext, question: string
   const parts: Float64Array[] = [];
   if (source !== 'bm25') {
     const [scorer, query] = await Promise.all([passageScorer(context), context.embedQuery(question)]);
-    result.dense = scorer.scores(query);
+    result.dense = await scorer.scores(query);
     parts.push(minMaxNormalize(result.dense));
   }
   if (source !== 'dense') {

@@ -2,7 +2,7 @@ import { personalizedPageRank, type PageRankResult } from '../../graph/pagerank.
 import { sparseMatrixVectorProduct } from '../../math/sparse-matrix-vector-product.js';
 import { extractQueryEntities } from '../query-entities.js';
 import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import type { PprGraph } from './build-ppr-graph.js';
+import type { PprGraph } from '../../index/ppr-graph.js';
 import { linkFacts, type FactLink } from './link-facts.js';
 import { linkQueryEntities, type EntityLink } from './link-query-entities.js';
 import { passageSeedScores, type PassageSeedScores } from './passage-seed-scores.js';
@@ -200,7 +200,7 @@ export const pprMethod: QueryMethod<PprParams> = {
     const graph = await context.trace.time(
       'ppr-graph',
       () => pprGraph(context),
-      (built) => ({ phrases: built.phraseCount, passages: built.passageIds.length, facts: built.triples.factIds.length, ...built.counts }),
+      (built) => ({ phrases: built.phraseCount, passages: built.passageIds.length, facts: built.triples.factSubject.length, ...built.counts }),
     );
     return variant === 'v1' ? retrieveV1(context, question, graph, params) : retrieveV2(context, question, graph, params);
   },

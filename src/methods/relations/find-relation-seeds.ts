@@ -39,12 +39,12 @@ export async function findRelationSeeds(
   mentions: readonly string[],
   options: { entityTopK: number; relationTopK: number; entitySimilarityThreshold: number },
 ): Promise<RelationSeeds> {
-  const facts = graph.triples.factIds.length;
+  const facts = graph.triples.factSubject.length;
   const questionSimilarity = new Float32Array(facts);
   if (graph.factVectors) {
     const questionVector = await context.embedQuery(question);
     assertQueryDimensions('facts', graph.factVectors.dimensions, questionVector);
-    questionSimilarity.set(graph.factVectors.scoreMany(questionVector, 1));
+    questionSimilarity.set(await graph.factVectors.scoreMany(questionVector, 1));
   }
   const factSeeds = topScored(questionSimilarity, options.relationTopK);
 
@@ -63,7 +63,7 @@ export async function findRelationSeeds(
       assertQueryDimensions('phrases', phraseVectors.dimensions, vector);
       queries.set(vector, index * dimensions);
     });
-    const scores = phraseVectors.scoreMany(queries, usable.length);
+    const scores = await phraseVectors.scoreMany(queries, usable.length);
     const seen = new Set<number>();
     usable.forEach((mention, index) => {
       const top = topScored(scores.subarray(index * rows, (index + 1) * rows), options.entityTopK);

@@ -2,7 +2,7 @@ import type { TripleIndex } from '../../extract/triples/triple-index.js';
 import { csrFromTriplets, type CsrMatrix } from '../../math/csr-matrix.js';
 import { transposeCsr } from '../../math/csr-operations.js';
 import type { MethodContext } from '../query-method.js';
-import type { SimilarityIndex } from '../../math/similarity-index.js';
+import type { SpaceScorer } from '../space-vectors.js';
 import { factVectors, phraseVectors, tripleIndex } from '../triple-lookups.js';
 
 /**
@@ -17,9 +17,9 @@ export interface RelationsGraph {
   /** Mᵀ: facts × phrases. */
   incidenceTransposed: CsrMatrix;
   /** Phrase vectors (row = phrase index; a phrase without a vector has a zero row), or undefined while the space is empty. */
-  phraseVectors: SimilarityIndex | undefined;
+  phraseVectors: SpaceScorer | undefined;
   /** Fact vectors (row = fact index; zero rows for facts without one), or undefined while the space is empty. */
-  factVectors: SimilarityIndex | undefined;
+  factVectors: SpaceScorer | undefined;
 }
 
 /** M from the fact endpoints: one entry per (endpoint, fact); a fact whose subject is its object has one entry. */

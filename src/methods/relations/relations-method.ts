@@ -35,7 +35,7 @@ export const relationsMethod: QueryMethod<RelationsParams> = {
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples'],
 
   async retrieve(context, question, params): Promise<Retrieval> {
-    const graph = await context.trace.time('relations-graph', () => relationsGraph(context), (built) => ({ phrases: built.triples.phraseTexts.length, facts: built.triples.factIds.length }));
+    const graph = await context.trace.time('relations-graph', () => relationsGraph(context), (built) => ({ phrases: built.triples.phraseTexts.length, facts: built.triples.factSubject.length }));
     const meter = context.llm ? createCallMeter(context.llm) : undefined;
     const nerContext: MethodContext = meter ? { ...context, llm: meter.model('query-entities') } : context;
     const mentions = await extractQueryEntities(nerContext, question);

@@ -1,3 +1,5 @@
+import type { IndexList } from '../../extract/triples/triple-index.js';
+
 /** A passage reached from a fact. */
 export interface FactPassage {
   /** Chunk index of the triple index. */
@@ -12,7 +14,7 @@ export interface FactPassage {
  * order, take each fact's passages in the order they were extracted, skip passages already taken, stop at
  * `limit`. Facts not in `factChunks` give nothing (the notebook's defaultdict).
  */
-export function walkFactPassages(rankedFacts: readonly number[], factChunks: ReadonlyArray<readonly number[]>, limit: number): FactPassage[] {
+export function walkFactPassages(rankedFacts: readonly number[], factChunks: ReadonlyArray<IndexList>, limit: number): FactPassage[] {
   const passages: FactPassage[] = [];
   const taken = new Set<number>();
   for (const [factRank, fact] of rankedFacts.entries()) {

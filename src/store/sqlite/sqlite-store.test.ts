@@ -65,8 +65,41 @@ test('a version-1 database is migrated: full-text index rebuilt without stopword
     await migrated.close();
   }
   const check = new Database(path, { readonly: true });
-  assert.equal(check.pragma('user_version', { simple: true }), 3);
+  assert.equal(check.pragma('user_version', { simple: true }), 4);
   assert.ok((check.prepare('PRAGMA table_info(reports)').all() as Array<{ name: string }>).some((column) => column.name === 'error'));
+  check.close();
+});
+
+test('a version-3 database opens as it is: its dense vector spaces are read and searched, then a new space is sparse', async () => {
+  const path = join(directory, 'version-3.db');
+  const store = openSqliteStore(path);
+  const vector = (values: number[]): Float32Array => Float32Array.from(values, (value) => value / Math.hypot(...values));
+  await store.vectors('chunks').upsert([{ id: 'c', vector: vector([1, 1, 1, 1]) }], 'test:4');
+  await store.close();
+  // Version 3 kept every space in sqlite-vec and recorded no layout nor revision.
+  const raw = new Database(path);
+  raw.exec("DELETE FROM meta WHERE key LIKE 'vectors-revision:%'");
+  raw.prepare("UPDATE meta SET value = json_remove(value, '$.layout') WHERE key LIKE 'vectors:%'").run();
+  assert.equal((raw.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'vec_chunks'").get() as { n: number }).n, 1);
+  raw.exec('CREATE INDEX relations_source ON relations ("source")');
+  raw.pragma('user_version = 3');
+  raw.close();
+
+  const reopened = openSqliteStore(path);
+  try {
+    const chunks = reopened.vectors('chunks');
+    assert.deepEqual(await chunks.info(), { embedderId: 'test:4', dimensions: 4, layout: 'dense', revision: 0 });
+    assert.deepEqual((await chunks.search(vector([1, 1, 1, 1]), 1)).map((hit) => hit.id), ['c']);
+    assert.deepEqual((await chunks.scoreMany(vector([1, 1, 1, 1]), 1)).rows, 1);
+    assert.deepEqual((await reopened.table('relations').all()).length, 0);
+    await chunks.clear();
+    await chunks.upsert([{ id: 'd', vector: vector([0, 0, 1, 0]) }], 'test:4');
+    assert.equal((await chunks.info())?.layout, 'sparse');
+  } finally {
+    await reopened.close();
+  }
+  const check = new Database(path, { readonly: true });
+  assert.equal((check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'relations_source'").get() as { n: number }).n, 0);
   check.close();
 });
 

@@ -7,7 +7,22 @@ import { KgragError } from '../../core/errors.js';
 import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
-import type { ScoredId, Store, TableAccess, TextSearchTable, VectorIndex, VectorItem, VectorMatrix, VectorSpace } from '../store.js';
+import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
+import { topIndices } from '../../math/top-indices.js';
+import {
+  sparseLayoutMaxDensity,
+  type ScoredId,
+  type SpaceScores,
+  type Store,
+  type TableAccess,
+  type TextSearchTable,
+  type VectorIndex,
+  type VectorItem,
+  type VectorLayout,
+  type VectorMatrix,
+  type VectorSpace,
+  type VectorSpaceInfo,
+} from '../store.js';
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
@@ -15,8 +30,11 @@ const applicationId = 0x6b677267;
  * Bumped with each schema change; older files are migrated on open, newer ones refused.
  * 2: full-text indexes hold text without stopwords (BM25 document lengths as in classic IR).
  * 3: reports.error records why an LLM report failed.
+ * 4: vector spaces may be sparse (`vec_<space>_sparse` and `_postings`, layout in `vectors:<space>`); dense spaces
+ *    of version 3 are read as they are, and an older kgrag must not open a file whose spaces it cannot read. The
+ *    unused indexes on relations.source and relations.target are dropped.
  */
-const schemaVersion = 3;
+const schemaVersion = 4;
 /** SQL function that turns a column's text into what the full-text index stores. */
 const indexTextFunction = 'kgrag_index_text';
 
@@ -28,6 +46,8 @@ const indexTextFunction = 'kgrag_index_text';
 export function fullTextIndexText(text: string | null): string {
   return text === null ? '' : wordTokens(text).filter((token) => !bm25Stopwords.has(token)).join(' ');
 }
+/** Bytes of the database file SQLite reads through a memory map. */
+const mmapBytes = 256 * 1024 * 1024;
 /** sqlite-vec's largest `k`; larger searches fall back to a scan in JavaScript. */
 const maxVecK = 4096;
 
@@ -52,6 +72,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     sqliteVec.load(db);
     db.function(indexTextFunction, { deterministic: true }, (text: unknown) => fullTextIndexText(typeof text === 'string' ? text : null));
     db.pragma('busy_timeout = 5000');
+    // Reads of large blobs (the stored triple index and ppr graph, 21 MB on 2Wiki) copy from mapped pages instead
+    // of one read() per 4 KB page: half the CPU of a cold ppr query's loading.
+    db.pragma(`mmap_size = ${mmapBytes}`);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
@@ -146,6 +169,7 @@ function migrate(db: Database.Database, path: string, readonly: boolean): void {
     }
     if (version >= 1 && version < 2) rebuildFullTextIndexes(db);
     if (version >= 1 && version < 3) addColumnIfMissing(db, 'reports', 'error', 'TEXT');
+    if (version >= 1 && version < 4) for (const index of ['relations_source', 'relations_target']) db.exec(`DROP INDEX IF EXISTS ${index}`);
     db.pragma(`application_id = ${applicationId}`);
     db.pragma(`user_version = ${schemaVersion}`);
   })();
@@ -220,17 +244,38 @@ class SqliteStore implements Store {
 
   constructor(private readonly db: Database.Database) {}
 
-  statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
+  /**
+   * A cached prepared statement returning row objects, arrays (`raw`) or first columns (`pluck`). The mode is
+   * part of the cache key: better-sqlite3's `raw()`/`pluck()` switch a statement for good.
+   */
+  statement(sql: string, mode: 'rows' | 'raw' | 'pluck' = 'rows'): Database.Statement {
+    const key = `${mode}\u0000${sql}`;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      if (mode === 'raw') statement.raw(true);
+      if (mode === 'pluck') statement.pluck(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }
 
   exec(sql: string): void {
     this.db.exec(sql);
+  }
+
+  /**
+   * Runs synchronous reads on one snapshot (a deferred transaction; inside a transaction already, that one), so
+   * statements read together see one state even while another process commits.
+   */
+  readSnapshot<R>(read: () => R): R {
+    if (this.db.inTransaction) return read();
+    this.db.exec('BEGIN');
+    try {
+      return read();
+    } finally {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    }
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
@@ -277,7 +322,8 @@ class SqliteStore implements Store {
 
   async getBlob(key: string): Promise<Uint8Array | undefined> {
     const row = this.statement('SELECT blob FROM meta WHERE key = ?').get(key) as { blob: Buffer | null } | undefined;
-    return row?.blob == null ? undefined : new Uint8Array(row.blob);
+    // A view, not a copy: better-sqlite3 returns every blob in a buffer of its own (a 13 MB triple index was copied twice).
+    return row?.blob == null ? undefined : new Uint8Array(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength);
   }
 
   async setBlob(key: string, value: Uint8Array): Promise<void> {
@@ -451,13 +497,57 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 }
 
+/** A sparse space's vectors as CSR rows in vid order, with their ids when read. */
+interface SparseRows {
+  ids: string[];
+  rowPointers: Int32Array;
+  columnIndices: Int32Array;
+  values: Float32Array;
+}
+
+/** What the meta record `vectors:<space>` holds; spaces written before the sparse layout have no `layout` (dense). */
+interface StoredSpaceInfo {
+  embedderId: string;
+  dimensions: number;
+  layout?: VectorLayout;
+}
+
+/** One coordinate's postings: the rows (positions in `ids()` order, ascending) with a non-zero value there. */
+interface Posting {
+  rows: Int32Array;
+  values: Float32Array;
+}
+
+/** What a space keeps in memory for one revision: filled as queries need it. */
+interface SpaceCache {
+  revision: number;
+  rows: number;
+  ids?: string[];
+  /** Sparse layout: postings read so far, by coordinate. */
+  postings: Map<number, Posting>;
+  /** Dense layout: the matrix in the SIMD kernel. */
+  dense?: SimilarityIndex;
+  /** Sparse layout: the sums of one query, reused (a fresh 75,000-row buffer per query doubled a warm query's GC). */
+  sums?: Float64Array;
+}
+
 /**
- * One sqlite-vec `vec0` table per space, plus a key table mapping our string ids to the integer
- * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost).
+ * One space. Dense layout: a sqlite-vec `vec0` table plus a key table mapping our string ids to the integer
+ * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost). Sparse layout:
+ * a key table (vid, id) and one row of postings per coordinate — the positions (in vid order) of the vectors
+ * with a non-zero value there and the values — so a query reads only the postings of its own non-zero
+ * coordinates (2Wiki's fact space: about 2 MB of 27 MB for a question). A write to a sparse space rewrites its
+ * postings (the local embedder writes a space in one call). The revision lives in its own meta record, which
+ * `clear()` keeps, so it never repeats.
  */
 class SqliteVectorIndex implements VectorIndex {
   private readonly vecTable: string;
   private readonly keyTable: string;
+  private readonly sparseKeyTable: string;
+  private readonly postingTable: string;
+  private readonly infoKey: string;
+  private readonly revisionKey: string;
+  private cache: SpaceCache | undefined;
 
   constructor(
     private readonly store: SqliteStore,
@@ -465,16 +555,57 @@ class SqliteVectorIndex implements VectorIndex {
   ) {
     this.vecTable = `vec_${space}`;
     this.keyTable = `vec_${space}_keys`;
+    this.sparseKeyTable = `vec_${space}_sparse`;
+    this.postingTable = `vec_${space}_postings`;
+    this.infoKey = `vectors:${space}`;
+    this.revisionKey = `vectors-revision:${space}`;
   }
 
-  async info(): Promise<{ embedderId: string; dimensions: number } | undefined> {
-    return this.store.getMeta<{ embedderId: string; dimensions: number }>(`vectors:${this.space}`);
+  private readInfo(): VectorSpaceInfo | undefined {
+    const rows = this.store.statement('SELECT key, value FROM meta WHERE key IN (?, ?)').all(this.infoKey, this.revisionKey) as Array<{ key: string; value: string | null }>;
+    let stored: StoredSpaceInfo | undefined;
+    let revision = 0;
+    for (const row of rows) {
+      if (row.value === null) continue;
+      if (row.key === this.infoKey) stored = JSON.parse(row.value) as StoredSpaceInfo;
+      else revision = JSON.parse(row.value) as number;
+    }
+    if (!stored) return undefined;
+    return { embedderId: stored.embedderId, dimensions: stored.dimensions, layout: stored.layout ?? 'dense', revision };
+  }
+
+  async info(): Promise<VectorSpaceInfo | undefined> {
+    return this.readInfo();
+  }
+
+  /** The table holding the ids of the space's layout. */
+  private idTable(info: VectorSpaceInfo): string {
+    return info.layout === 'sparse' ? this.sparseKeyTable : this.keyTable;
+  }
+
+  private bumpRevision(info: VectorSpaceInfo | undefined): void {
+    const stored = this.store.statement('SELECT value FROM meta WHERE key = ?', 'pluck').get(this.revisionKey) as string | null | undefined;
+    const current = info?.revision ?? (stored == null ? 0 : (JSON.parse(stored) as number));
+    this.store.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(this.revisionKey, JSON.stringify(current + 1));
+  }
+
+  private dropTables(): void {
+    for (const table of [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, `vec_${this.space}_pages`]) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
+  }
+
+  /** The in-memory cache of the current revision (a fresh one after any write, here or in another process). */
+  private cacheFor(info: VectorSpaceInfo): SpaceCache {
+    if (this.cache?.revision !== info.revision) {
+      const rows = (this.store.statement(`SELECT count(*) FROM ${this.idTable(info)}`, 'pluck').get() as number) ?? 0;
+      this.cache = { revision: info.revision, rows, postings: new Map() };
+    }
+    return this.cache;
   }
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
     const dimensions = items[0]?.vector.length ?? 0;
-    const info = await this.info();
+    let info = this.readInfo();
     if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
       throw new KgragError(
         `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
@@ -482,35 +613,49 @@ class SqliteVectorIndex implements VectorIndex {
           code: 'STORE_VECTOR_SPACE_MISMATCH',
           category: 'config',
           hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed, or restore the old embeddings settings',
-          details: { space: this.space, stored: info, given: { embedderId, dimensions } },
+          details: { space: this.space, stored: { embedderId: info.embedderId, dimensions: info.dimensions }, given: { embedderId, dimensions } },
         },
       );
     }
+    for (const item of items) {
+      if (item.vector.length !== dimensions) {
+        throw new KgragError(`vector of "${item.id}" has ${item.vector.length} dimensions, expected ${dimensions}`, {
+          code: 'STORE_VECTOR_DIMENSION',
+          category: 'internal',
+        });
+      }
+    }
     await this.store.transaction(async () => {
       if (!info) {
-        this.store.exec(`DROP TABLE IF EXISTS ${this.vecTable}`);
-        this.store.exec(`DROP TABLE IF EXISTS ${this.keyTable}`);
-        this.store.exec(
-          `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
-        );
-        this.store.exec(`CREATE TABLE ${this.keyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
-        await this.store.setMeta(`vectors:${this.space}`, { embedderId, dimensions });
+        const layout = chooseLayout(items, dimensions);
+        this.dropTables();
+        if (layout === 'sparse') {
+          this.store.exec(`CREATE TABLE ${this.sparseKeyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
+          this.store.exec(`CREATE TABLE ${this.postingTable} (coordinate INTEGER PRIMARY KEY, postings BLOB NOT NULL)`);
+        } else {
+          this.store.exec(
+            `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
+          );
+          this.store.exec(`CREATE TABLE ${this.keyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
+        }
+        const stored: StoredSpaceInfo = { embedderId, dimensions, layout };
+        await this.store.setMeta(this.infoKey, stored);
       }
-      const findKey = this.store.statement(`SELECT vid FROM ${this.keyTable} WHERE id = ?`);
+      this.bumpRevision(info);
+      info = this.readInfo() as VectorSpaceInfo;
+      if (info.layout === 'sparse') {
+        this.upsertSparse(items, dimensions);
+        return;
+      }
+      const findKey = this.store.statement(`SELECT vid FROM ${this.keyTable} WHERE id = ?`, 'pluck');
       const insertKey = this.store.statement(`INSERT INTO ${this.keyTable} (id) VALUES (?)`);
       const deleteVector = this.store.statement(`DELETE FROM ${this.vecTable} WHERE vid = ?`);
       const insertVector = this.store.statement(`INSERT INTO ${this.vecTable} (vid, embedding) VALUES (?, ?)`);
       for (const item of items) {
-        if (item.vector.length !== dimensions) {
-          throw new KgragError(`vector of "${item.id}" has ${item.vector.length} dimensions, expected ${dimensions}`, {
-            code: 'STORE_VECTOR_DIMENSION',
-            category: 'internal',
-          });
-        }
-        const existing = findKey.get(item.id) as { vid: number } | undefined;
+        const existing = findKey.get(item.id) as number | undefined;
         let vid: number | bigint;
-        if (existing) {
-          vid = existing.vid;
+        if (existing !== undefined) {
+          vid = existing;
           deleteVector.run(BigInt(vid));
         } else {
           vid = insertKey.run(item.id).lastInsertRowid;
@@ -520,14 +665,85 @@ class SqliteVectorIndex implements VectorIndex {
     });
   }
 
+  /**
+   * Replaces the vectors of ids already stored (keeping their position) and appends the others, then rewrites
+   * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
+   */
+  private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
+    const current = this.readSparseRows(dimensions, true);
+    const position = new Map(current.ids.map((id, row) => [id, row]));
+    const rows: Array<{ columns: ArrayLike<number>; values: ArrayLike<number> }> = current.ids.map((_, row) => {
+      const start = current.rowPointers[row] as number;
+      const end = current.rowPointers[row + 1] as number;
+      return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
+    });
+    const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
+    for (const item of items) {
+      const columns: number[] = [];
+      const values: number[] = [];
+      item.vector.forEach((value, coordinate) => {
+        if (value === 0) return;
+        columns.push(coordinate);
+        values.push(value);
+      });
+      const existing = position.get(item.id);
+      if (existing !== undefined) {
+        rows[existing] = { columns, values };
+        continue;
+      }
+      insertKey.run(item.id);
+      position.set(item.id, rows.length);
+      rows.push({ columns, values });
+    }
+    this.writePostings(rows, dimensions);
+  }
+
+  /** Replaces every posting with those of `rows` (row index = position). */
+  private writePostings(rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): void {
+    const counts = new Int32Array(dimensions + 1);
+    for (const row of rows) for (let entry = 0; entry < row.columns.length; entry++) counts[(row.columns[entry] as number) + 1] = (counts[(row.columns[entry] as number) + 1] as number) + 1;
+    for (let coordinate = 0; coordinate < dimensions; coordinate++) counts[coordinate + 1] = (counts[coordinate + 1] as number) + (counts[coordinate] as number);
+    const total = counts[dimensions] as number;
+    const positions = new Int32Array(total);
+    const values = new Float32Array(total);
+    const cursor = counts.slice(0, dimensions);
+    rows.forEach((row, index) => {
+      for (let entry = 0; entry < row.columns.length; entry++) {
+        const coordinate = row.columns[entry] as number;
+        const at = cursor[coordinate] as number;
+        positions[at] = index;
+        values[at] = row.values[entry] as number;
+        cursor[coordinate] = at + 1;
+      }
+    });
+    this.store.statement(`DELETE FROM ${this.postingTable}`).run();
+    const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
+    for (let coordinate = 0; coordinate < dimensions; coordinate++) {
+      const start = counts[coordinate] as number;
+      const end = counts[coordinate + 1] as number;
+      if (end === start) continue;
+      insert.run(coordinate, encodePosting(positions.subarray(start, end), values.subarray(start, end)));
+    }
+  }
+
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {
-    const info = await this.info();
+    const info = this.readInfo();
     if (!info || k <= 0) return [];
     if (query.length !== info.dimensions) {
       throw new KgragError(`query vector has ${query.length} dimensions, the ${this.space} index has ${info.dimensions}`, {
         code: 'STORE_VECTOR_SPACE_MISMATCH',
         category: 'config',
         hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
+      });
+    }
+    if (info.layout === 'sparse') {
+      return this.store.readSnapshot(() => {
+        const current = this.readInfo() as VectorSpaceInfo;
+        const cache = this.cacheFor(current);
+        const scores = this.scoreSparse(current, cache, query, 1);
+        cache.ids ??= this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[];
+        const ids = cache.ids;
+        return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
       });
     }
     if (k > maxVecK) return this.scan(query, k);
@@ -543,6 +759,79 @@ class SqliteVectorIndex implements VectorIndex {
     return rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
   }
 
+  async scoreMany(queries: Float32Array, count: number): Promise<SpaceScores> {
+    // A warm query of a sparse space whose postings are all in memory needs only the revision check.
+    const known = this.readInfo();
+    if (known?.layout === 'sparse' && this.cache?.revision === known.revision && this.hasPostings(this.cache, queries, count, known.dimensions)) {
+      return { revision: known.revision, rows: this.cache.rows, scores: this.scoreSparse(known, this.cache, queries, count) };
+    }
+    return this.store.readSnapshot(() => {
+      const info = this.readInfo();
+      if (!info) return { revision: 0, rows: 0, scores: new Float32Array(0) };
+      if (queries.length !== count * info.dimensions) {
+        throw new KgragError(`${count} query vectors of ${info.dimensions} dimensions expected for the ${this.space} vectors, got ${queries.length} numbers`, {
+          code: 'STORE_VECTOR_SPACE_MISMATCH',
+          category: 'config',
+          hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
+        });
+      }
+      const cache = this.cacheFor(info);
+      if (info.layout === 'sparse') return { revision: info.revision, rows: cache.rows, scores: this.scoreSparse(info, cache, queries, count) };
+      if (!cache.dense) {
+        const matrix = this.readDense(info.dimensions, undefined);
+        cache.dense = createSimilarityIndex(matrix.ids.length, info.dimensions, matrix.matrix);
+      }
+      return { revision: info.revision, rows: cache.rows, scores: cache.dense.scoreMany(queries, count) };
+    });
+  }
+
+  /** Whether every non-zero coordinate of the queries has its postings in `cache`. */
+  private hasPostings(cache: SpaceCache, queries: Float32Array, count: number, dimensions: number): boolean {
+    if (queries.length !== count * dimensions) return false;
+    for (let position = 0; position < queries.length; position++) if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) return false;
+    return true;
+  }
+
+  /**
+   * Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. Each row's
+   * sum runs over the coordinates in ascending order, as a dense dot product's would.
+   */
+  private scoreSparse(info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Float32Array {
+    const { dimensions } = info;
+    const missing = new Set<number>();
+    for (let position = 0; position < count * dimensions; position++) {
+      if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) missing.add(position % dimensions);
+    }
+    if (missing.size > 0) {
+      const read = this.store
+        .statement(`SELECT coordinate, postings FROM ${this.postingTable} WHERE coordinate IN (SELECT value FROM json_each(?))`, 'raw')
+        .all(JSON.stringify([...missing])) as Array<[number, Buffer]>;
+      for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
+      for (const [coordinate, blob] of read) cache.postings.set(coordinate, decodePosting(blob));
+    }
+    const rows = cache.rows;
+    const out = new Float32Array(count * rows);
+    cache.sums ??= new Float64Array(rows);
+    const sums = cache.sums;
+    for (let query = 0; query < count; query++) {
+      sums.fill(0);
+      const offset = query * dimensions;
+      for (let coordinate = 0; coordinate < dimensions; coordinate++) {
+        const weight = queries[offset + coordinate] as number;
+        if (weight === 0) continue;
+        const posting = cache.postings.get(coordinate) as Posting;
+        const postingRows = posting.rows;
+        const postingValues = posting.values;
+        for (let entry = 0; entry < postingRows.length; entry++) {
+          const row = postingRows[entry] as number;
+          sums[row] = (sums[row] as number) + (postingValues[entry] as number) * weight;
+        }
+      }
+      out.set(sums, query * rows);
+    }
+    return out;
+  }
+
   private async scan(query: Float32Array, k: number): Promise<ScoredId[]> {
     const { ids, dimensions, matrix } = await this.load();
     const scored: ScoredId[] = ids.map((id, row) => {
@@ -556,53 +845,174 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   async ids(): Promise<string[]> {
-    if (!(await this.info())) return [];
-    return (this.store.statement(`SELECT id FROM ${this.keyTable} ORDER BY vid`).all() as Array<{ id: string }>).map((row) => row.id);
+    const info = this.readInfo();
+    if (!info) return [];
+    return this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`, 'pluck').all() as string[];
+  }
+
+  /**
+   * Every vector of a sparse space as CSR rows in vid order, transposed from the postings (the caller holds a
+   * snapshot); the ids, when asked for, are the key table's in the same order.
+   */
+  private readSparseRows(dimensions: number, withIds: boolean): SparseRows {
+    const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
+    const postings = (this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw').all() as Array<[number, Buffer]>).map(
+      ([coordinate, blob]) => [coordinate, decodePosting(blob)] as const,
+    );
+    const rowPointers = new Int32Array(rows + 1);
+    for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
+    for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
+    const nonZeros = rowPointers[rows] as number;
+    const columnIndices = new Int32Array(nonZeros);
+    const values = new Float32Array(nonZeros);
+    const cursor = rowPointers.slice(0, rows);
+    // Coordinates ascend, so each row's entries come out ascending.
+    for (const [coordinate, posting] of postings) {
+      for (let entry = 0; entry < posting.rows.length; entry++) {
+        const row = posting.rows[entry] as number;
+        const at = cursor[row] as number;
+        columnIndices[at] = coordinate;
+        values[at] = posting.values[entry] as number;
+        cursor[row] = at + 1;
+      }
+    }
+    const ids = withIds ? (this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[]) : [];
+    return { ids, rowPointers, columnIndices, values };
   }
 
   async load(ids?: readonly string[]): Promise<VectorMatrix> {
-    const info = await this.info();
-    if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
+    return this.store.readSnapshot(() => {
+      const info = this.readInfo();
+      if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
+      const { dimensions } = info;
+      if (info.layout === 'dense') return this.readDense(dimensions, ids);
+      const all = this.readSparseRows(dimensions, true);
+      const wanted = ids === undefined ? undefined : new Set(ids);
+      const rows = all.ids.flatMap((id, row) => (wanted === undefined || wanted.has(id) ? [row] : []));
+      const matrix = new Float32Array(rows.length * dimensions);
+      rows.forEach((row, index) => {
+        for (let entry = all.rowPointers[row] as number; entry < (all.rowPointers[row + 1] as number); entry++) {
+          matrix[index * dimensions + (all.columnIndices[entry] as number)] = all.values[entry] as number;
+        }
+      });
+      return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+    });
+  }
+
+  /** The vectors of a dense space (of `ids` when given) in vid order. */
+  private readDense(dimensions: number, ids: readonly string[] | undefined): VectorMatrix {
     const sql = `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
     const rows = (
       ids === undefined
-        ? this.store.statement(`${sql} ORDER BY keys.vid`).all()
-        : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`).all(JSON.stringify(ids))
-    ) as Array<{ id: string; embedding: Buffer }>;
-    const matrix = new Float32Array(rows.length * info.dimensions);
-    rows.forEach((row, index) => {
-      matrix.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, info.dimensions), index * info.dimensions);
-    });
-    return { ids: rows.map((row) => row.id), dimensions: info.dimensions, matrix };
+        ? this.store.statement(`${sql} ORDER BY keys.vid`, 'raw').all()
+        : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`, 'raw').all(JSON.stringify(ids))
+    ) as Array<[string, Buffer]>;
+    const matrix = new Float32Array(rows.length * dimensions);
+    rows.forEach(([, blob], index) => matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions), index * dimensions));
+    return { ids: rows.map(([id]) => id), dimensions, matrix };
   }
 
   async delete(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0 || !(await this.info())) return;
+    const info = this.readInfo();
+    if (ids.length === 0 || !info) return;
     await this.store.transaction(async () => {
+      this.bumpRevision(info);
+      if (info.layout === 'sparse') {
+        const current = this.readSparseRows(info.dimensions, true);
+        const removed = new Set(ids);
+        const kept = current.ids.flatMap((id, row) => (removed.has(id) ? [] : [row]));
+        if (kept.length === current.ids.length) return;
+        this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+        this.writePostings(
+          kept.map((row) => {
+            const start = current.rowPointers[row] as number;
+            const end = current.rowPointers[row + 1] as number;
+            return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
+          }),
+          info.dimensions,
+        );
+        return;
+      }
       const vids = this.store
-        .statement(`SELECT vid FROM ${this.keyTable} WHERE id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(ids)) as Array<{ vid: number }>;
-      const deleteVector = this.store.statement(`DELETE FROM ${this.vecTable} WHERE vid = ?`);
+        .statement(`SELECT vid FROM ${this.keyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck')
+        .all(JSON.stringify(ids)) as number[];
       const deleteKey = this.store.statement(`DELETE FROM ${this.keyTable} WHERE vid = ?`);
-      for (const { vid } of vids) {
-        deleteVector.run(BigInt(vid));
+      const deleteVector = this.store.statement(`DELETE FROM ${this.vecTable} WHERE vid = ?`);
+      for (const vid of vids) {
         deleteKey.run(vid);
+        deleteVector.run(BigInt(vid));
       }
     });
   }
 
   async clear(): Promise<void> {
+    const info = this.readInfo();
     await this.store.transaction(async () => {
-      this.store.exec(`DROP TABLE IF EXISTS ${this.vecTable}`);
-      this.store.exec(`DROP TABLE IF EXISTS ${this.keyTable}`);
-      this.store.statement('DELETE FROM meta WHERE key = ?').run(`vectors:${this.space}`);
+      this.dropTables();
+      this.store.statement('DELETE FROM meta WHERE key = ?').run(this.infoKey);
+      if (info) this.bumpRevision(info);
     });
+    this.cache = undefined;
   }
 
   async count(): Promise<number> {
-    if (!(await this.info())) return 0;
-    return (this.store.statement(`SELECT count(*) AS n FROM ${this.keyTable}`).get() as { n: number }).n;
+    const info = this.readInfo();
+    if (!info) return 0;
+    return (this.store.statement(`SELECT count(*) AS n FROM ${this.idTable(info)}`).get() as { n: number }).n;
   }
+}
+
+/**
+ * A posting as a blob: u32 count, f32 values[count] (little-endian, as typed arrays are), then the rows as
+ * LEB128 varints of their gaps (rows ascend, so a gap rarely needs more than one byte): about 5 bytes per
+ * non-zero instead of 8.
+ */
+function encodePosting(rows: Int32Array, values: Float32Array): Buffer {
+  const count = rows.length;
+  const buffer = Buffer.allocUnsafe(4 + 4 * count + 5 * count);
+  buffer.writeUInt32LE(count, 0);
+  buffer.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 4);
+  let offset = 4 + 4 * count;
+  let previous = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = (rows[entry] as number) - previous - 1;
+    previous = rows[entry] as number;
+    while (gap >= 0x80) {
+      buffer[offset++] = (gap & 0x7f) | 0x80;
+      gap >>>= 7;
+    }
+    buffer[offset++] = gap;
+  }
+  return buffer.subarray(0, offset);
+}
+
+function decodePosting(blob: Buffer): Posting {
+  const count = blob.readUInt32LE(0);
+  const values = new Float32Array(count);
+  new Uint8Array(values.buffer).set(blob.subarray(4, 4 + 4 * count));
+  const rows = new Int32Array(count);
+  let offset = 4 + 4 * count;
+  let previous = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = blob[offset++] as number;
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    previous += gap + 1;
+    rows[entry] = previous;
+  }
+  return { rows, values };
+}
+
+/** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */
+function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorLayout {
+  let nonZeros = 0;
+  for (const { vector } of items) for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
+  return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
 }
 
 function toBuffer(vector: Float32Array): Buffer {

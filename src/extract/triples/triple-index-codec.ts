@@ -1,0 +1,265 @@
+import type { IndexList, PhraseLookup, TripleIndex } from './triple-index.js';
+
+/*
+ * A {@link TripleIndex} as one blob, so a query process reads it instead of rebuilding it from every triple
+ * (2Wiki's 76,000 triples: reading the table and normalizing every phrase took most of a second). Every
+ * section starts at a multiple of 4 bytes; numbers are little-endian as typed arrays are on every platform
+ * Node runs on.
+ *
+ *   u32 magic, version, phrases, facts, chunks
+ *   7 string lists (phraseTexts, phraseIds, phraseLabels, factIds, factTexts, factPredicate, chunkIds):
+ *     u32 utf8Bytes, i32 byteOffsets[count + 1], utf8 text (padded to 4)
+ *   i32 factSubject[facts], factObject[facts]
+ *   2 lists of lists (factChunks, phraseChunks): u32 entries, i32 pointers[count + 1], i32 values[entries]
+ *   i32 phraseOrder[phrases]: phrase indices by ascending text (JavaScript string order), for `phraseIndex`
+ *
+ * Decoding is lazy down to single strings: a query reads the few phrases and facts it shows, and finds a
+ * phrase by binary search over `phraseOrder`, instead of decoding 390,000 strings and hashing 52,000.
+ */
+
+/** A surrogate code unit outside a pair (in `u` mode pairs match as one code point). */
+const loneSurrogate = /\p{Cs}/u;
+const magic = 0x6b747269; // "ktri"
+const version = 2;
+const stringFields = ['phraseTexts', 'phraseIds', 'phraseLabels', 'factIds', 'factTexts', 'factPredicate', 'chunkIds'] as const;
+type StringField = (typeof stringFields)[number];
+
+class BlobWriter {
+  private readonly parts: Uint8Array[] = [];
+  private size = 0;
+
+  private push(part: Uint8Array): void {
+    this.parts.push(part);
+    this.size += part.byteLength;
+    const padding = (4 - (part.byteLength % 4)) % 4;
+    if (padding > 0) {
+      this.parts.push(new Uint8Array(padding));
+      this.size += padding;
+    }
+  }
+
+  ints(values: ArrayLike<number>): void {
+    this.push(new Uint8Array(Int32Array.from(values).buffer));
+  }
+
+  strings(values: readonly string[]): void {
+    const encoded = values.map((value) => Buffer.from(value, 'utf8'));
+    const offsets = new Int32Array(values.length + 1);
+    encoded.forEach((bytes, index) => (offsets[index + 1] = (offsets[index] as number) + bytes.byteLength));
+    this.ints([offsets[values.length] as number]);
+    this.ints(offsets);
+    this.push(Buffer.concat(encoded));
+  }
+
+  lists(lists: ReadonlyArray<IndexList>): void {
+    const pointers = new Int32Array(lists.length + 1);
+    lists.forEach((list, index) => (pointers[index + 1] = (pointers[index] as number) + list.length));
+    const values = new Int32Array(pointers[lists.length] as number);
+    lists.forEach((list, index) => values.set(Array.from(list), pointers[index] as number));
+    this.ints([values.length]);
+    this.push(new Uint8Array(pointers.buffer));
+    this.push(new Uint8Array(values.buffer));
+  }
+
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let offset = 0;
+    for (const part of this.parts) {
+      out.set(part, offset);
+      offset += part.byteLength;
+    }
+    return out;
+  }
+}
+
+/**
+ * Encodes `index` (see the format above), or undefined when a text is not well-formed UTF-16 (a lone surrogate
+ * would come back as U+FFFD): such an index is rebuilt from the triples instead.
+ */
+export function encodeTripleIndex(index: TripleIndex): Uint8Array | undefined {
+  for (const field of stringFields) if (index[field].some((value) => loneSurrogate.test(value))) return undefined;
+  const writer = new BlobWriter();
+  writer.ints([magic, version, index.phraseTexts.length, index.factIds.length, index.chunkIds.length]);
+  for (const field of stringFields) writer.strings(index[field]);
+  writer.ints(index.factSubject);
+  writer.ints(index.factObject);
+  writer.lists(index.factChunks);
+  writer.lists(index.phraseChunks);
+  const texts = index.phraseTexts;
+  writer.ints(
+    Array.from(texts.keys()).sort((left, right) => {
+      const a = texts[left] as string;
+      const b = texts[right] as string;
+      return a < b ? -1 : a > b ? 1 : left - right;
+    }),
+  );
+  return writer.bytes();
+}
+
+/** Where a section lies in the blob, found by one pass over the section sizes. */
+interface Layout {
+  counts: { phrases: number; facts: number; chunks: number };
+  strings: Record<StringField, { offsets: number; text: number; count: number }>;
+  factSubject: number;
+  factObject: number;
+  factChunks: { pointers: number; values: number; entries: number };
+  phraseChunks: { pointers: number; values: number; entries: number };
+  phraseOrder: number;
+}
+
+const padded = (bytes: number): number => bytes + ((4 - (bytes % 4)) % 4);
+
+/** Decodes a blob written by {@link encodeTripleIndex}; undefined for another format or version. */
+export function decodeTripleIndex(blob: Uint8Array): TripleIndex | undefined {
+  // An aligned copy: a blob read from the store may start at any byte offset.
+  const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
+  if (bytes.byteLength < 20) return undefined;
+  const int = (offset: number): number => new Int32Array(bytes.buffer, bytes.byteOffset + offset, 1)[0] as number;
+  if (int(0) !== magic || int(4) !== version) return undefined;
+  const counts = { phrases: int(8), facts: int(12), chunks: int(16) };
+  const countOf: Record<StringField, number> = {
+    phraseTexts: counts.phrases,
+    phraseIds: counts.phrases,
+    phraseLabels: counts.phrases,
+    factIds: counts.facts,
+    factTexts: counts.facts,
+    factPredicate: counts.facts,
+    chunkIds: counts.chunks,
+  };
+  let offset = 20;
+  const strings = {} as Layout['strings'];
+  for (const field of stringFields) {
+    const textBytes = int(offset);
+    const count = countOf[field];
+    strings[field] = { offsets: offset + 4, text: offset + 4 + 4 * (count + 1), count };
+    offset += 4 + 4 * (count + 1) + padded(textBytes);
+  }
+  const factSubject = offset;
+  const factObject = factSubject + 4 * counts.facts;
+  offset = factObject + 4 * counts.facts;
+  const list = (count: number): Layout['factChunks'] => {
+    const entries = int(offset);
+    const section = { pointers: offset + 4, values: offset + 4 + 4 * (count + 1), entries };
+    offset = section.values + 4 * entries;
+    return section;
+  };
+  const factChunks = list(counts.facts);
+  const phraseChunks = list(counts.phrases);
+  const phraseOrder = offset;
+  offset += 4 * counts.phrases;
+  if (offset !== bytes.byteLength) return undefined;
+  return new StoredTripleIndex(bytes, { counts, strings, factSubject, factObject, factChunks, phraseChunks, phraseOrder });
+}
+
+/** A decoded {@link TripleIndex} whose fields are decoded from the blob on first use. */
+class StoredTripleIndex implements TripleIndex {
+  private readonly decoded = new Map<string, unknown>();
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly layout: Layout,
+  ) {}
+
+  private once<T>(key: string, decode: () => T): T {
+    if (!this.decoded.has(key)) this.decoded.set(key, decode());
+    return this.decoded.get(key) as T;
+  }
+
+  private ints(offset: number, count: number): Int32Array {
+    return new Int32Array(this.bytes.buffer, this.bytes.byteOffset + offset, count);
+  }
+
+  /**
+   * A list of strings decoded one at a time on first access: an array behind a proxy that fills its holes, so
+   * `list[i]`, `length`, `map` and iteration work as on the array a rebuilt index has.
+   */
+  private strings(field: StringField): string[] {
+    return this.once(field, () => {
+      const { offsets, text, count } = this.layout.strings[field];
+      const bounds = this.ints(offsets, count + 1);
+      const utf8 = Buffer.from(this.bytes.buffer, this.bytes.byteOffset + text, bounds[count] as number);
+      const decoded = new Array<string | undefined>(count).fill(undefined);
+      const at = (index: number): string => {
+        let value = decoded[index];
+        if (value === undefined) {
+          value = utf8.toString('utf8', bounds[index] as number, bounds[index + 1] as number);
+          decoded[index] = value;
+        }
+        return value;
+      };
+      return new Proxy(decoded as string[], {
+        get(target, property, receiver) {
+          if (typeof property === 'string') {
+            const index = Number(property);
+            if (Number.isInteger(index) && index >= 0 && index < count && String(index) === property) return at(index);
+          }
+          return Reflect.get(target, property, receiver) as unknown;
+        },
+      });
+    });
+  }
+
+  private lists(key: 'factChunks' | 'phraseChunks', count: number): Int32Array[] {
+    return this.once(key, () => {
+      const { pointers, values, entries } = this.layout[key];
+      const starts = this.ints(pointers, count + 1);
+      const all = this.ints(values, entries);
+      return Array.from({ length: count }, (_, index) => all.subarray(starts[index] as number, starts[index + 1] as number));
+    });
+  }
+
+  get phraseTexts(): readonly string[] {
+    return this.strings('phraseTexts');
+  }
+  get phraseIds(): readonly string[] {
+    return this.strings('phraseIds');
+  }
+  get phraseLabels(): readonly string[] {
+    return this.strings('phraseLabels');
+  }
+  get phraseIndex(): PhraseLookup {
+    return this.once('phraseIndex', () => {
+      const order = this.ints(this.layout.phraseOrder, this.layout.counts.phrases);
+      const texts = this.phraseTexts;
+      return {
+        get(text: string): number | undefined {
+          let low = 0;
+          let high = order.length - 1;
+          while (low <= high) {
+            const middle = (low + high) >> 1;
+            const phrase = order[middle] as number;
+            const candidate = texts[phrase] as string;
+            if (candidate === text) return phrase;
+            if (candidate < text) low = middle + 1;
+            else high = middle - 1;
+          }
+          return undefined;
+        },
+      };
+    });
+  }
+  get factIds(): readonly string[] {
+    return this.strings('factIds');
+  }
+  get factTexts(): readonly string[] {
+    return this.strings('factTexts');
+  }
+  get factPredicate(): readonly string[] {
+    return this.strings('factPredicate');
+  }
+  get chunkIds(): readonly string[] {
+    return this.strings('chunkIds');
+  }
+  get factSubject(): Int32Array {
+    return this.once('factSubject', () => this.ints(this.layout.factSubject, this.layout.counts.facts));
+  }
+  get factObject(): Int32Array {
+    return this.once('factObject', () => this.ints(this.layout.factObject, this.layout.counts.facts));
+  }
+  get factChunks(): ReadonlyArray<IndexList> {
+    return this.lists('factChunks', this.layout.counts.facts);
+  }
+  get phraseChunks(): ReadonlyArray<IndexList> {
+    return this.lists('phraseChunks', this.layout.counts.phrases);
+  }
+}

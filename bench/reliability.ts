@@ -13,6 +13,7 @@ import { loadStep } from '../src/index/steps/load-step.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
+import { benchColdQuery } from './cold-query.js';
 import { measureConcurrentWriters, measureQueriesDuringReindex } from './reliability-writers.js';
 
 /** One measurement: a name for progress lines and a function returning its results by key. */
@@ -26,6 +27,7 @@ const measurements: ReliabilityMeasurement[] = [
   { name: '2Wiki + MuSiQue + HotpotQA indexed together (fast mode)', measure: measureCombinedCorporaIndex },
   { name: 'two standard-mode index runs started together on one workspace (mock LLM), 10 trials', measure: measureWriters },
   { name: 'rounds of 20 parallel queries while a re-index writes', measure: measureReaders },
+  { name: 'cold ppr and relations CLI queries on the 2Wiki index, and its size', measure: benchColdQuery },
 ];
 
 /** `concurrent_writers_corrupt`: trials whose final index differs from one run's (target 0); one set of trials however many runs. */

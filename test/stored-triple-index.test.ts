@@ -25,7 +25,8 @@ const questions = ['Who designed the Kester Weir bridge?', 'Which boatworks did 
 
 test('the stored triple index, vector rows and ppr graph equal a rebuild, and queries answer the same without them', async () => {
   const workspace = join(root, 'sample');
-  const kgrag = await createKgrag({ workspace, env: {} });
+  // One in-memory store that the test may edit in place (a published index is read-only).
+  const kgrag = await createKgrag({ workspace, env: {}, config: { store: { path: ':memory:' } } });
   try {
     await kgrag.index([corpus]);
     const { store } = kgrag;

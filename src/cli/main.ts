@@ -5,13 +5,11 @@ import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
-import { demoCommand } from './commands/demo-command.js';
-import { evalCommand, type EvalCommandOptions } from './commands/eval-command.js';
-import { generateQuestionsCommand, type GenerateQuestionsOptions } from './commands/generate-questions-command.js';
-import { importOpenieCommand, type ImportOpenieCommandOptions } from './commands/import-command.js';
-import { indexCommand, type IndexCommandOptions } from './commands/index-command.js';
-import { initCommand } from './commands/init-command.js';
-import { queryCommand, type QueryCommandOptions } from './commands/query-command.js';
+import type { EvalCommandOptions } from './commands/eval-command.js';
+import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
+import type { ImportOpenieCommandOptions } from './commands/import-command.js';
+import type { IndexCommandOptions } from './commands/index-command.js';
+import type { QueryCommandOptions } from './commands/query-command.js';
 import type { GlobalOptions } from './workspace-options.js';
 
 function positiveInteger(value: string): number {
@@ -29,7 +27,10 @@ function packageVersion(): string {
   return manifest.version;
 }
 
-/** Builds the `kgrag` command line. */
+/**
+ * Builds the `kgrag` command line. Each command's module is imported when it runs: a query need not load the
+ * indexing pipeline, the evaluation runner or the dry run (about half a second of a cold CLI start).
+ */
 export function createProgram(io: CliIo): Command {
   const program = new Command('kgrag')
     .description('Knowledge-graph RAG: index documents into a graph, answer questions with GraphRAG, HippoRAG, AutoKG, KGP and more')
@@ -51,7 +52,7 @@ export function createProgram(io: CliIo): Command {
     .description('write a commented kgrag.yaml with every key and its default')
     .argument('[dir]', 'workspace folder', '.')
     .option('--force', 'overwrite an existing kgrag.yaml')
-    .action((directory: string, options: { force?: boolean }) => initCommand(directory, options, io));
+    .action(async (directory: string, options: { force?: boolean }) => (await import('./commands/init-command.js')).initCommand(directory, options, io));
 
   program
     .command('index')
@@ -62,7 +63,7 @@ export function createProgram(io: CliIo): Command {
     .option('--json', 'print the summary as JSON')
     .option('--dry-run', 'print the LLM calls, tokens and cost each step would take, without calling the LLM or changing the workspace')
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
-    .action((paths: string[], options: IndexCommandOptions) => indexCommand(paths, options, global(), io));
+    .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
 
   program
     .command('query')
@@ -74,7 +75,7 @@ export function createProgram(io: CliIo): Command {
     .option('--json', 'print the whole result as JSON')
     .option('--context-only', 'print the assembled context, without calling an LLM')
     .option('--stream', 'stream the generated answer as it is written')
-    .action((question: string, options: QueryCommandOptions) => queryCommand(question, options, global(), io));
+    .action(async (question: string, options: QueryCommandOptions) => (await import('./commands/query-command.js')).queryCommand(question, options, global(), io));
 
   program
     .command('eval')
@@ -91,7 +92,7 @@ export function createProgram(io: CliIo): Command {
     .option('--judge <a,b>', 'compare the answers of two of the methods with an LLM judge (needs an LLM)')
     .option('--openie <file>', 'import a HippoRAG OpenIE file of the corpus into the evaluation workspace first: its triples replace extraction for the passages it covers')
     .option('--json', 'print the report as JSON instead of a markdown table')
-    .action((options: EvalCommandOptions) => evalCommand(options, global(), io));
+    .action(async (options: EvalCommandOptions) => (await import('./commands/eval-command.js')).evalCommand(options, global(), io));
 
   program
     .command('import')
@@ -102,7 +103,7 @@ export function createProgram(io: CliIo): Command {
     .addOption(new Option('--mode <mode>', 'mode of the index run that follows').choices(['fast', 'standard']))
     .option('--json', 'print the summary as JSON')
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
-    .action((file: string, options: ImportOpenieCommandOptions) => importOpenieCommand(file, options, global(), io));
+    .action(async (file: string, options: ImportOpenieCommandOptions) => (await import('./commands/import-command.js')).importOpenieCommand(file, options, global(), io));
 
   program
     .command('generate-questions')
@@ -112,13 +113,13 @@ export function createProgram(io: CliIo): Command {
     .option('--tasks <n>', 'tasks per user', positiveInteger, 5)
     .option('--questions <n>', 'questions per task', positiveInteger, 5)
     .option('-o, --out <file>', 'write questions.jsonl (custom format) here instead of stdout')
-    .action((options: GenerateQuestionsOptions) => generateQuestionsCommand(options, global(), io));
+    .action(async (options: GenerateQuestionsOptions) => (await import('./commands/generate-questions-command.js')).generateQuestionsCommand(options, global(), io));
 
   program
     .command('demo')
     .description('index the bundled sample corpus in a temporary workspace and answer sample questions (offline)')
     .option('--keep', 'keep the temporary workspace')
-    .action((options: { keep?: boolean }) => demoCommand(options, io));
+    .action(async (options: { keep?: boolean }) => (await import('./commands/demo-command.js')).demoCommand(options, io));
 
   return program;
 }

@@ -10,7 +10,9 @@ import { standardTestLlmConfig } from './standard-test-config.js';
 const [workspace, baseURL, eventType, step] = process.argv.slice(2);
 if (!workspace || !baseURL) throw new Error('usage: index-standard-child.ts <workspace> <base-url> [<event-type> <step>]');
 const corpus = new URL('../../examples/sample-corpus/', import.meta.url).pathname;
-const kgrag = await createKgrag({ workspace, env: {}, config: { llm: standardTestLlmConfig(baseURL) } });
+// No fault is injected in the runs of this child, so a slow reply on a loaded machine must not time out: a retry
+// of a request the server did answer would count as a call paid twice.
+const kgrag = await createKgrag({ workspace, env: {}, config: { llm: { ...standardTestLlmConfig(baseURL), timeoutMs: 60_000 } } });
 await kgrag.index([corpus], {
   mode: 'standard',
   onEvent(event) {

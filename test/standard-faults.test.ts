@@ -158,14 +158,18 @@ describe('standard indexing through the mock LLM server', () => {
 });
 
 /**
- * Kills the child once every reply the server sent has reached its LLM cache (rows of the draft's
- * `llm_cache`, counted from this process), so the kill never races a reply still on its way: the test then
- * checks that what the client received is never paid again, on a loaded machine as on an idle one.
+ * Kills the child once the replies the server sent have reached its LLM cache: the draft's `llm_cache` holds at
+ * least one row per distinct request answered, and no row has been added for 300 ms. A reply still on its
+ * way when the server froze would otherwise be lost with the kill and asked again by the next run — on a
+ * loaded machine that takes longer than any fixed pause.
  */
 function killOnceStored(workspace: string, server: MockOpenAiServer, child: KillableChild): void {
   // Distinct requests answered: a reply the client gave up on (a timeout) is answered again under the same key.
   const sent = server.stats.successByRequestHash.size;
   const draft = join(workspace, 'kgrag.db-draft');
+  const quietMs = 300;
+  let last = -1;
+  let stableSince = performance.now();
   const poll = (): void => {
     let stored = 0;
     if (existsSync(draft)) {
@@ -176,7 +180,11 @@ function killOnceStored(workspace: string, server: MockOpenAiServer, child: Kill
         db.close();
       }
     }
-    if (stored >= sent) child.kill();
+    if (stored !== last) {
+      last = stored;
+      stableSince = performance.now();
+    }
+    if (stored >= sent && performance.now() - stableSince >= quietMs) child.kill();
     else if (!child.exited()) setTimeout(poll, 20);
   };
   poll();

@@ -75,9 +75,22 @@ export interface QuerySubgraph {
   edges: Array<{ source: string; target: string; kind: string; weight?: number }>;
 }
 
+/**
+ * How a method's ranked passages relate to the method, for evaluation reports: `native` — the method ranks
+ * passages itself; `proxy` — it answers from something else (reports, a local search) and the passages are a
+ * stand-in ranking; `fallback` — the method could not run as asked (no LLM) and another procedure ranked them.
+ */
+export interface RankingInfo {
+  kind: 'native' | 'proxy' | 'fallback';
+  /** Why, in a few words for report footnotes, e.g. "no LLM: kg-tfidf instead of the agent". */
+  note?: string;
+}
+
 /** What a method retrieved. `chunks` are the ranked passages evaluation scores. */
 export interface Retrieval {
   chunks: ContextChunk[];
+  /** How `chunks` were ranked. @default { kind: 'native' } */
+  ranking?: RankingInfo;
   entities?: EntityRecord[];
   relations?: RelationRecord[];
   communities?: CommunityRecord[];

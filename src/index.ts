@@ -4,7 +4,8 @@
  */
 
 // Workspace facade
-export { createKgrag, pipelineSteps, registeredMethods } from './api/create-kgrag.js';
+export { createKgrag, registeredMethods } from './api/create-kgrag.js';
+export { pipelineSteps } from './index/pipeline-steps.js';
 export type { EstimateIndexOptions, IndexOptions, IndexStats, Kgrag, KgragOptions } from './api/create-kgrag.js';
 export type { IndexDryRun } from './index/estimate/dry-run-index.js';
 export type { StepCostEstimate } from './index/estimate-index-cost.js';

@@ -205,7 +205,7 @@ describe('the triples step with LLM OpenIE', () => {
     } finally {
       await kgrag.close();
     }
-    const { pipelineSteps } = await import('../src/api/create-kgrag.js');
+    const { pipelineSteps } = await import('../src/index/pipeline-steps.js');
     const withLlm = await createKgrag({ workspace: join(root, 'auto'), env: {}, llm });
     try {
       const step = pipelineSteps('standard', withLlm.config, true).find((entry) => entry.name === 'triples');

@@ -3,26 +3,10 @@ import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema
 import { loadConfig } from '../core/config/load-config.js';
 import { KgragError } from '../core/errors.js';
 import type { RunUsage } from '../core/types.js';
-import { dryRunIndex, type IndexDryRun } from '../index/estimate/dry-run-index.js';
+import type { IndexDryRun } from '../index/estimate/dry-run-index.js';
+import { embedderStateKey, embedderStateOf } from '../index/steps/embed-chunks-step.js';
 import type { IndexInputs, InputDocument, PipelineEvent, PipelineStep } from '../index/pipeline-step.js';
 import { runPipeline, type PipelineSummary } from '../index/run-pipeline.js';
-import { chunkStep } from '../index/steps/chunk-step.js';
-import { claimsStep } from '../index/steps/claims-step.js';
-import { createCommunitiesStep } from '../index/steps/communities-step.js';
-import { embedChunksStep, embedderStateKey, embedderStateOf } from '../index/steps/embed-chunks-step.js';
-import { embedTriplesStep } from '../index/steps/embed-triples-step.js';
-import { createKeywordsStep } from '../index/steps/keywords-step.js';
-import { knnGraphStep } from '../index/steps/knn-graph-step.js';
-import { createEmbedEntitiesStep, createEmbedRelationsStep, embedReportsStep } from '../index/steps/embed-graph-steps.js';
-import { llmExtractStep } from '../index/steps/llm-extract-step.js';
-import { loadStep } from '../index/steps/load-step.js';
-import { nlpExtractStep } from '../index/steps/nlp-extract-step.js';
-import { createPassageGraphStep } from '../index/steps/passage-graph-step.js';
-import { pprGraphStep } from '../index/steps/ppr-graph-step.js';
-import { createReportsStep } from '../index/steps/reports-step.js';
-import { resolveEntitiesStep } from '../index/steps/resolve-entities-step.js';
-import { summarizeStep } from '../index/steps/summarize-step.js';
-import { createTriplesStep, saveOpenieImport } from '../index/steps/triples-step.js';
 import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
 import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
 import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
@@ -193,62 +177,6 @@ export interface IndexStats {
   communities: number;
 }
 
-/**
- * The steps of each indexing mode, in order: `fast` builds GraphRAG's NLP noun-phrase graph with
- * extractive reports; `standard` extracts with the LLM, resolves entities, summarizes descriptions,
- * optionally extracts claims, and writes LLM reports.
- */
-export function pipelineSteps(mode: 'fast' | 'standard', config: KgragConfig, hasLlm: boolean): PipelineStep[] {
-  if (mode === 'fast') {
-    return [
-      loadStep,
-      chunkStep,
-      embedChunksStep,
-      nlpExtractStep,
-      createCommunitiesStep('nlp-extract'),
-      createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }),
-      createEmbedEntitiesStep('nlp-extract'),
-      // No relation vectors in fast mode: co-occurrence edges have no description, so their sentence would be the
-      // two entity names, and no method searches them (`relations` searches facts). It saved 10 s of the 2Wiki index.
-      embedReportsStep,
-      createTriplesStep('fast'),
-      embedTriplesStep,
-      pprGraphStep,
-      createPassageGraphStep('nlp-extract'),
-      knnGraphStep,
-      createKeywordsStep('fast'),
-    ];
-  }
-  if (!hasLlm) {
-    throw new KgragError('standard mode needs an LLM, and none is configured', {
-      code: 'INDEX_MODE_NEEDS_LLM',
-      category: 'config',
-      hint: 'set KGRAG_LLM_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) or OPENAI_API_KEY, or index with --mode fast',
-    });
-  }
-  const claims = config.extract.claims.enabled;
-  return [
-    loadStep,
-    chunkStep,
-    embedChunksStep,
-    llmExtractStep,
-    resolveEntitiesStep,
-    summarizeStep,
-    ...(claims ? [claimsStep] : []),
-    createCommunitiesStep('summarize'),
-    createReportsStep({ graphStep: 'summarize', llm: true, claims }),
-    createEmbedEntitiesStep('summarize'),
-    createEmbedRelationsStep('summarize'),
-    embedReportsStep,
-    createTriplesStep('standard'),
-    embedTriplesStep,
-    pprGraphStep,
-    createPassageGraphStep('summarize'),
-    knnGraphStep,
-    createKeywordsStep('standard'),
-  ];
-}
-
 /** Every query method this version registers. */
 export const registeredMethods: readonly QueryMethod[] = [
   basicMethod,
@@ -388,10 +316,10 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     }
   };
 
-  const runIndex = (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
+  const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
     const mode = indexOptions.mode ?? config.index.mode;
     return runPipeline({
-      steps: pipelineSteps(mode, config, llm !== undefined),
+      steps: (await import('../index/pipeline-steps.js')).pipelineSteps(mode, config, llm !== undefined),
       prompts,
       store: target,
       config,
@@ -417,7 +345,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     prompts,
     async index(inputs, indexOptions = {}) {
       // Validate the mode before taking the lock: a configuration error should not wait for another writer.
-      pipelineSteps(indexOptions.mode ?? config.index.mode, config, llm !== undefined);
+      (await import('../index/pipeline-steps.js')).pipelineSteps(indexOptions.mode ?? config.index.mode, config, llm !== undefined);
       try {
         return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, normalizeInputs(inputs), indexOptions, currentStep));
       } finally {
@@ -431,6 +359,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       const snapshot = await storage.snapshot();
       const current = snapshot?.store ?? openSqliteStore(':memory:');
       try {
+        const { dryRunIndex } = await import('../index/estimate/dry-run-index.js');
+        const { pipelineSteps } = await import('../index/pipeline-steps.js');
         return await dryRunIndex({
           store: current,
           config,
@@ -476,6 +406,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     async importOpenie(file, importOptions = {}) {
       const parsed = await parseOpenieFile(file);
       const imported = await write({ ...importOptions, command: importOptions.command ?? 'import openie' }, async (session, embedder, currentStep) => {
+        const { saveOpenieImport } = await import('../index/steps/triples-step.js');
         const { changed } = await saveOpenieImport(session.store, parsed, file);
         const hasDocuments = (await session.store.table('documents').count()) > 0;
         const indexed =

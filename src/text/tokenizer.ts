@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { appendAll } from '../core/append-all.js';
 import { finishTask, type CooperativeTask } from '../core/cooperative-task.js';
 import { KgragError } from '../core/errors.js';
@@ -78,8 +79,27 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Pro
   return tokenizer;
 }
 
-/** Literal import specifiers, so bundlers and the type checker can see every module. */
+/**
+ * The encoding built from the rank table the build wrote as JSON beside this file (`scripts/build.mjs`), which
+ * parses three times faster than gpt-tokenizer's JavaScript copy of the same table; the package's own module
+ * when there is none (running from source).
+ */
 async function importEncoding(encoding: TokenizerEncoding): Promise<EncodingModule> {
+  let ranks: string | undefined;
+  try {
+    ranks = await readFile(new URL(`./tokenizer-ranks/${encoding}.json`, import.meta.url), 'utf8');
+  } catch {
+    return importEncodingModule(encoding);
+  }
+  const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
+  const parsed = JSON.parse(ranks) as Array<string | number[] | null>;
+  // JSON writes the table's holes (p50k_base has one unused rank) as null; the encoder counts only real entries.
+  for (let rank = 0; rank < parsed.length; rank++) if (parsed[rank] === null) delete parsed[rank];
+  return GptEncoding.getEncodingApi(encoding, () => parsed as Array<string | number[]>);
+}
+
+/** Literal import specifiers, so bundlers and the type checker can see every module. */
+async function importEncodingModule(encoding: TokenizerEncoding): Promise<EncodingModule> {
   switch (encoding) {
     case 'o200k_base':
       return import('gpt-tokenizer/encoding/o200k_base');

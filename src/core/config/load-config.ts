@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { toEnvironmentError } from '../environment-error.js';
 import { errorMessage } from '../error-message.js';
@@ -209,7 +208,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     if (options.configFile || (error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(unreadableConfigProblem(file, error));
   }
   if (text !== undefined) {
-    const values = parseYaml(text, file, problems);
+    const values = await parseYaml(text, file, problems);
     if (values !== undefined && values !== null && !isPlainObject(values)) {
       problems.push(`${file}: must be a mapping of keys (like "llm:"), not a ${Array.isArray(values) ? 'list' : typeof values}`);
     } else if (isPlainObject(values)) {
@@ -297,8 +296,12 @@ function unreadableConfigProblem(file: string, error: unknown): string {
   return `${file}: cannot be read (${errorMessage(error)}) — check the path`;
 }
 
-/** The YAML's value, or undefined with its problems added: syntax errors, and aliases that expand too far. */
-function parseYaml(text: string, file: string, problems: string[]): unknown {
+/**
+ * The YAML's value, or undefined with its problems added: syntax errors, and aliases that expand too far. The
+ * parser is loaded only when a workspace has a configuration file.
+ */
+async function parseYaml(text: string, file: string, problems: string[]): Promise<unknown> {
+  const { parseDocument } = await import('yaml');
   try {
     const document = parseDocument(text);
     for (const error of document.errors) problems.push(`${file}: ${error.message.split('\n')[0]} — fix the YAML syntax there`);

@@ -2,7 +2,8 @@ import type { KgragConfig } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import type { Embedder } from './embedder.js';
 import { createLocalEmbedder } from './local-embedder.js';
-import { createOpenAiCompatibleEmbedder } from './openai-compatible-embedder.js';
+import { lazyEmbedder } from './lazy-embedder.js';
+import { openAiCompatibleEmbedderId } from './openai-compatible-embedder-id.js';
 
 /**
  * The configured embedder: `local` (no weights, the default) or an OpenAI-compatible endpoint, which
@@ -22,7 +23,7 @@ export function createEmbedder(config: Pick<KgragConfig, 'embeddings' | 'llm'>, 
     });
   }
   const apiKey = embeddings.apiKey ?? config.llm.apiKey;
-  return createOpenAiCompatibleEmbedder({
+  const options = {
     baseURL,
     modelId: embeddings.model,
     batchSize: embeddings.batchSize,
@@ -34,5 +35,8 @@ export function createEmbedder(config: Pick<KgragConfig, 'embeddings' | 'llm'>, 
     ...(embeddings.maxReplyBytes === undefined ? {} : { maxReplyBytes: embeddings.maxReplyBytes }),
     ...(config.llm.headers === undefined ? {} : { headers: config.llm.headers }),
     ...(fetchImplementation === undefined ? {} : { fetch: fetchImplementation }),
-  });
+  };
+  return lazyEmbedder(openAiCompatibleEmbedderId(options), embeddings.batchSize, async () =>
+    (await import('./openai-compatible-embedder.js')).createOpenAiCompatibleEmbedder(options),
+  );
 }

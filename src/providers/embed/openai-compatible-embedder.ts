@@ -8,6 +8,7 @@ import type { RetryOptions } from '../llm/retry-policy.js';
 import { httpFailureToLlmCallError, toLlmCallError } from '../llm/to-llm-call-error.js';
 import type { ProviderCallContext } from '../llm/to-llm-call-error.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
+import { openAiCompatibleEmbedderId } from './openai-compatible-embedder-id.js';
 
 /** Options of {@link createOpenAiCompatibleEmbedder}. */
 export interface OpenAiCompatibleEmbedderOptions {
@@ -136,9 +137,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
   };
 
   return {
-    get id() {
-      return `openai-compatible:${options.modelId}:${options.dimensions ?? 'auto'}`;
-    },
+    id: openAiCompatibleEmbedderId(options),
     get dimensions() {
       return dimensions;
     },

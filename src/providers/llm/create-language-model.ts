@@ -3,7 +3,8 @@ import { KgragError } from '../../core/errors.js';
 import type { Sleep } from './abortable-sleep.js';
 import type { LanguageModel } from './language-model.js';
 import type { LlmResponseCache } from './llm-response-cache.js';
-import { createOpenAiCompatibleLanguageModel } from './openai-compatible-language-model.js';
+import { lazyLanguageModel } from './lazy-language-model.js';
+import { openAiCompatibleProvider } from './openai-compatible-provider.js';
 import type { RetryEvent } from './retry-policy.js';
 import type { CountTokens } from './token-estimate.js';
 import { createTokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
@@ -60,7 +61,7 @@ export function createLanguageModel(config: LlmConfig, dependencies: LanguageMod
   }
   const baseURL = configuredBaseURL ?? OPENAI_BASE_URL;
 
-  const adapter = createOpenAiCompatibleLanguageModel({
+  const adapterOptions = {
     baseURL,
     apiKey: apiKey ?? PLACEHOLDER_API_KEY,
     modelId: config.model,
@@ -69,7 +70,10 @@ export function createLanguageModel(config: LlmConfig, dependencies: LanguageMod
     ...(config.headers === undefined ? {} : { headers: config.headers }),
     ...(dependencies.fetch === undefined ? {} : { fetch: dependencies.fetch }),
     ...(dependencies.countTokens === undefined ? {} : { countTokens: dependencies.countTokens }),
-  });
+  };
+  const adapter = lazyLanguageModel(openAiCompatibleProvider, config.model, async () =>
+    (await import('./openai-compatible-language-model.js')).createOpenAiCompatibleLanguageModel(adapterOptions),
+  );
 
   /*
    * Composition, innermost first; the reasons for the order:

@@ -10,6 +10,7 @@ import { countPromptTokens, estimateTokenCount } from './token-estimate.js';
 import type { CountTokens } from './token-estimate.js';
 import { toLlmCallError } from './to-llm-call-error.js';
 import type { ProviderCallContext } from './to-llm-call-error.js';
+import { openAiCompatibleProvider } from './openai-compatible-provider.js';
 
 /** How JSON replies are requested from the server. */
 export type StructuredOutputsMode = 'auto' | 'json_schema' | 'json_object';
@@ -41,7 +42,7 @@ export interface OpenAiCompatibleLanguageModelOptions {
 }
 
 /** `LanguageModel.provider` of this adapter (part of every cache key). */
-const PROVIDER = 'openai-compatible';
+const PROVIDER = openAiCompatibleProvider;
 /** Name of the AI SDK provider instance; also the key of its `providerOptions`. */
 const SDK_PROVIDER_NAME = 'kgrag';
 const SCHEMA_REJECTION_PATTERN = /response_format|json_schema|structured output|guided_json/i;

@@ -1,7 +1,7 @@
 import { abortableSleep } from './abortable-sleep.js';
 import type { Sleep } from './abortable-sleep.js';
 import { LlmCallError } from './llm-call-error.js';
-import { isAbortError } from './to-llm-call-error.js';
+import { isAbortError } from './is-abort-error.js';
 
 /** One scheduled retry, reported to `onRetry` before the wait starts. */
 export interface RetryEvent {

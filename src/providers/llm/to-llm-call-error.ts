@@ -4,6 +4,7 @@ import { redactUrl } from '../../core/redact-url.js';
 import { LlmCallError } from './llm-call-error.js';
 import { parseRetryAfter } from './parse-retry-after.js';
 import type { ResponseHeaders } from './parse-retry-after.js';
+import { isAbortError } from './is-abort-error.js';
 
 /** What was being called, so that messages and hints name the right setting. */
 export interface ProviderCallContext {
@@ -40,14 +41,6 @@ const NETWORK_ERROR_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
-
-/** True for the errors `fetch` and the AI SDK raise when an abort signal fires. */
-export function isAbortError(error: unknown): boolean {
-  return (
-    (error instanceof Error || error instanceof DOMException) &&
-    (error.name === 'AbortError' || error.name === 'TimeoutError' || error.name === 'ResponseAborted')
-  );
-}
 
 /**
  * Turns whatever an SDK or `fetch` threw into an {@link LlmCallError} with a status, a retry verdict

@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatStreamPart, LanguageModel } from './language-model.js';
-import { isAbortError } from './to-llm-call-error.js';
+import { isAbortError } from './is-abort-error.js';
 import type { UsageMeter } from './usage-meter.js';
 
 /** Options of {@link withUsageMeter}. */

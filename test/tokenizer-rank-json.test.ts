@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createTokenizer as sourceTokenizer, type TokenizerEncoding } from '../src/text/tokenizer.js';
+
+/*
+ * The compiled package builds its tokenizers from rank tables the build wrote as JSON (faster to load than
+ * gpt-tokenizer's JavaScript copies); they must tokenize exactly as the package's own modules do.
+ */
+
+const compiled = new URL('../dist/text/tokenizer.js', import.meta.url);
+const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
+
+test('the compiled tokenizer (JSON rank tables) encodes exactly as gpt-tokenizer', async () => {
+  assert.ok(existsSync(compiled), 'dist/ is missing: run `npm run build` (npm ci does it)');
+  assert.ok(existsSync(new URL('../dist/text/tokenizer-ranks/o200k_base.json', import.meta.url)), 'the build wrote no rank tables');
+  const { createTokenizer: compiledTokenizer } = (await import(compiled.href)) as { createTokenizer: typeof sourceTokenizer };
+  const texts = readdirSync(corpus).map((name) => readFileSync(`${corpus}/${name}`, 'utf8'));
+  texts.push('Ünïcödé, 中文分词, 日本語のテキスト, 한국어 문장, emoji 🧭🚢, tabs\tand\r\nnewlines, <|endoftext|> as text.');
+  for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as TokenizerEncoding[]) {
+    const [fromJson, fromModule] = await Promise.all([compiledTokenizer(encoding), sourceTokenizer(encoding)]);
+    for (const text of texts) {
+      assert.deepEqual(fromJson.encode(text), fromModule.encode(text), `${encoding} on ${text.slice(0, 40)}`);
+      assert.equal(fromJson.decode(fromModule.encode(text)), text);
+    }
+  }
+});

@@ -7,9 +7,9 @@ import { autokgChunkGraph } from '../src/extract/keywords/autokg-chunk-graph.js'
 import { buildKeywordGraph } from '../src/extract/keywords/build-keyword-graph.js';
 import { clusterChunkEmbeddings } from '../src/extract/keywords/cluster-chunk-embeddings.js';
 import { clusterTfidfKeywords } from '../src/extract/keywords/cluster-tfidf-keywords.js';
-import type { PipelineEvent } from '../src/index/pipeline-step.js';
-import { embedderStateKey } from '../src/index/steps/embed-chunks-step.js';
-import { nounPhraseExtractor } from '../src/index/steps/nlp-extract-step.js';
+import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
+import { embedderStateKey } from '../src/pipeline/steps/embed-chunks-step.js';
+import { nounPhraseExtractor } from '../src/pipeline/steps/nlp-extract-step.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { isCorpusFitted } from '../src/providers/embed/embedder.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';

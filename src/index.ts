@@ -5,10 +5,10 @@
 
 // Workspace facade
 export { createKgrag, registeredMethods } from './api/create-kgrag.js';
-export { pipelineSteps } from './index/pipeline-steps.js';
+export { pipelineSteps } from './pipeline/pipeline-steps.js';
 export type { EstimateIndexOptions, IndexOptions, IndexStats, Kgrag, KgragOptions } from './api/create-kgrag.js';
-export type { IndexDryRun } from './index/estimate/dry-run-index.js';
-export type { StepCostEstimate } from './index/estimate-index-cost.js';
+export type { IndexDryRun } from './pipeline/estimate/dry-run-index.js';
+export type { StepCostEstimate } from './pipeline/estimate-index-cost.js';
 
 // Configuration and errors
 export { configSchema } from './core/config/config-schema.js';
@@ -30,9 +30,9 @@ export type { Random } from './core/random.js';
 export type * from './core/types.js';
 
 // Indexing
-export { runPipeline } from './index/run-pipeline.js';
-export type { PipelineSummary, RunPipelineOptions } from './index/run-pipeline.js';
-export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineWarning, StepContext, StepName, StepOutput } from './index/pipeline-step.js';
+export { runPipeline } from './pipeline/run-pipeline.js';
+export type { PipelineSummary, RunPipelineOptions } from './pipeline/run-pipeline.js';
+export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineWarning, StepContext, StepName, StepOutput } from './pipeline/pipeline-step.js';
 
 // Querying
 export { createQueryEngine } from './methods/query-engine.js';

@@ -20,7 +20,7 @@ const layers: ReadonlyArray<readonly string[]> = [
   ['graph'],
   ['store'],
   ['extract'],
-  ['index'],
+  ['pipeline'],
   ['answer'],
   ['methods'],
   ['api'],

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { builtInPrompts } from '../src/core/prompt-library.js';
-import type { StepContext } from '../src/index/pipeline-step.js';
-import { runPipeline } from '../src/index/run-pipeline.js';
-import { chunkStep } from '../src/index/steps/chunk-step.js';
-import { loadStep } from '../src/index/steps/load-step.js';
+import type { StepContext } from '../src/pipeline/pipeline-step.js';
+import { runPipeline } from '../src/pipeline/run-pipeline.js';
+import { chunkStep } from '../src/pipeline/steps/chunk-step.js';
+import { loadStep } from '../src/pipeline/steps/load-step.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 

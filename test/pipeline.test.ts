@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { pipelineSteps } from '../src/index/pipeline-steps.js';
-import type { PipelineEvent } from '../src/index/pipeline-step.js';
+import { pipelineSteps } from '../src/pipeline/pipeline-steps.js';
+import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 

@@ -7,7 +7,7 @@ import { createKgrag } from '../src/api/create-kgrag.js';
 import { KgragError } from '../src/core/errors.js';
 import type { CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../src/core/types.js';
 import { normalizeEntityName } from '../src/extract/entity-resolution/normalize-entity-name.js';
-import type { PipelineSummary } from '../src/index/run-pipeline.js';
+import type { PipelineSummary } from '../src/pipeline/run-pipeline.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 import { sampleExpectations, sampleLlmReply } from './helpers/sample-llm-responder.js';

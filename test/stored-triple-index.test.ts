@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { buildTripleIndex } from '../src/extract/triples/triple-index.js';
-import type { PprGraph } from '../src/index/ppr-graph.js';
-import { buildPprGraph, loadPprGraph, pprGraphKeys } from '../src/index/steps/ppr-graph-step.js';
-import { loadTripleIndex, loadTripleVectorRows, tripleIndexKeys } from '../src/index/stored-triple-index.js';
+import type { PprGraph } from '../src/pipeline/ppr-graph.js';
+import { buildPprGraph, loadPprGraph, pprGraphKeys } from '../src/pipeline/steps/ppr-graph-step.js';
+import { loadTripleIndex, loadTripleVectorRows, tripleIndexKeys } from '../src/pipeline/stored-triple-index.js';
 import { rowsOf } from '../src/store/row-map.js';
 
 /*

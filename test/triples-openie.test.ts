@@ -9,7 +9,7 @@ import { contentId } from '../src/core/ids.js';
 import { extractOpenie } from '../src/extract/triples/extract-openie.js';
 import { openiePrompts } from '../src/extract/triples/openie-prompts.js';
 import { buildTripleIndex } from '../src/extract/triples/triple-index.js';
-import type { InputDocument, PipelineEvent } from '../src/index/pipeline-step.js';
+import type { InputDocument, PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../src/testing/index.js';
 
@@ -205,7 +205,7 @@ describe('the triples step with LLM OpenIE', () => {
     } finally {
       await kgrag.close();
     }
-    const { pipelineSteps } = await import('../src/index/pipeline-steps.js');
+    const { pipelineSteps } = await import('../src/pipeline/pipeline-steps.js');
     const withLlm = await createKgrag({ workspace: join(root, 'auto'), env: {}, llm });
     try {
       const step = pipelineSteps('standard', withLlm.config, true).find((entry) => entry.name === 'triples');

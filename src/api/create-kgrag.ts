@@ -3,10 +3,10 @@ import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema
 import { loadConfig } from '../core/config/load-config.js';
 import { KgragError } from '../core/errors.js';
 import type { RunUsage } from '../core/types.js';
-import type { IndexDryRun } from '../index/estimate/dry-run-index.js';
-import { embedderStateKey, embedderStateOf } from '../index/steps/embed-chunks-step.js';
-import type { IndexInputs, InputDocument, PipelineEvent, PipelineStep } from '../index/pipeline-step.js';
-import { runPipeline, type PipelineSummary } from '../index/run-pipeline.js';
+import type { IndexDryRun } from '../pipeline/estimate/dry-run-index.js';
+import { embedderStateKey, embedderStateOf } from '../pipeline/steps/embed-chunks-step.js';
+import type { IndexInputs, InputDocument, PipelineEvent, PipelineStep } from '../pipeline/pipeline-step.js';
+import { runPipeline, type PipelineSummary } from '../pipeline/run-pipeline.js';
 import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
 import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
 import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
@@ -319,7 +319,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
     const mode = indexOptions.mode ?? config.index.mode;
     return runPipeline({
-      steps: (await import('../index/pipeline-steps.js')).pipelineSteps(mode, config, llm !== undefined),
+      steps: (await import('../pipeline/pipeline-steps.js')).pipelineSteps(mode, config, llm !== undefined),
       prompts,
       store: target,
       config,
@@ -345,7 +345,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     prompts,
     async index(inputs, indexOptions = {}) {
       // Validate the mode before taking the lock: a configuration error should not wait for another writer.
-      (await import('../index/pipeline-steps.js')).pipelineSteps(indexOptions.mode ?? config.index.mode, config, llm !== undefined);
+      (await import('../pipeline/pipeline-steps.js')).pipelineSteps(indexOptions.mode ?? config.index.mode, config, llm !== undefined);
       try {
         return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, normalizeInputs(inputs), indexOptions, currentStep));
       } finally {
@@ -359,8 +359,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       const snapshot = await storage.snapshot();
       const current = snapshot?.store ?? openSqliteStore(':memory:');
       try {
-        const { dryRunIndex } = await import('../index/estimate/dry-run-index.js');
-        const { pipelineSteps } = await import('../index/pipeline-steps.js');
+        const { dryRunIndex } = await import('../pipeline/estimate/dry-run-index.js');
+        const { pipelineSteps } = await import('../pipeline/pipeline-steps.js');
         return await dryRunIndex({
           store: current,
           config,
@@ -406,7 +406,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     async importOpenie(file, importOptions = {}) {
       const parsed = await parseOpenieFile(file);
       const imported = await write({ ...importOptions, command: importOptions.command ?? 'import openie' }, async (session, embedder, currentStep) => {
-        const { saveOpenieImport } = await import('../index/steps/triples-step.js');
+        const { saveOpenieImport } = await import('../pipeline/steps/triples-step.js');
         const { changed } = await saveOpenieImport(session.store, parsed, file);
         const hasDocuments = (await session.store.table('documents').count()) > 0;
         const indexed =

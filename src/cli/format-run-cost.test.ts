@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyUsage } from '../index/run-pipeline.js';
+import { emptyUsage } from '../pipeline/run-pipeline.js';
 import { createUsageMeter } from '../providers/llm/usage-meter.js';
 import { formatRunCost } from './format-run-cost.js';
 

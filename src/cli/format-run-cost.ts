@@ -1,6 +1,6 @@
 import { appendAll } from '../core/append-all.js';
 import type { RunUsage } from '../core/types.js';
-import type { StepName } from '../index/pipeline-step.js';
+import type { StepName } from '../pipeline/pipeline-step.js';
 import type { UsageSnapshot } from '../providers/llm/usage-meter.js';
 import type { ResolvedModelPrice } from '../providers/llm/model-prices.js';
 import { formatPerMillion, formatUsd, integerFormat } from './number-format.js';

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { PipelineEvent, StepName } from '../index/pipeline-step.js';
+import type { PipelineEvent, StepName } from '../pipeline/pipeline-step.js';
 import type { RunUsage } from '../core/types.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { writeLine } from './cli-io.js';

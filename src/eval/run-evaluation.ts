@@ -2,7 +2,7 @@ import type { Kgrag } from '../api/create-kgrag.js';
 import type { ContextChunk } from '../answer/answer-types.js';
 import { appendAll } from '../core/append-all.js';
 import { maxOf } from '../core/max-of.js';
-import type { PipelineEvent } from '../index/pipeline-step.js';
+import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import { KgragError } from '../core/errors.js';
 import type { QueryMethod } from '../methods/query-method.js';
 import type { EvalDataset, EvalQuestion } from './eval-dataset.js';

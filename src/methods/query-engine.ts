@@ -12,7 +12,7 @@ import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage } from '../store/workspace-storage.js';
 import type { Tokenizer } from '../text/tokenizer.js';
-import type { StepName } from '../index/pipeline-step.js';
+import type { StepName } from '../pipeline/pipeline-step.js';
 import { answerFromContext } from './answer-from-context.js';
 import type { AnswerOptions, MethodAnswer, MethodContext, QueryMethod, QueryProgress, QueryTrace, Retrieval, TraceStep } from './query-method.js';
 

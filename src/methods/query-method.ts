@@ -3,7 +3,7 @@ import type { ContextChunk, Citation, Answer } from '../answer/answer-types.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
-import type { StepName } from '../index/pipeline-step.js';
+import type { StepName } from '../pipeline/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';

@@ -1,5 +1,5 @@
 import type { TripleIndex } from '../extract/triples/triple-index.js';
-import { loadTripleIndex, loadTripleVectorRows } from '../index/stored-triple-index.js';
+import { loadTripleIndex, loadTripleVectorRows } from '../pipeline/stored-triple-index.js';
 import type { MethodContext } from './query-method.js';
 import { spaceScorer, type SpaceScorer } from './space-vectors.js';
 

@@ -1,5 +1,5 @@
 import { decodeChunkKnnGraph } from '../../graph/chunk-knn-graph-codec.js';
-import { chunkKnnGraphBlobKey } from '../../index/steps/knn-graph-step.js';
+import { chunkKnnGraphBlobKey } from '../../pipeline/steps/knn-graph-step.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import type { MethodContext } from '../query-method.js';
 import { vectorsInOrder } from '../space-vectors.js';

@@ -1,6 +1,6 @@
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from '../../index/ppr-graph.js';
+import type { PprGraph } from '../../pipeline/ppr-graph.js';
 import { minMaxNormalize } from './min-max-normalize.js';
 import type { PprParams } from './ppr-params.js';
 import { passageScorer } from './ppr-lookups.js';

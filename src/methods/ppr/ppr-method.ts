@@ -2,7 +2,7 @@ import { personalizedPageRank, type PageRankResult } from '../../graph/pagerank.
 import { sparseMatrixVectorProduct } from '../../math/sparse-matrix-vector-product.js';
 import { extractQueryEntities } from '../query-entities.js';
 import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import type { PprGraph } from '../../index/ppr-graph.js';
+import type { PprGraph } from '../../pipeline/ppr-graph.js';
 import { linkFacts, type FactLink } from './link-facts.js';
 import { linkQueryEntities, type EntityLink } from './link-query-entities.js';
 import { passageSeedScores, type PassageSeedScores } from './passage-seed-scores.js';

@@ -20,7 +20,7 @@ import { tripleExtractorFor } from './steps/triples-step.js';
  * 15,099 tokens) indexed in standard mode with the default settings by the scripted responder of the tests
  * (`test/helpers/sample-llm-responder.ts`), whose extraction replies are the hand-written fixture
  * `test/fixtures/llm/sample-extraction.json`. Counts come from the `runs` records of that index, tokens from
- * the requests and replies counted with `o200k_base`. Re-measure with `src/index/estimate-index-cost.test.ts`,
+ * the requests and replies counted with `o200k_base`. Re-measure with `src/pipeline/estimate-index-cost.test.ts`,
  * which prints estimate against actual. A corpus of another density (legal text, chat logs, tables) will differ, so every
  * step built on these ratios is marked as estimated; only the extraction call counts are exact.
  */

@@ -55,8 +55,8 @@ export { createSparqlKnowledgeGraph } from './providers/kg/sparql-knowledge-grap
 export type { SparqlKnowledgeGraphOptions } from './providers/kg/sparql-knowledge-graph.js';
 export { createMultiKnowledgeGraph } from './providers/kg/multi-knowledge-graph.js';
 export type { MultiKnowledgeGraphOptions } from './providers/kg/multi-knowledge-graph.js';
-export { createIndexKnowledgeGraph } from './methods/tot/index-knowledge-graph.js';
-export type { IndexKnowledgeGraphOptions } from './methods/tot/index-knowledge-graph.js';
+export { createWorkspaceKnowledgeGraph } from './methods/tot/workspace-knowledge-graph.js';
+export type { WorkspaceKnowledgeGraphOptions } from './methods/tot/workspace-knowledge-graph.js';
 
 // Text
 export { createTokenizer } from './text/tokenizer.js';

@@ -3,8 +3,8 @@ import type { KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
 import { createMultiKnowledgeGraph } from '../../providers/kg/multi-knowledge-graph.js';
 import { createSparqlKnowledgeGraph } from '../../providers/kg/sparql-knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
-import { indexKgGraph } from './index-kg-graph.js';
-import { createIndexKnowledgeGraph, indexGraphName } from './index-knowledge-graph.js';
+import { typedRelationGraph } from './typed-relation-graph.js';
+import { createWorkspaceKnowledgeGraph, indexGraphName } from './workspace-knowledge-graph.js';
 
 /**
  * The knowledge graph `tot` walks for its `graphs` parameter: each name is a graph given to `createKgrag`
@@ -24,7 +24,7 @@ export async function resolveKnowledgeGraphs(context: MethodContext, names: read
     if (name === indexGraphName) {
       // `communities` runs in both index modes once the entity graph is final (the graph the walk reads).
       await context.requireSteps(['chunk', 'communities'], 'or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])');
-      graphs.push(await context.memo(`tot:kg:${indexGraphName}`, async () => createIndexKnowledgeGraph(context.store, { name: indexGraphName, load: () => indexKgGraph(context) })));
+      graphs.push(await context.memo(`tot:kg:${indexGraphName}`, async () => createWorkspaceKnowledgeGraph(context.store, { name: indexGraphName, load: () => typedRelationGraph(context) })));
       continue;
     }
     const settings = configured[name];

@@ -2,7 +2,7 @@ import { KgragError } from '../../core/errors.js';
 import { createCallMeter } from '../call-meter.js';
 import { requireLlm } from '../require-llm.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
-import { indexEvidence } from './index-evidence.js';
+import { workspaceEvidence } from './workspace-evidence.js';
 import { initializeTraversal } from './initialize-traversal.js';
 import { memoizedKnowledgeGraph } from './memoized-knowledge-graph.js';
 import { resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
@@ -100,7 +100,7 @@ export const totMethod: QueryMethod<TotParams> = {
     const visited = visitedGraph(search);
     const evidence = await context.trace.time(
       'tot-evidence',
-      () => indexEvidence(context, visited, params.maxChunks),
+      () => workspaceEvidence(context, visited, params.maxChunks),
       (result) => ({ chunks: result.chunks.length, entities: result.entities.length, relations: result.relations.length }),
     );
     const retrieval: Retrieval = {

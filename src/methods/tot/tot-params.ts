@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { indexGraphName } from './index-knowledge-graph.js';
+import { indexGraphName } from './workspace-knowledge-graph.js';
 
 /**
  * Parameters of `tot` with the paper's defaults (reference/seed-methods.md §C.5: k = 3, max depth 7,

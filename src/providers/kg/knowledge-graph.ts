@@ -77,7 +77,7 @@ export interface KgCallOptions {
 
 /**
  * A knowledge graph Tree-of-Traversals can walk. Implementations: the workspace index
- * (methods/tot/index-knowledge-graph.ts), a SPARQL 1.1 endpoint with Wikidata's vocabulary
+ * (methods/tot/workspace-knowledge-graph.ts), a SPARQL 1.1 endpoint with Wikidata's vocabulary
  * (sparql-knowledge-graph.ts), several graphs at once (multi-knowledge-graph.ts), and the in-memory fake
  * for tests (in-memory-knowledge-graph.ts).
  */

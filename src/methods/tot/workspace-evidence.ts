@@ -2,8 +2,8 @@ import type { ContextChunk } from '../../answer/answer-types.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
-import { entityIndexOf, indexKgGraph } from './index-kg-graph.js';
-import { indexGraphName } from './index-knowledge-graph.js';
+import { entityIndexOf, typedRelationGraph } from './typed-relation-graph.js';
+import { indexGraphName } from './workspace-knowledge-graph.js';
 import type { VisitedGraph } from './visited-graph.js';
 
 /** The index records and passages behind what a search visited in the `index` graph. */
@@ -24,10 +24,10 @@ const indexIdOf = (entity: KgEntity): string | undefined => (entity.graph === in
  * order. Entities and relations are found by id through the index's typed graph, shared with the index
  * knowledge graph.
  */
-export async function indexEvidence(context: MethodContext, visited: VisitedGraph, maxChunks: number): Promise<IndexEvidence> {
+export async function workspaceEvidence(context: MethodContext, visited: VisitedGraph, maxChunks: number): Promise<IndexEvidence> {
   // A walk of other graphs only has no index evidence, and should not load the index graph to find that out.
   if (!visited.entities.some(({ entity }) => indexIdOf(entity) !== undefined)) return { chunks: [], entities: [], relations: [] };
-  const kg = await indexKgGraph(context);
+  const kg = await typedRelationGraph(context);
   /** Visited entity id (as the search held it) → its position in the typed graph. */
   const positionOf = new Map<string, { position: number; onPath: boolean }>();
   for (const { entity, onPath } of visited.entities) {

@@ -3,14 +3,14 @@ import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelatio
 import type { Store } from '../../store/store.js';
 import { shortenText } from '../../text/shorten-text.js';
 import { queryTerms } from '../../text/word-tokens.js';
-import { entityIndexOf, loadIndexKgGraph, nameKey, type IndexKgGraph } from './index-kg-graph.js';
+import { entityIndexOf, loadTypedRelationGraph, nameKey, type TypedRelationGraph } from './typed-relation-graph.js';
 
 /*
  * The workspace index seen as a Tree-of-Traversals knowledge graph (reference/seed-methods.md §C.2).
  *
  * Ids. An entity is `E{hid}`, its row's integer id: short, stable for the life of the index, and never a
  * prefix problem once selections are parsed as whole tokens. Relation types are `R1, R2, …`, numbered by
- * sorted label over the whole index (index-kg-graph.ts explains how untyped GraphRAG relations get types:
+ * sorted label over the whole index (typed-relation-graph.ts explains how untyped GraphRAG relations get types:
  * keywords, else OpenIE predicates joining the two entities, else the undirected `related to`).
  *
  * Direction. For a directed type, `forward` means the selected entity is the source (subject) and
@@ -21,12 +21,12 @@ import { entityIndexOf, loadIndexKgGraph, nameKey, type IndexKgGraph } from './i
  * studied at …)`, so the LLM reads why two entities are linked, not just that they are.
  *
  * Cost. The typed graph (entity names, relation endpoints, triple predicates; no text columns) is loaded once
- * per instance, or once per index when the caller passes a shared loader (`indexKgGraph(context)`); descriptions are read per
+ * per instance, or once per index when the caller passes a shared loader (`typedRelationGraph(context)`); descriptions are read per
  * call for the rows shown, and search goes through the store's full-text index.
  */
 
-/** Options of {@link createIndexKnowledgeGraph}. */
-export interface IndexKnowledgeGraphOptions {
+/** Options of {@link createWorkspaceKnowledgeGraph}. */
+export interface WorkspaceKnowledgeGraphOptions {
   /** The graph's name, the key of `sameAs` in other graphs. @default 'index' */
   name?: string;
   /** Most relations returned by `getRelations` and edges by `getEdges` before `truncated` is set. @default 100 */
@@ -36,10 +36,10 @@ export interface IndexKnowledgeGraphOptions {
   /** Relation descriptions shown as edge attributes are cut to this many characters. @default 160 */
   attributeLength?: number;
   /**
-   * Loads the typed graph, e.g. `() => indexKgGraph(context)` to share it with the other users of one index
+   * Loads the typed graph, e.g. `() => typedRelationGraph(context)` to share it with the other users of one index
    * until it changes; without it the instance loads its own on first use.
    */
-  load?: () => Promise<IndexKgGraph>;
+  load?: () => Promise<TypedRelationGraph>;
 }
 
 const relationIdPattern = /^R(\d+)$/;
@@ -48,7 +48,7 @@ const relationIdPattern = /^R(\d+)$/;
 export const indexGraphName = 'index';
 
 /** A {@link KnowledgeGraph} over the workspace index's entities, relations and triples. */
-export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeGraphOptions = {}): KnowledgeGraph {
+export function createWorkspaceKnowledgeGraph(store: Store, options: WorkspaceKnowledgeGraphOptions = {}): KnowledgeGraph {
   const name = options.name ?? indexGraphName;
   const limit = options.limit ?? 100;
   const descriptionLength = options.descriptionLength ?? 200;
@@ -63,11 +63,11 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
     return cache;
   };
 
-  let loading: Promise<IndexKgGraph> | undefined;
-  const graph = (): Promise<IndexKgGraph> => {
+  let loading: Promise<TypedRelationGraph> | undefined;
+  const graph = (): Promise<TypedRelationGraph> => {
     if (options.load) return options.load();
     // A failed load is forgotten so that the next call tries again.
-    loading ??= loadIndexKgGraph(store).catch((error: unknown) => {
+    loading ??= loadTypedRelationGraph(store).catch((error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -75,7 +75,7 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
   };
 
   /** Entities at `indices`, in that order, with their descriptions (read once per entity). */
-  const toEntities = async (kg: IndexKgGraph, indices: readonly number[]): Promise<KgEntity[]> => {
+  const toEntities = async (kg: TypedRelationGraph, indices: readonly number[]): Promise<KgEntity[]> => {
     await shortenedDescriptions('entities', descriptions, indices.map((index) => kg.entityIds[index] as string), descriptionLength);
     return indices.map((index) => ({
       id: `E${kg.entityHids[index] as number}`,
@@ -85,8 +85,8 @@ export function createIndexKnowledgeGraph(store: Store, options: IndexKnowledgeG
     }));
   };
 
-  const relationOf = (kg: IndexKgGraph, type: number, direction: KgRelation['direction']): KgRelation => {
-    const entry = kg.types[type] as IndexKgGraph['types'][number];
+  const relationOf = (kg: TypedRelationGraph, type: number, direction: KgRelation['direction']): KgRelation => {
+    const entry = kg.types[type] as TypedRelationGraph['types'][number];
     return { id: entry.id, label: entry.label, direction, graph: name };
   };
 

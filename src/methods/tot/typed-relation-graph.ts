@@ -23,7 +23,7 @@ import { normalizePhrase } from '../../text/normalize-phrase.js';
  */
 
 /** One relation type of the index. */
-export interface IndexKgType {
+export interface TypedRelationType {
   /** `R1`, `R2`, … */
   id: string;
   label: string;
@@ -32,7 +32,7 @@ export interface IndexKgType {
 }
 
 /** The typed graph of one index, in arrays. Entities are referred to by position (`entity index`). */
-export interface IndexKgGraph {
+export interface TypedRelationGraph {
   /** Entity index → the row's id, `hid` and title. */
   entityIds: readonly string[];
   entityHids: readonly number[];
@@ -47,7 +47,7 @@ export interface IndexKgGraph {
   byName: ReadonlyMap<string, readonly number[]>;
   /** Every distinct name key, padded with a space each side for whole-word containment, with its entities. */
   names: ReadonlyArray<{ key: string; padded: string; entities: readonly number[] }>;
-  types: readonly IndexKgType[];
+  types: readonly TypedRelationType[];
   /** Edge → type index, endpoints (entity indices), relation record id and weight. */
   edgeType: Int32Array;
   edgeFrom: Int32Array;
@@ -73,32 +73,32 @@ export function nameKey(name: string): string {
 }
 
 /** The entity index of an `E{hid}` id (as the index graph hands them out), if it names an entity of `kg`. */
-export function entityIndexOf(kg: IndexKgGraph, id: string): number | undefined {
+export function entityIndexOf(kg: TypedRelationGraph, id: string): number | undefined {
   const hid = /^E(\d+)$/.exec(id.trim())?.[1];
   return hid === undefined ? undefined : kg.byHid.get(Number(hid));
 }
 
 /** The typed graph of the workspace index, loaded on first use and shared until the next index run. */
-export function indexKgGraph(context: Pick<MethodContext, 'memo' | 'store'>): Promise<IndexKgGraph> {
-  return context.memo('tot:index-kg-graph', () => loadIndexKgGraph(context.store));
+export function typedRelationGraph(context: Pick<MethodContext, 'memo' | 'store'>): Promise<TypedRelationGraph> {
+  return context.memo('tot:typed-relation-graph', () => loadTypedRelationGraph(context.store));
 }
 
 /** Reads the three tables the typed graph is made of (without the text columns) and builds it. */
-export async function loadIndexKgGraph(store: Store): Promise<IndexKgGraph> {
+export async function loadTypedRelationGraph(store: Store): Promise<TypedRelationGraph> {
   const [entities, relations, triples] = await Promise.all([
     store.table('entities').pick(['id', 'title', 'aliases', 'frequency', 'degree']),
     store.table('relations').pick(['id', 'source', 'target', 'keywords', 'weight']),
     store.table('triples').pick(['subject', 'predicate', 'object']),
   ]);
-  return buildIndexKgGraph(entities, relations, triples);
+  return buildTypedRelationGraph(entities, relations, triples);
 }
 
 /** Builds the typed graph from table rows (entities must carry `hid`). */
-export function buildIndexKgGraph(
+export function buildTypedRelationGraph(
   entities: ReadonlyArray<Pick<EntityRecord, 'id' | 'hid' | 'title' | 'aliases' | 'frequency' | 'degree'>>,
   relations: ReadonlyArray<Pick<RelationRecord, 'id' | 'source' | 'target' | 'keywords' | 'weight'>>,
   triples: ReadonlyArray<Pick<TripleRecord, 'subject' | 'predicate' | 'object'>>,
-): IndexKgGraph {
+): TypedRelationGraph {
   const order = entities.map((_, index) => index);
   order.sort((a, b) => {
     const left = entities[a] as (typeof entities)[number];
@@ -200,7 +200,7 @@ export function buildIndexKgGraph(
     edgeTo[index] = edge.to;
     edgeWeight[index] = edge.weight;
     link(outgoing, edge.from, index);
-    if ((types[type] as IndexKgType).directed) link(incoming, edge.to, index);
+    if ((types[type] as TypedRelationType).directed) link(incoming, edge.to, index);
     else link(outgoing, edge.to, index);
   });
   return {

@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { EntityRecord } from '../src/core/types.js';
-import { buildIndexKgGraph, indexKgGraph, nameKey } from '../src/methods/tot/index-kg-graph.js';
-import { createIndexKnowledgeGraph } from '../src/methods/tot/index-knowledge-graph.js';
+import { buildTypedRelationGraph, typedRelationGraph, nameKey } from '../src/methods/tot/typed-relation-graph.js';
+import { createWorkspaceKnowledgeGraph } from '../src/methods/tot/workspace-knowledge-graph.js';
 import { createInMemoryKnowledgeGraph } from '../src/providers/kg/in-memory-knowledge-graph.js';
 import type { KgEntity, KgRelation, KnowledgeGraph } from '../src/providers/kg/knowledge-graph.js';
 import { createMultiKnowledgeGraph } from '../src/providers/kg/multi-knowledge-graph.js';
@@ -53,7 +53,7 @@ async function relationsOf(kg: KnowledgeGraph, id: string): Promise<KgRelation[]
 
 describe('index knowledge graph (standard-mode index)', () => {
   it('finds an entity by its title, case-insensitively and by alias, with E{hid} ids and short descriptions', async () => {
-    const kg = createIndexKnowledgeGraph(standard.store);
+    const kg = createWorkspaceKnowledgeGraph(standard.store);
     assert.equal(kg.name, 'index');
     const clara = idOf('Clara Ivesley');
     const found = await kg.searchEntities('Clara Ivesley');
@@ -68,7 +68,7 @@ describe('index knowledge graph (standard-mode index)', () => {
   });
 
   it('offers relation types whose edges reach the entities of the relation table, with the evidence as attributes', async () => {
-    const kg = createIndexKnowledgeGraph(standard.store);
+    const kg = createWorkspaceKnowledgeGraph(standard.store);
     const clara = idOf('Clara Ivesley');
     const college = idOf('Brennard Technical College');
     const list = await kg.getRelations([clara]);
@@ -91,7 +91,7 @@ describe('index knowledge graph (standard-mode index)', () => {
   });
 
   it('shows directed types backward from their targets, and the generic type only forward', async () => {
-    const kg = createIndexKnowledgeGraph(standard.store);
+    const kg = createWorkspaceKnowledgeGraph(standard.store);
     const clara = idOf('Clara Ivesley');
     const directed = (await relationsOf(kg, clara)).find((relation) => relation.direction === 'forward' && relation.label !== 'related to');
     assert.ok(directed, 'Clara Ivesley has a typed (OpenIE predicate) relation');
@@ -114,22 +114,22 @@ describe('index knowledge graph (standard-mode index)', () => {
 
   it('reports truncation of relations and edges at the limit', async () => {
     const clara = idOf('Clara Ivesley');
-    const small = createIndexKnowledgeGraph(standard.store, { limit: 1 });
+    const small = createWorkspaceKnowledgeGraph(standard.store, { limit: 1 });
     const relations = await small.getRelations([clara]);
     assert.deepEqual({ count: relations.relations.length, truncated: relations.truncated, limit: relations.limit }, { count: 1, truncated: true, limit: 1 });
-    const generic = (await relationsOf(createIndexKnowledgeGraph(standard.store), clara)).find((relation) => relation.label === 'related to') as KgRelation;
+    const generic = (await relationsOf(createWorkspaceKnowledgeGraph(standard.store), clara)).find((relation) => relation.label === 'related to') as KgRelation;
     const edges = await small.getEdges([clara], generic);
     assert.equal(edges.edges.length, 1);
     assert.equal(edges.entities.length, 1);
     assert.equal(edges.truncated, true);
     assert.equal(edges.limit, 1);
-    const all = await createIndexKnowledgeGraph(standard.store).getEdges([clara], generic);
+    const all = await createWorkspaceKnowledgeGraph(standard.store).getEdges([clara], generic);
     assert.ok(all.edges.length > 1 && !all.truncated && all.limit === undefined);
     assert.deepEqual(edges.edges[0], all.edges[0], 'the strongest edge survives truncation');
   });
 
   it('links another graph\'s entity by an explicit id first, then by a normalized title or alias', async () => {
-    const kg = createIndexKnowledgeGraph(standard.store);
+    const kg = createWorkspaceKnowledgeGraph(standard.store);
     const foreign = (label: string, sameAs?: Record<string, string>): KgEntity => ({ id: 'Q1', label, description: '', graph: 'wikidata', ...(sameAs ? { sameAs } : {}) });
     assert.equal((await kg.linkEntity(foreign('brennard  technical college.')))?.id, idOf('Brennard Technical College'));
     assert.equal((await kg.linkEntity(foreign('The Brennard Technical College')))?.id, idOf('Brennard Technical College'));
@@ -149,9 +149,9 @@ describe('index knowledge graph (standard-mode index)', () => {
       }
       return memos.get(key) as Promise<T>;
     };
-    const load = () => indexKgGraph({ memo, store: standard.store });
-    const one = createIndexKnowledgeGraph(standard.store, { load });
-    const two = createIndexKnowledgeGraph(standard.store, { name: 'workspace', descriptionLength: 40, load });
+    const load = () => typedRelationGraph({ memo, store: standard.store });
+    const one = createWorkspaceKnowledgeGraph(standard.store, { load });
+    const two = createWorkspaceKnowledgeGraph(standard.store, { name: 'workspace', descriptionLength: 40, load });
     const clara = idOf('Clara Ivesley');
     const strip = (relations: KgRelation[]): string[] => relations.map((relation) => `${relation.direction}:${relation.id}:${relation.label}`);
     assert.deepEqual(strip(await relationsOf(one, clara)), strip(await relationsOf(two, clara)));
@@ -175,7 +175,7 @@ describe('index knowledge graph (standard-mode index)', () => {
       properties: { P571: 'inception' },
       statements: [{ subject: 'Q10', property: 'P571', value: '1889' }],
     });
-    const multi = createMultiKnowledgeGraph([createIndexKnowledgeGraph(standard.store), wikidata]);
+    const multi = createMultiKnowledgeGraph([createWorkspaceKnowledgeGraph(standard.store), wikidata]);
     const clara = idOf('Clara Ivesley');
     const college = idOf('Brennard Technical College');
     assert.equal((await multi.searchEntities('Clara Ivesley', { limit: 1 }))[0]?.id, clara);
@@ -193,7 +193,7 @@ describe('index knowledge graph (standard-mode index)', () => {
 describe('index knowledge graph (typing of relations)', () => {
   const entity = (hid: number, title: string, aliases: string[] = []) => ({ id: `e${hid}`, hid, title, aliases, frequency: 1, degree: 1 });
   const relation = (source: number, target: number, keywords: string[] = []) => ({ id: `r${source}-${target}`, source: `e${source}`, target: `e${target}`, keywords, weight: 1 });
-  const graph = buildIndexKgGraph(
+  const graph = buildTypedRelationGraph(
     [entity(1, 'Clara Ivesley'), entity(2, 'Brennard Technical College', ['Brennard College']), entity(3, 'Carrowgate'), entity(4, 'Walter Thorne')],
     [relation(1, 2), relation(2, 3, ['Located In', 'located  in', 'town of']), relation(1, 4), relation(3, 4)],
     [
@@ -239,7 +239,7 @@ describe('index knowledge graph (typing of relations)', () => {
 
 describe('index knowledge graph (fast-mode index)', () => {
   it('finds entities and walks their relations', async () => {
-    const kg = createIndexKnowledgeGraph(fast.store);
+    const kg = createWorkspaceKnowledgeGraph(fast.store);
     const [clara] = await kg.searchEntities('Clara Ivesley');
     assert.ok(clara);
     assert.equal(clara.label, 'Clara Ivesley');

@@ -3,16 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import type { PhraseExtraction } from '../src/extract/nlp-graph/noun-phrase-extractor.js';
-import { autokgChunkGraph } from '../src/extract/keywords/autokg-chunk-graph.js';
-import { buildKeywordGraph } from '../src/extract/keywords/build-keyword-graph.js';
-import { clusterChunkEmbeddings } from '../src/extract/keywords/cluster-chunk-embeddings.js';
-import { clusterTfidfKeywords } from '../src/extract/keywords/cluster-tfidf-keywords.js';
+import { autokgChunkGraph } from '../src/methods/autokg/build/autokg-chunk-graph.js';
+import { buildKeywordGraph } from '../src/methods/autokg/build/build-keyword-graph.js';
+import { clusterChunkEmbeddings } from '../src/methods/autokg/build/cluster-chunk-embeddings.js';
+import { clusterTfidfKeywords } from '../src/methods/autokg/build/cluster-tfidf-keywords.js';
 import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import { embedderStateKey } from '../src/pipeline/steps/embed-chunks-step.js';
 import { nounPhraseExtractor } from '../src/pipeline/steps/nlp-extract-step.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { isCorpusFitted } from '../src/providers/embed/embedder.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
+import { autokgConfig } from '../src/methods/autokg/config.js';
 
 /**
  * Keywords per cluster for the LLM-free build: 30 clusters × 25 phrases give ~450 keywords after the
@@ -71,23 +72,24 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     let memberships = 0;
     let edges = 0;
     let balanced = { memberships: 0, edges: 0 };
+    const settings = autokgConfig.parse(config.methods.autokg ?? {});
     for (let run = 0; run < runs; run++) {
       const start = performance.now();
-      const { kept, vectors, graph } = await autokgChunkGraph(allVectors, lengths, { neighbours: config.autokg.neighbours, duplicateDistance: config.autokg.duplicateDistance });
+      const { kept, vectors, graph } = await autokgChunkGraph(allVectors, lengths, { neighbours: settings.neighbours, duplicateDistance: settings.duplicateDistance });
       const afterKnn = performance.now();
-      const options = { clusters: config.autokg.clusters, spectralNeighbours: config.autokg.spectralNeighbours, seed: config.seed };
+      const options = { clusters: settings.clusters, spectralNeighbours: settings.spectralNeighbours, seed: config.seed };
       const clusterings = [clusterChunkEmbeddings('spectral', vectors, graph, options), clusterChunkEmbeddings('k-means', vectors, undefined, options)];
       const afterClustering = performance.now();
       const keywords = clusterTfidfKeywords(Array.from(kept, (row) => phrases[row] ?? []), clusterings, {
         keywordsPerCluster: benchKeywordsPerCluster,
-        maxWords: config.autokg.maxWords,
+        maxWords: settings.maxWords,
         texts: Array.from(kept, (row) => chunks[row]?.text ?? ''),
       });
       const embedded = await embedder.embed(keywords);
       const keywordVectors = new Float32Array(keywords.length * dimensions);
       embedded.forEach((vector, index) => keywordVectors.set(vector, index * dimensions));
       const afterKeywords = performance.now();
-      const graphOptions = { neighbours: config.autokg.neighbours, kernel: config.autokg.kernel, positives: config.autokg.positives, negatives: config.autokg.negatives, cap: config.autokg.cap };
+      const graphOptions = { neighbours: settings.neighbours, kernel: settings.kernel, positives: settings.positives, negatives: settings.negatives, cap: settings.cap };
       const keywordGraph = buildKeywordGraph(graph, vectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, graphOptions);
       const end = performance.now();
       total.push((end - start) / 1000);

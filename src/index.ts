@@ -1,75 +1,77 @@
 /*
- * The public API of the `kgrag` package. Everything a library user needs is exported here explicitly;
- * test doubles live in `kgrag/testing`.
+ * The public API of the `kgrag` package, listed name by name: the workspace facade, configuration and errors,
+ * every query method as a plugin, the provider interfaces with the adapters a user configures, and the store
+ * interface. Internals (wrappers, parsers, algorithms) are not exported; test doubles live in `kgrag/testing`.
  */
 
 // Workspace facade
-export { createKgrag, registeredMethods } from './api/create-kgrag.js';
-export { pipelineSteps } from './pipeline/pipeline-steps.js';
-export type { EstimateIndexOptions, IndexOptions, IndexStats, Kgrag, KgragOptions } from './api/create-kgrag.js';
+export { createKgrag } from './api/create-kgrag.js';
+export type { EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export { indexPipeline } from './api/index-pipeline.js';
+export type { IndexPipelineOptions } from './api/index-pipeline.js';
+export { registeredMethods } from './api/registered-methods.js';
 export type { IndexDryRun } from './pipeline/estimate/dry-run-index.js';
 export type { StepCostEstimate } from './pipeline/estimate-index-cost.js';
+export type { PipelineSummary } from './pipeline/run-pipeline.js';
+export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineWarning, StepContext, StepName, StepOutput } from './pipeline/pipeline-step.js';
 
 // Configuration and errors
 export { configSchema } from './core/config/config-schema.js';
 export type { KgragConfig, KgragConfigInput } from './core/config/config-schema.js';
 export { configFileName, configKeys, environmentName, loadConfig } from './core/config/load-config.js';
 export type { LoadConfigOptions, LoadedConfig } from './core/config/load-config.js';
-export { renderConfigTemplate } from './core/config/config-template.js';
-export { KgragError } from './core/errors.js';
 export { formatErrorLine } from './core/format-error-line.js';
-export { toEnvironmentError } from './core/environment-error.js';
-export type { EnvironmentErrorContext } from './core/environment-error.js';
-export { redactUrl } from './core/redact-url.js';
-export { sanitizeForTerminal } from './core/sanitize-for-terminal.js';
-export type { SanitizeForTerminalOptions } from './core/sanitize-for-terminal.js';
+export { KgragError } from './core/errors.js';
 export type { ErrorCategory, KgragErrorOptions } from './core/errors.js';
-export { contentId } from './core/ids.js';
-export { createRandom } from './core/random.js';
-export type { Random } from './core/random.js';
 export type * from './core/types.js';
 
-// Indexing
-export { runPipeline } from './pipeline/run-pipeline.js';
-export type { PipelineSummary, RunPipelineOptions } from './pipeline/run-pipeline.js';
-export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineWarning, StepContext, StepName, StepOutput } from './pipeline/pipeline-step.js';
-
-// Querying
+// Query methods (each a plugin: index steps, configuration schema, retrieval and answer) and the engine
+export { autokgMethod, autokgConfig } from './methods/autokg/index.js';
+export type { AutokgConfig } from './methods/autokg/index.js';
+export { basicMethod, basicConfig, reciprocalRankFusion } from './methods/basic/index.js';
+export type { BasicConfig } from './methods/basic/index.js';
+export { driftMethod, driftConfig } from './methods/drift/index.js';
+export type { DriftConfig } from './methods/drift/index.js';
+export { globalMethod, globalConfig } from './methods/global/index.js';
+export type { GlobalConfig } from './methods/global/index.js';
+export { kgpMethod, kgpConfig } from './methods/kgp/index.js';
+export type { KgpConfig } from './methods/kgp/index.js';
+export { localMethod, localConfig } from './methods/local/index.js';
+export type { LocalConfig } from './methods/local/index.js';
+export { pprMethod, pprConfig } from './methods/ppr/index.js';
+export type { PprConfig } from './methods/ppr/index.js';
+export { relationsMethod, relationsConfig } from './methods/relations/index.js';
+export type { RelationsConfig } from './methods/relations/index.js';
+export { createWorkspaceKnowledgeGraph, totMethod, totConfig } from './methods/tot/index.js';
+export type { TotConfig, WorkspaceKnowledgeGraphOptions } from './methods/tot/index.js';
 export { createQueryEngine } from './methods/query-engine.js';
-export type { QueryEngine, QueryEngineOptions, QueryRequest, QueryResult, QueryUsage, RetrievalResult } from './methods/query-engine.js';
-export type { MethodContext, QueryMethod, QueryProgress, QuerySubgraph, Retrieval, TraceStep } from './methods/query-method.js';
-export { basicMethod, reciprocalRankFusion } from './methods/basic/basic-method.js';
+export type { AnsweredFrom, IndexSource, QueryEngine, QueryEngineOptions, QueryRequest, QueryResult, QueryUsage, RetrievalResult } from './methods/query-engine.js';
+export type { AnyQueryMethod, MethodBuild, MethodContext, QueryMethod, QueryProgress, QuerySubgraph, RankingInfo, Retrieval, TraceStep } from './methods/query-method.js';
 export type { Answer, Citation, CitedDataset, ContextChunk } from './answer/answer-types.js';
-export { parseDataReferences } from './answer/data-references.js';
 
-// Providers
-export * from './providers/llm/index.js';
+// Providers: the interfaces, and the adapters a configuration builds
+export type { ChatMessage, ChatRequest, ChatResult, ChatStreamPart, FinishReason, JsonResponseFormat, LanguageModel } from './providers/llm/language-model.js';
+export { LlmCallError } from './providers/llm/llm-call-error.js';
+export type { LlmCallErrorCode } from './providers/llm/llm-call-error.js';
+export { createLanguageModel } from './providers/llm/create-language-model.js';
+export type { LanguageModelDependencies } from './providers/llm/create-language-model.js';
+export type { CachedChat, LlmResponseCache } from './providers/llm/llm-response-cache.js';
+export type { UsageSnapshot } from './providers/llm/usage-meter.js';
 export type { CorpusFittedEmbedder, EmbedOptions, Embedder } from './providers/embed/embedder.js';
-export { isCorpusFitted } from './providers/embed/embedder.js';
-export { createLocalEmbedder } from './providers/embed/local-embedder.js';
-export { createOpenAiCompatibleEmbedder } from './providers/embed/openai-compatible-embedder.js';
 export { createEmbedder } from './providers/embed/create-embedder.js';
-export { embedInBatches } from './providers/embed/embed-in-batches.js';
+export { createLocalEmbedder } from './providers/embed/local-embedder.js';
 export type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './providers/kg/knowledge-graph.js';
 export { createSparqlKnowledgeGraph } from './providers/kg/sparql-knowledge-graph.js';
 export type { SparqlKnowledgeGraphOptions } from './providers/kg/sparql-knowledge-graph.js';
 export { createMultiKnowledgeGraph } from './providers/kg/multi-knowledge-graph.js';
 export type { MultiKnowledgeGraphOptions } from './providers/kg/multi-knowledge-graph.js';
-export { createWorkspaceKnowledgeGraph } from './methods/tot/workspace-knowledge-graph.js';
-export type { WorkspaceKnowledgeGraphOptions } from './methods/tot/workspace-knowledge-graph.js';
 
 // Text
 export { createTokenizer } from './text/tokenizer.js';
 export type { Tokenizer, TokenizerEncoding } from './text/tokenizer.js';
-export { chunkByTokens } from './text/chunk/chunk-by-tokens.js';
-export { chunkBySentences } from './text/chunk/chunk-by-sentences.js';
-export type { TextSlice } from './text/chunk/text-slice.js';
-export { splitSentences } from './text/sentences.js';
-export { normalizeText } from './text/normalize-text.js';
-export { loadDocuments } from './text/load/load-documents.js';
 
 // Storage
-export type { ScoredId, SpaceScores, Store, TableAccess, VectorIndex, VectorItem, VectorLayout, VectorMatrix, VectorSpace, VectorSpaceInfo } from './store/store.js';
+export type { ScoredId, Store, TableAccess, VectorIndex, VectorItem, VectorMatrix, VectorSpace } from './store/store.js';
 export type { TableName, TableRows } from './store/schema.js';
+export type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage, WriterHolder, WriteSession } from './store/workspace-storage.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
-export { createStoreLlmCache } from './store/store-llm-cache.js';

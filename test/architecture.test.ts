@@ -47,9 +47,44 @@ function sourceFiles(directory: string, files: string[] = []): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((match) => match[1] as string);
-  return specifiers.map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+  const staticSpecifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((match) => match[1] as string);
+  // Modules loaded on demand (`await import('./x.js')`) depend on their target as much as static imports do.
+  const dynamicSpecifiers = [...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((match) => match[1] as string);
+  return [...staticSpecifiers, ...dynamicSpecifiers].map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
 }
+
+const methodsRoot = join(sourceRoot, 'methods');
+
+/** The method whose folder holds `file` (`methods/<name>/…`), or undefined outside method folders (`methods/shared` is none). */
+function methodOf(file: string): string | undefined {
+  const parts = relative(methodsRoot, file).split('/');
+  if (parts[0] === '..' || parts.length < 2 || parts[0] === 'shared') return undefined;
+  return parts[0];
+}
+
+test('a method folder imports no other method folder, and the shared method code imports none', () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(methodsRoot)) {
+    const own = methodOf(file);
+    for (const target of importsOf(file)) {
+      const other = methodOf(target);
+      if (other !== undefined && other !== own) violations.push(`${relative(sourceRoot, file)} imports ${relative(sourceRoot, target)}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test("nothing outside methods/ imports a method's internals: only its index.ts", () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(sourceRoot)) {
+    if (!relative(methodsRoot, file).startsWith('..')) continue;
+    for (const target of importsOf(file)) {
+      const method = methodOf(target);
+      if (method !== undefined && target !== join(methodsRoot, method, 'index.ts')) violations.push(`${relative(sourceRoot, file)} imports ${relative(sourceRoot, target)}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
 
 test('every import points to the same layer or a lower one', () => {
   const violations: string[] = [];

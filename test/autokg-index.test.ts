@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { decodeChunkKnnGraph } from '../src/graph/chunk-knn-graph-codec.js';
+import { decodeChunkKnnGraph } from '../src/methods/autokg/build/chunk-knn-graph-codec.js';
 import { builtInPrompts } from '../src/core/prompt-library.js';
-import { extractLlmKeywords, paperTokenBound } from '../src/extract/keywords/extract-llm-keywords.js';
+import { extractLlmKeywords, paperTokenBound } from '../src/methods/autokg/build/extract-llm-keywords.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
@@ -64,7 +64,7 @@ describe('AutoKG index steps on the sample corpus', () => {
       assert.ok((await kgrag.store.getBlob('autokg-knn-graph')) !== undefined);
       // A kernel change re-runs only the keywords step.
       await kgrag.close();
-      const again = await createKgrag({ workspace: join(directory, 'fast'), env: {}, config: { autokg: { kernel: 'angular' } } });
+      const again = await createKgrag({ workspace: join(directory, 'fast'), env: {}, config: { methods: { autokg: { kernel: 'angular' } } } });
       try {
         const rerun = await again.index([corpus]);
         assert.deepEqual(rerun.ran.filter((step) => step !== 'load'), ['keywords']);
@@ -132,7 +132,7 @@ describe('AutoKG index steps on the sample corpus', () => {
       await kgrag.close();
     }
     const quiet = createScriptedLanguageModel({ responses: [] });
-    const again = await createKgrag({ workspace, env: {}, llm: quiet, config: { autokg: { kernel: 'angular', cap: 0.1 } } });
+    const again = await createKgrag({ workspace, env: {}, llm: quiet, config: { methods: { autokg: { kernel: 'angular', cap: 0.1 } } } });
     try {
       const rerun = await again.index([corpus], { mode: 'standard' });
       assert.ok(rerun.ran.includes('keywords'));

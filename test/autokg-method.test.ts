@@ -9,7 +9,7 @@ import { contentId } from '../src/core/ids.js';
 import type { ChunkRecord, KeywordChunkRecord, KeywordEdgeRecord } from '../src/core/types.js';
 import { nearDuplicateRows } from '../src/math/near-duplicate-rows.js';
 import { autokgMethod } from '../src/methods/autokg/autokg-method.js';
-import { autokgParams, searchNumbersOf } from '../src/methods/autokg/autokg-params.js';
+import { autokgConfig, searchNumbersOf } from '../src/methods/autokg/config.js';
 import { hybridSearch, type HybridSearchInput } from '../src/methods/autokg/hybrid-search.js';
 import { packKeywordTexts } from '../src/methods/autokg/pack-keyword-texts.js';
 import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
@@ -97,16 +97,16 @@ describe('packKeywordTexts', () => {
 describe('autokg parameters', () => {
   test('the paper preset is the default, the notebook preset a variant, and explicit counts win', () => {
     assert.deepEqual(autokgMethod.variants, ['paper', 'notebook']);
-    const defaults = autokgParams.parse({});
+    const defaults = autokgConfig.parse({});
     assert.equal(defaults.useU, false);
     assert.equal(defaults.maxContextTokens, 10_000);
     assert.deepEqual(searchNumbersOf(defaults, undefined), { s0t: 15, s1k: 5, s1t: 3, s2k: 3, s2t: 2 });
     assert.deepEqual(searchNumbersOf(defaults, 'notebook'), { s0t: 15, s1k: 7, s1t: 3, s2k: 4, s2t: 2 });
-    assert.deepEqual(searchNumbersOf(autokgParams.parse({ s1k: 5 }), 'notebook'), { s0t: 15, s1k: 5, s1t: 3, s2k: 4, s2t: 2 });
-    assert.throws(() => autokgParams.parse({ s0t: -1 }));
-    assert.throws(() => autokgParams.parse({ s1k: 1.5 }));
-    assert.throws(() => autokgParams.parse({ maxContextTokens: 0 }));
-    assert.throws(() => autokgParams.parse({ unknown: 1 }));
+    assert.deepEqual(searchNumbersOf(autokgConfig.parse({ s1k: 5 }), 'notebook'), { s0t: 15, s1k: 5, s1t: 3, s2k: 4, s2t: 2 });
+    assert.throws(() => autokgConfig.parse({ s0t: -1 }));
+    assert.throws(() => autokgConfig.parse({ s1k: 1.5 }));
+    assert.throws(() => autokgConfig.parse({ maxContextTokens: 0 }));
+    assert.throws(() => autokgConfig.parse({ unknown: 1 }));
   });
 });
 
@@ -300,7 +300,7 @@ describe('autokg on the sample corpus with keywords from the keywords step', () 
   }
 
   test('LLM-free keywords, balanced membership: the clue chunks through an adjacent keyword', async () => {
-    const kgrag = await createKgrag({ workspace: join(root, 'fast'), env: {}, config: { chunking, autokg: { membership: 'balanced' } } });
+    const kgrag = await createKgrag({ workspace: join(root, 'fast'), env: {}, config: { chunking, methods: { autokg: { membership: 'balanced' } } } });
     try {
       await kgrag.index([corpus], { mode: 'fast' });
       const found = await compare(kgrag, { s0t: 2, s1k: 1, s1t: 1, s2k: 5, s2t: 1 });

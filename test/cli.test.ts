@@ -123,9 +123,18 @@ describe('kgrag CLI', () => {
   });
 
   test('a usage error exits with 2', async () => {
-    const result = await kgrag(['index']);
+    const result = await kgrag(['index', '--methods']);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /missing required argument 'paths'/);
+    assert.match(result.stderr, /argument missing/);
+  });
+
+  test('index without paths on a workspace that holds no documents says what to pass, and creates nothing', async () => {
+    const workspace = join(root, 'never-indexed');
+    const result = await kgrag(['index', '-w', workspace]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /nothing to index: the workspace holds no documents yet/);
+    assert.match(result.stderr, /kgrag index docs\//);
+    assert.ok(!existsSync(join(workspace, 'kgrag.db')), 'no index was created');
   });
 
   test('bad inputs each give one warning while the rest of the folder is indexed', async () => {

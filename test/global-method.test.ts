@@ -344,18 +344,19 @@ describe('global: dynamic community selection (scripted LLM)', () => {
     const child = childrenOf(parent).find((id) => childrenOf(id).length > 0) ?? (childrenOf(parent)[0] as string);
     const { model, rated } = rater((id) => (id === parent ? 4 : id === child ? 2 : 0));
     const kgrag = await open(model);
-    const result = await kgrag.query('What are the main themes?', { method: 'global:dynamic', contextOnly: true });
+    const result = await kgrag.query('What are the main themes?', { method: 'global:dynamic' });
     const expected = [...atLevel(0), ...childrenOf(parent), ...childrenOf(child)];
     assert.deepEqual([...rated].sort(), [...expected].sort(), 'level 0, then children of relevant reports only');
     assert.deepEqual(result.context.communities?.map((community) => community.id), [child]);
     assert.equal(result.trace.steps.find((step) => step.name === 'global-rate')?.detail?.rated, expected.length);
-    assert.equal(result.usage.llmCalls, expected.length, 'rating calls are paid calls of the query');
+    assert.equal(result.usage.llmCalls, model.calls.length, 'rating, map and reduce calls are paid calls of the query');
+    assert.equal(model.calls.filter((call) => call.purpose === 'global-rate').length, expected.length);
     assert.equal(result.context.subgraph?.nodes.length, expected.length + 1, 'the subgraph shows every rated report');
     await kgrag.close();
 
     const keeping = rater((id) => (id === parent ? 4 : id === child ? 2 : 0));
     const kept = await open(keeping.model);
-    const withParent = await kept.query('What are the main themes?', { method: 'global', params: { dynamicCommunitySelection: true, dynamicSearchKeepParent: true }, contextOnly: true });
+    const withParent = await kept.query('What are the main themes?', { method: 'global', params: { dynamicCommunitySelection: true, dynamicSearchKeepParent: true } });
     assert.deepEqual(withParent.context.communities?.map((community) => community.id).sort(), [parent, child].sort());
     await kept.close();
   });
@@ -363,7 +364,7 @@ describe('global: dynamic community selection (scripted LLM)', () => {
   test('when a level has nothing relevant every report of the next level is rated, down to the maximum level', async () => {
     const { model, rated } = rater((id) => (communities.get(id)?.level === 1 ? 3 : 0));
     const kgrag = await open(model);
-    const result = await kgrag.query('What are the main themes?', { method: 'global:dynamic', contextOnly: true });
+    const result = await kgrag.query('What are the main themes?', { method: 'global:dynamic' });
     const expected = [...atLevel(0), ...atLevel(1), ...atLevel(1).flatMap(childrenOf)];
     assert.deepEqual([...rated].sort(), [...expected].sort());
     assert.deepEqual(result.context.communities?.map((community) => community.id).sort(), [...atLevel(1)].sort());
@@ -382,7 +383,7 @@ describe('global: dynamic community selection (scripted LLM)', () => {
   test('an unparseable rating counts as 1 (relevant at the default threshold)', async () => {
     const { model, rated } = rater(() => 'no idea');
     const kgrag = await open(model);
-    const result = await kgrag.query('What are the main themes?', { method: 'global:dynamic', contextOnly: true });
+    const result = await kgrag.query('What are the main themes?', { method: 'global:dynamic' });
     assert.equal(rated.length, reports.length, 'every report is reached when all are relevant');
     assert.equal(result.trace.steps.find((step) => step.name === 'global-rate')?.detail?.defaulted, reports.length);
     const leaves = reports.filter((report) => childrenOf(report.communityId).length === 0).map((report) => report.communityId);

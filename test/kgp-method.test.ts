@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { decodePassageGraphIndex } from '../src/graph/passage-graph-codec.js';
-import { passageEdgeBit } from '../src/graph/passage-graph.js';
+import { decodePassageGraphIndex } from '../src/methods/kgp/build/passage-graph-codec.js';
+import { passageEdgeBit } from '../src/methods/kgp/build/passage-graph.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
-import { passageGraphBlobKey, passageGraphSettings } from '../src/pipeline/steps/passage-graph-step.js';
+import { passageGraphBlobKey } from '../src/methods/kgp/build/passage-graph-step.js';
 import { kgpMethod } from '../src/methods/kgp/kgp-method.js';
-import { kgpParams } from '../src/methods/kgp/kgp-params.js';
+import { kgpConfig } from '../src/methods/kgp/config.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
 
@@ -69,7 +69,7 @@ describe('passage-graph step', () => {
     const passages = chunkTexts.size;
     assert.equal(passages, documents.length, 'each short document is one chunk');
     assert.equal(run?.counts.passages, passages);
-    assert.equal(run?.counts.knnLinks, passages * Math.min(passageGraphSettings.knnK, passages - 1));
+    assert.equal(run?.counts.knnLinks, passages * Math.min(kgpConfig.parse({}).knnK, passages - 1));
     assert.equal(run?.counts.structuralLinks, 6, 'the three Redwater passages: 3 pairs, both directions');
     const bytes = await kgrag.store.getBlob(passageGraphBlobKey);
     assert.ok(bytes);
@@ -92,14 +92,14 @@ describe('passage-graph step', () => {
 describe('kgp without an LLM', () => {
   test('declares its variants (lexical-agent first, the default), K = 30 and the release schedule', () => {
     assert.deepEqual(kgpMethod.variants, ['lexical-agent', 'kg-tfidf', 'tfidf', 'bm25', 'agent', 'agent-iterative']);
-    const defaults = kgpParams.parse({});
+    const defaults = kgpConfig.parse({});
     assert.equal(defaults.budget, 30);
     assert.deepEqual(defaults.schedule, [10, 5, 5, 5, 3, 2, 2, 2, 2, 2, 2]);
     assert.deepEqual(defaults.graph, ['entity', 'structural']);
     assert.equal(defaults.seeds, 10);
     assert.equal(defaults.neighboursPerSeed, 3);
-    assert.throws(() => kgpParams.parse({ graph: ['tagme'] }));
-    assert.throws(() => kgpParams.parse({ k: 5 }));
+    assert.throws(() => kgpConfig.parse({ graph: ['tagme'] }));
+    assert.throws(() => kgpConfig.parse({ k: 5 }));
   });
 
   test('lexical-agent: the seed, then the neighbour holding the words the seed lacks; distinct passages, subgraph and trace', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { pipelineSteps } from '../src/pipeline/pipeline-steps.js';
+import { indexPipeline } from '../src/api/index-pipeline.js';
 import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
@@ -42,7 +42,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
     referenceWorkspace = join(root, 'reference');
     const kgrag = await open(referenceWorkspace);
     const summary = await kgrag.index([corpus]);
-    fastSteps = pipelineSteps('fast', kgrag.config, false).map((step) => step.name);
+    fastSteps = (await indexPipeline({ config: kgrag.config, mode: 'fast', hasLlm: false })).map((step) => step.name);
     assert.deepEqual(fastSteps.slice(0, 10), ['load', 'chunk', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports', 'triples', 'embed-triples']);
     assert.deepEqual(summary.ran, fastSteps);
     reference = await indexSnapshot(kgrag);

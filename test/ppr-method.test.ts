@@ -6,10 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { KgragError } from '../src/core/errors.js';
 import { buildTripleIndex } from '../src/extract/triples/triple-index.js';
-import { buildPprGraph, computeSynonymEdges, loadSynonymEdges, pprGraphKeys, type PprGraphMeta } from '../src/pipeline/steps/ppr-graph-step.js';
-import type { PprGraph } from '../src/pipeline/ppr-graph.js';
+import { buildPprGraph, computeSynonymEdges, loadSynonymEdges, pprGraphKeys, type PprGraphMeta } from '../src/methods/ppr/build/ppr-graph-step.js';
+import type { PprGraph } from '../src/methods/ppr/build/ppr-graph.js';
 import { phraseSeedWeights } from '../src/methods/ppr/phrase-seed-weights.js';
-import { extractQueryEntities } from '../src/methods/query-entities.js';
+import { extractQueryEntities } from '../src/methods/shared/query-entities.js';
 import type { MethodContext, TraceStep } from '../src/methods/query-method.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel, type ScriptedResponse } from '../src/providers/llm/scripted-language-model.js';
@@ -324,13 +324,18 @@ describe('ppr: with an LLM', () => {
 describe('ppr: parameters', () => {
   test('invalid parameters and variants are input errors naming the method', async () => {
     const kgrag = await open();
-    for (const params of [{ damping: 1 }, { linkingTopK: -1 }, { passageSeeds: 'sparse' }, { passageNodeWeight: -0.1 }, { synonymyEdgeTopk: 5 }]) {
+    for (const params of [{ damping: 1 }, { linkingTopK: -1 }, { passageSeeds: 'sparse' }, { passageNodeWeight: -0.1 }]) {
       await assert.rejects(
         kgrag.retrieve(question, { method: 'ppr', params }),
         (error) => KgragError.isInstance(error) && error.code === 'QUERY_INVALID_PARAMS' && error.message.includes('"ppr"'),
         JSON.stringify(params),
       );
     }
+    await assert.rejects(
+      kgrag.retrieve(question, { method: 'ppr', params: { synonymyEdgeTopk: 5 } }),
+      (error) => KgragError.isInstance(error) && error.code === 'QUERY_INDEX_SETTING' && error.message.includes('synonymyEdgeTopk'),
+      'an index setting is not a query parameter',
+    );
     await assert.rejects(kgrag.retrieve(question, { method: 'ppr:v3' }), (error) => KgragError.isInstance(error) && error.code === 'QUERY_UNKNOWN_VARIANT');
     const topK = await kgrag.retrieve(question, { method: 'ppr', topK: 2 });
     assert.equal(topK.retrieval.chunks.length, 2, '-k sets k');

@@ -182,7 +182,7 @@ describe('relations: LLM rerank', () => {
       fallback: 'Daniel Bernoulli made major contributions to fluid dynamics [Data: Sources (3)].',
     });
     const kgrag = await open({ llm });
-    const result = await kgrag.query(question, { method: 'relations', contextOnly: true });
+    const result = await kgrag.query(question, { method: 'relations' });
     const call = rerankCall(llm.calls);
     assert.equal(call.priority, 'interactive');
     assert.equal(call.responseFormat?.type, 'json');
@@ -201,7 +201,7 @@ describe('relations: LLM rerank', () => {
     const titles = result.context.chunks.map((chunk) => chunk.documentTitle);
     assert.deepEqual(titles.slice(0, 2), ['Leonhard Euler', 'Daniel Bernoulli'], 'passages follow the chosen facts in order');
     assert.equal(result.context.chunks.length, passages.length, 'the rest filled by dense search, up to every passage there is');
-    assert.equal(result.usage.llmCalls, 2, 'query NER and rerank, metered into the query');
+    assert.equal(result.usage.llmCalls, 3, 'query NER, rerank and answer, metered into the query');
     await kgrag.close();
   });
 

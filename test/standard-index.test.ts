@@ -95,10 +95,10 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
       'communities',
       'reports',
       'embed-entities',
-      'embed-relations',
       'embed-reports',
       'triples',
       'embed-triples',
+      'ppr-graph',
     ]);
     const counts = summary.counts;
     assert.equal(counts['llm-extract']?.['chunks'], 35);

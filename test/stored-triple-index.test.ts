@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { buildTripleIndex } from '../src/extract/triples/triple-index.js';
-import type { PprGraph } from '../src/pipeline/ppr-graph.js';
-import { buildPprGraph, loadPprGraph, pprGraphKeys } from '../src/pipeline/steps/ppr-graph-step.js';
+import type { PprGraph } from '../src/methods/ppr/build/ppr-graph.js';
+import { buildPprGraph, loadPprGraph, pprGraphKeys } from '../src/methods/ppr/build/ppr-graph-step.js';
 import { loadTripleIndex, loadTripleVectorRows, tripleIndexKeys } from '../src/pipeline/stored-triple-index.js';
 import { rowsOf } from '../src/store/row-map.js';
 

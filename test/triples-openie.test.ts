@@ -205,12 +205,12 @@ describe('the triples step with LLM OpenIE', () => {
     } finally {
       await kgrag.close();
     }
-    const { pipelineSteps } = await import('../src/pipeline/pipeline-steps.js');
+    const { indexPipeline } = await import('../src/api/index-pipeline.js');
     const withLlm = await createKgrag({ workspace: join(root, 'auto'), env: {}, llm });
     try {
-      const step = pipelineSteps('standard', withLlm.config, true).find((entry) => entry.name === 'triples');
+      const step = (await indexPipeline({ config: withLlm.config, mode: 'standard', hasLlm: true })).find((entry) => entry.name === 'triples');
       assert.deepEqual((step?.settings(withLlm.config, { prompts: withLlm.prompts, llmModel: 'scripted:scripted-model' }) as { extractor: string }).extractor, 'llm');
-      const fast = pipelineSteps('fast', withLlm.config, true).find((entry) => entry.name === 'triples');
+      const fast = (await indexPipeline({ config: withLlm.config, mode: 'fast', hasLlm: true })).find((entry) => entry.name === 'triples');
       assert.deepEqual((fast?.settings(withLlm.config, { prompts: withLlm.prompts, llmModel: 'scripted:scripted-model' }) as { extractor: string }).extractor, 'nlp');
     } finally {
       await withLlm.close();

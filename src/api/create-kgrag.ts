@@ -11,18 +11,12 @@ import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
 import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
 import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import { promptTemplates } from './prompt-templates.js';
+import { methodConfigSchemas, registeredMethods, selectMethods } from './registered-methods.js';
+import { builtMethods, builtMethodsKey } from '../pipeline/built-methods.js';
+import { parseMethodConfigs } from '../methods/method-config.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
-import { basicMethod } from '../methods/basic/basic-method.js';
-import { driftMethod } from '../methods/drift/drift-method.js';
-import { globalMethod } from '../methods/global/global-method.js';
-import { localMethod } from '../methods/local/local-method.js';
-import { autokgMethod } from '../methods/autokg/autokg-method.js';
-import { kgpMethod } from '../methods/kgp/kgp-method.js';
-import { pprMethod } from '../methods/ppr/ppr-method.js';
-import { relationsMethod } from '../methods/relations/relations-method.js';
-import { totMethod } from '../methods/tot/tot-method.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
-import type { QueryMethod } from '../methods/query-method.js';
+import type { AnyQueryMethod } from '../methods/query-method.js';
 import { createEmbedder } from '../providers/embed/create-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -81,6 +75,11 @@ export interface WriterLockOptions {
 export interface IndexOptions extends WriterLockOptions {
   /** Overrides `index.mode`. */
   mode?: 'fast' | 'standard';
+  /**
+   * The methods to build the index for, instead of `pipeline.methods`; the steps of methods built earlier are
+   * kept up to date too, so `['ppr']` builds only what `ppr` still lacks.
+   */
+  methods?: readonly string[];
   onEvent?: (event: PipelineEvent) => void;
   signal?: AbortSignal;
 }
@@ -89,6 +88,8 @@ export interface IndexOptions extends WriterLockOptions {
 export interface EstimateIndexOptions {
   /** Overrides `index.mode`. */
   mode?: 'fast' | 'standard';
+  /** The methods to estimate an index for, as {@link IndexOptions.methods}. */
+  methods?: readonly string[];
   /** Progress of loading and chunking the inputs, and warnings about them. */
   onEvent?: (event: PipelineEvent) => void;
   signal?: AbortSignal;
@@ -177,22 +178,6 @@ export interface IndexStats {
   communities: number;
 }
 
-/** Every query method this version registers. */
-export const registeredMethods: readonly QueryMethod[] = [
-  basicMethod,
-  localMethod,
-  globalMethod,
-  driftMethod,
-  pprMethod,
-  relationsMethod,
-  kgpMethod,
-  autokgMethod,
-  totMethod,
-].map(
-  // Each method's parameters are validated by its own schema before its functions see them.
-  (method) => method as unknown as QueryMethod,
-);
-
 function toRunUsage(snapshot: UsageSnapshot): RunUsage {
   const byModel: RunUsage['byModel'] = {};
   for (const [model, totals] of Object.entries(snapshot.byModel)) {
@@ -220,8 +205,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.config === undefined ? {} : { overrides: options.config }),
+    methods: methodConfigSchemas,
   });
   const { config, workspace } = loaded;
+  // Every method's section is validated now, with the rest of the configuration, not at its first query.
+  parseMethodConfigs(config.methods, registeredMethods);
+  selectMethods(config.pipeline.methods, 'pipeline.methods');
   const tokenizer: Tokenizer = await createTokenizer(config.tokenizer.encoding);
   // `store.path: ':memory:'` (tests, one-off runs) is one in-memory store that queries read as it is written.
   const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:') : undefined);
@@ -316,10 +305,29 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     }
   };
 
+  /** The methods an index run builds for: those asked for, and those the index was built for before. */
+  const methodsToBuild = async (target: Store, asked: readonly string[] | undefined): Promise<{ methods: AnyQueryMethod[]; previous: string[] | undefined }> => {
+    const requested = selectMethods(asked ?? config.pipeline.methods, asked ? 'the methods to index for' : 'pipeline.methods');
+    const previous = await builtMethods(target);
+    // An index from before methods were chosen holds the steps of every method.
+    const earlier = previous ?? ((await target.table('runs').count()) > 0 ? registeredMethods.map((method) => method.name) : []);
+    const names = new Set([...earlier, ...requested.map((method) => method.name)]);
+    return { methods: registeredMethods.filter((method) => names.has(method.name)), previous };
+  };
+
   const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
     const mode = indexOptions.mode ?? config.index.mode;
-    return runPipeline({
-      steps: (await import('../pipeline/pipeline-steps.js')).pipelineSteps(mode, config, llm !== undefined),
+    if (inputs.paths.length === 0 && inputs.documents.length === 0 && (await target.table('documents').count()) === 0) {
+      throw new KgragError('nothing to index: the workspace holds no documents yet, and no files or folders were given', {
+        code: 'INDEX_NO_INPUTS',
+        category: 'input',
+        hint: 'pass files or folders, e.g. `kgrag index docs/`',
+      });
+    }
+    const { methods, previous } = await methodsToBuild(target, indexOptions.methods);
+    const { indexPipeline } = await import('./index-pipeline.js');
+    const summary = await runPipeline({
+      steps: await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }),
       prompts,
       store: target,
       config,
@@ -334,6 +342,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       },
       usage: () => toRunUsage(meter.snapshot()),
     });
+    const built = methods.map((method) => method.name);
+    if (previous === undefined || previous.join() !== built.join()) {
+      await target.setMeta(builtMethodsKey, built);
+      summary.changed = true;
+    }
+    return summary;
   };
 
   const kgrag: Kgrag = {
@@ -344,8 +358,9 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     llm,
     prompts,
     async index(inputs, indexOptions = {}) {
-      // Validate the mode before taking the lock: a configuration error should not wait for another writer.
-      (await import('../pipeline/pipeline-steps.js')).pipelineSteps(indexOptions.mode ?? config.index.mode, config, llm !== undefined);
+      // Validate the mode and methods before taking the lock: a configuration error should not wait for another writer.
+      const { indexPipeline } = await import('./index-pipeline.js');
+      await indexPipeline({ config, mode: indexOptions.mode ?? config.index.mode, hasLlm: llm !== undefined, methods: selectMethods(indexOptions.methods ?? config.pipeline.methods, indexOptions.methods ? 'the methods to index for' : 'pipeline.methods') });
       try {
         return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, normalizeInputs(inputs), indexOptions, currentStep));
       } finally {
@@ -360,7 +375,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       const current = snapshot?.store ?? openSqliteStore(':memory:');
       try {
         const { dryRunIndex } = await import('../pipeline/estimate/dry-run-index.js');
-        const { pipelineSteps } = await import('../pipeline/pipeline-steps.js');
+        const { indexPipeline } = await import('./index-pipeline.js');
+        const { methods } = await methodsToBuild(current, estimateOptions.methods);
         return await dryRunIndex({
           store: current,
           config,
@@ -369,7 +385,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
           prompts,
           mode,
           // The step list only tells which steps would run; no model is needed to read it.
-          steps: pipelineSteps(mode, config, true),
+          steps: await indexPipeline({ config, mode, hasLlm: true, methods }),
           llm,
           inputs: normalizeInputs(inputs),
           ...(estimateOptions.signal === undefined ? {} : { signal: estimateOptions.signal }),

@@ -57,7 +57,8 @@ export function createProgram(io: CliIo): Command {
   program
     .command('index')
     .description('index files and folders (txt, md, html, pdf, json, jsonl, csv) into the workspace')
-    .argument('<paths...>', 'files or folders')
+    .argument('[paths...]', 'files or folders (none: bring the index of the documents already in the workspace up to date)')
+    .option('--methods <list>', 'comma-separated methods to build the index for (default: pipeline.methods, all); methods built earlier are kept up to date')
     .addOption(new Option('--mode <mode>', 'fast: NLP graph, no LLM; standard: LLM extraction').choices(['fast', 'standard']))
     .option('--strict', 'exit non-zero if any input was skipped')
     .option('--json', 'print the summary as JSON')

@@ -4,7 +4,8 @@ import { appendAll } from '../core/append-all.js';
 import { maxOf } from '../core/max-of.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import { KgragError } from '../core/errors.js';
-import type { QueryMethod } from '../methods/query-method.js';
+import type { AnyQueryMethod } from '../methods/query-method.js';
+import { configShape } from '../methods/config-shape.js';
 import type { EvalDataset, EvalQuestion } from './eval-dataset.js';
 import { gradeAnswers } from './judge/graded-accuracy.js';
 import { judgePairs, type PairwiseTally } from './judge/pairwise-judge.js';
@@ -111,7 +112,7 @@ export interface EvaluationResult {
 }
 
 /** Every method and variant of the registry, as `name:variant` (or `name` for methods without variants). */
-export function expandMethods(registry: readonly QueryMethod[], requested: readonly string[]): string[] {
+export function expandMethods(registry: readonly AnyQueryMethod[], requested: readonly string[]): string[] {
   const names: string[] = [];
   for (const item of requested) {
     if (item === 'all') {
@@ -193,7 +194,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
 
   for (const methodName of methods) {
     const method = registry.get(methodName.split(':')[0] ?? '');
-    const shape = (method?.params as unknown as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+    const shape = method ? configShape(method) : {};
     const params = 'k' in shape ? { k: depth } : {};
     emit({ type: 'method-start', method: methodName, total: questions.length });
     const usageBefore = kgrag.usage();

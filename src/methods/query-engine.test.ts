@@ -37,7 +37,8 @@ describe('query engine', () => {
       name: 'counting',
       description: 'counts memo builds',
       variants: [],
-      params: z.object({}).strict(),
+      config: z.object({}).strict(),
+      ranking: { kind: 'native' },
       requires: ['chunk'],
       async retrieve(context) {
         await context.memo('broken', async () => {
@@ -48,7 +49,7 @@ describe('query engine', () => {
           builds++;
           return context.store.table('chunks').count();
         });
-        return { chunks: [], keywords: [{ id: 'chunks', text: 'chunks', score: chunkCount }] };
+        return { chunks: [], keywords: [{ id: 'chunks', text: 'chunks', score: chunkCount }], state: undefined };
       },
     };
     // The method reads nothing but the store, so the engine gets a one-dimensional stand-in embedder.

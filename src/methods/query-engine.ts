@@ -7,14 +7,17 @@ import type { Embedder } from '../providers/embed/embedder.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { describeHolder } from '../store/describe-holder.js';
+import { builtMethods } from '../pipeline/built-methods.js';
 import { singleStoreWorkspace } from '../store/single-store-workspace.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage } from '../store/workspace-storage.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import type { StepName } from '../pipeline/pipeline-step.js';
-import { answerFromContext } from './answer-from-context.js';
-import type { AnswerOptions, MethodAnswer, MethodContext, QueryMethod, QueryProgress, QueryTrace, Retrieval, TraceStep } from './query-method.js';
+import { answerFromContext } from './shared/answer-from-context.js';
+import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
+import { configShape } from './config-shape.js';
+import { noCallsModel } from './shared/no-calls-model.js';
 
 /** One question to answer. */
 export interface QueryRequest {
@@ -60,7 +63,7 @@ export interface QueryResult {
   variant: string | undefined;
   answer: Answer;
   citations: Citation[];
-  context: Omit<Retrieval, 'chunks'> & { chunks: ContextChunk[]; text: string; tokens: number };
+  context: Omit<Retrieval<unknown>, 'chunks' | 'state'> & { chunks: ContextChunk[]; text: string; tokens: number };
   trace: { steps: TraceStep[]; params: Record<string, unknown>; unknownReferences: number };
   usage: QueryUsage;
   index: AnsweredFrom;
@@ -75,9 +78,12 @@ export interface QueryResult {
 export interface RetrievalResult {
   method: string;
   variant: string | undefined;
-  retrieval: Retrieval;
+  /** The method's retrieval, without its private `state`. */
+  retrieval: Omit<Retrieval<unknown>, 'state'>;
   trace: TraceStep[];
   latencyMs: number;
+  /** How the passages were ranked: the method's own ranking, a proxy for what it answers from, or a fallback. */
+  ranking: RankingInfo;
   index: AnsweredFrom;
   warnings: string[];
 }
@@ -102,7 +108,7 @@ export interface QueryEngineOptions {
   embedderFor?: (store: Store) => Promise<Embedder>;
   tokenizer: Tokenizer;
   llm?: LanguageModel;
-  methods: readonly QueryMethod[];
+  methods: readonly AnyQueryMethod[];
   /** Prompt texts with the workspace's overrides. @default the built-in prompts */
   prompts?: PromptLibrary;
   /** USD cost of a call's usage (from the price table). @default 0 */
@@ -116,7 +122,7 @@ export interface QueryEngine {
   query(request: QueryRequest): Promise<QueryResult>;
   retrieve(request: Omit<QueryRequest, 'contextOnly' | 'onText'>): Promise<RetrievalResult>;
   /** Registered methods, for `--method` help and evaluation. */
-  readonly methods: readonly QueryMethod[];
+  readonly methods: readonly AnyQueryMethod[];
   /**
    * Forgets what was derived from the index (memoized values, finished steps). A new published generation does
    * this by itself; call it after changing a store in place.
@@ -154,7 +160,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   let derivedFrom: number | undefined;
   let generationEmbedder: Promise<Embedder> | undefined;
 
-  const assertVariant = (method: QueryMethod, variant: string | undefined): void => {
+  const assertVariant = (method: AnyQueryMethod, variant: string | undefined): void => {
     if (variant === undefined || method.variants.includes(variant)) return;
     throw new KgragError(`method "${method.name}" has no variant "${variant}"`, {
       code: 'QUERY_UNKNOWN_VARIANT',
@@ -163,7 +169,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     });
   };
 
-  const resolveMethod = (spec: string | undefined): { method: QueryMethod; variant: string | undefined } => {
+  const resolveMethod = (spec: string | undefined): { method: AnyQueryMethod; variant: string | undefined } => {
     const [name = '', variant] = (spec ?? config.query.method).split(':');
     const method = byName.get(name);
     if (!method) {
@@ -177,9 +183,19 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     return { method, variant };
   };
 
-  const resolveParams = (method: QueryMethod, variant: string | undefined, params: Record<string, unknown> | undefined, topK: number | undefined) => {
-    const shape = (method.params as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+  const resolveParams = (method: AnyQueryMethod, variant: string | undefined, params: Record<string, unknown> | undefined, topK: number | undefined) => {
+    const shape = configShape(method);
     const topKParam = method.topKParam ?? 'k';
+    const indexSettings = new Set(method.indexSettings ?? []);
+    const misplaced = Object.keys(params ?? {}).filter((key) => indexSettings.has(key));
+    if (misplaced.length > 0) {
+      throw new KgragError(`${misplaced.map((key) => `"${key}"`).join(', ')} of method "${method.name}" ${misplaced.length === 1 ? 'is an index setting' : 'are index settings'}: ${misplaced.length === 1 ? 'it shapes' : 'they shape'} what the index holds, so a query cannot change ${misplaced.length === 1 ? 'it' : 'them'}`, {
+        code: 'QUERY_INDEX_SETTING',
+        category: 'input',
+        hint: `set methods.${method.name}.${misplaced[0]} in kgrag.yaml and run \`kgrag index\` again`,
+        details: { settings: misplaced },
+      });
+    }
     const raw: Record<string, unknown> = {
       ...('k' in shape ? { k: config.query.topK } : {}),
       ...config.methods[method.name],
@@ -188,13 +204,13 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     };
     const configuredVariant = typeof raw.variant === 'string' ? raw.variant : undefined;
     delete raw.variant;
-    const parsed = method.params.safeParse(raw);
+    const parsed = method.config.safeParse(raw);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `methods.${method.name}.${issue.path.join('.') || '(all)'}: ${issue.message}`);
       throw new KgragError(`invalid parameters for method "${method.name}": ${problems.join('; ')}`, {
         code: 'QUERY_INVALID_PARAMS',
         category: 'input',
-        hint: `valid keys: ${Object.keys(shape).join(', ') || 'none'}`,
+        hint: `valid keys: ${Object.keys(shape).filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`,
         details: { problems },
       });
     }
@@ -211,6 +227,15 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
     const missing = steps.filter((step) => !readySteps?.has(step));
     if (missing.length > 0) {
+      const built = await builtMethods(store);
+      if (built !== undefined && !built.includes(methodName)) {
+        throw new KgragError(`this index was not built for method "${methodName}": it lacks step ${missing.join(', ')} (built for ${built.join(', ') || 'no method'})`, {
+          code: 'QUERY_METHOD_NOT_BUILT',
+          category: 'input',
+          hint: `run \`kgrag index --methods ${methodName}\` to build only what it needs${hint === undefined ? '' : `, ${hint}`}`,
+          details: { missing, built },
+        });
+      }
       throw new KgragError(`the index is not ready for method "${methodName}": step ${missing.join(', ')} has not run`, {
         code: 'QUERY_INDEX_NOT_READY',
         category: 'input',
@@ -224,20 +249,26 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     store: Store,
     embedder: Embedder,
     methodName: string,
-    signal: AbortSignal | undefined,
+    request: Pick<QueryRequest, 'signal' | 'onProgress' | 'contextOnly'>,
     trace: QueryTrace,
-    onProgress: ((event: QueryProgress) => void) | undefined,
+    warnings: string[],
   ): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
+    const { signal, onProgress } = request;
+    const contextOnly = request.contextOnly === true;
     return {
       store,
       config,
       embedder,
       tokenizer,
-      llm,
+      llm: llm && contextOnly ? noCallsModel(llm, methodName) : llm,
       prompts,
       signal,
       trace,
+      contextOnly,
+      warn(message) {
+        if (!warnings.includes(message)) warnings.push(message);
+      },
       ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
       progress(event) {
         onProgress?.(event);
@@ -329,7 +360,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   };
 
   /** Validates the request and sets up the method, its parameters and a fresh trace, on the newest published index. */
-  const prepare = async (request: Omit<QueryRequest, 'contextOnly' | 'onText'>) => {
+  const prepare = async (request: Omit<QueryRequest, 'onText'>) => {
     if (request.question.trim().length === 0) {
       throw new KgragError('the question is empty', { code: 'QUERY_EMPTY', category: 'input', hint: 'pass the question as text, e.g. kgrag query "Who founded …?"' });
     }
@@ -340,7 +371,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     try {
       await ensureIndexed(snapshot.store, method.name, method.requires);
       const trace = createTrace();
-      const context = createContext(snapshot.store, queryEmbedder, method.name, request.signal, trace, request.onProgress);
+      const context = createContext(snapshot.store, queryEmbedder, method.name, request, trace, warnings);
       const index: AnsweredFrom = { generation: snapshot.generation, publishedAt: snapshot.publishedAt };
       return { method, params, variant, trace, context, started, snapshot, index, warnings };
     } catch (error) {
@@ -363,7 +394,8 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       const { method, params, variant, trace, context, started, snapshot, index, warnings } = await prepare(request);
       try {
         const retrieval = await method.retrieve(context, request.question, params, variant);
-        return { method: method.name, variant, retrieval, trace: trace.steps, latencyMs: performance.now() - started, index, warnings };
+        const ranking = retrieval.ranking ?? method.ranking;
+        return { method: method.name, variant, retrieval: { ...withoutState(retrieval), ranking }, ranking, trace: trace.steps, latencyMs: performance.now() - started, index, warnings };
       } finally {
         snapshot.release();
       }
@@ -388,7 +420,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       ? await method.answer(context, request.question, retrieval, params, answerOptions)
       : await defaultAnswer(context, request.question, retrieval, answerOptions);
     const usage = answered.usage ?? { inputTokens: 0, outputTokens: 0 };
-    const { chunks, ...rest } = retrieval;
+    const { chunks, ...rest } = withoutState(retrieval);
     return {
       question: request.question,
       method: method.name,
@@ -408,6 +440,13 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       warnings,
     };
   }
+}
+
+/** A retrieval as results show it: `state` is the method's own (a search tree may be cyclic), never output. */
+function withoutState<State>(retrieval: Retrieval<State>): Omit<Retrieval<State>, 'state'> {
+  const visible: Partial<Retrieval<State>> = { ...retrieval };
+  delete visible.state;
+  return visible as Omit<Retrieval<State>, 'state'>;
 }
 
 function requireStore(store: Store | undefined): Store {

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { ContextChunk, Citation, Answer } from '../answer/answer-types.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
-import type { PromptLibrary } from '../core/prompt-library.js';
+import type { PromptLibrary, PromptTemplate } from '../core/prompt-library.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
-import type { StepName } from '../pipeline/pipeline-step.js';
+import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
@@ -47,6 +47,14 @@ export interface MethodContext {
   readonly signal: AbortSignal | undefined;
   readonly trace: QueryTrace;
   /**
+   * The caller asked for the context without an LLM call (`--context-only`): `llm` is then undefined, so
+   * optional LLM helpers (query NER, reranking) take their LLM-free path; a method whose context the LLM itself
+   * chooses refuses (`contextOnlyUnsupported`).
+   */
+  readonly contextOnly: boolean;
+  /** Adds a line to the result's `warnings`: something the reader should know about how this answer was made. */
+  warn(message: string): void;
+  /**
    * Knowledge-graph instances given to `createKgrag` by name (tests, library users); they win over the
    * graphs of the `knowledgeGraphs` configuration and over the workspace index graph of the same name.
    */
@@ -86,8 +94,11 @@ export interface RankingInfo {
   note?: string;
 }
 
-/** What a method retrieved. `chunks` are the ranked passages evaluation scores. */
-export interface Retrieval {
+/**
+ * What a method retrieved. `chunks` are the ranked passages evaluation scores; `state` is what the method's
+ * own `answer` needs from this retrieval (the context it built, the search it ran), passed back to it as is.
+ */
+export interface Retrieval<State = undefined> {
   chunks: ContextChunk[];
   /** How `chunks` were ranked. @default { kind: 'native' } */
   ranking?: RankingInfo;
@@ -96,6 +107,7 @@ export interface Retrieval {
   communities?: CommunityRecord[];
   keywords?: Array<{ id: string; text: string; score: number }>;
   subgraph?: QuerySubgraph;
+  state: State;
 }
 
 /** Output of a method's own answerer (methods without one use the engine's default). */
@@ -119,21 +131,55 @@ export interface AnswerOptions {
   contextOnly: boolean;
 }
 
+/** What a method's index steps are made from. */
+export interface MethodBuild<Config> {
+  /** The method's configuration (`methods.<name>` of kgrag.yaml, validated by its schema). */
+  readonly config: Config;
+  readonly mode: 'fast' | 'standard';
+  /** The step whose output is the finished entity graph in this mode: `nlp-extract` (fast) or `summarize` (standard). */
+  readonly graphStep: StepName;
+}
+
 /**
- * A query method: retrieval plus, optionally, its own answer procedure. Parameters are validated by
- * the method's own schema (with the paper's names and defaults) at the edge.
+ * A query method as a plugin: what it adds to the index, how it retrieves, and optionally how it answers.
+ * Everything of one method lives in its folder `methods/<name>/`; the pipeline of an index is the union of
+ * the steps its methods require and contribute.
  */
-export interface QueryMethod<Params extends Record<string, unknown> = Record<string, unknown>> {
+export interface QueryMethod<Config extends Record<string, unknown> = Record<string, unknown>, State = undefined> {
   readonly name: string;
   readonly description: string;
   /** Named variants (`basic:bm25`); the first is the default. Empty when the method has none. */
   readonly variants: readonly string[];
-  /** Parameters with defaults; `variant` is passed separately. */
-  readonly params: z.ZodType<Params>;
+  /**
+   * One schema for the method's index settings and query parameters, with the paper's names and defaults. It
+   * validates `methods.<name>` when the configuration is loaded, and each query's parameters over that.
+   */
+  readonly config: z.ZodType<Config>;
+  /** Keys of `config` that shape the index: set in kgrag.yaml, since a query cannot change what was built. */
+  readonly indexSettings?: readonly string[];
   /** The parameter a request's `topK` (CLI `-k`) sets. @default 'k' */
   readonly topKParam?: string;
-  /** Index steps whose output the method reads. */
+  /**
+   * How the passages of its retrieval relate to its answer, for evaluation: `native` when the method ranks
+   * passages itself, `proxy` when it answers from something else and ranks passages as a stand-in. A retrieval
+   * that falls back to another procedure says so in `Retrieval.ranking`.
+   */
+  readonly ranking: RankingInfo;
+  /** Index steps whose output the method reads: shared ones and those it contributes. */
   readonly requires: readonly StepName[];
-  retrieve(context: MethodContext, question: string, params: Params, variant: string | undefined): Promise<Retrieval>;
-  answer?(context: MethodContext, question: string, retrieval: Retrieval, params: Params, options: AnswerOptions): Promise<MethodAnswer>;
+  /**
+   * The pipeline steps this method adds to an index built for it (besides the shared ones it requires). A
+   * promise, so that a method loads its index code only when an index is built, never for a query.
+   */
+  indexSteps?(build: MethodBuild<Config>): Promise<readonly PipelineStep[]>;
+  /** The prompts the method sends, which a workspace may override (`kgrag init` writes them). */
+  readonly prompts?: readonly PromptTemplate[];
+  retrieve(context: MethodContext, question: string, config: Config, variant: string | undefined): Promise<Retrieval<State>>;
+  answer?(context: MethodContext, question: string, retrieval: Retrieval<State>, config: Config, options: AnswerOptions): Promise<MethodAnswer>;
 }
+
+/**
+ * A method of any configuration and state, as registries and the engine hold them: the engine validates each
+ * method's configuration with the method's own schema and hands its retrieval back to the same method.
+ */
+export type AnyQueryMethod = QueryMethod<any, any>;

@@ -5,13 +5,12 @@ import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-enti
 import { extractGraphPrompts } from '../extract/llm-graph/extract-graph-prompt.js';
 import { communityReportPrompt } from '../extract/reports/community-report-prompt.js';
 import { summarizeDescriptionsPrompt } from '../extract/summaries/summarize-descriptions-prompt.js';
-import { autoKgKeywordPrompts } from '../extract/keywords/keyword-prompts.js';
 import { openiePrompts } from '../extract/triples/openie-prompts.js';
 import { priceSettings, resolveModelPrice, type ResolvedModelPrice } from '../providers/llm/model-prices.js';
 import { countPromptTokens } from '../providers/llm/token-estimate.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { gleaningConversationCost, type GleaningConversationCost } from './estimate/gleaning-conversation-cost.js';
-import type { StepName } from './pipeline-step.js';
+import type { PipelineStep, StepCostDraft, StepName } from './pipeline-step.js';
 import { tripleExtractorFor } from './steps/triples-step.js';
 
 /**
@@ -174,6 +173,8 @@ export interface EstimateIndexCostOptions {
   upToDate?: ReadonlySet<StepName>;
   /** @default indexCostCalibration */
   calibration?: IndexCostCalibration;
+  /** The run's steps: those that estimate their own cost (steps methods contribute, such as AutoKG's keywords) are added. */
+  steps?: readonly PipelineStep[];
 }
 
 /** The LLM cost of one pipeline step. */
@@ -229,7 +230,7 @@ export interface IndexCostEstimate {
   notes: string[];
 }
 
-type StepDraft = Omit<StepCostEstimate, 'costUsd'>;
+type StepDraft = StepCostDraft;
 
 const framing = (messages: number): number => countPromptTokens(Array.from({ length: messages }, () => ({ role: 'user' as const, content: '' })));
 
@@ -336,52 +337,6 @@ function openieStep(input: {
     basis:
       `${pending.length} chunk${pending.length === 1 ? '' : 's'} × 2 calls (named entities, then triples)${reused > 0 ? `, ${reused} already extracted or imported` : ''}; ` +
       `prompts filled with each chunk and counted, the entity list and replies estimated at ${decimal(calibration.openie.nerReplyTokensPerChunkToken)} + ${decimal(calibration.openie.triplesReplyTokensPerChunkToken)} tokens per chunk token (real gpt-3.5 OpenIE of MuSiQue); repair turns not included`,
-  };
-}
-
-/**
- * AutoKG keyword extraction (the `keywords` step): per clustering (k-means and spectral), an extraction and a
- * refinement call per cluster and one refinement of the clustering's list, then the three final passes — a
- * count that depends only on the settings and the number of chunks. Prompt tokens are estimated: each
- * extraction shows min(c or 2c, the cluster's average size) chunks of average length within
- * `maxPromptTokens`, plus an avoid list growing to m keywords; lists of l1 keywords of l2 + 1 tokens each.
- */
-function autokgKeywordsStep(input: { chunks: readonly EstimateChunk[]; config: KgragConfig; prompts: PromptLibrary; tokenizer: Tokenizer; chunkTokens: number }): StepDraft {
-  const { config, prompts, tokenizer } = input;
-  const settings = config.autokg;
-  const count = input.chunks.length;
-  const clusters = Math.min(settings.clusters, count);
-  if (clusters === 0) return { step: 'keywords', calls: 0, inputTokens: 0, outputTokens: 0, exact: true, basis: 'no chunks' };
-  const clusterings = 2;
-  const keywordTokens = settings.maxWords + 1;
-  const listTokens = settings.keywordsPerCluster * keywordTokens;
-  const averageChunk = input.chunkTokens / count;
-  const shown = Math.min((settings.sampling === 'nearest' ? 1 : 2) * settings.chunksPerCluster, count / clusters);
-  const template = (prompt: typeof autoKgKeywordPrompts.extract, values: Record<string, string>): number => tokenizer.count(fillPrompt(prompts.text(prompt), values));
-  const base = { main_topic: settings.topic, num_keywords: String(settings.keywordsPerCluster), max_words: String(settings.maxWords), language: settings.language };
-  const extractTemplate = template(autoKgKeywordPrompts.extract, { ...base, texts: '', avoid: '' });
-  const refineTemplate = template(autoKgKeywordPrompts.refine, { ...base, keywords: '' });
-  const finalTemplates = [autoKgKeywordPrompts.finalMerge, autoKgKeywordPrompts.finalSplit, autoKgKeywordPrompts.finalDelete].map((prompt) => template(prompt, { max_words: String(settings.maxWords), keywords: '' }));
-  // The avoid list holds the keywords found so far, sampled down to m: on average half of what the run finds.
-  const averageAvoid = Math.min(settings.avoidSample, (clusterings * clusters * settings.keywordsPerCluster) / 2) * keywordTokens;
-  const extraction = framing(1) + extractTemplate + Math.min(settings.maxPromptTokens, shown * averageChunk) + averageAvoid;
-  const refinement = framing(1) + refineTemplate + listTokens;
-  const clusteringList = clusters * listTokens;
-  const allKeywords = clusterings * clusteringList;
-  const calls = clusterings * (2 * clusters + 1) + finalTemplates.length;
-  const inputTokens =
-    clusterings * (clusters * (extraction + refinement) + framing(1) + refineTemplate + clusteringList) +
-    finalTemplates.reduce((sum, tokens) => sum + framing(1) + tokens + allKeywords, 0);
-  const outputTokens = clusterings * (2 * clusters * listTokens + clusteringList) + finalTemplates.length * allKeywords;
-  return {
-    step: 'keywords',
-    calls,
-    inputTokens: Math.round(inputTokens),
-    outputTokens: Math.round(outputTokens),
-    exact: false,
-    basis:
-      `${clusterings} clusterings × (${clusters} clusters × 2 calls + 1) + 3 final passes; each extraction shows ~${Math.round(shown)} chunks of ~${Math.round(averageChunk)} tokens ` +
-      `(≤ ${settings.maxPromptTokens}) and an avoid list of ≤ ${settings.avoidSample} keywords; lists of ${settings.keywordsPerCluster} keywords of ≤ ${settings.maxWords} words`,
   };
 }
 
@@ -558,7 +513,10 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
     );
   }
 
-  drafts.push(upToDate.has('keywords') ? skipped('keywords') : autokgKeywordsStep({ chunks: options.chunks, config, prompts, tokenizer, chunkTokens }));
+  for (const step of options.steps ?? []) {
+    if (step.estimateCost === undefined) continue;
+    drafts.push(upToDate.has(step.name) ? skipped(step.name) : step.estimateCost({ chunks: options.chunks, chunkTokens, tokenizer, prompts, mode }));
+  }
 
   const modelId = options.modelId;
   const price = modelId === undefined ? undefined : resolveModelPrice(modelId, priceSettings(config));

@@ -19,7 +19,6 @@ export type StepName =
   | 'communities'
   | 'reports'
   | 'embed-entities'
-  | 'embed-relations'
   | 'embed-reports'
   | 'triples'
   | 'embed-triples'
@@ -111,4 +110,32 @@ export interface PipelineStep {
   /** Whether the step must run even when its fingerprint is unchanged (e.g. `load` with new inputs). */
   mustRun?(context: StepContext): boolean;
   run(context: StepContext): Promise<StepOutput>;
+  /**
+   * The LLM calls and tokens the step would take, for the dry run (`kgrag index --dry-run`); only steps that
+   * call the model and are contributed by a method define it (the shared steps are estimated by the dry run).
+   */
+  estimateCost?(input: StepCostInput): StepCostDraft;
+}
+
+/** What a step's cost estimate may read: the chunks the index will hold and the prompts the run would send. */
+export interface StepCostInput {
+  chunks: ReadonlyArray<{ id: string; text: string }>;
+  /** Tokens of all those chunks. */
+  chunkTokens: number;
+  tokenizer: Tokenizer;
+  prompts: PromptLibrary;
+  mode: 'fast' | 'standard';
+}
+
+/** The LLM cost of one step before pricing: calls (the most; `minCalls` the fewest), prompt and reply tokens. */
+export interface StepCostDraft {
+  step: StepName;
+  calls: number;
+  minCalls?: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** True when `calls` follows from the chunks and settings alone. */
+  exact: boolean;
+  /** One line saying how the numbers were obtained. */
+  basis: string;
 }

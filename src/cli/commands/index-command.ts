@@ -24,6 +24,13 @@ export interface IndexCommandOptions {
   dryRun?: boolean;
   /** `--no-wait`: fail at once when another process is writing the workspace. */
   wait?: boolean;
+  /** `--methods a,b`: the methods to build the index for. */
+  methods?: string;
+}
+
+/** `--methods basic,local` as a list. */
+function methodList(option: string | undefined): string[] | undefined {
+  return option === undefined ? undefined : option.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
 }
 
 /** A warning in `--json` output: every input skipped or read with a problem, and why (the file under its true name). */
@@ -66,6 +73,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       paths.map((path) => resolve(io.cwd, path)),
       {
         ...writerLockOptions(['kgrag index', ...paths].join(' '), options.wait, io),
+        ...(options.methods === undefined ? {} : { methods: methodList(options.methods) ?? [] }),
         signal: controller.signal,
         onEvent: (event) => {
           if (event.type === 'warning') warnings.push(event.warning);
@@ -120,6 +128,7 @@ async function dryRunCommand(paths: string[], options: IndexCommandOptions, glob
     const estimate = await kgrag.estimateIndex(
       paths.map((path) => resolve(io.cwd, path)),
       {
+        ...(options.methods === undefined ? {} : { methods: methodList(options.methods) ?? [] }),
         // Loading and chunking progress, and warnings; not their end lines, which read like a finished index.
         onEvent: (event) => {
           if (event.type === 'warning' || event.type === 'step-start' || event.type === 'step-progress') renderer.onEvent(event);

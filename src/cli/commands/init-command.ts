@@ -1,6 +1,8 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { methodConfigSchemas } from '../../api/registered-methods.js';
 import { renderConfigTemplate } from '../../core/config/config-template.js';
+import { workspaceConfigSchema } from '../../core/config/load-config.js';
 import { configFileName } from '../../core/config/load-config.js';
 import { promptFileText } from '../../core/workspace-prompts.js';
 import { promptTemplates } from '../../api/prompt-templates.js';
@@ -23,7 +25,7 @@ export async function initCommand(directory: string | undefined, options: { forc
       hint: 'edit it, or pass --force to overwrite it with the defaults',
     });
   }
-  await writeOutputFile(file, renderConfigTemplate(), 'the configuration template');
+  await writeOutputFile(file, renderConfigTemplate(workspaceConfigSchema(methodConfigSchemas)), 'the configuration template');
   writeLine(io.stdout, file);
   const promptsDirectory = join(workspace, 'prompts');
   let written = 0;

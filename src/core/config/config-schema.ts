@@ -233,42 +233,6 @@ export const queryConfigSchema = z
   })
   .strict();
 
-export const autokgConfigSchema = z
-  .object({
-    topic: z.string().min(1).default('the main subjects of the documents').describe('AutoKG: the main topic named in the keyword prompts (`main_topic`)'),
-    clusters: positiveInt().max(1000).default(15).describe('AutoKG: clusters of each clustering, k-means (k-means++) and spectral (NJW) (paper n = 15)'),
-    chunksPerCluster: positiveInt().max(200).default(15).describe('AutoKG: c, chunks nearest each cluster centre shown to the LLM (paper and code: 15)'),
-    sampling: z
-      .enum(['nearest-and-random', 'nearest'])
-      .default('nearest-and-random')
-      .describe('AutoKG: chunks shown per cluster: the c nearest plus c random (paper) or the c nearest only (reference code)'),
-    keywordsPerCluster: positiveInt().max(100).default(10).describe('AutoKG: l1, keywords per cluster (LLM and LLM-free)'),
-    maxWords: positiveInt().max(10).default(3).describe('AutoKG: l2, words per keyword at most'),
-    avoidSample: z.number().int().min(0).default(300).describe('AutoKG: m, previous keywords sampled into the avoid list of each extraction prompt'),
-    language: z.string().min(1).default('English').describe('AutoKG: language the keywords are written in'),
-    maxPromptTokens: positiveInt().default(7400).describe('AutoKG: token budget of one keyword-extraction prompt (reference: 7,900 − 500 for gpt-4)'),
-    kernel: z
-      .enum(['gaussian', 'angular'])
-      .default('gaussian')
-      .describe('AutoKG: chunk-graph kernel: "gaussian" = reference code exp(-4 d²/d_K(i)²) on chord distances, averaged; "angular" = paper exp(-θ²/√(τi τj))'),
-    duplicateDistance: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(1e-6)
-      .describe('AutoKG: a chunk within this cosine distance of a chunk with fewer tokens is left out of the chunk graph, keywords and search (remove_same_text thresh); 0 keeps every chunk'),
-    neighbours: z.number().int().min(2).max(200).default(30).describe('AutoKG: K of the chunk kNN graph, counting the chunk itself as the reference does (30 → 29 other chunks)'),
-    spectralNeighbours: z.number().int().min(2).max(200).default(20).describe('AutoKG: K of the spectral-clustering graph, counting the chunk itself (reference: 20); at most `neighbours`'),
-    positives: positiveInt().max(1000).default(5).describe('AutoKG: chunks nearest a keyword labelled as members in Laplace learning (trust_num)'),
-    negatives: z.number().int().min(0).max(10000).default(35).describe('AutoKG: chunks farthest from a keyword labelled as non-members (negative_multiplier · trust_num)'),
-    cap: z.number().gt(0).max(1).default(0.2).describe('AutoKG: largest share of the chunks one keyword keeps, highest Laplace score first (connect_threshold)'),
-    membership: z
-      .enum(['argmax', 'balanced'])
-      .default('argmax')
-      .describe('AutoKG: Laplace membership rule: "argmax" = reference u ≥ 0.5; "balanced" = u ≥ positives/(positives+negatives), for small corpora (a few hundred chunks) where u rarely reaches 0.5; too broad on large ones'),
-  })
-  .strict();
-
 /**
  * One external knowledge graph for Tree-of-Traversals (`tot`, parameter `graphs`): a SPARQL 1.1 endpoint
  * with Wikidata's vocabulary (`wdt:`, `p:`/`ps:`, `wikibase:directClaim`, `rdfs:label`, `schema:description`).
@@ -305,6 +269,17 @@ export const configSchema = z
       .prefault({}),
     input: inputConfigSchema.prefault({}),
     chunking: chunkingConfigSchema.prefault({}),
+    pipeline: z
+      .object({
+        methods: z
+          .union([z.literal('all'), z.array(z.string().min(1)).min(1)])
+          .default('all')
+          .describe(
+            'Methods the index is built for: "all", or a list such as [basic, local, global, drift] (GraphRAG only); the pipeline is the union of their steps, and the steps of methods built earlier are kept up to date',
+          ),
+      })
+      .strict()
+      .prefault({}),
     index: z
       .object({
         mode: z
@@ -328,11 +303,10 @@ export const configSchema = z
     communities: communitiesConfigSchema.prefault({}),
     reports: reportsConfigSchema.prefault({}),
     query: queryConfigSchema.prefault({}),
-    autokg: autokgConfigSchema.prefault({}),
     methods: z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})
-      .describe('Per-method parameters, e.g. methods.basic.variant: bm25; each method validates its own'),
+      .describe('Per-method settings and parameters, e.g. methods.basic.variant: bm25, methods.autokg.clusters: 20; each method\'s own schema validates them when the configuration is loaded'),
     knowledgeGraphs: z
       .record(z.string(), knowledgeGraphConfigSchema)
       .default({})
@@ -378,5 +352,4 @@ export type SummariesConfig = KgragConfig['summaries'];
 export type CommunitiesConfig = KgragConfig['communities'];
 export type ReportsConfig = KgragConfig['reports'];
 export type QueryConfig = KgragConfig['query'];
-export type AutokgConfig = KgragConfig['autokg'];
 export type KnowledgeGraphConfig = KgragConfig['knowledgeGraphs'][string];

@@ -1,4 +1,6 @@
 import { stringify } from 'yaml';
+import type { z } from 'zod';
+import { configSchema } from './config-schema.js';
 import { configKeys, environmentName } from './load-config.js';
 
 /** Example values shown (commented out) for keys that have no default. */
@@ -34,14 +36,14 @@ function hasDefault(key: { default: unknown }): boolean {
  * The commented `kgrag.yaml` written by `kgrag init`, generated from the configuration schema so
  * that it always lists every key with its default and description.
  */
-export function renderConfigTemplate(): string {
+export function renderConfigTemplate(schema: z.ZodType = configSchema): string {
   const lines = [
     '# kgrag configuration. Every key is optional: the values shown are the defaults.',
     '# Precedence: defaults < this file < KGRAG_* environment variables < command-line flags.',
     '# Each key also has an environment variable, e.g. llm.baseURL -> KGRAG_LLM_BASE_URL.',
     '# Secrets belong in the environment (KGRAG_LLM_API_KEY or OPENAI_API_KEY), not in this file.',
   ];
-  const keys = configKeys();
+  const keys = configKeys(schema);
   // A section whose keys all lack defaults is written commented out, or it would parse as null.
   const activeSections = new Set(keys.filter(hasDefault).flatMap((key) => key.path.slice(0, -1).map((_, depth) => key.path.slice(0, depth + 1).join('.'))));
   let previous: string[] = [];

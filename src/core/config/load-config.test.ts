@@ -54,6 +54,7 @@ describe('environmentName', () => {
     assert.equal(environmentName(['llm', 'pricePerMillionTokens', 'input']), 'KGRAG_LLM_PRICE_PER_MILLION_TOKENS_INPUT');
     assert.equal(environmentName(['query', 'topK']), 'KGRAG_QUERY_TOP_K');
     assert.equal(environmentName(['llm', 'retryMaxDelayMs']), 'KGRAG_LLM_RETRY_MAX_DELAY_MS');
+    assert.equal(environmentName(['methods', 'local', 'topKEntities']), 'KGRAG_METHODS_LOCAL_TOP_K_ENTITIES');
   });
 
   test('every settable key has a distinct variable name', () => {

@@ -29,12 +29,48 @@ export interface ConfigKey {
   enum: unknown[] | undefined;
 }
 
-let cachedKeys: ConfigKey[] | undefined;
+const cachedKeys = new WeakMap<z.ZodType, ConfigKey[]>();
+
+/** A method's section of the configuration, as the method declares it (`methods.<name>`). */
+export interface MethodConfigSchema {
+  schema: z.ZodType;
+  variants: readonly string[];
+}
+
+const extendedSchemas = new WeakMap<Readonly<Record<string, MethodConfigSchema>>, z.ZodType>();
+
+/**
+ * The configuration schema with each method's section spelled out (its settings and parameters, and its
+ * default `variant`): what `kgrag init` lists, what KGRAG_* variables may set, and what validates `methods.*`.
+ */
+export function workspaceConfigSchema(methods: Readonly<Record<string, MethodConfigSchema>>): z.ZodType {
+  let schema = extendedSchemas.get(methods);
+  if (!schema) {
+    const sections = Object.fromEntries(
+      Object.entries(methods).map(([name, method]) => {
+        const variant = method.variants.length > 0 ? z.enum(method.variants as [string, ...string[]]) : z.never();
+        // The shape alone: cross-field refinements (local's proportions) are checked when the method parses its merged section.
+        const section = z.object((method.schema as z.ZodObject).shape).partial().extend({ variant: variant.optional().describe(`Variant used when a query names none (${method.variants.join(', ')}); the first is the default`) });
+        return [name, section.strict().optional()];
+      }),
+    );
+    schema = configSchema.extend({
+      methods: z
+        .object(sections)
+        .strict()
+        .default({})
+        .describe('Per-method settings and parameters; each method\'s keys are listed under its name'),
+    });
+    extendedSchemas.set(methods, schema);
+  }
+  return schema;
+}
 
 /** Every settable key of the schema, derived from its JSON Schema (the single source of truth). */
-export function configKeys(): ConfigKey[] {
-  if (cachedKeys) return cachedKeys;
-  const root = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+export function configKeys(schema: z.ZodType = configSchema): ConfigKey[] {
+  const cached = cachedKeys.get(schema);
+  if (cached) return cached;
+  const root = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const keys: ConfigKey[] = [];
   const walk = (schema: JsonSchema, path: string[]): void => {
     const variant = schema.anyOf?.find((option) => option.type !== 'null') ?? schema;
@@ -51,13 +87,13 @@ export function configKeys(): ConfigKey[] {
     });
   };
   walk(root, []);
-  cachedKeys = keys;
+  cachedKeys.set(schema, keys);
   return keys;
 }
 
 /** `["llm", "baseURL"]` → `KGRAG_LLM_BASE_URL`. */
 export function environmentName(path: readonly string[]): string {
-  return `KGRAG_${path.map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_')}`;
+  return `KGRAG_${path.map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toUpperCase()).join('_')}`;
 }
 
 /** Options of {@link loadConfig}. */
@@ -70,6 +106,11 @@ export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
   /** Values from command-line flags (highest precedence). */
   overrides?: KgragConfigInput;
+  /**
+   * The sections of `methods` the registered methods declare: their keys get KGRAG_* variables and are
+   * validated with the rest, each by its method's schema. Without them `methods.*` is not checked here.
+   */
+  methods?: Readonly<Record<string, MethodConfigSchema>>;
 }
 
 /** A resolved configuration and where it came from. */
@@ -217,9 +258,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
 
+  const schema = options.methods ? workspaceConfigSchema(options.methods) : configSchema;
+  const keys = configKeys(schema);
   const fromEnv: PlainObject = {};
   const envSources = new Map<string, string>();
-  for (const key of configKeys()) {
+  for (const key of keys) {
     const name = environmentName(key.path);
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
@@ -242,15 +285,18 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   if (options.overrides) layers.push({ name: 'command line', values: options.overrides as PlainObject });
 
   const merged = layers.reduce<PlainObject>((result, layer) => mergeConfig(result, layer.values), {});
+  // Checked against the schema with every method's section; kept as written (`methods.*` without defaults, which
+  // each query merges with its own parameters).
+  const checked = schema.safeParse(merged);
   const parsed = configSchema.safeParse(merged);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
-      for (const path of keys) {
+  if (!checked.success) {
+    for (const issue of checked.error.issues) {
+      const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+      for (const path of paths) {
         const dotted = path.map(String).join('.') || '(top level)';
         const layer = [...layers].reverse().find((candidate) => hasPath(candidate.values, path));
         const origin = layer?.name === 'environment' ? environmentSource(envSources, path) : (layer?.name ?? 'defaults');
-        problems.push(`${dotted}: ${describeIssue(issue, path)} (set in ${origin})`);
+        problems.push(`${dotted}: ${describeIssue(issue, path, keys)} (set in ${origin})`);
       }
     }
   }
@@ -326,8 +372,7 @@ function environmentSource(sources: ReadonlyMap<string, string>, path: readonly 
   return 'environment';
 }
 
-function describeIssue(issue: z.core.$ZodIssue, path: readonly PropertyKey[]): string {
-  const known = configKeys();
+function describeIssue(issue: z.core.$ZodIssue, path: readonly PropertyKey[], known: readonly ConfigKey[]): string {
   if (issue.code === 'unrecognized_keys') {
     const parent = path.slice(0, -1).map(String);
     const siblings = [...new Set(known.filter((key) => parent.every((part, index) => key.path[index] === part)).map((key) => key.path[parent.length] ?? ''))];

@@ -1,8 +1,8 @@
-import { decodeChunkKnnGraph } from '../../graph/chunk-knn-graph-codec.js';
-import { chunkKnnGraphBlobKey } from '../../pipeline/steps/knn-graph-step.js';
+import { decodeChunkKnnGraph } from './build/chunk-knn-graph-codec.js';
+import { chunkKnnGraphBlobKey } from './build/knn-graph-step.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import type { MethodContext } from '../query-method.js';
-import { vectorsInOrder } from '../space-vectors.js';
+import { vectorsInOrder } from '../shared/space-vectors.js';
 
 /** The keyword graph of the index in typed rows, built on the first `autokg` query. */
 export interface AutokgLookups {

@@ -1,11 +1,12 @@
 import type { ContextChunk } from '../../answer/answer-types.js';
 import { topIndices } from '../../math/top-indices.js';
-import { answerFromContext } from '../answer-from-context.js';
+import { answerFromContext } from '../shared/answer-from-context.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import { queryScores } from '../space-vectors.js';
+import { queryScores } from '../shared/space-vectors.js';
 import { autokgAnswerPrompt, renderAutokgAnswerPrompt } from './autokg-answer-prompt.js';
 import { autokgLookups, type AutokgLookups } from './autokg-lookups.js';
-import { autokgParams, autokgPresets, searchNumbersOf, type AutokgParams } from './autokg-params.js';
+import { autokgConfig, autokgIndexSettings, autokgPresets, searchNumbersOf, type AutokgConfig } from './config.js';
+import { autoKgKeywordTemplates } from './build/keyword-prompts.js';
 import { autokgSubgraph } from './autokg-subgraph.js';
 import { hybridSearch, type HybridSearchResult, type RetrievalReason } from './hybrid-search.js';
 import { packKeywordTexts } from './pack-keyword-texts.js';
@@ -16,8 +17,6 @@ interface FoundKeywords {
   adjacent: string[];
 }
 
-const foundKeywords = new WeakMap<Retrieval, FoundKeywords>();
-
 /** A reason as a line of the trace: `query`, `keyword "k"`, or `adjacent "k" → "j"`. */
 function describeReason(lookups: AutokgLookups, reason: RetrievalReason): string {
   const text = (keyword: number): string => JSON.stringify(lookups.keywordTexts[keyword] ?? '');
@@ -27,7 +26,7 @@ function describeReason(lookups: AutokgLookups, reason: RetrievalReason): string
 }
 
 /** Runs the hybrid search for one question. */
-async function search(context: MethodContext, lookups: AutokgLookups, question: string, params: AutokgParams, variant: string | undefined) {
+async function search(context: MethodContext, lookups: AutokgLookups, question: string, params: AutokgConfig, variant: string | undefined) {
   const query = await context.embedQuery(question);
   const textScores = queryScores('chunks', lookups.chunkVectors, query);
   // A near-duplicate is never retrieved: its shorter twin stands for it (AutoKG's remove_same_text).
@@ -59,14 +58,14 @@ async function search(context: MethodContext, lookups: AutokgLookups, question: 
 }
 
 /** Renders the answer prompt with the texts that fit the budget. */
-function packPrompt(context: MethodContext, question: string, chunks: readonly ContextChunk[], keywords: FoundKeywords, params: AutokgParams) {
+function packPrompt(context: MethodContext, question: string, chunks: readonly ContextChunk[], keywords: FoundKeywords, params: AutokgConfig) {
   const template = context.prompts.text(autokgAnswerPrompt);
   const render = (texts: string): string =>
     renderAutokgAnswerPrompt(template, {
       similarKeywords: keywords.similar,
       adjacentKeywords: keywords.adjacent,
       texts,
-      language: params.language,
+      language: params.answerLanguage ?? params.language,
       responseType: context.config.query.responseType,
       query: question,
     });
@@ -85,15 +84,22 @@ function packPrompt(context: MethodContext, question: string, chunks: readonly C
  * by shared-chunk weight and their texts; the answer prompt lists the keywords and packs the texts into the
  * token budget. Variants are the search presets: `paper` (15, 5, 3, 3, 2) and `notebook` (15, 7, 3, 4, 2).
  */
-export const autokgMethod: QueryMethod<AutokgParams> = {
+export const autokgMethod: QueryMethod<AutokgConfig, FoundKeywords> = {
   name: 'autokg',
   description: 'AutoKG: hybrid search over texts, query keywords and their neighbours in the keyword graph (Laplace-learned keyword–chunk links)',
   variants: Object.keys(autokgPresets),
-  params: autokgParams,
+  config: autokgConfig,
+  indexSettings: autokgIndexSettings,
+  ranking: { kind: 'native' },
+  prompts: [...autoKgKeywordTemplates, autokgAnswerPrompt],
+  indexSteps: async ({ config, mode }) => [
+    (await import('./build/knn-graph-step.js')).createKnnGraphStep(config),
+    (await import('./build/keywords-step.js')).createKeywordsStep(mode, config),
+  ],
   topKParam: 's0t',
   requires: ['chunk', 'embed-chunks', 'keywords'],
 
-  async retrieve(context, question, params, variant): Promise<Retrieval> {
+  async retrieve(context, question, params, variant): Promise<Retrieval<FoundKeywords>> {
     const lookups = await autokgLookups(context);
     const { found, textScores, keywordScores } = await context.trace.time(
       'autokg-search',
@@ -111,17 +117,17 @@ export const autokgMethod: QueryMethod<AutokgParams> = {
       found.texts.map(({ text }, rank) => ({ id: lookups.chunkIds[text] as string, score: 1 / (rank + 1), scores: { dense: textScores[text] as number, rank: rank + 1 } })),
     );
     const keyword = (row: number) => ({ id: lookups.keywordIds[row] as string, text: lookups.keywordTexts[row] as string, score: keywordScores[row] as number });
-    const retrieval: Retrieval = {
+    return {
       chunks,
       keywords: [...found.similarKeywords.map(keyword), ...found.adjacentKeywords.map((adjacent) => keyword(adjacent.keyword))],
       subgraph: autokgSubgraph(question, lookups, found, keywordScores, chunks),
+      // The answer prompt names the similar and the adjacent keywords apart.
+      state: keywordsOf(lookups, found),
     };
-    foundKeywords.set(retrieval, keywordsOf(lookups, found));
-    return retrieval;
   },
 
   async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
-    const keywords = foundKeywords.get(retrieval) ?? { similar: (retrieval.keywords ?? []).map((keyword) => keyword.text), adjacent: [] };
+    const keywords = retrieval.state;
     const packed = await context.trace.time(
       'autokg-pack',
       async () => packPrompt(context, question, retrieval.chunks, keywords, params),

@@ -1,5 +1,5 @@
 import { topIndices } from '../../math/top-indices.js';
-import type { SearchNumbers } from './autokg-params.js';
+import type { SearchNumbers } from './config.js';
 
 /** Why a text was retrieved; a text found several ways keeps every reason, in the order found. */
 export type RetrievalReason =

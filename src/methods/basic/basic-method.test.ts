@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ScoredId } from '../../store/store.js';
-import { basicMethod, basicParams, reciprocalRankFusion } from './basic-method.js';
+import { basicMethod, reciprocalRankFusion } from './basic-method.js';
+import { basicConfig } from './config.js';
 
 /** Hits with arbitrary scores; RRF must only use their ranks. */
 const hits = (...ids: string[]): ScoredId[] => ids.map((id, index) => ({ id, score: 100 - index * 7.5 }));
@@ -90,8 +91,8 @@ describe('basicMethod', () => {
   test('declares its variants and parameter defaults (k 10, rrfK 60, candidates 50)', () => {
     assert.equal(basicMethod.name, 'basic');
     assert.deepEqual(basicMethod.variants, ['hybrid', 'bm25', 'dense']);
-    assert.deepEqual(basicParams.parse({}), { k: 10, rrfK: 60, candidates: 50 });
-    assert.throws(() => basicParams.parse({ k: 0 }));
-    assert.throws(() => basicParams.parse({ unknown: 1 }));
+    assert.deepEqual(basicConfig.parse({}), { k: 10, rrfK: 60, candidates: 50 });
+    assert.throws(() => basicConfig.parse({ k: 0 }));
+    assert.throws(() => basicConfig.parse({ unknown: 1 }));
   });
 });

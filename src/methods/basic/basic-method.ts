@@ -1,22 +1,7 @@
-import { z } from 'zod';
 import type { ScoredId } from '../../store/store.js';
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-
-/**
- * Defaults of `basic` (naive RAG; GraphRAG basic search, reference/msgraphrag.md §3.6: k = 10 text
- * units). Hybrid fusion is reciprocal-rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009) with its
- * constant k = 60, over the top `candidates` of each list.
- */
-export const basicParams = z
-  .object({
-    k: z.number().int().positive().max(1000).default(10).describe('Passages returned'),
-    rrfK: z.number().positive().default(60).describe('Reciprocal-rank fusion constant'),
-    candidates: z.number().int().positive().max(4096).default(50).describe('Hits taken from each list before fusion'),
-  })
-  .strict();
-
-export type BasicParams = z.output<typeof basicParams>;
+import { basicConfig, type BasicConfig } from './config.js';
 
 async function bm25(context: MethodContext, question: string, k: number): Promise<ScoredId[]> {
   return context.trace.time(
@@ -45,21 +30,22 @@ export function reciprocalRankFusion(lists: ReadonlyArray<readonly ScoredId[]>, 
 }
 
 /** `basic`: top-k chunks by BM25 (SQLite FTS5), by dense vectors, or both fused (`hybrid`, the default). */
-export const basicMethod: QueryMethod<BasicParams> = {
+export const basicMethod: QueryMethod<BasicConfig> = {
   name: 'basic',
   description: 'naive RAG: top-k chunks by vector, BM25 or hybrid (reciprocal-rank fusion) similarity',
   variants: ['hybrid', 'bm25', 'dense'],
-  params: basicParams,
+  config: basicConfig,
+  ranking: { kind: 'native' },
   requires: ['chunk', 'embed-chunks'],
 
   async retrieve(context, question, params, variant): Promise<Retrieval> {
     if (variant === 'bm25') {
       const hits = await bm25(context, question, params.k);
-      return { chunks: await context.chunks(hits.map((hit) => ({ ...hit, scores: { bm25: hit.score } }))) };
+      return { chunks: await context.chunks(hits.map((hit) => ({ ...hit, scores: { bm25: hit.score } }))), state: undefined };
     }
     if (variant === 'dense') {
       const hits = await dense(context, question, params.k);
-      return { chunks: await context.chunks(hits.map((hit) => ({ ...hit, scores: { dense: hit.score } }))) };
+      return { chunks: await context.chunks(hits.map((hit) => ({ ...hit, scores: { dense: hit.score } }))), state: undefined };
     }
     const depth = Math.max(params.candidates, params.k);
     const [lexical, semantic] = await Promise.all([bm25(context, question, depth), dense(context, question, depth)]);
@@ -77,6 +63,7 @@ export const basicMethod: QueryMethod<BasicParams> = {
           return { ...hit, scores };
         }),
       ),
+      state: undefined,
     };
   },
 };

@@ -1,29 +1,37 @@
 import { packTable, tableCell } from '../../answer/pack-table.js';
-import { buildLocalContext } from '../local/build-local-context.js';
-import { localSubgraph } from '../local/local-method.js';
+import { buildLocalContext } from '../shared/build-local-context.js';
+import { localSubgraph } from '../shared/local-subgraph.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
-import { requireLlm } from '../require-llm.js';
-import { driftLocalOptions, driftParams, type DriftParams } from './drift-params.js';
+import { requireLlm } from '../shared/require-llm.js';
+import { driftLocalOptions, driftConfig, type DriftConfig } from './config.js';
+import { driftPrompts } from './drift-prompts.js';
 import { runDrift } from './run-drift.js';
 import { topReports } from './top-reports.js';
 
-/** The context shown by `--context-only` for each retrieval: what DRIFT would start from, without an LLM. */
-const previews = new WeakMap<Retrieval, { text: string; tokens: number }>();
+/** What DRIFT starts from, without an LLM: the context `--context-only` shows. */
+interface DriftPreview {
+  text: string;
+  tokens: number;
+}
 
 /**
  * `drift`: GraphRAG DRIFT search (reference/msgraphrag.md §3.5). Needs an LLM to answer; its retrieval
  * (for evaluation and `--context-only`) needs none: the reports nearest to the question itself and a local
  * search of the question with DRIFT's follow-up settings.
  */
-export const driftMethod: QueryMethod<DriftParams> = {
+export const driftMethod: QueryMethod<DriftConfig, DriftPreview> = {
   name: 'drift',
   description: 'GraphRAG DRIFT search: report-primed answer refined by rounds of follow-up local searches (needs an LLM)',
   variants: [],
-  params: driftParams,
+  config: driftConfig,
+  // DRIFT answers from a primer over reports and rounds of follow-up local searches; its passages for
+  // evaluation are a local search of the question itself.
+  ranking: { kind: 'proxy', note: 'passages of a local search of the question; DRIFT answers from reports and follow-up searches' },
+  prompts: [driftPrompts.hyde, driftPrompts.primer, driftPrompts.local, driftPrompts.reduce],
   topKParam: 'localSearchTopKMappedEntities',
   requires: ['chunk', 'communities', 'reports', 'embed-entities', 'embed-reports'],
 
-  async retrieve(context, question, params): Promise<Retrieval> {
+  async retrieve(context, question, params): Promise<Retrieval<DriftPreview>> {
     const [reports, local] = await Promise.all([
       context.embedQuery(question).then((vector) => topReports(context, vector, params.driftKFollowups, params.communityLevel)),
       buildLocalContext(context, question, driftLocalOptions(params)),
@@ -34,13 +42,6 @@ export const driftMethod: QueryMethod<DriftParams> = {
       subgraph.nodes.push({ id: report.communityId, label: report.title, kind: 'community', score });
       subgraph.edges.push({ source: 'query', target: report.communityId, kind: 'match', weight: score });
     }
-    const retrieval: Retrieval = {
-      chunks: local.chunks,
-      entities: local.entities,
-      relations: local.relations,
-      communities: reports.flatMap((hit) => rows.get(hit.report.communityId) ?? []),
-      subgraph,
-    };
     const primer = packTable(
       'Reports',
       'id|title|content',
@@ -49,13 +50,19 @@ export const driftMethod: QueryMethod<DriftParams> = {
       context.config.query.maxContextTokens,
     );
     const text = [primer.text, local.text].filter((part) => part.length > 0).join('\n\n');
-    previews.set(retrieval, { text, tokens: context.tokenizer.count(text) });
-    return retrieval;
+    return {
+      chunks: local.chunks,
+      entities: local.entities,
+      relations: local.relations,
+      communities: reports.flatMap((hit) => rows.get(hit.report.communityId) ?? []),
+      subgraph,
+      state: { text, tokens: context.tokenizer.count(text) },
+    };
   },
 
   async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
     if (options.contextOnly) {
-      const preview = previews.get(retrieval) ?? { text: '', tokens: 0 };
+      const preview = retrieval.state;
       return { answer: { text: '', kind: 'none' }, citations: [], contextText: preview.text, contextTokens: preview.tokens, usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
     }
     const llm = requireLlm(context, 'the drift method needs an LLM to answer', 'use --method local / basic, or --context-only');

@@ -7,9 +7,9 @@ import type { ReportRecord, TokenUsage } from '../../core/types.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { buildLocalContext } from '../local/build-local-context.js';
+import { buildLocalContext } from '../shared/build-local-context.js';
 import type { MethodContext } from '../query-method.js';
-import { driftLocalOptions, type DriftParams } from './drift-params.js';
+import { driftLocalOptions, type DriftConfig } from './config.js';
 import { driftPrompts } from './drift-prompts.js';
 import { topReports } from './top-reports.js';
 
@@ -64,7 +64,7 @@ const normalize = (text: string): string => text.trim().replace(/\s+/g, ' ').toL
  * GraphRAG it is deterministic: the HyDE template is the report nearest to the question (not a random one),
  * and each round answers the open follow-ups with the best-scoring parents first, ties by text.
  */
-export async function runDrift(context: MethodContext, question: string, params: DriftParams, options: RunDriftOptions): Promise<DriftResult> {
+export async function runDrift(context: MethodContext, question: string, params: DriftConfig, options: RunDriftOptions): Promise<DriftResult> {
   const { llm } = options;
   const { tokenizer, prompts, config } = context;
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };

@@ -4,12 +4,13 @@ import { packTable } from '../../answer/pack-table.js';
 import type { CommunityRecord } from '../../core/types.js';
 import type { MethodAnswer, MethodContext, QueryMethod, QuerySubgraph, Retrieval } from '../query-method.js';
 import { buildReportBatches, prepareReportRows, reportsTableHeader, reportsTableTitle, weightReports, type PreparedRow, type ReportBatches } from './build-report-batches.js';
-import { createCallMeter, type CallMeter } from '../call-meter.js';
+import { createCallMeter, type CallMeter } from '../shared/call-meter.js';
+import { contextOnlyUnsupported } from '../shared/context-only-unsupported.js';
 import { extractiveGlobalAnswer } from './extractive-global-answer.js';
 import { globalKnowledgePrompt, globalReduceSystemPrompt, renderGlobalReducePrompt } from './global-reduce-prompt.js';
 import { chunkVectors, fullOccurrences, globalIndex, reportVectors, similarityTo, staticSelection, type GlobalReport } from './global-lookups.js';
 import { globalMapSystemPrompt, renderGlobalMapPrompt } from './global-map-prompt.js';
-import { globalParams, type GlobalParams } from './global-params.js';
+import { globalConfig, type GlobalConfig } from './config.js';
 import { globalRateSystemPrompt, renderGlobalRatePrompt } from './global-rate-prompt.js';
 import { mapReportBatches } from './map-report-batches.js';
 import { packAnalystPoints } from './pack-analyst-points.js';
@@ -34,10 +35,8 @@ interface GlobalSelection {
   meter: CallMeter | undefined;
 }
 
-const selections = new WeakMap<Retrieval, GlobalSelection>();
-
 /** Whether the query asks for dynamic selection: the `dynamic` variant or the GraphRAG flag. */
-function isDynamic(params: GlobalParams, variant: string | undefined): boolean {
+function isDynamic(params: GlobalConfig, variant: string | undefined): boolean {
   return variant === 'dynamic' || params.dynamicCommunitySelection;
 }
 
@@ -60,7 +59,7 @@ function ratingSubgraph(selection: DynamicSelection, communityOf: ReadonlyMap<st
 async function select(
   context: MethodContext,
   question: string,
-  params: GlobalParams,
+  params: GlobalConfig,
   dynamic: boolean,
 ): Promise<{ selection: Omit<GlobalSelection, 'similarity'>; dynamicSelection?: DynamicSelection }> {
   const index = await globalIndex(context);
@@ -134,15 +133,21 @@ function selectionRows(context: MethodContext, selection: GlobalSelection): Prom
  * (chunk embeddings) among those of the best-ranked communities, taken in rank order until they hold at least
  * 5·k distinct passages — cheap (no LLM, vectors loaded once per index) and anchored in what the map would read.
  */
-export const globalMethod: QueryMethod<GlobalParams> = {
+export const globalMethod: QueryMethod<GlobalConfig, GlobalSelection> = {
   name: 'global',
   description: 'GraphRAG global search: map-reduce over community reports (static roll-up or dynamic LLM-rated selection)',
   variants: ['static', 'dynamic'],
-  params: globalParams,
+  config: globalConfig,
+  // Global search answers from community reports; its passages for evaluation stand in for them.
+  ranking: { kind: 'proxy', note: 'passages of the communities whose reports are most similar to the question; global answers from the reports' },
+  prompts: [globalMapSystemPrompt, globalReduceSystemPrompt, globalKnowledgePrompt, globalRateSystemPrompt],
   requires: ['chunk', 'embed-chunks', 'communities', 'reports', 'embed-reports'],
 
-  async retrieve(context, question, params, variant): Promise<Retrieval> {
+  async retrieve(context, question, params, variant): Promise<Retrieval<GlobalSelection>> {
     const dynamic = isDynamic(params, variant);
+    if (dynamic && context.contextOnly && context.llm) {
+      throw contextOnlyUnsupported('global:dynamic', 'it chooses the reports by LLM relevance ratings', 'use global:static --context-only to see the roll-up of a level');
+    }
     const { selection, dynamicSelection } = await select(context, question, params, dynamic);
     const index = await globalIndex(context);
     const ranked = await context.trace.time(
@@ -168,27 +173,26 @@ export const globalMethod: QueryMethod<GlobalParams> = {
       },
       (result) => ({ communities: result.order.length, passages: result.hits.length }),
     );
-    const retrieval: Retrieval = {
+    const retrieval: Retrieval<GlobalSelection> = {
       chunks: await context.chunks(ranked.hits),
       communities: ranked.order.flatMap(({ report }) => {
         const community = index.communityOf.get(report.communityId);
         return community ? [community] : [];
       }),
+      // Answering reuses the selection: it neither re-selects nor re-rates.
+      state: { ...selection, similarity: ranked.similarity },
     };
     if (dynamicSelection) {
       retrieval.subgraph = ratingSubgraph(dynamicSelection, index.communityOf, (id) => index.reportOf.get(id)?.title ?? id);
     }
-    selections.set(retrieval, { ...selection, similarity: ranked.similarity });
+    if (dynamic && !selection.dynamic) {
+      retrieval.ranking = { kind: 'fallback', note: 'no LLM: the static roll-up of communityLevel instead of LLM-rated selection' };
+    }
     return retrieval;
   },
 
   async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
-    let selection = selections.get(retrieval);
-    if (!selection) {
-      // A retrieval made elsewhere: select again (the variant is not known here, only the parameter).
-      const fresh = await globalMethod.retrieve(context, question, params, undefined);
-      selection = selections.get(fresh) as GlobalSelection;
-    }
+    const selection = retrieval.state;
     const { llm, tokenizer } = context;
     const meter = selection.meter ?? (llm ? createCallMeter(llm) : undefined);
     const spent = (): Pick<MethodAnswer, 'usage' | 'llmCalls'> => ({
@@ -258,6 +262,8 @@ export const globalMethod: QueryMethod<GlobalParams> = {
       (result) => ({ points: mapped.points.length, relevant: result.relevant, packed: result.included.length, tokens: result.tokens }),
     );
     if (points.included.length === 0 && !params.allowGeneralKnowledge) {
+      // Made without a reduce call, but a streaming caller still receives it as the answer's text.
+      options.onText?.(noDataAnswer);
       return { answer: { text: noDataAnswer, kind: 'generated' }, citations: [], contextText, contextTokens, ...spent(), unknownReferences: 0 };
     }
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { countTerms } from '../../text/term-count-matrix.js';
 import { TfidfRanker } from '../../text/tfidf-ranker.js';
 import { kgTfidfTraversal } from './kg-tfidf-traversal.js';
-import { releaseRetrieveSchedule } from './kgp-params.js';
+import { releaseRetrieveSchedule } from './config.js';
 
 /** 60 passages: 0–19 mention the river, 20–59 the bridge; each also has its own word. */
 const texts = Array.from({ length: 60 }, (_, passage) => `p${passage} ${passage < 20 ? 'river' : 'bridge'}`);

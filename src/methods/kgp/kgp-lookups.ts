@@ -1,7 +1,7 @@
 import { KgragError } from '../../core/errors.js';
-import { decodePassageGraphIndex } from '../../graph/passage-graph-codec.js';
-import type { PassageGraph } from '../../graph/passage-graph.js';
-import { passageGraphBlobKey } from '../../pipeline/steps/passage-graph-step.js';
+import { decodePassageGraphIndex } from './build/passage-graph-codec.js';
+import type { PassageGraph } from './build/passage-graph.js';
+import { passageGraphBlobKey } from './build/passage-graph-step.js';
 import type { TermCountMatrix } from '../../text/term-count-matrix.js';
 import { TfidfRanker } from '../../text/tfidf-ranker.js';
 import type { MethodContext } from '../query-method.js';

@@ -1,12 +1,14 @@
-import { passageEdgeBit } from '../../graph/passage-graph.js';
+import { passageEdgeBit } from './build/passage-graph.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { englishStopwords } from '../../text/stopwords.js';
-import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import type { MethodContext, QueryMethod, RankingInfo, Retrieval } from '../query-method.js';
+import { contextOnlyUnsupported } from '../shared/context-only-unsupported.js';
+import { kgpNextEvidencePrompt } from './next-evidence-prompt.js';
 import { generateNextEvidence, type GeneratedEvidence } from './generate-next-evidence.js';
 import { iterativeTraversal } from './iterative-traversal.js';
 import { kgTfidfTraversal } from './kg-tfidf-traversal.js';
 import { kgpLookups, type KgpLookups } from './kgp-lookups.js';
-import { kgpParams, type KgpParams } from './kgp-params.js';
+import { kgpConfig, kgpIndexSettings, type KgpConfig } from './config.js';
 import type { KgpRankedPassage, KgpRanking } from './kgp-ranking.js';
 import { kgpSubgraph } from './kgp-subgraph.js';
 import { flattenPaths } from './flatten-paths.js';
@@ -26,7 +28,7 @@ interface VariantRun {
   context: MethodContext;
   lookups: KgpLookups;
   question: string;
-  params: KgpParams;
+  params: KgpConfig;
   kindMask: number;
 }
 
@@ -48,7 +50,7 @@ async function seeds(run: VariantRun, seeding: 'tfidf' | 'bm25', count: number):
  * Seed-retriever hits fetched by the traversals: their seeds, then enough further hits to fill K even when
  * every passage the traversal reached is among them.
  */
-const fillDepth = (params: KgpParams): number => Math.max(params.seeds, params.budget) + params.seeds * params.neighboursPerSeed;
+const fillDepth = (params: KgpConfig): number => Math.max(params.seeds, params.budget) + params.seeds * params.neighboursPerSeed;
 
 /** `tfidf` and `bm25`: the flat baselines of KGP's Table 1 over the whole index. */
 async function flatRanking(run: VariantRun, seeding: 'tfidf' | 'bm25'): Promise<KgpRanking> {
@@ -253,13 +255,17 @@ function evidenceDetail(run: VariantRun, paths: ReadonlyArray<readonly number[]>
  * variants run `kg-tfidf` — KGP without its agent, the paper's "KGP w/o LLM" — and say so in a
  * `kgp-fallback` trace step (as `drift` and `global:dynamic` fall back without one).
  */
-export const kgpMethod: QueryMethod<KgpParams> = {
+export const kgpMethod: QueryMethod<KgpConfig> = {
   name: 'kgp',
   description: 'Knowledge Graph Prompting: seed passages, then a traversal of the passage graph guided by the evidence still missing',
   variants: kgpVariants,
-  params: kgpParams,
+  config: kgpConfig,
+  indexSettings: kgpIndexSettings,
+  ranking: { kind: 'native' },
+  prompts: [kgpNextEvidencePrompt],
   topKParam: 'budget',
   requires: ['chunk', 'passage-graph'],
+  indexSteps: async ({ config, graphStep }) => [(await import('./build/passage-graph-step.js')).createPassageGraphStep(graphStep, config)],
 
   async retrieve(context, question, params, variant): Promise<Retrieval> {
     const chosen = (variant ?? kgpVariants[0]) as KgpVariant;
@@ -267,6 +273,7 @@ export const kgpMethod: QueryMethod<KgpParams> = {
     const kindMask = params.graph.reduce((mask, kind) => mask | passageEdgeBit[kind], 0);
     const run: VariantRun = { context, lookups, question, params, kindMask };
     let ranking: KgpRanking;
+    let fallback: RankingInfo | undefined;
     switch (chosen) {
       case 'tfidf':
       case 'bm25':
@@ -277,6 +284,9 @@ export const kgpMethod: QueryMethod<KgpParams> = {
         break;
       case 'agent':
       case 'agent-iterative':
+        if (context.contextOnly && context.llm) {
+          throw contextOnlyUnsupported(`kgp:${chosen}`, "its passages are chosen by the LLM agent's next evidence", 'use kgp:lexical-agent or kgp:kg-tfidf --context-only');
+        }
         if (context.llm) {
           ranking = chosen === 'agent' ? await agentRanking(run, context.llm) : await agentIterativeRanking(run, context.llm);
           break;
@@ -284,11 +294,12 @@ export const kgpMethod: QueryMethod<KgpParams> = {
         // KGP without its agent is KG-TF-IDF (the paper's "KGP w/o LLM"); the trace says so.
         await context.trace.time('kgp-fallback', async () => undefined, () => ({ requested: `kgp:${chosen}`, ran: 'kgp:kg-tfidf', reason: 'no LLM is configured' }));
         ranking = await kgTfidfRanking(run);
+        fallback = { kind: 'fallback', note: 'no LLM: kg-tfidf instead of the agent' };
         break;
       default:
         ranking = await lexicalAgentRanking(run);
     }
     const chunks = await context.chunks(ranking.passages.map((item) => ({ id: lookups.chunkIds[item.passage] as string, score: item.score, scores: item.scores })));
-    return { chunks, subgraph: kgpSubgraph(question, ranking, chunks, lookups) };
+    return { chunks, subgraph: kgpSubgraph(question, ranking, chunks, lookups), state: undefined, ...(fallback === undefined ? {} : { ranking: fallback }) };
   },
 };

@@ -1,5 +1,5 @@
 import type { ContextChunk } from '../../answer/answer-types.js';
-import { passageEdgeBit, passageEdgeKinds } from '../../graph/passage-graph.js';
+import { passageEdgeBit, passageEdgeKinds } from './build/passage-graph.js';
 import type { QuerySubgraph } from '../query-method.js';
 import type { KgpLookups } from './kgp-lookups.js';
 import type { KgpRanking } from './kgp-ranking.js';

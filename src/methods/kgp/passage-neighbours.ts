@@ -1,4 +1,4 @@
-import type { PassageGraph } from '../../graph/passage-graph.js';
+import type { PassageGraph } from './build/passage-graph.js';
 
 /** A passage's out-neighbours through the selected kinds, ascending, with the kind bits of each link. */
 export interface PassageNeighbours {

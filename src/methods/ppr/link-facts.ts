@@ -1,5 +1,5 @@
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
+import type { PprGraph } from './build/ppr-graph.js';
 import { minMaxNormalize } from './min-max-normalize.js';
 import { factScorer } from './ppr-lookups.js';
 import { topIndices } from '../../math/top-indices.js';

@@ -2,7 +2,7 @@ import { appendAll } from '../../core/append-all.js';
 import { nameSimilarity, prepareName } from '../../extract/entity-resolution/name-similarity.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
+import type { PprGraph } from './build/ppr-graph.js';
 import { phraseScorer } from './ppr-lookups.js';
 import { topIndices } from '../../math/top-indices.js';
 

@@ -1,8 +1,8 @@
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
+import type { PprGraph } from './build/ppr-graph.js';
 import { minMaxNormalize } from './min-max-normalize.js';
-import type { PprParams } from './ppr-params.js';
+import type { PprConfig } from './config.js';
 import { passageScorer } from './ppr-lookups.js';
 
 /** Passage scores in [0, 1] by passage index, and the raw scores behind them for the trace. */
@@ -22,7 +22,7 @@ const bm25Depth = 200;
  * min-max normalized over every passage (`dense`); BM25 scores divided by the best (`bm25`; passages without
  * a query term score 0, as BM25 ranks them last); or the mean of the two (`hybrid`).
  */
-export async function passageSeedScores(context: MethodContext, question: string, graph: PprGraph, source: PprParams['passageSeeds']): Promise<PassageSeedScores> {
+export async function passageSeedScores(context: MethodContext, question: string, graph: PprGraph, source: PprConfig['passageSeeds']): Promise<PassageSeedScores> {
   const count = graph.passageIds.length;
   const result: PassageSeedScores = { scores: new Float64Array(count) };
   const parts: Float64Array[] = [];

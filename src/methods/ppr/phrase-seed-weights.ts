@@ -1,4 +1,4 @@
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
+import type { PprGraph } from './build/ppr-graph.js';
 import type { EntityLink } from './link-query-entities.js';
 import type { FactLink } from './link-facts.js';
 import { topIndices } from '../../math/top-indices.js';

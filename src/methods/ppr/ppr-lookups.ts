@@ -1,7 +1,7 @@
-import { factVectors, phraseVectors, storedTriples, tripleIndex } from '../triple-lookups.js';
+import { factVectors, phraseVectors, storedTriples, tripleIndex } from '../shared/triple-lookups.js';
 import type { MethodContext } from '../query-method.js';
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
-import { loadPprGraph } from '../../pipeline/steps/ppr-graph-step.js';
+import type { PprGraph } from './build/ppr-graph.js';
+import { loadPprGraph } from './build/ppr-graph-step.js';
 import { loadVectorScorer, vectorScorer, type VectorScorer } from './vector-scorer.js';
 
 /** The `ppr` graph of the index, built on the first query and shared until the index changes. */

@@ -1,16 +1,17 @@
 import { personalizedPageRank, type PageRankResult } from '../../graph/pagerank.js';
 import { sparseMatrixVectorProduct } from '../../math/sparse-matrix-vector-product.js';
-import { extractQueryEntities } from '../query-entities.js';
+import { extractQueryEntities, queryEntitiesPrompt } from '../shared/query-entities.js';
 import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
+import type { PprGraph } from './build/ppr-graph.js';
 import { linkFacts, type FactLink } from './link-facts.js';
 import { linkQueryEntities, type EntityLink } from './link-query-entities.js';
 import { passageSeedScores, type PassageSeedScores } from './passage-seed-scores.js';
 import { phraseSeedWeights } from './phrase-seed-weights.js';
-import { pprParams, type PprParams } from './ppr-params.js';
+import { pprConfig, pprIndexSettings, type PprConfig } from './config.js';
 import { pprGraph } from './ppr-lookups.js';
 import { pprSubgraph } from './ppr-subgraph.js';
 import { recognizeFacts } from './recognize-facts.js';
+import { recognitionFilterPrompt } from './recognition-filter-prompt.js';
 import { topIndices } from '../../math/top-indices.js';
 
 /**
@@ -59,7 +60,7 @@ async function rankedRetrieval(
   context: MethodContext,
   question: string,
   graph: PprGraph,
-  params: PprParams,
+  params: PprConfig,
   seeds: PassageSeedScores,
   result: { passageMass: ArrayLike<number>; phraseMass: ArrayLike<number>; seedPhrases: ReadonlyMap<number, number>; scoreName: 'ppr' | 'seed' },
 ): Promise<Retrieval> {
@@ -79,17 +80,18 @@ async function rankedRetrieval(
       topPhrases: topIndices(result.phraseMass, subgraphPhrases, 0).map((phrase) => ({ phrase, mass: result.phraseMass[phrase] as number })),
       passages: chunks.map((chunk, index) => ({ passage: ranked[index] as number, score: chunk.score, label: chunk.documentTitle || chunk.id })),
     }),
+    state: undefined,
   };
 }
 
 /** Ranks passages by the seed scores alone (HippoRAG 2 falls back to dense retrieval when no fact links). */
-async function fallback(context: MethodContext, question: string, graph: PprGraph, seeds: PassageSeedScores, params: PprParams, reason: string): Promise<Retrieval> {
+async function fallback(context: MethodContext, question: string, graph: PprGraph, seeds: PassageSeedScores, params: PprConfig, reason: string): Promise<Retrieval> {
   await context.trace.time('fallback', async () => undefined, () => ({ reason, passageSeeds: params.passageSeeds }));
   return rankedRetrieval(context, question, graph, params, seeds, { passageMass: seeds.scores, phraseMass: [], seedPhrases: new Map(), scoreName: 'seed' });
 }
 
 /** Query entities linked to phrase nodes, traced. */
-async function entityLinks(context: MethodContext, question: string, graph: PprGraph, params: PprParams): Promise<EntityLink[]> {
+async function entityLinks(context: MethodContext, question: string, graph: PprGraph, params: PprConfig): Promise<EntityLink[]> {
   const entities = await extractQueryEntities(context, question);
   return context.trace.time(
     'link-entities',
@@ -101,7 +103,7 @@ async function entityLinks(context: MethodContext, question: string, graph: PprG
 const round = (value: number): number => Math.round(value * 1e4) / 1e4;
 
 /** HippoRAG 2: fact, entity and passage seeds; PPR over phrases and passages; passages by their mass. */
-async function retrieveV2(context: MethodContext, question: string, graph: PprGraph, params: PprParams): Promise<Retrieval> {
+async function retrieveV2(context: MethodContext, question: string, graph: PprGraph, params: PprConfig): Promise<Retrieval> {
   const [seeds, links, linkedFacts] = await Promise.all([
     context.trace.time('passage-scores', () => passageSeedScores(context, question, graph, params.passageSeeds), () => ({ source: params.passageSeeds })),
     params.queryEntities ? entityLinks(context, question, graph, params) : Promise.resolve([]),
@@ -159,7 +161,7 @@ async function retrieveV2(context: MethodContext, question: string, graph: PprGr
  * edges); a passage scores the mass of the phrases of its triples (`docs_to_facts` × `facts_to_phrases` ×
  * probabilities). Passages no mass reaches follow by their seed scores.
  */
-async function retrieveV1(context: MethodContext, question: string, graph: PprGraph, params: PprParams): Promise<Retrieval> {
+async function retrieveV1(context: MethodContext, question: string, graph: PprGraph, params: PprConfig): Promise<Retrieval> {
   const [seeds, links] = await Promise.all([
     context.trace.time('passage-scores', () => passageSeedScores(context, question, graph, params.passageSeeds), () => ({ source: params.passageSeeds })),
     entityLinks(context, question, graph, params),
@@ -189,14 +191,23 @@ async function retrieveV1(context: MethodContext, question: string, graph: PprGr
  * `v1` (HippoRAG 1): query-entity seeds only, PPR over the phrase graph, passages scored through their
  * triples. Without any seed phrase, passages are ranked by the passage seed scores (dense/BM25).
  */
-export const pprMethod: QueryMethod<PprParams> = {
+export const pprMethod: QueryMethod<PprConfig> = {
   name: 'ppr',
   description: 'HippoRAG personalized PageRank over a phrase/passage graph of OpenIE triples (v2: fact, entity and passage seeds; v1: query entities only)',
   variants: ['v2', 'v1'],
-  params: pprParams,
+  config: pprConfig,
+  indexSettings: pprIndexSettings,
+  ranking: { kind: 'native' },
+  prompts: [queryEntitiesPrompt, recognitionFilterPrompt],
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples', 'ppr-graph'],
+  indexSteps: async ({ config }) => [(await import('./build/ppr-graph-step.js')).createPprGraphStep(config)],
 
-  async retrieve(context, question, params, variant): Promise<Retrieval> {
+  async retrieve(methodContext, question, params, variant): Promise<Retrieval> {
+    // Under --context-only the query entities are noun phrases and no recognition filter runs.
+    const context = methodContext.contextOnly ? { ...methodContext, llm: undefined } : methodContext;
+    if (methodContext.contextOnly && methodContext.llm) {
+      methodContext.warn('context-only: ppr found the query entities as noun phrases and linked facts without the LLM recognition filter; with the LLM the seeds may differ');
+    }
     const graph = await context.trace.time(
       'ppr-graph',
       () => pprGraph(context),

@@ -1,5 +1,5 @@
 import type { QuerySubgraph } from '../query-method.js';
-import type { PprGraph } from '../../pipeline/ppr-graph.js';
+import type { PprGraph } from './build/ppr-graph.js';
 
 /** What {@link pprSubgraph} draws. */
 export interface PprSubgraphInput {

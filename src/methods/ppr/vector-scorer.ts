@@ -1,4 +1,4 @@
-import { assertQueryDimensions, spaceScorer, type SpaceScorer } from '../space-vectors.js';
+import { assertQueryDimensions, spaceScorer, type SpaceScorer } from '../shared/space-vectors.js';
 import type { Store, VectorSpace } from '../../store/store.js';
 
 /*

@@ -2,7 +2,7 @@ import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
 import type { RelationsGraph } from './relations-graph.js';
 import { topIndices } from '../../math/top-indices.js';
-import { assertQueryDimensions } from '../space-vectors.js';
+import { assertQueryDimensions } from '../shared/space-vectors.js';
 
 /** The phrases matched to one query entity, best first. */
 export interface EntitySeed {

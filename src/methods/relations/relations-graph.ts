@@ -2,8 +2,8 @@ import type { TripleIndex } from '../../extract/triples/triple-index.js';
 import { csrFromTriplets, type CsrMatrix } from '../../math/csr-matrix.js';
 import { transposeCsr } from '../../math/csr-operations.js';
 import type { MethodContext } from '../query-method.js';
-import type { SpaceScorer } from '../space-vectors.js';
-import { factVectors, phraseVectors, tripleIndex } from '../triple-lookups.js';
+import type { SpaceScorer } from '../shared/space-vectors.js';
+import { factVectors, phraseVectors, tripleIndex } from '../shared/triple-lookups.js';
 
 /**
  * What `relations` needs of the index, in arrays, built once per index (`MethodContext.memo`): the

@@ -1,15 +1,13 @@
 import { packSourcesTable } from '../../answer/pack-context.js';
-import { answerFromContext } from '../answer-from-context.js';
-import { createCallMeter, type CallMeter } from '../call-meter.js';
+import { answerFromContext } from '../shared/answer-from-context.js';
+import { createCallMeter, type CallMeter } from '../shared/call-meter.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import { extractQueryEntities } from '../query-entities.js';
+import { extractQueryEntities, queryEntitiesPrompt } from '../shared/query-entities.js';
 import { relationsGraph } from './relations-graph.js';
-import { relationsParams, type RelationsParams } from './relations-params.js';
+import { relationsConfig, type RelationsConfig } from './config.js';
+import { relationsRerankPrompt } from './relations-rerank-prompt.js';
 import { relationsSubgraph } from './relations-subgraph.js';
 import { retrieveRelations, usesLlmRerank } from './retrieve-relations.js';
-
-/** The meter of each retrieval's LLM calls (query NER, rerank), so that its answer reports them too. */
-const meters = new WeakMap<Retrieval, CallMeter>();
 
 /**
  * `relations`: Graph RAG with Milvus (milvus-io/bootcamp `graph_rag_with_milvus.ipynb`, reference/seed-methods.md
@@ -26,24 +24,30 @@ const meters = new WeakMap<Retrieval, CallMeter>();
  * first `finalTopK` (2, as in the notebook). A request's `topK` (CLI `-k`) sets `finalTopK`: it is the number
  * of passages the answer sees.
  */
-export const relationsMethod: QueryMethod<RelationsParams> = {
+export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined> = {
   name: 'relations',
   description: 'Graph RAG with Milvus: entity and fact seeds, incidence-matrix expansion, one LLM rerank of the facts (LLM-free: similarity and paths), their passages',
   variants: [],
-  params: relationsParams,
+  config: relationsConfig,
+  ranking: { kind: 'native' },
+  prompts: [queryEntitiesPrompt, relationsRerankPrompt],
   topKParam: 'finalTopK',
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples'],
 
-  async retrieve(context, question, params): Promise<Retrieval> {
+  async retrieve(context, question, params): Promise<Retrieval<CallMeter | undefined>> {
     const graph = await context.trace.time('relations-graph', () => relationsGraph(context), (built) => ({ phrases: built.triples.phraseTexts.length, facts: built.triples.factSubject.length }));
-    const meter = context.llm ? createCallMeter(context.llm) : undefined;
-    const nerContext: MethodContext = meter ? { ...context, llm: meter.model('query-entities') } : context;
+    // Under --context-only the query entities are noun phrases and the facts are ranked without the LLM.
+    const meter = context.llm && !context.contextOnly ? createCallMeter(context.llm) : undefined;
+    if (context.llm && context.contextOnly) {
+      context.warn('context-only: relations found the query entities as noun phrases and ranked the facts without the LLM rerank; with the LLM it may choose other facts');
+    }
+    const nerContext: MethodContext = { ...context, llm: meter?.model('query-entities') };
     const mentions = await extractQueryEntities(nerContext, question);
     const run = await retrieveRelations(context, {
       graph,
       question,
       mentions,
-      params,
+      params: context.contextOnly ? { ...params, rerank: 'similarity' } : params,
       model: meter && usesLlmRerank(params, true) ? meter.model('relations-rerank') : undefined,
     });
     const chunks = await context.chunks(
@@ -54,13 +58,12 @@ export const relationsMethod: QueryMethod<RelationsParams> = {
       }),
     );
     const titles = new Map(chunks.map((chunk) => [chunk.id, chunk.documentTitle || chunk.id]));
-    const retrieval: Retrieval = { chunks, subgraph: relationsSubgraph(question, graph.triples, run, (chunkId) => titles.get(chunkId) ?? chunkId) };
-    if (meter) meters.set(retrieval, meter);
-    return retrieval;
+    // The meter travels with the retrieval so that the answer reports the NER and rerank calls too.
+    return { chunks, subgraph: relationsSubgraph(question, graph.triples, run, (chunkId) => titles.get(chunkId) ?? chunkId), state: meter };
   },
 
   async answer(context, question, retrieval, params, options): Promise<MethodAnswer> {
-    const meter = meters.get(retrieval) ?? (context.llm ? createCallMeter(context.llm) : undefined);
+    const meter = retrieval.state ?? (context.llm && !options.contextOnly ? createCallMeter(context.llm) : undefined);
     const packed = packSourcesTable(retrieval.chunks.slice(0, params.finalTopK), context.tokenizer, context.config.query.maxContextTokens);
     const answered = await answerFromContext(
       context,

@@ -6,7 +6,7 @@ import { findRelationSeeds, type RelationSeeds } from './find-relation-seeds.js'
 import { orderCandidates, type OrderedCandidates } from './order-candidates.js';
 import type { ParsedRerankReply } from './parse-rerank-reply.js';
 import type { RelationsGraph } from './relations-graph.js';
-import type { RelationsParams } from './relations-params.js';
+import type { RelationsConfig } from './config.js';
 import { relationsRerankPrompt } from './relations-rerank-prompt.js';
 import { rerankByPathSupport } from './rerank-by-path-support.js';
 import { rerankWithLlm } from './rerank-with-llm.js';
@@ -48,13 +48,13 @@ export interface RetrieveRelationsOptions {
   question: string;
   /** Entities of the question (query NER). */
   mentions: readonly string[];
-  params: RelationsParams;
+  params: RelationsConfig;
   /** The model for the rerank call (metered by the caller); required when the rerank is `llm`. */
   model: LanguageModel | undefined;
 }
 
 /** Whether the parameters ask for the LLM rerank, given whether a model is configured. */
-export function usesLlmRerank(params: Pick<RelationsParams, 'rerank'>, hasModel: boolean): boolean {
+export function usesLlmRerank(params: Pick<RelationsConfig, 'rerank'>, hasModel: boolean): boolean {
   return params.rerank === 'llm' || (params.rerank === 'auto' && hasModel);
 }
 

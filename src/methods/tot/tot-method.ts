@@ -1,12 +1,13 @@
-import { KgragError } from '../../core/errors.js';
-import { createCallMeter } from '../call-meter.js';
-import { requireLlm } from '../require-llm.js';
+import { createCallMeter } from '../shared/call-meter.js';
+import { contextOnlyUnsupported } from '../shared/context-only-unsupported.js';
+import { requireLlm } from '../shared/require-llm.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
 import { workspaceEvidence } from './workspace-evidence.js';
 import { initializeTraversal } from './initialize-traversal.js';
 import { memoizedKnowledgeGraph } from './memoized-knowledge-graph.js';
 import { resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
-import { totParams, type TotParams } from './tot-params.js';
+import { totConfig, type TotConfig } from './config.js';
+import { totPromptTemplates } from './tot-prompts.js';
 import { totSubgraph } from './tot-subgraph.js';
 import type { TraversalContext } from './traversal-context.js';
 import { TraversalState } from './traversal-state.js';
@@ -20,9 +21,6 @@ interface TotRun {
   usage: { inputTokens: number; outputTokens: number };
   llmCalls: number;
 }
-
-/** The search behind each retrieval: it is done once, in `retrieve`, and answered from in `answer`. */
-const runs = new WeakMap<Retrieval, TotRun>();
 
 /** The label shown with the answer: its value, or why there is none. */
 function answerLabel(run: TotRun): string {
@@ -45,15 +43,18 @@ function answerLabel(run: TotRun): string {
  * `requires` is empty because the graphs are a parameter: with `index` among them, the graph steps are
  * checked when the graph is resolved.
  */
-export const totMethod: QueryMethod<TotParams> = {
+export const totMethod: QueryMethod<TotConfig, TotRun> = {
   name: 'tot',
   description: 'Tree-of-Traversals: an LLM tree search over a knowledge graph (the index, SPARQL endpoints, or both), expanding entities along chosen relations until a confident answer (needs an LLM)',
   variants: [],
-  params: totParams,
+  config: totConfig,
+  ranking: { kind: 'native' },
+  prompts: totPromptTemplates,
   topKParam: 'maxChunks',
   requires: [],
 
-  async retrieve(context, question, params): Promise<Retrieval> {
+  async retrieve(context, question, params): Promise<Retrieval<TotRun>> {
+    if (context.contextOnly) throw contextOnlyUnsupported('tot', 'its subgraph is what the LLM explores in a tree search', 'use kgp or ppr --context-only for passages of the index');
     const llm = requireLlm(context, 'the tot method needs an LLM to walk the knowledge graph', 'use another --method (kgp, ppr, local)');
     const kg = memoizedKnowledgeGraph(await resolveKnowledgeGraphs(context, params.graphs));
     const meter = createCallMeter(llm);
@@ -103,27 +104,23 @@ export const totMethod: QueryMethod<TotParams> = {
       () => workspaceEvidence(context, visited, params.maxChunks),
       (result) => ({ chunks: result.chunks.length, entities: result.entities.length, relations: result.relations.length }),
     );
-    const retrieval: Retrieval = {
+    return {
       chunks: evidence.chunks,
       entities: evidence.entities,
       relations: evidence.relations,
       subgraph: totSubgraph(question, visited),
+      // The search is done once, here, and answered from in `answer`.
+      state: { search, threshold: params.answerThreshold, usage: meter.usage, llmCalls: meter.paidCalls },
     };
-    runs.set(retrieval, { search, threshold: params.answerThreshold, usage: meter.usage, llmCalls: meter.paidCalls });
-    return retrieval;
   },
 
   async answer(context, _question, retrieval, _params, options): Promise<MethodAnswer> {
-    const run = runs.get(retrieval);
-    if (!run) {
-      throw new KgragError('the tot method can only answer from its own retrieval', { code: 'QUERY_TOT_NO_SEARCH', category: 'internal' });
-    }
+    const run = retrieval.state;
     const { search } = run;
     // The context is the local subgraph the answer was given from (or the root's when there is none).
     const contextText = (search.answerNode ?? search.root).state.kgText();
     const contextTokens = context.tokenizer.count(contextText);
     const made = { usage: run.usage, llmCalls: run.llmCalls, unknownReferences: 0 };
-    if (options.contextOnly) return { answer: { text: '', kind: 'none' }, citations: [], contextText, contextTokens, ...made };
     // "No answer found" is a label, not the text: as text, evaluation's EM-in would find "no" in it.
     const text = search.answer ?? '';
     options.onText?.(text);

@@ -107,6 +107,7 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
       chunks,
       ...(stored === undefined ? {} : { alreadyExtracted: stored }),
       upToDate,
+      steps: options.steps,
       ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
     });
     if (standard && options.llm === undefined) {

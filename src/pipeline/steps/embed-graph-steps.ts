@@ -2,7 +2,7 @@ import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { embeddingSettings } from './embed-chunks-step.js';
 import { embedSpace } from './embed-space.js';
 
-type GraphSpace = 'entities' | 'relations' | 'reports';
+type GraphSpace = 'entities' | 'reports';
 
 /** A step that embeds one vector space from texts it reads out of the store. */
 function embedStep(
@@ -29,21 +29,6 @@ export function createEmbedEntitiesStep(graphStep: StepName): PipelineStep {
       text: entity.description ? `${entity.title}: ${entity.description}` : entity.title,
     })),
   );
-}
-
-/**
- * Embeds each relation as a sentence, "source – description – target" (the relation retrieval of Graph
- * RAG with Milvus searches these), falling back to "source – target" without a description.
- */
-export function createEmbedRelationsStep(graphStep: StepName): PipelineStep {
-  return embedStep('embed-relations', [graphStep], 'relations', async ({ store }) => {
-    const titles = new Map((await store.table('entities').pick(['id', 'title'])).map((entity) => [entity.id, entity.title]));
-    return (await store.table('relations').pick(['id', 'source', 'target', 'description'])).map((relation) => {
-      const source = titles.get(relation.source) ?? relation.source;
-      const target = titles.get(relation.target) ?? relation.target;
-      return { id: relation.id, text: relation.description ? `${source} – ${relation.description} – ${target}` : `${source} – ${target}` };
-    });
-  });
 }
 
 /** Embeds community reports by their full content, GraphRAG's `community_full_content` (DRIFT needs it). */

@@ -1,0 +1,52 @@
+import type { DenseMatrix } from '../../../math/dense-matrix.js';
+import { exactKnnGraph } from '../../../math/exact-knn-graph.js';
+import type { KnnGraph } from '../../../math/knn-graph.js';
+import { nearDuplicateRows } from '../../../math/near-duplicate-rows.js';
+
+/** Options of {@link autokgChunkGraph}. */
+export interface AutokgChunkGraphOptions {
+  /** Neighbours counting the chunk itself, as graphlearning counts them (AutoKG K = 30 → 29 others). */
+  neighbours: number;
+  /**
+   * A chunk within this cosine distance of a chunk with fewer tokens is left out (AutoKG's
+   * `remove_same_text(thresh=1e-6)`); 0 keeps every chunk.
+   */
+  duplicateDistance: number;
+}
+
+/** The chunk graph of the kept chunks. */
+export interface AutokgChunkGraph {
+  /** Input rows that were kept, ascending; row i of `graph` is input row `kept[i]`. */
+  kept: Int32Array;
+  /** Input rows left out as near-duplicates. */
+  duplicates: number;
+  /** The kept rows' vectors, in graph order (the input itself when nothing was left out). */
+  vectors: DenseMatrix;
+  graph: KnnGraph;
+}
+
+/**
+ * The chunk kNN graph AutoKG builds everything on (reference/seed-methods.md §A.3, §A.5): near-duplicate
+ * chunks are removed first, as the reference does before clustering (its `remove_same_text`), so a
+ * duplicated passage neither takes a neighbour slot of its twin's row nor counts twice among a keyword's
+ * nearest chunks; then the exact kNN graph of the rest by cosine similarity. `vectors` are unit rows;
+ * `lengths` are the chunks' token counts (the shorter twin is kept, as in the reference).
+ */
+export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<number>, options: AutokgChunkGraphOptions): Promise<AutokgChunkGraph> {
+  const { rows, cols } = vectors;
+  const duplicateOf = options.duplicateDistance > 0 ? nearDuplicateRows(vectors.data, rows, cols, lengths, options.duplicateDistance) : new Int32Array(rows).fill(-1);
+  const keptRows: number[] = [];
+  duplicateOf.forEach((twin, row) => {
+    if (twin === -1) keptRows.push(row);
+  });
+  const kept = Int32Array.from(keptRows);
+  let keptVectors = vectors;
+  if (kept.length !== rows) {
+    const data = new Float32Array(kept.length * cols);
+    kept.forEach((row, index) => data.set(vectors.data.subarray(row * cols, (row + 1) * cols), index * cols));
+    keptVectors = { rows: kept.length, cols, data };
+  }
+  const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
+  const graph: KnnGraph = cols > 0 && k > 0 ? await exactKnnGraph(keptVectors, k) : { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) };
+  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph };
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createRandom } from '../../../core/random.js';
+import type { DenseMatrix } from '../../../math/dense-matrix.js';
+import { exactKnnGraphSync } from '../../../math/exact-knn-graph.js';
+import { buildKeywordGraph, sharedChunkEdges, type KeywordMembers } from './build-keyword-graph.js';
+
+/** `perCluster` unit vectors scattered around each of the given directions. */
+function blobs(centres: number[][], perCluster: number, spread: number, seed = 7): DenseMatrix {
+  const random = createRandom(seed);
+  const cols = (centres[0] as number[]).length;
+  const data = new Float32Array(centres.length * perCluster * cols);
+  centres.forEach((centre, cluster) => {
+    for (let member = 0; member < perCluster; member++) {
+      const row = (cluster * perCluster + member) * cols;
+      let norm = 0;
+      for (let col = 0; col < cols; col++) {
+        const value = (centre[col] as number) + spread * (random() - 0.5);
+        data[row + col] = value;
+        norm += value * value;
+      }
+      for (let col = 0; col < cols; col++) data[row + col] = (data[row + col] as number) / Math.sqrt(norm);
+    }
+  });
+  return { rows: centres.length * perCluster, cols, data };
+}
+
+const members = (chunks: number[]): KeywordMembers => ({ chunks: Int32Array.from(chunks), scores: new Float64Array(chunks.length).fill(1), capped: false });
+
+describe('buildKeywordGraph', () => {
+  const chunks = blobs([[1, 0, 0, 0], [0, 1, 0, 0]], 40, 0.4);
+  const graph = exactKnnGraphSync(chunks, 29);
+  const keywords: DenseMatrix = { rows: 2, cols: 4, data: Float32Array.from([1, 0, 0, 0, 0, 1, 0, 0]) };
+
+  test('Laplace membership on a two-cluster graph: each keyword takes chunks of its own cluster only', () => {
+    for (const kernel of ['gaussian', 'angular'] as const) {
+      const result = buildKeywordGraph(graph, chunks, keywords, { kernel, cap: 1 });
+      const [first, second] = result.members as [KeywordMembers, KeywordMembers];
+      assert.ok(first.chunks.length >= 30 && [...first.chunks].every((chunk) => chunk < 40), `${kernel}: first keyword ${first.chunks.length}`);
+      assert.ok(second.chunks.length >= 30 && [...second.chunks].every((chunk) => chunk >= 40), `${kernel}: second keyword`);
+      assert.ok([...first.scores].every((score) => score >= 0.5));
+      assert.equal(result.edges.length, 0);
+    }
+  });
+
+  test('the 20 % cap keeps the ⌊0.2·N⌋ chunks with the highest u', () => {
+    const uncapped = buildKeywordGraph(graph, chunks, keywords, { cap: 1 });
+    const capped = buildKeywordGraph(graph, chunks, keywords, { cap: 0.2 });
+    const first = capped.members[0] as KeywordMembers;
+    assert.equal(first.chunks.length, 16);
+    assert.equal(capped.cappedKeywords, 2);
+    const all = uncapped.members[0] as KeywordMembers;
+    const sorted = [...all.scores].sort((a, b) => b - a);
+    assert.ok(Math.min(...first.scores) >= (sorted[15] as number) - 1e-12);
+  });
+
+  test('W = PᵀP − diag: weights count shared chunks, no self-loops', () => {
+    const edges = sharedChunkEdges(6, [members([0, 1, 2]), members([1, 2, 3]), members([3]), members([5])]);
+    assert.deepEqual(edges, [
+      { a: 0, b: 1, weight: 2 },
+      { a: 1, b: 2, weight: 1 },
+    ]);
+  });
+
+  test('no keywords: no members and no edges', () => {
+    const result = buildKeywordGraph(graph, chunks, { rows: 0, cols: 4, data: new Float32Array(0) });
+    assert.deepEqual(result.members, []);
+    assert.deepEqual(result.edges, []);
+  });
+});

@@ -1,0 +1,135 @@
+import { knnKernelWeights, type KnnKernel } from '../../../graph/knn-kernel-weights.js';
+import { laplaceLearning, prepareLaplaceLearning, selectAutoKgSeeds, type KeywordSeeds, type LaplaceMembership } from '../../../graph/laplace-learning.js';
+import { csrFromTriplets } from '../../../math/csr-matrix.js';
+import { transposeCsr } from '../../../math/csr-operations.js';
+import type { DenseMatrix } from '../../../math/dense-matrix.js';
+import type { KnnGraph } from '../../../math/knn-graph.js';
+import { createSimilarityIndex } from '../../../math/similarity-index.js';
+import { sparseMatrixProduct } from '../../../math/sparse-matrix-product.js';
+
+/*
+ * AutoKG's keyword graph (Chen & Bertozzi, arXiv 2311.14740 §3.2; wispcarey/AutoKG `make_graph(30)`,
+ * `coretexts_seg_individual(k=30, trust_num=5, negative_multiplier=7, connect_threshold=0.2)`;
+ * reference/seed-methods.md §A.5–A.6):
+ *  1. the chunk kNN graph (K = 30 counting the chunk itself, i.e. 29 other chunks) weighted by the
+ *     selected kernel (graph/knn-kernel-weights.ts: the reference code's chord-distance Gaussian
+ *     exp(−4d²/d_K(i)²) averaged with its transpose, or the paper's angular exp(−θ²/√(τiτj)) symmetrized by
+ *     the maximum);
+ *  2. per keyword, Laplace learning (graph/laplace-learning.ts) with the 5 chunks nearest the keyword's
+ *     embedding as positives and the 35 farthest as negatives; a chunk joins the keyword when u ≥ 0.5 (or, with
+ *     membership `balanced`, u ≥ 5/40: see graph/laplace-learning.ts for why), and a keyword keeps at most 20 %
+ *     of the chunks (those with the highest u);
+ *  3. the membership matrix P (chunks × keywords) gives the keyword graph W = PᵀP − diag(PᵀP): the weight of
+ *     two keywords is the number of chunks they share (math/sparse-matrix-product.ts).
+ *
+ * Defaults: K = 30, kernel `gaussian` (reference code), 5 positives, 35 negatives, cap 0.2, membership `argmax`.
+ */
+
+/** Defaults of {@link buildKeywordGraph}. */
+export const buildKeywordGraphDefaults = {
+  /** Graph neighbours counting the chunk itself (graphlearning convention). */
+  neighbours: 30,
+  kernel: 'gaussian',
+  positives: 5,
+  negatives: 35,
+  cap: 0.2,
+} as const;
+
+/** Options of {@link buildKeywordGraph}. */
+export interface BuildKeywordGraphOptions {
+  /** @default 30 */
+  neighbours?: number;
+  /** @default 'gaussian' */
+  kernel?: KnnKernel;
+  /** @default 5 */
+  positives?: number;
+  /** @default 35 */
+  negatives?: number;
+  /** Largest share of the chunks one keyword keeps. @default 0.2 */
+  cap?: number;
+  /** @default 'argmax' (u ≥ 0.5) */
+  membership?: LaplaceMembership;
+}
+
+/** The chunks of one keyword with their Laplace scores. */
+export interface KeywordMembers {
+  /** Chunk indices, ascending. */
+  chunks: Int32Array;
+  /** u of each member chunk. */
+  scores: Float64Array;
+  capped: boolean;
+}
+
+/** An undirected keyword edge (a < b) weighted by the number of shared chunks. */
+export interface KeywordGraphEdge {
+  a: number;
+  b: number;
+  weight: number;
+}
+
+/** Result of {@link buildKeywordGraph}. */
+export interface KeywordGraph {
+  members: KeywordMembers[];
+  edges: KeywordGraphEdge[];
+  /** Keywords whose member set the cap cut. */
+  cappedKeywords: number;
+  /** CG iterations summed over keywords. */
+  iterations: number;
+}
+
+/**
+ * Assigns chunks to keywords and links keywords that share chunks. `chunkVectors` and `keywordVectors` are
+ * unit rows of the same embedder; `graph` is the chunk kNN graph (at least `neighbours − 1` per chunk).
+ */
+export function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatrix, keywordVectors: DenseMatrix, options: BuildKeywordGraphOptions = {}): KeywordGraph {
+  const n = chunkVectors.rows;
+  const keywords = keywordVectors.rows;
+  if (graph.n !== n) throw new RangeError(`buildKeywordGraph: graph of ${graph.n} chunks for ${n} chunk vectors`);
+  if (keywords === 0 || n === 0) return { members: Array.from({ length: keywords }, () => ({ chunks: new Int32Array(0), scores: new Float64Array(0), capped: false })), edges: [], cappedKeywords: 0, iterations: 0 };
+  const neighbours = options.neighbours ?? buildKeywordGraphDefaults.neighbours;
+  const weights = knnKernelWeights(graph, { kernel: options.kernel ?? buildKeywordGraphDefaults.kernel, k: Math.max(1, Math.min(graph.k, neighbours - 1)) });
+  const prepared = prepareLaplaceLearning(weights);
+
+  // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
+  const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
+  const seeds: KeywordSeeds[] = [];
+  const block = 64;
+  for (let first = 0; first < keywords; first += block) {
+    const count = Math.min(block, keywords - first);
+    const scores = index.scoreMany(keywordVectors.data.subarray(first * keywordVectors.cols, (first + count) * keywordVectors.cols), count);
+    for (let offset = 0; offset < count; offset++) {
+      seeds.push(selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives }));
+    }
+  }
+  const assignments = laplaceLearning(prepared, seeds, { connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap, membership: options.membership });
+
+  const members: KeywordMembers[] = assignments.map((assignment) => ({
+    chunks: assignment.members,
+    scores: Float64Array.from(assignment.members, (chunk) => assignment.scores[chunk] as number),
+    capped: assignment.capped,
+  }));
+  return { members, edges: sharedChunkEdges(n, members), cappedKeywords: members.filter((member) => member.capped).length, iterations: assignments.reduce((sum, assignment) => sum + assignment.iterations, 0) };
+}
+
+/** W = PᵀP − diag for the binary chunk × keyword membership matrix P, as undirected edges a < b. */
+export function sharedChunkEdges(chunks: number, members: readonly KeywordMembers[]): KeywordGraphEdge[] {
+  const rows: number[] = [];
+  const cols: number[] = [];
+  members.forEach((member, keyword) => {
+    for (const chunk of member.chunks) {
+      rows.push(chunk);
+      cols.push(keyword);
+    }
+  });
+  const membership = csrFromTriplets(chunks, members.length, rows, cols, new Float64Array(rows.length).fill(1));
+  const product = sparseMatrixProduct(transposeCsr(membership), membership);
+  const edges: KeywordGraphEdge[] = [];
+  for (let a = 0; a < product.rows; a++) {
+    const end = product.rowPointers[a + 1] as number;
+    for (let entry = product.rowPointers[a] as number; entry < end; entry++) {
+      const b = product.columnIndices[entry] as number;
+      if (b > a) edges.push({ a, b, weight: product.values[entry] as number });
+    }
+  }
+  return edges;
+}

@@ -1,0 +1,57 @@
+import { sha256 } from '../../../core/ids.js';
+import { autokgChunkGraph } from './autokg-chunk-graph.js';
+import { encodeChunkKnnGraph } from './chunk-knn-graph-codec.js';
+import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
+import type { AutokgConfig } from '../config.js';
+
+/** Store blob holding the chunk kNN graph (`decodeChunkKnnGraph` reads it). */
+export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
+
+/**
+ * `knn-graph` (AutoKG `make_graph(30)`, reference/seed-methods.md §A.5): the exact kNN graph of the chunk
+ * embeddings by cosine similarity, K − 1 other chunks per chunk for `autokg.neighbours` = K (graphlearning
+ * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees), so the
+ * graph does not depend on a random forest. Near-duplicate chunks (cosine distance < `autokg.duplicateDistance`
+ * to a shorter chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering,
+ * keywords and search: the blob's chunk ids are the kept chunks. Stored as one blob ({@link chunkKnnGraphBlobKey}, graph/
+ * chunk-knn-graph-codec.ts), not as `chunk_edges` rows: the keywords step wants typed arrays, and 177k
+ * rows on 2Wiki would cost seconds to write and read. Similarities are stored, not kernel weights, so the
+ * kernel can change without rebuilding the graph.
+ */
+export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'spectralNeighbours' | 'duplicateDistance'>): PipelineStep {
+  const graphSettings = { neighbours: Math.max(config.neighbours, config.spectralNeighbours), duplicateDistance: config.duplicateDistance };
+  return {
+    name: 'knn-graph',
+    // 2: near-duplicate chunks left out.
+    version: 2,
+    reads: ['embed-chunks'],
+    settings: () => graphSettings,
+
+    async run(context) {
+      const { store } = context;
+      const [chunks, loaded] = await Promise.all([store.table('chunks').pick(['id', 'nTokens']), store.vectors('chunks').load()]);
+      const indexOf = new Map(chunks.map((chunk, index) => [chunk.id, index]));
+      // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
+      const dimensions = loaded.dimensions;
+      const vectors = new Float32Array(chunks.length * dimensions);
+      loaded.ids.forEach((id, row) => {
+        const index = indexOf.get(id);
+        if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
+      });
+      const { kept, duplicates, graph } = await autokgChunkGraph(
+        { rows: chunks.length, cols: dimensions, data: vectors },
+        chunks.map((chunk) => chunk.nTokens),
+        graphSettings,
+      );
+      context.progress(1, 1, 'graphs');
+      const bytes = encodeChunkKnnGraph({ chunkIds: Array.from(kept, (row) => (chunks[row] as { id: string }).id), graph });
+      return {
+        counts: { chunks: kept.length, duplicates, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length },
+        outputVersion: sha256(bytes).slice(0, 32),
+        async write(tx) {
+          await tx.setBlob(chunkKnnGraphBlobKey, bytes);
+        },
+      };
+    },
+  };
+}

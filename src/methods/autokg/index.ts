@@ -1,0 +1,3 @@
+export { autokgMethod } from './autokg-method.js';
+export { autokgConfig } from './config.js';
+export type { AutokgConfig } from './config.js';

@@ -1,0 +1,3 @@
+export { driftMethod } from './drift-method.js';
+export { driftConfig } from './config.js';
+export type { DriftConfig } from './config.js';

@@ -1,0 +1,3 @@
+export { globalMethod } from './global-method.js';
+export { globalConfig } from './config.js';
+export type { GlobalConfig } from './config.js';

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { passageEdgeKinds } from './build/passage-graph.js';
+
+/** KG-TF-IDF's per-round picks in the release (`retrieve_num`); 10 + 5 + 5 + 5 + 3 + 2 = 30 reaches K in round 6. */
+export const releaseRetrieveSchedule: readonly number[] = [10, 5, 5, 5, 3, 2, 2, 2, 2, 2, 2];
+
+/**
+ * Parameters of `kgp` with KGP's defaults (reference/seed-methods.md §B.4: `--k 30`, `k_nei` 3, 10 seeds,
+ * `retrieve_num`). The graph defaults to the shared-entity and structural kinds: together they are the
+ * TAGME graph of the paper's main table (shared entities plus the title keyword), and they measured best —
+ * adding the kNN or keyword kinds cost the lexical agent 3–5 points of Recall@5 on musique-train-100
+ * (within a point on hotpotqa-train-100) by crowding the few neighbours each seed keeps with passages that
+ * merely resemble it.
+ */
+export const kgpConfig = z
+  .object({
+    budget: z.number().int().positive().max(1000).default(30).describe('K: distinct passages retrieved (KGP --k 30)'),
+    graph: z
+      .array(z.enum(passageEdgeKinds))
+      .min(1)
+      .default(['entity', 'structural'])
+      .describe('Passage-graph kinds traversed: knn, entity, keyword, structural (default: entity + structural, the TAGME graph)'),
+    seeding: z
+      .enum(['tfidf', 'bm25'])
+      .optional()
+      .describe('Seed retriever: TF-IDF (the release) or BM25; default bm25 for lexical-agent, tfidf for the other traversals'),
+    seeds: z.number().int().positive().max(200).default(10).describe('Seed passages of the agent traversals (release: K / k_nei = 10)'),
+    neighboursPerSeed: z.number().int().positive().max(50).default(3).describe('k_nei: neighbours kept per seed, the branching factor of agent-iterative'),
+    schedule: z
+      .array(z.number().int().positive().max(1000))
+      .min(1)
+      .max(100)
+      .default([...releaseRetrieveSchedule])
+      .describe('retrieve_num of kg-tfidf: passages picked in each round'),
+    knnK: z.number().int().min(1).max(100).default(10).describe('Index setting: neighbours per passage in the kNN passage graph (KGP --k_knn 10)'),
+    /**
+     * KGP builds one graph per question over ~12 documents; over a whole index a term shared by many passages
+     * would link a large share of the corpus. 20 keeps specific names (a film, its director) and drops
+     * "American" or "Olympics" (60–160 passages on MuSiQue).
+     */
+    maxPassagesPerTerm: z
+      .number()
+      .int()
+      .min(2)
+      .max(100000)
+      .default(20)
+      .describe('Index setting: an entity or keyword in more passages than this links none of them'),
+    keywordsPerPassage: z.number().int().min(0).max(100).default(10).describe('Index setting: top TF-IDF terms of a passage that become its keywords (stopwords and numbers excluded)'),
+    maxGroupClique: z
+      .number()
+      .int()
+      .min(2)
+      .max(10000)
+      .default(32)
+      .describe('Index setting: passages of one document or title up to this many are all linked; longer documents link passages within ±16 in reading order'),
+    maxEvidenceTokens: z.number().int().positive().max(4096).default(100).describe('Output limit of each generated "next evidence" (KGP-LLaMA max_new_tokens 100)'),
+  })
+  .strict();
+
+export type KgpConfig = z.output<typeof kgpConfig>;
+
+/** Keys of {@link kgpConfig} that shape the index (the `passage-graph` step), not a query. */
+export const kgpIndexSettings = ['knnK', 'maxPassagesPerTerm', 'keywordsPerPassage', 'maxGroupClique'] as const;

@@ -1,0 +1,276 @@
+import type { TripleIndex } from '../../../extract/triples/triple-index.js';
+import { preparePageRankGraph, type PageRankGraph } from '../../../graph/pagerank.js';
+import { csrFromTriplets, type CsrMatrix } from '../../../math/csr-matrix.js';
+
+/*
+ * HippoRAG 2's graph (Gutiérrez et al., ICML 2025, §3; `HippoRAG.py`: `add_fact_edges`, `add_passage_edges`,
+ * `add_synonymy_edges`, `augment_graph`): phrase nodes and passage nodes, undirected.
+ *
+ * HippoRAG 2 keeps the edge statistics as ordered pairs and adds every pair to an undirected igraph, so a
+ * relation (s, o) is added as s→o and o→s — two parallel edges, each weighted by the number of triples with
+ * that subject and object — and a synonym pair found from both ends likewise twice, while a context edge
+ * (passage, phrase) is added once with weight 1. igraph's PageRank sums parallel edges, so the effective
+ * weights are 2 × triple count, 2 × cosine and 1; the constants below reproduce them on a simple graph.
+ */
+
+/** Weight of a relation edge per triple joining its two phrases (HippoRAG 2: two parallel edges of 1 each). */
+export const relationEdgeWeight = 2;
+/** Factor on the cosine of a synonym edge (HippoRAG 2: found from both ends, two parallel edges). */
+export const synonymEdgeFactor = 2;
+/** Weight of a context edge between a passage and a phrase of its triples (HippoRAG 2: 1.0, added once). */
+export const contextEdgeWeight = 1;
+
+/**
+ * The graphs of the `ppr` method, built once per index. Node `i < phraseCount` is phrase `i` of the triple
+ * index; node `phraseCount + p` is passage `p`, one per chunk in `passageIds` order (every chunk, with or
+ * without triples).
+ */
+export interface PprGraph {
+  readonly triples: TripleIndex;
+  readonly phraseCount: number;
+  /** Passage index → chunk id, in chunks-table order. */
+  readonly passageIds: readonly string[];
+  readonly passageIndex: ReadonlyMap<string, number>;
+  /** HippoRAG 2: phrases and passages with relation, synonym and context edges. */
+  readonly graph: PageRankGraph;
+  /** HippoRAG 1: phrases only, with relation and synonym edges. */
+  readonly phraseGraph: PageRankGraph;
+  /** Phrase → number of passages whose triples mention it (node specificity's |P_i|). */
+  readonly phrasePassageCounts: Int32Array;
+  /**
+   * HippoRAG 1's passage scoring matrix, passages × phrases: entry (p, i) counts the triples of passage p
+   * with phrase i as subject or object (its `docs_to_facts` × `facts_to_phrases`).
+   */
+  readonly passagePhraseCounts: CsrMatrix;
+  /** Whether phrases `a` and `b` are the subject and object of some fact (else an edge between them is a synonym edge). */
+  related(a: number, b: number): boolean;
+  readonly counts: { relationEdges: number; synonymEdges: number; contextEdges: number };
+}
+
+/** Synonym edges between phrase indices as the `ppr-graph` step computes them (cosine in `weights`). */
+export interface PhraseSynonyms {
+  sources: ArrayLike<number>;
+  targets: ArrayLike<number>;
+  weights: ArrayLike<number>;
+}
+
+/** Builds {@link PprGraph} from the triple index, the chunk ids in chunks-table order and the synonym edges. */
+export function assemblePprGraph(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): PprGraph {
+  const passageIndex = new Map(passageIds.map((id, index) => [id, index]));
+  const phraseCount = triples.phraseTexts.length;
+  const nodeCount = phraseCount + passageIds.length;
+
+  // Relation edges: one entry per (fact, chunk) occurrence, i.e. per extracted triple; self-loops dropped as in HippoRAG 2.
+  const relationPairs = new Map<number, number>();
+  const passageRows: number[] = [];
+  const passagePhrases: number[] = [];
+  const chunkToPassage = triples.chunkIds.map((id) => passageIndex.get(id) ?? -1);
+  for (let fact = 0; fact < triples.factSubject.length; fact++) {
+    const subject = triples.factSubject[fact] as number;
+    const object = triples.factObject[fact] as number;
+    const chunks = triples.factChunks[fact] ?? [];
+    if (subject !== object) {
+      const key = Math.min(subject, object) * phraseCount + Math.max(subject, object);
+      relationPairs.set(key, (relationPairs.get(key) ?? 0) + chunks.length);
+    }
+    for (const chunk of chunks) {
+      const passage = chunkToPassage[chunk] as number;
+      if (passage < 0) continue;
+      passageRows.push(passage, passage);
+      passagePhrases.push(subject, object);
+    }
+  }
+
+  const sources: number[] = [];
+  const targets: number[] = [];
+  const weights: number[] = [];
+  for (const [key, count] of relationPairs) {
+    sources.push(Math.floor(key / phraseCount));
+    targets.push(key % phraseCount);
+    weights.push(relationEdgeWeight * count);
+  }
+  const relationEdges = sources.length;
+  for (let edge = 0; edge < synonyms.sources.length; edge++) {
+    sources.push(synonyms.sources[edge] as number);
+    targets.push(synonyms.targets[edge] as number);
+    weights.push(synonymEdgeFactor * (synonyms.weights[edge] as number));
+  }
+  const phraseEdges = sources.length;
+
+  const phrasePassageCounts = new Int32Array(phraseCount);
+  let contextEdges = 0;
+  triples.phraseChunks.forEach((chunks, phrase) => {
+    for (const chunk of chunks) {
+      const passage = chunkToPassage[chunk] as number;
+      if (passage < 0) continue;
+      sources.push(phrase);
+      targets.push(phraseCount + passage);
+      weights.push(contextEdgeWeight);
+      phrasePassageCounts[phrase] = (phrasePassageCounts[phrase] as number) + 1;
+      contextEdges++;
+    }
+  });
+
+  return pprGraphFromParts(triples, passageIds, {
+    graphAdjacency: symmetricCsr(nodeCount, sources, targets, weights, sources.length),
+    phraseAdjacency: symmetricCsr(phraseCount, sources, targets, weights, phraseEdges),
+    phrasePassageCounts,
+    passagePhraseCounts: csrFromTriplets(passageIds.length, phraseCount, passageRows, passagePhrases, new Float64Array(passageRows.length).fill(1)),
+    relationKeys: Float64Array.from(relationPairs.keys()).sort(),
+    counts: { relationEdges, synonymEdges: synonyms.sources.length, contextEdges },
+  });
+}
+
+/** What a {@link PprGraph} is made of besides the triple index and the passage ids: what the `ppr-graph` step stores. */
+interface PprGraphParts {
+  /** Phrases and passages with relation, synonym and context edges (symmetric). */
+  graphAdjacency: CsrMatrix;
+  /** Phrases with relation and synonym edges (symmetric). */
+  phraseAdjacency: CsrMatrix;
+  phrasePassageCounts: Int32Array;
+  passagePhraseCounts: CsrMatrix;
+  /** `min(a, b) · phraseCount + max(a, b)` of every pair of phrases joined by a fact, ascending. */
+  relationKeys: Float64Array;
+  counts: PprGraph['counts'];
+}
+
+function pprGraphFromParts(triples: TripleIndex, passageIds: readonly string[], parts: PprGraphParts): PprGraph {
+  const phraseCount = parts.phraseAdjacency.rows;
+  const { relationKeys } = parts;
+  return {
+    triples,
+    phraseCount,
+    passageIds,
+    passageIndex: new Map(passageIds.map((id, index) => [id, index])),
+    graph: preparePageRankGraph(parts.graphAdjacency, { symmetric: true }),
+    phraseGraph: preparePageRankGraph(parts.phraseAdjacency, { symmetric: true }),
+    phrasePassageCounts: parts.phrasePassageCounts,
+    related(a, b) {
+      const key = Math.min(a, b) * phraseCount + Math.max(a, b);
+      let low = 0;
+      let high = relationKeys.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        const value = relationKeys[middle] as number;
+        if (value === key) return true;
+        if (value < key) low = middle + 1;
+        else high = middle - 1;
+      }
+      return false;
+    },
+    passagePhraseCounts: parts.passagePhraseCounts,
+    counts: parts.counts,
+  };
+}
+
+/*
+ * The parts as one blob, so a query loads the graph instead of building it (2Wiki: 58,848 nodes, a third of
+ * a cold `ppr` query). Little-endian, every section at a multiple of 4 bytes:
+ *   u32 magic, version, phraseCount, passages, relationEdges, synonymEdges, contextEdges, relationKeys
+ *   3 CSR matrices (graph, phrase graph, passage × phrase counts): u32 rows, cols, entries (+ 1 pad),
+ *     i32 rowPointers[rows + 1] (padded to 8), i32 columns[entries] (padded to 8), f64 values[entries]
+ *   i32 phrasePassageCounts[phraseCount] (padded to 8), f64 relationKeys[]
+ * Values are kept in float64: a relation and a synonym edge on one pair add up beyond float32's precision.
+ */
+const graphMagic = 0x6b707067; // "kppg"
+const graphVersion = 1;
+
+/** Encodes the graph's parts (the triple index and passage ids are stored elsewhere). */
+export function encodePprGraph(graph: PprGraph): Uint8Array {
+  const matrices = [graph.graph.outgoing, graph.phraseGraph.outgoing, graph.passagePhraseCounts];
+  const relationKeys = relationKeysOf(graph);
+  const eight = (bytes: number): number => bytes + ((8 - (bytes % 8)) % 8);
+  let size = 32;
+  for (const matrix of matrices) size += 16 + eight(4 * (matrix.rows + 1)) + eight(4 * matrix.values.length) + 8 * matrix.values.length;
+  size += eight(4 * graph.phraseCount) + 8 * relationKeys.length;
+  const buffer = new ArrayBuffer(size);
+  new Uint32Array(buffer, 0, 8).set([graphMagic, graphVersion, graph.phraseCount, graph.passageIds.length, graph.counts.relationEdges, graph.counts.synonymEdges, graph.counts.contextEdges, relationKeys.length]);
+  let offset = 32;
+  for (const matrix of matrices) {
+    new Uint32Array(buffer, offset, 3).set([matrix.rows, matrix.cols, matrix.values.length]);
+    offset += 16;
+    new Int32Array(buffer, offset, matrix.rows + 1).set(matrix.rowPointers);
+    offset += eight(4 * (matrix.rows + 1));
+    new Int32Array(buffer, offset, matrix.values.length).set(matrix.columnIndices);
+    offset += eight(4 * matrix.values.length);
+    new Float64Array(buffer, offset, matrix.values.length).set(matrix.values);
+    offset += 8 * matrix.values.length;
+  }
+  new Int32Array(buffer, offset, graph.phraseCount).set(graph.phrasePassageCounts);
+  offset += eight(4 * graph.phraseCount);
+  new Float64Array(buffer, offset, relationKeys.length).set(relationKeys);
+  return new Uint8Array(buffer);
+}
+
+/** The relation keys of a graph, from its phrase adjacency: the pairs `related` confirms. */
+function relationKeysOf(graph: PprGraph): Float64Array {
+  const keys: number[] = [];
+  const { rowPointers, columnIndices } = graph.phraseGraph.outgoing;
+  for (let a = 0; a < graph.phraseCount; a++) {
+    for (let entry = rowPointers[a] as number; entry < (rowPointers[a + 1] as number); entry++) {
+      const b = columnIndices[entry] as number;
+      if (a < b && graph.related(a, b)) keys.push(a * graph.phraseCount + b);
+    }
+  }
+  return Float64Array.from(keys);
+}
+
+/**
+ * The graph of a blob written by {@link encodePprGraph} for `triples` and `passageIds`, or undefined when the
+ * blob is of another format or does not fit them.
+ */
+export function decodePprGraph(blob: Uint8Array, triples: TripleIndex, passageIds: readonly string[]): PprGraph | undefined {
+  // An 8-byte aligned copy: a blob read from the store may start at any byte offset.
+  const bytes = blob.byteOffset % 8 === 0 ? blob : Uint8Array.from(blob);
+  if (bytes.byteLength < 32) return undefined;
+  const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 8);
+  const [magic, version, phraseCount, passages, relationEdges, synonymEdges, contextEdges, keyCount] = Array.from(header) as number[];
+  if (magic !== graphMagic || version !== graphVersion || phraseCount !== triples.phraseTexts.length || passages !== passageIds.length) return undefined;
+  const eight = (count: number): number => count + ((8 - (count % 8)) % 8);
+  let offset = bytes.byteOffset + 32;
+  const matrix = (): CsrMatrix => {
+    const [rows, cols, entries] = Array.from(new Uint32Array(bytes.buffer, offset, 3)) as number[];
+    offset += 16;
+    const rowPointers = new Int32Array(bytes.buffer, offset, (rows as number) + 1);
+    offset += eight(4 * ((rows as number) + 1));
+    const columnIndices = new Int32Array(bytes.buffer, offset, entries);
+    offset += eight(4 * (entries as number));
+    const values = new Float64Array(bytes.buffer, offset, entries);
+    offset += 8 * (entries as number);
+    return { rows: rows as number, cols: cols as number, rowPointers, columnIndices, values };
+  };
+  const graphAdjacency = matrix();
+  const phraseAdjacency = matrix();
+  const passagePhraseCounts = matrix();
+  const phrasePassageCounts = new Int32Array(bytes.buffer, offset, phraseCount);
+  offset += eight(4 * (phraseCount as number));
+  const relationKeys = new Float64Array(bytes.buffer, offset, keyCount);
+  if (offset + 8 * (keyCount as number) !== bytes.byteOffset + bytes.byteLength) return undefined;
+  return pprGraphFromParts(triples, passageIds, {
+    graphAdjacency,
+    phraseAdjacency,
+    phrasePassageCounts,
+    passagePhraseCounts,
+    relationKeys,
+    counts: { relationEdges: relationEdges as number, synonymEdges: synonymEdges as number, contextEdges: contextEdges as number },
+  });
+}
+
+/** The symmetric adjacency of the first `count` undirected edges (parallel edges add up). */
+function symmetricCsr(nodes: number, sources: readonly number[], targets: readonly number[], weights: readonly number[], count: number): CsrMatrix {
+  const rows = new Int32Array(2 * count);
+  const columns = new Int32Array(2 * count);
+  const values = new Float64Array(2 * count);
+  for (let edge = 0; edge < count; edge++) {
+    const source = sources[edge] as number;
+    const target = targets[edge] as number;
+    const weight = weights[edge] as number;
+    rows[2 * edge] = source;
+    columns[2 * edge] = target;
+    values[2 * edge] = weight;
+    rows[2 * edge + 1] = target;
+    columns[2 * edge + 1] = source;
+    values[2 * edge + 1] = weight;
+  }
+  return csrFromTriplets(nodes, nodes, rows, columns, values);
+}

@@ -1,0 +1,3 @@
+export { pprMethod } from './ppr-method.js';
+export { pprConfig } from './config.js';
+export type { PprConfig } from './config.js';

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Parameters of `relations` (Graph RAG with Milvus, reference/seed-methods.md §D.4) with the notebook's
+ * defaults — 3 phrases per query entity, 3 facts for the whole question, expansion of degree 1, 2 final
+ * passages — and the successor's (vector-graph-rag, §D.5) candidate cap of 1000 and entity threshold of 0.9.
+ * `k` is how many ranked passages retrieval returns (evaluation reads Recall@k from them); the answer reads
+ * only the first `finalTopK`.
+ *
+ * Chosen on musique-train-100 with the shipped gpt-3.5 OpenIE triples, LLM-free (noun-phrase query entities,
+ * local embedder), Recall@5 / @10 of the defaults 61.4 / 70.8 (BM25: 51.8 / 61.1); checked on the LLM-free
+ * triples of musique-train-100 (55.3 / 59.3) and hotpotqa-train-100 (71.0 / 80.5):
+ * - `entitySimilarityThreshold` 0.9 (the successor's; the notebook has none): with −1 Recall@5 drops to 56.5
+ *   (OpenIE), 52.3 and 70.0, because noun-phrase "entities" such as "county shares" then seed three unrelated
+ *   phrases each.
+ * - `pathWeight` 0.1: 0 gives 60.8 (OpenIE), 56.1 and 70.0; 0.3 gives 60.9, 54.8 and 70.5 — path support
+ *   reorders few facts, question similarity decides most.
+ * - `expansionDegree` 2 gives 62.9 (OpenIE) but 52.1 and 70.5, and `relationTopK` 5 gives 59.8, 56.2 and
+ *   69.5: the notebook's values are kept.
+ */
+export const relationsConfig = z
+  .object({
+    entityTopK: z.number().int().min(0).max(100).default(3).describe('Phrases matched per query entity (Milvus top_k = 3)'),
+    entitySimilarityThreshold: z
+      .number()
+      .min(-1)
+      .max(1)
+      .default(0.9)
+      .describe('Least similarity of a phrase to its query entity to seed it (vector-graph-rag entity_similarity_threshold 0.9; -1 keeps all, as the notebook)'),
+    relationTopK: z.number().int().min(0).max(100).default(3).describe('Facts matched to the whole question (Milvus top_k = 3)'),
+    expansionDegree: z.number().int().min(0).max(3).default(1).describe('Hops of the incidence-matrix expansion (Milvus target_degree: 1, or 2)'),
+    maxCandidates: z
+      .number()
+      .int()
+      .positive()
+      .max(10000)
+      .default(1000)
+      .describe('Most expanded facts kept, the most question-similar first (vector-graph-rag relation_number_threshold)'),
+    rerank: z
+      .enum(['auto', 'llm', 'similarity'])
+      .default('auto')
+      .describe('"llm": one JSON rerank call; "similarity": LLM-free (question similarity boosted by paths between seeds); "auto": llm when one is configured'),
+    pathWeight: z
+      .number()
+      .min(0)
+      .max(10)
+      .default(0.1)
+      .describe('LLM-free rerank: score = question similarity + pathWeight × path support between seeds (0 = similarity only)'),
+    finalTopK: z.number().int().positive().max(1000).default(2).describe('Passages given to the answer (Milvus final_top_k = 2)'),
+    k: z.number().int().positive().max(1000).default(10).describe('Ranked passages returned by retrieval (evaluation reads Recall@k from them)'),
+  })
+  .strict();
+
+export type RelationsConfig = z.output<typeof relationsConfig>;

@@ -1,0 +1,405 @@
+import type { CitedDataset, ContextChunk } from '../../answer/answer-types.js';
+import type { CitableRecord } from '../../answer/generate-answer.js';
+import { packTable, tableCell, type PackedTable, type TableRow } from '../../answer/pack-table.js';
+import type { ClaimRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
+import type { MethodContext } from '../query-method.js';
+import { hasClaims, localCommunities, localGraph, type LocalGraph } from './local-lookups.js';
+
+/** What shapes a local context; {@link LocalConfig} with the budget resolved. */
+export interface LocalContextOptions {
+  topKEntities: number;
+  topKRelationships: number;
+  textUnitProp: number;
+  communityProp: number;
+  maxContextTokens: number;
+  communityLevel: number;
+  conversationHistory: ReadonlyArray<{ role: string; content: string }>;
+  conversationHistoryMaxTurns: number;
+}
+
+/** One section of the context: its packed text, size and the share it had to fit in. */
+export interface LocalSection {
+  text: string;
+  tokens: number;
+  budget: number;
+}
+
+/** A GraphRAG local-search context and the records it shows. */
+export interface LocalContext {
+  /** Sections joined by blank lines: history, Reports, Entities + Relationships + Claims, Sources. */
+  text: string;
+  tokens: number;
+  sections: { history: LocalSection; reports: LocalSection; local: LocalSection; sources: LocalSection };
+  /** The entities matched to the question, best first, with their similarity. */
+  selected: Array<{ entity: EntityRecord; score: number }>;
+  entities: EntityRecord[];
+  relations: RelationRecord[];
+  claims: ClaimRecord[];
+  reports: ReportRecord[];
+  /** Text units in context order. */
+  chunks: ContextChunk[];
+  /** Titles of the relationships' endpoints, by entity id. */
+  endpointTitles: Map<string, string>;
+  /** Records the answer may cite, by dataset and hid. */
+  citable: Partial<Record<CitedDataset, Map<number, CitableRecord>>>;
+}
+
+/** Tokens kept free per section for the blank line that joins it to the previous one. */
+const separatorReserve = 2;
+
+function joinSections(parts: readonly string[]): string {
+  return parts.filter((part) => part.length > 0).join('\n\n');
+}
+
+/**
+ * The user turns of the history, most recent first, at most `maxTurns` (GraphRAG keeps user turns only
+ * and favours recent ones).
+ */
+export function recentUserTurns(history: LocalContextOptions['conversationHistory'], maxTurns: number): string[] {
+  return history
+    .filter((turn) => turn.role === 'user' && turn.content.trim().length > 0)
+    .map((turn) => turn.content)
+    .reverse()
+    .slice(0, maxTurns);
+}
+
+/**
+ * Packs rows fetched lazily: records are read in batches until their text, at a generous four characters
+ * per token, overfills the budget, so a query reads only about as many records as can fit. Tables stop at
+ * the first row that does not fit, since GraphRAG keeps the order of these tables strictly.
+ */
+async function packFetched<Id, T>(
+  title: string,
+  header: string,
+  ids: readonly Id[],
+  fetch: (batch: readonly Id[]) => Promise<T[]>,
+  row: (item: T) => string,
+  context: MethodContext,
+  budget: number,
+): Promise<PackedTable<T>> {
+  const rows: Array<TableRow<T>> = [];
+  let next = 0;
+  let batch = 8;
+  let estimate = 0;
+  let target = budget * 1.5;
+  if (budget <= 0) return { text: '', tokens: 0, included: [] };
+  while (true) {
+    while (next < ids.length && estimate <= target) {
+      for (const item of await fetch(ids.slice(next, next + batch))) {
+        const text = row(item);
+        rows.push({ row: text, item });
+        estimate += text.length / 4;
+      }
+      next += batch;
+      batch *= 2;
+    }
+    const packed = packTable(title, header, rows, context.tokenizer, budget, { stopAtFirstMiss: true });
+    if (packed.included.length < rows.length || next >= ids.length) return packed;
+    target *= 2;
+  }
+}
+
+/** Reports of the selected entities' communities, by matched entities then rating (GraphRAG `_build_community_context`). */
+async function reportsSection(context: MethodContext, selected: readonly EntityRecord[], level: number, budget: number): Promise<PackedTable<ReportRecord>> {
+  const { communitiesOf, reports } = await localCommunities(context, level);
+  const matches = new Map<string, number>();
+  for (const entity of selected) {
+    for (const communityId of communitiesOf.get(entity.id) ?? []) matches.set(communityId, (matches.get(communityId) ?? 0) + 1);
+  }
+  const ordered = [...matches.keys()].sort((left, right) => {
+    const a = reports.get(left);
+    const b = reports.get(right);
+    return (matches.get(right) ?? 0) - (matches.get(left) ?? 0) || (b?.rating ?? 0) - (a?.rating ?? 0) || (a?.order ?? 0) - (b?.order ?? 0);
+  });
+  return packFetched(
+    'Reports',
+    'id|title|content',
+    ordered,
+    async (ids) => {
+      const rows = new Map((await context.store.table('reports').get(ids)).map((report) => [report.communityId, report]));
+      return ids.flatMap((id) => rows.get(id) ?? []);
+    },
+    (report) => `${report.hid ?? 0}|${tableCell(report.title)}|${tableCell(report.fullContent)}`,
+    context,
+    budget,
+  );
+}
+
+/**
+ * GraphRAG `_filter_relationships`: relationships among the entities first (by rank), then those leaving
+ * the set, ranked by how many of the entities their outside endpoint links to and then by rank, capped at
+ * `topK × entities`. Ties keep table order.
+ */
+export function rankRelationships(graph: LocalGraph, entityIds: readonly string[], topK: number): number[] {
+  const inside = new Set(entityIds);
+  const inNetwork: number[] = [];
+  const outNetwork: number[] = [];
+  const seen = new Set<number>();
+  for (const entityId of entityIds) {
+    for (const index of graph.adjacency.get(entityId) ?? []) {
+      if (seen.has(index)) continue;
+      seen.add(index);
+      const both = inside.has(graph.relationSource[index] as string) && inside.has(graph.relationTarget[index] as string);
+      (both ? inNetwork : outNetwork).push(index);
+    }
+  }
+  const byRank = (left: number, right: number): number => (graph.relationRank[right] as number) - (graph.relationRank[left] as number) || left - right;
+  inNetwork.sort(byRank);
+  if (outNetwork.length <= 1) return [...inNetwork, ...outNetwork];
+  const linked = new Map<string, Set<string>>();
+  for (const index of outNetwork) {
+    const source = graph.relationSource[index] as string;
+    const target = graph.relationTarget[index] as string;
+    const [outside, own] = inside.has(source) ? [target, source] : [source, target];
+    const set = linked.get(outside) ?? new Set<string>();
+    set.add(own);
+    linked.set(outside, set);
+  }
+  const links = (index: number): number => {
+    const source = graph.relationSource[index] as string;
+    return linked.get(inside.has(source) ? (graph.relationTarget[index] as string) : source)?.size ?? 0;
+  };
+  outNetwork.sort((left, right) => links(right) - links(left) || byRank(left, right));
+  return [...inNetwork, ...outNetwork.slice(0, topK * entityIds.length)];
+}
+
+interface LocalTables {
+  text: string;
+  tokens: number;
+  entities: EntityRecord[];
+  relations: RelationRecord[];
+  claims: ClaimRecord[];
+}
+
+/**
+ * GraphRAG `_build_local_context`: the entity table, then relationships and claims of the first 1, 2, …
+ * selected entities, keeping the largest prefix whose three tables together still fit the share.
+ */
+async function localSection(context: MethodContext, selected: readonly EntityRecord[], options: LocalContextOptions, budget: number): Promise<LocalTables> {
+  const { tokenizer } = context;
+  const empty: LocalTables = { text: '', tokens: 0, entities: [], relations: [], claims: [] };
+  if (budget <= 0) return empty;
+  const graph = await localGraph(context);
+  const entityTable = packTable(
+    'Entities',
+    'id|entity|description|number of relationships',
+    selected.map((entity) => ({ row: `${entity.hid ?? 0}|${tableCell(entity.title)}|${tableCell(entity.description)}|${entity.degree}`, item: entity })),
+    tokenizer,
+    budget,
+    { stopAtFirstMiss: true },
+  );
+  const best: LocalTables = { ...empty, text: entityTable.text, tokens: entityTable.tokens, entities: entityTable.included };
+  if (entityTable.included.length === 0) return best;
+
+  const relationCache = new Map<string, RelationRecord>();
+  const claimsBySubject = new Map<string, ClaimRecord[]>();
+  if (await hasClaims(context)) {
+    for (const claim of await context.store.table('claims').where('subject', selected.map((entity) => entity.id))) {
+      const list = claimsBySubject.get(claim.subject) ?? [];
+      list.push(claim);
+      claimsBySubject.set(claim.subject, list);
+    }
+  }
+  const titleOf = (id: string): string => graph.entityTitle.get(id) ?? id;
+  const relationRow = (relation: RelationRecord): string =>
+    `${relation.hid ?? 0}|${tableCell(titleOf(relation.source))}|${tableCell(titleOf(relation.target))}|${tableCell(relation.description)}|${relation.weight}`;
+  const claimRow = (claim: ClaimRecord, entity: EntityRecord): string =>
+    [claim.hid ?? 0, entity.title, claim.object === null ? '' : titleOf(claim.object), claim.type, claim.status, claim.startDate ?? '', claim.endDate ?? '', claim.description]
+      .map((cell) => tableCell(String(cell)))
+      .join('|');
+  const relationHead = { title: 'Relationships', header: 'id|source|target|description|weight' };
+  const claimHead = { title: 'Claims', header: 'id|entity|object|type|status|start date|end date|description' };
+
+  /** The rows of the relationship and claim tables for the first `count` selected entities. */
+  const tablesFor = async (count: number) => {
+    const added = selected.slice(0, count);
+    const ranked = rankRelationships(graph, added.map((entity) => entity.id), options.topKRelationships).map((index) => graph.relationIds[index] as string);
+    // Rows beyond what the budget can hold are never read: a row is several tokens.
+    const candidates = ranked.slice(0, Math.max(1, Math.ceil(budget / 4)));
+    const missing = candidates.filter((id) => !relationCache.has(id));
+    if (missing.length > 0) for (const relation of await context.store.table('relations').get(missing)) relationCache.set(relation.id, relation);
+    return {
+      relations: candidates.flatMap((id) => {
+        const relation = relationCache.get(id);
+        return relation ? [{ row: relationRow(relation), item: relation }] : [];
+      }),
+      claims: added.flatMap((entity) => (claimsBySubject.get(entity.id) ?? []).map((claim) => ({ row: claimRow(claim, entity), item: claim }))),
+    };
+  };
+
+  // Sizing every prefix with packTable would re-tokenize the same rows once per entity; rows are counted
+  // once here to find the prefix, and only that prefix is packed exactly (and stepped back if BPE merges
+  // across rows push it over).
+  const rowTokens = new Map<string, number>();
+  const countRow = (row: string): number => {
+    let tokens = rowTokens.get(row);
+    if (tokens === undefined) {
+      tokens = tokenizer.count(`\n${row}`);
+      rowTokens.set(row, tokens);
+    }
+    return tokens;
+  };
+  const separator = tokenizer.count('\n\n');
+  const estimateTable = (head: { title: string; header: string }, rows: ReadonlyArray<{ row: string }>): number => {
+    if (rows.length === 0) return 0;
+    let tokens = countRow(`-----${head.title}-----\n${head.header}`);
+    if (tokens > budget) return 0;
+    for (const { row } of rows) {
+      const next = countRow(row);
+      if (tokens + next > budget) break;
+      tokens += next;
+    }
+    return tokens + separator;
+  };
+  let chosen = 0;
+  for (let count = 1; count <= selected.length; count++) {
+    const tables = await tablesFor(count);
+    if (entityTable.tokens + estimateTable(relationHead, tables.relations) + estimateTable(claimHead, tables.claims) > budget) break;
+    chosen = count;
+  }
+  for (let count = chosen; count > 0; count--) {
+    const tables = await tablesFor(count);
+    const relationTable = packTable(relationHead.title, relationHead.header, tables.relations, tokenizer, budget, { stopAtFirstMiss: true });
+    const claimTable = tables.claims.length > 0 ? packTable(claimHead.title, claimHead.header, tables.claims, tokenizer, budget, { stopAtFirstMiss: true }) : undefined;
+    const text = joinSections([entityTable.text, relationTable.text, claimTable?.text ?? '']);
+    const tokens = tokenizer.count(text);
+    if (tokens <= budget) return { text, tokens, entities: entityTable.included, relations: relationTable.included, claims: claimTable?.included ?? [] };
+  }
+  return best;
+}
+
+/**
+ * GraphRAG `_build_text_unit_context`: the chunks of the selected entities, by the entity's position in
+ * the selection, then by how many of that entity's relationships were extracted from the chunk.
+ */
+async function sourcesSection(
+  context: MethodContext,
+  selected: ReadonlyArray<{ entity: EntityRecord; score: number }>,
+  budget: number,
+): Promise<PackedTable<ContextChunk>> {
+  const graph = await localGraph(context);
+  const units: Array<{ id: string; order: number; relationships: number; position: number; score: number }> = [];
+  const taken = new Set<string>();
+  selected.forEach(({ entity, score }, order) => {
+    const fresh = entity.chunkIds.filter((chunkId) => !taken.has(chunkId));
+    if (fresh.length === 0) return;
+    const counts = new Map(fresh.map((chunkId) => [chunkId, 0]));
+    for (const index of graph.adjacency.get(entity.id) ?? []) {
+      for (const chunkId of graph.relationChunkIds[index] ?? []) {
+        const count = counts.get(chunkId);
+        if (count !== undefined) counts.set(chunkId, count + 1);
+      }
+    }
+    fresh.forEach((chunkId, position) => {
+      taken.add(chunkId);
+      units.push({ id: chunkId, order, relationships: counts.get(chunkId) ?? 0, position, score });
+    });
+  });
+  units.sort((left, right) => left.order - right.order || right.relationships - left.relationships || left.position - right.position);
+  return packFetched(
+    'Sources',
+    'id|text',
+    units,
+    (batch) => context.chunks(batch.map((unit) => ({ id: unit.id, score: unit.score, scores: { entityOrder: unit.order, relationships: unit.relationships } }))),
+    (chunk) => `${chunk.hid}|${tableCell(chunk.text)}`,
+    context,
+    budget,
+  );
+}
+
+/** Matches the question (and the recent user turns) to entities by their description embeddings. */
+async function selectEntities(context: MethodContext, question: string, options: LocalContextOptions): Promise<Array<{ entity: EntityRecord; score: number }>> {
+  const turns = recentUserTurns(options.conversationHistory, options.conversationHistoryMaxTurns);
+  const text = turns.length > 0 ? `${question}\n${turns.join('\n')}` : question;
+  const vector = await context.embedQuery(text);
+  // GraphRAG keeps every one of the oversampled hits (2 × topKEntities), not just the top k.
+  const hits = await context.trace.time(
+    'entity-search',
+    () => context.store.vectors('entities').search(vector, options.topKEntities * 2),
+    (found) => ({ hits: found.length }),
+  );
+  const rows = new Map((await context.store.table('entities').get(hits.map((hit) => hit.id))).map((entity) => [entity.id, entity]));
+  return hits.flatMap((hit) => {
+    const entity = rows.get(hit.id);
+    return entity ? [{ entity, score: hit.score }] : [];
+  });
+}
+
+/**
+ * Builds GraphRAG's local-search context (reference/msgraphrag.md §3.4): conversation history, then
+ * community reports (`communityProp`), entities with their relationships and claims (the remainder), and
+ * text units (`textUnitProp`). Every section fits its share of `maxContextTokens` after the history, and
+ * the whole text fits `maxContextTokens`, counted with the workspace tokenizer.
+ */
+export async function buildLocalContext(context: MethodContext, question: string, options: LocalContextOptions): Promise<LocalContext> {
+  const { tokenizer } = context;
+  const maxTokens = options.maxContextTokens;
+  const turns = recentUserTurns(options.conversationHistory, options.conversationHistoryMaxTurns);
+  const history = packTable('Conversation History', 'turn|content', turns.map((turn) => ({ row: `user|${tableCell(turn)}`, item: turn })), tokenizer, maxTokens, {
+    stopAtFirstMiss: true,
+  });
+  const historySection: LocalSection = { text: history.included.length > 0 ? history.text : '', tokens: history.included.length > 0 ? history.tokens : 0, budget: maxTokens };
+  const selected = await selectEntities(context, question, options);
+  const entities = selected.map((item) => item.entity);
+
+  const budget = Math.max(0, maxTokens - historySection.tokens - (historySection.tokens > 0 ? separatorReserve : 0));
+  const shares = {
+    reports: Math.max(0, Math.floor(budget * options.communityProp)),
+    local: Math.max(0, Math.floor(budget * (1 - options.communityProp - options.textUnitProp))),
+    sources: Math.max(0, Math.floor(budget * options.textUnitProp)),
+  };
+  let reserve = separatorReserve;
+  while (true) {
+    const [reports, local, sources] = await context.trace.time('local-context', () =>
+      Promise.all([
+        reportsSection(context, entities, options.communityLevel, shares.reports - reserve),
+        localSection(context, entities, options, shares.local - reserve),
+        sourcesSection(context, selected, shares.sources - reserve),
+      ]),
+    );
+    const text = joinSections([historySection.text, reports.text, local.text, sources.text]);
+    const tokens = tokenizer.count(text);
+    if (tokens > maxTokens && tokens > 0) {
+      reserve += tokens - maxTokens;
+      continue;
+    }
+    const titles = (await localGraph(context)).entityTitle;
+    const endpointTitles = new Map(local.relations.flatMap((relation) => [relation.source, relation.target]).map((id) => [id, titles.get(id) ?? id]));
+    return {
+      text,
+      tokens,
+      endpointTitles,
+      sections: {
+        history: historySection,
+        reports: { text: reports.text, tokens: reports.tokens, budget: shares.reports },
+        local: { text: local.text, tokens: local.tokens, budget: shares.local },
+        sources: { text: sources.text, tokens: sources.tokens, budget: shares.sources },
+      },
+      selected,
+      entities: local.entities,
+      relations: local.relations,
+      claims: local.claims,
+      reports: reports.included,
+      chunks: sources.included,
+      citable: citableRecords(reports.included, local, sources.included, titles),
+    };
+  }
+}
+
+function citableRecords(
+  reports: readonly ReportRecord[],
+  local: LocalTables,
+  chunks: readonly ContextChunk[],
+  titles: ReadonlyMap<string, string>,
+): LocalContext['citable'] {
+  const titleOf = (id: string): string => titles.get(id) ?? id;
+  return {
+    Sources: new Map(chunks.map((chunk) => [chunk.hid, { id: chunk.id, title: chunk.documentTitle, source: chunk.source, quote: chunk.text }])),
+    Reports: new Map(reports.map((report) => [report.hid ?? 0, { id: report.communityId, title: report.title, source: 'community' }])),
+    Entities: new Map(local.entities.map((entity) => [entity.hid ?? 0, { id: entity.id, title: entity.title, quote: entity.description }])),
+    Relationships: new Map(
+      local.relations.map((relation) => [relation.hid ?? 0, { id: relation.id, title: `${titleOf(relation.source)} → ${titleOf(relation.target)}`, quote: relation.description }]),
+    ),
+    Claims: new Map(local.claims.map((claim) => [claim.hid ?? 0, { id: claim.id, title: `${titleOf(claim.subject)}: ${claim.type}`, quote: claim.description }])),
+  };
+}

@@ -17,6 +17,7 @@ import type { StepName } from '../pipeline/pipeline-step.js';
 import { answerFromContext } from './shared/answer-from-context.js';
 import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
 import { configShape } from './config-shape.js';
+import { indexMatchedEmbedder } from './index-matched-embedder.js';
 import { noCallsModel } from './shared/no-calls-model.js';
 
 /** One question to answer. */
@@ -345,7 +346,8 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       generationEmbedder = undefined;
     }
     if (!generationEmbedder) {
-      const building = options.embedderFor ? options.embedderFor(snapshot.store) : Promise.resolve(embedder);
+      const store = snapshot.store;
+      const building = (options.embedderFor ? options.embedderFor(store) : Promise.resolve(embedder)).then((built) => indexMatchedEmbedder(built, store));
       generationEmbedder = building;
       building.catch(() => {
         if (generationEmbedder === building) generationEmbedder = undefined;

@@ -65,6 +65,17 @@ describe('fast-mode pipeline on the sample corpus', () => {
     assert.equal((reference['vectors:entities'] as { ids: string[] }).ids.length, entityIds.size);
   });
 
+  test("the snapshot the determinism and resume tests compare holds every method's structures", () => {
+    for (const table of ['keywords', 'keywordChunks', 'keywordEdges', 'triples']) {
+      assert.ok((reference[table] as unknown[]).length > 0, `${table} rows`);
+    }
+    for (const space of ['chunks', 'entities', 'reports', 'keywords', 'phrases', 'facts']) {
+      assert.ok((reference[`vectors:${space}`] as { ids: string[] }).ids.length > 0, `${space} vectors`);
+    }
+    const blobs = Object.keys(reference).filter((key) => key.startsWith('blob:'));
+    assert.ok(blobs.length >= 5, `the graph and triple-index blobs: ${blobs.join(', ')}`);
+  });
+
   test('the same input gives the same index, ids and vectors in a fresh workspace', async () => {
     const kgrag = await open();
     await kgrag.index([corpus]);

@@ -64,6 +64,7 @@ export function publishedStoreView(storage: Pick<WorkspaceStorage, 'snapshot' | 
     setMeta: async () => readOnly('setMeta'),
     getBlob: (key) => read((store) => store.getBlob(key)),
     setBlob: async () => readOnly('setBlob'),
+    blobKeys: () => read((store) => store.blobKeys()),
     transaction: async () => readOnly('transaction'),
     async close() {},
   };

@@ -398,6 +398,8 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         await store.setBlob('state', blob);
         assert.deepEqual(await store.getBlob('state'), blob);
         assert.deepEqual(await store.getMeta('embedder'), { id: 'local', n: [1, 2] });
+        await store.setBlob('graph', new Uint8Array([7]));
+        assert.deepEqual(await store.blobKeys(), ['graph', 'state'], 'blobs only, sorted; meta values are not blobs');
       }));
 
     if (options.reopen) {

@@ -138,6 +138,8 @@ export interface Store {
   setMeta(key: string, value: unknown): Promise<void>;
   getBlob(key: string): Promise<Uint8Array | undefined>;
   setBlob(key: string, value: Uint8Array): Promise<void>;
+  /** Keys of every stored blob, sorted: what a derived structure an index holds, for snapshots and exports. */
+  blobKeys(): Promise<string[]>;
   /**
    * Runs `fn` in one transaction: all of its writes land, or none do (a crash mid-step leaves the
    * previous state). Nested calls become savepoints. Use `tx`, not the outer store, inside `fn`.

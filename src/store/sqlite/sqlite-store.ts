@@ -326,6 +326,10 @@ class SqliteStore implements Store {
     return row?.blob == null ? undefined : new Uint8Array(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength);
   }
 
+  async blobKeys(): Promise<string[]> {
+    return (this.statement('SELECT key FROM meta WHERE blob IS NOT NULL ORDER BY key').all() as Array<{ key: string }>).map((row) => row.key);
+  }
+
   async setBlob(key: string, value: Uint8Array): Promise<void> {
     this.statement('INSERT INTO meta (key, blob) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blob = excluded.blob').run(
       key,

@@ -47,9 +47,10 @@ export interface MethodContext {
   readonly signal: AbortSignal | undefined;
   readonly trace: QueryTrace;
   /**
-   * The caller asked for the context without an LLM call (`--context-only`): `llm` is then undefined, so
-   * optional LLM helpers (query NER, reranking) take their LLM-free path; a method whose context the LLM itself
-   * chooses refuses (`contextOnlyUnsupported`).
+   * The caller asked for the context without an LLM call (`--context-only`). `llm` is then a model whose every
+   * call fails (`noCallsModel`), so a method must check this flag before it would call: optional LLM helpers
+   * (query NER, reranking) take their LLM-free path, and a method whose context the LLM itself chooses refuses
+   * (`contextOnlyUnsupported`).
    */
   readonly contextOnly: boolean;
   /** Adds a line to the result's `warnings`: something the reader should know about how this answer was made. */

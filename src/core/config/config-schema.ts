@@ -187,7 +187,7 @@ export const triplesExtractConfigSchema = z
       .enum(['auto', 'nlp', 'llm'])
       .default('auto')
       .describe(
-        'OpenIE triples for the multi-hop methods (ppr, relations, kgp): "llm" = HippoRAG\'s two LLM calls per chunk (entities, then triples); "nlp" = part-of-speech patterns, no LLM; "auto" = llm in standard mode with an LLM configured, else nlp. Chunks covered by `kgrag import openie` use the imported triples',
+        'OpenIE triples for the ppr and relations methods: "llm" = HippoRAG\'s two LLM calls per chunk (entities, then triples); "nlp" = part-of-speech patterns, no LLM; "auto" = llm in standard mode with an LLM configured, else nlp. Chunks covered by `kgrag import openie` use the imported triples',
       ),
   })
   .strict();

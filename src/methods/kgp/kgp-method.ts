@@ -253,7 +253,7 @@ function evidenceDetail(run: VariantRun, paths: ReadonlyArray<readonly number[]>
  * Every variant returns at most K distinct passages, best first (`chunks`), the subgraph of seeds and
  * traversed links, and trace steps with the rounds, picks and evidence. Without an LLM the agent
  * variants run `kg-tfidf` — KGP without its agent, the paper's "KGP w/o LLM" — and say so in a
- * `kgp-fallback` trace step (as `drift` and `global:dynamic` fall back without one).
+ * `kgp-fallback` trace step (as `global:dynamic` falls back to the static roll-up without one).
  */
 export const kgpMethod: QueryMethod<KgpConfig> = {
   name: 'kgp',

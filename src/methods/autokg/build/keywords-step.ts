@@ -41,12 +41,13 @@ export interface StoredKeywordExtraction {
 /**
  * `keywords` (AutoKG, Chen & Bertozzi arXiv 2311.14740; reference/seed-methods.md §A.4–A.6): clusters the
  * chunk embeddings twice (spectral clustering on the K = 20 graph, then k-means), names each cluster's
- * themes as keywords — with the LLM in standard mode (extract/keywords/extract-llm-keywords.ts), from
+ * themes as keywords — with the LLM in standard mode (extract-llm-keywords.ts), from
  * distinctive noun phrases otherwise (cluster-tfidf-keywords.ts) — embeds the keywords into the `keywords`
  * space with the workspace embedder, assigns chunks to every keyword by Laplace learning on the K = 30
  * chunk graph of `knn-graph`, and writes:
  *  - `keywords` {id, text}, id = content hash of the text's lower case;
- *  - `keyword_chunks` {keywordId, chunkId, score}: the member chunks with their Laplace score u (≥ 0.5);
+ *  - `keyword_chunks` {keywordId, chunkId, score}: the member chunks with their Laplace score u (≥ 0.5, or ≥ 5/40 with
+ *    membership `balanced`);
  *  - `keyword_edges` {a, b, weight}: W = PᵀP − diag, weight = shared chunks, stored in both directions
  *    (a row of W is `where('a', [keyword])`);
  *  - vectors `keywords`.

@@ -9,11 +9,11 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
 
 /**
  * `knn-graph` (AutoKG `make_graph(30)`, reference/seed-methods.md §A.5): the exact kNN graph of the chunk
- * embeddings by cosine similarity, K − 1 other chunks per chunk for `autokg.neighbours` = K (graphlearning
+ * embeddings by cosine similarity, K − 1 other chunks per chunk for `methods.autokg.neighbours` = K (graphlearning
  * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees), so the
- * graph does not depend on a random forest. Near-duplicate chunks (cosine distance < `autokg.duplicateDistance`
+ * graph does not depend on a random forest. Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance`
  * to a shorter chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering,
- * keywords and search: the blob's chunk ids are the kept chunks. Stored as one blob ({@link chunkKnnGraphBlobKey}, graph/
+ * keywords and search: the blob's chunk ids are the kept chunks. Stored as one blob ({@link chunkKnnGraphBlobKey},
  * chunk-knn-graph-codec.ts), not as `chunk_edges` rows: the keywords step wants typed arrays, and 177k
  * rows on 2Wiki would cost seconds to write and read. Similarities are stored, not kernel weights, so the
  * kernel can change without rebuilding the graph.

@@ -262,9 +262,9 @@ function sharedWordNeighbours(texts: readonly string[], resident: ResidentMatrix
 }
 
 /**
- * `ppr-graph`: the synonym edges of HippoRAG's phrase graph, from the phrase vectors of `embed-triples`.
- * Written as one blob of typed arrays plus a meta record naming the phrases they index, so the `ppr` method
- * loads them once per index.
+ * `ppr-graph`: the synonym edges of HippoRAG's phrase graph, from the phrase vectors of `embed-triples`, and
+ * the whole `ppr` graph built with them. Written as two blobs of typed arrays (the synonym edges, and the graph
+ * the `ppr` method loads instead of building it) plus a meta record naming the phrases and passages they index.
  */
 export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 'synonymyEdgeSimThreshold'>): PipelineStep {
   const { synonymyEdgeTopk, synonymyEdgeSimThreshold } = config;

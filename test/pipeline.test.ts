@@ -7,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { indexPipeline } from '../src/api/index-pipeline.js';
+import { selectMethods } from '../src/api/registered-methods.js';
+import { configSchema, type KgragConfigInput } from '../src/core/config/config-schema.js';
 import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
@@ -166,5 +168,22 @@ describe('fast-mode pipeline on the sample corpus', () => {
     const hits = await kgrag.retrieve('Hollins Bakery rye bread', { method: 'basic:bm25' });
     assert.match(hits.retrieval.chunks[0]?.text ?? '', /2001/);
     await kgrag.close();
+  });
+});
+
+describe('the pipeline of an index built for some methods', () => {
+  const stepsFor = async (names: string[], config: KgragConfigInput = {}): Promise<string[]> => {
+    const methods = selectMethods(names, 'test');
+    return (await indexPipeline({ config: configSchema.parse(config), mode: 'fast', hasLlm: false, methods })).map((step) => step.name);
+  };
+
+  test('GraphRAG methods build the entity graph, its reports and vectors, and nothing of the multi-hop methods', async () => {
+    assert.deepEqual(await stepsFor(['basic', 'local', 'global', 'drift']), ['load', 'chunk', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports']);
+  });
+
+  test('tot builds the workspace graph it walks when its graphs include the index, and nothing when they do not', async () => {
+    assert.ok((await stepsFor(['tot'])).includes('communities'), 'tot walks "index" by default');
+    const remoteOnly = { knowledgeGraphs: { wikidata: { type: 'sparql' as const, endpoint: 'https://query.wikidata.org/sparql' } }, methods: { tot: { graphs: ['wikidata'] } } };
+    assert.deepEqual(await stepsFor(['tot'], remoteOnly), ['load', 'chunk']);
   });
 });

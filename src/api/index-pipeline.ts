@@ -27,7 +27,7 @@ export async function indexPipeline(options: IndexPipelineOptions): Promise<Pipe
   const contributions = await Promise.all(
     methods.map(async (method) => ({
       method: method.name,
-      requires: method.requires,
+      requires: method.indexRequires?.(configs.get(method.name)) ?? method.requires,
       steps: (await method.indexSteps?.({ config: configs.get(method.name), mode: options.mode, graphStep })) ?? [],
     })),
   );

@@ -169,6 +169,11 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   /** Index steps whose output the method reads: shared ones and those it contributes. */
   readonly requires: readonly StepName[];
   /**
+   * Shared steps an index built for this method must run when that depends on its configuration (tot walks the
+   * workspace graph only when `graphs` names `index`); `requires` when absent. Queries check `requires`.
+   */
+  indexRequires?(config: Config): readonly StepName[];
+  /**
    * The pipeline steps this method adds to an index built for it (besides the shared ones it requires). A
    * promise, so that a method loads its index code only when an index is built, never for a query.
    */

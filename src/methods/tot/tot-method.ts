@@ -41,7 +41,7 @@ function answerLabel(run: TotRun): string {
  * trace step `tot-search` holds the whole tree. Needs an LLM; `sampleBreadth: 1` is Chain-of-Traversals.
  *
  * `requires` is empty because the graphs are a parameter: with `index` among them, the graph steps are
- * checked when the graph is resolved.
+ * checked when the graph is resolved, and an index built for tot builds them (`indexRequires`).
  */
 export const totMethod: QueryMethod<TotConfig, TotRun> = {
   name: 'tot',
@@ -52,6 +52,7 @@ export const totMethod: QueryMethod<TotConfig, TotRun> = {
   prompts: totPromptTemplates,
   topKParam: 'maxChunks',
   requires: [],
+  indexRequires: (config) => (config.graphs.includes('index') ? ['chunk', 'communities'] : []),
 
   async retrieve(context, question, params): Promise<Retrieval<TotRun>> {
     if (context.contextOnly) throw contextOnlyUnsupported('tot', 'its subgraph is what the LLM explores in a tree search', 'use kgp or ppr --context-only for passages of the index');

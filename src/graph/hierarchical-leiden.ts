@@ -6,7 +6,7 @@ import { leiden } from './leiden.js';
 
 /*
  * Hierarchical Leiden with the shape of graspologic's `hierarchical_leiden` as Microsoft GraphRAG calls it
- * (reference/msgraphrag.md §1.7): cluster the whole graph with Leiden (Traag, Waltman & van Eck, "From
+ * (microsoft/graphrag `index/operations/cluster_graph.py`): cluster the whole graph with Leiden (Traag, Waltman & van Eck, "From
  * Louvain to Leiden: guaranteeing well-connected communities", Scientific Reports 9, 5233, 2019), then
  * re-cluster the induced subgraph of every community larger than `maxClusterSize` into the next level,
  * until communities are small enough or cannot be split. Level 0 is the coarsest.

@@ -5,7 +5,7 @@ import { passageEdgeKinds } from './build/passage-graph.js';
 export const releaseRetrieveSchedule: readonly number[] = [10, 5, 5, 5, 3, 2, 2, 2, 2, 2, 2];
 
 /**
- * Parameters of `kgp` with KGP's defaults (reference/seed-methods.md §B.4: `--k 30`, `k_nei` 3, 10 seeds,
+ * Parameters of `kgp` with KGP's defaults (YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`: `--k 30`, `k_nei` 3, 10 seeds,
  * `retrieve_num`). The graph defaults to the shared-entity and structural kinds: together they are the
  * TAGME graph of the paper's main table (shared entities plus the title keyword), and they measured best —
  * adding the kNN or keyword kinds cost the lexical agent 3–5 points of Recall@5 on musique-train-100

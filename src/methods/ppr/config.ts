@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Parameters of `ppr` with HippoRAG's names and defaults (reference/peers.md §2.4, §3.1–3.2; HippoRAG 2
+ * Parameters of `ppr` with HippoRAG's names and defaults (OSU-NLP-Group/HippoRAG; arXiv 2405.14831, 2502.14802; HippoRAG 2
  * `BaseConfig`: `linking_top_k` 5, `passage_node_weight` 0.05, `damping` 0.5), tuned on musique-train-100 as
  * HippoRAG tuned on MuSiQue. Numbers below are Recall@5 on musique-train-100 with the shipped gpt-3.5 OpenIE
  * triples (default: 69.2), then with the LLM-free triples (default: 60.4), no LLM, local embedder; on 100

@@ -184,7 +184,7 @@ async function retrieveV1(context: MethodContext, question: string, graph: PprGr
 }
 
 /**
- * `ppr`: HippoRAG's personalized PageRank retrieval (reference/peers.md §2.4). `v2` (default, HippoRAG 2):
+ * `ppr`: HippoRAG's personalized PageRank retrieval (OSU-NLP-Group/HippoRAG). `v2` (default, HippoRAG 2):
  * the graph of phrase and passage nodes with relation, synonym and context edges; seeds from the facts most
  * similar to the question (optionally filtered by the LLM's recognition memory), from the entities the
  * question names, and from passage scores × `passageNodeWeight`; passages ranked by their PageRank mass.

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Parameters of `relations` (Graph RAG with Milvus, reference/seed-methods.md §D.4) with the notebook's
+ * Parameters of `relations` (Graph RAG with Milvus, milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb`) with the notebook's
  * defaults — 3 phrases per query entity, 3 facts for the whole question, expansion of degree 1, 2 final
- * passages — and the successor's (vector-graph-rag, §D.5) candidate cap of 1000 and entity threshold of 0.9.
+ * passages — and the successor's (zilliztech/vector-graph-rag `src/vector_graph_rag/config.py`) candidate cap of 1000 and entity threshold of 0.9.
  * `k` is how many ranked passages retrieval returns (evaluation reads Recall@k from them); the answer reads
  * only the first `finalTopK`.
  *

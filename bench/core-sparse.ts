@@ -1,5 +1,6 @@
 /*
- * Sparse math and graph core: PageRank, local push, Laplace learning, spectral embedding.
+ * Sparse math and graph core: PageRank, local push, Laplace learning, spectral embedding. Every input is
+ * synthetic, generated from a fixed seed: random graphs, and random vectors shaped like embeddings.
  *
  *   ppr_power_1m_s              personalized PageRank by power iteration (5 seeds, α 0.85, L1 tol 1e-8) on a
  *                               seeded random directed graph, 200k nodes / 1M weighted edges (~0.7 % dangling),
@@ -16,11 +17,12 @@
  *                               98 % of edges inside — where mass leaks to every block and push touches more)
  *   laplace_460_keywords_s      AutoKG Laplace learning for 460 keywords on 5,261 chunks: kernel weights
  *                               (gaussian, K = 30 with self) + Laplacian + seed selection + block CG of 8
- *                               keywords; chunk and keyword vectors are 384-d unit vectors around 60
- *                               subtopics in 12 topics, half of them mixed between two subtopics so the kNN
+ *                               keywords; the 5,261 "chunk" and 460 "keyword" vectors are synthetic (no text:
+ *                               seeded random 384-d unit vectors around 60 subtopics in 12 topics, sized like
+ *                               AutoKG's 2Wiki build), half of them mixed between two subtopics so the kNN
  *                               graph is connected (mean cosine ≈ 0.1, nearest neighbour ≈ 0.56); the exact
  *                               kNN graph and the keyword–chunk similarities are computed outside the timing
- *   spectral_5261_20_s          20-dimensional spectral embedding (NJW) of the same chunks' K = 20 graph
+ *   spectral_5261_20_s          20-dimensional spectral embedding (NJW) of the same synthetic vectors' K = 20 graph
  * plus preparation times, the undirected / HippoRAG-damping variants, push time, CG iteration counts and the
  * block-size comparison (laplace_460_keywords_block1_s: one keyword per CG, measured once).
  */

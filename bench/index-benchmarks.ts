@@ -48,7 +48,12 @@ export async function benchIndex2wiki(runs: number): Promise<Record<string, Benc
   };
 }
 
-/** A deterministic ~50 MB English-like text, for the large-file ingest check. */
+/**
+ * A synthetic ~50 MB text for the large-file ingest check, not real prose: seeded random sentences of 8–23
+ * words drawn uniformly from 21 common nouns ("river", "town", "bridge", …), 12 % of them one of 8 surnames,
+ * capitalized, with a paragraph break after 10 % of the sentences. It has English words and sentence shapes
+ * but no grammar and a 29-word vocabulary, so it measures size and throughput, not extraction quality.
+ */
 function writeLargeText(path: string, megabytes: number): void {
   const random = createRandom(7);
   const words = 'river town bridge flood council mill ferry market festival engineer school railway weir quay harbour committee family boat lantern heritage museum'.split(' ');
@@ -68,7 +73,7 @@ function writeLargeText(path: string, megabytes: number): void {
   writeFileSync(path, parts.join(''));
 }
 
-/** One 50 MB text file through the whole fast pipeline. */
+/** One synthetic 50 MB text file ({@link writeLargeText}) through the whole fast pipeline. */
 export async function benchIngest50mb(runs: number): Promise<Record<string, BenchResult>> {
   const folder = mkdtempSync(join(tmpdir(), 'kgrag-50mb-'));
   try {

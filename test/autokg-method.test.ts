@@ -2,18 +2,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { contentId } from '../src/core/ids.js';
-import type { ChunkRecord, KeywordChunkRecord, KeywordEdgeRecord } from '../src/core/types.js';
+import type { ChunkRecord } from '../src/core/types.js';
 import { nearDuplicateRows } from '../src/math/near-duplicate-rows.js';
 import { autokgMethod } from '../src/methods/autokg/autokg-method.js';
 import { autokgConfig, searchNumbersOf } from '../src/methods/autokg/config.js';
 import { hybridSearch, type HybridSearchInput } from '../src/methods/autokg/hybrid-search.js';
 import { packKeywordTexts } from '../src/methods/autokg/pack-keyword-texts.js';
 import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 
@@ -121,106 +119,117 @@ describe('nearDuplicateRows', () => {
 });
 
 /*
- * The implicit-clue story of the sample corpus: Sam Marle's notebook of 14 June 2011 never says it was hot;
- * the café's day book (ice sold out, record iced coffees) and the Courier's car-wash record say so. The
- * keyword graph links the notebook's keyword to one whose chunks are those clues.
+ * The implicit-clue story of the sample corpus (examples/CORPUS-DESIGN.md, files 28–30): Sam Marle's notebook of
+ * 14 June 2011 never says it was hot; the café's day book (ice sold out, record iced coffees) and the Courier's
+ * car-wash record say so. Everything below goes through the real pipeline, the `keywords` step included, with
+ * the default configuration and autokg's default (paper) search counts: nothing is arranged for the story. The
+ * measured recall is recorded in docs/BENCHMARKS.md (AutoKG); these tests assert what was measured.
  */
-describe('autokg on the sample corpus', () => {
-  const root = mkdtempSync(join(tmpdir(), 'kgrag-autokg-'));
-  const workspace = join(root, 'sample');
-  const config = { chunking: { strategy: 'separators' as const, size: 200, overlap: 0 } };
-  const question = 'What was the weather like in Kestermouth on the morning Sam Marle described in his notebook entry for 14 June 2011?';
-  let chunks: ChunkRecord[];
-  let titles: Map<string, string>;
-  const open = (options: Parameters<typeof createKgrag>[0] = {}): Promise<Kgrag> => createKgrag({ workspace, env: {}, config, ...options });
-  const clueTitles = ["Cotterill's on the Square: Day Book, Tuesday 14 June 2011", 'Queue Round the Block as Mill Yard Car Wash Breaks Its Record'];
+const question = 'What was the weather like in Kestermouth on the morning Sam Marle described in his notebook entry for 14 June 2011?';
+const clueTitles = ["Cotterill's on the Square: Day Book, Tuesday 14 June 2011", 'Queue Round the Block as Mill Yard Car Wash Breaks Its Record'];
+const chunking = { strategy: 'separators' as const, size: 200, overlap: 0 };
 
-  /** Scripted LLM keywords: each keyword's member chunks (as if Laplace learning had found them) and its u. */
-  const keywordMembers: Record<string, (chunk: ChunkRecord, title: string) => boolean> = {
-    "Sam Marle's notebook": (_chunk, title) => title.startsWith("From Sam Marle's Notebook"),
-    '14 June 2011': (_chunk, title) => title.includes('14 June 2011') || title.includes('Car Wash'),
-    'record-breaking trade on a hot day': (chunk) => /iced coffee|ice cream|car wash|212 cars|Out of ice/i.test(chunk.text),
-    'Lantern Fair': (chunk) => chunk.text.includes('Lantern Fair'),
-    'flood wall': (chunk) => chunk.text.includes('flood wall'),
+/** Clue recall of autokg (default preset) and of basic:dense at the same k, by chunk and by document. */
+interface ClueRecall {
+  k: number;
+  clueChunks: number;
+  autokgChunks: number;
+  denseChunks: number;
+  autokgDocuments: number;
+  denseDocuments: number;
+  /** Reasons of the clue chunks autokg found and basic:dense did not. */
+  extraReasons: string[][];
+}
+
+async function measureClueRecall(kgrag: Kgrag): Promise<ClueRecall> {
+  const documents = await kgrag.store.table('documents').all();
+  const clueDocuments = new Set(documents.filter((document) => clueTitles.includes(document.title)).map((document) => document.id));
+  assert.equal(clueDocuments.size, 2);
+  const clueChunks = new Set((await kgrag.store.table('chunks').all()).filter((chunk) => clueDocuments.has(chunk.documentId)).map((chunk) => chunk.id));
+  const autokg = await kgrag.retrieve(question, { method: 'autokg' });
+  const k = autokg.retrieval.chunks.length;
+  const dense = await kgrag.retrieve(question, { method: 'basic:dense', params: { k } });
+  assert.equal(dense.retrieval.chunks.length, k, 'the same number of passages');
+  const clueIds = (chunks: ReadonlyArray<{ id: string }>): string[] => chunks.map((chunk) => chunk.id).filter((id) => clueChunks.has(id));
+  const documentsOf = (chunks: ReadonlyArray<{ documentTitle: string }>): number => clueTitles.filter((title) => chunks.some((chunk) => chunk.documentTitle === title)).length;
+  const denseIds = new Set(clueIds(dense.retrieval.chunks));
+  const search = autokg.trace.find((step) => step.name === 'autokg-search')?.detail as { texts: Array<{ id: string; reasons: string[] }> };
+  return {
+    k,
+    clueChunks: clueChunks.size,
+    autokgChunks: clueIds(autokg.retrieval.chunks).length,
+    denseChunks: denseIds.size,
+    autokgDocuments: documentsOf(autokg.retrieval.chunks),
+    denseDocuments: documentsOf(dense.retrieval.chunks),
+    extraReasons: search.texts.filter((text) => clueChunks.has(text.id) && !denseIds.has(text.id)).map((text) => text.reasons),
   };
+}
+
+function report(t: TestContext, label: string, recall: ClueRecall): void {
+  t.diagnostic(
+    `${label}: k ${recall.k}; clue chunks autokg ${recall.autokgChunks}/${recall.clueChunks}, basic:dense ${recall.denseChunks}/${recall.clueChunks}; ` +
+      `clue documents autokg ${recall.autokgDocuments}/2, basic:dense ${recall.denseDocuments}/2; autokg's extra clue chunks via ${JSON.stringify(recall.extraReasons)}`,
+  );
+}
+
+/** What the measurements showed in both modes (docs/BENCHMARKS.md, AutoKG). */
+function assertMeasured(recall: ClueRecall): void {
+  // Both find a chunk of each clue document: basic:dense ranks them 7th and 8th, and autokg's k is over 30.
+  assert.equal(recall.autokgDocuments, 2);
+  assert.equal(recall.denseDocuments, 2);
+  // autokg finds more of the clue chunks, and those basic:dense misses come through keywords, not the query.
+  assert.ok(recall.autokgChunks > recall.denseChunks, JSON.stringify(recall));
+  assert.ok(recall.extraReasons.length > 0 && recall.extraReasons.every((reasons) => reasons.every((reason) => reason !== 'query')), JSON.stringify(recall.extraReasons));
+}
+
+describe('autokg on the sample corpus, LLM-free keywords from the keywords step (fast mode)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'kgrag-autokg-fast-'));
+  const workspace = join(root, 'sample');
+  const open = (options: Parameters<typeof createKgrag>[0] = {}): Promise<Kgrag> => createKgrag({ workspace, env: {}, config: { chunking }, ...options });
+  let chunks: ChunkRecord[];
 
   before(async () => {
     const kgrag = await open();
-    await kgrag.index([corpus], { mode: 'fast' });
-    chunks = await kgrag.store.table('chunks').all();
-    const documents = await kgrag.store.table('documents').all();
-    const titleOf = new Map(documents.map((document) => [document.id, document.title]));
-    titles = new Map(chunks.map((chunk) => [chunk.id, titleOf.get(chunk.documentId) ?? '']));
-    // Keywords, memberships (u falls with the chunk's order), W = PᵀP − diag, and keyword vectors: the mean
-    // of the member chunks' vectors, so they lie in the chunk space as embedded keywords would.
-    const { ids, dimensions, matrix } = await kgrag.store.vectors('chunks').load();
-    const rowOf = new Map(ids.map((id, row) => [id, row]));
-    const keywords = Object.keys(keywordMembers).map((text) => ({ id: contentId('keyword', text), text }));
-    const memberships: KeywordChunkRecord[] = [];
-    const vectors = keywords.map((keyword) => {
-      const members = chunks.filter((chunk) => keywordMembers[keyword.text]?.(chunk, titles.get(chunk.id) ?? ''));
-      const vector = new Float32Array(dimensions);
-      members.forEach((chunk, rank) => {
-        memberships.push({ keywordId: keyword.id, chunkId: chunk.id, score: 1 - rank / (2 * members.length) });
-        const row = rowOf.get(chunk.id) as number;
-        for (let dim = 0; dim < dimensions; dim++) vector[dim]! += matrix[row * dimensions + dim]!;
-      });
-      const norm = Math.hypot(...vector) || 1;
-      return { id: keyword.id, vector: vector.map((value) => value / norm) };
-    });
-    const edges: KeywordEdgeRecord[] = [];
-    for (const [i, a] of keywords.entries()) {
-      for (const b of keywords.slice(i + 1)) {
-        const left = new Set(memberships.filter((m) => m.keywordId === a.id).map((m) => m.chunkId));
-        const shared = memberships.filter((m) => m.keywordId === b.id && left.has(m.chunkId)).length;
-        if (shared > 0) edges.push({ a: a.id, b: b.id, weight: shared });
-      }
+    try {
+      await kgrag.index([corpus], { mode: 'fast' });
+      chunks = await kgrag.store.table('chunks').all();
+    } finally {
+      await kgrag.close();
     }
-    const embedderId = (await kgrag.store.vectors('chunks').info())?.embedderId ?? 'local';
-    await kgrag.close();
-    // The published index is read-only to queries; the fixture edits the index file directly.
-    const file = openSqliteStore(join(workspace, 'kgrag.db'));
-    await file.transaction(async (tx) => {
-      // Replaces whatever the keywords step wrote with the scripted keywords.
-      await tx.table('keywords').clear();
-      await tx.table('keywordChunks').clear();
-      await tx.table('keywordEdges').clear();
-      await tx.vectors('keywords').clear();
-      await tx.table('keywords').upsert(keywords);
-      await tx.table('keywordChunks').upsert(memberships);
-      await tx.table('keywordEdges').upsert(edges);
-      await tx.vectors('keywords').upsert(vectors, embedderId);
-      const now = new Date().toISOString();
-      const usage = { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, byModel: {} };
-      await tx.table('runs').upsert([{ step: 'keywords', status: 'done', fingerprint: 'test', outputVersion: 'test', startedAt: now, finishedAt: now, durationMs: 0, counts: {}, usage, error: null }]);
-    });
-    await file.close();
   });
-
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  test('chunks of at most 200 tokens tile each document', () => {
+  test('chunks of at most 200 tokens tile each document, and the keywords step wrote keywords, memberships and edges', async () => {
     for (const chunk of chunks) assert.ok(chunk.nTokens <= 200, `${chunk.nTokens} tokens`);
-  });
-
-  test('retrieves the clue chunks that basic:dense with the same k misses', async () => {
     const kgrag = await open();
     try {
-      const params = { s0t: 2, s1k: 1, s1t: 1, s2k: 1, s2t: 3 };
-      const autokg = await kgrag.retrieve(question, { method: 'autokg', params });
-      const found = autokg.retrieval.chunks.map((chunk) => chunk.documentTitle);
-      for (const title of clueTitles) assert.ok(found.includes(title), `autokg finds "${title}": ${found.join(' | ')}`);
-      const k = autokg.retrieval.chunks.length;
-      const dense = await kgrag.retrieve(question, { method: 'basic:dense', params: { k } });
-      const denseTitles = dense.retrieval.chunks.map((chunk) => chunk.documentTitle);
-      assert.ok(
-        clueTitles.some((title) => !denseTitles.includes(title)),
-        `basic:dense at k ${k} misses a clue: ${denseTitles.join(' | ')}`,
-      );
-      // Keywords, reasons and the subgraph.
-      assert.equal(autokg.retrieval.keywords?.[0]?.text, "Sam Marle's notebook");
-      const search = autokg.trace.find((step) => step.name === 'autokg-search')?.detail as { texts: Array<{ reasons: string[] }> };
-      assert.ok(search.texts.some((text) => text.reasons.some((reason) => reason.startsWith('adjacent "Sam Marle\'s notebook" → '))));
+      const [run] = await kgrag.store.table('runs').get(['keywords']);
+      assert.equal(run?.status, 'done');
+      assert.ok((run?.counts.keywords ?? 0) > 0 && (run?.counts.memberships ?? 0) > 0 && (run?.counts.edges ?? 0) > 0, JSON.stringify(run?.counts));
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('clue recall against basic:dense at the same k', async (t) => {
+    const kgrag = await open();
+    try {
+      const recall = await measureClueRecall(kgrag);
+      report(t, 'fast', recall);
+      assertMeasured(recall);
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('the trace gives every text its reasons, and the subgraph holds query, keywords, adjacent keywords and chunks', async () => {
+    const kgrag = await open();
+    try {
+      const autokg = await kgrag.retrieve(question, { method: 'autokg' });
+      const search = autokg.trace.find((step) => step.name === 'autokg-search')?.detail as { similarKeywords: string[]; adjacentKeywords: string[]; texts: Array<{ reasons: string[] }> };
+      assert.equal(search.similarKeywords.length, 5, 'the paper preset: s1k = 5');
+      assert.deepEqual(autokg.retrieval.keywords?.slice(0, 5).map((keyword) => keyword.text), search.similarKeywords);
+      assert.ok(search.texts.some((text) => text.reasons.some((reason) => reason.startsWith('adjacent '))));
       const kinds = new Set(autokg.retrieval.subgraph?.nodes.map((node) => node.kind));
       assert.deepEqual([...kinds].sort(), ['adjacent-keyword', 'chunk', 'keyword', 'query']);
       assert.ok(autokg.retrieval.subgraph?.edges.some((edge) => edge.kind === 'adjacent' && (edge.weight ?? 0) > 0));
@@ -235,9 +244,15 @@ describe('autokg on the sample corpus', () => {
       const params = { s0t: 0, s1k: 1, s1t: 3, s2k: 0, s2t: 0 };
       const byAngle = await kgrag.retrieve(question, { method: 'autokg', params });
       const byU = await kgrag.retrieve(question, { method: 'autokg', params: { ...params, useU: true } });
-      const keyword = byU.retrieval.keywords?.[0]?.text as string;
-      const members = chunks.filter((chunk) => keywordMembers[keyword]?.(chunk, titles.get(chunk.id) ?? '')).map((chunk) => chunk.id);
-      // u falls with the member's order, so useU returns the first members in order.
+      const keyword = byU.retrieval.keywords?.[0];
+      assert.ok(keyword);
+      // The keyword's members as the step stored them, by score (ties: chunk order), are what useU returns.
+      const order = new Map((await kgrag.store.table('chunks').pick(['id'])).map((chunk, row) => [chunk.id, row]));
+      const members = (await kgrag.store.table('keywordChunks').all())
+        .filter((membership) => membership.keywordId === keyword.id)
+        .sort((a, b) => b.score - a.score || (order.get(a.chunkId) ?? 0) - (order.get(b.chunkId) ?? 0))
+        .map((membership) => membership.chunkId);
+      assert.ok(members.length > 0);
       assert.deepEqual(byU.retrieval.chunks.map((chunk) => chunk.id), members.slice(0, 3));
       assert.equal(byAngle.retrieval.chunks.length, 3);
       for (const chunk of byAngle.retrieval.chunks) assert.ok(chunk.scores.dense !== undefined);
@@ -250,16 +265,17 @@ describe('autokg on the sample corpus', () => {
     const llm = createScriptedLanguageModel({ responses: [{ reply: 'It was hot and sunny [Data: Sources (1)].' }] });
     const withLlm = await open({ llm });
     try {
-      const result = await withLlm.query(question, { method: 'autokg', params: { s0t: 2, s1k: 1, s1t: 1, s2k: 1, s2t: 3 } });
+      const result = await withLlm.query(question, { method: 'autokg' });
+      const search = result.trace.steps.find((step) => step.name === 'autokg-search')?.detail as { similarKeywords: string[]; adjacentKeywords: string[] };
       const prompt = llm.calls[0]?.messages[0]?.content ?? '';
       assert.match(prompt, /^I want you to do a task, deal with a query or answer a question with some information from a knowledge graph\./);
-      assert.match(prompt, /Keywords directly related to the query:\n\nSam Marle's notebook\n/);
-      assert.match(prompt, /Adjacent keywords according to the knowledge graph:\n\n14 June 2011/);
+      assert.ok(prompt.includes(`Keywords directly related to the query:\n\n${search.similarKeywords.join('; ')}\n`), prompt.slice(0, 600));
+      assert.ok(prompt.includes(`Adjacent keywords according to the knowledge graph:\n\n${search.adjacentKeywords.join('; ')}\n`));
       assert.match(prompt, /Texts: '''\n\* \[\d+\] /);
       assert.match(prompt, /Your task:\nWhat was the weather like/);
       assert.equal(result.answer.kind, 'generated');
       assert.ok(result.context.tokens <= 10_000);
-      const tight = await withLlm.query(question, { method: 'autokg', params: { s0t: 2, s1k: 1, s1t: 1, s2k: 1, s2t: 3, maxContextTokens: 900 } });
+      const tight = await withLlm.query(question, { method: 'autokg', params: { maxContextTokens: 900 } });
       assert.ok(tight.context.tokens <= 900, `${tight.context.tokens} tokens`);
       const pack = tight.trace.steps.find((step) => step.name === 'autokg-pack')?.detail as { skipped: number; included: number };
       assert.ok(pack.skipped > 0 && pack.included > 0);
@@ -277,74 +293,25 @@ describe('autokg on the sample corpus', () => {
   });
 });
 
-/*
- * The same story through the real keywords step. LLM-free keywords (c-TF-IDF noun phrases) with the
- * balanced membership rule: with the reference's u ≥ 0.5 every keyword of this 109-chunk corpus keeps only its
- * five seeds (graph/laplace-learning.ts explains why), which links "Sam Marle" to no keyword of the car wash.
- * Scripted LLM keywords — a model that names the fragments' themes as well as their names — with the
- * reference's rule.
- */
-describe('autokg on the sample corpus with keywords from the keywords step', () => {
-  const root = mkdtempSync(join(tmpdir(), 'kgrag-autokg-steps-'));
+describe('autokg on the sample corpus, scripted LLM keywords from the keywords step (standard mode)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'kgrag-autokg-standard-'));
   after(() => rmSync(root, { recursive: true, force: true }));
-  const chunking = { strategy: 'separators' as const, size: 200, overlap: 0 };
-  const question = 'What was the weather like in Kestermouth on the morning Sam Marle described in his notebook entry for 14 June 2011?';
-  const clueTitles = ["Cotterill's on the Square: Day Book, Tuesday 14 June 2011", 'Queue Round the Block as Mill Yard Car Wash Breaks Its Record'];
 
-  /** Retrieves with autokg and with basic:dense at the same k; returns both title lists. */
-  async function compare(kgrag: Kgrag, params: Record<string, number>): Promise<{ autokg: string[]; dense: string[]; keywords: string[] }> {
-    const autokg = await kgrag.retrieve(question, { method: 'autokg', params });
-    const titles = autokg.retrieval.chunks.map((chunk) => chunk.documentTitle);
-    const dense = await kgrag.retrieve(question, { method: 'basic:dense', params: { k: titles.length } });
-    return { autokg: titles, dense: dense.retrieval.chunks.map((chunk) => chunk.documentTitle), keywords: autokg.retrieval.keywords?.map((keyword) => keyword.text) ?? [] };
-  }
-
-  test('LLM-free keywords, balanced membership: the clue chunks through an adjacent keyword', async () => {
-    const kgrag = await createKgrag({ workspace: join(root, 'fast'), env: {}, config: { chunking, methods: { autokg: { membership: 'balanced' } } } });
-    try {
-      await kgrag.index([corpus], { mode: 'fast' });
-      const found = await compare(kgrag, { s0t: 2, s1k: 1, s1t: 1, s2k: 5, s2t: 1 });
-      for (const title of clueTitles) assert.ok(found.autokg.includes(title), `autokg finds "${title}": ${found.autokg.join(' | ')} (keywords ${found.keywords.join(', ')})`);
-      assert.ok(clueTitles.some((title) => !found.dense.includes(title)), `basic:dense at k ${found.dense.length} misses a clue: ${found.dense.join(' | ')}`);
-      assert.equal(found.keywords[0], 'Sam Marle');
-      assert.ok(found.keywords.includes('car wash'), found.keywords.join(', '));
-    } finally {
-      await kgrag.close();
-    }
-  });
-
-  test('scripted LLM keywords, reference membership: the clue chunks through an adjacent keyword', async () => {
-    // Themes a model would name for fragments that mention them, before the names the sample responder picks.
-    const themes: Array<[RegExp, string]> = [
-      [/car wash/i, 'busy car wash'],
-      [/iced coffee|out of ice|ice cream/i, 'iced drinks sold out'],
-      [/flood/i, 'river floods'],
-      [/railway|train/i, 'railway'],
-      [/boat/i, 'boatbuilding'],
-    ];
-    const llm = createScriptedLanguageModel({
-      responses: [
-        {
-          match: 'Please avoid the following already appeared theme terms',
-          reply: (request) => {
-            const prompt = request.messages[0]?.content ?? '';
-            const information = prompt.slice(prompt.indexOf("Information: '''"), prompt.lastIndexOf("'''"));
-            const avoid = new Set((/appeared theme terms: <([^>]*)>/.exec(prompt)?.[1] ?? '').split(',').map((term) => term.trim().toLowerCase()));
-            const named = themes.filter(([pattern, theme]) => pattern.test(information) && !avoid.has(theme)).map(([, theme]) => theme);
-            const names = sampleLlmReply(request).replace(/\.$/, '').split(',').map((term) => term.trim()).filter((term) => term.length > 0);
-            return `${[...named, ...names].slice(0, 10).join(', ')}.`;
-          },
-        },
-        { match: () => true, reply: (request) => sampleLlmReply(request) },
-      ],
-    });
+  test('keywords that do not name the clues; clue recall against basic:dense at the same k', async (t) => {
+    // The shared sample responder: keywords are the most frequent capitalized names of each cluster's fragments,
+    // a rule that knows nothing of the clue story (test/helpers/sample-llm-responder.ts).
+    const llm = createScriptedLanguageModel({ responses: [{ reply: (request) => sampleLlmReply(request) }] });
     const kgrag = await createKgrag({ workspace: join(root, 'standard'), env: {}, llm, config: { chunking } });
     try {
       await kgrag.index([corpus], { mode: 'standard' });
-      assert.ok(llm.calls.some((call) => call.purpose === 'autokg-extract'));
-      const found = await compare(kgrag, { s0t: 2, s1k: 2, s1t: 1, s2k: 3, s2t: 1 });
-      for (const title of clueTitles) assert.ok(found.autokg.includes(title), `autokg finds "${title}": ${found.autokg.join(' | ')} (keywords ${found.keywords.join(', ')})`);
-      assert.ok(clueTitles.some((title) => !found.dense.includes(title)), `basic:dense at k ${found.dense.length} misses a clue: ${found.dense.join(' | ')}`);
+      assert.ok(llm.calls.some((call) => call.purpose === 'autokg-extract'), 'the keywords came from the LLM');
+      const keywords = (await kgrag.store.table('keywords').all()).map((keyword) => keyword.text);
+      assert.ok(keywords.length > 20, keywords.join(', '));
+      const heatWords = /\b(ice|iced|ice-cream|coffees?|lemonade|car wash|wash|heat|hot|warm|sun|sunny|weather|parasol|shorts|awnings?)\b/i;
+      assert.deepEqual(keywords.filter((keyword) => heatWords.test(keyword)), [], 'no keyword names the heat the clues imply');
+      const recall = await measureClueRecall(kgrag);
+      report(t, 'standard', recall);
+      assertMeasured(recall);
     } finally {
       await kgrag.close();
     }

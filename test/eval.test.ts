@@ -46,16 +46,35 @@ describe('evaluation on the sample dataset without an LLM', () => {
     assert.equal(result.report.dataset, 'sample');
     assert.equal(result.report.n, 12);
     assert.deepEqual(Object.keys(result.report.methods), ['basic:hybrid', 'basic:bm25', 'basic:dense', 'local', 'global:static', 'global:dynamic', 'drift', 'ppr:v2', 'ppr:v1', 'relations', 'kgp:lexical-agent', 'kgp:kg-tfidf', 'kgp:tfidf', 'kgp:bm25', 'kgp:agent', 'kgp:agent-iterative', 'autokg:paper', 'autokg:notebook', 'tot']);
-    for (const method of Object.values(result.report.methods)) {
+    for (const [name, method] of Object.entries(result.report.methods)) {
       for (const key of requiredKeys) assert.ok(key in method, `missing ${key}`);
+      // tot cannot run without an LLM: every question failed, so it has no recall rather than 0.
+      const failed = name === 'tot';
+      assert.equal(method.errors, failed ? 12 : 0, name);
       for (const key of ['recall@1', 'recall@2', 'recall@5', 'recall@10']) {
         const value = method[key as 'recall@1'];
-        assert.ok(typeof value === 'number' && value >= 0 && value <= 100);
+        if (failed) assert.equal(value, null);
+        else assert.ok(typeof value === 'number' && value >= 0 && value <= 100);
       }
       assert.equal(method.em, null, 'no LLM: no generated answers to score');
       assert.equal(method.llm_calls, 0);
       assert.ok((method['recall@10'] ?? 0) >= (method['recall@2'] ?? 0), 'recall grows with k');
     }
+  });
+
+  test('each method says how its passages were ranked: its own ranking, a fallback without an LLM, or a proxy', () => {
+    const kinds = Object.fromEntries(Object.entries(result.report.methods).map(([name, method]) => [name, method.ranking.map((count) => `${count.kind} ${count.questions}`).join(', ')]));
+    for (const name of ['basic:bm25', 'local', 'ppr:v2', 'kgp:kg-tfidf', 'autokg:paper']) assert.equal(kinds[name], 'native 12', name);
+    for (const name of ['kgp:agent', 'kgp:agent-iterative', 'global:dynamic']) assert.equal(kinds[name], 'fallback 12', name);
+    for (const name of ['global:static', 'drift']) assert.equal(kinds[name], 'proxy 12', name);
+    assert.equal(kinds['tot'], '', 'no question of tot retrieved anything');
+    assert.match(result.report.methods['tot']?.error_message ?? '', /the tot method needs an LLM/);
+    assert.equal(result.report.methods['kgp:agent']?.ranking[0]?.note, 'no LLM: kg-tfidf instead of the agent');
+    const row = result.questions.find((item) => item.method === 'kgp:agent');
+    assert.equal(row?.ranking?.kind, 'fallback', 'the per-question rows carry the ranking too');
+    // The fallback ranks exactly as the variant it falls back to.
+    const sameAs = (name: string): unknown => result.questions.filter((item) => item.method === name).map((item) => item.retrieved);
+    assert.deepEqual(sameAs('kgp:agent'), sameAs('kgp:kg-tfidf'));
   });
 
   test('single-hop questions find their passage; per-question rows say what was retrieved', () => {
@@ -144,6 +163,48 @@ describe('kgrag eval (CLI)', () => {
   });
 });
 
+describe('kgrag eval without an LLM: errors and fallbacks in every format', () => {
+  test('tot is marked as failing on every question and kgp:agent as a fallback in stdout, stderr, report.json, .md and .svg', async () => {
+    const out = join(root, 'marks', 'report.json');
+    const result = await runCliCaptured(['eval', '--dataset', 'sample', '--methods', 'tot,kgp:agent,basic:bm25', '--limit', '3', '-o', out], { cwd: root, env: {} });
+    assert.equal(result.code, 0, result.stderr);
+    const fallback = 'fallback on 3/3 questions: no LLM: kg-tfidf instead of the agent';
+    const error = 'error on 3/3 questions: the tot method needs an LLM to walk the knowledge graph, and none is configured';
+
+    // The progress log on stderr.
+    assert.match(result.stderr, new RegExp(`^tot: ${error}$`, 'm'));
+    assert.match(result.stderr, /^kgp:agent: R@2 [\d.]+ R@5 [\d.]+ \(p50 [\d.]+ ms\) — fallback on 3\/3 questions: no LLM: kg-tfidf instead of the agent$/m);
+    assert.match(result.stderr, /^basic:bm25: R@2 [\d.]+ R@5 [\d.]+ \(p50 [\d.]+ ms\)$/m);
+
+    // The table on stdout and in report.md: a status column, no number for tot, notes that say why.
+    const markdown = readFileSync(join(root, 'marks', 'report.md'), 'utf8');
+    for (const table of [result.stdout, markdown]) {
+      assert.match(table, /^\| method \| status \| R@1 \|/m);
+      assert.match(table, /^\| `tot` \| error \(3\/3\) \| error \| error \| error \| error \|/m);
+      assert.match(table, /^\| `kgp:agent` \| fallback \(3\/3\) \| [\d.]+ \|/m);
+      assert.match(table, /^\| `basic:bm25` \| ok \| [\d.]+ \|/m);
+      assert.ok(table.includes(`- \`tot\`: ${error}`), table);
+      assert.ok(table.includes(`- \`kgp:agent\`: ${fallback}`), table);
+    }
+
+    // report.json: no recall for tot, the error, and how kgp:agent's passages were ranked.
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EvaluationResult['report'];
+    assert.equal(report.methods['tot']?.errors, 3);
+    assert.equal(report.methods['tot']?.['recall@2'], null);
+    assert.match(report.methods['tot']?.error_message ?? '', /needs an LLM/);
+    assert.deepEqual(report.methods['kgp:agent']?.ranking, [{ kind: 'fallback', note: 'no LLM: kg-tfidf instead of the agent', questions: 3 }]);
+    assert.deepEqual(report.methods['basic:bm25']?.ranking, [{ kind: 'native', note: null, questions: 3 }]);
+
+    // report.svg: tot has no bars, only its error; kgp:agent is labelled a fallback, with the note below.
+    const svg = readFileSync(join(root, 'marks', 'report.svg'), 'utf8');
+    assert.doesNotMatch(svg, /<title>tot /);
+    assert.match(svg, />error \(3\/3\)</);
+    assert.match(svg, />fallback \(3\/3\)</);
+    assert.ok(svg.includes(`>kgp:agent: ${fallback}<`), 'the fallback note');
+    assert.ok(svg.includes('>tot: error on 3/3 questions:'), 'the error note');
+  });
+});
+
 describe('global questions and the pairwise judge, through the CLI and real HTTP', () => {
   test('generate-questions writes the custom format; eval --judge compares two methods on them', async () => {
     const { startMockOpenAiServer } = await import('../src/testing/index.js');
@@ -186,7 +247,12 @@ describe('global questions and the pairwise judge, through the CLI and real HTTP
         assert.equal(criterion.comparisons, 2 * 5 * 2, 'questions × repeats × both orders');
         assert.equal(criterion.winRateA + criterion.winRateB, 100);
       }
-      assert.match(readFileSync(join(root, 'judge', 'report.md'), 'utf8'), /## Pairwise judge: basic:bm25 vs basic:dense/);
+      const judged = readFileSync(join(root, 'judge', 'report.md'), 'utf8');
+      assert.match(judged, /## Pairwise judge: basic:bm25 vs basic:dense/);
+      // Wins of each side and ties are shares of one whole: every row sums to exactly 100.0.
+      const rows = [...judged.matchAll(/^\| (comprehensiveness|diversity|empowerment|directness) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|/gm)];
+      assert.equal(rows.length, 4);
+      for (const row of rows) assert.equal(Math.round(Number(row[2]) * 10) + Math.round(Number(row[3]) * 10) + Math.round(Number(row[4]) * 10), 1000, row[0]);
     } finally {
       await server.close();
     }

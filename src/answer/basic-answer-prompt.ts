@@ -2,7 +2,7 @@ import { fillPrompt, type PromptTemplate } from '../core/prompt-library.js';
 
 /**
  * System prompt of the `basic` method's generated answer, after GraphRAG's basic search prompt
- * (reference/msgraphrag.md §2.11), in our words: answer from the Sources table only, cite record ids
+ * (microsoft/graphrag `prompts/query/basic_search_system_prompt.py`), in our words: answer from the Sources table only, cite record ids
  * as `[Data: Sources (ids)]` with at most five ids and "+more", and say so when the data does not tell.
  * Placeholders: `{response_type}`, `{context_data}`.
  */

@@ -1,16 +1,24 @@
 import { join, parse } from 'node:path';
 import { writeOutputFile } from '../core/write-output-file.js';
+import { judgeTablePercentages } from './judge/judge-table-percentages.js';
+import { methodStatus } from './method-status.js';
+import { renderRecallChart } from './render-recall-chart.js';
 import type { EvaluationReport, EvaluationResult, MethodReport } from './run-evaluation.js';
 
 function cell(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
 }
 
-/** The report as a markdown table, one row per method. */
+/**
+ * The report as a markdown table, one row per method. The status column marks failed questions and
+ * passages not ranked by the method itself (fallbacks, proxies); a method whose every question failed shows
+ * "error" instead of numbers, and the notes under the table say why.
+ */
 export function renderMarkdownReport(report: EvaluationReport): string {
   const cutoffs = recallCutoffs(report);
   const header = [
     'method',
+    'status',
     ...cutoffs.map((k) => `R@${k}`),
     'AR@2',
     'AR@5',
@@ -24,23 +32,29 @@ export function renderMarkdownReport(report: EvaluationReport): string {
     'tokens in',
     'tokens out',
   ];
-  const rows = Object.entries(report.methods).map(([name, method]) =>
-    [
+  const notes: string[] = [];
+  const rows = Object.entries(report.methods).map(([name, method]) => {
+    const status = methodStatus(method);
+    for (const note of status.notes) notes.push(`- \`${name}\`: ${note}`);
+    // A method that failed on every question measured nothing: no number stands in its row.
+    const measured = (value: number | null | undefined): string => (status.failed ? 'error' : cell(value));
+    return [
       `\`${name}\``,
-      ...cutoffs.map((k) => cell(method[`recall@${k}`])),
-      cell(method['ar@2']),
-      cell(method['ar@5']),
-      cell(method.em),
-      cell(method.f1),
-      cell(method.em_in),
-      cell(method.accuracy),
+      status.labels.length === 0 ? 'ok' : status.labels.join(', '),
+      ...cutoffs.map((k) => measured(method[`recall@${k}`])),
+      measured(method['ar@2']),
+      measured(method['ar@5']),
+      measured(method.em),
+      measured(method.f1),
+      measured(method.em_in),
+      measured(method.accuracy),
       cell(method.latency_ms_p50),
       cell(method.latency_ms_p95),
       String(method.llm_calls),
       String(method.tokens_in),
       String(method.tokens_out),
-    ].join(' | '),
-  );
+    ].join(' | ');
+  });
   return [
     `# Evaluation: ${report.dataset} (${report.n} questions)`,
     '',
@@ -48,6 +62,9 @@ export function renderMarkdownReport(report: EvaluationReport): string {
     `|${header.map(() => '---').join('|')}|`,
     ...rows.map((row) => `| ${row} |`),
     '',
+    ...(notes.length === 0
+      ? []
+      : ['Status notes: "fallback" — the method could not run as asked and another procedure ranked the passages; "proxy" — the method answers from something else and these passages stand in for it.', '', ...notes, '']),
     ...judgeSection(report),
     'Recall@k and AR@k: percentage of gold passages in the top k, and of questions with all gold passages in the top k (HippoRAG).',
     'EM/F1: SQuAD normalization, max over answer aliases. "–": not applicable (e.g. no LLM configured, so no generated answers).',
@@ -60,12 +77,22 @@ function judgeSection(report: EvaluationReport): string[] {
   const lines: string[] = [];
   for (const [pair, byCriterion] of Object.entries(report.judge)) {
     const [first = 'A', second = 'B'] = pair.split(' vs ');
-    lines.push(`## Pairwise judge: ${pair}`, '', `| criterion | ${first} wins % | ${second} wins % | ties % | comparisons | failures |`, '|---|---|---|---|---|---|');
+    lines.push(
+      `## Pairwise judge: ${pair}`,
+      '',
+      `| criterion | ${first} wins % | ${second} wins % | ties % | ${first} win rate % | comparisons | failures |`,
+      '|---|---|---|---|---|---|---|',
+    );
     for (const [criterion, tally] of Object.entries(byCriterion)) {
       if (!tally) continue;
-      lines.push(`| ${criterion} | ${cell(tally.winRateA)} | ${cell(tally.winRateB)} | ${cell(tally.tieRate)} | ${tally.comparisons} | ${tally.failures} |`);
+      const shares = judgeTablePercentages(tally);
+      lines.push(`| ${criterion} | ${cell(shares?.winsA)} | ${cell(shares?.winsB)} | ${cell(shares?.ties)} | ${cell(shares?.scoreA)} | ${tally.comparisons} | ${tally.failures} |`);
     }
-    lines.push('', 'Each comparison judged in both answer orders; a tie counts half to each side (GraphRAG, arXiv 2404.16130 §3.4).', '');
+    lines.push(
+      '',
+      `Each comparison judged in both answer orders; wins and ties are shares of the valid judgments (each question weighs the same) and sum to 100. The win rate counts a tie half to each side (GraphRAG, arXiv 2404.16130 §3.4); ${second}'s is 100 minus ${first}'s.`,
+      '',
+    );
   }
   return lines;
 }
@@ -77,53 +104,6 @@ function recallCutoffs(report: EvaluationReport): number[] {
     .filter((key) => key.startsWith('recall@'))
     .map((key) => Number(key.slice('recall@'.length)))
     .sort((left, right) => left - right);
-}
-
-function escapeXml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
-}
-
-/** A grouped bar chart of Recall@2 and Recall@5 per method, as a standalone SVG. */
-export function renderRecallChart(report: EvaluationReport): string {
-  const methods = Object.entries(report.methods);
-  const series = [
-    { key: 'recall@2' as const, label: 'Recall@2', color: '#4e79a7' },
-    { key: 'recall@5' as const, label: 'Recall@5', color: '#f28e2b' },
-  ];
-  const barWidth = 22;
-  const groupWidth = series.length * barWidth + 26;
-  const left = 48;
-  const top = 40;
-  const plotHeight = 220;
-  const width = left + Math.max(1, methods.length) * groupWidth + 20;
-  const height = top + plotHeight + 110;
-  const y = (value: number): number => top + plotHeight - (value / 100) * plotHeight;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
-    `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="${left}" y="20" font-size="13" font-weight="bold">${escapeXml(`${report.dataset}: Recall@2 / Recall@5 (${report.n} questions)`)}</text>`,
-  ];
-  for (let tick = 0; tick <= 100; tick += 20) {
-    parts.push(`<line x1="${left}" x2="${width - 10}" y1="${y(tick)}" y2="${y(tick)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}</text>`);
-  }
-  methods.forEach(([name, method], index) => {
-    const groupX = left + 13 + index * groupWidth;
-    series.forEach((item, seriesIndex) => {
-      const value = method[item.key] ?? 0;
-      const x = groupX + seriesIndex * barWidth;
-      parts.push(`<rect x="${x}" y="${y(value)}" width="${barWidth - 3}" height="${top + plotHeight - y(value)}" fill="${item.color}"><title>${escapeXml(`${name} ${item.label}: ${value.toFixed(1)}`)}</title></rect>`);
-      parts.push(`<text x="${x + (barWidth - 3) / 2}" y="${y(value) - 3}" text-anchor="middle" font-size="9">${value.toFixed(1)}</text>`);
-    });
-    const labelX = groupX + (series.length * barWidth) / 2;
-    parts.push(`<text transform="translate(${labelX},${top + plotHeight + 12}) rotate(35)" text-anchor="start">${escapeXml(name)}</text>`);
-  });
-  series.forEach((item, index) => {
-    const x = width - 170 + index * 80;
-    parts.push(`<rect x="${x}" y="8" width="10" height="10" fill="${item.color}"/><text x="${x + 14}" y="17">${item.label}</text>`);
-  });
-  parts.push('</svg>');
-  return `${parts.join('\n')}\n`;
 }
 
 /** Paths of the files {@link writeEvaluationFiles} writes. */

@@ -4,7 +4,7 @@ import { appendAll } from '../core/append-all.js';
 import { maxOf } from '../core/max-of.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import { KgragError } from '../core/errors.js';
-import type { AnyQueryMethod } from '../methods/query-method.js';
+import type { AnyQueryMethod, RankingInfo } from '../methods/query-method.js';
 import { configShape } from '../methods/config-shape.js';
 import type { EvalDataset, EvalQuestion } from './eval-dataset.js';
 import { gradeAnswers } from './judge/graded-accuracy.js';
@@ -33,8 +33,22 @@ export interface MethodReport {
   /** Questions evaluated, and how many of them have gold passages (recall averages over those). */
   questions: number;
   questions_with_gold: number;
-  /** Questions whose method call failed (counted as retrieving nothing). */
+  /** Questions whose method call failed (counted as retrieving nothing; every recall is null when all failed). */
   errors: number;
+  /** The most frequent error message among the failed questions; null when none failed. */
+  error_message: string | null;
+  /**
+   * How the passages of the questions that did not fail were ranked (`Retrieval.ranking`), one entry per kind
+   * and note: a `proxy` or `fallback` entry means these numbers are not the method's own ranking.
+   */
+  ranking: MethodRankingCount[];
+}
+
+/** Questions whose passages were ranked one way (see {@link RankingInfo}). */
+export interface MethodRankingCount {
+  kind: RankingInfo['kind'];
+  note: string | null;
+  questions: number;
 }
 
 /** The report of one evaluation run (`dataset`, `n` and `methods` are the public `report.json` schema). */
@@ -60,6 +74,8 @@ export interface QuestionResult {
   f1?: number | null;
   grade?: 0 | 1 | null;
   latencyMs: number;
+  /** How the passages were ranked, when not by the method itself. */
+  ranking?: RankingInfo;
   error?: string;
 }
 
@@ -143,6 +159,36 @@ function mean(values: ReadonlyArray<number | null | undefined>): number | null {
 
 const round = (value: number | null): number | null => (value === null ? null : Math.round(value * 100) / 100);
 
+/** The most frequent text (ties: the first seen), or null for none. */
+function mostFrequent(texts: readonly string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const text of texts) counts.set(text, (counts.get(text) ?? 0) + 1);
+  let best: string | null = null;
+  let bestCount = 0;
+  for (const [text, count] of counts) {
+    if (count > bestCount) {
+      best = text;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** The ranking kinds of the rows that did not fail, in order of first appearance (absent ranking: native). */
+function countRankings(rows: readonly QuestionResult[]): MethodRankingCount[] {
+  const counts = new Map<string, MethodRankingCount>();
+  for (const row of rows) {
+    if (row.error !== undefined) continue;
+    const kind = row.ranking?.kind ?? 'native';
+    const note = row.ranking?.note ?? null;
+    const key = `${kind}\u0000${note ?? ''}`;
+    const count = counts.get(key);
+    if (count) count.questions += 1;
+    else counts.set(key, { kind, note, questions: 1 });
+  }
+  return [...counts.values()];
+}
+
 /**
  * Indexes the dataset's passages into the workspace (each document's text is `title + "\n" + text`, as
  * HippoRAG indexes passages; unchanged corpora are found up to date and nothing is recomputed), with the
@@ -201,7 +247,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     const methodRows: QuestionResult[] = [];
     for (const [index, question] of questions.entries()) {
       if (options.signal?.aborted) throw new Error('evaluation cancelled');
-      methodRows.push(await evaluateQuestion(kgrag, question, methodName, params, answering, keyOfDocument, cutoffs));
+      methodRows.push(await evaluateQuestion(kgrag, question, methodName, params, answering, keyOfDocument, cutoffs, method?.ranking));
       emit({ type: 'question', method: methodName, done: index + 1, total: questions.length });
     }
     let accuracy: number | null = null;
@@ -221,6 +267,9 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     }
     const usageAfter = kgrag.usage();
     const latencies = methodRows.map((row) => row.latencyMs);
+    const errors = methodRows.filter((row) => row.error !== undefined);
+    // When every call failed the method measured nothing: its recall is not 0 but unknown.
+    const failed = methodRows.length > 0 && errors.length === methodRows.length;
     const methodReport: MethodReport = {
       em: answering ? round(mean(methodRows.map((row) => row.em))) : null,
       f1: answering ? round(mean(methodRows.map((row) => row.f1))) : null,
@@ -234,11 +283,13 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       tokens_out: usageAfter.outputTokens - usageBefore.outputTokens,
       questions: methodRows.length,
       questions_with_gold: questions.filter((question) => question.goldKeys.length > 0).length,
-      errors: methodRows.filter((row) => row.error !== undefined).length,
+      errors: errors.length,
+      error_message: mostFrequent(errors.map((row) => row.error ?? '')),
+      ranking: countRankings(methodRows),
     };
     for (const k of cutoffs) {
-      methodReport[`recall@${k}`] = round(mean(methodRows.map((row) => row.hits[`recall@${k}`])));
-      methodReport[`ar@${k}`] = round(mean(methodRows.map((row) => row.hits[`ar@${k}`])));
+      methodReport[`recall@${k}`] = failed ? null : round(mean(methodRows.map((row) => row.hits[`recall@${k}`])));
+      methodReport[`ar@${k}`] = failed ? null : round(mean(methodRows.map((row) => row.hits[`ar@${k}`])));
     }
     report.methods[methodName] = methodReport;
     appendAll(rows, methodRows);
@@ -282,18 +333,23 @@ async function evaluateQuestion(
   answering: boolean,
   keyOfDocument: ReadonlyMap<string, string>,
   cutoffs: readonly number[],
+  methodRanking: RankingInfo | undefined,
 ): Promise<QuestionResult> {
   const started = performance.now();
   let chunks: ContextChunk[] = [];
+  let ranking: RankingInfo | undefined;
   let answer: string | undefined;
   let error: string | undefined;
   try {
     if (answering) {
       const result = await kgrag.query(question.question, { method, params });
       chunks = result.context.chunks;
+      ranking = result.context.ranking ?? methodRanking;
       answer = result.answer.text;
     } else {
-      chunks = (await kgrag.retrieve(question.question, { method, params })).retrieval.chunks;
+      const retrieved = await kgrag.retrieve(question.question, { method, params });
+      chunks = retrieved.retrieval.chunks;
+      ranking = retrieved.ranking;
     }
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);
@@ -322,6 +378,7 @@ async function evaluateQuestion(
       row.f1 = f1Score(answer, question.answers);
     }
   }
+  if (ranking !== undefined && ranking.kind !== 'native') row.ranking = ranking;
   if (error !== undefined) row.error = error;
   return row;
 }

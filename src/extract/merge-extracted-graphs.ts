@@ -42,8 +42,8 @@ function increment(counts: Map<string, number>, key: string): void {
 }
 
 /**
- * Merges per-chunk extractions by exact normalized name (GraphRAG `extract_graph` merge, reference/
- * msgraphrag.md §1.2): the title is the most frequent spelling (one not in capitals when there is one), the type the most frequent type, the
+ * Merges per-chunk extractions by exact normalized name (GraphRAG `extract_graph` merge,
+ * microsoft/graphrag `index/workflows/extract_graph.py`): the title is the most frequent spelling (one not in capitals when there is one), the type the most frequent type, the
  * relation weight the sum of strengths over chunks; relationships are undirected (a sorted id pair).
  * Descriptions are left as the first one seen: the summarize step rebuilds them from all extractions.
  */

@@ -6,15 +6,14 @@ import { leiden } from './leiden.js';
 
 /*
  * Hierarchical Leiden with the shape of graspologic's `hierarchical_leiden` as Microsoft GraphRAG calls it
- * (reference/msgraphrag.md §1.7): cluster the whole graph with Leiden (Traag, Waltman & van Eck, "From
+ * (microsoft/graphrag `index/operations/cluster_graph.py`): cluster the whole graph with Leiden (Traag, Waltman & van Eck, "From
  * Louvain to Leiden: guaranteeing well-connected communities", Scientific Reports 9, 5233, 2019), then
  * re-cluster the induced subgraph of every community larger than `maxClusterSize` into the next level,
  * until communities are small enough or cannot be split. Level 0 is the coarsest.
  *
  * Defaults follow GraphRAG: maxClusterSize 10, resolution 1, randomness 0.001, seed 0xDEADBEEF, modularity,
- * no depth limit; but 2 Leiden iterations per clustering where GraphRAG runs 1: on the 50k-node planted
- * benchmark one iteration ends about 0.2 % below graphology Louvain's modularity and two end 1 % above it,
- * for about 40 % more time. Unlike GraphRAG, every connected component is clustered, not only the largest,
+ * no depth limit; but 2 Leiden iterations per clustering where GraphRAG runs 1: one ends below graphology
+ * Louvain's modularity on the planted-partition benchmark, two end above it (docs/BENCHMARKS.md). Unlike GraphRAG, every connected component is clustered, not only the largest,
  * so every node gets a community.
  *
  * Each subgraph is clustered on its own (its modularity uses its own total weight, as in graspologic), and

@@ -1,6 +1,6 @@
 /**
  * Rows of a unit-vector matrix that nearly duplicate a preferred row: AutoKG's `remove_same_text`
- * (reference/seed-methods.md §A.3), which drops a chunk whose cosine distance to another is below 1e-6 and
+ * (wispcarey/AutoKG `autoKG_full.py`), which drops a chunk whose cosine distance to another is below 1e-6 and
  * keeps the one with fewer tokens. Unlike the reference (a 25-nearest-neighbour search and a Python set),
  * the check is exact and the choice deterministic: rows are visited by `length` ascending, then index, and a
  * row is dropped when it is within `maxCosineDistance` of a row already kept.

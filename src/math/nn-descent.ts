@@ -24,9 +24,9 @@ import type { ResidentMatrixOptions } from './wasm/resident-matrix.js';
  * - Every random choice comes from the seeded generator, so a seed gives one graph.
  *
  * Defaults: ρ = 0.5 and δ = 0.001 (the paper's values), at most 12 rounds, 8 trees with leaves of ≤ 64
- * points. Measured on 20,000 clustered 384-d unit vectors with K = 30 (bench/core-dense.ts): recall ≈ 0.999
- * after 4–5 rounds, scoring ≈ 10 % of all pairs. On structureless data (uniform on the sphere, where
- * "a neighbour's neighbour is a neighbour" fails) recall stays near 0.3: use the exact graph there.
+ * points. It needs structure: on clustered vectors it converges in a few rounds near exact recall, on
+ * structureless data (uniform on the sphere, where "a neighbour's neighbour is a neighbour" fails) it does
+ * not, so use the exact graph there (bench/core-dense.ts; numbers in docs/BENCHMARKS.md).
  */
 
 /** Defaults of {@link nnDescent}. */

@@ -17,7 +17,7 @@ export interface SimilarityIndex {
  * short text's few features into 1024 coordinates, so phrase and fact vectors are mostly zeros (2Wiki: 27
  * and 57 non-zeros per row, 3 % and 6 %); then scoring touches only the postings of the query's non-zero
  * coordinates instead of streaming every row (on 2Wiki's 128k phrase and fact vectors the dense scan reads
- * 525 MB per query, which alone takes ~50 ms here). Dense embeddings exceed it and keep the SIMD kernel.
+ * 525 MB per query). Dense embeddings exceed it and keep the SIMD kernel.
  */
 export const maxSparseDensity = 0.2;
 

@@ -109,7 +109,8 @@ export const indexCostCalibration = {
   openie: {
     /*
      * Not from the sample corpus (its scripted OpenIE replies are rule-made): from real gpt-3.5-turbo-1106
-     * output, HippoRAG's OpenIE of the 1,890 MuSiQue passages (../shared/datasets/musique-train-100), 204,297
+     * output, HippoRAG's OpenIE of the 1,890 MuSiQue passages (OSU-NLP-Group/HippoRAG, `legacy` branch,
+     * `output/openie_musique_train_results_ner_gpt-3.5-turbo-1106_1890.json`), 204,297
      * passage tokens, replies written as HippoRAG's examples space them (`", "`), counted with o200k_base.
      */
     /** NER reply tokens per chunk token: 100,419 / 204,297 = 0.49. */

@@ -9,7 +9,7 @@ export interface QueryTermCounts {
 
 /**
  * TF-IDF cosine ranking with scikit-learn's `TfidfVectorizer()` defaults, as KGP's retrievers use it
- * (reference/seed-methods.md §B.4: `fit_transform(candidate texts)`, `transform([query])`,
+ * (YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`: `fit_transform(candidate texts)`, `transform([query])`,
  * `cosine_similarity`):
  *
  * - tf is the raw count; idf is smoothed, `idf(t) = ln((1 + n) / (1 + df(t))) + 1`, with n and df counted

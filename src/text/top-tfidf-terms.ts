@@ -4,7 +4,7 @@ import { termCountRows, type TermCountMatrix } from './term-count-matrix.js';
  * The `count` highest TF-IDF terms of every row (raw count × smoothed idf, `ln((1 + n) / (1 + df)) + 1`,
  * as scikit-learn's `TfidfVectorizer()`; the l2 norm does not change a row's order), best first, ties by
  * term id. Terms for which `skip` returns true (stopwords, numbers) are never chosen. These are the
- * keywords of KGP's TF-IDF passage graph (reference/seed-methods.md §B.3, with the top terms taken per
+ * keywords of KGP's TF-IDF passage graph (YuWVandy/KG-LLM-MDQA `Data-Collect/graph_construct.py`, with the top terms taken per
  * passage rather than from the first passage only).
  */
 export function topTfidfTerms(matrix: TermCountMatrix, count: number, skip: (term: string) => boolean = () => false): Int32Array[] {

@@ -7,7 +7,8 @@ import type { EvalDataset } from '../../eval/eval-dataset.js';
 import { loadDatasetFiles, type DatasetFormat } from '../../eval/datasets/load-dataset-files.js';
 import { resolveNamedDataset } from '../../eval/datasets/named-datasets.js';
 import { renderMarkdownReport, writeEvaluationFiles } from '../../eval/evaluation-report-files.js';
-import { runEvaluation } from '../../eval/run-evaluation.js';
+import { methodStatus } from '../../eval/method-status.js';
+import { runEvaluation, type MethodReport } from '../../eval/run-evaluation.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -44,6 +45,13 @@ function parseJudge(text: string): [string, string] {
     throw new KgragError(`--judge "${text}" must name two methods`, { code: 'CLI_BAD_JUDGE', category: 'input', hint: 'write e.g. --judge basic:hybrid,basic:bm25' });
   }
   return [parts[0], parts[1]];
+}
+
+/** One method's result for the progress log: its recall, or the error; fallbacks and proxies said with their note. */
+function methodLine(name: string, report: MethodReport): string {
+  const status = methodStatus(report);
+  const numbers = status.failed ? '' : `R@2 ${report['recall@2'] ?? '–'} R@5 ${report['recall@5'] ?? '–'} (p50 ${report.latency_ms_p50} ms)`;
+  return [`${name}:`, numbers, ...status.notes.map((note, index) => (index === 0 && status.failed ? note : `— ${note}`))].filter((part) => part.length > 0).join(' ');
 }
 
 async function loadDataset(options: EvalCommandOptions, io: CliIo): Promise<EvalDataset> {
@@ -106,9 +114,7 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
           );
         } else if (event.type === 'method-start') bar = bars?.create(event.total, 0, { method: event.method.padEnd(16) });
         else if (event.type === 'question') bar?.update(event.done);
-        else if (!interactive && global.quiet !== true) {
-          writeLine(io.stderr, `${event.method}: R@2 ${event.report['recall@2'] ?? '–'} R@5 ${event.report['recall@5'] ?? '–'} (p50 ${event.report.latency_ms_p50} ms)`);
-        }
+        else if (!interactive && global.quiet !== true) writeLine(io.stderr, sanitizeForTerminal(methodLine(event.method, event.report)));
       },
     });
     bars?.stop();

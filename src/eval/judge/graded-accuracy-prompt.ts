@@ -1,9 +1,9 @@
 /**
  * Prompt of the LLM-graded accuracy metric, after KGP's grading prompt (`Pipeline/prompt.py`,
- * `prompt_eval`; reference/seed-methods.md §B.5) in our own words and with its structure: the
+ * `prompt_eval`; YuWVandy/KG-LLM-MDQA `Pipeline/evaluation/`) in our own words and with its structure: the
  * grader's role, three worked examples (an exact match → 1, a match up to a trailing period → 1, a
  * wrong year → 0), the item to grade, and the instruction to reply with one number, 0 or 1.
- * Section headers follow the GraphRAG prompt style (reference/msgraphrag.md §2).
+ * Section headers follow the GraphRAG prompt style (microsoft/graphrag `prompts/`).
  *
  * Placeholders:
  * - `{question}`: the question asked;

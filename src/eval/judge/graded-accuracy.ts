@@ -47,7 +47,7 @@ export interface GradeAnswersOptions {
 }
 
 /**
- * LLM-graded accuracy (KGP, reference/seed-methods.md §B.5): the model reads the question, the gold
+ * LLM-graded accuracy (KGP, YuWVandy/KG-LLM-MDQA `Pipeline/evaluation/`): the model reads the question, the gold
  * answer(s) and the prediction and replies 1 (correct) or 0, at temperature 0 (purpose `eval-grade`).
  *
  * Unlike KGP, which counts `'1' in grade` as correct and drops failed predictions from the denominator:

@@ -42,7 +42,7 @@ export interface ClaimExtraction {
 
 /**
  * Extracts claims (GraphRAG covariates) from one chunk with an LLM, as GraphRAG's `ClaimExtractor`
- * (reference/msgraphrag.md §1.5, §2.3): the same gleaning conversation as the graph extraction, with
+ * (microsoft/graphrag `index/operations/extract_graph/graph_extractor.py`, `prompts/index/extract_claims.py`): the same gleaning conversation as the graph extraction, with
  * `purpose: 'extract-claims'` and `priority: 'batch'`. Deliberately unlike GraphRAG, whose claim
  * extractor parses only the first reply and throws the paid-for gleanings away, the claims of every turn
  * are used; a claim repeated by a later turn (same subject, object, type, status and description) is

@@ -104,7 +104,7 @@ Use the same format as before: (subject<|>object<|>type<|>status<|>start date<|>
 const loop = `Some claims may still be missing. Answer Y if there are still claims to add, or N if there are none. Answer with the single letter Y or N and nothing else.`;
 
 /**
- * The claim extraction prompts (GraphRAG covariates, reference/msgraphrag.md §2.3), in our words with
+ * The claim extraction prompts (GraphRAG covariates, microsoft/graphrag `prompts/index/extract_claims.py`), in our words with
  * GraphRAG's structure: Goal, Steps, two short examples with fictional entities (the first shows a
  * person left out because the specification asks for organizations, the second a FALSE claim and a
  * claim without dates), Real Data, and the instructions again after the data. `json` asks for the

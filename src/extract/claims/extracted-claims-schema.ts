@@ -5,8 +5,8 @@ const upperCased = (value: unknown): unknown => (typeof value === 'string' ? val
 const joinedList = (value: unknown): unknown => (Array.isArray(value) ? value.filter((item) => typeof item === 'string').join(' ') : value);
 
 /**
- * The JSON reply requested for claims in `json` format (GraphRAG covariates, reference/msgraphrag.md
- * §2.3, with its field names in snake case). Lenient where models drift: status in any casing, a list
+ * The JSON reply requested for claims in `json` format (GraphRAG covariates,
+ * microsoft/graphrag `prompts/index/extract_claims.py`, with its field names in snake case). Lenient where models drift: status in any casing, a list
  * of quotes as the source text, missing optional fields. `"NONE"` objects and dates are mapped to `null`
  * by the caller, not here, so the schema sent to the server stays plain.
  */

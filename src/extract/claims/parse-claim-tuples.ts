@@ -11,7 +11,7 @@ export interface ParsedClaimTuples {
 }
 
 /**
- * Parses GraphRAG's claim tuple format (reference/msgraphrag.md §2.3):
+ * Parses GraphRAG's claim tuple format (microsoft/graphrag `prompts/index/extract_claims.py`):
  * `(SUBJECT<|>OBJECT or NONE<|>TYPE<|>TRUE|FALSE|SUSPECTED<|>START<|>END<|>DESCRIPTION<|>SOURCE TEXT)`
  * records separated by `##`, ending with `<|COMPLETE|>`, with the same tolerance as the graph parser
  * (`splitTupleRecords`). A leading `claim` field, which some models add by analogy with `"entity"`, is

@@ -28,7 +28,7 @@ export interface MergedEntityGraph {
 
 /**
  * Applies entity merges to the graph tables (SPEC §4.3, after GraphRAG's merge rules of
- * reference/msgraphrag.md §1.2, which it applies to exact titles only):
+ * microsoft/graphrag `index/workflows/extract_graph.py`, which it applies to exact titles only):
  *
  * - **Entity**: keeps the canonical member's id (the hash of its normalized name, so ids stay stable across
  *   runs), `hid` and title. If `canonical` is not a member, the most frequent member is canonical.

@@ -1,6 +1,6 @@
 /*
  * The exact-merge key of an entity name (SPEC §4.3, first stage of entity resolution). GraphRAG merges
- * extracted entities by their upper-cased title only (reference/msgraphrag.md §1.2, §1.5), so "Sherlock
+ * extracted entities by their upper-cased title only (microsoft/graphrag `index/workflows/extract_graph.py`, `index/operations/extract_graph/graph_extractor.py`), so "Sherlock
  * Holmes", "SHERLOCK HOLMES." and "Sherlock  Holmes" are three nodes there when a model varies spelling
  * (microsoft/graphrag#401). The key below removes only differences that never change *which* thing is
  * named; everything riskier is left to the candidate stage, where embeddings and the LLM decide.

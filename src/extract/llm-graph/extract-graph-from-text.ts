@@ -40,7 +40,7 @@ export interface GraphExtraction {
 
 /**
  * Extracts entities and relationships from one chunk with an LLM, as GraphRAG's `GraphExtractor`
- * (reference/msgraphrag.md §1.5): one conversation of the extraction prompt, `maxGleanings` CONTINUE
+ * (microsoft/graphrag `index/operations/extract_graph/graph_extractor.py`): one conversation of the extraction prompt, `maxGleanings` CONTINUE
  * turns and the Y/N loop check between them ({@link runGleaningConversation}), all turns united.
  * Calls use `purpose: 'extract-graph'` and `priority: 'batch'`; the result is deterministic given the
  * model's replies.

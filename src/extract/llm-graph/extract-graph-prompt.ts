@@ -159,7 +159,7 @@ Use the same format as before: ("entity"<|>…) and ("relationship"<|>…) recor
 const loop = `Some entities or relationships may still be missing. Answer Y if there are still entities or relationships to add, or N if there are none. Answer with the single letter Y or N and nothing else.`;
 
 /**
- * The graph extraction prompts (reference/msgraphrag.md §2.1), in our words with GraphRAG's structure:
+ * The graph extraction prompts (microsoft/graphrag `prompts/index/extract_graph.py`), in our words with GraphRAG's structure:
  * Goal, Steps, three short examples with fictional entities (the third has none, against invented
  * output on text without entities, microsoft/graphrag#1881), Real Data, then the instructions again
  * after the data for models that lose them in a long chunk. Two formats, chosen by

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What an LLM extracts from one chunk (GraphRAG `extract_graph`, reference/msgraphrag.md §1.5, §2.1):
+ * What an LLM extracts from one chunk (GraphRAG `extract_graph`, microsoft/graphrag `index/operations/extract_graph/graph_extractor.py`, `prompts/index/extract_graph.py`):
  * entities with a type and a description, and relationships between two of them with a description
  * and a strength. Names are as the model wrote them; merging happens later.
  */

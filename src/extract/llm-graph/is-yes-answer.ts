@@ -1,6 +1,6 @@
 /**
  * Reads the reply to a gleaning loop check ("are entities still missing? Y or N"). GraphRAG continues
- * only when the reply is exactly `"Y"` (`graph_extractor.py`, reference/msgraphrag.md §1.5, §8.6); we
+ * only when the reply is exactly `"Y"` (microsoft/graphrag `index/operations/extract_graph/graph_extractor.py`); we
  * also accept what models write for yes — `y`, `Yes`, `YES.`, `**Y**`, a fenced or quoted `Y`, a reply
  * after a `<think>` block — but nothing longer: "Yes, but only one" or anything else means stop, so an
  * unclear answer never buys another paid turn.

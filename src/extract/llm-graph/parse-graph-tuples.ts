@@ -15,7 +15,7 @@ const recordHead = /^\(\s*["'`*“”]*\s*(?:entity|entities|relationship|relati
 const defaultStrength = 1;
 
 /**
- * Parses GraphRAG's tuple extraction format (reference/msgraphrag.md §1.5, §2.1):
+ * Parses GraphRAG's tuple extraction format (microsoft/graphrag `index/operations/extract_graph/graph_extractor.py`, `prompts/index/extract_graph.py`):
  * `("entity"<|>NAME<|>TYPE<|>DESCRIPTION)` and
  * `("relationship"<|>SOURCE<|>TARGET<|>DESCRIPTION<|>STRENGTH)` records separated by `##`, ending
  * with `<|COMPLETE|>`. Tolerant where GraphRAG is brittle (§8.6): records are found by

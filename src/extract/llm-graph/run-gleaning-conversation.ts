@@ -43,8 +43,8 @@ export interface GleaningConversation<T> {
 }
 
 /**
- * GraphRAG's gleaning protocol (`graph_extractor.py`, `claim_extractor.py`; reference/msgraphrag.md
- * §1.5): one multi-turn conversation — the extraction prompt, then `maxGleanings` CONTINUE turns, each
+ * GraphRAG's gleaning protocol (microsoft/graphrag
+ * `index/operations/extract_graph/graph_extractor.py`, `index/operations/extract_covariates/claim_extractor.py`): one multi-turn conversation — the extraction prompt, then `maxGleanings` CONTINUE turns, each
  * reply appended as an assistant turn; between two gleanings (never after the last, so with one
  * gleaning it never runs) a LOOP question whose answer must be yes ({@link isYesAnswer}) to go on.
  * Calls without repairs: 1 with no gleaning, 2 with one, 2g with g when every loop answer is yes; a no stops early.

@@ -37,8 +37,8 @@ export interface SplitTupleRecordsResult {
 }
 
 /**
- * Splits a model's tuple-format reply (GraphRAG's `(…<|>…)##(…)<|COMPLETE|>`, reference/msgraphrag.md
- * §2.1) into records. GraphRAG splits the whole text on `##` and requires exact delimiters, so a `##`
+ * Splits a model's tuple-format reply (GraphRAG's `(…<|>…)##(…)<|COMPLETE|>`,
+ * microsoft/graphrag `prompts/index/extract_graph.py`) into records. GraphRAG splits the whole text on `##` and requires exact delimiters, so a `##`
  * inside a description (a Markdown heading) breaks the record and any deviation yields an empty graph
  * (§8.6). Here a record boundary is:
  * - the completion marker `<|COMPLETE|>` (any casing, spaces inside allowed), wherever it appears;

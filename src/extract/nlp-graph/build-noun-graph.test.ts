@@ -429,7 +429,7 @@ describe('buildNounGraph: ids, determinism and descriptions', () => {
 
 /**
  * A straightforward re-implementation of GraphRAG's build_noun_graph + prune_graph (with kgrag's
- * per-chunk cap and its drop of edgeless nodes), written from reference/msgraphrag.md §1.10.
+ * per-chunk cap and its drop of edgeless nodes), written from microsoft/graphrag `index/operations/build_noun_graph/`.
  */
 function referenceGraph(lists: readonly string[][], config: NlpExtractConfig): { edges: Map<string, number>; degree: Map<string, number> } {
   const order: string[] = [];

@@ -4,7 +4,7 @@ import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import type { MentionKind, PhraseExtraction } from './noun-phrase-extractor.js';
 
 /*
- * GraphRAG's fast-mode graph (reference/msgraphrag.md §1.10; graphrag `build_noun_graph`,
+ * GraphRAG's fast-mode graph (microsoft/graphrag `index/operations/build_noun_graph/`; graphrag `build_noun_graph`,
  * `calculate_pmi_edge_weights`, `prune_graph`): nodes are noun phrases, edges join phrases that occur
  * in the same text unit, weighted by
  *

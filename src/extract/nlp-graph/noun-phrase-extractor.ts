@@ -4,7 +4,7 @@ import { breakLongRuns } from '../../text/break-long-runs.js';
 
 /*
  * LLM-free candidate entities, in the spirit of GraphRAG's fast method (`regex_english` noun-phrase
- * extractor, reference/msgraphrag.md §1.10): proper-noun spans and multi-word noun phrases found by
+ * extractor, microsoft/graphrag `index/operations/build_noun_graph/`): proper-noun spans and multi-word noun phrases found by
  * part-of-speech patterns (wink-nlp), normalized to a key so that "the Weir Bridge's" and
  * "Weir Bridge" are one node.
  */

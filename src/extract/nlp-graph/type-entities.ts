@@ -1,12 +1,12 @@
 import type { NlpExtractConfig } from '../../core/config/config-schema.js';
 import type { EntityRecord } from '../../core/types.js';
 
-/** Untyped proper nouns typed by compromise in `auto` mode, most frequent first (≈0.7 ms each). */
+/** Untyped proper nouns typed by compromise in `auto` mode, most frequent first (cost per name: docs/BENCHMARKS.md). */
 export const autoTypingLimit = 2000;
 
 /**
  * Assigns person / geo / organization to proper nouns that no cue word typed, using compromise's
- * lexicon-based tagger on the name itself. It is slow (deps.md: 0.13 MB/s), so `auto` types only the
+ * lexicon-based tagger on the name itself. It is slow (an order of magnitude slower than wink-nlp), so `auto` types only the
  * most frequent names; `compromise` types all of them. Entities are updated in place.
  */
 export async function typeEntities(entities: EntityRecord[], typing: NlpExtractConfig['typing']): Promise<number> {

@@ -59,7 +59,7 @@ type Step = readonly Row[];
 
 /**
  * The context of one community report, after GraphRAG's `build_local_context`, `sort_context` and
- * `build_mixed_context` (reference/msgraphrag.md §1.8):
+ * `build_mixed_context` (microsoft/graphrag `index/operations/summarize_communities/`):
  *
  * 1. **Local context.** The community's relationships with both ends among its entities, sorted by
  *    `combinedDegree` descending then id, are added one at a time together with their source and target

@@ -2,7 +2,7 @@ import type { PromptTemplate } from '../../core/prompt-library.js';
 
 /**
  * The community report prompt, structured like GraphRAG's graph-based `community_report` prompt
- * (reference/msgraphrag.md §2.4) and written in our own words: the analyst role, the five report sections
+ * (microsoft/graphrag `prompts/index/community_report.py`) and written in our own words: the analyst role, the five report sections
  * (title, summary, impact rating 0–10, one-sentence rating explanation, 5–10 detailed findings), the JSON
  * shape, grounding as `[Data: <dataset> (ids)]` with at most five ids then "+more", one short worked example,
  * the data, and the instructions repeated after the data ("sandwich", as GraphRAG does, so that a long

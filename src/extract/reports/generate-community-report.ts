@@ -55,8 +55,8 @@ export const communityReportSchema = z.object({
 type ReportReply = z.output<typeof communityReportSchema>;
 
 /**
- * Writes one community report with the LLM (GraphRAG `create_community_reports`, reference/msgraphrag.md
- * §1.8; `purpose: 'community-report'`), from the prompt of `community-report-prompt.ts`.
+ * Writes one community report with the LLM (GraphRAG `create_community_reports`,
+ * microsoft/graphrag `index/operations/summarize_communities/`; `purpose: 'community-report'`), from the prompt of `community-report-prompt.ts`.
  *
  * **Attempts.** `generateObject` makes the first call and, if its reply is not a valid report, one repair turn
  * in the same conversation (2 calls). If that also fails, exactly **one** more call is made — not another

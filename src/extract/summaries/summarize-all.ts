@@ -29,7 +29,7 @@ export interface SummarizeAllResult {
 
 /**
  * {@link summarizeDescriptions} over many elements through a bounded pool, as GraphRAG runs them under a
- * semaphore (reference/msgraphrag.md §1.6). Items with fewer than two distinct descriptions never enter the
+ * semaphore (microsoft/graphrag `index/operations/summarize_descriptions/`). Items with fewer than two distinct descriptions never enter the
  * pool. The first provider error stops the pool and is thrown once the calls in flight have settled.
  */
 export async function summarizeAll(model: LanguageModel, items: readonly SummaryItem[], options: SummarizeAllOptions): Promise<SummarizeAllResult> {

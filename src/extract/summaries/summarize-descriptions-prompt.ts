@@ -2,7 +2,7 @@ import type { PromptTemplate } from '../../core/prompt-library.js';
 
 /**
  * Merges the descriptions of one entity or relationship into one, after GraphRAG's
- * `summarize_descriptions` prompt (reference/msgraphrag.md §2.2) in our own words: one comprehensive
+ * `summarize_descriptions` prompt (microsoft/graphrag `prompts/index/summarize_descriptions.py`) in our own words: one comprehensive
  * third-person description that names the entities, keeps every fact and resolves contradictions, within a
  * word limit. Placeholders: `{entity_name}` (a JSON string, or a JSON `[source, target]` pair for a
  * relationship), `{description_list}` (a sorted JSON array), `{max_length}` (words).

@@ -31,7 +31,7 @@ export interface DescriptionSummary {
 }
 
 /**
- * One description from many (GraphRAG `summarize_descriptions`, reference/msgraphrag.md §1.6), with
+ * One description from many (GraphRAG `summarize_descriptions`, microsoft/graphrag `index/operations/summarize_descriptions/`), with
  * `purpose: 'summarize-descriptions'` and a plain-text reply:
  *
  * - the descriptions are trimmed, de-duplicated and sorted (so the prompt, and its cache key, do not depend

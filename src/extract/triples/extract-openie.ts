@@ -41,7 +41,7 @@ function usableString(value: string | undefined): value is string {
 }
 
 /**
- * HippoRAG's LLM OpenIE of one chunk (reference/peers.md §2.4): a NER call (`purpose: 'openie-ner'`), then a
+ * HippoRAG's LLM OpenIE of one chunk (OSU-NLP-Group/HippoRAG): a NER call (`purpose: 'openie-ner'`), then a
  * triple-extraction call conditioned on the entities it found (`purpose: 'openie-triples'`), both
  * `priority: 'batch'` with structured JSON output. Tolerant as HippoRAG's post-processing is: entities that
  * are not non-empty strings, and triples that are not exactly three non-empty strings, are dropped and

@@ -1,7 +1,7 @@
 import type { PromptTemplate } from '../../core/prompt-library.js';
 
 /*
- * HippoRAG's OpenIE as two one-shot JSON prompts per passage (reference/peers.md §2.4; HippoRAG
+ * HippoRAG's OpenIE as two one-shot JSON prompts per passage (OSU-NLP-Group/HippoRAG; HippoRAG
  * `prompts/templates/ner.py` and `triple_extraction.py`): first the named entities, then the triples,
  * conditioned on those entities so that facts hang on names. HippoRAG sends the example as an earlier
  * user/assistant turn; here it sits inside the one user message, so a workspace edits one file per prompt.

@@ -2,7 +2,7 @@ import type { IndexList, PhraseLookup, TripleIndex } from './triple-index.js';
 
 /*
  * A {@link TripleIndex} as one blob, so a query process reads it instead of rebuilding it from every triple
- * (2Wiki's 76,000 triples: reading the table and normalizing every phrase took most of a second). Every
+ * (reading the table and normalizing every phrase of 2Wiki's 76,000 triples dominated a cold query). Every
  * section starts at a multiple of 4 bytes; numbers are little-endian as typed arrays are on every platform
  * Node runs on.
  *

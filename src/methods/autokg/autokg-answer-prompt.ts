@@ -2,7 +2,7 @@ import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 
 /**
  * AutoKG's answer prompt (the paper's appendix; `completion_from_record` with `prompt_keywords`,
- * reference/seed-methods.md §A.8), keywords always included. Two additions: each text starts with the id
+ * wispcarey/AutoKG `autoKG_full.py`), keywords always included. Two additions: each text starts with the id
  * answers cite it by, and the target format. Placeholders: `{similar_keywords}`, `{adjacent_keywords}`,
  * `{texts}`, `{language}`, `{response_type}`, `{query}`.
  */

@@ -79,7 +79,7 @@ function packPrompt(context: MethodContext, question: string, chunks: readonly C
 }
 
 /**
- * `autokg`: AutoKG (arXiv 2311.14740; reference/seed-methods.md §A) — hybrid search over the keyword graph
+ * `autokg`: AutoKG (arXiv 2311.14740; wispcarey/AutoKG) — hybrid search over the keyword graph
  * of the `keywords` step: texts near the query, keywords near the query and their texts, adjacent keywords
  * by shared-chunk weight and their texts; the answer prompt lists the keywords and packs the texts into the
  * token budget. Variants are the search presets: `paper` (15, 5, 3, 3, 2) and `notebook` (15, 7, 3, 4, 2).

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The five counts of AutoKG's hybrid search (reference/seed-methods.md §A.7, "Algorithm 3"). */
+/** The five counts of AutoKG's hybrid search (wispcarey/AutoKG `autoKG_full.py`, "Algorithm 3"). */
 export interface SearchNumbers {
   /** Texts nearest the query. */
   s0t: number;

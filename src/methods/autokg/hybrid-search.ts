@@ -35,7 +35,7 @@ export interface HybridSearchResult {
 }
 
 /**
- * AutoKG's hybrid search (`KG_prompt`, reference/seed-methods.md §A.7):
+ * AutoKG's hybrid search (`KG_prompt`, wispcarey/AutoKG `autoKG_full.py`):
  *
  * 1. the `s0t` texts nearest the query;
  * 2. the `s1k` keywords nearest the query, and for each in rank order its `s1t` texts;

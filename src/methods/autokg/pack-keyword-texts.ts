@@ -14,7 +14,7 @@ export interface PackedTexts {
 export const textBullet = '\n* ';
 
 /**
- * AutoKG's adaptive token limit (`completion_from_record`, reference/seed-methods.md §A.8), fixed: texts are
+ * AutoKG's adaptive token limit (`completion_from_record`, wispcarey/AutoKG `autoKG_full.py`), fixed: texts are
  * taken in search order while `fixedTokens` plus each text's tokens and its bullet's stay within `budget`; a
  * text that would overflow is skipped and the later, smaller ones are still tried (the reference stopped at
  * the first overflow).

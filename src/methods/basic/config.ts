@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Defaults of `basic` (naive RAG; GraphRAG basic search, reference/msgraphrag.md §3.6: k = 10 text
+ * Defaults of `basic` (naive RAG; GraphRAG basic search, microsoft/graphrag `query/structured_search/basic_search/`: k = 10 text
  * units). Hybrid fusion is reciprocal-rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009) with its
  * constant k = 60, over the top `candidates` of each list.
  */

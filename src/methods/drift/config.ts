@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { LocalContextOptions } from '../shared/build-local-context.js';
 
 /**
- * Parameters of `drift` with GraphRAG's names and defaults (`DriftSearchDefaults`, reference/msgraphrag.md
- * §3.5, §3.7): 20 reports in 5 primer folds, 3 rounds of at most 20 follow-ups, each a local search with a
+ * Parameters of `drift` with GraphRAG's names and defaults (`DriftSearchDefaults`,
+ * microsoft/graphrag `query/structured_search/drift_search/`, `config/defaults.py`): 20 reports in 5 primer folds, 3 rounds of at most 20 follow-ups, each a local search with a
  * 0.9 / 0.1 text-unit / report split in 12k tokens.
  */
 export const driftConfig = z

@@ -15,7 +15,7 @@ interface DriftPreview {
 }
 
 /**
- * `drift`: GraphRAG DRIFT search (reference/msgraphrag.md §3.5). Needs an LLM to answer; its retrieval
+ * `drift`: GraphRAG DRIFT search (microsoft/graphrag `query/structured_search/drift_search/`). Needs an LLM to answer; its retrieval
  * (for evaluation and `--context-only`) needs none: the reports nearest to the question itself and a local
  * search of the question with DRIFT's follow-up settings.
  */

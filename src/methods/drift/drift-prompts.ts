@@ -1,7 +1,7 @@
 import type { PromptTemplate } from '../../core/prompt-library.js';
 
 /**
- * HyDE expansion (reference/msgraphrag.md §2.10), in our words: a hypothetical answer to the question,
+ * HyDE expansion (microsoft/graphrag `prompts/query/drift_search_system_prompt.py`), in our words: a hypothetical answer to the question,
  * shaped like the example report so that its embedding lands among the reports. Placeholders: `{query}`,
  * `{template}`.
  */

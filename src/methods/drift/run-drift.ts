@@ -59,7 +59,7 @@ export interface RunDriftOptions {
 const normalize = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
 
 /**
- * GraphRAG DRIFT search (reference/msgraphrag.md §3.5): a HyDE expansion, a primer over the top reports in
+ * GraphRAG DRIFT search (microsoft/graphrag `query/structured_search/drift_search/`): a HyDE expansion, a primer over the top reports in
  * parallel folds, `nDepth` rounds of local searches on the open follow-ups, and a streamed reduce. Unlike
  * GraphRAG it is deterministic: the HyDE template is the report nearest to the question (not a random one),
  * and each round answers the open follow-ups with the best-scoring parents first, ties by text.

@@ -5,7 +5,7 @@ import type { MethodContext } from '../query-method.js';
 
 /**
  * The `k` reports nearest to `vector` by cosine over their full-content embeddings, among the reports
- * local search may use at `level` (the same roll-up, reference/msgraphrag.md §3.1), best first.
+ * local search may use at `level` (the same roll-up, microsoft/graphrag `query/indexer_adapters.py`), best first.
  */
 export async function topReports(context: MethodContext, vector: Float32Array, k: number, level: number): Promise<Array<{ report: ReportRecord; score: number }>> {
   const { reports: usable } = await localCommunities(context, level);

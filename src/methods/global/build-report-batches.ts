@@ -3,7 +3,7 @@ import { createRandom } from '../../core/random.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import type { GlobalReport } from './global-lookups.js';
 
-/** Title and columns of a map batch: GraphRAG's community context table (reference/msgraphrag.md §3.2). */
+/** Title and columns of a map batch: GraphRAG's community context table (microsoft/graphrag `query/structured_search/global_search/search.py`). */
 export const reportsTableTitle = 'Reports';
 export const reportsTableHeader = 'id|title|occurrence weight|content|rank';
 
@@ -88,7 +88,7 @@ export function prepareReportRows(reports: readonly WeightedReport[], tokenizer:
 }
 
 /**
- * GraphRAG's global-search context (reference/msgraphrag.md §3.2): the reports, shuffled with `seed`, fill
+ * GraphRAG's global-search context (microsoft/graphrag `query/structured_search/global_search/search.py`): the reports, shuffled with `seed`, fill
  * batches in that order; a batch is closed when the next row would overflow `maxTokens`, and its rows are then
  * sorted by occurrence weight and rank (both descending, stable) and packed with {@link packTable}. Every
  * report lands in exactly one batch. The packer re-counts the whole table, so a row it drops (a BPE merge

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Parameters of `global` with GraphRAG's names and defaults (reference/msgraphrag.md §3.2, §3.3, §3.7):
+ * Parameters of `global` with GraphRAG's names and defaults (microsoft/graphrag `query/structured_search/global_search/search.py`, `query/context_builder/dynamic_community_selection.py`, `config/defaults.py`):
  * 12k tokens per map batch, 12k tokens of analyst points for the reduce, 1000-word map and 2000-word reduce
  * answers, reports shuffled with seed 86, dynamic selection off (threshold 1, down to level 2, one rating).
  * `k` is ours: how many passages the retrieval returns for evaluation.

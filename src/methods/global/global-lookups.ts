@@ -62,7 +62,7 @@ function distinctChunks(entityIds: Iterable<string>, chunksOf: ReadonlyMap<strin
 }
 
 /**
- * GraphRAG's roll-up for non-dynamic global search (reference/msgraphrag.md §3.1), loaded once per index and
+ * GraphRAG's roll-up for non-dynamic global search (microsoft/graphrag `query/indexer_adapters.py`), loaded once per index and
  * level: every entity keeps only its deepest community at or above `level` (level 0 is the coarsest), and only
  * those communities' reports are used. A community's occurrence count is the number of distinct text units
  * of the entities rolled up into it, as GraphRAG counts it from the rolled-up entity table.

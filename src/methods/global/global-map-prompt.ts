@@ -1,7 +1,7 @@
 import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 
 /**
- * System prompt of a global-search map call, after GraphRAG's map prompt (reference/msgraphrag.md §2.6), in
+ * System prompt of a global-search map call, after GraphRAG's map prompt (microsoft/graphrag `prompts/query/global_search_map_system_prompt.py`), in
  * our words: from one batch of community reports, list the key points that answer the question, each with
  * `[Data: Reports (ids)]` references (at most five ids, then "+more") and an importance score from 0 to 100,
  * where 0 means the batch does not help. The reply is JSON; the instructions come before and after the data.

@@ -121,7 +121,7 @@ function selectionRows(context: MethodContext, selection: GlobalSelection): Prom
 }
 
 /**
- * `global`: GraphRAG global search (reference/msgraphrag.md §3.1–§3.3). The reports of the selected communities
+ * `global`: GraphRAG global search (microsoft/graphrag `query/indexer_adapters.py`, `query/structured_search/global_search/search.py`, `query/context_builder/dynamic_community_selection.py`). The reports of the selected communities
  * are shuffled (seed 86) into Reports tables of at most `maxContextTokens`; one JSON map call per table lists
  * scored key points; the points, best first, within `dataMaxTokens`, feed one streamed reduce call that cites
  * `[Data: Reports (ids)]`. Selection is GraphRAG's roll-up at `communityLevel` (variant `static`, the default),

@@ -2,7 +2,7 @@ import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 
 /**
  * System prompt of a dynamic-community-selection rating, after GraphRAG's rating prompt
- * (reference/msgraphrag.md §2.8), in our words: rate from 0 to 5 how useful one report is for the question,
+ * (microsoft/graphrag `query/context_builder/rate_prompt.py`), in our words: rate from 0 to 5 how useful one report is for the question,
  * replying with JSON `{reason, rating}`. The question is also the user message. Placeholders: `{question}`,
  * `{report}`.
  */

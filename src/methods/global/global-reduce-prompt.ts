@@ -1,8 +1,8 @@
 import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 
 /**
- * System prompt of the global-search reduce call, after GraphRAG's reduce prompt (reference/msgraphrag.md
- * §2.7), in our words: merge the analysts' points (given most important first) into one answer, drop what
+ * System prompt of the global-search reduce call, after GraphRAG's reduce prompt
+ * (microsoft/graphrag `prompts/query/global_search_reduce_system_prompt.py`), in our words: merge the analysts' points (given most important first) into one answer, drop what
  * does not bear on the question, keep their `[Data: …]` references, never mention the analysts, and write
  * Markdown of the requested shape and length. Placeholders: `{report_data}`, `{response_type}`, `{max_length}`.
  */

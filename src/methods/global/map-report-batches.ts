@@ -46,7 +46,7 @@ const mapReply = z.object({
 });
 
 /**
- * GraphRAG's map step (reference/msgraphrag.md §3.2): one JSON call per batch, run in parallel, each listing
+ * GraphRAG's map step (microsoft/graphrag `query/structured_search/global_search/search.py`): one JSON call per batch, run in parallel, each listing
  * key points with an importance score. A reply that is still invalid after `generateObject`'s repair turn
  * yields no points, as in GraphRAG, and is reported in `unusable`; other failures (network, abort) propagate.
  */

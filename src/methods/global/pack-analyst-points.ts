@@ -16,7 +16,7 @@ function block(point: AnalystPoint): string {
 }
 
 /**
- * GraphRAG's reduce input (reference/msgraphrag.md §3.2, §2.7): points scoring 0 are dropped, the rest sorted by
+ * GraphRAG's reduce input (microsoft/graphrag `query/structured_search/global_search/search.py`, `prompts/query/global_search_reduce_system_prompt.py`): points scoring 0 are dropped, the rest sorted by
  * score, highest first (stable, so ties keep batch order), and added as `----Analyst k----` blocks separated by
  * blank lines until the next one would overflow `maxTokens` (GraphRAG stops there rather than skipping). The
  * budget is exact: the joined text is re-counted whole.

@@ -51,7 +51,7 @@ function mostCommon(ratings: readonly number[]): number {
 }
 
 /**
- * GraphRAG's dynamic community selection (reference/msgraphrag.md §3.3, §2.8). Every level-0 report is rated
+ * GraphRAG's dynamic community selection (microsoft/graphrag `query/context_builder/dynamic_community_selection.py`, `query/context_builder/rate_prompt.py`). Every level-0 report is rated
  * 0–5; each report rated at least `threshold` is selected, its children with reports are rated next, and its
  * parent is dropped from the selection (unless `keepParent`). When a round leaves nothing to rate and nothing
  * has been selected yet, every report of the next level is rated, down to `maxLevel`. As in GraphRAG, the

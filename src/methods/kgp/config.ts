@@ -5,11 +5,10 @@ import { passageEdgeKinds } from './build/passage-graph.js';
 export const releaseRetrieveSchedule: readonly number[] = [10, 5, 5, 5, 3, 2, 2, 2, 2, 2, 2];
 
 /**
- * Parameters of `kgp` with KGP's defaults (reference/seed-methods.md §B.4: `--k 30`, `k_nei` 3, 10 seeds,
+ * Parameters of `kgp` with KGP's defaults (YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`: `--k 30`, `k_nei` 3, 10 seeds,
  * `retrieve_num`). The graph defaults to the shared-entity and structural kinds: together they are the
- * TAGME graph of the paper's main table (shared entities plus the title keyword), and they measured best —
- * adding the kNN or keyword kinds cost the lexical agent 3–5 points of Recall@5 on musique-train-100
- * (within a point on hotpotqa-train-100) by crowding the few neighbours each seed keeps with passages that
+ * TAGME graph of the paper's main table (shared entities plus the title keyword), and they measured best
+ * (docs/BENCHMARKS.md): the kNN and keyword kinds crowd the few neighbours each seed keeps with passages that
  * merely resemble it.
  */
 export const kgpConfig = z
@@ -36,7 +35,7 @@ export const kgpConfig = z
     /**
      * KGP builds one graph per question over ~12 documents; over a whole index a term shared by many passages
      * would link a large share of the corpus. 20 keeps specific names (a film, its director) and drops
-     * "American" or "Olympics" (60–160 passages on MuSiQue).
+     * "American" or "Olympics" (60–160 passages on MuSiQue); other caps: docs/BENCHMARKS.md.
      */
     maxPassagesPerTerm: z
       .number()

@@ -39,7 +39,7 @@ export interface IterativeTraversalOptions {
 }
 
 /**
- * The paper's Algorithm 1 (reference/seed-methods.md §B.4), which the release does not run: the seeds are
+ * The paper's Algorithm 1 (Wang et al., AAAI'24), which the release does not run: the seeds are
  * retrieved and queued; each passage taken from the queue has the agent generate the next evidence for its
  * reasoning path, and its best `branching` unretrieved neighbours by TF-IDF against that evidence (fitted on
  * those neighbours) are retrieved and queued in turn, until K passages. The queue is served breadth first

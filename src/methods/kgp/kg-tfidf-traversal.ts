@@ -39,7 +39,7 @@ export interface KgTfidfTraversalOptions {
 }
 
 /**
- * KGP without an LLM, the release's `KG_retriever` (reference/seed-methods.md §B.4; the "TF-IDF" row of
+ * KGP without an LLM, the release's `KG_retriever` (YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`; the "TF-IDF" row of
  * the paper's Table 2): round r picks `schedule[r]` passages among the candidates by TF-IDF cosine to the
  * question, with a vectorizer fitted on the candidates' texts only; the next candidates are the
  * neighbours of this round's picks that were not retrieved yet. It stops at K passages, when a round adds

@@ -238,7 +238,7 @@ function evidenceDetail(run: VariantRun, paths: ReadonlyArray<readonly number[]>
 }
 
 /**
- * `kgp`: Knowledge Graph Prompting (Wang et al., AAAI'24; reference/seed-methods.md §B) over the index's
+ * `kgp`: Knowledge Graph Prompting (Wang et al., AAAI'24; YuWVandy/KG-LLM-MDQA) over the index's
  * passage graphs (the `passage-graph` step). Variants:
  *
  * - `lexical-agent` (default, no LLM): BM25 seeds; for each seed the question's words it lacks stand in

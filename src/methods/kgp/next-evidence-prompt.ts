@@ -2,7 +2,7 @@ import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 
 /**
  * KGP's traversal-agent instruction, verbatim from the release's training data and LLaMA API
- * (reference/seed-methods.md §B.4: "What evidence do we need to answer the question given the current
+ * (YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`, KGP-LLaMA's instruction: "What evidence do we need to answer the question given the current
  * evidence?", input question + current passage, output the next supporting passage). The fine-tuned T5
  * and LLaMA agents learned the output format from their data; a general chat model is told it here.
  * Placeholders: `{question}`, `{evidence}` (the passages of the reasoning path so far).

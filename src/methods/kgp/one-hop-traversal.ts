@@ -27,7 +27,7 @@ export interface OneHopTraversalOptions {
 }
 
 /**
- * KGP's released traversal (`llm_retriever_KG_T5`, reference/seed-methods.md §B.4): for each seed, TF-IDF
+ * KGP's released traversal (`llm_retriever_KG_T5`, YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`): for each seed, TF-IDF
  * fitted on the texts of the seed's graph neighbours ranks them against the seed's next evidence, and the
  * top `perSeed` are kept — one hop, 10 × 3 reasoning paths. Unlike the release, neighbours that share no
  * word with the evidence are not kept (the release fills the 3 with arbitrary ones).

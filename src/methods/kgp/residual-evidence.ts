@@ -4,11 +4,11 @@ import type { QueryTermCounts } from '../../text/tfidf-ranker.js';
 /**
  * The LLM-free stand-in for KGP's "next evidence": the question's words that the current passage does not
  * contain, stopwords left out. KGP's agent is trained to write the passage that comes next on the reasoning
- * path from question + current passage (reference/seed-methods.md §B.4); what that passage must add is what
+ * path from question + current passage (YuWVandy/KG-LLM-MDQA `Pipeline/retriever.py`); what that passage must add is what
  * the question asks and the current one does not say — "the mother of the director of film X", given the
  * film's passage naming its director, leaves "mother" to look for among the passages linked to it. Ranking
- * the neighbours by this residual (the traversal's graph edge supplies the bridge entity) raised Recall@5
- * over ranking them by the whole question by 2–4 points on musique-train-100 and hotpotqa-train-100.
+ * the neighbours by this residual (the traversal's graph edge supplies the bridge entity) ranks them better
+ * than the whole question does (docs/BENCHMARKS.md).
  *
  * Returns the residual's term counts in the matrix vocabulary; empty when the passage covers the question.
  */

@@ -9,7 +9,7 @@ export const conversationTurn = z
   .strict();
 
 /**
- * Parameters of `local` with GraphRAG's names and defaults (reference/msgraphrag.md §3.4, §3.7):
+ * Parameters of `local` with GraphRAG's names and defaults (microsoft/graphrag `query/structured_search/local_search/mixed_context.py`, `config/defaults.py`):
  * 12k context split 0.15 reports / 0.5 text units / the rest entities, relationships and claims.
  */
 export const localConfig = z

@@ -1,7 +1,7 @@
 import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 
 /**
- * System prompt of `local` answers, after GraphRAG's local search prompt (reference/msgraphrag.md §2.9),
+ * System prompt of `local` answers, after GraphRAG's local search prompt (microsoft/graphrag `prompts/query/local_search_system_prompt.py`),
  * in our words: answer from the Reports, Entities, Relationships, Claims and Sources tables, cite them as
  * `[Data: <dataset> (ids)]` with at most five ids and "+more", general knowledge only where it helps and
  * never against the data. Placeholders: `{response_type}`, `{context_data}`.

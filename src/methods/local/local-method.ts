@@ -11,7 +11,7 @@ export function localContextOptions(context: MethodContext, params: LocalConfig)
 }
 
 /**
- * `local`: GraphRAG local search (reference/msgraphrag.md §3.4). Entities matched to the question anchor a
+ * `local`: GraphRAG local search (microsoft/graphrag `query/structured_search/local_search/mixed_context.py`). Entities matched to the question anchor a
  * context of their communities' reports, their descriptions, relationships and claims, and the text units
  * they come from; the LLM answers from it with `[Data: …]` citations.
  */

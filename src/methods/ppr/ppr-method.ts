@@ -17,9 +17,7 @@ import { topIndices } from '../../math/top-indices.js';
 /**
  * PageRank stops when an iteration changes the scores by less than this in L1, which at damping 0.5 bounds the
  * remaining error by the same amount. HippoRAG solves exactly (igraph's PRPACK); the passage ranks settle much
- * earlier: R@2/5/10 on musique-train-100 (OpenIE and LLM-free triples) and hotpotqa-train-100 are identical at
- * 1e-3, 1e-4, 1e-5 and 1e-6, and so is the 2Wiki top 10, while 1e-4 takes 11 iterations instead of 16 on the
- * 58,848-node 2Wiki graph (a third of the query time there).
+ * earlier, so a looser tolerance changes no evaluated rank and saves iterations (docs/BENCHMARKS.md).
  */
 const pageRankTolerance = 1e-4;
 /** Phrases with the most mass drawn in the subgraph. */
@@ -184,7 +182,7 @@ async function retrieveV1(context: MethodContext, question: string, graph: PprGr
 }
 
 /**
- * `ppr`: HippoRAG's personalized PageRank retrieval (reference/peers.md §2.4). `v2` (default, HippoRAG 2):
+ * `ppr`: HippoRAG's personalized PageRank retrieval (OSU-NLP-Group/HippoRAG). `v2` (default, HippoRAG 2):
  * the graph of phrase and passage nodes with relation, synonym and context edges; seeds from the facts most
  * similar to the question (optionally filtered by the LLM's recognition memory), from the entities the
  * question names, and from passage scores × `passageNodeWeight`; passages ranked by their PageRank mass.

@@ -1,22 +1,17 @@
 import { z } from 'zod';
 
 /**
- * Parameters of `relations` (Graph RAG with Milvus, reference/seed-methods.md §D.4) with the notebook's
+ * Parameters of `relations` (Graph RAG with Milvus, milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb`) with the notebook's
  * defaults — 3 phrases per query entity, 3 facts for the whole question, expansion of degree 1, 2 final
- * passages — and the successor's (vector-graph-rag, §D.5) candidate cap of 1000 and entity threshold of 0.9.
+ * passages — and the successor's (zilliztech/vector-graph-rag `src/vector_graph_rag/config.py`) candidate cap of 1000 and entity threshold of 0.9.
  * `k` is how many ranked passages retrieval returns (evaluation reads Recall@k from them); the answer reads
  * only the first `finalTopK`.
  *
- * Chosen on musique-train-100 with the shipped gpt-3.5 OpenIE triples, LLM-free (noun-phrase query entities,
- * local embedder), Recall@5 / @10 of the defaults 61.4 / 70.8 (BM25: 51.8 / 61.1); checked on the LLM-free
- * triples of musique-train-100 (55.3 / 59.3) and hotpotqa-train-100 (71.0 / 80.5):
- * - `entitySimilarityThreshold` 0.9 (the successor's; the notebook has none): with −1 Recall@5 drops to 56.5
- *   (OpenIE), 52.3 and 70.0, because noun-phrase "entities" such as "county shares" then seed three unrelated
- *   phrases each.
- * - `pathWeight` 0.1: 0 gives 60.8 (OpenIE), 56.1 and 70.0; 0.3 gives 60.9, 54.8 and 70.5 — path support
- *   reorders few facts, question similarity decides most.
- * - `expansionDegree` 2 gives 62.9 (OpenIE) but 52.1 and 70.5, and `relationTopK` 5 gives 59.8, 56.2 and
- *   69.5: the notebook's values are kept.
+ * Chosen on musique-train-100 with the shipped gpt-3.5 OpenIE triples, LLM-free, and checked on the LLM-free
+ * triples of musique-train-100 and hotpotqa-train-100 (values tried: docs/BENCHMARKS.md, "Parameter choices and
+ * measurements"): `entitySimilarityThreshold` 0.9 keeps noun-phrase "entities" such as "county shares" from
+ * seeding three unrelated phrases each; path support reorders few facts, question similarity decides most; the
+ * notebook's `expansionDegree` and `relationTopK` are kept.
  */
 export const relationsConfig = z
   .object({

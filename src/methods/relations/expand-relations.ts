@@ -32,7 +32,7 @@ function selectionMatrix(seeds: readonly number[], n: number): CsrMatrix {
 }
 
 /**
- * The expansion of Graph RAG with Milvus (reference/seed-methods.md §D.3 steps 3–4): with the phrase × fact
+ * The expansion of Graph RAG with Milvus (milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb` steps 3–4): with the phrase × fact
  * incidence M, EE1 = M·Mᵀ, RR1 = Mᵀ·M, EEd = EE1^d, RRd = RR1^d and ERd = EEd·M; the candidates are the
  * non-zero columns of the seed facts' rows of RRd and of the seed phrases' rows of ERd. At d = 1 a seed fact
  * reaches every fact sharing an endpoint with it, and a seed phrase reaches its facts and the facts of its

@@ -12,7 +12,7 @@ export interface EntitySeed {
   scores: Float32Array;
 }
 
-/** The seeds of one query (reference/seed-methods.md §D.3 steps 1–2). */
+/** The seeds of one query (milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb` steps 1–2). */
 export interface RelationSeeds {
   /** One entry per query entity, in NER order. */
   entities: EntitySeed[];

@@ -7,7 +7,7 @@ import { factVectors, phraseVectors, tripleIndex } from '../shared/triple-lookup
 
 /**
  * What `relations` needs of the index, in arrays, built once per index (`MethodContext.memo`): the
- * phrase–fact incidence matrix of Graph RAG with Milvus (reference/seed-methods.md §D.3 step 3) and the
+ * phrase–fact incidence matrix of Graph RAG with Milvus (milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb` step 3) and the
  * phrase and fact vectors in memory for exact scoring, rows in {@link TripleIndex} order.
  */
 export interface RelationsGraph {

@@ -10,8 +10,8 @@ import { relationsSubgraph } from './relations-subgraph.js';
 import { retrieveRelations, usesLlmRerank } from './retrieve-relations.js';
 
 /**
- * `relations`: Graph RAG with Milvus (milvus-io/bootcamp `graph_rag_with_milvus.ipynb`, reference/seed-methods.md
- * §D) over the index's triples. Query entities (LLM NER, or noun phrases without an LLM) seed their nearest
+ * `relations`: Graph RAG with Milvus (milvus-io/bootcamp
+ * `tutorials/quickstart/graph_rag_with_milvus.ipynb`) over the index's triples. Query entities (LLM NER, or noun phrases without an LLM) seed their nearest
  * phrases and the question seeds its nearest facts; incidence-matrix products expand them by
  * `expansionDegree`; the candidates, ordered by question similarity then fact index and capped at
  * `maxCandidates`, go to one LLM call that picks the useful facts with the one-shot JSON prompt (without an

@@ -2,7 +2,7 @@ import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
 import type { ChatMessage } from '../../providers/llm/language-model.js';
 
 /**
- * The one-shot rerank conversation of Graph RAG with Milvus (reference/seed-methods.md §D.3 step 5), in our
+ * The one-shot rerank conversation of Graph RAG with Milvus (milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb` step 5), in our
  * words with the same content: the instruction to pick 3 useful relationships and answer in JSON with the
  * thought process, the Third Crusade / Eleanor of Aquitaine example with its 11 numbered relationships, the
  * example's JSON answer as the assistant's turn, then the question and the candidate lines. A line

@@ -59,7 +59,7 @@ export function usesLlmRerank(params: Pick<RelationsConfig, 'rerank'>, hasModel:
 }
 
 /**
- * Graph RAG with Milvus over the triple index (reference/seed-methods.md §D.3): seeds (phrases per query
+ * Graph RAG with Milvus over the triple index (milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb`): seeds (phrases per query
  * entity, facts for the question), expansion by incidence products, candidates in a fixed order and capped,
  * one rerank (LLM, or LLM-free by question similarity and path support), then the passages of the reranked
  * facts in order. Returns `max(k, finalTopK)` passages; when the facts reach fewer, the rest are the best

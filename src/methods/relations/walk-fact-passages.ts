@@ -10,7 +10,7 @@ export interface FactPassage {
 }
 
 /**
- * The passage step of Graph RAG with Milvus (reference/seed-methods.md §D.3 step 6): walk the ranked facts in
+ * The passage step of Graph RAG with Milvus (milvus-io/bootcamp `tutorials/quickstart/graph_rag_with_milvus.ipynb` step 6): walk the ranked facts in
  * order, take each fact's passages in the order they were extracted, skip passages already taken, stop at
  * `limit`. Facts not in `factChunks` give nothing (the notebook's defaultdict).
  */

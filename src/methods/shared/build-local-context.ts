@@ -326,7 +326,7 @@ async function selectEntities(context: MethodContext, question: string, options:
 }
 
 /**
- * Builds GraphRAG's local-search context (reference/msgraphrag.md §3.4): conversation history, then
+ * Builds GraphRAG's local-search context (microsoft/graphrag `query/structured_search/local_search/mixed_context.py`): conversation history, then
  * community reports (`communityProp`), entities with their relationships and claims (the remainder), and
  * text units (`textUnitProp`). Every section fits its share of `maxContextTokens` after the history, and
  * the whole text fits `maxContextTokens`, counted with the workspace tokenizer.

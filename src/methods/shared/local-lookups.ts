@@ -55,7 +55,7 @@ export function localGraph(context: MethodContext): Promise<LocalGraph> {
 
 /**
  * Loads {@link LocalCommunities} for `level` once per index. As GraphRAG's loader does for local search
- * (reference/msgraphrag.md §3.1), communities deeper than `level` are dropped and reports are "rolled up":
+ * (microsoft/graphrag `query/indexer_adapters.py`), communities deeper than `level` are dropped and reports are "rolled up":
  * only the communities that are some entity's deepest one at or above `level` keep their report.
  */
 export function localCommunities(context: MethodContext, level: number): Promise<LocalCommunities> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { indexGraphName } from './workspace-knowledge-graph.js';
 
 /**
- * Parameters of `tot` with the paper's defaults (reference/seed-methods.md §C.5: k = 3, max depth 7,
+ * Parameters of `tot` with the paper's defaults (amazon-science/tree-of-traversals `treeoftraversals.py`: k = 3, max depth 7,
  * 20 expansions, threshold 0.8; the code's 25 expansions is not the paper's). The branching factor k is
  * named `sampleBreadth` as in the reference code (`sample_breadth`): the query engine fills a method's
  * `k` parameter with `query.topK` (10) and evaluation with its recall depth, which would silently make

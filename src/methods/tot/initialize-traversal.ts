@@ -124,7 +124,7 @@ async function attempt(context: TraversalContext, number: number): Promise<Initi
 
 /**
  * The root entities of a question (`construct_initial_state` + `initialize_state` +
- * `match_entities_wikidata`, reference/seed-methods.md §C.2): the LLM names the question's entities
+ * `match_entities_wikidata`, amazon-science/tree-of-traversals `wikidata/`): the LLM names the question's entities
  * (temperature 0), each is searched in the graph, and the match prompt picks one candidate or none.
  * When nothing matched, it is tried once more, as in the reference.
  */

@@ -1,7 +1,7 @@
 /**
  * The `count` most frequent values, most frequent first, ties in order of first occurrence: Python's
  * `Counter.most_common`, which the reference's `sample_k_outputs` uses to vote over oversampled
- * selections (reference/seed-methods.md §C.4), made explicit so the kept selections never depend on
+ * selections (amazon-science/tree-of-traversals `treeoftraversals.py`), made explicit so the kept selections never depend on
  * anything but the replies.
  */
 export function mostCommon(values: readonly string[], count: number): string[] {

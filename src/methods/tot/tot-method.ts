@@ -31,7 +31,7 @@ function answerLabel(run: TotRun): string {
 }
 
 /**
- * `tot`: Tree-of-Traversals (Markowitz et al., ACL 2024; reference/seed-methods.md §C) over the workspace
+ * `tot`: Tree-of-Traversals (Markowitz et al., ACL 2024; amazon-science/tree-of-traversals) over the workspace
  * graph (`index`), configured SPARQL graphs, or several linked together (parameter `graphs`). The LLM
  * names the question's entities and picks their graph entities; then a best-first tree search over
  * traversal states — each node THINKs, EXPANDs (select entities, then one relation, whose edges join the

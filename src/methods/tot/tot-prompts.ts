@@ -3,7 +3,7 @@ import type { PromptTemplate } from '../../core/prompt-library.js';
 /*
  * Tree-of-Traversals' prompts (Markowitz et al., ACL 2024; amazon-science/tree-of-traversals
  * `prompts/prompts_llama.py`, the set `treeoftraversals.py` imports, and `wikidata/inital_state.py`;
- * reference/seed-methods.md §C). The texts follow the reference closely — they are the method. Changes:
+ * amazon-science/tree-of-traversals). The texts follow the reference closely — they are the method. Changes:
  * the two value prompts ask for a final `RATING: <number>` line, because the reference read the first
  * decimal anywhere in the reply, which for the answer prompt (reasoning first) is often not the score; and
  * the selection prompts say that ids are written as shown, since our graphs are not all Wikidata.

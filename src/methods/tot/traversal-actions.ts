@@ -11,7 +11,7 @@ import type { TraversalContext } from './traversal-context.js';
 import { relationKey, relationPhrase, type TraversalState } from './traversal-state.js';
 
 /*
- * The action state machine of Tree-of-Traversals (reference/seed-methods.md §C.4; `sample_actions`,
+ * The action state machine of Tree-of-Traversals (amazon-science/tree-of-traversals `treeoftraversals.py`; `sample_actions`,
  * `default`, `select_entities_sub_action`, `select_relation_sub_action` in `treeoftraversals.py`):
  *
  *   DEFAULT ── THINK ──▶ DEFAULT          (never two THINKs in a row)

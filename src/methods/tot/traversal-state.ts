@@ -1,7 +1,7 @@
 import type { KgEdge, KgEntity, KgRelation, KgRelationList } from '../../providers/kg/knowledge-graph.js';
 
 /**
- * States of the action state machine (reference/seed-methods.md §C.4; `Status` in `treeoftraversals.py`).
+ * States of the action state machine (amazon-science/tree-of-traversals, `Status` in `treeoftraversals.py`).
  * The reference keeps DONE unused and marks terminal nodes instead; we set it on an answered state too.
  */
 export type ActionState = 'DEFAULT' | 'SELECTING_ENTITIES' | 'SELECTING_RELATION' | 'DONE';

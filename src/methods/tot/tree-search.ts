@@ -116,7 +116,7 @@ function bestAnswerNode(root: SearchNode): SearchNode | undefined {
 type Outcome = { state: TraversalState; action: string; value: number; valueError?: string } | { state: TraversalState; action: string; error: string };
 
 /**
- * Best-first search over traversal states (Tree-of-Traversals, reference/seed-methods.md §C.5; `run` and
+ * Best-first search over traversal states (Tree-of-Traversals, amazon-science/tree-of-traversals `treeoftraversals.py`; `run` and
  * `step` in `treeoftraversals.py`). Each step expands the best leaf: k actions are sampled, each distinct
  * one is applied to a copy of the state and scored; invalid ones are recorded. It stops when an answer
  * scores at least the threshold, after `maxExpansions` expansions, or when no leaf is left. If the

@@ -6,7 +6,7 @@ import { queryTerms } from '../../text/word-tokens.js';
 import { entityIndexOf, loadTypedRelationGraph, nameKey, type TypedRelationGraph } from './typed-relation-graph.js';
 
 /*
- * The workspace index seen as a Tree-of-Traversals knowledge graph (reference/seed-methods.md §C.2).
+ * The workspace index seen as a Tree-of-Traversals knowledge graph (amazon-science/tree-of-traversals `wikidata/`).
  *
  * Ids. An entity is `E{hid}`, its row's integer id: short, stable for the life of the index, and never a
  * prefix problem once selections are parsed as whole tokens. Relation types are `R1, R2, …`, numbered by

@@ -1,6 +1,6 @@
 /*
  * Wikidata time values as Tree-of-Traversals shows them to the LLM (amazon-science/tree-of-traversals
- * `wikidata/expand_edges.py`, `handle_wikidata_datetime`; reference/seed-methods.md §C.2). The reference
+ * `wikidata/expand_edges.py`, `handle_wikidata_datetime`). The reference
  * formats with Python's strftime, so the day keeps its leading zero ("March 02, 1954") and the year is the
  * number as written (glibc's `%Y` does not pad years below 1000: "300 BCE").
  */

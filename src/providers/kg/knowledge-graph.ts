@@ -1,6 +1,6 @@
 /*
  * The knowledge-graph interface Tree-of-Traversals explores (Markowitz et al., ACL 2024 §3.1;
- * amazon-science/tree-of-traversals `wikidata/*.py`; reference/seed-methods.md §C.2). The paper's three
+ * amazon-science/tree-of-traversals `wikidata/*.py`). The paper's three
  * operations are `initialize(q)`, `get_relations(E)` and `get_edges(E, r)`; we add `searchEntities`, the
  * candidate lookup `initialize` is built from (the LLM's mention extraction and disambiguation live in
  * methods/tot, so every graph shares them), and `linkEntity` for linking one graph's entity into another.

@@ -6,7 +6,7 @@ import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelatio
 
 /*
  * Several knowledge graphs walked as one: Tree-of-Traversals' Wikidata + MusicBrainz setting
- * (reference/seed-methods.md §C.6), generalised to any graphs that implement `KnowledgeGraph`.
+ * (amazon-science/tree-of-traversals `wiki_x_music.py`, `musicbrainz/`), generalised to any graphs that implement `KnowledgeGraph`.
  *
  * Every entity the multi graph hands out is linked into the other graphs when it is first seen
  * (`other.linkEntity`, which honours explicit ids in `sameAs` before labels), and the links are kept in

@@ -12,7 +12,7 @@ import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelatio
 import { checkLanguageTag, sparqlStringLiteral } from './sparql-string-literal.js';
 
 /*
- * Tree-of-Traversals' Wikidata interface (reference/seed-methods.md §C.2) over any SPARQL 1.1 endpoint that
+ * Tree-of-Traversals' Wikidata interface (amazon-science/tree-of-traversals `wikidata/`) over any SPARQL 1.1 endpoint that
  * holds Wikidata's RDF vocabulary: query.wikidata.org, a local mirror, or oxigraph in the tests. The query
  * shapes follow amazon-science/tree-of-traversals `wikidata/relation_options.py` (relation options),
  * `wikidata/expand_edges.py` (edges) and `wikidata/inital_state.py` (candidate lookup), with these changes:
@@ -21,7 +21,7 @@ import { checkLanguageTag, sparqlStringLiteral } from './sparql-string-literal.j
  * - candidates come from exact label and alias matches instead of the Wikipedia and wbsearchentities APIs,
  *   which are not SPARQL;
  * - every limit asks for one row more than it keeps, and a cut list says so (`truncated`, `limit`): the
- *   reference truncated silently (§C.9);
+ *   reference truncated silently;
  * - the "ID" filter on property labels is a configurable RegExp applied here, not a SPARQL substring test.
  * Text from users or the LLM reaches a query only through {@link sparqlStringLiteral}; ids only after
  * matching /^[QPL]\d+$/.

@@ -4,7 +4,7 @@ import type { Tokenizer } from '../tokenizer.js';
 import { assertValidChunkOptions } from './chunk-options.js';
 import type { TextSlice } from './text-slice.js';
 
-/** AutoKG's separators, coarsest first (reference/seed-methods.md §A.2: `my_text_splitter`). */
+/** AutoKG's separators, coarsest first (wispcarey/AutoKG `utils.py`: `my_text_splitter`). */
 export const autokgSeparators: readonly string[] = ['\n\n', '\n', '. ', ' '];
 
 /** Options of {@link chunkBySeparators}. */

@@ -26,7 +26,7 @@ export interface AutokgChunkGraph {
 }
 
 /**
- * The chunk kNN graph AutoKG builds everything on (reference/seed-methods.md §A.3, §A.5): near-duplicate
+ * The chunk kNN graph AutoKG builds everything on (wispcarey/AutoKG `autoKG_full.py`): near-duplicate
  * chunks are removed first, as the reference does before clustering (its `remove_same_text`), so a
  * duplicated passage neither takes a neighbour slot of its twin's row nor counts twice among a keyword's
  * nearest chunks; then the exact kNN graph of the rest by cosine similarity. `vectors` are unit rows;

@@ -10,7 +10,7 @@ import { sparseMatrixProduct } from '../../../math/sparse-matrix-product.js';
 /*
  * AutoKG's keyword graph (Chen & Bertozzi, arXiv 2311.14740 §3.2; wispcarey/AutoKG `make_graph(30)`,
  * `coretexts_seg_individual(k=30, trust_num=5, negative_multiplier=7, connect_threshold=0.2)`;
- * reference/seed-methods.md §A.5–A.6):
+ * wispcarey/AutoKG `autoKG_full.py`):
  *  1. the chunk kNN graph (K = 30 counting the chunk itself, i.e. 29 other chunks) weighted by the
  *     selected kernel (graph/knn-kernel-weights.ts: the reference code's chord-distance Gaussian
  *     exp(−4d²/d_K(i)²) averaged with its transpose, or the paper's angular exp(−θ²/√(τiτj)) symmetrized by

@@ -7,7 +7,7 @@ import { spectralEmbedding } from '../../../math/spectral-embedding.js';
 
 /*
  * AutoKG's two clusterings of the chunk embeddings (wispcarey/AutoKG `autoKG_full.py: cluster`;
- * reference/seed-methods.md §A.4):
+ * wispcarey/AutoKG `autoKG_full.py`):
  *  - `k-means`: scikit-learn `KMeans(n, init='k-means++', n_init=5)` on the raw embeddings → math/k-means.ts
  *    with 5 restarts;
  *  - `spectral`: Ng–Jordan–Weiss — graphlearning's `eigen_decomp(normalization='normalized', k=n+5)` on the

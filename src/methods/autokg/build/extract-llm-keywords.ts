@@ -11,7 +11,7 @@ import { parseKeywordReply } from './parse-keyword-reply.js';
 /*
  * AutoKG's LLM keyword extraction (Chen & Bertozzi, arXiv 2311.14740 §3.1; wispcarey/AutoKG
  * `autoKG_full.py: cluster → summary_contents → core_text_filter`, then `sub_entry_filter` and
- * `final_keywords_filter`; reference/seed-methods.md §A.4). Per clustering, cluster by cluster in order:
+ * `final_keywords_filter`; wispcarey/AutoKG `autoKG_full.py`). Per clustering, cluster by cluster in order:
  * the cluster's selected chunks (packed into `maxPromptTokens`), the extraction prompt with the main topic,
  * l1 keywords of at most l2 words, the language and an avoid list of m keywords sampled from those the
  * clustering found so far; the reply is refined by a second call and appended. Then one refinement over the

@@ -1,5 +1,5 @@
 /*
- * The text filters AutoKG applies to keyword lists (reference/seed-methods.md §A.4; wispcarey/AutoKG
+ * The text filters AutoKG applies to keyword lists (wispcarey/AutoKG
  * `autoKG_full.py`): `process_strings` (deduplicate by a key without case, whitespace and punctuation, keep
  * the first occurrence) and `sub_entry_filter` (drop every keyword that contains another keyword, so the
  * shorter, more general one stays). Two deliberate differences from the reference: the substring test is

@@ -2,7 +2,7 @@ import type { PromptTemplate } from '../../../core/prompt-library.js';
 
 /*
  * AutoKG's keyword prompts (Chen & Bertozzi, arXiv 2311.14740; wispcarey/AutoKG `autoKG_full.py`:
- * `summary_contents`, `core_text_filter`, `final_keywords_filter`; reference/seed-methods.md §A.4), in
+ * `summary_contents`, `core_text_filter`, `final_keywords_filter`; wispcarey/AutoKG `autoKG_full.py`), in
  * kgrag's wording. Kept: the numbered rules, the "'''"-fenced fragments separated by "*", the avoid list in
  * "<>", the two worked examples of the refinement prompt and the three final tasks. Changed: the final
  * passes take the word limit as a placeholder (the reference hard-coded "at most 3 words"), and the

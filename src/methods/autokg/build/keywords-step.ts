@@ -39,7 +39,7 @@ export interface StoredKeywordExtraction {
 }
 
 /**
- * `keywords` (AutoKG, Chen & Bertozzi arXiv 2311.14740; reference/seed-methods.md §A.4–A.6): clusters the
+ * `keywords` (AutoKG, Chen & Bertozzi arXiv 2311.14740; wispcarey/AutoKG `autoKG_full.py`): clusters the
  * chunk embeddings twice (spectral clustering on the K = 20 graph, then k-means), names each cluster's
  * themes as keywords — with the LLM in standard mode (extract-llm-keywords.ts), from
  * distinctive noun phrases otherwise (cluster-tfidf-keywords.ts) — embeds the keywords into the `keywords`

@@ -8,7 +8,7 @@ import type { AutokgConfig } from '../config.js';
 export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
 
 /**
- * `knn-graph` (AutoKG `make_graph(30)`, reference/seed-methods.md §A.5): the exact kNN graph of the chunk
+ * `knn-graph` (AutoKG `make_graph(30)`, wispcarey/AutoKG `autoKG_full.py`): the exact kNN graph of the chunk
  * embeddings by cosine similarity, K − 1 other chunks per chunk for `methods.autokg.neighbours` = K (graphlearning
  * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees), so the
  * graph does not depend on a random forest. Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance`

@@ -2,7 +2,7 @@ import { trimKeyword } from './filter-keywords.js';
 
 /*
  * Tolerant reading of a keyword list written by a model. AutoKG asks for comma-separated keywords and its
- * reference code split the reply on "," after stripping one trailing "." (reference/seed-methods.md §A.4);
+ * reference code split the reply on "," after stripping one trailing "." (wispcarey/AutoKG `autoKG_full.py`);
  * models also answer with numbered or bulleted lines, semicolons, a lead-in line ("Keywords:") or a
  * markdown fence, so those are accepted too. Nothing here throws: an unusable reply is an empty list.
  */

@@ -5,7 +5,7 @@ import type { ChunkClustering } from './cluster-chunk-embeddings.js';
  * Which chunks of a cluster the model reads. The AutoKG paper (Chen & Bertozzi, arXiv 2311.14740) shows
  * 2c chunks per cluster: the c nearest the cluster centre plus c drawn at random from the rest of the
  * cluster (`nearest-and-random`, c = 15). The reference code has no such mode: it shows the `max_texts` = 15
- * nearest (`nearest`, reference/seed-methods.md §A.4). Nearest first, ties by chunk index; random draws come
+ * nearest (`nearest`, wispcarey/AutoKG `autoKG_full.py`). Nearest first, ties by chunk index; random draws come
  * from the seeded generator, so the selection is reproducible.
  */
 

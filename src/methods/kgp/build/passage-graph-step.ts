@@ -17,7 +17,7 @@ export type PassageGraphSettings = Pick<KgpConfig, 'knnK' | 'maxPassagesPerTerm'
 const isNumber = /^\p{N}+$/u;
 
 /**
- * `passage-graph` (KGP, Wang et al. AAAI'24; reference/seed-methods.md §B.3): passage graphs over every
+ * `passage-graph` (KGP, Wang et al. AAAI'24; YuWVandy/KG-LLM-MDQA `Data-Collect/graph_construct.py`): passage graphs over every
  * chunk — kNN on the chunk embeddings (KNN-ST), shared entities of the index's graph (the TAGME analogue;
  * `graphStep` is the step that wrote the entities: nlp-extract in fast mode, summarize in standard mode),
  * shared top TF-IDF keywords (the TF-IDF graph) and structure (passages of one document or one title,

@@ -1,7 +1,7 @@
 import type { KnnGraph } from '../../../math/knn-graph.js';
 
 /**
- * The edge kinds of KGP's passage graphs (Wang et al., AAAI'24; reference/seed-methods.md §B.3), as built
+ * The edge kinds of KGP's passage graphs (Wang et al., AAAI'24; YuWVandy/KG-LLM-MDQA `Data-Collect/graph_construct.py`), as built
  * over a whole index rather than per question:
  *
  * - `knn`: KNN-ST, each passage → its k most similar passages by embedding cosine (directed, as KGP's

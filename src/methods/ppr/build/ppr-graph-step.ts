@@ -18,8 +18,7 @@ import type { TripleIndex } from '../../../extract/triples/triple-index.js';
  * cosine ≥ `synonymy_edge_sim_threshold` among its nearest neighbours. The relation and context edges are
  * cheap to rebuild from the triples at query time; these need an all-pairs search, so they are computed
  * once here and stored as typed arrays for the `ppr` method. Their effect is small with the local embedder,
- * as in HippoRAG's ablation (−1.7 R@5 on MuSiQue): on musique-train-100 with the gpt-3.5 OpenIE triples `ppr`
- * has R@5 69.2 with them and 68.3 without, `ppr:v1` 66.5 and 64.5.
+ * as in HippoRAG's ablation (−1.7 R@5 on MuSiQue); ours is in docs/BENCHMARKS.md.
  */
 
 /** HippoRAG 2 links only phrases with more than 2 letters or digits (`len(re.sub('[^A-Za-z0-9]', '', entity)) > 2`). */
@@ -134,14 +133,14 @@ export type SynonymSearch = 'exact' | 'shared-word';
 
 /**
  * Phrases up to which a neural embedder's synonyms are searched exactly. The exact kNN graph scores all n²/2
- * pairs: 16,228 phrases × 1024 dimensions took 4.8 s on this 2-core machine, and 2Wiki's 52,470 LLM-free
- * phrases 87 s (under load), so larger phrase sets are searched by shared word.
+ * pairs, which past this size costs more than the rest of the step (timings: docs/BENCHMARKS.md), so larger
+ * phrase sets are searched by shared word.
  */
 export const exactSynonymSearchLimit = 20_000;
 
 /**
  * Words shared by more phrases than this do not form a candidate block: scoring a block costs its size
- * squared (4,096 phrases: 1.7·10¹⁰ multiply-adds at 1024 dimensions, about a second), and a word that common
+ * squared (4,096 phrases: 1.7·10¹⁰ multiply-adds at 1024 dimensions), and a word that common
  * ("film", "american" in 2Wiki have 2,128 and 774) says little about synonymy.
  */
 export const maxSharedWordBlock = 4096;

@@ -1,5 +1,5 @@
 /*
- * Leiden community detection on seeded planted-partition graphs (reference/deps.md §3: groups of 100 nodes,
+ * Leiden community detection on seeded planted-partition graphs (the setting of the dependency study: groups of 100 nodes,
  * 80 % of edges inside groups), against graphology's Louvain on the same graph in the same process:
  *
  *   leiden_50k_s                    hierarchical Leiden (GraphRAG defaults), 50k nodes / 200k edges

@@ -20,7 +20,7 @@ import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
 
 /*
- * The nano example of Graph RAG with Milvus (milvus-io/bootcamp, bootcamp/RAG/advanced_rag/graph_rag_with_milvus), in our own words: four
+ * The nano example of Graph RAG with Milvus (milvus-io/bootcamp, bootcamp/tutorials/quickstart/graph_rag_with_milvus.ipynb), in our own words: four
  * passages about the Bernoulli family and Euler with hand-written triples, plus one unrelated passage. The
  * demo question needs two hops (Euler → his teacher Johann → Johann's son Daniel), which naive RAG misses.
  */

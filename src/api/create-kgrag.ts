@@ -111,6 +111,11 @@ export interface Kgrag {
   readonly llm: LanguageModel | undefined;
   /** The prompts in use: the workspace's edited copies (`prompts/`), else the built-in texts. */
   readonly prompts: PromptLibrary;
+  /**
+   * What the user should know about the workspace, found when it opened, that did not stop it: files in the
+   * prompts folder that match no prompt and were ignored. The command line prints each on stderr.
+   */
+  readonly warnings: readonly string[];
   /** Adds or updates documents from files, folders, or in-memory documents, then brings the index up to date. */
   index(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[], options?: IndexOptions): Promise<PipelineSummary>;
   /**
@@ -251,10 +256,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     }
     return embedder;
   };
-  const prompts: PromptLibrary = loadWorkspacePrompts(
+  const workspacePrompts = loadWorkspacePrompts(
     isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory),
     promptTemplates,
   );
+  const prompts: PromptLibrary = { text: (template) => workspacePrompts.text(template) };
+  const warnings = workspacePrompts.warning === undefined ? [] : [workspacePrompts.warning];
   const engine = createQueryEngine({
     prompts,
     index: storage,
@@ -357,6 +364,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     engine,
     llm,
     prompts,
+    warnings,
     async index(inputs, indexOptions = {}) {
       // Validate the mode and methods before taking the lock: a configuration error should not wait for another writer.
       const { indexPipeline } = await import('./index-pipeline.js');

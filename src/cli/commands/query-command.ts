@@ -1,5 +1,5 @@
-import { createKgrag } from '../../api/create-kgrag.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
 import { createQueryProgressLine } from '../query-progress-line.js';
@@ -17,7 +17,7 @@ export interface QueryCommandOptions {
 
 /** `kgrag query "<question>"`: answers with citations; `--json` prints the whole result (SPEC §4.5). */
 export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
-  const kgrag = await createKgrag(workspaceOptions(global, io));
+  const kgrag = await openWorkspace(workspaceOptions(global, io), io);
   try {
     const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], '-p') as Record<string, unknown>) };
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;

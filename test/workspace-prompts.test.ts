@@ -56,6 +56,23 @@ describe('workspace prompts', () => {
     assert.match(extraction?.messages.map((message) => message.content).join('\n') ?? '', /Kestermouth local-history edition/);
   });
 
+  it('init --force rewrites kgrag.yaml but keeps the prompt files there, naming the edited ones, and writes the missing ones', async () => {
+    const workspace = join(root, 'forced');
+    assert.equal(await init(workspace), 0);
+    const edited = join(workspace, 'prompts', 'extract-graph.txt');
+    const editedText = readFileSync(edited, 'utf8').replace('---Goal---', '---Goal---\nMy edit.');
+    writeFileSync(edited, editedText);
+    rmSync(join(workspace, 'prompts', 'summarize-descriptions.txt'));
+    writeFileSync(join(workspace, 'kgrag.yaml'), 'llm:\n  model: my-model\n');
+    const forced = await runCliCaptured(['init', workspace, '--force'], { cwd: root });
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(readFileSync(edited, 'utf8'), editedText, 'the edit survives');
+    assert.match(readFileSync(join(workspace, 'kgrag.yaml'), 'utf8'), /size: 1200/, 'kgrag.yaml is rewritten');
+    const restored = promptTemplates.find((template) => template.name === 'summarize-descriptions');
+    assert.equal(readFileSync(join(workspace, 'prompts', 'summarize-descriptions.txt'), 'utf8').split('\n').slice(1).join('\n'), restored?.text);
+    assert.match(forced.stderr, /and 1 prompts in .*; kept the \d+ prompt files already there, 1 of them edited \(extract-graph\.txt\): delete one and run `kgrag init --force` again to get its built-in text back/);
+  });
+
   it('ignores entries that match no prompt with one warning, and refuses an edit that lost a placeholder', async () => {
     const workspace = join(root, 'stray');
     assert.equal(await init(workspace), 0);

@@ -51,7 +51,7 @@ export function createProgram(io: CliIo): Command {
     .command('init')
     .description('write a commented kgrag.yaml with every key and its default')
     .argument('[dir]', 'workspace folder', '.')
-    .option('--force', 'overwrite an existing kgrag.yaml')
+    .option('--force', 'overwrite an existing kgrag.yaml (prompt files already there are kept; missing ones are written)')
     .action(async (directory: string, options: { force?: boolean }) => (await import('./commands/init-command.js')).initCommand(directory, options, io));
 
   program

@@ -11,6 +11,11 @@ export function promptFileText(template: PromptTemplate): string {
   return `${headerPrefix} ${template.name} — ${template.description}\n${template.text}`;
 }
 
+/** The prompt a prompt file holds: its text without the header line `kgrag init` wrote. */
+export function promptFileBody(text: string): string {
+  return text.startsWith(headerPrefix) ? text.slice(text.indexOf('\n') + 1) : text;
+}
+
 /** The `{placeholder}`s a prompt text uses (the syntax `fillPrompt` replaces). */
 export function promptPlaceholders(text: string): string[] {
   return [...new Set([...text.matchAll(/\{([a-z_]+)\}/g)].map((match) => match[1] as string))].sort();
@@ -46,7 +51,7 @@ export function loadWorkspacePrompts(directory: string, known?: readonly PromptT
       continue;
     }
     const text = readFileSync(join(directory, entry.name), 'utf8');
-    overrides.set(name, text.startsWith(headerPrefix) ? text.slice(text.indexOf('\n') + 1) : text);
+    overrides.set(name, promptFileBody(text));
   }
   if (byName !== undefined) checkPlaceholders(directory, overrides, byName);
   return {

@@ -29,9 +29,10 @@ function packageVersion(): string {
 
 /**
  * Builds the `kgrag` command line. Each command's module is imported when it runs: a query need not load the
- * indexing pipeline, the evaluation runner or the dry run (about half a second of a cold CLI start).
+ * indexing pipeline, the evaluation runner or the dry run (about half a second of a cold CLI start). `args`
+ * are the arguments it will parse, for messages that name an option as the user spelled it.
  */
-export function createProgram(io: CliIo): Command {
+export function createProgram(io: CliIo, args: readonly string[] = []): Command {
   const program = new Command('kgrag')
     .description('Knowledge-graph RAG: index documents into a graph, answer questions with GraphRAG, HippoRAG, AutoKG, KGP and more')
     .option('-w, --workspace <dir>', 'workspace folder with kgrag.yaml and the index (default: $KGRAG_WORKSPACE or the current folder)')
@@ -76,7 +77,7 @@ export function createProgram(io: CliIo): Command {
     .option('--json', 'print the whole result as JSON')
     .option('--context-only', 'print the assembled context, without calling an LLM')
     .option('--stream', 'stream the generated answer as it is written')
-    .action(async (question: string, options: QueryCommandOptions) => (await import('./commands/query-command.js')).queryCommand(question, options, global(), io));
+    .action(async (question: string, options: QueryCommandOptions) => (await import('./commands/query-command.js')).queryCommand(question, options, global(), io, args));
 
   program
     .command('eval')
@@ -130,7 +131,7 @@ export function createProgram(io: CliIo): Command {
  * or the store (one line naming it and the fix), 2 a usage error.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = createProgram(io);
+  const program = createProgram(io, argv);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;

@@ -72,7 +72,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .description('answer a question from the index, with citations')
     .argument('<question>', 'the question, quoted')
     .option('-m, --method <method>', 'method or method:variant, e.g. basic:bm25 (default: query.method)')
-    .option('-k, --top-k <k>', 'how many to retrieve: passages (basic, global) or matched entities (local, drift)', positiveInteger)
+    .option('-k, --top-k <k>', 'how many to retrieve: passages (basic, global, relations) or matched entities (local, drift)', positiveInteger)
     .option('-p, --param <key=value>', 'method parameter (repeatable)', collect)
     .option('--json', 'print the whole result as JSON')
     .option('--context-only', 'print the assembled context, without calling an LLM')

@@ -87,6 +87,21 @@ describe('kgrag CLI', () => {
     assert.match(second.stderr, /already exists — edit it, or pass --force/);
   });
 
+  test('a malformed method parameter names the flag as typed (-p, --param, --param=) and the form to write', async () => {
+    for (const [args, flag] of [
+      [['-p', 'topK'], '-p'],
+      [['--param', 'topK'], '--param'],
+      [['--param=topK'], '--param'],
+      [['-p', 'k=3', '-ptopK'], '-p'],
+    ] as const) {
+      const result = await kgrag(['query', 'x', '-w', workspace, ...args]);
+      assert.equal(result.code, 1, args.join(' '));
+      assert.equal(result.stderr, `kgrag: error: ${flag} "topK" is not of the form key=value — write ${flag} name=value, one parameter of the method per ${flag}\n`);
+    }
+    const setFlag = await kgrag(['query', 'x', '-w', workspace, '--set', 'llm.model']);
+    assert.match(setFlag.stderr, /^kgrag: error: --set "llm\.model" is not of the form key=value — write e\.g\. --set llm\.model=gpt-4\.1-mini/);
+  });
+
   test('user errors are one line naming the input and a fix, with exit code 1', async () => {
     const unknownMethod = await kgrag(['query', 'x', '-w', workspace, '-m', 'nope']);
     assert.equal(unknownMethod.code, 1);

@@ -99,6 +99,59 @@ describe('drift', () => {
     await kgrag.close();
   });
 
+  test('sends score as a number in its JSON schemas, and accepts the scores a model writes as strings or fractions', async () => {
+    let primers = 0;
+    const llm = createScriptedLanguageModel({
+      responses: [
+        { match: (request) => request.purpose === 'drift-hyde', reply: '# Quaymark Software\n\nA software company.' },
+        {
+          match: (request) => request.purpose === 'drift-primer',
+          // A string score, a fraction of 100, and a 0–1 confidence: each is what global's map accepts too.
+          reply: () => ({ intermediate_answer: 'Quaymark was founded in 2008.', score: ['85/100', '72', 0.6][primers++ % 3], follow_up_queries: ['Who founded Quaymark?'] }),
+        },
+        { match: (request) => request.purpose === 'drift-local', reply: { response: 'Nell Wren co-founded it.', score: '70%', follow_up_queries: [] } },
+        { match: (request) => request.purpose === 'answer', reply: 'Quaymark Software was founded in 2008 by Nell Wren.' },
+      ],
+    });
+    const kgrag = await open({ llm });
+    const result = await kgrag.query('Who founded Quaymark Software?', { method: 'drift', params: { ...params, nDepth: 1 } });
+    assert.equal(result.answer.kind, 'generated');
+    assert.deepEqual(result.warnings, []);
+    for (const purpose of ['drift-primer', 'drift-local']) {
+      const call = llm.calls.find((candidate) => candidate.purpose === purpose);
+      const schema = call?.responseFormat?.schema as { properties?: Record<string, { type?: string }> } | undefined;
+      assert.equal(schema?.properties?.['score']?.type, 'number', `${purpose} sends score as a number`);
+    }
+    assert.equal(llm.calls.filter((call) => call.purpose === 'drift-primer').length, 3, 'no repair turns');
+    const reduce = llm.calls.at(-1)?.messages[0]?.content ?? '';
+    assert.match(reduce, /\|85\|Quaymark was founded in 2008\./);
+    assert.match(reduce, /\|Who founded Quaymark\?\|70\|Nell Wren co-founded it\./);
+    await kgrag.close();
+  });
+
+  test('a primer fold whose replies are no usable JSON is left out with a warning, not the whole query', async () => {
+    let badFold: string | undefined;
+    const llm = createScriptedLanguageModel({
+      responses: [
+        { match: (request) => request.purpose === 'drift-hyde', reply: '# Quaymark Software' },
+        {
+          match: (request) => request.purpose === 'drift-primer',
+          // The first fold, in its first turn and its repair turn (which repeats the fold's prompt); the other folds answer.
+          reply: (request) => {
+            badFold ??= request.messages[0]?.content;
+            return request.messages[0]?.content === badFold ? 'I think the score is high.' : { intermediate_answer: 'Founded in 2008.', score: 50, follow_up_queries: [] };
+          },
+        },
+        { match: (request) => request.purpose === 'answer', reply: 'Founded in 2008.' },
+      ],
+    });
+    const kgrag = await open({ llm });
+    const result = await kgrag.query('Who founded Quaymark Software?', { method: 'drift', params: { ...params, primerFolds: 3, nDepth: 1 } });
+    assert.equal(result.answer.text, 'Founded in 2008.');
+    assert.deepEqual(result.warnings, ["drift: the model's replies to 1 of 3 primer folds did not match the JSON schema even after a repair turn, so they were left out of the answer"]);
+    await kgrag.close();
+  });
+
   test('the HyDE template is the report nearest to the question; the same question gives the same calls in the same order', async () => {
     const runs: string[][] = [];
     for (let run = 0; run < 2; run++) {

@@ -130,7 +130,7 @@ describe('relations: the nano example', () => {
     await kgrag.close();
   });
 
-  test('k ranked passages for evaluation, finalTopK of them for the answer; -k sets finalTopK', async () => {
+  test('k ranked passages for evaluation, finalTopK of them for the answer; -k sets both', async () => {
     const kgrag = await open();
     const retrieved = await kgrag.retrieve(question, { method: 'relations', params: { k: 5 } });
     assert.equal(retrieved.retrieval.chunks.length, 5, 'k passages, filled by dense search when the facts reach fewer');
@@ -138,6 +138,12 @@ describe('relations: the nano example', () => {
     const answered = await kgrag.query(question, { method: 'relations', contextOnly: true, params: { k: 4, finalTopK: 1 } });
     assert.equal(answered.context.chunks.length, 4);
     assert.equal(answered.context.text.split('\n').filter((line) => /^\d+\|/.test(line)).length, 1, 'one Sources row');
+    for (const topK of [1, 4]) {
+      const result = await kgrag.query(question, { method: 'relations', contextOnly: true, topK });
+      assert.equal(result.context.chunks.length, topK, `-k ${topK}: the passages returned`);
+      assert.equal(result.context.text.split('\n').filter((line) => /^\d+\|/.test(line)).length, topK, `-k ${topK}: the passages the answer reads`);
+      assert.deepEqual(result.warnings, []);
+    }
     const byTopK = await kgrag.query(question, { method: 'relations', contextOnly: true, topK: 3, params: { k: 2 } });
     assert.equal(byTopK.trace.params.finalTopK, 3);
     assert.equal(byTopK.context.chunks.length, 3, 'retrieval returns at least finalTopK passages');

@@ -184,6 +184,42 @@ describe('kgrag import openie and kgrag eval --openie', () => {
     assert.match(missing.stderr, /kgrag: error: OpenIE file .*nope\.json does not exist — check the path/);
   });
 
+  test('import: a file none of whose passages matches the indexed documents is refused, naming the file and the counts, and nothing is stored', async () => {
+    const workspace = join(root, 'cli-unmatched');
+    const indexed = await runCliCaptured(['index', corpusPath, '-w', workspace, '-q'], { cwd: root });
+    assert.equal(indexed.code, 0, indexed.stderr);
+    const other = join(root, 'other-openie.json');
+    writeFileSync(
+      other,
+      JSON.stringify({
+        docs: [
+          { idx: 0, passage: 'Multnomah Falls\nA waterfall on the Oregon side of the Columbia River Gorge.', extracted_entities: ['Multnomah Falls'], extracted_triples: [['Multnomah Falls', 'located in', 'Oregon']] },
+          { idx: 1, passage: 'Latourell Falls\nThe westernmost waterfall of the gorge.', extracted_entities: ['Latourell Falls'], extracted_triples: [] },
+        ],
+      }),
+    );
+    const result = await runCliCaptured(['import', 'openie', 'other-openie.json', '-w', workspace], { cwd: root });
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /^kgrag: error: 0 of the 2 passages of OpenIE file .*other-openie\.json match one of the 4 documents of .*cli-unmatched \(passages: docs\[0\] "Multnomah Falls", docs\[1\] "Latourell Falls"; documents: "Metlako Falls", "Eagle Creek", …\), so nothing was imported — .*check --workspace/,
+    );
+    const kgrag = await createKgrag({ workspace, env: {} });
+    try {
+      assert.equal(await kgrag.store.getMeta('openie-import'), undefined, 'nothing stored');
+    } finally {
+      await kgrag.close();
+    }
+
+    const empty = join(root, 'empty-openie.json');
+    writeFileSync(empty, JSON.stringify({ docs: [{ idx: 0, title: 'No passage' }] }));
+    const noPassages = await runCliCaptured(['import', 'openie', 'empty-openie.json', '-w', workspace], { cwd: root });
+    assert.equal(noPassages.code, 1);
+    assert.match(noPassages.stderr, /^kgrag: error: OpenIE file .*empty-openie\.json holds no usable passage: all 1 records were skipped \(docs\[0\]: /);
+  });
+
   test('eval --openie imports the file into the evaluation workspace before indexing it', async () => {
     const questions = join(root, 'questions.jsonl');
     writeFileSync(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,6 +9,7 @@ import { promptTemplates } from '../src/api/prompt-templates.js';
 import { runCli } from '../src/cli/main.js';
 import { KgragError } from '../src/core/errors.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { runCliCaptured } from './helpers/run-cli-captured.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
@@ -55,17 +56,50 @@ describe('workspace prompts', () => {
     assert.match(extraction?.messages.map((message) => message.content).join('\n') ?? '', /Kestermouth local-history edition/);
   });
 
-  it('refuses a file that matches no prompt and an edit that lost a placeholder, naming both', async () => {
-    const workspace = join(root, 'broken');
+  it('init --force rewrites kgrag.yaml but keeps the prompt files there, naming the edited ones, and writes the missing ones', async () => {
+    const workspace = join(root, 'forced');
     assert.equal(await init(workspace), 0);
-    writeFileSync(join(workspace, 'prompts', 'extract-graphs.txt'), 'a typo in the file name');
-    const file = join(workspace, 'prompts', 'summarize-descriptions.txt');
+    const edited = join(workspace, 'prompts', 'extract-graph.txt');
+    const editedText = readFileSync(edited, 'utf8').replace('---Goal---', '---Goal---\nMy edit.');
+    writeFileSync(edited, editedText);
+    rmSync(join(workspace, 'prompts', 'summarize-descriptions.txt'));
+    writeFileSync(join(workspace, 'kgrag.yaml'), 'llm:\n  model: my-model\n');
+    const forced = await runCliCaptured(['init', workspace, '--force'], { cwd: root });
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(readFileSync(edited, 'utf8'), editedText, 'the edit survives');
+    assert.match(readFileSync(join(workspace, 'kgrag.yaml'), 'utf8'), /size: 1200/, 'kgrag.yaml is rewritten');
+    const restored = promptTemplates.find((template) => template.name === 'summarize-descriptions');
+    assert.equal(readFileSync(join(workspace, 'prompts', 'summarize-descriptions.txt'), 'utf8').split('\n').slice(1).join('\n'), restored?.text);
+    assert.match(forced.stderr, /and 1 prompts in .*; kept the \d+ prompt files already there, 1 of them edited \(extract-graph\.txt\): delete one and run `kgrag init --force` again to get its built-in text back/);
+  });
+
+  it('ignores entries that match no prompt with one warning, and refuses an edit that lost a placeholder', async () => {
+    const workspace = join(root, 'stray');
+    assert.equal(await init(workspace), 0);
+    const folder = join(workspace, 'prompts');
+    writeFileSync(join(folder, 'extract-graphs.txt'), 'a typo in the file name');
+    writeFileSync(join(folder, 'notes.md'), 'my notes on the prompts');
+    writeFileSync(join(folder, '.DS_Store'), 'hidden');
+    mkdirSync(join(folder, 'old'));
+    const kgrag = await createKgrag({ workspace, env: {} });
+    for (const template of promptTemplates) assert.equal(kgrag.prompts.text(template), template.text, template.name);
+    assert.equal(kgrag.warnings.length, 1);
+    assert.match(kgrag.warnings[0] ?? '', /holds 3 entries that match no prompt, so they were ignored: extract-graphs\.txt \(did you mean extract-graph\.txt\?\), notes\.md, old\/; /);
+    assert.doesNotMatch(kgrag.warnings[0] ?? '', /DS_Store/);
+    await kgrag.close();
+
+    const cli = await runCliCaptured(['index', corpus, '-w', workspace, '--dry-run', '-q'], { cwd: root });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.equal(cli.stderr.split('\n').filter((line) => line.startsWith('kgrag: warning:')).length, 1, cli.stderr);
+    assert.match(cli.stderr, /kgrag: warning: .*extract-graphs\.txt/);
+
+    const file = join(folder, 'summarize-descriptions.txt');
     writeFileSync(file, readFileSync(file, 'utf8').replaceAll('{description_list}', 'the descriptions'));
     await assert.rejects(createKgrag({ workspace, env: {} }), (error: unknown) => {
       assert.ok(error instanceof KgragError);
       assert.equal(error.code, 'CONFIG_PROMPT_INVALID');
-      assert.match(error.message, /extract-graphs\.txt matches no prompt/);
       assert.match(error.message, /summarize-descriptions\.txt lacks \{description_list\}/);
+      assert.doesNotMatch(error.message, /extract-graphs/);
       return true;
     });
   });

@@ -111,6 +111,11 @@ export interface Kgrag {
   readonly llm: LanguageModel | undefined;
   /** The prompts in use: the workspace's edited copies (`prompts/`), else the built-in texts. */
   readonly prompts: PromptLibrary;
+  /**
+   * What the user should know about the workspace, found when it opened, that did not stop it: files in the
+   * prompts folder that match no prompt and were ignored. The command line prints each on stderr.
+   */
+  readonly warnings: readonly string[];
   /** Adds or updates documents from files, folders, or in-memory documents, then brings the index up to date. */
   index(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[], options?: IndexOptions): Promise<PipelineSummary>;
   /**
@@ -251,10 +256,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     }
     return embedder;
   };
-  const prompts: PromptLibrary = loadWorkspacePrompts(
+  const workspacePrompts = loadWorkspacePrompts(
     isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory),
     promptTemplates,
   );
+  const prompts: PromptLibrary = { text: (template) => workspacePrompts.text(template) };
+  const warnings = workspacePrompts.warning === undefined ? [] : [workspacePrompts.warning];
   const engine = createQueryEngine({
     prompts,
     index: storage,
@@ -350,6 +357,42 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     return summary;
   };
 
+  /**
+   * Refuses, before anything is stored, an OpenIE file that holds no usable passage, or none of whose
+   * passages matches a document of an indexed workspace: storing it would replace a useful import by one
+   * that changes nothing. A workspace with no index yet keeps the file for the corpus indexed later.
+   */
+  const refuseUnusableImport = async (file: string, parsed: Awaited<ReturnType<typeof parseOpenieFile>>): Promise<void> => {
+    if (parsed.docs.length === 0) {
+      const [first] = parsed.skipped;
+      throw new KgragError(
+        `OpenIE file ${file} holds no usable passage${parsed.skipped.length === 0 ? ': its "docs" list is empty' : `: all ${parsed.skipped.length} records were skipped (docs[${first?.index}]: ${first?.problem})`}`,
+        { code: 'OPENIE_NO_PASSAGES', category: 'input', hint: 'pass the openie_*_results_ner_*.json file HippoRAG wrote, whose docs have "passage", "extracted_entities" and "extracted_triples"', details: { file, skipped: parsed.skipped.length } },
+      );
+    }
+    const snapshot = await storage.snapshot();
+    if (snapshot === undefined) return;
+    try {
+      const documents = await snapshot.store.table('documents').pick(['id', 'title', 'text']);
+      if (documents.length === 0) return;
+      const assignment = assignOpenieDocs(parsed.docs, documents, await snapshot.store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']));
+      if (assignment.matched > 0) return;
+      const passages = parsed.docs.slice(0, 2).map((doc) => `docs[${doc.index}] "${doc.title ?? doc.passage.split('\n', 1)[0] ?? ''}"`);
+      const titles = documents.slice(0, 2).map((document) => `"${document.title}"`);
+      throw new KgragError(
+        `0 of the ${parsed.docs.length} passages of OpenIE file ${file} match one of the ${documents.length} documents of ${workspace} (passages: ${passages.join(', ')}${parsed.docs.length > 2 ? ', …' : ''}; documents: ${titles.join(', ')}${documents.length > 2 ? ', …' : ''}), so nothing was imported`,
+        {
+          code: 'OPENIE_NOTHING_MATCHED',
+          category: 'input',
+          hint: 'a passage matches a document whose title, a line break and text (or whose text) equal it, spacing aside: import the file into the workspace of the corpus it was made from (check --workspace), or index that corpus with the same titles and texts',
+          details: { file, passages: parsed.docs.length, documents: documents.length },
+        },
+      );
+    } finally {
+      snapshot.release();
+    }
+  };
+
   const kgrag: Kgrag = {
     workspace,
     config,
@@ -357,6 +400,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     engine,
     llm,
     prompts,
+    warnings,
     async index(inputs, indexOptions = {}) {
       // Validate the mode and methods before taking the lock: a configuration error should not wait for another writer.
       const { indexPipeline } = await import('./index-pipeline.js');
@@ -421,6 +465,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
     async importOpenie(file, importOptions = {}) {
       const parsed = await parseOpenieFile(file);
+      await refuseUnusableImport(file, parsed);
       const imported = await write({ ...importOptions, command: importOptions.command ?? 'import openie' }, async (session, embedder, currentStep) => {
         const { saveOpenieImport } = await import('../pipeline/steps/triples-step.js');
         const { changed } = await saveOpenieImport(session.store, parsed, file);

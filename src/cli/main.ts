@@ -29,9 +29,10 @@ function packageVersion(): string {
 
 /**
  * Builds the `kgrag` command line. Each command's module is imported when it runs: a query need not load the
- * indexing pipeline, the evaluation runner or the dry run (about half a second of a cold CLI start).
+ * indexing pipeline, the evaluation runner or the dry run (about half a second of a cold CLI start). `args`
+ * are the arguments it will parse, for messages that name an option as the user spelled it.
  */
-export function createProgram(io: CliIo): Command {
+export function createProgram(io: CliIo, args: readonly string[] = []): Command {
   const program = new Command('kgrag')
     .description('Knowledge-graph RAG: index documents into a graph, answer questions with GraphRAG, HippoRAG, AutoKG, KGP and more')
     .option('-w, --workspace <dir>', 'workspace folder with kgrag.yaml and the index (default: $KGRAG_WORKSPACE or the current folder)')
@@ -51,12 +52,12 @@ export function createProgram(io: CliIo): Command {
     .command('init')
     .description('write a commented kgrag.yaml with every key and its default')
     .argument('[dir]', 'workspace folder', '.')
-    .option('--force', 'overwrite an existing kgrag.yaml')
+    .option('--force', 'overwrite an existing kgrag.yaml (prompt files already there are kept; missing ones are written)')
     .action(async (directory: string, options: { force?: boolean }) => (await import('./commands/init-command.js')).initCommand(directory, options, io));
 
   program
     .command('index')
-    .description('index files and folders (txt, md, html, pdf, json, jsonl, csv) into the workspace')
+    .description('index files and folders (txt, md, html, pdf, docx, json, jsonl, csv, tsv) into the workspace')
     .argument('[paths...]', 'files or folders (none: bring the index of the documents already in the workspace up to date)')
     .option('--methods <list>', 'comma-separated methods to build the index for (default: pipeline.methods, all); methods built earlier are kept up to date')
     .addOption(new Option('--mode <mode>', 'fast: NLP graph, no LLM; standard: LLM extraction').choices(['fast', 'standard']))
@@ -71,12 +72,12 @@ export function createProgram(io: CliIo): Command {
     .description('answer a question from the index, with citations')
     .argument('<question>', 'the question, quoted')
     .option('-m, --method <method>', 'method or method:variant, e.g. basic:bm25 (default: query.method)')
-    .option('-k, --top-k <k>', 'how many to retrieve: passages (basic, global) or matched entities (local, drift)', positiveInteger)
+    .option('-k, --top-k <k>', 'how many to retrieve: passages (basic, global, relations) or matched entities (local, drift)', positiveInteger)
     .option('-p, --param <key=value>', 'method parameter (repeatable)', collect)
     .option('--json', 'print the whole result as JSON')
     .option('--context-only', 'print the assembled context, without calling an LLM')
     .option('--stream', 'stream the generated answer as it is written')
-    .action(async (question: string, options: QueryCommandOptions) => (await import('./commands/query-command.js')).queryCommand(question, options, global(), io));
+    .action(async (question: string, options: QueryCommandOptions) => (await import('./commands/query-command.js')).queryCommand(question, options, global(), io, args));
 
   program
     .command('eval')
@@ -130,7 +131,7 @@ export function createProgram(io: CliIo): Command {
  * or the store (one line naming it and the fix), 2 a usage error.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = createProgram(io);
+  const program = createProgram(io, argv);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;

@@ -15,17 +15,21 @@ export interface GlobalOptions {
 }
 
 /**
- * Parses `--set llm.model=gpt-4.1-mini` pairs (or `-p` method parameters, with `flag` '-p') into a nested
- * object, values as JSON when they parse. A key path with an empty part or a part such as `__proto__`,
- * which would reach an object's prototype instead of a key, is refused with a usage error naming it.
+ * Parses `--set llm.model=gpt-4.1-mini` pairs (or `-p` method parameters) into a nested object, values as
+ * JSON when they parse. `flag` names the option in messages: one spelling, or the spelling the user typed
+ * for each pair. A pair without `=`, or a key path with an empty part or a part such as `__proto__` (which
+ * would reach an object's prototype instead of a key), is refused with a usage error naming the flag, the
+ * pair and the form to write.
  */
-export function parseSetOptions(pairs: readonly string[], flag = '--set'): KgragConfigInput {
+export function parseSetOptions(pairs: readonly string[], flag: string | ((pair: string) => string) = '--set'): KgragConfigInput {
   let result: Record<string, unknown> = {};
-  const example =
-    flag === '--set'
-      ? 'write e.g. --set llm.model=gpt-4.1-mini or --set chunking.size=600; `kgrag init` lists every configuration key'
-      : `write e.g. ${flag} name=value with a parameter of the method`;
+  const spelling = typeof flag === 'string' ? () => flag : flag;
   for (const pair of pairs) {
+    const flag = spelling(pair);
+    const example =
+      flag === '--set'
+        ? 'write e.g. --set llm.model=gpt-4.1-mini or --set chunking.size=600; `kgrag init` lists every configuration key'
+        : `write ${flag} name=value, one parameter of the method per ${flag}`;
     const separator = pair.indexOf('=');
     if (separator <= 0) {
       throw new KgragError(`${flag} "${pair}" is not of the form key=value`, { code: 'CLI_BAD_SET', category: 'input', hint: example });

@@ -68,4 +68,41 @@ describe('query engine', () => {
       await kgrag.close();
     }
   });
+
+  test('topK sets every top-k parameter a method names; a method without one ignores it with a warning that names its parameters', async () => {
+    const kgrag = await createKgrag({ workspace: join(root, 'top-k'), env: {} });
+    await kgrag.index([corpus]);
+    const echo = (name: string, topKParam: QueryMethod['topKParam']): QueryMethod => ({
+      name,
+      description: 'returns its parameters',
+      variants: [],
+      config: z.object({ first: z.number().default(1), second: z.number().default(2), depth: z.number().default(3) }).strict(),
+      ...(topKParam === undefined ? {} : { topKParam }),
+      ranking: { kind: 'native' },
+      requires: ['chunk'],
+      async retrieve(_context, _question, params) {
+        return { chunks: [], keywords: Object.entries(params).map(([key, value]) => ({ id: key, text: key, score: Number(value) })), state: undefined };
+      },
+    });
+    const embedder: Embedder = { id: 'unused', dimensions: 1, maxBatchSize: 1, embed: async (texts) => texts.map(() => new Float32Array([1])) };
+    const engine = createQueryEngine({
+      store: kgrag.store,
+      config: kgrag.config,
+      embedder,
+      tokenizer: await createTokenizer(),
+      methods: [echo('both', ['first', 'second']), echo('none', undefined)],
+    });
+    const scores = (result: Awaited<ReturnType<typeof engine.retrieve>>) => Object.fromEntries((result.retrieval.keywords ?? []).map((keyword) => [keyword.id, keyword.score]));
+    try {
+      const both = await engine.retrieve({ question: 'a', method: 'both', topK: 7 });
+      assert.deepEqual(scores(both), { first: 7, second: 7, depth: 3 });
+      assert.deepEqual(both.warnings, []);
+      assert.deepEqual(scores(await engine.retrieve({ question: 'a', method: 'both', topK: 7, params: { second: 4 } })), { first: 7, second: 4, depth: 3 });
+      const none = await engine.retrieve({ question: 'a', method: 'none', topK: 7 });
+      assert.deepEqual(scores(none), { first: 1, second: 2, depth: 3 });
+      assert.deepEqual(none.warnings, ['topK (-k) does not apply to method "none", which has no top-k parameter, so it was ignored; set one of its parameters instead (-p name=value): first, second, depth']);
+    } finally {
+      await kgrag.close();
+    }
+  });
 });

@@ -28,8 +28,9 @@ export interface QueryRequest {
   /** Method parameters; override `methods.<name>` of the configuration. */
   params?: Record<string, unknown>;
   /**
-   * How many items the method retrieves: sets the method's top-k parameter ({@link QueryMethod.topKParam}),
-   * e.g. passages for `basic`, matched entities for `local`. An explicit value in `params` wins.
+   * How many items the method retrieves: sets the method's top-k parameters ({@link QueryMethod.topKParam}),
+   * e.g. passages for `basic` and `relations`, matched entities for `local`. An explicit value in `params`
+   * wins; a method without such a parameter ignores it with a warning.
    */
   topK?: number;
   /** Return the assembled context without calling the LLM. */
@@ -186,7 +187,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
 
   const resolveParams = (method: AnyQueryMethod, variant: string | undefined, params: Record<string, unknown> | undefined, topK: number | undefined) => {
     const shape = configShape(method);
-    const topKParam = method.topKParam ?? 'k';
+    const topKParams = [method.topKParam ?? 'k'].flat().filter((key) => key in shape);
     const indexSettings = new Set(method.indexSettings ?? []);
     const misplaced = Object.keys(params ?? {}).filter((key) => indexSettings.has(key));
     if (misplaced.length > 0) {
@@ -200,7 +201,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const raw: Record<string, unknown> = {
       ...('k' in shape ? { k: config.query.topK } : {}),
       ...config.methods[method.name],
-      ...(topK !== undefined && topKParam in shape ? { [topKParam]: topK } : {}),
+      ...(topK === undefined ? {} : Object.fromEntries(topKParams.map((key) => [key, topK]))),
       ...params,
     };
     const configuredVariant = typeof raw.variant === 'string' ? raw.variant : undefined;
@@ -217,7 +218,12 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
     const chosenVariant = variant ?? configuredVariant ?? method.variants[0];
     assertVariant(method, chosenVariant);
-    return { params: parsed.data as Record<string, unknown>, variant: chosenVariant };
+    // A top-k the method has no parameter for would otherwise be dropped without a word.
+    const ignoredTopK =
+      topK !== undefined && topKParams.length === 0
+        ? `topK (-k) does not apply to method "${method.name}", which has no top-k parameter, so it was ignored; set one of its parameters instead (-p name=value): ${Object.keys(shape).filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`
+        : undefined;
+    return { params: parsed.data as Record<string, unknown>, variant: chosenVariant, ignoredTopK };
   };
 
   /** Fails unless every step in `steps` has run (done steps are read once, until the next index run). */
@@ -368,8 +374,9 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
     const started = performance.now();
     const { method, variant: requested } = resolveMethod(request.method);
-    const { params, variant } = resolveParams(method, requested, request.params, request.topK);
+    const { params, variant, ignoredTopK } = resolveParams(method, requested, request.params, request.topK);
     const { snapshot, embedder: queryEmbedder, warnings } = await openSnapshot();
+    if (ignoredTopK !== undefined) warnings.push(ignoredTopK);
     try {
       await ensureIndexed(snapshot.store, method.name, method.requires);
       const trace = createTrace();

@@ -158,8 +158,8 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   readonly config: z.ZodType<Config>;
   /** Keys of `config` that shape the index: set in kgrag.yaml, since a query cannot change what was built. */
   readonly indexSettings?: readonly string[];
-  /** The parameter a request's `topK` (CLI `-k`) sets. @default 'k' */
-  readonly topKParam?: string;
+  /** The parameter, or parameters, a request's `topK` (CLI `-k`) sets. @default 'k' */
+  readonly topKParam?: string | readonly string[];
   /**
    * How the passages of its retrieval relate to its answer, for evaluation: `native` when the method ranks
    * passages itself, `proxy` when it answers from something else and ranks passages as a stand-in. A retrieval

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { createKgrag } from '../../api/create-kgrag.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { EvalDataset } from '../../eval/eval-dataset.js';
@@ -9,6 +8,7 @@ import { resolveNamedDataset } from '../../eval/datasets/named-datasets.js';
 import { renderMarkdownReport, writeEvaluationFiles } from '../../eval/evaluation-report-files.js';
 import { methodStatus } from '../../eval/method-status.js';
 import { runEvaluation, type MethodReport } from '../../eval/run-evaluation.js';
+import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -84,7 +84,7 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
   const base = resolve(io.cwd, 'kgrag-eval', dataset.name);
   const workspace = global.workspace ?? resolve(base, 'workspace');
   const out = resolve(io.cwd, options.out ?? resolve(base, 'report.json'));
-  const kgrag = await createKgrag(workspaceOptions({ ...global, workspace }, io));
+  const kgrag = await openWorkspace(workspaceOptions({ ...global, workspace }, io), io);
   const indexRenderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   const interactive = io.stderr.isTTY === true && global.quiet !== true;
   const bars = interactive

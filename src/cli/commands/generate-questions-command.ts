@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { createKgrag } from '../../api/create-kgrag.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { writeOutputFile } from '../../core/write-output-file.js';
 import { generateGlobalQuestions } from '../../eval/judge/question-generation.js';
+import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 
@@ -21,7 +21,7 @@ export interface GenerateQuestionsOptions {
  * the custom evaluation format (no answers, no gold passages), ready for `kgrag eval --judge`.
  */
 export async function generateQuestionsCommand(options: GenerateQuestionsOptions, global: GlobalOptions, io: CliIo): Promise<void> {
-  const kgrag = await createKgrag(workspaceOptions(global, io));
+  const kgrag = await openWorkspace(workspaceOptions(global, io), io);
   try {
     if (!kgrag.llm) {
       throw new KgragError('question generation needs an LLM, and none is configured', {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { createKgrag } from '../../api/create-kgrag.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { integerFormat as integer } from '../number-format.js';
 import { createProgressRenderer } from '../progress-renderer.js';
@@ -24,7 +24,7 @@ const listedProblems = 5;
  * one summary line (or `--json`) to stdout.
  */
 export async function importOpenieCommand(file: string, options: ImportOpenieCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
-  const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
+  const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   try {
     const summary = await kgrag.importOpenie(resolve(io.cwd, file), {

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
-import { createKgrag } from '../../api/create-kgrag.js';
 import { appendAll } from '../../core/append-all.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { StepCostEstimate } from '../../pipeline/estimate-index-cost.js';
 import type { IndexDryRun } from '../../pipeline/estimate/dry-run-index.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
+import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { renderTextTable } from '../text-table.js';
@@ -55,7 +55,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     await dryRunCommand(paths, options, global, io);
     return;
   }
-  const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
+  const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   const controller = new AbortController();
   let interrupts = 0;
@@ -122,7 +122,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
  */
 async function dryRunCommand(paths: string[], options: IndexCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   // Opening a workspace writes nothing, and the estimate reads the published index only.
-  const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
+  const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   try {
     const estimate = await kgrag.estimateIndex(

@@ -1,8 +1,9 @@
-import { createKgrag } from '../../api/create-kgrag.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
 import { createQueryProgressLine } from '../query-progress-line.js';
+import { spelledOption } from '../spelled-option.js';
 import { type GlobalOptions, parseSetOptions, workspaceOptions } from '../workspace-options.js';
 
 /** Options of `kgrag query`. */
@@ -15,11 +16,14 @@ export interface QueryCommandOptions {
   param?: string[];
 }
 
-/** `kgrag query "<question>"`: answers with citations; `--json` prints the whole result (SPEC §4.5). */
-export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
-  const kgrag = await createKgrag(workspaceOptions(global, io));
+/**
+ * `kgrag query "<question>"`: answers with citations; `--json` prints the whole result (SPEC §4.5). `args`
+ * are the command line as typed, so that a malformed parameter is reported under the flag the user wrote.
+ */
+export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo, args: readonly string[] = []): Promise<void> {
+  const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], (pair) => spelledOption(args, pair, '-p', '--param')) as Record<string, unknown>) };
+  const kgrag = await openWorkspace(workspaceOptions(global, io), io);
   try {
-    const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], '-p') as Record<string, unknown>) };
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
     const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
     const result = await kgrag.query(question, {

@@ -120,8 +120,9 @@ export const inputConfigSchema = z
   .object({
     include: z
       .array(z.string())
-      .default(['**/*.{txt,md,markdown,html,htm,pdf,json,jsonl,ndjson,csv}'])
-      .describe('Glob patterns of files to index inside folders'),
+      // Office formats kgrag cannot read are included so that each gets a warning instead of vanishing.
+      .default(['**/*.{txt,md,markdown,html,htm,pdf,docx,json,jsonl,ndjson,csv,tsv,doc,rtf,odt,xls,xlsx,ods,ppt,pptx,odp,epub}'])
+      .describe('Glob patterns of files to index inside folders (office formats kgrag cannot read are listed so that each gets a warning)'),
     exclude: z
       .array(z.string())
       .default(['**/node_modules/**', '**/.git/**', '**/.*/**'])

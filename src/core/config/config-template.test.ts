@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse } from 'yaml';
+import { z } from 'zod';
 import { configSchema } from './config-schema.js';
 import { renderConfigTemplate } from './config-template.js';
 import { configFileName, configKeys, environmentName, loadConfig } from './load-config.js';
@@ -28,6 +29,12 @@ describe('renderConfigTemplate', () => {
     const loaded = await loadConfig({ workspace: folder, env: {} });
     assert.deepEqual(loaded.config, configSchema.parse({}));
     assert.deepEqual(loaded.sources, [join(folder, configFileName)]);
+  });
+
+  test('writes a long default on one line, so that it stays valid YAML', () => {
+    const long = Array.from({ length: 12 }, (_, index) => `**/folder-${index}/**/*.{txt,md,html}`);
+    const schema = z.object({ input: z.object({ include: z.array(z.string()).default(long).describe('Globs') }).strict() }).strict();
+    assert.deepEqual(parse(renderConfigTemplate(schema)), { input: { include: long } });
   });
 
   test('is valid YAML whose active values are a subset of the defaults', () => {

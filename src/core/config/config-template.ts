@@ -23,8 +23,9 @@ const examples: Record<string, unknown> = {
   knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };
 
+/** One line of YAML: folding a long value would break it over lines the template cannot indent. */
 function yamlValue(value: unknown): string {
-  return stringify(value, { collectionStyle: 'flow' }).trim();
+  return stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trim();
 }
 
 function hasDefault(key: { default: unknown }): boolean {

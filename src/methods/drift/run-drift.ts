@@ -5,6 +5,7 @@ import { packTable, tableCell } from '../../answer/pack-table.js';
 import { fillPrompt } from '../../core/prompt-library.js';
 import type { ReportRecord, TokenUsage } from '../../core/types.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
+import { modelScore } from '../../providers/llm/model-score.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { buildLocalContext } from '../shared/build-local-context.js';
@@ -13,7 +14,7 @@ import { driftLocalOptions, type DriftConfig } from './config.js';
 import { driftPrompts } from './drift-prompts.js';
 import { topReports } from './top-reports.js';
 
-const score = z.number().transform((value) => Math.min(100, Math.max(0, value)));
+const score = modelScore(100, 'How well the answer serves the question, from 0 to 100');
 
 const primerSchema = z.object({
   intermediate_answer: z.string(),
@@ -82,6 +83,7 @@ export async function runDrift(context: MethodContext, question: string, params:
     citable[dataset] = map;
   };
 
+  const unusable = { primer: 0, followUps: 0 };
   const [template] = await topReports(context, await context.embedQuery(question), 1, params.communityLevel);
   const hyde = await context.trace.time('drift-hyde', () =>
     llm.generate({
@@ -112,18 +114,28 @@ export async function runDrift(context: MethodContext, question: string, params:
           tokenizer,
           config.query.maxContextTokens,
         );
-        const reply = await generateObject({
-          ...request('drift-primer'),
-          model: llm,
-          schema: primerSchema,
-          schemaName: 'drift_primer',
-          messages: [{ role: 'user', content: fillPrompt(prompts.text(driftPrompts.primer), { query: question, community_reports: table.text }) }],
-        });
-        account(reply.result, reply.attempts);
-        return reply.object;
+        try {
+          const reply = await generateObject({
+            ...request('drift-primer'),
+            model: llm,
+            schema: primerSchema,
+            schemaName: 'drift_primer',
+            messages: [{ role: 'user', content: fillPrompt(prompts.text(driftPrompts.primer), { query: question, community_reports: table.text }) }],
+          });
+          account(reply.result, reply.attempts);
+          return reply.object;
+        } catch (error) {
+          // One fold the model cannot answer in JSON should not sink the whole search, as for the follow-ups.
+          if (LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT') {
+            llmCalls += 2;
+            unusable.primer++;
+            return undefined;
+          }
+          throw error;
+        }
       }),
     ),
-  );
+  ).then((replies) => replies.filter((reply) => reply !== undefined));
   const primerScore = primed.length === 0 ? 0 : primed.reduce((sum, reply) => sum + reply.score, 0) / primed.length;
 
   const actions: DriftAction[] = [];
@@ -177,6 +189,7 @@ export async function runDrift(context: MethodContext, question: string, params:
               // One follow-up the model cannot answer in JSON should not sink the whole search.
               if (LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT') {
                 llmCalls += 2;
+                unusable.followUps++;
                 return { response: '', score: 0, follow_up_queries: [] };
               }
               throw error;
@@ -195,6 +208,13 @@ export async function runDrift(context: MethodContext, question: string, params:
     });
   }
 
+  if (unusable.primer + unusable.followUps > 0) {
+    const parts = [
+      ...(unusable.primer > 0 ? [`${unusable.primer} of ${folds.length} primer folds`] : []),
+      ...(unusable.followUps > 0 ? [`${unusable.followUps} follow-up answers`] : []),
+    ];
+    context.warn(`drift: the model's replies to ${parts.join(' and ')} did not match the JSON schema even after a repair turn, so they were left out of the answer`);
+  }
   const answered = actions.filter((action) => action.round !== undefined && (action.answer ?? '').trim().length > 0);
   const rows = [
     ...primed.map((reply) => ({ query: question, score: reply.score, answer: reply.intermediate_answer })),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { appendAll } from '../../core/append-all.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
+import { modelScore } from '../../providers/llm/model-score.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
@@ -33,14 +34,14 @@ export interface MapReportBatchesOptions {
 }
 
 /**
- * The map reply. Scores may come as numeric strings; points are checked one by one afterwards so that a
- * single malformed point does not cost the whole batch.
+ * The map reply. Scores may come as strings (`"85"`, `"85/100"`, see `modelScore`); points are checked one by
+ * one afterwards so that a single malformed point does not cost the whole batch.
  */
 const mapReply = z.object({
   points: z.array(
     z.object({
       description: z.string().describe('The point, with [Data: Reports (ids)] references'),
-      score: z.coerce.number().describe('Importance from 0 to 100'),
+      score: modelScore(100, 'Importance from 0 to 100'),
     }),
   ),
 });

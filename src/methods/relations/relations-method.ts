@@ -21,8 +21,8 @@ import { retrieveRelations, usesLlmRerank } from './retrieve-relations.js';
  * `Retrieval.chunks` holds the whole ranked passage list, `max(k, finalTopK)` long (k = 10 by default), so
  * that evaluation measures Recall@5 and @10; when the facts reach fewer passages (an LLM picks a handful) the
  * rest are the best remaining chunks by dense search, marked `dense` in their scores. The answer reads only the
- * first `finalTopK` (2, as in the notebook). A request's `topK` (CLI `-k`) sets `finalTopK`: it is the number
- * of passages the answer sees.
+ * first `finalTopK` (2, as in the notebook). A request's `topK` (CLI `-k`) sets both `k` and `finalTopK`: the
+ * passages returned are then the passages the answer reads.
  */
 export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined> = {
   name: 'relations',
@@ -31,7 +31,7 @@ export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined
   config: relationsConfig,
   ranking: { kind: 'native' },
   prompts: [queryEntitiesPrompt, relationsRerankPrompt],
-  topKParam: 'finalTopK',
+  topKParam: ['k', 'finalTopK'],
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples'],
 
   async retrieve(context, question, params): Promise<Retrieval<CallMeter | undefined>> {

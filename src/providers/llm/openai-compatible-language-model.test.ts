@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
+import type { Deadline } from '../../core/start-deadline.js';
 import { generateObject } from './generate-object.js';
 import type { ChatRequest, ChatStreamPart, LanguageModel } from './language-model.js';
 import { LlmCallError } from './llm-call-error.js';
@@ -39,6 +40,7 @@ async function harness(
     ...serverOptions,
     onRequest: (request: MockRecordedRequest) => {
       if (request.path.endsWith('/chat/completions')) bodies.push(request.body as Record<string, unknown>);
+      serverOptions.onRequest?.(request);
     },
   });
   open.push(server);
@@ -345,8 +347,23 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
 
   it('a timeout becomes LLM_TIMEOUT and is retried', async () => {
     reset();
-    const { model, server } = await harness({ reply: () => 'eventually', faults: { sequence: ['timeout'] } });
-    const result = await retrying(withTimeout(model, { timeoutMs: 150 })).generate(question);
+    // Each call's deadline expires when the test says so: the first once the server holds the request (its
+    // timeout fault never answers), the retry never — so a slow machine cannot time out the retry too.
+    const deadlines: AbortController[] = [];
+    const deadline = (_timeoutMs: number, callerSignal: AbortSignal | undefined): Deadline => {
+      const timer = new AbortController();
+      deadlines.push(timer);
+      return { signal: callerSignal ? AbortSignal.any([callerSignal, timer.signal]) : timer.signal, expired: timer.signal, clear: () => undefined };
+    };
+    let chats = 0;
+    const { model, server } = await harness({
+      reply: () => 'eventually',
+      faults: { sequence: ['timeout'] },
+      onRequest: (request) => {
+        if (request.path.endsWith('/chat/completions') && chats++ === 0) deadlines[0]?.abort(new DOMException('timed out after 150 ms', 'TimeoutError'));
+      },
+    });
+    const result = await retrying(withTimeout(model, { timeoutMs: 150, deadline })).generate(question);
     assert.equal(result.text, 'eventually');
     assert.equal(retries[0]?.error.code, 'LLM_TIMEOUT');
     assert.equal(server.stats.completions, 2);

@@ -1,4 +1,4 @@
-import { startDeadline } from '../../core/start-deadline.js';
+import { type Deadline, startDeadline } from '../../core/start-deadline.js';
 import type { ChatRequest, ChatStreamPart, LanguageModel } from './language-model.js';
 import { LlmCallError } from './llm-call-error.js';
 
@@ -6,6 +6,11 @@ import { LlmCallError } from './llm-call-error.js';
 export interface TimeoutOptions {
   /** Longest a call (a whole stream included) may take, in ms. */
   timeoutMs: number;
+  /**
+   * Starts the deadline of one call. @default a `timeoutMs` timer ({@link startDeadline}); tests pass
+   * deadlines they expire themselves, so that what they check does not depend on the machine's speed.
+   */
+  deadline?: (timeoutMs: number, callerSignal: AbortSignal | undefined) => Deadline;
 }
 
 /**
@@ -14,9 +19,10 @@ export interface TimeoutOptions {
  */
 export function withTimeout(model: LanguageModel, options: TimeoutOptions): LanguageModel {
   const { timeoutMs } = options;
+  const start = options.deadline ?? startDeadline;
 
   const arm = (request: ChatRequest) => {
-    const deadline = startDeadline(timeoutMs, request.abortSignal);
+    const deadline = start(timeoutMs, request.abortSignal);
     // Also settles when a model ignores its signal, so a hung call cannot outlive its timeout.
     const expired = new Promise<never>((_, reject) => {
       deadline.expired.addEventListener('abort', () => reject(deadline.expired.reason), { once: true });

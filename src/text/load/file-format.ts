@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 
 /** How a file is read, decided from its extension. */
 export type FileFormat =
-  | { kind: 'text' | 'markdown' | 'html' | 'pdf' | 'json' | 'json-lines' | 'csv' | 'tsv' }
+  | { kind: 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'json' | 'json-lines' | 'csv' | 'tsv' }
   /** A document format kgrag cannot read; `description` names it for the warning ("a Word document"). */
   | { kind: 'unsupported'; description: string }
   /** Any other extension: read as plain text if the bytes are text. */
@@ -25,8 +25,8 @@ const formatsByExtension: Record<string, FileFormat> = {
   '.ndjson': { kind: 'json-lines' },
   '.csv': { kind: 'csv' },
   '.tsv': { kind: 'tsv' },
-  '.doc': { kind: 'unsupported', description: 'a Word document' },
-  '.docx': { kind: 'unsupported', description: 'a Word document' },
+  '.docx': { kind: 'docx' },
+  '.doc': { kind: 'unsupported', description: 'a Word 97–2003 document' },
   '.xls': { kind: 'unsupported', description: 'an Excel workbook' },
   '.xlsx': { kind: 'unsupported', description: 'an Excel workbook' },
   '.ppt': { kind: 'unsupported', description: 'a PowerPoint presentation' },

@@ -43,4 +43,18 @@ describe('loadCsv', () => {
     assert.equal(broken.warnings[0]?.code, 'parse-error');
     assert.match(broken.warnings[0]?.message ?? '', /row 2 has a quoted field, starting on line 3, that is never closed.*lines 3–4.*skipped/);
   });
+
+  it('detects a semicolon delimiter from the header, and names it when a row has extra cells', () => {
+    const raw = 'title;text;year\nKester Weir Bridge;Opened on 14 May 1938, rebuilt in 1952.;1938\nQuaymark;Founded by two graduates, in 2008.;2008\nBroken;a;b;c\n';
+    const { documents, warnings } = loadCsv(raw, file, {});
+    assert.deepEqual(
+      documents.map(({ title, text, metadata }) => ({ title, text, metadata })),
+      [
+        { title: 'Kester Weir Bridge', text: 'Opened on 14 May 1938, rebuilt in 1952.', metadata: { year: '1938' } },
+        { title: 'Quaymark', text: 'Founded by two graduates, in 2008.', metadata: { year: '2008' } },
+      ],
+    );
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]?.message ?? '', /row 3 \(line 4\) has 4 cells but the header has 3 columns, so it was skipped; quote fields that contain the delimiter, a semicolon \("a; b"\)/);
+  });
 });

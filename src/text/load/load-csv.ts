@@ -1,3 +1,4 @@
+import { detectCsvDelimiter } from './detect-csv-delimiter.js';
 import { listWithMore } from './list-with-more.js';
 import type { FileContext, LoadResult, LoadWarning } from './load-types.js';
 import { parseCsv } from './parse-csv.js';
@@ -11,7 +12,8 @@ interface RaggedRow {
 }
 
 /**
- * Loads a CSV (or, with `delimiter` `\t`, TSV) file whose first row names the columns. Empty header cells
+ * Loads a CSV (or, with `delimiter` `\t`, TSV) file whose first row names the columns. Without a
+ * `delimiter`, it is detected from the header: `,`, `;` or tab (see {@link detectCsvDelimiter}). Empty header cells
  * become `column_<n>`, repeated names get `_2`, `_3`…, blank lines are skipped. Record positions count data
  * rows from 1. Rows that do not fit the header are reported, each warning naming the file, the rows and
  * their lines, and what was done:
@@ -22,7 +24,7 @@ interface RaggedRow {
  * - a row with a quoted field that never closes is skipped: that field swallowed the rest of the file.
  * See {@link recordsToDocuments} for fields, titles and sources.
  */
-export function loadCsv(raw: string, file: FileContext, fieldNames: RecordFields, delimiter = ','): LoadResult {
+export function loadCsv(raw: string, file: FileContext, fieldNames: RecordFields, delimiter = detectCsvDelimiter(raw)): LoadResult {
   const { rows, rowLines, unclosedQuoteLine, unclosedQuoteRow, lineCount } = parseCsv(raw, delimiter);
   const header = columnNames(rows[0] ?? []);
   const records: SourceRecord[] = [];
@@ -74,7 +76,7 @@ export function loadCsv(raw: string, file: FileContext, fieldNames: RecordFields
     warnings.push(
       parseError(
         file,
-        `${shapeProblem(tooWide, header.length, 'more')}, so ${tooWide.length === 1 ? 'it was' : 'they were'} skipped; quote fields that contain the delimiter ("a, b") or remove the extra cells.`,
+        `${shapeProblem(tooWide, header.length, 'more')}, so ${tooWide.length === 1 ? 'it was' : 'they were'} skipped; quote fields that contain the delimiter, ${delimiterName(delimiter)} ("a${delimiter === '\t' ? '\\t' : delimiter} b"), or remove the extra cells.`,
       ),
     );
   }
@@ -103,6 +105,11 @@ function shapeProblem(rows: readonly RaggedRow[], columns: number, comparison: '
   if (rows.length === 1 && first !== undefined) return `row ${first.position} (line ${first.line}) has ${first.columns} cells but the header has ${columns} columns`;
   const listed = listWithMore(rows.map((row) => `${row.position} (line ${row.line}, ${row.columns} cells)`));
   return `rows ${listed} have ${comparison} cells than the header's ${columns} columns`;
+}
+
+/** The delimiter as a word for messages: the detected one may not be the comma the user expects. */
+function delimiterName(delimiter: string): string {
+  return delimiter === ',' ? 'a comma' : delimiter === ';' ? 'a semicolon' : delimiter === '\t' ? 'a tab' : JSON.stringify(delimiter);
 }
 
 function parseError(file: FileContext, problem: string): LoadWarning {

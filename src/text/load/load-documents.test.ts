@@ -3,7 +3,9 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { minimalDocx } from '../../../test/fixtures/text/minimal-docx.js';
 import { minimalPdf } from '../../../test/fixtures/text/minimal-pdf.js';
+import { inputConfigSchema } from '../../core/config/config-schema.js';
 import { type LoadDocumentsOptions, type LoadEvent, loadDocuments } from './load-documents.js';
 import type { LoadedDocument, LoadWarning } from './load-types.js';
 
@@ -54,7 +56,7 @@ describe('loadDocuments', () => {
     await symlink(join(corpus, 'a-intro.txt'), join(corpus, 'sub', 'intro-link.txt'));
     await symlink(join(corpus, 'missing.txt'), join(corpus, 'sub', 'dangling.txt'));
     await writeFile(join(root, 'README'), 'Explicit file without extension.');
-    await writeFile(join(root, 'report.docx'), new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]));
+    await writeFile(join(root, 'report.pptx'), new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]));
     await writeFile(join(root, 'blob.bin'), new Uint8Array([0x00, 0x01, 0x02, 0x03]));
   });
 
@@ -91,6 +93,33 @@ describe('loadDocuments', () => {
     );
   });
 
+  it('with the default globs, a folder\'s .tsv and .docx are loaded and office files kgrag cannot read each get a warning', async () => {
+    const folder = join(root, 'office');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'people.tsv'), 'title\ttext\nAda Marsh\tShe designed the bridge, in 1936.\n');
+    await writeFile(join(folder, 'report.docx'), minimalDocx('<w:p><w:r><w:t>Report text.</w:t></w:r></w:p>', { title: 'Report' }));
+    await writeFile(join(folder, 'old.doc'), new Uint8Array([0xd0, 0xcf, 0x11, 0xe0]));
+    await writeFile(join(folder, 'sheet.xlsx'), new Uint8Array([0x50, 0x4b, 0x03, 0x04]));
+    await writeFile(join(folder, 'server.key'), 'not a Keynote file');
+    const { include, exclude, maxFileMegabytes } = inputConfigSchema.parse({});
+    const events = await collect([folder], { include, exclude, maxFileMegabytes });
+    assert.deepEqual(
+      documentsOf(events).map((document) => [document.source.slice(folder.length + 1), document.title, document.text]),
+      [
+        ['people.tsv#1', 'Ada Marsh', 'She designed the bridge, in 1936.'],
+        ['report.docx', 'Report', 'Report text.'],
+      ],
+    );
+    assert.deepEqual(
+      warningsOf(events).map((warning) => [warning.code, warning.source.slice(folder.length + 1)]),
+      [
+        ['unsupported-type', 'old.doc'],
+        ['unsupported-type', 'sheet.xlsx'],
+      ],
+    );
+    assert.match(warningsOf(events)[0]?.message ?? '', /old\.doc is a Word 97–2003 document, which kgrag cannot read, so it was skipped; save it as PDF, Markdown \(\.md\) or plain text \(\.txt\)/);
+  });
+
   it('uses the path as given, joined with /, in sources', async () => {
     const relative = await collect([`${corpus}/sub/`], { include: ['*.html'] });
     assert.deepEqual(
@@ -100,7 +129,7 @@ describe('loadDocuments', () => {
   });
 
   it('loads an explicitly named file whatever its extension, if it is text', async () => {
-    const events = await collect([join(root, 'README'), join(root, 'blob.bin'), join(root, 'report.docx')]);
+    const events = await collect([join(root, 'README'), join(root, 'blob.bin'), join(root, 'report.pptx')]);
     assert.deepEqual(
       documentsOf(events).map((document) => [document.title, document.text]),
       [['README', 'Explicit file without extension.']],

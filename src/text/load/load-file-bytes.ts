@@ -1,6 +1,7 @@
 import { detectText } from './detect-text.js';
 import { type FileFormat, fileFormatOf } from './file-format.js';
 import { loadCsv } from './load-csv.js';
+import { loadDocx } from './load-docx.js';
 import { loadHtml } from './load-html.js';
 import { loadJson } from './load-json.js';
 import { loadJsonLines } from './load-json-lines.js';
@@ -14,7 +15,7 @@ const pdfSignature = [0x25, 0x50, 0x44, 0x46, 0x2d];
 
 /**
  * Loads the documents of one file from its bytes, choosing the loader by extension: Markdown, HTML, PDF,
- * JSON, JSON Lines, CSV, TSV, plain text. A file with any other extension is read as plain text when its
+ * Word (.docx), JSON, JSON Lines, CSV, TSV, plain text. A file with any other extension is read as plain text when its
  * bytes are text (or as PDF when they start with `%PDF-`). Known office formats give `unsupported-type`;
  * binary, empty and non-UTF-8 files give the warnings of {@link detectText}.
  */
@@ -27,7 +28,7 @@ export async function loadFileBytes(bytes: Uint8Array, file: FileContext, fieldN
         {
           source: file.source,
           code: 'unsupported-type',
-          message: `${file.source} is ${format.description}, which kgrag cannot read, so it was skipped; save it as PDF, Markdown or plain text.`,
+          message: `${file.source} is ${format.description}, which kgrag cannot read, so it was skipped; save it as PDF, Markdown (.md) or plain text (.txt).`,
         },
       ],
     };
@@ -35,6 +36,7 @@ export async function loadFileBytes(bytes: Uint8Array, file: FileContext, fieldN
   if (format.kind === 'pdf' || (format.kind === 'unknown' && pdfSignature.every((byte, index) => bytes[index] === byte))) {
     return loadPdf(bytes, file);
   }
+  if (format.kind === 'docx') return loadDocx(bytes, file);
   const detected = detectText(bytes, file.source);
   if (detected.kind !== 'text') return { documents: [], warnings: [detected.warning] };
   const result = loadText(detected.text, format.kind, file, fieldNames);

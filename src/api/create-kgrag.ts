@@ -22,6 +22,7 @@ import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import { createLanguageModel } from '../providers/llm/create-language-model.js';
+import type { RetryEvent } from '../providers/llm/retry-policy.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
@@ -59,6 +60,11 @@ export interface KgragOptions {
    * `knowledgeGraphs` entry of the configuration, or `index`, replaces it.
    */
   knowledgeGraphs?: Record<string, KnowledgeGraph>;
+  /**
+   * Called before every retry of a failed LLM or embedding call (429, 5xx, timeouts, a refused connection), with
+   * the attempt, the reason and the wait: a long run that is retrying should say so rather than fall silent.
+   */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 /** How a writer waits for the workspace's writer lock. */
@@ -237,14 +243,16 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         countTokens: (text: string) => tokenizer.count(text),
         env: {},
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
       });
+  const embedderDependencies = options.onRetry === undefined ? {} : { onRetry: options.onRetry };
   /**
    * An embedder for the index in `from`. A corpus-fitted one (the local embedder) gets its own instance with
    * that index's fitted state, so that a query of one generation never embeds with another one's statistics —
    * nor with the statistics an index run is fitting right now.
    */
   const embedderFor = async (from: Store): Promise<Embedder> => {
-    const embedder = options.embedder ?? createEmbedder(config, options.fetch);
+    const embedder = options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies);
     if (isCorpusFitted(embedder)) {
       const state = await from.getBlob(embedderStateKey);
       if (state) embedder.importState(embedderStateOf(state));
@@ -259,7 +267,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     prompts,
     index: storage,
     config,
-    embedder: options.embedder ?? createEmbedder(config, options.fetch),
+    embedder: options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies),
     embedderFor,
     tokenizer,
     ...(llm === undefined ? {} : { llm }),

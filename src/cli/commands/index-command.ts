@@ -8,6 +8,7 @@ import type { IndexDryRun } from '../../pipeline/estimate/dry-run-index.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { createProgressRenderer } from '../progress-renderer.js';
+import { createRetryReporter } from '../retry-reporter.js';
 import { renderTextTable } from '../text-table.js';
 import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
 import { priceSettings, resolveModelPrice } from '../../providers/llm/model-prices.js';
@@ -55,8 +56,12 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     await dryRunCommand(paths, options, global, io);
     return;
   }
-  const kgrag = await createKgrag(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}));
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const retries = createRetryReporter((line) => renderer.log(line));
+  const kgrag = await createKgrag({
+    ...workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}),
+    onRetry: retries.onRetry,
+  });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = (): void => {
@@ -76,12 +81,14 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
         ...(options.methods === undefined ? {} : { methods: methodList(options.methods) ?? [] }),
         signal: controller.signal,
         onEvent: (event) => {
+          if (event.type === 'step-start') retries.setScope(event.step);
           if (event.type === 'warning') warnings.push(event.warning);
           if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
           renderer.onEvent(event);
         },
       },
     );
+    retries.stop();
     renderer.stop();
     const counts = await kgrag.stats();
     const usage = kgrag.usage();
@@ -109,6 +116,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     }
     if (options.strict && warnings.length > 0) throw strictError(warnings.length);
   } finally {
+    retries.stop();
     renderer.stop();
     process.off('SIGINT', onInterrupt);
     await kgrag.close();

@@ -3,6 +3,7 @@ import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
 import { createQueryProgressLine } from '../query-progress-line.js';
+import { createRetryReporter } from '../retry-reporter.js';
 import { type GlobalOptions, parseSetOptions, workspaceOptions } from '../workspace-options.js';
 
 /** Options of `kgrag query`. */
@@ -17,11 +18,15 @@ export interface QueryCommandOptions {
 
 /** `kgrag query "<question>"`: answers with citations; `--json` prints the whole result (SPEC §4.5). */
 export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
-  const kgrag = await createKgrag(workspaceOptions(global, io));
+  const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
+  const retries = createRetryReporter((line) => {
+    progress?.stop();
+    writeLine(io.stderr, line);
+  });
+  const kgrag = await createKgrag({ ...workspaceOptions(global, io), ...(progress === undefined ? {} : { onRetry: retries.onRetry }) });
   try {
     const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], '-p') as Record<string, unknown>) };
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
-    const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
     const result = await kgrag.query(question, {
       ...(options.method === undefined ? {} : { method: options.method }),
       params,
@@ -29,7 +34,10 @@ export async function queryCommand(question: string, options: QueryCommandOption
       contextOnly: options.contextOnly === true,
       ...(streaming ? { onText: (delta: string) => io.stdout.write(sanitizeForTerminal(delta, { multiline: true })) } : {}),
       ...(progress ? { onProgress: progress.onProgress } : {}),
-    }).finally(() => progress?.stop());
+    }).finally(() => {
+      retries.stop();
+      progress?.stop();
+    });
     for (const warning of result.warnings) writeLine(io.stderr, `kgrag: warning: ${warning}`);
     if (options.json) {
       writeLine(io.stdout, JSON.stringify(result, null, 2));

@@ -87,7 +87,13 @@ export interface IndexOptions extends WriterLockOptions {
    */
   methods?: readonly string[];
   onEvent?: (event: PipelineEvent) => void;
+  /** Cancels the run now; its draft is kept, and the next run resumes it (the step in progress is redone). */
   signal?: AbortSignal;
+  /**
+   * Stops the run once the step in progress has finished: that step is kept in the draft, no further step
+   * starts, and `index` rejects with `PIPELINE_STOPPED`; the next run resumes at the following step.
+   */
+  stopAfterStep?: AbortSignal;
 }
 
 /** Options of {@link Kgrag.estimateIndex}. */
@@ -182,6 +188,11 @@ export interface IndexStats {
   entities: number;
   relations: number;
   communities: number;
+}
+
+function lockSignal(signal: AbortSignal | undefined, stopAfterStep: AbortSignal | undefined): { signal?: AbortSignal } {
+  if (signal === undefined) return stopAfterStep === undefined ? {} : { signal: stopAfterStep };
+  return { signal: stopAfterStep === undefined ? signal : AbortSignal.any([signal, stopAfterStep]) };
 }
 
 function toRunUsage(snapshot: UsageSnapshot): RunUsage {
@@ -285,14 +296,15 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
    * keep the last published index meanwhile.
    */
   const write = async <R extends { changed: boolean }>(
-    lockOptions: WriterLockOptions & { signal?: AbortSignal },
+    lockOptions: WriterLockOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal },
     work: (session: WriteSession, embedder: Embedder, currentStep: (step: string) => void) => Promise<R>,
   ): Promise<R> => {
     const session = await storage.beginWrite({
       command: lockOptions.command ?? 'index',
       ...(lockOptions.wait === undefined ? {} : { wait: lockOptions.wait }),
       ...(lockOptions.onWait === undefined ? {} : { onWait: lockOptions.onWait }),
-      ...(lockOptions.signal === undefined ? {} : { signal: lockOptions.signal }),
+      // Waiting for another writer is not a step: a request to stop after the current step ends the wait too.
+      ...lockSignal(lockOptions.signal, lockOptions.stopAfterStep),
     });
     let step: string | null = null;
     try {
@@ -305,7 +317,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       await session.end();
       return result;
     } catch (error) {
-      const interrupted = lockOptions.signal?.aborted === true;
+      const interrupted = lockOptions.signal?.aborted === true || (lockOptions.stopAfterStep?.aborted === true && KgragError.isInstance(error) && error.code === 'PIPELINE_STOPPED');
       await session.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
       throw error;
     } finally {
@@ -333,6 +345,11 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       });
     }
     const { methods, previous } = await methodsToBuild(target, indexOptions.methods);
+    const built = methods.map((method) => method.name);
+    const methodsChanged = previous === undefined || previous.join() !== built.join();
+    // Recorded before the steps run: an interrupted run's draft then tells the run resuming it which methods it
+    // builds (a draft with steps but no methods would read as an index from before methods were chosen: all).
+    if (methodsChanged) await target.setMeta(builtMethodsKey, built);
     const { indexPipeline } = await import('./index-pipeline.js');
     const summary = await runPipeline({
       steps: await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }),
@@ -344,17 +361,14 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       ...(llm === undefined ? {} : { llm }),
       inputs,
       ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
+      ...(indexOptions.stopAfterStep === undefined ? {} : { stopAfterStep: indexOptions.stopAfterStep }),
       onEvent: (event) => {
         if (event.type === 'step-start') currentStep(event.step);
         indexOptions.onEvent?.(event);
       },
       usage: () => toRunUsage(meter.snapshot()),
     });
-    const built = methods.map((method) => method.name);
-    if (previous === undefined || previous.join() !== built.join()) {
-      await target.setMeta(builtMethodsKey, built);
-      summary.changed = true;
-    }
+    if (methodsChanged) summary.changed = true;
     return summary;
   };
 

@@ -20,7 +20,14 @@ export interface RunPipelineOptions {
   llm?: LanguageModel;
   prompts?: PromptLibrary;
   inputs?: IndexInputs;
+  /** Cancels the run now: the step in progress stops and is not recorded (a later run redoes it). */
   signal?: AbortSignal;
+  /**
+   * Stops the run at the next step boundary: the step in progress finishes and is recorded, no further step
+   * starts, and the run fails with `PIPELINE_STOPPED` (a later run resumes at the next step). A run whose
+   * remaining steps are all up to date completes as usual.
+   */
+  stopAfterStep?: AbortSignal;
   onEvent?: (event: PipelineEvent) => void;
   /** Cumulative LLM usage so far (from the usage meter); per-step usage is the difference. */
   usage?: () => RunUsage;
@@ -134,6 +141,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       continue;
     }
 
+    if (options.stopAfterStep?.aborted) throw stoppedError(summary.ran, step.name);
     emit({ type: 'step-start', step: step.name, index, count: steps.length });
     const startedAt = now().toISOString();
     const stepStarted = performance.now();
@@ -222,5 +230,15 @@ function abortError(): KgragError {
     code: 'PIPELINE_ABORTED',
     category: 'input',
     hint: 'run the same command again to resume where it stopped',
+  });
+}
+
+function stoppedError(ran: readonly StepName[], next: StepName): KgragError {
+  const last = ran.at(-1);
+  return new KgragError(last === undefined ? `indexing stopped before step "${next}", as asked` : `indexing stopped after step "${last}", as asked`, {
+    code: 'PIPELINE_STOPPED',
+    category: 'input',
+    hint: 'run the same command again to resume where it stopped',
+    details: { ran: [...ran], next },
   });
 }

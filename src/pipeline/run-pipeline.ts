@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import type { IndexInputs, PipelineEvent, PipelineStep, StepContext, StepName } from './pipeline-step.js';
 import { errorMessage } from '../core/error-message.js';
+import { unreadableLanguageWarning } from './unreadable-language-warning.js';
 
 /** Options of {@link runPipeline}. */
 export interface RunPipelineOptions {
@@ -98,6 +99,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
     if (run.status === 'done') outputVersions.set(run.step as StepName, run.outputVersion);
   }
 
+  let languageChecked = false;
   emit({ type: 'pipeline-start', steps: steps.map((step) => step.name) });
   for (const [index, step] of steps.entries()) {
     if (options.signal?.aborted) throw abortError();
@@ -142,6 +144,13 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
     }
 
     if (options.stopAfterStep?.aborted) throw stoppedError(summary.ran, step.name);
+    if (!languageChecked && step.englishOnly?.(context)) {
+      // Once, and only when such a step has work to do: one warning naming every step that cannot read the text.
+      languageChecked = true;
+      const englishOnly = steps.filter((each) => each.englishOnly?.(context)).map((each) => each.name);
+      const message = await unreadableLanguageWarning(store, englishOnly);
+      if (message !== undefined) context.warn('text-language-unsupported', message);
+    }
     emit({ type: 'step-start', step: step.name, index, count: steps.length });
     const startedAt = now().toISOString();
     const stepStarted = performance.now();

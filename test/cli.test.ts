@@ -65,6 +65,24 @@ describe('kgrag CLI', () => {
     assert.match(context.stdout, /context tokens/);
   });
 
+  test('an offline answer quotes the sentences that support it, and says so when none does instead of quoting', async () => {
+    const supported = JSON.parse((await kgrag(['query', 'Which company proposed the marina at Boatworks Yard?', '-w', workspace, '--json'])).stdout) as {
+      answer: { text: string };
+      citations: Array<{ quote: string }>;
+    };
+    assert.ok(supported.citations.length > 0);
+    assert.match(supported.citations[0]?.quote ?? '', /marina at Boatworks Yard/);
+    // Before, every question got about three quoted sentences: here a family register line ("Frances") and a memoir.
+    for (const question of ['What is the capital of France?', 'How do I bake sourdough bread?']) {
+      const unsupported = await kgrag(['query', question, '-w', workspace, '--json']);
+      assert.equal(unsupported.code, 0, unsupported.stderr);
+      const parsed = JSON.parse(unsupported.stdout) as { answer: { text: string; kind: string }; citations: unknown[] };
+      assert.equal(parsed.answer.kind, 'extractive');
+      assert.equal(parsed.answer.text, 'The retrieved passages do not answer this question: no sentence in them shares enough of its words.');
+      assert.deepEqual(parsed.citations, [], question);
+    }
+  });
+
   test('-k sets each method\'s own top-k: matched entities for local, passages for global', async () => {
     const local = await kgrag(['query', 'Who designed the weir bridge?', '-w', workspace, '-m', 'local', '-k', '2', '--json']);
     assert.equal(local.code, 0, local.stderr);
@@ -194,9 +212,11 @@ describe('kgrag CLI', () => {
     assert.ok(blocks.length - themes.length >= 6, 'at least six questions');
     for (const block of blocks) assert.match(block, /\[extractive answer \(no LLM configured\)\]/);
     for (const block of blocks.filter((block) => !themes.includes(block))) {
-      assert.match(block, /Sources:\n {2}\[\d+\]/);
+      // An answer quotes evidence, or says that the passages do not answer the question (a multi-hop one, offline).
+      assert.match(block, /Sources:\n {2}\[\d+\]|The retrieved passages do not answer this question/);
       assert.match(block, /method basic:hybrid · \d+ ms/);
     }
+    for (const block of blocks.filter((block) => block.includes('(single-hop)'))) assert.match(block, /Sources:\n {2}\[\d+\]/);
     const [global, basic] = themes;
     assert.match(global ?? '', /What are the main themes[^]*\[Data: Reports \(\d+\)\][^]*Sources:\n {2}\[Reports \d+\][^]*method global:static · \d+ ms/);
     assert.match(basic ?? '', /What are the main themes[^]*\[Data: Sources \(\d+\)\][^]*Sources:\n {2}\[\d+\][^]*method basic:hybrid · \d+ ms/);

@@ -21,12 +21,16 @@ import { standardTestLlmConfig } from './helpers/standard-test-config.js';
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
 const childScript = new URL('./helpers/index-standard-child.ts', import.meta.url).pathname;
 
-async function indexThroughMock(workspace: string, faults?: MockFaultOptions): Promise<{ snapshot: Record<string, unknown>; server: MockOpenAiServer }> {
+async function indexThroughMock(
+  workspace: string,
+  faults?: MockFaultOptions,
+  signal?: AbortSignal,
+): Promise<{ snapshot: Record<string, unknown>; server: MockOpenAiServer }> {
   const server = await startMockOpenAiServer({ reply: (request) => sampleLlmReply(request), ...(faults ? { faults } : {}) });
   try {
     const kgrag = await createKgrag({ workspace, env: {}, config: { llm: standardTestLlmConfig(server.url) } });
     try {
-      await kgrag.index([corpus], { mode: 'standard' });
+      await kgrag.index([corpus], { mode: 'standard', ...(signal === undefined ? {} : { signal }) });
       return { snapshot: await indexSnapshot(kgrag), server };
     } finally {
       await kgrag.close();
@@ -55,8 +59,16 @@ describe('standard indexing through the mock LLM server', () => {
   let referenceCalls = 0;
   let referenceOpenieCalls = 0;
   let referenceKeywordCalls = 0;
+  const warnings: Error[] = [];
+  const recordWarning = (warning: Error): void => {
+    warnings.push(warning);
+  };
   before(async () => {
-    const { snapshot, server } = await indexThroughMock(join(directory, 'reference'));
+    // With a run signal, as the CLI passes one for Ctrl-C: every call waiting for a slot or a backoff listens to it.
+    process.on('warning', recordWarning);
+    const { snapshot, server } = await indexThroughMock(join(directory, 'reference'), undefined, new AbortController().signal).finally(() =>
+      process.off('warning', recordWarning),
+    );
     reference = snapshot;
     referenceCalls = server.stats.completions;
     const kgrag = await createKgrag({ workspace: join(directory, 'reference'), env: {} });
@@ -68,6 +80,13 @@ describe('standard indexing through the mock LLM server', () => {
     }
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('prints no MaxListenersExceededWarning: the calls waiting on the run signal share one abort listener', () => {
+    assert.deepEqual(
+      warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning').map((warning) => warning.message),
+      [],
+    );
+  });
 
   it('completes with 20 % of the calls failing (429, 500, timeout, malformed body and JSON) and builds the same index', async () => {
     const { snapshot, server } = await indexThroughMock(join(directory, 'faulty'), {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { ContextChunk } from './answer-types.js';
-import { extractiveAnswer, extractiveLabel } from './extractive-answer.js';
+import { extractiveAnswer, extractiveLabel, unsupportedAnswer } from './extractive-answer.js';
 
 function chunk(hid: number, text: string): ContextChunk {
   return { id: `chunk-${hid}`, hid, documentId: `doc-${hid}`, documentTitle: `Document ${hid}`, source: `docs/${hid}.md`, text, score: 1, scores: {} };
@@ -94,7 +94,7 @@ describe('extractiveAnswer', () => {
     const question = 'Which stone?';
     const plain = await extractiveAnswer(question, [town, bridge], { maxSentences: 1 });
     assert.deepEqual(plain.citations, [], 'without the embedder no sentence is relevant, so nothing is quoted');
-    assert.match(plain.answer.text, /No passage in the index matches/);
+    assert.equal(plain.answer.text, unsupportedAnswer);
     const semantic = await extractiveAnswer(question, [town, bridge], { maxSentences: 1, embedder });
     assert.equal(semantic.citations[0]?.quote, 'Engineers rebuilt the Weir Bridge in 1954 using local granite.');
   });
@@ -107,6 +107,28 @@ describe('extractiveAnswer', () => {
         citations: [],
       });
     }
+  });
+
+  test('when no sentence shares enough with the question it says so and quotes nothing', async () => {
+    // Each shares one word: "town" with the first chunk, "storms" with the third. Before, the best three were quoted.
+    for (const question of ['Which town hosted the 1998 football World Cup?', 'How do storms form over the Atlantic ocean?']) {
+      const result = await extractiveAnswer(question, [town, bridge, weather]);
+      assert.deepEqual(result, { answer: { text: unsupportedAnswer, kind: 'extractive', label: extractiveLabel }, citations: [] }, question);
+    }
+  });
+
+  test('quotes only the sentences that support the answer', async () => {
+    const result = await extractiveAnswer('When did the Weir Bridge collapse?', [town, bridge, weather]);
+    assert.deepEqual(
+      result.citations.map((citation) => citation.quote),
+      ['The Weir Bridge collapsed during the great flood of 1952.', 'Engineers rebuilt the Weir Bridge in 1954 using local granite.'],
+    );
+  });
+
+  test('a sentence that names its subject only through the document title supports an answer', async () => {
+    const opened = { ...chunk(3, 'It carries Ferry Street across the river. The bridge was opened on 14 May 1938 by the council chairman.'), documentTitle: 'Kester Weir Bridge' };
+    const result = await extractiveAnswer('On what date was the Kester Weir Bridge opened?', [town, opened], { maxSentences: 1 });
+    assert.equal(result.citations[0]?.quote, 'The bridge was opened on 14 May 1938 by the council chairman.');
   });
 
   test('is deterministic', async () => {

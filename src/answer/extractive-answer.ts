@@ -24,10 +24,16 @@ interface Candidate {
   rank: number;
   text: string;
   terms: Set<string>;
+  /** The sentence's terms and its document title's: "It opened in 1938" is about the title's subject. */
+  contextTerms: Set<string>;
   score: number;
 }
 
 const minSentenceLength = 20;
+/** Similarity to the question from which a sentence supports an answer without its words: close paraphrases only. */
+const minSupportingSimilarity = 0.5;
+/** The answer when no retrieved sentence supports one. */
+export const unsupportedAnswer = 'The retrieved passages do not answer this question: no sentence in them shares enough of its words.';
 
 const months = 'january|february|march|april|may|june|july|august|september|october|november|december';
 /** Expected answer types by question word, and how to recognise a candidate answer in a sentence. */
@@ -60,7 +66,11 @@ function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number 
 }
 
 /**
- * Answers without an LLM by quoting the best evidence sentences of the retrieved chunks, each cited.
+ * Answers without an LLM by quoting the best evidence sentences of the retrieved chunks, each cited. Only a
+ * sentence that supports an answer is quoted: it holds some of the question's content words, and with its
+ * document's title at least half of them and at least two (the one of a one-word question), or it is very
+ * close to the question in meaning (with an embedder); when no sentence does, the answer says that the
+ * passages do not answer the question.
  * A sentence scores by the IDF-weighted question terms it contains (IDF over the candidate sentences),
  * its similarity to the question when an embedder is given, a boost when it holds an answer of the type
  * the question asks for (a date, a number, a name), and the rank of its chunk; sentences are
@@ -70,10 +80,12 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   const maxSentences = options.maxSentences ?? 3;
   const candidates: Candidate[] = [];
   chunks.slice(0, options.maxChunks ?? 5).forEach((chunk, rank) => {
+    const titleTerms = wordTokens(chunk.documentTitle).map(lightStem);
     for (const span of splitSentences(chunk.text)) {
       const text = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
       if (text.length < minSentenceLength || /^#+\s/.test(text)) continue;
-      candidates.push({ chunk, rank, text, terms: new Set(wordTokens(text).map(lightStem)), score: 0 });
+      const terms = new Set(wordTokens(text).map(lightStem));
+      candidates.push({ chunk, rank, text, terms, contextTerms: new Set([...terms, ...titleTerms]), score: 0 });
     }
   });
   if (candidates.length === 0) {
@@ -105,13 +117,17 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     candidate.score = (0.6 * lexical + 0.3 * (semantic[index] as number)) * form * answerType + 0.1 / (1 + candidate.rank);
   });
 
-  // Nothing to quote when no sentence shares a word with the question or resembles it.
-  const lexicallyRelevant = (candidate: Candidate): boolean => terms.some((term) => candidate.terms.has(term));
-  if (!candidates.some((candidate, index) => lexicallyRelevant(candidate) || (semantic[index] as number) > 0.2)) {
-    return { answer: { text: 'No passage in the index matches this question.', kind: 'extractive', label: extractiveLabel }, citations: [] };
+  // Only sentences that support an answer are quoted; when none does, saying so beats quoting the best of unrelated text.
+  const neededTerms = Math.max(Math.min(2, terms.length), Math.ceil(terms.length / 2));
+  const shared = (held: ReadonlySet<string>): number => terms.filter((term) => held.has(term)).length;
+  const supports = (candidate: Candidate, index: number): boolean =>
+    (shared(candidate.terms) > 0 && shared(candidate.contextTerms) >= neededTerms) ||
+    (semantic[index] as number) >= minSupportingSimilarity;
+  const remaining = candidates.filter(supports);
+  if (remaining.length === 0) {
+    return { answer: { text: unsupportedAnswer, kind: 'extractive', label: extractiveLabel }, citations: [] };
   }
   const selected: Candidate[] = [];
-  const remaining = [...candidates];
   while (selected.length < maxSentences && remaining.length > 0) {
     let bestIndex = 0;
     let bestValue = Number.NEGATIVE_INFINITY;
@@ -124,8 +140,9 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
       }
     });
     const [best] = remaining.splice(bestIndex, 1);
-    if (!best || (selected.length > 0 && best.score <= 0.1 / (1 + best.rank))) break;
-    selected.push(best);
+    if (!best) break;
+    // The same line in two chunks (a list repeated across documents) is quoted once.
+    if (!selected.some((chosen) => chosen.text === best.text)) selected.push(best);
   }
 
   return {

@@ -22,6 +22,7 @@ import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import { createLanguageModel } from '../providers/llm/create-language-model.js';
+import type { RetryEvent } from '../providers/llm/retry-policy.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
@@ -59,6 +60,11 @@ export interface KgragOptions {
    * `knowledgeGraphs` entry of the configuration, or `index`, replaces it.
    */
   knowledgeGraphs?: Record<string, KnowledgeGraph>;
+  /**
+   * Called before every retry of a failed LLM or embedding call (429, 5xx, timeouts, a refused connection), with
+   * the attempt, the reason and the wait: a long run that is retrying should say so rather than fall silent.
+   */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 /** How a writer waits for the workspace's writer lock. */
@@ -81,7 +87,13 @@ export interface IndexOptions extends WriterLockOptions {
    */
   methods?: readonly string[];
   onEvent?: (event: PipelineEvent) => void;
+  /** Cancels the run now; its draft is kept, and the next run resumes it (the step in progress is redone). */
   signal?: AbortSignal;
+  /**
+   * Stops the run once the step in progress has finished: that step is kept in the draft, no further step
+   * starts, and `index` rejects with `PIPELINE_STOPPED`; the next run resumes at the following step.
+   */
+  stopAfterStep?: AbortSignal;
 }
 
 /** Options of {@link Kgrag.estimateIndex}. */
@@ -183,6 +195,11 @@ export interface IndexStats {
   communities: number;
 }
 
+function lockSignal(signal: AbortSignal | undefined, stopAfterStep: AbortSignal | undefined): { signal?: AbortSignal } {
+  if (signal === undefined) return stopAfterStep === undefined ? {} : { signal: stopAfterStep };
+  return { signal: stopAfterStep === undefined ? signal : AbortSignal.any([signal, stopAfterStep]) };
+}
+
 function toRunUsage(snapshot: UsageSnapshot): RunUsage {
   const byModel: RunUsage['byModel'] = {};
   for (const [model, totals] of Object.entries(snapshot.byModel)) {
@@ -242,14 +259,16 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         countTokens: (text: string) => tokenizer.count(text),
         env: {},
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
       });
+  const embedderDependencies = options.onRetry === undefined ? {} : { onRetry: options.onRetry };
   /**
    * An embedder for the index in `from`. A corpus-fitted one (the local embedder) gets its own instance with
    * that index's fitted state, so that a query of one generation never embeds with another one's statistics —
    * nor with the statistics an index run is fitting right now.
    */
   const embedderFor = async (from: Store): Promise<Embedder> => {
-    const embedder = options.embedder ?? createEmbedder(config, options.fetch);
+    const embedder = options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies);
     if (isCorpusFitted(embedder)) {
       const state = await from.getBlob(embedderStateKey);
       if (state) embedder.importState(embedderStateOf(state));
@@ -266,7 +285,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     prompts,
     index: storage,
     config,
-    embedder: options.embedder ?? createEmbedder(config, options.fetch),
+    embedder: options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies),
     embedderFor,
     tokenizer,
     ...(llm === undefined ? {} : { llm }),
@@ -284,14 +303,15 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
    * keep the last published index meanwhile.
    */
   const write = async <R extends { changed: boolean }>(
-    lockOptions: WriterLockOptions & { signal?: AbortSignal },
+    lockOptions: WriterLockOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal },
     work: (session: WriteSession, embedder: Embedder, currentStep: (step: string) => void) => Promise<R>,
   ): Promise<R> => {
     const session = await storage.beginWrite({
       command: lockOptions.command ?? 'index',
       ...(lockOptions.wait === undefined ? {} : { wait: lockOptions.wait }),
       ...(lockOptions.onWait === undefined ? {} : { onWait: lockOptions.onWait }),
-      ...(lockOptions.signal === undefined ? {} : { signal: lockOptions.signal }),
+      // Waiting for another writer is not a step: a request to stop after the current step ends the wait too.
+      ...lockSignal(lockOptions.signal, lockOptions.stopAfterStep),
     });
     let step: string | null = null;
     try {
@@ -304,7 +324,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       await session.end();
       return result;
     } catch (error) {
-      const interrupted = lockOptions.signal?.aborted === true;
+      const interrupted = lockOptions.signal?.aborted === true || (lockOptions.stopAfterStep?.aborted === true && KgragError.isInstance(error) && error.code === 'PIPELINE_STOPPED');
       await session.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
       throw error;
     } finally {
@@ -332,6 +352,11 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       });
     }
     const { methods, previous } = await methodsToBuild(target, indexOptions.methods);
+    const built = methods.map((method) => method.name);
+    const methodsChanged = previous === undefined || previous.join() !== built.join();
+    // Recorded before the steps run: an interrupted run's draft then tells the run resuming it which methods it
+    // builds (a draft with steps but no methods would read as an index from before methods were chosen: all).
+    if (methodsChanged) await target.setMeta(builtMethodsKey, built);
     const { indexPipeline } = await import('./index-pipeline.js');
     const summary = await runPipeline({
       steps: await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }),
@@ -343,17 +368,14 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       ...(llm === undefined ? {} : { llm }),
       inputs,
       ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
+      ...(indexOptions.stopAfterStep === undefined ? {} : { stopAfterStep: indexOptions.stopAfterStep }),
       onEvent: (event) => {
         if (event.type === 'step-start') currentStep(event.step);
         indexOptions.onEvent?.(event);
       },
       usage: () => toRunUsage(meter.snapshot()),
     });
-    const built = methods.map((method) => method.name);
-    if (previous === undefined || previous.join() !== built.join()) {
-      await target.setMeta(builtMethodsKey, built);
-      summary.changed = true;
-    }
+    if (methodsChanged) summary.changed = true;
     return summary;
   };
 

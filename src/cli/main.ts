@@ -5,6 +5,7 @@ import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
+import { INTERRUPTED_CODE } from './interrupted-error.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
 import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
 import type { ImportOpenieCommandOptions } from './commands/import-command.js';
@@ -128,7 +129,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
 
 /**
  * Runs the CLI and returns the exit code: 0 success, 1 a problem with input, configuration, a provider
- * or the store (one line naming it and the fix), 2 a usage error.
+ * or the store (one line naming it and the fix), 2 a usage error, 130 interrupted with Ctrl-C.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const program = createProgram(io, argv);
@@ -138,6 +139,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
+    }
+    if (KgragError.isInstance(error) && error.code === INTERRUPTED_CODE) {
+      // Stopped by the user: not an error, and 128 + SIGINT like any program Ctrl-C ends.
+      writeLine(io.stderr, `kgrag: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
+      return 130;
     }
     writeLine(io.stderr, `kgrag: error: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
     if (!KgragError.isInstance(error) && io.env.KGRAG_DEBUG) writeLine(io.stderr, (error as Error).stack ?? '');

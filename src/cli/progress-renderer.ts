@@ -7,6 +7,8 @@ import { writeLine } from './cli-io.js';
 /** Renders pipeline events on stderr: live bars on a terminal, plain periodic lines otherwise. */
 export interface ProgressRenderer {
   onEvent(event: PipelineEvent): void;
+  /** Writes a line of its own (a retry notice) without breaking the live bars; nothing when quiet. */
+  log(line: string): void;
   stop(): void;
 }
 
@@ -80,6 +82,7 @@ export function createProgressRenderer(stream: NodeJS.WritableStream & { isTTY?:
             break;
         }
       },
+      log: (line) => bars.log(`${line}\n`),
       stop: () => bars.stop(),
     };
   }
@@ -113,6 +116,9 @@ export function createProgressRenderer(stream: NodeJS.WritableStream & { isTTY?:
         default:
           break;
       }
+    },
+    log(line) {
+      if (!quiet) writeLine(stream, line);
     },
     stop: () => undefined,
   };

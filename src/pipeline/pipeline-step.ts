@@ -111,6 +111,12 @@ export interface PipelineStep {
   mustRun?(context: StepContext): boolean;
   run(context: StepContext): Promise<StepOutput>;
   /**
+   * Whether, with these settings, the step analyses text with an English-only model (wink-nlp's English
+   * parser): before the first such step runs, the pipeline warns once when chunks are in a language it cannot
+   * read (Chinese, Japanese, Korean), naming every such step. @default false
+   */
+  englishOnly?(context: StepContext): boolean;
+  /**
    * The LLM calls and tokens the step would take, for the dry run (`kgrag index --dry-run`); only steps that
    * call the model and are contributed by a method define it (the shared steps are estimated by the dry run).
    */

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import type { IndexInputs, PipelineEvent, PipelineStep, StepContext, StepName } from './pipeline-step.js';
 import { errorMessage } from '../core/error-message.js';
+import { unreadableLanguageWarning } from './unreadable-language-warning.js';
 
 /** Options of {@link runPipeline}. */
 export interface RunPipelineOptions {
@@ -20,7 +21,14 @@ export interface RunPipelineOptions {
   llm?: LanguageModel;
   prompts?: PromptLibrary;
   inputs?: IndexInputs;
+  /** Cancels the run now: the step in progress stops and is not recorded (a later run redoes it). */
   signal?: AbortSignal;
+  /**
+   * Stops the run at the next step boundary: the step in progress finishes and is recorded, no further step
+   * starts, and the run fails with `PIPELINE_STOPPED` (a later run resumes at the next step). A run whose
+   * remaining steps are all up to date completes as usual.
+   */
+  stopAfterStep?: AbortSignal;
   onEvent?: (event: PipelineEvent) => void;
   /** Cumulative LLM usage so far (from the usage meter); per-step usage is the difference. */
   usage?: () => RunUsage;
@@ -91,6 +99,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
     if (run.status === 'done') outputVersions.set(run.step as StepName, run.outputVersion);
   }
 
+  let languageChecked = false;
   emit({ type: 'pipeline-start', steps: steps.map((step) => step.name) });
   for (const [index, step] of steps.entries()) {
     if (options.signal?.aborted) throw abortError();
@@ -134,6 +143,14 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       continue;
     }
 
+    if (options.stopAfterStep?.aborted) throw stoppedError(summary.ran, step.name);
+    if (!languageChecked && step.englishOnly?.(context)) {
+      // Once, and only when such a step has work to do: one warning naming every step that cannot read the text.
+      languageChecked = true;
+      const englishOnly = steps.filter((each) => each.englishOnly?.(context)).map((each) => each.name);
+      const message = await unreadableLanguageWarning(store, englishOnly);
+      if (message !== undefined) context.warn('text-language-unsupported', message);
+    }
     emit({ type: 'step-start', step: step.name, index, count: steps.length });
     const startedAt = now().toISOString();
     const stepStarted = performance.now();
@@ -222,5 +239,15 @@ function abortError(): KgragError {
     code: 'PIPELINE_ABORTED',
     category: 'input',
     hint: 'run the same command again to resume where it stopped',
+  });
+}
+
+function stoppedError(ran: readonly StepName[], next: StepName): KgragError {
+  const last = ran.at(-1);
+  return new KgragError(last === undefined ? `indexing stopped before step "${next}", as asked` : `indexing stopped after step "${last}", as asked`, {
+    code: 'PIPELINE_STOPPED',
+    category: 'input',
+    hint: 'run the same command again to resume where it stopped',
+    details: { ran: [...ran], next },
   });
 }

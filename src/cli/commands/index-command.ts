@@ -7,7 +7,9 @@ import type { IndexDryRun } from '../../pipeline/estimate/dry-run-index.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
+import { interruptedError } from '../interrupted-error.js';
 import { createProgressRenderer } from '../progress-renderer.js';
+import { createRetryReporter } from '../retry-reporter.js';
 import { renderTextTable } from '../text-table.js';
 import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
 import { priceSettings, resolveModelPrice } from '../../providers/llm/model-prices.js';
@@ -55,15 +57,28 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     await dryRunCommand(paths, options, global, io);
     return;
   }
-  const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
-  const controller = new AbortController();
+  const retries = createRetryReporter((line) => renderer.log(line));
+  const kgrag = await openWorkspace({ ...workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), onRetry: retries.onRetry }, io);
+  // Ctrl-C is the user stopping the run, not a failure: the first lets the step in progress finish and keeps
+  // it, the second cancels that step now, a third (for a step that does not check) exits at once. Every way
+  // leaves a draft the next run resumes, and the command exits 130 like any interrupted program.
+  const stopAfterStep = new AbortController();
+  const stopNow = new AbortController();
   let interrupts = 0;
+  let runningStep: string | undefined;
   const onInterrupt = (): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    controller.abort();
-    writeLine(io.stderr, '\nstopping after the current step; run the same command again to resume (Ctrl-C again to quit now)');
+    if (interrupts === 1) {
+      stopAfterStep.abort();
+      const step = runningStep === undefined ? 'the current step' : `step "${runningStep}"`;
+      writeLine(io.stderr, `\ninterrupted: finishing ${step} and keeping its work, then stopping (Ctrl-C again to stop now; run the same command again to resume)`);
+    } else if (interrupts === 2) {
+      stopNow.abort();
+      writeLine(io.stderr, '\ninterrupted again: stopping now (Ctrl-C once more to exit without waiting for the step to notice)');
+    } else {
+      process.exit(130);
+    }
   };
   process.on('SIGINT', onInterrupt);
   const warnings: PipelineWarning[] = [];
@@ -74,14 +89,19 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       {
         ...writerLockOptions(['kgrag index', ...paths].join(' '), options.wait, io),
         ...(options.methods === undefined ? {} : { methods: methodList(options.methods) ?? [] }),
-        signal: controller.signal,
+        signal: stopNow.signal,
+        stopAfterStep: stopAfterStep.signal,
         onEvent: (event) => {
+          if (event.type === 'step-start') runningStep = event.step;
+          if (event.type === 'step-end') runningStep = undefined;
+          if (event.type === 'step-start') retries.setScope(event.step);
           if (event.type === 'warning') warnings.push(event.warning);
           if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
           renderer.onEvent(event);
         },
       },
     );
+    retries.stop();
     renderer.stop();
     const counts = await kgrag.stats();
     const usage = kgrag.usage();
@@ -108,7 +128,12 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
       );
     }
     if (options.strict && warnings.length > 0) throw strictError(warnings.length);
+  } catch (error) {
+    // Whatever the interrupted work threw (a cancelled request, a lock wait given up) is the interrupt.
+    if (interrupts > 0) throw interruptedError(error, steps.map((step) => step.step), runningStep);
+    throw error;
   } finally {
+    retries.stop();
     renderer.stop();
     process.off('SIGINT', onInterrupt);
     await kgrag.close();

@@ -3,6 +3,7 @@ import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
 import { createQueryProgressLine } from '../query-progress-line.js';
+import { createRetryReporter } from '../retry-reporter.js';
 import { spelledOption } from '../spelled-option.js';
 import { type GlobalOptions, parseSetOptions, workspaceOptions } from '../workspace-options.js';
 
@@ -22,10 +23,14 @@ export interface QueryCommandOptions {
  */
 export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo, args: readonly string[] = []): Promise<void> {
   const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], (pair) => spelledOption(args, pair, '-p', '--param')) as Record<string, unknown>) };
-  const kgrag = await openWorkspace(workspaceOptions(global, io), io);
+  const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
+  const retries = createRetryReporter((line) => {
+    progress?.stop();
+    writeLine(io.stderr, line);
+  });
+  const kgrag = await openWorkspace({ ...workspaceOptions(global, io), ...(progress === undefined ? {} : { onRetry: retries.onRetry }) }, io);
   try {
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
-    const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
     const result = await kgrag.query(question, {
       ...(options.method === undefined ? {} : { method: options.method }),
       params,
@@ -33,7 +38,10 @@ export async function queryCommand(question: string, options: QueryCommandOption
       contextOnly: options.contextOnly === true,
       ...(streaming ? { onText: (delta: string) => io.stdout.write(sanitizeForTerminal(delta, { multiline: true })) } : {}),
       ...(progress ? { onProgress: progress.onProgress } : {}),
-    }).finally(() => progress?.stop());
+    }).finally(() => {
+      retries.stop();
+      progress?.stop();
+    });
     for (const warning of result.warnings) writeLine(io.stderr, `kgrag: warning: ${warning}`);
     if (options.json) {
       writeLine(io.stdout, JSON.stringify(result, null, 2));

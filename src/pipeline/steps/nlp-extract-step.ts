@@ -24,6 +24,7 @@ export const nlpExtractStep: PipelineStep = {
   version: 1,
   reads: ['chunk'],
   settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion }),
+  englishOnly: () => true,
 
   async run(context) {
     const { store, config } = context;

@@ -112,6 +112,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
       tripleExtractorFor(config, mode, environment.llmModel !== undefined) === 'llm'
         ? { extractor: 'llm', model: environment.llmModel, prompts: promptsHash(environment.prompts, [openiePrompts.ner, openiePrompts.triples], null) }
         : { extractor: 'nlp', version: nlpTripleExtractorVersion },
+    englishOnly: (context) => tripleExtractorFor(context.config, mode, context.llm !== undefined) === 'nlp',
 
     async run(context: StepContext) {
       const { store } = context;

@@ -1,5 +1,6 @@
 import type { KgragConfig } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
+import type { RetryEvent } from '../llm/retry-policy.js';
 import type { Embedder } from './embedder.js';
 import { createLocalEmbedder } from './local-embedder.js';
 import { lazyEmbedder } from './lazy-embedder.js';
@@ -9,7 +10,11 @@ import { openAiCompatibleEmbedderId } from './openai-compatible-embedder-id.js';
  * The configured embedder: `local` (no weights, the default) or an OpenAI-compatible endpoint, which
  * falls back to the LLM's base URL and key so that one server can serve both.
  */
-export function createEmbedder(config: Pick<KgragConfig, 'embeddings' | 'llm'>, fetchImplementation?: typeof fetch): Embedder {
+export function createEmbedder(
+  config: Pick<KgragConfig, 'embeddings' | 'llm'>,
+  fetchImplementation?: typeof fetch,
+  dependencies: { onRetry?: (event: RetryEvent) => void } = {},
+): Embedder {
   const embeddings = config.embeddings;
   if (embeddings.provider === 'local') {
     return createLocalEmbedder(embeddings.dimensions === undefined ? {} : { dimensions: embeddings.dimensions });
@@ -35,6 +40,7 @@ export function createEmbedder(config: Pick<KgragConfig, 'embeddings' | 'llm'>, 
     ...(embeddings.maxReplyBytes === undefined ? {} : { maxReplyBytes: embeddings.maxReplyBytes }),
     ...(config.llm.headers === undefined ? {} : { headers: config.llm.headers }),
     ...(fetchImplementation === undefined ? {} : { fetch: fetchImplementation }),
+    ...(dependencies.onRetry === undefined ? {} : { retry: { onRetry: dependencies.onRetry } }),
   };
   return lazyEmbedder(openAiCompatibleEmbedderId(options), embeddings.batchSize, async () =>
     (await import('./openai-compatible-embedder.js')).createOpenAiCompatibleEmbedder(options),

@@ -130,8 +130,8 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
     }
   };
 
-  const embedBatch = async (inputs: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
-    const vectors = await retryWithBackoff(() => requestOnce(inputs, signal), policy, signal);
+  const embedBatch = async (inputs: readonly string[], signal: AbortSignal | undefined, purpose: string): Promise<Float32Array[]> => {
+    const vectors = await retryWithBackoff(() => requestOnce(inputs, signal), policy, signal, purpose);
     checkDimensions(vectors);
     return vectors.map(normalize);
   };
@@ -146,6 +146,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
       if (texts.length === 0) return [];
       const signal = embedOptions.abortSignal;
       const prefix = (embedOptions.inputType === 'query' ? options.queryPrefix : options.documentPrefix) ?? '';
+      const purpose = embedOptions.inputType === 'query' ? 'embed-query' : 'embed-documents';
       const positions: number[] = [];
       texts.forEach((text, index) => {
         if (text !== '') positions.push(index);
@@ -161,7 +162,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
       const worker = async (): Promise<void> => {
         for (let batch = batches[next++]; batch !== undefined; batch = batches[next++]) {
           const inputs = batch.map((index) => `${prefix}${texts[index] ?? ''}`);
-          const vectors = await embedBatch(inputs, batchSignal).catch((error: unknown) => {
+          const vectors = await embedBatch(inputs, batchSignal, purpose).catch((error: unknown) => {
             stopOthers.abort(error);
             throw error;
           });
@@ -172,7 +173,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
 
-      if (dimensions === undefined) await embedBatch([' '], signal);
+      if (dimensions === undefined) await embedBatch([' '], signal, purpose);
       const zeros = dimensions ?? 0;
       return output.map((vector) => vector ?? new Float32Array(zeros));
     },

@@ -1,3 +1,5 @@
+import { onAbort } from '../../core/on-abort.js';
+
 /** Waits `ms` milliseconds; an abort signal cancels the wait and rejects with the signal's reason. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -8,13 +10,16 @@ export const abortableSleep: Sleep = (ms, signal) =>
       reject(signal.reason);
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
+    // One shared listener per signal: a run's many backoffs sleep on the same signal at once.
+    const cancel =
+      signal === undefined
+        ? undefined
+        : onAbort(signal, () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      cancel?.();
       resolve();
     }, Math.max(0, ms));
-    signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -7,7 +7,8 @@ const marker = Symbol.for('kgrag.llm-call-error');
  *
  * Retryable by default: `LLM_RATE_LIMITED`, `LLM_SERVER_ERROR`, `LLM_CONNECTION_FAILED`,
  * `LLM_MALFORMED_RESPONSE`, `LLM_TRUNCATED_STREAM`, `LLM_TIMEOUT`, and `LLM_REQUEST_FAILED`
- * when the status is 408 or 409. Never retried: `LLM_REPLY_TOO_LARGE` (a runaway reply, aborted at the
+ * when the status is 408 or 409. `LLM_SERVER_UNREACHABLE` (nothing listens at the base URL, or its host does
+ * not resolve) is retried once, briefly: it is almost always a server not started or a wrong URL. Never retried: `LLM_REPLY_TOO_LARGE` (a runaway reply, aborted at the
  * configured size limit) and the errors of the user's own settings (key, model, URL, context length).
  */
 export type LlmCallErrorCode =
@@ -19,6 +20,7 @@ export type LlmCallErrorCode =
   | 'LLM_RATE_LIMITED'
   | 'LLM_SERVER_ERROR'
   | 'LLM_CONNECTION_FAILED'
+  | 'LLM_SERVER_UNREACHABLE'
   | 'LLM_MALFORMED_RESPONSE'
   | 'LLM_TRUNCATED_STREAM'
   | 'LLM_REPLY_TOO_LARGE'
@@ -32,6 +34,8 @@ export interface LlmCallErrorOptions {
   code: LlmCallErrorCode;
   /** Whether the same request may succeed when sent again (the retry wrapper only retries these). */
   retryable: boolean;
+  /** Most retries this failure is worth, below the configured `maxRetries` (e.g. 1 for a refused connection). */
+  retryLimit?: number;
   /** HTTP status of the failed response, when there was one. */
   status?: number;
   /** How long the server asked us to wait (`retry-after` / `retry-after-ms`), in milliseconds. */
@@ -51,6 +55,7 @@ export class LlmCallError extends KgragError {
   readonly [marker] = true;
   declare readonly code: LlmCallErrorCode;
   readonly retryable: boolean;
+  readonly retryLimit: number | undefined;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly rawText: string | undefined;
@@ -69,6 +74,7 @@ export class LlmCallError extends KgragError {
     });
     this.name = 'LlmCallError';
     this.retryable = options.retryable;
+    this.retryLimit = options.retryLimit;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
     this.rawText = options.rawText;

@@ -230,15 +230,16 @@ describe('error mapping', () => {
     assert.match(error.hint ?? '', /\/v1/);
   });
 
-  it('connection refused asks whether the server is running at the URL', async () => {
+  it('connection refused names the URL and says to start the server', async () => {
     const server = await startMockOpenAiServer();
     await server.close();
     const model = createOpenAiCompatibleLanguageModel({ baseURL: server.url, modelId: 'mock-model' });
     const error = await rejection(model.generate(question));
     assert.ok(LlmCallError.isInstance(error));
-    assert.equal(error.code, 'LLM_CONNECTION_FAILED');
+    assert.equal(error.code, 'LLM_SERVER_UNREACHABLE');
     assert.equal(error.retryable, true);
-    assert.ok(error.hint?.includes(`Is the server running at ${server.url}?`));
+    assert.ok(error.message.includes(server.url));
+    assert.match(error.hint ?? '', /Start the LLM server/);
   });
 
   it('context-length errors get their own code and hint', async () => {

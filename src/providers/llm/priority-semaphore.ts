@@ -1,3 +1,4 @@
+import { onAbort } from '../../core/on-abort.js';
 import { type CallPriority, createPriorityQueues } from './priority-queues.js';
 
 export type { CallPriority } from './priority-queues.js';
@@ -47,18 +48,21 @@ export function createPrioritySemaphore(limit: number): PrioritySemaphore {
         return Promise.resolve(releaser());
       }
       return new Promise((resolve, reject) => {
-        const onAbort = (): void => {
-          queues.remove(waiter);
-          reject(signal?.reason);
-        };
         const waiter: Waiter = {
           grant: () => {
-            signal?.removeEventListener('abort', onAbort);
+            cancel?.();
             resolve(releaser());
           },
         };
         queues.push(priority, waiter);
-        signal?.addEventListener('abort', onAbort, { once: true });
+        // Hundreds of calls of one run wait here on its one signal: they share a listener (see onAbort).
+        const cancel =
+          signal === undefined
+            ? undefined
+            : onAbort(signal, () => {
+                queues.remove(waiter);
+                reject(signal.reason);
+              });
       });
     },
   };

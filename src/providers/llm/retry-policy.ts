@@ -7,9 +7,15 @@ import { isAbortError } from './is-abort-error.js';
 export interface RetryEvent {
   /** The attempt that just failed, from 1. */
   attempt: number;
+  /** Attempts this call gets at most (the first one and its retries). */
+  maxAttempts: number;
   /** How long the wrapper waits before the next attempt. */
   delayMs: number;
   error: LlmCallError;
+  /** Chat completions (`llm`) or embeddings. */
+  service: 'llm' | 'embeddings';
+  /** What the call was for (`extract-graph`, `answer`, …), when the caller said. */
+  purpose?: string;
 }
 
 /** Retry settings shared by the LLM retry wrapper and the embedder. */
@@ -37,7 +43,7 @@ export interface RetryPolicy {
    * abort), an `LLM_RETRIES_EXHAUSTED` error when the retries are used up, or the abort reason
    * when `signal` fires during the wait.
    */
-  afterFailure(error: unknown, attempt: number, signal?: AbortSignal): Promise<void>;
+  afterFailure(error: unknown, attempt: number, signal?: AbortSignal, purpose?: string): Promise<void>;
 }
 
 /**
@@ -54,12 +60,15 @@ export function createRetryPolicy(options: RetryOptions = {}): RetryPolicy {
   const section = options.configSection ?? 'llm';
 
   return {
-    async afterFailure(error, attempt, signal) {
+    async afterFailure(error, attempt, signal, purpose) {
       if (signal?.aborted) throw signal.reason;
       if (isAbortError(error) || !LlmCallError.isInstance(error) || !error.retryable) throw error;
+      // A failure that says what is wrong on its own (nothing listens at the URL) is not wrapped in "gave up after".
+      if (error.retryLimit !== undefined && attempt > Math.min(maxRetries, error.retryLimit)) throw error;
       if (attempt > maxRetries) throw retriesExhausted(error, attempt, section);
       const delayMs = backoffDelayMs(attempt, { baseDelayMs, maxDelayMs, rng }, error.retryAfterMs);
-      options.onRetry?.({ attempt, delayMs, error });
+      const maxAttempts = Math.min(maxRetries, error.retryLimit ?? maxRetries) + 1;
+      options.onRetry?.({ attempt, maxAttempts, delayMs, error, service: section, ...(purpose === undefined ? {} : { purpose }) });
       await sleep(delayMs, signal);
     },
   };
@@ -79,12 +88,13 @@ export async function retryWithBackoff<T>(
   operation: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
   signal?: AbortSignal,
+  purpose?: string,
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await operation(attempt);
     } catch (error) {
-      await policy.afterFailure(error, attempt, signal);
+      await policy.afterFailure(error, attempt, signal, purpose);
     }
   }
 }

@@ -76,12 +76,25 @@ describe('toLlmCallError', () => {
     assert.equal(wrapped.retryable, false);
   });
 
-  it('treats fetch network failures as retryable connection errors with a hint', () => {
-    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
-    const error = toLlmCallError(refused, context);
+  it('treats a reset connection as a retryable connection error with a hint', () => {
+    const reset = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
+    const error = toLlmCallError(reset, context);
     assert.ok(LlmCallError.isInstance(error));
     assert.equal(error.code, 'LLM_CONNECTION_FAILED');
     assert.equal(error.retryable, true);
+    assert.equal(error.retryLimit, undefined);
     assert.match(error.hint ?? '', /Is the server running at http:\/\/localhost:8000\/v1\?/);
+  });
+
+  it('a refused connection or an unresolvable host means no server there: one retry, and the fix', () => {
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']) {
+      const failure = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(`connect ${code}`), { code }) });
+      const error = toLlmCallError(failure, context);
+      assert.ok(LlmCallError.isInstance(error));
+      assert.equal(error.code, 'LLM_SERVER_UNREACHABLE', code);
+      assert.equal(error.retryLimit, 1);
+      assert.match(error.message, /http:\/\/localhost:8000\/v1/);
+      assert.match(error.hint ?? '', /^Start the LLM server, or point llm\.baseURL \(or KGRAG_LLM_BASE_URL\)/);
+    }
   });
 });

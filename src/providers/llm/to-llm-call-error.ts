@@ -43,6 +43,19 @@ const NETWORK_ERROR_CODES = new Set([
 ]);
 
 /**
+ * Network errors that mean no server answers at the configured address: nothing listens on the port
+ * (`ECONNREFUSED`), or the host name does not resolve (`ENOTFOUND`, and `EAI_AGAIN` when no resolver answers).
+ * They are the user's configuration (a server not started, a wrong port or host), not a passing fault, so
+ * they get one short retry (a server that is just starting) instead of six backoffs over half a minute.
+ * Resets, timeouts and unreachable networks stay fully retryable: those are what a flaky connection does.
+ */
+const UNREACHABLE_SERVER_CODES = new Map([
+  ['ECONNREFUSED', 'connection refused (nothing is listening there)'],
+  ['ENOTFOUND', 'the host name does not resolve (ENOTFOUND)'],
+  ['EAI_AGAIN', 'the host name could not be resolved (EAI_AGAIN: no DNS answer)'],
+]);
+
+/**
  * Turns whatever an SDK or `fetch` threw into an {@link LlmCallError} with a status, a retry verdict
  * and a hint. Abort errors and existing LlmCallErrors are returned unchanged, also when the SDK wrapped
  * one of ours (a reply cut off by {@link limitReplySize}) in its own error. Secrets in URLs (the base
@@ -189,11 +202,28 @@ function label(context: ProviderCallContext): string {
 }
 
 function connectionFailed(error: unknown, context: ProviderCallContext): LlmCallError {
-  return new LlmCallError(`Cannot reach the ${context.service === 'llm' ? 'LLM' : 'embedding'} server at ${context.baseURL}: ${redactUrl(errorMessage(error))}`, {
+  const networkCode = findNetworkErrorCode(error);
+  const server = context.service === 'llm' ? 'LLM' : 'embedding';
+  const unreachable = networkCode === undefined ? undefined : UNREACHABLE_SERVER_CODES.get(networkCode);
+  if (unreachable !== undefined) {
+    const setting =
+      context.service === 'llm'
+        ? 'llm.baseURL (or KGRAG_LLM_BASE_URL)'
+        : 'embeddings.baseURL (or KGRAG_EMBEDDINGS_BASE_URL; it defaults to llm.baseURL)';
+    return new LlmCallError(`Cannot reach the ${server} server at ${context.baseURL}: ${unreachable}`, {
+      code: 'LLM_SERVER_UNREACHABLE',
+      retryable: true,
+      retryLimit: 1,
+      hint: `Start the ${server} server, or point ${setting} at the one that is running`,
+      details: { baseURL: context.baseURL, networkCode },
+      cause: error,
+    });
+  }
+  return new LlmCallError(`Cannot reach the ${server} server at ${context.baseURL}: ${redactUrl(errorMessage(error))}`, {
     code: 'LLM_CONNECTION_FAILED',
     retryable: true,
     hint: `Is the server running at ${context.baseURL}? Check ${context.service}.baseURL and your network`,
-    details: { baseURL: context.baseURL, networkCode: findNetworkErrorCode(error) },
+    details: { baseURL: context.baseURL, networkCode },
     cause: error,
   });
 }

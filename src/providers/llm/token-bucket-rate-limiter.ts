@@ -1,3 +1,4 @@
+import { onAbort } from '../../core/on-abort.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { Sleep } from './abortable-sleep.js';
 import { type CallPriority, createPriorityQueues } from './priority-queues.js';
@@ -142,23 +143,26 @@ export function createTokenBucketRateLimiter(options: TokenBucketRateLimiterOpti
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (requestBucket === undefined && tokenBucket === undefined) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => {
-          const wasHead = head() === waiter;
-          queues.remove(waiter);
-          reject(signal?.reason);
-          if (wasHead) reschedule();
-        };
         const waiter: Waiter = {
           requests: cost.requests ?? 1,
           tokens: cost.tokens ?? 0,
           resolve: () => {
-            signal?.removeEventListener('abort', onAbort);
+            cancel?.();
             resolve();
           },
         };
         const previousHead = head();
         queues.push(acquireOptions.priority ?? 'batch', waiter);
-        signal?.addEventListener('abort', onAbort, { once: true });
+        // Every waiting call of a run shares one listener on its signal (see onAbort).
+        const cancel =
+          signal === undefined
+            ? undefined
+            : onAbort(signal, () => {
+                const wasHead = head() === waiter;
+                queues.remove(waiter);
+                reject(signal.reason);
+                if (wasHead) reschedule();
+              });
         if (previousHead !== head()) reschedule();
         else pump();
       });

@@ -21,7 +21,7 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
         return;
       } catch (error) {
         if (yielded) throw error;
-        await policy.afterFailure(error, attempt, request.abortSignal);
+        await policy.afterFailure(error, attempt, request.abortSignal, request.purpose);
       }
     }
   }
@@ -29,7 +29,7 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
   return {
     provider: model.provider,
     modelId: model.modelId,
-    generate: (request) => retryWithBackoff(() => model.generate(request), policy, request.abortSignal),
+    generate: (request) => retryWithBackoff(() => model.generate(request), policy, request.abortSignal, request.purpose),
     stream,
   };
 }

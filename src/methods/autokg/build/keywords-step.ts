@@ -69,6 +69,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       seed: workspaceConfig.seed,
       keywords: useLlm ? { model: environment.llmModel, prompts: promptsHash(environment.prompts, autoKgKeywordTemplates, null) } : { nounPhrases: nounPhraseExtractorVersion },
     }),
+    // The LLM-free keywords are English noun phrases.
+    englishOnly: () => !useLlm,
 
     async run(context) {
       const { store, config, embedder } = context;

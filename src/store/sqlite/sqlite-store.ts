@@ -678,14 +678,23 @@ class SqliteVectorIndex implements VectorIndex {
       return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
     });
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
+    // The items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
+    let total = 0;
+    for (const { vector } of items) for (let coordinate = 0; coordinate < vector.length; coordinate++) if (vector[coordinate] !== 0) total++;
+    const allColumns = new Int32Array(total);
+    const allValues = new Float32Array(total);
+    let entry = 0;
     for (const item of items) {
-      const columns: number[] = [];
-      const values: number[] = [];
-      item.vector.forEach((value, coordinate) => {
-        if (value === 0) return;
-        columns.push(coordinate);
-        values.push(value);
-      });
+      const { vector } = item;
+      const start = entry;
+      for (let coordinate = 0; coordinate < vector.length; coordinate++) {
+        const value = vector[coordinate] as number;
+        if (value === 0) continue;
+        allColumns[entry] = coordinate;
+        allValues[entry++] = value;
+      }
+      const columns = allColumns.subarray(start, entry);
+      const values = allValues.subarray(start, entry);
       const existing = position.get(item.id);
       if (existing !== undefined) {
         rows[existing] = { columns, values };

@@ -2,7 +2,6 @@ import { contentId, sha256 } from '../../../core/ids.js';
 import { KgragError } from '../../../core/errors.js';
 import { createDenseMatrix } from '../../../math/dense-vectors.js';
 import { exactKnnGraph } from '../../../math/exact-knn-graph.js';
-import { ResidentMatrix } from '../../../math/wasm/resident-matrix.js';
 import type { Store } from '../../../store/store.js';
 import { englishStopwords } from '../../../text/stopwords.js';
 import type { PprConfig } from '../config.js';
@@ -179,11 +178,11 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
     if (vectors[phrase] && alphanumericLength(texts[phrase] as string) >= synonymyMinAlphanumeric) rows.push(phrase);
   }
   const dimensions = rows.length === 0 ? 0 : (vectors[rows[0] as number] as Float32Array).length;
-  const matrix = createDenseMatrix(rows.length, dimensions);
-  rows.forEach((phrase, row) => matrix.data.set(vectors[phrase] as Float32Array, row * dimensions));
   // Each row's neighbours at or above the threshold, as (row, similarity) pairs.
   const neighbours: Array<Array<[number, number]>> = rows.map(() => []);
   if (options.search === 'exact') {
+    const matrix = createDenseMatrix(rows.length, dimensions);
+    rows.forEach((phrase, row) => matrix.data.set(vectors[phrase] as Float32Array, row * dimensions));
     const k = Math.min(options.topK, Math.max(0, rows.length - 1));
     const graph = await exactKnnGraph(matrix, k);
     for (let row = 0; row < rows.length; row++) {
@@ -196,7 +195,12 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
       }
     }
   } else if (rows.length > 1) {
-    sharedWordNeighbours(rows.map((phrase) => texts[phrase] as string), ResidentMatrix.load(matrix), options.threshold, neighbours);
+    sharedWordNeighbours(
+      rows.map((phrase) => texts[phrase] as string),
+      sparseRowsOf(rows.map((phrase) => vectors[phrase] as Float32Array), dimensions),
+      options.threshold,
+      neighbours,
+    );
   }
   const pairs = new Set<number>();
   const edges: Array<[number, number, number]> = [];
@@ -219,14 +223,47 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
   };
 }
 
-/** Query rows scored per kernel call within a block, so one call's scores stay a few megabytes. */
-const blockTile = 512;
+/** Vectors as compressed sparse rows: row i's non-zero coordinates (ascending) and values at `pointers[i]…`. */
+interface SparseVectors {
+  dimensions: number;
+  pointers: Int32Array;
+  columns: Int32Array;
+  values: Float32Array;
+}
+
+function sparseRowsOf(vectors: readonly Float32Array[], dimensions: number): SparseVectors {
+  const pointers = new Int32Array(vectors.length + 1);
+  vectors.forEach((vector, row) => {
+    let nonZeros = 0;
+    for (let coordinate = 0; coordinate < dimensions; coordinate++) if (vector[coordinate] !== 0) nonZeros++;
+    pointers[row + 1] = (pointers[row] as number) + nonZeros;
+  });
+  const columns = new Int32Array(pointers[vectors.length] as number);
+  const values = new Float32Array(columns.length);
+  vectors.forEach((vector, row) => {
+    let entry = pointers[row] as number;
+    for (let coordinate = 0; coordinate < dimensions; coordinate++) {
+      const value = vector[coordinate] as number;
+      if (value === 0) continue;
+      columns[entry] = coordinate;
+      values[entry++] = value;
+    }
+  });
+  return { dimensions, pointers, columns, values };
+}
 
 /**
  * Adds to `neighbours` every pair of rows that share a content word of their texts and reach `threshold`,
- * scoring each word's block of rows against itself with the SIMD kernel.
+ * scoring each word's block of rows against itself.
+ *
+ * The local embedder's phrase vectors have a few dozen non-zeros of 1024, so each pair is scored over the
+ * non-zeros of one row against the other row spread into a dense scratch vector, with the arithmetic of the
+ * SIMD kernel (`dot-kernel-module.ts`): float32 products summed in float32 into four lanes by coordinate
+ * modulo 4, in ascending coordinate order, then (l0 + l1) + (l2 + l3). A coordinate where either row is zero
+ * adds a zero product, which leaves a lane unchanged, so the similarities are bit-identical to the dense
+ * kernel's — without copying the 52,000 × 1024 phrase matrix into it (200 MB, most of the step's time).
  */
-function sharedWordNeighbours(texts: readonly string[], resident: ResidentMatrix, threshold: number, neighbours: Array<Array<[number, number]>>): void {
+function sharedWordNeighbours(texts: readonly string[], vectors: SparseVectors, threshold: number, neighbours: Array<Array<[number, number]>>): void {
   const blocks = new Map<string, number[]>();
   texts.forEach((text, row) => {
     for (const word of new Set(text.split(' '))) {
@@ -236,27 +273,49 @@ function sharedWordNeighbours(texts: readonly string[], resident: ResidentMatrix
       block.push(row);
     }
   });
+  const { pointers, columns, values } = vectors;
+  const scratch = new Float32Array(vectors.dimensions);
   const found = new Set<number>();
   for (const block of blocks.values()) {
     if (block.length < 2 || block.length > maxSharedWordBlock) continue;
-    const members = Int32Array.from(block);
-    for (let start = 0; start < members.length; start += blockTile) {
-      const count = Math.min(blockTile, members.length - start);
-      const scores = resident.scoreRowSets(members.subarray(start), count, members, members.length);
-      for (let query = 0; query < count; query++) {
-        const row = members[start + query] as number;
-        // Rows are ascending within a block: the pairs after this row are the unscored half of the square.
-        for (let position = start + query + 1; position < members.length; position++) {
-          const similarity = scores[query * members.length + position] as number;
-          if (!(similarity >= threshold)) continue;
-          const other = members[position] as number;
-          const key = row * texts.length + other;
-          if (found.has(key)) continue;
-          found.add(key);
-          (neighbours[row] as Array<[number, number]>).push([other, similarity]);
-          (neighbours[other] as Array<[number, number]>).push([row, similarity]);
+    for (let position = 0; position < block.length; position++) {
+      const row = block[position] as number;
+      const rowStart = pointers[row] as number;
+      const rowEnd = pointers[row + 1] as number;
+      for (let entry = rowStart; entry < rowEnd; entry++) scratch[columns[entry] as number] = values[entry] as number;
+      // Rows are ascending within a block: the pairs after this row are the unscored half of the square.
+      for (let later = position + 1; later < block.length; later++) {
+        const other = block[later] as number;
+        let lane0 = 0;
+        let lane1 = 0;
+        let lane2 = 0;
+        let lane3 = 0;
+        for (let entry = pointers[other] as number; entry < (pointers[other + 1] as number); entry++) {
+          const coordinate = columns[entry] as number;
+          const product = Math.fround((scratch[coordinate] as number) * (values[entry] as number));
+          switch (coordinate & 3) {
+            case 0:
+              lane0 = Math.fround(lane0 + product);
+              break;
+            case 1:
+              lane1 = Math.fround(lane1 + product);
+              break;
+            case 2:
+              lane2 = Math.fround(lane2 + product);
+              break;
+            default:
+              lane3 = Math.fround(lane3 + product);
+          }
         }
+        const similarity = Math.fround(Math.fround(lane0 + lane1) + Math.fround(lane2 + lane3));
+        if (!(similarity >= threshold)) continue;
+        const key = row * texts.length + other;
+        if (found.has(key)) continue;
+        found.add(key);
+        (neighbours[row] as Array<[number, number]>).push([other, similarity]);
+        (neighbours[other] as Array<[number, number]>).push([row, similarity]);
       }
+      for (let entry = rowStart; entry < rowEnd; entry++) scratch[columns[entry] as number] = 0;
     }
   }
 }

@@ -19,6 +19,7 @@ import {
   type VectorIndex,
   type VectorItem,
   type VectorLayout,
+  type SparseVectorMatrix,
   type VectorMatrix,
   type VectorSpace,
   type VectorSpaceInfo,
@@ -905,6 +906,35 @@ class SqliteVectorIndex implements VectorIndex {
         }
       });
       return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+    });
+  }
+
+  async loadSparse(): Promise<SparseVectorMatrix> {
+    return this.store.readSnapshot(() => {
+      const info = this.readInfo();
+      if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
+      const { dimensions } = info;
+      if (info.layout === 'sparse') {
+        const rows = this.readSparseRows(dimensions, true);
+        return { ids: rows.ids, dimensions, rowPointers: rows.rowPointers, columnIndices: rows.columnIndices, values: rows.values };
+      }
+      const { ids, matrix } = this.readDense(dimensions, undefined);
+      const rowPointers = new Int32Array(ids.length + 1);
+      for (let row = 0; row < ids.length; row++) {
+        let nonZeros = 0;
+        for (let at = row * dimensions; at < (row + 1) * dimensions; at++) if (matrix[at] !== 0) nonZeros++;
+        rowPointers[row + 1] = (rowPointers[row] as number) + nonZeros;
+      }
+      const columnIndices = new Int32Array(rowPointers[ids.length] as number);
+      const values = new Float32Array(columnIndices.length);
+      let entry = 0;
+      for (let at = 0; at < matrix.length; at++) {
+        const value = matrix[at] as number;
+        if (value === 0) continue;
+        columnIndices[entry] = at % dimensions;
+        values[entry++] = value;
+      }
+      return { ids, dimensions, rowPointers, columnIndices, values };
     });
   }
 

@@ -172,17 +172,22 @@ export interface SynonymEdgeOptions {
  * than two letters or digits. The phrases are distinct after normalization, so no pair of equal phrases
  * occurs. Ties rank by lower phrase index, so the edges depend only on the vectors.
  */
-export async function computeSynonymEdges(texts: readonly string[], vectors: ReadonlyArray<Float32Array | null>, options: SynonymEdgeOptions): Promise<SynonymEdges> {
+export async function computeSynonymEdges(texts: readonly string[], vectors: ReadonlyArray<Float32Array | SparseVector | null>, options: SynonymEdgeOptions): Promise<SynonymEdges> {
   const rows: number[] = [];
   for (let phrase = 0; phrase < texts.length; phrase++) {
     if (vectors[phrase] && alphanumericLength(texts[phrase] as string) >= synonymyMinAlphanumeric) rows.push(phrase);
   }
-  const dimensions = rows.length === 0 ? 0 : (vectors[rows[0] as number] as Float32Array).length;
+  const first = rows.length === 0 ? undefined : vectors[rows[0] as number];
+  const dimensions = first === undefined || first === null ? 0 : first instanceof Float32Array ? first.length : first.dimensions;
   // Each row's neighbours at or above the threshold, as (row, similarity) pairs.
   const neighbours: Array<Array<[number, number]>> = rows.map(() => []);
   if (options.search === 'exact') {
     const matrix = createDenseMatrix(rows.length, dimensions);
-    rows.forEach((phrase, row) => matrix.data.set(vectors[phrase] as Float32Array, row * dimensions));
+    rows.forEach((phrase, row) => {
+      const vector = vectors[phrase] as Float32Array | SparseVector;
+      if (vector instanceof Float32Array) matrix.data.set(vector, row * dimensions);
+      else vector.columns.forEach((coordinate, entry) => (matrix.data[row * dimensions + coordinate] = vector.values[entry] as number));
+    });
     const k = Math.min(options.topK, Math.max(0, rows.length - 1));
     const graph = await exactKnnGraph(matrix, k);
     for (let row = 0; row < rows.length; row++) {
@@ -197,7 +202,7 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
   } else if (rows.length > 1) {
     sharedWordNeighbours(
       rows.map((phrase) => texts[phrase] as string),
-      sparseRowsOf(rows.map((phrase) => vectors[phrase] as Float32Array), dimensions),
+      sparseRowsOf(rows.map((phrase) => vectors[phrase] as Float32Array | SparseVector), dimensions),
       options.threshold,
       neighbours,
     );
@@ -223,6 +228,13 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
   };
 }
 
+/** One vector as its non-zero coordinates (ascending) and their values. */
+export interface SparseVector {
+  dimensions: number;
+  columns: Int32Array;
+  values: Float32Array;
+}
+
 /** Vectors as compressed sparse rows: row i's non-zero coordinates (ascending) and values at `pointers[i]…`. */
 interface SparseVectors {
   dimensions: number;
@@ -231,25 +243,28 @@ interface SparseVectors {
   values: Float32Array;
 }
 
-function sparseRowsOf(vectors: readonly Float32Array[], dimensions: number): SparseVectors {
-  const pointers = new Int32Array(vectors.length + 1);
-  vectors.forEach((vector, row) => {
-    let nonZeros = 0;
-    for (let coordinate = 0; coordinate < dimensions; coordinate++) if (vector[coordinate] !== 0) nonZeros++;
-    pointers[row + 1] = (pointers[row] as number) + nonZeros;
-  });
-  const columns = new Int32Array(pointers[vectors.length] as number);
+function sparseRowsOf(vectors: ReadonlyArray<Float32Array | SparseVector>, dimensions: number): SparseVectors {
+  const sparse = vectors.map((vector) => (vector instanceof Float32Array ? sparseVectorOf(vector) : vector));
+  const pointers = new Int32Array(sparse.length + 1);
+  sparse.forEach((vector, row) => (pointers[row + 1] = (pointers[row] as number) + vector.columns.length));
+  const columns = new Int32Array(pointers[sparse.length] as number);
   const values = new Float32Array(columns.length);
-  vectors.forEach((vector, row) => {
-    let entry = pointers[row] as number;
-    for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-      const value = vector[coordinate] as number;
-      if (value === 0) continue;
-      columns[entry] = coordinate;
-      values[entry++] = value;
-    }
+  sparse.forEach((vector, row) => {
+    columns.set(vector.columns, pointers[row] as number);
+    values.set(vector.values, pointers[row] as number);
   });
   return { dimensions, pointers, columns, values };
+}
+
+function sparseVectorOf(vector: Float32Array): SparseVector {
+  const columns: number[] = [];
+  const values: number[] = [];
+  vector.forEach((value, coordinate) => {
+    if (value === 0) return;
+    columns.push(coordinate);
+    values.push(value);
+  });
+  return { dimensions: vector.length, columns: Int32Array.from(columns), values: Float32Array.from(values) };
 }
 
 /**
@@ -345,12 +360,14 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       const { store } = context;
       const { index, version } = await loadTripleIndex(store);
       // The whole space, not `load(ids)`: selecting tens of thousands of ids costs seconds, and the space holds the phrases only.
-      const loaded = await store.vectors('phrases').load();
-      const vectors: Array<Float32Array | null> = index.phraseIds.map(() => null);
+      const loaded = await store.vectors('phrases').loadSparse();
+      const vectors: Array<SparseVector | null> = index.phraseIds.map(() => null);
       let withVector = 0;
       rowsOf(loaded.ids, index.phraseIds).forEach((phrase, row) => {
         if (phrase < 0) return;
-        vectors[phrase] = loaded.matrix.subarray(row * loaded.dimensions, (row + 1) * loaded.dimensions);
+        const start = loaded.rowPointers[row] as number;
+        const end = loaded.rowPointers[row + 1] as number;
+        vectors[phrase] = { dimensions: loaded.dimensions, columns: loaded.columnIndices.subarray(start, end), values: loaded.values.subarray(start, end) };
         withVector++;
       });
       context.progress(0, 1, 'synonym search');

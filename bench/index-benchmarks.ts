@@ -54,8 +54,8 @@ export async function benchIndex2wiki(runs: number): Promise<Record<string, Benc
   const all: ChildReport[] = [];
   const graphrag: ChildReport[] = [];
   for (let run = 0; run < runs; run++) {
-    all.push(...indexRuns([corpus], 1));
-    graphrag.push(...indexRuns([corpus], 1, graphragMethods));
+    all.push(indexRuns([corpus], 1)[0] as ChildReport);
+    graphrag.push(indexRuns([corpus], 1, graphragMethods)[0] as ChildReport);
   }
   return {
     index_2wiki_wall_s: result(all.map((report) => report.wallMs / 1000), 's'),

@@ -1,4 +1,5 @@
 import { appendAll } from '../../../core/append-all.js';
+import { maxOf } from '../../../core/max-of.js';
 import { fillPrompt, type PromptLibrary } from '../../../core/prompt-library.js';
 import { createRandom, type Random } from '../../../core/random.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
@@ -211,7 +212,7 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
   }
   const finalCalls = calls.slice(finalStart);
   return {
-    criticalPath: Math.max(0, ...logs.map((log) => log.length)) + finalCalls.length,
+    criticalPath: Math.max(0, maxOf(logs.map((log) => log.length))) + finalCalls.length,
     keywords: filterKeywords(current, { maxWords: settings.maxWords }),
     byMethod,
     calls,

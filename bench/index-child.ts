@@ -1,17 +1,21 @@
 /*
- * Child process of the indexing benchmarks: indexes the given paths into a fresh workspace and prints one
- * JSON line with its wall time, per-step times, peak RSS and progress-event count. A child per run
- * gives each run a cold process, as a user's `kgrag index` has.
+ * Child process of the indexing benchmarks: indexes the given paths into a fresh workspace, for every method or
+ * (`--methods a,b`) for those methods only, and prints one JSON line with its wall time, per-step times, peak
+ * RSS and progress-event count. A child per run gives each run a cold process, as a user's `kgrag index` has.
  */
 import { createKgrag } from '../src/api/create-kgrag.js';
 
-const [workspace, ...paths] = process.argv.slice(2);
-if (!workspace || paths.length === 0) throw new Error('usage: index-child.ts <workspace> <paths…>');
+const args = process.argv.slice(2);
+const methodsFlag = args.indexOf('--methods');
+const methods = methodsFlag >= 0 ? args.splice(methodsFlag, 2)[1]?.split(',') : undefined;
+const [workspace, ...paths] = args;
+if (!workspace || paths.length === 0) throw new Error('usage: index-child.ts [--methods a,b] <workspace> <paths…>');
 const started = performance.now();
 const kgrag = await createKgrag({ workspace, env: {} });
 const steps: Record<string, number> = {};
 let progressEvents = 0;
 const summary = await kgrag.index(paths, {
+  ...(methods === undefined ? {} : { methods }),
   onEvent(event) {
     if (event.type === 'step-end') steps[event.step] = Math.round(event.durationMs);
     if (event.type === 'step-progress') progressEvents++;

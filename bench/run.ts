@@ -1,8 +1,10 @@
 /*
  * `npm run bench -- <name…> [--runs N] [--json]`: runs benchmarks and prints medians (a table on stdout,
- * or with --json one object `{"results": {"<name>": {"median", "unit"}}}`). Progress goes to stderr.
+ * or with --json one object `{"machine": {…}, "results": {"<name>": {"median", "unit"}}}`: the CPU, Node and V8
+ * versions and the load average at the start and end). Progress goes to stderr.
  * Numbers from here go into docs/BENCHMARKS.md.
  */
+import os from 'node:os';
 import { benchAutokgBuild } from './autokg-build.js';
 import type { BenchResult } from './bench-utils.js';
 import { benchColdQuery } from './cold-query.js';
@@ -24,11 +26,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'core-dense': { describe: 'SIMD dot/GEMV, top-k, exact and approximate kNN graphs, k-means', defaultRuns: 5, run: benchCoreDense },
   'core-sparse': { describe: 'PageRank/PPR, local push, Laplace learning, spectral embedding (all on synthetic graphs and vectors)', defaultRuns: 5, run: benchCoreSparse },
   'core-leiden': { describe: 'hierarchical Leiden vs graphology Louvain', defaultRuns: 5, run: benchCoreLeiden },
-  'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus (wall time, peak RSS)', defaultRuns: 3, run: benchIndex2wiki },
+  'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus, for every method and for GraphRAG only (basic, local, global, drift): wall time, peak RSS, step times', defaultRuns: 3, run: benchIndex2wiki },
   'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
   'cold-query': { describe: 'issue 16: a ppr and a relations CLI query in a fresh process on the 2Wiki fast index (wall, peak RSS) and the database size', defaultRuns: 3, run: benchColdQuery },
   'ingest-50mb': { describe: 'one synthetic 50 MB text file (seeded random sentences over a 29-word vocabulary) through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
-  'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / (calls × 200 ms / 8)', defaultRuns: 3, run: benchLlmThroughput },
+  'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / ideal, per step and summed (ideal = max(calls × 200 ms / 8, longest call chain × 200 ms))', defaultRuns: 3, run: benchLlmThroughput },
   autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },
   tot: { describe: 'one two-hop Tree-of-Traversals question over the SPARQL fixture, mock model at 200 ms per call: calls, tokens, SPARQL requests, wall time for k = 1 and 3', defaultRuns: 3, run: benchTot },
   reliability: {
@@ -50,6 +52,15 @@ if (names.length === 0 || names.some((name) => !(name in benchmarks))) {
   process.exit(2);
 }
 
+/** The machine the numbers come from: they are not comparable across CPUs, Node versions or loads. */
+function machine(): Record<string, string | number> {
+  const cpus = os.cpus();
+  return { cpu: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, v8: process.versions.v8, platform: `${os.platform()} ${os.release()}` };
+}
+const loadAverage = (): string => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+const startLoad = loadAverage();
+process.stderr.write(`machine: ${Object.entries(machine()).map(([key, value]) => `${key} ${value}`).join(', ')}; load average ${startLoad}\n`);
+
 const results: Record<string, { median: number; unit: string }> = {};
 for (const name of names) {
   const benchmark = benchmarks[name];
@@ -58,8 +69,10 @@ for (const name of names) {
   process.stderr.write(`${name}: ${benchmark.describe}, ${runs} run(s)\n`);
   for (const [key, value] of Object.entries(await benchmark.run(runs))) results[key] = { median: value.median, unit: value.unit };
 }
+const endLoad = loadAverage();
+process.stderr.write(`load average at the end ${endLoad}\n`);
 if (json) {
-  process.stdout.write(`${JSON.stringify({ results }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ machine: { ...machine(), loadAverageStart: startLoad, loadAverageEnd: endLoad }, results }, null, 2)}\n`);
 } else {
   for (const [key, value] of Object.entries(results)) process.stdout.write(`${key.padEnd(48)} ${value.median.toFixed(value.unit === 'count' ? 0 : 3).padStart(12)} ${value.unit}\n`);
 }

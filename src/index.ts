@@ -71,7 +71,7 @@ export { createTokenizer } from './text/tokenizer.js';
 export type { Tokenizer, TokenizerEncoding } from './text/tokenizer.js';
 
 // Storage
-export type { ScoredId, Store, TableAccess, VectorIndex, VectorItem, VectorMatrix, VectorSpace } from './store/store.js';
+export type { ScoredId, Store, TableAccess, VectorIndex, VectorItem, SparseVectorMatrix, VectorMatrix, VectorSpace } from './store/store.js';
 export type { TableName, TableRows } from './store/schema.js';
 export type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage, WriterHolder, WriteSession } from './store/workspace-storage.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';

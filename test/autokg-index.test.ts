@@ -8,7 +8,8 @@ import { decodeChunkKnnGraph } from '../src/methods/autokg/build/chunk-knn-graph
 import { builtInPrompts } from '../src/core/prompt-library.js';
 import { extractLlmKeywords, paperTokenBound } from '../src/methods/autokg/build/extract-llm-keywords.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
-import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { createScriptedLanguageModel, startMockOpenAiServer } from '../src/testing/index.js';
+import { standardTestLlmConfig } from './helpers/standard-test-config.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 
 /*
@@ -145,6 +146,53 @@ describe('AutoKG index steps on the sample corpus', () => {
   });
 });
 
+/** Keyword prompts (extraction, refinements, final passes) of the sample responder. */
+const isKeywordPrompt = (text: string): boolean => text.includes('already appeared theme terms') || text.startsWith('You will be given a list of keywords');
+
+describe('AutoKG keywords are deterministic whichever clustering answers first', () => {
+  it('two standard-mode runs through the mock, with the two chains\' replies delayed differently, send the same prompts and store the same keywords', async () => {
+    const runs: Array<{ prompts: string[]; keywords: string[]; extraction: unknown; counts: Record<string, number> }> = [];
+    for (const slowParity of [0, 1]) {
+      const prompts: string[] = [];
+      // Every other keyword request waits 25 ms, the other half in the second run, so the two clusterings'
+      // chains interleave differently; a prompt that depended on that order would differ between the runs.
+      const server = await startMockOpenAiServer({
+        reply: async (request) => {
+          const first = request.messages[0]?.content ?? '';
+          if (isKeywordPrompt(first)) {
+            prompts.push(first);
+            if (prompts.length % 2 === slowParity) await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+          return sampleLlmReply(request);
+        },
+      });
+      const kgrag = await createKgrag({ workspace: join(directory, `deterministic-${slowParity}`), env: {}, config: { index: { mode: 'standard' }, llm: standardTestLlmConfig(server.url) } });
+      try {
+        const summary = await kgrag.index([corpus]);
+        const [extraction] = await kgrag.store.table('extractions').where('extractor', ['autokg-keywords']);
+        runs.push({
+          prompts,
+          keywords: (await kgrag.store.table('keywords').all()).map((keyword) => keyword.text),
+          extraction: { raw: extraction?.raw, parsed: extraction?.parsed },
+          counts: summary.counts.keywords as Record<string, number>,
+        });
+      } finally {
+        await kgrag.close();
+        await server.close();
+      }
+    }
+    const [first, second] = runs as [(typeof runs)[number], (typeof runs)[number]];
+    // Whether the replies really arrived in another order depends on the machine's speed, so it is not asserted.
+    // The same prompts, so the same LLM cache keys, and the same replies stored in the same order.
+    assert.deepEqual([...first.prompts].sort(), [...second.prompts].sort());
+    assert.ok(first.keywords.length > 0);
+    assert.deepEqual(second.keywords, first.keywords);
+    assert.deepEqual(second.extraction, first.extraction);
+    // Per clustering 15 extractions and 15 refinements in sequence, then its global refinement; then 3 final passes.
+    assert.equal(first.counts.llmCriticalPath, 15 * 2 + 1 + 3);
+  });
+});
+
 describe('extractLlmKeywords', () => {
   it('sends l1, l2, the language and a sampled avoid list of at most m keywords; refines; runs the three final passes in order', async () => {
     const tokenizer = await createTokenizer('cl100k_base');
@@ -179,6 +227,7 @@ describe('extractLlmKeywords', () => {
     // "Big Topic Na" goes by the substring filter, "Topic 1a" by the deletion pass, "Extra Term" came from the split pass.
     assert.deepEqual(result.keywords, ['Topic 1b', 'Topic 1c', 'Topic 1d', 'Topic 2a', 'Topic 2b', 'Topic 2c', 'Topic 2d', 'Topic 3a', 'Topic 3b', 'Topic 3c', 'Topic 3d', 'Extra Term']);
     assert.equal(result.calls.length, 10);
+    assert.equal(result.criticalPath, 10, 'one chain: every call waits for the one before');
     assert.ok(result.finalPassTokens > 0 && result.inputTokens > result.finalPassTokens);
   });
 

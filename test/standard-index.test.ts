@@ -112,6 +112,21 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
     assert.ok((purposes.get('summarize-descriptions') ?? 0) >= (counts['summarize']?.['summarized'] ?? 0) - 1);
   });
 
+  it('reports each LLM step\'s longest chain of calls that wait for one another (llmCriticalPath)', () => {
+    const { summary, communities } = index();
+    const chain = (step: keyof PipelineSummary['counts']): number | undefined => summary.counts[step]?.['llmCriticalPath'];
+    assert.equal(chain('llm-extract'), 2, 'a chunk\'s gleaning turn waits for its first turn');
+    assert.equal(chain('resolve-entities'), 1);
+    assert.equal(chain('summarize'), 1, 'every description list fits one prompt');
+    assert.equal(chain('triples'), 2, 'OpenIE triples wait for the named entities');
+    // A report waits for its sub-communities' reports: one call per level of the deepest branch.
+    const byId = new Map(communities.map((community) => [community.id, community]));
+    const depth = (id: string): number => 1 + Math.max(0, ...(byId.get(id)?.children ?? []).map(depth));
+    assert.equal(chain('reports'), Math.max(...communities.map((community) => depth(community.id))));
+    assert.ok((chain('reports') ?? 0) >= 2);
+    assert.equal(chain('keywords'), 2 * 15 + 1 + 3, 'AutoKG: 15 extractions and refinements, the global refinement, 3 final passes');
+  });
+
   it('finds the key entities with their majority types', () => {
     const { entityOf } = index();
     for (const { name, type } of sampleExpectations.keyEntities) {

@@ -13,6 +13,7 @@ import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage } from '../store/workspace-storage.js';
 import type { Tokenizer } from '../text/tokenizer.js';
+import { lineCachedTokenizer } from '../text/line-cached-tokenizer.js';
 import type { StepName } from '../pipeline/pipeline-step.js';
 import { answerFromContext } from './shared/answer-from-context.js';
 import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
@@ -149,7 +150,9 @@ function createTrace(): QueryTrace {
 
 /** Creates the query engine. Method and parameter problems are reported as config/input errors. */
 export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
-  const { config, embedder, tokenizer, llm } = options;
+  const { config, embedder, llm } = options;
+  // Contexts are rows that recur from query to query: their token counts are remembered.
+  const tokenizer = lineCachedTokenizer(options.tokenizer);
   const source: IndexSource = options.index ?? singleStoreWorkspace(requireStore(options.store));
   const byName = new Map(options.methods.map((method) => [method.name, method]));
   const costOf = options.costOf ?? (() => 0);

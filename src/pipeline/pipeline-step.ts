@@ -85,6 +85,12 @@ export interface StepContext {
 
 /** What a step computed: counts for the run record, a version hash of its output, and its writes. */
 export interface StepOutput {
+  /**
+   * What the step did, by name. A step that calls the LLM reports `llmCriticalPath`: the calls on its
+   * longest chain of calls that each wait for an earlier one (a conversation's turns, a report after its
+   * sub-communities' reports), so its wall time can be judged against `llmCriticalPath × latency` as well as
+   * `calls × latency / concurrency` (bench/llm-throughput.ts).
+   */
   counts: Record<string, number>;
   /** Hash of the step's output; steps that read it include it in their fingerprint. */
   outputVersion: string;

@@ -49,6 +49,7 @@ export function publishedStoreView(storage: Pick<WorkspaceStorage, 'snapshot' | 
     scoreMany: (queries, count) => read((store) => store.vectors(space).scoreMany(queries, count)),
     ids: () => read((store) => store.vectors(space).ids()),
     load: (ids) => read((store) => store.vectors(space).load(ids)),
+    loadSparse: () => read((store) => store.vectors(space).loadSparse()),
     delete: async () => readOnly(`delete ${space} vectors`),
     clear: async () => readOnly(`clear ${space} vectors`),
     count: () => read((store) => store.vectors(space).count()),

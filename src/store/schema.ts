@@ -257,7 +257,12 @@ export function tableSpec(name: TableName): AnyTableSpec {
   return schema[name] as unknown as AnyTableSpec;
 }
 
+/** Column names are few and decoding a row asks for each of them: converted once. */
+const snakeNames = new Map<string, string>();
+
 /** `documentId` → `document_id`. */
 export function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  let sql = snakeNames.get(name);
+  if (sql === undefined) snakeNames.set(name, (sql = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)));
+  return sql;
 }

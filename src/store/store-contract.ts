@@ -265,6 +265,19 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
           assert.deepEqual(all.ids, await space.ids());
           assert.equal(all.dimensions, dimensions);
           assert.deepEqual(all.matrix, Float32Array.from(items(space === sparse ? sparseRow : denseRow).flatMap((item) => [...item.vector])));
+          // And as sparse rows: the same ids, and exactly the non-zeros of each row, coordinates ascending.
+          const rows = await space.loadSparse();
+          assert.deepEqual(rows.ids, all.ids);
+          assert.equal(rows.dimensions, dimensions);
+          const spread = new Float32Array(all.matrix.length);
+          for (let row = 0; row < rows.ids.length; row++) {
+            for (let entry = rows.rowPointers[row] as number; entry < (rows.rowPointers[row + 1] as number); entry++) {
+              if (entry > (rows.rowPointers[row] as number)) assert.ok((rows.columnIndices[entry] as number) > (rows.columnIndices[entry - 1] as number));
+              assert.notEqual(rows.values[entry], 0);
+              spread[row * dimensions + (rows.columnIndices[entry] as number)] = rows.values[entry] as number;
+            }
+          }
+          assert.deepEqual(spread, all.matrix);
 
           // scoreMany: every vector against several queries at once, rows in ids() order.
           const queries = new Float32Array(2 * dimensions);
@@ -321,6 +334,7 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.deepEqual(await sparse.search(query, 3), []);
         assert.equal((await sparse.scoreMany(query, 1)).rows, 0);
         assert.deepEqual((await sparse.load()).ids, []);
+        assert.deepEqual((await sparse.loadSparse()).ids, []);
         await sparse.upsert([{ id: 'n', vector: denseRow(1) }], 'test:64');
         const recreated = await sparse.info();
         assert.equal(recreated?.layout, 'dense');

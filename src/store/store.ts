@@ -51,6 +51,15 @@ export interface VectorMatrix {
   matrix: Float32Array;
 }
 
+/** Vectors as compressed sparse rows: row r's non-zero coordinates, ascending, and values are at `rowPointers[r]…rowPointers[r + 1]`. */
+export interface SparseVectorMatrix {
+  ids: string[];
+  dimensions: number;
+  rowPointers: Int32Array;
+  columnIndices: Int32Array;
+  values: Float32Array;
+}
+
 /**
  * How a backend holds a space: every coordinate (`dense`: sqlite-vec, pgvector's `vector`), or only the non-zero
  * ones (`sparse`: SQLite keeps postings per coordinate; pgvector's `sparsevec` would hold them per row). Chosen when the space is created, from the
@@ -110,6 +119,11 @@ export interface VectorIndex {
   ids(): Promise<string[]>;
   /** Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. */
   load(ids?: readonly string[]): Promise<VectorMatrix>;
+  /**
+   * Every vector, in insertion order, as its non-zero coordinates: what `load()` holds without its zeros (a space of
+   * the local embedder's phrase vectors is 200 MB dense and a few MB sparse).
+   */
+  loadSparse(): Promise<SparseVectorMatrix>;
   delete(ids: readonly string[]): Promise<void>;
   clear(): Promise<void>;
   count(): Promise<number>;

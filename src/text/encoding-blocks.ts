@@ -65,6 +65,21 @@ export function nextTokenNeutralBoundary(text: string, from: number, to: number 
 }
 
 /**
+ * Whether `index` is a token-neutral line start (the second kind of {@link nextTokenNeutralBoundary}): a letter or
+ * digit right after a line break that follows a non-space, so that `text.slice(a, index)` and `text.slice(index, b)`
+ * encode separately to exactly the tokens of `text.slice(a, b)` for any `a <= index - 2` and `b >= index + 2`.
+ */
+export function isTokenNeutralLineStart(text: string, index: number): boolean {
+  return (
+    index >= 2 &&
+    index < text.length &&
+    text.charCodeAt(index - 1) === 0x0a &&
+    (classOf(text.charCodeAt(index - 2)) & space) === 0 &&
+    (classOf(text.codePointAt(index)!) & (letter | digit)) !== 0
+  );
+}
+
+/**
  * The blocks `[start, end)` in which the tokenizer hands `text` to the byte-pair encoder, in order and
  * covering it: cut inside runs longer than {@link maxRunLength} (on code-point boundaries) and, for long
  * texts, at token-neutral boundaries about every 16,000 characters so that work can pause between blocks.

@@ -30,6 +30,8 @@ export interface ConfirmMergesResult {
   ignoredIds: number;
   /** Model calls made (a repaired reply costs two). */
   calls: number;
+  /** Calls of the group that made the most: a repair turn waits for the reply it repairs. */
+  criticalPath: number;
 }
 
 /** The reply: clusters of record numbers. Numbers may come back as strings; extra keys are dropped. */
@@ -100,6 +102,7 @@ export async function confirmMerges(
     failures: outcomes.filter((outcome) => outcome.failed).length,
     ignoredIds: outcomes.reduce((sum, outcome) => sum + outcome.ignoredIds, 0),
     calls: outcomes.reduce((sum, outcome) => sum + outcome.calls, 0),
+    criticalPath: outcomes.reduce((longest, outcome) => Math.max(longest, outcome.calls), 0),
   };
 }
 

@@ -20,7 +20,8 @@ export interface ExtractiveReportOptions {
 /** The graph and text a report is built from. */
 export interface ReportSources {
   entities: ReadonlyMap<string, EntityRecord>;
-  relations: ReadonlyMap<string, RelationRecord>;
+  /** Only the endpoints are read: a caller without an LLM loads no more of the relations. */
+  relations: ReadonlyMap<string, Pick<RelationRecord, 'source' | 'target'>>;
   chunks: ReadonlyMap<string, ChunkRecord>;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { builtInPrompts, fillPrompt } from '../../core/prompt-library.js';
 import type { PromptLibrary } from '../../core/prompt-library.js';
 import type { ReportFinding } from '../../core/types.js';
-import { generateObject } from '../../providers/llm/generate-object.js';
+import { generateObject, responseJsonSchema } from '../../providers/llm/generate-object.js';
 import type { ChatRequest, JsonResponseFormat, LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { parseJsonLoose } from '../../providers/llm/parse-json-loose.js';
@@ -116,9 +116,7 @@ function failure(problems: readonly string[]): string {
 
 /** The JSON Schema `generateObject` sends, for the retry that bypasses it. */
 function responseFormat(): JsonResponseFormat {
-  const schema = z.toJSONSchema(communityReportSchema, { unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema['$schema'];
-  return { type: 'json', schema, name: 'community_report' };
+  return { type: 'json', schema: responseJsonSchema(communityReportSchema), name: 'community_report' };
 }
 
 function normalize(reply: ReportReply): GeneratedCommunityReport {

@@ -24,6 +24,8 @@ export interface SummarizeAllResult {
   /** Summary by item key, for every item (an item with one description keeps it; with none, `''`). */
   summaries: Map<string, string>;
   calls: number;
+  /** Calls of the item that made the most (an item's calls run one after another). */
+  criticalPath: number;
   failures: number;
 }
 
@@ -54,6 +56,7 @@ export async function summarizeAll(model: LanguageModel, items: readonly Summary
     options.abortSignal,
   );
   let calls = 0;
+  let criticalPath = 0;
   let failures = 0;
   const summarized = new Map<string, string>();
   pending.forEach((item, index) => {
@@ -61,9 +64,10 @@ export async function summarizeAll(model: LanguageModel, items: readonly Summary
     if (!result) return;
     summarized.set(item.key, result.summary);
     calls += result.calls;
+    criticalPath = Math.max(criticalPath, result.calls);
     failures += result.failures;
   });
   // Input order, whichever path an item took.
   const summaries = new Map(items.map((item) => [item.key, summarized.get(item.key) ?? direct.get(item.key) ?? '']));
-  return { summaries, calls, failures };
+  return { summaries, calls, criticalPath, failures };
 }

@@ -135,17 +135,19 @@ async function retrieveV2(context: MethodContext, question: string, graph: PprGr
     async () => phraseSeedWeights(graph, facts, links, { linkingTopK: params.linkingTopK, entitySeedWeight: params.entitySeedWeight, nodeSpecificity: params.nodeSpecificity }),
     (result) => ({ fromFacts: result.fromFacts.size, fromEntities: result.fromEntities.size }),
   );
-  const seeded = [...phraseSeeds.weights].some((weight) => weight > 0);
+  const seedPhrases = new Map<number, number>();
+  // A loop over the 50,000 phrase weights: spreading them into an array to test them cost more than the PageRank.
+  for (let phrase = 0; phrase < phraseSeeds.weights.length; phrase++) {
+    const weight = phraseSeeds.weights[phrase] as number;
+    if (weight > 0) seedPhrases.set(phrase, weight);
+  }
+  const seeded = seedPhrases.size > 0;
   if (!seeded) return fallback(context, question, graph, seeds, params, facts.length === 0 && linkedFacts.length > 0 ? 'the recognition filter kept no fact' : 'no phrase seed');
 
   const personalization = new Float64Array(graph.graph.n);
   personalization.set(phraseSeeds.weights);
   for (let passage = 0; passage < graph.passageIds.length; passage++) personalization[graph.phraseCount + passage] = (seeds.scores[passage] as number) * params.passageNodeWeight;
   const { scores } = await runPageRank(context, graph.graph, personalization, params.damping);
-  const seedPhrases = new Map<number, number>();
-  phraseSeeds.weights.forEach((weight, phrase) => {
-    if (weight > 0) seedPhrases.set(phrase, weight);
-  });
   return rankedRetrieval(context, question, graph, params, seeds, {
     passageMass: scores.subarray(graph.phraseCount),
     phraseMass: scores.subarray(0, graph.phraseCount),

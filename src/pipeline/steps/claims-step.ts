@@ -7,6 +7,7 @@ import { extractClaimsPrompts } from '../../extract/claims/extract-claims-prompt
 import { normalizeEntityName } from '../../extract/entity-resolution/normalize-entity-name.js';
 import type { ExtractedClaim } from '../../extract/llm-graph/extracted-graph.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { promptsHash } from './llm-extract-step.js';
 
@@ -42,6 +43,7 @@ export const claimsStep: PipelineStep = {
     }
     const pending = chunks.filter((chunk) => !stored.has(chunk.id));
     let done = chunks.length - pending.length;
+    let criticalPath = 0;
     const created = await mapWithConcurrency(
       pending,
       Math.max(1, config.llm.concurrency * 2),
@@ -49,8 +51,10 @@ export const claimsStep: PipelineStep = {
         let claims: ExtractedClaim[] = [];
         let raw: string[] = [];
         let problems: string[] = [];
+        // A chunk's turns wait for one another.
+        const counted = withCallCount(llm);
         try {
-          const result = await extractClaimsFromText(llm, {
+          const result = await extractClaimsFromText(counted.model, {
             text: chunk.text,
             entitySpecs: config.extract.llm.entityTypes,
             claimDescription: config.extract.claims.description,
@@ -65,6 +69,7 @@ export const claimsStep: PipelineStep = {
           if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
           problems = [error.message];
         }
+        criticalPath = Math.max(criticalPath, counted.calls());
         done++;
         context.progress(done, chunks.length, 'chunks');
         return { id: contentId('extraction', chunk.id, claimsExtractor, hash), chunkId: chunk.id, extractor: claimsExtractor, model: llm.modelId, promptHash: hash, raw: JSON.stringify(raw), parsed: { claims, problems } };
@@ -99,7 +104,7 @@ export const claimsStep: PipelineStep = {
     }
     const claims = [...records.values()];
     return {
-      counts: { chunks: chunks.length, extracted: created.length, reused: stored.size, claims: claims.length },
+      counts: { chunks: chunks.length, extracted: created.length, reused: stored.size, claims: claims.length, llmCriticalPath: criticalPath },
       outputVersion: contentId('claims', claims.map((claim) => `${claim.id}:${claim.subject}`)),
       async write(tx) {
         await tx.table('extractions').upsert(created);

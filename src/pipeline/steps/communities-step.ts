@@ -31,27 +31,60 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         seed: config.communities.seed,
       },
     );
-    const entityChunks = new Map(entities.map((entity) => [entity.id, entity.chunkIds]));
-    const relationsByEntity = new Map<string, typeof relations>();
-    for (const relation of relations) {
-      for (const endpoint of [relation.source, relation.target]) {
-        let list = relationsByEntity.get(endpoint);
-        if (!list) relationsByEntity.set(endpoint, (list = []));
-        list.push(relation);
-      }
-    }
+    // Entities, relations and chunks as numbers, and a community's members marked by its index in stamp
+    // arrays: the hierarchy lists each entity once per level, and sets of string ids cost most of the step.
+    const entityIndex = new Map(entities.map((entity, index) => [entity.id, index]));
+    const chunkIndex = new Map<string, number>();
+    const chunkIds: string[] = [];
+    const chunkNumbers = (ids: readonly string[]): Int32Array =>
+      Int32Array.from(ids, (id) => {
+        let index = chunkIndex.get(id);
+        if (index === undefined) {
+          index = chunkIds.length;
+          chunkIndex.set(id, index);
+          chunkIds.push(id);
+        }
+        return index;
+      });
+    const entityChunks = entities.map((entity) => chunkNumbers(entity.chunkIds));
+    const relationChunks = relations.map((relation) => chunkNumbers(relation.chunkIds));
+    const endpoints = new Int32Array(relations.length * 2);
+    const relationsByEntity: number[][] = entities.map(() => []);
+    relations.forEach((relation, index) => {
+      const source = entityIndex.get(relation.source) ?? -1;
+      const target = entityIndex.get(relation.target) ?? -1;
+      endpoints[index * 2] = source;
+      endpoints[index * 2 + 1] = target;
+      for (const endpoint of [source, target]) if (endpoint >= 0) relationsByEntity[endpoint]?.push(index);
+    });
+    const memberStamp = new Int32Array(entities.length).fill(-1);
+    const relationStamp = new Int32Array(relations.length).fill(-1);
+    const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
     const ids = hierarchy.map((community) => contentId('community', community.level, community.members));
     const records: CommunityRecord[] = hierarchy.map((community, index) => {
-      const members = new Set(community.members);
-      const inner = new Map<string, (typeof relations)[number]>();
-      for (const member of community.members) {
-        for (const relation of relationsByEntity.get(member) ?? []) {
-          if (members.has(relation.source) && members.has(relation.target)) inner.set(relation.id, relation);
+      const members = community.members.map((member) => entityIndex.get(member) ?? -1);
+      for (const member of members) if (member >= 0) memberStamp[member] = index;
+      const isMember = (entity: number): boolean => entity >= 0 && memberStamp[entity] === index;
+      // Inner relations in the order first met: by member, then by the member's relations in table order.
+      const inner: number[] = [];
+      for (const member of members) {
+        if (member < 0) continue;
+        for (const relation of relationsByEntity[member] ?? []) {
+          if (relationStamp[relation] === index || !isMember(endpoints[relation * 2] as number) || !isMember(endpoints[relation * 2 + 1] as number)) continue;
+          relationStamp[relation] = index;
+          inner.push(relation);
         }
       }
-      const chunkIds = new Set<string>();
-      for (const relation of inner.values()) for (const chunkId of relation.chunkIds) chunkIds.add(chunkId);
-      if (chunkIds.size === 0) for (const member of community.members) for (const chunkId of entityChunks.get(member) ?? []) chunkIds.add(chunkId);
+      const communityChunks: string[] = [];
+      const addChunks = (numbers: Int32Array): void => {
+        for (const chunk of numbers) {
+          if (chunkStamp[chunk] === index) continue;
+          chunkStamp[chunk] = index;
+          communityChunks.push(chunkIds[chunk] as string);
+        }
+      };
+      for (const relation of inner) addChunks(relationChunks[relation] as Int32Array);
+      if (communityChunks.length === 0) for (const member of members) if (member >= 0) addChunks(entityChunks[member] as Int32Array);
       return {
         id: ids[index] as string,
         level: community.level,
@@ -59,8 +92,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         children: community.children.map((child) => ids[child] as string),
         title: `Community ${index + 1}`,
         entityIds: community.members,
-        relationIds: [...inner.keys()].sort(),
-        chunkIds: [...chunkIds],
+        relationIds: inner.map((relation) => (relations[relation] as (typeof relations)[number]).id).sort(),
+        chunkIds: communityChunks,
         size: community.members.length,
       };
     });

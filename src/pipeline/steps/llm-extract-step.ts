@@ -9,6 +9,7 @@ import type { ExtractedGraph } from '../../extract/llm-graph/extracted-graph.js'
 import { restoreNameCasing } from '../../extract/llm-graph/restore-name-casing.js';
 import { mergeExtractedGraphs } from '../../extract/merge-extracted-graphs.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 
 /** `extractor` of LLM graph extractions in the `extractions` table. */
@@ -87,11 +88,13 @@ export const llmExtractStep: PipelineStep = {
     const created = await mapWithConcurrency(
       pending,
       Math.max(1, config.llm.concurrency * 4),
-      async (chunk): Promise<{ record: ExtractionRecord; graph: ExtractedGraph }> => {
+      async (chunk): Promise<{ record: ExtractionRecord; graph: ExtractedGraph; calls: number }> => {
         let parsed: StoredGraphExtraction;
         let raw: string[] = [];
+        // A chunk's turns wait for one another.
+        const counted = withCallCount(llm);
         try {
-          const result = await extractGraphFromText(llm, {
+          const result = await extractGraphFromText(counted.model, {
             text: chunk.text,
             entityTypes: settings.entityTypes,
             maxGleanings: settings.maxGleanings,
@@ -117,7 +120,7 @@ export const llmExtractStep: PipelineStep = {
           parsed,
         };
         // Restored here, while other chunks wait on the model, rather than for all chunks after the last reply.
-        return { record, graph: restoreNameCasing(parsed.graph, chunk.text) };
+        return { record, graph: restoreNameCasing(parsed.graph, chunk.text), calls: counted.calls() };
       },
       context.signal,
     );
@@ -147,6 +150,7 @@ export const llmExtractStep: PipelineStep = {
         entities: merged.entities.length,
         relations: merged.relations.length,
         droppedRelations: merged.droppedRelations,
+        llmCriticalPath: created.reduce((longest, extraction) => Math.max(longest, extraction.calls), 0),
       },
       outputVersion: contentId(
         'llm-graph',

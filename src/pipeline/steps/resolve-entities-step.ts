@@ -51,6 +51,7 @@ export const resolveEntitiesStep: PipelineStep = {
     });
     const byId = new Map(entities.map((entity) => [entity.id, entity]));
     let failures = 0;
+    let criticalPath = 0;
     let merges;
     if (llm) {
       let confirmed = 0;
@@ -63,6 +64,7 @@ export const resolveEntitiesStep: PipelineStep = {
       context.progress(confirmed, groups.length, 'groups');
       merges = result.merges;
       failures = result.failures;
+      criticalPath = result.criticalPath;
     } else {
       merges = mergesWithoutLlm(groups, byId, vectors, { embeddingSimilarity: config.resolution.embeddingSimilarity });
     }
@@ -70,7 +72,7 @@ export const resolveEntitiesStep: PipelineStep = {
     const applied = applyMerges(entities, relations, merges);
     const merged = merges.reduce((sum, merge) => sum + merge.members.length - 1, 0);
     return {
-      counts: { entities: applied.entities.length, relations: applied.relations.length, groups: groups.length, merged, failures },
+      counts: { entities: applied.entities.length, relations: applied.relations.length, groups: groups.length, merged, failures, llmCriticalPath: criticalPath },
       outputVersion: contentId(
         'resolved',
         applied.entities.map((entity) => `${entity.id}:${entity.type}:${entity.aliases.join('|')}`),

@@ -52,7 +52,7 @@ export const summarizeStep: PipelineStep = {
     const summarizedEntities = entities.map((entity) => ({ ...entity, description: result.summaries.get(entity.id) ?? entity.description }));
     const summarizedRelations = relations.map((relation) => ({ ...relation, description: result.summaries.get(relation.id) ?? relation.description }));
     return {
-      counts: { entities: entities.length, relations: relations.length, summarized: result.calls, failures: result.failures },
+      counts: { entities: entities.length, relations: relations.length, summarized: result.calls, failures: result.failures, llmCriticalPath: result.criticalPath },
       outputVersion: contentId(
         'summaries',
         summarizedEntities.map((entity) => contentId('entity-description', entity.id, entity.description)),

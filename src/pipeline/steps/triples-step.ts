@@ -13,6 +13,7 @@ import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
 import { buildTripleIndex } from '../../extract/triples/triple-index.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { Store } from '../../store/store.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 import { storeTripleIndex } from '../stored-triple-index.js';
@@ -173,6 +174,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
           failed: extracted.failed,
           droppedTriples: extracted.dropped.triples,
           droppedEntities: extracted.dropped.entities,
+          llmCriticalPath: extracted.criticalPath,
           ...(openie && assignment
             ? { openieDocs: openie.docs.length, openieMatched: assignment.matched, openieUnmatched: assignment.unmatched.length, openieTriples: assignment.triples, openieEntities: assignment.entities }
             : {}),
@@ -204,9 +206,11 @@ interface LlmWork {
   failed: number;
   dropped: { entities: number; triples: number };
   problems: string[];
+  /** Calls of the chunk that made the most (they run one after another). */
+  criticalPath: number;
 }
 
-const noLlmWork = { records: [] as ExtractionRecord[], extracted: 0, reused: 0, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [] as string[] };
+const noLlmWork = { records: [] as ExtractionRecord[], extracted: 0, reused: 0, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [] as string[], criticalPath: 0 };
 
 /** The NLP patterns over every pending chunk, one fresh extractor, chunks in id order. */
 function extractWithNlp(context: StepContext, chunks: ReadonlyArray<{ id: string; documentId: string; text: string }>, titles: ReadonlyMap<string, string>): Map<string, TripleExtraction> {
@@ -259,6 +263,7 @@ async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: 
     return writing;
   };
   let created: ExtractionRecord[];
+  let criticalPath = 0;
   try {
     created = await mapWithConcurrency(
       pending,
@@ -266,8 +271,10 @@ async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: 
       async (chunk) => {
         let extraction: StoredOpenieExtraction;
         let raw: string[] = [];
+        // Named entities first, then the triples that name them.
+        const counted = withCallCount(llm);
         try {
-          const result = await extractOpenie(llm, { text: chunk.text, prompts: context.prompts, ...(context.signal === undefined ? {} : { abortSignal: context.signal }) });
+          const result = await extractOpenie(counted.model, { text: chunk.text, prompts: context.prompts, ...(context.signal === undefined ? {} : { abortSignal: context.signal }) });
           raw = result.replies;
           extraction = { entities: result.entities, triples: result.triples, dropped: result.dropped, failed: false, problems: [] };
         } catch (error) {
@@ -283,6 +290,7 @@ async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: 
           raw: JSON.stringify(raw),
           parsed: extraction,
         };
+        criticalPath = Math.max(criticalPath, counted.calls());
         unwritten.push(record);
         if (unwritten.length >= recordsPerWrite) void flush();
         done++;
@@ -299,7 +307,7 @@ async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: 
   for (const record of created) kept.set(record.chunkId, record);
   const byChunk = new Map<string, TripleExtraction>();
   const records = chunkOrder.flatMap((chunkId) => kept.get(chunkId) ?? []);
-  const work: LlmWork = { byChunk, records, extracted: created.length, reused: chunks.length - pending.length, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [] };
+  const work: LlmWork = { byChunk, records, extracted: created.length, reused: chunks.length - pending.length, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [], criticalPath };
   for (const chunk of chunks) {
     const extraction = kept.get(chunk.id)?.parsed as StoredOpenieExtraction | undefined;
     if (!extraction) continue;

@@ -56,14 +56,79 @@ function mix(value: number): number {
   return hash >>> 0;
 }
 
-interface FeatureCounts {
-  words: Map<number, number>;
-  chars: Map<number, number>;
+/**
+ * Counts of 32-bit feature hashes in first-seen order, like a `Map<number, number>` but in typed arrays that
+ * are reused from text to text: hashes above 2^30 are not small integers, and a Map keyed by them allocated
+ * a number per feature.
+ */
+class FeatureCounter {
+  private slots = new Int32Array(0);
+  private slotKeys = new Uint32Array(0);
+  /** Features in first-seen order, and their counts. */
+  keys = new Uint32Array(64);
+  counts = new Int32Array(64);
+  /** The slot of each entry, to empty them all in `clear`. */
+  private usedSlots = new Int32Array(64);
+  size = 0;
+
+  clear(): void {
+    for (let index = 0; index < this.size; index++) this.slots[this.usedSlots[index] as number] = 0;
+    this.size = 0;
+  }
+
+  add(key: number): void {
+    if (this.size * 2 >= this.slots.length) this.grow();
+    const slot = this.slotOf(key);
+    const entry = this.slots[slot] as number;
+    if (entry !== 0) {
+      this.counts[entry - 1] = (this.counts[entry - 1] as number) + 1;
+      return;
+    }
+    if (this.size === this.keys.length) {
+      const keys = new Uint32Array(this.keys.length * 2);
+      keys.set(this.keys);
+      this.keys = keys;
+      const counts = new Int32Array(this.counts.length * 2);
+      counts.set(this.counts);
+      this.counts = counts;
+      const usedSlots = new Int32Array(this.usedSlots.length * 2);
+      usedSlots.set(this.usedSlots);
+      this.usedSlots = usedSlots;
+    }
+    this.keys[this.size] = key;
+    this.counts[this.size] = 1;
+    this.size++;
+    this.slots[slot] = this.size;
+    this.slotKeys[slot] = key;
+    this.usedSlots[this.size - 1] = slot;
+  }
+
+  /** The slot holding `key`, or the empty slot where it would go (linear probing). */
+  private slotOf(key: number): number {
+    const mask = this.slots.length - 1;
+    let slot = Math.imul(key, 0x9e3779b1) >>> 0 & mask;
+    while (this.slots[slot] !== 0 && this.slotKeys[slot] !== key) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private grow(): void {
+    this.slots = new Int32Array(Math.max(256, this.slots.length * 2));
+    this.slotKeys = new Uint32Array(this.slots.length);
+    for (let index = 0; index < this.size; index++) {
+      const slot = this.slotOf(this.keys[index] as number);
+      this.slots[slot] = index + 1;
+      this.slotKeys[slot] = this.keys[index] as number;
+      this.usedSlots[index] = slot;
+    }
+  }
 }
 
-function countFeatures(text: string): FeatureCounts {
-  const words = new Map<number, number>();
-  const chars = new Map<number, number>();
+const numberToken = /^\p{N}+$/u;
+
+/** Counts the word (unigram, bigram) and character 3/4-gram features of `text` into the two counters. */
+function countFeatures(text: string, words: FeatureCounter, chars: FeatureCounter): void {
+  words.clear();
+  chars.clear();
   let previous: number | undefined;
   for (const token of wordTokens(text)) {
     if (englishStopwords.has(token)) {
@@ -71,22 +136,15 @@ function countFeatures(text: string): FeatureCounts {
       continue;
     }
     const unigram = fnv1a(token, wordSeed);
-    words.set(unigram, (words.get(unigram) ?? 0) + 1);
-    if (previous !== undefined) {
-      const bigram = mix(Math.imul(previous, 0x27d4eb2d) ^ unigram ^ bigramSeed);
-      words.set(bigram, (words.get(bigram) ?? 0) + 1);
-    }
+    words.add(unigram);
+    if (previous !== undefined) words.add(mix(Math.imul(previous, 0x27d4eb2d) ^ unigram ^ bigramSeed));
     previous = unigram;
-    if (/^\p{N}+$/u.test(token)) continue;
+    if (numberToken.test(token)) continue;
     const padded = `^${token}$`;
     for (let size = 3; size <= 4; size++) {
-      for (let start = 0; start + size <= padded.length; start++) {
-        const gram = fnv1a(padded, charSeed + size, start, start + size);
-        chars.set(gram, (chars.get(gram) ?? 0) + 1);
-      }
+      for (let start = 0; start + size <= padded.length; start++) chars.add(fnv1a(padded, charSeed + size, start, start + size));
     }
   }
-  return { words, chars };
 }
 
 class LocalEmbedder implements CorpusFittedEmbedder {
@@ -112,12 +170,13 @@ class LocalEmbedder implements CorpusFittedEmbedder {
     const frequency = new Uint32Array(this.bucketMask + 1);
     let count = 0;
     const seen = new Set<number>();
+    const { words, chars } = this.counters;
     for (const text of corpus) {
       count++;
-      const { words, chars } = countFeatures(text);
+      countFeatures(text, words, chars);
       seen.clear();
-      for (const feature of words.keys()) seen.add(mix(feature) & this.bucketMask);
-      for (const feature of chars.keys()) seen.add(mix(feature) & this.bucketMask);
+      for (let index = 0; index < words.size; index++) seen.add(mix(words.keys[index] as number) & this.bucketMask);
+      for (let index = 0; index < chars.size; index++) seen.add(mix(chars.keys[index] as number) & this.bucketMask);
       for (const bucket of seen) frequency[bucket] = (frequency[bucket] as number) + 1;
     }
     this.setState(frequency, count);
@@ -141,7 +200,9 @@ class LocalEmbedder implements CorpusFittedEmbedder {
   }
 
   async embed(texts: readonly string[], _options?: EmbedOptions): Promise<Float32Array[]> {
-    return texts.map((text) => this.embedOne(text));
+    // One buffer per call, a view per text: allocating each 4 KB vector on its own cost more than embedding it.
+    const vectors = new Float32Array(texts.length * this.dimensions);
+    return texts.map((text, index) => this.embedOne(text, vectors.subarray(index * this.dimensions, (index + 1) * this.dimensions)));
   }
 
   private setState(frequency: Uint32Array, count: number): void {
@@ -156,39 +217,68 @@ class LocalEmbedder implements CorpusFittedEmbedder {
     return Math.log((this.documentCount + 1) / (frequency + 1)) + 1;
   }
 
-  private project(counts: Map<number, number>, target: Float64Array): void {
-    for (const [feature, count] of counts) {
+  /** Adds the weighted features to `target`, listing each coordinate it touches first in `touched.list`. */
+  private project(counts: FeatureCounter, target: Float64Array, touched: { flags: Uint8Array; list: Int32Array; size: number }): void {
+    for (let index = 0; index < counts.size; index++) {
+      const feature = counts.keys[index] as number;
+      const count = counts.counts[index] as number;
       const weight = (1 + Math.log(count)) * this.idf(feature);
       const hashed = mix(feature ^ 0x5bd1e995);
       const coordinate = hashed % this.dimensions;
       target[coordinate] = (target[coordinate] as number) + (hashed & 0x80000000 ? -weight : weight);
+      if (touched.flags[coordinate] === 0) {
+        touched.flags[coordinate] = 1;
+        touched.list[touched.size++] = coordinate;
+      }
     }
   }
 
-  private embedOne(text: string): Float32Array {
-    const { words, chars } = countFeatures(text);
-    const wordPart = new Float64Array(this.dimensions);
-    const charPart = new Float64Array(this.dimensions);
-    this.project(words, wordPart);
-    this.project(chars, charPart);
-    const wordNorm = norm(wordPart);
-    const charNorm = norm(charPart);
+  /*
+   * A short text (a phrase, a fact) touches a few dozen of the coordinates, and the index embeds about 130,000
+   * of them: the work runs over the touched coordinates only, in ascending order so that every sum adds the
+   * same non-zero terms in the same order as a pass over all coordinates would (the zeros add nothing), with
+   * scratch arrays that are zeroed again after each text.
+   */
+  private readonly counters = { words: new FeatureCounter(), chars: new FeatureCounter() };
+  private scratch: { word: Float64Array; char: Float64Array; touched: { flags: Uint8Array; list: Int32Array; size: number } } | undefined;
+
+  /** Writes the vector of `text` into `vector` (zeros on entry) and returns it. */
+  private embedOne(text: string, vector: Float32Array): Float32Array {
+    const { words, chars } = this.counters;
+    countFeatures(text, words, chars);
+    this.scratch ??= {
+      word: new Float64Array(this.dimensions),
+      char: new Float64Array(this.dimensions),
+      touched: { flags: new Uint8Array(this.dimensions), list: new Int32Array(this.dimensions), size: 0 },
+    };
+    const { word: wordPart, char: charPart, touched } = this.scratch;
+    touched.size = 0;
+    this.project(words, wordPart, touched);
+    this.project(chars, charPart, touched);
+    const coordinates = touched.list.subarray(0, touched.size).sort();
+    let wordSquares = 0;
+    let charSquares = 0;
+    for (const coordinate of coordinates) {
+      wordSquares += (wordPart[coordinate] as number) ** 2;
+      charSquares += (charPart[coordinate] as number) ** 2;
+    }
+    const wordNorm = Math.sqrt(wordSquares);
+    const charNorm = Math.sqrt(charSquares);
     const wordScale = wordNorm > 0 ? Math.sqrt(this.wordWeight) / wordNorm : 0;
     const charScale = charNorm > 0 ? Math.sqrt(1 - this.wordWeight) / charNorm : 0;
-    const vector = new Float32Array(this.dimensions);
-    for (let index = 0; index < this.dimensions; index++) {
-      vector[index] = (wordPart[index] as number) * wordScale + (charPart[index] as number) * charScale;
+    let squares = 0;
+    for (const coordinate of coordinates) {
+      const value = Math.fround((wordPart[coordinate] as number) * wordScale + (charPart[coordinate] as number) * charScale);
+      vector[coordinate] = value;
+      squares += value ** 2;
+      wordPart[coordinate] = 0;
+      charPart[coordinate] = 0;
+      touched.flags[coordinate] = 0;
     }
-    const total = norm(vector);
-    if (total > 0) for (let index = 0; index < this.dimensions; index++) vector[index] = (vector[index] as number) / total;
+    const total = Math.sqrt(squares);
+    if (total > 0) for (const coordinate of coordinates) vector[coordinate] = (vector[coordinate] as number) / total;
     return vector;
   }
-}
-
-function norm(vector: ArrayLike<number>): number {
-  let sum = 0;
-  for (let index = 0; index < vector.length; index++) sum += (vector[index] as number) ** 2;
-  return Math.sqrt(sum);
 }
 
 /**

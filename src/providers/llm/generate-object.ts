@@ -36,10 +36,7 @@ export async function generateObject<Schema extends z.ZodType>(
   options: GenerateObjectOptions<Schema>,
 ): Promise<GenerateObjectResult<z.output<Schema>>> {
   const { model, messages, schema, schemaName, ...requestOptions } = options;
-  // Servers validate the schema body, not the dialect URI, and some reject unknown `$schema` values.
-  const jsonSchema = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
-  delete jsonSchema['$schema'];
-  const responseFormat = { type: 'json' as const, schema: jsonSchema, name: schemaName ?? 'response' };
+  const responseFormat = { type: 'json' as const, schema: responseJsonSchema(schema), name: schemaName ?? 'response' };
 
   const first = await model.generate({ ...requestOptions, messages, responseFormat });
   const firstVerdict = judge(first, schema);
@@ -64,6 +61,30 @@ export async function generateObject<Schema extends z.ZodType>(
       details: { modelId: second.modelId, problems: secondVerdict.problems, firstProblems: firstVerdict.problems },
     },
   );
+}
+
+/** JSON Schemas by zod schema: converting one costs more CPU than sending a request, and every chunk's call sends the same. */
+const jsonSchemas = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
+
+/** The JSON Schema of `schema` as sent in a response format (shared between calls: read it, never change it). */
+export function responseJsonSchema(schema: z.ZodType): Readonly<Record<string, unknown>> {
+  let jsonSchema = jsonSchemas.get(schema);
+  if (jsonSchema === undefined) {
+    const converted = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+    // Servers validate the schema body, not the dialect URI, and some reject unknown `$schema` values.
+    delete converted['$schema'];
+    jsonSchemas.set(schema, (jsonSchema = deepFreeze(converted)));
+  }
+  return jsonSchema;
+}
+
+/** Freezes a JSON value and everything in it, so a caller that tried to change a shared schema would throw. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function judge<Schema extends z.ZodType>(result: ChatResult, schema: Schema): Verdict<z.output<Schema>> {

@@ -19,6 +19,7 @@ import {
   type VectorIndex,
   type VectorItem,
   type VectorLayout,
+  type SparseVectorMatrix,
   type VectorMatrix,
   type VectorSpace,
   type VectorSpaceInfo,
@@ -682,14 +683,23 @@ class SqliteVectorIndex implements VectorIndex {
       return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
     });
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
+    // The items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
+    let total = 0;
+    for (const { vector } of items) for (let coordinate = 0; coordinate < vector.length; coordinate++) if (vector[coordinate] !== 0) total++;
+    const allColumns = new Int32Array(total);
+    const allValues = new Float32Array(total);
+    let entry = 0;
     for (const item of items) {
-      const columns: number[] = [];
-      const values: number[] = [];
-      item.vector.forEach((value, coordinate) => {
-        if (value === 0) return;
-        columns.push(coordinate);
-        values.push(value);
-      });
+      const { vector } = item;
+      const start = entry;
+      for (let coordinate = 0; coordinate < vector.length; coordinate++) {
+        const value = vector[coordinate] as number;
+        if (value === 0) continue;
+        allColumns[entry] = coordinate;
+        allValues[entry++] = value;
+      }
+      const columns = allColumns.subarray(start, entry);
+      const values = allValues.subarray(start, entry);
       const existing = position.get(item.id);
       if (existing !== undefined) {
         rows[existing] = { columns, values };
@@ -900,6 +910,35 @@ class SqliteVectorIndex implements VectorIndex {
         }
       });
       return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+    });
+  }
+
+  async loadSparse(): Promise<SparseVectorMatrix> {
+    return this.store.readSnapshot(() => {
+      const info = this.readInfo();
+      if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
+      const { dimensions } = info;
+      if (info.layout === 'sparse') {
+        const rows = this.readSparseRows(dimensions, true);
+        return { ids: rows.ids, dimensions, rowPointers: rows.rowPointers, columnIndices: rows.columnIndices, values: rows.values };
+      }
+      const { ids, matrix } = this.readDense(dimensions, undefined);
+      const rowPointers = new Int32Array(ids.length + 1);
+      for (let row = 0; row < ids.length; row++) {
+        let nonZeros = 0;
+        for (let at = row * dimensions; at < (row + 1) * dimensions; at++) if (matrix[at] !== 0) nonZeros++;
+        rowPointers[row + 1] = (rowPointers[row] as number) + nonZeros;
+      }
+      const columnIndices = new Int32Array(rowPointers[ids.length] as number);
+      const values = new Float32Array(columnIndices.length);
+      let entry = 0;
+      for (let at = 0; at < matrix.length; at++) {
+        const value = matrix[at] as number;
+        if (value === 0) continue;
+        columnIndices[entry] = at % dimensions;
+        values[entry++] = value;
+      }
+      return { ids, dimensions, rowPointers, columnIndices, values };
     });
   }
 

@@ -1,4 +1,5 @@
 import { appendAll } from '../../../core/append-all.js';
+import { maxOf } from '../../../core/max-of.js';
 import { fillPrompt, type PromptLibrary } from '../../../core/prompt-library.js';
 import { createRandom, type Random } from '../../../core/random.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
@@ -23,9 +24,13 @@ import { parseKeywordReply } from './parse-keyword-reply.js';
  * reference computed the sample and then sent every previous keyword); a chunk that does not fit the
  * prompt budget is skipped and smaller later ones are still tried (the reference stopped at the first);
  * every call goes to the configured model (the reference hard-coded gpt-4 for refinement); replies are
- * parsed tolerantly (parse-keyword-reply.ts). The two clusterings' chains are independent and run
- * concurrently; within a chain the calls are sequential, because each avoid list depends on the replies
- * before it. Every call has priority 'batch'.
+ * parsed tolerantly (parse-keyword-reply.ts). The two clusterings' chains are independent (the reference
+ * starts each `cluster()` call with an empty avoid list) and run concurrently, each with its own seeded
+ * sampler and call log, so nothing depends on which reply arrives first. Within a chain the calls are
+ * sequential: cluster i + 1's avoid list holds cluster i's *refined* keywords (`cluster_names.extend(
+ * processed_center)` before the next prompt), so a refinement cannot overlap the next extraction without
+ * changing the prompts. The critical path is therefore at most 2n + 1 calls per chain plus the 3 final passes
+ * (`criticalPath`). Every call has priority 'batch'.
  *
  * Cost: the paper's bound (formula (1)) on the tokens of keyword extraction is
  * 2n(2cT + (m + 2·l1)(l2 + 1)) + L_F, with n clusters per clustering, 2c chunks of at most T tokens per
@@ -106,6 +111,11 @@ export interface LlmKeywordResult {
   finalPassTokens: number;
   /** Chunks that did not fit a prompt. */
   skippedChunks: number;
+  /**
+   * Calls on the longest chain of calls that each wait for the one before: the longer clustering's chain
+   * (its extractions, refinements and global refinement) plus the final passes.
+   */
+  criticalPath: number;
 }
 
 /** The paper's bound 2n(2cT + (m + 2·l1)(l2 + 1)) + L_F on the keyword-extraction tokens (formula (1)). */
@@ -143,6 +153,18 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
     return parseKeywordReply(reply);
   };
 
+  const chunkText = (chunk: number): string => `* ${input.chunkTexts[chunk] ?? ''}\n`;
+  // Token counts of shown chunks, needed on the chain before each prompt: counted once (both clusterings
+  // show most chunks), the next cluster's while the current request is out.
+  const chunkTokens = new Map<number, number>();
+  const chunkCost = (chunk: number): number => {
+    let cost = chunkTokens.get(chunk);
+    if (cost === undefined) chunkTokens.set(chunk, (cost = tokenizer.count(chunkText(chunk))));
+    return cost;
+  };
+  const countLater = (chunks: Int32Array | undefined): void => {
+    if (chunks !== undefined) setImmediate(() => chunks.forEach((chunk) => chunkCost(chunk)));
+  };
   const runChain = async (selection: ClusterSelection, random: Random, log: LlmKeywordCall[]): Promise<string[]> => {
     let found: string[] = [];
     for (const [cluster, chunks] of selection.clusters.entries()) {
@@ -153,16 +175,17 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
       let budget = settings.maxPromptTokens - tokenizer.count(fillPrompt(template, { ...values, texts: '' }));
       const texts: string[] = [];
       for (const chunk of chunks) {
-        const text = `* ${input.chunkTexts[chunk] ?? ''}\n`;
-        const cost = tokenizer.count(text);
+        const cost = chunkCost(chunk);
         if (cost > budget) {
           skippedChunks++;
           continue;
         }
         budget -= cost;
-        texts.push(text);
+        texts.push(chunkText(chunk));
       }
-      const reply = await call(log, 'autokg-extract', selection.method, cluster, fillPrompt(template, { ...values, texts: texts.join('') }), extractLlmKeywordsDefaults.maxReplyTokens);
+      const extraction = call(log, 'autokg-extract', selection.method, cluster, fillPrompt(template, { ...values, texts: texts.join('') }), extractLlmKeywordsDefaults.maxReplyTokens);
+      countLater(selection.clusters[cluster + 1]);
+      const reply = await extraction;
       const refined = await refine(log, 'autokg-refine', selection.method, cluster, parseKeywordReply(reply));
       found = filterKeywords([...found, ...refined], { substringFilter: false });
     }
@@ -189,6 +212,7 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
   }
   const finalCalls = calls.slice(finalStart);
   return {
+    criticalPath: Math.max(0, maxOf(logs.map((log) => log.length))) + finalCalls.length,
     keywords: filterKeywords(current, { maxWords: settings.maxWords }),
     byMethod,
     calls,

@@ -131,6 +131,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         if (reused) {
           stored = reused.parsed as StoredKeywordExtraction;
           counts.llmCalls = 0;
+          counts.llmCriticalPath = 0;
           counts.reusedCalls = stored.calls.length;
         } else {
           const random = createRandom(config.seed);
@@ -154,7 +155,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
             seed: config.seed,
             ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
           });
-          const { calls, ...rest } = result;
+          const { calls, criticalPath, ...rest } = result;
           stored = { ...rest, calls: calls.map(({ reply: _reply, ...call }) => call) };
           created = {
             id: contentId('extraction', corpusChunkId, autoKgKeywordsExtractor, hash),
@@ -166,6 +167,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
             parsed: stored,
           };
           counts.llmCalls = calls.length;
+          counts.llmCriticalPath = criticalPath;
           counts.reusedCalls = 0;
         }
         keywords = stored.keywords;

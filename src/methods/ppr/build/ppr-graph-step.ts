@@ -2,7 +2,6 @@ import { contentId, sha256 } from '../../../core/ids.js';
 import { KgragError } from '../../../core/errors.js';
 import { createDenseMatrix } from '../../../math/dense-vectors.js';
 import { exactKnnGraph } from '../../../math/exact-knn-graph.js';
-import { ResidentMatrix } from '../../../math/wasm/resident-matrix.js';
 import type { Store } from '../../../store/store.js';
 import { englishStopwords } from '../../../text/stopwords.js';
 import type { PprConfig } from '../config.js';
@@ -172,17 +171,22 @@ export interface SynonymEdgeOptions {
  * than two letters or digits. The phrases are distinct after normalization, so no pair of equal phrases
  * occurs. Ties rank by lower phrase index, so the edges depend only on the vectors.
  */
-export async function computeSynonymEdges(texts: readonly string[], vectors: ReadonlyArray<Float32Array | null>, options: SynonymEdgeOptions): Promise<SynonymEdges> {
+export async function computeSynonymEdges(texts: readonly string[], vectors: ReadonlyArray<Float32Array | SparseVector | null>, options: SynonymEdgeOptions): Promise<SynonymEdges> {
   const rows: number[] = [];
   for (let phrase = 0; phrase < texts.length; phrase++) {
     if (vectors[phrase] && alphanumericLength(texts[phrase] as string) >= synonymyMinAlphanumeric) rows.push(phrase);
   }
-  const dimensions = rows.length === 0 ? 0 : (vectors[rows[0] as number] as Float32Array).length;
-  const matrix = createDenseMatrix(rows.length, dimensions);
-  rows.forEach((phrase, row) => matrix.data.set(vectors[phrase] as Float32Array, row * dimensions));
+  const first = rows.length === 0 ? undefined : vectors[rows[0] as number];
+  const dimensions = first === undefined || first === null ? 0 : first instanceof Float32Array ? first.length : first.dimensions;
   // Each row's neighbours at or above the threshold, as (row, similarity) pairs.
   const neighbours: Array<Array<[number, number]>> = rows.map(() => []);
   if (options.search === 'exact') {
+    const matrix = createDenseMatrix(rows.length, dimensions);
+    rows.forEach((phrase, row) => {
+      const vector = vectors[phrase] as Float32Array | SparseVector;
+      if (vector instanceof Float32Array) matrix.data.set(vector, row * dimensions);
+      else vector.columns.forEach((coordinate, entry) => (matrix.data[row * dimensions + coordinate] = vector.values[entry] as number));
+    });
     const k = Math.min(options.topK, Math.max(0, rows.length - 1));
     const graph = await exactKnnGraph(matrix, k);
     for (let row = 0; row < rows.length; row++) {
@@ -195,7 +199,12 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
       }
     }
   } else if (rows.length > 1) {
-    sharedWordNeighbours(rows.map((phrase) => texts[phrase] as string), ResidentMatrix.load(matrix), options.threshold, neighbours);
+    sharedWordNeighbours(
+      rows.map((phrase) => texts[phrase] as string),
+      sparseRowsOf(rows.map((phrase) => vectors[phrase] as Float32Array | SparseVector), dimensions),
+      options.threshold,
+      neighbours,
+    );
   }
   const pairs = new Set<number>();
   const edges: Array<[number, number, number]> = [];
@@ -218,14 +227,57 @@ export async function computeSynonymEdges(texts: readonly string[], vectors: Rea
   };
 }
 
-/** Query rows scored per kernel call within a block, so one call's scores stay a few megabytes. */
-const blockTile = 512;
+/** One vector as its non-zero coordinates (ascending) and their values. */
+export interface SparseVector {
+  dimensions: number;
+  columns: Int32Array;
+  values: Float32Array;
+}
+
+/** Vectors as compressed sparse rows: row i's non-zero coordinates (ascending) and values at `pointers[i]…`. */
+interface SparseVectors {
+  dimensions: number;
+  pointers: Int32Array;
+  columns: Int32Array;
+  values: Float32Array;
+}
+
+function sparseRowsOf(vectors: ReadonlyArray<Float32Array | SparseVector>, dimensions: number): SparseVectors {
+  const sparse = vectors.map((vector) => (vector instanceof Float32Array ? sparseVectorOf(vector) : vector));
+  const pointers = new Int32Array(sparse.length + 1);
+  sparse.forEach((vector, row) => (pointers[row + 1] = (pointers[row] as number) + vector.columns.length));
+  const columns = new Int32Array(pointers[sparse.length] as number);
+  const values = new Float32Array(columns.length);
+  sparse.forEach((vector, row) => {
+    columns.set(vector.columns, pointers[row] as number);
+    values.set(vector.values, pointers[row] as number);
+  });
+  return { dimensions, pointers, columns, values };
+}
+
+function sparseVectorOf(vector: Float32Array): SparseVector {
+  const columns: number[] = [];
+  const values: number[] = [];
+  vector.forEach((value, coordinate) => {
+    if (value === 0) return;
+    columns.push(coordinate);
+    values.push(value);
+  });
+  return { dimensions: vector.length, columns: Int32Array.from(columns), values: Float32Array.from(values) };
+}
 
 /**
  * Adds to `neighbours` every pair of rows that share a content word of their texts and reach `threshold`,
- * scoring each word's block of rows against itself with the SIMD kernel.
+ * scoring each word's block of rows against itself.
+ *
+ * The local embedder's phrase vectors have a few dozen non-zeros of 1024, so each pair is scored over the
+ * non-zeros of one row against the other row spread into a dense scratch vector, with the arithmetic of the
+ * SIMD kernel (`dot-kernel-module.ts`): float32 products summed in float32 into four lanes by coordinate
+ * modulo 4, in ascending coordinate order, then (l0 + l1) + (l2 + l3). A coordinate where either row is zero
+ * adds a zero product, which leaves a lane unchanged, so the similarities are bit-identical to the dense
+ * kernel's — without copying the 52,000 × 1024 phrase matrix into it (200 MB, most of the step's time).
  */
-function sharedWordNeighbours(texts: readonly string[], resident: ResidentMatrix, threshold: number, neighbours: Array<Array<[number, number]>>): void {
+function sharedWordNeighbours(texts: readonly string[], vectors: SparseVectors, threshold: number, neighbours: Array<Array<[number, number]>>): void {
   const blocks = new Map<string, number[]>();
   texts.forEach((text, row) => {
     for (const word of new Set(text.split(' '))) {
@@ -235,27 +287,49 @@ function sharedWordNeighbours(texts: readonly string[], resident: ResidentMatrix
       block.push(row);
     }
   });
+  const { pointers, columns, values } = vectors;
+  const scratch = new Float32Array(vectors.dimensions);
   const found = new Set<number>();
   for (const block of blocks.values()) {
     if (block.length < 2 || block.length > maxSharedWordBlock) continue;
-    const members = Int32Array.from(block);
-    for (let start = 0; start < members.length; start += blockTile) {
-      const count = Math.min(blockTile, members.length - start);
-      const scores = resident.scoreRowSets(members.subarray(start), count, members, members.length);
-      for (let query = 0; query < count; query++) {
-        const row = members[start + query] as number;
-        // Rows are ascending within a block: the pairs after this row are the unscored half of the square.
-        for (let position = start + query + 1; position < members.length; position++) {
-          const similarity = scores[query * members.length + position] as number;
-          if (!(similarity >= threshold)) continue;
-          const other = members[position] as number;
-          const key = row * texts.length + other;
-          if (found.has(key)) continue;
-          found.add(key);
-          (neighbours[row] as Array<[number, number]>).push([other, similarity]);
-          (neighbours[other] as Array<[number, number]>).push([row, similarity]);
+    for (let position = 0; position < block.length; position++) {
+      const row = block[position] as number;
+      const rowStart = pointers[row] as number;
+      const rowEnd = pointers[row + 1] as number;
+      for (let entry = rowStart; entry < rowEnd; entry++) scratch[columns[entry] as number] = values[entry] as number;
+      // Rows are ascending within a block: the pairs after this row are the unscored half of the square.
+      for (let later = position + 1; later < block.length; later++) {
+        const other = block[later] as number;
+        let lane0 = 0;
+        let lane1 = 0;
+        let lane2 = 0;
+        let lane3 = 0;
+        for (let entry = pointers[other] as number; entry < (pointers[other + 1] as number); entry++) {
+          const coordinate = columns[entry] as number;
+          const product = Math.fround((scratch[coordinate] as number) * (values[entry] as number));
+          switch (coordinate & 3) {
+            case 0:
+              lane0 = Math.fround(lane0 + product);
+              break;
+            case 1:
+              lane1 = Math.fround(lane1 + product);
+              break;
+            case 2:
+              lane2 = Math.fround(lane2 + product);
+              break;
+            default:
+              lane3 = Math.fround(lane3 + product);
+          }
         }
+        const similarity = Math.fround(Math.fround(lane0 + lane1) + Math.fround(lane2 + lane3));
+        if (!(similarity >= threshold)) continue;
+        const key = row * texts.length + other;
+        if (found.has(key)) continue;
+        found.add(key);
+        (neighbours[row] as Array<[number, number]>).push([other, similarity]);
+        (neighbours[other] as Array<[number, number]>).push([row, similarity]);
       }
+      for (let entry = rowStart; entry < rowEnd; entry++) scratch[columns[entry] as number] = 0;
     }
   }
 }
@@ -285,12 +359,14 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       const { store } = context;
       const { index, version } = await loadTripleIndex(store);
       // The whole space, not `load(ids)`: selecting tens of thousands of ids costs seconds, and the space holds the phrases only.
-      const loaded = await store.vectors('phrases').load();
-      const vectors: Array<Float32Array | null> = index.phraseIds.map(() => null);
+      const loaded = await store.vectors('phrases').loadSparse();
+      const vectors: Array<SparseVector | null> = index.phraseIds.map(() => null);
       let withVector = 0;
       rowsOf(loaded.ids, index.phraseIds).forEach((phrase, row) => {
         if (phrase < 0) return;
-        vectors[phrase] = loaded.matrix.subarray(row * loaded.dimensions, (row + 1) * loaded.dimensions);
+        const start = loaded.rowPointers[row] as number;
+        const end = loaded.rowPointers[row + 1] as number;
+        vectors[phrase] = { dimensions: loaded.dimensions, columns: loaded.columnIndices.subarray(start, end), values: loaded.values.subarray(start, end) };
         withVector++;
       });
       context.progress(0, 1, 'synonym search');

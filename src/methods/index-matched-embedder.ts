@@ -29,28 +29,7 @@ export function indexMatchedEmbedder(embedder: Embedder, store: Store): Embedder
     });
     return checked;
   };
-  const embed: Embedder['embed'] = async (texts, options) => {
-    await check();
-    return embedder.embed(texts, options);
-  };
-  if (isCorpusFitted(embedder)) {
-    const fitted: CorpusFittedEmbedder = {
-      corpusFitted: true,
-      get id() {
-        return embedder.id;
-      },
-      get dimensions() {
-        return embedder.dimensions;
-      },
-      maxBatchSize: embedder.maxBatchSize,
-      embed,
-      fit: (corpus) => embedder.fit(corpus),
-      exportState: () => embedder.exportState(),
-      importState: (state) => embedder.importState(state),
-    };
-    return fitted;
-  }
-  return {
+  const matched: Embedder = {
     get id() {
       return embedder.id;
     },
@@ -58,6 +37,17 @@ export function indexMatchedEmbedder(embedder: Embedder, store: Store): Embedder
       return embedder.dimensions;
     },
     maxBatchSize: embedder.maxBatchSize,
-    embed,
+    async embed(texts, options) {
+      await check();
+      return embedder.embed(texts, options);
+    },
   };
+  if (!isCorpusFitted(embedder)) return matched;
+  const fitted: Omit<CorpusFittedEmbedder, keyof Embedder> = {
+    corpusFitted: true,
+    fit: (corpus) => embedder.fit(corpus),
+    exportState: () => embedder.exportState(),
+    importState: (state) => embedder.importState(state),
+  };
+  return Object.assign(matched, fitted);
 }

@@ -37,14 +37,15 @@ export interface MethodConfigSchema {
   variants: readonly string[];
 }
 
+const sectionSchemas = new WeakMap<Readonly<Record<string, MethodConfigSchema>>, z.ZodObject>();
 const extendedSchemas = new WeakMap<Readonly<Record<string, MethodConfigSchema>>, z.ZodType>();
 
 /**
- * The configuration schema with each method's section spelled out (its settings and parameters, and its
- * default `variant`): what `kgrag init` lists, what KGRAG_* variables may set, and what validates `methods.*`.
+ * `methods.*` as the registered methods declare it: each method's settings and parameters as written (no defaults
+ * filled in: each query merges them with its own parameters), and its default `variant`.
  */
-export function workspaceConfigSchema(methods: Readonly<Record<string, MethodConfigSchema>>): z.ZodType {
-  let schema = extendedSchemas.get(methods);
+function methodSectionsSchema(methods: Readonly<Record<string, MethodConfigSchema>>): z.ZodObject {
+  let schema = sectionSchemas.get(methods);
   if (!schema) {
     const sections = Object.fromEntries(
       Object.entries(methods).map(([name, method]) => {
@@ -54,12 +55,21 @@ export function workspaceConfigSchema(methods: Readonly<Record<string, MethodCon
         return [name, section.strict().optional()];
       }),
     );
+    schema = z.object(sections).strict();
+    sectionSchemas.set(methods, schema);
+  }
+  return schema;
+}
+
+/**
+ * The configuration schema with each method's section spelled out: what `kgrag init` lists and what KGRAG_*
+ * variables may set.
+ */
+export function workspaceConfigSchema(methods: Readonly<Record<string, MethodConfigSchema>>): z.ZodType {
+  let schema = extendedSchemas.get(methods);
+  if (!schema) {
     schema = configSchema.extend({
-      methods: z
-        .object(sections)
-        .strict()
-        .default({})
-        .describe('Per-method settings and parameters; each method\'s keys are listed under its name'),
+      methods: methodSectionsSchema(methods).default({}).describe('Per-method settings and parameters; each method\'s keys are listed under its name'),
     });
     extendedSchemas.set(methods, schema);
   }
@@ -259,10 +269,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
 
   const schema = options.methods ? workspaceConfigSchema(options.methods) : configSchema;
-  const keys = configKeys(schema);
+  // Deriving the keys walks the whole JSON Schema: a process without KGRAG_* variables and without problems skips it.
+  let keys: ConfigKey[] | undefined;
+  const allKeys = (): ConfigKey[] => (keys ??= configKeys(schema));
   const fromEnv: PlainObject = {};
   const envSources = new Map<string, string>();
-  for (const key of keys) {
+  const setsKgragVariables = Object.keys(env).some((name) => name.startsWith('KGRAG_'));
+  for (const key of setsKgragVariables ? allKeys() : []) {
     const name = environmentName(key.path);
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
@@ -285,18 +298,23 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   if (options.overrides) layers.push({ name: 'command line', values: options.overrides as PlainObject });
 
   const merged = layers.reduce<PlainObject>((result, layer) => mergeConfig(result, layer.values), {});
-  // Checked against the schema with every method's section; kept as written (`methods.*` without defaults, which
-  // each query merges with its own parameters).
-  const checked = schema.safeParse(merged);
   const parsed = configSchema.safeParse(merged);
-  if (!checked.success) {
-    for (const issue of checked.error.issues) {
+  let issues: z.core.$ZodIssue[] = parsed.success ? [] : parsed.error.issues;
+  const methods = merged['methods'];
+  if (options.methods && isPlainObject(methods)) {
+    // The registered methods' sections check `methods.*` more closely than the core schema, which only asks for mappings.
+    const sections = methodSectionsSchema(options.methods).safeParse(methods);
+    const methodIssues = sections.success ? [] : sections.error.issues.map((issue) => ({ ...issue, path: ['methods', ...issue.path] }));
+    issues = [...issues.filter((issue) => issue.path[0] !== 'methods'), ...methodIssues];
+  }
+  if (issues.length > 0) {
+    for (const issue of issues) {
       const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
       for (const path of paths) {
         const dotted = path.map(String).join('.') || '(top level)';
         const layer = [...layers].reverse().find((candidate) => hasPath(candidate.values, path));
         const origin = layer?.name === 'environment' ? environmentSource(envSources, path) : (layer?.name ?? 'defaults');
-        problems.push(`${dotted}: ${describeIssue(issue, path, keys)} (set in ${origin})`);
+        problems.push(`${dotted}: ${describeIssue(issue, path, allKeys())} (set in ${origin})`);
       }
     }
   }

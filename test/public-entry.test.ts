@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import * as kgrag from '../src/index.js';
+import * as testing from '../src/testing/index.js';
+
+const entrySource = readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8');
+
+test('the package entry exports a curated list: no wildcard re-export of internals', () => {
+  assert.doesNotMatch(entrySource, /export \*/);
+});
+
+test('the package entry exports every registered method, and each under its own name', () => {
+  const exported = kgrag as unknown as Record<string, unknown>;
+  for (const method of kgrag.registeredMethods) {
+    assert.equal(exported[`${method.name}Method`], method, `${method.name}Method`);
+    assert.ok(exported[`${method.name}Config`] !== undefined, `${method.name}Config`);
+  }
+});
+
+test('the test doubles are under kgrag/testing, not in the package entry', () => {
+  for (const name of ['createScriptedLanguageModel', 'startMockOpenAiServer', 'describeStoreContract']) {
+    assert.equal(typeof (testing as Record<string, unknown>)[name], 'function', `kgrag/testing exports ${name}`);
+    assert.equal((kgrag as Record<string, unknown>)[name], undefined, `the entry does not export ${name}`);
+  }
+});

@@ -12,6 +12,9 @@ import { createWorkspaceKnowledgeGraph, indexGraphName } from './workspace-knowl
  * configuration. Several names are linked into one graph (`createMultiKnowledgeGraph`). Graphs built here
  * are shared by the queries of a workspace through `memo` (the index graph until the next index run).
  */
+/** The index steps the walk over `index` reads: `communities` runs in both modes once the entity graph is final. */
+export const indexGraphSteps = ['chunk', 'communities'] as const;
+
 export async function resolveKnowledgeGraphs(context: MethodContext, names: readonly string[]): Promise<KnowledgeGraph> {
   const configured = context.config.knowledgeGraphs;
   const graphs: KnowledgeGraph[] = [];
@@ -22,8 +25,7 @@ export async function resolveKnowledgeGraphs(context: MethodContext, names: read
       continue;
     }
     if (name === indexGraphName) {
-      // `communities` runs in both index modes once the entity graph is final (the graph the walk reads).
-      await context.requireSteps(['chunk', 'communities'], 'or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])');
+      await context.requireSteps(indexGraphSteps, 'or walk only configured graphs (methods.tot.graphs, e.g. ["wikidata"])');
       graphs.push(await context.memo(`tot:kg:${indexGraphName}`, async () => createWorkspaceKnowledgeGraph(context.store, { name: indexGraphName, load: () => typedRelationGraph(context) })));
       continue;
     }

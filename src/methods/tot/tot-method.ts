@@ -5,7 +5,8 @@ import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
 import { workspaceEvidence } from './workspace-evidence.js';
 import { initializeTraversal } from './initialize-traversal.js';
 import { memoizedKnowledgeGraph } from './memoized-knowledge-graph.js';
-import { resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
+import { indexGraphSteps, resolveKnowledgeGraphs } from './resolve-knowledge-graphs.js';
+import { indexGraphName } from './workspace-knowledge-graph.js';
 import { totConfig, type TotConfig } from './config.js';
 import { totPromptTemplates } from './tot-prompts.js';
 import { totSubgraph } from './tot-subgraph.js';
@@ -52,7 +53,7 @@ export const totMethod: QueryMethod<TotConfig, TotRun> = {
   prompts: totPromptTemplates,
   topKParam: 'maxChunks',
   requires: [],
-  indexRequires: (config) => (config.graphs.includes('index') ? ['chunk', 'communities'] : []),
+  indexRequires: (config) => (config.graphs.includes(indexGraphName) ? indexGraphSteps : []),
 
   async retrieve(context, question, params): Promise<Retrieval<TotRun>> {
     if (context.contextOnly) throw contextOnlyUnsupported('tot', 'its subgraph is what the LLM explores in a tree search', 'use kgp or ppr --context-only for passages of the index');

@@ -84,6 +84,20 @@ export async function runDrift(context: MethodContext, question: string, params:
   };
 
   const unusable = { primer: 0, followUps: 0 };
+  /**
+   * One fold or follow-up the model cannot answer in JSON (after the repair turn) should not sink the whole
+   * search: it counts as unusable, its two paid calls are still metered, and `fallback` stands for its reply.
+   */
+  const unlessUnusable = async <T>(part: keyof typeof unusable, call: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      if (!LlmCallError.isInstance(error) || error.code !== 'LLM_INVALID_OUTPUT') throw error;
+      llmCalls += 2;
+      unusable[part]++;
+      return fallback;
+    }
+  };
   const [template] = await topReports(context, await context.embedQuery(question), 1, params.communityLevel);
   const hyde = await context.trace.time('drift-hyde', () =>
     llm.generate({
@@ -114,25 +128,21 @@ export async function runDrift(context: MethodContext, question: string, params:
           tokenizer,
           config.query.maxContextTokens,
         );
-        try {
-          const reply = await generateObject({
-            ...request('drift-primer'),
-            model: llm,
-            schema: primerSchema,
-            schemaName: 'drift_primer',
-            messages: [{ role: 'user', content: fillPrompt(prompts.text(driftPrompts.primer), { query: question, community_reports: table.text }) }],
-          });
-          account(reply.result, reply.attempts);
-          return reply.object;
-        } catch (error) {
-          // One fold the model cannot answer in JSON should not sink the whole search, as for the follow-ups.
-          if (LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT') {
-            llmCalls += 2;
-            unusable.primer++;
-            return undefined;
-          }
-          throw error;
-        }
+        return unlessUnusable(
+          'primer',
+          async () => {
+            const reply = await generateObject({
+              ...request('drift-primer'),
+              model: llm,
+              schema: primerSchema,
+              schemaName: 'drift_primer',
+              messages: [{ role: 'user', content: fillPrompt(prompts.text(driftPrompts.primer), { query: question, community_reports: table.text }) }],
+            });
+            account(reply.result, reply.attempts);
+            return reply.object;
+          },
+          undefined,
+        );
       }),
     ),
   ).then((replies) => replies.filter((reply) => reply !== undefined));
@@ -169,31 +179,27 @@ export async function runDrift(context: MethodContext, question: string, params:
         Promise.all(
           open.map(async (action, index) => {
             const local = locals[index];
-            try {
-              const reply = await generateObject({
-                ...request('drift-local'),
-                model: llm,
-                schema: localSchema,
-                schemaName: 'drift_local',
-                messages: [
-                  {
-                    role: 'system',
-                    content: fillPrompt(prompts.text(driftPrompts.local), { global_query: question, context_data: local?.text ?? '', response_type: config.query.responseType }),
-                  },
-                  { role: 'user', content: action.query },
-                ],
-              });
-              account(reply.result, reply.attempts);
-              return reply.object;
-            } catch (error) {
-              // One follow-up the model cannot answer in JSON should not sink the whole search.
-              if (LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT') {
-                llmCalls += 2;
-                unusable.followUps++;
-                return { response: '', score: 0, follow_up_queries: [] };
-              }
-              throw error;
-            }
+            return unlessUnusable(
+              'followUps',
+              async () => {
+                const reply = await generateObject({
+                  ...request('drift-local'),
+                  model: llm,
+                  schema: localSchema,
+                  schemaName: 'drift_local',
+                  messages: [
+                    {
+                      role: 'system',
+                      content: fillPrompt(prompts.text(driftPrompts.local), { global_query: question, context_data: local?.text ?? '', response_type: config.query.responseType }),
+                    },
+                    { role: 'user', content: action.query },
+                  ],
+                });
+                account(reply.result, reply.attempts);
+                return reply.object;
+              },
+              { response: '', score: 0, follow_up_queries: [] },
+            );
           }),
         ),
       (answered) => ({ followUps: answered.length }),

@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { appendAll } from '../core/append-all.js';
+import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
+import { selectDocuments } from './select-documents.js';
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
 import { loadConfig } from '../core/config/load-config.js';
 import { KgragError } from '../core/errors.js';
@@ -94,6 +98,56 @@ export interface IndexOptions extends WriterLockOptions {
    * starts, and `index` rejects with `PIPELINE_STOPPED`; the next run resumes at the following step.
    */
   stopAfterStep?: AbortSignal;
+  /**
+   * Remove the indexed documents under the given paths that this run did not find (their file or record is gone,
+   * or now excluded); a file that could not be read keeps its documents. Without it they are kept, with a warning.
+   */
+  prune?: boolean;
+}
+
+/** Options of {@link Kgrag.delete}. */
+export interface DeleteOptions extends WriterLockOptions {
+  /** Overrides `index.mode` for the run that brings the index up to date. */
+  mode?: 'fast' | 'standard';
+  /**
+   * Keep the cached LLM replies of the deleted documents' calls, so that indexing them again costs no call. By
+   * default they are deleted with everything else derived from the documents.
+   */
+  keepCache?: boolean;
+  onEvent?: (event: PipelineEvent) => void;
+  signal?: AbortSignal;
+  stopAfterStep?: AbortSignal;
+}
+
+/** One indexed document, as {@link Kgrag.documents} lists it. */
+export interface IndexedDocument {
+  id: string;
+  title: string;
+  /** Where it came from: an absolute file path, `file#record` of a data file, or `inline:<title>`. */
+  source: string;
+  chunks: number;
+  /** ISO-8601 time the document (this version of it) was first indexed. */
+  indexedAt: string;
+  /**
+   * `indexed`, or `source-missing` when its source is a file that no longer exists (`kgrag index <folder> --prune`
+   * removes such documents).
+   */
+  status: 'indexed' | 'source-missing';
+}
+
+/** What {@link Kgrag.delete} removed. */
+export interface DeleteSummary {
+  deleted: IndexedDocument[];
+  /** The run that brought the index up to date without them. */
+  run: PipelineSummary;
+  /** Cached LLM replies of the deleted documents' calls: removed (`kept: false`) or kept (`--keep-cache`). */
+  cache: { kept: boolean; removedEntries: number };
+}
+
+/** What {@link Kgrag.delete} with `dryRun` predicts, changing nothing. */
+export interface DeleteDryRun extends IndexDryRun {
+  /** The documents the selectors choose. */
+  deleting: IndexedDocument[];
 }
 
 /** Options of {@link Kgrag.estimateIndex}. */
@@ -146,6 +200,17 @@ export interface Kgrag {
    * inputs), unless `index: false` or the workspace has no documents yet.
    */
   importOpenie(file: string, options?: ImportOpenieOptions): Promise<OpenieImportSummary>;
+  /** The documents of the published index, in index order. */
+  documents(): Promise<IndexedDocument[]>;
+  /**
+   * Removes documents chosen by selectors (an id or unique id prefix, a source path or folder, a title, or a glob over
+   * sources: see `selectDocuments`) and everything derived only from them, then brings the index up to date and
+   * publishes it. A selector that chooses nothing fails the call before anything is removed
+   * (`DELETE_NO_MATCH`).
+   */
+  delete(selectors: readonly string[], options?: DeleteOptions): Promise<DeleteSummary>;
+  /** What `delete(selectors)` would remove and redo, and its LLM cost, without changing anything. */
+  estimateDelete(selectors: readonly string[], options?: EstimateIndexOptions): Promise<DeleteDryRun>;
   /** LLM usage and cost since the workspace was opened. */
   usage(): UsageSnapshot;
   /** Row counts of the main index tables. */
@@ -208,13 +273,59 @@ function toRunUsage(snapshot: UsageSnapshot): RunUsage {
   return { llmCalls: snapshot.calls, inputTokens: snapshot.inputTokens, outputTokens: snapshot.outputTokens, costUsd: snapshot.costUsd, byModel };
 }
 
+/** The documents of an index with their chunk counts, and whether their source file still exists. */
+async function listDocuments(from: Store): Promise<IndexedDocument[]> {
+  const chunkCounts = new Map<string, number>();
+  for (const { documentId } of await from.table('chunks').pick(['documentId'])) chunkCounts.set(documentId, (chunkCounts.get(documentId) ?? 0) + 1);
+  return (await from.table('documents').pick(['id', 'title', 'source', 'createdAt'])).map((document) => ({
+    id: document.id,
+    title: document.title,
+    source: document.source,
+    chunks: chunkCounts.get(document.id) ?? 0,
+    indexedAt: document.createdAt,
+    status: sourceFileMissing(document.source) ? 'source-missing' : 'indexed',
+  }));
+}
+
+/** Whether a source names a file (absolute path, or `file#record`) that no longer exists. */
+function sourceFileMissing(source: string): boolean {
+  if (!isAbsolute(source) || existsSync(source)) return false;
+  const hash = source.lastIndexOf('#');
+  return hash < 0 || !existsSync(source.slice(0, hash));
+}
+
+function requireSelectors(selectors: readonly string[]): void {
+  if (selectors.length === 0 || selectors.some((selector) => selector.trim().length === 0)) {
+    throw new KgragError('no documents to delete: give document ids, source paths, titles or globs', {
+      code: 'DELETE_NO_SELECTORS',
+      category: 'input',
+      hint: '`kgrag documents` lists the indexed documents; e.g. `kgrag delete docs/old.md` or `kgrag delete "**/drafts/*"`',
+    });
+  }
+}
+
+function noMatchError(unmatched: readonly string[], documents: number): KgragError {
+  const names = unmatched.map((selector) => `"${sanitizeForTerminal(selector)}"`).join(', ');
+  return new KgragError(`${unmatched.length === 1 ? 'selector' : 'selectors'} ${names} ${unmatched.length === 1 ? 'matches' : 'match'} none of the ${documents} indexed documents, so nothing was deleted`, {
+    code: 'DELETE_NO_MATCH',
+    category: 'input',
+    hint: '`kgrag documents` lists ids, titles and sources; a path is matched as indexed (absolute) or relative to the current directory, and a glob (*, **) over sources',
+    details: { unmatched: [...unmatched] },
+  });
+}
+
 function normalizeInputs(inputs: readonly string[] | Partial<IndexInputs> | readonly InputDocument[]): IndexInputs {
   if (Array.isArray(inputs)) {
     if (inputs.every((item) => typeof item === 'string')) return { paths: inputs as string[], documents: [] };
     return { paths: [], documents: inputs as InputDocument[] };
   }
   const partial = inputs as Partial<IndexInputs>;
-  return { paths: partial.paths ?? [], documents: partial.documents ?? [] };
+  return {
+    paths: partial.paths ?? [],
+    documents: partial.documents ?? [],
+    ...(partial.remove === undefined ? {} : { remove: partial.remove }),
+    ...(partial.prune === undefined ? {} : { prune: partial.prune }),
+  };
 }
 
 /**
@@ -428,7 +539,9 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       const { indexPipeline } = await import('./index-pipeline.js');
       await indexPipeline({ config, mode: indexOptions.mode ?? config.index.mode, hasLlm: llm !== undefined, methods: selectMethods(indexOptions.methods ?? config.pipeline.methods, indexOptions.methods ? 'the methods to index for' : 'pipeline.methods') });
       try {
-        return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, normalizeInputs(inputs), indexOptions, currentStep));
+        const normalized = normalizeInputs(inputs);
+        const withPrune = indexOptions.prune === undefined ? normalized : { ...normalized, prune: indexOptions.prune };
+        return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, withPrune, indexOptions, currentStep));
       } finally {
         // The same store (a single-store workspace) may have changed in place.
         engine.invalidate();
@@ -523,6 +636,51 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       } finally {
         snapshot?.release();
       }
+    },
+    async documents() {
+      const snapshot = await storage.snapshot();
+      if (!snapshot) return [];
+      try {
+        return await listDocuments(snapshot.store);
+      } finally {
+        snapshot.release();
+      }
+    },
+    async delete(selectors, deleteOptions = {}) {
+      requireSelectors(selectors);
+      const result = await write({ ...deleteOptions, command: deleteOptions.command ?? 'delete' }, async (session, embedder, currentStep) => {
+        const present = await listDocuments(session.store);
+        const selection = selectDocuments(present, selectors);
+        const deleted = [...selection.documents];
+        if (selection.unmatched.length > 0 && session.resumed) {
+          // An interrupted delete's draft has removed some documents already: the published index still names them.
+          const previous = await storage.snapshot();
+          if (previous) {
+            try {
+              const earlier = selectDocuments(await listDocuments(previous.store), selection.unmatched);
+              const presentIds = new Set(present.map((document) => document.id));
+              appendAll(deleted, earlier.documents.filter((document) => !presentIds.has(document.id)));
+              selection.unmatched = earlier.unmatched;
+            } finally {
+              previous.release();
+            }
+          }
+        }
+        if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
+        const run = await runIndex(session.store, embedder, { paths: [], documents: [], remove: deleted.map((document) => document.id) }, deleteOptions, currentStep);
+        return { changed: true, deleted, run, cache: { kept: deleteOptions.keepCache === true, removedEntries: 0 } };
+      });
+      engine.invalidate();
+      return { deleted: result.deleted, run: result.run, cache: result.cache };
+    },
+    async estimateDelete(selectors, estimateOptions = {}) {
+      requireSelectors(selectors);
+      const snapshot = await storage.snapshot();
+      const present = snapshot ? await listDocuments(snapshot.store).finally(() => snapshot.release()) : [];
+      const selection = selectDocuments(present, selectors);
+      if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
+      const estimate = await kgrag.estimateIndex({ paths: [], documents: [], remove: selection.documents.map((document) => document.id) }, estimateOptions);
+      return { ...estimate, deleting: selection.documents };
     },
     async close() {
       await storage.close();

@@ -6,6 +6,7 @@ import { formatErrorLine } from '../core/format-error-line.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
 import { INTERRUPTED_CODE } from './interrupted-error.js';
+import type { DeleteCommandOptions } from './commands/delete-command.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
 import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
 import type { ImportOpenieCommandOptions } from './commands/import-command.js';
@@ -65,8 +66,26 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--strict', 'exit non-zero if any input was skipped')
     .option('--json', 'print the summary as JSON')
     .option('--dry-run', 'print the LLM calls, tokens and cost each step would take, without calling the LLM or changing the workspace')
+    .option('--prune', 'remove the indexed documents under the given folders whose files (or records) are gone, and name them')
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
     .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
+
+  program
+    .command('delete')
+    .description('remove documents and everything derived only from them, then bring the index up to date')
+    .argument('<selectors...>', 'document ids (or 8+ character prefixes), source paths or folders, titles, or globs over sources ("**/drafts/*.md")')
+    .addOption(new Option('--mode <mode>', 'mode of the index run that follows').choices(['fast', 'standard']))
+    .option('--dry-run', 'list the documents the selectors choose and what the update would cost, changing nothing')
+    .option('--keep-cache', "keep the cached LLM replies of the deleted documents' calls, so that indexing them again costs no call")
+    .option('--json', 'print the summary as JSON')
+    .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
+    .action(async (selectors: string[], options: DeleteCommandOptions) => (await import('./commands/delete-command.js')).deleteCommand(selectors, options, global(), io));
+
+  program
+    .command('documents')
+    .description('list the indexed documents: id, title, source, chunks, when indexed, and whether the source file still exists')
+    .option('--json', 'print the list as JSON')
+    .action(async (options: { json?: boolean }) => (await import('./commands/documents-command.js')).documentsCommand(options, global(), io));
 
   program
     .command('query')

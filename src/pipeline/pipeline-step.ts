@@ -36,10 +36,18 @@ export interface InputDocument {
   metadata?: Record<string, unknown>;
 }
 
-/** What one `index` call was asked to add. */
+/** What one `index` (or `delete`) call was asked to add and remove. */
 export interface IndexInputs {
   paths: readonly string[];
   documents: readonly InputDocument[];
+  /** Ids of documents to remove from the index (`kgrag delete`). */
+  remove?: readonly string[];
+  /**
+   * Remove the indexed documents whose source lies under one of `paths` but which this run did not load (their file
+   * or record is gone, or is now excluded); a file that could not be read this run keeps its documents. Without it,
+   * such documents are kept and the run warns about them.
+   */
+  prune?: boolean;
 }
 
 /** A problem with one input that did not stop the run. */

@@ -1,19 +1,16 @@
 import { resolve } from 'node:path';
-import { appendAll } from '../../core/append-all.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
-import type { StepCostEstimate } from '../../pipeline/estimate-index-cost.js';
-import type { IndexDryRun } from '../../pipeline/estimate/dry-run-index.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
-import { interruptedError } from '../interrupted-error.js';
+import { handleInterrupts } from '../handle-interrupts.js';
+import { formatDryRun } from '../format-dry-run.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { createRetryReporter } from '../retry-reporter.js';
-import { renderTextTable } from '../text-table.js';
 import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
 import { priceSettings, resolveModelPrice } from '../../providers/llm/model-prices.js';
-import { formatPerMillion, formatUsd, integerFormat as integer } from '../number-format.js';
+
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 import { writerLockOptions } from '../writer-lock-options.js';
 
@@ -28,6 +25,8 @@ export interface IndexCommandOptions {
   wait?: boolean;
   /** `--methods a,b`: the methods to build the index for. */
   methods?: string;
+  /** Remove the indexed documents under the given paths whose files or records are gone. */
+  prune?: boolean;
 }
 
 /** `--methods basic,local` as a list. */
@@ -60,40 +59,21 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   const retries = createRetryReporter((line) => renderer.log(line));
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), onRetry: retries.onRetry }, io);
-  // Ctrl-C is the user stopping the run, not a failure: the first lets the step in progress finish and keeps
-  // it, the second cancels that step now, a third (for a step that does not check) exits at once. Every way
-  // leaves a draft the next run resumes, and the command exits 130 like any interrupted program.
-  const stopAfterStep = new AbortController();
-  const stopNow = new AbortController();
-  let interrupts = 0;
-  let runningStep: string | undefined;
-  const onInterrupt = (): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      stopAfterStep.abort();
-      const step = runningStep === undefined ? 'the current step' : `step "${runningStep}"`;
-      writeLine(io.stderr, `\ninterrupted: finishing ${step} and keeping its work, then stopping (Ctrl-C again to stop now; run the same command again to resume)`);
-    } else if (interrupts === 2) {
-      stopNow.abort();
-      writeLine(io.stderr, '\ninterrupted again: stopping now (Ctrl-C once more to exit without waiting for the step to notice)');
-    } else {
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onInterrupt);
+  const interrupts = handleInterrupts(io);
   const warnings: PipelineWarning[] = [];
   const steps: StepRunCost[] = [];
   try {
+    // What --prune removes is named afterwards: the sources the index held before and no longer holds.
+    const before = options.prune ? await kgrag.documents() : [];
     const summary = await kgrag.index(
       paths.map((path) => resolve(io.cwd, path)),
       {
         ...writerLockOptions(['kgrag index', ...paths].join(' '), options.wait, io),
         ...(options.methods === undefined ? {} : { methods: methodList(options.methods) ?? [] }),
-        signal: stopNow.signal,
-        stopAfterStep: stopAfterStep.signal,
+        ...(options.prune === undefined ? {} : { prune: options.prune }),
+        ...interrupts.signals,
         onEvent: (event) => {
-          if (event.type === 'step-start') runningStep = event.step;
-          if (event.type === 'step-end') runningStep = undefined;
+          interrupts.onEvent(event);
           if (event.type === 'step-start') retries.setScope(event.step);
           if (event.type === 'warning') warnings.push(event.warning);
           if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
@@ -104,6 +84,9 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     retries.stop();
     renderer.stop();
     const counts = await kgrag.stats();
+    const after = new Set((options.prune ? await kgrag.documents() : []).map((document) => document.source));
+    const pruned = before.filter((document) => !after.has(document.source));
+    for (const document of pruned) writeLine(io.stderr, `removed (--prune): ${sanitizeForTerminal(document.source)} "${sanitizeForTerminal(document.title)}"`);
     const usage = kgrag.usage();
     const run: RunPrice = { modelId: kgrag.llm?.modelId ?? '(none)', price: kgrag.llm ? resolveModelPrice(kgrag.llm.modelId, priceSettings(kgrag.config)) : undefined };
     if (global.quiet !== true) for (const line of formatRunCost(steps, usage, run)) writeLine(io.stderr, line);
@@ -113,6 +96,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
         workspace: kgrag.workspace,
         ...counts,
         warnings: warnings.map(warningJson),
+        ...(options.prune ? { pruned: pruned.map(({ id, title, source }) => ({ id, title, source })) } : {}),
         ran: summary.ran,
         skipped: summary.skipped,
         durationMs: Math.round(summary.durationMs),
@@ -130,12 +114,11 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     if (options.strict && warnings.length > 0) throw strictError(warnings.length);
   } catch (error) {
     // Whatever the interrupted work threw (a cancelled request, a lock wait given up) is the interrupt.
-    if (interrupts > 0) throw interruptedError(error, steps.map((step) => step.step), runningStep);
-    throw error;
+    throw interrupts.translate(error, steps.map((step) => step.step));
   } finally {
     retries.stop();
     renderer.stop();
-    process.off('SIGINT', onInterrupt);
+    interrupts.dispose();
     await kgrag.close();
   }
 }
@@ -168,52 +151,4 @@ async function dryRunCommand(paths: string[], options: IndexCommandOptions, glob
     renderer.stop();
     await kgrag.close();
   }
-}
-
-/** `1 chunk`, `35 chunks`, `1,200 chunks`. */
-function count(value: number, noun: string): string {
-  return `${integer.format(value)} ${noun}${value === 1 ? '' : 's'}`;
-}
-
-function callsCell(step: Pick<StepCostEstimate, 'calls' | 'minCalls'>): string {
-  return step.minCalls === undefined ? integer.format(step.calls) : `${integer.format(step.minCalls)}–${integer.format(step.calls)}`;
-}
-
-function kind(step: Pick<StepCostEstimate, 'exact' | 'minCalls'>): string {
-  if (step.minCalls !== undefined) return 'exact range';
-  return step.exact ? 'exact' : 'estimated';
-}
-
-/** The dry run as a table: one row per LLM step and the totals, then how each row was obtained. */
-function formatDryRun(estimate: IndexDryRun): string {
-  const lines: string[] = [];
-  const { documents, chunks } = estimate;
-  const changes = [documents.added > 0 ? `${integer.format(documents.added)} new` : '', documents.replaced > 0 ? `${integer.format(documents.replaced)} replacing older versions` : '']
-    .filter(Boolean)
-    .join(', ');
-  lines.push(
-    `${count(documents.total, 'document')}${changes ? ` (${changes})` : ''}, ${count(chunks.total, 'chunk')} of ${count(chunks.tokens, 'token')}`,
-  );
-  if (estimate.mode === 'fast') {
-    lines.push('fast mode: 0 LLM calls, 0 tokens, $0');
-    for (const note of estimate.notes) lines.push(`note: ${note}`);
-    return lines.join('\n');
-  }
-  const { price } = estimate;
-  const priced = price
-    ? ` at $${formatPerMillion(price.input)} / $${formatPerMillion(price.output)} per million input / output tokens (${price.source === 'built-in' ? 'built-in price' : price.source})`
-    : ' (price unknown)';
-  lines.push(`standard mode, model ${estimate.model ?? '(none)'}${priced}; ${count(chunks.toExtract, 'chunk')} to extract, ${integer.format(chunks.alreadyExtracted)} already extracted`);
-  lines.push('');
-  const header = ['step', 'calls', 'input tokens', 'output tokens', 'cost (USD)', 'calls are'];
-  const rows = estimate.steps.map((step) => [step.step, callsCell(step), integer.format(step.inputTokens), integer.format(step.outputTokens), formatUsd(step.costUsd), kind(step)]);
-  const { totals } = estimate;
-  const totalCalls = totals.minCalls === totals.calls ? integer.format(totals.calls) : `${integer.format(totals.minCalls)}–${integer.format(totals.calls)}`;
-  rows.push(['total', totalCalls, integer.format(totals.inputTokens), integer.format(totals.outputTokens), formatUsd(totals.costUsd), totals.exact ? 'exact' : 'estimated']);
-  appendAll(lines, renderTextTable(header, rows, { totalRow: true }));
-  lines.push('');
-  for (const step of estimate.steps) lines.push(`${step.step}: ${step.basis}`);
-  lines.push('exact: counted from the chunks and settings; estimated: from ratios calibrated on the sample corpus (see estimateIndexCost)');
-  for (const note of estimate.notes) lines.push(`note: ${note}`);
-  return lines.join('\n');
 }

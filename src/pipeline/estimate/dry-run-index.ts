@@ -38,8 +38,8 @@ export interface DryRunIndexOptions {
 
 /** An index cost estimate together with what loading the inputs found. */
 export interface IndexDryRun extends IndexCostEstimate {
-  /** Documents the index would hold after the run, and how many of them are new or replace an older version. */
-  documents: { total: number; added: number; replaced: number };
+  /** Documents the index would hold after the run, how many of them are new or replace an older version, and how many go. */
+  documents: { total: number; added: number; replaced: number; removed: number };
   /** Problems with inputs that the run would skip (unreadable files, missing paths, duplicates). */
   warnings: PipelineWarning[];
 }
@@ -80,7 +80,7 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
     const known = new Map<StepName, string>();
     for (const run of await preview.table('runs').get(['load', 'chunk'])) known.set(run.step as StepName, run.outputVersion);
     const load = summary.counts.load ?? {};
-    const documents = { total: load['documents'] ?? 0, added: load['added'] ?? 0, replaced: load['replaced'] ?? 0 };
+    const documents = { total: load['documents'] ?? 0, added: load['added'] ?? 0, replaced: load['replaced'] ?? 0, removed: load['removed'] ?? 0 };
 
     const modelId = options.llm?.modelId ?? config.llm.model;
     const standard = mode === 'standard';

@@ -10,17 +10,26 @@ export function documentId(title: string, text: string): string {
   return contentId('document', title, text);
 }
 
+/** Whether a document's source names a file under (or equal to) one of the given input paths, or a record of one. */
+function isUnder(source: string, paths: readonly string[]): boolean {
+  return paths.some((path) => {
+    const base = path.replaceAll('\\', '/').replace(/\/+$/, '');
+    return source === base || source.startsWith(`${base}/`) || source.startsWith(`${base}#`);
+  });
+}
+
 /**
  * Reads the inputs of this `index` call into `documents`. A source that was indexed before with
  * other content is replaced (its old document is removed; later steps drop what hung off it);
- * identical content under two sources is kept once.
+ * identical content under two sources is kept once. Documents named in `remove` are removed, and with `prune`
+ * so are those under the given paths that this run did not load.
  */
 export const loadStep: PipelineStep = {
   name: 'load',
   version: 1,
   reads: [],
   settings: () => ({}),
-  mustRun: (context) => context.inputs.paths.length > 0 || context.inputs.documents.length > 0,
+  mustRun: (context) => context.inputs.paths.length > 0 || context.inputs.documents.length > 0 || (context.inputs.remove?.length ?? 0) > 0,
 
   async run(context: StepContext) {
     const { store, inputs, config } = context;
@@ -29,6 +38,8 @@ export const loadStep: PipelineStep = {
     const existingBySource = new Map(existing.map((document) => [document.source, document]));
     const loaded = new Map<string, DocumentRecord>();
     const loadedSources = new Set<string>();
+    /** Sources of files this run could not read: their documents are never pruned. */
+    const unreadSources: string[] = [];
     const createdAt = new Date().toISOString();
 
     const accept = (title: string, source: string, text: string, metadata: Record<string, unknown>): void => {
@@ -72,6 +83,7 @@ export const loadStep: PipelineStep = {
         if (event.type === 'document') {
           accept(event.document.title, event.document.source, event.document.text, event.document.metadata);
         } else if (event.type === 'warning') {
+          if (event.warning.code !== 'empty' && event.warning.source !== undefined) unreadSources.push(event.warning.source);
           context.warn(event.warning.code, event.warning.message, event.warning.source);
         } else {
           context.progress(event.bytes, event.totalBytes, 'bytes');
@@ -84,8 +96,33 @@ export const loadStep: PipelineStep = {
       const previous = existingBySource.get(source);
       if (previous && !loaded.has(previous.id)) replaced.add(previous.id);
     }
+    const removed = new Set((inputs.remove ?? []).filter((id) => existingById.has(id) && !loaded.has(id)));
+    const unseen = existing.filter(
+      (document) =>
+        !loaded.has(document.id) &&
+        !replaced.has(document.id) &&
+        !removed.has(document.id) &&
+        isUnder(document.source, inputs.paths) &&
+        !unreadSources.some((source) => document.source === source || document.source.startsWith(`${source}#`)),
+    );
+    if (inputs.prune === true) {
+      for (const document of unseen) removed.add(document.id);
+    } else if (unseen.length > 0) {
+      const names = unseen.slice(0, 3).map((document) => document.source);
+      context.warn(
+        'source-gone',
+        `${unseen.length} indexed document${unseen.length === 1 ? ' was' : 's were'} not found under the given paths (${names.join(', ')}${unseen.length > 3 ? ', …' : ''}) and ${unseen.length === 1 ? 'is' : 'are'} kept; run the same command with --prune to remove ${unseen.length === 1 ? 'it' : 'them'}`,
+      );
+    }
     const added = [...loaded.values()].filter((document) => !existingById.has(document.id));
-    const finalIds = [...existing.map((document) => document.id).filter((id) => !replaced.has(id)), ...added.map((d) => d.id)];
+    const finalIds = [...existing.map((document) => document.id).filter((id) => !replaced.has(id) && !removed.has(id)), ...added.map((d) => d.id)];
+    if (finalIds.length === 0 && removed.size > 0) {
+      throw new KgragError(`this run would remove all ${removed.size} documents of the index, leaving it empty; nothing was removed`, {
+        code: 'INDEX_WOULD_BE_EMPTY',
+        category: 'input',
+        hint: 'to start over, delete the workspace\'s kgrag.db files; to keep an index, leave at least one document (check the paths or selectors)',
+      });
+    }
     if (finalIds.length === 0) {
       throw new KgragError('nothing to index: no readable document was found in the inputs', {
         code: 'INDEX_NO_DOCUMENTS',
@@ -94,10 +131,10 @@ export const loadStep: PipelineStep = {
       });
     }
     return {
-      counts: { documents: finalIds.length, added: added.length, replaced: replaced.size, unchanged: loaded.size - added.length },
+      counts: { documents: finalIds.length, added: added.length, replaced: replaced.size, removed: removed.size, unchanged: loaded.size - added.length },
       outputVersion: contentId('documents', Array.from(finalIds).sort()),
       async write(tx) {
-        await tx.table('documents').deleteWhere('id', [...replaced]);
+        await tx.table('documents').deleteWhere('id', [...replaced, ...removed]);
         await tx.table('documents').upsert(added);
       },
     };

@@ -1,0 +1,36 @@
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { type CliIo, writeLine } from '../cli-io.js';
+import { integerFormat as integer } from '../number-format.js';
+import { openWorkspace } from '../open-workspace.js';
+import { renderTextTable } from '../text-table.js';
+import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
+
+/**
+ * `kgrag documents`: the documents of the published index, one per line (id prefix, chunks, when indexed, title
+ * and source, and a mark when the source file is gone), or `--json`. The id prefix is what `kgrag delete` takes.
+ */
+export async function documentsCommand(options: { json?: boolean }, global: GlobalOptions, io: CliIo): Promise<void> {
+  const kgrag = await openWorkspace(workspaceOptions(global, io, {}), io);
+  try {
+    const documents = await kgrag.documents();
+    if (options.json) {
+      writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, documents }, null, 2));
+      return;
+    }
+    if (documents.length === 0) {
+      writeLine(io.stderr, `no documents are indexed in ${sanitizeForTerminal(kgrag.workspace)}; add some with \`kgrag index <paths>\``);
+      return;
+    }
+    const rows = documents.map((document) => [
+      document.id.slice(0, 12),
+      integer.format(document.chunks),
+      document.indexedAt.slice(0, 16).replace('T', ' '),
+      `${sanitizeForTerminal(document.title)}  ${sanitizeForTerminal(document.source)}${document.status === 'source-missing' ? '  [source file missing]' : ''}`,
+    ]);
+    for (const line of renderTextTable(['id', 'chunks', 'indexed (UTC)', 'title  source'], rows)) writeLine(io.stdout, line);
+    const missing = documents.filter((document) => document.status === 'source-missing').length;
+    if (missing > 0) writeLine(io.stderr, `${missing} source files are gone; \`kgrag index <folder> --prune\` or \`kgrag delete <id>\` removes their documents`);
+  } finally {
+    await kgrag.close();
+  }
+}

@@ -1,0 +1,152 @@
+// Issue 18's equivalence: an index kept up to date by additions and deletions is the index a fresh build of the same
+// documents gives. Tables that do not depend on clustering must be identical (ids, rows, vectors, blobs); communities
+// may differ by the history of the clustering, but not in quality, and no method may lose recall.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import type { InputDocument } from '../src/pipeline/pipeline-step.js';
+import { loadSampleDataset } from '../src/eval/datasets/load-sample-dataset.js';
+import type { EvalDataset } from '../src/eval/eval-dataset.js';
+import { runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
+import { modularity } from '../src/graph/modularity.js';
+import { undirectedGraphCsr, type IndexedEdge } from '../src/math/csr-matrix.js';
+import { indexSnapshot } from './helpers/index-snapshot.js';
+
+/** What depends on the clustering: the communities, their reports and report vectors. */
+const clusteringDependent = new Set(['communities', 'reports', 'vectors:reports']);
+
+/** Two documents that come and go again: their entities overlap the corpus's (Kestermouth, the Kester). */
+const transient: InputDocument[] = [
+  {
+    title: 'Kestermouth Regatta 1962',
+    text: 'Kestermouth Regatta 1962\nThe Kestermouth Regatta of 1962 was rowed on the River Kester below the Kester Weir Bridge. The Marle Boatworks built two of the racing gigs, and the Ferry Inn served the crews.',
+    source: 'transient:regatta',
+  },
+  {
+    title: 'Ferry Inn ledger',
+    text: 'Ferry Inn ledger\nThe ledger of the Ferry Inn records a dinner for the Kester Flood Boat Crew in 1969 and a meeting of the Kestermouth Heritage Society in 1988.',
+    source: 'transient:ledger',
+  },
+];
+
+function documentsOf(dataset: EvalDataset): InputDocument[] {
+  // As `runEvaluation` indexes them, so that evaluating either workspace finds its index up to date.
+  return dataset.passages.map((passage, index) => ({
+    title: passage.title,
+    text: `${passage.title}\n${passage.text}`,
+    source: `eval:${dataset.name}#${index}`,
+    metadata: { evalKey: passage.key },
+  }));
+}
+
+/** Modularity of each level's partition of the entity graph, PMI weights shifted positive as the clustering shifts them. */
+async function levelModularity(kgrag: Kgrag): Promise<number[]> {
+  const entities = (await kgrag.store.table('entities').pick(['id'])).map((entity) => entity.id).sort();
+  const indexOf = new Map(entities.map((id, index) => [id, index]));
+  const relations = await kgrag.store.table('relations').pick(['source', 'target', 'weight']);
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const relation of relations) {
+    low = Math.min(low, relation.weight);
+    high = Math.max(high, relation.weight);
+  }
+  const floor = high > low ? (high - low) * 0.01 : 1;
+  const edges: IndexedEdge[] = [];
+  for (const relation of relations) {
+    const source = indexOf.get(relation.source);
+    const target = indexOf.get(relation.target);
+    if (source === undefined || target === undefined || source === target) continue;
+    edges.push({ source, target, weight: low <= 0 ? relation.weight - low + floor : relation.weight });
+  }
+  const graph = undirectedGraphCsr(entities.length, edges);
+  const communities = await kgrag.store.table('communities').pick(['id', 'level', 'entityIds']);
+  const levels = [...new Set(communities.map((community) => community.level))].sort((a, b) => a - b);
+  return levels.map((level) => {
+    // An entity outside every community of a level (its community was not split further) keeps its own.
+    const membership = Int32Array.from(entities, (_, index) => -1 - index);
+    communities
+      .filter((community) => community.level === level)
+      .forEach((community, number) => {
+        for (const id of community.entityIds) membership[indexOf.get(id) ?? 0] = number;
+      });
+    const renumbered = new Map<number, number>();
+    return modularity(graph, Int32Array.from(membership, (value) => renumbered.get(value) ?? (renumbered.set(value, renumbered.size), renumbered.size - 1)));
+  });
+}
+
+describe('an index kept up to date equals a fresh build (fast mode, every method)', { timeout: 600_000 }, () => {
+  const folders: string[] = [];
+  let fresh: Kgrag;
+  let incremental: Kgrag;
+  let dataset: EvalDataset;
+
+  before(async () => {
+    dataset = await loadSampleDataset();
+    const documents = documentsOf(dataset);
+    const open = async (): Promise<Kgrag> => {
+      const folder = mkdtempSync(join(tmpdir(), 'kgrag-equivalence-'));
+      folders.push(folder);
+      return createKgrag({ workspace: folder, env: {}, config: { index: { mode: 'fast' } } });
+    };
+    fresh = await open();
+    await fresh.index(documents);
+    incremental = await open();
+    const split = Math.round(documents.length * 0.7);
+    await incremental.index(documents.slice(0, split));
+    await incremental.index(documents.slice(split));
+    await incremental.index(transient);
+    const removed = await incremental.delete(transient.map((document) => document.source as string));
+    assert.equal(removed.deleted.length, transient.length);
+  });
+
+  after(async () => {
+    await fresh.close();
+    await incremental.close();
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('holds identical documents, chunks, extractions, entities, relations, triples, keywords, vectors and graphs', async () => {
+    const expected = await indexSnapshot(fresh);
+    const actual = await indexSnapshot(incremental);
+    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort());
+    for (const key of Object.keys(expected)) {
+      if (clusteringDependent.has(key)) continue;
+      assert.deepEqual(actual[key], expected[key], `${key} differs from the fresh build's`);
+    }
+  });
+
+  it('clusters the entity graph as well as a fresh build: modularity within 1 % at every level', async () => {
+    const expected = await levelModularity(fresh);
+    const actual = await levelModularity(incremental);
+    assert.ok(expected.length > 0);
+    for (const [level, value] of expected.entries()) {
+      const kept = actual[level];
+      assert.ok(kept !== undefined, `level ${level} is missing`);
+      assert.ok(kept >= value - Math.abs(value) * 0.01, `level ${level}: modularity ${kept.toFixed(4)} vs ${value.toFixed(4)} fresh`);
+    }
+  });
+
+  it('keeps every method’s recall on the sample questions', async () => {
+    const evaluate = async (kgrag: Kgrag): Promise<EvaluationReport> => (await runEvaluation({ kgrag, dataset, methods: ['all'], answer: false })).report;
+    const expected = await evaluate(fresh);
+    const actual = await evaluate(incremental);
+    let compared = 0;
+    for (const [method, report] of Object.entries(expected.methods)) {
+      if (report.errors === report.questions) continue;
+      compared++;
+      const kept = actual.methods[method];
+      assert.ok(kept, `${method} is missing`);
+      for (const k of [1, 2, 5, 10]) {
+        const freshRecall = report[`recall@${k}`] ?? 0;
+        const keptRecall = kept[`recall@${k}`] ?? 0;
+        // One question's worth of slack for the methods that read communities, none for the others (equal tables).
+        const slack = ['local', 'global', 'drift'].some((name) => method.startsWith(name)) ? 100 / report.questions_with_gold : 0;
+        assert.ok(keptRecall >= freshRecall - slack - 1e-9, `${method} recall@${k}: ${keptRecall} vs ${freshRecall} fresh`);
+      }
+    }
+    assert.ok(compared >= 6, `only ${compared} methods ran without an LLM`);
+  });
+});

@@ -12,6 +12,7 @@ import { benchCoreDense } from './core-dense.js';
 import { benchCoreLeiden } from './core-leiden.js';
 import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
+import { benchIncremental } from './incremental.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
 import { benchReliability } from './reliability.js';
@@ -37,6 +38,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'inputs that crashed or hung kgrag (issue 16): a 2 MB line without spaces through the chunk step (< 5 s), 2Wiki + MuSiQue + HotpotQA indexed together (ok = 1)',
     defaultRuns: 1,
     run: benchReliability,
+  },
+  incremental: {
+    describe: 'issue 18: add or delete 1 % of 2Wiki (fast, every method) against a full build, reports kept; LLM calls of adding one sample document in standard mode against the fewest it needs',
+    defaultRuns: 3,
+    run: benchIncremental,
   },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };

@@ -114,6 +114,8 @@ export interface DeleteOptions extends WriterLockOptions {
    * default they are deleted with everything else derived from the documents.
    */
   keepCache?: boolean;
+  /** The folder a relative path among the selectors is relative to. @default process.cwd() */
+  cwd?: string;
   onEvent?: (event: PipelineEvent) => void;
   signal?: AbortSignal;
   stopAfterStep?: AbortSignal;
@@ -210,7 +212,7 @@ export interface Kgrag {
    */
   delete(selectors: readonly string[], options?: DeleteOptions): Promise<DeleteSummary>;
   /** What `delete(selectors)` would remove and redo, and its LLM cost, without changing anything. */
-  estimateDelete(selectors: readonly string[], options?: EstimateIndexOptions): Promise<DeleteDryRun>;
+  estimateDelete(selectors: readonly string[], options?: EstimateIndexOptions & Pick<DeleteOptions, 'cwd'>): Promise<DeleteDryRun>;
   /** LLM usage and cost since the workspace was opened. */
   usage(): UsageSnapshot;
   /** Row counts of the main index tables. */
@@ -650,14 +652,14 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       requireSelectors(selectors);
       const result = await write({ ...deleteOptions, command: deleteOptions.command ?? 'delete' }, async (session, embedder, currentStep) => {
         const present = await listDocuments(session.store);
-        const selection = selectDocuments(present, selectors);
+        const selection = selectDocuments(present, selectors, deleteOptions.cwd);
         const deleted = [...selection.documents];
         if (selection.unmatched.length > 0 && session.resumed) {
           // An interrupted delete's draft has removed some documents already: the published index still names them.
           const previous = await storage.snapshot();
           if (previous) {
             try {
-              const earlier = selectDocuments(await listDocuments(previous.store), selection.unmatched);
+              const earlier = selectDocuments(await listDocuments(previous.store), selection.unmatched, deleteOptions.cwd);
               const presentIds = new Set(present.map((document) => document.id));
               appendAll(deleted, earlier.documents.filter((document) => !presentIds.has(document.id)));
               selection.unmatched = earlier.unmatched;
@@ -677,7 +679,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       requireSelectors(selectors);
       const snapshot = await storage.snapshot();
       const present = snapshot ? await listDocuments(snapshot.store).finally(() => snapshot.release()) : [];
-      const selection = selectDocuments(present, selectors);
+      const selection = selectDocuments(present, selectors, estimateOptions.cwd);
       if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
       const estimate = await kgrag.estimateIndex({ paths: [], documents: [], remove: selection.documents.map((document) => document.id) }, estimateOptions);
       return { ...estimate, deleting: selection.documents };

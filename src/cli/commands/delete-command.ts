@@ -35,6 +35,7 @@ export async function deleteCommand(selectors: string[], options: DeleteCommandO
   try {
     if (options.dryRun) {
       const estimate = await kgrag.estimateDelete(selectors, {
+        cwd: io.cwd,
         onEvent: (event) => {
           if (event.type === 'warning' || event.type === 'step-start' || event.type === 'step-progress') renderer.onEvent(event);
         },
@@ -70,6 +71,7 @@ async function deleteNow(
     const summary = await kgrag.delete(selectors, {
       ...writerLockOptions(['kgrag delete', ...selectors].join(' '), options.wait, io),
       ...(options.keepCache === undefined ? {} : { keepCache: options.keepCache }),
+      cwd: io.cwd,
       ...interrupts.signals,
       onEvent: (event) => {
         interrupts.onEvent(event);

@@ -176,6 +176,22 @@ export interface EstimateIndexCostOptions {
   calibration?: IndexCostCalibration;
   /** The run's steps: those that estimate their own cost (steps methods contribute, such as AutoKG's keywords) are added. */
   steps?: readonly PipelineStep[];
+  /**
+   * Set when the run updates an index that already has its entity graph and communities: the graph-wide steps then
+   * redo only what the change touches (descriptions whose set changed, communities whose members changed), so
+   * they are estimated from the change rather than from the whole corpus.
+   */
+  update?: IndexUpdate;
+}
+
+/** What an update changes in an existing index, as the dry run finds it. */
+export interface IndexUpdate {
+  /** Tokens of the chunks the run removes (of deleted or replaced documents). */
+  removedChunkTokens: number;
+  /** Entities and relations with a description from a removed chunk, and how many of them keep 2+ chunks. */
+  touchedByRemoval: { elements: number; stillSummarized: number; communities: number };
+  /** Communities of the index, per level (coarsest first). */
+  communitiesPerLevel: readonly number[];
 }
 
 /** The LLM cost of one pipeline step. */
@@ -419,12 +435,17 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
   // A skipped extraction step has every chunk stored already, so both say 0 calls; the skip says why.
   drafts.push(upToDate.has('llm-extract') ? skipped('llm-extract') : extraction);
 
-  // The graph the later steps see, from the whole corpus (kept chunks included: the graph is rebuilt).
-  const thousands = chunkTokens / 1000;
+  // The graph the later steps see: from the whole corpus for a first build; for an update, what the new chunks bring
+  // (descriptions, groups and communities the change does not touch are kept, or answered by the LLM cache).
+  const { update } = options;
+  const newChunkTokens = options.chunks.filter((chunk) => !storedGraph.has(chunk.id)).reduce((sum, chunk) => sum + tokensOf(chunk), 0);
+  const thousands = (update ? newChunkTokens : chunkTokens) / 1000;
   const gleaned = config.extract.llm.maxGleanings > 0;
   const entities = calibration.graph.entitiesPerThousandChunkTokens * thousands * (gleaned ? 1 : calibration.graph.withoutGleaning.entities);
   const relations = calibration.graph.relationsPerThousandChunkTokens * thousands * (gleaned ? 1 : calibration.graph.withoutGleaning.relations);
-  const graphBasis = `~${Math.round(entities)} entities and ~${Math.round(relations)} relations from ${chunkTokens} chunk tokens`;
+  const graphBasis = update
+    ? `an update: ~${Math.round(entities)} entities and ~${Math.round(relations)} relations from the ${newChunkTokens} tokens of new chunks, and ${update.touchedByRemoval.elements} entities and relations with a description from the ${update.removedChunkTokens} tokens of removed chunks`
+    : `~${Math.round(entities)} entities and ~${Math.round(relations)} relations from ${chunkTokens} chunk tokens`;
 
   const resolution = config.resolution.enabled;
   const resolvedEntities = resolution ? entities * calibration.resolution.entitiesKept : entities;
@@ -450,7 +471,7 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
     drafts.push(skipped('summarize'));
   } else {
     const elements = resolvedEntities + resolvedRelations;
-    const calls = Math.round(elements * calibration.summaries.callsPerElement);
+    const calls = Math.round(elements * calibration.summaries.callsPerElement) + (update?.touchedByRemoval.stillSummarized ?? 0);
     const template = tokenizer.count(
       fillPrompt(prompts.text(summarizeDescriptionsPrompt), { entity_name: '""', description_list: '[]', max_length: String(config.summaries.maxWords) }),
     );
@@ -462,7 +483,7 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
       inputTokens: Math.round(calls * (framing(1) + prompt)),
       outputTokens: Math.round(calls * calibration.summaries.outputTokensPerCall),
       exact: false,
-      basis: `~${Math.round(elements)} entities and relations after resolution; ${decimal(calibration.summaries.callsPerElement)} of them have 2+ descriptions, each a ${template}-token prompt + ~${calibration.summaries.descriptionTokensPerCall} tokens of descriptions`,
+      basis: `~${Math.round(elements)} ${update ? 'new or changed ' : ''}entities and relations after resolution; ${decimal(calibration.summaries.callsPerElement)} of them have 2+ descriptions${update ? `, and ${update.touchedByRemoval.stillSummarized} that lose a description keep 2+` : ''}, each a ${template}-token prompt + ~${calibration.summaries.descriptionTokensPerCall} tokens of descriptions`,
     });
   }
 
@@ -493,7 +514,14 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
   if (upToDate.has('reports')) {
     drafts.push(skipped('reports'));
   } else {
-    const calls = Math.round(resolvedEntities * calibration.communities.perEntity);
+    // An update regenerates the reports of the communities whose members changed: those of the entities a removed chunk
+    // described (counted), and at each level at most one per new or changed entity.
+    const calls = update
+      ? Math.min(
+          update.communitiesPerLevel.reduce((sum, count) => sum + count, 0),
+          update.touchedByRemoval.communities + update.communitiesPerLevel.reduce((sum, count) => sum + Math.min(count, Math.ceil(resolvedEntities)), 0),
+        )
+      : Math.round(resolvedEntities * calibration.communities.perEntity);
     const template = tokenizer.count(fillPrompt(prompts.text(communityReportPrompt), { input_text: '', max_report_length: String(config.reports.maxWords) }));
     const context = Math.min(config.reports.maxInputTokens, calibration.reports.contextTokensPerReport);
     drafts.push({
@@ -502,7 +530,9 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
       inputTokens: Math.round(calls * (framing(1) + template + context)),
       outputTokens: Math.round(calls * calibration.reports.outputTokensPerReport),
       exact: false,
-      basis: `~${Math.round(resolvedEntities)} entities after resolution × ${decimal(calibration.communities.perEntity)} communities per entity, one report each: a ${template}-token prompt + ~${context} tokens of context; repair calls not included`,
+      basis: update
+        ? `an update: the ${update.touchedByRemoval.communities} communities of entities a removed chunk described, and at each of ${update.communitiesPerLevel.length} levels up to one community per ~${Math.round(resolvedEntities)} new or changed entities (at most every community), one report each: a ${template}-token prompt + ~${context} tokens of context; repair calls not included`
+        : `~${Math.round(resolvedEntities)} entities after resolution × ${decimal(calibration.communities.perEntity)} communities per entity, one report each: a ${template}-token prompt + ~${context} tokens of context; repair calls not included`,
     });
   }
 

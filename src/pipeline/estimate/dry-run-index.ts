@@ -6,7 +6,7 @@ import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
-import { estimateIndexCost, type IndexCostCalibration, type IndexCostEstimate } from '../estimate-index-cost.js';
+import { estimateIndexCost, type IndexCostCalibration, type IndexCostEstimate, type IndexUpdate } from '../estimate-index-cost.js';
 import type { IndexInputs, PipelineEvent, PipelineStep, PipelineWarning, StepName } from '../pipeline-step.js';
 import { runPipeline } from '../run-pipeline.js';
 import { chunkStep } from '../steps/chunk-step.js';
@@ -14,6 +14,36 @@ import { loadStep } from '../steps/load-step.js';
 import { readOpenieImport } from '../steps/triples-step.js';
 import { predictSkippedSteps } from './predict-skipped-steps.js';
 import { storedExtractionChunks } from './stored-extraction-chunks.js';
+
+/**
+ * What the run changes in an index that already has communities: the chunks it removes, the entities and relations
+ * they described, and the communities of those entities. Undefined for a first build.
+ */
+async function describeUpdate(store: Store, keptChunks: ReadonlySet<string>): Promise<IndexUpdate | undefined> {
+  const communities = await store.table('communities').pick(['level', 'entityIds']);
+  if (communities.length === 0) return undefined;
+  const removed = new Map<string, number>();
+  for (const chunk of await store.table('chunks').pick(['id', 'nTokens'])) if (!keptChunks.has(chunk.id)) removed.set(chunk.id, chunk.nTokens);
+  const touchedEntities = new Set<string>();
+  let elements = 0;
+  let stillSummarized = 0;
+  for (const table of ['entities', 'relations'] as const) {
+    for (const element of await store.table(table).pick(['id', 'chunkIds'])) {
+      const lost = element.chunkIds.filter((chunkId) => removed.has(chunkId)).length;
+      if (lost === 0) continue;
+      elements++;
+      if (element.chunkIds.length - lost >= 2) stillSummarized++;
+      if (table === 'entities') touchedEntities.add(element.id);
+    }
+  }
+  const perLevel = new Map<number, number>();
+  for (const community of communities) perLevel.set(community.level, (perLevel.get(community.level) ?? 0) + 1);
+  return {
+    removedChunkTokens: [...removed.values()].reduce((sum, tokens) => sum + tokens, 0),
+    touchedByRemoval: { elements, stillSummarized, communities: communities.filter((community) => community.entityIds.some((id) => touchedEntities.has(id))).length },
+    communitiesPerLevel: [...perLevel.entries()].sort(([left], [right]) => left - right).map(([, count]) => count),
+  };
+}
 
 /** Options of {@link dryRunIndex}. */
 export interface DryRunIndexOptions {
@@ -98,6 +128,22 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
       environment: { prompts, llmModel: standard ? `${options.llm?.provider ?? defaultProvider}:${modelId}` : undefined },
       known,
     });
+    // An update estimate holds only when nothing but documents changed: with the stored documents and chunks, the
+    // graph steps would all be skipped (other settings rebuild the graph, and the estimate is a first build's).
+    const storedInputs = new Map<StepName, string>();
+    for (const run of await store.table('runs').get(['load', 'chunk'])) if (run.status === 'done') storedInputs.set(run.step as StepName, run.outputVersion);
+    const settingsUnchanged = await predictSkippedSteps({
+      store,
+      steps: options.steps,
+      config,
+      environment: { prompts, llmModel: standard ? `${options.llm?.provider ?? defaultProvider}:${modelId}` : undefined },
+      known: storedInputs,
+    });
+    const graphSteps: StepName[] = ['resolve-entities', 'summarize', 'communities', 'reports'];
+    const update =
+      standard && graphSteps.every((step) => settingsUnchanged.has(step) || !options.steps.some((each) => each.name === step))
+        ? await describeUpdate(store, new Set(chunks.map((chunk) => chunk.id)))
+        : undefined;
     const estimate = estimateIndexCost({
       config,
       mode,
@@ -109,6 +155,7 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
       upToDate,
       steps: options.steps,
       ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
+      ...(update === undefined ? {} : { update }),
     });
     if (standard && options.llm === undefined) {
       estimate.notes.push(

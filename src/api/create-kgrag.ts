@@ -362,7 +362,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   let writeCache: LlmResponseCache | undefined;
   const llmCache: LlmResponseCache = {
     get: async (key) => (writeCache ? await writeCache.get(key) : undefined) ?? (await storage.queryCache.get(key)),
-    set: (key, value) => (writeCache ?? storage.queryCache).set(key, value),
+    set: (key, value, sources) => (writeCache ?? storage.queryCache).set(key, value, sources),
+    addSources: (key, sources) => (writeCache ?? storage.queryCache).addSources(key, sources),
   };
   const llm = options.llm
     ? withUsageMeter(options.llm, { meter })

@@ -193,6 +193,16 @@ export interface LlmCacheRecord {
   createdAt: string;
 }
 
+/**
+ * One source tag of an LLM cache entry: the content hash (`sha256`) of a text the cached call's prompt was built
+ * from, so that deleting the text's document deletes the reply (`forgetCachedCalls`).
+ */
+export interface LlmCacheSourceRecord {
+  /** The `llm_cache` key. */
+  key: string;
+  source: string;
+}
+
 /** Status of one pipeline step in a workspace. */
 export interface RunRecord {
   step: string;

@@ -10,6 +10,7 @@ import type {
   KeywordEdgeRecord,
   KeywordRecord,
   LlmCacheRecord,
+  LlmCacheSourceRecord,
   RelationRecord,
   ReportRecord,
   RunRecord,
@@ -46,6 +47,7 @@ export interface TableRows {
   chunkEdges: ChunkEdgeRecord;
   extractions: ExtractionRecord;
   llmCache: LlmCacheRecord;
+  llmCacheSources: LlmCacheSourceRecord;
   runs: RunRecord;
 }
 
@@ -220,6 +222,13 @@ export const schema: { [T in TableName]: TableSpec<T> } = {
     key: ['key'],
     hid: false,
     columns: { key: text, model: text, response: json, usage: json, createdAt: text },
+  },
+  llmCacheSources: {
+    sqlName: 'llm_cache_sources',
+    key: ['key', 'source'],
+    hid: false,
+    columns: { key: text, source: text },
+    indexes: [['source']],
   },
   runs: {
     sqlName: 'runs',

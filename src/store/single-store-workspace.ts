@@ -1,14 +1,18 @@
+import { forgetCachedCalls } from './forget-cached-calls.js';
 import { createStoreLlmCache } from './store-llm-cache.js';
 import type { Store } from './store.js';
 import type { IndexSnapshot, WorkspaceStorage, WriteSession } from './workspace-storage.js';
 
 const generationKey = 'index:generation';
 const publishedAtKey = 'index:publishedAt';
+/** The tag of query-time replies, which share the store's `llm_cache` with the index's (not a content hash, so never a text's). */
+const queryCallSource = 'kgrag:query';
 
 /**
  * A workspace over one store that a caller opened (an in-memory store in tests, a custom backend): writes go
  * straight into the store that queries read, so there is no isolation between them, and writers in this
- * process take turns. A store counts as published once it holds a completed run.
+ * process take turns. A store counts as published once it holds a completed run. Query-time replies are cached in
+ * the store's `llm_cache` with the tag `kgrag:query`, so that they can be cleared apart from the index's.
  */
 export function singleStoreWorkspace(store: Store, now: () => Date = () => new Date()): WorkspaceStorage {
   let turn: Promise<void> = Promise.resolve();
@@ -23,7 +27,8 @@ export function singleStoreWorkspace(store: Store, now: () => Date = () => new D
   return {
     location: 'the given store',
     snapshot,
-    queryCache: createStoreLlmCache(store, now),
+    queryCache: createStoreLlmCache(store, { now, sources: [queryCallSource] }),
+    clearQueryCache: () => forgetCachedCalls(store, [queryCallSource]),
     async beginWrite(): Promise<WriteSession> {
       const previous = turn;
       let endTurn = (): void => undefined;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KgragError } from '../core/errors.js';
+import { forgetCachedCalls } from './forget-cached-calls.js';
 import { tableNames, type TableName, type TableRows } from './schema.js';
+import { createStoreLlmCache } from './store-llm-cache.js';
 import type { Store } from './store.js';
 
 /** How the contract suite obtains stores of the backend under test. */
@@ -69,6 +71,10 @@ export const sampleRows: { [T in TableName]: [TableRows[T], TableRows[T]] } = {
   llmCache: [
     { key: 'k1', model: 'm', response: { text: 'hi' }, usage: { inputTokens: 3, outputTokens: 1 }, createdAt: '2026-01-01T00:00:00.000Z' },
     { key: 'k2', model: 'm', response: { text: 'yo' }, usage: { inputTokens: 4, outputTokens: 2 }, createdAt: '2026-01-01T00:00:00.000Z' },
+  ],
+  llmCacheSources: [
+    { key: 'k1', source: 'a3f1' },
+    { key: 'k1', source: 'b702' },
   ],
   runs: [
     { step: 'load', status: 'done', fingerprint: 'f', outputVersion: 'v', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, counts: { documents: 2 }, usage: { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, byModel: {} }, error: null },
@@ -198,6 +204,42 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.deepEqual((await store.searchText('chunks', ['flood'], 5)).map((hit) => hit.id), []);
         await store.table('entities').upsert(sampleRows.entities);
         assert.deepEqual((await store.searchText('entities', ['engineer'], 5)).map((hit) => hit.id), ['e2']);
+      }));
+
+    test('the full-text index follows a clear, a refill and updates of other columns', () =>
+      withStore(async (store) => {
+        const entities = store.table('entities');
+        await entities.upsert(sampleRows.entities);
+        await entities.upsert([{ ...sampleRows.entities[0], degree: 9, frequency: 5 }]);
+        assert.deepEqual((await store.searchText('entities', ['stone'], 5)).map((hit) => hit.id), ['e1']);
+        await entities.clear();
+        assert.deepEqual(await store.searchText('entities', ['stone', 'engineer'], 5), []);
+        await entities.upsert([{ ...sampleRows.entities[1], description: 'A stone mason' }]);
+        assert.deepEqual((await store.searchText('entities', ['stone'], 5)).map((hit) => hit.id), ['e2']);
+        assert.deepEqual(await store.searchText('entities', ['engineer'], 5), []);
+      }));
+
+    test('LLM cache: replies tagged by their sources are forgotten by any of them', () =>
+      withStore(async (store) => {
+        const cache = createStoreLlmCache(store);
+        const reply = (text: string) => ({ text, usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'stop' as const, modelId: 'm' });
+        await cache.set('extract-1', reply('one'), ['h1']);
+        await cache.set('summary', reply('both'), ['h1', 'h2', 'h1']);
+        await cache.set('extract-2', reply('two'), ['h2']);
+        await cache.set('untagged', reply('query'));
+        await cache.addSources('extract-2', ['h3']);
+        await cache.addSources('missing', ['h3']);
+        assert.deepEqual(
+          (await store.table('llmCacheSources').all()).map((row) => `${row.key}:${row.source}`).sort(),
+          ['extract-1:h1', 'extract-2:h2', 'extract-2:h3', 'summary:h1', 'summary:h2'],
+        );
+        assert.equal(await forgetCachedCalls(store, []), 0);
+        assert.equal(await forgetCachedCalls(store, ['unknown']), 0);
+        assert.equal(await forgetCachedCalls(store, ['h3', 'h1']), 3, 'every entry tagged with any of the hashes');
+        assert.deepEqual((await store.table('llmCache').all()).map((row) => row.key), ['untagged']);
+        assert.deepEqual(await store.table('llmCacheSources').all(), []);
+        assert.equal((await cache.get('untagged'))?.text, 'query');
+        assert.equal(await cache.get('summary'), undefined);
       }));
 
     test('vectors: cosine search, load order, delete, dimension and embedder checks', () =>

@@ -87,5 +87,10 @@ export interface WorkspaceStorage {
    * memory only when the workspace cannot be written.
    */
   readonly queryCache: LlmResponseCache;
+  /**
+   * Deletes every reply of the query cache, leaving none of its bytes in the workspace's files (a deleted
+   * document's text may be quoted in any answer); returns how many entries it deleted.
+   */
+  clearQueryCache(): Promise<number>;
   close(): Promise<void>;
 }

@@ -25,6 +25,8 @@ export interface ExtractClaimsOptions {
   format: LlmExtractConfig['format'];
   /** Where prompts come from, so a workspace can override them. @default the built-in prompts */
   prompts?: PromptLibrary;
+  /** Content hashes of the texts the prompts hold (`ChatRequest.sources`): every turn's cached reply is tagged with them. */
+  sources?: readonly string[];
   abortSignal?: AbortSignal;
 }
 
@@ -57,6 +59,7 @@ export async function extractClaimsFromText(model: LanguageModel, options: Extra
   const request: ConversationRequest = {
     purpose: 'extract-claims',
     priority: 'batch',
+    ...(options.sources === undefined ? {} : { sources: options.sources }),
     ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
   };
   const runTurn =

@@ -19,6 +19,11 @@ export interface ConfirmMergesOptions {
   concurrency?: number;
   /** Characters of each description shown to the model. @default 300 */
   maxDescriptionChars?: number;
+  /**
+   * Content hashes of the texts a group's entities were extracted from (`ChatRequest.sources`), to tag the cached
+   * reply of its call. @default none
+   */
+  sourcesOf?: (entityIds: readonly string[]) => readonly string[];
 }
 
 /** Outcome of {@link confirmMerges}. */
@@ -87,6 +92,7 @@ export async function confirmMerges(
           schemaName: 'entity_clusters',
           temperature: 0,
           purpose: 'resolve-entities',
+          ...(options.sourcesOf ? { sources: options.sourcesOf(members.map((entity) => entity.id)) } : {}),
           ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
         });
         return { ...readClusters(reply.object, members), failed: false, calls: reply.attempts };

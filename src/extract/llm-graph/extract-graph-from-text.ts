@@ -23,6 +23,8 @@ export interface ExtractGraphOptions {
   format: LlmExtractConfig['format'];
   /** Where prompts come from, so a workspace can override them. @default the built-in prompts */
   prompts?: PromptLibrary;
+  /** Content hashes of the texts the prompts hold (`ChatRequest.sources`): every turn's cached reply is tagged with them. */
+  sources?: readonly string[];
   abortSignal?: AbortSignal;
 }
 
@@ -61,6 +63,7 @@ export async function extractGraphFromText(model: LanguageModel, options: Extrac
   const request: ConversationRequest = {
     purpose: 'extract-graph',
     priority: 'batch',
+    ...(options.sources === undefined ? {} : { sources: options.sources }),
     ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
   };
   const runTurn =

@@ -3,7 +3,7 @@ import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { isYesAnswer } from './is-yes-answer.js';
 
 /** Request fields shared by every call of one conversation. */
-export type ConversationRequest = Pick<ChatRequest, 'purpose' | 'priority' | 'abortSignal'>;
+export type ConversationRequest = Pick<ChatRequest, 'purpose' | 'priority' | 'abortSignal' | 'sources'>;
 
 /** One extraction turn's outcome. */
 export interface GleaningTurn<T> {

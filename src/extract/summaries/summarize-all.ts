@@ -9,10 +9,12 @@ export interface SummaryItem {
   key: string;
   name: string | readonly [string, string];
   descriptions: readonly string[];
+  /** Content hashes of the texts the descriptions come from, to tag the cached replies (`ChatRequest.sources`). */
+  sources?: readonly string[];
 }
 
 /** Options of {@link summarizeAll}. */
-export interface SummarizeAllOptions extends Omit<SummarizeDescriptionsOptions, 'name' | 'descriptions'> {
+export interface SummarizeAllOptions extends Omit<SummarizeDescriptionsOptions, 'name' | 'descriptions' | 'sources'> {
   /** Summaries in flight at once (GraphRAG: `concurrent_requests`, 25). */
   concurrency: number;
   /** Called after each item that needed the model, with the count done and the count needing it. */
@@ -48,7 +50,12 @@ export async function summarizeAll(model: LanguageModel, items: readonly Summary
     pending,
     concurrency,
     async (item) => {
-      const result = await summarizeDescriptions(model, { ...limits, name: item.name, descriptions: item.descriptions });
+      const result = await summarizeDescriptions(model, {
+        ...limits,
+        name: item.name,
+        descriptions: item.descriptions,
+        ...(item.sources === undefined ? {} : { sources: item.sources }),
+      });
       done++;
       onProgress?.(done, pending.length);
       return result;

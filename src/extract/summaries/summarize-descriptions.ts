@@ -18,6 +18,8 @@ export interface SummarizeDescriptionsOptions {
   tokenizer: Tokenizer;
   /** Workspace prompt overrides. @default the built-in prompts */
   prompts?: PromptLibrary;
+  /** Content hashes of the texts the descriptions were extracted from (`ChatRequest.sources`), to tag the cached replies. */
+  sources?: readonly string[];
   abortSignal?: AbortSignal;
 }
 
@@ -80,6 +82,7 @@ export async function summarizeDescriptions(model: LanguageModel, options: Summa
     const result = await model.generate({
       messages: [{ role: 'user', content: render(batch) }],
       purpose: 'summarize-descriptions',
+      ...(options.sources === undefined ? {} : { sources: options.sources }),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     });
     const text = result.text.trim();

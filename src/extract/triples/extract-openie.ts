@@ -11,6 +11,8 @@ export interface ExtractOpenieOptions {
   text: string;
   /** Where prompts come from, so a workspace can override them. @default the built-in prompts */
   prompts?: PromptLibrary;
+  /** Content hashes of the texts the prompts hold (`ChatRequest.sources`): both calls' cached replies are tagged with them. */
+  sources?: readonly string[];
   abortSignal?: AbortSignal;
 }
 
@@ -50,7 +52,11 @@ function usableString(value: string | undefined): value is string {
  */
 export async function extractOpenie(model: LanguageModel, options: ExtractOpenieOptions): Promise<OpenieExtraction> {
   const library = options.prompts ?? builtInPrompts;
-  const request = { priority: 'batch' as const, ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }) };
+  const request = {
+    priority: 'batch' as const,
+    ...(options.sources === undefined ? {} : { sources: options.sources }),
+    ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
+  };
 
   const ner = await generateObject({
     ...request,

@@ -1,5 +1,5 @@
 import { KgragError } from '../../core/errors.js';
-import { contentId } from '../../core/ids.js';
+import { contentId, sha256 } from '../../core/ids.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import type { ClaimRecord, ExtractionRecord } from '../../core/types.js';
 import { extractClaimsFromText } from '../../extract/claims/extract-claims-from-text.js';
@@ -61,6 +61,7 @@ export const claimsStep: PipelineStep = {
             maxGleanings: config.extract.claims.maxGleanings,
             format,
             prompts: context.prompts,
+            sources: [sha256(chunk.text)],
             ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
           });
           ({ claims, problems } = result);

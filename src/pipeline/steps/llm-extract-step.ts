@@ -1,5 +1,5 @@
 import { KgragError } from '../../core/errors.js';
-import { contentId } from '../../core/ids.js';
+import { contentId, sha256 } from '../../core/ids.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import type { PromptLibrary, PromptTemplate } from '../../core/prompt-library.js';
 import type { ExtractionRecord } from '../../core/types.js';
@@ -100,6 +100,7 @@ export const llmExtractStep: PipelineStep = {
             maxGleanings: settings.maxGleanings,
             format: settings.format,
             prompts: context.prompts,
+            sources: [sha256(chunk.text)],
             ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
           });
           raw = result.turns;

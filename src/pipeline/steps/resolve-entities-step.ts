@@ -7,6 +7,7 @@ import { resolveEntitiesPrompt } from '../../extract/entity-resolution/resolve-e
 import { embedInBatches } from '../../providers/embed/embed-in-batches.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { embeddingSettings } from './embed-chunks-step.js';
+import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /**
@@ -55,9 +56,12 @@ export const resolveEntitiesStep: PipelineStep = {
     let merges;
     if (llm) {
       let confirmed = 0;
+      const hashes = await chunkTextHashes(store);
       const result = await confirmMerges(llm, groups, byId, {
         prompts: context.prompts,
         concurrency: Math.max(1, config.llm.concurrency * 2),
+        // A group's prompt shows what its entities' chunks said of them.
+        sourcesOf: (ids) => hashes.of(ids.flatMap((id) => byId.get(id)?.chunkIds ?? [])),
         ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
       });
       confirmed += result.calls;

@@ -4,6 +4,7 @@ import { collectExtractedDescriptions } from '../../extract/collect-extracted-de
 import { summarizeAll } from '../../extract/summaries/summarize-all.js';
 import { summarizeDescriptionsPrompt } from '../../extract/summaries/summarize-descriptions-prompt.js';
 import type { PipelineStep } from '../pipeline-step.js';
+import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
 import { storedGraphExtractions } from './stored-graph-extractions.js';
 
@@ -31,12 +32,20 @@ export const summarizeStep: PipelineStep = {
     const relations = await store.table('relations').all();
     const descriptions = collectExtractedDescriptions(await storedGraphExtractions(store), entities, relations);
     const titles = new Map(entities.map((entity) => [entity.id, entity.title]));
+    // A summary is derived from the chunks its descriptions were extracted from: its cached reply goes with any of them.
+    const hashes = await chunkTextHashes(store);
     const items = [
-      ...entities.map((entity) => ({ key: entity.id, name: entity.title, descriptions: descriptions.entities.get(entity.id) ?? [entity.description] })),
+      ...entities.map((entity) => ({
+        key: entity.id,
+        name: entity.title,
+        descriptions: descriptions.entities.get(entity.id) ?? [entity.description],
+        sources: hashes.of(entity.chunkIds),
+      })),
       ...relations.map((relation) => ({
         key: relation.id,
         name: [titles.get(relation.source) ?? relation.source, titles.get(relation.target) ?? relation.target] as const,
         descriptions: descriptions.relations.get(relation.id) ?? [relation.description],
+        sources: hashes.of(relation.chunkIds),
       })),
     ];
     const result = await summarizeAll(llm, items, {

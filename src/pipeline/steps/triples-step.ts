@@ -274,7 +274,12 @@ async function extractWithLlm(context: StepContext, chunks: ReadonlyArray<{ id: 
         // Named entities first, then the triples that name them.
         const counted = withCallCount(llm);
         try {
-          const result = await extractOpenie(counted.model, { text: chunk.text, prompts: context.prompts, ...(context.signal === undefined ? {} : { abortSignal: context.signal }) });
+          const result = await extractOpenie(counted.model, {
+            text: chunk.text,
+            prompts: context.prompts,
+            sources: [sha256(chunk.text)],
+            ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+          });
           raw = result.replies;
           extraction = { entities: result.entities, triples: result.triples, dropped: result.dropped, failed: false, problems: [] };
         } catch (error) {

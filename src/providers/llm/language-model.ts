@@ -31,6 +31,12 @@ export interface ChatRequest {
   purpose?: string;
   /** Scheduling class: interactive calls (queries) go first, then batch calls, then batch continuations. @default 'batch' */
   priority?: CallPriority;
+  /**
+   * Content hashes (`sha256` of `core/ids.ts`) of the texts the prompt was built from: for index-time calls, the
+   * chunks whose text (or what was extracted from it) the prompt holds. Not sent and not part of the cache key: the
+   * LLM cache records them with the reply, so that deleting a document can delete every cached reply derived from it.
+   */
+  sources?: readonly string[];
 }
 
 /** Why generation stopped. `length` means the reply was cut by `maxOutputTokens`. */

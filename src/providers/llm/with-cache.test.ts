@@ -117,4 +117,43 @@ describe('withCache', () => {
     await assert.rejects(drain(withCache(failing, { cache }).stream(base)), /cut/);
     assert.equal(cache.entries.size, 0);
   });
+
+  it('tags a stored reply with the request\'s sources, which are not part of the key', async () => {
+    const { inner, cache, model } = cached();
+    await model.generate({ ...base, sources: ['chunk-a', 'chunk-b'] });
+    const key = llmCacheKey(inner, base);
+    assert.deepEqual([...(cache.sources.get(key) ?? [])], ['chunk-a', 'chunk-b']);
+    assert.equal((await model.generate(base)).cached, true, 'the same prompt without sources is the same entry');
+    assert.equal(inner.calls.length, 1);
+  });
+
+  it('adds the sources of a request answered from the cache to its entry', async () => {
+    const { inner, cache, model } = cached([{ reply: 'streamed' }]);
+    await model.generate({ ...base, sources: ['old-version'] });
+    const hit = await model.generate({ ...base, sources: ['new-version', 'old-version'] });
+    assert.equal(hit.cached, true);
+    await drain(model.stream({ ...base, sources: ['third'] }));
+    assert.deepEqual([...(cache.sources.get(llmCacheKey(inner, base)) ?? [])].sort(), ['new-version', 'old-version', 'third']);
+    assert.equal(inner.calls.length, 1);
+  });
+
+  it('tags a live stream when it is stored', async () => {
+    const { inner, cache, model } = cached([{ reply: 'streamed answer' }]);
+    await drain(model.stream({ ...base, sources: ['s'] }));
+    assert.deepEqual([...(cache.sources.get(llmCacheKey(inner, base)) ?? [])], ['s']);
+  });
+
+  it('forgets every entry tagged with any of the given sources, and only those', async () => {
+    const cache = createMemoryLlmCache();
+    const model = withCache(createScriptedLanguageModel({ responses: [{ reply: (request) => `re: ${request.messages[0]?.content}` }] }), { cache });
+    const ask = (content: string, sources?: string[]) => model.generate({ messages: [{ role: 'user', content }], ...(sources ? { sources } : {}) });
+    await ask('extract chunk 1', ['h1']);
+    await ask('extract chunk 2', ['h2']);
+    await ask('summarize 1 and 2', ['h1', 'h2']);
+    await ask('a question');
+    assert.equal(cache.forget(['h9']), 0);
+    assert.equal(cache.forget(['h1']), 2);
+    assert.deepEqual([...cache.entries.values()].map((entry) => entry.text).sort(), ['re: a question', 're: extract chunk 2']);
+    assert.equal((await ask('extract chunk 1', ['h1'])).cached, undefined, 'a forgotten reply is paid for again');
+  });
 });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { KgragError } from '../../core/errors.js';
 import { describeStoreContract } from '../store-contract.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kgrag-sqlite-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -65,7 +65,7 @@ test('a version-1 database is migrated: full-text index rebuilt without stopword
     await migrated.close();
   }
   const check = new Database(path, { readonly: true });
-  assert.equal(check.pragma('user_version', { simple: true }), 4);
+  assert.equal(check.pragma('user_version', { simple: true }), 5);
   assert.ok((check.prepare('PRAGMA table_info(reports)').all() as Array<{ name: string }>).some((column) => column.name === 'error'));
   check.close();
 });
@@ -101,6 +101,36 @@ test('a version-3 database opens as it is: its dense vector spaces are read and 
   const check = new Database(path, { readonly: true });
   assert.equal((check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'relations_source'").get() as { n: number }).n, 0);
   check.close();
+});
+
+test('a version-4 database is migrated: its full-text indexes lose the terms of deleted rows, the cache gets its tag table', async () => {
+  const path = join(directory, 'version-4.db');
+  openSqliteStore(path).close();
+  // Version 4's full-text index: contentless_delete, whose deletes leave the row's terms behind a tombstone.
+  const raw = new Database(path);
+  for (const suffix of ['insert', 'delete', 'update']) raw.exec(`DROP TRIGGER chunks_fts_${suffix}`);
+  raw.exec('DROP TABLE chunks_fts');
+  raw.exec('DROP TABLE llm_cache_sources');
+  raw.exec("CREATE VIRTUAL TABLE chunks_fts USING fts5(\"text\", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')");
+  raw.exec('CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts (rowid, "text") VALUES (new.hid, new."text"); END');
+  raw.exec('CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE rowid = old.hid; END');
+  const insert = raw.prepare('INSERT INTO chunks (id, document_id, ordinal, "text", n_tokens, start, "end") VALUES (?, ?, ?, ?, ?, ?, ?)');
+  for (let index = 0; index < 50; index++) insert.run(`c${index}`, 'd', index, `weir number ${index}${index === 7 ? ' vanishedwordxq' : ''}`, 3, index, index + 1);
+  raw.exec("DELETE FROM chunks WHERE id = 'c7'");
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.pragma('user_version = 4');
+  raw.close();
+  assert.ok(readFileSync(path).includes('anishedwordxq'), 'version 4 kept the deleted row\'s term');
+
+  const migrated = openSqliteStore(path);
+  try {
+    assert.equal((await migrated.searchText('chunks', ['weir'], 100)).length, 49);
+    assert.deepEqual(await migrated.searchText('chunks', ['vanishedwordxq'], 5), []);
+    await migrated.table('llmCacheSources').upsert([{ key: 'k', source: 'h' }]);
+  } finally {
+    sealSqliteStore(migrated);
+  }
+  assert.ok(!readFileSync(path).includes('anishedwordxq'));
 });
 
 test('indexed text is the tokenizer words minus stopwords', async () => {

@@ -21,6 +21,8 @@ const lockPollMs = 250;
 /** Options of {@link openSqliteWorkspaceStorage}. */
 export interface SqliteWorkspaceStorageOptions {
   now?: () => Date;
+  /** Overwrite deleted content with zeros in the index and the state file (`SqliteStoreOptions.secureDelete`). @default true */
+  secureDelete?: boolean;
 }
 
 interface OpenGeneration {
@@ -43,7 +45,8 @@ interface OpenGeneration {
 export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspaceStorageOptions = {}): WorkspaceStorage {
   const now = options.now ?? (() => new Date());
   const draftPath = `${path}-draft`;
-  const state = new WorkspaceStateFile(`${path}-state`);
+  const secureDelete = options.secureDelete !== false;
+  const state = new WorkspaceStateFile(`${path}-state`, { secureDelete });
   const memoryCache = new Map<string, CachedChat>();
   let current: OpenGeneration | undefined;
   let tokenCounter = 0;
@@ -74,7 +77,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       } catch (error) {
         if (!KgragError.isInstance(error) || error.code !== 'STORE_WRITER_BUSY') throw error;
       }
-      if (session === undefined) return openSqliteStore(path);
+      if (session === undefined) return openSqliteStore(path, { secureDelete });
       try {
         upgradePublished();
       } finally {
@@ -86,7 +89,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
 
   /** Rewrites the published file in place, once, under the writer lock (see `sqliteFileNeedsUpgrade`). */
   const upgradePublished = (): void => {
-    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path));
+    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path, { secureDelete }));
   };
 
   const snapshot = async (): Promise<IndexSnapshot | undefined> => {
@@ -173,7 +176,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const openDraft = async (base: number): Promise<{ store: Store; resumed: boolean }> => {
     if (existsSync(draftPath)) {
       try {
-        const store = openSqliteStore(draftPath);
+        const store = openSqliteStore(draftPath, { secureDelete });
         if ((await store.getMeta<number>(draftBaseKey)) === base) return { store, resumed: true };
         await store.close();
       } catch {
@@ -186,7 +189,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       copyFileSync(path, partial);
       renameSync(partial, draftPath);
     }
-    return { store: openSqliteStore(draftPath), resumed: false };
+    return { store: openSqliteStore(draftPath, { secureDelete }), resumed: false };
   };
 
   const removeDraft = (): void => {
@@ -278,6 +281,25 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
         // A busy or read-only state file: the reply stays cached in memory for this process.
       }
     },
+    // Query replies keep no source tags: a delete clears the whole query cache (`clearQueryCache`).
+    async addSources() {},
+  };
+
+  const clearQueryCache = async (): Promise<number> => {
+    const inMemory = memoryCache.size;
+    memoryCache.clear();
+    try {
+      // The process's copies are a subset of the file's, unless the file could not be written when they were made.
+      return Math.max(inMemory, state.clearCached());
+    } catch (error) {
+      throw new KgragError(`cannot clear the query cache of the workspace: ${(error as Error).message}`, {
+        code: 'STORE_QUERY_CACHE_CLEAR_FAILED',
+        category: 'store',
+        hint: 'deleting documents needs write access to the workspace folder; check its permissions and free disk space',
+        details: { path: state.path },
+        cause: error,
+      });
+    }
   };
 
   return {
@@ -285,6 +307,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
     snapshot,
     beginWrite,
     queryCache,
+    clearQueryCache,
     async status(): Promise<WorkspaceStatus> {
       const published = fileIdentity() === undefined ? undefined : await snapshot();
       published?.release();

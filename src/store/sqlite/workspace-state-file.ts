@@ -27,7 +27,10 @@ export class WorkspaceStateFile {
   /** Set once opening for writing failed (a read-only folder or file system): later calls only read. */
   private readOnly = false;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly options: { secureDelete?: boolean } = {},
+  ) {}
 
   /**
    * The database, created on first use when `create`; opened read-only when it cannot be written; undefined
@@ -43,6 +46,8 @@ export class WorkspaceStateFile {
         db.pragma('busy_timeout = 5000');
         // Rollback journaling: read-only processes can read it without a -shm file, and writes are tiny.
         db.pragma('journal_mode = DELETE');
+        // Cleared cache entries are overwritten, not only unlinked from the tree (see `clearCached`).
+        if (this.options.secureDelete !== false) db.pragma('secure_delete = ON');
         db.pragma(`application_id = ${stateApplicationId}`);
         db.exec(`
           CREATE TABLE IF NOT EXISTS writer (slot INTEGER PRIMARY KEY CHECK (slot = 1), pid INTEGER NOT NULL, hostname TEXT NOT NULL,
@@ -145,6 +150,24 @@ export class WorkspaceStateFile {
     db.prepare('INSERT INTO llm_cache (key, response, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET response = excluded.response')
       .run(key, JSON.stringify(value), now);
     return true;
+  }
+
+  /**
+   * Deletes every cached reply and returns how many there were. The rows' bytes are overwritten (`secure_delete`) and
+   * the file compacted, so none of a reply survives in it. Throws when the file exists but cannot be written.
+   */
+  clearCached(): number {
+    const db = this.open(false);
+    if (!db || !this.hasTable(db, 'llm_cache')) return 0;
+    if (this.readOnly) throw new Error(`the workspace state file "${this.path}" cannot be written`);
+    const removed = db.prepare('DELETE FROM llm_cache').run().changes;
+    // Compaction only returns the zeroed pages to the file system; a reader holding the file keeps it from running.
+    try {
+      db.exec('VACUUM');
+    } catch {
+      // The deleted rows are already overwritten; the file stays its size until a later clear.
+    }
+    return removed;
   }
 
   close(): void {

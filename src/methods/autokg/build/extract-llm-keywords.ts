@@ -80,6 +80,13 @@ export interface ClusterSelection {
 export interface LlmKeywordInput {
   selections: readonly ClusterSelection[];
   chunkTexts: readonly string[];
+  /**
+   * Content hashes of `chunkTexts`, position by position, to tag the cached replies (`ChatRequest.sources`): a
+   * cluster's extraction and refinement name the chunks its clustering has shown so far (its prompt holds its own
+   * chunks and, in the avoid list, keywords drawn from the earlier ones); the final passes name every chunk shown.
+   * @default none
+   */
+  chunkSources?: readonly string[];
   tokenizer: Tokenizer;
   prompts: PromptLibrary;
   settings?: LlmKeywordSettings;
@@ -132,24 +139,48 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
   let skippedChunks = 0;
 
   // Each chain records into its own list, so the order of `calls` does not depend on reply timing.
-  const call = async (log: LlmKeywordCall[], purpose: LlmKeywordCall['purpose'], method: LlmKeywordCall['method'], cluster: number, prompt: string, maxOutputTokens: number): Promise<string> => {
+  const call = async (
+    log: LlmKeywordCall[],
+    purpose: LlmKeywordCall['purpose'],
+    method: LlmKeywordCall['method'],
+    cluster: number,
+    prompt: string,
+    maxOutputTokens: number,
+    shown: ReadonlySet<number>,
+  ): Promise<string> => {
     const result = await llm.generate({
       messages: [{ role: 'user', content: prompt }],
       temperature: 0,
       maxOutputTokens,
       purpose,
       priority: 'batch',
+      ...(input.chunkSources === undefined ? {} : { sources: sourcesOf(shown) }),
       ...(input.abortSignal === undefined ? {} : { abortSignal: input.abortSignal }),
     });
     log.push({ purpose, method, cluster, reply: result.text, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
     return result.text;
   };
-  const refine = async (log: LlmKeywordCall[], purpose: 'autokg-refine' | 'autokg-refine-all', method: LlmKeywordCall['method'], cluster: number, keywords: readonly string[]): Promise<string[]> => {
+  const sourcesOf = (shown: ReadonlySet<number>): string[] => {
+    const hashes = new Set<string>();
+    for (const chunk of shown) {
+      const hash = input.chunkSources?.[chunk];
+      if (hash !== undefined) hashes.add(hash);
+    }
+    return [...hashes].sort();
+  };
+  const refine = async (
+    log: LlmKeywordCall[],
+    purpose: 'autokg-refine' | 'autokg-refine-all',
+    method: LlmKeywordCall['method'],
+    cluster: number,
+    keywords: readonly string[],
+    shown: ReadonlySet<number>,
+  ): Promise<string[]> => {
     if (keywords.length === 0) return [];
     const list = keywords.join(', ');
     const prompt = fillPrompt(prompts.text(autoKgKeywordPrompts.refine), { main_topic: settings.topic, max_words: String(settings.maxWords), keywords: list });
     // The reference allows as many output tokens as the input list has; a little slack for the separators.
-    const reply = await call(log, purpose, method, cluster, prompt, tokenizer.count(list) + 16);
+    const reply = await call(log, purpose, method, cluster, prompt, tokenizer.count(list) + 16, shown);
     return parseKeywordReply(reply);
   };
 
@@ -165,8 +196,11 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
   const countLater = (chunks: Int32Array | undefined): void => {
     if (chunks !== undefined) setImmediate(() => chunks.forEach((chunk) => chunkCost(chunk)));
   };
+  // Chunks shown by every chain: the final passes read keywords drawn from all of them.
+  const shownAnywhere = new Set<number>();
   const runChain = async (selection: ClusterSelection, random: Random, log: LlmKeywordCall[]): Promise<string[]> => {
     let found: string[] = [];
+    const shownInChain = new Set<number>();
     for (const [cluster, chunks] of selection.clusters.entries()) {
       if (chunks.length === 0) continue;
       const avoid = sampleInOrder(found, settings.avoidSample, random).join(',');
@@ -182,14 +216,16 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
         }
         budget -= cost;
         texts.push(chunkText(chunk));
+        shownInChain.add(chunk);
+        shownAnywhere.add(chunk);
       }
-      const extraction = call(log, 'autokg-extract', selection.method, cluster, fillPrompt(template, { ...values, texts: texts.join('') }), extractLlmKeywordsDefaults.maxReplyTokens);
+      const extraction = call(log, 'autokg-extract', selection.method, cluster, fillPrompt(template, { ...values, texts: texts.join('') }), extractLlmKeywordsDefaults.maxReplyTokens, shownInChain);
       countLater(selection.clusters[cluster + 1]);
       const reply = await extraction;
-      const refined = await refine(log, 'autokg-refine', selection.method, cluster, parseKeywordReply(reply));
+      const refined = await refine(log, 'autokg-refine', selection.method, cluster, parseKeywordReply(reply), shownInChain);
       found = filterKeywords([...found, ...refined], { substringFilter: false });
     }
-    return filterKeywords(await refine(log, 'autokg-refine-all', selection.method, -1, found), { substringFilter: false });
+    return filterKeywords(await refine(log, 'autokg-refine-all', selection.method, -1, found, shownInChain), { substringFilter: false });
   };
 
   // One generator per clustering, so the chains' samples do not depend on which reply arrives first.
@@ -205,7 +241,7 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
   for (const template of [autoKgKeywordPrompts.finalMerge, autoKgKeywordPrompts.finalSplit, autoKgKeywordPrompts.finalDelete]) {
     if (current.length === 0) break;
     const list = current.join(', ');
-    const reply = await call(calls, 'autokg-final', 'all', -1, fillPrompt(prompts.text(template), { max_words: String(settings.maxWords), keywords: list }), tokenizer.count(list) + 16);
+    const reply = await call(calls, 'autokg-final', 'all', -1, fillPrompt(prompts.text(template), { max_words: String(settings.maxWords), keywords: list }), tokenizer.count(list) + 16, shownAnywhere);
     const parsed = parseKeywordReply(reply);
     // An empty or unusable reply keeps the list it was given rather than losing every keyword.
     if (parsed.length > 0) current = parsed;

@@ -142,6 +142,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
           const result = await extractLlmKeywords(llm, {
             selections,
             chunkTexts,
+            chunkSources: chunkTexts.map((text) => sha256(text)),
             tokenizer: context.tokenizer,
             prompts: context.prompts,
             settings: {

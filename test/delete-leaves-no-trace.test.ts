@@ -121,7 +121,8 @@ async function indexQueryDelete(mode: 'fast' | 'standard', folders: string[]): P
     const kgrag = await createKgrag({
       workspace,
       env: {},
-      config: { index: { mode }, ...(server === undefined ? {} : { llm: standardTestLlmConfig(server.url) }) },
+      // Standard mode with claims: every LLM step of the pipeline sees the marker documents.
+      config: { index: { mode }, ...(server === undefined ? {} : { llm: standardTestLlmConfig(server.url), extract: { claims: { enabled: true } } }) },
     });
     try {
       await kgrag.index([documents]);

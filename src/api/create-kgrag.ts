@@ -3,6 +3,8 @@ import { isAbsolute, join } from 'node:path';
 import { appendAll } from '../core/append-all.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { selectDocuments } from './select-documents.js';
+import { sha256 } from '../core/ids.js';
+import { forgetCachedCalls } from '../store/forget-cached-calls.js';
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
 import { loadConfig } from '../core/config/load-config.js';
 import { KgragError } from '../core/errors.js';
@@ -289,6 +291,35 @@ async function listDocuments(from: Store): Promise<IndexedDocument[]> {
   }));
 }
 
+/** Meta key of the chunk-text hashes whose cached LLM replies a `delete --keep-cache` kept. */
+const keptCacheSourcesKey = 'llm-cache:kept-sources';
+
+/**
+ * Forgets the cached LLM replies tagged with a chunk text the index no longer holds (an unchanged chunk of an edited
+ * document keeps its replies), except those an earlier `delete --keep-cache` kept; with `keep`, keeps these ones
+ * too instead. Works from what the index holds rather than from what this run removed, so a delete resumed after
+ * an interruption forgets as much as an undisturbed one. Returns how many entries it removed.
+ */
+async function forgetCachedCallsOfGoneChunks(store: Store, keep: boolean): Promise<number> {
+  const tagged = new Set((await store.table('llmCacheSources').pick(['source'])).map((row) => row.source));
+  if (tagged.size === 0) return 0;
+  for (const chunk of await store.table('chunks').pick(['text'])) tagged.delete(sha256(chunk.text));
+  const kept = new Set(await store.getMeta<string[]>(keptCacheSourcesKey));
+  // Sources that are not chunk texts (a given store's query replies: `kgrag:query`) are not the index's to forget.
+  const gone = [...tagged].filter((source) => !kept.has(source) && !source.includes(':'));
+  if (keep) {
+    if (gone.length > 0) await store.setMeta(keptCacheSourcesKey, [...kept, ...gone].sort());
+    return 0;
+  }
+  return forgetCachedCalls(store, gone);
+}
+
+/** Documents a run removed or replaced by another version. */
+function removedDocuments(summary: PipelineSummary): number {
+  const load = summary.counts.load ?? {};
+  return (load['removed'] ?? 0) + (load['replaced'] ?? 0);
+}
+
 /** Whether a source names a file (absolute path, or `file#record`) that no longer exists. */
 function sourceFileMissing(source: string): boolean {
   if (!isAbsolute(source) || existsSync(source)) return false;
@@ -544,7 +575,13 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       try {
         const normalized = normalizeInputs(inputs);
         const withPrune = indexOptions.prune === undefined ? normalized : { ...normalized, prune: indexOptions.prune };
-        return await write(indexOptions, (session, embedder, currentStep) => runIndex(session.store, embedder, withPrune, indexOptions, currentStep));
+        const summary = await write(indexOptions, async (session, embedder, currentStep) => {
+          const run = await runIndex(session.store, embedder, withPrune, indexOptions, currentStep);
+          await forgetCachedCallsOfGoneChunks(session.store, false);
+          return run;
+        });
+        if (removedDocuments(summary) > 0) await storage.clearQueryCache();
+        return summary;
       } finally {
         // The same store (a single-store workspace) may have changed in place.
         engine.invalidate();
@@ -671,9 +708,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         }
         if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
         const run = await runIndex(session.store, embedder, { paths: [], documents: [], remove: deleted.map((document) => document.id) }, deleteOptions, currentStep);
-        return { changed: true, deleted, run, cache: { kept: deleteOptions.keepCache === true, removedEntries: 0 } };
+        const removedEntries = await forgetCachedCallsOfGoneChunks(session.store, deleteOptions.keepCache === true);
+        return { changed: true, deleted, run, cache: { kept: deleteOptions.keepCache === true, removedEntries } };
       });
       engine.invalidate();
+      // After the publish: a query answered meanwhile from the old index may have cached the deleted text again.
+      if (deleteOptions.keepCache !== true) await storage.clearQueryCache();
       return { deleted: result.deleted, run: result.run, cache: result.cache };
     },
     async estimateDelete(selectors, estimateOptions = {}) {

@@ -9,6 +9,7 @@ import type { ExtractedClaim } from '../../extract/llm-graph/extracted-graph.js'
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep } from '../pipeline-step.js';
+import { storedExtractions } from './stored-extractions.js';
 import { promptsHash } from './llm-extract-step.js';
 
 const claimsExtractor = 'llm-claims';
@@ -37,10 +38,7 @@ export const claimsStep: PipelineStep = {
     const variant = extractClaimsPrompts[format];
     const hash = promptsHash(context.prompts, [variant.extract, variant.continue, extractClaimsPrompts.loop], { ...config.extract.claims, types: config.extract.llm.entityTypes, format, model: llm.modelId });
     const chunks = await store.table('chunks').pick(['id', 'text']);
-    const stored = new Map<string, ExtractionRecord>();
-    for (const record of await store.table('extractions').where('extractor', [claimsExtractor])) {
-      if (record.promptHash === hash) stored.set(record.chunkId, record);
-    }
+    const { reusable: stored, staleIds } = await storedExtractions(store, claimsExtractor, hash, new Set(chunks.map((chunk) => chunk.id)));
     const pending = chunks.filter((chunk) => !stored.has(chunk.id));
     let done = chunks.length - pending.length;
     let criticalPath = 0;
@@ -108,6 +106,7 @@ export const claimsStep: PipelineStep = {
       counts: { chunks: chunks.length, extracted: created.length, reused: stored.size, claims: claims.length, llmCriticalPath: criticalPath },
       outputVersion: contentId('claims', claims.map((claim) => `${claim.id}:${claim.subject}`)),
       async write(tx) {
+        await tx.table('extractions').deleteWhere('id', staleIds);
         await tx.table('extractions').upsert(created);
         await tx.table('claims').clear();
         await tx.table('claims').upsert(claims);

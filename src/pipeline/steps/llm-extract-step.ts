@@ -11,6 +11,7 @@ import { mergeExtractedGraphs } from '../../extract/merge-extracted-graphs.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
+import { storedExtractions } from './stored-extractions.js';
 
 /** `extractor` of LLM graph extractions in the `extractions` table. */
 export const llmGraphExtractor = 'llm-graph';
@@ -78,10 +79,7 @@ export const llmExtractStep: PipelineStep = {
     const settings = config.extract.llm;
     const hash = promptsHash(context.prompts, graphExtractionTemplates(settings.format), { ...settings, model: llm.modelId });
     const chunks = await store.table('chunks').pick(['id', 'text']);
-    const stored = new Map<string, ExtractionRecord>();
-    for (const record of await store.table('extractions').where('extractor', [llmGraphExtractor])) {
-      if (record.promptHash === hash) stored.set(record.chunkId, record);
-    }
+    const { reusable: stored, staleIds } = await storedExtractions(store, llmGraphExtractor, hash, new Set(chunks.map((chunk) => chunk.id)));
     const pending = chunks.filter((chunk) => !stored.has(chunk.id));
     let done = chunks.length - pending.length;
     context.progress(done, chunks.length, 'chunks');
@@ -139,9 +137,6 @@ export const llmExtractStep: PipelineStep = {
     if (merged.entities.length === 0) {
       throw noEntitiesError(chunks.length, failed.length, failed.flatMap((record) => (record.parsed as StoredGraphExtraction).problems).slice(0, 3));
     }
-    const staleIds = (await store.table('extractions').pick(['id', 'chunkId', 'promptHash'], { column: 'extractor', values: [llmGraphExtractor] }))
-      .filter((record) => record.promptHash !== hash || !byChunk.has(record.chunkId))
-      .map((record) => record.id);
     return {
       counts: {
         chunks: chunks.length,

@@ -29,6 +29,8 @@ export interface SummarizeAllResult {
   /** Calls of the item that made the most (an item's calls run one after another). */
   criticalPath: number;
   failures: number;
+  /** Keys of the items that needed the model and whose summary did not fail (a failed one falls back to its descriptions). */
+  summarizedKeys: string[];
 }
 
 /**
@@ -66,15 +68,17 @@ export async function summarizeAll(model: LanguageModel, items: readonly Summary
   let criticalPath = 0;
   let failures = 0;
   const summarized = new Map<string, string>();
+  const summarizedKeys: string[] = [];
   pending.forEach((item, index) => {
     const result = results[index];
     if (!result) return;
     summarized.set(item.key, result.summary);
+    if (result.failures === 0) summarizedKeys.push(item.key);
     calls += result.calls;
     criticalPath = Math.max(criticalPath, result.calls);
     failures += result.failures;
   });
   // Input order, whichever path an item took.
   const summaries = new Map(items.map((item) => [item.key, summarized.get(item.key) ?? direct.get(item.key) ?? '']));
-  return { summaries, calls, criticalPath, failures };
+  return { summaries, calls, criticalPath, failures, summarizedKeys };
 }

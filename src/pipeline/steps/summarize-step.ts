@@ -1,4 +1,6 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { KgragError } from '../../core/errors.js';
+import type { Store } from '../../store/store.js';
 import { contentId } from '../../core/ids.js';
 import { collectExtractedDescriptions } from '../../extract/collect-extracted-descriptions.js';
 import { summarizeAll } from '../../extract/summaries/summarize-all.js';
@@ -8,10 +10,19 @@ import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
 import { storedGraphExtractions } from './stored-graph-extractions.js';
 
+/** Blob of the summaries of the last run, by a hash of the element's name, descriptions, prompt and settings. */
+const summaryMemoKey = 'summarize:memo';
+
+async function readSummaryMemo(store: Store): Promise<Map<string, string>> {
+  const stored = await store.getBlob(summaryMemoKey);
+  return new Map(stored === undefined ? [] : (JSON.parse(gunzipSync(stored).toString('utf8')) as Array<[string, string]>));
+}
+
 /**
  * GraphRAG's description summaries (`summarize_descriptions`): every entity and relation gets the
  * descriptions all chunks gave it (through its aliases after resolution); those with two or more
- * distinct ones are summarized by the LLM within `summaries.maxInputTokens`, rolling over longer lists.
+ * distinct ones are summarized by the LLM within `summaries.maxInputTokens`, rolling over longer lists. A summary is
+ * kept from the last run when the element's descriptions are the same, so an update pays only for changed lists.
  */
 export const summarizeStep: PipelineStep = {
   name: 'summarize',
@@ -48,7 +59,18 @@ export const summarizeStep: PipelineStep = {
         sources: hashes.of(relation.chunkIds),
       })),
     ];
-    const result = await summarizeAll(llm, items, {
+    // Summaries of earlier runs, by what they were written from: an update summarizes only the elements whose list
+    // of descriptions changed, whether or not the LLM cache is on (a library user may pass a model without one).
+    const settings = promptsHash(context.prompts, [summarizeDescriptionsPrompt], { summaries: config.summaries, model: llm.modelId });
+    const memoKeyOf = (item: (typeof items)[number]): string => contentId('summary', settings, JSON.stringify(item.name), item.descriptions);
+    const memo = await readSummaryMemo(store);
+    const remembered = new Map<string, string>();
+    const toSummarize = items.filter((item) => {
+      const summary = memo.get(memoKeyOf(item));
+      if (summary !== undefined) remembered.set(item.key, summary);
+      return summary === undefined;
+    });
+    const fresh = await summarizeAll(llm, toSummarize, {
       concurrency: Math.max(1, config.llm.concurrency * 2),
       maxInputTokens: config.summaries.maxInputTokens,
       maxWords: config.summaries.maxWords,
@@ -57,11 +79,26 @@ export const summarizeStep: PipelineStep = {
       onProgress: (done, total) => context.progress(done, total, 'summaries'),
       ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
     });
+    const result = { ...fresh, summaries: new Map([...remembered, ...fresh.summaries]) };
+    const nextMemo = new Map<string, string>();
+    for (const item of items) if (remembered.has(item.key)) nextMemo.set(memoKeyOf(item), remembered.get(item.key) as string);
+    const byKey = new Map(toSummarize.map((item) => [item.key, item]));
+    for (const key of fresh.summarizedKeys) {
+      const item = byKey.get(key);
+      if (item) nextMemo.set(memoKeyOf(item), fresh.summaries.get(key) ?? '');
+    }
     if (result.failures > 0) context.warn('summary-failed', `${result.failures} summaries came back empty; their descriptions were joined instead`);
     const summarizedEntities = entities.map((entity) => ({ ...entity, description: result.summaries.get(entity.id) ?? entity.description }));
     const summarizedRelations = relations.map((relation) => ({ ...relation, description: result.summaries.get(relation.id) ?? relation.description }));
     return {
-      counts: { entities: entities.length, relations: relations.length, summarized: result.calls, failures: result.failures, llmCriticalPath: result.criticalPath },
+      counts: {
+        entities: entities.length,
+        relations: relations.length,
+        summarized: result.calls,
+        reused: remembered.size,
+        failures: result.failures,
+        llmCriticalPath: result.criticalPath,
+      },
       outputVersion: contentId(
         'summaries',
         summarizedEntities.map((entity) => contentId('entity-description', entity.id, entity.description)),
@@ -70,6 +107,7 @@ export const summarizeStep: PipelineStep = {
       async write(tx) {
         await tx.table('entities').upsert(summarizedEntities);
         await tx.table('relations').upsert(summarizedRelations);
+        await tx.setBlob(summaryMemoKey, gzipSync(JSON.stringify([...nextMemo])));
       },
     };
   },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CommunityRecord, EntityRecord } from '../../core/types.js';
-import { extractiveReportInputs } from './extractive-report-inputs.js';
+import { createExtractiveReportInputs } from './extractive-report-inputs.js';
 
 const entity = (id: string, chunkIds: string[], degree = 2): EntityRecord => ({ id, title: id, type: 'noun phrase', description: `${id} is mentioned`, aliases: [], frequency: chunkIds.length, degree, chunkIds });
 const community: CommunityRecord = { id: 'c', level: 1, parent: null, children: [], title: 'Community 1', entityIds: ['mill', 'weir'], relationIds: ['r1'], chunkIds: ['k1', 'k2'], size: 2 };
@@ -11,7 +11,8 @@ const entities = (changes: Partial<EntityRecord> = {}, chunks = ['k1', 'k2']): M
     ['weir', entity('weir', ['k2'])],
   ]);
 
-test('extractive report inputs ignore degrees, frequencies and mentions outside the community, and nothing the report quotes', () => {
+test('extractive report inputs change with what the report quotes, not with degrees, frequencies, mentions outside the community or the community id', () => {
+  const extractiveReportInputs = (of: CommunityRecord, from: Map<string, EntityRecord>): string => createExtractiveReportInputs(from)(of);
   const base = extractiveReportInputs(community, entities());
   assert.equal(extractiveReportInputs(community, entities({ degree: 40, frequency: 9 })), base);
   assert.equal(extractiveReportInputs(community, entities({}, ['k1', 'k2', 'k9'])), base, 'a mention in a chunk the community does not read');

@@ -5,7 +5,7 @@ import type { ClaimRecord, CommunityRecord, RelationRecord, ReportRecord } from 
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
 import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
-import { extractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
+import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
@@ -127,9 +127,10 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       if (llmRelations) {
         ({ reports, criticalPath } = await llmReports(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash }));
       } else {
+        const inputsOf = createExtractiveReportInputs(entities);
         reports = bottomUp.map((community, index) => {
           if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
-          const kept = earlier.take(contentId('report-inputs', settingsHash, extractiveReportInputs(community, entities)), community);
+          const kept = earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community);
           if (!kept) return extractive(community);
           const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
           return { ...kept, rating: extractiveRating(members) };

@@ -224,7 +224,7 @@ export const communitiesConfigSchema = z
       .number()
       .min(0)
       .max(1)
-      .default(0.1)
+      .default(0.2)
       .describe(
         'In an update, an entity leaves the community it shares with others only when the move gains more than this share of its edge weight; smaller moves are churn rather than quality (0 = every improving move, as a fresh clustering makes)',
       ),

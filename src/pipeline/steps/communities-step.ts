@@ -114,7 +114,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const relations = await store.table('relations').pick(['id', 'source', 'target', 'weight', 'chunkIds']);
     const clustering: ClusteringSettings = { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, algorithm };
     const digests = adjacencyDigests(entities, relations);
-    const previous = settings.incremental ? await store.table('communities').all() : [];
+    // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
+    const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await store.getMeta<CommunitiesState>(communitiesStateKey) : undefined;
     let start: LeidenHierarchyStart<string> | undefined;
     let level0Fresh = false;
@@ -165,7 +166,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
     const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
-    const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as CommunityRecord).title : `Community ${++nextTitle}`));
+    const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
     const records: CommunityRecord[] = hierarchy.map((community, index) => {
       const members = community.members.map((member) => entityIndex.get(member) ?? -1);
       for (const member of members) if (member >= 0) memberStamp[member] = index;

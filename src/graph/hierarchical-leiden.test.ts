@@ -229,3 +229,127 @@ describe('hierarchicalLeidenFromEdges', () => {
     assert.deepEqual(hierarchicalLeidenFromEdges([], []), []);
   });
 });
+
+/** The edges of a symmetric CSR matrix, each once. */
+function edgeList(graph: CsrMatrix): IndexedEdge[] {
+  const edges: IndexedEdge[] = [];
+  for (let node = 0; node < graph.rows; node++) {
+    for (let entry = graph.rowPointers[node] as number; entry < (graph.rowPointers[node + 1] as number); entry++) {
+      const target = graph.columnIndices[entry] as number;
+      if (node < target) edges.push({ source: node, target, weight: graph.values[entry] as number });
+    }
+  }
+  return edges;
+}
+
+/** Each community as "level:members", for comparing hierarchies as sets. */
+const keysOf = (communities: readonly LeidenHierarchyCommunity[]): Set<string> => new Set(communities.map((community) => `${community.level}:${community.members.join(',')}`));
+
+/** The level-0 partition as a membership array. */
+function level0Of(communities: readonly LeidenHierarchyCommunity[], nodes: number): Int32Array {
+  const membership = new Int32Array(nodes);
+  communities.forEach((community, index) => {
+    if (community.level === 0) for (const member of community.members) membership[member] = index;
+  });
+  return membership;
+}
+
+describe('hierarchicalLeiden updates', () => {
+  test('an unchanged graph with nothing changed gives back the earlier hierarchy, whatever the seed', () => {
+    for (const seed of [1, 2]) {
+      const { graph } = plantedWithExtras(seed, 0.3);
+      const earlier = hierarchicalLeiden(graph, { maxClusterSize: 6, seed });
+      assert.deepEqual(hierarchicalLeiden(graph, { maxClusterSize: 6, seed: seed + 10, moveMargin: 0.2 }, { communities: earlier, changed: new Set() }), earlier);
+    }
+  });
+
+  test('a new disconnected component gets communities of its own and every earlier community stays, sub-communities included', () => {
+    const { graph, nodes } = plantedWithExtras(5, 0.3);
+    const earlier = hierarchicalLeiden(graph, { maxClusterSize: 6, seed: 5 });
+    const added = [nodes, nodes + 1, nodes + 2, nodes + 3];
+    const edges = [...edgeList(graph), ...added.slice(1).map((node) => ({ source: added[0] as number, target: node, weight: 1 }))];
+    const updated = hierarchicalLeiden(undirectedGraphCsr(nodes + 4, edges), { maxClusterSize: 6, seed: 5, moveMargin: 0.2 }, { communities: earlier, changed: new Set(added) });
+    assertWellFormed(updated, range(nodes + 4), 6, byNumber);
+    const after = keysOf(updated);
+    for (const key of keysOf(earlier)) assert.ok(after.has(key), `${key} kept`);
+    assert.ok(after.has(`0:${added.join(',')}`), 'the star is one new community');
+    assert.equal(updated.length, earlier.length + 1);
+  });
+
+  test('a change inside one community leaves the others and their whole subtrees as they were', () => {
+    const { graph, nodes } = plantedWithExtras(8, 0.2);
+    const earlier = hierarchicalLeiden(graph, { maxClusterSize: 6, seed: 8 });
+    const target = earlier.find((community) => community.level === 0 && community.members.length > 12) as LeidenHierarchyCommunity;
+    // Three new edges between members of one level-0 community.
+    const [a, b, c, d] = target.members as [number, number, number, number];
+    const edges = [...edgeList(graph), { source: a, target: d, weight: 1 }, { source: b, target: d, weight: 1 }, { source: a, target: c, weight: 2 }];
+    const updated = hierarchicalLeiden(undirectedGraphCsr(nodes, edges), { maxClusterSize: 6, seed: 8, moveMargin: 0.2 }, { communities: earlier, changed: new Set([a, b, c, d]) });
+    assertWellFormed(updated, range(nodes), 6, byNumber);
+    const inside = new Set(target.members);
+    const after = keysOf(updated);
+    for (const community of earlier) {
+      if (community.members.some((member) => inside.has(member))) continue;
+      assert.ok(after.has(`${community.level}:${community.members.join(',')}`), `level ${community.level} community of ${community.members[0]} kept`);
+    }
+  });
+
+  test('level 0 of an update stays within 1 % of a fresh clustering’s modularity, guard or not', () => {
+    for (const seed of [1, 2, 3]) {
+      const planted = plantedPartition({ groups: 12, size: 25, edges: 1800, mixing: 0.35, seed });
+      const before = undirectedGraphCsr(planted.nodes, planted.edges);
+      const earlier = hierarchicalLeiden(before, { seed });
+      const random = createRandom(seed);
+      const changed = new Set<number>();
+      const edges = [...planted.edges];
+      for (let index = 0; index < 40; index++) {
+        const source = Math.floor(random() * planted.nodes);
+        const target = Math.floor(random() * planted.nodes);
+        if (source === target) continue;
+        edges.push({ source, target, weight: 1 });
+        changed.add(source).add(target);
+      }
+      const after = undirectedGraphCsr(planted.nodes, edges);
+      const fresh = modularity(after, level0Of(hierarchicalLeiden(after, { seed }), planted.nodes));
+      for (const maxQualityLoss of [0.005, Number.POSITIVE_INFINITY]) {
+        const updated = hierarchicalLeiden(after, { seed, moveMargin: 0.2, maxQualityLoss }, { communities: earlier, changed });
+        assertWellFormed(updated, range(planted.nodes), 10, byNumber);
+        const q = modularity(after, level0Of(updated, planted.nodes));
+        assert.ok(q >= fresh * 0.99, `seed ${seed}, guard ${maxQualityLoss}: Q ${q} vs fresh ${fresh}`);
+      }
+    }
+  });
+
+  test('when the update falls behind a fresh clustering by more than maxQualityLoss, level 0 is the fresh one', () => {
+    const { graph, nodes } = plantedWithExtras(4, 0.25);
+    // A poor earlier partition: nodes dealt round-robin into 12 groups, unrelated to the planted ones.
+    const poor = Array.from({ length: 12 }, (_, group) => ({ level: 0, members: range(nodes).filter((node) => node % 12 === group) }));
+    const checks: Array<{ updated: number; fresh: number; keptFresh: boolean }> = [];
+    const updated = hierarchicalLeiden(graph, { seed: 4, moveMargin: 0.2 }, { communities: poor, changed: new Set([0]), onLevel0Check: (check) => checks.push(check) });
+    assert.equal(checks.length, 1);
+    assert.ok(checks[0]?.keptFresh, `updated ${checks[0]?.updated} vs fresh ${checks[0]?.fresh}`);
+    const fresh = hierarchicalLeiden(graph, { seed: 4 });
+    assert.deepEqual(
+      updated.filter((community) => community.level === 0).map((community) => community.members),
+      fresh.filter((community) => community.level === 0).map((community) => community.members),
+    );
+    assertWellFormed(updated, range(nodes), 10, byNumber);
+  });
+
+  test('by ids: earlier members that are gone are ignored and new nodes are placed', () => {
+    const nodes = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const edges: WeightedIdEdge[] = [
+      { source: 'a', target: 'b', weight: 1 },
+      { source: 'b', target: 'c', weight: 1 },
+      { source: 'a', target: 'c', weight: 1 },
+      { source: 'd', target: 'e', weight: 1 },
+      { source: 'e', target: 'f', weight: 1 },
+      { source: 'd', target: 'f', weight: 1 },
+      { source: 'c', target: 'd', weight: 0.1 },
+    ];
+    const earlier = hierarchicalLeidenFromEdges(nodes, edges);
+    const next = [...nodes.filter((node) => node !== 'f'), 'g'];
+    const nextEdges = [...edges.filter((edge) => edge.source !== 'f' && edge.target !== 'f'), { source: 'g', target: 'd', weight: 1 }, { source: 'g', target: 'e', weight: 1 }];
+    const updated = hierarchicalLeidenFromEdges(next, nextEdges, {}, { communities: earlier, changed: new Set(['d', 'e', 'g']) });
+    assert.deepEqual(updated.map((community) => community.members), [['a', 'b', 'c'], ['d', 'e', 'g']]);
+  });
+});

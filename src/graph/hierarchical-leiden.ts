@@ -19,6 +19,26 @@ import { leiden } from './leiden.js';
  * Each subgraph is clustered on its own (its modularity uses its own total weight, as in graspologic), and
  * all clusterings draw from one random stream in a fixed order (level by level, largest community first),
  * so the hierarchy is deterministic for a seed.
+ *
+ * Updating a hierarchy after the graph changed (`start`: the earlier hierarchy and the nodes whose edges
+ * changed). Every clustering above is warm-started from the earlier partition at its level and revisits only
+ * what the change reaches (leiden.ts: initial membership, and Dynamic Frontier Leiden after Sahu,
+ * arXiv:2405.11658):
+ *  - level 0 starts from the earlier level-0 communities, with the changed nodes (new ones included) as the
+ *    frontier;
+ *  - a community to split starts from its members' earlier communities one level deeper (a member whose
+ *    earlier community was not split that deep starts with the rest of that community). Its frontier is the
+ *    members whose subgraph changed: changed nodes, members new to the hierarchy or without an earlier
+ *    community at that depth, and members with a neighbour that joined or left their earlier community;
+ *  - a community with an empty frontier keeps its earlier split as it was, without a clustering: the
+ *    sub-communities of an unchanged community with unchanged members are the earlier ones, all the way down;
+ *  - a community whose update leaves it whole (it grew past `maxClusterSize` out of one that was not split)
+ *    is clustered afresh, as a fresh run would try to split it.
+ * Unchanged graph and hierarchy in, the same hierarchy out. As a guard on quality, an updated level 0 is
+ * compared with a fresh clustering of the whole graph and replaced by it when its quality (modularity) is lower
+ * by more than `maxQualityLoss` of the fresh one's: a warm start with a move margin can fall behind on a graph
+ * with weak structure that changed much, and then churn is the price of quality. The deeper levels are still
+ * updated from the earlier ones.
  */
 
 /** Defaults of {@link hierarchicalLeiden}. */
@@ -37,6 +57,10 @@ export const hierarchicalLeidenDefaults = {
   maxLevels: Number.POSITIVE_INFINITY,
   /** Quality function. */
   quality: 'modularity',
+  /** Move margin of an update's clusterings (leiden.ts); 0 moves a node for any gain. */
+  moveMargin: 0,
+  /** Quality an update's level 0 may lose against a fresh clustering before the fresh one is used instead. */
+  maxQualityLoss: 0.005,
 } as const;
 
 /** Options of {@link hierarchicalLeiden} and {@link hierarchicalLeidenFromEdges}. */
@@ -57,6 +81,17 @@ export interface HierarchicalLeidenOptions {
   maxLevels?: number;
   /** Quality function of every clustering. @default 'modularity' */
   quality?: 'modularity' | 'cpm';
+  /**
+   * When updating (`start`): a node that shares its community with others moves only for a gain above this
+   * share of its edge weight (see leiden.ts). @default 0
+   */
+  moveMargin?: number;
+  /**
+   * When updating: level 0 is also clustered afresh (with a generator of its own from `seed`, so exactly as a
+   * fresh run would), and the fresh partition replaces the updated one when the updated one's quality is lower
+   * by more than this share of the fresh one's. @default 0.005
+   */
+  maxQualityLoss?: number;
 }
 
 /** One community of the hierarchy; `parent` and `children` index into the returned array. */
@@ -68,6 +103,43 @@ export interface LeidenHierarchyCommunity<Member = number> {
   children: number[];
   /** Members, sorted ascending. */
   members: Member[];
+}
+
+/**
+ * An earlier hierarchy to update (see the header). Members that are not nodes of the graph are ignored; a node
+ * in none of the communities is new.
+ */
+export interface LeidenHierarchyStart<Member = number> {
+  /** The earlier communities (level 0 the coarsest; each level a partition of the nodes that reach it). */
+  communities: ReadonlyArray<{ level: number; members: readonly Member[] }>;
+  /** Nodes whose edges changed since the earlier hierarchy was computed. @default every node */
+  changed?: ReadonlySet<Member>;
+  /** Told the quality of the updated level 0 and of the fresh one it was checked against, and which was kept. */
+  onLevel0Check?: (check: { updated: number; fresh: number; keptFresh: boolean }) => void;
+}
+
+/**
+ * For each level, the earlier community (its index in `communities`) of every node at that level, −1 where the
+ * node had none (`exact`), and the same with the node's deepest earlier community filled in below its leaf
+ * (`filled`).
+ */
+function earlierLevels(communities: LeidenHierarchyStart['communities'], n: number): { exact: Int32Array[]; filled: Int32Array[] } {
+  let depth = 0;
+  for (const community of communities) depth = Math.max(depth, community.level + 1);
+  const exact = Array.from({ length: depth }, () => new Int32Array(n).fill(-1));
+  communities.forEach((community, index) => {
+    const level = exact[community.level];
+    if (!level) return;
+    for (const member of community.members) if (Number.isInteger(member) && member >= 0 && member < n) level[member] = index;
+  });
+  const filled: Int32Array[] = [];
+  exact.forEach((level, depthIndex) => {
+    const copy = Int32Array.from(level);
+    const above = filled[depthIndex - 1];
+    if (above) for (let node = 0; node < n; node++) if ((copy[node] as number) < 0) copy[node] = above[node] as number;
+    filled.push(copy);
+  });
+  return { exact, filled };
 }
 
 /** Groups of a partition as sorted member lists: largest first, ties by smallest member. */
@@ -143,17 +215,21 @@ function inducedSubgraph(graph: CsrMatrix, members: Int32Array, local: Int32Arra
  * parent, largest first, ties by smallest member. Deterministic for a seed.
  *
  * @param graph symmetric adjacency matrix with non-negative weights (see {@link leiden}); members are node indices.
+ * @param start an earlier hierarchy of this graph before it changed, to update rather than recompute (see the header).
  */
-export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeidenOptions = {}): LeidenHierarchyCommunity[] {
+export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeidenOptions = {}, start?: LeidenHierarchyStart): LeidenHierarchyCommunity[] {
   const maxClusterSize = options.maxClusterSize ?? hierarchicalLeidenDefaults.maxClusterSize;
   const maxLevels = options.maxLevels ?? hierarchicalLeidenDefaults.maxLevels;
   if (!(maxClusterSize >= 1)) throw new RangeError(`hierarchicalLeiden: maxClusterSize must be ≥ 1, got ${maxClusterSize}`);
   if (!(maxLevels >= 1)) throw new RangeError(`hierarchicalLeiden: maxLevels must be ≥ 1, got ${maxLevels}`);
+  const maxQualityLoss = options.maxQualityLoss ?? hierarchicalLeidenDefaults.maxQualityLoss;
+  if (!(maxQualityLoss >= 0)) throw new RangeError(`hierarchicalLeiden: maxQualityLoss must be ≥ 0, got ${maxQualityLoss}`);
   const leidenOptions = {
     resolution: options.resolution ?? hierarchicalLeidenDefaults.resolution,
     randomness: options.randomness ?? hierarchicalLeidenDefaults.randomness,
     maxIterations: options.maxIterations ?? hierarchicalLeidenDefaults.maxIterations,
     quality: options.quality ?? hierarchicalLeidenDefaults.quality,
+    moveMargin: options.moveMargin ?? hierarchicalLeidenDefaults.moveMargin,
     random: options.random ?? createRandom(options.seed ?? hierarchicalLeidenDefaults.seed),
   };
   const n = graph.rows;
@@ -163,13 +239,31 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
   const all = new Int32Array(n);
   for (let node = 0; node < n; node++) all[node] = node;
 
+  const update = start ? createUpdate(graph, start, local) : undefined;
+
   const communities: LeidenHierarchyCommunity[] = [];
   let frontier: Array<{ members: Int32Array; parent: number | null }> = [{ members: all, parent: null }];
   for (let level = 0; level < maxLevels && frontier.length > 0; level++) {
     const next: typeof frontier = [];
     for (const { members, parent } of frontier) {
-      const subgraph = members.length === n ? graph : inducedSubgraph(graph, members, local, buffers);
-      const { membership, count } = leiden(subgraph, leidenOptions);
+      let clustered: { membership: Int32Array; count: number };
+      const warm = update?.startOf(members, level);
+      if (warm && !warm.affected.includes(1)) {
+        clustered = { membership: warm.initial, count: warm.count };
+      } else {
+        const subgraph = members.length === n ? graph : inducedSubgraph(graph, members, local, buffers);
+        let result = leiden(subgraph, warm ? { ...leidenOptions, initialMembership: warm.initial, affected: warm.affected } : leidenOptions);
+        // A community that grew past the cap from an earlier one that was not split: split it as a fresh run would.
+        if (warm && parent !== null && result.count < 2) result = leiden(subgraph, leidenOptions);
+        clustered = result;
+        if (warm && parent === null && Number.isFinite(maxQualityLoss)) {
+          const fresh = leiden(subgraph, { ...leidenOptions, random: createRandom(options.seed ?? hierarchicalLeidenDefaults.seed) });
+          const keptFresh = result.quality < fresh.quality - maxQualityLoss * Math.abs(fresh.quality);
+          if (keptFresh) clustered = fresh;
+          start?.onLevel0Check?.({ updated: result.quality, fresh: fresh.quality, keptFresh });
+        }
+      }
+      const { membership, count } = clustered;
       if (parent !== null && count < 2) continue;
       for (const group of groupsOf(members, membership, count)) {
         const index = communities.length;
@@ -181,6 +275,67 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
     frontier = next;
   }
   return communities;
+}
+
+/** Where each clustering of an update starts: the earlier partition of its members and its frontier. */
+interface HierarchyUpdate {
+  /** The initial partition of `members` at `level` (canonically numbered, `count` communities) and its frontier. */
+  startOf(members: Int32Array, level: number): { initial: Int32Array; count: number; affected: Uint8Array };
+}
+
+function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int32Array): HierarchyUpdate {
+  const n = graph.rows;
+  const { exact, filled } = earlierLevels(start.communities, n);
+  const changed = new Uint8Array(n);
+  if (start.changed === undefined) changed.fill(1);
+  else for (const node of start.changed) if (Number.isInteger(node) && node >= 0 && node < n) changed[node] = 1;
+  const none = new Int32Array(n).fill(-1);
+  const exactAt = (level: number): Int32Array => exact[level] ?? none;
+  const filledAt = (level: number): Int32Array => filled[Math.min(level, filled.length - 1)] ?? none;
+  // A node in no earlier community is new: changed.
+  const top = exactAt(0);
+  for (let node = 0; node < n; node++) if ((top[node] as number) < 0) changed[node] = 1;
+  const { rowPointers, columnIndices } = graph;
+  return {
+    startOf(members, level) {
+      const here = filledAt(level);
+      const exactHere = exactAt(level);
+      const above = level > 0 ? filledAt(level - 1) : undefined;
+      const size = members.length;
+      const initial = new Int32Array(size);
+      const affected = new Uint8Array(size);
+      const labels = new Map<number, number>();
+      let count = 0;
+      // `stamp` is the −1-filled scratch of inducedSubgraph: marks the members while this runs.
+      members.forEach((node) => {
+        stamp[node] = 1;
+      });
+      for (let index = 0; index < size; index++) {
+        const node = members[index] as number;
+        const earlier = here[node] as number;
+        let label = earlier < 0 ? undefined : labels.get(earlier);
+        if (label === undefined) {
+          label = count++;
+          if (earlier >= 0) labels.set(earlier, label);
+        }
+        initial[index] = label;
+        let moved = changed[node] === 1 || (exactHere[node] as number) < 0;
+        if (!moved && above) {
+          // The subgraph of this node changed if a neighbour joined or left its earlier community.
+          const own = above[node] as number;
+          for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number) && !moved; entry++) {
+            const neighbor = columnIndices[entry] as number;
+            if (neighbor !== node && (stamp[neighbor] === 1) !== (above[neighbor] === own)) moved = true;
+          }
+        }
+        affected[index] = moved ? 1 : 0;
+      }
+      members.forEach((node) => {
+        stamp[node] = -1;
+      });
+      return { initial, count, affected };
+    },
+  };
 }
 
 /** An undirected weighted edge between node ids. */
@@ -201,6 +356,7 @@ export function hierarchicalLeidenFromEdges(
   nodes: readonly string[],
   edges: readonly WeightedIdEdge[],
   options: HierarchicalLeidenOptions = {},
+  start?: LeidenHierarchyStart<string>,
 ): LeidenHierarchyCommunity<string>[] {
   // Indices in sorted id order, so "sorted indices" and "smallest member first" mean the same for ids.
   const ids = [...new Set(nodes)].sort();
@@ -220,6 +376,17 @@ export function hierarchicalLeidenFromEdges(
     const floor = maximum > minimum ? (maximum - minimum) * 0.01 : 1;
     for (const edge of kept) edge.weight = edge.weight - minimum + floor;
   }
-  const hierarchy = hierarchicalLeiden(undirectedGraphCsr(ids.length, kept), options);
+  const indexStart: LeidenHierarchyStart | undefined = start && {
+    communities: start.communities.map((community) => ({
+      level: community.level,
+      members: community.members.flatMap((member) => {
+        const index = indexOf.get(member);
+        return index === undefined ? [] : [index];
+      }),
+    })),
+    ...(start.changed === undefined ? {} : { changed: new Set([...start.changed].flatMap((id) => indexOf.get(id) ?? [])) }),
+    ...(start.onLevel0Check === undefined ? {} : { onLevel0Check: start.onLevel0Check }),
+  };
+  const hierarchy = hierarchicalLeiden(undirectedGraphCsr(ids.length, kept), options, indexStart);
   return hierarchy.map((community) => ({ ...community, members: community.members.map((index) => ids[index] as string) }));
 }

@@ -265,3 +265,132 @@ describe('leiden', () => {
     assert.deepEqual(leiden(small.graph, { seed: 5 }), expected);
   });
 });
+
+/**
+ * A planted graph and the same graph after a small change: `extra` new edges drawn like the planted ones
+ * (a few to `added` new nodes at the end), so some nodes' neighbourhoods change and most do not.
+ */
+function changedPlanted(seed: number, extra: number, added: number): { before: CsrMatrix; after: CsrMatrix; affected: Uint8Array; nodes: number } {
+  const planted = plantedPartition({ groups: 20, size: 40, edges: 4000, mixing: 0.45, seed });
+  const random = createRandom(seed + 1000);
+  const nodes = planted.nodes + added;
+  const edges = [...planted.edges];
+  const affected = new Uint8Array(nodes);
+  const link = (source: number, target: number): void => {
+    if (source === target) return;
+    edges.push({ source, target, weight: 1 });
+    affected[source] = 1;
+    affected[target] = 1;
+  };
+  for (let index = 0; index < extra; index++) {
+    const source = Math.floor(random() * planted.nodes);
+    const group = random() < 0.7 ? (planted.truth[source] as number) : Math.floor(random() * 20);
+    let target = Math.floor(random() * planted.nodes);
+    while (planted.truth[target] !== group) target = Math.floor(random() * planted.nodes);
+    link(source, target);
+  }
+  for (let node = planted.nodes; node < nodes; node++) for (let edge = 0; edge < 4; edge++) link(node, Math.floor(random() * planted.nodes));
+  return { before: undirectedGraphCsr(planted.nodes, planted.edges), after: undirectedGraphCsr(nodes, edges), affected, nodes };
+}
+
+/** The partition of the first `n` nodes followed by −1 (no community) for the rest. */
+function extended(membership: Int32Array, nodes: number): Int32Array {
+  const initial = new Int32Array(nodes).fill(-1);
+  initial.set(membership);
+  return initial;
+}
+
+describe('leiden warm start and dynamic frontier', () => {
+  test('nothing affected: the initial partition comes back unchanged, canonically numbered', () => {
+    for (const seed of [1, 2, 3]) {
+      const planted = plantedPartition({ groups: 15, size: 30, edges: 3000, mixing: 0.35, seed });
+      const graph = undirectedGraphCsr(planted.nodes, planted.edges);
+      const fresh = leiden(graph, { seed, maxIterations: 2 });
+      // Labels need not be 0…k−1: any integers, equal labels one community.
+      const labels = Array.from(fresh.membership, (community) => 1000 + 7 * community);
+      const warm = leiden(graph, { seed: seed + 1, initialMembership: labels, affected: new Uint8Array(planted.nodes) });
+      assert.deepEqual(warm.membership, fresh.membership);
+      assert.equal(warm.iterations, 1);
+    }
+  });
+
+  test('after a small change a warm start is as good as a fresh run, with or without a frontier and a move margin', () => {
+    // 2 % more edges and 6 new nodes on a graph whose structure is weak enough that two iterations do not converge.
+    const totals = { fresh: 0, naive: 0, frontier: 0, margin: 0 };
+    for (const seed of [1, 2, 3, 4]) {
+      const { before, after, affected, nodes } = changedPlanted(seed, 80, 6);
+      const earlier = leiden(before, { seed, maxIterations: 2 }).membership;
+      const initialMembership = extended(earlier, nodes);
+      const q = {
+        fresh: leiden(after, { seed, maxIterations: 2 }).modularity,
+        naive: leiden(after, { seed, maxIterations: 2, initialMembership }).modularity,
+        frontier: leiden(after, { seed, maxIterations: 2, initialMembership, affected }).modularity,
+        margin: leiden(after, { seed, maxIterations: 2, initialMembership, affected, moveMargin: 0.2 }).modularity,
+      };
+      for (const [name, value] of Object.entries(q)) {
+        assert.ok(value >= q.fresh * 0.99, `seed ${seed}: ${name} Q ${value} more than 1 % below the fresh run's ${q.fresh}`);
+        totals[name as keyof typeof totals] += value;
+      }
+    }
+    for (const name of ['naive', 'frontier'] as const) assert.ok(totals[name] >= totals.fresh, `${name}: mean Q ${totals[name] / 4} < fresh ${totals.fresh / 4}`);
+  });
+
+  test('a disconnected new component is clustered and every earlier community stays as it was', () => {
+    const planted = plantedPartition({ groups: 10, size: 30, edges: 2000, mixing: 0.3, seed: 9 });
+    const earlier = leiden(undirectedGraphCsr(planted.nodes, planted.edges), { seed: 9 }).membership;
+    const start = planted.nodes;
+    // Two triangles, far from everything else and from each other.
+    const component = edgesOf([[start, start + 1], [start + 1, start + 2], [start, start + 2], [start + 3, start + 4], [start + 4, start + 5], [start + 3, start + 5]]);
+    const nodes = start + 6;
+    const affected = new Uint8Array(nodes).fill(1, start);
+    const warm = leiden(undirectedGraphCsr(nodes, [...planted.edges, ...component]), { seed: 9, initialMembership: extended(earlier, nodes), affected });
+    assert.deepEqual(warm.membership.subarray(0, start), earlier, 'old nodes keep their canonical communities');
+    const tail = Array.from(warm.membership.subarray(start));
+    assert.equal(tail[0], tail[2]);
+    assert.equal(tail[3], tail[5]);
+    assert.notEqual(tail[0], tail[3], 'the two triangles are two communities');
+    assert.ok(tail.every((community) => community >= (Math.max(...earlier) as number) + 1), 'and none is an earlier one');
+  });
+
+  test('a new node starts alone and joins the community it is best connected to', () => {
+    // Two 5-cliques; node 10 is new, with three edges into the second clique and one into the first.
+    const pairs: Array<[number, number]> = [];
+    for (const offset of [0, 5]) for (let i = 0; i < 5; i++) for (let j = i + 1; j < 5; j++) pairs.push([offset + i, offset + j]);
+    pairs.push([0, 5], [10, 6], [10, 7], [10, 8], [10, 1]);
+    const graph = undirectedGraphCsr(11, edgesOf(pairs));
+    const affected = new Uint8Array(11);
+    affected[10] = 1;
+    for (const moveMargin of [0, 0.5]) {
+      const result = leiden(graph, { initialMembership: [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1], affected, moveMargin });
+      assert.deepEqual(Array.from(result.membership), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], `margin ${moveMargin}: a new node is never held back`);
+    }
+  });
+
+  test('the move margin keeps a node with companions where it is unless a move gains more than that share of its edges', () => {
+    // Node 0 sits in the first clique (2 edges there) but has 3 edges into the second one.
+    // Node 0 has 2 edges in its own group and 4 into a 4-clique: moving gains ΔH 0.8 against 0.4 for staying
+    // (2m = 30, k₀ = 6), i.e. 0.4 = 6.7 % of its edge weight.
+    const pairs: Array<[number, number]> = [[0, 1], [0, 2], [1, 2], [1, 3], [2, 3]];
+    for (let i = 4; i < 8; i++) for (let j = i + 1; j < 8; j++) pairs.push([i, j]);
+    pairs.push([0, 4], [0, 5], [0, 6], [0, 7]);
+    const graph = undirectedGraphCsr(8, edgesOf(pairs));
+    const initialMembership = [0, 0, 0, 0, 1, 1, 1, 1];
+    const affected = Uint8Array.from([1, 0, 0, 0, 0, 0, 0, 0]);
+    for (const moveMargin of [0, 0.05]) assert.deepEqual(Array.from(leiden(graph, { initialMembership, affected, moveMargin }).membership), [0, 1, 1, 1, 0, 0, 0, 0]);
+    assert.deepEqual(Array.from(leiden(graph, { initialMembership, affected, moveMargin: 0.1 }).membership), [0, 0, 0, 0, 1, 1, 1, 1]);
+  });
+
+  test('rejects an affected set without a start and lists of the wrong length', () => {
+    const graph = undirectedGraphCsr(3, edgesOf([[0, 1], [1, 2]]));
+    assert.throws(() => leiden(graph, { affected: [1, 1, 1] }), RangeError);
+    assert.throws(() => leiden(graph, { initialMembership: [0, 0] }), RangeError);
+    assert.throws(() => leiden(graph, { initialMembership: [0, 0, 0], affected: [1] }), RangeError);
+    assert.throws(() => leiden(graph, { initialMembership: [0, 0.5, 0] }), RangeError);
+    assert.throws(() => leiden(graph, { initialMembership: [0, 0, 0], affected: [1, 1, 1], moveMargin: -1 }), RangeError);
+  });
+
+  test('a warm start on a graph without edges still returns connected communities', () => {
+    const result = leiden(undirectedGraphCsr(4, []), { initialMembership: [0, 0, 1, 1] });
+    assert.deepEqual(Array.from(result.membership), [0, 1, 2, 3]);
+  });
+});

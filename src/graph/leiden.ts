@@ -33,6 +33,38 @@ import { modularity } from './modularity.js';
  * Determinism: all randomness (queue order, refinement order and choices) comes from one seeded generator,
  * ties go to the current community and then to the first community met in CSR order, and community ids
  * are renumbered by smallest node.
+ *
+ * Warm start. `initialMembership` starts the first iteration from a given partition instead of singletons, as
+ * the paper's Algorithm A.1 allows (its iterations already start from the last partition) and as leidenalg's
+ * `initial_membership` does; nodes without an initial community start alone. A new node is therefore placed
+ * by the first visit of fast local moving, which weighs every neighbouring community by its modularity gain:
+ * seeding it into the community of its strongest neighbour instead would skip that comparison and ignore
+ * the community's size penalty.
+ *
+ * Dynamic frontier. With `affected` (the nodes whose edges changed since `initialMembership` was computed),
+ * an iteration does only the work the change calls for, after S. Sahu, "A Starting Point for Dynamic
+ * Community Detection with Leiden Algorithm", arXiv:2405.11658 (2024), Dynamic Frontier (DF) Leiden:
+ *  - fast local moving starts with only the frontier in its queue (the affected nodes at the first level;
+ *    later, the aggregates of changed communities); a move queues the mover's neighbours as usual;
+ *  - a community is "changed" when it gains or loses a node; refinement resets only changed communities to
+ *    singletons, an unchanged one stays whole as one refined sub-community (the report's selective
+ *    refinement). Keeping a community whose members all stayed is what keeps a warm start from churning: a
+ *    refinement of it would recombine its parts at random and let them drift to neighbouring communities,
+ *    redoing work the earlier run did. Should a removed edge have disconnected it, the final connectivity
+ *    pass splits it;
+ *  - a second iteration starts from the nodes of every community changed in the first, and so on.
+ * With nothing affected nothing moves and the partition comes back unchanged. Without `affected` a warm
+ * start visits every node (the report's Naive-dynamic Leiden).
+ *
+ * Move margin. A warm start from a partition that an earlier run left a little short of a local optimum (two
+ * iterations do not converge) finds many small improvements once a change puts nodes back in the queue, and
+ * each moves a node between communities that did not otherwise change. `moveMargin` (with `affected`) lets a
+ * node leave the community it shares with others only when the move gains more than that share of the node's
+ * edge weight, ΔH_move > ΔH_stay + margin·Σ_u w(v, u); at aggregate levels every node is held to it (moving one
+ * merges whole communities), while a node that starts alone, new or split off, joins freely. This trades a
+ * bounded amount of quality for stability, as evolutionary clustering does (D. Chakrabarti, R. Kumar,
+ * A. Tomkins, "Evolutionary clustering", KDD 2006: a snapshot cost plus a temporal cost of departing from the
+ * previous clustering).
  */
 
 /** Defaults of {@link leiden}. */
@@ -47,6 +79,8 @@ export const leidenDefaults = {
   seed: 0xdeadbeef,
   /** Quality function. */
   quality: 'modularity',
+  /** Share of its edge weight a node's move must gain in a dynamic-frontier update (0 = Leiden's moves). */
+  moveMargin: 0,
 } as const;
 
 /** Options of {@link leiden}. */
@@ -66,6 +100,22 @@ export interface LeidenOptions {
    * node size 1). @default 'modularity'
    */
   quality?: 'modularity' | 'cpm';
+  /**
+   * Partition to start from (leidenalg's `initial_membership`): any integer label per node, equal labels
+   * forming one community; a negative label starts the node alone. @default every node alone
+   */
+  initialMembership?: ArrayLike<number>;
+  /**
+   * Nodes whose edges changed since `initialMembership` was computed (non-zero = changed); only these and
+   * what their moves reach are revisited (Dynamic Frontier Leiden, see above). Nodes without an initial
+   * community count as changed. Needs `initialMembership`. @default every node (when warm starting)
+   */
+  affected?: ArrayLike<number>;
+  /**
+   * With `affected`: a node that shares its community with others moves only when the move gains more than
+   * this share of the node's edge weight over staying (see the header). @default 0
+   */
+  moveMargin?: number;
 }
 
 /** Output of {@link leiden}. */
@@ -109,6 +159,45 @@ interface Settings {
   /** λ of the gain ΔH = w(v, C) − λ·k_v·K_C. */
   scale: number;
   randomness: number;
+}
+
+/** State of a Dynamic Frontier run, over the nodes of the current level (see the header). */
+interface Frontier {
+  /** Base nodes the next iteration starts from. */
+  base: Uint8Array;
+  /** Nodes of the current level in the frontier, and a buffer the next level's are written to. */
+  nodes: Uint8Array;
+  spare: Uint8Array;
+  /** Communities of the current level that gained or lost a node. */
+  changed: Uint8Array;
+  changedSpare: Uint8Array;
+  /** Share of its edge weight a move must gain beyond staying (see `moveMargin`). */
+  moveMargin: number;
+  /**
+   * At the first level, the nodes the margin applies to: those that start with companions (a node alone, new or
+   * split off, joins freely); undefined at aggregate levels, where it applies to all (moving one merges communities).
+   */
+  sticky: Uint8Array | undefined;
+  stickyNodes: Uint8Array;
+  /** First node of each unchanged community, which refinement keeps whole. */
+  representative: Int32Array;
+  /** Base nodes that were in a changed community at some level of the current iteration. */
+  touched: Uint8Array;
+}
+
+function createFrontier(nodes: number, moveMargin: number): Frontier {
+  return {
+    moveMargin,
+    sticky: undefined,
+    stickyNodes: new Uint8Array(nodes),
+    base: new Uint8Array(nodes),
+    nodes: new Uint8Array(nodes),
+    spare: new Uint8Array(nodes),
+    changed: new Uint8Array(nodes),
+    changedSpare: new Uint8Array(nodes),
+    representative: new Int32Array(nodes),
+    touched: new Uint8Array(nodes),
+  };
 }
 
 /** Scratch arrays sized to the input graph, reused at every level and iteration (and across small calls). */
@@ -237,9 +326,11 @@ function renumber(membership: Int32Array, n: number, scratch: Int32Array): numbe
 /**
  * Phase 1, the paper's FastMoveNodes: visits nodes from a queue (initially all, in random order), moves each
  * to the community with the largest gain (staying on ties; the first community met in adjacency order wins
- * among equals; an empty community has gain 0) and queues the neighbours outside the new community.
+ * among equals; an empty community has gain 0) and queues the neighbours outside the new community. With a
+ * frontier the queue starts with the frontier nodes only (in the same random order), and the communities
+ * a node leaves or joins are marked changed.
  */
-function moveNodesFast(level: Level, membership: Int32Array, work: Workspace, settings: Settings): void {
+function moveNodesFast(level: Level, membership: Int32Array, work: Workspace, settings: Settings, frontier: Frontier | undefined): void {
   const { n, starts, neighbors, weights, nodeWeights } = level;
   const { weightTo, touched, queue, inQueue, communityWeight, communitySize, emptyCommunities } = work;
   const { scale } = settings;
@@ -255,9 +346,22 @@ function moveNodesFast(level: Level, membership: Int32Array, work: Workspace, se
     if (communitySize[community] === 0) emptyCommunities[emptyCount++] = community;
   }
   randomPermutation(queue, n, settings.random);
-  inQueue.fill(1, 0, n);
-  let head = 0;
   let pending = n;
+  if (frontier) {
+    const { nodes } = frontier;
+    frontier.changed.fill(0, 0, n);
+    inQueue.fill(0, 0, n);
+    pending = 0;
+    for (let index = 0; index < n; index++) {
+      const node = queue[index] as number;
+      if (nodes[node] === 0) continue;
+      queue[pending++] = node;
+      inQueue[node] = 1;
+    }
+  } else {
+    inQueue.fill(1, 0, n);
+  }
+  let head = 0;
   while (pending > 0) {
     const node = queue[head] as number;
     head = head + 1 === n ? 0 : head + 1;
@@ -278,6 +382,12 @@ function moveNodesFast(level: Level, membership: Int32Array, work: Workspace, se
     const scaledWeight = scale * nodeWeight;
     let best = own;
     let bestGain = (weightTo[own] as number) - scaledWeight * (communityWeight[own] as number);
+    if (frontier && frontier.moveMargin > 0 && (frontier.sticky === undefined || frontier.sticky[node] === 1)) {
+      // Staying counts as better by the margin: a move must gain more than that share of the node's edge weight.
+      let strength = 0;
+      for (let edge = starts[node] as number; edge < end; edge++) strength += weights[edge] as number;
+      bestGain += frontier.moveMargin * strength;
+    }
     for (let index = 0; index < count; index++) {
       const community = touched[index] as number;
       const gain = (weightTo[community] as number) - scaledWeight * (communityWeight[community] as number);
@@ -292,6 +402,10 @@ function moveNodesFast(level: Level, membership: Int32Array, work: Workspace, se
     if (bestGain < 0 && (communitySize[own] as number) > 1) best = emptyCommunities[--emptyCount] as number;
     communityWeight[best] = (communityWeight[best] as number) + nodeWeight;
     if (best === own) continue;
+    if (frontier) {
+      frontier.changed[own] = 1;
+      frontier.changed[best] = 1;
+    }
     membership[node] = best;
     communitySize[best] = (communitySize[best] as number) + 1;
     const ownSize = (communitySize[own] as number) - 1;
@@ -319,19 +433,36 @@ function moveNodesFast(level: Level, membership: Int32Array, work: Workspace, se
  * independent): every node starts alone; in random order, each node that is still alone and well connected
  * to its community S (w(v, S − v) ≥ λ·k_v·(K_S − k_v)) joins a well-connected sub-community C of S it has
  * edges to, or stays alone, with probability ∝ exp(ΔH / θ) over the options with ΔH ≥ 0 (staying has
- * ΔH = 0). Writes the sub-community of each node to `refined` (ids are node ids of founders).
+ * ΔH = 0). Writes the sub-community of each node to `refined` (ids are node ids of founders). Communities
+ * not marked in `changed` (when given) are kept whole: each is one sub-community, founded by its first node.
  */
-function refinePartition(level: Level, membership: Int32Array, communities: number, refined: Int32Array, work: Workspace, settings: Settings): void {
+function refinePartition(
+  level: Level,
+  membership: Int32Array,
+  communities: number,
+  refined: Int32Array,
+  work: Workspace,
+  settings: Settings,
+  frontier: Frontier | undefined,
+): void {
   const { n, starts, neighbors, weights, nodeWeights } = level;
   const { weightTo, touched, queue: order, communityWeight, refinedWeight, externalWeight, singleton, candidateWeight, candidates } = work;
   const { scale, randomness, random } = settings;
   communityWeight.fill(0, 0, communities);
+  if (frontier) frontier.representative.fill(-1, 0, communities);
   for (let node = 0; node < n; node++) {
     const community = membership[node] as number;
     communityWeight[community] = (communityWeight[community] as number) + (nodeWeights[node] as number);
     refined[node] = node;
     refinedWeight[node] = nodeWeights[node] as number;
     singleton[node] = 1;
+    if (frontier && frontier.changed[community] === 0) {
+      // Kept whole: no node of it is visited below, and no other community's node can join it.
+      const { representative } = frontier;
+      if ((representative[community] as number) < 0) representative[community] = node;
+      refined[node] = representative[community] as number;
+      singleton[node] = 0;
+    }
     let external = 0;
     for (let edge = starts[node] as number; edge < (starts[node + 1] as number); edge++) {
       if (membership[neighbors[edge] as number] === community) external += weights[edge] as number;
@@ -456,9 +587,10 @@ function aggregate(level: Level, groupOf: Int32Array, groups: number, out: Level
 
 /**
  * One Leiden iteration (the paper's Algorithm A.1) on `base` from the partition `initial`; writes the new
- * partition, canonically numbered, to `result`.
+ * partition, canonically numbered, to `result`. With a frontier, starts from `frontier.base` and records in
+ * `frontier.touched` the base nodes of every community it changed.
  */
-function leidenIteration(base: Level, initial: Int32Array, result: Int32Array, work: Workspace, settings: Settings): void {
+function leidenIteration(base: Level, initial: Int32Array, result: Int32Array, work: Workspace, settings: Settings, frontier: Frontier | undefined): void {
   const total = base.n;
   const { levelOfNode, refined } = work;
   let membership = work.levelMembership;
@@ -467,13 +599,37 @@ function leidenIteration(base: Level, initial: Int32Array, result: Int32Array, w
     membership[node] = initial[node] as number;
     levelOfNode[node] = node;
   }
+  if (frontier) {
+    frontier.nodes.set(frontier.base.subarray(0, total));
+    frontier.touched.fill(0, 0, total);
+    const size = work.communitySize;
+    size.fill(0, 0, total);
+    for (let node = 0; node < total; node++) size[initial[node] as number] = (size[initial[node] as number] as number) + 1;
+    for (let node = 0; node < total; node++) frontier.stickyNodes[node] = (size[initial[node] as number] as number) > 1 ? 1 : 0;
+    frontier.sticky = frontier.stickyNodes;
+  }
   let level = base;
   let buffer: 0 | 1 = 0;
   for (;;) {
-    moveNodesFast(level, membership, work, settings);
+    moveNodesFast(level, membership, work, settings, frontier);
     const communities = renumber(membership, level.n, work.renumbering);
+    if (frontier) {
+      // Carry the changed marks over to the renumbered communities.
+      const { renumbering } = work;
+      const changed = frontier.changedSpare;
+      changed.fill(0, 0, communities);
+      for (let old = 0; old < level.n; old++) {
+        const id = renumbering[old] as number;
+        if (id >= 0 && frontier.changed[old] === 1) changed[id] = 1;
+      }
+      frontier.changedSpare = frontier.changed;
+      frontier.changed = changed;
+      for (let node = 0; node < total; node++) {
+        if (changed[membership[levelOfNode[node] as number] as number] === 1) frontier.touched[node] = 1;
+      }
+    }
     if (communities === level.n) break;
-    refinePartition(level, membership, communities, refined, work, settings);
+    refinePartition(level, membership, communities, refined, work, settings, frontier);
     let groupOf = refined;
     let groups = renumber(refined, level.n, work.renumbering);
     // NOTE: when refinement merges nothing, aggregating on it would loop on the same graph; aggregate on the
@@ -483,6 +639,15 @@ function leidenIteration(base: Level, initial: Int32Array, result: Int32Array, w
       groups = communities;
     }
     for (let node = 0; node < level.n; node++) spare[groupOf[node] as number] = membership[node] as number;
+    if (frontier) {
+      // The next level's frontier: the aggregates of changed communities.
+      const next = frontier.spare;
+      next.fill(0, 0, groups);
+      for (let node = 0; node < level.n; node++) if (frontier.changed[membership[node] as number] === 1) next[groupOf[node] as number] = 1;
+      frontier.spare = frontier.nodes;
+      frontier.nodes = next;
+      frontier.sticky = undefined;
+    }
     for (let node = 0; node < total; node++) levelOfNode[node] = groupOf[levelOfNode[node] as number] as number;
     level = aggregate(level, groupOf, groups, aggregateBuffer(work, buffer, groups, level.starts[level.n] as number), work);
     buffer = buffer === 0 ? 1 : 0;
@@ -598,6 +763,9 @@ function cpmQuality(graph: CsrMatrix, membership: Int32Array, count: number, res
  * connected; disconnected parts of the graph are never merged; isolated nodes (and nodes whose edges all
  * weigh 0) stay alone; a graph without positive weight gives one community per node.
  *
+ * With `initialMembership` the search starts from that partition, and with `affected` too it revisits only
+ * what the change reaches (see the header); the result is still connected and canonically numbered.
+ *
  * @param graph symmetric adjacency matrix (e.g. from `undirectedGraphCsr`); a diagonal entry is a self-loop
  *   of that weight (counted twice in the degree, as in NetworkX). Symmetry is assumed, not checked.
  * @throws RangeError on a non-square matrix, a negative or non-finite weight, or options out of range.
@@ -606,14 +774,39 @@ export function leiden(graph: CsrMatrix, options: LeidenOptions = {}): LeidenRes
   const resolution = options.resolution ?? leidenDefaults.resolution;
   const randomness = options.randomness ?? leidenDefaults.randomness;
   const maxIterations = options.maxIterations ?? leidenDefaults.maxIterations;
+  const moveMargin = options.moveMargin ?? leidenDefaults.moveMargin;
   const cpm = (options.quality ?? leidenDefaults.quality) === 'cpm';
   if (!(resolution >= 0) || !Number.isFinite(resolution)) throw new RangeError(`leiden: resolution must be finite and ≥ 0, got ${resolution}`);
   if (!(randomness > 0) || !Number.isFinite(randomness)) throw new RangeError(`leiden: randomness must be finite and > 0, got ${randomness}`);
+  if (!(moveMargin >= 0) || !Number.isFinite(moveMargin)) throw new RangeError(`leiden: moveMargin must be finite and ≥ 0, got ${moveMargin}`);
   if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new RangeError(`leiden: maxIterations must be an integer ≥ 1, got ${maxIterations}`);
   if (graph.rows !== graph.cols) throw new RangeError(`leiden: the adjacency matrix must be square, got ${graph.rows}×${graph.cols}`);
   const n = graph.rows;
   const membership = new Int32Array(n);
-  for (let node = 0; node < n; node++) membership[node] = node;
+  const { initialMembership, affected } = options;
+  if (affected !== undefined && initialMembership === undefined) throw new RangeError('leiden: affected needs initialMembership');
+  let frontier: Frontier | undefined;
+  if (initialMembership === undefined) {
+    for (let node = 0; node < n; node++) membership[node] = node;
+  } else {
+    if (initialMembership.length !== n) throw new RangeError(`leiden: initialMembership has ${initialMembership.length} entries for ${n} nodes`);
+    if (affected !== undefined && affected.length !== n) throw new RangeError(`leiden: affected has ${affected.length} entries for ${n} nodes`);
+    if (affected !== undefined) frontier = createFrontier(n, moveMargin);
+    // Canonical numbering (by first node), so an unchanged partition compares equal to its result.
+    const ids = new Map<number, number>();
+    let count = 0;
+    for (let node = 0; node < n; node++) {
+      const label = initialMembership[node] as number;
+      if (!Number.isInteger(label)) throw new RangeError(`leiden: initialMembership[${node}] is ${label}, not an integer`);
+      let id = label < 0 ? undefined : ids.get(label);
+      if (id === undefined) {
+        id = count++;
+        if (label >= 0) ids.set(label, id);
+      }
+      membership[node] = id;
+      if (frontier) frontier.base[node] = label < 0 || (affected?.[node] ?? 0) !== 0 ? 1 : 0;
+    }
+  }
   const work = acquireWorkspace(n, graph.columnIndices.length);
   work.inUse = true;
   let iterations = 0;
@@ -631,7 +824,8 @@ export function leiden(graph: CsrMatrix, options: LeidenOptions = {}): LeidenRes
     const next = work.iterationResult;
     while ((base.starts[n] as number) > 0 && iterations < maxIterations) {
       iterations++;
-      leidenIteration(base, membership, next, work, settings);
+      leidenIteration(base, membership, next, work, settings, frontier);
+      if (frontier) frontier.base.set(frontier.touched.subarray(0, n));
       connectivitySplits += splitComponents(base, next, work);
       let unchanged = true;
       for (let node = 0; node < n; node++) {
@@ -642,6 +836,8 @@ export function leiden(graph: CsrMatrix, options: LeidenOptions = {}): LeidenRes
       }
       if (unchanged) break;
     }
+    // A warm start on a graph without edges runs no iteration; its initial communities must still be connected.
+    if (initialMembership !== undefined && iterations === 0) connectivitySplits += splitComponents(base, membership, work);
     completed = true;
   } finally {
     work.inUse = false;

@@ -214,6 +214,36 @@ export const communitiesConfigSchema = z
     maxClusterSize: positiveInt().default(10).describe('Communities larger than this are split into a deeper level (GraphRAG: 10)'),
     resolution: z.number().positive().default(1).describe('Modularity resolution; higher gives smaller communities'),
     seed: z.number().int().min(0).default(0xdeadbeef).describe('Random seed of the clustering (GraphRAG: 0xDEADBEEF)'),
+    incremental: z
+      .boolean()
+      .default(true)
+      .describe(
+        'After documents are added or changed, update the previous communities instead of clustering anew: Leiden starts from the previous partition and revisits only the entities whose edges changed, and sub-communities of an unchanged community are kept. A first build is the same either way',
+      ),
+    moveMargin: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe(
+        'In an update, an entity leaves the community it shares with others only when the move gains more than this share of its edge weight; smaller moves are churn rather than quality (0 = every improving move, as a fresh clustering makes)',
+      ),
+    maxModularityLoss: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.005)
+      .describe(
+        'An update checks its level 0 against a fresh clustering of the whole graph and uses the fresh one when the update\'s modularity is lower by more than this share',
+      ),
+    keepIdJaccard: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.5)
+      .describe(
+        'A community keeps the id (and title) of a previous community of its level when their member sets have Jaccard similarity at least this (one-to-one, best match first; 1 = only identical members); other communities get new ids. Reports are regenerated only when what they are written from changed, whatever the id',
+      ),
   })
   .strict();
 

@@ -192,4 +192,36 @@ describe('buildCommunityReportContext', () => {
     }
     assert.ok(paths.whole > 5 && paths.substituted > 5 && paths.cut > 5, JSON.stringify(paths));
   });
+
+  it('fingerprints what the context says: not display numbers, degrees or order, but every text and sub-report', () => {
+    const build = (entities: readonly EntityRecord[], relations: readonly RelationRecord[]) =>
+      buildCommunityReportContext({ community: triangle, entities: mapOf(entities), relations: mapOf(relations), claims, tokenizer, maxTokens: 8000 });
+    const base = build(people, links).fingerprint;
+    // Rows inserted before these shift their hids; an edge elsewhere raises degrees and reorders relationships.
+    const renumbered = people.map((person) => ({ ...person, hid: (person.hid ?? 0) + 100, degree: person.degree + 4 }));
+    const reordered = links.map((link, index) => ({ ...link, hid: 50 - index, combinedDegree: 10 - link.combinedDegree }));
+    const shifted = build(renumbered, reordered);
+    assert.notEqual(shifted.text, build(people, links).text);
+    assert.equal(shifted.fingerprint, base);
+    assert.notEqual(build(people.map((person) => (person.id === 'mary' ? { ...person, description: 'A palaeontologist' } : person)), links).fingerprint, base);
+    assert.notEqual(build(people, links.map((link) => (link.id === 'r3' ? { ...link, description: 'charles met mary' } : link))).fingerprint, base);
+    assert.notEqual(build(people, links.filter((link) => link.id !== 'r3')).fingerprint, base);
+    // A substituted sub-report: its text is part of the parent's fingerprint.
+    const child = community('child', ['ada', 'charles'], ['r1']);
+    const parent = community('parent', ['ada', 'charles', 'mary'], ['r1', 'r2', 'r3'], ['child']);
+    const tight = (content: string) =>
+      buildCommunityReportContext({
+        community: parent,
+        entities: mapOf(people),
+        relations: mapOf(links),
+        subReports: new Map([['child', report('child', 31, content)]]),
+        communities: mapOf([child, parent]),
+        tokenizer,
+        maxTokens: 60,
+      });
+    const first = tight('# Ada and Charles\n\nThey built an engine.');
+    assert.deepEqual(first.usedSubReports, ['child']);
+    assert.equal(tight('# Ada and Charles\n\nThey built an engine.').fingerprint, first.fingerprint);
+    assert.notEqual(tight('# Ada and Charles\n\nThey designed an engine.').fingerprint, first.fingerprint);
+  });
 });

@@ -1,3 +1,4 @@
+import { contentId } from '../../core/ids.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import { csvRow } from './csv-row.js';
@@ -34,6 +35,14 @@ export interface CommunityReportContext {
   /** `hid`s of the entities and relationships in the context (those that have one): the ids the report may cite. */
   entityHids: number[];
   relationHids: number[];
+  /**
+   * A hash of what the context tells the model: the set of its rows, each by kind, record id and text, without
+   * the display numbers (`human_readable_id`, which shift when rows are inserted before them) and the degree
+   * columns (which change whenever an entity gains an edge anywhere in the graph) and regardless of row order.
+   * Two contexts with equal fingerprints hold the same entities, relationships, claims and sub-reports with
+   * the same texts, so a report written from one stands for the other.
+   */
+  fingerprint: string;
 }
 
 type Kind = 'reports' | 'entities' | 'relationships' | 'claims';
@@ -52,6 +61,8 @@ interface Row {
   id: string;
   hid: number | undefined;
   text: string;
+  /** What the row says, without its display number and degree columns: what the fingerprint hashes. */
+  content: string;
 }
 
 /** Rows added together: an edge with its new endpoint rows and their claims, one entity, or one sub-report. */
@@ -95,29 +106,24 @@ export function buildCommunityReportContext(input: CommunityReportContextInput):
     .sort((left, right) => right.combinedDegree - left.combinedDegree || compare(left.id, right.id));
 
   const titleOf = (id: string): string => entities.get(id)?.title ?? id;
-  const entityRow = (entity: EntityRecord): Row => ({
-    kind: 'entities',
-    id: entity.id,
-    hid: entity.hid,
-    text: csvRow([entity.hid ?? entity.id, entity.title, entity.type, oneLine(entity.description), entity.degree]),
-  });
-  const claimRow = (claim: ClaimRecord): Row => ({
-    kind: 'claims',
-    id: claim.id,
-    hid: claim.hid,
-    text: csvRow([claim.hid ?? claim.id, titleOf(claim.subject), claim.object === null ? '' : titleOf(claim.object), claim.type, claim.status, oneLine(claim.description)]),
-  });
-  const relationRow = (relation: RelationRecord): Row => ({
-    kind: 'relationships',
-    id: relation.id,
-    hid: relation.hid,
-    text: csvRow([relation.hid ?? relation.id, titleOf(relation.source), titleOf(relation.target), oneLine(relation.description), relation.combinedDegree]),
-  });
+  const entityRow = (entity: EntityRecord): Row => {
+    const fields = [entity.title, entity.type, oneLine(entity.description)];
+    return { kind: 'entities', id: entity.id, hid: entity.hid, text: csvRow([entity.hid ?? entity.id, ...fields, entity.degree]), content: csvRow(fields) };
+  };
+  const claimRow = (claim: ClaimRecord): Row => {
+    const fields = [titleOf(claim.subject), claim.object === null ? '' : titleOf(claim.object), claim.type, claim.status, oneLine(claim.description)];
+    return { kind: 'claims', id: claim.id, hid: claim.hid, text: csvRow([claim.hid ?? claim.id, ...fields]), content: csvRow(fields) };
+  };
+  const relationRow = (relation: RelationRecord): Row => {
+    const fields = [titleOf(relation.source), titleOf(relation.target), oneLine(relation.description)];
+    return { kind: 'relationships', id: relation.id, hid: relation.hid, text: csvRow([relation.hid ?? relation.id, ...fields, relation.combinedDegree]), content: csvRow(fields) };
+  };
   const reportRow = (child: CommunityRecord, report: ReportRecord): Row => ({
     kind: 'reports',
     id: child.id,
     hid: report.hid,
     text: csvRow([report.hid ?? child.hid ?? child.id, report.fullContent]),
+    content: report.fullContent,
   });
 
   /** The local context in priority order, leaving out what the sub-communities in `covered` report on. */
@@ -164,6 +170,7 @@ export function buildCommunityReportContext(input: CommunityReportContextInput):
       claimIds: pick('claims').map((row) => row.id),
       entityHids: hids('entities'),
       relationHids: hids('relationships'),
+      fingerprint: contentId('report-context', rows.map((row) => `${row.kind}\u0000${row.id}\u0000${row.content}`).sort()),
     };
   };
   // The estimate only screens out contexts far over budget; the decision is the exact count.

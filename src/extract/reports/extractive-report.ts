@@ -58,6 +58,16 @@ function joinTitles(titles: readonly string[]): string {
   return `${titles.slice(0, -1).join(', ')} and ${titles[titles.length - 1]}`;
 }
 
+/**
+ * The raw rating of an extractive report: the log of its members' total degree. Callers rescale the ratings
+ * of all reports to 0–10, so a kept report is re-rated with the others.
+ */
+export function extractiveRating(members: Iterable<Pick<EntityRecord, 'degree'>>): number {
+  let totalDegree = 0;
+  for (const member of members) totalDegree += member.degree;
+  return Math.log(1 + totalDegree);
+}
+
 /** Renders a report as GraphRAG's markdown `full_content`. */
 export function reportMarkdown(title: string, summary: string, findings: readonly ReportFinding[]): string {
   const sections = findings.map((finding) => `## ${finding.summary}\n\n${finding.explanation}`);
@@ -191,14 +201,13 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
       return { summary: `${entity.title} (${entity.type})`, explanation };
     });
 
-    const totalDegree = members.reduce((sum, entity) => sum + entity.degree, 0);
     return {
       communityId: community.id,
       level: community.level,
       title,
       summary,
       findings,
-      rating: Math.log(1 + totalDegree),
+      rating: extractiveRating(members),
       ratingExplanation: `Extractive rating from the community's connectivity: ${members.length} entities, ${community.relationIds.length} relations inside it.`,
       fullContent: reportMarkdown(title, summary, findings),
       generatedBy: 'extractive',

@@ -4,7 +4,8 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
@@ -20,17 +21,78 @@ export interface ReportsStepOptions {
   claims: boolean;
 }
 
+/** Meta key of the inputs hash of every report: community id → hash. */
+export const reportInputsKey = 'reports:inputs';
+
+/** The meta record under {@link reportInputsKey}. */
+interface StoredReportInputs {
+  version: 1;
+  byCommunity: Record<string, string>;
+}
+
+/** A report row to store again: its `hid` is the stored row's, and a sub-report in a context is numbered by its community. */
+function withoutHid(report: ReportRecord): ReportRecord {
+  const copy = { ...report };
+  delete copy.hid;
+  return copy;
+}
+
+/** The previous run's reports by the hash of their inputs, handed out again to communities with the same inputs. */
+class EarlierReports {
+  private readonly byInputs = new Map<string, ReportRecord>();
+  /** The inputs hash of every report of this run, by community id: what the next run compares with. */
+  readonly inputs = new Map<string, string>();
+  reused = 0;
+
+  constructor(previous: readonly ReportRecord[], stored: StoredReportInputs | undefined) {
+    if (stored?.version !== 1) return;
+    for (const report of previous) {
+      const inputs = stored.byCommunity[report.communityId];
+      if (inputs !== undefined) this.byInputs.set(inputs, report);
+    }
+  }
+
+  /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
+  take(inputs: string, community: CommunityRecord): ReportRecord | undefined {
+    this.inputs.set(community.id, inputs);
+    const earlier = this.byInputs.get(inputs);
+    if (!earlier) return undefined;
+    this.reused++;
+    return { ...withoutHid(earlier), communityId: community.id, level: community.level };
+  }
+
+  /** What to store for the next run: the inputs of `reports`. */
+  stored(reports: readonly ReportRecord[]): StoredReportInputs {
+    const byCommunity: Record<string, string> = {};
+    for (const report of reports) {
+      const inputs = this.inputs.get(report.communityId);
+      if (inputs !== undefined) byCommunity[report.communityId] = inputs;
+    }
+    return { version: 1, byCommunity };
+  }
+}
+
 /**
  * One report per community, bottom-up by level (GraphRAG `create_community_reports`). With an LLM, the
  * context of a community is its entities, relations (by combined degree) and claims within
  * `reports.maxInputTokens`, with the reports of its sub-communities substituted when it does not fit; a
  * report whose output stays unusable after its repair keeps an extractive report with the error recorded,
  * never silently absent. Without an LLM the reports are extractive, ratings rescaled to 0–10.
+ *
+ * Reports are regenerated only when what they are written from changed. Each report's inputs are hashed
+ * (stored in the meta record `reports:inputs`) together with the step's settings (report settings, model,
+ * prompts): for an LLM report, the fingerprint of its context (its entities, relationships, claims and
+ * substituted sub-reports with their texts, without display numbers and degree columns), so a parent whose
+ * context substitutes a regenerated sub-report is regenerated too, bottom-up; for an extractive report, its
+ * members, their texts and mentions, and the community's chunks and inner relations
+ * (`extractiveReportInputs`). A report whose hash is stored is kept as it was (its row and `hid` too, when
+ * its community kept its id) and counted `reused`; the others are `regenerated`. Extractive ratings are
+ * rescaled over all reports again, kept ones included.
  */
 export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   return {
     name: 'reports',
-    version: 2,
+    version: 3,
     reads: ['communities', options.graphStep, ...(options.claims ? (['claims'] as const) : [])],
     settings: (config, environment) => ({
       reports: config.reports,
@@ -40,6 +102,15 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async run(context) {
       const { store, config } = context;
       const communities = await store.table('communities').all();
+      const previous = await store.table('reports').all();
+      const earlier = new EarlierReports(previous, await store.getMeta<StoredReportInputs>(reportInputsKey));
+      const settingsHash = contentId(
+        'report-settings',
+        JSON.stringify({
+          reports: config.reports,
+          llm: options.llm && context.llm ? { model: context.llm.modelId, prompts: promptsHash(context.prompts, [communityReportPrompt, communityReportRepairPrompt], null), claims: options.claims } : null,
+        }),
+      );
       const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
       const chunks = new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk]));
       const llmRelations = options.llm && context.llm ? new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])) : undefined;
@@ -54,11 +125,15 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       let reports: ReportRecord[];
       let criticalPath = 0;
       if (llmRelations) {
-        ({ reports, criticalPath } = await llmReports(context, bottomUp, { ...sources, relations: llmRelations }, extractive, options.claims));
+        ({ reports, criticalPath } = await llmReports(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash }));
       } else {
+        const inputsOf = createExtractiveReportInputs(entities);
         reports = bottomUp.map((community, index) => {
           if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
-          return extractive(community);
+          const kept = earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community);
+          if (!kept) return extractive(community);
+          const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
+          return { ...kept, rating: extractiveRating(members) };
         });
         const highest = Math.max(1e-9, maxOf(reports.map((report) => report.rating)));
         for (const report of reports) report.rating = Math.round((report.rating / highest) * 100) / 10;
@@ -68,12 +143,24 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       const inCommunityOrder = communities.map((community) => byCommunity.get(community.id)).filter((report) => report !== undefined);
       const failed = inCommunityOrder.filter((report) => report.error !== null).length;
       if (failed > 0) context.warn('report-failed', `${failed} community reports could not be generated by the LLM; they keep extractive reports with the error recorded`);
+      const current = new Set(inCommunityOrder.map((report) => report.communityId));
+      const removed = previous.filter((report) => !current.has(report.communityId)).map((report) => report.communityId);
+      const inputs = earlier.stored(inCommunityOrder);
       return {
-        counts: { reports: inCommunityOrder.length, failed, ...(llmRelations ? { llmCriticalPath: criticalPath } : {}) },
+        counts: {
+          reports: inCommunityOrder.length,
+          failed,
+          reused: earlier.reused,
+          regenerated: inCommunityOrder.length - earlier.reused,
+          ...(llmRelations ? { llmCriticalPath: criticalPath } : {}),
+        },
         outputVersion: contentId('reports', inCommunityOrder.map((report) => contentId('report', report.communityId, report.fullContent))),
         async write(tx) {
-          await tx.table('reports').clear();
+          // Rows of kept communities are replaced in place (same hid); reports of vanished communities go.
+          if (previous.length > 0) await tx.table('reports').deleteWhere('communityId', removed);
+          else await tx.table('reports').clear();
           await tx.table('reports').upsert(inCommunityOrder);
+          await tx.setMeta(reportInputsKey, inputs);
         },
       };
     },
@@ -85,7 +172,7 @@ async function llmReports(
   bottomUp: readonly CommunityRecord[],
   sources: ReportSources & { relations: ReadonlyMap<string, RelationRecord> },
   extractive: (community: CommunityRecord) => ReportRecord,
-  withClaims: boolean,
+  { withClaims, earlier, settingsHash }: { withClaims: boolean; earlier: EarlierReports; settingsHash: string },
 ): Promise<{ reports: ReportRecord[]; criticalPath: number }> {
   const { store, config, tokenizer } = context;
   const llm = context.llm;
@@ -122,22 +209,27 @@ async function llmReports(
         tokenizer,
         maxTokens: config.reports.maxInputTokens,
       });
+      const kept = earlier.take(contentId('report-inputs', settingsHash, reportContext.fingerprint), community);
       const counted = withCallCount(llm);
-      const result = await generateCommunityReport(counted.model, {
-        context: reportContext.text,
-        maxWords: config.reports.maxWords,
-        prompts: context.prompts,
-        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      });
+      let report: ReportRecord;
+      if (kept) {
+        report = kept;
+      } else {
+        const result = await generateCommunityReport(counted.model, {
+          context: reportContext.text,
+          maxWords: config.reports.maxWords,
+          prompts: context.prompts,
+          ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+        });
+        if (result.ok) {
+          const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
+          report = { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null };
+        } else {
+          report = { ...extractive(community), rating: 0, error: result.error };
+        }
+      }
       done++;
       context.progress(done, bottomUp.length, 'communities');
-      let report: ReportRecord;
-      if (result.ok) {
-        const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
-        report = { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null };
-      } else {
-        report = { ...extractive(community), rating: 0, error: result.error };
-      }
       reports.set(community.id, report);
       chains.set(community.id, counted.calls() + community.children.reduce((longest, child) => Math.max(longest, chains.get(child) ?? 0), 0));
       return report;

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { CommunityRecord, EntityRecord } from '../../core/types.js';
+import { createExtractiveReportInputs } from './extractive-report-inputs.js';
+
+const entity = (id: string, chunkIds: string[], degree = 2): EntityRecord => ({ id, title: id, type: 'noun phrase', description: `${id} is mentioned`, aliases: [], frequency: chunkIds.length, degree, chunkIds });
+const community: CommunityRecord = { id: 'c', level: 1, parent: null, children: [], title: 'Community 1', entityIds: ['mill', 'weir'], relationIds: ['r1'], chunkIds: ['k1', 'k2'], size: 2 };
+const entities = (changes: Partial<EntityRecord> = {}, chunks = ['k1', 'k2']): Map<string, EntityRecord> =>
+  new Map([
+    ['mill', { ...entity('mill', chunks), ...changes }],
+    ['weir', entity('weir', ['k2'])],
+  ]);
+
+test('extractive report inputs change with what the report quotes, not with degrees, frequencies, mentions outside the community or the community id', () => {
+  const extractiveReportInputs = (of: CommunityRecord, from: Map<string, EntityRecord>): string => createExtractiveReportInputs(from)(of);
+  const base = extractiveReportInputs(community, entities());
+  assert.equal(extractiveReportInputs(community, entities({ degree: 40, frequency: 9 })), base);
+  assert.equal(extractiveReportInputs(community, entities({}, ['k1', 'k2', 'k9'])), base, 'a mention in a chunk the community does not read');
+  assert.equal(extractiveReportInputs({ ...community, id: 'other', title: 'Community 7', level: 2 }, entities()), base, 'nor the id, title or level');
+  assert.notEqual(extractiveReportInputs(community, entities({ description: 'mill is old' })), base);
+  assert.notEqual(extractiveReportInputs(community, entities({ aliases: ['the mill'] })), base);
+  assert.notEqual(extractiveReportInputs(community, entities({}, ['k1'])), base, 'a mention within the community');
+  assert.notEqual(extractiveReportInputs({ ...community, chunkIds: ['k1', 'k2', 'k3'] }, entities()), base);
+  assert.notEqual(extractiveReportInputs({ ...community, relationIds: ['r1', 'r2'] }, entities()), base);
+  assert.notEqual(extractiveReportInputs({ ...community, entityIds: ['mill'] }, entities()), base);
+});

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import type { KgragConfigInput } from '../src/core/config/config-schema.js';
+import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
+import type { ChatRequest } from '../src/providers/llm/language-model.js';
+import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+
+/*
+ * Communities without churn (issue 18): after documents are added, the communities step updates the previous
+ * hierarchy and keeps ids, and the reports step regenerates only the reports whose inputs changed.
+ */
+
+const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'kgrag-incremental-communities-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let workspaces = 0;
+const methods = ['local', 'global'];
+
+interface Tables {
+  communities: CommunityRecord[];
+  reports: ReportRecord[];
+}
+
+async function tables(kgrag: Kgrag): Promise<Tables> {
+  return { communities: await kgrag.store.table('communities').all(), reports: await kgrag.store.table('reports').all() };
+}
+
+const byId = <T extends { id: string }>(rows: readonly T[]): Map<string, T> => new Map(rows.map((row) => [row.id, row]));
+const byCommunity = (rows: readonly ReportRecord[]): Map<string, ReportRecord> => new Map(rows.map((row) => [row.communityId, row]));
+
+describe('fast mode: communities and reports after a change', () => {
+  test('a rerun of the communities step over an unchanged graph keeps every community, id, title and row, and every report', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const first = await createKgrag({ workspace, env: {} });
+    await first.index([corpus], { methods });
+    const before = await tables(first);
+    await first.close();
+    // Another id threshold changes the step's settings, so it runs again over the same graph.
+    const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
+    const summary = await second.index([corpus], { methods });
+    assert.ok(summary.ran.includes('communities'));
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, changedEntities: 0, level0Fresh: 0 });
+    assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
+    assert.deepEqual(await tables(second), before);
+    await second.close();
+  });
+
+  test('after a document is added, kept reports are unchanged rows and only the others are rebuilt', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([corpus], { methods });
+    const before = await tables(kgrag);
+    const summary = await kgrag.index(
+      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      { methods },
+    );
+    const counts = summary.counts.reports ?? {};
+    const after = await tables(kgrag);
+    assert.equal((counts['reused'] ?? 0) + (counts['regenerated'] ?? 0), after.reports.length);
+    assert.ok((counts['reused'] ?? 0) > after.reports.length / 2, `reused ${counts['reused']} of ${after.reports.length}`);
+    const earlier = byCommunity(before.reports);
+    const communitiesBefore = byId(before.communities);
+    let unchangedRows = 0;
+    for (const report of after.reports) {
+      const old = earlier.get(report.communityId);
+      if (old?.fullContent !== report.fullContent) continue;
+      unchangedRows++;
+      assert.equal(report.hid, old.hid, 'a kept report keeps its row');
+      assert.equal(communitiesBefore.get(report.communityId)?.title, after.communities.find((community) => community.id === report.communityId)?.title, 'and its community its title');
+    }
+    assert.ok(unchangedRows >= (counts['reused'] ?? 0));
+    await kgrag.close();
+  });
+
+  test('with incremental off the communities are clustered afresh, as a first build would', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const config: KgragConfigInput = { communities: { incremental: false } };
+    const kgrag = await createKgrag({ workspace, env: {}, config });
+    await kgrag.index([corpus], { methods });
+    const summary = await kgrag.index([{ title: 'Hollins Bakery', text: 'Hollins Bakery opened on the Quay in 1999 and sells rye bread to the Ferry Inn.' }], { methods });
+    assert.deepEqual(Object.keys(summary.counts.communities ?? {}).sort(), ['communities', 'levels']);
+    const titles = (await kgrag.store.table('communities').all()).map((community) => community.title);
+    assert.deepEqual(titles, titles.map((_, index) => `Community ${index + 1}`));
+    await kgrag.close();
+  });
+});
+
+/** A document about a glassworks that shares no entity with the sample corpus, and one that links it to Kestermouth. */
+const glassworks = {
+  title: 'Quillon Glassworks',
+  text: '# Quillon Glassworks\n\nQuillon Glassworks was founded by Ada Quillon on Vetro Lane. Its kiln master is Piet Orlen.\n',
+};
+const glassworksExtraction = {
+  entities: [
+    { name: 'Quillon Glassworks', type: 'organization', description: 'Quillon Glassworks is a glassworks on Vetro Lane.' },
+    { name: 'Ada Quillon', type: 'person', description: 'Ada Quillon founded Quillon Glassworks.' },
+    { name: 'Vetro Lane', type: 'geo', description: 'Vetro Lane is the street of Quillon Glassworks.' },
+    { name: 'Piet Orlen', type: 'person', description: 'Piet Orlen is the kiln master of Quillon Glassworks.' },
+  ],
+  relationships: [
+    { source: 'Ada Quillon', target: 'Quillon Glassworks', description: 'Ada Quillon founded Quillon Glassworks.', strength: 9 },
+    { source: 'Quillon Glassworks', target: 'Vetro Lane', description: 'Quillon Glassworks stands on Vetro Lane.', strength: 7 },
+    { source: 'Piet Orlen', target: 'Quillon Glassworks', description: 'Piet Orlen is its kiln master.', strength: 8 },
+  ],
+};
+const ferry = {
+  title: 'Ferry Inn glass',
+  text: '# Ferry Inn glass\n\nThe Ferry Inn in Kestermouth ordered its new windows from Quillon Glassworks.\n',
+};
+const ferryExtraction = {
+  entities: [
+    { name: 'Ferry Inn', type: 'organization', description: 'The Ferry Inn ordered new windows from Quillon Glassworks.' },
+    { name: 'Quillon Glassworks', type: 'organization', description: 'Quillon Glassworks made the new windows of the Ferry Inn.' },
+  ],
+  relationships: [{ source: 'Ferry Inn', target: 'Quillon Glassworks', description: 'The Ferry Inn bought its windows from Quillon Glassworks.', strength: 6 }],
+};
+
+/** The sample responder, with extraction replies for the two documents above (nothing more found when gleaning). */
+function reply(request: ChatRequest): string {
+  const first = request.messages.find((message) => message.role === 'user')?.content ?? '';
+  const extraction = first.includes('# Quillon Glassworks\n') ? glassworksExtraction : first.includes('# Ferry Inn glass\n') ? ferryExtraction : undefined;
+  if (extraction && request.purpose?.startsWith('extract-graph')) {
+    const turns = request.messages.filter((message) => message.role === 'assistant').length;
+    if (turns === 0) return JSON.stringify(extraction);
+    return request.purpose === 'extract-graph-glean' ? JSON.stringify({ entities: [], relationships: [] }) : 'N';
+  }
+  return sampleLlmReply(request);
+}
+
+describe('standard mode (scripted LLM): reports are paid for only where the change reached', () => {
+  const llm = createScriptedLanguageModel({ responses: [{ match: () => true, reply }] });
+  const workspace = join(root, 'standard');
+  const open = (): Promise<Kgrag> => createKgrag({ workspace, env: {}, llm });
+  const reportCalls = (from: number): number => llm.calls.slice(from).filter((call) => call.purpose === 'community-report').length;
+
+  test('a document with entities of its own: every earlier community keeps its id and members, every earlier report is kept, only the new communities are reported on', async () => {
+    const kgrag = await open();
+    await kgrag.index([corpus], { mode: 'standard', methods });
+    const before = await tables(kgrag);
+    const calls = llm.calls.length;
+    const summary = await kgrag.index([glassworks], { mode: 'standard', methods });
+    const after = await tables(kgrag);
+    const now = byId(after.communities);
+    for (const community of before.communities) {
+      const kept = now.get(community.id);
+      assert.ok(kept, `community ${community.title} kept its id`);
+      assert.deepEqual(kept, community, 'with the same row');
+    }
+    const added = after.communities.filter((community) => !before.communities.some((old) => old.id === community.id));
+    assert.ok(added.length >= 1);
+    assert.ok(added.every((community) => community.entityIds.length <= 4), 'the new communities are the glassworks');
+    assert.deepEqual(summary.counts.reports, { reports: after.reports.length, failed: 0, reused: before.reports.length, regenerated: added.length, llmCriticalPath: 1 });
+    assert.equal(reportCalls(calls), added.length, 'one LLM call per new community, none for the rest');
+    const earlier = byCommunity(before.reports);
+    for (const report of after.reports) {
+      const old = earlier.get(report.communityId);
+      if (old) assert.deepEqual(report, old, 'a kept report is the same row');
+    }
+    await kgrag.close();
+  });
+
+  test('a document that links it to an existing entity: only the reports of communities whose context changed are regenerated, bottom-up', async () => {
+    const kgrag = await open();
+    const before = await tables(kgrag);
+    const entitiesBefore = byId(await kgrag.store.table('entities').all());
+    const relationsBefore = byId(await kgrag.store.table('relations').all());
+    const calls = llm.calls.length;
+    const summary = await kgrag.index([ferry], { mode: 'standard', methods });
+    const after = await tables(kgrag);
+    const counts = summary.counts.reports ?? {};
+    const regenerated = counts['regenerated'] ?? 0;
+    assert.equal(reportCalls(calls), regenerated, 'every regenerated report is one LLM call');
+    assert.ok(regenerated >= 1 && regenerated < after.reports.length, `regenerated ${regenerated} of ${after.reports.length}`);
+    assert.equal(counts['reused'], after.reports.length - regenerated);
+    // A community whose members, their texts and inner relations are unchanged, and whose sub-communities kept
+    // their reports, keeps its report.
+    const entities = byId(await kgrag.store.table('entities').all());
+    const relations = byId(await kgrag.store.table('relations').all());
+    const communitiesBefore = byId(before.communities);
+    const earlier = byCommunity(before.reports);
+    const reports = byCommunity(after.reports);
+    const sameEntity = (id: string): boolean => {
+      const [old, now] = [entitiesBefore.get(id), entities.get(id)];
+      return old !== undefined && now !== undefined && old.title === now.title && old.type === now.type && old.description === now.description;
+    };
+    const sameRelation = (id: string): boolean => relationsBefore.get(id)?.description === relations.get(id)?.description && relations.has(id);
+    const untouched = (community: CommunityRecord): boolean => {
+      const old = communitiesBefore.get(community.id);
+      return (
+        old !== undefined &&
+        old.entityIds.join() === community.entityIds.join() &&
+        old.relationIds.join() === community.relationIds.join() &&
+        community.entityIds.every(sameEntity) &&
+        community.relationIds.every(sameRelation) &&
+        community.children.every((child) => reports.get(child)?.fullContent === earlier.get(child)?.fullContent)
+      );
+    };
+    const deepestFirst = [...after.communities].sort((left, right) => right.level - left.level);
+    let expectedKept = 0;
+    for (const community of deepestFirst) {
+      if (!untouched(community)) continue;
+      expectedKept++;
+      assert.equal(reports.get(community.id)?.fullContent, earlier.get(community.id)?.fullContent, `${community.title} kept its report`);
+    }
+    assert.ok(expectedKept > 0);
+    await kgrag.close();
+  });
+});

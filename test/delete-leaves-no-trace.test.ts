@@ -39,7 +39,17 @@ function reply(request: ResponderRequest): string {
       relationships: [{ source: `${marker} Trust`, target: 'Kestermouth', description: `The ${marker} Trust worked in Kestermouth.`, strength: 7 }],
     });
   }
-  return sampleLlmReply(request);
+  const answer = sampleLlmReply(request);
+  // A real model's summaries and reports name what they were written from: so do these, so that a cached reply
+  // left behind by the deletion would be found.
+  if (marker === undefined && !markers.some((candidate) => prompt.includes(candidate))) return answer;
+  const named = markers.find((candidate) => prompt.includes(candidate)) as string;
+  if (prompt.includes('Description list:')) return `${answer} It concerns ${named}.`;
+  if (prompt.includes('-----Entities-----') || prompt.includes('-----Reports-----')) {
+    const report = JSON.parse(answer) as { summary: string };
+    return JSON.stringify({ ...report, summary: `${report.summary} It concerns ${named}.` });
+  }
+  return answer;
 }
 
 const allTables: readonly TableName[] = [
@@ -133,6 +143,10 @@ async function indexQueryDelete(mode: 'fast' | 'standard', folders: string[]): P
       assert.equal(deleted.deleted.length, 2);
       assert.equal(deleted.cache.kept, false);
       if (mode === 'standard') assert.ok(deleted.cache.removedEntries > 0, 'the marker documents’ cached replies are removed');
+      if (mode === 'standard') {
+        const cached = before.filter((place) => place.startsWith('llmCache')).length;
+        assert.ok(cached >= 3, `cached extraction, summary and report replies held the markers (${cached})`);
+      }
       const afterDelete = await markersInIndex(kgrag);
       await kgrag.close();
       return { workspace, before, after: afterDelete, files: markersInFiles(workspace).filter((path) => !path.includes(`${join(workspace, 'documents')}/`)) };

@@ -17,6 +17,8 @@ export interface GenerateCommunityReportOptions {
   maxWords: number;
   /** Workspace prompt overrides. @default the built-in prompts */
   prompts?: PromptLibrary;
+  /** Content hashes of the chunk texts the context was built from, to tag the cached replies (`ChatRequest.sources`). */
+  sources?: readonly string[];
   abortSignal?: AbortSignal;
 }
 
@@ -77,8 +79,9 @@ type ReportReply = z.output<typeof communityReportSchema>;
 export async function generateCommunityReport(model: LanguageModel, options: GenerateCommunityReportOptions): Promise<CommunityReportOutcome> {
   const prompts = options.prompts ?? builtInPrompts;
   const prompt = fillPrompt(prompts.text(communityReportPrompt), { input_text: options.context, max_report_length: String(options.maxWords) });
-  const common: Pick<ChatRequest, 'purpose' | 'abortSignal'> = {
+  const common: Pick<ChatRequest, 'purpose' | 'abortSignal' | 'sources'> = {
     purpose: 'community-report',
+    ...(options.sources === undefined ? {} : { sources: options.sources }),
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   };
 

@@ -9,6 +9,7 @@ import { createExtractiveReportInputs } from '../../extract/reports/extractive-r
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
+import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /** Options of {@link createReportsStep}. */
@@ -189,6 +190,10 @@ async function llmReports(
     }
   }
   const communitiesById = new Map(bottomUp.map((community) => [community.id, community]));
+  // A report is written from its members' descriptions and its inner relations: its cached reply goes with any of their chunks.
+  const hashes = await chunkTextHashes(store);
+  const sourcesOf = (community: CommunityRecord): string[] =>
+    hashes.of([...community.chunkIds, ...community.entityIds.flatMap((id) => sources.entities.get(id)?.chunkIds ?? [])]);
   const reports = new Map<string, ReportRecord>();
   // Calls on the longest chain ending in each community's report: its own calls after its sub-communities'.
   const chains = new Map<string, number>();
@@ -219,6 +224,7 @@ async function llmReports(
           context: reportContext.text,
           maxWords: config.reports.maxWords,
           prompts: context.prompts,
+          sources: sourcesOf(community),
           ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
         });
         if (result.ok) {

@@ -35,6 +35,8 @@ export interface CommunityReportContext {
   /** `hid`s of the entities and relationships in the context (those that have one): the ids the report may cite. */
   entityHids: number[];
   relationHids: number[];
+  /** Every row's table, the number the context shows for it (`human_readable_id`) and its record id. */
+  labels: Array<{ table: Kind; label: string; id: string }>;
   /**
    * A hash of what the context tells the model: the set of its rows, each by kind, record id and text, without
    * the display numbers (`human_readable_id`, which shift when rows are inserted before them) and the degree
@@ -60,6 +62,8 @@ interface Row {
   kind: Kind;
   id: string;
   hid: number | undefined;
+  /** The number the context shows for the row (its first column). */
+  label: string;
   text: string;
   /** What the row says, without its display number and degree columns: what the fingerprint hashes. */
   content: string;
@@ -108,23 +112,23 @@ export function buildCommunityReportContext(input: CommunityReportContextInput):
   const titleOf = (id: string): string => entities.get(id)?.title ?? id;
   const entityRow = (entity: EntityRecord): Row => {
     const fields = [entity.title, entity.type, oneLine(entity.description)];
-    return { kind: 'entities', id: entity.id, hid: entity.hid, text: csvRow([entity.hid ?? entity.id, ...fields, entity.degree]), content: csvRow(fields) };
+    const label = String(entity.hid ?? entity.id);
+    return { kind: 'entities', id: entity.id, hid: entity.hid, label, text: csvRow([label, ...fields, entity.degree]), content: csvRow(fields) };
   };
   const claimRow = (claim: ClaimRecord): Row => {
     const fields = [titleOf(claim.subject), claim.object === null ? '' : titleOf(claim.object), claim.type, claim.status, oneLine(claim.description)];
-    return { kind: 'claims', id: claim.id, hid: claim.hid, text: csvRow([claim.hid ?? claim.id, ...fields]), content: csvRow(fields) };
+    const label = String(claim.hid ?? claim.id);
+    return { kind: 'claims', id: claim.id, hid: claim.hid, label, text: csvRow([label, ...fields]), content: csvRow(fields) };
   };
   const relationRow = (relation: RelationRecord): Row => {
     const fields = [titleOf(relation.source), titleOf(relation.target), oneLine(relation.description)];
-    return { kind: 'relationships', id: relation.id, hid: relation.hid, text: csvRow([relation.hid ?? relation.id, ...fields, relation.combinedDegree]), content: csvRow(fields) };
+    const label = String(relation.hid ?? relation.id);
+    return { kind: 'relationships', id: relation.id, hid: relation.hid, label, text: csvRow([label, ...fields, relation.combinedDegree]), content: csvRow(fields) };
   };
-  const reportRow = (child: CommunityRecord, report: ReportRecord): Row => ({
-    kind: 'reports',
-    id: child.id,
-    hid: report.hid,
-    text: csvRow([report.hid ?? child.hid ?? child.id, report.fullContent]),
-    content: report.fullContent,
-  });
+  const reportRow = (child: CommunityRecord, report: ReportRecord): Row => {
+    const label = String(report.hid ?? child.hid ?? child.id);
+    return { kind: 'reports', id: child.id, hid: report.hid, label, text: csvRow([label, report.fullContent]), content: report.fullContent };
+  };
 
   /** The local context in priority order, leaving out what the sub-communities in `covered` report on. */
   const localSteps = (covered: ReadonlyMap<string, string>): Step[] => {
@@ -170,6 +174,7 @@ export function buildCommunityReportContext(input: CommunityReportContextInput):
       claimIds: pick('claims').map((row) => row.id),
       entityHids: hids('entities'),
       relationHids: hids('relationships'),
+      labels: rows.map((row) => ({ table: row.kind, label: row.label, id: row.id })),
       fingerprint: contentId('report-context', rows.map((row) => `${row.kind}\u0000${row.id}\u0000${row.content}`).sort()),
     };
   };

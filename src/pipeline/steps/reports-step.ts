@@ -7,6 +7,7 @@ import { communityReportPrompt, communityReportRepairPrompt } from '../../extrac
 import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
+import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
@@ -29,6 +30,21 @@ export const reportInputsKey = 'reports:inputs';
 interface StoredReportInputs {
   version: 1;
   byCommunity: Record<string, string>;
+  /** Per LLM report (by community id), the records its `[Data: …]` references cite: table, number shown, record id. */
+  citations?: Record<string, Array<[table: string, label: string, id: string]>>;
+}
+
+/** A report with every `[Data: …]` number passed through `renumber` (see `renumberDataReferences`). */
+function renumberReport(report: ReportRecord, renumber: (table: string, label: string) => string | undefined): ReportRecord {
+  const rewrite = (text: string): string => renumberDataReferences(text, renumber);
+  return {
+    ...report,
+    title: rewrite(report.title),
+    summary: rewrite(report.summary),
+    ratingExplanation: rewrite(report.ratingExplanation),
+    fullContent: rewrite(report.fullContent),
+    findings: report.findings.map((finding) => ({ summary: rewrite(finding.summary), explanation: rewrite(finding.explanation) })),
+  };
 }
 
 /** A report row to store again: its `hid` is the stored row's, and a sub-report in a context is numbered by its community. */
@@ -41,16 +57,47 @@ function withoutHid(report: ReportRecord): ReportRecord {
 /** The previous run's reports by the hash of their inputs, handed out again to communities with the same inputs. */
 class EarlierReports {
   private readonly byInputs = new Map<string, ReportRecord>();
+  private readonly citationsByInputs = new Map<string, Array<[string, string, string]>>();
   /** The inputs hash of every report of this run, by community id: what the next run compares with. */
   readonly inputs = new Map<string, string>();
+  /** What every LLM report of this run cites, by community id. */
+  readonly citations = new Map<string, Array<[string, string, string]>>();
   reused = 0;
 
   constructor(previous: readonly ReportRecord[], stored: StoredReportInputs | undefined) {
     if (stored?.version !== 1) return;
     for (const report of previous) {
       const inputs = stored.byCommunity[report.communityId];
-      if (inputs !== undefined) this.byInputs.set(inputs, report);
+      if (inputs === undefined) continue;
+      this.byInputs.set(inputs, report);
+      const cited = stored.citations?.[report.communityId];
+      if (cited !== undefined) this.citationsByInputs.set(inputs, cited);
     }
+  }
+
+  /**
+   * The LLM report for a context with these labels: a kept one has its references renumbered from the labels its
+   * context showed then to the labels this context shows the same records under (display numbers shift when rows
+   * are inserted before them). Records what it cites for the next run.
+   */
+  cite(report: ReportRecord, inputs: string, kept: boolean, labels: ReadonlyArray<{ table: string; label: string; id: string }>): ReportRecord {
+    const labelOf = new Map(labels.map((row) => [`${row.table}\u0000${row.id}`, row.label]));
+    const idOf = new Map(labels.map((row) => [`${row.table}\u0000${row.label}`, row.id]));
+    let current = report;
+    if (kept) {
+      const earlierIds = new Map((this.citationsByInputs.get(inputs) ?? []).map(([table, label, id]) => [`${table}\u0000${label}`, id]));
+      current = renumberReport(report, (table, label) => {
+        const id = earlierIds.get(`${table}\u0000${label}`);
+        return id === undefined ? undefined : labelOf.get(`${table}\u0000${id}`);
+      });
+    }
+    const cited: Array<[string, string, string]> = [];
+    for (const [table, label] of citedDataReferences(current.fullContent)) {
+      const id = idOf.get(`${table}\u0000${label}`);
+      if (id !== undefined) cited.push([table, label, id]);
+    }
+    this.citations.set(report.communityId, cited);
+    return current;
   }
 
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
@@ -69,7 +116,12 @@ class EarlierReports {
       const inputs = this.inputs.get(report.communityId);
       if (inputs !== undefined) byCommunity[report.communityId] = inputs;
     }
-    return { version: 1, byCommunity };
+    const citations: Record<string, Array<[string, string, string]>> = {};
+    for (const report of reports) {
+      const cited = this.citations.get(report.communityId);
+      if (cited !== undefined && cited.length > 0) citations[report.communityId] = cited;
+    }
+    return { version: 1, byCommunity, ...(Object.keys(citations).length > 0 ? { citations } : {}) };
   }
 }
 
@@ -214,11 +266,12 @@ async function llmReports(
         tokenizer,
         maxTokens: config.reports.maxInputTokens,
       });
-      const kept = earlier.take(contentId('report-inputs', settingsHash, reportContext.fingerprint), community);
+      const inputs = contentId('report-inputs', settingsHash, reportContext.fingerprint);
+      const kept = earlier.take(inputs, community);
       const counted = withCallCount(llm);
       let report: ReportRecord;
       if (kept) {
-        report = kept;
+        report = kept.generatedBy === 'llm' ? earlier.cite(kept, inputs, true, reportContext.labels) : kept;
       } else {
         const result = await generateCommunityReport(counted.model, {
           context: reportContext.text,
@@ -229,7 +282,12 @@ async function llmReports(
         });
         if (result.ok) {
           const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
-          report = { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null };
+          report = earlier.cite(
+            { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null },
+            inputs,
+            false,
+            reportContext.labels,
+          );
         } else {
           report = { ...extractive(community), rating: 0, error: result.error };
         }

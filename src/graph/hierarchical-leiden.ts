@@ -34,11 +34,11 @@ import { leiden } from './leiden.js';
  *    sub-communities of an unchanged community with unchanged members are the earlier ones, all the way down;
  *  - a community whose update leaves it whole (it grew past `maxClusterSize` out of one that was not split)
  *    is clustered afresh, as a fresh run would try to split it.
- * Unchanged graph and hierarchy in, the same hierarchy out. As a guard on quality, an updated level 0 is
- * compared with a fresh clustering of the whole graph and replaced by it when its quality (modularity) is lower
- * by more than `maxQualityLoss` of the fresh one's: a warm start with a move margin can fall behind on a graph
- * with weak structure that changed much, and then churn is the price of quality. The deeper levels are still
- * updated from the earlier ones.
+ * Unchanged graph and hierarchy in, the same hierarchy out. As a guard on quality, every clustering the update
+ * redoes (level 0 of the whole graph, or one community's split at a deeper level) is compared with a fresh
+ * clustering of the same graph and replaced by it when its quality (modularity) is lower by more than
+ * `maxQualityLoss` of the fresh one's: a warm start with a move margin can fall behind on a graph with weak
+ * structure that changed much, and then churn is the price of quality.
  */
 
 /** Defaults of {@link hierarchicalLeiden}. */
@@ -87,9 +87,9 @@ export interface HierarchicalLeidenOptions {
    */
   moveMargin?: number;
   /**
-   * When updating: level 0 is also clustered afresh (with a generator of its own from `seed`, so exactly as a
-   * fresh run would), and the fresh partition replaces the updated one when the updated one's quality is lower
-   * by more than this share of the fresh one's. @default 0.005
+   * When updating: every clustering the update redoes is also done afresh (with a generator of its own from
+   * `seed`; for level 0 exactly as a fresh run would), and the fresh partition replaces the updated one when the
+   * updated one's quality is lower by more than this share of the fresh one's. @default 0.005
    */
   maxQualityLoss?: number;
 }
@@ -256,11 +256,13 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
         // A community that grew past the cap from an earlier one that was not split: split it as a fresh run would.
         if (warm && parent !== null && result.count < 2) result = leiden(subgraph, leidenOptions);
         clustered = result;
-        if (warm && parent === null && Number.isFinite(maxQualityLoss)) {
+        // Every updated clustering, of the whole graph or of one community's subgraph, is held to a fresh one's quality:
+        // a warm start that fell behind at a deeper level would lower that level's modularity just the same.
+        if (warm && Number.isFinite(maxQualityLoss)) {
           const fresh = leiden(subgraph, { ...leidenOptions, random: createRandom(options.seed ?? hierarchicalLeidenDefaults.seed) });
           const keptFresh = result.quality < fresh.quality - maxQualityLoss * Math.abs(fresh.quality);
           if (keptFresh) clustered = fresh;
-          start?.onLevel0Check?.({ updated: result.quality, fresh: fresh.quality, keptFresh });
+          if (parent === null) start?.onLevel0Check?.({ updated: result.quality, fresh: fresh.quality, keptFresh });
         }
       }
       const { membership, count } = clustered;

@@ -234,7 +234,7 @@ export const communitiesConfigSchema = z
       .max(1)
       .default(0.005)
       .describe(
-        'An update checks its level 0 against a fresh clustering of the whole graph and uses the fresh one when the update\'s modularity is lower by more than this share',
+        'An update checks every clustering it redoes (level 0, and each community it splits again) against a fresh clustering of the same graph and uses the fresh one when the update\'s modularity is lower by more than this share',
       ),
     keepIdJaccard: z
       .number()

@@ -266,10 +266,11 @@ describe('estimateIndexCost against real standard runs of the sample corpus', ()
 });
 
 describe('estimateIndex on a workspace that already has an index', () => {
-  it('does not count chunks already extracted, and counts only the new document after one is added', async () => {
+  it('does not count chunks already extracted, and counts only the new document after one is added', async (t: TestContext) => {
     const llm = sampleModel();
     const kgrag = await createKgrag({ workspace: join(root, `ws-${workspaces++}`), env: {}, llm });
     try {
+      const firstBuild = await kgrag.estimateIndex(corpusFiles.slice(0, 34), { mode: 'standard' });
       await kgrag.index(corpusFiles.slice(0, 34), { mode: 'standard' });
       const calls = llm.calls.length;
       const unchanged = await kgrag.estimateIndex(corpusFiles.slice(0, 34), { mode: 'standard' });
@@ -294,11 +295,18 @@ describe('estimateIndex on a workspace that already has an index', () => {
       assert.equal(stepOf(grown, 'llm-extract').calls, 2);
       assert.equal(stepOf(grown, 'triples').calls, 2, 'OpenIE only for the new chunk');
       assert.ok(stepOf(grown, 'reports').calls > 0, 'the graph changes, so the later steps run again');
+      // An update redoes what it touches: summaries and reports are estimated from the new chunk, not the corpus.
+      for (const step of ['summarize', 'reports'] as const) {
+        assert.ok(stepOf(grown, step).calls < stepOf(firstBuild, step).calls / 2, `${step}: ${stepOf(grown, step).calls} for one document vs ${stepOf(firstBuild, step).calls} for the build`);
+        assert.match(stepOf(grown, step).basis, /new|update/);
+      }
       assert.equal(llm.calls.length, calls, 'no estimate called the model');
 
       await kgrag.index(corpusFiles, { mode: 'standard' });
-      const extractionCalls = (await kgrag.store.table('runs').get(['llm-extract']))[0]?.usage.llmCalls;
-      assert.equal(extractionCalls, 2, 'the real run extracted only the new chunk');
+      const runs = await kgrag.store.table('runs').get(['llm-extract', 'summarize', 'reports']);
+      const callsOf = (step: string): number => runs.find((run) => run.step === step)?.usage.llmCalls ?? 0;
+      assert.equal(callsOf('llm-extract'), 2, 'the real run extracted only the new chunk');
+      t.diagnostic(`adding one document: summaries ${stepOf(grown, 'summarize').calls} estimated, ${callsOf('summarize')} made; reports ${stepOf(grown, 'reports').calls} estimated, ${callsOf('reports')} made`);
     } finally {
       await kgrag.close();
     }

@@ -66,6 +66,14 @@ export const autokgConfig = z
       .enum(['argmax', 'balanced'])
       .default('argmax')
       .describe('Index setting: Laplace membership rule: "argmax" = reference u ≥ 0.5; "balanced" = u ≥ positives/(positives+negatives), for small corpora (a few hundred chunks) where u rarely reaches 0.5; too broad on large ones'),
+    reclusterShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe(
+        'Index setting: an update keeps the clusters and names again only the clusters whose members changed, until more than this share of the chunks of the last full clustering has been added or removed since; then it clusters from scratch. 0 always re-clusters (an index equal to a fresh build)',
+      ),
     s0t: searchCount('Texts nearest the query (paper 15)'),
     s1k: searchCount('Keywords nearest the query (paper 5, notebook 7)'),
     s1t: searchCount('Texts of each similar keyword (paper 3)'),
@@ -101,6 +109,7 @@ export const autokgIndexSettings = [
   'negatives',
   'cap',
   'membership',
+  'reclusterShare',
 ] as const;
 
 /** The search counts of a call: its explicit counts over the variant's preset (`paper` when none). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { clusterTfidfKeywords, type PhraseOccurrence } from './cluster-tfidf-keywords.js';
+import { clusterTfidfKeywords, clusterTfidfKeywordsByCluster, type PhraseOccurrence } from './cluster-tfidf-keywords.js';
 
 const mention = (surface: string): PhraseOccurrence => ({ key: surface.toLowerCase(), surface, kind: /^\p{Lu}/u.test(surface) ? 'proper' : 'phrase' });
 
@@ -47,5 +47,30 @@ describe('clusterTfidfKeywords', () => {
     const repeated = [[mention('soap bucket'), mention('soap bucket'), mention('soap bucket')], [mention('car wash')], [mention('car wash')]];
     const keywords = clusterTfidfKeywords(repeated, [{ assignments: Int32Array.from([0, 0, 0]), clusters: 1 }]);
     assert.deepEqual(keywords, ['car wash']);
+  });
+
+  test('kept clusters keep their keywords; the others are chosen avoiding every other cluster\'s keywords', () => {
+    const full = clusterTfidfKeywordsByCluster(phrases, [clustering], { keywordsPerCluster: 2 });
+    assert.deepEqual(full.byCluster, [
+      [
+        [
+          { key: 'car wash', surface: 'car wash' },
+          { key: 'soap bucket', surface: 'soap bucket' },
+        ],
+        [
+          { key: 'fishing boat', surface: 'fishing boat' },
+          { key: 'harbour wall', surface: 'harbour wall' },
+        ],
+      ],
+    ]);
+    // The second cluster keeps what it had (even a phrase it would not choose now); the first avoids it.
+    const kept = [undefined, [{ key: 'car wash', surface: 'Car Wash' }]];
+    const updated = clusterTfidfKeywordsByCluster(phrases, [{ ...clustering, kept }], { keywordsPerCluster: 2 });
+    assert.deepEqual(updated.byCluster[0]?.[1], [{ key: 'car wash', surface: 'Car Wash' }]);
+    assert.deepEqual(
+      updated.byCluster[0]?.[0]?.map((keyword) => keyword.key),
+      ['soap bucket', 'kestermouth'],
+    );
+    assert.deepEqual(updated.keywords, ['soap bucket', 'Kestermouth', 'Car Wash']);
   });
 });

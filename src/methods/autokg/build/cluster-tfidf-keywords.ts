@@ -22,6 +22,13 @@ import { filterKeywords } from './filter-keywords.js';
  * name, "Chandler" of "Chandler Row"). Single words matter doubly because the substring filter keeps the
  * shorter keyword: a stray "Row" would delete every "… Row" street.
  *
+ * After a small change of the corpus the clusters whose members did not change keep their keywords (`kept`), and
+ * the others are chosen again with the corpus statistics of now; their avoid list is then every other cluster's
+ * current keywords, not the earlier clusters' (the order of a chain means nothing once the earlier clusters are not
+ * chosen again). The corpus statistics f(t) and A move with every change, so the kept clusters' keywords are not
+ * what a fresh choice would give; the keywords step re-clusters (and chooses every cluster again) past
+ * `methods.autokg.reclusterShare`.
+ *
  * Defaults: l1 = 10 keywords per cluster, l2 = 3 words, minCount 2, minChunks 2.
  */
 
@@ -50,11 +57,41 @@ export interface ClusterTfidfKeywordsOptions {
   texts?: readonly string[];
 }
 
+/** One keyword chosen for a cluster: the phrase key and the form it is written in. */
+export interface TfidfKeyword {
+  key: string;
+  surface: string;
+}
+
+/** A clustering of the chunks (`assignments[chunk]` = cluster) whose clusters get keywords. */
+export interface TfidfClustering {
+  assignments: Int32Array;
+  clusters: number;
+  /**
+   * Keywords to keep, by cluster: a cluster with an entry keeps it and is not chosen again; the others avoid every
+   * other cluster's keywords. Without it every cluster is chosen, in order, each avoiding the earlier ones'.
+   */
+  kept?: ReadonlyArray<readonly TfidfKeyword[] | undefined>;
+}
+
+/** Keywords of the chunks' clusters, and of the whole corpus. */
+export interface ClusterTfidfKeywordsResult {
+  /** Per clustering, per cluster: its keywords in rank order (kept ones as given). */
+  byCluster: TfidfKeyword[][][];
+  /** All clusters' keywords, united and filtered like the LLM's. */
+  keywords: string[];
+}
+
 /**
  * Keywords from the noun phrases of every chunk (`phrases[chunk]`) and one or more clusterings of the
  * chunks (`assignments[chunk]` = cluster). Deterministic.
  */
-export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccurrence[]>, clusterings: ReadonlyArray<{ assignments: Int32Array; clusters: number }>, options: ClusterTfidfKeywordsOptions = {}): string[] {
+export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccurrence[]>, clusterings: readonly TfidfClustering[], options: ClusterTfidfKeywordsOptions = {}): string[] {
+  return clusterTfidfKeywordsByCluster(phrases, clusterings, options).keywords;
+}
+
+/** {@link clusterTfidfKeywords} with every cluster's keywords, and clusters that keep theirs (`kept`). */
+export function clusterTfidfKeywordsByCluster(phrases: ReadonlyArray<readonly PhraseOccurrence[]>, clusterings: readonly TfidfClustering[], options: ClusterTfidfKeywordsOptions = {}): ClusterTfidfKeywordsResult {
   const keywordsPerCluster = options.keywordsPerCluster ?? 10;
   const maxWords = options.maxWords ?? 3;
   const minCount = options.minCount ?? 2;
@@ -119,7 +156,7 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
     return best;
   };
 
-  const chosen: string[] = [];
+  const byCluster: TfidfKeyword[][][] = [];
   for (const clustering of clusterings) {
     const counts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
     const chunkCounts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
@@ -133,19 +170,41 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
       mentions += ids.length;
     });
     const average = mentions / Math.max(1, clustering.clusters);
-    const used = new Set<number>();
+    const { kept } = clustering;
+    const current: TfidfKeyword[][] = counts.map((_, clusterIndex) => [...(kept?.[clusterIndex] ?? [])]);
+    // A full choice avoids the earlier clusters' phrases; an update avoids every other cluster's current ones.
+    const chainUsed = new Set<number>();
+    const usedBy = (clusterIndex: number): Set<number> => {
+      if (kept === undefined) return chainUsed;
+      const used = new Set<number>();
+      current.forEach((keywords, other) => {
+        if (other === clusterIndex) return;
+        for (const keyword of keywords) {
+          const id = idOf.get(keyword.key);
+          if (id !== undefined) used.add(id);
+        }
+      });
+      return used;
+    };
     counts.forEach((cluster, clusterIndex) => {
+      if (kept?.[clusterIndex] !== undefined) return;
+      const used = usedBy(clusterIndex);
       const clusterChunks = chunkCounts[clusterIndex] as Map<number, number>;
       const ranked = [...cluster.entries()]
         .filter(([id, count]) => count >= minCount && (clusterChunks.get(id) ?? 0) >= minChunks && eligible[id] === true && !used.has(id))
         .map(([id, count]) => ({ id, score: count * Math.log(1 + average / (corpusFrequency[id] as number)) }))
         .sort((left, right) => right.score - left.score || ((keys[left.id] as string) < (keys[right.id] as string) ? -1 : 1))
         .slice(0, keywordsPerCluster);
-      for (const { id } of ranked) {
-        used.add(id);
-        chosen.push(surfaceOf(id));
-      }
+      current[clusterIndex] = ranked.map(({ id }) => ({ key: keys[id] as string, surface: surfaceOf(id) }));
+      if (kept === undefined) for (const { id } of ranked) chainUsed.add(id);
     });
+    byCluster.push(current);
   }
-  return filterKeywords(chosen, { maxWords });
+  return {
+    byCluster,
+    keywords: filterKeywords(
+      byCluster.flatMap((clusters) => clusters.flatMap((keywords) => keywords.map((keyword) => keyword.surface))),
+      { maxWords },
+    ),
+  };
 }

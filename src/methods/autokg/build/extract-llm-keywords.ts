@@ -1,13 +1,10 @@
 import { appendAll } from '../../../core/append-all.js';
 import { maxOf } from '../../../core/max-of.js';
-import { fillPrompt, type PromptLibrary } from '../../../core/prompt-library.js';
-import { createRandom, type Random } from '../../../core/random.js';
+import { createRandom } from '../../../core/random.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
-import type { Tokenizer } from '../../../text/tokenizer.js';
 import type { ChunkClusteringMethod } from './cluster-chunk-embeddings.js';
 import { filterKeywords } from './filter-keywords.js';
-import { autoKgKeywordPrompts } from './keyword-prompts.js';
-import { parseKeywordReply } from './parse-keyword-reply.js';
+import { createLlmKeywordCalls, llmKeywordCallDefaults, type LlmKeywordCall, type LlmKeywordCallInput, type NamedCluster } from './llm-keyword-calls.js';
 
 /*
  * AutoKG's LLM keyword extraction (Chen & Bertozzi, arXiv 2311.14740 §3.1; wispcarey/AutoKG
@@ -39,35 +36,16 @@ import { parseKeywordReply } from './parse-keyword-reply.js';
  *
  * Defaults (paper / notebook): l1 = 10, l2 = 3, m = 300, prompt budget 7,400 tokens (the reference's gpt-4
  * `max_num_tokens − 500`), extraction replies ≤ 200 tokens.
+ *
+ * Besides the keywords, the result keeps what an update needs to name only the clusters whose members changed
+ * (update-llm-keywords.ts): every cluster's refined keywords and shown chunks, and the input and output of each
+ * list refinement and of the final passes.
  */
 
 /** Defaults of {@link extractLlmKeywords}. */
-export const extractLlmKeywordsDefaults = {
-  topic: 'the main subjects of the documents',
-  keywordsPerCluster: 10,
-  maxWords: 3,
-  avoidSample: 300,
-  language: 'English',
-  maxPromptTokens: 7400,
-  /** `summary_contents` max_tokens. */
-  maxReplyTokens: 200,
-} as const;
+export const extractLlmKeywordsDefaults = llmKeywordCallDefaults;
 
-/** Settings of {@link extractLlmKeywords}. */
-export interface LlmKeywordSettings {
-  /** Main topic named in every prompt. */
-  topic?: string;
-  /** l1: keywords asked per cluster. @default 10 */
-  keywordsPerCluster?: number;
-  /** l2: words per keyword at most. @default 3 */
-  maxWords?: number;
-  /** m: previous keywords sampled into the avoid list. @default 300 */
-  avoidSample?: number;
-  /** @default 'English' */
-  language?: string;
-  /** Token budget of one extraction prompt. @default 7400 */
-  maxPromptTokens?: number;
-}
+export type { LlmKeywordCall, LlmKeywordSettings, NamedCluster } from './llm-keyword-calls.js';
 
 /** The chunks of one clustering shown to the model, cluster by cluster. */
 export interface ClusterSelection {
@@ -77,9 +55,8 @@ export interface ClusterSelection {
 }
 
 /** Input of {@link extractLlmKeywords}. */
-export interface LlmKeywordInput {
+export interface LlmKeywordInput extends LlmKeywordCallInput {
   selections: readonly ClusterSelection[];
-  chunkTexts: readonly string[];
   /**
    * Content hashes of `chunkTexts`, position by position, to tag the cached replies (`ChatRequest.sources`): a
    * cluster's extraction and refinement name the chunks its clustering has shown so far (its prompt holds its own
@@ -87,23 +64,14 @@ export interface LlmKeywordInput {
    * @default none
    */
   chunkSources?: readonly string[];
-  tokenizer: Tokenizer;
-  prompts: PromptLibrary;
-  settings?: LlmKeywordSettings;
   /** Seed of the avoid-list sampling. */
   seed: number;
-  abortSignal?: AbortSignal;
 }
 
-/** One model call of the extraction, as kept for the index. */
-export interface LlmKeywordCall {
-  purpose: 'autokg-extract' | 'autokg-refine' | 'autokg-refine-all' | 'autokg-final';
-  /** Which clustering and cluster it served (−1: not one cluster). */
-  method: ChunkClusteringMethod | 'all';
-  cluster: number;
-  reply: string;
-  inputTokens: number;
-  outputTokens: number;
+/** A list the model rewrote: what it was given and what came back (after filtering). */
+export interface RewrittenList {
+  input: string[];
+  output: string[];
 }
 
 /** Result of {@link extractLlmKeywords}. */
@@ -111,6 +79,12 @@ export interface LlmKeywordResult {
   keywords: string[];
   /** Keywords of each clustering after its global refinement. */
   byMethod: Record<string, string[]>;
+  /** Per selection (in input order), per cluster: its refined keywords and shown chunks (none for an empty cluster). */
+  named: NamedCluster[][];
+  /** Per selection: the clustering's list and its refinement over the whole list. */
+  lists: RewrittenList[];
+  /** The united, filtered list and the final passes' keywords. */
+  final: RewrittenList;
   calls: LlmKeywordCall[];
   inputTokens: number;
   outputTokens: number;
@@ -133,144 +107,53 @@ export function paperTokenBound(parameters: { clusters: number; perCluster: numb
 
 /** Runs AutoKG's keyword extraction with `llm`. Deterministic given the model's replies. */
 export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordInput): Promise<LlmKeywordResult> {
-  const settings = { ...extractLlmKeywordsDefaults, ...input.settings };
-  const { prompts, tokenizer } = input;
+  const model = createLlmKeywordCalls(llm, input);
+  const { settings } = model;
   const calls: LlmKeywordCall[] = [];
-  let skippedChunks = 0;
 
-  // Each chain records into its own list, so the order of `calls` does not depend on reply timing.
-  const call = async (
-    log: LlmKeywordCall[],
-    purpose: LlmKeywordCall['purpose'],
-    method: LlmKeywordCall['method'],
-    cluster: number,
-    prompt: string,
-    maxOutputTokens: number,
-    shown: ReadonlySet<number>,
-  ): Promise<string> => {
-    const result = await llm.generate({
-      messages: [{ role: 'user', content: prompt }],
-      temperature: 0,
-      maxOutputTokens,
-      purpose,
-      priority: 'batch',
-      ...(input.chunkSources === undefined ? {} : { sources: sourcesOf(shown) }),
-      ...(input.abortSignal === undefined ? {} : { abortSignal: input.abortSignal }),
-    });
-    log.push({ purpose, method, cluster, reply: result.text, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
-    return result.text;
-  };
-  const sourcesOf = (shown: ReadonlySet<number>): string[] => {
-    const hashes = new Set<string>();
-    for (const chunk of shown) {
-      const hash = input.chunkSources?.[chunk];
-      if (hash !== undefined) hashes.add(hash);
-    }
-    return [...hashes].sort();
-  };
-  const refine = async (
-    log: LlmKeywordCall[],
-    purpose: 'autokg-refine' | 'autokg-refine-all',
-    method: LlmKeywordCall['method'],
-    cluster: number,
-    keywords: readonly string[],
-    shown: ReadonlySet<number>,
-  ): Promise<string[]> => {
-    if (keywords.length === 0) return [];
-    const list = keywords.join(', ');
-    const prompt = fillPrompt(prompts.text(autoKgKeywordPrompts.refine), { main_topic: settings.topic, max_words: String(settings.maxWords), keywords: list });
-    // The reference allows as many output tokens as the input list has; a little slack for the separators.
-    const reply = await call(log, purpose, method, cluster, prompt, tokenizer.count(list) + 16, shown);
-    return parseKeywordReply(reply);
-  };
-
-  const chunkText = (chunk: number): string => `* ${input.chunkTexts[chunk] ?? ''}\n`;
-  // Token counts of shown chunks, needed on the chain before each prompt: counted once (both clusterings
-  // show most chunks), the next cluster's while the current request is out.
-  const chunkTokens = new Map<number, number>();
-  const chunkCost = (chunk: number): number => {
-    let cost = chunkTokens.get(chunk);
-    if (cost === undefined) chunkTokens.set(chunk, (cost = tokenizer.count(chunkText(chunk))));
-    return cost;
-  };
-  const countLater = (chunks: Int32Array | undefined): void => {
-    if (chunks !== undefined) setImmediate(() => chunks.forEach((chunk) => chunkCost(chunk)));
-  };
   // Chunks shown by every chain: the final passes read keywords drawn from all of them.
   const shownAnywhere = new Set<number>();
-  const runChain = async (selection: ClusterSelection, random: Random, log: LlmKeywordCall[]): Promise<string[]> => {
+  const runChain = async (selection: ClusterSelection, seed: number, log: LlmKeywordCall[]): Promise<{ named: NamedCluster[]; list: RewrittenList }> => {
+    const random = createRandom(seed);
     let found: string[] = [];
     const shownInChain = new Set<number>();
+    const named: NamedCluster[] = [];
     for (const [cluster, chunks] of selection.clusters.entries()) {
-      if (chunks.length === 0) continue;
-      const avoid = sampleInOrder(found, settings.avoidSample, random).join(',');
-      const values = { main_topic: settings.topic, num_keywords: String(settings.keywordsPerCluster), max_words: String(settings.maxWords), language: settings.language, avoid };
-      const template = prompts.text(autoKgKeywordPrompts.extract);
-      let budget = settings.maxPromptTokens - tokenizer.count(fillPrompt(template, { ...values, texts: '' }));
-      const texts: string[] = [];
-      for (const chunk of chunks) {
-        const cost = chunkCost(chunk);
-        if (cost > budget) {
-          skippedChunks++;
-          continue;
-        }
-        budget -= cost;
-        texts.push(chunkText(chunk));
-        shownInChain.add(chunk);
-        shownAnywhere.add(chunk);
+      if (chunks.length === 0) {
+        named.push({ keywords: [], shown: [] });
+        continue;
       }
-      const extraction = call(log, 'autokg-extract', selection.method, cluster, fillPrompt(template, { ...values, texts: texts.join('') }), extractLlmKeywordsDefaults.maxReplyTokens, shownInChain);
-      countLater(selection.clusters[cluster + 1]);
-      const reply = await extraction;
-      const refined = await refine(log, 'autokg-refine', selection.method, cluster, parseKeywordReply(reply), shownInChain);
-      found = filterKeywords([...found, ...refined], { substringFilter: false });
+      const result = await model.nameCluster(log, selection.method, cluster, chunks, found, random, shownInChain, selection.clusters[cluster + 1]);
+      for (const chunk of result.shown) shownAnywhere.add(chunk);
+      named.push(result);
+      found = filterKeywords([...found, ...result.keywords], { substringFilter: false });
     }
-    return filterKeywords(await refine(log, 'autokg-refine-all', selection.method, -1, found, shownInChain), { substringFilter: false });
+    const output = filterKeywords(await model.refine(log, 'autokg-refine-all', selection.method, -1, found, shownInChain), { substringFilter: false });
+    return { named, list: { input: found, output } };
   };
 
   // One generator per clustering, so the chains' samples do not depend on which reply arrives first.
   const logs = input.selections.map((): LlmKeywordCall[] => []);
-  const lists = await Promise.all(input.selections.map((selection, index) => runChain(selection, createRandom(input.seed + index), logs[index] as LlmKeywordCall[])));
+  const chains = await Promise.all(input.selections.map((selection, index) => runChain(selection, input.seed + index, logs[index] as LlmKeywordCall[])));
   for (const log of logs) appendAll(calls, log);
   const byMethod: Record<string, string[]> = {};
-  input.selections.forEach((selection, index) => (byMethod[selection.method] = lists[index] as string[]));
+  input.selections.forEach((selection, index) => (byMethod[selection.method] = (chains[index] as (typeof chains)[number]).list.output));
 
-  const united = filterKeywords(lists.flat(), { maxWords: settings.maxWords });
-  let current = united;
+  const united = filterKeywords(chains.flatMap((chain) => chain.list.output), { maxWords: settings.maxWords });
   const finalStart = calls.length;
-  for (const template of [autoKgKeywordPrompts.finalMerge, autoKgKeywordPrompts.finalSplit, autoKgKeywordPrompts.finalDelete]) {
-    if (current.length === 0) break;
-    const list = current.join(', ');
-    const reply = await call(calls, 'autokg-final', 'all', -1, fillPrompt(prompts.text(template), { max_words: String(settings.maxWords), keywords: list }), tokenizer.count(list) + 16, shownAnywhere);
-    const parsed = parseKeywordReply(reply);
-    // An empty or unusable reply keeps the list it was given rather than losing every keyword.
-    if (parsed.length > 0) current = parsed;
-  }
+  const keywords = filterKeywords(await model.finalPasses(calls, united, shownAnywhere), { maxWords: settings.maxWords });
   const finalCalls = calls.slice(finalStart);
   return {
     criticalPath: Math.max(0, maxOf(logs.map((log) => log.length))) + finalCalls.length,
-    keywords: filterKeywords(current, { maxWords: settings.maxWords }),
+    keywords,
     byMethod,
+    named: chains.map((chain) => chain.named),
+    lists: chains.map((chain) => chain.list),
+    final: { input: united, output: keywords },
     calls,
     inputTokens: calls.reduce((sum, entry) => sum + entry.inputTokens, 0),
     outputTokens: calls.reduce((sum, entry) => sum + entry.outputTokens, 0),
     finalPassTokens: finalCalls.reduce((sum, entry) => sum + entry.inputTokens + entry.outputTokens, 0),
-    skippedChunks,
+    skippedChunks: model.skippedChunks(),
   };
-}
-
-/** At most `count` items drawn without replacement, in their original order. */
-function sampleInOrder(items: readonly string[], count: number, random: Random): string[] {
-  if (items.length <= count) return [...items];
-  const indices = items.map((_, index) => index);
-  for (let draw = 0; draw < count; draw++) {
-    const pick = draw + Math.floor(random() * (indices.length - draw));
-    const value = indices[pick] as number;
-    indices[pick] = indices[draw] as number;
-    indices[draw] = value;
-  }
-  return indices
-    .slice(0, count)
-    .sort((left, right) => left - right)
-    .map((index) => items[index] as string);
 }

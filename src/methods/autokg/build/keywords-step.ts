@@ -4,19 +4,22 @@ import { createRandom } from '../../../core/random.js';
 import type { ExtractionRecord, KeywordChunkRecord, KeywordEdgeRecord, KeywordRecord } from '../../../core/types.js';
 import { buildKeywordGraph } from './build-keyword-graph.js';
 import { clusterChunkEmbeddings, type ChunkClustering } from './cluster-chunk-embeddings.js';
-import { clusterTfidfKeywords, type PhraseOccurrence } from './cluster-tfidf-keywords.js';
-import { extractLlmKeywords, paperTokenBound, type LlmKeywordCall } from './extract-llm-keywords.js';
+import { clusterTfidfKeywordsByCluster } from './cluster-tfidf-keywords.js';
+import { extractLlmKeywords, paperTokenBound, type LlmKeywordCall, type LlmKeywordResult, type NamedCluster, type RewrittenList } from './extract-llm-keywords.js';
 import { autoKgKeywordTemplates } from './keyword-prompts.js';
 import { selectClusterChunks } from './select-cluster-chunks.js';
-import { extractNounPhrases, nounPhraseExtractorVersion, primeNounPhraseExtractor, type PhraseExtraction } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
+import { nounPhraseExtractorVersion } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
+import { chunkNounPhrases, staleNounPhraseRecords } from './chunk-noun-phrases.js';
+import { encodeKeywordClusterState, keywordClusterStateKey, readKeywordClusterState, type KeywordClusterState, type StoredKeywordClustering } from './keyword-cluster-state.js';
+import { updateChunkClustering } from './update-chunk-clustering.js';
+import { updateLlmKeywords } from './update-llm-keywords.js';
 import { decodeChunkKnnGraph } from './chunk-knn-graph-codec.js';
 import { embedInBatches } from '../../../providers/embed/embed-in-batches.js';
-import type { PipelineStep, StepContext, StepCostInput } from '../../../pipeline/pipeline-step.js';
+import type { PipelineStep, StepCostInput } from '../../../pipeline/pipeline-step.js';
 import { chunkKnnGraphBlobKey } from './knn-graph-step.js';
 import { autokgIndexSettings, type AutokgConfig } from '../config.js';
 import { estimateKeywordsCost } from './estimate-keywords-cost.js';
 import { promptsHash } from '../../../pipeline/steps/llm-extract-step.js';
-import { nounPhraseExtractor } from '../../../pipeline/steps/nlp-extract-step.js';
 
 /** The index settings of `autokg`: what the `knn-graph` and `keywords` steps are built with. */
 export type AutokgIndexSettings = Pick<AutokgConfig, (typeof autokgIndexSettings)[number]>;
@@ -52,20 +55,27 @@ export interface StoredKeywordExtraction {
  *    (a row of W is `where('a', [keyword])`);
  *  - vectors `keywords`.
  * The LLM run (its replies and keywords) is kept in `extractions` under {@link autoKgKeywordsExtractor},
- * keyed by a hash of the prompts, model, settings and chunk graph, so a re-run with another kernel or cap
- * calls no model; calls of an interrupted run are in the LLM cache as they complete.
+ * keyed by a hash of the prompts, model, settings and chunk graph; calls of an interrupted run are in the LLM cache
+ * as they complete. The clusters and their keywords are kept in the blob {@link keywordClusterStateKey}, so a re-run
+ * with another kernel or cap calls no model, and a change of the chunks keeps the clustering
+ * (update-chunk-clustering.ts) and names again only the clusters whose members changed (update-llm-keywords.ts,
+ * or c-TF-IDF for those clusters) — until more than `reclusterShare` of the chunks of the last full clustering
+ * were added or removed since, when the step clusters and names everything from scratch, as a fresh build does.
  */
 export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConfig): PipelineStep {
   const useLlm = mode === 'standard';
   // Only the index settings change what the step writes; the search parameters of the same schema do not.
   const settings = Object.fromEntries(autokgIndexSettings.map((key) => [key, config[key]])) as AutokgIndexSettings;
+  // The recluster rule only chooses, on a later change, between keeping the clusters and clustering again; a run from
+  // the same state writes the same with any share, so changing it re-runs nothing.
+  const { reclusterShare, ...fingerprinted } = settings;
   return {
     name: 'keywords',
     // 2: LLM-free keywords drop non-name single words and need two chunks of the cluster.
     version: 2,
     reads: ['embed-chunks', 'knn-graph'],
     settings: (workspaceConfig, environment) => ({
-      autokg: settings,
+      autokg: fingerprinted,
       seed: workspaceConfig.seed,
       keywords: useLlm ? { model: environment.llmModel, prompts: promptsHash(environment.prompts, autoKgKeywordTemplates, null) } : { nounPhrases: nounPhraseExtractorVersion },
     }),
@@ -92,21 +102,61 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       const chunkVectors = { rows: chunkIds.length, cols: dimensions, data };
       const total = 4;
       const started = performance.now();
+      const llm = useLlm ? context.llm : undefined;
+      const naming = llm ? 'llm' : 'tfidf';
 
-      // Spectral first, as in the reference notebook: the avoid lists and the union order follow it.
-      const clusterOptions = { clusters: settings.clusters, spectralNeighbours: Math.min(settings.spectralNeighbours, settings.neighbours), seed: config.seed };
-      const clusterings: ChunkClustering[] =
-        chunkIds.length > 0 && dimensions > 0 ? [clusterChunkEmbeddings('spectral', chunkVectors, graph, clusterOptions), clusterChunkEmbeddings('k-means', chunkVectors, undefined, clusterOptions)] : [];
+      // The clusters of the last run are kept while the corpus has moved little since its last full clustering.
+      const { embeddings } = config;
+      const stateSettings = contentId(
+        'autokg-keyword-state',
+        JSON.stringify({
+          naming,
+          autokg: Object.fromEntries(keywordStateSettings.map((key) => [key, settings[key]])),
+          seed: config.seed,
+          embeddings: { provider: embeddings.provider, model: embeddings.model, dimensions: embeddings.dimensions ?? null, documentPrefix: embeddings.documentPrefix },
+          keywords: llm ? { model: llm.modelId, prompts: promptsHash(context.prompts, autoKgKeywordTemplates, null) } : { nounPhrases: nounPhraseExtractorVersion },
+        }),
+      );
+      const previous = usableState(await readKeywordClusterState(store), stateSettings, naming);
+      let update: { previous: KeywordClusterState; changed: Uint8Array[]; added: number; removed: number } | undefined;
+      let clusterings: ChunkClustering[] = [];
+      if (previous && chunkIds.length > 0 && dimensions > 0) {
+        const current = new Set(chunkIds);
+        const before = new Set(previous.chunkIds);
+        const added = chunkIds.filter((id) => !before.has(id)).length;
+        const removed = previous.chunkIds.filter((id) => !current.has(id)).length;
+        if ((previous.changedChunks + added + removed) / Math.max(1, previous.baseChunks) <= reclusterShare) {
+          const updated = previous.clusterings.map((stored) => updateChunkClustering({ ...stored, chunkIds: previous.chunkIds }, chunkIds, chunkVectors));
+          if (updated.every((entry) => entry !== undefined)) {
+            clusterings = updated.map((entry) => entry.clustering);
+            update = { previous, changed: updated.map((entry) => entry.changed), added, removed };
+          }
+        }
+      }
+      if (!update && chunkIds.length > 0 && dimensions > 0) {
+        // Spectral first, as in the reference notebook: the avoid lists and the union order follow it.
+        const clusterOptions = { clusters: settings.clusters, spectralNeighbours: Math.min(settings.spectralNeighbours, settings.neighbours), seed: config.seed };
+        clusterings = [clusterChunkEmbeddings('spectral', chunkVectors, graph, clusterOptions), clusterChunkEmbeddings('k-means', chunkVectors, undefined, clusterOptions)];
+      }
       const clusterMs = performance.now() - started;
       context.progress(1, total, 'phases');
 
-      const counts: Record<string, number> = { chunks: chunkIds.length, clusters: clusterings.reduce((sum, clustering) => sum + clustering.clusters, 0) };
+      const renamed = update ? update.changed.reduce((sum, flags) => sum + flags.reduce((count, flag) => count + flag, 0), 0) : clusterings.reduce((sum, clustering) => sum + clustering.clusters, 0);
+      const counts: Record<string, number> = {
+        chunks: chunkIds.length,
+        clusters: clusterings.reduce((sum, clustering) => sum + clustering.clusters, 0),
+        reclustered: update ? 0 : 1,
+        addedChunks: update?.added ?? 0,
+        removedChunks: update?.removed ?? 0,
+        renamedClusters: renamed,
+      };
       let keywords: string[];
-      let created: ExtractionRecord | undefined;
+      let named: StatePart[] = clusterings.map(() => ({}));
+      let final: RewrittenList | undefined;
+      let created: ExtractionRecord[] = [];
       let staleIds: string[] = [];
       const keywordStart = performance.now();
-      if (useLlm && context.llm) {
-        const llm = context.llm;
+      if (llm) {
         const extraction = {
           topic: settings.topic,
           clusters: settings.clusters,
@@ -125,53 +175,97 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         };
         const hash = promptsHash(context.prompts, autoKgKeywordTemplates, extraction);
         const storedRecords = await store.table('extractions').where('extractor', [autoKgKeywordsExtractor]);
-        const reused = storedRecords.find((record) => record.promptHash === hash);
-        staleIds = storedRecords.filter((record) => record.promptHash !== hash).map((record) => record.id);
+        const callInput = {
+          chunkTexts,
+          chunkSources: chunkTexts.map((text) => sha256(text)),
+          tokenizer: context.tokenizer,
+          prompts: context.prompts,
+          settings: {
+            topic: settings.topic,
+            keywordsPerCluster: settings.keywordsPerCluster,
+            maxWords: settings.maxWords,
+            avoidSample: settings.avoidSample,
+            language: settings.language,
+            maxPromptTokens: settings.maxPromptTokens,
+          },
+          seed: config.seed,
+          ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+        };
+        const selectionsOf = (): Int32Array[][] => {
+          const random = createRandom(config.seed);
+          return clusterings.map((clustering) => selectClusterChunks(clustering, { perCluster: settings.chunksPerCluster, sampling: settings.sampling, random }));
+        };
+        const reused = update ? undefined : storedRecords.find((record) => record.promptHash === hash);
         let stored: StoredKeywordExtraction;
-        if (reused) {
+        let result: LlmKeywordResult | undefined;
+        if (update && renamed === 0) {
+          // Nothing the keywords were named from changed (another kernel, cap or membership rule): no call.
+          const { previous: state } = update;
+          keywords = state.keywords;
+          named = state.clusterings.map((clustering) => ({ named: remapShown(clustering.named ?? [], state.chunkIds, rowOf), list: clustering.list as RewrittenList }));
+          final = state.final;
+          stored = (storedRecords[0]?.parsed as StoredKeywordExtraction | undefined) ?? { keywords, byMethod: {}, calls: [], inputTokens: 0, outputTokens: 0, finalPassTokens: 0, skippedChunks: 0 };
+          counts.llmCalls = 0;
+          counts.llmCriticalPath = 0;
+          counts.reusedCalls = storedRecords.reduce((sum, record) => sum + (record.parsed as StoredKeywordExtraction).calls.length, 0);
+        } else if (update) {
+          const { previous: state, changed } = update;
+          const selections = selectionsOf();
+          result = await updateLlmKeywords(llm, {
+            ...callInput,
+            clusterings: clusterings.map((clustering, index) => {
+              const storedClustering = state.clusterings[index] as StoredKeywordClustering;
+              const kept = remapShown(storedClustering.named ?? [], state.chunkIds, rowOf);
+              return {
+                method: clustering.method,
+                clusters: Array.from({ length: clustering.clusters }, (_, cluster) =>
+                  (changed[index] as Uint8Array)[cluster] === 1 ? { show: (selections[index] as Int32Array[])[cluster] ?? new Int32Array(0) } : { kept: kept[cluster] as NamedCluster },
+                ),
+                list: storedClustering.list as RewrittenList,
+              };
+            }),
+            final: state.final as RewrittenList,
+          });
+        } else if (reused) {
+          // The stored replies of this very graph: keywords without a call (the clusters' own keywords are not in the record).
           stored = reused.parsed as StoredKeywordExtraction;
+          keywords = stored.keywords;
+          staleIds = storedRecords.filter((record) => record.promptHash !== hash).map((record) => record.id);
           counts.llmCalls = 0;
           counts.llmCriticalPath = 0;
           counts.reusedCalls = stored.calls.length;
         } else {
-          const random = createRandom(config.seed);
-          const selections = clusterings.map((clustering) => ({
-            method: clustering.method,
-            clusters: selectClusterChunks(clustering, { perCluster: settings.chunksPerCluster, sampling: settings.sampling, random }),
-          }));
-          const result = await extractLlmKeywords(llm, {
-            selections,
-            chunkTexts,
-            chunkSources: chunkTexts.map((text) => sha256(text)),
-            tokenizer: context.tokenizer,
-            prompts: context.prompts,
-            settings: {
-              topic: settings.topic,
-              keywordsPerCluster: settings.keywordsPerCluster,
-              maxWords: settings.maxWords,
-              avoidSample: settings.avoidSample,
-              language: settings.language,
-              maxPromptTokens: settings.maxPromptTokens,
-            },
-            seed: config.seed,
-            ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-          });
-          const { calls, criticalPath, ...rest } = result;
+          const selections = selectionsOf();
+          result = await extractLlmKeywords(llm, { ...callInput, selections: clusterings.map((clustering, index) => ({ method: clustering.method, clusters: selections[index] as Int32Array[] })) });
+        }
+        if (result) {
+          const { calls, criticalPath, named: namedClusters, lists, final: finalList, ...rest } = result;
           stored = { ...rest, calls: calls.map(({ reply: _reply, ...call }) => call) };
-          created = {
-            id: contentId('extraction', corpusChunkId, autoKgKeywordsExtractor, hash),
-            chunkId: corpusChunkId,
-            extractor: autoKgKeywordsExtractor,
-            model: llm.modelId,
-            promptHash: hash,
-            raw: JSON.stringify(calls.map((call) => call.reply)),
-            parsed: stored,
-          };
+          keywords = result.keywords;
+          named = namedClusters.map((entries, index) => ({ named: entries, list: lists[index] as RewrittenList }));
+          final = finalList;
+          // The replies of this run replace the stored ones. An update that asked nothing still drops them when chunks
+          // changed: a removed chunk's text may be in a reply, and the keywords are kept in the cluster state.
+          if (calls.length > 0) {
+            created = [
+              {
+                id: contentId('extraction', corpusChunkId, autoKgKeywordsExtractor, hash),
+                chunkId: corpusChunkId,
+                extractor: autoKgKeywordsExtractor,
+                model: llm.modelId,
+                promptHash: hash,
+                raw: JSON.stringify(calls.map((call) => call.reply)),
+                parsed: stored,
+              },
+            ];
+          }
+          staleIds = storedRecords.filter((record) => calls.length === 0 || record.promptHash !== hash).map((record) => record.id);
           counts.llmCalls = calls.length;
           counts.llmCriticalPath = criticalPath;
           counts.reusedCalls = 0;
         }
-        keywords = stored.keywords;
+        stored ??= { keywords: [], byMethod: {}, calls: [], inputTokens: 0, outputTokens: 0, finalPassTokens: 0, skippedChunks: 0 };
+        keywords ??= [];
         const longestChunk = chunkTexts.reduce((longest, text) => Math.max(longest, context.tokenizer.count(text)), 0);
         counts.tokensUsed = stored.inputTokens + stored.outputTokens;
         counts.tokenBound = paperTokenBound({
@@ -184,12 +278,43 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
           finalPassTokens: stored.finalPassTokens,
         });
         counts.skippedChunks = stored.skippedChunks;
+      } else if (update && renamed === 0) {
+        keywords = update.previous.keywords;
+        named = update.previous.clusterings.map((clustering) => ({ tfidf: clustering.tfidf ?? [] }));
       } else {
-        keywords = clusterTfidfKeywords(await chunkPhrases(context, chunkIds, chunkTexts), clusterings, { keywordsPerCluster: settings.keywordsPerCluster, maxWords: settings.maxWords, texts: chunkTexts });
+        const phrases = await chunkNounPhrases(store, chunkIds, chunkTexts);
+        created = phrases.created;
+        staleIds = phrases.staleIds;
+        const previousClusterings = update?.previous.clusterings;
+        const result = clusterTfidfKeywordsByCluster(
+          phrases.phrases,
+          clusterings.map((clustering, index) => {
+            const changed = update?.changed[index];
+            const stored = previousClusterings?.[index]?.tfidf;
+            if (changed === undefined || stored === undefined) return clustering;
+            return { ...clustering, kept: stored.map((pairs, cluster) => (changed[cluster] === 1 ? undefined : pairs.map(([key, surface]) => ({ key, surface })))) };
+          }),
+          { keywordsPerCluster: settings.keywordsPerCluster, maxWords: settings.maxWords, texts: chunkTexts },
+        );
+        keywords = result.keywords;
+        named = result.byCluster.map((clusters) => ({ tfidf: clusters.map((entries) => entries.map((entry): [string, string] => [entry.key, entry.surface])) }));
+        counts.parsedChunks = created.length;
       }
+      // This step's noun phrases of chunks that are gone go with them, whatever named the clusters.
+      if (llm || (update && renamed === 0)) staleIds = [...staleIds, ...(await staleNounPhraseRecords(store, chunkIds))];
+      const state: KeywordClusterState = {
+        version: 1,
+        settings: stateSettings,
+        naming,
+        baseChunks: update ? update.previous.baseChunks : chunkIds.length,
+        changedChunks: update ? update.previous.changedChunks + update.added + update.removed : 0,
+        chunkIds,
+        clusterings: clusterings.map((clustering, index) => ({ method: clustering.method, clusters: clustering.clusters, assignments: Array.from(clustering.assignments), ...named[index] })),
+        ...(final === undefined ? {} : { final }),
+        keywords,
+      };
       const keywordMs = performance.now() - keywordStart;
       context.progress(2, total, 'phases');
-
       const embedded = keywords.length > 0 ? await embedInBatches(embedder, keywords, { batchSize: Math.min(config.embeddings.batchSize, embedder.maxBatchSize), inputType: 'document', ...(context.signal === undefined ? {} : { abortSignal: context.signal }) }) : [];
       const keywordVectors = new Float32Array(keywords.length * dimensions);
       embedded.forEach((vector, index) => keywordVectors.set(vector.subarray(0, dimensions), index * dimensions));
@@ -241,8 +366,9 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
           memberRecords.map((record) => `${record.keywordId}:${record.chunkId}:${record.score.toFixed(6)}`),
         ),
         async write(tx) {
-          if (created) await tx.table('extractions').upsert([created]);
+          await tx.table('extractions').upsert(created);
           await tx.table('extractions').deleteWhere('id', staleIds);
+          await tx.setBlob(keywordClusterStateKey, encodeKeywordClusterState(state));
           await tx.table('keywords').clear();
           await tx.table('keywordChunks').clear();
           await tx.table('keywordEdges').clear();
@@ -260,20 +386,37 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
   };
 }
 
-/**
- * Noun phrases of every chunk: the ones nlp-extract stored when it ran (fast mode) with the current
- * extractor version, else extracted here (not stored: the extractions belong to nlp-extract).
- */
-async function chunkPhrases(context: StepContext, chunkIds: readonly string[], chunkTexts: readonly string[]): Promise<PhraseOccurrence[][]> {
-  const version = String(nounPhraseExtractorVersion);
-  const stored = new Map<string, PhraseExtraction>();
-  for (const record of await context.store.table('extractions').where('extractor', [nounPhraseExtractor])) {
-    if (record.promptHash === version) stored.set(record.chunkId, record.parsed as PhraseExtraction);
-  }
-  const missing = chunkIds.flatMap((id, index) => (stored.has(id) ? [] : [chunkTexts[index] as string]));
-  if (missing.length > 0) primeNounPhraseExtractor(missing);
-  return chunkIds.map((id, index) => {
-    const extraction = stored.get(id) ?? extractNounPhrases(chunkTexts[index] as string);
-    return extraction.mentions.map((mention) => ({ key: mention.key, surface: mention.surface, kind: mention.kind }));
-  });
+/** The keyword-shaping settings a stored clustering was made with (not the kernel, memberships or the recluster rule). */
+const keywordStateSettings = [
+  'topic',
+  'clusters',
+  'chunksPerCluster',
+  'sampling',
+  'keywordsPerCluster',
+  'maxWords',
+  'avoidSample',
+  'language',
+  'maxPromptTokens',
+  'duplicateDistance',
+  'neighbours',
+  'spectralNeighbours',
+] as const satisfies ReadonlyArray<keyof AutokgIndexSettings>;
+
+/** What the state keeps of one clustering's naming: the LLM's clusters and list, or the c-TF-IDF keywords. */
+type StatePart = Pick<StoredKeywordClustering, 'named' | 'list' | 'tfidf'>;
+
+/** The stored state when an update can build on it: same settings and naming, both clusterings with their keywords. */
+function usableState(state: KeywordClusterState | undefined, settings: string, naming: KeywordClusterState['naming']): KeywordClusterState | undefined {
+  if (state === undefined || state.settings !== settings || state.naming !== naming || state.clusterings.length !== 2) return undefined;
+  const complete = state.clusterings.every((clustering) =>
+    naming === 'llm'
+      ? clustering.named?.length === clustering.clusters && clustering.list !== undefined && clustering.named.every((entry) => entry.shown.every((chunk) => chunk < state.chunkIds.length))
+      : clustering.tfidf?.length === clustering.clusters,
+  );
+  return complete && (naming === 'tfidf' || state.final !== undefined) ? state : undefined;
+}
+
+/** Stored clusters with their shown chunks moved from the stored chunk order to the current one (−1: gone). */
+function remapShown(named: ReadonlyArray<{ keywords: string[]; shown: number[] }>, storedIds: readonly string[], rowOf: ReadonlyMap<string, number>): NamedCluster[] {
+  return named.map((entry) => ({ keywords: entry.keywords, shown: entry.shown.map((chunk) => rowOf.get(storedIds[chunk] as string) ?? -1) }));
 }

@@ -37,8 +37,9 @@ import { leiden } from './leiden.js';
  * Unchanged graph and hierarchy in, the same hierarchy out. As a guard on quality, every clustering the update
  * redoes (level 0 of the whole graph, or one community's split at a deeper level) is compared with a fresh
  * clustering of the same graph and replaced by it when its quality (modularity) is lower by more than
- * `maxQualityLoss` of the fresh one's: a warm start with a move margin can fall behind on a graph with weak
- * structure that changed much, and then churn is the price of quality.
+ * `maxQualityLoss` (level 0) or `maxSplitQualityLoss` (a deeper split) of the fresh one's: a warm start with a
+ * move margin can fall behind on a graph with weak structure that changed much, and then churn is the price of
+ * quality.
  */
 
 /** Defaults of {@link hierarchicalLeiden}. */
@@ -61,6 +62,8 @@ export const hierarchicalLeidenDefaults = {
   moveMargin: 0,
   /** Quality an update's level 0 may lose against a fresh clustering before the fresh one is used instead. */
   maxQualityLoss: 0.005,
+  /** Quality an update's split of one community may lose against a fresh split of it. */
+  maxSplitQualityLoss: 0.05,
 } as const;
 
 /** Options of {@link hierarchicalLeiden} and {@link hierarchicalLeidenFromEdges}. */
@@ -92,6 +95,11 @@ export interface HierarchicalLeidenOptions {
    * updated one's quality is lower by more than this share of the fresh one's. @default 0.005
    */
   maxQualityLoss?: number;
+  /**
+   * The same check for the split of one community at a deeper level, against a fresh clustering of its subgraph: looser,
+   * since two fresh clusterings of a small subgraph differ by more than 0.5 % with the seed alone. @default 0.05
+   */
+  maxSplitQualityLoss?: number;
 }
 
 /** One community of the hierarchy; `parent` and `children` index into the returned array. */
@@ -224,6 +232,8 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
   if (!(maxLevels >= 1)) throw new RangeError(`hierarchicalLeiden: maxLevels must be ≥ 1, got ${maxLevels}`);
   const maxQualityLoss = options.maxQualityLoss ?? hierarchicalLeidenDefaults.maxQualityLoss;
   if (!(maxQualityLoss >= 0)) throw new RangeError(`hierarchicalLeiden: maxQualityLoss must be ≥ 0, got ${maxQualityLoss}`);
+  const maxSplitQualityLoss = options.maxSplitQualityLoss ?? hierarchicalLeidenDefaults.maxSplitQualityLoss;
+  if (!(maxSplitQualityLoss >= 0)) throw new RangeError(`hierarchicalLeiden: maxSplitQualityLoss must be ≥ 0, got ${maxSplitQualityLoss}`);
   const leidenOptions = {
     resolution: options.resolution ?? hierarchicalLeidenDefaults.resolution,
     randomness: options.randomness ?? hierarchicalLeidenDefaults.randomness,
@@ -260,7 +270,8 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
         // a warm start that fell behind at a deeper level would lower that level's modularity just the same.
         if (warm && Number.isFinite(maxQualityLoss)) {
           const fresh = leiden(subgraph, { ...leidenOptions, random: createRandom(options.seed ?? hierarchicalLeidenDefaults.seed) });
-          const keptFresh = result.quality < fresh.quality - maxQualityLoss * Math.abs(fresh.quality);
+          const allowed = parent === null ? maxQualityLoss : maxSplitQualityLoss;
+          const keptFresh = result.quality < fresh.quality - allowed * Math.abs(fresh.quality);
           if (keptFresh) clustered = fresh;
           if (parent === null) start?.onLevel0Check?.({ updated: result.quality, fresh: fresh.quality, keptFresh });
         }

@@ -234,7 +234,15 @@ export const communitiesConfigSchema = z
       .max(1)
       .default(0.005)
       .describe(
-        'An update checks every clustering it redoes (level 0, and each community it splits again) against a fresh clustering of the same graph and uses the fresh one when the update\'s modularity is lower by more than this share',
+        'An update checks its level 0 against a fresh clustering of the whole graph and uses the fresh one when the update\'s modularity is lower by more than this share',
+      ),
+    maxSplitModularityLoss: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.05)
+      .describe(
+        'The same check for each community an update splits again at a deeper level, against a fresh split of it: looser, as fresh splits of a small community differ by more than 0.5 % with the seed alone',
       ),
     keepIdJaccard: z
       .number()

@@ -132,7 +132,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const hierarchy = hierarchicalLeidenFromEdges(
       entities.map((entity) => entity.id),
       relations.map((relation) => ({ source: relation.source, target: relation.target, weight: relation.weight })),
-      { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, moveMargin: settings.moveMargin, maxQualityLoss: settings.maxModularityLoss },
+      { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, moveMargin: settings.moveMargin, maxQualityLoss: settings.maxModularityLoss, maxSplitQualityLoss: settings.maxSplitModularityLoss },
       start,
     );
     // Entities, relations and chunks as numbers, and a community's members marked by its index in stamp

@@ -70,7 +70,8 @@ describe('kgrag documents, delete and index --prune', () => {
     const ferry = (await listed()).find((document) => document.title === 'Ferry') as DocumentJson;
     const run = await cli('delete', 'docs/mill.md', ferry.id.slice(0, 10), '--json');
     assert.equal(run.code, 0, run.stderr);
-    const summary = JSON.parse(run.stdout) as { deleted: DocumentJson[]; documents: number; cache: { kept: boolean } };
+    const summary = JSON.parse(run.stdout) as { deleted: DocumentJson[]; documents: number; cache: { kept: boolean }; ran: string[] };
+    assert.ok(!summary.ran.includes('nlp-extract') && !summary.ran.includes('triples'), `a deletion builds nothing the index was not built for: ${summary.ran.join(' ')}`);
     assert.deepEqual(summary.deleted.map((document) => document.title).sort(), ['Ferry', 'Sedley Mill']);
     assert.equal(summary.documents, 2);
     assert.equal(summary.cache.kept, false);

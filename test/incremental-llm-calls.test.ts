@@ -85,4 +85,23 @@ describe('the LLM calls of an update (standard mode, GraphRAG methods, no respon
       await kgrag.close();
     }
   });
+
+  it('a deletion keeps the mode and the methods the index was built with, whatever the configuration says', async () => {
+    const { model } = countingModel();
+    const folder = mkdtempSync(join(tmpdir(), 'kgrag-incremental-calls-'));
+    folders.push(folder);
+    // The configuration's defaults: fast mode, every method; the index is built in standard mode for `global` only.
+    const kgrag = await createKgrag({ workspace: folder, env: {}, llm: model });
+    try {
+      await kgrag.index(files, { mode: 'standard', methods: ['global'] });
+      const estimate = await kgrag.estimateDelete([added]);
+      assert.equal(estimate.mode, 'standard');
+      assert.deepEqual(estimate.steps.map((step) => step.step), ['llm-extract', 'resolve-entities', 'summarize', 'reports']);
+      const removed = await kgrag.delete([added]);
+      assert.ok(removed.run.ran.includes('summarize') && !removed.run.ran.includes('nlp-extract'), removed.run.ran.join(' '));
+      assert.ok(!removed.run.ran.includes('triples') && !removed.run.ran.includes('keywords'), removed.run.ran.join(' '));
+    } finally {
+      await kgrag.close();
+    }
+  });
 });

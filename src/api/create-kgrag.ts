@@ -18,7 +18,7 @@ import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
 import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import { promptTemplates } from './prompt-templates.js';
 import { methodConfigSchemas, registeredMethods, selectMethods } from './registered-methods.js';
-import { builtMethods, builtMethodsKey } from '../pipeline/built-methods.js';
+import { builtMethods, builtMethodsKey, builtMode } from '../pipeline/built-methods.js';
 import { parseMethodConfigs } from '../methods/method-config.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
@@ -109,7 +109,7 @@ export interface IndexOptions extends WriterLockOptions {
 
 /** Options of {@link Kgrag.delete}. */
 export interface DeleteOptions extends WriterLockOptions {
-  /** Overrides `index.mode` for the run that brings the index up to date. */
+  /** The mode of the run that brings the index up to date. @default the mode the index's entity graph was built in, else `index.mode` */
   mode?: 'fast' | 'standard';
   /**
    * Keep the cached LLM replies of the deleted documents' calls, so that indexing them again costs no call. By
@@ -707,7 +707,16 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
           }
         }
         if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
-        const run = await runIndex(session.store, embedder, { paths: [], documents: [], remove: deleted.map((document) => document.id) }, deleteOptions, currentStep);
+        // A deletion updates the methods the index was built for, in the mode its graph was built in, and builds nothing new.
+        const methods = await builtMethods(session.store);
+        const mode = deleteOptions.mode ?? (await builtMode(session.store));
+        const run = await runIndex(
+          session.store,
+          embedder,
+          { paths: [], documents: [], remove: deleted.map((document) => document.id) },
+          { ...deleteOptions, ...(methods === undefined ? {} : { methods }), ...(mode === undefined ? {} : { mode }) },
+          currentStep,
+        );
         const removedEntries = await forgetCachedCallsOfGoneChunks(session.store, deleteOptions.keepCache === true);
         return { changed: true, deleted, run, cache: { kept: deleteOptions.keepCache === true, removedEntries } };
       });
@@ -719,10 +728,15 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     async estimateDelete(selectors, estimateOptions = {}) {
       requireSelectors(selectors);
       const snapshot = await storage.snapshot();
-      const present = snapshot ? await listDocuments(snapshot.store).finally(() => snapshot.release()) : [];
+      const [present, methods, mode] = snapshot
+        ? await Promise.all([listDocuments(snapshot.store), builtMethods(snapshot.store), builtMode(snapshot.store)]).finally(() => snapshot.release())
+        : [[], undefined, undefined];
       const selection = selectDocuments(present, selectors, estimateOptions.cwd);
       if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
-      const estimate = await kgrag.estimateIndex({ paths: [], documents: [], remove: selection.documents.map((document) => document.id) }, estimateOptions);
+      const estimate = await kgrag.estimateIndex(
+        { paths: [], documents: [], remove: selection.documents.map((document) => document.id) },
+        { ...estimateOptions, ...(methods === undefined ? {} : { methods }), ...(estimateOptions.mode === undefined && mode !== undefined ? { mode } : {}) },
+      );
       return { ...estimate, deleting: selection.documents };
     },
     async close() {

@@ -10,3 +10,16 @@ export const builtMethodsKey = 'pipeline:methods';
 export function builtMethods(store: Store): Promise<string[] | undefined> {
   return store.getMeta<string[]>(builtMethodsKey);
 }
+
+/**
+ * The mode the index's entity graph was last built in: `standard` when its LLM extraction ran after its NLP one (or
+ * alone), `fast` for the reverse; undefined when it has no entity graph. An update keeps that graph's mode.
+ */
+export async function builtMode(store: Store): Promise<'fast' | 'standard' | undefined> {
+  const runs = await store.table('runs').get(['llm-extract', 'nlp-extract']);
+  const finished = (step: string): string | undefined => runs.find((run) => run.step === step && run.status === 'done')?.finishedAt ?? undefined;
+  const llm = finished('llm-extract');
+  const nlp = finished('nlp-extract');
+  if (llm === undefined) return nlp === undefined ? undefined : 'fast';
+  return nlp === undefined || llm >= nlp ? 'standard' : 'fast';
+}

@@ -554,7 +554,11 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
   const costOf = (inputTokens: number, outputTokens: number): number | null =>
     // Rounded to a millionth of a dollar: finer digits are float noise, not information.
     price === undefined ? (inputTokens + outputTokens === 0 ? 0 : null) : Math.round(inputTokens * price.input + outputTokens * price.output) / 1_000_000;
-  const steps: StepCostEstimate[] = drafts.map((draft) => ({ ...draft, costUsd: costOf(draft.inputTokens, draft.outputTokens) }));
+  // Only the steps the run has: an index built for `basic` alone, or for GraphRAG's methods, pays for no OpenIE.
+  const runSteps = options.steps === undefined ? undefined : new Set(options.steps.map((step) => step.name));
+  const steps: StepCostEstimate[] = drafts
+    .filter((draft) => runSteps === undefined || runSteps.has(draft.step))
+    .map((draft) => ({ ...draft, costUsd: costOf(draft.inputTokens, draft.outputTokens) }));
 
   const totals = {
     calls: steps.reduce((sum, step) => sum + step.calls, 0),

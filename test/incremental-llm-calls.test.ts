@@ -86,7 +86,7 @@ describe('the LLM calls of an update (standard mode, GraphRAG methods, no respon
     }
   });
 
-  it('a deletion keeps the mode and the methods the index was built with, whatever the configuration says', async () => {
+  it('an update keeps the mode the index was built in unless one is asked for, and a deletion its methods too', async () => {
     const { model } = countingModel();
     const folder = mkdtempSync(join(tmpdir(), 'kgrag-incremental-calls-'));
     folders.push(folder);
@@ -100,6 +100,9 @@ describe('the LLM calls of an update (standard mode, GraphRAG methods, no respon
       const removed = await kgrag.delete([added]);
       assert.ok(removed.run.ran.includes('summarize') && !removed.run.ran.includes('nlp-extract'), removed.run.ran.join(' '));
       assert.ok(!removed.run.ran.includes('triples') && !removed.run.ran.includes('keywords'), removed.run.ran.join(' '));
+      // So does adding it back without a mode: the configuration leaves `index.mode` at its default.
+      const readded = await kgrag.index([added]);
+      assert.ok(readded.ran.includes('llm-extract') && !readded.ran.includes('nlp-extract'), readded.ran.join(' '));
     } finally {
       await kgrag.close();
     }

@@ -374,6 +374,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     methods: methodConfigSchemas,
   });
   const { config, workspace } = loaded;
+  const modeConfigured = loaded.isSet(['index', 'mode']);
   // Every method's section is validated now, with the rest of the configuration, not at its first query.
   parseMethodConfigs(config.methods, registeredMethods);
   selectMethods(config.pipeline.methods, 'pipeline.methods');
@@ -488,7 +489,9 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   };
 
   const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
-    const mode = indexOptions.mode ?? config.index.mode;
+    // Unless a mode is asked for or configured, an update keeps the mode the index's graph was built in: a plain
+    // `kgrag index docs/` on a standard index must not rebuild its graph in fast mode.
+    const mode = indexOptions.mode ?? (modeConfigured ? config.index.mode : ((await builtMode(target)) ?? config.index.mode));
     if (inputs.paths.length === 0 && inputs.documents.length === 0 && (await target.table('documents').count()) === 0) {
       throw new KgragError('nothing to index: the workspace holds no documents yet, and no files or folders were given', {
         code: 'INDEX_NO_INPUTS',
@@ -589,9 +592,9 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
     status: () => storage.status(),
     async estimateIndex(inputs, estimateOptions = {}) {
-      const mode = estimateOptions.mode ?? config.index.mode;
       const snapshot = await storage.snapshot();
       const current = snapshot?.store ?? openSqliteStore(':memory:');
+      const mode = estimateOptions.mode ?? (modeConfigured ? config.index.mode : ((await builtMode(current)) ?? config.index.mode));
       try {
         const { dryRunIndex } = await import('../pipeline/estimate/dry-run-index.js');
         const { indexPipeline } = await import('./index-pipeline.js');

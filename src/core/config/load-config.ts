@@ -129,6 +129,8 @@ export interface LoadedConfig {
   workspace: string;
   /** Files and variables that contributed, for `kgrag config` style diagnostics. */
   sources: string[];
+  /** Whether a key was set by `kgrag.yaml`, the environment or the options, rather than left at its default. */
+  isSet(path: readonly string[]): boolean;
 }
 
 type PlainObject = Record<string, unknown>;
@@ -328,7 +330,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       details: { problems: shown },
     });
   }
-  return { config: (parsed as { data: KgragConfig }).data, workspace, sources };
+  return { config: (parsed as { data: KgragConfig }).data, workspace, sources, isSet: (path) => layers.some((layer) => hasPath(layer.values, path)) };
 }
 
 /** A workspace is a folder (it may not exist yet); a file there is a mistake worth naming as such. */

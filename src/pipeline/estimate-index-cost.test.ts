@@ -296,17 +296,17 @@ describe('estimateIndex on a workspace that already has an index', () => {
       assert.equal(stepOf(grown, 'triples').calls, 2, 'OpenIE only for the new chunk');
       assert.ok(stepOf(grown, 'reports').calls > 0, 'the graph changes, so the later steps run again');
       // An update redoes what it touches: summaries and reports are estimated from the new chunk, not the corpus.
-      for (const step of ['summarize', 'reports'] as const) {
+      for (const step of ['summarize', 'reports', 'keywords'] as const) {
         assert.ok(stepOf(grown, step).calls < stepOf(firstBuild, step).calls / 2, `${step}: ${stepOf(grown, step).calls} for one document vs ${stepOf(firstBuild, step).calls} for the build`);
         assert.match(stepOf(grown, step).basis, /new|update/);
       }
       assert.equal(llm.calls.length, calls, 'no estimate called the model');
 
       await kgrag.index(corpusFiles, { mode: 'standard' });
-      const runs = await kgrag.store.table('runs').get(['llm-extract', 'summarize', 'reports']);
+      const runs = await kgrag.store.table('runs').get(['llm-extract', 'summarize', 'reports', 'keywords']);
       const callsOf = (step: string): number => runs.find((run) => run.step === step)?.usage.llmCalls ?? 0;
       assert.equal(callsOf('llm-extract'), 2, 'the real run extracted only the new chunk');
-      t.diagnostic(`adding one document: summaries ${stepOf(grown, 'summarize').calls} estimated, ${callsOf('summarize')} made; reports ${stepOf(grown, 'reports').calls} estimated, ${callsOf('reports')} made`);
+      t.diagnostic(`adding one document: summaries ${stepOf(grown, 'summarize').calls} estimated, ${callsOf('summarize')} made; reports ${stepOf(grown, 'reports').calls} estimated, ${callsOf('reports')} made; keywords ${stepOf(grown, 'keywords').calls} estimated, ${callsOf('keywords')} made`);
     } finally {
       await kgrag.close();
     }

@@ -10,7 +10,7 @@ import { priceSettings, resolveModelPrice, type ResolvedModelPrice } from '../pr
 import { countPromptTokens } from '../providers/llm/token-estimate.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { gleaningConversationCost, type GleaningConversationCost } from './estimate/gleaning-conversation-cost.js';
-import type { PipelineStep, StepCostDraft, StepName } from './pipeline-step.js';
+import type { StepCostInput, PipelineStep, StepCostDraft, StepName } from './pipeline-step.js';
 import { tripleExtractorFor } from './steps/triples-step.js';
 
 /**
@@ -182,6 +182,11 @@ export interface EstimateIndexCostOptions {
    * they are estimated from the change rather than from the whole corpus.
    */
   update?: IndexUpdate;
+  /**
+   * Set when the run updates an index and nothing but documents changed: the chunks it adds and removes, and how many
+   * the index had, for the steps that estimate themselves (`StepCostInput.update`).
+   */
+  chunkChanges?: NonNullable<StepCostInput['update']>;
 }
 
 /** What an update changes in an existing index, as the dry run finds it. */
@@ -546,7 +551,12 @@ export function estimateIndexCost(options: EstimateIndexCostOptions): IndexCostE
 
   for (const step of options.steps ?? []) {
     if (step.estimateCost === undefined) continue;
-    drafts.push(upToDate.has(step.name) ? skipped(step.name) : step.estimateCost({ chunks: options.chunks, chunkTokens, tokenizer, prompts, mode }));
+    const stepUpdate = options.chunkChanges;
+    drafts.push(
+      upToDate.has(step.name)
+        ? skipped(step.name)
+        : step.estimateCost({ chunks: options.chunks, chunkTokens, tokenizer, prompts, mode, ...(stepUpdate === undefined ? {} : { update: stepUpdate }) }),
+    );
   }
 
   const modelId = options.modelId;

@@ -145,6 +145,8 @@ export interface StepCostInput {
   tokenizer: Tokenizer;
   prompts: PromptLibrary;
   mode: 'fast' | 'standard';
+  /** Set when the run updates an existing index: how many of its chunks the run adds and removes, and how many it had. */
+  update?: { addedChunks: number; removedChunks: number; previousChunks: number };
 }
 
 /** The LLM cost of one step before pricing: calls (the most; `minCalls` the fewest), prompt and reply tokens. */

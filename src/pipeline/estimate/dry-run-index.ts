@@ -139,11 +139,14 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
       environment: { prompts, llmModel: standard ? `${options.llm?.provider ?? defaultProvider}:${modelId}` : undefined },
       known: storedInputs,
     });
-    const graphSteps: StepName[] = ['resolve-entities', 'summarize', 'communities', 'reports'];
-    const update =
-      standard && graphSteps.every((step) => settingsUnchanged.has(step) || !options.steps.some((each) => each.name === step))
-        ? await describeUpdate(store, new Set(chunks.map((chunk) => chunk.id)))
-        : undefined;
+    const updatedSteps: StepName[] = ['resolve-entities', 'summarize', 'communities', 'reports', 'keywords'];
+    const documentsOnly = standard && updatedSteps.every((step) => settingsUnchanged.has(step) || !options.steps.some((each) => each.name === step));
+    const keptChunks = new Set(chunks.map((chunk) => chunk.id));
+    const update = documentsOnly ? await describeUpdate(store, keptChunks) : undefined;
+    const previousChunks = documentsOnly ? (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id) : [];
+    const stillThere = previousChunks.filter((id) => keptChunks.has(id)).length;
+    const chunkChanges =
+      previousChunks.length > 0 ? { addedChunks: keptChunks.size - stillThere, removedChunks: previousChunks.length - stillThere, previousChunks: previousChunks.length } : undefined;
     const estimate = estimateIndexCost({
       config,
       mode,
@@ -156,6 +159,7 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
       steps: options.steps,
       ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
       ...(update === undefined ? {} : { update }),
+      ...(chunkChanges === undefined ? {} : { chunkChanges }),
     });
     if (standard && options.llm === undefined) {
       estimate.notes.push(

@@ -7,7 +7,7 @@ import { autoKgKeywordPrompts } from './keyword-prompts.js';
 /** The settings the keyword calls depend on. */
 export type AutokgKeywordSettings = Pick<
   AutokgConfig,
-  'clusters' | 'maxWords' | 'keywordsPerCluster' | 'sampling' | 'chunksPerCluster' | 'topic' | 'language' | 'avoidSample' | 'maxPromptTokens'
+  'clusters' | 'maxWords' | 'keywordsPerCluster' | 'sampling' | 'chunksPerCluster' | 'topic' | 'language' | 'avoidSample' | 'maxPromptTokens' | 'reclusterShare'
 >;
 
 const framing = (messages: number): number => countPromptTokens(Array.from({ length: messages }, () => ({ role: 'user' as const, content: '' })));
@@ -40,11 +40,31 @@ export function estimateKeywordsCost(settings: AutokgKeywordSettings, input: Ste
   const refinement = framing(1) + refineTemplate + listTokens;
   const clusteringList = clusters * listTokens;
   const allKeywords = clusterings * clusteringList;
-  const calls = clusterings * (2 * clusters + 1) + finalTemplates.length;
+  // An update within `reclusterShare` keeps the clusters and names again only those whose members changed: at most one
+  // per added or removed chunk in each clustering (the share is counted here for this run alone; the step adds up
+  // the changes since its last full clustering, so a run after several small ones may recluster instead).
+  const { update } = input;
+  const changedChunks = update === undefined ? undefined : update.addedChunks + update.removedChunks;
+  const keeps = update !== undefined && changedChunks !== undefined && update.previousChunks > 0 && changedChunks / update.previousChunks <= settings.reclusterShare;
+  const named = keeps ? Math.min(clusters, changedChunks ?? 0) : clusters;
+  const finals = keeps && named === 0 ? 0 : finalTemplates.length;
+  const lists = keeps && named === 0 ? 0 : clusterings;
+  const calls = clusterings * 2 * named + lists + finals;
   const inputTokens =
-    clusterings * (clusters * (extraction + refinement) + framing(1) + refineTemplate + clusteringList) +
-    finalTemplates.reduce((sum, tokens) => sum + framing(1) + tokens + allKeywords, 0);
-  const outputTokens = clusterings * (2 * clusters * listTokens + clusteringList) + finalTemplates.length * allKeywords;
+    clusterings * named * (extraction + refinement) +
+    lists * (framing(1) + refineTemplate + clusteringList) +
+    finalTemplates.slice(0, finals).reduce((sum, tokens) => sum + framing(1) + tokens + allKeywords, 0);
+  const outputTokens = clusterings * 2 * named * listTokens + lists * clusteringList + finals * allKeywords;
+  if (keeps) {
+    return {
+      step: 'keywords',
+      calls,
+      inputTokens: Math.round(inputTokens),
+      outputTokens: Math.round(outputTokens),
+      exact: false,
+      basis: `an update of ${changedChunks} chunks (≤ reclusterShare ${settings.reclusterShare} of ${update.previousChunks}) keeps the clusters: at most ${named} changed clusters in each of ${clusterings} clusterings named again (2 calls each), each clustering's list refined again and the 3 final passes, only if a cluster changed`,
+    };
+  }
   return {
     step: 'keywords',
     calls,

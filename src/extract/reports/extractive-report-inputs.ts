@@ -29,6 +29,8 @@ export function createExtractiveReportInputs(entities: ReadonlyMap<string, Entit
       const mentions = entity.chunkIds.filter((chunkId) => chunks.has(chunkId)).sort();
       return `${hashOf(entity)}\u0000${mentions.join(',')}`;
     });
-    return contentId('extractive-report-inputs', members, '\u0001', [...chunks].sort(), '\u0001', [...new Set(community.relationIds)].sort());
+    const chunkList = Array.from(chunks).sort();
+    const relationList = Array.from(new Set(community.relationIds)).sort();
+    return contentId('extractive-report-inputs', members, '\u0001', chunkList, '\u0001', relationList);
   };
 }

@@ -55,24 +55,15 @@ export function estimateKeywordsCost(settings: AutokgKeywordSettings, input: Ste
     lists * (framing(1) + refineTemplate + clusteringList) +
     finalTemplates.slice(0, finals).reduce((sum, tokens) => sum + framing(1) + tokens + allKeywords, 0);
   const outputTokens = clusterings * 2 * named * listTokens + lists * clusteringList + finals * allKeywords;
-  if (keeps) {
-    return {
-      step: 'keywords',
-      calls,
-      inputTokens: Math.round(inputTokens),
-      outputTokens: Math.round(outputTokens),
-      exact: false,
-      basis: `an update of ${changedChunks} chunks (≤ reclusterShare ${settings.reclusterShare} of ${update.previousChunks}) keeps the clusters: at most ${named} changed clusters in each of ${clusterings} clusterings named again (2 calls each), each clustering's list refined again and the 3 final passes, only if a cluster changed`,
-    };
-  }
   return {
     step: 'keywords',
     calls,
     inputTokens: Math.round(inputTokens),
     outputTokens: Math.round(outputTokens),
     exact: false,
-    basis:
-      `${clusterings} clusterings × (${clusters} clusters × 2 calls + 1) + 3 final passes; each extraction shows ~${Math.round(shown)} chunks of ~${Math.round(averageChunk)} tokens ` +
-      `(≤ ${settings.maxPromptTokens}) and an avoid list of ≤ ${settings.avoidSample} keywords; lists of ${settings.keywordsPerCluster} keywords of ≤ ${settings.maxWords} words`,
+    basis: keeps
+      ? `an update of ${changedChunks} chunks (≤ reclusterShare ${settings.reclusterShare} of ${update.previousChunks}) keeps the clusters: at most ${named} changed clusters in each of ${clusterings} clusterings named again (2 calls each), each clustering's list refined again and the 3 final passes, only if a cluster changed`
+      : `${clusterings} clusterings × (${clusters} clusters × 2 calls + 1) + 3 final passes; each extraction shows ~${Math.round(shown)} chunks of ~${Math.round(averageChunk)} tokens ` +
+        `(≤ ${settings.maxPromptTokens}) and an avoid list of ≤ ${settings.avoidSample} keywords; lists of ${settings.keywordsPerCluster} keywords of ≤ ${settings.maxWords} words`,
   };
 }

@@ -386,21 +386,11 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
   };
 }
 
-/** The keyword-shaping settings a stored clustering was made with (not the kernel, memberships or the recluster rule). */
-const keywordStateSettings = [
-  'topic',
-  'clusters',
-  'chunksPerCluster',
-  'sampling',
-  'keywordsPerCluster',
-  'maxWords',
-  'avoidSample',
-  'language',
-  'maxPromptTokens',
-  'duplicateDistance',
-  'neighbours',
-  'spectralNeighbours',
-] as const satisfies ReadonlyArray<keyof AutokgIndexSettings>;
+/** Index settings that do not shape a stored clustering or its keywords: the kernel, the memberships, the recluster rule. */
+const notKeywordState = new Set<string>(['kernel', 'positives', 'negatives', 'cap', 'membership', 'reclusterShare']);
+
+/** The keyword-shaping settings a stored clustering was made with. */
+const keywordStateSettings = autokgIndexSettings.filter((key) => !notKeywordState.has(key));
 
 /** What the state keeps of one clustering's naming: the LLM's clusters and list, or the c-TF-IDF keywords. */
 type StatePart = Pick<StoredKeywordClustering, 'named' | 'list' | 'tfidf'>;

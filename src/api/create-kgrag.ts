@@ -109,7 +109,7 @@ export interface IndexOptions extends WriterLockOptions {
 
 /** Options of {@link Kgrag.delete}. */
 export interface DeleteOptions extends WriterLockOptions {
-  /** The mode of the run that brings the index up to date. @default the mode the index's entity graph was built in, else `index.mode` */
+  /** The mode of the run that brings the index up to date. @default a configured `index.mode`, else the mode the index's graph was built in */
   mode?: 'fast' | 'standard';
   /**
    * Keep the cached LLM replies of the deleted documents' calls, so that indexing them again costs no call. By
@@ -710,14 +710,13 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
           }
         }
         if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
-        // A deletion updates the methods the index was built for, in the mode its graph was built in, and builds nothing new.
+        // A deletion updates the methods the index was built for and builds nothing new (its mode follows `runIndex`'s rule).
         const methods = await builtMethods(session.store);
-        const mode = deleteOptions.mode ?? (await builtMode(session.store));
         const run = await runIndex(
           session.store,
           embedder,
           { paths: [], documents: [], remove: deleted.map((document) => document.id) },
-          { ...deleteOptions, ...(methods === undefined ? {} : { methods }), ...(mode === undefined ? {} : { mode }) },
+          { ...deleteOptions, ...(methods === undefined ? {} : { methods }) },
           currentStep,
         );
         const removedEntries = await forgetCachedCallsOfGoneChunks(session.store, deleteOptions.keepCache === true);
@@ -731,14 +730,14 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     async estimateDelete(selectors, estimateOptions = {}) {
       requireSelectors(selectors);
       const snapshot = await storage.snapshot();
-      const [present, methods, mode] = snapshot
-        ? await Promise.all([listDocuments(snapshot.store), builtMethods(snapshot.store), builtMode(snapshot.store)]).finally(() => snapshot.release())
-        : [[], undefined, undefined];
+      const [present, methods] = snapshot
+        ? await Promise.all([listDocuments(snapshot.store), builtMethods(snapshot.store)]).finally(() => snapshot.release())
+        : [[], undefined];
       const selection = selectDocuments(present, selectors, estimateOptions.cwd);
       if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
       const estimate = await kgrag.estimateIndex(
         { paths: [], documents: [], remove: selection.documents.map((document) => document.id) },
-        { ...estimateOptions, ...(methods === undefined ? {} : { methods }), ...(estimateOptions.mode === undefined && mode !== undefined ? { mode } : {}) },
+        { ...estimateOptions, ...(methods === undefined ? {} : { methods }) },
       );
       return { ...estimate, deleting: selection.documents };
     },

@@ -19,11 +19,15 @@ import { storedExtractionChunks } from './stored-extraction-chunks.js';
  * What the run changes in an index that already has communities: the chunks it removes, the entities and relations
  * they described, and the communities of those entities. Undefined for a first build.
  */
-async function describeUpdate(store: Store, keptChunks: ReadonlySet<string>): Promise<IndexUpdate | undefined> {
+async function describeUpdate(
+  store: Store,
+  previousChunks: ReadonlyArray<{ id: string; nTokens: number }>,
+  keptChunks: ReadonlySet<string>,
+): Promise<IndexUpdate | undefined> {
   const communities = await store.table('communities').pick(['level', 'entityIds']);
   if (communities.length === 0) return undefined;
   const removed = new Map<string, number>();
-  for (const chunk of await store.table('chunks').pick(['id', 'nTokens'])) if (!keptChunks.has(chunk.id)) removed.set(chunk.id, chunk.nTokens);
+  for (const chunk of previousChunks) if (!keptChunks.has(chunk.id)) removed.set(chunk.id, chunk.nTokens);
   const touchedEntities = new Set<string>();
   let elements = 0;
   let stillSummarized = 0;
@@ -142,9 +146,9 @@ export async function dryRunIndex(options: DryRunIndexOptions): Promise<IndexDry
     const updatedSteps: StepName[] = ['resolve-entities', 'summarize', 'communities', 'reports', 'keywords'];
     const documentsOnly = standard && updatedSteps.every((step) => settingsUnchanged.has(step) || !options.steps.some((each) => each.name === step));
     const keptChunks = new Set(chunks.map((chunk) => chunk.id));
-    const update = documentsOnly ? await describeUpdate(store, keptChunks) : undefined;
-    const previousChunks = documentsOnly ? (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id) : [];
-    const stillThere = previousChunks.filter((id) => keptChunks.has(id)).length;
+    const previousChunks = documentsOnly ? await store.table('chunks').pick(['id', 'nTokens']) : [];
+    const update = documentsOnly ? await describeUpdate(store, previousChunks, keptChunks) : undefined;
+    const stillThere = previousChunks.filter((chunk) => keptChunks.has(chunk.id)).length;
     const chunkChanges =
       previousChunks.length > 0 ? { addedChunks: keptChunks.size - stillThere, removedChunks: previousChunks.length - stillThere, previousChunks: previousChunks.length } : undefined;
     const estimate = estimateIndexCost({

@@ -1,4 +1,4 @@
-import type { LanguageModel } from '../providers/llm/language-model.js';
+import type { ChatMessage, LanguageModel } from '../providers/llm/language-model.js';
 import type { TokenUsage } from '../core/types.js';
 import type { CitedAnswer, Citation, CitedDataset } from './answer-types.js';
 import { parseDataReferences } from './data-references.js';
@@ -11,6 +11,8 @@ export interface GenerateAnswerOptions {
   model: LanguageModel;
   systemPrompt: string;
   question: string;
+  /** Earlier turns of the conversation, between the system prompt and the question. */
+  history?: readonly ChatMessage[];
   /** Records the context showed, so that cited hids map back to real ids. */
   citable: Partial<Record<CitedDataset, ReadonlyMap<number, CitableRecord>>>;
   /** Receives the answer text as it streams; without it the call is not streamed. */
@@ -33,6 +35,7 @@ export async function generateAnswer(options: GenerateAnswerOptions): Promise<Ge
   const request = {
     messages: [
       { role: 'system' as const, content: options.systemPrompt },
+      ...(options.history ?? []),
       { role: 'user' as const, content: options.question },
     ],
     purpose: 'answer',

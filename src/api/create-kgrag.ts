@@ -83,8 +83,17 @@ export interface WriterLockOptions {
   command?: string;
 }
 
+/** How a writer waits for the workspace's writer lock, and what happens to its work when it is cancelled. */
+export interface CancellableWriteOptions extends WriterLockOptions {
+  /**
+   * Cancels the run and drops its draft — the work of this run and of an unfinished one it resumed — where `signal`
+   * keeps the draft for the next run to resume: a cancelled job's documents must not be indexed by the next job.
+   */
+  cancelSignal?: AbortSignal;
+}
+
 /** Options of {@link Kgrag.index}. */
-export interface IndexOptions extends WriterLockOptions {
+export interface IndexOptions extends CancellableWriteOptions {
   /** Overrides `index.mode`. */
   mode?: 'fast' | 'standard';
   /**
@@ -108,7 +117,7 @@ export interface IndexOptions extends WriterLockOptions {
 }
 
 /** Options of {@link Kgrag.delete}. */
-export interface DeleteOptions extends WriterLockOptions {
+export interface DeleteOptions extends CancellableWriteOptions {
   /** The mode of the run that brings the index up to date. @default a configured `index.mode`, else the mode the index's graph was built in */
   mode?: 'fast' | 'standard';
   /**
@@ -262,6 +271,12 @@ export interface IndexStats {
   entities: number;
   relations: number;
   communities: number;
+}
+
+/** The options with `signal` also aborted by `cancelSignal`: every part of the run stops on either. */
+function withCancelSignal<O extends { signal?: AbortSignal; cancelSignal?: AbortSignal }>(options: O): O {
+  if (options.cancelSignal === undefined) return options;
+  return { ...options, signal: options.signal === undefined ? options.cancelSignal : AbortSignal.any([options.signal, options.cancelSignal]) };
 }
 
 function lockSignal(signal: AbortSignal | undefined, stopAfterStep: AbortSignal | undefined): { signal?: AbortSignal } {
@@ -449,7 +464,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
    * keep the last published index meanwhile.
    */
   const write = async <R extends { changed: boolean }>(
-    lockOptions: WriterLockOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal },
+    lockOptions: CancellableWriteOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal },
     work: (session: WriteSession, embedder: Embedder, currentStep: (step: string) => void) => Promise<R>,
   ): Promise<R> => {
     const session = await storage.beginWrite({
@@ -471,6 +486,11 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       return result;
     } catch (error) {
       const interrupted = lockOptions.signal?.aborted === true || (lockOptions.stopAfterStep?.aborted === true && KgragError.isInstance(error) && error.code === 'PIPELINE_STOPPED');
+      if (lockOptions.cancelSignal?.aborted === true) {
+        await session.discard();
+        await session.end();
+        throw error;
+      }
       await session.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
       throw error;
     } finally {
@@ -571,7 +591,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     llm,
     prompts,
     warnings,
-    async index(inputs, indexOptions = {}) {
+    async index(inputs, asked = {}) {
+      const indexOptions = withCancelSignal(asked);
       // Validate the mode and methods before taking the lock: a configuration error should not wait for another writer.
       const { indexPipeline } = await import('./index-pipeline.js');
       await indexPipeline({ config, mode: indexOptions.mode ?? config.index.mode, hasLlm: llm !== undefined, methods: selectMethods(indexOptions.methods ?? config.pipeline.methods, indexOptions.methods ? 'the methods to index for' : 'pipeline.methods') });
@@ -689,7 +710,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         snapshot.release();
       }
     },
-    async delete(selectors, deleteOptions = {}) {
+    async delete(selectors, asked = {}) {
+      const deleteOptions = withCancelSignal(asked);
       requireSelectors(selectors);
       const result = await write({ ...deleteOptions, command: deleteOptions.command ?? 'delete' }, async (session, embedder, currentStep) => {
         const present = await listDocuments(session.store);

@@ -12,6 +12,7 @@ import type { GenerateQuestionsOptions } from './commands/generate-questions-com
 import type { ImportOpenieCommandOptions } from './commands/import-command.js';
 import type { IndexCommandOptions } from './commands/index-command.js';
 import type { QueryCommandOptions } from './commands/query-command.js';
+import type { ServeCommandOptions } from './commands/serve-command.js';
 import type { GlobalOptions } from './workspace-options.js';
 
 function positiveInteger(value: string): number {
@@ -136,6 +137,20 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--questions <n>', 'questions per task', positiveInteger, 5)
     .option('-o, --out <file>', 'write questions.jsonl (custom format) here instead of stdout')
     .action(async (options: GenerateQuestionsOptions) => (await import('./commands/generate-questions-command.js')).generateQuestionsCommand(options, global(), io));
+
+  program
+    .command('serve')
+    .description('serve the HTTP API, an OpenAI-compatible chat endpoint (/v1/chat/completions) and MCP (/mcp) until SIGTERM')
+    .option('--host <address>', 'address to bind (default: server.host, 127.0.0.1); beyond loopback an API key is required')
+    .option('--port <port>', 'port (default: server.port, 8080; 0: any free port)', (value: string) => {
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new InvalidArgumentError('expected a port number 0–65535');
+      return parsed;
+    })
+    .option('--workspaces <dir>', 'serve every workspace folder inside <dir> at /v1/workspaces/{name}/… (instead of one workspace at /v1/…)')
+    .option('--insecure', 'allow a non-loopback address without API keys (only behind a proxy that authenticates)')
+    .addOption(new Option('--log-level <level>', 'request log level (stderr, JSON lines)').choices(['debug', 'info', 'warn', 'error']))
+    .action(async (options: ServeCommandOptions) => (await import('./commands/serve-command.js')).serveCommand(options, global(), io));
 
   program
     .command('demo')

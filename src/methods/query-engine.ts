@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../providers/llm/language-model.js';
 import type { Answer, Citation, ContextChunk } from '../answer/answer-types.js';
 import { packSourcesTable } from '../answer/pack-context.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
@@ -36,6 +37,11 @@ export interface QueryRequest {
   topK?: number;
   /** Return the assembled context without calling the LLM. */
   contextOnly?: boolean;
+  /**
+   * Earlier turns of a conversation (user and assistant messages, oldest first): the answering LLM reads them before
+   * the question, so a follow-up ("and when was it built?") is answered in context. Retrieval uses the question.
+   */
+  history?: readonly ChatMessage[];
   /** Receives the generated answer as it streams. */
   onText?: (delta: string) => void;
   /** Receives progress of long steps (e.g. each Tree-of-Traversals expansion). */
@@ -259,7 +265,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     store: Store,
     embedder: Embedder,
     methodName: string,
-    request: Pick<QueryRequest, 'signal' | 'onProgress' | 'contextOnly'>,
+    request: Pick<QueryRequest, 'signal' | 'onProgress' | 'contextOnly' | 'history'>,
     trace: QueryTrace,
     warnings: string[],
   ): MethodContext => {
@@ -276,6 +282,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       signal,
       trace,
       contextOnly,
+      history: request.history ?? [],
       warn(message) {
         if (!warnings.includes(message)) warnings.push(message);
       },

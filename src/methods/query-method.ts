@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../providers/llm/language-model.js';
 import type { z } from 'zod';
 import type { ContextChunk, Citation, Answer } from '../answer/answer-types.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
@@ -53,6 +54,8 @@ export interface MethodContext {
    * (`contextOnlyUnsupported`).
    */
   readonly contextOnly: boolean;
+  /** Earlier turns of the conversation, for the answering call ({@link QueryRequest.history}); empty for one question. */
+  readonly history: readonly ChatMessage[];
   /** Adds a line to the result's `warnings`: something the reader should know about how this answer was made. */
   warn(message: string): void;
   /**

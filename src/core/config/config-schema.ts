@@ -272,6 +272,25 @@ export const queryConfigSchema = z
   })
   .strict();
 
+/** `kgrag serve`: where it listens, who may call it, and how much one caller may ask of it. */
+export const serverConfigSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1').describe('Address `kgrag serve` binds; a non-loopback address needs an API key (or --insecure)'),
+    port: z.number().int().min(0).max(65535).default(8080).describe('Port of `kgrag serve` (0: any free port, printed at start)'),
+    apiKeys: z
+      .array(z.string().min(16, { error: 'an API key needs at least 16 characters; generate one with `openssl rand -hex 32`' }))
+      .default([])
+      .describe('Bearer keys accepted by `kgrag serve` (also KGRAG_API_KEYS, comma-separated); none: only loopback clients, no key'),
+    corsOrigins: z.array(z.string().min(1)).default([]).describe('Browser origins allowed to call the API (CORS), e.g. ["https://app.example.com"]; none: same origin only'),
+    maxJsonBytes: positiveInt().default(1_048_576).describe('Largest JSON request body, in bytes'),
+    maxUploadBytes: positiveInt().default(52_428_800).describe('Largest multipart upload (all files of one request), in bytes'),
+    requestsPerMinute: positiveInt().default(600).describe('Requests one API key (or, without keys, one client address) may make per minute; more get 429 with Retry-After'),
+    maxConcurrentQueries: positiveInt().default(64).describe('Queries answered at once per key (or client address); more get 429 with Retry-After'),
+    queryTimeoutMs: positiveInt().default(120_000).describe('Deadline of one query or chat request; a query past it is cancelled with 504'),
+    shutdownGraceMs: positiveInt().default(10_000).describe('On SIGTERM: how long running queries may take to finish before the server exits'),
+  })
+  .strict();
+
 /**
  * One external knowledge graph for Tree-of-Traversals (`tot`, parameter `graphs`): a SPARQL 1.1 endpoint
  * with Wikidata's vocabulary (`wdt:`, `p:`/`ps:`, `wikibase:directClaim`, `rdfs:label`, `schema:description`).
@@ -342,6 +361,7 @@ export const configSchema = z
     communities: communitiesConfigSchema.prefault({}),
     reports: reportsConfigSchema.prefault({}),
     query: queryConfigSchema.prefault({}),
+    server: serverConfigSchema.prefault({}),
     methods: z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})
@@ -391,4 +411,5 @@ export type SummariesConfig = KgragConfig['summaries'];
 export type CommunitiesConfig = KgragConfig['communities'];
 export type ReportsConfig = KgragConfig['reports'];
 export type QueryConfig = KgragConfig['query'];
+export type ServerConfig = KgragConfig['server'];
 export type KnowledgeGraphConfig = KgragConfig['knowledgeGraphs'][string];

@@ -19,6 +19,8 @@ const examples: Record<string, unknown> = {
   'input.textField': 'text',
   'input.titleField': 'title',
   'input.idField': 'id',
+  'server.apiKeys': ['${KGRAG_SERVER_KEY}'],
+  'server.corsOrigins': ['https://app.example.com'],
   methods: { basic: { variant: 'hybrid' } },
   knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };

@@ -242,7 +242,7 @@ function editDistance(left: string, right: string): number {
 
 /**
  * Resolves the configuration of a workspace: defaults < `kgrag.yaml` < `KGRAG_*` environment
- * variables (`KGRAG_LLM_BASE_URL`, …; `OPENAI_API_KEY` and `OPENAI_BASE_URL` as fallbacks) < flags.
+ * variables (`KGRAG_LLM_BASE_URL`, …; `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `KGRAG_API_KEYS` (server.apiKeys) as fallbacks) < flags.
  * Every problem is reported at once, each with its key path, where it was set, and how to fix it.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
@@ -288,10 +288,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   for (const [name, path] of [
     ['OPENAI_API_KEY', ['llm', 'apiKey']],
     ['OPENAI_BASE_URL', ['llm', 'baseURL']],
+    ['KGRAG_API_KEYS', ['server', 'apiKeys']],
   ] as const) {
     const raw = env[name];
     if (raw && !envSources.has(path.join('.')) && !layers.some((layer) => hasPath(layer.values, path))) {
-      setPath(fromEnv, path, raw);
+      setPath(fromEnv, path, path[0] === 'server' ? splitList(raw) : raw);
       envSources.set(path.join('.'), name);
       sources.push(name);
     }

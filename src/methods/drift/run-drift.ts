@@ -240,6 +240,7 @@ export async function runDrift(context: MethodContext, question: string, params:
       model: llm,
       systemPrompt: fillPrompt(prompts.text(driftPrompts.reduce), { response_type: config.query.responseType, context_data: tree.text }),
       question,
+      history: context.history,
       citable,
       temperature: 0,
       ...(options.onText === undefined ? {} : { onText: options.onText }),

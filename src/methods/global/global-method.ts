@@ -282,6 +282,7 @@ export const globalMethod: QueryMethod<GlobalConfig, GlobalSelection> = {
         model: meter.model('global-reduce'),
         systemPrompt: reduceText,
         question,
+        history: context.history,
         citable: { Reports: citable },
         ...(options.onText === undefined ? {} : { onText: options.onText }),
         ...(context.signal === undefined ? {} : { abortSignal: context.signal }),

@@ -47,6 +47,7 @@ export async function answerFromContext(context: MethodContext, input: PackedAns
       model,
       systemPrompt,
       question: input.question,
+      history: context.history,
       citable,
       ...(options.onText === undefined ? {} : { onText: options.onText }),
       ...(context.signal === undefined ? {} : { abortSignal: context.signal }),

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import pino from 'pino';
+import { createKgrag } from '../../api/create-kgrag.js';
+import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
+import { KgragError } from '../../core/errors.js';
+import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { serveWorkspaces } from '../../server/serve-workspaces.js';
+import { type CliIo, writeLine } from '../cli-io.js';
+import { type GlobalOptions, parseSetOptions } from '../workspace-options.js';
+
+/** Options of `kgrag serve`. */
+export interface ServeCommandOptions {
+  host?: string;
+  port?: number;
+  workspaces?: string;
+  insecure?: boolean;
+  logLevel?: string;
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * `kgrag serve`: serves one workspace (`-w dir`, endpoints at /v1/…) or a folder of workspaces (`--workspaces dir`,
+ * at /v1/workspaces/{name}/…) until SIGTERM or Ctrl-C, then shuts down gracefully. The address goes to stderr with
+ * the logs (JSON lines, pino); stdout stays empty.
+ */
+export async function serveCommand(options: ServeCommandOptions, global: GlobalOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<void> {
+  const folder = options.workspaces === undefined ? undefined : resolve(io.cwd, options.workspaces);
+  const directory = folder ?? resolve(io.cwd, global.workspace ?? io.env.KGRAG_WORKSPACE ?? '.');
+  if (folder !== undefined && global.workspace !== undefined) {
+    throw new KgragError('give either -w (one workspace) or --workspaces (a folder of workspaces), not both', { code: 'CLI_SERVE_LAYOUT', category: 'input', hint: 'drop one of the two options' });
+  }
+  if (folder !== undefined && !(existsSync(folder) && statSync(folder).isDirectory())) {
+    throw new KgragError(`--workspaces ${folder} is not a folder`, { code: 'CLI_SERVE_NO_FOLDER', category: 'input', hint: 'create it first (`mkdir -p …`); the server creates workspaces inside it' });
+  }
+  const overrides = parseSetOptions(global.set ?? []) as Record<string, unknown>;
+  const serverFlags = { server: { ...(options.host === undefined ? {} : { host: options.host }), ...(options.port === undefined ? {} : { port: options.port }) } };
+  const loaded = await loadConfig({
+    workspace: directory,
+    env: io.env,
+    overrides: mergeConfig(overrides, serverFlags),
+    ...(global.config === undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
+  });
+  const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, pino.destination({ dest: 2, sync: true }));
+  const served = await serveWorkspaces({
+    layout: folder === undefined ? 'single' : 'folder',
+    directory,
+    config: loaded.config.server,
+    version: packageVersion(),
+    logger,
+    ...(options.insecure === undefined ? {} : { insecure: options.insecure }),
+    openKgrag: (workspace) =>
+      createKgrag({ workspace, env: io.env, config: overrides, ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }) }),
+  });
+  writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${loaded.config.server.apiKeys.length > 0 ? `, ${loaded.config.server.apiKeys.length} API key(s)` : ', no API key (loopback only)'}`);
+  await new Promise<void>((resolveStop) => {
+    const stop = (signal: string) => {
+      writeLine(io.stderr, `kgrag: ${signal}: finishing running queries, keeping a running index job to resume on the next start`);
+      resolveStop();
+    };
+    signals.once('SIGTERM', () => stop('SIGTERM'));
+    signals.once('SIGINT', () => stop('SIGINT'));
+  });
+  await served.close();
+}

@@ -1,0 +1,121 @@
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { httpError } from './http-problem.js';
+import type { ServedWorkspace } from './workspace-registry.js';
+
+/** Values the server's middleware sets on every request. */
+export interface ServerVariables {
+  requestId: string;
+  /** Who is calling: `key-N` with API keys, else `ip:<address>`. */
+  caller: string;
+}
+
+export type ServerEnv = { Variables: ServerVariables };
+
+/** A response of a route, for the OpenAPI document. */
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+  /** @default application/json */
+  contentType?: string;
+}
+
+/** What a route's handler receives: its validated input and, for workspace routes, the workspace. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  workspace: ServedWorkspace;
+}
+
+/**
+ * One endpoint: its path (hono syntax, relative to the workspace prefix unless `global`), the zod schemas that
+ * validate its input, and its responses. The same definitions register the handlers and generate `/openapi.json`,
+ * so the document cannot drift from what the server accepts.
+ */
+export interface ApiRoute<P = unknown, Q = unknown, B = unknown> {
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** A route outside the workspace prefix (`/health`, `/v1/workspaces`). */
+  global?: boolean;
+  /** No API key needed (`/health`). */
+  public?: boolean;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** JSON body schema; `multipart` routes also accept `multipart/form-data` (validated by the handler). */
+  body?: z.ZodType<B>;
+  multipart?: boolean;
+  responses: Record<number, RouteResponse>;
+  handler: (c: Context<ServerEnv>, input: RouteInput<P, Q, B>) => Response | Promise<Response>;
+}
+
+/** Keeps a route's type parameters while collecting routes of different shapes in one list. */
+export function defineRoute<P, Q, B>(route: ApiRoute<P, Q, B>): ApiRoute {
+  return route as unknown as ApiRoute;
+}
+
+/** Body size limits of {@link registerRoutes}. */
+export interface BodyLimits {
+  maxJsonBytes: number;
+  maxUploadBytes: number;
+}
+
+function invalid(what: string, error: z.ZodError): Error {
+  return httpError(400, 'SERVER_INVALID_REQUEST', `invalid ${what}: ${z.prettifyError(error).replaceAll('\n', '; ').replace(/✖ /g, '')}`, 'see /openapi.json for the expected shape');
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string): T {
+  if (schema === undefined) return undefined as T;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalid(what, parsed.error);
+  return parsed.data;
+}
+
+async function readJson(c: Context<ServerEnv>): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw httpError(415, 'SERVER_UNSUPPORTED_MEDIA_TYPE', `expected a JSON body (content-type: application/json), got "${type.slice(0, 80) || 'none'}"`, 'send the body as JSON with content-type: application/json');
+  }
+  try {
+    return await c.req.json();
+  } catch {
+    throw httpError(400, 'SERVER_INVALID_JSON', 'the request body is not valid JSON', 'check the body with a JSON validator');
+  }
+}
+
+function limitExceeded(limit: number, what: string): Error {
+  return httpError(413, 'SERVER_BODY_TOO_LARGE', `the ${what} is larger than the server accepts (${limit} bytes)`, `send less per request, or raise server.${what === 'upload' ? 'maxUploadBytes' : 'maxJsonBytes'}`);
+}
+
+/**
+ * Registers routes on `app` under `prefix`. `workspaceOf` finds the workspace of a request (from the path in the
+ * folder layout); global routes get none.
+ */
+export function registerRoutes(
+  app: Hono<ServerEnv>,
+  routes: readonly ApiRoute[],
+  prefix: string,
+  limits: BodyLimits,
+  workspaceOf: (c: Context<ServerEnv>) => Promise<ServedWorkspace>,
+): void {
+  for (const route of routes) {
+    const path = route.global ? route.path : `${prefix}${route.path}`;
+    const jsonLimit = bodyLimit({ maxSize: limits.maxJsonBytes, onError: () => { throw limitExceeded(limits.maxJsonBytes, 'JSON body'); } });
+    const uploadLimit = bodyLimit({ maxSize: limits.maxUploadBytes, onError: () => { throw limitExceeded(limits.maxUploadBytes, 'upload'); } });
+    app.on(route.method.toUpperCase(), path, async (c, next) => {
+      const multipart = route.multipart === true && /^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '');
+      return (multipart ? uploadLimit : jsonLimit)(c, next);
+    }, async (c) => {
+      const params = parse(route.params, c.req.param(), 'path');
+      const query = parse(route.query, c.req.query(), 'query string');
+      const multipart = route.multipart === true && /^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '');
+      const body = route.body === undefined || multipart ? undefined : parse(route.body, await readJson(c), 'body');
+      const workspace = route.global ? (undefined as unknown as ServedWorkspace) : await workspaceOf(c);
+      return route.handler(c, { params, query, body, workspace });
+    });
+  }
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../core/config/config-schema.js';
+import { type ApiRoute, registerRoutes, type ServerEnv } from './api-route.js';
+import { renderApiPage } from './api-page.js';
+import { createApiKeys } from './api-keys.js';
+import { createCallerLimits } from './caller-limits.js';
+import { httpError, problemOf } from './http-problem.js';
+import { openApiDocument } from './openapi-document.js';
+import { createQueryGate, type QueryGate } from './query-gate.js';
+import { chatRoutes } from './routes/chat-routes.js';
+import { documentRoutes } from './routes/document-routes.js';
+import { jobRoutes } from './routes/job-routes.js';
+import { queryRoutes } from './routes/query-routes.js';
+import { workspaceRoutes } from './routes/workspace-routes.js';
+import { type ServedWorkspace, singleWorkspaceName, type WorkspaceRegistry } from './workspace-registry.js';
+
+/** Options of {@link createServerApp}. */
+export interface ServerAppOptions {
+  registry: WorkspaceRegistry;
+  config: ServerConfig;
+  version: string;
+  logger: Logger;
+  /** Extra routes of other layers (graph browsing), registered like the built-in ones. */
+  routes?: readonly ApiRoute[];
+  /** Serves MCP (streamable HTTP) for a workspace at `/mcp` (or `/v1/workspaces/{name}/mcp`). */
+  mcp?: (workspace: ServedWorkspace) => (request: Request) => Promise<Response>;
+}
+
+/** The HTTP application and what a graceful shutdown needs of it. */
+export interface ServerApp {
+  app: Hono<ServerEnv>;
+  queries: QueryGate;
+  openapi: Record<string, unknown>;
+}
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+
+function clientAddress(c: Context<ServerEnv>): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    // app.request() in tests has no socket.
+    return 'local';
+  }
+}
+
+/**
+ * The kgrag HTTP API over a registry of workspaces: authentication, per-caller limits and problem+json errors
+ * around the routes of every endpoint group. Request logs carry an id, the method, the path, the status and the
+ * time — never a question, a document or a key at `info` level.
+ */
+export function createServerApp(options: ServerAppOptions): ServerApp {
+  const { config, registry, logger } = options;
+  const keys = createApiKeys(config.apiKeys);
+  const limits = createCallerLimits({ requestsPerMinute: config.requestsPerMinute, maxConcurrentQueries: config.maxConcurrentQueries });
+  const queries = createQueryGate(limits, config.queryTimeoutMs);
+  const app = new Hono<ServerEnv>();
+  const prefix = registry.layout === 'single' ? '/v1' : '/v1/workspaces/:workspace';
+  const routes: ApiRoute[] = [
+    ...workspaceRoutes(registry, options.version),
+    ...documentRoutes,
+    ...jobRoutes,
+    ...queryRoutes(queries),
+    ...chatRoutes(queries),
+    ...(options.routes ?? []),
+  ];
+  const publicPaths = new Set(['/health', '/openapi.json', '/docs', '/']);
+  const openapi = openApiDocument(routes, prefix, options.version, keys.required);
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomUUID();
+    c.set('requestId', requestId);
+    c.header('x-request-id', requestId);
+    const started = performance.now();
+    await next();
+    const entry = { requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started), caller: c.get('caller') };
+    if (c.res.status >= 500) logger.error(entry, 'request failed');
+    else logger.info(entry, 'request');
+  });
+
+  if (config.corsOrigins.length > 0) {
+    app.use('*', cors({ origin: [...config.corsOrigins], allowHeaders: ['authorization', 'content-type', 'x-request-id'], exposeHeaders: ['x-request-id', 'retry-after', 'location'], maxAge: 600 }));
+  }
+
+  app.use('*', async (c, next) => {
+    if (publicPaths.has(c.req.path) || c.req.method === 'OPTIONS') {
+      c.set('caller', `ip:${clientAddress(c)}`);
+      return next();
+    }
+    if (keys.required) {
+      const header = c.req.header('authorization');
+      const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+      if (token === undefined) {
+        throw httpError(401, 'AUTH_MISSING_KEY', 'this server needs an API key', 'send the header "Authorization: Bearer <key>" with a key of server.apiKeys');
+      }
+      const caller = keys.identify(token);
+      if (caller === undefined) throw httpError(403, 'AUTH_INVALID_KEY', 'the API key is not valid for this server', 'check the key; the server accepts the keys of its server.apiKeys (KGRAG_API_KEYS)');
+      c.set('caller', caller);
+    } else {
+      c.set('caller', `ip:${clientAddress(c)}`);
+    }
+    const refused = limits.admit(c.get('caller'));
+    if (refused) throw httpError(429, 'SERVER_RATE_LIMITED', `more than ${config.requestsPerMinute} requests a minute`, `retry after ${refused.retryAfterSeconds} s`, refused.retryAfterSeconds);
+    return next();
+  });
+
+  const workspaceOf = (c: Context<ServerEnv>): Promise<ServedWorkspace> => registry.open(registry.layout === 'single' ? singleWorkspaceName : (c.req.param('workspace') ?? ''));
+  registerRoutes(app, routes, prefix, { maxJsonBytes: config.maxJsonBytes, maxUploadBytes: config.maxUploadBytes }, workspaceOf);
+
+  if (options.mcp) {
+    const mcp = options.mcp;
+    app.all(registry.layout === 'single' ? '/mcp' : `${prefix}/mcp`, async (c) => mcp(await workspaceOf(c))(c.req.raw));
+  }
+
+  app.get('/openapi.json', (c) => c.json(openapi));
+  const page = renderApiPage(openapi);
+  app.get('/docs', (c) => c.html(page));
+  app.get('/', (c) => c.redirect('/docs'));
+
+  const problemResponse = (error: unknown, c: Context<ServerEnv>): Response => {
+    const { problem, retryAfterSeconds, expected } = problemOf(error, c.get('requestId'));
+    if (!expected) logger.error({ requestId: c.get('requestId'), err: error }, 'unexpected error');
+    const headers: Record<string, string> = { 'content-type': 'application/problem+json', 'x-request-id': c.get('requestId') };
+    if (retryAfterSeconds !== undefined) headers['retry-after'] = String(retryAfterSeconds);
+    if (problem.status === 401) headers['www-authenticate'] = 'Bearer realm="kgrag"';
+    return new Response(JSON.stringify(problem), { status: problem.status, headers });
+  };
+  app.notFound((c) => problemResponse(httpError(404, 'SERVER_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path.slice(0, 200)}`, 'see /docs or /openapi.json for the endpoints'), c));
+  app.onError((error, c) => problemResponse(error, c));
+  return { app, queries, openapi };
+}

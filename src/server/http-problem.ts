@@ -1,0 +1,98 @@
+import { KgragError } from '../core/errors.js';
+import { toEnvironmentError } from '../core/environment-error.js';
+
+/** An RFC 9457 problem document, the body of every error response. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  /** The one-line message: what went wrong with which input, then the fix. */
+  detail: string;
+  /** kgrag's stable error code (`QUERY_UNKNOWN_METHOD`, `AUTH_MISSING_KEY`, …). */
+  code: string;
+  /** The request id, also in the `x-request-id` header and in the server's log. */
+  requestId?: string;
+}
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  499: 'Client Closed Request',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** A KgragError that carries the HTTP status it should be answered with. */
+export function httpError(status: number, code: string, message: string, hint?: string, retryAfterSeconds?: number): KgragError {
+  return new KgragError(message, {
+    code,
+    category: status >= 500 ? 'internal' : 'input',
+    ...(hint === undefined ? {} : { hint }),
+    details: { httpStatus: status, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) },
+  });
+}
+
+function statusOf(error: KgragError): number {
+  const explicit = error.details?.['httpStatus'];
+  if (typeof explicit === 'number') return explicit;
+  if (/NOT_FOUND|NO_MATCH|UNKNOWN_(METHOD|VARIANT|GRAPH)$/.test(error.code)) return 404;
+  if (error.code === 'STORE_WRITER_BUSY' || error.code === 'QUERY_METHOD_NOT_BUILT' || error.code === 'QUERY_NO_INDEX' || error.code === 'QUERY_INDEX_NOT_READY' || error.code === 'INDEX_WOULD_BE_EMPTY') return 409;
+  switch (error.category) {
+    case 'input':
+      return 400;
+    case 'config':
+      return 422;
+    case 'provider':
+      return 502;
+    case 'store':
+    case 'environment':
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+/**
+ * The problem document of any error. What a caller can fix gets its message and hint; anything else — a bug, an
+ * error without a known cause — gets a generic line and the request id to find it in the log, never a stack trace
+ * or whatever a raw error message may hold (paths, keys, SQL).
+ */
+export function problemOf(error: unknown, requestId?: string): { problem: Problem; retryAfterSeconds: number | undefined; expected: boolean } {
+  const known = KgragError.isInstance(error) ? error : toEnvironmentError(error);
+  const base = requestId === undefined ? {} : { requestId };
+  if (known === undefined || known.category === 'internal') {
+    const status = known === undefined ? 500 : statusOf(known);
+    const detail = known !== undefined && typeof known.details?.['httpStatus'] === 'number'
+      ? (known.hint ? `${known.message} — ${known.hint}` : known.message)
+      : `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`;
+    return {
+      problem: { type: 'about:blank', title: titles[status] ?? 'Error', status, detail, code: known?.code ?? 'INTERNAL', ...base },
+      retryAfterSeconds: undefined,
+      expected: known !== undefined && status < 500,
+    };
+  }
+  const status = statusOf(known);
+  const retry = known.details?.['retryAfterSeconds'];
+  return {
+    problem: {
+      type: 'about:blank',
+      title: titles[status] ?? 'Error',
+      status,
+      detail: known.hint ? `${known.message} — ${known.hint}` : known.message,
+      code: known.code,
+      ...base,
+    },
+    retryAfterSeconds: typeof retry === 'number' ? retry : undefined,
+    expected: status < 500,
+  };
+}

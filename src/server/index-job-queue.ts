@@ -1,0 +1,372 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kgrag } from '../api/create-kgrag.js';
+import { KgragError } from '../core/errors.js';
+import { formatErrorLine } from '../core/format-error-line.js';
+import type { RunUsage } from '../core/types.js';
+import type { InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
+
+/** What a job was asked to do. Documents are kept (in the job's file) only until the job has ended. */
+export type JobRequest =
+  | {
+      kind: 'index';
+      /** Documents given as text. */
+      documents: InputDocument[];
+      /** Files (uploads stored in the workspace) to index. */
+      paths: string[];
+      mode?: 'fast' | 'standard';
+      methods?: string[];
+    }
+  | {
+      kind: 'delete';
+      selectors: string[];
+      /** Uploaded files of the deleted documents, removed with them. */
+      files: string[];
+      keepCache?: boolean;
+      mode?: 'fast' | 'standard';
+    };
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** Progress of one pipeline step of a job. */
+export interface JobStep {
+  step: string;
+  status: 'pending' | 'running' | 'done' | 'skipped';
+  done: number;
+  total: number;
+  unit: string;
+  durationMs: number | undefined;
+}
+
+/** A job as the API shows it. */
+export interface JobView {
+  id: string;
+  kind: JobRequest['kind'];
+  status: JobStatus;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  /** What it was asked: document titles, uploaded file names, selectors (never document text). */
+  input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null };
+  steps: JobStep[];
+  /** Times a server restart resumed it. */
+  resumed: number;
+  warnings: string[];
+  /** The one-line reason of a failure. */
+  error: { code: string; message: string } | null;
+  /** Totals of a finished run. */
+  result: { durationMs: number; usage: RunUsage; deleted?: string[] } | null;
+}
+
+/** An update of a job for its event stream: the job's new state and the pipeline event that caused it. */
+export interface JobEvent {
+  job: JobView;
+  event: PipelineEvent | { type: 'job-status'; status: JobStatus };
+}
+
+/** Options of {@link openIndexJobQueue}. */
+export interface IndexJobQueueOptions {
+  /** Folder of the job files (one JSON file per job). */
+  directory: string;
+  /** The workspace the jobs write. */
+  kgrag: () => Promise<Kgrag>;
+  /** ISO time source (tests). @default () => new Date().toISOString() */
+  now?: () => string;
+  /** Called when a job ends (before its listeners hear of it), e.g. to remove the uploads of deleted documents. */
+  onEnded?: (job: JobView, request: JobRequest) => Promise<void>;
+  /** Jobs kept after they ended, newest first. @default 200 */
+  keepEnded?: number;
+}
+
+/** The index jobs of one workspace: run one at a time (the workspace has one writer), the rest wait in order. */
+export interface IndexJobQueue {
+  submit(request: JobRequest): JobView;
+  get(id: string): JobView | undefined;
+  /** Every kept job, newest first. */
+  list(): JobView[];
+  /** Cancels a queued job, or aborts a running one (its draft is dropped) and waits for it to stop. Undefined for an unknown id. */
+  cancel(id: string): Promise<JobView | undefined>;
+  /** Receives every change of the job until it ends; returns the unsubscribe function. */
+  subscribe(id: string, listener: (event: JobEvent) => void): () => void;
+  /**
+   * Stops taking jobs and interrupts the running one, keeping its draft and marking it queued in its file, so
+   * that the next server resumes it where it stopped. Resolves when the running job has stopped.
+   */
+  shutdown(): Promise<void>;
+  /** Resolves once no job is queued or running (tests, benchmarks). */
+  idle(): Promise<void>;
+}
+
+interface JobRecord {
+  view: JobView;
+  request: JobRequest;
+}
+
+const jobIdPattern = /^job-(\d{6,})$/;
+
+/**
+ * Opens the job queue of a workspace. Jobs live in files beside the index, so that a server stopped by SIGTERM (or
+ * killed) finds the jobs it had not finished and runs them again: a rerun resumes the unfinished draft, so the
+ * steps already done are not paid for twice. Ids count up (`job-000001`), the same on every run of the same work.
+ */
+export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue {
+  const now = options.now ?? (() => new Date().toISOString());
+  const keepEnded = options.keepEnded ?? 200;
+  mkdirSync(options.directory, { recursive: true });
+  const records = new Map<string, JobRecord>();
+  const listeners = new Map<string, Set<(event: JobEvent) => void>>();
+  const waiting: string[] = [];
+  let running: { id: string; abort: AbortController; cancel: AbortController } | undefined;
+  let stopping = false;
+  let nextNumber = 1;
+  let idleWaiters: Array<() => void> = [];
+
+  const fileOf = (id: string): string => join(options.directory, `${id}.json`);
+  const persist = (record: JobRecord): void => {
+    const ended = record.view.status !== 'queued' && record.view.status !== 'running';
+    // A finished job keeps no document text: deleting a document must not leave it in a job file.
+    const request: JobRequest = ended && record.request.kind === 'index' ? { ...record.request, documents: [] } : record.request;
+    const file = fileOf(record.view.id);
+    writeFileSync(`${file}.tmp`, JSON.stringify({ view: record.view, request }));
+    renameSync(`${file}.tmp`, file);
+  };
+  const emit = (record: JobRecord, event: JobEvent['event']): void => {
+    for (const listener of listeners.get(record.view.id) ?? []) listener({ job: structuredClone(record.view), event });
+  };
+  const setStatus = (record: JobRecord, status: 'queued' | 'running'): void => {
+    record.view.status = status;
+    if (status === 'running') record.view.startedAt = now();
+    persist(record);
+    emit(record, { type: 'job-status', status });
+  };
+  /** Ends a job: its cleanup runs first, so that whoever hears of the end sees its effects complete. */
+  const finish = async (record: JobRecord, status: Exclude<JobStatus, 'queued' | 'running'>): Promise<void> => {
+    const request = record.request;
+    if (request.kind === 'index') record.request = { ...request, documents: [] };
+    try {
+      await options.onEnded?.({ ...structuredClone(record.view), status }, request);
+    } catch (error) {
+      if (record.view.warnings.length < 100) record.view.warnings.push(`cleaning up after the job failed: ${formatErrorLine(error)}`);
+    }
+    record.view.status = status;
+    record.view.endedAt = now();
+    persist(record);
+    emit(record, { type: 'job-status', status });
+    listeners.delete(record.view.id);
+    prune();
+  };
+  const prune = (): void => {
+    const ended = [...records.values()].filter((record) => record.view.status !== 'queued' && record.view.status !== 'running');
+    ended.sort((a, b) => b.view.id.localeCompare(a.view.id));
+    for (const record of ended.slice(keepEnded)) {
+      records.delete(record.view.id);
+      rmSync(fileOf(record.view.id), { force: true });
+    }
+  };
+
+  for (const name of readdirSync(options.directory).sort()) {
+    const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : undefined;
+    const number = id === undefined ? undefined : jobIdPattern.exec(id)?.[1];
+    if (id === undefined || number === undefined) {
+      if (name.endsWith('.tmp')) rmSync(join(options.directory, name), { force: true });
+      continue;
+    }
+    const record = JSON.parse(readFileSync(join(options.directory, name), 'utf8')) as JobRecord;
+    records.set(id, record);
+    nextNumber = Math.max(nextNumber, Number(number) + 1);
+    if (record.view.status === 'running' || record.view.status === 'queued') {
+      // Stopped by a shutdown or a crash before it ended: run it again; the rerun resumes its draft.
+      if (record.view.status === 'running') record.view.resumed += 1;
+      record.view.status = 'queued';
+      waiting.push(id);
+    }
+  }
+
+  const applyEvent = (record: JobRecord, event: PipelineEvent): void => {
+    const view = record.view;
+    const stepOf = (name: string): JobStep => {
+      let step = view.steps.find((candidate) => candidate.step === name);
+      if (!step) {
+        step = { step: name, status: 'pending', done: 0, total: 0, unit: '', durationMs: undefined };
+        view.steps.push(step);
+      }
+      return step;
+    };
+    switch (event.type) {
+      case 'pipeline-start':
+        view.steps = event.steps.map((step) => ({ step, status: 'pending', done: 0, total: 0, unit: '', durationMs: undefined }));
+        break;
+      case 'step-start':
+        stepOf(event.step).status = 'running';
+        break;
+      case 'step-progress': {
+        const step = stepOf(event.step);
+        step.done = event.done;
+        step.total = event.total;
+        step.unit = event.unit;
+        break;
+      }
+      case 'step-skip':
+        stepOf(event.step).status = 'skipped';
+        break;
+      case 'step-end': {
+        const step = stepOf(event.step);
+        step.status = 'done';
+        step.durationMs = event.durationMs;
+        break;
+      }
+      case 'warning':
+        if (view.warnings.length < 100) view.warnings.push(event.warning.message);
+        break;
+      case 'pipeline-end':
+        break;
+    }
+    if (event.type !== 'step-progress') persist(record);
+    emit(record, event);
+  };
+
+  const runNext = async (): Promise<void> => {
+    if (running || stopping) return;
+    const id = waiting.shift();
+    if (id === undefined) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiters) resolve();
+      return;
+    }
+    const record = records.get(id);
+    if (!record || record.view.status !== 'queued') return runNext();
+    const abort = new AbortController();
+    const cancel = new AbortController();
+    running = { id, abort, cancel };
+    setStatus(record, 'running');
+    try {
+      const kgrag = await options.kgrag();
+      const onEvent = (event: PipelineEvent): void => applyEvent(record, event);
+      const command = `kgrag serve (${record.view.id})`;
+      if (record.request.kind === 'index') {
+        const request = record.request;
+        const summary = await kgrag.index(
+          { paths: request.paths, documents: request.documents },
+          {
+            command,
+            onEvent,
+            signal: abort.signal,
+            cancelSignal: cancel.signal,
+            ...(request.mode === undefined ? {} : { mode: request.mode }),
+            ...(request.methods === undefined ? {} : { methods: request.methods }),
+          },
+        );
+        record.view.result = { durationMs: summary.durationMs, usage: summary.usage };
+      } else {
+        const request = record.request;
+        const summary = await kgrag.delete(request.selectors, {
+          command,
+          onEvent,
+          signal: abort.signal,
+          cancelSignal: cancel.signal,
+          ...(request.keepCache === undefined ? {} : { keepCache: request.keepCache }),
+          ...(request.mode === undefined ? {} : { mode: request.mode }),
+        });
+        record.view.result = { durationMs: summary.run.durationMs, usage: summary.run.usage, deleted: summary.deleted.map((document) => document.id) };
+      }
+      await finish(record, 'succeeded');
+    } catch (error) {
+      if (cancel.signal.aborted) await finish(record, 'cancelled');
+      else if (stopping) {
+        // Interrupted by shutdown: stays queued in its file, for the next server to resume.
+        record.view.status = 'queued';
+        persist(record);
+      } else {
+        record.view.error = { code: KgragError.isInstance(error) ? error.code : 'INTERNAL', message: formatErrorLine(error) };
+        await finish(record, 'failed');
+      }
+    } finally {
+      running = undefined;
+    }
+    if (!stopping) await runNext();
+  };
+  const kick = (): void => {
+    void runNext();
+  };
+
+  const stoppedError = (): KgragError =>
+    new KgragError('the server is shutting down and takes no new jobs', { code: 'SERVER_SHUTTING_DOWN', category: 'environment', hint: 'retry once the server is back', details: { httpStatus: 503, retryAfterSeconds: 5 } });
+
+  queueMicrotask(kick);
+
+  return {
+    submit(request) {
+      if (stopping) throw stoppedError();
+      const id = `job-${String(nextNumber++).padStart(6, '0')}`;
+      const view: JobView = {
+        id,
+        kind: request.kind,
+        status: 'queued',
+        createdAt: now(),
+        startedAt: null,
+        endedAt: null,
+        input: {
+          documents: request.kind === 'index' ? request.documents.map((document) => document.title) : [],
+          files: request.kind === 'index' ? request.paths.map((path) => path.split(/[\\/]/).pop() ?? path) : [],
+          selectors: request.kind === 'delete' ? request.selectors : [],
+          mode: request.mode ?? null,
+          methods: request.kind === 'index' ? (request.methods ?? null) : null,
+        },
+        steps: [],
+        resumed: 0,
+        warnings: [],
+        error: null,
+        result: null,
+      };
+      const record = { view, request };
+      records.set(id, record);
+      persist(record);
+      waiting.push(id);
+      kick();
+      return structuredClone(view);
+    },
+    get(id) {
+      const record = records.get(id);
+      return record === undefined ? undefined : structuredClone(record.view);
+    },
+    list() {
+      return [...records.values()].map((record) => structuredClone(record.view)).sort((a, b) => b.id.localeCompare(a.id));
+    },
+    async cancel(id) {
+      const record = records.get(id);
+      if (!record) return undefined;
+      if (record.view.status === 'queued') {
+        const position = waiting.indexOf(id);
+        if (position >= 0) waiting.splice(position, 1);
+        await finish(record, 'cancelled');
+      } else if (record.view.status === 'running' && running?.id === id) {
+        running.cancel.abort(new KgragError(`job ${id} was cancelled`, { code: 'JOB_CANCELLED', category: 'input' }));
+        while (record.view.status === 'running') await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return structuredClone(record.view);
+    },
+    subscribe(id, listener) {
+      let set = listeners.get(id);
+      if (!set) {
+        set = new Set();
+        listeners.set(id, set);
+      }
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+      };
+    },
+    async shutdown() {
+      stopping = true;
+      const current = running;
+      if (!current) return;
+      current.abort.abort(new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));
+      while (running) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+    idle() {
+      if (!running && waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}

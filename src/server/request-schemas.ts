@@ -1,0 +1,158 @@
+import { z } from 'zod';
+
+/*
+ * The zod schemas of the HTTP API: they validate requests, and /openapi.json is generated from them.
+ */
+
+const methodName = z.string().min(1).max(64).regex(/^[a-z][a-z0-9_-]*$/, { error: 'a method name such as "ppr" or "basic"' });
+
+export const queryRequestSchema = z
+  .object({
+    question: z.string().trim().min(1, { error: 'the question is empty' }).max(8000),
+    method: methodName.optional().describe('Method (default: query.method of the configuration)'),
+    variant: z.string().min(1).max(64).optional().describe('Variant of the method, e.g. "hybrid" for basic, "dynamic" for global'),
+    params: z.record(z.string(), z.unknown()).optional().describe("The method's parameters (its README lists them)"),
+    topK: z.number().int().min(1).max(1000).optional().describe('How many items the method retrieves'),
+    contextOnly: z.boolean().optional().describe('Return the retrieved context without calling the LLM'),
+    stream: z.boolean().optional().describe('Answer as server-sent events: `text` deltas, `progress`, then one `result` (or `error`)'),
+  })
+  .strict();
+export type QueryRequestBody = z.output<typeof queryRequestSchema>;
+
+export const inputDocumentSchema = z
+  .object({
+    title: z.string().trim().min(1).max(500),
+    text: z.string().min(1, { error: 'the document text is empty' }),
+    source: z.string().min(1).max(2000).optional().describe('Stable origin; a document with the same source replaces it (default inline:<title>)'),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export const addDocumentsSchema = z
+  .object({
+    documents: z.array(inputDocumentSchema).min(1).max(10_000),
+    mode: z.enum(['fast', 'standard']).optional(),
+  })
+  .strict();
+
+export const startJobSchema = z
+  .object({
+    mode: z.enum(['fast', 'standard']).optional().describe('Index mode (default: the configured mode, else the mode the index was built in)'),
+    methods: z.array(methodName).min(1).optional().describe('Methods to build the index for'),
+  })
+  .strict();
+
+export const createWorkspaceSchema = z.object({ name: z.string().min(1).max(200) }).strict();
+
+export const idParams = z.object({ id: z.string().min(1).max(500) });
+
+export const deleteDocumentQuery = z.object({
+  dryRun: z.enum(['true', 'false']).optional().describe('true: say what the delete would remove and cost, changing nothing'),
+  keepCache: z.enum(['true', 'false']).optional().describe("true: keep the cached LLM replies of the document's calls"),
+});
+
+const integerText = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: 'expected a whole number' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+export const entitySearchQuery = z.object({
+  q: z.string().trim().min(1).max(200).describe('Name or part of a name'),
+  limit: integerText(1, 100).optional(),
+  type: z.string().min(1).max(100).optional(),
+});
+
+export const entityQuery = z.object({ maxSources: integerText(0, 100).optional() });
+
+export const neighboursQuery = z.object({
+  depth: integerText(1, 3).optional(),
+  limit: integerText(1, 500).optional(),
+  maxEdges: integerText(1, 2000).optional(),
+});
+
+export const communitiesQuery = z.object({
+  level: integerText(0, 100).optional(),
+  limit: integerText(1, 1000).optional(),
+  offset: integerText(0, 1_000_000).optional(),
+});
+
+export const graphSliceQuery = z.object({
+  top: integerText(1, 2000).optional(),
+  maxEdges: integerText(1, 20_000).optional(),
+  type: z.string().min(1).max(100).optional(),
+});
+
+const chatContentPart = z.object({ type: z.string(), text: z.string().optional() }).loose();
+
+export const chatMessageSchema = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+    content: z.union([z.string(), z.array(chatContentPart), z.null()]).optional(),
+  })
+  .loose();
+
+/** The part of OpenAI's chat completion request kgrag reads; other fields OpenAI clients send are accepted and ignored. */
+export const chatCompletionRequestSchema = z
+  .object({
+    model: z.string().min(1).max(200).describe('kgrag-<method> or kgrag-<method>:<variant> (GET /v1/models lists them)'),
+    messages: z.array(chatMessageSchema).min(1).max(200),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+    temperature: z.number().nullable().optional(),
+    max_tokens: z.number().int().nullable().optional(),
+    max_completion_tokens: z.number().int().nullable().optional(),
+  })
+  .loose();
+export type ChatCompletionRequest = z.output<typeof chatCompletionRequestSchema>;
+
+/** The problem document of every error (RFC 9457). */
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+  requestId: z.string().optional(),
+});
+
+export const jobSchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['index', 'delete']),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    endedAt: z.string().nullable(),
+    steps: z.array(z.object({ step: z.string(), status: z.string(), done: z.number(), total: z.number(), unit: z.string(), durationMs: z.number().optional() })),
+    resumed: z.number().int(),
+    warnings: z.array(z.string()),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  })
+  .loose();
+
+export const documentSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  source: z.string(),
+  chunks: z.number().int(),
+  indexedAt: z.string(),
+  status: z.enum(['indexed', 'source-missing']),
+});
+
+export const queryResultSchema = z
+  .object({
+    question: z.string(),
+    method: z.string(),
+    variant: z.string().optional(),
+    answer: z.object({ text: z.string(), kind: z.enum(['generated', 'extractive', 'none']), label: z.string().optional() }),
+    citations: z.array(z.object({ dataset: z.string(), hid: z.number(), id: z.string(), title: z.string(), source: z.string().optional(), quote: z.string().optional() }).loose()),
+    context: z.object({ chunks: z.array(z.object({ id: z.string(), documentTitle: z.string(), text: z.string(), score: z.number() }).loose()), text: z.string(), tokens: z.number() }).loose(),
+    trace: z.object({ steps: z.array(z.object({ name: z.string(), ms: z.number() }).loose()) }).loose(),
+    usage: z.object({ llmCalls: z.number(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number(), latencyMs: z.number() }),
+    warnings: z.array(z.string()),
+  })
+  .loose();
+
+export const looseObject = z.object({}).loose();

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { Kgrag } from '../../api/create-kgrag.js';
+import { registeredMethods } from '../../api/registered-methods.js';
+import type { Citation } from '../../answer/answer-types.js';
+import type { QueryResult } from '../../methods/query-engine.js';
+import type { ChatMessage } from '../../providers/llm/language-model.js';
+import { defineRoute } from '../api-route.js';
+import { httpError, problemOf } from '../http-problem.js';
+import type { QueryGate } from '../query-gate.js';
+import { type ChatCompletionRequest, chatCompletionRequestSchema, looseObject, problemSchema } from '../request-schemas.js';
+
+const modelPrefix = 'kgrag-';
+
+/** Every model the chat endpoint offers: `kgrag-<method>` and `kgrag-<method>:<variant>`. */
+export function chatModels(): string[] {
+  return registeredMethods.flatMap((method) => [`${modelPrefix}${method.name}`, ...method.variants.map((variant) => `${modelPrefix}${method.name}:${variant}`)]);
+}
+
+function methodOfModel(model: string): string {
+  const models = chatModels();
+  if (!models.includes(model)) {
+    throw httpError(404, 'SERVER_UNKNOWN_MODEL', `no model "${model.slice(0, 100)}"`, `choose one of GET /v1/models, e.g. ${models.slice(0, 4).join(', ')}`);
+  }
+  return model.slice(modelPrefix.length);
+}
+
+function textOf(content: ChatCompletionRequest['messages'][number]['content']): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
+}
+
+/**
+ * The question and the conversation before it. The last user message is the question; earlier user and assistant
+ * turns are the history the answering LLM reads; system and developer messages are not passed on (the method's own
+ * prompt is the system prompt), tool messages neither.
+ */
+export function conversationOf(request: ChatCompletionRequest): { question: string; history: ChatMessage[] } {
+  let last = -1;
+  request.messages.forEach((message, index) => {
+    if (message.role === 'user') last = index;
+  });
+  const question = last < 0 ? '' : textOf(request.messages[last]?.content).trim();
+  if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the conversation has no user message with text to answer', 'end the messages with {"role": "user", "content": "your question"}');
+  const history = request.messages
+    .slice(0, last)
+    .filter((message) => message.role === 'user' || message.role === 'assistant')
+    .map((message) => ({ role: message.role as 'user' | 'assistant', content: textOf(message.content) }))
+    .filter((message) => message.content.length > 0);
+  return { question, history };
+}
+
+/** The sources list appended to the answer text, so that a plain chat front-end shows where the answer comes from. */
+export function sourcesText(citations: readonly Citation[]): string {
+  if (citations.length === 0) return '';
+  const lines = citations.map((citation) => `[${citation.dataset} ${citation.hid}] ${citation.title}${citation.source && citation.source !== 'community' ? ` (${citation.source})` : ''}`);
+  return `\n\nSources:\n${lines.join('\n')}`;
+}
+
+function completionId(request: ChatCompletionRequest, requestId: string): string {
+  return `chatcmpl-${createHash('sha256').update(requestId).update(JSON.stringify(request.messages)).digest('hex').slice(0, 24)}`;
+}
+
+function usageOf(result: QueryResult) {
+  return { prompt_tokens: result.usage.inputTokens, completion_tokens: result.usage.outputTokens, total_tokens: result.usage.inputTokens + result.usage.outputTokens };
+}
+
+/** The extra field of a completion: the citations, the method's label and warnings, and the index generation. */
+function kgragField(result: QueryResult) {
+  return { method: result.method, variant: result.variant, citations: result.citations, answerKind: result.answer.kind, label: result.answer.label, warnings: result.warnings, index: result.index };
+}
+
+async function answer(kgrag: Kgrag, request: ChatCompletionRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> {
+  const { question, history } = conversationOf(request);
+  return kgrag.query(question, { method: methodOfModel(request.model), history, signal, ...(onText === undefined ? {} : { onText }) });
+}
+
+/** The OpenAI-compatible endpoints: each method is a model, so OpenAI clients and chat front-ends can use a workspace. */
+export function chatRoutes(gate: QueryGate) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/models',
+      tag: 'openai',
+      summary: 'The methods as OpenAI models (kgrag-<method>, kgrag-<method>:<variant>)',
+      responses: { 200: { description: 'OpenAI model list', schema: z.object({ object: z.literal('list'), data: z.array(looseObject) }) } },
+      handler: (c) => c.json({ object: 'list', data: chatModels().map((id) => ({ id, object: 'model', created: 0, owned_by: 'kgrag' })) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/chat/completions',
+      tag: 'openai',
+      summary: 'OpenAI-compatible chat completion: the last user message is the question, earlier turns the history',
+      description:
+        'Streams like OpenAI with `stream: true` (`chat.completion.chunk` events, then `data: [DONE]`). The answer text ends with a "Sources:" list; the citations are also in the extra `kgrag` field (on the last chunk when streaming).',
+      body: chatCompletionRequestSchema,
+      responses: {
+        200: { description: 'A chat.completion (or an event stream of chat.completion.chunk)', schema: looseObject },
+        400: { description: 'Invalid request', schema: problemSchema, contentType: 'application/problem+json' },
+        404: { description: 'Unknown model', schema: problemSchema, contentType: 'application/problem+json' },
+      },
+      handler: async (c, { body, workspace }) => {
+        methodOfModel(body.model);
+        conversationOf(body);
+        const slot = gate.admit(c.get('caller'));
+        const id = completionId(body, c.get('requestId'));
+        const created = Math.floor(Date.now() / 1000);
+        if (!body.stream) {
+          const result = await slot.run(c.req.raw.signal, (signal) => answer(workspace.kgrag, body, signal));
+          return c.json({
+            id,
+            object: 'chat.completion',
+            created,
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: result.answer.text + sourcesText(result.citations) }, finish_reason: 'stop', logprobs: null }],
+            usage: usageOf(result),
+            kgrag: kgragField(result),
+          });
+        }
+        return streamSSE(c, async (stream) => {
+          const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+            stream.writeSSE({ data: JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra }) });
+          const client = new AbortController();
+          stream.onAbort(() => client.abort());
+          await chunk({ role: 'assistant', content: '' }, null);
+          let streamed = false;
+          try {
+            const result = await slot.run(client.signal, (signal) =>
+              answer(workspace.kgrag, body, signal, (delta) => {
+                streamed = true;
+                void chunk({ content: delta }, null);
+              }),
+            );
+            // An extractive answer (no LLM) or a cached one arrives whole: send it as one delta.
+            const rest = (streamed ? '' : result.answer.text) + sourcesText(result.citations);
+            if (rest.length > 0) await chunk({ content: rest }, null);
+            await chunk({}, 'stop', { kgrag: kgragField(result), ...(body.stream_options?.include_usage ? { usage: usageOf(result) } : {}) });
+          } catch (error) {
+            const { problem } = problemOf(error, c.get('requestId'));
+            await stream.writeSSE({ data: JSON.stringify({ error: { message: problem.detail, type: problem.code, code: problem.status } }) });
+          }
+          await stream.writeSSE({ data: '[DONE]' });
+        });
+      },
+    }),
+  ];
+}

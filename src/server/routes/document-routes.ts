@@ -1,0 +1,134 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { fileFormatOf } from '../../text/load/file-format.js';
+import { defineRoute, type ServerEnv } from '../api-route.js';
+import { httpError } from '../http-problem.js';
+import { addDocumentsSchema, deleteDocumentQuery, documentSchema, idParams, jobSchema, looseObject, problemSchema } from '../request-schemas.js';
+import { sanitizeFileName } from '../sanitize-file-name.js';
+import type { ServedWorkspace } from '../workspace-registry.js';
+
+const problem = (description: string) => ({ description, schema: problemSchema, contentType: 'application/problem+json' });
+
+/** Whether `path` lies inside the workspace's uploads folder (only such files are the server's to delete). */
+export function isUpload(workspace: ServedWorkspace, path: string): boolean {
+  const rest = relative(workspace.uploads, path);
+  return rest.length > 0 && !rest.startsWith('..') && !rest.includes(`..${sep}`) && !rest.startsWith(sep);
+}
+
+/** Stores uploaded files in the workspace's uploads folder (write to a temporary name, then rename) and returns their paths. */
+async function storeUploads(c: Context<ServerEnv>, workspace: ServedWorkspace): Promise<string[]> {
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    throw httpError(400, 'SERVER_INVALID_MULTIPART', 'the multipart body could not be read', 'send files as multipart/form-data fields named "file"');
+  }
+  const files = [...form.values()].filter((value): value is File => typeof value !== 'string');
+  if (files.length === 0) throw httpError(400, 'SERVER_NO_FILES', 'the upload holds no file', 'send each file as a multipart/form-data field named "file"');
+  const names = new Set<string>();
+  const prepared = await Promise.all(
+    files.map(async (file) => {
+      const name = sanitizeFileName(file.name);
+      const format = fileFormatOf(name);
+      if (format.kind === 'unsupported') {
+        throw httpError(415, 'SERVER_UNSUPPORTED_FILE', `"${name}" is ${format.description}, which kgrag cannot read`, 'convert it to PDF, DOCX, Markdown, HTML or plain text first');
+      }
+      if (names.has(name)) throw httpError(400, 'SERVER_DUPLICATE_FILE', `two uploaded files are both named "${name}"`, 'give each file of one upload its own name');
+      names.add(name);
+      return { name, bytes: new Uint8Array(await file.arrayBuffer()) };
+    }),
+  );
+  mkdirSync(workspace.uploads, { recursive: true });
+  return prepared.map(({ name, bytes }) => {
+    const path = join(workspace.uploads, name);
+    writeFileSync(`${path}.part`, bytes);
+    renameSync(`${path}.part`, path);
+    return path;
+  });
+}
+
+/** Documents: list, get, add (JSON text or file upload: an index job), delete (a delete job, or its dry run). */
+export const documentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/documents',
+    tag: 'documents',
+    summary: 'List the indexed documents with their status',
+    responses: { 200: { description: 'The documents of the published index', schema: z.object({ documents: z.array(documentSchema) }) } },
+    handler: async (c, { workspace }) => c.json({ documents: await workspace.kgrag.documents() }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/documents',
+    tag: 'documents',
+    summary: 'Add documents (JSON text, or files as multipart/form-data) and start an index job',
+    description:
+      'JSON: `{"documents": [{"title", "text", "source?", "metadata?"}]}`. Multipart: one or more fields named `file` (txt, md, html, pdf, docx, json, jsonl, csv, tsv); a file with the name of an earlier upload replaces its documents. Answers 202 with the queued job; follow it at `/jobs/{id}/events`.',
+    body: addDocumentsSchema,
+    multipart: true,
+    responses: {
+      202: { description: 'The index job that adds them', schema: z.object({ job: jobSchema }) },
+      400: problem('Invalid documents'),
+      413: problem('Body larger than the server accepts'),
+      415: problem('A file kgrag cannot read'),
+    },
+    handler: async (c, { body, workspace }) => {
+      const job = body
+        ? workspace.jobs.submit({ kind: 'index', documents: body.documents, paths: [], ...(body.mode === undefined ? {} : { mode: body.mode }) })
+        : workspace.jobs.submit({ kind: 'index', documents: [], paths: await storeUploads(c, workspace) });
+      c.header('location', `${c.req.path.replace(/\/documents$/, '')}/jobs/${job.id}`);
+      return c.json({ job }, 202);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/documents/:id',
+    tag: 'documents',
+    summary: 'One document with its text and chunk ids',
+    params: idParams,
+    responses: { 200: { description: 'The document', schema: looseObject }, 404: problem('No such document') },
+    handler: async (c, { params, workspace }) => {
+      const [document] = await workspace.kgrag.store.table('documents').get([params.id]);
+      if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
+      const chunks = await workspace.kgrag.store.table('chunks').pick(['id', 'ordinal'], { column: 'documentId', values: [params.id] });
+      const listed = (await workspace.kgrag.documents()).find((entry) => entry.id === params.id);
+      return c.json({
+        id: document.id,
+        title: document.title,
+        source: document.source,
+        metadata: document.metadata,
+        indexedAt: document.createdAt,
+        status: listed?.status ?? 'indexed',
+        text: document.text,
+        chunkIds: chunks.sort((a, b) => a.ordinal - b.ordinal).map((chunk) => chunk.id),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/documents/:id',
+    tag: 'documents',
+    summary: 'Delete a document and everything derived only from it (a delete job), or preview it with ?dryRun=true',
+    params: idParams,
+    query: deleteDocumentQuery,
+    responses: {
+      200: { description: 'Dry run: what the delete would remove and cost', schema: looseObject },
+      202: { description: 'The delete job', schema: z.object({ job: jobSchema }) },
+      404: problem('No such document'),
+    },
+    handler: async (c, { params, query, workspace }) => {
+      const document = (await workspace.kgrag.documents()).find((entry) => entry.id === params.id);
+      if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
+      if (query.dryRun === 'true') return c.json(await workspace.kgrag.estimateDelete([document.id]));
+      const job = workspace.jobs.submit({
+        kind: 'delete',
+        selectors: [document.id],
+        files: isUpload(workspace, document.source) ? [document.source] : [],
+        ...(query.keepCache === 'true' ? { keepCache: true } : {}),
+      });
+      return c.json({ job }, 202);
+    },
+  }),
+];

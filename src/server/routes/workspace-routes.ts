@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { defineRoute } from '../api-route.js';
+import { createWorkspaceSchema, looseObject, problemSchema } from '../request-schemas.js';
+import type { ServedWorkspace, WorkspaceRegistry } from '../workspace-registry.js';
+
+const problem = (description: string) => ({ description, schema: problemSchema, contentType: 'application/problem+json' });
+
+async function statsOf(workspace: ServedWorkspace) {
+  const [counts, status] = await Promise.all([workspace.kgrag.stats(), workspace.kgrag.status()]);
+  const jobs = workspace.jobs.list();
+  return {
+    name: workspace.name,
+    index: { generation: status.generation ?? null, publishedAt: status.publishedAt, writer: status.writer ?? null, unpublished: status.unpublished ?? null },
+    counts,
+    jobs: { running: jobs.filter((job) => job.status === 'running').map((job) => job.id), queued: jobs.filter((job) => job.status === 'queued').map((job) => job.id) },
+  };
+}
+
+/** Health, version, and the workspaces: list, create (folder layout), stats. */
+export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/health',
+      tag: 'server',
+      global: true,
+      public: true,
+      summary: 'Liveness: 200 while the server takes requests (no API key needed)',
+      responses: { 200: { description: 'Healthy', schema: z.object({ status: z.literal('ok'), version: z.string() }) } },
+      handler: (c) => c.json({ status: 'ok' as const, version }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/version',
+      tag: 'server',
+      global: true,
+      summary: 'The kgrag version, the workspace layout and the Node.js version',
+      responses: { 200: { description: 'Version', schema: looseObject } },
+      handler: (c) => c.json({ version, layout: registry.layout, node: process.version }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/workspaces',
+      tag: 'workspaces',
+      global: true,
+      summary: 'The workspaces this server serves',
+      responses: { 200: { description: 'Workspace names', schema: z.object({ layout: z.enum(['single', 'folder']), workspaces: z.array(z.object({ name: z.string() })) }) } },
+      handler: (c) => c.json({ layout: registry.layout, workspaces: registry.names().map((name) => ({ name })) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/workspaces',
+      tag: 'workspaces',
+      global: true,
+      summary: 'Create an empty workspace (servers started with --workspaces)',
+      body: createWorkspaceSchema,
+      responses: {
+        201: { description: 'Created', schema: looseObject },
+        400: problem('Invalid name'),
+        405: problem('The server serves a single workspace'),
+        409: problem('The workspace exists'),
+      },
+      handler: async (c, { body }) => c.json(await statsOf(await registry.create(body.name)), 201),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stats',
+      tag: 'workspaces',
+      summary: 'Counts of the index, its generation, and the running and queued jobs',
+      responses: { 200: { description: 'Stats', schema: looseObject }, 404: problem('No such workspace') },
+      handler: async (c, { workspace }) => c.json(await statsOf(workspace)),
+    }),
+  ];
+}

@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import type { Kgrag } from '../api/create-kgrag.js';
+import type { ServerConfig } from '../core/config/config-schema.js';
+import { KgragError } from '../core/errors.js';
+import { createServerApp, type ServerApp } from './create-server-app.js';
+import { isLoopback, type RunningServer, startServer } from './start-server.js';
+import { createWorkspaceRegistry, type WorkspaceRegistry } from './workspace-registry.js';
+
+/** Options of {@link serveWorkspaces}. */
+export interface ServeWorkspacesOptions {
+  /** `single`: one workspace folder; `folder`: a folder of named workspaces. */
+  layout: 'single' | 'folder';
+  directory: string;
+  /** Opens a workspace folder with the server's settings (configuration overrides, test doubles). */
+  openKgrag: (directory: string) => Promise<Kgrag>;
+  config: ServerConfig;
+  version: string;
+  logger: Logger;
+  /** Allow a non-loopback address without API keys. */
+  insecure?: boolean;
+}
+
+/** A running server with its parts, for tests and the CLI. */
+export interface ServedWorkspaces extends RunningServer {
+  readonly registry: WorkspaceRegistry;
+  readonly app: ServerApp;
+}
+
+/**
+ * Starts `kgrag serve`: the HTTP API, the OpenAI-compatible chat endpoint and MCP over the workspaces. Refuses to
+ * listen beyond loopback without API keys unless `insecure`: an open port would hand anyone the index and the
+ * LLM budget.
+ */
+export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<ServedWorkspaces> {
+  const { config } = options;
+  if (!isLoopback(config.host) && config.apiKeys.length === 0 && options.insecure !== true) {
+    throw new KgragError(`refusing to listen on ${config.host} without an API key: anyone who reaches the port could read the index and spend the LLM budget`, {
+      code: 'SERVER_INSECURE_BIND',
+      category: 'config',
+      hint: 'set server.apiKeys (or KGRAG_API_KEYS, e.g. `KGRAG_API_KEYS=$(openssl rand -hex 32)`), listen on 127.0.0.1, or pass --insecure behind a proxy that authenticates',
+    });
+  }
+  const registry = createWorkspaceRegistry({ layout: options.layout, directory: options.directory, openKgrag: options.openKgrag });
+  const app = createServerApp({ registry, config, version: options.version, logger: options.logger });
+  if (options.layout === 'single') await registry.open('default');
+  const running = await startServer({ server: app, registry, host: config.host, port: config.port, graceMs: config.shutdownGraceMs, logger: options.logger });
+  return { ...running, close: () => running.close(), registry, app };
+}

@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import type { Kgrag } from '../api/create-kgrag.js';
+import { httpError } from './http-problem.js';
+import { type IndexJobQueue, openIndexJobQueue } from './index-job-queue.js';
+
+/** One workspace as the server holds it: one open `Kgrag` shared by every request, and its job queue. */
+export interface ServedWorkspace {
+  readonly name: string;
+  readonly directory: string;
+  readonly kgrag: Kgrag;
+  readonly jobs: IndexJobQueue;
+  /** Where uploaded files are stored (and indexed from). */
+  readonly uploads: string;
+}
+
+/** The workspaces a server serves: one (`-w dir`) or every folder of a parent (`--workspaces dir`). */
+export interface WorkspaceRegistry {
+  /** `single`: endpoints at `/v1/…`; `folder`: at `/v1/workspaces/{name}/…`. */
+  readonly layout: 'single' | 'folder';
+  /** Names of the workspaces (folder layout: sub-folders with a valid name; single: the one). */
+  names(): string[];
+  /** Opens (once) and returns a workspace; a 404 problem for an unknown name, 400 for an invalid one. */
+  open(name: string): Promise<ServedWorkspace>;
+  /** Creates a workspace folder (folder layout only) and opens it. */
+  create(name: string): Promise<ServedWorkspace>;
+  /** Interrupts running jobs (kept for the next start) and closes every workspace. */
+  close(): Promise<void>;
+}
+
+/** The one workspace of the single layout, for routes that carry no name. */
+export const singleWorkspaceName = 'default';
+
+const namePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Folders the server keeps inside a workspace. */
+export const jobsFolder = '.kgrag-jobs';
+export const uploadsFolder = 'uploads';
+
+/** Options of {@link createWorkspaceRegistry}. */
+export interface WorkspaceRegistryOptions {
+  /** `single` with the workspace folder, or `folder` with the parent of the workspaces. */
+  layout: 'single' | 'folder';
+  directory: string;
+  /** Opens a workspace folder (createKgrag with the server's settings). */
+  openKgrag: (directory: string) => Promise<Kgrag>;
+}
+
+/**
+ * Keeps one open workspace per name. A name is letters, digits, `_` and `-` (no dots, no separators), and its
+ * folder is checked to lie directly inside the parent, so no name can reach a path outside it.
+ */
+export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): WorkspaceRegistry {
+  const root = resolve(options.directory);
+  const open = new Map<string, Promise<ServedWorkspace>>();
+  let closing = false;
+
+  const directoryOf = (name: string): string => {
+    if (options.layout === 'single') {
+      if (name !== singleWorkspaceName) throw httpError(404, 'SERVER_UNKNOWN_WORKSPACE', `no workspace named "${name}": this server serves one workspace`, 'use the endpoints under /v1/ without a workspace name');
+      return root;
+    }
+    if (!namePattern.test(name)) {
+      throw httpError(400, 'SERVER_INVALID_WORKSPACE_NAME', `invalid workspace name "${name.slice(0, 80)}"`, 'use 1–64 letters, digits, "_" or "-", starting with a letter or digit');
+    }
+    const directory = resolve(root, name);
+    if (!directory.startsWith(root + sep)) throw httpError(400, 'SERVER_INVALID_WORKSPACE_NAME', `invalid workspace name "${name}"`, 'use letters, digits, "_" or "-"');
+    return directory;
+  };
+
+  const load = (name: string, directory: string): Promise<ServedWorkspace> => {
+    let pending = open.get(name);
+    if (!pending) {
+      pending = (async () => {
+        const kgrag = await options.openKgrag(directory);
+        const jobs = openIndexJobQueue({
+          directory: join(directory, jobsFolder),
+          kgrag: async () => kgrag,
+          onEnded: async (job, request) => {
+            // An uploaded file is a copy of its document: deleting the document deletes it; a file whose job
+            // failed or was cancelled goes too, unless an indexed document still comes from it.
+            if (request.kind === 'delete' && job.status === 'succeeded') for (const path of request.files) rmSync(path, { force: true });
+            if (request.kind === 'index' && job.status !== 'succeeded' && request.paths.length > 0) {
+              const sources = new Set((await kgrag.documents()).map((document) => document.source.split('#')[0]));
+              for (const path of request.paths) if (!sources.has(path)) rmSync(path, { force: true });
+            }
+          },
+        });
+        return { name, directory, kgrag, jobs, uploads: join(directory, uploadsFolder) };
+      })();
+      open.set(name, pending);
+      pending.catch(() => open.delete(name));
+    }
+    return pending;
+  };
+
+  return {
+    layout: options.layout,
+    names() {
+      if (options.layout === 'single') return [singleWorkspaceName];
+      if (!existsSync(root)) return [];
+      return readdirSync(root, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && namePattern.test(entry.name))
+        .map((entry) => entry.name)
+        .sort();
+    },
+    async open(name) {
+      if (closing) throw httpError(503, 'SERVER_SHUTTING_DOWN', 'the server is shutting down', 'retry once it is back', 5);
+      const directory = directoryOf(name);
+      if (options.layout === 'folder' && !(existsSync(directory) && statSync(directory).isDirectory())) {
+        throw httpError(404, 'SERVER_UNKNOWN_WORKSPACE', `no workspace named "${name}"`, 'create it with POST /v1/workspaces {"name": …}, or list them with GET /v1/workspaces');
+      }
+      return load(name, directory);
+    },
+    async create(name) {
+      if (options.layout === 'single') throw httpError(405, 'SERVER_SINGLE_WORKSPACE', 'this server serves one workspace and cannot create others', 'start it with --workspaces <dir> to serve a folder of workspaces');
+      const directory = directoryOf(name);
+      if (existsSync(directory)) throw httpError(409, 'SERVER_WORKSPACE_EXISTS', `workspace "${name}" exists already`, 'choose another name, or use the existing one');
+      mkdirSync(directory, { recursive: true });
+      return load(name, directory);
+    },
+    async close() {
+      closing = true;
+      const workspaces = await Promise.allSettled([...open.values()]);
+      for (const settled of workspaces) {
+        if (settled.status !== 'fulfilled') continue;
+        await settled.value.jobs.shutdown();
+        await settled.value.kgrag.close();
+      }
+    },
+  };
+}

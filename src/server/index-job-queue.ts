@@ -176,7 +176,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     nextNumber = Math.max(nextNumber, Number(number) + 1);
     if (record.view.status === 'running' || record.view.status === 'queued') {
       // Stopped by a shutdown or a crash before it ended: run it again; the rerun resumes its draft.
-      if (record.view.status === 'running') record.view.resumed += 1;
+      if (record.view.startedAt !== null) record.view.resumed += 1;
       record.view.status = 'queued';
       waiting.push(id);
     }
@@ -323,8 +323,9 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       records.set(id, record);
       persist(record);
       waiting.push(id);
+      const submitted = structuredClone(view);
       kick();
-      return structuredClone(view);
+      return submitted;
     },
     get(id) {
       const record = records.get(id);

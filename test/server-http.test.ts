@@ -1,0 +1,319 @@
+// `kgrag serve` over real loopback HTTP: every endpoint group, authentication, limits, hostile names, SSE read by
+// a real parser, and index jobs running while queries are answered.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { ServedWorkspaces } from '../src/server/serve-workspaces.js';
+import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { readEvents, sampleWorkspace, startTestServer } from './helpers/test-server.js';
+
+const key = 'test-key-0123456789abcdef';
+const auth = { authorization: `Bearer ${key}` };
+const json = { ...auth, 'content-type': 'application/json' };
+
+interface Job {
+  id: string;
+  status: string;
+  steps: Array<{ step: string; status: string }>;
+  error: { code: string; message: string } | null;
+  result: { deleted?: string[] } | null;
+}
+
+async function body<T>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+async function waitForJob(url: string, id: string): Promise<Job> {
+  const response = await fetch(`${url}/v1/jobs/${id}/events`, { headers: auth });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+  const events = await readEvents(response);
+  const last = events.at(-1);
+  assert.equal(last?.event, 'end');
+  return JSON.parse(last.data) as Job;
+}
+
+describe('kgrag serve: one workspace over HTTP', () => {
+  let server: ServedWorkspaces;
+  let url: string;
+  let directory: string;
+
+  before(async () => {
+    directory = await sampleWorkspace();
+    server = await startTestServer({ directory, server: { apiKeys: [key] } });
+    url = server.url;
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('health needs no key; everything else needs a valid bearer key (401 without, 403 with a wrong one)', async () => {
+    const health = await fetch(`${url}/health`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await body(health), { status: 'ok', version: 'test' });
+    const missing = await fetch(`${url}/v1/stats`);
+    assert.equal(missing.status, 401);
+    assert.equal(missing.headers.get('content-type'), 'application/problem+json');
+    assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/);
+    assert.equal((await body<{ code: string }>(missing)).code, 'AUTH_MISSING_KEY');
+    const wrong = await fetch(`${url}/v1/stats`, { headers: { authorization: 'Bearer not-the-key-at-all-0000' } });
+    assert.equal(wrong.status, 403);
+    const problem = await body<{ code: string; detail: string }>(wrong);
+    assert.equal(problem.code, 'AUTH_INVALID_KEY');
+    assert.doesNotMatch(JSON.stringify(problem), /not-the-key|test-key/);
+    const stats = await fetch(`${url}/v1/stats`, { headers: auth });
+    assert.equal(stats.status, 200);
+    const counts = (await body<{ counts: { documents: number; entities: number } }>(stats)).counts;
+    assert.equal(counts.documents, 35);
+    assert.ok(counts.entities > 50);
+  });
+
+  test('the OpenAPI document lists every endpoint with its schemas, and /docs renders it', async () => {
+    const document = await body<{ openapi: string; paths: Record<string, Record<string, { requestBody?: unknown }>> }>(await fetch(`${url}/openapi.json`));
+    assert.equal(document.openapi, '3.1.0');
+    for (const path of ['/health', '/v1/documents', '/v1/documents/{id}', '/v1/jobs', '/v1/jobs/{id}/events', '/v1/query', '/v1/chat/completions', '/v1/models', '/v1/stats']) {
+      assert.ok(document.paths[path], `missing ${path}`);
+    }
+    const query = document.paths['/v1/query']?.['post']?.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
+    assert.deepEqual(query.content['application/json'].schema.required, ['question']);
+    assert.ok('topK' in query.content['application/json'].schema.properties);
+    const page = await fetch(`${url}/docs`);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(await page.text(), /\/v1\/chat\/completions/);
+  });
+
+  test('a query answers as JSON; invalid input, unknown methods and wrong media types are problem documents', async () => {
+    const response = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'Who designed the Kester Weir Bridge?', method: 'ppr', topK: 3 }) });
+    assert.equal(response.status, 200);
+    const result = await body<{ method: string; answer: { kind: string }; context: { chunks: unknown[] }; citations: unknown[] }>(response);
+    assert.equal(result.method, 'ppr');
+    assert.equal(result.answer.kind, 'extractive');
+    assert.equal(result.context.chunks.length, 3);
+    const empty = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: '   ' }) });
+    assert.equal(empty.status, 400);
+    assert.match((await body<{ detail: string }>(empty)).detail, /question/);
+    const extra = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'x', nonsense: 1 }) });
+    assert.equal(extra.status, 400);
+    const unknown = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'x', method: 'nosuch' }) });
+    assert.equal(unknown.status, 404);
+    assert.equal((await body<{ code: string }>(unknown)).code, 'QUERY_UNKNOWN_METHOD');
+    const notJson = await fetch(`${url}/v1/query`, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'hello' });
+    assert.equal(notJson.status, 415);
+    const broken = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: '{"question": ' });
+    assert.equal(broken.status, 400);
+    assert.equal((await body<{ code: string }>(broken)).code, 'SERVER_INVALID_JSON');
+    const missing = await fetch(`${url}/v1/nothing-here`, { headers: auth });
+    assert.equal(missing.status, 404);
+  });
+
+  test('a streamed query ends with one result event holding the answer, citations and trace', async () => {
+    const response = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'What did the flood of March 1947 damage?', method: 'basic', variant: 'bm25', stream: true }) });
+    assert.equal(response.status, 200);
+    const events = await readEvents(response);
+    const last = events.at(-1);
+    assert.equal(last?.event, 'result');
+    const result = JSON.parse(last.data) as { method: string; variant: string; citations: unknown[]; trace: { steps: unknown[] } };
+    assert.equal(result.method, 'basic');
+    assert.equal(result.variant, 'bm25');
+    assert.ok(result.trace.steps.length > 0);
+    const failing = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'x', method: 'basic', variant: 'nosuch', stream: true }) });
+    const failed = await readEvents(failing);
+    assert.equal(failed.at(-1)?.event, 'error');
+    assert.equal((JSON.parse(failed.at(-1)!.data) as { code: string }).code, 'QUERY_UNKNOWN_VARIANT');
+  });
+
+  test('documents added as JSON are indexed by a job whose progress streams as events; queries keep working meanwhile', async () => {
+    const documents = Array.from({ length: 60 }, (_, index) => ({
+      title: `Harbour log ${index}`,
+      text: `Entry ${index}. The pilot cutter Merrow Lass${index} towed the collier Brackwater${index} past the Kester Weir Bridge at dawn, and harbourmaster Ysolde Penhallow${index} logged the tide.`,
+    }));
+    const added = await fetch(`${url}/v1/documents`, { method: 'POST', headers: json, body: JSON.stringify({ documents }) });
+    assert.equal(added.status, 202);
+    const { job } = await body<{ job: Job }>(added);
+    assert.equal(job.status, 'queued');
+    assert.match(added.headers.get('location') ?? '', new RegExp(`/v1/jobs/${job.id}$`));
+    const ended = waitForJob(url, job.id);
+    const answered = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: `Who kept the tide log ${index}?`, method: index % 2 === 0 ? 'ppr' : 'basic' }) }).then((response) => response.status),
+      ),
+    );
+    assert.deepEqual(answered, Array(12).fill(200));
+    const finished = await ended;
+    assert.equal(finished.status, 'succeeded', JSON.stringify(finished.error));
+    assert.ok(finished.steps.some((step) => step.step === 'chunk' && step.status === 'done'));
+    const listed = await body<{ documents: Array<{ title: string }> }>(await fetch(`${url}/v1/documents`, { headers: auth }));
+    assert.equal(listed.documents.length, 95);
+    const found = await body<{ context: { chunks: Array<{ text: string }> } }>(
+      await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'Ysolde Penhallow7 tide', method: 'basic', variant: 'bm25', topK: 1 }) }),
+    );
+    assert.match(found.context.chunks[0]?.text ?? '', /Penhallow7\b/);
+    // A finished job's file keeps titles, never the documents' text.
+    const jobFile = readFileSync(join(directory, '.kgrag-jobs', `${job.id}.json`), 'utf8');
+    assert.doesNotMatch(jobFile, /Merrow Lass/);
+    assert.match(jobFile, /Harbour log 7/);
+  });
+
+  test('an upload with a hostile file name lands in the uploads folder under a safe name; unreadable kinds are refused', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['# Tide tables\n\nThe Quarrel Rock light shows red over the bar.']), '../../../etc/tide-tables.md');
+    const uploaded = await fetch(`${url}/v1/documents`, { method: 'POST', headers: auth, body: form });
+    assert.equal(uploaded.status, 202);
+    const finished = await waitForJob(url, (await body<{ job: Job }>(uploaded)).job.id);
+    assert.equal(finished.status, 'succeeded', JSON.stringify(finished.error));
+    assert.deepEqual(readdirSync(join(directory, 'uploads')), ['tide-tables.md']);
+    const documents = (await body<{ documents: Array<{ id: string; source: string }> }>(await fetch(`${url}/v1/documents`, { headers: auth }))).documents;
+    const document = documents.find((entry) => entry.source.endsWith('tide-tables.md'));
+    assert.ok(document);
+    const one = await body<{ text: string; chunkIds: string[] }>(await fetch(`${url}/v1/documents/${document.id}`, { headers: auth }));
+    assert.match(one.text, /Quarrel Rock/);
+    assert.equal(one.chunkIds.length, 1);
+
+    const excel = new FormData();
+    excel.append('file', new Blob(['PK']), 'budget.xlsx');
+    const refused = await fetch(`${url}/v1/documents`, { method: 'POST', headers: auth, body: excel });
+    assert.equal(refused.status, 415);
+    assert.match((await body<{ detail: string }>(refused)).detail, /Excel/);
+
+    // Delete: the dry run changes nothing; the job removes the document and its uploaded file.
+    const preview = await fetch(`${url}/v1/documents/${document.id}?dryRun=true`, { method: 'DELETE', headers: auth });
+    assert.equal(preview.status, 200);
+    assert.equal((await body<{ deleting: Array<{ id: string }> }>(preview)).deleting[0]?.id, document.id);
+    const deleted = await fetch(`${url}/v1/documents/${document.id}`, { method: 'DELETE', headers: auth });
+    assert.equal(deleted.status, 202);
+    const deleteJob = await waitForJob(url, (await body<{ job: Job }>(deleted)).job.id);
+    assert.equal(deleteJob.status, 'succeeded', JSON.stringify(deleteJob.error));
+    assert.deepEqual(deleteJob.result?.deleted, [document.id]);
+    assert.equal(existsSync(join(directory, 'uploads', 'tide-tables.md')), false);
+    assert.equal((await fetch(`${url}/v1/documents/${document.id}`, { headers: auth })).status, 404);
+    assert.equal((await fetch(`${url}/v1/documents/${document.id}`, { method: 'DELETE', headers: auth })).status, 404);
+  });
+
+  test('a queued job can be cancelled and never runs; unknown jobs are 404', async () => {
+    const first = await body<{ job: Job }>(await fetch(`${url}/v1/jobs`, { method: 'POST', headers: json, body: '{}' }));
+    const second = await body<{ job: Job }>(await fetch(`${url}/v1/jobs`, { method: 'POST', headers: json, body: '{}' }));
+    const cancelled = await fetch(`${url}/v1/jobs/${second.job.id}`, { method: 'DELETE', headers: auth });
+    assert.equal(cancelled.status, 200);
+    assert.equal((await body<{ job: Job }>(cancelled)).job.status, 'cancelled');
+    assert.equal((await waitForJob(url, first.job.id)).status, 'succeeded');
+    const again = await body<{ job: Job }>(await fetch(`${url}/v1/jobs/${second.job.id}`, { headers: auth }));
+    assert.equal(again.job.status, 'cancelled');
+    assert.equal((await fetch(`${url}/v1/jobs/job-999999`, { headers: auth })).status, 404);
+    const jobs = await body<{ jobs: Job[] }>(await fetch(`${url}/v1/jobs`, { headers: auth }));
+    assert.ok(jobs.jobs.length >= 2);
+  });
+});
+
+describe('kgrag serve: limits', () => {
+  test('a body over the JSON limit is 413; past the request rate a caller gets 429 with Retry-After', async () => {
+    const directory = await sampleWorkspace();
+    const server = await startTestServer({ directory, server: { maxJsonBytes: 2000, requestsPerMinute: 5, maxUploadBytes: 3000 } });
+    try {
+      const big = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'x'.repeat(5000) }) });
+      assert.equal(big.status, 413);
+      assert.equal((await body<{ code: string }>(big)).code, 'SERVER_BODY_TOO_LARGE');
+      const form = new FormData();
+      form.append('file', new Blob(['y'.repeat(10_000)]), 'big.txt');
+      const upload = await fetch(`${server.url}/v1/documents`, { method: 'POST', body: form });
+      assert.equal(upload.status, 413);
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let index = 0; index < 6; index++) {
+        const response = await fetch(`${server.url}/v1/stats`);
+        statuses.push(response.status);
+        if (response.status === 429) retryAfter = response.headers.get('retry-after');
+        await response.arrayBuffer();
+      }
+      assert.equal(statuses.at(-1), 429);
+      assert.ok(Number(retryAfter) >= 1);
+      // Health stays reachable for probes.
+      assert.equal((await fetch(`${server.url}/health`)).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('past maxConcurrentQueries a caller gets 429 at once, with Retry-After', async () => {
+    const directory = await sampleWorkspace();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const answering = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const llm = createScriptedLanguageModel({
+      responses: [],
+      fallback: async () => {
+        started();
+        await held;
+        return 'The Marle family founded it. [Data: Sources (1)]';
+      },
+    });
+    const server = await startTestServer({ directory, server: { maxConcurrentQueries: 1 }, kgrag: { llm } });
+    try {
+      const ask = () => fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who founded the Marle Boatworks?', method: 'basic' }) });
+      const first = ask();
+      await answering;
+      const second = await ask();
+      assert.equal(second.status, 429);
+      assert.equal(second.headers.get('retry-after'), '1');
+      assert.equal((await body<{ code: string }>(second)).code, 'SERVER_TOO_MANY_QUERIES');
+      release();
+      const answered = await first;
+      assert.equal(answered.status, 200);
+      assert.equal((await body<{ answer: { kind: string } }>(answered)).answer.kind, 'generated');
+      assert.equal((await ask()).status, 200);
+    } finally {
+      release();
+      await server.close();
+    }
+  });
+
+  test('a non-loopback address without an API key is refused unless insecure', async () => {
+    const directory = await sampleWorkspace();
+    await assert.rejects(startTestServer({ directory, server: { host: '0.0.0.0' } }), (error: Error & { code?: string }) => error.code === 'SERVER_INSECURE_BIND');
+  });
+});
+
+describe('kgrag serve: a folder of workspaces', () => {
+  test('names are validated, none reaches outside the folder, and a created workspace is served at its own prefix', async () => {
+    const parent = await sampleWorkspace();
+    const folder = join(parent, 'spaces');
+    mkdirSync(folder);
+    const server = await startTestServer({ directory: folder, layout: 'folder' });
+    try {
+      const base = `${server.url}/v1/workspaces`;
+      assert.deepEqual(await body(await fetch(base)), { layout: 'folder', workspaces: [] });
+      for (const name of ['..', '.hidden', 'a b', 'x'.repeat(65), '%2e%2e', 'con\u0000sole']) {
+        const created = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+        assert.equal(created.status, 400, name);
+      }
+      for (const path of ['..%2F..%2Fetc/stats', '%2e%2e/stats', '..%5C..%5Cwindows/stats']) {
+        const status = (await fetch(`${base}/${path}`)).status;
+        assert.ok(status === 400 || status === 404, `${path}: ${status}`);
+      }
+      assert.equal((await fetch(`${base}/nosuch/stats`)).status, 404);
+      const created = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'harbour' }) });
+      assert.equal(created.status, 201);
+      assert.equal((await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'harbour' }) })).status, 409);
+      const added = await fetch(`${base}/harbour/documents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ documents: [{ title: 'Pilots', text: 'The pilot Ansel Trevarrow guided the barque Corvina over the bar in 1882.' }, { title: 'Bar', text: 'The bar at Kestermouth shifts with every winter storm.' }] }),
+      });
+      assert.equal(added.status, 202);
+      const job = (await body<{ job: Job }>(added)).job;
+      const events = await readEvents(await fetch(`${base}/harbour/jobs/${job.id}/events`));
+      assert.equal((JSON.parse(events.at(-1)!.data) as Job).status, 'succeeded');
+      const stats = await body<{ counts: { documents: number } }>(await fetch(`${base}/harbour/stats`));
+      assert.equal(stats.counts.documents, 2);
+      assert.deepEqual(await body(await fetch(base)), { layout: 'folder', workspaces: [{ name: 'harbour' }] });
+      assert.equal((await fetch(`${server.url}/v1/stats`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { benchIncremental } from './incremental.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
 import { benchReliability } from './reliability.js';
+import { benchServe } from './serve.js';
 import { benchTot } from './tot.js';
 
 const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number) => Promise<Record<string, BenchResult>> }> = {
@@ -43,6 +44,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 18: add or delete 1 % of 2Wiki (fast, every method) against a full build, reports kept; LLM calls of adding one sample document in standard mode against the fewest it needs',
     defaultRuns: 3,
     run: benchIncremental,
+  },
+  serve: {
+    describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents',
+    defaultRuns: 3,
+    run: benchServe,
   },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };

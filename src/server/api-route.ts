@@ -65,7 +65,8 @@ export interface BodyLimits {
 }
 
 function invalid(what: string, error: z.ZodError): Error {
-  return httpError(400, 'SERVER_INVALID_REQUEST', `invalid ${what}: ${z.prettifyError(error).replaceAll('\n', '; ').replace(/✖ /g, '')}`, 'see /openapi.json for the expected shape');
+  const problems = error.issues.slice(0, 5).map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+  return httpError(400, 'SERVER_INVALID_REQUEST', `invalid ${what}: ${problems.join('; ')}`, 'see /openapi.json for the expected shape');
 }
 
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string): T {

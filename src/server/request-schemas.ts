@@ -4,12 +4,17 @@ import { z } from 'zod';
  * The zod schemas of the HTTP API: they validate requests, and /openapi.json is generated from them.
  */
 
-const methodName = z.string().min(1).max(64).regex(/^[a-z][a-z0-9_-]*$/, { error: 'a method name such as "ppr" or "basic"' });
+const methodName = z.string().min(1).max(64).regex(/^[a-z][a-z0-9_-]*$/, { error: 'expected a method name such as "ppr" or "basic"' });
+const methodWithVariant = z
+  .string()
+  .min(1)
+  .max(130)
+  .regex(/^[a-z][a-z0-9_-]*(:[A-Za-z0-9_-]+)?$/, { error: 'expected a method such as "ppr", or a method and variant such as "basic:hybrid"' });
 
 export const queryRequestSchema = z
   .object({
     question: z.string().trim().min(1, { error: 'the question is empty' }).max(8000),
-    method: methodName.optional().describe('Method (default: query.method of the configuration)'),
+    method: methodWithVariant.optional().describe('Method, or method:variant (default: query.method of the configuration)'),
     variant: z.string().min(1).max(64).optional().describe('Variant of the method, e.g. "hybrid" for basic, "dynamic" for global'),
     params: z.record(z.string(), z.unknown()).optional().describe("The method's parameters (its README lists them)"),
     topK: z.number().int().min(1).max(1000).optional().describe('How many items the method retrieves'),

@@ -284,7 +284,7 @@ export const serverConfigSchema = z
     corsOrigins: z.array(z.string().min(1)).default([]).describe('Browser origins allowed to call the API (CORS), e.g. ["https://app.example.com"]; none: same origin only'),
     maxJsonBytes: positiveInt().default(1_048_576).describe('Largest JSON request body, in bytes'),
     maxUploadBytes: positiveInt().default(52_428_800).describe('Largest multipart upload (all files of one request), in bytes'),
-    requestsPerMinute: positiveInt().default(600).describe('Requests one API key (or, without keys, one client address) may make per minute; more get 429 with Retry-After'),
+    requestsPerMinute: positiveInt().default(6000).describe('Requests one API key (or, without keys, one client address) may make per minute; more get 429 with Retry-After'),
     maxConcurrentQueries: positiveInt().default(64).describe('Queries answered at once per key (or client address); more get 429 with Retry-After'),
     queryTimeoutMs: positiveInt().default(120_000).describe('Deadline of one query or chat request; a query past it is cancelled with 504'),
     shutdownGraceMs: positiveInt().default(10_000).describe('On SIGTERM: how long running queries may take to finish before the server exits'),

@@ -9,7 +9,7 @@ import { problemSchema, type QueryRequestBody, queryRequestSchema, queryResultSc
 /** `method` and `variant` of a request as the engine names them (`basic:bm25`). */
 export function methodOf(kgrag: Kgrag, method: string | undefined, variant: string | undefined): string | undefined {
   if (variant === undefined) return method;
-  return `${(method ?? kgrag.config.query.method).split(':')[0]}:${variant}`;
+  return `${(method ?? kgrag.config.query.method).split(':')[0] ?? ''}:${variant}`;
 }
 
 /** The engine's options for a request body. */

@@ -1,0 +1,162 @@
+/*
+ * Issue 19: `kgrag serve` under load. The 2Wiki fast index is served by a real `kgrag serve` process; autocannon
+ * drives 50 concurrent connections over loopback with a mix of basic:hybrid, ppr, kgp and local queries. The same
+ * mix runs in-process (50 concurrent async callers on one open workspace) for the HTTP/in-process ratio, and the
+ * load runs again while an index job adds 1 % more documents (61 MuSiQue passages).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const connections = 50;
+const durationSeconds = 15;
+const methods = ['basic:hybrid', 'ppr', 'kgp', 'local'];
+const questions = [
+  'Who is the mother of the director of film Polish-Russian War?',
+  'Which film came out first, The Love Route or Ranjhe Di Heer?',
+  'Where was the director of film The Fascist born?',
+  'What nationality is the director of film Wedding Night In Paradise?',
+  'Who was born first, Franco Rossi or Vicente Aranda?',
+  'When did the composer of song Flaming Youth die?',
+  'Which country the director of film Madhuchandrika is from?',
+  'Are both Elsa Wiezell and Ann Kelly from the same country?',
+];
+/** Every question with every method, interleaved so that each connection cycles through all four methods. */
+const mix = questions.flatMap((question) => methods.map((method) => ({ question, method })));
+
+interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+async function startServe(workspace: string): Promise<ServeProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', '--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`],
+    { cwd: root, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /serving .* at (http:\/\/\S+) —/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    void exited.then((code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
+  });
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  return { child, url, exited };
+}
+
+interface LoadResult {
+  errors: number;
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+async function httpLoad(url: string): Promise<LoadResult> {
+  const run = await autocannon({
+    url,
+    connections,
+    duration: durationSeconds,
+    timeout: 120,
+    requests: mix.map(({ question, method }) => ({ method: 'POST', path: '/v1/query', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) })),
+  });
+  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p99: run.latency.p99, rps: run.requests.total / durationSeconds };
+}
+
+async function inProcessLoad(workspace: string): Promise<number> {
+  const kgrag = await createKgrag({ workspace, env: {} });
+  try {
+    for (const { question, method } of mix.slice(0, methods.length)) await kgrag.query(question, { method });
+    let done = 0;
+    const end = performance.now() + durationSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        let next = 0;
+        while (performance.now() < end) {
+          const item = mix[next++ % mix.length]!;
+          await kgrag.query(item.question, { method: item.method });
+          done++;
+        }
+      }),
+    );
+    return done / durationSeconds;
+  } finally {
+    await kgrag.close();
+  }
+}
+
+export async function benchServe(runs: number): Promise<Record<string, BenchResult>> {
+  const corpus = join(sharedDatasets, '2wiki-corpus/corpus.json');
+  const extra = (JSON.parse(readFileSync(join(sharedDatasets, 'musique-train-100/corpus.json'), 'utf8')) as Array<{ title: string; text: string }>).slice(0, 61);
+  const base = mkdtempSync(join(tmpdir(), 'kgrag-bench-serve-'));
+  const workspace = join(base, 'run');
+  const measured = { errors: [] as number[], p50: [] as number[], p99: [] as number[], rps: [] as number[], inProcess: [] as number[], ratio: [] as number[], indexingErrors: [] as number[], indexingRps: [] as number[], indexingP99: [] as number[], jobSeconds: [] as number[] };
+  try {
+    process.stderr.write('  indexing 2Wiki (fast mode)\n');
+    runChild('./index-child.ts', [join(base, 'built'), corpus]);
+    for (let run = 0; run < runs; run++) {
+      // Every run starts from the same index: the previous run's job added documents to its copy.
+      rmSync(workspace, { recursive: true, force: true });
+      cpSync(join(base, 'built'), workspace, { recursive: true });
+      const inProcess = await inProcessLoad(workspace);
+      const server = await startServe(workspace);
+      try {
+        for (const { question, method } of mix.slice(0, methods.length)) {
+          const response = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) });
+          if (response.status !== 200) throw new Error(`warm-up query (${method}) failed with ${response.status}: ${await response.text()}`);
+        }
+        const load = await httpLoad(server.url);
+        measured.errors.push(load.errors);
+        measured.p50.push(load.p50);
+        measured.p99.push(load.p99);
+        measured.rps.push(load.rps);
+        measured.inProcess.push(inProcess);
+        measured.ratio.push(load.rps / inProcess);
+        process.stderr.write(`  run ${run + 1}/${runs}: HTTP ${load.rps.toFixed(1)} q/s (p50 ${load.p50} ms, p99 ${load.p99} ms, ${load.errors} errors), in-process ${inProcess.toFixed(1)} q/s\n`);
+
+        // The same load while a job adds 1 % more documents.
+        const documents = extra.map((passage, index) => ({ title: passage.title, text: passage.text, source: `bench:musique:${index}` }));
+        const added = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents }) });
+        const { job } = (await added.json()) as { job: { id: string } };
+        const started = performance.now();
+        const during = await httpLoad(server.url);
+        const events = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
+        const ended = JSON.parse(/event: end\ndata: (.*)\n/.exec(events)?.[1] ?? '{}') as { status?: string; error?: unknown };
+        if (ended.status !== 'succeeded') throw new Error(`the index job did not succeed: ${JSON.stringify(ended.error ?? events.slice(-300))}`);
+        measured.jobSeconds.push((performance.now() - started) / 1000);
+        measured.indexingErrors.push(during.errors);
+        measured.indexingRps.push(during.rps);
+        measured.indexingP99.push(during.p99);
+        process.stderr.write(`  while indexing: ${during.rps.toFixed(1)} q/s (p99 ${during.p99} ms, ${during.errors} errors)\n`);
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    }
+    return {
+      serve_errors: result(measured.errors, 'count'),
+      serve_p50_ms: result(measured.p50, 'ms'),
+      serve_p99_ms: result(measured.p99, 'ms'),
+      serve_rps: result(measured.rps, 'q/s'),
+      inprocess_rps: result(measured.inProcess, 'q/s'),
+      serve_rps_vs_inprocess: result(measured.ratio, 'ratio'),
+      serve_errors_while_indexing: result(measured.indexingErrors, 'count'),
+      serve_rps_while_indexing: result(measured.indexingRps, 'q/s'),
+      serve_p99_ms_while_indexing: result(measured.indexingP99, 'ms'),
+      index_job_s_while_serving: result(measured.jobSeconds, 's'),
+    };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}

@@ -6,7 +6,7 @@
 
 // Workspace facade
 export { createKgrag } from './api/create-kgrag.js';
-export type { EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
 export { indexPipeline } from './api/index-pipeline.js';
 export type { IndexPipelineOptions } from './api/index-pipeline.js';
 export { registeredMethods } from './api/registered-methods.js';

@@ -272,6 +272,33 @@ describe('kgrag serve: limits', () => {
     }
   });
 
+  test('a query past the deadline is cancelled with 504; CORS answers only the allowed origins', async () => {
+    const directory = await sampleWorkspace();
+    const llm = createScriptedLanguageModel({
+      responses: [],
+      fallback: (request) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => resolve('late'), 30_000);
+          request.abortSignal?.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(request.abortSignal?.reason as Error);
+          });
+        }),
+    });
+    const server = await startTestServer({ directory, server: { queryTimeoutMs: 300, corsOrigins: ['https://app.example.com'] }, kgrag: { llm } });
+    try {
+      const slow = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who founded the Marle Boatworks?', method: 'basic' }) });
+      assert.equal(slow.status, 504);
+      assert.equal((await body<{ code: string }>(slow)).code, 'SERVER_QUERY_TIMEOUT');
+      const preflight = await fetch(`${server.url}/v1/query`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' } });
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
+      const other = await fetch(`${server.url}/v1/stats`, { headers: { origin: 'https://evil.example.com' } });
+      assert.equal(other.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a non-loopback address without an API key is refused unless insecure', async () => {
     const directory = await sampleWorkspace();
     await assert.rejects(startTestServer({ directory, server: { host: '0.0.0.0' } }), (error: Error & { code?: string }) => error.code === 'SERVER_INSECURE_BIND');

@@ -122,6 +122,11 @@ export const problemSchema = z.object({
   requestId: z.string().optional(),
 });
 
+/** An error response of the OpenAPI document: a problem document with `description`. */
+export function problemResponse(description: string) {
+  return { description, schema: problemSchema, contentType: 'application/problem+json' };
+}
+
 export const jobSchema = z
   .object({
     id: z.string(),

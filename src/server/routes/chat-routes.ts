@@ -9,7 +9,7 @@ import type { ChatMessage } from '../../providers/llm/language-model.js';
 import { defineRoute } from '../api-route.js';
 import { httpError, problemOf } from '../http-problem.js';
 import type { QueryGate } from '../query-gate.js';
-import { type ChatCompletionRequest, chatCompletionRequestSchema, looseObject, problemSchema } from '../request-schemas.js';
+import { type ChatCompletionRequest, chatCompletionRequestSchema, looseObject, problemResponse } from '../request-schemas.js';
 
 const modelPrefix = 'kgrag-';
 
@@ -98,8 +98,8 @@ export function chatRoutes(gate: QueryGate) {
       body: chatCompletionRequestSchema,
       responses: {
         200: { description: 'A chat.completion (or an event stream of chat.completion.chunk)', schema: looseObject },
-        400: { description: 'Invalid request', schema: problemSchema, contentType: 'application/problem+json' },
-        404: { description: 'Unknown model', schema: problemSchema, contentType: 'application/problem+json' },
+        400: problemResponse('Invalid request'),
+        404: problemResponse('Unknown model'),
       },
       handler: async (c, { body, workspace }) => {
         methodOfModel(body.model);

@@ -5,11 +5,10 @@ import { z } from 'zod';
 import { fileFormatOf } from '../../text/load/file-format.js';
 import { defineRoute, type ServerEnv } from '../api-route.js';
 import { httpError } from '../http-problem.js';
-import { addDocumentsSchema, deleteDocumentQuery, documentSchema, idParams, jobSchema, looseObject, problemSchema } from '../request-schemas.js';
+import { addDocumentsSchema, deleteDocumentQuery, documentSchema, idParams, jobSchema, looseObject, problemResponse } from '../request-schemas.js';
 import { sanitizeFileName } from '../sanitize-file-name.js';
 import type { ServedWorkspace } from '../workspace-registry.js';
 
-const problem = (description: string) => ({ description, schema: problemSchema, contentType: 'application/problem+json' });
 
 /** Whether `path` lies inside the workspace's uploads folder (only such files are the server's to delete). */
 export function isUpload(workspace: ServedWorkspace, path: string): boolean {
@@ -70,9 +69,9 @@ export const documentRoutes = [
     multipart: true,
     responses: {
       202: { description: 'The index job that adds them', schema: z.object({ job: jobSchema }) },
-      400: problem('Invalid documents'),
-      413: problem('Body larger than the server accepts'),
-      415: problem('A file kgrag cannot read'),
+      400: problemResponse('Invalid documents'),
+      413: problemResponse('Body larger than the server accepts'),
+      415: problemResponse('A file kgrag cannot read'),
     },
     handler: async (c, { body, workspace }) => {
       const job = body
@@ -88,7 +87,7 @@ export const documentRoutes = [
     tag: 'documents',
     summary: 'One document with its text and chunk ids',
     params: idParams,
-    responses: { 200: { description: 'The document', schema: looseObject }, 404: problem('No such document') },
+    responses: { 200: { description: 'The document', schema: looseObject }, 404: problemResponse('No such document') },
     handler: async (c, { params, workspace }) => {
       const [document] = await workspace.kgrag.store.table('documents').get([params.id]);
       if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
@@ -116,7 +115,7 @@ export const documentRoutes = [
     responses: {
       200: { description: 'Dry run: what the delete would remove and cost', schema: looseObject },
       202: { description: 'The delete job', schema: z.object({ job: jobSchema }) },
-      404: problem('No such document'),
+      404: problemResponse('No such document'),
     },
     handler: async (c, { params, query, workspace }) => {
       const document = (await workspace.kgrag.documents()).find((entry) => entry.id === params.id);

@@ -3,9 +3,8 @@ import { z } from 'zod';
 import { defineRoute } from '../api-route.js';
 import { httpError } from '../http-problem.js';
 import type { JobEvent, JobView } from '../index-job-queue.js';
-import { idParams, jobSchema, problemSchema, startJobSchema } from '../request-schemas.js';
+import { idParams, jobSchema, startJobSchema, problemResponse } from '../request-schemas.js';
 
-const problem = (description: string) => ({ description, schema: problemSchema, contentType: 'application/problem+json' });
 const unknownJob = (id: string) => httpError(404, 'SERVER_UNKNOWN_JOB', `no job with id "${id}"`, 'list the jobs with GET /jobs');
 const ended = (job: JobView): boolean => job.status !== 'queued' && job.status !== 'running';
 /** Step progress is sent at most this often per job stream; every other event at once. */
@@ -19,7 +18,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'Start an index job that brings the index up to date (or builds it for more methods)',
     body: startJobSchema,
-    responses: { 202: { description: 'The queued job', schema: z.object({ job: jobSchema }) }, 400: problem('Invalid job') },
+    responses: { 202: { description: 'The queued job', schema: z.object({ job: jobSchema }) }, 400: problemResponse('Invalid job') },
     handler: (c, { body, workspace }) => {
       const job = workspace.jobs.submit({
         kind: 'index',
@@ -45,7 +44,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'A job with its per-step progress',
     params: idParams,
-    responses: { 200: { description: 'The job', schema: z.object({ job: jobSchema }) }, 404: problem('No such job') },
+    responses: { 200: { description: 'The job', schema: z.object({ job: jobSchema }) }, 404: problemResponse('No such job') },
     handler: (c, { params, workspace }) => {
       const job = workspace.jobs.get(params.id);
       if (!job) throw unknownJob(params.id);
@@ -58,7 +57,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'Cancel a job: a queued one never runs; a running one stops and its unpublished work is dropped',
     params: idParams,
-    responses: { 200: { description: 'The job after cancelling', schema: z.object({ job: jobSchema }) }, 404: problem('No such job') },
+    responses: { 200: { description: 'The job after cancelling', schema: z.object({ job: jobSchema }) }, 404: problemResponse('No such job') },
     handler: async (c, { params, workspace }) => {
       const job = await workspace.jobs.cancel(params.id);
       if (!job) throw unknownJob(params.id);
@@ -73,7 +72,7 @@ export const jobRoutes = [
     description:
       'Events: `job` (the job now, first), `pipeline` (a pipeline event: step-start, step-progress at most 4 per second, step-end, step-skip, warning), `status` (queued/running/…), and a last `end` with the ended job; then the stream closes.',
     params: idParams,
-    responses: { 200: { description: 'An event stream', contentType: 'text/event-stream' }, 404: problem('No such job') },
+    responses: { 200: { description: 'An event stream', contentType: 'text/event-stream' }, 404: problemResponse('No such job') },
     handler: (c, { params, workspace }) => {
       const current = workspace.jobs.get(params.id);
       if (!current) throw unknownJob(params.id);

@@ -4,7 +4,7 @@ import type { QueryRequest } from '../../methods/query-engine.js';
 import { defineRoute } from '../api-route.js';
 import { problemOf } from '../http-problem.js';
 import type { QueryGate } from '../query-gate.js';
-import { problemSchema, type QueryRequestBody, queryRequestSchema, queryResultSchema } from '../request-schemas.js';
+import { type QueryRequestBody, queryRequestSchema, queryResultSchema, problemResponse } from '../request-schemas.js';
 
 /** `method` and `variant` of a request as the engine names them (`basic:bm25`). */
 export function methodOf(kgrag: Kgrag, method: string | undefined, variant: string | undefined): string | undefined {
@@ -36,11 +36,11 @@ export function queryRoutes(gate: QueryGate) {
       body: queryRequestSchema,
       responses: {
         200: { description: 'The result (or an event stream with `stream: true`)', schema: queryResultSchema },
-        400: { description: 'Invalid request', schema: problemSchema, contentType: 'application/problem+json' },
-        404: { description: 'Unknown method or variant', schema: problemSchema, contentType: 'application/problem+json' },
-        409: { description: 'The index is not built for this method yet', schema: problemSchema, contentType: 'application/problem+json' },
-        429: { description: 'Too many requests or queries; see Retry-After', schema: problemSchema, contentType: 'application/problem+json' },
-        504: { description: 'The query passed the deadline', schema: problemSchema, contentType: 'application/problem+json' },
+        400: problemResponse('Invalid request'),
+        404: problemResponse('Unknown method or variant'),
+        409: problemResponse('The index is not built for this method yet'),
+        429: problemResponse('Too many requests or queries; see Retry-After'),
+        504: problemResponse('The query passed the deadline'),
       },
       handler: async (c, { body, workspace }) => {
         const { kgrag } = workspace;

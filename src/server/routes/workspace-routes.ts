@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../api-route.js';
-import { createWorkspaceSchema, looseObject, problemSchema } from '../request-schemas.js';
+import { createWorkspaceSchema, looseObject, problemResponse } from '../request-schemas.js';
 import type { ServedWorkspace, WorkspaceRegistry } from '../workspace-registry.js';
 
-const problem = (description: string) => ({ description, schema: problemSchema, contentType: 'application/problem+json' });
 
 async function statsOf(workspace: ServedWorkspace) {
   const [counts, status] = await Promise.all([workspace.kgrag.stats(), workspace.kgrag.status()]);
@@ -56,9 +55,9 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
       body: createWorkspaceSchema,
       responses: {
         201: { description: 'Created', schema: looseObject },
-        400: problem('Invalid name'),
-        405: problem('The server serves a single workspace'),
-        409: problem('The workspace exists'),
+        400: problemResponse('Invalid name'),
+        405: problemResponse('The server serves a single workspace'),
+        409: problemResponse('The workspace exists'),
       },
       handler: async (c, { body }) => c.json(await statsOf(await registry.create(body.name)), 201),
     }),
@@ -67,7 +66,7 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
       path: '/stats',
       tag: 'workspaces',
       summary: 'Counts of the index, its generation, and the running and queued jobs',
-      responses: { 200: { description: 'Stats', schema: looseObject }, 404: problem('No such workspace') },
+      responses: { 200: { description: 'Stats', schema: looseObject }, 404: problemResponse('No such workspace') },
       handler: async (c, { workspace }) => c.json(await statsOf(workspace)),
     }),
   ];

@@ -24,7 +24,7 @@ function addedMessage(documents: readonly InputDocument[], summary: PipelineSumm
  */
 function consoleToStderr(): () => void {
   const saved = { log: console.log, info: console.info, debug: console.debug };
-  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+  console.log = console.info = console.debug = console.error;
   return () => Object.assign(console, saved);
 }
 

@@ -7,6 +7,21 @@
 // Workspace facade
 export { createKgrag } from './api/create-kgrag.js';
 export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export { createGraphBrowser } from './api/create-graph-browser.js';
+export { graphBrowserLimits, maxSearchQueryLength } from './api/graph-browser.js';
+export type {
+  ChunkView,
+  CommunityView,
+  EntityCommunity,
+  EntityDetail,
+  EntityMatch,
+  EntitySummary,
+  GraphBrowser,
+  GraphEdge,
+  GraphSlice,
+  OptionRange,
+  SourcePassage,
+} from './api/graph-browser.js';
 export { indexPipeline } from './api/index-pipeline.js';
 export type { IndexPipelineOptions } from './api/index-pipeline.js';
 export { registeredMethods } from './api/registered-methods.js';

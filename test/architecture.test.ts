@@ -25,7 +25,8 @@ const layers: ReadonlyArray<readonly string[]> = [
   ['methods'],
   ['api'],
   ['eval'],
-  ['cli', 'server', 'mcp', 'testing'],
+  ['mcp'],
+  ['cli', 'server', 'testing'],
 ];
 
 function layerOf(file: string): number {

@@ -24,3 +24,9 @@ test('the test doubles are under kgrag/testing, not in the package entry', () =>
     assert.equal((kgrag as Record<string, unknown>)[name], undefined, `the entry does not export ${name}`);
   }
 });
+
+test('the package entry exports the graph browser and its limits', () => {
+  assert.equal(typeof kgrag.createGraphBrowser, 'function');
+  assert.equal(kgrag.graphBrowserLimits.searchLimit.max, 100);
+  assert.equal(typeof kgrag.maxSearchQueryLength, 'number');
+});

@@ -3,6 +3,8 @@ import { isAbsolute, join } from 'node:path';
 import { appendAll } from '../core/append-all.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { selectDocuments } from './select-documents.js';
+import { createGraphBrowser } from './create-graph-browser.js';
+import type { GraphBrowser } from './graph-browser.js';
 import { sha256 } from '../core/ids.js';
 import { forgetCachedCalls } from '../store/forget-cached-calls.js';
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
@@ -183,6 +185,11 @@ export interface Kgrag {
    * work atomically when it completes). Writing goes through `index` and the other writing operations.
    */
   readonly store: Store;
+  /**
+   * Browsing the published index's graph: entity search by name, an entity with its sources and communities,
+   * neighbourhoods, communities with their reports, chunks, and a slice of the graph for a viewer.
+   */
+  readonly graph: GraphBrowser;
   /** Where the index lives, and who writes it: the published generation, a running writer, an unfinished run. */
   status(): Promise<WorkspaceStatus>;
   readonly engine: QueryEngine;
@@ -587,6 +594,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     workspace,
     config,
     store,
+    graph: createGraphBrowser(store),
     engine,
     llm,
     prompts,

@@ -84,9 +84,51 @@ export interface ChunkView {
   document: Pick<DocumentRecord, 'id' | 'title' | 'source' | 'createdAt'>;
 }
 
-/** Read-only browsing of the published index's graph (HTTP graph endpoints, MCP tools, the web explorer). */
+/** A numeric option of the browser: its default when omitted, and the range it must lie in. */
+export interface OptionRange {
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * Defaults and ranges of the browser's numeric options. A value out of its range (or not an integer) is refused
+ * with `GRAPH_BAD_OPTION` rather than clamped, so that a caller learns the bound instead of getting less than it
+ * asked for; the HTTP and MCP schemas use the same bounds.
+ */
+export const graphBrowserLimits = {
+  /** Hits of `searchEntities`. */
+  searchLimit: { default: 10, min: 1, max: 100 },
+  /** Passages of `entity`. */
+  maxSources: { default: 5, min: 0, max: 50 },
+  /** Hops of `neighbours`. */
+  depth: { default: 1, min: 1, max: 3 },
+  /** Nodes of `neighbours`, the start entity included. */
+  neighbourLimit: { default: 50, min: 1, max: 500 },
+  /** Edges of `neighbours`. */
+  neighbourMaxEdges: { default: 200, min: 0, max: 2000 },
+  /** Communities of one `communities` page. */
+  communityLimit: { default: 100, min: 1, max: 1000 },
+  /** Entities of `slice`. */
+  sliceTop: { default: 200, min: 1, max: 2000 },
+  /** Edges of `slice`. */
+  sliceMaxEdges: { default: 1000, min: 0, max: 20000 },
+} as const satisfies Record<string, OptionRange>;
+
+/** Longest `searchEntities` query, in characters: a name, not a document. */
+export const maxSearchQueryLength = 500;
+
+/**
+ * Read-only browsing of the published index's graph (HTTP graph endpoints, MCP tools, the web explorer). Every
+ * call reads the newest published generation. Unknown ids give `undefined`; an option out of its
+ * {@link graphBrowserLimits} range is a `KgragError` (`GRAPH_BAD_OPTION`).
+ */
 export interface GraphBrowser {
-  /** Entities whose title or an alias matches `query` (case-insensitive): exact, prefix, word prefix, substring, then full text; within a kind by degree, then title. */
+  /**
+   * Entities whose title or an alias matches `query` (case-insensitive, whitespace-insensitive): exact, prefix,
+   * word prefix, substring, then a full-text (BM25) match of title or description. Within each name kind by degree,
+   * then title; full-text hits by score. `type` keeps one entity type (case-insensitive).
+   */
   searchEntities(query: string, options?: { limit?: number; type?: string }): Promise<EntityMatch[]>;
   /** One entity by id, or undefined. */
   entity(id: string, options?: { maxSources?: number }): Promise<EntityDetail | undefined>;
@@ -98,6 +140,9 @@ export interface GraphBrowser {
   community(id: string): Promise<CommunityView | undefined>;
   /** One chunk with its document, or undefined. */
   chunk(id: string): Promise<ChunkView | undefined>;
-  /** The `top` entities by degree and the edges among them (heaviest first, at most `maxEdges`), for a viewer. */
+  /**
+   * The `top` entities by degree (ties by id) and the edges among them (heaviest first, at most `maxEdges`), for a
+   * viewer; `truncated` when entities beyond `top` or edges beyond `maxEdges` were left out.
+   */
   slice(options?: { top?: number; maxEdges?: number; type?: string }): Promise<GraphSlice>;
 }

@@ -1,8 +1,9 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
+import { packageVersion } from '../core/package-version.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
 import { INTERRUPTED_CODE } from './interrupted-error.js';
@@ -23,11 +24,6 @@ function positiveInteger(value: string): number {
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }
 
 /**
@@ -151,6 +147,11 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--insecure', 'allow a non-loopback address without API keys (only behind a proxy that authenticates)')
     .addOption(new Option('--log-level <level>', 'request log level (stderr, JSON lines)').choices(['debug', 'info', 'warn', 'error']))
     .action(async (options: ServeCommandOptions) => (await import('./commands/serve-command.js')).serveCommand(options, global(), io));
+
+  program
+    .command('mcp')
+    .description('serve the workspace to MCP clients (Claude Desktop, agents) over stdio: query, entity search and browsing, adding documents')
+    .action(async () => (await import('./commands/mcp-command.js')).mcpCommand(global(), io));
 
   program
     .command('demo')

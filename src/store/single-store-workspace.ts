@@ -1,10 +1,10 @@
 import { forgetCachedCalls } from './forget-cached-calls.js';
+import { generationMetaKeys } from './generation-meta-keys.js';
 import { createStoreLlmCache } from './store-llm-cache.js';
 import type { Store } from './store.js';
 import type { IndexSnapshot, WorkspaceStorage, WriteSession } from './workspace-storage.js';
 
-const generationKey = 'index:generation';
-const publishedAtKey = 'index:publishedAt';
+const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
 /** The tag of query-time replies, which share the store's `llm_cache` with the index's (not a content hash, so never a text's). */
 const queryCallSource = 'kgrag:query';
 

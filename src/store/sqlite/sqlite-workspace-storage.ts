@@ -5,14 +5,13 @@ import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity } from '../../core/process-identity.js';
 import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
+import { generationMetaKeys } from '../generation-meta-keys.js';
 import type { Store } from '../store.js';
 import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
 import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade } from './sqlite-store.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
-/** Meta keys of the generation protocol. */
-const generationKey = 'index:generation';
-const publishedAtKey = 'index:publishedAt';
+const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
 /** In a draft: the generation it was copied from (-1: none), so a stale draft is never published over a newer index. */
 const draftBaseKey = 'index:draftBase';
 /** How often a waiting writer looks at the lock again. */

@@ -1,0 +1,93 @@
+import type { Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Kgrag } from '../../api/create-kgrag.js';
+import { createMcpServer, type McpTarget } from '../../mcp/create-mcp-server.js';
+import type { InputDocument } from '../../pipeline/pipeline-step.js';
+import type { PipelineSummary } from '../../pipeline/run-pipeline.js';
+import { type CliIo, writeLine } from '../cli-io.js';
+import { openWorkspace } from '../open-workspace.js';
+import { createProgressRenderer } from '../progress-renderer.js';
+import { createRetryReporter } from '../retry-reporter.js';
+import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
+import { writerLockOptions } from '../writer-lock-options.js';
+
+/** What `add_documents` tells the agent about an index run. */
+function addedMessage(documents: readonly InputDocument[], summary: PipelineSummary): string {
+  const load = summary.counts.load ?? {};
+  const parts = [`${load.added ?? 0} added`, `${load.replaced ?? 0} replaced`, `${load.unchanged ?? 0} unchanged`];
+  return `indexed ${documents.length} ${documents.length === 1 ? 'document' : 'documents'} (${parts.join(', ')}); the index now holds ${load.documents ?? 0} documents and queries see them`;
+}
+
+/**
+ * Console output of the process's dependencies goes to stderr while the MCP server runs: stdout is the protocol,
+ * and one stray line there would break the client's stream. Returns the function that puts the console back.
+ */
+function consoleToStderr(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = console.info = console.debug = console.error;
+  return () => Object.assign(console, saved);
+}
+
+/**
+ * `kgrag mcp`: the MCP server over stdio for the workspace, until the client closes stdin or the process gets
+ * SIGINT or SIGTERM. `add_documents` indexes in this process and waits (taking the writer lock like any writer);
+ * its progress goes to stderr, as does everything else: stdout carries only the protocol. Stopping interrupts a
+ * running index job, which keeps its draft for the next run to resume, then closes the workspace.
+ */
+export async function mcpCommand(global: GlobalOptions, io: CliIo): Promise<void> {
+  const restoreConsole = consoleToStderr();
+  const shutdown = new AbortController();
+  let kgrag: Kgrag | undefined;
+  const running = new Set<Promise<unknown>>();
+  // Why the server stops, for the line on stderr: the client closing stdin, or a signal.
+  let settle = (_reason: string): void => undefined;
+  const stopped = new Promise<string>((resolve) => {
+    settle = resolve;
+  });
+  const stops: Array<[NodeJS.EventEmitter, string, () => void]> = [
+    [process.stdin, 'end', () => settle('the client closed stdin')],
+    [process.stdin, 'close', () => settle('the client closed stdin')],
+    [process, 'SIGINT', () => settle('SIGINT')],
+    [process, 'SIGTERM', () => settle('SIGTERM')],
+  ];
+  for (const [emitter, event, listener] of stops) emitter.once(event, listener);
+  try {
+    const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+    const retries = createRetryReporter((line) => renderer.log(line));
+    kgrag = await openWorkspace({ ...workspaceOptions(global, io), onRetry: retries.onRetry }, io);
+    const workspace = kgrag;
+    const target: McpTarget = {
+      kgrag: workspace,
+      async addDocuments(documents) {
+        const run = workspace.index(documents, {
+          ...writerLockOptions('kgrag mcp (add_documents)', true, io),
+          signal: shutdown.signal,
+          onEvent: (event) => {
+            if (event.type === 'step-start') retries.setScope(event.step);
+            renderer.onEvent(event);
+          },
+        });
+        running.add(run);
+        try {
+          return { message: addedMessage(documents, await run) };
+        } finally {
+          running.delete(run);
+        }
+      },
+    };
+    const server = createMcpServer(target);
+    // The transport only writes and waits for 'drain', which every writable stream of the CLI's io supports.
+    const transport = new StdioServerTransport(process.stdin, io.stdout as Writable);
+    await server.connect(transport);
+    if (global.quiet !== true) writeLine(io.stderr, `kgrag mcp: serving ${workspace.workspace} over stdio`);
+    const reason = await stopped;
+    if (global.quiet !== true) writeLine(io.stderr, `kgrag mcp: stopping (${reason})${running.size > 0 ? '; the index job in progress keeps its work for the next run' : ''}`);
+    shutdown.abort();
+    await Promise.allSettled(running);
+    await server.close();
+  } finally {
+    for (const [emitter, event, listener] of stops) emitter.off(event, listener);
+    await kgrag?.close();
+    restoreConsole();
+  }
+}

@@ -1,0 +1,9 @@
+import { readFileSync } from 'node:fs';
+
+let version: string | undefined;
+
+/** The version of the kgrag package, from its package.json (two folders up from this module in src/ and in dist/). */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return version;
+}

@@ -26,7 +26,8 @@ const layers: ReadonlyArray<readonly string[]> = [
   ['api'],
   ['eval'],
   ['mcp'],
-  ['cli', 'server', 'testing'],
+  ['server'],
+  ['cli', 'testing'],
 ];
 
 function layerOf(file: string): number {

@@ -1,37 +1,22 @@
 import { z } from 'zod';
+import { graphBrowserLimits, type OptionRange } from '../api/graph-browser.js';
+import { documentInput, queryInput, searchEntitiesInput } from '../mcp/tool-schemas.js';
 
 /*
- * The zod schemas of the HTTP API: they validate requests, and /openapi.json is generated from them.
+ * The zod schemas of the HTTP API: they validate requests, and /openapi.json is generated from them. Where MCP takes
+ * the same input (a query, a document, an entity search), the schema is MCP's, extended.
  */
 
 const methodName = z.string().min(1).max(64).regex(/^[a-z][a-z0-9_-]*$/, { error: 'expected a method name such as "ppr" or "basic"' });
-const methodWithVariant = z
-  .string()
-  .min(1)
-  .max(130)
-  .regex(/^[a-z][a-z0-9_-]*(:[A-Za-z0-9_-]+)?$/, { error: 'expected a method such as "ppr", or a method and variant such as "basic:hybrid"' });
 
-export const queryRequestSchema = z
-  .object({
-    question: z.string().trim().min(1, { error: 'the question is empty' }).max(8000),
-    method: methodWithVariant.optional().describe('Method, or method:variant (default: query.method of the configuration)'),
-    variant: z.string().min(1).max(64).optional().describe('Variant of the method, e.g. "hybrid" for basic, "dynamic" for global'),
-    params: z.record(z.string(), z.unknown()).optional().describe("The method's parameters (its README lists them)"),
-    topK: z.number().int().min(1).max(1000).optional().describe('How many items the method retrieves'),
-    contextOnly: z.boolean().optional().describe('Return the retrieved context without calling the LLM'),
-    stream: z.boolean().optional().describe('Answer as server-sent events: `text` deltas, `progress`, then one `result` (or `error`)'),
-  })
+/** MCP's `query` tool input, and whether to stream: the two surfaces accept the same questions. */
+export const queryRequestSchema = queryInput
+  .extend({ stream: z.boolean().optional().describe('Answer as server-sent events: `text` deltas, `progress`, then one `result` (or `error`)') })
   .strict();
 export type QueryRequestBody = z.output<typeof queryRequestSchema>;
 
-export const inputDocumentSchema = z
-  .object({
-    title: z.string().trim().min(1).max(500),
-    text: z.string().min(1, { error: 'the document text is empty' }),
-    source: z.string().min(1).max(2000).optional().describe('Stable origin; a document with the same source replaces it (default inline:<title>)'),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
+/** MCP's document, with metadata. */
+export const inputDocumentSchema = documentInput.extend({ metadata: z.record(z.string(), z.unknown()).optional() }).strict();
 
 export const addDocumentsSchema = z
   .object({
@@ -56,37 +41,40 @@ export const deleteDocumentQuery = z.object({
   keepCache: z.enum(['true', 'false']).optional().describe("true: keep the cached LLM replies of the document's calls"),
 });
 
-const integerText = (min: number, max: number) =>
+/** A whole number in a query string, within the graph browser's range of that option. */
+const integerText = (range: OptionRange, description: string) =>
   z
     .string()
     .regex(/^\d+$/, { error: 'expected a whole number' })
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(z.number().int().min(range.min).max(range.max))
+    .optional()
+    .describe(`${description} (${range.min}–${range.max}, default ${range.default})`);
 
 export const entitySearchQuery = z.object({
-  q: z.string().trim().min(1).max(200).describe('Name or part of a name'),
-  limit: integerText(1, 100).optional(),
-  type: z.string().min(1).max(100).optional(),
+  q: searchEntitiesInput.shape.query,
+  limit: integerText(graphBrowserLimits.searchLimit, 'Most entities to return'),
+  type: searchEntitiesInput.shape.type,
 });
 
-export const entityQuery = z.object({ maxSources: integerText(0, 100).optional() });
+export const entityQuery = z.object({ maxSources: integerText(graphBrowserLimits.maxSources, 'Most source passages to include') });
 
 export const neighboursQuery = z.object({
-  depth: integerText(1, 3).optional(),
-  limit: integerText(1, 500).optional(),
-  maxEdges: integerText(1, 2000).optional(),
+  depth: integerText(graphBrowserLimits.depth, 'Hops to walk'),
+  limit: integerText(graphBrowserLimits.neighbourLimit, 'Most entities to return, the start included'),
+  maxEdges: integerText(graphBrowserLimits.neighbourMaxEdges, 'Most relations to return'),
 });
 
 export const communitiesQuery = z.object({
-  level: integerText(0, 100).optional(),
-  limit: integerText(1, 1000).optional(),
-  offset: integerText(0, 1_000_000).optional(),
+  level: integerText({ default: 0, min: 0, max: 100 }, 'Hierarchy level (0 is the coarsest); default every level'),
+  limit: integerText(graphBrowserLimits.communityLimit, 'Most communities to return'),
+  offset: integerText({ default: 0, min: 0, max: 1_000_000 }, 'Communities to skip'),
 });
 
 export const graphSliceQuery = z.object({
-  top: integerText(1, 2000).optional(),
-  maxEdges: integerText(1, 20_000).optional(),
-  type: z.string().min(1).max(100).optional(),
+  top: integerText(graphBrowserLimits.sliceTop, 'Entities, by degree'),
+  maxEdges: integerText(graphBrowserLimits.sliceMaxEdges, 'Most edges, heaviest first'),
+  type: z.string().min(1).max(100).optional().describe('Only entities of this type'),
 });
 
 const chatContentPart = z.object({ type: z.string(), text: z.string().optional() }).loose();

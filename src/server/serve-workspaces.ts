@@ -2,9 +2,23 @@ import type { Logger } from 'pino';
 import type { Kgrag } from '../api/create-kgrag.js';
 import type { ServerConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
+import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
+import type { McpTarget } from '../mcp/create-mcp-server.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
+import { graphRoutes } from './routes/graph-routes.js';
 import { isLoopback, type RunningServer, startServer } from './start-server.js';
-import { createWorkspaceRegistry, type WorkspaceRegistry } from './workspace-registry.js';
+import { createWorkspaceRegistry, type ServedWorkspace, type WorkspaceRegistry } from './workspace-registry.js';
+
+/** MCP's view of a served workspace: `add_documents` queues an index job like POST /documents. */
+function mcpTargetOf(workspace: ServedWorkspace, prefix: string): McpTarget {
+  return {
+    kgrag: workspace.kgrag,
+    async addDocuments(documents) {
+      const job = workspace.jobs.submit({ kind: 'index', documents, paths: [] });
+      return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (GET ${prefix}/jobs/${job.id})` };
+    },
+  };
+}
 
 /** Options of {@link serveWorkspaces}. */
 export interface ServeWorkspacesOptions {
@@ -41,7 +55,14 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     });
   }
   const registry = createWorkspaceRegistry({ layout: options.layout, directory: options.directory, openKgrag: options.openKgrag });
-  const app = createServerApp({ registry, config, version: options.version, logger: options.logger });
+  const app = createServerApp({
+    registry,
+    config,
+    version: options.version,
+    logger: options.logger,
+    routes: graphRoutes,
+    mcp: (workspace) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`)),
+  });
   if (options.layout === 'single') await registry.open('default');
   const running = await startServer({ server: app, registry, host: config.host, port: config.port, graceMs: config.shutdownGraceMs, logger: options.logger });
   return { ...running, close: () => running.close(), registry, app };

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
 import { KgragError } from '../../core/errors.js';
+import { packageVersion } from '../../core/package-version.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { serveWorkspaces } from '../../server/serve-workspaces.js';
 import { type CliIo, writeLine } from '../cli-io.js';
@@ -16,10 +17,6 @@ export interface ServeCommandOptions {
   workspaces?: string;
   insecure?: boolean;
   logLevel?: string;
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 /**

@@ -25,6 +25,10 @@ declare module 'autocannon' {
     latency: Histogram;
     requests: Histogram & { total: number };
   }
-  function autocannon(options: Options): Promise<Result>;
+  interface Instance extends Promise<Result> {
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, ms: number) => void): this;
+    on(event: 'reqError', listener: (error: Error) => void): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

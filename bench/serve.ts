@@ -15,7 +15,7 @@ import { type BenchResult, result, runChild, sharedDatasets } from './bench-util
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const connections = 50;
-const durationSeconds = 15;
+const durationSeconds = 20;
 const methods = ['basic:hybrid', 'ppr', 'kgp', 'local'];
 const questions = [
   'Who is the mother of the director of film Polish-Russian War?',
@@ -64,17 +64,32 @@ interface LoadResult {
 }
 
 async function httpLoad(url: string): Promise<LoadResult> {
-  const run = await autocannon({
+  const failures = new Map<string, number>();
+  const count = (what: string): void => {
+    failures.set(what, (failures.get(what) ?? 0) + 1);
+  };
+  const instance = autocannon({
     url,
     connections,
     duration: durationSeconds,
     timeout: 120,
     requests: mix.map(({ question, method }) => ({ method: 'POST', path: '/v1/query', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) })),
   });
+  instance.on('response', (_client, statusCode) => {
+    if (statusCode >= 300) count(`HTTP ${statusCode}`);
+  });
+  instance.on('reqError', (error) => count(error.message));
+  const run = await instance;
+  // Say what failed: a count alone cannot tell a refused connection from a server error.
+  if (failures.size > 0) process.stderr.write(`  failures: ${[...failures].map(([what, times]) => `${what} × ${times}`).join(', ')}\n`);
   return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p99: run.latency.p99, rps: run.requests.total / durationSeconds };
 }
 
-async function inProcessLoad(workspace: string): Promise<number> {
+/**
+ * The same mix with the same concurrency in a fresh process of its own (as the server is one), on one open workspace:
+ * queries per second without HTTP.
+ */
+export async function inProcessLoad(workspace: string): Promise<number> {
   const kgrag = await createKgrag({ workspace, env: {} });
   try {
     for (const { question, method } of mix.slice(0, methods.length)) await kgrag.query(question, { method });
@@ -109,7 +124,7 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       // Every run starts from the same index: the previous run's job added documents to its copy.
       rmSync(workspace, { recursive: true, force: true });
       cpSync(join(base, 'built'), workspace, { recursive: true });
-      const inProcess = await inProcessLoad(workspace);
+      const inProcess = runChild<{ rps: number }>('./serve-inprocess-child.ts', [workspace]).rps;
       const server = await startServe(workspace);
       try {
         for (const { question, method } of mix.slice(0, methods.length)) {

@@ -11,7 +11,13 @@ const methodName = z.string().min(1).max(64).regex(/^[a-z][a-z0-9_-]*$/, { error
 
 /** MCP's `query` tool input, and whether to stream: the two surfaces accept the same questions. */
 export const queryRequestSchema = queryInput
-  .extend({ stream: z.boolean().optional().describe('Answer as server-sent events: `text` deltas, `progress`, then one `result` (or `error`)') })
+  .extend({
+    stream: z.boolean().optional().describe('Answer as server-sent events: `text` deltas, `progress`, then one `result` (or `error`)'),
+    includeContextText: z
+      .boolean()
+      .optional()
+      .describe('Also return context.text, the packed context as the LLM reads it (default: only with contextOnly; context.chunks and the other records are always returned)'),
+  })
   .strict();
 export type QueryRequestBody = z.output<typeof queryRequestSchema>;
 
@@ -146,7 +152,7 @@ export const queryResultSchema = z
     variant: z.string().optional(),
     answer: z.object({ text: z.string(), kind: z.enum(['generated', 'extractive', 'none']), label: z.string().optional() }),
     citations: z.array(z.object({ dataset: z.string(), hid: z.number(), id: z.string(), title: z.string(), source: z.string().optional(), quote: z.string().optional() }).loose()),
-    context: z.object({ chunks: z.array(z.object({ id: z.string(), documentTitle: z.string(), text: z.string(), score: z.number() }).loose()), text: z.string(), tokens: z.number() }).loose(),
+    context: z.object({ chunks: z.array(z.object({ id: z.string(), documentTitle: z.string(), text: z.string(), score: z.number() }).loose()), text: z.string().optional().describe("With includeContextText or contextOnly"), tokens: z.number() }).loose(),
     trace: z.object({ steps: z.array(z.object({ name: z.string(), ms: z.number() }).loose()) }).loose(),
     usage: z.object({ llmCalls: z.number(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number(), latencyMs: z.number() }),
     warnings: z.array(z.string()),

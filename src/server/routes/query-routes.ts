@@ -1,6 +1,6 @@
 import { streamSSE } from 'hono/streaming';
 import type { Kgrag } from '../../api/create-kgrag.js';
-import type { QueryRequest } from '../../methods/query-engine.js';
+import type { QueryRequest, QueryResult } from '../../methods/query-engine.js';
 import { defineRoute } from '../api-route.js';
 import { problemOf } from '../http-problem.js';
 import type { QueryGate } from '../query-gate.js';
@@ -21,6 +21,17 @@ export function queryOptionsOf(kgrag: Kgrag, body: QueryRequestBody): Omit<Query
     ...(body.topK === undefined ? {} : { topK: body.topK }),
     ...(body.contextOnly === undefined ? {} : { contextOnly: body.contextOnly }),
   };
+}
+
+/**
+ * The result as the API returns it: without `context.text` unless asked for (or context-only, where the text is the
+ * point). The packed text repeats the passages and records of `context` as the LLM reads them, and was a third of a
+ * local or KGP response.
+ */
+function resultBody(result: QueryResult, body: QueryRequestBody): QueryResult | (Omit<QueryResult, 'context'> & { context: Omit<QueryResult['context'], 'text'> }) {
+  if (body.includeContextText === true || body.contextOnly === true) return result;
+  const { text: _text, ...context } = result.context;
+  return { ...result, context };
 }
 
 /** `POST /query`: one answer as JSON, or streamed as server-sent events. */
@@ -48,7 +59,7 @@ export function queryRoutes(gate: QueryGate) {
         const slot = gate.admit(c.get('caller'));
         if (!body.stream) {
           const result = await slot.run(c.req.raw.signal, (signal) => kgrag.query(body.question, { ...options, signal }));
-          return c.json(result);
+          return c.json(resultBody(result, body));
         }
         return streamSSE(c, async (stream) => {
           const client = new AbortController();
@@ -62,7 +73,7 @@ export function queryRoutes(gate: QueryGate) {
                 onProgress: (event) => void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }),
               }),
             );
-            await stream.writeSSE({ event: 'result', data: JSON.stringify(result) });
+            await stream.writeSSE({ event: 'result', data: JSON.stringify(resultBody(result, body)) });
           } catch (error) {
             if (!stream.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify(problemOf(error, c.get('requestId')).problem) });
           }

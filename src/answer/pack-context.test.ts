@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createRandom } from '../core/random.js';
 import { createTokenizer } from '../text/tokenizer.js';
 import type { Tokenizer } from '../text/tokenizer.js';
@@ -12,10 +12,7 @@ function chunk(hid: number, text: string, documentTitle = `Doc ${hid}`): Context
   return { id: `chunk-${hid}`, hid, documentId: `doc-${hid}`, documentTitle, source: `doc-${hid}.txt`, text, score: 1 / hid, scores: {} };
 }
 
-let tokenizer: Tokenizer;
-before(async () => {
-  tokenizer = await createTokenizer();
-});
+const tokenizer: Tokenizer = await createTokenizer();
 
 /** The rows of a packed table, without the two header lines. */
 const rowsOf = (text: string): string[] => text.split('\n').slice(2);

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createRandom } from '../../core/random.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { createTokenizer } from '../../text/tokenizer.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import { buildCommunityReportContext } from './community-report-context.js';
 
-let tokenizer: Tokenizer;
-before(async () => {
-  tokenizer = await createTokenizer('o200k_base');
-});
+const tokenizer: Tokenizer = await createTokenizer('o200k_base');
 
 function entity(id: string, hid: number, description: string, degree = 1): EntityRecord {
   return { id, hid, title: id.toUpperCase(), type: 'person', description, aliases: [], frequency: 1, degree, chunkIds: [] };

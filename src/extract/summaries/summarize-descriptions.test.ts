@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { KgragError } from '../../core/errors.js';
 import type { PromptLibrary } from '../../core/prompt-library.js';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
@@ -10,10 +10,7 @@ import type { Tokenizer } from '../../text/tokenizer.js';
 import { summarizeAll } from './summarize-all.js';
 import { summarizeDescriptions } from './summarize-descriptions.js';
 
-let tokenizer: Tokenizer;
-before(async () => {
-  tokenizer = await createTokenizer('o200k_base');
-});
+const tokenizer: Tokenizer = await createTokenizer('o200k_base');
 
 const limits = (): { maxInputTokens: number; maxWords: number; tokenizer: Tokenizer } => ({ maxInputTokens: 4000, maxWords: 500, tokenizer });
 

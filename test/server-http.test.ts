@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { configSchema } from '../src/core/config/config-schema.js';
+import { serveWorkspaces } from '../src/server/serve-workspaces.js';
 import type { ServedWorkspaces } from '../src/server/serve-workspaces.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -361,6 +366,64 @@ describe('kgrag serve: limits', () => {
   test('a non-loopback address without an API key is refused unless insecure', async () => {
     const directory = await sampleWorkspace();
     await assert.rejects(startTestServer({ directory, server: { host: '0.0.0.0' } }), (error: Error & { code?: string }) => error.code === 'SERVER_INSECURE_BIND');
+  });
+});
+
+describe('kgrag serve: what the logs and errors hold', () => {
+  test('request logs carry an id, method, path and status — never the question, a search term or the key', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const server = await serveWorkspaces({
+      layout: 'single',
+      directory: await sampleWorkspace(),
+      config: configSchema.parse({ server: { port: 0, apiKeys: [key] } }).server,
+      version: 'test',
+      logger: pino({ level: 'info' }, sink),
+      openKgrag: (workspace) => createKgrag({ workspace, env: {} }),
+    });
+    try {
+      const asked = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { ...json, 'x-request-id': 'trace-me-42' }, body: JSON.stringify({ question: 'Whisper the secret heron question', method: 'basic:bm25' }) });
+      assert.equal(asked.status, 200);
+      assert.equal(asked.headers.get('x-request-id'), 'trace-me-42');
+      assert.equal((await fetch(`${server.url}/v1/entities?q=heronsecret`, { headers: auth })).status, 200);
+      assert.equal((await fetch(`${server.url}/v1/stats`, { headers: { authorization: 'Bearer wrong-key-but-logged-never-000' } })).status, 403);
+    } finally {
+      await server.close();
+    }
+    const log = lines.join('');
+    assert.match(log, /"requestId":"trace-me-42","method":"POST","path":"\/v1\/query","status":200/);
+    assert.doesNotMatch(log, /heron|secret|test-key|wrong-key/i);
+  });
+
+  test('an unexpected failure answers 500 with the request id only: no message, path or stack of the error', async () => {
+    const server = await serveWorkspaces({
+      layout: 'folder',
+      directory: await sampleWorkspace(),
+      config: configSchema.parse({ server: { port: 0 } }).server,
+      version: 'test',
+      logger: pino({ level: 'silent' }),
+      openKgrag: async () => {
+        throw new Error('boom at /srv/private/path with sk-live-secret');
+      },
+    });
+    try {
+      const base = `${server.url}/v1/workspaces`;
+      assert.equal((await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'broken' }) })).status, 500);
+      const response = await fetch(`${base}/broken/stats`);
+      assert.equal(response.status, 500);
+      const text = await response.text();
+      assert.doesNotMatch(text, /boom|private|sk-live|at .*\.ts/);
+      const problem = JSON.parse(text) as { detail: string; requestId: string; code: string };
+      assert.equal(problem.code, 'INTERNAL');
+      assert.ok(problem.detail.includes(problem.requestId));
+    } finally {
+      await server.close();
+    }
   });
 });
 

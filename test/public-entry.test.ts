@@ -30,3 +30,13 @@ test('the package entry exports the graph browser and its limits', () => {
   assert.equal(kgrag.graphBrowserLimits.searchLimit.max, 100);
   assert.equal(typeof kgrag.maxSearchQueryLength, 'number');
 });
+
+test('the service layer is its own entry, kgrag/server, so that the package entry loads no HTTP or MCP code', async () => {
+  const server = (await import('../src/server/index.js')) as Record<string, unknown>;
+  for (const name of ['serveWorkspaces', 'createServerApp', 'createWorkspaceRegistry', 'createMcpServer', 'createMcpHttpHandler']) {
+    assert.equal(typeof server[name], 'function', `kgrag/server exports ${name}`);
+    assert.equal((kgrag as Record<string, unknown>)[name], undefined, `the entry does not export ${name}`);
+  }
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { default: string }> };
+  assert.equal(manifest.exports['./server']?.default, './dist/server/index.js');
+});

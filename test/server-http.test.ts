@@ -363,9 +363,15 @@ describe('kgrag serve: limits', () => {
     }
   });
 
-  test('a non-loopback address without an API key is refused unless insecure', async () => {
+  test('a non-loopback address without an API key is refused unless insecure; a port in use is named', async () => {
     const directory = await sampleWorkspace();
     await assert.rejects(startTestServer({ directory, server: { host: '0.0.0.0' } }), (error: Error & { code?: string }) => error.code === 'SERVER_INSECURE_BIND');
+    const first = await startTestServer({ directory });
+    try {
+      await assert.rejects(startTestServer({ directory, server: { port: first.port } }), (error: Error & { code?: string }) => error.code === 'SERVER_PORT_IN_USE' && error.message.includes(String(first.port)));
+    } finally {
+      await first.close();
+    }
   });
 });
 

@@ -63,7 +63,13 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     routes: graphRoutes,
     mcp: (workspace) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`)),
   });
-  if (options.layout === 'single') await registry.open('default');
-  const running = await startServer({ server: app, registry, host: config.host, port: config.port, graceMs: config.shutdownGraceMs, logger: options.logger });
+  let running: RunningServer;
+  try {
+    if (options.layout === 'single') await registry.open('default');
+    running = await startServer({ server: app, registry, host: config.host, port: config.port, graceMs: config.shutdownGraceMs, logger: options.logger });
+  } catch (error) {
+    await registry.close();
+    throw error;
+  }
   return { ...running, close: () => running.close(), registry, app };
 }

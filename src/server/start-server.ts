@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { KgragError } from '../core/errors.js';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServerApp } from './create-server-app.js';
@@ -33,12 +34,27 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** Why the server could not listen, as something the user can fix. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  if (error.code === 'EADDRINUSE') {
+    return new KgragError(`cannot listen on ${where}: another program (or another kgrag serve) uses that port`, { code: 'SERVER_PORT_IN_USE', category: 'environment', hint: 'stop it, or choose another port with --port (0 picks a free one)', cause: error });
+  }
+  if (error.code === 'EACCES') {
+    return new KgragError(`cannot listen on ${where}: permission denied`, { code: 'SERVER_PORT_DENIED', category: 'environment', hint: 'ports below 1024 need privileges; use a port such as 8080', cause: error });
+  }
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+    return new KgragError(`cannot listen on ${where}: this machine has no such address`, { code: 'SERVER_BAD_HOST', category: 'environment', hint: 'use 127.0.0.1, 0.0.0.0 (every interface, with an API key) or one of the machine\'s addresses', cause: error });
+  }
+  return error;
+}
+
 /** Serves the app on `host:port` with Node's HTTP server. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { server: served, registry, logger } = options;
   const http = await new Promise<Server>((resolve, reject) => {
     const listening = serve({ fetch: served.app.fetch, hostname: options.host, port: options.port }, () => resolve(listening as Server)) as Server;
-    listening.once('error', reject);
+    listening.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.host, options.port)));
   });
   // Long answers stream for minutes; Node's default request timeout (5 min) would cut them.
   http.requestTimeout = 0;

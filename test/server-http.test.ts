@@ -90,6 +90,19 @@ describe('kgrag serve: one workspace over HTTP', () => {
     assert.match(await page.text(), /\/v1\/chat\/completions/);
   });
 
+  test('the methods list gives each method its variants, a JSON Schema of its parameters, and whether the index has it', async () => {
+    const listed = await body<{ default: string; methods: Array<{ name: string; variants: string[]; built: boolean; parameters: { type: string; properties: Record<string, unknown> } }> }>(
+      await fetch(`${url}/v1/methods`, { headers: auth }),
+    );
+    assert.equal(listed.default, 'basic');
+    const basic = listed.methods.find((method) => method.name === 'basic');
+    assert.ok(basic);
+    assert.ok(basic.variants.includes('bm25'));
+    assert.equal(basic.parameters.type, 'object');
+    assert.ok(Object.keys(basic.parameters.properties).length > 0);
+    assert.ok(listed.methods.every((method) => method.built), 'the sample index is built for every method');
+  });
+
   test('a query answers as JSON; invalid input, unknown methods and wrong media types are problem documents', async () => {
     const response = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'Who designed the Kester Weir Bridge?', method: 'ppr', topK: 3 }) });
     assert.equal(response.status, 200);

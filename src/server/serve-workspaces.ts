@@ -6,6 +6,7 @@ import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
 import type { McpTarget } from '../mcp/create-mcp-server.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
 import { graphRoutes } from './routes/graph-routes.js';
+import { methodRoutes } from './routes/method-routes.js';
 import { isLoopback, type RunningServer, startServer } from './start-server.js';
 import { createWorkspaceRegistry, type ServedWorkspace, type WorkspaceRegistry } from './workspace-registry.js';
 
@@ -60,7 +61,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     config,
     version: options.version,
     logger: options.logger,
-    routes: graphRoutes,
+    routes: [...methodRoutes, ...graphRoutes],
     mcp: (workspace) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`)),
   });
   let running: RunningServer;

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { registeredMethods } from '../../api/registered-methods.js';
+import { builtMethods } from '../../pipeline/built-methods.js';
+import { defineRoute } from '../api-route.js';
+import { looseObject } from '../request-schemas.js';
+
+/** A method's parameters as JSON Schema (its zod schema, input side), for forms and clients; computed once. */
+const methodDescriptions = registeredMethods.map((method) => {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(method.config, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    name: method.name,
+    description: method.description,
+    variants: [...method.variants],
+    topKParam: method.topKParam ?? null,
+    ranking: method.ranking,
+    parameters,
+  };
+});
+
+/** `GET /methods`: every method with its variants, parameter schema, and whether this index is built for it. */
+export const methodRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/methods',
+    tag: 'query',
+    summary: "The query methods: description, variants, parameters (JSON Schema of the method's settings), and whether the index is built for each",
+    responses: { 200: { description: 'Methods', schema: z.object({ methods: z.array(looseObject) }) } },
+    handler: async (c, { workspace }) => {
+      // An index from before methods were chosen holds every method's steps; an empty workspace none.
+      const built = await builtMethods(workspace.kgrag.store);
+      const documents = built === undefined ? (await workspace.kgrag.stats()).documents : 0;
+      return c.json({
+        default: workspace.kgrag.config.query.method,
+        methods: methodDescriptions.map((method) => ({ ...method, built: built === undefined ? documents > 0 : built.includes(method.name) })),
+      });
+    },
+  }),
+];

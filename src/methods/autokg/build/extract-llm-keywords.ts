@@ -1,10 +1,8 @@
-import { appendAll } from '../../../core/append-all.js';
-import { maxOf } from '../../../core/max-of.js';
-import { createRandom } from '../../../core/random.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
 import type { ChunkClusteringMethod } from './cluster-chunk-embeddings.js';
 import { filterKeywords } from './filter-keywords.js';
 import { createLlmKeywordCalls, llmKeywordCallDefaults, type LlmKeywordCall, type LlmKeywordCallInput, type NamedCluster } from './llm-keyword-calls.js';
+import { runKeywordChains } from './run-keyword-chains.js';
 
 /*
  * AutoKG's LLM keyword extraction (Chen & Bertozzi, arXiv 2311.14740 §3.1; wispcarey/AutoKG
@@ -108,13 +106,7 @@ export function paperTokenBound(parameters: { clusters: number; perCluster: numb
 /** Runs AutoKG's keyword extraction with `llm`. Deterministic given the model's replies. */
 export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordInput): Promise<LlmKeywordResult> {
   const model = createLlmKeywordCalls(llm, input);
-  const { settings } = model;
-  const calls: LlmKeywordCall[] = [];
-
-  // Chunks shown by every chain: the final passes read keywords drawn from all of them.
-  const shownAnywhere = new Set<number>();
-  const runChain = async (selection: ClusterSelection, seed: number, log: LlmKeywordCall[]): Promise<{ named: NamedCluster[]; list: RewrittenList }> => {
-    const random = createRandom(seed);
+  return runKeywordChains(model, input.selections, input.seed, async (selection, random, log) => {
     let found: string[] = [];
     const shownInChain = new Set<number>();
     const named: NamedCluster[] = [];
@@ -124,36 +116,10 @@ export async function extractLlmKeywords(llm: LanguageModel, input: LlmKeywordIn
         continue;
       }
       const result = await model.nameCluster(log, selection.method, cluster, chunks, found, random, shownInChain, selection.clusters[cluster + 1]);
-      for (const chunk of result.shown) shownAnywhere.add(chunk);
       named.push(result);
       found = filterKeywords([...found, ...result.keywords], { substringFilter: false });
     }
     const output = filterKeywords(await model.refine(log, 'autokg-refine-all', selection.method, -1, found, shownInChain), { substringFilter: false });
     return { named, list: { input: found, output } };
-  };
-
-  // One generator per clustering, so the chains' samples do not depend on which reply arrives first.
-  const logs = input.selections.map((): LlmKeywordCall[] => []);
-  const chains = await Promise.all(input.selections.map((selection, index) => runChain(selection, input.seed + index, logs[index] as LlmKeywordCall[])));
-  for (const log of logs) appendAll(calls, log);
-  const byMethod: Record<string, string[]> = {};
-  input.selections.forEach((selection, index) => (byMethod[selection.method] = (chains[index] as (typeof chains)[number]).list.output));
-
-  const united = filterKeywords(chains.flatMap((chain) => chain.list.output), { maxWords: settings.maxWords });
-  const finalStart = calls.length;
-  const keywords = filterKeywords(await model.finalPasses(calls, united, shownAnywhere), { maxWords: settings.maxWords });
-  const finalCalls = calls.slice(finalStart);
-  return {
-    criticalPath: Math.max(0, maxOf(logs.map((log) => log.length))) + finalCalls.length,
-    keywords,
-    byMethod,
-    named: chains.map((chain) => chain.named),
-    lists: chains.map((chain) => chain.list),
-    final: { input: united, output: keywords },
-    calls,
-    inputTokens: calls.reduce((sum, entry) => sum + entry.inputTokens, 0),
-    outputTokens: calls.reduce((sum, entry) => sum + entry.outputTokens, 0),
-    finalPassTokens: finalCalls.reduce((sum, entry) => sum + entry.inputTokens + entry.outputTokens, 0),
-    skippedChunks: model.skippedChunks(),
-  };
+  });
 }

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { builtInPrompts } from '../../../core/prompt-library.js';
 import { createScriptedLanguageModel } from '../../../providers/llm/scripted-language-model.js';
 import { createTokenizer } from '../../../text/tokenizer.js';
-import { updateLlmKeywords } from './update-llm-keywords.js';
+import type { LanguageModel } from '../../../providers/llm/language-model.js';
+import { type ClusterToName, updateLlmKeywords } from './update-llm-keywords.js';
 
 /** The text between the markers of a prompt. */
 const between = (prompt: string, start: string, end: string): string => prompt.slice(prompt.lastIndexOf(start) + start.length, prompt.lastIndexOf(end)).trim();
@@ -22,6 +23,16 @@ describe('updateLlmKeywords', () => {
         { match: 'Output:', reply: (request) => between(request.messages[0]?.content ?? '', '\nInput: ', '\nOutput:') },
         { match: 'Processed keywords:', reply: (request) => between(request.messages[0]?.content ?? '', '\nKeywords: ', '\n\nProcessed keywords:') },
       ],
+    });
+  /** Updates the one stored clustering whose clusters are now `clusters`. */
+  const update = async (llm: LanguageModel, clusters: ClusterToName[]) =>
+    updateLlmKeywords(llm, {
+      clusterings: [{ ...stored, clusters }],
+      final,
+      chunkTexts: texts,
+      tokenizer: await createTokenizer('cl100k_base'),
+      prompts: builtInPrompts,
+      seed: 42,
     });
 
   test('asks only for the changed cluster, avoiding the other clusters\' keywords in cluster order; the list passes run again when their input changed', async () => {
@@ -61,15 +72,7 @@ describe('updateLlmKeywords', () => {
 
   test('a renamed cluster that comes back with its keywords costs only its own two calls; a cluster without members loses its keywords', async () => {
     const llm = model('Weir Bridge');
-    const tokenizer = await createTokenizer('cl100k_base');
-    const unchanged = await updateLlmKeywords(llm, {
-      clusterings: [{ ...stored, clusters: [{ kept: { keywords: ['Ferry Inn'], shown: [0, 1] } }, { show: Int32Array.from([2]) }, { kept: { keywords: ['Mill Yard'], shown: [4, 5] } }] }],
-      final,
-      chunkTexts: texts,
-      tokenizer,
-      prompts: builtInPrompts,
-      seed: 42,
-    });
+    const unchanged = await update(llm, [{ kept: { keywords: ['Ferry Inn'], shown: [0, 1] } }, { show: Int32Array.from([2]) }, { kept: { keywords: ['Mill Yard'], shown: [4, 5] } }]);
     assert.deepEqual(
       llm.calls.map((call) => call.purpose),
       ['autokg-extract', 'autokg-refine'],
@@ -77,14 +80,7 @@ describe('updateLlmKeywords', () => {
     assert.deepEqual(unchanged.keywords, final.output);
 
     const emptied = createScriptedLanguageModel({ responses: [{ match: 'Output:', reply: 'Ferry Inn, Weir Bridge' }, { match: 'Processed keywords:', reply: 'Ferry Inn, Weir Bridge' }] });
-    const result = await updateLlmKeywords(emptied, {
-      clusterings: [{ ...stored, clusters: [{ kept: { keywords: ['Ferry Inn'], shown: [0, 1] } }, { kept: { keywords: ['Weir Bridge'], shown: [2, 3] } }, { show: new Int32Array(0) }] }],
-      final,
-      chunkTexts: texts,
-      tokenizer,
-      prompts: builtInPrompts,
-      seed: 42,
-    });
+    const result = await update(emptied, [{ kept: { keywords: ['Ferry Inn'], shown: [0, 1] } }, { kept: { keywords: ['Weir Bridge'], shown: [2, 3] } }, { show: new Int32Array(0) }]);
     assert.deepEqual(
       emptied.calls.map((call) => call.purpose),
       ['autokg-refine-all', 'autokg-final', 'autokg-final', 'autokg-final'],

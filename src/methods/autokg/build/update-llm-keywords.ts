@@ -1,11 +1,10 @@
-import { appendAll } from '../../../core/append-all.js';
-import { maxOf } from '../../../core/max-of.js';
-import { createRandom } from '../../../core/random.js';
+import type { Random } from '../../../core/random.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
 import type { ChunkClusteringMethod } from './cluster-chunk-embeddings.js';
 import type { LlmKeywordResult, RewrittenList } from './extract-llm-keywords.js';
 import { filterKeywords } from './filter-keywords.js';
 import { createLlmKeywordCalls, type LlmKeywordCall, type LlmKeywordCallInput, type NamedCluster } from './llm-keyword-calls.js';
+import { type KeywordChain, runKeywordChains, sameList } from './run-keyword-chains.js';
 
 /*
  * AutoKG's LLM keywords after a small change of the corpus (the clustering kept, new chunks joined to the nearest
@@ -51,11 +50,7 @@ export interface LlmKeywordUpdateInput extends LlmKeywordCallInput {
 /** Names the changed clusters again and re-runs the list passes whose input changed. Deterministic given the replies. */
 export async function updateLlmKeywords(llm: LanguageModel, input: LlmKeywordUpdateInput): Promise<LlmKeywordResult> {
   const model = createLlmKeywordCalls(llm, input);
-  const { settings } = model;
-  const calls: LlmKeywordCall[] = [];
-
-  const runClustering = async (clustering: ClusteringToUpdate, seed: number, log: LlmKeywordCall[]): Promise<{ named: NamedCluster[]; list: RewrittenList }> => {
-    const random = createRandom(seed);
+  const runClustering = async (clustering: ClusteringToUpdate, random: Random, log: LlmKeywordCall[]): Promise<KeywordChain> => {
     const current: Array<NamedCluster | undefined> = clustering.clusters.map((cluster) => ('kept' in cluster ? cluster.kept : undefined));
     const toShow = clustering.clusters.map((cluster) => ('show' in cluster && cluster.show.length > 0 ? cluster.show : undefined));
     const order = toShow.flatMap((chunks, index) => (chunks === undefined ? [] : [index]));
@@ -83,38 +78,5 @@ export async function updateLlmKeywords(llm: LanguageModel, input: LlmKeywordUpd
     return { named, list: { input: found, output } };
   };
 
-  const logs = input.clusterings.map((): LlmKeywordCall[] => []);
-  const results = await Promise.all(input.clusterings.map((clustering, index) => runClustering(clustering, input.seed + index, logs[index] as LlmKeywordCall[])));
-  for (const log of logs) appendAll(calls, log);
-  const byMethod: Record<string, string[]> = {};
-  input.clusterings.forEach((clustering, index) => (byMethod[clustering.method] = (results[index] as (typeof results)[number]).list.output));
-
-  const united = filterKeywords(
-    results.flatMap((result) => result.list.output),
-    { maxWords: settings.maxWords },
-  );
-  const finalStart = calls.length;
-  let final = input.final;
-  if (!sameList(united, input.final.input)) {
-    const shownAnywhere = new Set(results.flatMap((result) => result.named.flatMap((entry) => entry.shown)));
-    final = { input: united, output: filterKeywords(await model.finalPasses(calls, united, shownAnywhere), { maxWords: settings.maxWords }) };
-  }
-  const finalCalls = calls.slice(finalStart);
-  return {
-    criticalPath: Math.max(0, maxOf(logs.map((log) => log.length))) + finalCalls.length,
-    keywords: final.output,
-    byMethod,
-    named: results.map((result) => result.named),
-    lists: results.map((result) => result.list),
-    final,
-    calls,
-    inputTokens: calls.reduce((sum, entry) => sum + entry.inputTokens, 0),
-    outputTokens: calls.reduce((sum, entry) => sum + entry.outputTokens, 0),
-    finalPassTokens: finalCalls.reduce((sum, entry) => sum + entry.inputTokens + entry.outputTokens, 0),
-    skippedChunks: model.skippedChunks(),
-  };
-}
-
-function sameList(left: readonly string[], right: readonly string[]): boolean {
-  return left.length === right.length && left.every((item, index) => item === right[index]);
+  return runKeywordChains(model, input.clusterings, input.seed, runClustering, input.final);
 }

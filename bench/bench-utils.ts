@@ -29,3 +29,15 @@ export function runChild<T>(script: string, args: readonly string[]): T {
 
 /** Where the shared evaluation data lives (never copied into the repository). */
 export const sharedDatasets = fileURLToPath(new URL('../../shared/datasets/', import.meta.url));
+
+/** 2Wiki-style questions over the 2Wiki corpus, for latency benchmarks (the shared data has the corpus, no questions). */
+export const twoWikiQuestions: readonly string[] = [
+  'Who is the mother of the director of film Polish-Russian War?',
+  'Which film came out first, The Love Route or Ranjhe Di Heer?',
+  'Where was the director of film The Fascist born?',
+  'What nationality is the director of film Wedding Night In Paradise?',
+  'Who was born first, Franco Rossi or Vicente Aranda?',
+  'When did the composer of song Flaming Youth die?',
+  'Which country the director of film Madhuchandrika is from?',
+  'Are both Elsa Wiezell and Ann Kelly from the same country?',
+];

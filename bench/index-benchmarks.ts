@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { createRandom } from '../src/core/random.js';
-import { type BenchResult, median, result, runChild, sharedDatasets } from './bench-utils.js';
+import { type BenchResult, median, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
 
 interface ChildReport {
   wallMs: number;
@@ -122,16 +122,7 @@ export async function benchQuery2wiki(runs: number): Promise<Record<string, Benc
   try {
     const kgrag = await createKgrag({ workspace, env: {} });
     await kgrag.index([corpus]);
-    const questions = [
-      'Who is the mother of the director of film Polish-Russian War?',
-      'Which film came out first, The Love Route or Ranjhe Di Heer?',
-      'Where was the director of film The Fascist born?',
-      'What nationality is the director of film Wedding Night In Paradise?',
-      'Who was born first, Franco Rossi or Vicente Aranda?',
-      'When did the composer of song Flaming Youth die?',
-      'Which country the director of film Madhuchandrika is from?',
-      'Are both Elsa Wiezell and Ann Kelly from the same country?',
-    ];
+    const questions = twoWikiQuestions;
     const results: Record<string, BenchResult> = {};
     const registered = new Set(kgrag.engine.methods.map((method) => method.name));
     const methods = ['basic:bm25', 'basic:dense', 'basic:hybrid', 'local', 'global', 'ppr', 'relations', 'kgp'].filter((method) => registered.has(method.split(':')[0] ?? ''));

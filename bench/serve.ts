@@ -11,24 +11,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createKgrag } from '../src/api/create-kgrag.js';
-import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
+import { type BenchResult, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const connections = 50;
 const durationSeconds = 20;
 const methods = ['basic:hybrid', 'ppr', 'kgp', 'local'];
-const questions = [
-  'Who is the mother of the director of film Polish-Russian War?',
-  'Which film came out first, The Love Route or Ranjhe Di Heer?',
-  'Where was the director of film The Fascist born?',
-  'What nationality is the director of film Wedding Night In Paradise?',
-  'Who was born first, Franco Rossi or Vicente Aranda?',
-  'When did the composer of song Flaming Youth die?',
-  'Which country the director of film Madhuchandrika is from?',
-  'Are both Elsa Wiezell and Ann Kelly from the same country?',
-];
 /** Every question with every method, interleaved so that each connection cycles through all four methods. */
-const mix = questions.flatMap((question) => methods.map((method) => ({ question, method })));
+const mix = twoWikiQuestions.flatMap((question) => methods.map((method) => ({ question, method })));
 
 interface ServeProcess {
   child: ChildProcess;

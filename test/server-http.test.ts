@@ -127,6 +127,18 @@ describe('kgrag serve: one workspace over HTTP', () => {
     assert.equal(missing.status, 404);
   });
 
+  test('a chat answered without an LLM says that it used the last question alone', async () => {
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ model: 'kgrag-basic:bm25', messages: [{ role: 'user', content: 'Tell me about the bridge.' }, { role: 'assistant', content: 'It crosses the Kester.' }, { role: 'user', content: 'When was it opened?' }] }),
+    });
+    assert.equal(response.status, 200);
+    const completion = await body<{ kgrag: { answerKind: string; warnings: string[] } }>(response);
+    assert.equal(completion.kgrag.answerKind, 'extractive');
+    assert.ok(completion.kgrag.warnings.some((warning) => /last question alone/.test(warning)), JSON.stringify(completion.kgrag.warnings));
+  });
+
   test('a streamed query ends with one result event holding the answer, citations and trace', async () => {
     const response = await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'What did the flood of March 1947 damage?', method: 'basic', variant: 'bm25', stream: true }) });
     assert.equal(response.status, 200);

@@ -48,8 +48,9 @@ describe('OpenAI-compatible chat: each method is a model', () => {
     assert.match(text, /^The Kester Weir Bridge was designed by Clara Ivesley/);
     assert.match(text, /\n\nSources:\n\[Sources \d+\] /);
     assert.equal(completion.choices[0]?.finish_reason, 'stop');
-    const extra = (completion as unknown as { kgrag: { method: string; citations: Array<{ dataset: string; id: string }> } }).kgrag;
+    const extra = (completion as unknown as { kgrag: { method: string; citations: Array<{ dataset: string; id: string }>; warnings: string[] } }).kgrag;
     assert.equal(extra.method, 'basic');
+    assert.ok(!extra.warnings.some((warning) => /last question alone/.test(warning)));
     assert.equal(extra.citations[0]?.dataset, 'Sources');
     const call = llm.calls[before];
     assert.ok(call);

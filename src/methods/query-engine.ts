@@ -268,6 +268,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     request: Pick<QueryRequest, 'signal' | 'onProgress' | 'contextOnly' | 'history'>,
     trace: QueryTrace,
     warnings: string[],
+    historyUse: { read: boolean } = { read: false },
   ): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
     const { signal, onProgress } = request;
@@ -282,7 +283,12 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       signal,
       trace,
       contextOnly,
-      history: request.history ?? [],
+      // Read by the answering call of the methods that pass the conversation on; a method that never reads it
+      // answered without it, and the result says so.
+      get history() {
+        historyUse.read = true;
+        return request.history ?? [];
+      },
       warn(message) {
         if (!warnings.includes(message)) warnings.push(message);
       },
@@ -390,9 +396,10 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     try {
       await ensureIndexed(snapshot.store, method.name, method.requires);
       const trace = createTrace();
-      const context = createContext(snapshot.store, queryEmbedder, method.name, request, trace, warnings);
+      const historyUse = { read: false };
+      const context = createContext(snapshot.store, queryEmbedder, method.name, request, trace, warnings, historyUse);
       const index: AnsweredFrom = { generation: snapshot.generation, publishedAt: snapshot.publishedAt };
-      return { method, params, variant, trace, context, started, snapshot, index, warnings };
+      return { method, params, variant, trace, context, started, snapshot, index, warnings, historyUse };
     } catch (error) {
       snapshot.release();
       throw error;
@@ -431,13 +438,16 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   };
 
   async function answerQuery(request: QueryRequest, prepared: Omit<Awaited<ReturnType<typeof prepare>>, 'snapshot'>): Promise<QueryResult> {
-    const { method, params, variant, trace, context, started, index, warnings } = prepared;
+    const { method, params, variant, trace, context, started, index, warnings, historyUse } = prepared;
     const retrieval = await method.retrieve(context, request.question, params, variant);
     const contextOnly = request.contextOnly === true;
     const answerOptions: AnswerOptions = { contextOnly, ...(request.onText ? { onText: request.onText } : {}) };
     const answered = method.answer
       ? await method.answer(context, request.question, retrieval, params, answerOptions)
       : await defaultAnswer(context, request.question, retrieval, answerOptions);
+    if ((request.history?.length ?? 0) > 0 && !historyUse.read && !contextOnly) {
+      warnings.push(`${method.name} answered the last question alone: ${answered.answer.kind === 'generated' ? 'its answer does not read' : 'an answer without an LLM cannot use'} the earlier turns of the conversation`);
+    }
     const usage = answered.usage ?? { inputTokens: 0, outputTokens: 0 };
     const { chunks, ...rest } = withoutState(retrieval);
     return {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { Kgrag } from '../../api/create-kgrag.js';
 import { registeredMethods } from '../../api/registered-methods.js';
 import type { Citation } from '../../answer/answer-types.js';
 import type { QueryResult } from '../../methods/query-engine.js';
@@ -72,11 +71,6 @@ function kgragField(result: QueryResult) {
   return { method: result.method, variant: result.variant, citations: result.citations, answerKind: result.answer.kind, label: result.answer.label, warnings: result.warnings, index: result.index };
 }
 
-async function answer(kgrag: Kgrag, request: ChatCompletionRequest, signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> {
-  const { question, history } = conversationOf(request);
-  return kgrag.query(question, { method: methodOfModel(request.model), history, signal, ...(onText === undefined ? {} : { onText }) });
-}
-
 /** The OpenAI-compatible endpoints: each method is a model, so OpenAI clients and chat front-ends can use a workspace. */
 export function chatRoutes(gate: QueryGate) {
   return [
@@ -102,13 +96,16 @@ export function chatRoutes(gate: QueryGate) {
         404: problemResponse('Unknown model'),
       },
       handler: async (c, { body, workspace }) => {
-        methodOfModel(body.model);
-        conversationOf(body);
+        // Checked before a query slot is taken: a bad request must not count against the caller's concurrency.
+        const method = methodOfModel(body.model);
+        const { question, history } = conversationOf(body);
+        const answer = (signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> =>
+          workspace.kgrag.query(question, { method, history, signal, ...(onText === undefined ? {} : { onText }) });
         const slot = gate.admit(c.get('caller'));
         const id = completionId(body, c.get('requestId'));
         const created = Math.floor(Date.now() / 1000);
         if (!body.stream) {
-          const result = await slot.run(c.req.raw.signal, (signal) => answer(workspace.kgrag, body, signal));
+          const result = await slot.run(c.req.raw.signal, (signal) => answer(signal));
           return c.json({
             id,
             object: 'chat.completion',
@@ -128,7 +125,7 @@ export function chatRoutes(gate: QueryGate) {
           let streamed = false;
           try {
             const result = await slot.run(client.signal, (signal) =>
-              answer(workspace.kgrag, body, signal, (delta) => {
+              answer(signal, (delta) => {
                 streamed = true;
                 void chunk({ content: delta }, null);
               }),

@@ -36,7 +36,8 @@ const titles: Record<number, string> = {
 export function httpError(status: number, code: string, message: string, hint?: string, retryAfterSeconds?: number): KgragError {
   return new KgragError(message, {
     code,
-    category: status >= 500 ? 'internal' : 'input',
+    // A server-side condition the caller can wait out (shutting down, a deadline), not a bug: its message is shown.
+    category: status >= 500 ? 'environment' : 'input',
     ...(hint === undefined ? {} : { hint }),
     details: { httpStatus: status, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) },
   });
@@ -63,36 +64,28 @@ function statusOf(error: KgragError): number {
 }
 
 /**
- * The problem document of any error. What a caller can fix gets its message and hint; anything else — a bug, an
+ * The problem document of any error. A KgragError that is not a bug gets its message and hint (`expected`: not logged as
+ * a failure); anything else — a bug, an
  * error without a known cause — gets a generic line and the request id to find it in the log, never a stack trace
  * or whatever a raw error message may hold (paths, keys, SQL).
  */
 export function problemOf(error: unknown, requestId?: string): { problem: Problem; retryAfterSeconds: number | undefined; expected: boolean } {
   const known = KgragError.isInstance(error) ? error : toEnvironmentError(error);
-  const base = requestId === undefined ? {} : { requestId };
-  if (known === undefined || known.category === 'internal') {
-    const status = known === undefined ? 500 : statusOf(known);
-    const detail = known !== undefined && typeof known.details?.['httpStatus'] === 'number'
-      ? (known.hint ? `${known.message} — ${known.hint}` : known.message)
-      : `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`;
-    return {
-      problem: { type: 'about:blank', title: titles[status] ?? 'Error', status, detail, code: known?.code ?? 'INTERNAL', ...base },
-      retryAfterSeconds: undefined,
-      expected: known !== undefined && status < 500,
-    };
-  }
-  const status = statusOf(known);
-  const retry = known.details?.['retryAfterSeconds'];
+  const shown = known !== undefined && known.category !== 'internal' ? known : undefined;
+  const status = shown === undefined ? 500 : statusOf(shown);
+  const retry = shown?.details?.['retryAfterSeconds'];
   return {
     problem: {
       type: 'about:blank',
       title: titles[status] ?? 'Error',
       status,
-      detail: known.hint ? `${known.message} — ${known.hint}` : known.message,
-      code: known.code,
-      ...base,
+      detail: shown === undefined
+        ? `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`
+        : shown.hint ? `${shown.message} — ${shown.hint}` : shown.message,
+      code: shown?.code ?? 'INTERNAL',
+      ...(requestId === undefined ? {} : { requestId }),
     },
     retryAfterSeconds: typeof retry === 'number' ? retry : undefined,
-    expected: status < 500,
+    expected: shown !== undefined,
   };
 }

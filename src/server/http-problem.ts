@@ -64,10 +64,9 @@ function statusOf(error: KgragError): number {
 }
 
 /**
- * The problem document of any error. A KgragError that is not a bug gets its message and hint (`expected`: not logged as
- * a failure); anything else — a bug, an
- * error without a known cause — gets a generic line and the request id to find it in the log, never a stack trace
- * or whatever a raw error message may hold (paths, keys, SQL).
+ * The problem document of any error. A KgragError that is not a bug gets its message and hint (`expected`: not
+ * logged as a failure); anything else — a bug, an error without a known cause — gets a generic line and the request
+ * id to find it in the log, never a stack trace or whatever a raw error message may hold (paths, keys, SQL).
  */
 export function problemOf(error: unknown, requestId?: string): { problem: Problem; retryAfterSeconds: number | undefined; expected: boolean } {
   const known = KgragError.isInstance(error) ? error : toEnvironmentError(error);

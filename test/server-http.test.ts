@@ -13,6 +13,7 @@ import type { ServedWorkspaces } from '../src/server/serve-workspaces.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { readEvents, sampleWorkspace, startTestServer } from './helpers/test-server.js';
 
 const key = 'test-key-0123456789abcdef';
@@ -277,6 +278,29 @@ describe('kgrag serve: one workspace over HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('a running job can be cancelled: it stops, and its documents are not published by the next job', async () => {
+    const count = async () => (await body<{ documents: unknown[] }>(await fetch(`${url}/v1/documents`, { headers: auth }))).documents.length;
+    const before = await count();
+    const documents = Array.from({ length: 120 }, (_, index) => ({ title: `Cancelled ${index}`, text: `Tallyman Orrin Vosper${index} counted ${index} casks of pilchards on the quay. `.repeat(8) }));
+    const { job } = await body<{ job: Job }>(await fetch(`${url}/v1/documents`, { method: 'POST', headers: json, body: JSON.stringify({ documents }) }));
+    const events = (await fetch(`${url}/v1/jobs/${job.id}/events`, { headers: auth })).body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+    for (;;) {
+      const { value, done } = await events.read();
+      assert.ok(!done, 'the job ended before it could be cancelled');
+      if (value.event === 'pipeline' && (JSON.parse(value.data) as { type: string; step: string }).type === 'step-end') break;
+    }
+    const cancelled = await body<{ job: Job }>(await fetch(`${url}/v1/jobs/${job.id}`, { method: 'DELETE', headers: auth }));
+    assert.equal(cancelled.job.status, 'cancelled');
+    await events.cancel();
+    const next = await body<{ job: Job }>(await fetch(`${url}/v1/jobs`, { method: 'POST', headers: json, body: '{}' }));
+    assert.equal((await waitForJob(url, next.job.id)).status, 'succeeded');
+    assert.equal(await count(), before);
+    const search = await body<{ context: { chunks: Array<{ text: string }> } }>(
+      await fetch(`${url}/v1/query`, { method: 'POST', headers: json, body: JSON.stringify({ question: 'Orrin Vosper7 pilchards', method: 'basic:bm25', topK: 3 }) }),
+    );
+    assert.ok(search.context.chunks.every((chunk) => !/Vosper/.test(chunk.text)));
   });
 
   test('a queued job can be cancelled and never runs; unknown jobs are 404', async () => {

@@ -24,6 +24,11 @@ export interface RunTaskOptions {
   turnMs?: number;
 }
 
+/** Gives the event loop a turn: timers, I/O and signals waiting behind synchronous work run before this resolves. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /**
  * Runs a task, giving the event loop a turn (a `setImmediate`) whenever `turnMs` passed since the last one,
  * and stopping with an error at the first pause after `signal` aborts (checked at every pause, so an abort
@@ -42,7 +47,7 @@ export async function runTask<T>(task: CooperativeTask<T>, options: RunTaskOptio
     const step = task.next();
     if (step.done === true) return step.value;
     if (performance.now() - turnStarted >= turnMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
       turnStarted = performance.now();
     }
   }

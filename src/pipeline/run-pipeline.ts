@@ -1,5 +1,6 @@
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
+import { yieldToEventLoop } from '../core/cooperative-task.js';
 import { contentId } from '../core/ids.js';
 import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
 import type { RunRecord, RunUsage } from '../core/types.js';
@@ -102,6 +103,9 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   let languageChecked = false;
   emit({ type: 'pipeline-start', steps: steps.map((step) => step.name) });
   for (const [index, step] of steps.entries()) {
+    // Between steps the event loop gets a turn, so that a Ctrl-C, a cancel or a server's requests waiting behind
+    // a step's synchronous work are heard before the next step starts.
+    await yieldToEventLoop();
     if (options.signal?.aborted) throw abortError();
     const missing = step.reads.filter((name) => !outputVersions.has(name));
     if (missing.length > 0) {

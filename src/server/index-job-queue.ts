@@ -116,7 +116,8 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
   const records = new Map<string, JobRecord>();
   const listeners = new Map<string, Set<(event: JobEvent) => void>>();
   const waiting: string[] = [];
-  let running: { id: string; abort: AbortController; cancel: AbortController } | undefined;
+  /** The running job: its two ways to stop, and a promise that settles once it has ended (cancel and shutdown wait on it). */
+  let running: { id: string; abort: AbortController; cancel: AbortController; stopped: Promise<void> } | undefined;
   let stopping = false;
   let nextNumber = 1;
   let idleWaiters: Array<() => void> = [];
@@ -238,7 +239,8 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     if (!record || record.view.status !== 'queued') return runNext();
     const abort = new AbortController();
     const cancel = new AbortController();
-    running = { id, abort, cancel };
+    let stop!: () => void;
+    running = { id, abort, cancel, stopped: new Promise((resolve) => (stop = resolve)) };
     setStatus(record, 'running');
     try {
       const kgrag = await options.kgrag();
@@ -283,6 +285,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       }
     } finally {
       running = undefined;
+      stop();
     }
     if (!stopping) await runNext();
   };
@@ -343,7 +346,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
         await finish(record, 'cancelled');
       } else if (record.view.status === 'running' && running?.id === id) {
         running.cancel.abort(new KgragError(`job ${id} was cancelled`, { code: 'JOB_CANCELLED', category: 'input' }));
-        while (record.view.status === 'running') await new Promise((resolve) => setTimeout(resolve, 20));
+        await running.stopped;
       }
       return structuredClone(record.view);
     },
@@ -363,7 +366,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       const current = running;
       if (!current) return;
       current.abort.abort(new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));
-      while (running) await new Promise((resolve) => setTimeout(resolve, 20));
+      await current.stopped;
     },
     idle() {
       if (!running && waiting.length === 0) return Promise.resolve();

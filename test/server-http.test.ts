@@ -199,6 +199,9 @@ describe('kgrag serve: one workspace over HTTP', () => {
     const documents = (await body<{ documents: Array<{ id: string; source: string }> }>(await fetch(`${url}/v1/documents`, { headers: auth }))).documents;
     const document = documents.find((entry) => entry.source.endsWith('tide-tables.md'));
     assert.ok(document);
+    // The library's lookup by id returns the listed entry, and nothing for an unknown id.
+    const { kgrag } = await server.registry.open('default');
+    assert.deepEqual(await kgrag.documents([document.id, 'nosuch']), [documents.find((entry) => entry.id === document.id)]);
     const one = await body<{ text: string; chunkIds: string[] }>(await fetch(`${url}/v1/documents/${document.id}`, { headers: auth }));
     assert.match(one.text, /Quarrel Rock/);
     assert.equal(one.chunkIds.length, 1);

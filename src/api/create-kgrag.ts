@@ -220,8 +220,8 @@ export interface Kgrag {
    * inputs), unless `index: false` or the workspace has no documents yet.
    */
   importOpenie(file: string, options?: ImportOpenieOptions): Promise<OpenieImportSummary>;
-  /** The documents of the published index, in index order. */
-  documents(): Promise<IndexedDocument[]>;
+  /** The documents of the published index, in index order; with `ids`, only those of them that exist. */
+  documents(ids?: readonly string[]): Promise<IndexedDocument[]>;
   /**
    * Removes documents chosen by selectors (an id or unique id prefix, a source path or folder, a title, or a glob over
    * sources: see `selectDocuments`) and everything derived only from them, then brings the index up to date and
@@ -300,10 +300,12 @@ function toRunUsage(snapshot: UsageSnapshot): RunUsage {
 }
 
 /** The documents of an index with their chunk counts, and whether their source file still exists. */
-async function listDocuments(from: Store): Promise<IndexedDocument[]> {
+async function listDocuments(from: Store, ids?: readonly string[]): Promise<IndexedDocument[]> {
+  const only = ids === undefined ? undefined : { column: 'documentId' as const, values: ids };
   const chunkCounts = new Map<string, number>();
-  for (const { documentId } of await from.table('chunks').pick(['documentId'])) chunkCounts.set(documentId, (chunkCounts.get(documentId) ?? 0) + 1);
-  return (await from.table('documents').pick(['id', 'title', 'source', 'createdAt'])).map((document) => ({
+  for (const { documentId } of await from.table('chunks').pick(['documentId'], only)) chunkCounts.set(documentId, (chunkCounts.get(documentId) ?? 0) + 1);
+  const documents = await from.table('documents').pick(['id', 'title', 'source', 'createdAt'], ids === undefined ? undefined : { column: 'id', values: ids });
+  return documents.map((document) => ({
     id: document.id,
     title: document.title,
     source: document.source,
@@ -709,11 +711,11 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         snapshot?.release();
       }
     },
-    async documents() {
+    async documents(ids) {
       const snapshot = await storage.snapshot();
       if (!snapshot) return [];
       try {
-        return await listDocuments(snapshot.store);
+        return await listDocuments(snapshot.store, ids);
       } finally {
         snapshot.release();
       }

@@ -92,7 +92,7 @@ export const documentRoutes = [
       const [document] = await workspace.kgrag.store.table('documents').get([params.id]);
       if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
       const chunks = await workspace.kgrag.store.table('chunks').pick(['id', 'ordinal'], { column: 'documentId', values: [params.id] });
-      const listed = (await workspace.kgrag.documents()).find((entry) => entry.id === params.id);
+      const [listed] = await workspace.kgrag.documents([params.id]);
       return c.json({
         id: document.id,
         title: document.title,
@@ -118,7 +118,7 @@ export const documentRoutes = [
       404: problemResponse('No such document'),
     },
     handler: async (c, { params, query, workspace }) => {
-      const document = (await workspace.kgrag.documents()).find((entry) => entry.id === params.id);
+      const [document] = await workspace.kgrag.documents([params.id]);
       if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
       if (query.dryRun === 'true') return c.json(await workspace.kgrag.estimateDelete([document.id]));
       const job = workspace.jobs.submit({

@@ -209,6 +209,13 @@ describe('loadConfig: OPENAI_* fallbacks', () => {
     assert.deepEqual(sources, ['OPENAI_API_KEY', 'OPENAI_BASE_URL']);
   });
 
+  test('KGRAG_API_KEYS fills server.apiKeys as a comma-separated list, and loses to KGRAG_SERVER_API_KEYS', async () => {
+    const keys = { KGRAG_API_KEYS: 'key-aaaaaaaaaaaaaaaa, key-bbbbbbbbbbbbbbbb' };
+    assert.deepEqual((await loadConfig({ workspace: workspace(), env: keys })).config.server.apiKeys, ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb']);
+    const both = { ...keys, KGRAG_SERVER_API_KEYS: 'key-cccccccccccccccc' };
+    assert.deepEqual((await loadConfig({ workspace: workspace(), env: both })).config.server.apiKeys, ['key-cccccccccccccccc']);
+  });
+
   test('they lose to KGRAG_LLM_* variables', async () => {
     const env = { OPENAI_API_KEY: 'sk-openai', KGRAG_LLM_API_KEY: 'sk-kgrag', OPENAI_BASE_URL: 'http://a.test/v1', KGRAG_LLM_BASE_URL: 'http://b.test/v1' };
     const { config, sources } = await loadConfig({ workspace: workspace(), env });

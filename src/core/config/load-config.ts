@@ -292,7 +292,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   ] as const) {
     const raw = env[name];
     if (raw && !envSources.has(path.join('.')) && !layers.some((layer) => hasPath(layer.values, path))) {
-      setPath(fromEnv, path, path[0] === 'server' ? splitList(raw) : raw);
+      // Parsed as the key's own variable would be (a list for server.apiKeys); OPENAI_* name string keys, and need
+      // no walk of the schema.
+      const type = name.startsWith('KGRAG_') ? allKeys().find((key) => key.path.join('.') === path.join('.'))?.type : 'string';
+      setPath(fromEnv, path, parseEnvironmentValue(raw, type ?? 'string'));
       envSources.set(path.join('.'), name);
       sources.push(name);
     }

@@ -127,14 +127,13 @@ export function registerRoutes(
     const path = route.global ? route.path : `${prefix}${route.path}`;
     const jsonLimit = limitBody(limits.maxJsonBytes, 'JSON body');
     const uploadLimit = limitBody(limits.maxUploadBytes, 'upload');
+    const isUpload = (c: Context<ServerEnv>): boolean => route.multipart === true && /^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '');
     app.on(route.method.toUpperCase(), path, async (c, next) => {
-      const multipart = route.multipart === true && /^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '');
-      return (multipart ? uploadLimit : jsonLimit)(c, next);
+      return (isUpload(c) ? uploadLimit : jsonLimit)(c, next);
     }, async (c) => {
       const params = parse(route.params, c.req.param(), 'path');
       const query = parse(route.query, c.req.query(), 'query string');
-      const multipart = route.multipart === true && /^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '');
-      const body = route.body === undefined || multipart ? undefined : parse(route.body, await readJson(c), 'body');
+      const body = route.body === undefined || isUpload(c) ? undefined : parse(route.body, await readJson(c), 'body');
       const workspace = route.global ? (undefined as unknown as ServedWorkspace) : await workspaceOf(c);
       return route.handler(c, { params, query, body, workspace });
     });

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
@@ -17,12 +15,11 @@ import type { EntityDetail, EntityMatch, GraphSlice, CommunityView } from '../sr
 import type { Citation } from '../src/answer/answer-types.js';
 import { packageVersion } from '../src/core/package-version.js';
 import { createMcpHttpHandler } from '../src/mcp/mcp-http-handler.js';
+import { sampleWorkspace } from './helpers/test-server.js';
 
 const repository = fileURLToPath(new URL('..', import.meta.url));
-const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const mainScript = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'kgrag-mcp-'));
-const workspace = join(root, 'ws');
+const workspace = await sampleWorkspace();
 const toolNames = ['add_documents', 'community_report', 'get_entity', 'neighbours', 'query', 'search_entities'];
 
 /** Calls a tool and returns its result, text and structured content. */
@@ -43,11 +40,10 @@ async function toolError(client: Client, name: string, args: Record<string, unkn
 let kgrag: Kgrag;
 before(async () => {
   kgrag = await createKgrag({ workspace, config: { index: { mode: 'fast' } } });
-  await kgrag.index([corpus]);
 });
 after(async () => {
   await kgrag.close();
-  rmSync(root, { recursive: true, force: true });
+  rmSync(workspace, { recursive: true, force: true });
 });
 
 describe('kgrag mcp over stdio (the real CLI)', () => {

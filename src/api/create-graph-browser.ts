@@ -52,7 +52,6 @@ interface CommunityTable {
   byEntity: Map<string, CommunityRow[]>;
 }
 
-
 /** An option's value: its default when omitted, else an integer within its range, or a `GRAPH_BAD_OPTION` error. */
 function integerOption(name: string, value: number | undefined, range: OptionRange): number {
   if (value === undefined) return range.default;

@@ -10,6 +10,12 @@ import { serveWorkspaces } from '../../server/serve-workspaces.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { type GlobalOptions, parseSetOptions } from '../workspace-options.js';
 
+/** How the start line describes authentication. */
+function keysNote(keys: number, insecure: boolean): string {
+  if (keys > 0) return `, ${keys} API key(s)`;
+  return insecure ? ', no API key (--insecure: anyone who reaches the port may call it)' : ', no API key (loopback only)';
+}
+
 /** Options of `kgrag serve`. */
 export interface ServeCommandOptions {
   host?: string;
@@ -52,7 +58,7 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     openKgrag: (workspace) =>
       createKgrag({ workspace, env: io.env, config: overrides, ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }) }),
   });
-  writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${loaded.config.server.apiKeys.length > 0 ? `, ${loaded.config.server.apiKeys.length} API key(s)` : ', no API key (loopback only)'}`);
+  writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${keysNote(loaded.config.server.apiKeys.length, options.insecure === true)}`);
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
       writeLine(io.stderr, `kgrag: ${signal}: finishing running queries, keeping a running index job to resume on the next start`);

@@ -2,7 +2,7 @@ import type { LanguageModel } from '../../../providers/llm/language-model.js';
 import type { ChunkClusteringMethod } from './cluster-chunk-embeddings.js';
 import { filterKeywords } from './filter-keywords.js';
 import { createLlmKeywordCalls, llmKeywordCallDefaults, type LlmKeywordCall, type LlmKeywordCallInput, type NamedCluster } from './llm-keyword-calls.js';
-import { runKeywordChains } from './run-keyword-chains.js';
+import { type LlmKeywordResult, runKeywordChains } from './run-keyword-chains.js';
 
 /*
  * AutoKG's LLM keyword extraction (Chen & Bertozzi, arXiv 2311.14740 §3.1; wispcarey/AutoKG
@@ -66,36 +66,7 @@ export interface LlmKeywordInput extends LlmKeywordCallInput {
   seed: number;
 }
 
-/** A list the model rewrote: what it was given and what came back (after filtering). */
-export interface RewrittenList {
-  input: string[];
-  output: string[];
-}
-
-/** Result of {@link extractLlmKeywords}. */
-export interface LlmKeywordResult {
-  keywords: string[];
-  /** Keywords of each clustering after its global refinement. */
-  byMethod: Record<string, string[]>;
-  /** Per selection (in input order), per cluster: its refined keywords and shown chunks (none for an empty cluster). */
-  named: NamedCluster[][];
-  /** Per selection: the clustering's list and its refinement over the whole list. */
-  lists: RewrittenList[];
-  /** The united, filtered list and the final passes' keywords. */
-  final: RewrittenList;
-  calls: LlmKeywordCall[];
-  inputTokens: number;
-  outputTokens: number;
-  /** Tokens of the three final passes (L_F of formula (1)). */
-  finalPassTokens: number;
-  /** Chunks that did not fit a prompt. */
-  skippedChunks: number;
-  /**
-   * Calls on the longest chain of calls that each wait for the one before: the longer clustering's chain
-   * (its extractions, refinements and global refinement) plus the final passes.
-   */
-  criticalPath: number;
-}
+export type { LlmKeywordResult, RewrittenList } from './run-keyword-chains.js';
 
 /** The paper's bound 2n(2cT + (m + 2·l1)(l2 + 1)) + L_F on the keyword-extraction tokens (formula (1)). */
 export function paperTokenBound(parameters: { clusters: number; perCluster: number; chunkTokens: number; avoidSample: number; keywordsPerCluster: number; maxWords: number; finalPassTokens: number }): number {

@@ -1,9 +1,39 @@
 import { appendAll } from '../../../core/append-all.js';
 import { maxOf } from '../../../core/max-of.js';
 import { createRandom, type Random } from '../../../core/random.js';
-import type { LlmKeywordResult, RewrittenList } from './extract-llm-keywords.js';
 import { filterKeywords } from './filter-keywords.js';
 import type { LlmKeywordCall, LlmKeywordCalls, NamedCluster } from './llm-keyword-calls.js';
+
+/** A list the model rewrote: what it was given and what came back (after filtering). */
+export interface RewrittenList {
+  input: string[];
+  output: string[];
+}
+
+/** Result of {@link extractLlmKeywords}. */
+export interface LlmKeywordResult {
+  keywords: string[];
+  /** Keywords of each clustering after its global refinement. */
+  byMethod: Record<string, string[]>;
+  /** Per selection (in input order), per cluster: its refined keywords and shown chunks (none for an empty cluster). */
+  named: NamedCluster[][];
+  /** Per selection: the clustering's list and its refinement over the whole list. */
+  lists: RewrittenList[];
+  /** The united, filtered list and the final passes' keywords. */
+  final: RewrittenList;
+  calls: LlmKeywordCall[];
+  inputTokens: number;
+  outputTokens: number;
+  /** Tokens of the three final passes (L_F of formula (1)). */
+  finalPassTokens: number;
+  /** Chunks that did not fit a prompt. */
+  skippedChunks: number;
+  /**
+   * Calls on the longest chain of calls that each wait for the one before: the longer clustering's chain
+   * (its extractions, refinements and global refinement) plus the final passes.
+   */
+  criticalPath: number;
+}
 
 /** What one clustering's chain named: its clusters, and its list with the refinement over the whole list. */
 export interface KeywordChain {

@@ -1,10 +1,9 @@
 import type { Random } from '../../../core/random.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
 import type { ChunkClusteringMethod } from './cluster-chunk-embeddings.js';
-import type { LlmKeywordResult, RewrittenList } from './extract-llm-keywords.js';
 import { filterKeywords } from './filter-keywords.js';
 import { createLlmKeywordCalls, type LlmKeywordCall, type LlmKeywordCallInput, type NamedCluster } from './llm-keyword-calls.js';
-import { type KeywordChain, runKeywordChains, sameList } from './run-keyword-chains.js';
+import { type KeywordChain, type LlmKeywordResult, type RewrittenList, runKeywordChains, sameList } from './run-keyword-chains.js';
 
 /*
  * AutoKG's LLM keywords after a small change of the corpus (the clustering kept, new chunks joined to the nearest

@@ -18,10 +18,14 @@ export function result(runs: number[], unit: string): BenchResult {
   return { median: median(runs), unit, runs };
 }
 
-/** Runs a TypeScript script in a fresh Node process and parses the JSON line it prints last. */
-export function runChild<T>(script: string, args: readonly string[]): T {
+/**
+ * Runs a TypeScript script in a fresh Node process and parses the JSON line it prints last. `command` wraps the Node
+ * command line (e.g. in `taskset` to pin it to a CPU).
+ */
+export function runChild<T>(script: string, args: readonly string[], command: readonly string[] = []): T {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawnSync(process.execPath, ['--import', 'tsx', path, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const line = [...command, process.execPath, '--import', 'tsx', path, ...args];
+  const child = spawnSync(line[0] as string, line.slice(1), { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (child.status !== 0) throw new Error(`${script} failed (${child.status}): ${child.stderr}`);
   const lines = child.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1] as string) as T;

@@ -3,10 +3,15 @@
  * drives 50 concurrent connections over loopback with a mix of basic:hybrid, ppr, kgp and local queries. The same
  * mix runs in-process (50 concurrent async callers on one open workspace) for the HTTP/in-process ratio, and the
  * load runs again while an index job adds 1 % more documents (61 MuSiQue passages).
+ *
+ * The ratio is meant to measure what HTTP costs the server, not how much CPU the load generator takes from it: with
+ * `taskset` and two or more CPUs, the server and the in-process run each get the same one CPU, and the load
+ * generator (this process) the others — as clients on other machines would. Without `taskset` all share every CPU,
+ * and the report says so.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -20,16 +25,34 @@ const methods = ['basic:hybrid', 'ppr', 'kgp', 'local'];
 /** Every question with every method, interleaved so that each connection cycles through all four methods. */
 const mix = twoWikiQuestions.flatMap((question) => methods.map((method) => ({ question, method })));
 
+/** Which CPUs the kgrag process (server or in-process run) and the load generator run on, or none when not pinned. */
+interface CpuPinning {
+  kgrag: string;
+  client: string;
+}
+
+function cpuPinning(): CpuPinning | undefined {
+  const cpus = availableParallelism();
+  if (cpus < 2 || spawnSync('taskset', ['--version']).status !== 0) return undefined;
+  return { kgrag: String(cpus - 1), client: cpus === 2 ? '0' : `0-${cpus - 2}` };
+}
+
+/** The command prefix that runs a kgrag process on its CPU. */
+function pinned(pinning: CpuPinning | undefined): string[] {
+  return pinning ? ['taskset', '-c', pinning.kgrag] : [];
+}
+
 interface ServeProcess {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
 }
 
-async function startServe(workspace: string): Promise<ServeProcess> {
+async function startServe(workspace: string, pinning: CpuPinning | undefined): Promise<ServeProcess> {
+  const [command, ...prefix] = [...pinned(pinning), process.execPath];
   const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', '--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`],
+    command as string,
+    [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', '--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`],
     { cwd: root, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -110,12 +133,17 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
   try {
     process.stderr.write('  indexing 2Wiki (fast mode)\n');
     runChild('./index-child.ts', [join(base, 'built'), corpus]);
+    const pinning = cpuPinning();
+    if (pinning) {
+      spawnSync('taskset', ['-a', '-p', '-c', pinning.client, String(process.pid)], { stdio: 'ignore' });
+      process.stderr.write(`  kgrag on CPU ${pinning.kgrag}, the load generator on CPU ${pinning.client}\n`);
+    } else process.stderr.write('  not pinned to CPUs (one CPU, or no taskset): the load generator shares the CPU with kgrag\n');
     for (let run = 0; run < runs; run++) {
       // Every run starts from the same index: the previous run's job added documents to its copy.
       rmSync(workspace, { recursive: true, force: true });
       cpSync(join(base, 'built'), workspace, { recursive: true });
-      const inProcess = runChild<{ rps: number }>('./serve-inprocess-child.ts', [workspace]).rps;
-      const server = await startServe(workspace);
+      const inProcess = runChild<{ rps: number }>('./serve-inprocess-child.ts', [workspace], pinned(pinning)).rps;
+      const server = await startServe(workspace, pinning);
       try {
         for (const { question, method } of mix.slice(0, methods.length)) {
           const response = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) });
@@ -155,7 +183,7 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       serve_p99_ms: result(measured.p99, 'ms'),
       serve_rps: result(measured.rps, 'q/s'),
       inprocess_rps: result(measured.inProcess, 'q/s'),
-      serve_rps_vs_inprocess: result(measured.ratio, 'ratio'),
+      serve_rps_vs_inprocess: result(measured.ratio, pinning ? 'ratio (kgrag on one CPU, the load generator on the others)' : 'ratio (not pinned: the load generator shares the CPUs)'),
       serve_errors_while_indexing: result(measured.indexingErrors, 'count'),
       serve_rps_while_indexing: result(measured.indexingRps, 'q/s'),
       serve_p99_ms_while_indexing: result(measured.indexingP99, 'ms'),

@@ -1,5 +1,6 @@
-// Compiles src/ to dist/ for the published package and the global `kgrag` command.
-// Runs on `npm ci` (prepare); the checkout itself runs TypeScript through tsx.
+// Compiles src/ to dist/ for the published package and the global `kgrag` command, and builds the web explorer
+// (web/) into dist/web, which `kgrag serve` serves at `/`. Runs on `npm ci` (prepare); the checkout itself runs
+// TypeScript through tsx.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -21,3 +22,8 @@ for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']) 
   const { default: ranks } = await import(`gpt-tokenizer/esm/bpeRanks/${encoding}`);
   writeFileSync(join(ranksFolder, `${encoding}.json`), JSON.stringify(ranks));
 }
+
+// The web explorer. vite is a devDependency: an install without it (a production install of the published package)
+// already has dist/web from the package.
+const vite = await import('vite').catch(() => undefined);
+if (vite) await vite.build({ configFile: join(root, 'web', 'vite.config.ts') });

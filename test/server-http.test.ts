@@ -72,9 +72,10 @@ describe('kgrag serve: one workspace over HTTP', () => {
     assert.doesNotMatch(JSON.stringify(problem), /not-the-key|test-key/);
     const stats = await fetch(`${url}/v1/stats`, { headers: auth });
     assert.equal(stats.status, 200);
-    const counts = (await body<{ counts: { documents: number; entities: number } }>(stats)).counts;
+    const { counts, llm } = await body<{ counts: { documents: number; entities: number }; llm: { configured: boolean; model: string | null } }>(stats);
     assert.equal(counts.documents, 35);
     assert.ok(counts.entities > 50);
+    assert.deepEqual(llm, { configured: false, model: null }, 'the sample workspace has no LLM: the explorer says answers are extractive');
   });
 
   test('the OpenAPI document lists every endpoint with its schemas, and /docs renders it', async () => {

@@ -11,6 +11,8 @@ async function statsOf(workspace: ServedWorkspace) {
     name: workspace.name,
     index: { generation: status.generation ?? null, publishedAt: status.publishedAt, writer: status.writer ?? null, unpublished: status.unpublished ?? null },
     counts,
+    // The explorer says when answers are extractive because no LLM is configured.
+    llm: { configured: workspace.kgrag.llm !== undefined, model: workspace.kgrag.llm?.modelId ?? null },
     jobs: { running: jobs.filter((job) => job.status === 'running').map((job) => job.id), queued: jobs.filter((job) => job.status === 'queued').map((job) => job.id) },
   };
 }

@@ -1,0 +1,83 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { EntityMatch } from '../api-types';
+import { useExplorer } from '../explorer-context';
+
+/** A search box with entity suggestions as one types (names, aliases, then full text); Enter takes the first. */
+export function EntitySearch({ onChoose }: { onChoose: (entityId: string) => void }) {
+  const { api, generation } = useExplorer();
+  const [text, setText] = useState('');
+  const [matches, setMatches] = useState<EntityMatch[]>([]);
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(0);
+
+  useEffect(() => {
+    const query = text.trim();
+    if (query.length === 0) {
+      setMatches([]);
+      return;
+    }
+    let current = true;
+    // A short pause, so that typing a name sends one request rather than one per letter.
+    const timer = setTimeout(() => {
+      api
+        .searchEntities(query, { limit: 8 })
+        .then((found) => {
+          if (!current) return;
+          setMatches(found.entities);
+          setActive(0);
+        })
+        .catch(() => current && setMatches([]));
+    }, 120);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [text, api, generation]);
+
+  function choose(match: EntityMatch | undefined): void {
+    if (!match) return;
+    setText(match.title);
+    setOpen(false);
+    onChoose(match.id);
+  }
+
+  return (
+    <div class="entity-search" role="combobox" aria-expanded={open && matches.length > 0}>
+      <input
+        type="search"
+        placeholder="Search entities…"
+        aria-label="Search entities"
+        data-testid="entity-search"
+        value={text}
+        onInput={(event) => {
+          setText(event.currentTarget.value);
+          setOpen(true);
+        }}
+        onFocus={() => setOpen(true)}
+        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onKeyDown={(event) => {
+          if (event.key === 'ArrowDown') setActive((index) => Math.min(matches.length - 1, index + 1));
+          else if (event.key === 'ArrowUp') setActive((index) => Math.max(0, index - 1));
+          else if (event.key === 'Enter') choose(matches[active]);
+          else if (event.key === 'Escape') setOpen(false);
+          else return;
+          event.preventDefault();
+        }}
+      />
+      {open && matches.length > 0 && (
+        <ul class="suggestions" role="listbox" data-testid="entity-suggestions">
+          {matches.map((match, index) => (
+            <li role="option" aria-selected={index === active} onMouseDown={(event) => event.preventDefault()} onClick={() => choose(match)}>
+              <strong>{match.title}</strong>
+              <span class="muted">
+                {' '}
+                {match.type}
+                {match.alias ? ` · alias ${match.alias}` : ''} · degree {match.degree}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,4 @@
+/** Written by the explorer's next change. */
+export function CompareView(_props: { active: boolean }) {
+  return null;
+}

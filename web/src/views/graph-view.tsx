@@ -1,0 +1,305 @@
+import Graph from 'graphology';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import Sigma from 'sigma';
+import type { GraphNode, GraphSlice } from '../api-types';
+import { EntitySearch } from '../components/entity-search';
+import { type GraphHighlight, useExplorer } from '../explorer-context';
+import { communityColours, neutralColour } from '../graph-colors';
+
+/** How many entities the view starts with, and the steps of "show more". */
+const sizes = [300, 1000, 2000] as const;
+const largest = 2000;
+
+interface NodeAttributes {
+  x: number;
+  y: number;
+  size: number;
+  label: string;
+  color: string;
+  entityType: string;
+  degree: number;
+  communities: string[];
+}
+
+interface Props {
+  active: boolean;
+  highlight: GraphHighlight | undefined;
+  expansion: { entityId: string; request: number } | undefined;
+}
+
+/**
+ * The entity graph: the top entities by degree (more on demand), placed by the server's ForceAtlas2 layout, coloured
+ * by community at a chosen level and sized by degree; search, filters by type and community, neighbours on demand.
+ */
+export function GraphView({ active, highlight, expansion }: Props) {
+  const explorer = useExplorer();
+  const container = useRef<HTMLDivElement>(null);
+  const sigma = useRef<Sigma<NodeAttributes> | undefined>(undefined);
+  const graph = useMemo(() => new Graph<NodeAttributes>({ type: 'undirected', multi: false }), []);
+  const [top, setTop] = useState<number>(sizes[0]);
+  const [slice, setSlice] = useState<GraphSlice | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [level, setLevel] = useState(0);
+  const [hiddenTypes, setHiddenTypes] = useState<ReadonlySet<string>>(new Set());
+  const [community, setCommunity] = useState<string | undefined>();
+  const [selected, setSelected] = useState<string | undefined>();
+  const [hovered, setHovered] = useState<string | undefined>();
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    setError(undefined);
+    explorer.api
+      .graph({ top, maxEdges: top * 5, layout: true })
+      .then((loaded) => current && setSlice(loaded))
+      .catch((failure: unknown) => current && setError(failure instanceof Error ? failure.message : String(failure)));
+    return () => {
+      current = false;
+    };
+  }, [explorer.api, explorer.generation, top]);
+
+  // The slice replaces the graph; nodes added by expansion or search are kept when they are still in the index.
+  useEffect(() => {
+    if (!slice) return;
+    graph.clear();
+    addSlice(graph, slice);
+    setVersion((value) => value + 1);
+  }, [slice, graph]);
+
+  const levels = useMemo(() => {
+    let deepest = 0;
+    graph.forEachNode((_node, attributes) => {
+      deepest = Math.max(deepest, attributes.communities.length);
+    });
+    return Array.from({ length: deepest }, (_, index) => index);
+  }, [graph, version]);
+
+  const types = useMemo(() => {
+    const counts = new Map<string, number>();
+    graph.forEachNode((_node, attributes) => counts.set(attributes.entityType, (counts.get(attributes.entityType) ?? 0) + 1));
+    return [...counts].sort((left, right) => right[1] - left[1]);
+  }, [graph, version]);
+
+  const communitySizes = useMemo(() => {
+    const counts = new Map<string, number>();
+    graph.forEachNode((_node, attributes) => {
+      const id = attributes.communities[level];
+      if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
+    });
+    return counts;
+  }, [graph, version, level]);
+
+  const colours = useMemo(() => communityColours(communitySizes), [communitySizes]);
+
+  // Colour by community at the chosen level.
+  useEffect(() => {
+    graph.updateEachNodeAttributes((_node, attributes) => {
+      const id = attributes.communities[level];
+      return { ...attributes, color: id === undefined ? neutralColour : (colours.get(id) ?? neutralColour) };
+    });
+    sigma.current?.refresh();
+  }, [graph, colours, level, version]);
+
+  // One renderer for the view's life; sigma reads the graph as it changes.
+  useEffect(() => {
+    if (!container.current || sigma.current || graph.order === 0) return;
+    const renderer = new Sigma<NodeAttributes>(graph, container.current, {
+      renderEdgeLabels: false,
+      labelRenderedSizeThreshold: 8,
+      defaultEdgeColor: '#d9d9d9',
+      zIndex: true,
+      allowInvalidContainer: true,
+    });
+    renderer.once('afterRender', () => {
+      if (graph.order > 0) {
+        performance.mark('kgrag:graph-drawn');
+        container.current?.setAttribute('data-drawn', String(graph.order));
+      }
+    });
+    renderer.on('clickNode', ({ node }) => {
+      setSelected(node);
+      explorer.inspect({ kind: 'entity', id: node });
+    });
+    renderer.on('clickStage', () => setSelected(undefined));
+    renderer.on('enterNode', ({ node }) => setHovered(node));
+    renderer.on('leaveNode', () => setHovered(undefined));
+    sigma.current = renderer;
+  }, [graph, version]);
+
+  useEffect(() => () => sigma.current?.kill(), []);
+
+  // A hidden container has no size: sigma measures again when the view is shown.
+  useEffect(() => {
+    if (active) sigma.current?.resize();
+  }, [active]);
+
+  // What is shown: type and community filters; selection, hover and highlight emphasise nodes and their edges.
+  useEffect(() => {
+    const renderer = sigma.current;
+    if (!renderer) return;
+    const focus = hovered ?? selected;
+    const focusNeighbours = focus !== undefined && graph.hasNode(focus) ? new Set(graph.neighbors(focus)) : undefined;
+    const emphasised = highlight?.entityIds;
+    renderer.setSetting('nodeReducer', (node, data) => {
+      const shown = { ...data } as Partial<NodeAttributes> & { hidden?: boolean; highlighted?: boolean; zIndex?: number };
+      if (hiddenTypes.has(data.entityType) || (community !== undefined && data.communities[level] !== community)) shown.hidden = true;
+      const dimmed = (focusNeighbours !== undefined && node !== focus && !focusNeighbours.has(node)) || (emphasised !== undefined && !emphasised.has(node));
+      if (dimmed) {
+        shown.color = '#eeeeee';
+        shown.label = '';
+        shown.zIndex = 0;
+      } else shown.zIndex = 1;
+      if (node === focus || emphasised?.has(node)) shown.highlighted = true;
+      return shown;
+    });
+    renderer.setSetting('edgeReducer', (edge, data) => {
+      const [source, target] = graph.extremities(edge);
+      const touchesFocus = focus !== undefined && (source === focus || target === focus);
+      const inHighlight = emphasised !== undefined && emphasised.has(source) && emphasised.has(target);
+      if ((focus !== undefined && !touchesFocus) || (emphasised !== undefined && !inHighlight)) return { ...data, hidden: true };
+      return touchesFocus || inHighlight ? { ...data, color: '#666666', size: 2 } : data;
+    });
+  }, [graph, version, hiddenTypes, community, level, selected, hovered, highlight]);
+
+  // "Expand neighbours" from the entity panel.
+  useEffect(() => {
+    if (!expansion) return;
+    void expand(expansion.entityId);
+  }, [expansion?.request]);
+
+  async function expand(entityId: string): Promise<void> {
+    try {
+      const neighbourhood = await explorer.api.neighbours(entityId, { depth: 1, limit: 40 });
+      placeAround(graph, entityId, neighbourhood);
+      setVersion((value) => value + 1);
+      setSelected(entityId);
+      await focusOn(entityId);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  }
+
+  async function focusOn(entityId: string): Promise<void> {
+    const renderer = sigma.current;
+    const position = renderer?.getNodeDisplayData(entityId);
+    if (renderer && position) await renderer.getCamera().animate({ x: position.x, y: position.y, ratio: 0.4 }, { duration: 400 });
+  }
+
+  async function choose(entityId: string): Promise<void> {
+    explorer.inspect({ kind: 'entity', id: entityId });
+    if (!graph.hasNode(entityId)) await expand(entityId);
+    else {
+      setSelected(entityId);
+      await focusOn(entityId);
+    }
+  }
+
+  const shownHighlight = highlight ? [...highlight.entityIds].filter((id) => graph.hasNode(id)).length : 0;
+  const empty = slice !== undefined && slice.nodes.length === 0;
+  return (
+    <div class="graph-view">
+      <div class="toolbar">
+        <EntitySearch onChoose={(id) => void choose(id)} />
+        {levels.length > 0 && (
+          <label>
+            Communities at level{' '}
+            <select aria-label="Community level" value={level} onChange={(event) => {
+              setLevel(Number(event.currentTarget.value));
+              setCommunity(undefined);
+            }}>
+              {levels.map((value) => (
+                <option value={value}>{value}</option>
+              ))}
+            </select>
+          </label>
+        )}
+        {communitySizes.size > 0 && (
+          <select aria-label="Show one community" value={community ?? ''} onChange={(event) => setCommunity(event.currentTarget.value || undefined)}>
+            <option value="">All communities</option>
+            {[...communitySizes].sort((left, right) => right[1] - left[1]).map(([id, size]) => (
+              <option value={id}>
+                {id} ({size})
+              </option>
+            ))}
+          </select>
+        )}
+        <details class="type-filter">
+          <summary>Types ({types.length - hiddenTypes.size}/{types.length})</summary>
+          {types.map(([type, count]) => (
+            <label>
+              <input
+                type="checkbox"
+                checked={!hiddenTypes.has(type)}
+                onChange={(event) => {
+                  const next = new Set(hiddenTypes);
+                  if (event.currentTarget.checked) next.delete(type);
+                  else next.add(type);
+                  setHiddenTypes(next);
+                }}
+              />
+              {type || 'untyped'} ({count})
+            </label>
+          ))}
+        </details>
+        <span class="muted" data-testid="graph-size">
+          {graph.order} entities, {graph.size} relations shown{slice?.truncated ? ' (top by degree)' : ''}
+        </span>
+        {slice?.truncated && top < largest && (
+          <button onClick={() => setTop(sizes.find((size) => size > top) ?? top)}>Show more</button>
+        )}
+        {highlight && (
+          <span class="highlight-note" data-testid="graph-highlight">
+            {highlight.label}: {shownHighlight} of {highlight.entityIds.size} on the graph{' '}
+            <button class="link" onClick={() => explorer.highlight(undefined)}>
+              clear
+            </button>
+          </span>
+        )}
+      </div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {empty && <p class="empty">No entities yet: add documents in the Documents view, and they appear here when their index job ends.</p>}
+      {!slice && !error && <p class="loading">Laying out the graph…</p>}
+      <div class="sigma" ref={container} data-testid="graph-canvas" />
+    </div>
+  );
+}
+
+function nodeAttributes(node: GraphNode, maxDegree: number, x: number, y: number): NodeAttributes {
+  return {
+    x,
+    y,
+    size: 2 + 10 * Math.sqrt(node.degree / Math.max(1, maxDegree)),
+    label: node.title,
+    color: neutralColour,
+    entityType: node.type,
+    degree: node.degree,
+    communities: node.communities ?? [],
+  };
+}
+
+function addSlice(graph: Graph<NodeAttributes>, slice: GraphSlice): void {
+  const maxDegree = slice.nodes.reduce((most, node) => Math.max(most, node.degree), 1);
+  slice.nodes.forEach((node, index) => {
+    // The server lays the slice out; without positions (an older server), a spiral keeps nodes apart.
+    const angle = index * 2.399963;
+    graph.mergeNode(node.id, nodeAttributes(node, maxDegree, node.x ?? Math.sqrt(index) * Math.cos(angle), node.y ?? Math.sqrt(index) * Math.sin(angle)));
+  });
+  for (const edge of slice.edges) if (graph.hasNode(edge.source) && graph.hasNode(edge.target) && !graph.hasEdge(edge.source, edge.target)) graph.addEdge(edge.source, edge.target, { size: 0.5 + Math.min(3, Math.log1p(edge.weight)) });
+}
+
+/** Adds a neighbourhood: nodes already drawn keep their place, new ones go on a circle around the entity. */
+function placeAround(graph: Graph<NodeAttributes>, centre: string, neighbourhood: GraphSlice): void {
+  const maxDegree = graph.reduceNodes((most, _node, attributes) => Math.max(most, attributes.degree), 1);
+  let extent = 1;
+  graph.forEachNode((_node, attributes) => {
+    extent = Math.max(extent, Math.abs(attributes.x), Math.abs(attributes.y));
+  });
+  const origin = graph.hasNode(centre) ? graph.getNodeAttributes(centre) : { x: 0, y: 0 };
+  const fresh = neighbourhood.nodes.filter((node) => !graph.hasNode(node.id));
+  fresh.forEach((node, index) => {
+    const radius = node.id === centre ? 0 : extent * 0.08;
+    const angle = (2 * Math.PI * index) / Math.max(1, fresh.length);
+    graph.addNode(node.id, nodeAttributes(node, maxDegree, origin.x + radius * Math.cos(angle), origin.y + radius * Math.sin(angle)));
+  });
+  for (const edge of neighbourhood.edges) if (graph.hasNode(edge.source) && graph.hasNode(edge.target) && !graph.hasEdge(edge.source, edge.target)) graph.addEdge(edge.source, edge.target, { size: 0.5 + Math.min(3, Math.log1p(edge.weight)) });
+}

@@ -58,6 +58,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   // Long answers stream for minutes; Node's default request timeout (5 min) would cut them.
   http.requestTimeout = 0;
+  // Node runs expired timers before it reads sockets: with the default 5 s keep-alive timeout, a client's next request
+  // that arrived while queries kept the CPU busy for 5 s found its connection destroyed (ECONNRESET). 65 s outlasts
+  // any such stall and the 60 s idle timeout of common load balancers; headers must be allowed a little longer.
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   const address = http.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;

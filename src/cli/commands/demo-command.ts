@@ -63,7 +63,7 @@ export async function demoCommand(options: { keep?: boolean }, io: CliIo): Promi
     writeLine(io.stdout, `\nThese answers are extractive (quoted evidence): configure an LLM (README) for generated answers.`);
   } finally {
     await kgrag.close();
-    if (options.keep) writeLine(io.stderr, `workspace kept at ${workspace}`);
+    if (options.keep) writeLine(io.stderr, `workspace kept at ${workspace}; explore it in the browser: kgrag -w ${workspace} serve, then open http://127.0.0.1:8080/`);
     else await rm(workspace, { recursive: true, force: true });
   }
 }

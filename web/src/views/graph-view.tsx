@@ -244,7 +244,7 @@ export function GraphView({ active, highlight, expansion }: Props) {
         <span class="muted" data-testid="graph-size">
           {graph.order} entities, {graph.size} relations shown{slice?.truncated ? ' (top by degree)' : ''}
         </span>
-        {slice?.truncated && top < largest && (
+        {slice !== undefined && slice.nodes.length >= top && top < largest && (
           <button onClick={() => setTop(sizes.find((size) => size > top) ?? top)}>Show more</button>
         )}
         {highlight && (

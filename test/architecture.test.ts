@@ -120,3 +120,23 @@ test('there are no import cycles', () => {
   for (const file of graph.keys()) visit(file, []);
   assert.deepEqual(cycles, []);
 });
+
+test('the web explorer imports nothing from src/: it speaks to the server over HTTP only', () => {
+  const webRoot = fileURLToPath(new URL('../web/src', import.meta.url));
+  const files: string[] = [];
+  const walk = (directory: string): void => {
+    for (const name of readdirSync(directory).sort()) {
+      const path = join(directory, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(name)) files.push(path);
+    }
+  };
+  walk(webRoot);
+  assert.ok(files.length > 10, 'the explorer sources were found');
+  const outside = files.flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    const specifiers = [...text.matchAll(/\b(?:from|import)\s*\(?\s*['"](\.[^'"]+)['"]/g)].map((match) => match[1] as string);
+    return specifiers.filter((specifier) => !resolve(dirname(file), specifier).startsWith(`${webRoot}/`)).map((specifier) => `${relative(webRoot, file)} imports ${specifier}`);
+  });
+  assert.deepEqual(outside, []);
+});

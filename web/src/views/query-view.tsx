@@ -1,4 +1,226 @@
-/** Written by the explorer's next change. */
-export function QueryView(_props: { active: boolean }) {
-  return null;
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { QueryRequest, QueryResult } from '../api-types';
+import { type ChangedParams, nestParams, ParamsForm } from '../components/params-form';
+import { QueryAnswer } from '../components/query-answer';
+import { QueryPassages, RankingBadge, rankingOf } from '../components/query-passages';
+import { useQueryRun } from '../components/query-run';
+import { resultEntityIds } from '../components/query-subgraph-targets';
+import { QueryTrace, QueryUsage } from '../components/query-trace';
+import { SubgraphCanvas } from '../components/subgraph-canvas';
+import { useExplorer } from '../explorer-context';
+import './query-view.css';
+
+declare global {
+  interface Window {
+    /** Scripted access for tests and demos: asks a question and resolves once the answer and subgraph are drawn. */
+    kgragExplorer?: { ask(question: string, method: string): Promise<void> };
+  }
+}
+
+/** Splits `basic:bm25` into the method and its variant. */
+function splitMethod(name: string): { method: string; variant: string | undefined } {
+  const [method = name, variant] = name.split(':');
+  return { method, variant: variant || undefined };
+}
+
+/**
+ * The query playground: a question to one method (variant, parameters from its JSON Schema, topK, context only),
+ * streamed; the answer with linked references, the retrieved subgraph, the passages with their ranking kind, the
+ * trace and the usage.
+ */
+export function QueryView({ active }: { active: boolean }) {
+  const explorer = useExplorer();
+  const [question, setQuestion] = useState('');
+  const [methodName, setMethodName] = useState(explorer.defaultMethod);
+  const [variant, setVariant] = useState('');
+  const [params, setParams] = useState<ChangedParams>({});
+  const [topK, setTopK] = useState('');
+  const [contextOnly, setContextOnly] = useState(false);
+  const query = useQueryRun();
+  // `ask` waits for the subgraph to be drawn (or for a result without one to render).
+  const drawnWaiter = useRef<{ result: QueryResult; resolve: () => void } | undefined>(undefined);
+
+  const method = explorer.methods.find((entry) => entry.name === methodName);
+  useEffect(() => {
+    if (!method && explorer.methods.length > 0) setMethodName(explorer.methods.some((entry) => entry.name === explorer.defaultMethod) ? explorer.defaultMethod : (explorer.methods[0]?.name ?? ''));
+  }, [explorer.methods, explorer.defaultMethod]);
+
+  async function submit(request: QueryRequest): Promise<QueryResult | undefined> {
+    return query.run(request);
+  }
+
+  function currentRequest(): QueryRequest {
+    const nested = nestParams(params);
+    const k = Number(topK);
+    return {
+      question: question.trim(),
+      method: methodName,
+      ...(variant ? { variant } : {}),
+      ...(Object.keys(nested).length > 0 ? { params: nested } : {}),
+      ...(topK !== '' && Number.isInteger(k) && k > 0 ? { topK: k } : {}),
+      ...(contextOnly ? { contextOnly: true } : {}),
+    };
+  }
+
+  const askRef = useRef<(text: string, name: string) => Promise<void>>(async () => undefined);
+  askRef.current = async (text: string, name: string) => {
+    const split = splitMethod(name);
+    setQuestion(text);
+    setMethodName(split.method);
+    setVariant(split.variant ?? '');
+    setParams({});
+    const result = await submit({ question: text, method: split.method, ...(split.variant ? { variant: split.variant } : {}) });
+    if (!result) throw new Error(`the query to ${name} failed`);
+    await new Promise<void>((resolve) => {
+      drawnWaiter.current = { result, resolve };
+    });
+  };
+
+  useEffect(() => {
+    window.kgragExplorer = { ask: (text, name) => askRef.current(text, name) };
+    return () => {
+      delete window.kgragExplorer;
+    };
+  }, []);
+
+  const result = query.result;
+  const answerDrawn = (drawn: QueryResult) => {
+    const waiter = drawnWaiter.current;
+    if (waiter?.result !== drawn) return;
+    drawnWaiter.current = undefined;
+    performance.mark('kgrag:answer-drawn');
+    waiter.resolve();
+  };
+  useEffect(() => {
+    if (result && !result.context.subgraph) answerDrawn(result);
+  }, [result]);
+
+  const entityIds = useMemo(() => (result ? resultEntityIds(result) : new Set<string>()), [result]);
+  const canRun = question.trim() !== '' && method !== undefined && method.built && !query.running;
+
+  return (
+    <div class="query-view">
+      <form
+        class="query-form"
+        data-testid="query-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (canRun) void submit(currentRequest());
+        }}
+      >
+        <textarea
+          data-testid="query-question"
+          aria-label="Question"
+          placeholder="Ask a question about the documents (Ctrl+Enter runs)"
+          rows={3}
+          value={question}
+          onInput={(event) => setQuestion(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+              event.preventDefault();
+              if (canRun) void submit(currentRequest());
+            }
+          }}
+        />
+        <div class="query-controls">
+          <label>
+            Method{' '}
+            <select data-testid="query-method" value={methodName} onChange={(event) => {
+              setMethodName(event.currentTarget.value);
+              setVariant('');
+              setParams({});
+            }}>
+              {explorer.methods.map((entry) => (
+                <option value={entry.name} title={entry.description}>
+                  {entry.name}
+                  {entry.built ? '' : ' (not built)'}
+                </option>
+              ))}
+            </select>
+          </label>
+          {method && method.variants.length > 0 && (
+            <label>
+              Variant{' '}
+              <select data-testid="query-variant" value={variant} onChange={(event) => setVariant(event.currentTarget.value)}>
+                <option value="">default ({method.variants[0]})</option>
+                {method.variants.map((name) => (
+                  <option value={name}>{name}</option>
+                ))}
+              </select>
+            </label>
+          )}
+          <label>
+            topK{' '}
+            <input data-testid="query-topk" type="number" min={1} step={1} class="narrow" placeholder="method's" value={topK} onInput={(event) => setTopK(event.currentTarget.value)} />
+          </label>
+          <label>
+            <input data-testid="query-context-only" type="checkbox" checked={contextOnly} onChange={(event) => setContextOnly(event.currentTarget.checked)} /> Context only
+          </label>
+          {query.running ? (
+            <button type="button" data-testid="query-stop" onClick={query.stop}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" class="primary" data-testid="query-run" disabled={!canRun}>
+              Run
+            </button>
+          )}
+        </div>
+        {method && <p class="method-description muted" data-testid="method-description">{method.description}</p>}
+        {method && !method.built && (
+          <p class="notice" data-testid="method-not-built">
+            {method.name} is not built for this index: run <code>kgrag index --methods {method.name}</code>
+          </p>
+        )}
+        {method && Object.keys(method.parameters.properties ?? {}).length > 0 && (
+          <details class="query-params">
+            <summary>Parameters{Object.keys(params).length > 0 ? ` (${Object.keys(params).length} changed)` : ''}</summary>
+            <ParamsForm schema={method.parameters} values={params} onChange={setParams} />
+          </details>
+        )}
+      </form>
+
+      {query.error && (
+        <p class="error" role="alert" data-testid="query-error">
+          {query.error === 'stopped' ? 'Stopped.' : query.error}
+        </p>
+      )}
+      {(query.running || result || query.streamed) && (
+        <div class="query-output" data-testid="query-output">
+          <section class="panel answer-panel">
+            <h3>Answer {result && <span class="muted">· {result.method}{result.variant ? `:${result.variant}` : ''}</span>}</h3>
+            <QueryAnswer result={result} streamed={query.streamed} />
+          </section>
+          {result?.context.subgraph && (
+            <section class="panel subgraph-panel">
+              <h3>
+                Retrieved subgraph{' '}
+                {entityIds.size > 0 && (
+                  <button class="small" data-testid="show-on-graph" onClick={() => explorer.highlight({ label: result.question, entityIds }, true)}>
+                    Show on the graph ({entityIds.size})
+                  </button>
+                )}
+              </h3>
+              <SubgraphCanvas subgraph={result.context.subgraph} method={result.method} active={active} onDrawn={() => answerDrawn(result)} />
+            </section>
+          )}
+          {result && (
+            <section class="panel passages-panel">
+              <h3>
+                Passages ({result.context.chunks.length}) <RankingBadge ranking={rankingOf(result.context.ranking, method?.ranking)} />
+              </h3>
+              <QueryPassages chunks={result.context.chunks} />
+            </section>
+          )}
+          {result && (
+            <section class="panel trace-panel">
+              <h3>Trace</h3>
+              <QueryUsage usage={result.usage} />
+              <QueryTrace steps={result.trace.steps} />
+            </section>
+          )}
+        </div>
+      )}
+    </div>
+  );
 }

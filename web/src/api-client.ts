@@ -2,6 +2,7 @@ import type {
   ChunkView,
   CommunityPage,
   CommunityView,
+  DocumentDetail,
   DocumentInfo,
   EntityDetail,
   EntityMatch,
@@ -146,6 +147,10 @@ export class ApiClient {
 
   documents(): Promise<{ documents: DocumentInfo[] }> {
     return request(`${this.base}/documents`);
+  }
+
+  document(id: string): Promise<DocumentDetail> {
+    return request(`${this.base}/documents/${encodeURIComponent(id)}`);
   }
 
   /** Uploads files (multipart) and queues the index job that adds them. */

@@ -90,8 +90,10 @@ export interface MethodDescription {
   name: string;
   description: string;
   variants: string[];
-  topKParam: string | null;
-  ranking: string;
+  /** The parameter(s) `topK` sets, or null when the method has none. */
+  topKParam: string | string[] | null;
+  /** How the method ranks passages (for evaluation): its own ranking, or a proxy. */
+  ranking: RankingInfo;
   /** JSON Schema of the method's settings (input side). */
   parameters: JsonSchema;
   built: boolean;
@@ -112,6 +114,12 @@ export interface JsonSchema {
   items?: JsonSchema;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
+}
+
+/** Whose ranking a method's passages are: its own (`native`), a stand-in (`proxy`), or another procedure's (`fallback`). */
+export interface RankingInfo {
+  kind: 'native' | 'proxy' | 'fallback';
+  note?: string;
 }
 
 export interface ContextChunk {
@@ -153,7 +161,7 @@ export interface QueryResult {
   citations: Citation[];
   context: {
     chunks: ContextChunk[];
-    ranking?: { kind: 'native' | 'proxy' | 'fallback'; note?: string };
+    ranking?: RankingInfo;
     entities?: Array<{ id: string; title: string; type: string; description: string }>;
     relations?: Array<{ id: string; source: string; target: string; description: string; weight: number }>;
     communities?: Array<{ id: string; title: string; level: number }>;
@@ -184,6 +192,18 @@ export interface DocumentInfo {
   chunks: number;
   indexedAt: string | null;
   status: string;
+}
+
+/** A document with its text, as `GET /documents/{id}` returns it. */
+export interface DocumentDetail {
+  id: string;
+  title: string;
+  source: string;
+  metadata: Record<string, unknown>;
+  indexedAt: string;
+  status: string;
+  text: string;
+  chunkIds: string[];
 }
 
 export interface JobStep {

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Citation } from '../api-types';
 import type { Inspected } from '../explorer-context';
+import { Markdown } from './markdown';
 
 interface Props {
   text: string;
@@ -53,25 +54,29 @@ function referenceLinks(body: string, citations: readonly Citation[], onInspect:
   return parts;
 }
 
-/** An answer's text (shown as text, never HTML) with its `[Data: Sources (3, 7); Entities (12)]` references as links. */
+/**
+ * An answer's text: its markdown rendered as elements (never HTML), with the `[Data: Sources (3, 7); Entities (12)]`
+ * references made links to the side panel.
+ */
 export function AnswerText({ text, citations, onInspect }: Props) {
+  const withReferences = (plain: string): ComponentChildren => {
+    const parts: ComponentChildren[] = [];
+    let last = 0;
+    for (const match of plain.matchAll(reference)) {
+      parts.push(plain.slice(last, match.index));
+      parts.push(
+        <span class="refs">
+          [Data: {referenceLinks(match[1] ?? '', citations, onInspect)}]
+        </span>,
+      );
+      last = match.index + match[0].length;
+    }
+    parts.push(plain.slice(last));
+    return parts;
+  };
   return (
     <div class="answer-text" data-testid="answer-text">
-      {text.split(/\n{2,}/).map((paragraph) => {
-        const parts: ComponentChildren[] = [];
-        let last = 0;
-        for (const match of paragraph.matchAll(reference)) {
-          parts.push(paragraph.slice(last, match.index));
-          parts.push(
-            <span class="refs">
-              [Data: {referenceLinks(match[1] ?? '', citations, onInspect)}]
-            </span>,
-          );
-          last = match.index + match[0].length;
-        }
-        parts.push(paragraph.slice(last));
-        return <p>{parts}</p>;
-      })}
+      <Markdown text={text} renderText={withReferences} />
     </div>
   );
 }

@@ -1,21 +1,9 @@
-import type { ContextChunk } from '../api-types';
+import type { ContextChunk, RankingInfo } from '../api-types';
 import { useExplorer } from '../explorer-context';
 
-/** How a method ranked its passages (`native`, or a `proxy` / `fallback` with its note). */
-export interface RankingInfo {
-  kind: string;
-  note?: string | undefined;
-}
-
-/** The ranking of a result, else the method's declared one (the API types it loosely: object or name). */
-export function rankingOf(resultRanking: RankingInfo | undefined, methodRanking: unknown): RankingInfo {
-  if (resultRanking) return resultRanking;
-  if (typeof methodRanking === 'string') return { kind: methodRanking };
-  if (typeof methodRanking === 'object' && methodRanking !== null && typeof (methodRanking as { kind?: unknown }).kind === 'string') {
-    const { kind, note } = methodRanking as { kind: string; note?: unknown };
-    return { kind, note: typeof note === 'string' ? note : undefined };
-  }
-  return { kind: 'native' };
+/** The ranking of a result, else the one the method declares. */
+export function rankingOf(resultRanking: RankingInfo | undefined, methodRanking: RankingInfo | undefined): RankingInfo {
+  return resultRanking ?? methodRanking ?? { kind: 'native' };
 }
 
 /** A badge saying whose ranking the passages are: a fallback is not the method's result, and says so. */

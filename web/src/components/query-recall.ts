@@ -1,18 +1,9 @@
-import { storedApiKey } from '../api-client';
-import type { ContextChunk } from '../api-types';
+import type { ApiClient } from '../api-client';
+import type { ContextChunk, DocumentDetail } from '../api-types';
 import type { GoldKeyRule } from './query-eval-file';
 
 /** The recall cut-offs `kgrag eval` reports (src/eval/run-evaluation.ts `defaultRecallCutoffs`). */
 export const recallCutoffs = [1, 2, 5, 10] as const;
-
-/** A document as `GET /documents/{id}` returns it: what a passage key is read from. */
-interface StoredDocument {
-  id: string;
-  title: string;
-  source: string;
-  text: string;
-  metadata: Record<string, unknown>;
-}
 
 /** Recall of one method's ranked passages against a question's gold passages. */
 export interface RecallResult {
@@ -31,19 +22,14 @@ export interface RecallResult {
   goldChunkIds: Set<string>;
 }
 
-const documents = new Map<string, Promise<StoredDocument>>();
+/** Documents read for their passage keys, per workspace API, shared by every column and question. */
+const documents = new Map<string, Promise<DocumentDetail>>();
 
-async function loadDocument(base: string, id: string): Promise<StoredDocument> {
-  const key = `${base}\u0000${id}`;
+function loadDocument(api: ApiClient, id: string): Promise<DocumentDetail> {
+  const key = `${api.base}\u0000${id}`;
   let pending = documents.get(key);
   if (!pending) {
-    const headers = new Headers();
-    const apiKey = storedApiKey();
-    if (apiKey) headers.set('authorization', `Bearer ${apiKey}`);
-    pending = fetch(`${base}/documents/${encodeURIComponent(id)}`, { headers }).then(async (response) => {
-      if (!response.ok) throw new Error(`document ${id}: HTTP ${response.status}`);
-      return (await response.json()) as StoredDocument;
-    });
+    pending = api.document(id);
     pending.catch(() => documents.delete(key));
     documents.set(key, pending);
   }
@@ -55,7 +41,7 @@ async function loadDocument(base: string, id: string): Promise<StoredDocument> {
  * (metadata.url, else the source); or `title + "\n" + text` — where a markdown document's `# Title` heading and
  * blank line stand for the title line, as the sample dataset's loader reads its files.
  */
-function derivedKey(document: StoredDocument, rule: GoldKeyRule): string {
+function derivedKey(document: DocumentDetail, rule: GoldKeyRule): string {
   if (rule === 'title') return document.title;
   if (rule === 'url') return typeof document.metadata['url'] === 'string' ? document.metadata['url'] : document.source;
   const text = document.text.replace(/\r\n/g, '\n');
@@ -70,11 +56,11 @@ function derivedKey(document: StoredDocument, rule: GoldKeyRule): string {
  * document's key, keys are de-duplicated in rank order (a passage counts once, at its best rank), and Recall@k =
  * |gold ∩ first k distinct keys| / |gold|.
  */
-export async function recallOf(apiBase: string, chunks: readonly ContextChunk[], goldKeys: readonly string[], rule: GoldKeyRule): Promise<RecallResult> {
+export async function recallOf(api: ApiClient, chunks: readonly ContextChunk[], goldKeys: readonly string[], rule: GoldKeyRule): Promise<RecallResult> {
   const documentIds = [...new Set(chunks.map((chunk) => chunk.documentId))];
-  const loaded = new Map((await Promise.all(documentIds.map((id) => loadDocument(apiBase, id)))).map((document) => [document.id, document]));
+  const loaded = new Map((await Promise.all(documentIds.map((id) => loadDocument(api, id)))).map((document) => [document.id, document]));
   const evalKeys = [...loaded.values()].some((document) => typeof document.metadata['evalKey'] === 'string');
-  const keyOf = (document: StoredDocument): string | undefined =>
+  const keyOf = (document: DocumentDetail): string | undefined =>
     evalKeys ? (typeof document.metadata['evalKey'] === 'string' ? document.metadata['evalKey'] : undefined) : derivedKey(document, rule);
   const gold = new Set(goldKeys);
   const seen = new Set<string>();

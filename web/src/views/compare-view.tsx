@@ -179,7 +179,7 @@ function CompareColumn({ name, run, keyRule, active }: ColumnProps) {
     void query.run(request).then(async (result) => {
       if (!result || !run.gold || !current) return;
       try {
-        const computed = await recallOf(explorer.api.base, result.context.chunks, run.gold, keyRule);
+        const computed = await recallOf(explorer.api, result.context.chunks, run.gold, keyRule);
         if (current) setRecall(computed);
       } catch (error) {
         if (current) setRecall(error instanceof Error ? error.message : String(error));

@@ -49,7 +49,9 @@ export async function benchExplorer(runs: number): Promise<Record<string, BenchR
         const page = await context.newPage();
         const problems = watchPageProblems(page);
         const response = await page.goto(`${server.url}/`);
-        if (response?.status() !== 200) throw new Error(`kgrag serve answered ${response?.status()} for / instead of the web explorer; is dist/web built (npm run build)?`);
+        if (response?.status() !== 200 || !(response.headers()['content-type'] ?? '').includes('text/html')) {
+          throw new Error(`kgrag serve answered ${response?.status()} (${response?.headers()['content-type']}) for / instead of the web explorer's page; is dist/web built (npm run build)?`);
+        }
         firstGraph.push(await markTime(page, 'kgrag:graph-drawn'));
         await page.waitForFunction(() => 'kgragExplorer' in window);
         const answers: number[] = [];

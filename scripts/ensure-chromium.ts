@@ -92,7 +92,8 @@ async function installOnce(): Promise<string> {
   for (;;) {
     try {
       mkdirSync(lockDirectory);
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (!lockHeld()) continue;
       while (lockHeld()) await sleep(500);
       if (isExecutable(debianChromium)) return debianChromium;

@@ -59,14 +59,20 @@ chromiumInstall?.once('exit', (code, signal) => {
 // The longest files (a minute or more each on a 2-core machine, measured for issue 20) start first, after the unit
 // bundle: one of them starting near the end would run alone while the other worker idles.
 const longestFirst = [
-  'test/incremental-crash.test.ts',
   'test/dry-run.test.ts',
+  'test/incremental-crash.test.ts',
+  'test/standard-faults.test.ts',
   'test/incremental-equivalence.test.ts',
-  'test/eval.test.ts',
+  'test/pipeline.test.ts',
   'test/cli.test.ts',
+  'test/eval.test.ts',
   'test/autokg-index.test.ts',
+  'test/workspace-writers.test.ts',
   'test/delete-leaves-no-trace.test.ts',
+  'test/index-interrupt.test.ts',
   'test/incremental-communities.test.ts',
+  'test/local-method.test.ts',
+  'test/large-inputs.test.ts',
 ];
 const rank = (file) => (longestFirst.includes(file) ? longestFirst.indexOf(file) : longestFirst.length);
 const ordered = otherFiles.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);

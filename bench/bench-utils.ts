@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** One measured quantity of a benchmark, reported as the median over runs. */
@@ -45,3 +45,35 @@ export const twoWikiQuestions: readonly string[] = [
   'Which country the director of film Madhuchandrika is from?',
   'Are both Elsa Wiezell and Ann Kelly from the same country?',
 ];
+
+/** A running `kgrag serve` child process and the URL it serves at. */
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts `kgrag serve` on `workspace` on a free loopback port, without an LLM key (extractive answers), and resolves
+ * once it says where it serves. `command` wraps the Node command line (e.g. `taskset`); `args` are more serve flags.
+ */
+export async function startServe(workspace: string, options: { command?: readonly string[]; args?: readonly string[] } = {}): Promise<ServeProcess> {
+  const [command, ...prefix] = [...(options.command ?? []), process.execPath];
+  const child = spawn(
+    command as string,
+    [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', ...(options.args ?? [])],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /serving .* at (http:\/\/\S+) —/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    void exited.then((code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
+  });
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  return { child, url, exited };
+}

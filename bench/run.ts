@@ -12,6 +12,7 @@ import { benchCoreDense } from './core-dense.js';
 import { benchCoreLeiden } from './core-leiden.js';
 import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
+import { benchExplorer } from './explorer.js';
 import { benchIncremental } from './incremental.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
@@ -49,6 +50,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents',
     defaultRuns: 3,
     run: benchServe,
+  },
+  explorer: {
+    describe: 'issue 20: the web explorer in headless chromium on the 2Wiki fast index: page load to the first drawn graph (< 2,000 ms), a ppr question to its drawn answer and subgraph (< 1,000 ms)',
+    defaultRuns: 5,
+    run: benchExplorer,
   },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };

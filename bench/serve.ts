@@ -9,16 +9,14 @@
  * generator (this process) the others — as clients on other machines would. Without `taskset` all share every CPU,
  * and the report says so.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createKgrag } from '../src/api/create-kgrag.js';
-import { type BenchResult, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
+import { type BenchResult, result, runChild, sharedDatasets, startServe, twoWikiQuestions } from './bench-utils.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const connections = 50;
 const durationSeconds = 20;
 const methods = ['basic:hybrid', 'ppr', 'kgp', 'local'];
@@ -40,33 +38,6 @@ function cpuPinning(): CpuPinning | undefined {
 /** The command prefix that runs a kgrag process on its CPU. */
 function pinned(pinning: CpuPinning | undefined): string[] {
   return pinning ? ['taskset', '-c', pinning.kgrag] : [];
-}
-
-interface ServeProcess {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-async function startServe(workspace: string, pinning: CpuPinning | undefined): Promise<ServeProcess> {
-  const [command, ...prefix] = [...pinned(pinning), process.execPath];
-  const child = spawn(
-    command as string,
-    [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', '--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`],
-    { cwd: root, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /serving .* at (http:\/\/\S+) —/.exec(stderr);
-      if (found) resolve(found[1] as string);
-    });
-    void exited.then((code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
-  });
-  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  return { child, url, exited };
 }
 
 interface LoadResult {
@@ -143,7 +114,10 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       rmSync(workspace, { recursive: true, force: true });
       cpSync(join(base, 'built'), workspace, { recursive: true });
       const inProcess = runChild<{ rps: number }>('./serve-inprocess-child.ts', [workspace], pinned(pinning)).rps;
-      const server = await startServe(workspace, pinning);
+      const server = await startServe(workspace, {
+        command: pinned(pinning),
+        args: ['--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`],
+      });
       try {
         for (const { question, method } of mix.slice(0, methods.length)) {
           const response = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) });

@@ -4,15 +4,22 @@
 // The unit tests beside the code (src/**) run in one process, through a generated module that imports them all:
 // Node 20 starts a process per test file, and for a hundred small files that start-up (Node, tsx, the modules)
 // cost more than the tests. The tests under test/ — child processes, servers, whole indexes — keep a process each.
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//
+// The web explorer's browser tests (test/explorer*.test.ts) drive Debian's chromium, which a fresh CI machine lacks:
+// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests run last, so
+// it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
+// failed.
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
-const filter = process.argv.slice(2);
+// Arguments starting with -- go to node's test runner (e.g. --test-reporter=spec); the others filter files by substring.
+const runnerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
+const filter = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 function collect(dir, out) {
   let names;
@@ -38,8 +45,38 @@ if (unitFiles.length + otherFiles.length === 0) {
   process.exit(1);
 }
 
+const isBrowserTest = (file) => /^test\/explorer[^/]*\.test\.ts$/.test(file);
 const bundleDirectory = mkdtempSync(join(tmpdir(), 'kgrag-unit-tests-'));
-const files = [...otherFiles];
+const chromiumStatus = join(bundleDirectory, 'chromium-install.json');
+const chromiumInstall = otherFiles.some(isBrowserTest)
+  ? spawn(process.execPath, ['--import', 'tsx', 'scripts/ensure-chromium.ts', '--status', chromiumStatus], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  : undefined;
+// An install that died without a word still reaches the browser tests as a failure, never as a wait forever.
+chromiumInstall?.once('exit', (code, signal) => {
+  if (!existsSync(chromiumStatus)) writeFileSync(chromiumStatus, JSON.stringify({ error: `scripts/ensure-chromium.ts exited with ${code ?? signal} before saying why` }));
+});
+
+// The longest files (a minute or more each on a 2-core machine, measured for issue 20) start first, after the unit
+// bundle: one of them starting near the end would run alone while the other worker idles.
+const longestFirst = [
+  'test/dry-run.test.ts',
+  'test/incremental-crash.test.ts',
+  'test/standard-faults.test.ts',
+  'test/incremental-equivalence.test.ts',
+  'test/pipeline.test.ts',
+  'test/cli.test.ts',
+  'test/eval.test.ts',
+  'test/autokg-index.test.ts',
+  'test/workspace-writers.test.ts',
+  'test/delete-leaves-no-trace.test.ts',
+  'test/index-interrupt.test.ts',
+  'test/incremental-communities.test.ts',
+  'test/local-method.test.ts',
+  'test/large-inputs.test.ts',
+];
+const rank = (file) => (longestFirst.includes(file) ? longestFirst.indexOf(file) : longestFirst.length);
+const ordered = otherFiles.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);
+const files = [...ordered.filter((file) => !isBrowserTest(file)), ...ordered.filter(isBrowserTest)];
 if (unitFiles.length > 0) {
   // Named *.test.mjs so that node:test reports it like any test file. Static imports: every module (and its top-level
   // hooks) is loaded before the first test runs; each keeps its own module URL.
@@ -48,10 +85,13 @@ if (unitFiles.length > 0) {
   files.unshift(bundle);
 }
 
-const result = spawnSync(
+const testRun = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${Math.max(2, availableParallelism())}`, ...files],
-  { cwd: root, stdio: 'inherit' },
+  ['--import', 'tsx', '--test', `--test-concurrency=${Math.max(2, availableParallelism())}`, ...runnerOptions, ...files],
+  { cwd: root, stdio: 'inherit', env: chromiumInstall ? { ...process.env, KGRAG_CHROMIUM_INSTALL_STATUS: chromiumStatus } : process.env },
 );
+const [status] = await new Promise((resolve) => testRun.once('exit', (...exit) => resolve(exit)));
+// The browser tests waited for the install; if they crashed first, apt is left to finish on its own.
+chromiumInstall?.unref();
 rmSync(bundleDirectory, { recursive: true, force: true });
-process.exit(result.status ?? 1);
+process.exit(status ?? 1);

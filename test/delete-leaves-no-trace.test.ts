@@ -1,4 +1,4 @@
-// Issue 18: deleting a document means gone. Documents carrying unique marker strings are indexed with the rest of the
+// Issue 18: deleting a document means gone. Documents carrying unique marker strings are indexed with part of the
 // sample corpus, queried, then deleted; afterwards no table row, no stored blob, and no byte of any file of the
 // workspace (the index, its write-ahead log, the state file with the query cache) may hold a marker.
 import assert from 'node:assert/strict';
@@ -14,6 +14,12 @@ import { sampleLlmReply, type ResponderRequest } from './helpers/sample-llm-resp
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+/**
+ * The sample documents the marker documents are indexed with: the places and firms they name, so that their entities
+ * merge with others and their communities and reports mix marked and unmarked text. The whole corpus would verify
+ * nothing more and take four times as long.
+ */
+const companions = ['01-kestermouth.md', '02-river-kester.md', '03-kester-weir-bridge.md', '06-marle-boatworks.md', '18-sedley-mill.md', '20-the-ferry-inn.md'];
 /** Words no tokenizer, stemmer or normalizer changes, and no other text holds. */
 const markers = ['Qzvortlexq', 'Brimwaxtolk'];
 
@@ -124,7 +130,7 @@ async function indexQueryDelete(mode: 'fast' | 'standard', folders: string[]): P
   const workspace = mkdtempSync(join(tmpdir(), `kgrag-delete-${mode}-`));
   folders.push(workspace);
   const documents = join(workspace, 'documents');
-  cpSync(corpus, documents, { recursive: true });
+  for (const name of companions) cpSync(join(corpus, name), join(documents, name));
   for (const [name, text] of Object.entries(markerDocuments)) writeFileSync(join(documents, name), text);
   const server = mode === 'standard' ? await startMockOpenAiServer({ reply }) : undefined;
   try {

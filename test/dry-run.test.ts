@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -222,6 +222,10 @@ describe('kgrag index --dry-run with an OpenIE import', () => {
 });
 
 describe('kgrag index: the cost summary after a run', () => {
+  // Enough documents sharing places and people that every LLM step has work (entities to resolve and summarise,
+  // communities to report on): the table's form needs no more. The --json test keeps the whole corpus, whose run
+  // repeats no prompt, so that it can require no cache hit.
+  const documents = readdirSync(corpus).sort().slice(0, 8).map((name) => join(corpus, name));
   interface IndexJson {
     usage: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number; priced: boolean; cache: { calls: number } };
     steps: Array<{ step: string; durationMs: number; usage: { llmCalls: number; inputTokens: number; costUsd: number } }>;
@@ -229,7 +233,7 @@ describe('kgrag index: the cost summary after a run', () => {
 
   test('lists each LLM step on stderr with its calls, tokens and cost, priced from llm.prices', async () => {
     const workspace = join(root, 'cost-summary');
-    const result = await kgrag(['index', corpus, '-w', workspace, '--mode', 'standard', ...llmFlags(), '--set', 'llm.prices={"mock-model":{"input":1,"output":4}}']);
+    const result = await kgrag(['index', ...documents, '-w', workspace, '--mode', 'standard', ...llmFlags(), '--set', 'llm.prices={"mock-model":{"input":1,"output":4}}']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /^LLM usage of this run, model mock-model at \$1\.00 \/ \$4\.00 per million input \/ output tokens \(llm\.prices\)$/m);
     assert.match(result.stderr, /^step +calls +input tokens +output tokens +cost \(USD\) +time$/m);

@@ -15,6 +15,25 @@ const corpus = fileURLToPath(new URL('../../examples/sample-corpus', import.meta
 const root = mkdtempSync(join(tmpdir(), 'kgrag-engine-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
+let chunked: Promise<string> | undefined;
+/**
+ * A workspace holding the sample corpus's chunks, indexed once for the tests whose methods read nothing else; each
+ * caller opens it anew.
+ */
+function chunkedWorkspace(): Promise<string> {
+  chunked ??= (async () => {
+    const workspace = join(root, 'chunked');
+    const kgrag = await createKgrag({ workspace, env: {} });
+    try {
+      await kgrag.index([corpus], { methods: ['basic'] });
+    } finally {
+      await kgrag.close();
+    }
+    return workspace;
+  })();
+  return chunked;
+}
+
 describe('query engine', () => {
   test('a workspace queried before indexing answers once indexing has run in the same process', async () => {
     const kgrag = await createKgrag({ workspace: join(root, 'late'), env: {} });
@@ -30,8 +49,7 @@ describe('query engine', () => {
   });
 
   test('memo builds a value once per index and again after invalidate; a failed build is not remembered', async () => {
-    const kgrag = await createKgrag({ workspace: join(root, 'memo'), env: {} });
-    await kgrag.index([corpus]);
+    const kgrag = await createKgrag({ workspace: await chunkedWorkspace(), env: {} });
     let builds = 0;
     let fail = true;
     const counting: QueryMethod = {
@@ -71,8 +89,7 @@ describe('query engine', () => {
   });
 
   test('topK sets every top-k parameter a method names; a method without one ignores it with a warning that names its parameters', async () => {
-    const kgrag = await createKgrag({ workspace: join(root, 'top-k'), env: {} });
-    await kgrag.index([corpus]);
+    const kgrag = await createKgrag({ workspace: await chunkedWorkspace(), env: {} });
     const echo = (name: string, topKParam: QueryMethod['topKParam']): QueryMethod => ({
       name,
       description: 'returns its parameters',

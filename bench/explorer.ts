@@ -1,0 +1,77 @@
+/*
+ * Issue 20: the web explorer in headless chromium against `kgrag serve` on the 2Wiki fast index (no LLM key:
+ * extractive answers). Each run opens `/` in a fresh browser context and measures
+ * - explorer_first_graph_ms: navigation start to the explorer's performance mark `kgrag:graph-drawn` (sigma has drawn
+ *   a graph with at least one node; target < 2,000 ms);
+ * - explorer_query_ms: just before `window.kgragExplorer.ask(question, 'ppr')` to the mark `kgrag:answer-drawn` (the
+ *   answer and its retrieved subgraph drawn; target < 1,000 ms), for each 2Wiki question.
+ * The first run includes what the server computes once per index version (the layout); the medians mostly do not.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser, markTime, watchPageProblems } from '../test/helpers/browser.js';
+import { type BenchResult, result, runChild, sharedDatasets, startServe, twoWikiQuestions } from './bench-utils.js';
+
+/** What the explorer exposes to scripts driving it (its contract with this benchmark and the browser tests). */
+interface ExplorerHandle {
+  ask(question: string, method: string): Promise<void>;
+}
+
+/** Milliseconds from just before `ask` to the mark the explorer sets once the answer and its subgraph are drawn. */
+async function timeAnswer(page: Page, question: string, method: string): Promise<number> {
+  const askedAt = await page.evaluate(
+    async ([asked, using]) => {
+      performance.clearMarks('kgrag:answer-drawn');
+      const started = performance.now();
+      await (window as unknown as { kgragExplorer: ExplorerHandle }).kgragExplorer.ask(asked, using);
+      return started;
+    },
+    [question, method] as const,
+  );
+  return (await markTime(page, 'kgrag:answer-drawn')) - askedAt;
+}
+
+export async function benchExplorer(runs: number): Promise<Record<string, BenchResult>> {
+  const base = mkdtempSync(join(tmpdir(), 'kgrag-bench-explorer-'));
+  const firstGraph: number[] = [];
+  const query: number[] = [];
+  try {
+    process.stderr.write('  indexing 2Wiki (fast mode)\n');
+    const workspace = join(base, 'workspace');
+    runChild('./index-child.ts', [workspace, join(sharedDatasets, '2wiki-corpus/corpus.json')]);
+    const server = await startServe(workspace);
+    const browser = await launchBrowser();
+    try {
+      for (let run = 0; run < runs; run++) {
+        const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+        const page = await context.newPage();
+        const problems = watchPageProblems(page);
+        const response = await page.goto(`${server.url}/`);
+        if (response?.status() !== 200 || !(response.headers()['content-type'] ?? '').includes('text/html')) {
+          throw new Error(`kgrag serve answered ${response?.status()} (${response?.headers()['content-type']}) for / instead of the web explorer's page; is dist/web built (npm run build)?`);
+        }
+        firstGraph.push(await markTime(page, 'kgrag:graph-drawn'));
+        await page.waitForFunction(() => 'kgragExplorer' in window);
+        const answers: number[] = [];
+        for (const question of twoWikiQuestions) {
+          const elapsed = await timeAnswer(page, question, 'ppr');
+          answers.push(elapsed);
+          query.push(elapsed);
+        }
+        // Numbers from a page that failed somewhere measure something else than the explorer working.
+        if (problems.list().length > 0) throw new Error(`the explorer's page had problems:\n${problems.list().join('\n')}`);
+        process.stderr.write(`  run ${run + 1}/${runs}: first graph ${firstGraph.at(-1)?.toFixed(0)} ms, ppr answers ${answers.map((ms) => ms.toFixed(0)).join(' ')} ms\n`);
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    return { explorer_first_graph_ms: result(firstGraph, 'ms'), explorer_query_ms: result(query, 'ms') };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}

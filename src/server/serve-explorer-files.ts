@@ -56,7 +56,7 @@ function assetFile(assets: string, rawPath: string): string | undefined {
     if (!safeSegment.test(name)) return undefined;
     decoded.push(name);
   }
-  const file = join(assets, ...decoded);
+  const file = join(assets, decoded.join('/'));
   const inside = relative(assets, file);
   return inside.length > 0 && !inside.startsWith('..') && !inside.startsWith(sep) ? file : undefined;
 }

@@ -18,6 +18,7 @@ export type {
   EntitySummary,
   GraphBrowser,
   GraphEdge,
+  GraphNode,
   GraphSlice,
   OptionRange,
   SourcePassage,

@@ -1,7 +1,9 @@
 // `kgrag serve` over real loopback HTTP: every endpoint group, authentication, limits, hostile names, SSE read by
 // a real parser, and index jobs running while queries are answered.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -251,9 +253,22 @@ describe('kgrag serve: one workspace over HTTP', () => {
     const chunk = await get<{ id: string; document: { title: string } }>(`/chunks/${entity.sources[0]!.chunkId}`);
     assert.equal(chunk.id, entity.sources[0]!.chunkId);
     assert.ok(chunk.document.title);
-    const slice = await get<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>('/graph?top=30&maxEdges=50');
+    type SliceNode = { id: string; communities: string[]; x?: number; y?: number };
+    const slice = await get<{ nodes: SliceNode[]; edges: unknown[]; truncated: boolean }>('/graph?top=30&maxEdges=50');
     assert.equal(slice.nodes.length, 30);
     assert.ok(slice.edges.length <= 50);
+    assert.ok(slice.nodes.every((node) => Array.isArray(node.communities) && node.x === undefined));
+    assert.ok(slice.nodes.some((node) => node.communities.length > 0));
+    const drawn = await get<{ nodes: SliceNode[] }>('/graph?top=30&maxEdges=50&layout=true');
+    assert.deepEqual(
+      drawn.nodes.map((node) => [node.id, node.communities]),
+      slice.nodes.map((node) => [node.id, node.communities]),
+    );
+    assert.ok(drawn.nodes.every((node) => Number.isFinite(node.x) && Number.isFinite(node.y)));
+    assert.deepEqual(await get('/graph?top=30&maxEdges=50&layout=true'), drawn);
+    assert.match((await get<{ detail: string }>('/graph?layout=yes', 400)).detail, /layout/);
+    const around = await get<{ nodes: SliceNode[] }>(`/entities/${bridge.id}/neighbours`);
+    assert.deepEqual(around.nodes[0]?.communities, entity.communities.map((member) => member.id));
     await get('/entities/nosuch', 404);
     await get('/chunks/nosuch', 404);
     await get('/communities/nosuch', 404);
@@ -425,6 +440,136 @@ describe('kgrag serve: limits', () => {
     } finally {
       await first.close();
     }
+  });
+});
+
+/** A GET sent with its path exactly as written (fetch would resolve `..` and re-encode before sending). */
+function rawGet(base: string, path: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ host: hostname, port, path, method: 'GET' }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+describe('kgrag serve: the web explorer at /', () => {
+  const root = mkdtempSync(join(tmpdir(), 'kgrag-explorer-files-'));
+  const web = join(root, 'web');
+  const page = '<!doctype html><title>kgrag explorer</title><script type="module" src="/assets/index-4f2a9c1b.js"></script>';
+  const script = 'document.title = "explorer";';
+  const font = Buffer.from([0x77, 0x4f, 0x46, 0x32, 0, 1, 2, 3, 255]);
+  let open: ServedWorkspaces;
+  let keyed: ServedWorkspaces;
+
+  before(async () => {
+    mkdirSync(join(web, 'assets'), { recursive: true });
+    writeFileSync(join(web, 'index.html'), page);
+    writeFileSync(join(web, 'assets', 'index-4f2a9c1b.js'), script);
+    writeFileSync(join(web, 'assets', 'index-77aa01.css'), 'body { margin: 0 }');
+    writeFileSync(join(web, 'assets', 'inter-latin-400.woff2'), font);
+    writeFileSync(join(web, 'assets', 'logo-9c1d.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    writeFileSync(join(root, 'secret.txt'), 'not for the web');
+    mkdirSync(join(root, 'open'));
+    mkdirSync(join(root, 'keyed'));
+    open = await startTestServer({ directory: join(root, 'open'), webDirectory: web });
+    keyed = await startTestServer({ directory: join(root, 'keyed'), webDirectory: web, server: { apiKeys: [key] } });
+  });
+  after(async () => {
+    await open.close();
+    await keyed.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('/ and /index.html answer the page, revalidated on every load and kept offline by its Content-Security-Policy', async () => {
+    for (const path of ['/', '/index.html']) {
+      const response = await fetch(`${open.url}${path}`);
+      assert.equal(response.status, 200, path);
+      assert.equal(response.headers.get('content-type'), 'text/html; charset=utf-8');
+      assert.equal(response.headers.get('cache-control'), 'no-cache');
+      assert.equal(
+        response.headers.get('content-security-policy'),
+        "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'",
+      );
+      assert.equal(await response.text(), page);
+    }
+  });
+
+  test('assets are served with their content type and cached for a year; HEAD gives the headers without the body', async () => {
+    const expected: Array<[string, string, Buffer | string]> = [
+      ['index-4f2a9c1b.js', 'text/javascript; charset=utf-8', script],
+      ['index-77aa01.css', 'text/css; charset=utf-8', 'body { margin: 0 }'],
+      ['inter-latin-400.woff2', 'font/woff2', font],
+      ['logo-9c1d.svg', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"/>'],
+    ];
+    for (const [name, type, content] of expected) {
+      const response = await fetch(`${open.url}/assets/${name}`);
+      assert.equal(response.status, 200, name);
+      assert.equal(response.headers.get('content-type'), type);
+      assert.equal(response.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.deepEqual(Buffer.from(await response.arrayBuffer()), Buffer.from(content));
+    }
+    const head = await fetch(`${open.url}/assets/index-4f2a9c1b.js`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(script)));
+    assert.equal(await head.text(), '');
+    const headPage = await fetch(`${open.url}/`, { method: 'HEAD' });
+    assert.equal(headPage.status, 200);
+    assert.equal(await headPage.text(), '');
+    const missing = await fetch(`${open.url}/assets/index-00000000.js`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('content-type'), 'application/problem+json');
+  });
+
+  test('no path out of the assets folder is served, however it is spelled', async () => {
+    for (const path of [
+      '/assets/../secret.txt',
+      '/assets/../../secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/assets/..%2F..%2Fsecret.txt',
+      '/assets/%2e%2e/%2e%2e/secret.txt',
+      '/assets/%2e%2e%2f%2e%2e%2fsecret.txt',
+      '/assets/..%5c..%5csecret.txt',
+      '/assets/%252e%252e%252fsecret.txt',
+      '/assets/.%2e/.%2e/secret.txt',
+      '/assets/',
+      '/assets/.hidden',
+      '/assets/index-4f2a9c1b.js%00.txt',
+      '/secret.txt',
+    ]) {
+      const response = await rawGet(open.url, path);
+      assert.equal(response.status, 404, `${path}: ${response.status}`);
+      assert.doesNotMatch(response.body, /not for the web|kgrag explorer/, path);
+    }
+    assert.equal((await rawGet(open.url, '/assets/..\\..\\secret.txt')).status, 400, 'a backslash in the path is refused outright');
+  });
+
+  test('the page and its files need no key; the API behind them still does', async () => {
+    assert.equal((await fetch(`${keyed.url}/`)).status, 200);
+    assert.equal((await fetch(`${keyed.url}/assets/index-77aa01.css`)).status, 200);
+    assert.equal((await fetch(`${keyed.url}/v1/stats`)).status, 401);
+    assert.equal((await fetch(`${keyed.url}/v1/stats`, { headers: auth })).status, 200);
+  });
+
+  test('without a build, / is a 503 that says to run npm run build; a rebuild is served without a restart', async () => {
+    renameSync(join(web, 'index.html'), join(web, 'index.html.away'));
+    try {
+      const response = await fetch(`${open.url}/`);
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('content-type'), 'application/problem+json');
+      const problem = await body<{ code: string; detail: string }>(response);
+      assert.equal(problem.code, 'SERVER_EXPLORER_NOT_BUILT');
+      assert.match(problem.detail, /npm run build/);
+    } finally {
+      renameSync(join(web, 'index.html.away'), join(web, 'index.html'));
+    }
+    assert.equal(await (await fetch(`${open.url}/`)).text(), page);
   });
 });
 

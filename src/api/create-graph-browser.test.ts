@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { KgragError } from '../core/errors.js';
-import type { EntityRecord, RelationRecord } from '../core/types.js';
+import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { createGraphBrowser } from './create-graph-browser.js';
@@ -19,6 +19,10 @@ function entity(id: string, title: string, fields: Partial<EntityRecord> = {}): 
 
 function relation(source: string, target: string, weight: number): RelationRecord {
   return { id: `${source}-${target}`, source, target, description: `${source} meets ${target}`, keywords: [], weight, combinedDegree: 0, chunkIds: [] };
+}
+
+function community(id: string, level: number, parent: string | null, entityIds: string[]): CommunityRecord {
+  return { id, level, parent, children: [], title: id, entityIds, relationIds: [], chunkIds: [], size: entityIds.length };
 }
 
 /** Asserts that `work` fails with a KgragError of `code` whose message names `option`. */
@@ -159,6 +163,42 @@ describe('graph browser over a hand-made graph', () => {
     assert.equal(all.truncated, true);
   });
 
+  test('graph nodes carry their community at each level, coarsest first, and none when the index has no communities', async () => {
+    const browser = createGraphBrowser(store);
+    assert.deepEqual(
+      (await browser.slice({ top: 2 })).nodes.map((node) => node.communities),
+      [[], []],
+    );
+    await store.table('communities').upsert([
+      community('c-river', 0, null, ['e-weir', 'e-weir-bridge', 'e-weir-lane', 'e-sluice']),
+      community('c-town', 0, null, ['e-quayle', 'e-kesterweir']),
+      community('c-weir', 1, 'c-river', ['e-weir', 'e-sluice']),
+    ]);
+    try {
+      const around = await browser.neighbours('e-weir', { depth: 3 });
+      assert.deepEqual(
+        around?.nodes.map((node) => [node.id, node.communities]),
+        [
+          ['e-weir', ['c-river', 'c-weir']],
+          ['e-weir-bridge', ['c-river']],
+          ['e-weir-lane', ['c-river']],
+          ['e-kester-weir', []],
+          ['e-sluice', ['c-river', 'c-weir']],
+          ['e-quayle', ['c-town']],
+          ['e-kesterweir', ['c-town']],
+        ],
+      );
+      const drawn = await browser.slice({ layout: true });
+      assert.deepEqual(
+        drawn.nodes.map((node) => node.communities),
+        (await browser.slice()).nodes.map((node) => node.communities),
+      );
+      assert.ok(drawn.nodes.every((node) => Number.isFinite(node.x) && Number.isFinite(node.y)), JSON.stringify(drawn.nodes));
+    } finally {
+      await store.table('communities').deleteWhere('id', ['c-river', 'c-town', 'c-weir']);
+    }
+  });
+
   test('options out of range are refused, not clamped, and an omitted one takes its default', async () => {
     const browser = createGraphBrowser(store);
     await rejectsOption(browser.neighbours('e-weir', { depth: 0 }), 'GRAPH_BAD_OPTION', 'depth');
@@ -265,10 +305,45 @@ describe('graph browser over the sample corpus index', () => {
     assert.equal(await kgrag.graph.chunk('no-such-chunk'), undefined);
   });
 
+  test('a laid-out slice gives every node a finite position, computed once per generation, the same from a fresh browser', async () => {
+    const options = { top: 80, maxEdges: 300, layout: true };
+    const drawn = await kgrag.graph.slice(options);
+    assert.equal(drawn.nodes.length, 80);
+    assert.ok(drawn.nodes.every((node) => Number.isFinite(node.x) && Number.isFinite(node.y)));
+    assert.equal(new Set(drawn.nodes.map((node) => `${node.x},${node.y}`)).size, drawn.nodes.length);
+    assert.equal(await kgrag.graph.slice(options), drawn, 'the second request is answered from the cache');
+    const plain = await kgrag.graph.slice({ top: 80, maxEdges: 300 });
+    assert.deepEqual(
+      plain.nodes.map((node) => node.id),
+      drawn.nodes.map((node) => node.id),
+    );
+    assert.ok(plain.nodes.every((node) => node.x === undefined && node.y === undefined));
+    assert.notEqual(await kgrag.graph.slice({ ...options, maxEdges: 299 }), drawn, 'other options are another drawing');
+
+    // Fast mode builds communities too: each node lists one per level, from the coarsest down.
+    const member = drawn.nodes.find((node) => node.communities.length > 1);
+    assert.ok(member, 'some entity lies in communities at two levels');
+    const levels = await Promise.all(member.communities.map(async (id) => (await kgrag.graph.community(id))?.level));
+    assert.deepEqual(
+      levels,
+      member.communities.map((_, level) => level),
+    );
+    const around = await kgrag.graph.neighbours(member.id);
+    assert.deepEqual(around?.nodes[0]?.communities, member.communities);
+
+    const fresh = await createKgrag({ workspace: root, config: { index: { mode: 'fast' } } });
+    try {
+      assert.deepEqual(await fresh.graph.slice(options), drawn, 'the same index gives the same drawing');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('a newly published generation is seen by the next call', async () => {
     const titles = async (): Promise<string[]> => (await kgrag.graph.searchEntities('Zanzibar Quay')).map((hit) => hit.title);
     assert.equal((await titles()).includes('Zanzibar Quay'), false);
     const slice = await kgrag.graph.slice({ top: 2000 });
+    const drawn = await kgrag.graph.slice({ top: 2000, layout: true });
     // Fast mode keeps names found in two passages or more.
     await kgrag.index([
       { title: 'Zanzibar Quay', text: 'Zanzibar Quay is a wharf that Harriet Voss built at Kestermouth in 1902 for the Kester Navigation Board.' },
@@ -277,6 +352,9 @@ describe('graph browser over the sample corpus index', () => {
     assert.equal((await titles())[0], 'Zanzibar Quay');
     const [hit] = await kgrag.graph.searchEntities('Zanzibar Quay');
     assert.ok((await kgrag.graph.slice({ top: 2000 })).nodes.length > slice.nodes.length);
+    const redrawn = await kgrag.graph.slice({ top: 2000, layout: true });
+    assert.ok(redrawn.nodes.length > drawn.nodes.length, 'the drawing of the old generation is not served for the new one');
+    assert.ok(redrawn.nodes.every((node) => Number.isFinite(node.x) && Number.isFinite(node.y)));
     assert.ok(((await kgrag.graph.neighbours(hit?.id ?? ''))?.nodes.length ?? 0) > 1);
   });
 });

@@ -1,5 +1,6 @@
 import { KgragError } from '../core/errors.js';
 import type { CommunityRecord, ReportRecord } from '../core/types.js';
+import { forceAtlas2Layout } from '../graph/force-atlas2-layout.js';
 import type { Store } from '../store/store.js';
 import { foldLabel } from '../text/fold-label.js';
 import { queryTerms } from '../text/word-tokens.js';
@@ -13,6 +14,7 @@ import {
   type EntitySummary,
   type GraphBrowser,
   type GraphEdge,
+  type GraphNode,
   type GraphSlice,
   type OptionRange,
   type SourcePassage,
@@ -50,7 +52,12 @@ interface CommunityTable {
   levels: number[];
   /** Per entity, the communities containing it, by level. */
   byEntity: Map<string, CommunityRow[]>;
+  /** Per entity, its community ids with index = level, as graph nodes carry them. */
+  pathOf: Map<string, string[]>;
 }
+
+/** Laid-out slices of one generation, by their options. */
+type LayoutCache = Map<string, Promise<GraphSlice>>;
 
 /** An option's value: its default when omitted, else an integer within its range, or a `GRAPH_BAD_OPTION` error. */
 function integerOption(name: string, value: number | undefined, range: OptionRange): number {
@@ -130,7 +137,17 @@ async function loadCommunities(store: Store): Promise<CommunityTable> {
       else byEntity.set(entity, [community]);
     }
   }
-  return { ordered, levels: [...new Set(ordered.map((community) => community.level))], byEntity };
+  const pathOf = new Map<string, string[]>();
+  for (const [entity, memberOf] of byEntity) {
+    // Levels run from 0 without gaps (every community but the coarsest has a parent); stop at one that does not.
+    const path: string[] = [];
+    for (const community of memberOf) {
+      if (community.level === path.length) path.push(community.id);
+      else if (community.level > path.length) break;
+    }
+    pathOf.set(entity, path);
+  }
+  return { ordered, levels: [...new Set(ordered.map((community) => community.level))], byEntity, pathOf };
 }
 
 function communityView(community: CommunityRow, report: ReportRecord | undefined): CommunityView {
@@ -163,10 +180,17 @@ function communityView(community: CommunityRow, report: ReportRecord | undefined
  * than a read of the entities table; texts (descriptions, passages, reports) are read per call.
  */
 export function createGraphBrowser(store: Store): GraphBrowser {
-  const memo = createGenerationMemo<{ names: NameTable; edges: EdgeTable; communities: CommunityTable }>(store, {
+  const memo = createGenerationMemo<{ names: NameTable; edges: EdgeTable; communities: CommunityTable; layouts: LayoutCache }>(store, {
     names: () => loadNames(store),
     edges: () => loadEdges(store),
     communities: () => loadCommunities(store),
+    layouts: () => Promise.resolve(new Map()),
+  });
+
+  const nodeOf = (entity: NamedEntity, depth: number, communities: CommunityTable): GraphNode => ({
+    ...summaryOf(entity),
+    depth,
+    communities: communities.pathOf.get(entity.id) ?? [],
   });
 
   const reportsOf = async (communityIds: readonly string[]): Promise<Map<string, ReportRecord>> =>
@@ -306,10 +330,11 @@ export function createGraphBrowser(store: Store): GraphBrowser {
         for (const node of frontier) depths.set(node, hop);
       }
       const among = await edgesAmong(edges, new Set(depths.keys()), maxEdges);
-      const nodes: GraphSlice['nodes'] = [];
+      const communities = await memo.get('communities');
+      const nodes: GraphNode[] = [];
       for (const [node, hops] of depths) {
         const entity = names.byId.get(node);
-        if (entity) nodes.push({ ...summaryOf(entity), depth: hops });
+        if (entity) nodes.push(nodeOf(entity, hops, communities));
       }
       return { nodes, edges: among.edges, truncated: truncated || among.truncated };
     },
@@ -351,15 +376,37 @@ export function createGraphBrowser(store: Store): GraphBrowser {
       const top = integerOption('top', options.top, graphBrowserLimits.sliceTop);
       const maxEdges = integerOption('maxEdges', options.maxEdges, graphBrowserLimits.sliceMaxEdges);
       const type = options.type === undefined ? undefined : foldLabel(options.type);
-      const names = await memo.get('names');
-      const candidates = type === undefined ? names.entities : names.entities.filter((entity) => entity.foldedType === type);
-      const chosen = [...candidates].sort((a, b) => b.degree - a.degree || byIdOrder(a.id, b.id)).slice(0, top);
-      const among = await edgesAmong(await memo.get('edges'), new Set(chosen.map((entity) => entity.id)), maxEdges);
-      return {
-        nodes: chosen.map((entity) => ({ ...summaryOf(entity), depth: 0 })),
-        edges: among.edges,
-        truncated: candidates.length > chosen.length || among.truncated,
+      const build = async (): Promise<GraphSlice> => {
+        const names = await memo.get('names');
+        const candidates = type === undefined ? names.entities : names.entities.filter((entity) => entity.foldedType === type);
+        const chosen = [...candidates].sort((a, b) => b.degree - a.degree || byIdOrder(a.id, b.id)).slice(0, top);
+        const among = await edgesAmong(await memo.get('edges'), new Set(chosen.map((entity) => entity.id)), maxEdges);
+        const communities = await memo.get('communities');
+        return {
+          nodes: chosen.map((entity) => nodeOf(entity, 0, communities)),
+          edges: among.edges,
+          truncated: candidates.length > chosen.length || among.truncated,
+        };
       };
+      if (options.layout !== true) return build();
+      // The cache is taken before the slice is read: a slice of a newer generation then lands in the older
+      // generation's cache, which is dropped, rather than the other way round.
+      const layouts = await memo.get('layouts');
+      const key = JSON.stringify([top, maxEdges, type ?? null]);
+      const kept = layouts.get(key);
+      if (kept) return kept;
+      const laidOut = build().then((slice) => {
+        const positions = forceAtlas2Layout({
+          nodes: slice.nodes.map((node) => node.id),
+          groups: slice.nodes.map((node) => node.communities[0]),
+          edges: slice.edges,
+        });
+        slice.nodes.forEach((node, index) => Object.assign(node, positions[index]));
+        return slice;
+      });
+      layouts.set(key, laidOut);
+      laidOut.catch(() => layouts.delete(key));
+      return laidOut;
     },
   };
 }

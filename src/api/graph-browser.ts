@@ -54,9 +54,20 @@ export interface GraphEdge {
   weight: number;
 }
 
+/** An entity as a node of a neighbourhood or slice. */
+export interface GraphNode extends EntitySummary {
+  /** Hops from the start entity (neighbours), or 0 (slice). */
+  depth: number;
+  /** Its community at each hierarchy level, index = level (0 is the coarsest); empty when the index has no communities. */
+  communities: string[];
+  /** Its position in the slice's ForceAtlas2 drawing, with `slice({ layout: true })` only. */
+  x?: number;
+  y?: number;
+}
+
 /** A subgraph: nodes, the edges among them, and whether limits cut it short. */
 export interface GraphSlice {
-  nodes: Array<EntitySummary & { /** Hops from the start entity (neighbours), or 0 (slice). */ depth: number }>;
+  nodes: GraphNode[];
   edges: GraphEdge[];
   /** True when `limit` or `maxEdges` left nodes or edges out. */
   truncated: boolean;
@@ -142,7 +153,10 @@ export interface GraphBrowser {
   chunk(id: string): Promise<ChunkView | undefined>;
   /**
    * The `top` entities by degree (ties by id) and the edges among them (heaviest first, at most `maxEdges`), for a
-   * viewer; `truncated` when entities beyond `top` or edges beyond `maxEdges` were left out.
+   * viewer; `truncated` when entities beyond `top` or edges beyond `maxEdges` were left out. With `layout`, each
+   * node also gets `x` and `y` from a ForceAtlas2 drawing of the slice (nodes of one coarsest community start
+   * together), computed once per index generation and options: later calls return the same object, which callers
+   * must not change.
    */
-  slice(options?: { top?: number; maxEdges?: number; type?: string }): Promise<GraphSlice>;
+  slice(options?: { top?: number; maxEdges?: number; type?: string; layout?: boolean }): Promise<GraphSlice>;
 }

@@ -11,6 +11,7 @@ import { createCallerLimits } from './caller-limits.js';
 import { httpError, problemOf } from './http-problem.js';
 import { openApiDocument } from './openapi-document.js';
 import { createQueryGate, type QueryGate } from './query-gate.js';
+import { isExplorerPath, serveExplorerFiles } from './serve-explorer-files.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -28,6 +29,8 @@ export interface ServerAppOptions {
   routes?: readonly ApiRoute[];
   /** Serves MCP (streamable HTTP) for a workspace at `/mcp` (or `/v1/workspaces/{name}/mcp`). */
   mcp?: (workspace: ServedWorkspace) => (request: Request) => Promise<Response>;
+  /** The built web explorer served at `/` (default: the package's `dist/web`). */
+  webDirectory?: string;
 }
 
 /** The HTTP application and what a graceful shutdown needs of it. */
@@ -50,7 +53,8 @@ function clientAddress(c: Context<ServerEnv>): string {
 
 /**
  * The kgrag HTTP API over a registry of workspaces: authentication, per-caller limits and problem+json errors
- * around the routes of every endpoint group. Request logs carry an id, the method, the path, the status and the
+ * around the routes of every endpoint group, and the web explorer's files at `/` (public: the page asks for a key
+ * for its API calls). Request logs carry an id, the method, the path, the status and the
  * time — never a question, a document or a key at `info` level.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
@@ -68,7 +72,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...chatRoutes(queries),
     ...(options.routes ?? []),
   ];
-  const publicPaths = new Set(['/health', '/openapi.json', '/docs', '/']);
+  const publicPaths = new Set(['/health', '/openapi.json', '/docs']);
   const openapi = openApiDocument(routes, prefix, options.version, keys.required);
 
   app.use('*', async (c, next) => {
@@ -88,7 +92,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   }
 
   app.use('*', async (c, next) => {
-    if (publicPaths.has(c.req.path) || c.req.method === 'OPTIONS') {
+    if (publicPaths.has(c.req.path) || isExplorerPath(c.req.path) || c.req.method === 'OPTIONS') {
       c.set('caller', `ip:${clientAddress(c)}`);
       return next();
     }
@@ -120,7 +124,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.get('/openapi.json', (c) => c.json(openapi));
   const page = renderApiPage(openapi);
   app.get('/docs', (c) => c.html(page));
-  app.get('/', (c) => c.redirect('/docs'));
+  serveExplorerFiles(app, options.webDirectory);
 
   const problemResponse = (error: unknown, c: Context<ServerEnv>): Response => {
     const { problem, retryAfterSeconds, expected } = problemOf(error, c.get('requestId'));

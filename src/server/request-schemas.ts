@@ -81,6 +81,11 @@ export const graphSliceQuery = z.object({
   top: integerText(graphBrowserLimits.sliceTop, 'Entities, by degree'),
   maxEdges: integerText(graphBrowserLimits.sliceMaxEdges, 'Most edges, heaviest first'),
   type: z.string().min(1).max(100).optional().describe('Only entities of this type'),
+  layout: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('true: give every node x and y from a ForceAtlas2 drawing of the slice, computed once per index version')
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
 });
 
 const chatContentPart = z.object({ type: z.string(), text: z.string().optional() }).loose();

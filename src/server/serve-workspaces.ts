@@ -33,6 +33,8 @@ export interface ServeWorkspacesOptions {
   logger: Logger;
   /** Allow a non-loopback address without API keys. */
   insecure?: boolean;
+  /** The built web explorer served at `/` (default: the package's `dist/web`). */
+  webDirectory?: string;
 }
 
 /** A running server with its parts, for tests and the CLI. */
@@ -63,6 +65,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     logger: options.logger,
     routes: [...methodRoutes, ...graphRoutes],
     mcp: (workspace) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`)),
+    webDirectory: options.webDirectory,
   });
   let running: RunningServer;
   try {

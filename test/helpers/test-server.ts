@@ -37,6 +37,8 @@ export interface TestServerOptions {
   server?: NonNullable<KgragConfigInput['server']>;
   /** Extra options of every workspace the server opens (a scripted LLM). */
   kgrag?: Omit<KgragOptions, 'workspace'>;
+  /** The built web explorer to serve at `/` (default: the package's `dist/web`). */
+  webDirectory?: string;
 }
 
 /** `kgrag serve` in this process on a free loopback port, logging nothing. */
@@ -49,6 +51,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Serve
     version: 'test',
     logger: pino({ level: 'silent' }),
     openKgrag: (workspace) => createKgrag({ workspace, env: {}, config: { index: { mode: 'fast' } }, ...options.kgrag }),
+    webDirectory: options.webDirectory,
   });
 }
 

@@ -88,7 +88,7 @@ export const graphRoutes = [
     method: 'get',
     path: '/graph',
     tag: 'graph',
-    summary: 'The top entities by degree and the edges among them, heaviest first, for a viewer',
+    summary: 'The top entities by degree (with their communities, and with layout=true their positions) and the edges among them, heaviest first, for a viewer',
     query: graphSliceQuery,
     responses: { 200: { description: 'Nodes and edges', schema: looseObject } },
     handler: async (c, { query, workspace }) => c.json(await workspace.kgrag.graph.slice(query)),

@@ -11,6 +11,7 @@ export { createGraphBrowser } from './api/create-graph-browser.js';
 export { graphBrowserLimits, maxSearchQueryLength } from './api/graph-browser.js';
 export type {
   ChunkView,
+  CommunityDetail,
   CommunityView,
   EntityCommunity,
   EntityDetail,

@@ -24,6 +24,8 @@ let server: ServedWorkspaces;
 let browser: Browser;
 let page: Page;
 let problems: ReturnType<typeof watchPageProblems>;
+/** Problems a test caused on purpose (the side panel asking for an entity that was just deleted). */
+const expectedProblems: RegExp[] = [];
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'kgrag-explorer-'));
@@ -66,22 +68,30 @@ test('the graph view draws the top entities coloured by community, and says that
   const drawn = Number(await page.getAttribute('[data-testid=graph-canvas]', 'data-drawn'));
   assert.ok(drawn > 50, `the graph shows the sample's entities (${drawn})`);
   assert.match(await page.textContent('[data-testid=no-llm]') ?? '', /extractive/);
-  // The canvas has pixels of more than one community colour: the WebGL drawing happened.
-  const colours = await page.evaluate(() => {
-    const canvases = [...document.querySelectorAll('[data-testid=graph-canvas] canvas')] as HTMLCanvasElement[];
-    const seen = new Set<string>();
-    for (const canvas of canvases) {
-      const copy = document.createElement('canvas');
-      copy.width = canvas.width;
-      copy.height = canvas.height;
-      const context = copy.getContext('2d');
-      if (!context || canvas.width === 0) continue;
-      context.drawImage(canvas, 0, 0);
-      const { data } = context.getImageData(0, 0, copy.width, copy.height);
-      for (let index = 0; index < data.length; index += 4 * 97) if ((data[index + 3] ?? 0) > 0) seen.add(`${data[index]},${data[index + 1]},${data[index + 2]}`);
+  // More than a few community colours are on the screen: the WebGL drawing happened and nodes are coloured. (WebGL
+  // canvases cannot be read back after compositing, so the element's screenshot is read instead.)
+  const png = (await page.locator('[data-testid=graph-canvas]').screenshot()).toString('base64');
+  const colours = await page.evaluate(async (data) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${data}`;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    if (!context) return 0;
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const counts = new Map<string, number>();
+    for (let index = 0; index < pixels.length; index += 4) {
+      const [red = 0, green = 0, blue = 0] = [pixels[index], pixels[index + 1], pixels[index + 2]];
+      // Saturated colours only: white background, grey edges and black labels are not community colours.
+      if (Math.max(red, green, blue) - Math.min(red, green, blue) < 60) continue;
+      const key = `${red >> 4},${green >> 4},${blue >> 4}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
     }
-    return seen.size;
-  });
+    return [...counts.values()].filter((count) => count >= 20).length;
+  }, png);
   assert.ok(colours >= 4, `community colours are drawn (${colours} distinct colours sampled)`);
   await screenshot(page, '01-graph');
 });
@@ -131,6 +141,8 @@ test('a question with ppr and with local: the answer, its citations and the retr
 test('compare mode: two methods side by side, with Recall@k against the gold passages of an evaluation file', async () => {
   await openView('compare');
   const methods = page.locator('[data-testid=compare-method]');
+  await page.waitForSelector('[data-testid=compare-method] >> nth=1');
+  while ((await methods.count()) > 2) await page.click('[data-testid=compare-form] button[aria-label^="Remove"] >> nth=-1');
   await methods.nth(0).selectOption('ppr');
   await methods.nth(1).selectOption('kgp');
   await page.setInputFiles('[data-testid=compare-eval-file]', join(root, 'examples', 'sample-questions.jsonl'));
@@ -154,34 +166,42 @@ test('the communities view lists the hierarchy and opens a report', async () => 
   await screenshot(page, '06-communities');
 });
 
-test('upload a file, watch its job finish, find its entity, then delete it after the preview', async () => {
-  const file = join(scratch, 'oakhollow-observatory.md');
-  writeFileSync(
-    file,
-    '# Zephyrine Oakhollow Observatory\n\nThe Zephyrine Oakhollow Observatory stands on Gallows Hill above Kestermouth. ' +
-      'Astronomer Winifred Saltash founded the Zephyrine Oakhollow Observatory in 1911, and the Zephyrine Oakhollow Observatory still opens its dome to visitors on clear Fridays.\n',
-  );
+test('upload files, watch their job finish, find their entity, then delete one after the preview', async () => {
+  // Fast mode keeps a phrase found in two passages or more: two files name the new observatory.
+  const files = [
+    ['oakhollow-observatory.md', '# Oakhollow Observatory\n\nThe Oakhollow Observatory stands on Gallows Hill above Kestermouth. Winifred Saltash founded the Oakhollow Observatory in 1911, and its dome still opens to visitors on clear evenings.\n'],
+    ['saltash-diaries.md', '# The Saltash diaries\n\nWinifred Saltash kept a diary of every night she spent at the Oakhollow Observatory. Her niece gave the diaries to the Kester River Museum in 1972.\n'],
+  ].map(([name, text]) => {
+    const path = join(scratch, name as string);
+    writeFileSync(path, text as string);
+    return path;
+  });
   await openView('documents');
-  await page.setInputFiles('[data-testid=documents-file-input]', file);
+  await page.setInputFiles('[data-testid=documents-file-input]', files);
   await page.waitForSelector('[data-testid=job-card][data-status=succeeded]', { timeout: 120_000 });
   await screenshot(page, '07-job');
-  await searchEntity('Zephyrine Oakhollow Observatory');
+  await searchEntity('Oakhollow Observatory');
 
   await openView('documents');
-  const row = page.locator('[data-testid=document-row]', { hasText: 'Zephyrine Oakhollow Observatory' });
+  const row = page.locator('[data-testid=document-row]', { hasText: 'Oakhollow Observatory' });
   await row.locator('[data-testid=document-delete]').click();
   await page.waitForSelector('[data-testid=delete-preview]');
-  assert.match((await page.textContent('[data-testid=delete-preview]')) ?? '', /Zephyrine Oakhollow Observatory/);
+  assert.match((await page.textContent('[data-testid=delete-preview]')) ?? '', /Oakhollow Observatory/);
   await screenshot(page, '08-delete-preview');
   await page.click('[data-testid=delete-confirm]');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=job-card][data-status=succeeded]').length >= 2, undefined, { timeout: 120_000 });
-  await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=document-row]')].some((found) => found.textContent?.includes('Zephyrine')));
-  // Gone from the graph's search too.
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=document-row]')].some((found) => found.textContent?.includes('Oakhollow Observatory')));
+  // Named by one passage now, the phrase is gone from the graph's search, as from a fresh index of what is left.
+  // The side panel, still on the entity, says it is gone.
+  await page.waitForSelector('[data-testid=inspector] [data-testid=entity-gone]');
   await openView('graph');
   await page.fill('[data-testid=entity-search]', '');
-  await page.fill('[data-testid=entity-search]', 'Zephyrine Oakhollow');
-  await page.waitForTimeout(600);
-  assert.equal(await page.locator('[data-testid=entity-suggestions] li:has-text("Zephyrine")').count(), 0);
+  const searched = page.waitForResponse((response) => response.url().includes('/entities?q=Oakhollow'));
+  await page.fill('[data-testid=entity-search]', 'Oakhollow Observatory');
+  await searched;
+  await page.waitForTimeout(200);
+  assert.equal(await page.locator('[data-testid=entity-suggestions] li:has-text("Oakhollow Observatory")').count(), 0);
+  expectedProblems.push(/^HTTP 404: GET .*\/v1\/entities\/[0-9a-f]+\?maxSources=10$/, /^console error: Failed to load resource: .*404/);
 });
 
 /** A real `kgrag eval` report: ppr and basic:bm25 on three sample questions over their gold passages and six others. */
@@ -213,5 +233,8 @@ test('the evaluation view opens a kgrag eval report.json and shows its table and
 });
 
 test('nothing went wrong in the page: no console error, uncaught exception or failed request', () => {
-  assert.deepEqual(problems.list(), []);
+  assert.deepEqual(
+    problems.list().filter((problem) => !expectedProblems.some((expected) => expected.test(problem))),
+    [],
+  );
 });

@@ -291,7 +291,11 @@ describe('graph browser over the sample corpus index', () => {
     const [first] = levelOne.communities;
     assert.ok(first);
     const community = await kgrag.graph.community(first.id);
-    assert.deepEqual(community, first);
+    const { entityIds, ...view } = community ?? { entityIds: [] };
+    assert.deepEqual(view, first);
+    assert.equal(entityIds.length, first.size, 'one community lists its member entities');
+    const members = await Promise.all(entityIds.map((id) => kgrag.graph.entity(id, { maxSources: 0 })));
+    assert.ok(members.every((member) => member?.communities.some((of) => of.id === first.id)), 'each member is an entity of that community');
     assert.match(community?.report?.fullContent ?? '', /^# /);
     assert.equal(await kgrag.graph.community('no-such-community'), undefined);
 

@@ -353,7 +353,7 @@ export function createGraphBrowser(store: Store): GraphBrowser {
     async community(id) {
       const [community] = await store.table('communities').get([id]);
       if (community === undefined) return undefined;
-      return communityView(community, (await reportsOf([id])).get(id));
+      return { ...communityView(community, (await reportsOf([id])).get(id)), entityIds: community.entityIds };
     },
 
     async chunk(id) {

@@ -84,6 +84,11 @@ export interface CommunityView {
   report: Pick<ReportRecord, 'title' | 'summary' | 'rating' | 'ratingExplanation' | 'findings' | 'fullContent' | 'generatedBy'> | undefined;
 }
 
+/** A community with its report and the ids of its member entities (the explorer highlights them). */
+export interface CommunityDetail extends CommunityView {
+  entityIds: string[];
+}
+
 /** A chunk with the document it belongs to. */
 export interface ChunkView {
   id: string;
@@ -147,8 +152,8 @@ export interface GraphBrowser {
   neighbours(id: string, options?: { depth?: number; limit?: number; maxEdges?: number }): Promise<GraphSlice | undefined>;
   /** Communities at `level` (every level when omitted), ordered by level then size descending, with their reports. */
   communities(options?: { level?: number; limit?: number; offset?: number }): Promise<{ total: number; levels: number[]; communities: CommunityView[] }>;
-  /** One community with its report, or undefined. */
-  community(id: string): Promise<CommunityView | undefined>;
+  /** One community with its report and its member entities, or undefined. */
+  community(id: string): Promise<CommunityDetail | undefined>;
   /** One chunk with its document, or undefined. */
   chunk(id: string): Promise<ChunkView | undefined>;
   /**

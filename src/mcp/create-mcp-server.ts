@@ -230,7 +230,8 @@ export function createMcpServer(target: McpTarget): McpServer {
           );
         }
         const views = await Promise.all(chosen.map((community) => kgrag.graph.community(community.id)));
-        communities = views.filter((view): view is CommunityView => view !== undefined);
+        // The member list is for viewers; an agent reads the report.
+        communities = views.filter((view) => view !== undefined).map(({ entityIds: _members, ...view }) => view);
       }
       return success(formatReports(communities), { communities });
     },

@@ -1,5 +1,6 @@
 import type {
   ChunkView,
+  CommunityDetail,
   CommunityPage,
   CommunityView,
   DocumentDetail,
@@ -117,7 +118,7 @@ export class ApiClient {
     return request(`${this.base}/communities${queryString(options)}`);
   }
 
-  community(id: string): Promise<CommunityView> {
+  community(id: string): Promise<CommunityDetail> {
     return request(`${this.base}/communities/${encodeURIComponent(id)}`);
   }
 

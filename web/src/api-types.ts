@@ -70,6 +70,11 @@ export interface CommunityView {
     | undefined;
 }
 
+/** One community as `GET /communities/{id}` returns it: with its member entities. */
+export interface CommunityDetail extends CommunityView {
+  entityIds: string[];
+}
+
 export interface CommunityPage {
   total: number;
   levels: number[];

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api-client';
 import type { ChunkView, CommunityView, EntityDetail } from '../api-types';
 import { type Inspected, useExplorer } from '../explorer-context';
 import { Markdown } from './markdown';
@@ -35,8 +36,15 @@ export function Inspector({ inspected, onClose }: { inspected: Inspected; onClos
 
 function EntityPanel({ id }: { id: string }) {
   const explorer = useExplorer();
-  const { value: entity, error } = useLoaded<EntityDetail>(`${explorer.generation}:${id}`, () => explorer.api.entity(id, 10));
+  const { value: entity, error } = useLoaded<EntityDetail | null>(`${explorer.generation}:${id}`, () =>
+    explorer.api.entity(id, 10).catch((failure: unknown) => {
+      // The panel outlives index changes: after a delete or update the entity may be gone.
+      if (failure instanceof ApiError && failure.status === 404) return null;
+      throw failure;
+    }),
+  );
   if (error) return <p class="error">{error}</p>;
+  if (entity === null) return <p class="empty" data-testid="entity-gone">This entity is no longer in the index: the documents that named it were deleted or changed.</p>;
   if (!entity) return <p class="loading">Loading…</p>;
   const finest = entity.communities[entity.communities.length - 1];
   return (
@@ -113,8 +121,7 @@ function CommunityPanel({ id }: { id: string }) {
 /** Highlights a community's members on the graph: its entities are found through its member list. */
 export async function highlightMembers(explorer: ReturnType<typeof useExplorer>, id: string): Promise<void> {
   const community = await explorer.api.community(id);
-  const members = (community as CommunityView & { entityIds?: string[] }).entityIds ?? [];
-  explorer.highlight({ label: community.report?.title ?? community.title, entityIds: new Set(members) }, true);
+  explorer.highlight({ label: community.report?.title ?? community.title, entityIds: new Set(community.entityIds) }, true);
 }
 
 /** A community's report rendered from its markdown, or its title when it has no report. */

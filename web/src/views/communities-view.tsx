@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError } from '../api-client';
 import type { CommunityView } from '../api-types';
 import { highlightMembers, useLoaded } from '../components/inspector';
 import { useExplorer } from '../explorer-context';
@@ -98,7 +99,11 @@ function CommunityNode({ community, byId, matching, selected, onSelect }: NodePr
 async function loadAll(api: ReturnType<typeof useExplorer>['api']): Promise<CommunityView[]> {
   const all: CommunityView[] = [];
   for (let offset = 0; ; ) {
-    const page = await api.communities({ limit: 1000, offset });
+    const page = await api.communities({ limit: 1000, offset }).catch((error: unknown) => {
+      // Nothing indexed yet: no communities, which the view says with what builds them.
+      if (error instanceof ApiError && error.problem.code === 'STORE_NO_INDEX') return { total: 0, levels: [], communities: [] };
+      throw error;
+    });
     for (const community of page.communities) all.push(community);
     offset += page.communities.length;
     if (page.communities.length === 0 || offset >= page.total) return all;

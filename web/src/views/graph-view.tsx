@@ -1,6 +1,7 @@
 import Graph from 'graphology';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import Sigma from 'sigma';
+import { ApiError } from '../api-client';
 import type { GraphNode, GraphSlice } from '../api-types';
 import { EntitySearch } from '../components/entity-search';
 import { type GraphHighlight, useExplorer } from '../explorer-context';
@@ -52,7 +53,12 @@ export function GraphView({ active, highlight, expansion }: Props) {
     explorer.api
       .graph({ top, maxEdges: top * 5, layout: true })
       .then((loaded) => current && setSlice(loaded))
-      .catch((failure: unknown) => current && setError(failure instanceof Error ? failure.message : String(failure)));
+      .catch((failure: unknown) => {
+        if (!current) return;
+        // A workspace nothing was indexed into yet has no graph: shown as empty, with what to do.
+        if (failure instanceof ApiError && failure.problem.code === 'STORE_NO_INDEX') setSlice({ nodes: [], edges: [], truncated: false });
+        else setError(failure instanceof Error ? failure.message : String(failure));
+      });
     return () => {
       current = false;
     };
@@ -90,6 +96,20 @@ export function GraphView({ active, highlight, expansion }: Props) {
   }, [graph, version, level]);
 
   const colours = useMemo(() => communityColours(communitySizes), [communitySizes]);
+
+  // Names for the community filter: report titles where there are reports.
+  const [communityTitles, setCommunityTitles] = useState<ReadonlyMap<string, string>>(new Map());
+  useEffect(() => {
+    if (levels.length === 0) return;
+    let current = true;
+    explorer.api
+      .communities({ level, limit: 1000 })
+      .then((page) => current && setCommunityTitles(new Map(page.communities.map((entry) => [entry.id, entry.report?.title ?? entry.title]))))
+      .catch(() => current && setCommunityTitles(new Map()));
+    return () => {
+      current = false;
+    };
+  }, [explorer.api, explorer.generation, level, levels.length]);
 
   // Colour by community at the chosen level.
   useEffect(() => {
@@ -221,7 +241,7 @@ export function GraphView({ active, highlight, expansion }: Props) {
             <option value="">All communities</option>
             {[...communitySizes].sort((left, right) => right[1] - left[1]).map(([id, size]) => (
               <option value={id}>
-                {id} ({size})
+                {communityTitles.get(id) ?? id} ({size} shown)
               </option>
             ))}
           </select>

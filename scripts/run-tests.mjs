@@ -88,7 +88,13 @@ if (unitFiles.length > 0) {
 const testRun = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${Math.max(2, availableParallelism())}`, ...runnerOptions, ...files],
-  { cwd: root, stdio: 'inherit', env: chromiumInstall ? { ...process.env, KGRAG_CHROMIUM_INSTALL_STATUS: chromiumStatus } : process.env },
+  {
+    cwd: root,
+    stdio: 'inherit',
+    // KGRAG_TEST_SHARED: a folder the test processes share for what they would otherwise each build alike (the
+    // sample corpus's fast index, test/helpers/test-server.ts).
+    env: { ...process.env, KGRAG_TEST_SHARED: bundleDirectory, ...(chromiumInstall ? { KGRAG_CHROMIUM_INSTALL_STATUS: chromiumStatus } : {}) },
+  },
 );
 const [status] = await new Promise((resolve) => testRun.once('exit', (...exit) => resolve(exit)));
 // The browser tests waited for the install; if they crashed first, apt is left to finish on its own.

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,16 +12,47 @@ export const sampleCorpus = fileURLToPath(new URL('../../examples/sample-corpus/
 
 let built: Promise<string> | undefined;
 
-/** A fast-mode index of the sample corpus, built once per test process; each caller gets its own copy. */
+async function indexSample(directory: string): Promise<void> {
+  const kgrag = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
+  try {
+    await kgrag.index([sampleCorpus]);
+  } finally {
+    await kgrag.close();
+  }
+}
+
+/**
+ * The fast index of the sample corpus, built once for the whole test run when `KGRAG_TEST_SHARED` names a folder
+ * the test processes share (scripts/run-tests.mjs sets it): the first process builds it under a lock directory, the
+ * others wait for its marker. The build is deterministic, so every process would build the same index. A builder that
+ * died leaves no marker; after a while the others build their own.
+ */
+async function sharedSample(shared: string): Promise<string> {
+  const target = join(shared, 'sample-fast');
+  const ready = `${target}.ready`;
+  try {
+    mkdirSync(`${target}.lock`);
+  } catch {
+    for (let waited = 0; waited < 300_000; waited += 200) {
+      if (existsSync(ready)) return target;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const own = mkdtempSync(join(tmpdir(), 'kgrag-server-sample-'));
+    await indexSample(own);
+    return own;
+  }
+  await indexSample(target);
+  writeFileSync(ready, '');
+  return target;
+}
+
+/** A fast-mode index of the sample corpus, built once per test run (or process); each caller gets its own copy. */
 export async function sampleWorkspace(): Promise<string> {
   built ??= (async () => {
+    const shared = process.env.KGRAG_TEST_SHARED;
+    if (shared !== undefined && existsSync(shared)) return sharedSample(shared);
     const directory = mkdtempSync(join(tmpdir(), 'kgrag-server-sample-'));
-    const kgrag = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
-    try {
-      await kgrag.index([sampleCorpus]);
-    } finally {
-      await kgrag.close();
-    }
+    await indexSample(directory);
     return directory;
   })();
   const source = await built;

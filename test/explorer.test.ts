@@ -158,12 +158,18 @@ test('compare mode: two methods side by side, with Recall@k against the gold pas
   await screenshot(page, '05-compare');
 });
 
-test('the communities view lists the hierarchy and opens a report', async () => {
+test('the communities view lists the hierarchy, opens a report and highlights the members on the graph', async () => {
   await openView('communities');
   await page.waitForSelector('[data-testid=community-tree] [role=treeitem]');
   await page.click('[data-testid=community-tree] .tree-row button.link >> nth=0');
   await page.waitForSelector('[data-testid=community-panel] [data-testid=community-report]');
   await screenshot(page, '06-communities');
+  // Selecting it highlighted its members on the graph.
+  await openView('graph');
+  const note = (await page.waitForSelector('[data-testid=graph-highlight]')).textContent();
+  assert.match((await note) ?? '', /: [1-9]\d* of [1-9]\d* on the graph/);
+  await screenshot(page, '06b-community-on-graph');
+  await page.click('[data-testid=graph-highlight] button');
 });
 
 test('upload files, watch their job finish, find their entity, then delete one after the preview', async () => {

@@ -118,10 +118,10 @@ function CommunityPanel({ id }: { id: string }) {
   );
 }
 
-/** Highlights a community's members on the graph: its entities are found through its member list. */
-export async function highlightMembers(explorer: ReturnType<typeof useExplorer>, id: string): Promise<void> {
+/** Highlights a community's members on the graph (and shows the graph when `reveal`). */
+export async function highlightMembers(explorer: ReturnType<typeof useExplorer>, id: string, reveal = true): Promise<void> {
   const community = await explorer.api.community(id);
-  explorer.highlight({ label: community.report?.title ?? community.title, entityIds: new Set(community.entityIds) }, true);
+  explorer.highlight({ label: community.report?.title ?? community.title, entityIds: new Set(community.entityIds) }, reveal);
 }
 
 /** A community's report rendered from its markdown, or its title when it has no report. */

@@ -25,8 +25,11 @@ export function CommunitiesView({ active }: { active: boolean }) {
     return kept;
   }, [filter, all, byId]);
 
+  // Selecting a community opens its report and highlights its members on the graph view.
   useEffect(() => {
-    if (active && selected) explorer.inspect({ kind: 'community', id: selected });
+    if (!active || !selected) return;
+    explorer.inspect({ kind: 'community', id: selected });
+    void highlightMembers(explorer, selected, false).catch(() => undefined);
   }, [selected]);
 
   if (error) return <p class="error">{error}</p>;

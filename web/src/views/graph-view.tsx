@@ -130,15 +130,11 @@ export function GraphView({ active, highlight, expansion }: Props) {
       zIndex: true,
       allowInvalidContainer: true,
     });
-    // sigma draws once inside its constructor, before a listener can be attached: the next frame is the first one
-    // seen, drawn at once by refresh().
-    renderer.once('afterRender', () => {
-      if (graph.order > 0) {
-        performance.mark('kgrag:graph-drawn');
-        container.current?.setAttribute('data-drawn', String(graph.order));
-      }
-    });
-    renderer.refresh();
+    // sigma draws the graph inside its constructor (synchronously): it is drawn now.
+    if (graph.order > 0) {
+      performance.mark('kgrag:graph-drawn');
+      container.current.setAttribute('data-drawn', String(graph.order));
+    }
     renderer.on('clickNode', ({ node }) => {
       setSelected(node);
       explorer.inspect({ kind: 'entity', id: node });

@@ -44,6 +44,8 @@ export interface WorkspaceRegistryOptions {
   directory: string;
   /** Opens a workspace folder (createKgrag with the server's settings). */
   openKgrag: (directory: string) => Promise<Kgrag>;
+  /** Called when a workspace is opened and after each of its jobs that published a new index. */
+  onIndexReady?: (workspace: ServedWorkspace) => void;
 }
 
 /**
@@ -71,12 +73,17 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
   const load = (name: string, directory: string): Promise<ServedWorkspace> => {
     let pending = open.get(name);
     if (!pending) {
+      let opened: (workspace: ServedWorkspace) => void = () => undefined;
+      const served = new Promise<ServedWorkspace>((resolve) => {
+        opened = resolve;
+      });
       pending = (async () => {
         const kgrag = await options.openKgrag(directory);
         const jobs = openIndexJobQueue({
           directory: join(directory, jobsFolder),
           kgrag: async () => kgrag,
           onEnded: async (job, request) => {
+            if (job.status === 'succeeded') void served.then((workspace) => options.onIndexReady?.(workspace));
             // An uploaded file is a copy of its document: deleting the document deletes it; a file whose job
             // failed or was cancelled goes too, unless an indexed document still comes from it.
             if (request.kind === 'delete' && job.status === 'succeeded') for (const path of request.files) rmSync(path, { force: true });
@@ -86,7 +93,10 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
             }
           },
         });
-        return { name, directory, kgrag, jobs, uploads: join(directory, uploadsFolder) };
+        const workspace: ServedWorkspace = { name, directory, kgrag, jobs, uploads: join(directory, uploadsFolder) };
+        opened(workspace);
+        options.onIndexReady?.(workspace);
+        return workspace;
       })();
       open.set(name, pending);
       pending.catch(() => open.delete(name));

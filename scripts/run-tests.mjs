@@ -8,17 +8,18 @@
 // The web explorer's browser tests (test/explorer*.test.ts) drive Debian's chromium, which a fresh CI machine lacks:
 // its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests run last, so
 // it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
-// failed.
+// failed. With --typecheck (what `npm test` passes) the type checks run first, after the install has started.
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
 // Arguments starting with -- go to node's test runner (e.g. --test-reporter=spec); the others filter files by substring.
-const runnerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
+const typecheck = process.argv.includes('--typecheck');
+const runnerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--') && arg !== '--typecheck');
 const filter = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 function collect(dir, out) {
@@ -55,6 +56,19 @@ const chromiumInstall = otherFiles.some(isBrowserTest)
 chromiumInstall?.once('exit', (code, signal) => {
   if (!existsSync(chromiumStatus)) writeFileSync(chromiumStatus, JSON.stringify({ error: `scripts/ensure-chromium.ts exited with ${code ?? signal} before saying why` }));
 });
+
+if (typecheck) {
+  // tsc takes one core for ~20 s; the chromium install, started above, uses the other meanwhile.
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  for (const project of ['.', 'web']) {
+    const checked = spawnSync(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: root, stdio: 'inherit' });
+    if (checked.status !== 0) {
+      chromiumInstall?.unref();
+      rmSync(bundleDirectory, { recursive: true, force: true });
+      process.exit(checked.status ?? 1);
+    }
+  }
+}
 
 // The longest files (a minute or more each on a 2-core machine, measured for issue 20) start first, after the unit
 // bundle: one of them starting near the end would run alone while the other worker idles.

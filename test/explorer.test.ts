@@ -4,7 +4,7 @@
  * KGRAG_SCREENSHOTS=<folder> each view is saved as a PNG there.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -29,13 +29,9 @@ const expectedProblems: RegExp[] = [];
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'kgrag-explorer-'));
-  // The explorer as the sources are now (dist/web may be older than web/ in a working copy).
-  const { build } = await import('vite');
-  const webDirectory = join(scratch, 'web');
-  const [directory] = await Promise.all([
-    sampleWorkspace(),
-    build({ configFile: join(root, 'web', 'vite.config.ts'), logLevel: 'error', build: { outDir: webDirectory, emptyOutDir: true } }),
-  ]);
+  // The explorer as the sources are now: dist/web when it was built after the last change to web/ (as `npm ci`
+  // leaves it), else a build of web/ for this test.
+  const [directory, webDirectory] = await Promise.all([sampleWorkspace(), currentExplorerBuild()]);
   server = await startTestServer({ directory, webDirectory });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -47,6 +43,22 @@ after(async () => {
   await server?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
+
+function newestChange(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestChange(join(path, name))), stat.mtimeMs);
+}
+
+async function currentExplorerBuild(): Promise<string> {
+  const built = join(root, 'dist', 'web');
+  const page = join(built, 'index.html');
+  if (existsSync(page) && statSync(page).mtimeMs > newestChange(join(root, 'web'))) return built;
+  const { build } = await import('vite');
+  const webDirectory = join(scratch, 'web');
+  await build({ configFile: join(root, 'web', 'vite.config.ts'), logLevel: 'error', build: { outDir: webDirectory, emptyOutDir: true } });
+  return webDirectory;
+}
 
 async function openView(name: string): Promise<void> {
   await page.click(`nav [role=tab][data-view=${name}]`);

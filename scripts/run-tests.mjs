@@ -6,8 +6,8 @@
 // cost more than the tests. The tests under test/ — child processes, servers, whole indexes — keep a process each.
 //
 // The web explorer's browser tests (test/explorer*.test.ts) drive Debian's chromium, which a fresh CI machine lacks:
-// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests run last, so
-// it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
+// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start a minute or
+// two later, so it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
 // failed. With --typecheck (what `npm test` passes) the type checks run first, after the install has started.
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,7 +90,12 @@ const longestFirst = [
 ];
 const rank = (file) => (longestFirst.includes(file) ? longestFirst.indexOf(file) : longestFirst.length);
 const ordered = otherFiles.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);
-const files = [...ordered.filter((file) => !isBrowserTest(file)), ...ordered.filter(isBrowserTest)];
+// The browser tests start after six of the longest files, a minute or two in: the install (~70–100 s) is over by
+// then. As the last files they left one worker idle while the other finished them.
+const longest = ordered.filter((file) => longestFirst.includes(file));
+const browser = ordered.filter(isBrowserTest);
+const others = ordered.filter((file) => !isBrowserTest(file) && !longestFirst.includes(file));
+const files = [...longest.slice(0, 6), ...browser, ...longest.slice(6), ...others];
 if (unitFiles.length > 0) {
   // Named *.test.mjs so that node:test reports it like any test file. Static imports: every module (and its top-level
   // hooks) is loaded before the first test runs; each keeps its own module URL.

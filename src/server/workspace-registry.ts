@@ -73,17 +73,14 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
   const load = (name: string, directory: string): Promise<ServedWorkspace> => {
     let pending = open.get(name);
     if (!pending) {
-      let opened: (workspace: ServedWorkspace) => void = () => undefined;
-      const served = new Promise<ServedWorkspace>((resolve) => {
-        opened = resolve;
-      });
       pending = (async () => {
         const kgrag = await options.openKgrag(directory);
         const jobs = openIndexJobQueue({
           directory: join(directory, jobsFolder),
           kgrag: async () => kgrag,
           onEnded: async (job, request) => {
-            if (job.status === 'succeeded') void served.then((workspace) => options.onIndexReady?.(workspace));
+            // A job ends long after the workspace opened: its entry is there.
+            if (job.status === 'succeeded') void open.get(name)?.then((workspace) => options.onIndexReady?.(workspace));
             // An uploaded file is a copy of its document: deleting the document deletes it; a file whose job
             // failed or was cancelled goes too, unless an indexed document still comes from it.
             if (request.kind === 'delete' && job.status === 'succeeded') for (const path of request.files) rmSync(path, { force: true });
@@ -94,7 +91,6 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
           },
         });
         const workspace: ServedWorkspace = { name, directory, kgrag, jobs, uploads: join(directory, uploadsFolder) };
-        opened(workspace);
         options.onIndexReady?.(workspace);
         return workspace;
       })();

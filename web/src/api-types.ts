@@ -1,6 +1,7 @@
 /*
  * The shapes of the kgrag HTTP API the explorer reads (see `/openapi.json`). The server's own types live in the
- * Node package; the explorer keeps this mirror of the contract so that it builds without server code.
+ * Node package; the explorer keeps this mirror of the contract so that it builds without server code, and
+ * test/web-api-types.test.ts makes the type check fail when the server's shapes stop fitting it.
  */
 
 export interface EntitySummary {

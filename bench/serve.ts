@@ -121,7 +121,7 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       try {
         // Start-up work is not steady state: the server prepares the explorer's first graph when it opens the index
         // (this request waits for it), and each method builds its structures on its first query.
-        const prepared = await fetch(`${server.url}/v1/graph?top=300&maxEdges=1500&layout=true`);
+        const prepared = await fetch(`${server.url}/v1/graph?layout=true`);
         if (prepared.status !== 200) throw new Error(`the explorer graph request failed with ${prepared.status}: ${await prepared.text()}`);
         for (const { question, method } of mix.slice(0, methods.length)) {
           const response = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) });

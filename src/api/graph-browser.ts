@@ -126,9 +126,9 @@ export const graphBrowserLimits = {
   /** Communities of one `communities` page. */
   communityLimit: { default: 100, min: 1, max: 1000 },
   /** Entities of `slice`. */
-  sliceTop: { default: 200, min: 1, max: 2000 },
+  sliceTop: { default: 300, min: 1, max: 2000 },
   /** Edges of `slice`. */
-  sliceMaxEdges: { default: 1000, min: 0, max: 20000 },
+  sliceMaxEdges: { default: 1500, min: 0, max: 20000 },
 } as const satisfies Record<string, OptionRange>;
 
 /** Longest `searchEntities` query, in characters: a name, not a document. */

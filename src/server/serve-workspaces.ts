@@ -22,14 +22,13 @@ function mcpTargetOf(workspace: ServedWorkspace, prefix: string): McpTarget {
 }
 
 /**
- * The explorer's first request — the top 300 entities by degree with up to 5 edges each, laid out
- * (web/src/views/graph-view.tsx) — computed when an index is opened or published rather than when the first browser
+ * The explorer's first request — the default slice, laid out (web/src/views/graph-view.tsx) — computed when an index is opened or published rather than when the first browser
  * asks: on 2Wiki the generation's graph tables and the layout take ~1.5 s, which the browser would wait for. The
  * browser's request shares the computation if it comes while it runs; an index with nothing in it has no graph yet.
  */
 function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
   setImmediate(() => {
-    workspace.kgrag.graph.slice({ top: 300, maxEdges: 1500, layout: true }).catch((error: unknown) => {
+    workspace.kgrag.graph.slice({ layout: true }).catch((error: unknown) => {
       if (!(error instanceof KgragError && error.code === 'STORE_NO_INDEX')) logger.warn({ workspace: workspace.name, err: error }, 'could not prepare the explorer graph');
     });
   });

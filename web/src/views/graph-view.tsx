@@ -7,9 +7,8 @@ import { EntitySearch } from '../components/entity-search';
 import { type GraphHighlight, useExplorer } from '../explorer-context';
 import { communityColours, neutralColour } from '../graph-colors';
 
-/** How many entities the view starts with, and the steps of "show more". */
-const sizes = [300, 1000, 2000] as const;
-const largest = 2000;
+/** The steps of "show more" (the view starts with the server's default slice, which it prepares ahead). */
+const sizes = [1000, 2000] as const;
 
 interface NodeAttributes {
   x: number;
@@ -37,7 +36,8 @@ export function GraphView({ active, highlight, expansion }: Props) {
   const container = useRef<HTMLDivElement>(null);
   const sigma = useRef<Sigma<NodeAttributes> | undefined>(undefined);
   const graph = useMemo(() => new Graph<NodeAttributes>({ type: 'undirected', multi: false }), []);
-  const [top, setTop] = useState<number>(sizes[0]);
+  // Undefined: the server's default slice.
+  const [top, setTop] = useState<number | undefined>();
   const [slice, setSlice] = useState<GraphSlice | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [level, setLevel] = useState(0);
@@ -51,7 +51,7 @@ export function GraphView({ active, highlight, expansion }: Props) {
     let current = true;
     setError(undefined);
     explorer.api
-      .graph({ top, maxEdges: top * 5, layout: true })
+      .graph(top === undefined ? { layout: true } : { top, maxEdges: top * 5, layout: true })
       .then((loaded) => current && setSlice(loaded))
       .catch((failure: unknown) => {
         if (!current) return;
@@ -217,6 +217,8 @@ export function GraphView({ active, highlight, expansion }: Props) {
     }
   }
 
+  // The next size, while the index has entities the slice left out.
+  const more = slice !== undefined && slice.nodes.length < (explorer.stats?.counts.entities ?? 0) ? sizes.find((size) => size > slice.nodes.length) : undefined;
   const shownHighlight = highlight ? [...highlight.entityIds].filter((id) => graph.hasNode(id)).length : 0;
   const empty = slice !== undefined && slice.nodes.length === 0;
   return (
@@ -267,8 +269,8 @@ export function GraphView({ active, highlight, expansion }: Props) {
         <span class="muted" data-testid="graph-size">
           {graph.order} entities, {graph.size} relations shown{slice?.truncated ? ' (top by degree)' : ''}
         </span>
-        {slice !== undefined && slice.nodes.length >= top && top < largest && (
-          <button data-testid="graph-more" onClick={() => setTop(sizes.find((size) => size > top) ?? top)}>
+        {more !== undefined && (
+          <button data-testid="graph-more" onClick={() => setTop(more)}>
             Show more
           </button>
         )}

@@ -203,6 +203,26 @@ export interface LlmCacheSourceRecord {
   source: string;
 }
 
+/** The kinds of record another tool's index may name by its own ids. */
+export type ExternalRecordKind = 'document' | 'chunk' | 'entity' | 'relation' | 'claim' | 'community' | 'report';
+
+/**
+ * One record of an imported index by the id the tool that made it gave it (`kgrag import graphrag`), beside the
+ * kgrag record it became. `record` keeps what kgrag's record does not hold and an export needs to give the
+ * tool's row back: its human-readable id, and for a relationship its direction, own description and weight
+ * (kgrag keeps one relation per pair of entities; GraphRAG may keep A→B and B→A).
+ */
+export interface ExternalIdRecord {
+  kind: ExternalRecordKind;
+  /** The id in the other tool (GraphRAG's UUID or hash). */
+  externalId: string;
+  /** The kgrag id of the record it became. */
+  id: string;
+  /** The tool, e.g. `graphrag`. */
+  system: string;
+  record: Record<string, unknown>;
+}
+
 /** Status of one pipeline step in a workspace. */
 export interface RunRecord {
   step: string;

@@ -5,6 +5,7 @@ import type {
   CommunityRecord,
   DocumentRecord,
   EntityRecord,
+  ExternalIdRecord,
   ExtractionRecord,
   KeywordChunkRecord,
   KeywordEdgeRecord,
@@ -48,6 +49,7 @@ export interface TableRows {
   extractions: ExtractionRecord;
   llmCache: LlmCacheRecord;
   llmCacheSources: LlmCacheSourceRecord;
+  externalIds: ExternalIdRecord;
   runs: RunRecord;
 }
 
@@ -229,6 +231,13 @@ export const schema: { [T in TableName]: TableSpec<T> } = {
     hid: false,
     columns: { key: text, source: text },
     indexes: [['source']],
+  },
+  externalIds: {
+    sqlName: 'external_ids',
+    key: ['kind', 'externalId'],
+    hid: false,
+    columns: { kind: text, externalId: text, id: text, system: text, record: json },
+    indexes: [['id']],
   },
   runs: {
     sqlName: 'runs',

@@ -76,6 +76,10 @@ export const sampleRows: { [T in TableName]: [TableRows[T], TableRows[T]] } = {
     { key: 'k1', source: 'a3f1' },
     { key: 'k1', source: 'b702' },
   ],
+  externalIds: [
+    { kind: 'entity', externalId: '9a062709-56dd-4bf2-8b41-926124b7a6f7', id: 'e1', system: 'graphrag', record: { human_readable_id: 0 } },
+    { kind: 'relation', externalId: '9af066c8-031b-4c52-b93b-b37763f6f0f7', id: 'r1', system: 'graphrag', record: { source: 'A', target: 'B', weight: 2 } },
+  ],
   runs: [
     { step: 'load', status: 'done', fingerprint: 'f', outputVersion: 'v', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, counts: { documents: 2 }, usage: { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, byModel: {} }, error: null },
     { step: 'chunk', status: 'failed', fingerprint: 'g', outputVersion: '', startedAt: null, finishedAt: null, durationMs: 0, counts: {}, usage: { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, byModel: {} }, error: 'boom' },

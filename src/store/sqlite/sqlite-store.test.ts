@@ -65,7 +65,7 @@ test('a version-1 database is migrated: full-text index rebuilt without stopword
     await migrated.close();
   }
   const check = new Database(path, { readonly: true });
-  assert.equal(check.pragma('user_version', { simple: true }), 5);
+  assert.equal(check.pragma('user_version', { simple: true }), 6);
   assert.ok((check.prepare('PRAGMA table_info(reports)').all() as Array<{ name: string }>).some((column) => column.name === 'error'));
   check.close();
 });
@@ -127,6 +127,7 @@ test('a version-4 database is migrated: its full-text indexes lose the terms of 
     assert.equal((await migrated.searchText('chunks', ['weir'], 100)).length, 49);
     assert.deepEqual(await migrated.searchText('chunks', ['vanishedwordxq'], 5), []);
     await migrated.table('llmCacheSources').upsert([{ key: 'k', source: 'h' }]);
+    await migrated.table('externalIds').upsert([{ kind: 'entity', externalId: 'x', id: 'e', system: 'graphrag', record: {} }]);
   } finally {
     sealSqliteStore(migrated);
   }

@@ -39,7 +39,7 @@ const applicationId = 0x6b677267;
  *    terms in its segments behind a tombstone until a merge happens to rewrite them), so they are rebuilt; the LLM
  *    cache's source tags get their table (`llm_cache_sources`).
  */
-const schemaVersion = 5;
+const schemaVersion = 6;
 /** SQL function that turns a column's text into what the full-text index stores. */
 const indexTextFunction = 'kgrag_index_text';
 
@@ -183,6 +183,7 @@ function migrate(db: Database.Database, path: string, readonly: boolean): void {
     if (version >= 1 && version < 3) addColumnIfMissing(db, 'reports', 'error', 'TEXT');
     if (version >= 1 && version < 4) for (const index of ['relations_source', 'relations_target']) db.exec(`DROP INDEX IF EXISTS ${index}`);
     if (version >= 1 && version < 5) createTable(db, tableSpec('llmCacheSources'));
+    if (version >= 1 && version < 6) createTable(db, tableSpec('externalIds'));
     db.pragma(`application_id = ${applicationId}`);
     db.pragma(`user_version = ${schemaVersion}`);
   })();

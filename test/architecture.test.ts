@@ -23,6 +23,7 @@ const layers: ReadonlyArray<readonly string[]> = [
   ['pipeline'],
   ['answer'],
   ['methods'],
+  ['interop'],
   ['api'],
   ['eval'],
   ['mcp'],

@@ -36,6 +36,7 @@ import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
 import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
 import { publishedStoreView } from '../store/published-store-view.js';
+import { importedIndexSource, importedIndexUpdateError, type GraphragImportSummary, type ImportGraphragOptions } from './import-graphrag.js';
 import { singleStoreWorkspace } from '../store/single-store-workspace.js';
 import { openSqliteWorkspaceStorage } from '../store/sqlite/sqlite-workspace-storage.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
@@ -220,6 +221,14 @@ export interface Kgrag {
    * inputs), unless `index: false` or the workspace has no documents yet.
    */
   importOpenie(file: string, options?: ImportOpenieOptions): Promise<OpenieImportSummary>;
+  /**
+   * Imports the output folder of a Microsoft GraphRAG index (its parquet tables, 1.x or 2.x) as a standard-mode
+   * index: documents, text units, entities, relationships, communities, reports and claims as GraphRAG made them,
+   * GraphRAG's ids kept beside kgrag's. Then builds what kgrag adds (vectors with the workspace's embedder, triples,
+   * the methods' graphs), LLM-free unless an LLM is configured, so that every method answers. The workspace must
+   * be empty or hold an earlier import; an imported index is updated by importing again, not by `index`.
+   */
+  importGraphrag(directory: string, options?: ImportGraphragOptions): Promise<GraphragImportSummary>;
   /** The documents of the published index, in index order; with `ids`, only those of them that exist. */
   documents(ids?: readonly string[]): Promise<IndexedDocument[]>;
   /**
@@ -520,6 +529,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
     // Unless a mode is asked for or configured, an update keeps the mode the index's graph was built in: a plain
     // `kgrag index docs/` on a standard index must not rebuild its graph in fast mode.
+    const imported = await importedIndexSource(target);
+    if (imported !== undefined) throw importedIndexUpdateError(imported, inputs.remove === undefined ? 'index' : 'delete');
     const mode = indexOptions.mode ?? (modeConfigured ? config.index.mode : ((await builtMode(target)) ?? config.index.mode));
     if (inputs.paths.length === 0 && inputs.documents.length === 0 && (await target.table('documents').count()) === 0) {
       throw new KgragError('nothing to index: the workspace holds no documents yet, and no files or folders were given', {
@@ -709,6 +720,16 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         };
       } finally {
         snapshot?.release();
+      }
+    },
+    async importGraphrag(directory, importOptions = {}) {
+      const { importGraphragInto } = await import('./import-graphrag.js');
+      try {
+        return await write({ ...importOptions, command: importOptions.command ?? 'import graphrag' }, (session, embedder, currentStep) =>
+          importGraphragInto(session.store, embedder, directory, { config, tokenizer, llm, prompts, usage: () => toRunUsage(meter.snapshot()) }, { ...importOptions, currentStep }),
+        );
+      } finally {
+        engine.invalidate();
       }
     },
     async documents(ids) {

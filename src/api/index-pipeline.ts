@@ -1,9 +1,9 @@
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { parseMethodConfigs } from '../methods/method-config.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
-import { composePipeline } from '../pipeline/compose-pipeline.js';
-import type { PipelineStep } from '../pipeline/pipeline-step.js';
-import { graphStepOf, sharedSteps } from '../pipeline/shared-steps.js';
+import { composePipeline, type PipelineContribution } from '../pipeline/compose-pipeline.js';
+import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
+import { graphStepOf, sharedSteps, sharedStepsOfImport } from '../pipeline/shared-steps.js';
 import { registeredMethods } from './registered-methods.js';
 
 /** Options of {@link indexPipeline}. */
@@ -15,21 +15,41 @@ export interface IndexPipelineOptions {
   methods?: readonly AnyQueryMethod[];
 }
 
+/** What each method reads and adds, with its configuration, for steps built in `mode` over the graph of `graphStep`. */
+async function methodContributions(config: KgragConfig, methods: readonly AnyQueryMethod[], mode: 'fast' | 'standard', graphStep: StepName): Promise<PipelineContribution[]> {
+  const configs = parseMethodConfigs(config.methods, registeredMethods);
+  return Promise.all(
+    methods.map(async (method) => ({
+      method: method.name,
+      requires: method.indexRequires?.(configs.get(method.name)) ?? method.requires,
+      steps: (await method.indexSteps?.({ config: configs.get(method.name), mode, graphStep })) ?? [],
+    })),
+  );
+}
+
 /**
  * The pipeline of an index built for some methods: the shared steps they read (load, chunk, vectors, the
  * entity graph and its reports, triples) and the steps they contribute, in order.
  */
 export async function indexPipeline(options: IndexPipelineOptions): Promise<PipelineStep[]> {
   const methods = options.methods ?? registeredMethods;
-  const configs = parseMethodConfigs(options.config.methods, registeredMethods);
-  const graphStep = graphStepOf(options.mode);
   const shared = sharedSteps(options.mode, options.config, options.hasLlm);
-  const contributions = await Promise.all(
-    methods.map(async (method) => ({
-      method: method.name,
-      requires: method.indexRequires?.(configs.get(method.name)) ?? method.requires,
-      steps: (await method.indexSteps?.({ config: configs.get(method.name), mode: options.mode, graphStep })) ?? [],
-    })),
-  );
-  return composePipeline(shared, contributions);
+  return composePipeline(shared, await methodContributions(options.config, methods, options.mode, graphStepOf(options.mode)));
+}
+
+/** Options of {@link importPipeline}. */
+export interface ImportPipelineOptions {
+  config: KgragConfig;
+  hasLlm: boolean;
+  /** The steps whose output the import supplies. */
+  imported: ReadonlyMap<StepName, PipelineStep>;
+}
+
+/**
+ * The pipeline of an imported index: the imported steps, then every step the registered methods read or add, built
+ * LLM-free (fast mode's triples and keyword names) unless an LLM is configured, over the imported graph.
+ */
+export async function importPipeline(options: ImportPipelineOptions): Promise<PipelineStep[]> {
+  const shared = sharedStepsOfImport(options.imported, options.hasLlm);
+  return composePipeline(shared, await methodContributions(options.config, registeredMethods, options.hasLlm ? 'standard' : 'fast', 'summarize'));
 }

@@ -66,3 +66,34 @@ export function sharedSteps(mode: 'fast' | 'standard', config: KgragConfig, hasL
     embedTriplesStep,
   ];
 }
+
+/**
+ * The shared steps of an index whose graph was imported (`kgrag import graphrag`): the imported steps in place of
+ * loading, chunking and the LLM graph (and of communities, reports and claims when the import has them), then the
+ * steps kgrag adds — chunk, entity and report vectors, the OpenIE triples and their vectors — LLM-free unless an
+ * LLM is configured. Communities and reports an import lacks are built as in an index run (extractive reports
+ * without an LLM).
+ */
+export function sharedStepsOfImport(imported: ReadonlyMap<StepName, PipelineStep>, hasLlm: boolean): PipelineStep[] {
+  const supplied = (name: StepName): PipelineStep => {
+    const step = imported.get(name);
+    if (!step) throw new KgragError(`an import must supply the step "${name}"`, { code: 'PIPELINE_UNKNOWN_STEP', category: 'internal', details: { step: name } });
+    return step;
+  };
+  const claims = imported.get('claims');
+  return [
+    supplied('load'),
+    supplied('chunk'),
+    embedChunksStep,
+    supplied('llm-extract'),
+    supplied('resolve-entities'),
+    supplied('summarize'),
+    ...(claims ? [claims] : []),
+    imported.get('communities') ?? createCommunitiesStep('summarize'),
+    imported.get('reports') ?? createReportsStep({ graphStep: 'summarize', llm: hasLlm, claims: claims !== undefined }),
+    createEmbedEntitiesStep('summarize'),
+    embedReportsStep,
+    createTriplesStep(hasLlm ? 'standard' : 'fast'),
+    embedTriplesStep,
+  ];
+}

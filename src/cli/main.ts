@@ -10,7 +10,7 @@ import { INTERRUPTED_CODE } from './interrupted-error.js';
 import type { DeleteCommandOptions } from './commands/delete-command.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
 import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
-import type { ImportOpenieCommandOptions } from './commands/import-command.js';
+import type { ImportGraphragCommandOptions, ImportOpenieCommandOptions } from './commands/import-command.js';
 import type { IndexCommandOptions } from './commands/index-command.js';
 import type { QueryCommandOptions } from './commands/query-command.js';
 import type { ServeCommandOptions } from './commands/serve-command.js';
@@ -113,9 +113,15 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--json', 'print the report as JSON instead of a markdown table')
     .action(async (options: EvalCommandOptions) => (await import('./commands/eval-command.js')).evalCommand(options, global(), io));
 
-  program
-    .command('import')
-    .description('import data made elsewhere into the workspace')
+  const importCommand = program.command('import').description('import data made elsewhere into the workspace');
+  importCommand
+    .command('graphrag')
+    .description("import a Microsoft GraphRAG index (its output folder of parquet tables, 1.x or 2.x) and build what kgrag adds, so every method answers over it")
+    .argument('<output-dir>', "GraphRAG's output folder (or the project folder holding output/)")
+    .option('--json', 'print the summary as JSON')
+    .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
+    .action(async (directory: string, options: ImportGraphragCommandOptions) => (await import('./commands/import-command.js')).importGraphragCommand(directory, options, global(), io));
+  importCommand
     .command('openie')
     .description("import a HippoRAG OpenIE file (openie_*_results_ner_*.json): its triples replace the triples step's extraction for the documents it covers")
     .argument('<file>', 'the OpenIE file')

@@ -63,3 +63,70 @@ export async function importOpenieCommand(file: string, options: ImportOpenieCom
     await kgrag.close();
   }
 }
+
+/** Options of `kgrag import graphrag`. */
+export interface ImportGraphragCommandOptions {
+  json?: boolean;
+  /** `--no-wait`: fail at once when another process is writing the workspace. */
+  wait?: boolean;
+}
+
+/** GraphRAG's tables in the order the summary lists them, with the names kgrag gives what they became. */
+const graphragTableLines = [
+  ['documents', 'documents', 'documents'],
+  ['textUnits', 'text units', 'chunks'],
+  ['entities', 'entities', 'entities'],
+  ['relationships', 'relationships', 'relations'],
+  ['communities', 'communities', 'communities'],
+  ['communityReports', 'community reports', 'reports'],
+  ['covariates', 'covariates', 'claims'],
+] as const;
+
+/**
+ * `kgrag import graphrag <output-dir>`: imports a Microsoft GraphRAG index into the workspace and builds what kgrag
+ * adds, so every method answers over it. Progress and the rows left out (with why) go to stderr; the summary (or
+ * `--json`) to stdout.
+ */
+export async function importGraphragCommand(directory: string, options: ImportGraphragCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
+  const kgrag = await openWorkspace(workspaceOptions(global, io, {}), io);
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  try {
+    const summary = await kgrag.importGraphrag(resolve(io.cwd, directory), {
+      ...writerLockOptions(`kgrag import graphrag ${directory}`, options.wait, io),
+      onEvent: (event) => renderer.onEvent(event),
+    });
+    renderer.stop();
+    for (const [table, accounting] of Object.entries(summary.tables)) {
+      for (const reason of accounting.leftOut.slice(0, listedProblems)) writeLine(io.stderr, `warning: ${sanitizeForTerminal(reason)}`);
+      if (accounting.leftOut.length > listedProblems) writeLine(io.stderr, `warning: ${accounting.leftOut.length - listedProblems} more rows of ${table} were left out`);
+    }
+    for (const note of summary.notes) writeLine(io.stderr, `note: ${sanitizeForTerminal(note)}`);
+    if (options.json) {
+      const { indexed, ...rest } = summary;
+      writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, ...rest, ran: indexed.ran, skipped: indexed.skipped }, null, 2));
+      return;
+    }
+    const lines = [`Imported the GraphRAG ${summary.generation} index ${sanitizeForTerminal(summary.directory)} into ${sanitizeForTerminal(kgrag.workspace)}${summary.changed ? '' : ' (already imported, nothing changed)'}:`];
+    for (const [key, name, kgragName] of graphragTableLines) {
+      const accounting = summary.tables[key];
+      if (accounting === undefined || accounting.rows === 0) continue;
+      let line = `  ${name}: ${integer.format(accounting.rows)} rows → ${integer.format(accounting.records)} ${kgragName}`;
+      if (key === 'relationships') {
+        const merged = summary.mergedRelationshipRows;
+        const parts = [
+          ...(merged > 0 ? [`${integer.format(merged)} rows share their entity pair with another row (A→B and B→A): one relation holds both descriptions and their summed weight`] : []),
+          ...(accounting.leftOut.length > 0 ? [`${integer.format(accounting.leftOut.length)} left out of the graph`] : []),
+        ];
+        if (parts.length > 0) line += ` (${parts.join('; ')})`;
+      } else if (accounting.leftOut.length > 0) {
+        line += ` (${integer.format(accounting.leftOut.length)} left out)`;
+      }
+      lines.push(line);
+    }
+    lines.push(`Vectors were made with the workspace's embedder ${summary.embedder}; GraphRAG's own embeddings were not read. Every row left out is kept for \`kgrag export --format graphrag\`.`);
+    writeLine(io.stdout, lines.join('\n'));
+  } finally {
+    renderer.stop();
+    await kgrag.close();
+  }
+}

@@ -36,6 +36,7 @@ import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
 import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
 import { publishedStoreView } from '../store/published-store-view.js';
+import type { ExportOptions, ExportSummary } from './export-index.js';
 import { importedIndexSource, importedIndexUpdateError, type GraphragImportSummary, type ImportGraphragOptions } from './import-graphrag.js';
 import { singleStoreWorkspace } from '../store/single-store-workspace.js';
 import { openSqliteWorkspaceStorage } from '../store/sqlite/sqlite-workspace-storage.js';
@@ -229,6 +230,11 @@ export interface Kgrag {
    * be empty or hold an earlier import; an imported index is updated by importing again, not by `index`.
    */
   importGraphrag(directory: string, options?: ImportGraphragOptions): Promise<GraphragImportSummary>;
+  /**
+   * Writes the published index in another tool's format: `graphrag` (GraphRAG 2.x parquet tables), `graphml` (Gephi,
+   * Cytoscape, networkx) or `neo4j` (CSV files for `neo4j-admin database import` and a Cypher script).
+   */
+  export(options: ExportOptions): Promise<ExportSummary>;
   /** The documents of the published index, in index order; with `ids`, only those of them that exist. */
   documents(ids?: readonly string[]): Promise<IndexedDocument[]>;
   /**
@@ -730,6 +736,18 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         );
       } finally {
         engine.invalidate();
+      }
+    },
+    async export(exportOptions) {
+      const snapshot = await storage.snapshot();
+      if (!snapshot) {
+        throw new KgragError(`${workspace} holds no index to export`, { code: 'EXPORT_NO_INDEX', category: 'input', hint: 'index documents first (`kgrag index <paths>`) or import one (`kgrag import graphrag <dir>`)' });
+      }
+      try {
+        const { exportIndex } = await import('./export-index.js');
+        return await exportIndex(snapshot.store, exportOptions);
+      } finally {
+        snapshot.release();
       }
     },
     async documents(ids) {

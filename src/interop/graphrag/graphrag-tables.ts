@@ -31,6 +31,8 @@ export interface GraphragTextUnit {
 /** A row of `entities`. */
 export interface GraphragEntity {
   id: string;
+  /** The kgrag id of a row kgrag exported (its extra `kgrag_id` column), so that a round trip keeps ids. */
+  kgragId?: string;
   humanReadableId: number | null;
   title: string;
   type: string;
@@ -57,6 +59,8 @@ export interface GraphragRelationship {
 /** A row of `communities`. */
 export interface GraphragCommunity {
   id: string;
+  /** The kgrag id of a row kgrag exported (its extra `kgrag_id` column), so that a round trip keeps ids. */
+  kgragId?: string;
   humanReadableId: number | null;
   community: number;
   level: number;
@@ -99,6 +103,8 @@ export interface GraphragCommunityReport {
 /** A row of `covariates` (claims). */
 export interface GraphragCovariate {
   id: string;
+  /** The kgrag id of a row kgrag exported (its extra `kgrag_id` column), so that a round trip keeps ids. */
+  kgragId?: string;
   humanReadableId: number | null;
   covariateType: string;
   type: string;

@@ -162,7 +162,7 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
       entitiesLeftOut.push(`entity ${entity.id} repeats the title "${entity.title}" (GraphRAG keeps the first)`);
       continue;
     }
-    let id = extractedEntityId(entity.title);
+    let id = entity.kgragId ?? extractedEntityId(entity.title);
     if (takenIds.has(id)) id = contentId('entity', graphragSystem, entity.title, entity.id);
     takenIds.add(id);
     const record: EntityRecord = {
@@ -243,7 +243,7 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
         claimsLeftOut.push(`claim ${covariate.id} names text unit ${covariate.textUnitId}, which the text units table lacks`);
         continue;
       }
-      let id = contentId('claim', chunkId, covariate.subjectId, covariate.type, covariate.description);
+      let id = covariate.kgragId ?? contentId('claim', chunkId, covariate.subjectId, covariate.type, covariate.description);
       if (claimIds.has(id)) id = contentId('claim', graphragSystem, covariate.id);
       claimIds.add(id);
       const object = optional(covariate.objectId);
@@ -305,7 +305,7 @@ function mapCommunities(rows: readonly GraphragCommunity[], context: CommunityCo
       continue;
     }
     const members = [...new Set(community.entityIds.flatMap((id) => context.entityOfExternal.get(id) ?? []))].sort();
-    let id = contentId('community', community.level, members);
+    let id = community.kgragId ?? contentId('community', community.level, members);
     if (taken.has(id)) id = contentId('community', community.level, members, graphragSystem, community.community);
     taken.add(id);
     idOfNumber.set(community.community, id);

@@ -75,6 +75,12 @@ async function readTable(path: string): Promise<{ rows: ParquetRows; sha256: str
   }
 }
 
+/** The `kgrag_id` of a row kgrag exported, as an optional property. */
+function kgragIdOf(row: Record<string, unknown>, column: string | undefined): { kgragId?: string } {
+  const id = column === undefined ? undefined : idValue(row[column]);
+  return id === undefined ? {} : { kgragId: id };
+}
+
 /** Counts rows left out by reason, for one warning line per reason. */
 class SkippedRows {
   private readonly counts = new Map<string, number>();
@@ -148,6 +154,7 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
   const type = table.firstOf('type');
   const description = table.firstOf('description');
   const textUnitIds = table.firstOf('text_unit_ids');
+  const kgragId = table.firstOf('kgrag_id');
   const columns = { humanReadableId: table.firstOf('human_readable_id'), frequency: table.firstOf('frequency'), degree: table.firstOf('degree'), x: table.firstOf('x'), y: table.firstOf('y') };
   const optionalNumber = (row: Record<string, unknown>, column: string | undefined): number | null => (column === undefined ? null : (numberValue(row[column]) ?? null));
   const entities: GraphragEntity[] = [];
@@ -160,6 +167,7 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
     }
     entities.push({
       id: entityId,
+      ...kgragIdOf(row, kgragId),
       humanReadableId: optionalNumber(row, columns.humanReadableId),
       title: entityTitle,
       type: (type === undefined ? undefined : textValue(row[type])) ?? '',
@@ -219,6 +227,7 @@ function readCommunities(table: ParquetRows, skipped: SkippedRows): GraphragComm
   const period = table.firstOf('period');
   const size = table.firstOf('size');
   const humanReadableId = table.firstOf('human_readable_id');
+  const kgragId = table.firstOf('kgrag_id');
   const communities: GraphragCommunity[] = [];
   for (const row of table.rows) {
     const number = numberValue(row[community]);
@@ -230,6 +239,7 @@ function readCommunities(table: ParquetRows, skipped: SkippedRows): GraphragComm
     const parentNumber = parent === undefined ? undefined : numberValue(row[parent]);
     communities.push({
       id: (id === undefined ? undefined : idValue(row[id])) ?? String(number),
+      ...kgragIdOf(row, kgragId),
       humanReadableId: humanReadableId === undefined ? null : (numberValue(row[humanReadableId]) ?? null),
       community: number,
       level: depth,
@@ -314,6 +324,7 @@ function readCovariates(table: ParquetRows, skipped: SkippedRows): GraphragCovar
     startDate: table.firstOf('start_date'),
     endDate: table.firstOf('end_date'),
     sourceText: table.firstOf('source_text'),
+    kgragId: table.firstOf('kgrag_id'),
   };
   const text = (row: Record<string, unknown>, column: string | undefined): string | undefined => (column === undefined ? undefined : textValue(row[column]));
   const covariates: GraphragCovariate[] = [];
@@ -326,6 +337,7 @@ function readCovariates(table: ParquetRows, skipped: SkippedRows): GraphragCovar
     }
     covariates.push({
       id: (columns.id === undefined ? undefined : idValue(row[columns.id])) ?? `row-${index}`,
+      ...kgragIdOf(row, columns.kgragId),
       humanReadableId: columns.humanReadableId === undefined ? null : (numberValue(row[columns.humanReadableId]) ?? null),
       covariateType: text(row, columns.covariateType) ?? 'claim',
       type: text(row, columns.type) ?? '',

@@ -1,0 +1,64 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { KgragError } from '../core/errors.js';
+import type { Store } from '../store/store.js';
+
+/** The formats `kgrag export` writes. */
+export const exportFormats = ['graphrag', 'graphml', 'neo4j'] as const;
+
+/** A format of {@link exportFormats}. */
+export type ExportFormat = (typeof exportFormats)[number];
+
+/** Options of `Kgrag.export`. */
+export interface ExportOptions {
+  format: ExportFormat;
+  /** The folder to write (created when missing); for `graphml`, the file is `<directory>/graph.graphml`. */
+  directory: string;
+  /** Write into a folder that already holds files (the export's own files are replaced). @default false */
+  overwrite?: boolean;
+}
+
+/** What an export wrote. */
+export interface ExportSummary {
+  format: ExportFormat;
+  directory: string;
+  files: Array<{ file: string; rows: number; bytes?: number }>;
+}
+
+/** A folder that holds files the export did not write is refused: an export never mixes with other data. */
+function refuseNonEmpty(directory: string, overwrite: boolean): void {
+  if (!existsSync(directory)) return;
+  if (!statSync(directory).isDirectory()) {
+    throw new KgragError(`${directory} is a file; an export writes a folder`, {
+      code: 'EXPORT_NOT_A_FOLDER',
+      category: 'input',
+      hint: 'pass a folder path (it is created when missing)',
+      details: { directory },
+    });
+  }
+  if (!overwrite && readdirSync(directory).length > 0) {
+    throw new KgragError(`${directory} is not empty`, {
+      code: 'EXPORT_FOLDER_NOT_EMPTY',
+      category: 'input',
+      hint: 'export into a new or empty folder, or pass --overwrite to replace the export files in it',
+      details: { directory },
+    });
+  }
+}
+
+/** Writes the index in `store` in one of the formats of {@link exportFormats}. */
+export async function exportIndex(store: Store, options: ExportOptions): Promise<ExportSummary> {
+  refuseNonEmpty(options.directory, options.overwrite === true);
+  switch (options.format) {
+    case 'graphrag': {
+      const { writeGraphragOutput } = await import('../interop/graphrag/write-graphrag-output.js');
+      const written = await writeGraphragOutput(store, options.directory);
+      return { format: 'graphrag', directory: options.directory, files: written.files };
+    }
+    default:
+      throw new KgragError(`unknown export format "${String(options.format)}"`, {
+        code: 'EXPORT_UNKNOWN_FORMAT',
+        category: 'input',
+        hint: `choose one of ${exportFormats.join(', ')}`,
+      });
+  }
+}

@@ -1,0 +1,189 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from '../../store/store.js';
+import { writeParquetTable, type ParquetColumn, type ParquetColumnType } from '../parquet/write-parquet-table.js';
+import { graphragTableFiles, type GraphragTableName } from './graphrag-tables.js';
+import { recordsToGraphrag, type IndexRecords } from './records-to-graphrag.js';
+
+/** What an export to GraphRAG's format wrote. */
+export interface GraphragExportSummary {
+  directory: string;
+  /** Rows per table file written. */
+  files: Array<{ file: string; rows: number; bytes: number }>;
+}
+
+/** Reads every record an export needs from the index. */
+export async function readIndexRecords(store: Store): Promise<IndexRecords> {
+  const [documents, chunks, entities, relations, communities, reports, claims, externalIds] = await Promise.all([
+    store.table('documents').all(),
+    store.table('chunks').all(),
+    store.table('entities').all(),
+    store.table('relations').all(),
+    store.table('communities').all(),
+    store.table('reports').all(),
+    store.table('claims').all(),
+    store.table('externalIds').all(),
+  ]);
+  const byHid = <T extends { hid?: number }>(rows: T[]): T[] => rows.sort((a, b) => (a.hid ?? 0) - (b.hid ?? 0));
+  return {
+    documents: byHid(documents),
+    chunks: byHid(chunks),
+    entities: byHid(entities),
+    relations: byHid(relations),
+    communities: byHid(communities),
+    reports: byHid(reports),
+    claims: byHid(claims),
+    externalIds,
+  };
+}
+
+/** A column built from rows: its name, type and how a row gives its value. */
+type ColumnOf<R> = [name: string, type: ParquetColumnType, value: (row: R) => unknown];
+
+function columnsOf<R>(rows: readonly R[], specs: ReadonlyArray<ColumnOf<R>>): ParquetColumn[] {
+  return specs.map(([name, type, value]) => ({ name, type, data: rows.map(value) }));
+}
+
+/**
+ * Writes an index as GraphRAG 2.x output tables (`documents.parquet`, `text_units.parquet`, `entities.parquet`,
+ * `relationships.parquet`, `communities.parquet`, `community_reports.parquet`, `covariates.parquet` when the index has
+ * claims) with GraphRAG's column names and types, which GraphRAG's query code and notebooks read. Entities,
+ * communities, reports and claims carry one extra column, `kgrag_id`, so that importing the files again keeps kgrag's
+ * ids.
+ */
+export async function writeGraphragOutput(store: Store, directory: string): Promise<GraphragExportSummary> {
+  const { tables, kgragIds } = recordsToGraphrag(await readIndexRecords(store));
+  await mkdir(directory, { recursive: true });
+  const files: GraphragExportSummary['files'] = [];
+  const write = async (table: GraphragTableName, rows: number, columns: ParquetColumn[]): Promise<void> => {
+    const file = join(directory, `${graphragTableFiles[table]}.parquet`);
+    const bytes = await writeParquetTable(file, columns, [{ key: 'kgrag.export', value: 'graphrag 2.x tables written by kgrag' }]);
+    files.push({ file, rows, bytes });
+  };
+  const kgragId = (ids: readonly string[]): ParquetColumn => ({ name: 'kgrag_id', type: 'string', data: [...ids] });
+
+  await write(
+    'documents',
+    tables.documents.length,
+    columnsOf(tables.documents, [
+      ['id', 'string', (row) => row.id],
+      ['human_readable_id', 'int64', (row) => row.humanReadableId],
+      ['title', 'string', (row) => row.title],
+      ['text', 'string', (row) => row.text],
+      ['text_unit_ids', 'string-list', (row) => row.textUnitIds],
+      ['creation_date', 'string', (row) => row.creationDate],
+      ['metadata', 'string', (row) => (row.metadata === null || row.metadata === undefined ? null : JSON.stringify(row.metadata))],
+    ]),
+  );
+  const entityIdsOfUnit = new Map<string, string[]>();
+  for (const entity of tables.entities) for (const unit of entity.textUnitIds) appendTo(entityIdsOfUnit, unit, entity.id);
+  const relationshipIdsOfUnit = new Map<string, string[]>();
+  for (const relationship of tables.relationships) for (const unit of relationship.textUnitIds) appendTo(relationshipIdsOfUnit, unit, relationship.id);
+  const covariateIdsOfUnit = new Map<string, string[]>();
+  for (const covariate of tables.covariates) appendTo(covariateIdsOfUnit, covariate.textUnitId, covariate.id);
+  await write(
+    'textUnits',
+    tables.textUnits.length,
+    columnsOf(tables.textUnits, [
+      ['id', 'string', (row) => row.id],
+      ['human_readable_id', 'int64', (row) => row.humanReadableId],
+      ['text', 'string', (row) => row.text],
+      ['n_tokens', 'int64', (row) => row.nTokens],
+      ['document_id', 'string', (row) => row.documentIds[0] ?? null],
+      ['entity_ids', 'string-list', (row) => entityIdsOfUnit.get(row.id) ?? []],
+      ['relationship_ids', 'string-list', (row) => relationshipIdsOfUnit.get(row.id) ?? []],
+      ['covariate_ids', 'string-list', (row) => covariateIdsOfUnit.get(row.id) ?? []],
+    ]),
+  );
+  await write('entities', tables.entities.length, [
+    ...columnsOf(tables.entities, [
+      ['id', 'string', (row) => row.id],
+      ['human_readable_id', 'int64', (row) => row.humanReadableId],
+      ['title', 'string', (row) => row.title],
+      ['type', 'string', (row) => row.type],
+      ['description', 'string', (row) => row.description],
+      ['text_unit_ids', 'string-list', (row) => row.textUnitIds],
+      ['frequency', 'int64', (row) => row.frequency],
+      ['degree', 'int64', (row) => row.degree],
+    ]),
+    kgragId(kgragIds.entities),
+  ]);
+  await write(
+    'relationships',
+    tables.relationships.length,
+    columnsOf(tables.relationships, [
+      ['id', 'string', (row) => row.id],
+      ['human_readable_id', 'int64', (row) => row.humanReadableId],
+      ['source', 'string', (row) => row.source],
+      ['target', 'string', (row) => row.target],
+      ['description', 'string', (row) => row.description],
+      ['weight', 'double', (row) => row.weight],
+      ['combined_degree', 'int64', (row) => row.combinedDegree],
+      ['text_unit_ids', 'string-list', (row) => row.textUnitIds],
+    ]),
+  );
+  await write('communities', tables.communities.length, [
+    ...columnsOf(tables.communities, [
+      ['id', 'string', (row) => row.id],
+      ['human_readable_id', 'int64', (row) => row.humanReadableId],
+      ['community', 'int64', (row) => row.community],
+      ['level', 'int64', (row) => row.level],
+      ['parent', 'int64', (row) => row.parent ?? -1],
+      ['children', 'int64-list', (row) => row.children ?? []],
+      ['title', 'string', (row) => row.title],
+      ['entity_ids', 'string-list', (row) => row.entityIds],
+      ['relationship_ids', 'string-list', (row) => row.relationshipIds],
+      ['text_unit_ids', 'string-list', (row) => row.textUnitIds],
+      ['period', 'string', (row) => row.period],
+      ['size', 'int64', (row) => row.size],
+    ]),
+    kgragId(kgragIds.communities),
+  ]);
+  const communityOf = new Map(tables.communities.map((community) => [community.community, community]));
+  await write('communityReports', tables.communityReports.length, [
+    ...columnsOf(tables.communityReports, [
+      ['id', 'string', (row) => row.id],
+      ['human_readable_id', 'int64', (row) => row.humanReadableId],
+      ['community', 'int64', (row) => row.community],
+      ['level', 'int64', (row) => row.level],
+      ['parent', 'int64', (row) => communityOf.get(row.community)?.parent ?? -1],
+      ['children', 'int64-list', (row) => communityOf.get(row.community)?.children ?? []],
+      ['title', 'string', (row) => row.title],
+      ['summary', 'string', (row) => row.summary],
+      ['full_content', 'string', (row) => row.fullContent],
+      ['rank', 'double', (row) => row.rank],
+      ['rating_explanation', 'string', (row) => row.ratingExplanation],
+      ['findings', 'findings', (row) => row.findings.map((finding) => ({ explanation: finding.explanation, summary: finding.summary }))],
+      ['full_content_json', 'string', (row) => row.fullContentJson],
+      ['period', 'string', (row) => row.period],
+      ['size', 'int64', (row) => row.size],
+    ]),
+    kgragId(kgragIds.communityReports),
+  ]);
+  if (tables.covariates.length > 0) {
+    await write('covariates', tables.covariates.length, [
+      ...columnsOf(tables.covariates, [
+        ['id', 'string', (row) => row.id],
+        ['human_readable_id', 'int64', (row) => row.humanReadableId],
+        ['covariate_type', 'string', (row) => row.covariateType],
+        ['type', 'string', (row) => row.type],
+        ['description', 'string', (row) => row.description],
+        ['subject_id', 'string', (row) => row.subjectId],
+        ['object_id', 'string', (row) => row.objectId],
+        ['status', 'string', (row) => row.status],
+        ['start_date', 'string', (row) => row.startDate],
+        ['end_date', 'string', (row) => row.endDate],
+        ['source_text', 'string', (row) => row.sourceText],
+        ['text_unit_id', 'string', (row) => row.textUnitId],
+      ]),
+      kgragId(kgragIds.covariates),
+    ]);
+  }
+  return { directory, files };
+}
+
+function appendTo(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

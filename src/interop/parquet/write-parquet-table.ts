@@ -1,0 +1,63 @@
+import { rename, writeFile } from 'node:fs/promises';
+import type { SchemaElement } from 'hyparquet';
+import { parquetWriteBuffer } from 'hyparquet-writer';
+
+/** The column types kgrag writes: what pandas gives GraphRAG's tables (object strings, int64, float64, lists). */
+export type ParquetColumnType = 'string' | 'int64' | 'double' | 'string-list' | 'int64-list' | 'findings';
+
+/** One column of a table to write: its name, type, and one value per row (null for a missing value). */
+export interface ParquetColumn {
+  name: string;
+  type: ParquetColumnType;
+  data: unknown[];
+}
+
+const stringElement = (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' }, repetition_type: 'OPTIONAL' });
+
+/** The schema elements of a column: lists as the three-level LIST that pyarrow writes (`list` / `element`). */
+function schemaOf(column: ParquetColumn): SchemaElement[] {
+  const list = (children: SchemaElement[], elementChildren = 0): SchemaElement[] => [
+    { name: column.name, repetition_type: 'OPTIONAL', converted_type: 'LIST', logical_type: { type: 'LIST' }, num_children: 1 },
+    { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+    ...(elementChildren > 0 ? [{ name: 'element', repetition_type: 'OPTIONAL', num_children: elementChildren } as SchemaElement] : []),
+    ...children,
+  ];
+  switch (column.type) {
+    case 'string':
+      return [stringElement(column.name)];
+    case 'int64':
+      return [{ name: column.name, type: 'INT64', repetition_type: 'OPTIONAL' }];
+    case 'double':
+      return [{ name: column.name, type: 'DOUBLE', repetition_type: 'OPTIONAL' }];
+    case 'string-list':
+      return list([stringElement('element')]);
+    case 'int64-list':
+      return list([{ name: 'element', type: 'INT64', repetition_type: 'OPTIONAL' }]);
+    case 'findings':
+      return list([stringElement('explanation'), stringElement('summary')], 2);
+  }
+}
+
+function valuesOf(column: ParquetColumn): unknown[] {
+  if (column.type === 'int64') return column.data.map((value) => (typeof value === 'number' ? BigInt(Math.trunc(value)) : null));
+  if (column.type === 'int64-list') return column.data.map((value) => (Array.isArray(value) ? value.map((item: number) => BigInt(Math.trunc(item))) : null));
+  return column.data;
+}
+
+/**
+ * Writes a table as a parquet file (snappy-compressed, as GraphRAG writes its own), through a temporary file renamed
+ * into place so that a reader never sees half a file.
+ */
+export async function writeParquetTable(path: string, columns: readonly ParquetColumn[], metadata: ReadonlyArray<{ key: string; value: string }> = []): Promise<number> {
+  const schema: SchemaElement[] = [{ name: 'schema', num_children: columns.length }, ...columns.flatMap(schemaOf)];
+  const buffer = parquetWriteBuffer({
+    columnData: columns.map((column) => ({ name: column.name, data: valuesOf(column) })),
+    schema,
+    kvMetadata: [...metadata],
+    createdBy: 'kgrag',
+  });
+  const partial = `${path}.partial`;
+  await writeFile(partial, new Uint8Array(buffer));
+  await rename(partial, path);
+  return buffer.byteLength;
+}

@@ -9,6 +9,7 @@ import { type CliIo, processIo, writeLine } from './cli-io.js';
 import { INTERRUPTED_CODE } from './interrupted-error.js';
 import type { DeleteCommandOptions } from './commands/delete-command.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
+import type { ExportCommandOptions } from './commands/export-command.js';
 import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
 import type { ImportGraphragCommandOptions, ImportOpenieCommandOptions } from './commands/import-command.js';
 import type { IndexCommandOptions } from './commands/index-command.js';
@@ -129,6 +130,15 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--json', 'print the summary as JSON')
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
     .action(async (file: string, options: ImportOpenieCommandOptions) => (await import('./commands/import-command.js')).importOpenieCommand(file, options, global(), io));
+
+  program
+    .command('export')
+    .description('write the index in another format: graphrag (GraphRAG 2.x parquet tables), graphml (Gephi, Cytoscape, networkx) or neo4j (CSV for neo4j-admin import and a Cypher script)')
+    .argument('<dir>', 'the folder to write (created when missing; must be empty unless --overwrite)')
+    .addOption(new Option('--format <format>', 'the format').choices(['graphrag', 'graphml', 'neo4j']).makeOptionMandatory())
+    .option('--overwrite', 'write into a folder that already holds files')
+    .option('--json', 'print what was written as JSON')
+    .action(async (directory: string, options: ExportCommandOptions) => (await import('./commands/export-command.js')).exportCommand(directory, options, global(), io));
 
   program
     .command('generate-questions')

@@ -42,6 +42,8 @@ export interface GraphragEntity {
   degree: number | null;
   x: number | null;
   y: number | null;
+  /** Other names of the entity (an extra `aliases` column kgrag writes; GraphRAG has none). */
+  aliases?: string[];
 }
 
 /** A row of `relationships`: directed, with the entities' titles as `source` and `target`. */
@@ -98,6 +100,8 @@ export interface GraphragCommunityReport {
   fullContentJson: string | null;
   period: string | null;
   size: number | null;
+  /** How kgrag made the report (its extra `kgrag_generated_by` column); GraphRAG's reports are an LLM's. */
+  generatedBy?: 'llm' | 'extractive';
 }
 
 /** A row of `covariates` (claims). */

@@ -170,7 +170,7 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
       title: entity.title,
       type: entity.type,
       description: entity.description,
-      aliases: [],
+      aliases: entity.aliases ?? [],
       frequency: entity.frequency ?? entity.textUnitIds.length,
       degree: entity.degree ?? 0,
       chunkIds: chunkIds(entity.textUnitIds),
@@ -363,7 +363,7 @@ function mapReports(tables: GraphragTables, communities: readonly CommunityRecor
       rating: report.rank ?? 0,
       ratingExplanation: report.ratingExplanation,
       fullContent: report.fullContent,
-      generatedBy: 'llm',
+      generatedBy: report.generatedBy ?? 'llm',
       error: null,
     });
     externalIds.push(

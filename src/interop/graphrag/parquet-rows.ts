@@ -29,7 +29,8 @@ export class ParquetRows {
   require(...names: string[]): string {
     const found = this.firstOf(...names);
     if (found !== undefined) return found;
-    const wanted = names.length === 1 ? `column "${names[0]}"` : `one of the columns ${names.map((name) => `"${name}"`).join(', ')}`;
+    const [first, ...others] = names.map((name) => `"${name}"`);
+    const wanted = others.length === 0 ? `column ${first}` : `column ${first} (nor ${others.join(' or ')})`;
     throw new KgragError(`${this.file} has no ${wanted}, which kgrag needs to import this table (its columns: ${[...this.columns].join(', ')})`, {
       code: 'IMPORT_MISSING_COLUMN',
       category: 'input',

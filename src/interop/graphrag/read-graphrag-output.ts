@@ -155,6 +155,7 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
   const description = table.firstOf('description');
   const textUnitIds = table.firstOf('text_unit_ids');
   const kgragId = table.firstOf('kgrag_id');
+  const aliases = table.firstOf('aliases');
   const columns = { humanReadableId: table.firstOf('human_readable_id'), frequency: table.firstOf('frequency'), degree: table.firstOf('degree'), x: table.firstOf('x'), y: table.firstOf('y') };
   const optionalNumber = (row: Record<string, unknown>, column: string | undefined): number | null => (column === undefined ? null : (numberValue(row[column]) ?? null));
   const entities: GraphragEntity[] = [];
@@ -168,6 +169,7 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
     entities.push({
       id: entityId,
       ...kgragIdOf(row, kgragId),
+      ...(aliases === undefined ? {} : { aliases: listValue(row[aliases]).flatMap((alias) => textValue(alias) ?? []) }),
       humanReadableId: optionalNumber(row, columns.humanReadableId),
       title: entityTitle,
       type: (type === undefined ? undefined : textValue(row[type])) ?? '',
@@ -280,6 +282,7 @@ function readCommunityReports(table: ParquetRows, skipped: SkippedRows): Graphra
     fullContentJson: table.firstOf('full_content_json'),
     period: table.firstOf('period'),
     size: table.firstOf('size'),
+    generatedBy: table.firstOf('kgrag_generated_by'),
   };
   const text = (row: Record<string, unknown>, column: string | undefined): string | undefined => (column === undefined ? undefined : textValue(row[column]));
   const number = (row: Record<string, unknown>, column: string | undefined): number | undefined => (column === undefined ? undefined : numberValue(row[column]));
@@ -305,6 +308,7 @@ function readCommunityReports(table: ParquetRows, skipped: SkippedRows): Graphra
       fullContentJson: text(row, columns.fullContentJson) ?? null,
       period: text(row, columns.period) ?? null,
       size: number(row, columns.size) ?? null,
+      ...(text(row, columns.generatedBy) === 'extractive' ? { generatedBy: 'extractive' as const } : {}),
     });
   }
   return reports;

@@ -120,6 +120,7 @@ export function recordsToGraphrag(records: IndexRecords): GraphragExport {
       degree: entity.degree,
       x: typeof recorded.x === 'number' ? recorded.x : null,
       y: typeof recorded.y === 'number' ? recorded.y : null,
+      aliases: entity.aliases,
     };
   });
 
@@ -203,6 +204,7 @@ export function recordsToGraphrag(records: IndexRecords): GraphragExport {
         JSON.stringify({ title: report.title, summary: report.summary, findings: report.findings, rating: report.rating, rating_explanation: report.ratingExplanation }, null, 4),
       period: textOr(recorded.period, community?.period ?? null),
       size: community?.size ?? null,
+      generatedBy: report.generatedBy,
     };
   });
 

@@ -47,9 +47,10 @@ function columnsOf<R>(rows: readonly R[], specs: ReadonlyArray<ColumnOf<R>>): Pa
 /**
  * Writes an index as GraphRAG 2.x output tables (`documents.parquet`, `text_units.parquet`, `entities.parquet`,
  * `relationships.parquet`, `communities.parquet`, `community_reports.parquet`, `covariates.parquet` when the index has
- * claims) with GraphRAG's column names and types, which GraphRAG's query code and notebooks read. Entities,
- * communities, reports and claims carry one extra column, `kgrag_id`, so that importing the files again keeps kgrag's
- * ids.
+ * claims) with GraphRAG's column names and types, which GraphRAG's query code and notebooks read. A few extra columns
+ * carry what GraphRAG's tables have no place for, so that importing the files again gives the same index: `kgrag_id`
+ * (entities, communities, reports, claims), `aliases` (entities) and `kgrag_generated_by` (reports: `llm` or
+ * `extractive`).
  */
 export async function writeGraphragOutput(store: Store, directory: string): Promise<GraphragExportSummary> {
   const { tables, kgragIds } = recordsToGraphrag(await readIndexRecords(store));
@@ -105,6 +106,7 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
       ['text_unit_ids', 'string-list', (row) => row.textUnitIds],
       ['frequency', 'int64', (row) => row.frequency],
       ['degree', 'int64', (row) => row.degree],
+      ['aliases', 'string-list', (row) => row.aliases ?? []],
     ]),
     kgragId(kgragIds.entities),
   ]);
@@ -157,6 +159,7 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
       ['full_content_json', 'string', (row) => row.fullContentJson],
       ['period', 'string', (row) => row.period],
       ['size', 'int64', (row) => row.size],
+      ['kgrag_generated_by', 'string', (row) => row.generatedBy ?? 'llm'],
     ]),
     kgragId(kgragIds.communityReports),
   ]);

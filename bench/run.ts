@@ -16,6 +16,7 @@ import { benchExplorer } from './explorer.js';
 import { benchIncremental } from './incremental.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
+import { benchParquet } from './parquet.js';
 import { benchReliability } from './reliability.js';
 import { benchServe } from './serve.js';
 import { benchTot } from './tot.js';
@@ -55,6 +56,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 20: the web explorer in headless chromium on the 2Wiki fast index: page load to the first drawn graph (< 2,000 ms), a ppr question to its drawn answer and subgraph (< 1,000 ms)',
     defaultRuns: 5,
     run: benchExplorer,
+  },
+  parquet: {
+    describe: 'issue 21: hyparquet (+ writer) against parquet-wasm (arrow-rs) reading the real GraphRAG 1.x Dulce tables and reading/writing a 100,000-row entities table; file sizes; installed size',
+    defaultRuns: 5,
+    run: benchParquet,
   },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };

@@ -44,18 +44,24 @@ function valuesOf(column: ParquetColumn): unknown[] {
   return column.data;
 }
 
+/** A table as the bytes of a parquet file (snappy-compressed). */
+export function parquetTableBytes(columns: readonly ParquetColumn[], metadata: ReadonlyArray<{ key: string; value: string }> = []): ArrayBuffer {
+  const schema: SchemaElement[] = [{ name: 'schema', num_children: columns.length }, ...columns.flatMap(schemaOf)];
+  return parquetWriteBuffer({
+    columnData: columns.map((column) => ({ name: column.name, data: valuesOf(column) })),
+    schema,
+    // An empty key-value list (rather than none) makes arrow-rs misread every LIST column's schema.
+    ...(metadata.length > 0 ? { kvMetadata: [...metadata] } : {}),
+    createdBy: 'kgrag',
+  });
+}
+
 /**
  * Writes a table as a parquet file (snappy-compressed, as GraphRAG writes its own), through a temporary file renamed
  * into place so that a reader never sees half a file.
  */
 export async function writeParquetTable(path: string, columns: readonly ParquetColumn[], metadata: ReadonlyArray<{ key: string; value: string }> = []): Promise<number> {
-  const schema: SchemaElement[] = [{ name: 'schema', num_children: columns.length }, ...columns.flatMap(schemaOf)];
-  const buffer = parquetWriteBuffer({
-    columnData: columns.map((column) => ({ name: column.name, data: valuesOf(column) })),
-    schema,
-    kvMetadata: [...metadata],
-    createdBy: 'kgrag',
-  });
+  const buffer = parquetTableBytes(columns, metadata);
   const partial = `${path}.partial`;
   await writeFile(partial, new Uint8Array(buffer));
   await rename(partial, path);

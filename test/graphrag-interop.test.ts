@@ -6,8 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { parquetWriteBuffer } from 'hyparquet-writer';
+import { XMLParser } from 'fast-xml-parser';
 import { readParquet } from 'parquet-wasm';
 import { createKgrag, type Kgrag } from '../src/index.js';
+import { runCliCaptured } from './helpers/run-cli-captured.js';
 
 /*
  * Issue 21: two real Microsoft GraphRAG indexes of the Operation Dulce novella (../shared/datasets/graphrag-output, one
@@ -234,6 +236,31 @@ test('an index kgrag built comes back from its GraphRAG export the same', async 
     await built.close();
     await copy.close();
   }
+});
+
+test('the command line imports a GraphRAG output and exports it as GraphML and for Neo4j', { skip }, async () => {
+  const cwd = tempFolder('cli');
+  const imported = await runCliCaptured(['import', 'graphrag', join(outputs, 'operation-dulce-v2'), '-w', 'ws', '--json'], { cwd });
+  assert.equal(imported.code, 0, imported.stderr);
+  const summary = JSON.parse(imported.stdout) as { tables: Record<string, { rows: number; records: number; leftOut: string[] }>; mergedRelationshipRows: number; ran: string[] };
+  assert.equal(summary.tables.entities?.records, 39);
+  assert.ok(summary.ran.includes('ppr-graph') && summary.ran.includes('keywords'), 'every method is built after the import');
+  assert.match(imported.stderr, /warning: relationship .* names "(ELEVATOR|CONCRETE HALLWAY)", which the entities table lacks/);
+
+  const graphml = await runCliCaptured(['export', '--format', 'graphml', 'out-graphml', '-w', 'ws'], { cwd });
+  assert.equal(graphml.code, 0, graphml.stderr);
+  const parsed = new XMLParser({ ignoreAttributes: false }).parse(readFileSync(join(cwd, 'out-graphml', 'graph.graphml'), 'utf8')) as { graphml: { graph: { node: unknown[]; edge: unknown[] } } };
+  assert.equal(parsed.graphml.graph.node.length, 39);
+  assert.equal(parsed.graphml.graph.edge.length, 100);
+
+  const neo4j = await runCliCaptured(['export', '--format', 'neo4j', 'out-neo4j', '-w', 'ws'], { cwd });
+  assert.equal(neo4j.code, 0, neo4j.stderr);
+  assert.match(neo4j.stdout, /entities\.csv\t39 Entity nodes/);
+  assert.match(readFileSync(join(cwd, 'out-neo4j', 'related.csv'), 'utf8').split('\n')[0] ?? '', /^:START_ID\(Entity\),:END_ID\(Entity\),.*:TYPE/);
+
+  const refused = await runCliCaptured(['export', '--format', 'neo4j', 'out-neo4j', '-w', 'ws'], { cwd });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /is not empty — export into a new or empty folder, or pass --overwrite/);
 });
 
 describe('GraphRAG outputs as real projects leave them', { skip }, () => {

@@ -11,17 +11,20 @@ export type ExportFormat = (typeof exportFormats)[number];
 /** Options of `Kgrag.export`. */
 export interface ExportOptions {
   format: ExportFormat;
-  /** The folder to write (created when missing); for `graphml`, the file is `<directory>/graph.graphml`. */
+  /** The folder to write (created when missing); `graphml` writes `<directory>/graph.graphml`. */
   directory: string;
   /** Write into a folder that already holds files (the export's own files are replaced). @default false */
   overwrite?: boolean;
+  /** Stops the export; files are written whole or not at all. */
+  signal?: AbortSignal;
 }
 
 /** What an export wrote. */
 export interface ExportSummary {
   format: ExportFormat;
   directory: string;
-  files: Array<{ file: string; rows: number; bytes?: number }>;
+  /** Each file written, and what it holds (e.g. "373 nodes, 765 edges"). */
+  files: Array<{ file: string; holds: string }>;
 }
 
 /** A folder that holds files the export did not write is refused: an export never mixes with other data. */
@@ -52,7 +55,30 @@ export async function exportIndex(store: Store, options: ExportOptions): Promise
     case 'graphrag': {
       const { writeGraphragOutput } = await import('../interop/graphrag/write-graphrag-output.js');
       const written = await writeGraphragOutput(store, options.directory);
-      return { format: 'graphrag', directory: options.directory, files: written.files };
+      return { format: 'graphrag', directory: options.directory, files: written.files.map((file) => ({ file: file.file, holds: `${file.rows} rows` })) };
+    }
+    case 'graphml': {
+      const { mkdir } = await import('node:fs/promises');
+      const { join } = await import('node:path');
+      const { writeGraphml } = await import('../interop/graphml/write-graphml.js');
+      await mkdir(options.directory, { recursive: true });
+      const file = join(options.directory, 'graph.graphml');
+      const written = await writeGraphml(store, file, options.signal === undefined ? {} : { signal: options.signal });
+      return { format: 'graphml', directory: options.directory, files: [{ file, holds: `${written.nodes} nodes, ${written.edges} edges, ${written.levels} community levels` }] };
+    }
+    case 'neo4j': {
+      const { join } = await import('node:path');
+      const { writeNeo4jImport } = await import('../interop/neo4j/write-neo4j-import.js');
+      const written = await writeNeo4jImport(store, options.directory, options.signal === undefined ? {} : { signal: options.signal });
+      return {
+        format: 'neo4j',
+        directory: options.directory,
+        files: [
+          ...written.files.map((file) => ({ file: join(options.directory, file.file), holds: `${file.rows} ${file.name} ${file.kind === 'nodes' ? 'nodes' : 'relationships'}` })),
+          { file: join(options.directory, written.script), holds: 'constraints and LOAD CSV statements' },
+          { file: join(options.directory, written.readme), holds: 'the neo4j-admin and cypher-shell command lines' },
+        ],
+      };
     }
     default:
       throw new KgragError(`unknown export format "${String(options.format)}"`, {

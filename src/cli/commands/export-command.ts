@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { ExportFormat } from '../../api/export-index.js';
 import { type CliIo, writeLine } from '../cli-io.js';
-import { integerFormat as integer } from '../number-format.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 
@@ -22,7 +21,7 @@ export async function exportCommand(directory: string, options: ExportCommandOpt
       writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, ...summary }, null, 2));
       return;
     }
-    for (const file of summary.files) writeLine(io.stdout, `${sanitizeForTerminal(file.file)}\t${integer.format(file.rows)} rows`);
+    for (const file of summary.files) writeLine(io.stdout, `${sanitizeForTerminal(file.file)}\t${file.holds}`);
   } finally {
     await kgrag.close();
   }

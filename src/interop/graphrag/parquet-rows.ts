@@ -27,7 +27,7 @@ export class ParquetRows {
 
   /** The first of `names` the file has, or the error that the table needs one of them. */
   require(...names: string[]): string {
-    const found = this.firstOf(...names);
+    const found = names.find((name) => this.columns.has(name));
     if (found !== undefined) return found;
     const [first, ...others] = names.map((name) => `"${name}"`);
     const wanted = others.length === 0 ? `column ${first}` : `column ${first} (nor ${others.join(' or ')})`;

@@ -7,6 +7,11 @@
 // Workspace facade
 export { createKgrag } from './api/create-kgrag.js';
 export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export type { GraphragImportSummary, ImportGraphragOptions } from './api/import-graphrag.js';
+export { exportFormats } from './api/export-index.js';
+export type { ExportFormat, ExportOptions, ExportSummary } from './api/export-index.js';
+export type { TableAccounting } from './interop/graphrag/graphrag-to-records.js';
+export type { ExternalIdRecord, ExternalRecordKind } from './core/types.js';
 export { createGraphBrowser } from './api/create-graph-browser.js';
 export { graphBrowserLimits, maxSearchQueryLength } from './api/graph-browser.js';
 export type {

@@ -214,6 +214,31 @@ describe('an imported index', { skip }, () => {
     await assert.rejects(kgrag.delete([document.id]), { code: 'INDEX_IMPORTED' });
   });
 
+  test('an interrupted import resumes where it stopped and gives the same index', async () => {
+    const resumed = await createKgrag({ workspace: tempFolder('resumed'), env: {} });
+    try {
+      const stop = new AbortController();
+      await assert.rejects(
+        resumed.importGraphrag(directory, {
+          stopAfterStep: stop.signal,
+          onEvent: (event) => {
+            if (event.type === 'step-end' && event.step === 'communities') stop.abort();
+          },
+        }),
+        { code: 'PIPELINE_STOPPED' },
+      );
+      const status = await resumed.status();
+      assert.equal(status.generation, undefined, 'nothing is published before the import completes');
+      assert.equal(status.unpublished?.status, 'interrupted');
+      const rest = await resumed.importGraphrag(directory);
+      assert.ok(!rest.indexed.ran.includes('load') && !rest.indexed.ran.includes('communities'), 'the finished steps are not redone');
+      assert.ok(rest.indexed.ran.includes('reports'));
+      for (const table of ['chunks', 'entities', 'relations', 'communities', 'reports', 'claims'] as const) assert.deepEqual(await rowsOf(resumed, table), await rowsOf(kgrag, table), table);
+    } finally {
+      await resumed.close();
+    }
+  });
+
   test('an export refuses a folder holding other files', async () => {
     await assert.rejects(kgrag.export({ format: 'graphrag', directory: exported }), { code: 'EXPORT_FOLDER_NOT_EMPTY' });
     const again = await kgrag.export({ format: 'graphrag', directory: exported, overwrite: true });

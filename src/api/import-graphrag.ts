@@ -20,8 +20,10 @@ export interface ImportGraphragOptions {
   onWait?: (holder: import('../store/workspace-storage.js').WriterHolder) => void;
   command?: string;
   onEvent?: (event: PipelineEvent) => void;
-  /** Stops the import; the next import of the same folder resumes it. */
+  /** Stops the import now; the next import of the same folder resumes it. */
   signal?: AbortSignal;
+  /** Stops the import after the step in progress (the first Ctrl-C of the command line). */
+  stopAfterStep?: AbortSignal;
 }
 
 /** What an import read and made. */
@@ -90,6 +92,7 @@ export async function importGraphragInto(store: Store, embedder: Embedder, direc
     embedder,
     ...(context.llm === undefined ? {} : { llm: context.llm }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.stopAfterStep === undefined ? {} : { stopAfterStep: options.stopAfterStep }),
     onEvent: (event) => {
       if (event.type === 'step-start') options.currentStep(event.step);
       options.onEvent?.(event);

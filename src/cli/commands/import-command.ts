@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { handleInterrupts } from '../handle-interrupts.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { integerFormat as integer } from '../number-format.js';
@@ -90,10 +91,17 @@ const graphragTableLines = [
 export async function importGraphragCommand(directory: string, options: ImportGraphragCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   const kgrag = await openWorkspace(workspaceOptions(global, io, {}), io);
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const interrupts = handleInterrupts(io);
+  const finished: string[] = [];
   try {
     const summary = await kgrag.importGraphrag(resolve(io.cwd, directory), {
       ...writerLockOptions(`kgrag import graphrag ${directory}`, options.wait, io),
-      onEvent: (event) => renderer.onEvent(event),
+      ...interrupts.signals,
+      onEvent: (event) => {
+        interrupts.onEvent(event);
+        if (event.type === 'step-end') finished.push(event.step);
+        renderer.onEvent(event);
+      },
     });
     renderer.stop();
     for (const [table, accounting] of Object.entries(summary.tables)) {
@@ -125,8 +133,11 @@ export async function importGraphragCommand(directory: string, options: ImportGr
     }
     lines.push(`Vectors were made with the workspace's embedder ${summary.embedder}; GraphRAG's own embeddings were not read. Every row left out is kept for \`kgrag export --format graphrag\`.`);
     writeLine(io.stdout, lines.join('\n'));
+  } catch (error) {
+    throw interrupts.translate(error, finished);
   } finally {
     renderer.stop();
+    interrupts.dispose();
     await kgrag.close();
   }
 }

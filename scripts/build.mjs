@@ -13,14 +13,15 @@ const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'ts
 const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (result.status !== 0) process.exit(result.status ?? 1);
 
-// The tokenizer's rank tables as JSON beside the compiled tokenizer: gpt-tokenizer ships them as JavaScript
-// array literals (2.4 MB for o200k_base), which take three times longer to parse than the same data as JSON —
-// a third of a second of every command's start. src/text/tokenizer.ts reads these when present.
+// The tokenizer's rank tables as binary files beside the compiled tokenizer (src/text/rank-table.ts): read back as
+// views on the file's bytes, they cost a command a 4 MB read instead of parsing gpt-tokenizer's JavaScript copy of
+// the table into a Map (a third of a second of every command's start). src/text/tokenizer.ts reads them when present.
 const ranksFolder = join(root, 'dist', 'text', 'tokenizer-ranks');
 mkdirSync(ranksFolder, { recursive: true });
+const { rankTableBytes, rankTableFromRanks } = await import(new URL('../dist/text/rank-table.js', import.meta.url).href);
 for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']) {
   const { default: ranks } = await import(`gpt-tokenizer/esm/bpeRanks/${encoding}`);
-  writeFileSync(join(ranksFolder, `${encoding}.json`), JSON.stringify(ranks));
+  writeFileSync(join(ranksFolder, `${encoding}.bin`), rankTableBytes(rankTableFromRanks(ranks)));
 }
 
 // The web explorer. vite is a devDependency: an install without it (a production install of the published package)

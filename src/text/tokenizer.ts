@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { appendAll } from '../core/append-all.js';
 import { finishTask, type CooperativeTask } from '../core/cooperative-task.js';
 import { KgragError } from '../core/errors.js';
+import { BytePairEncoder } from './byte-pair-encoder.js';
 import { encodingBlocks, maxRunLength } from './encoding-blocks.js';
+import { rankTableFromBytes, rankTableFromRanks, type RankTable } from './rank-table.js';
 
 /** Byte-pair encodings of OpenAI models that kgrag can count and chunk with. */
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
@@ -43,21 +45,13 @@ export interface Tokenizer {
   countTask(text: string): CooperativeTask<number>;
 }
 
-/** The functions kgrag uses from one `gpt-tokenizer/encoding/*` module. */
-interface EncodingModule {
-  encode(text: string, options: { disallowedSpecial: Set<string> }): number[];
-  decode(tokens: Iterable<number>): string;
-  decodeGenerator(tokens: Iterable<number>): Generator<string, void, void>;
-  countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
-}
-
 const supportedEncodings: readonly TokenizerEncoding[] = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'];
 
 const cache = new Map<TokenizerEncoding, Promise<Tokenizer>>();
 
 /**
- * Returns the tokenizer of `encoding` (gpt-tokenizer, identical to tiktoken). The encoding's rank table
- * is loaded on first use and shared by all later calls.
+ * Returns the tokenizer of `encoding`: kgrag's byte-pair encoder over the encoding's rank table (gpt-tokenizer's
+ * copy of OpenAI's), which gives tiktoken's tokens. The rank table is loaded on first use and shared by all later calls.
  * @throws KgragError `TOKENIZER_UNKNOWN_ENCODING` for an encoding kgrag does not ship.
  */
 export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Promise<Tokenizer> {
@@ -73,51 +67,53 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Pro
   }
   let tokenizer = cache.get(encoding);
   if (tokenizer === undefined) {
-    tokenizer = importEncoding(encoding).then((module) => wrapEncoding(encoding, module));
+    tokenizer = loadEncoder(encoding).then((encoder) => wrapEncoding(encoding, encoder));
     cache.set(encoding, tokenizer);
   }
   return tokenizer;
 }
 
 /**
- * The encoding built from the rank table the build wrote as JSON beside this file (`scripts/build.mjs`), which
- * parses three times faster than gpt-tokenizer's JavaScript copy of the same table; the package's own module
- * when there is none (running from source).
+ * The encoder of `encoding`: its rank table from the binary file the build wrote beside this module
+ * (`scripts/build.mjs`, read as views on the file's bytes), else — running from source — built from gpt-tokenizer's
+ * JavaScript copy of the table.
  */
-async function importEncoding(encoding: TokenizerEncoding): Promise<EncodingModule> {
-  let ranks: string | undefined;
+async function loadEncoder(encoding: TokenizerEncoding): Promise<BytePairEncoder> {
+  const [constants, table] = await Promise.all([import('gpt-tokenizer/esm/encodingParams/constants'), loadRankTable(encoding)]);
+  const split = encoding === 'o200k_base' ? constants.O200K_TOKEN_SPLIT_REGEX : encoding === 'cl100k_base' ? constants.CL100K_TOKEN_SPLIT_REGEX : constants.R50K_TOKEN_SPLIT_REGEX;
+  return new BytePairEncoder(table, split);
+}
+
+async function loadRankTable(encoding: TokenizerEncoding): Promise<RankTable> {
   try {
-    ranks = await readFile(new URL(`./tokenizer-ranks/${encoding}.json`, import.meta.url), 'utf8');
+    const bytes = await readFile(new URL(`./tokenizer-ranks/${encoding}.bin`, import.meta.url));
+    const table = rankTableFromBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    if (table) return table;
   } catch {
-    return importEncodingModule(encoding);
+    // No built table: running from source.
   }
-  const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
-  const parsed = JSON.parse(ranks) as Array<string | number[] | null>;
-  // JSON writes the table's holes (p50k_base has one unused rank) as null; the encoder counts only real entries.
-  for (let rank = 0; rank < parsed.length; rank++) if (parsed[rank] === null) delete parsed[rank];
-  return GptEncoding.getEncodingApi(encoding, () => parsed as Array<string | number[]>);
+  return rankTableFromRanks((await importRanks(encoding)).default);
 }
 
 /** Literal import specifiers, so bundlers and the type checker can see every module. */
-async function importEncodingModule(encoding: TokenizerEncoding): Promise<EncodingModule> {
+function importRanks(encoding: TokenizerEncoding): Promise<{ default: Array<string | number[]> }> {
   switch (encoding) {
     case 'o200k_base':
-      return import('gpt-tokenizer/encoding/o200k_base');
+      return import('gpt-tokenizer/esm/bpeRanks/o200k_base');
     case 'cl100k_base':
-      return import('gpt-tokenizer/encoding/cl100k_base');
+      return import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
     case 'p50k_base':
-      return import('gpt-tokenizer/encoding/p50k_base');
+      return import('gpt-tokenizer/esm/bpeRanks/p50k_base');
     case 'r50k_base':
-      return import('gpt-tokenizer/encoding/r50k_base');
+      return import('gpt-tokenizer/esm/bpeRanks/r50k_base');
   }
 }
 
-function wrapEncoding(encoding: TokenizerEncoding, module: EncodingModule): Tokenizer {
-  const plainText = { disallowedSpecial: new Set<string>() };
+function wrapEncoding(encoding: TokenizerEncoding, encoder: BytePairEncoder): Tokenizer {
   function* countTask(text: string): CooperativeTask<number> {
     let total = 0;
     for (const [start, end] of encodingBlocks(text)) {
-      total += module.countTokens(text.slice(start, end), plainText);
+      total += encoder.count(text.slice(start, end));
       yield;
     }
     return total;
@@ -127,8 +123,8 @@ function wrapEncoding(encoding: TokenizerEncoding, module: EncodingModule): Toke
     const blockOffsets: Int32Array[] = [];
     for (const [start, end] of encodingBlocks(text)) {
       const block = text.slice(start, end);
-      const blockTokens = module.encode(block, plainText);
-      const offsets = tokenOffsets(module, blockTokens, block.length);
+      const blockTokens = encoder.encode(block);
+      const offsets = tokenOffsets(encoder, blockTokens, block.length);
       for (let index = 0; index < blockTokens.length; index += 1) offsets[index]! += start;
       appendAll(tokens, blockTokens);
       blockOffsets.push(offsets.subarray(0, blockTokens.length));
@@ -147,10 +143,10 @@ function wrapEncoding(encoding: TokenizerEncoding, module: EncodingModule): Toke
     encoding,
     encode(text) {
       const tokens: number[] = [];
-      for (const [start, end] of encodingBlocks(text)) appendAll(tokens, module.encode(text.slice(start, end), plainText));
+      for (const [start, end] of encodingBlocks(text)) appendAll(tokens, encoder.encode(text.slice(start, end)));
       return tokens;
     },
-    decode: (tokens) => module.decode(tokens),
+    decode: (tokens) => encoder.decode(tokens),
     count: (text) => finishTask(countTask(text)),
     tokenize: (text) => finishTask(tokenizeTask(text)),
     tokenizeTask,
@@ -158,21 +154,10 @@ function wrapEncoding(encoding: TokenizerEncoding, module: EncodingModule): Toke
   };
 }
 
-/**
- * Walks the decoder once, feeding it one token at a time. The decoder yields text only when a character is
- * complete, so the tokens consumed since the previous yield all start where that text starts.
- */
-function tokenOffsets(module: EncodingModule, tokens: number[], textLength: number): Int32Array {
-  const offsets = new Int32Array(tokens.length + 1);
-  const feed = new CountingIterator(tokens);
-  let position = 0;
-  let assigned = 0;
-  for (const piece of module.decodeGenerator(feed)) {
-    offsets.fill(position, assigned, feed.consumed);
-    assigned = feed.consumed;
-    position += piece.length;
-  }
-  offsets.fill(position, assigned);
+/** Where each token of a block starts, checked to cover the block exactly. */
+function tokenOffsets(encoder: BytePairEncoder, tokens: number[], textLength: number): Int32Array {
+  const offsets = encoder.tokenOffsets(tokens);
+  const position = offsets[tokens.length] as number;
   if (position !== textLength) {
     throw new KgragError(`Tokenizer offsets cover ${position} characters of a ${textLength}-character text.`, {
       code: 'TOKENIZER_OFFSET_MISMATCH',
@@ -181,22 +166,4 @@ function tokenOffsets(module: EncodingModule, tokens: number[], textLength: numb
     });
   }
   return offsets;
-}
-
-/** An iterator over token ids that records how many the consumer has pulled. */
-class CountingIterator implements Iterable<number>, Iterator<number> {
-  consumed = 0;
-
-  constructor(private readonly tokens: number[]) {}
-
-  [Symbol.iterator](): Iterator<number> {
-    return this;
-  }
-
-  next(): IteratorResult<number> {
-    const token = this.tokens[this.consumed];
-    if (token === undefined) return { value: undefined, done: true };
-    this.consumed += 1;
-    return { value: token, done: false };
-  }
 }

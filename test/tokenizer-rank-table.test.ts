@@ -5,24 +5,25 @@ import { fileURLToPath } from 'node:url';
 import { createTokenizer as sourceTokenizer, type TokenizerEncoding } from '../src/text/tokenizer.js';
 
 /*
- * The compiled package builds its tokenizers from rank tables the build wrote as JSON (faster to load than
- * gpt-tokenizer's JavaScript copies); they must tokenize exactly as the package's own modules do.
+ * The compiled package reads its tokenizers' rank tables from the binary files the build wrote (a file read instead
+ * of parsing gpt-tokenizer's JavaScript copies); they must tokenize exactly as the tables built from those copies
+ * (src/text/byte-pair-encoder.test.ts checks those against gpt-tokenizer itself).
  */
 
 const compiled = new URL('../dist/text/tokenizer.js', import.meta.url);
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 
-test('the compiled tokenizer (JSON rank tables) encodes exactly as gpt-tokenizer', async () => {
+test('the compiled tokenizer (binary rank tables) encodes exactly as the one built from gpt-tokenizer\'s tables', async () => {
   assert.ok(existsSync(compiled), 'dist/ is missing: run `npm run build` (npm ci does it)');
-  assert.ok(existsSync(new URL('../dist/text/tokenizer-ranks/o200k_base.json', import.meta.url)), 'the build wrote no rank tables');
+  assert.ok(existsSync(new URL('../dist/text/tokenizer-ranks/o200k_base.bin', import.meta.url)), 'the build wrote no rank tables');
   const { createTokenizer: compiledTokenizer } = (await import(compiled.href)) as { createTokenizer: typeof sourceTokenizer };
   const texts = readdirSync(corpus).map((name) => readFileSync(`${corpus}/${name}`, 'utf8'));
   texts.push('Ünïcödé, 中文分词, 日本語のテキスト, 한국어 문장, emoji 🧭🚢, tabs\tand\r\nnewlines, <|endoftext|> as text.');
   for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as TokenizerEncoding[]) {
-    const [fromJson, fromModule] = await Promise.all([compiledTokenizer(encoding), sourceTokenizer(encoding)]);
+    const [fromFile, fromModule] = await Promise.all([compiledTokenizer(encoding), sourceTokenizer(encoding)]);
     for (const text of texts) {
-      assert.deepEqual(fromJson.encode(text), fromModule.encode(text), `${encoding} on ${text.slice(0, 40)}`);
-      assert.equal(fromJson.decode(fromModule.encode(text)), text);
+      assert.deepEqual(fromFile.encode(text), fromModule.encode(text), `${encoding} on ${text.slice(0, 40)}`);
+      assert.equal(fromFile.decode(fromModule.encode(text)), text);
     }
   }
 });

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/start-module-worker.js';
 import { KgragError } from '../core/errors.js';
 import type { DenseMatrix } from './dense-matrix.js';
 import type { KnnGraph } from './knn-graph.js';
@@ -119,19 +120,8 @@ export function exactKnnGraphSync(matrix: DenseMatrix, k: number, options: Resid
   return sortedGraph(matrix.rows, k, scores, indices);
 }
 
-/**
- * Starts the worker module next to this file: JavaScript from dist/, or TypeScript when this module runs
- * from src/ under tsx. Workers do not inherit tsx's loader on Node 20, and `execArgv: ['--import', 'tsx']`
- * fails the same way (tsx issue #354), so a TypeScript worker starts from a small evaluated script that
- * registers tsx's ESM hooks in the worker and then imports the module.
- */
 function startWorker(task: ExactKnnWorkerTask): Worker {
-  const typescript = import.meta.url.endsWith('.ts');
-  const url = new URL(`./exact-knn-graph-worker.${typescript ? 'ts' : 'js'}`, import.meta.url);
-  if (!typescript) return new Worker(url, { workerData: task });
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: task });
+  return startModuleWorker(import.meta.url, 'exact-knn-graph-worker', task);
 }
 
 function runWorker(task: ExactKnnWorkerTask): Promise<ExactKnnWorkerResult> {

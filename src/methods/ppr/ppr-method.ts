@@ -89,8 +89,8 @@ async function fallback(context: MethodContext, question: string, graph: PprGrap
 }
 
 /** Query entities linked to phrase nodes, traced. */
-async function entityLinks(context: MethodContext, question: string, graph: PprGraph, params: PprConfig): Promise<EntityLink[]> {
-  const entities = await extractQueryEntities(context, question);
+async function entityLinks(context: MethodContext, queryEntities: Promise<string[]>, graph: PprGraph, params: PprConfig): Promise<EntityLink[]> {
+  const entities = await queryEntities;
   return context.trace.time(
     'link-entities',
     () => linkQueryEntities(context, entities, graph, { topK: params.entityLinkTopK, minScore: params.entityLinkMinScore }),
@@ -101,10 +101,10 @@ async function entityLinks(context: MethodContext, question: string, graph: PprG
 const round = (value: number): number => Math.round(value * 1e4) / 1e4;
 
 /** HippoRAG 2: fact, entity and passage seeds; PPR over phrases and passages; passages by their mass. */
-async function retrieveV2(context: MethodContext, question: string, graph: PprGraph, params: PprConfig): Promise<Retrieval> {
+async function retrieveV2(context: MethodContext, question: string, graph: PprGraph, params: PprConfig, queryEntities: Promise<string[]>): Promise<Retrieval> {
   const [seeds, links, linkedFacts] = await Promise.all([
     context.trace.time('passage-scores', () => passageSeedScores(context, question, graph, params.passageSeeds), () => ({ source: params.passageSeeds })),
-    params.queryEntities ? entityLinks(context, question, graph, params) : Promise.resolve([]),
+    params.queryEntities ? entityLinks(context, queryEntities, graph, params) : Promise.resolve([]),
     context.trace.time(
       'link-facts',
       () => linkFacts(context, question, graph, params.linkingTopK),
@@ -161,10 +161,10 @@ async function retrieveV2(context: MethodContext, question: string, graph: PprGr
  * edges); a passage scores the mass of the phrases of its triples (`docs_to_facts` × `facts_to_phrases` ×
  * probabilities). Passages no mass reaches follow by their seed scores.
  */
-async function retrieveV1(context: MethodContext, question: string, graph: PprGraph, params: PprConfig): Promise<Retrieval> {
+async function retrieveV1(context: MethodContext, question: string, graph: PprGraph, params: PprConfig, queryEntities: Promise<string[]>): Promise<Retrieval> {
   const [seeds, links] = await Promise.all([
     context.trace.time('passage-scores', () => passageSeedScores(context, question, graph, params.passageSeeds), () => ({ source: params.passageSeeds })),
-    entityLinks(context, question, graph, params),
+    entityLinks(context, queryEntities, graph, params),
   ]);
   // HippoRAG 1 seeds every linked phrase with 1 (over |P_i| with node specificity), whatever the link score.
   const phraseSeeds = phraseSeedWeights(
@@ -208,11 +208,14 @@ export const pprMethod: QueryMethod<PprConfig> = {
     if (methodContext.contextOnly && methodContext.llm) {
       methodContext.warn('context-only: ppr found the query entities as noun phrases and linked facts without the LLM recognition filter; with the LLM the seeds may differ');
     }
+    // The question's entities are found while the graph loads (an LLM call, or the noun-phrase model in a worker).
+    const queryEntities = variant === 'v1' || params.queryEntities ? extractQueryEntities(context, question) : Promise.resolve([]);
+    queryEntities.catch(() => undefined);
     const graph = await context.trace.time(
       'ppr-graph',
       () => pprGraph(context),
       (built) => ({ phrases: built.phraseCount, passages: built.passageIds.length, facts: built.triples.factSubject.length, ...built.counts }),
     );
-    return variant === 'v1' ? retrieveV1(context, question, graph, params) : retrieveV2(context, question, graph, params);
+    return variant === 'v1' ? retrieveV1(context, question, graph, params, queryEntities) : retrieveV2(context, question, graph, params, queryEntities);
   },
 };

@@ -35,14 +35,17 @@ export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples'],
 
   async retrieve(context, question, params): Promise<Retrieval<CallMeter | undefined>> {
-    const graph = await context.trace.time('relations-graph', () => relationsGraph(context), (built) => ({ phrases: built.triples.phraseTexts.length, facts: built.triples.factSubject.length }));
     // Under --context-only the query entities are noun phrases and the facts are ranked without the LLM.
     const meter = context.llm && !context.contextOnly ? createCallMeter(context.llm) : undefined;
     if (context.llm && context.contextOnly) {
       context.warn('context-only: relations found the query entities as noun phrases and ranked the facts without the LLM rerank; with the LLM it may choose other facts');
     }
+    // The question's entities are found while the graph loads (an LLM call, or the noun-phrase model in a worker).
     const nerContext: MethodContext = { ...context, llm: meter?.model('query-entities') };
-    const mentions = await extractQueryEntities(nerContext, question);
+    const queryEntities = extractQueryEntities(nerContext, question);
+    queryEntities.catch(() => undefined);
+    const graph = await context.trace.time('relations-graph', () => relationsGraph(context), (built) => ({ phrases: built.triples.phraseTexts.length, facts: built.triples.factSubject.length }));
+    const mentions = await queryEntities;
     const run = await retrieveRelations(context, {
       graph,
       question,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { fillPrompt, type PromptTemplate } from '../../core/prompt-library.js';
-import { extractNounPhrases } from '../../extract/nlp-graph/noun-phrase-extractor.js';
 import { generateObject } from '../../providers/llm/generate-object.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
+import { questionNounPhrases } from './question-noun-phrases.js';
 
 /**
  * HippoRAG's query NER prompt (legacy `named_entity_extraction_parallel.py`: "Please extract all named entities
@@ -47,7 +47,7 @@ export async function extractQueryEntities(context: MethodContext, question: str
 
 async function findQueryEntities(context: MethodContext, question: string): Promise<{ source: 'llm' | 'noun-phrases'; entities: string[] }> {
   const { llm } = context;
-  if (llm === undefined) return { source: 'noun-phrases', entities: nounPhraseEntities(question) };
+  if (llm === undefined) return { source: 'noun-phrases', entities: await nounPhraseEntities(question) };
   try {
     const { object } = await generateObject({
       model: llm,
@@ -61,13 +61,13 @@ async function findQueryEntities(context: MethodContext, question: string): Prom
     });
     return { source: 'llm', entities: distinctEntities(object.named_entities) };
   } catch (error) {
-    if (error instanceof LlmCallError && error.code === 'LLM_INVALID_OUTPUT') return { source: 'noun-phrases', entities: nounPhraseEntities(question) };
+    if (error instanceof LlmCallError && error.code === 'LLM_INVALID_OUTPUT') return { source: 'noun-phrases', entities: await nounPhraseEntities(question) };
     throw error;
   }
 }
 
-function nounPhraseEntities(question: string): string[] {
-  return distinctEntities(extractNounPhrases(question).mentions.map((mention) => mention.surface));
+async function nounPhraseEntities(question: string): Promise<string[]> {
+  return distinctEntities(await questionNounPhrases(question));
 }
 
 /** Trimmed, non-empty after normalization, first occurrence of each normalized form. */

@@ -1,0 +1,49 @@
+import { runsCompiled, startModuleWorker } from '../../core/start-module-worker.js';
+
+type Extractor = typeof import('../../extract/nlp-graph/noun-phrase-extractor.js');
+
+let extractor: Extractor | undefined;
+let firstCallDone = false;
+
+async function loadExtractor(): Promise<Extractor> {
+  extractor ??= await import('../../extract/nlp-graph/noun-phrase-extractor.js');
+  return extractor;
+}
+
+/** The surfaces of a question's noun-phrase mentions, in the calling thread. */
+async function inThisThread(question: string): Promise<string[]> {
+  return (await loadExtractor()).extractNounPhrases(question).mentions.map((mention) => mention.surface);
+}
+
+/** The same in a worker thread, which exits after answering. */
+function inWorker(question: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const worker = startModuleWorker(import.meta.url, 'question-noun-phrases-worker');
+    worker.once('message', (surfaces: string[]) => {
+      resolve(surfaces);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the noun-phrase worker exited with code ${code} before answering`)));
+    worker.postMessage(question);
+  });
+}
+
+/**
+ * The noun phrases of a question (GraphRAG fast mode's extractor: proper-noun spans and multi-word noun phrases), as
+ * written. Loading the extractor — wink-nlp's English model — takes a third of a second, a quarter of a cold `ppr`
+ * query; so the first question of a process that has not loaded it yet is answered by a worker thread, which loads
+ * it on the other core while this thread reads the index. Later questions load it here (a long-lived process keeps
+ * it). A failed worker falls back to this thread. With `thread: 'this'` (and under tsx, where a worker's start-up
+ * costs more than it saves) the worker is never used.
+ */
+export async function questionNounPhrases(question: string, options: { thread?: 'this' | 'worker' } = {}): Promise<string[]> {
+  const useWorker = options.thread === 'worker' || (options.thread === undefined && extractor === undefined && !firstCallDone && runsCompiled(import.meta.url));
+  firstCallDone = true;
+  if (!useWorker) return inThisThread(question);
+  try {
+    return await inWorker(question);
+  } catch {
+    return inThisThread(question);
+  }
+}

@@ -9,6 +9,8 @@ import { rankOf, type RankTable } from './rank-table.js';
 export class BytePairEncoder {
   private readonly textEncoder = new TextEncoder();
   private buffer = new Uint8Array(1024);
+  /** Tokens of pieces that needed merging, by piece: text repeats its words, and a long run repeats its pieces. */
+  private readonly merged = new Map<string, readonly number[]>();
 
   constructor(
     private readonly table: RankTable,
@@ -45,30 +47,33 @@ export class BytePairEncoder {
   /**
    * Where each token starts in the text it encodes (UTF-16 offsets, `tokens.length + 1` of them, the last the text's
    * length): the tokens that complete a character all start at it, so a token ending inside a character covers
-   * nothing and the one that finishes it covers the whole character.
+   * nothing and the one that finishes it covers the whole character. Read from the tokens' UTF-8 bytes: a token
+   * starts after the characters completed before its first byte.
    */
   tokenOffsets(tokens: readonly number[]): Int32Array {
     const { offsets: starts, pool } = this.table;
     const offsets = new Int32Array(tokens.length + 1);
-    const decoder = new TextDecoder();
-    let pending = '';
     let position = 0;
-    let assigned = 0;
+    let remaining = 0;
+    let units = 0;
     for (const [index, token] of tokens.entries()) {
+      offsets[index] = position;
       const start = starts[token] as number;
-      pending += decoder.decode(pool.subarray(start, start + this.tokenLength(token)), { stream: true });
-      if (pending.length === 0 || isHighSurrogate(pending.charCodeAt(pending.length - 1))) continue;
-      offsets.fill(position, assigned, index + 1);
-      assigned = index + 1;
-      position += pending.length;
-      pending = '';
+      const end = start + this.tokenLength(token);
+      for (let at = start; at < end; at++) {
+        const byte = pool[at] as number;
+        if ((byte & 0xc0) === 0x80) {
+          if (remaining > 0 && --remaining === 0) position += units;
+          continue;
+        }
+        // A lead byte: 0xxxxxxx (1 byte), 110xxxxx (2), 1110xxxx (3), 11110xxx (4, a surrogate pair in UTF-16).
+        const length = byte < 0x80 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+        units = length === 4 ? 2 : 1;
+        remaining = length - 1;
+        if (remaining === 0) position += units;
+      }
     }
-    if (pending.length > 0) {
-      offsets.fill(position, assigned, tokens.length);
-      assigned = tokens.length;
-      position += pending.length;
-    }
-    offsets.fill(position, assigned);
+    offsets[tokens.length] = position;
     return offsets;
   }
 
@@ -86,8 +91,18 @@ export class BytePairEncoder {
       if (this.buffer.length < piece.length * 3) this.buffer = new Uint8Array(piece.length * 3);
       const { written } = this.textEncoder.encodeInto(piece, this.buffer);
       const whole = rankOf(this.table, this.buffer, 0, written);
-      if (whole >= 0) emit(whole);
-      else this.merge(this.buffer.subarray(0, written), emit);
+      if (whole >= 0) {
+        emit(whole);
+        continue;
+      }
+      let ranks = this.merged.get(piece);
+      if (ranks === undefined) {
+        const found: number[] = [];
+        this.merge(this.buffer.subarray(0, written), (rank) => found.push(rank));
+        if (this.merged.size >= mergedPiecesKept) this.merged.clear();
+        this.merged.set(piece, (ranks = found));
+      }
+      for (const rank of ranks) emit(rank);
     }
   }
 
@@ -126,6 +141,5 @@ export class BytePairEncoder {
   }
 }
 
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
+/** How many merged pieces an encoder remembers before it starts over (bounded memory for a long-lived process). */
+const mergedPiecesKept = 50_000;

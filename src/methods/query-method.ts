@@ -183,6 +183,11 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   indexSteps?(build: MethodBuild<Config>): Promise<readonly PipelineStep[]>;
   /** The prompts the method sends, which a workspace may override (`kgrag init` writes them). */
   readonly prompts?: readonly PromptTemplate[];
+  /**
+   * Starts work a question will need that needs neither the index nor the configuration (loading a model on
+   * another thread), for a caller that knows the question before it opens the workspace (the command line).
+   */
+  prepare?(question: string): void;
   retrieve(context: MethodContext, question: string, config: Config, variant: string | undefined): Promise<Retrieval<State>>;
   answer?(context: MethodContext, question: string, retrieval: Retrieval<State>, config: Config, options: AnswerOptions): Promise<MethodAnswer>;
 }

@@ -1,3 +1,4 @@
+import { prepareQuery } from '../../api/prepare-query.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
@@ -22,6 +23,8 @@ export interface QueryCommandOptions {
  * are the command line as typed, so that a malformed parameter is reported under the flag the user wrote.
  */
 export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo, args: readonly string[] = []): Promise<void> {
+  // A method that can start on the question before the workspace opens (its model on another thread) does so now.
+  if (options.method !== undefined) prepareQuery(question, options.method);
   const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], (pair) => spelledOption(args, pair, '-p', '--param')) as Record<string, unknown>) };
   const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
   const retries = createRetryReporter((line) => {

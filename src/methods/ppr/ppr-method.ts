@@ -1,6 +1,7 @@
 import { personalizedPageRank, type PageRankResult } from '../../graph/pagerank.js';
 import { sparseMatrixVectorProduct } from '../../math/sparse-matrix-vector-product.js';
 import { extractQueryEntities, queryEntitiesPrompt } from '../shared/query-entities.js';
+import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
 import type { PprGraph } from './build/ppr-graph.js';
 import { linkFacts, type FactLink } from './link-facts.js';
@@ -201,6 +202,8 @@ export const pprMethod: QueryMethod<PprConfig> = {
   prompts: [queryEntitiesPrompt, recognitionFilterPrompt],
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples', 'ppr-graph'],
   indexSteps: async ({ config }) => [(await import('./build/ppr-graph-step.js')).createPprGraphStep(config)],
+  // Without an LLM the question's entities are its noun phrases: the extractor's model loads on another thread.
+  prepare: (question) => prefetchQuestionNounPhrases(question),
 
   async retrieve(methodContext, question, params, variant): Promise<Retrieval> {
     // Under --context-only the query entities are noun phrases and no recognition filter runs.

@@ -3,6 +3,7 @@ import { answerFromContext } from '../shared/answer-from-context.js';
 import { createCallMeter, type CallMeter } from '../shared/call-meter.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
 import { extractQueryEntities, queryEntitiesPrompt } from '../shared/query-entities.js';
+import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import { relationsGraph } from './relations-graph.js';
 import { relationsConfig, type RelationsConfig } from './config.js';
 import { relationsRerankPrompt } from './relations-rerank-prompt.js';
@@ -33,6 +34,8 @@ export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined
   prompts: [queryEntitiesPrompt, relationsRerankPrompt],
   topKParam: ['k', 'finalTopK'],
   requires: ['chunk', 'embed-chunks', 'triples', 'embed-triples'],
+  // Without an LLM the question's entities are its noun phrases: the extractor's model loads on another thread.
+  prepare: (question) => prefetchQuestionNounPhrases(question),
 
   async retrieve(context, question, params): Promise<Retrieval<CallMeter | undefined>> {
     // Under --context-only the query entities are noun phrases and the facts are ranked without the LLM.

@@ -4,6 +4,7 @@ type Extractor = typeof import('../../extract/nlp-graph/noun-phrase-extractor.js
 
 let extractor: Extractor | undefined;
 let firstCallDone = false;
+const prefetched = new Map<string, Promise<string[]>>();
 
 async function loadExtractor(): Promise<Extractor> {
   extractor ??= await import('../../extract/nlp-graph/noun-phrase-extractor.js');
@@ -38,6 +39,11 @@ function inWorker(question: string): Promise<string[]> {
  * costs more than it saves) the worker is never used.
  */
 export async function questionNounPhrases(question: string, options: { thread?: 'this' | 'worker' } = {}): Promise<string[]> {
+  const early = prefetched.get(question);
+  if (early !== undefined && options.thread === undefined) {
+    prefetched.delete(question);
+    return early;
+  }
   const useWorker = options.thread === 'worker' || (options.thread === undefined && extractor === undefined && !firstCallDone && runsCompiled(import.meta.url));
   firstCallDone = true;
   if (!useWorker) return inThisThread(question);
@@ -46,4 +52,17 @@ export async function questionNounPhrases(question: string, options: { thread?: 
   } catch {
     return inThisThread(question);
   }
+}
+
+/**
+ * Starts finding a question's noun phrases in a worker thread now, before the caller opens the index (the command
+ * line does when it knows the method), so that {@link questionNounPhrases} finds them ready. Only in a process that
+ * has not loaded the extractor and runs compiled; otherwise nothing happens.
+ */
+export function prefetchQuestionNounPhrases(question: string): void {
+  if (firstCallDone || extractor !== undefined || prefetched.has(question) || !runsCompiled(import.meta.url)) return;
+  firstCallDone = true;
+  const surfaces = inWorker(question).catch(() => inThisThread(question));
+  surfaces.catch(() => undefined);
+  prefetched.set(question, surfaces);
 }

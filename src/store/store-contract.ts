@@ -391,6 +391,33 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.deepEqual(await store.getMeta('after-vectors'), { kept: true });
       }));
 
+    test('vectors: a vector given by its non-zero coordinates stores as its dense form', () =>
+      withStore(async (store) => {
+        const dimensions = 64;
+        const dense = (seed: number): Float32Array => {
+          const values = new Array<number>(dimensions).fill(0);
+          for (let entry = 0; entry < 3; entry++) values[(seed * 7 + entry * 13) % dimensions] = entry - seed / 10;
+          return unit(values);
+        };
+        const sparseOf = (vector: Float32Array) => {
+          const columns = [...vector.keys()].filter((column) => vector[column] !== 0);
+          // An explicit zero among the given entries is no entry, as in a dense vector.
+          return { dimensions, columns: Int32Array.from([...columns, dimensions - 1].sort((a, b) => a - b)), values: Float32Array.from([...columns, dimensions - 1].sort((a, b) => a - b), (column) => vector[column] as number) };
+        };
+        for (const [space, mixed] of [['entities', false], ['facts', true]] as const) {
+          const fromDense = store.vectors('phrases');
+          const fromSparse = store.vectors(space);
+          const ids = Array.from({ length: 12 }, (_, index) => `v${index}`);
+          await fromDense.upsert(ids.map((id, index) => ({ id, vector: dense(index) })), 'test:64');
+          await fromSparse.upsert(ids.map((id, index) => ({ id, vector: mixed && index % 2 === 0 ? dense(index) : sparseOf(dense(index)) })), 'test:64');
+          assert.equal((await fromSparse.info())?.layout, (await fromDense.info())?.layout);
+          assert.deepEqual(await fromSparse.load(), await fromDense.load());
+          assert.deepEqual(await fromSparse.search(dense(4), 5), await fromDense.search(dense(4), 5));
+          await fromDense.clear();
+        }
+        await assert.rejects(store.vectors('entities').upsert([{ id: 'w', vector: { dimensions: 32, columns: Int32Array.of(1), values: Float32Array.of(1) } }], 'test:64'), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_VECTOR_SPACE_MISMATCH');
+      }));
+
     test('vectors: a large sparse space keeps rows, order and values through upserts and deletes', () =>
       withStore(async (store) => {
         const dimensions = 300;

@@ -1,3 +1,4 @@
+import type { SparseVector } from '../providers/embed/embedder.js';
 import type { ColumnOf, TableName, TableRows } from './schema.js';
 
 /** A ranked hit of a search: a row id and its score (higher is better). */
@@ -37,10 +38,14 @@ export interface TableAccess<T extends TableName> {
  */
 export type VectorSpace = 'chunks' | 'entities' | 'relations' | 'reports' | 'keywords' | 'phrases' | 'facts';
 
-/** A vector to store. */
+
+/**
+ * A vector to store, dense or by its non-zero coordinates (what the local embedder makes of a phrase or fact: a few
+ * dozen of 1,024 coordinates, without a 4 KB array per item); the two forms of one vector store the same.
+ */
 export interface VectorItem {
   id: string;
-  vector: Float32Array;
+  vector: Float32Array | SparseVector;
 }
 
 /** All vectors of a space as one row-major matrix, for the math core. */

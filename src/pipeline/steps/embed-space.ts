@@ -1,6 +1,7 @@
+import { appendAll } from '../../core/append-all.js';
 import { contentId } from '../../core/ids.js';
 import { embedInBatches } from '../../providers/embed/embed-in-batches.js';
-import { isCorpusFitted } from '../../providers/embed/embedder.js';
+import { isCorpusFitted, type SparseVector } from '../../providers/embed/embedder.js';
 import type { Store, VectorSpace } from '../../store/store.js';
 import type { StepContext, StepOutput } from '../pipeline-step.js';
 
@@ -30,13 +31,11 @@ export async function embedSpace(
   if (isCorpusFitted(embedder)) {
     const texts = items.map((item) => item.text);
     let done = 0;
-    const embedded = await embedInBatches(embedder, texts, {
-      batchSize: 512,
-      onBatch: (_start, batch) => {
-        done += batch.length;
-        context.progress(done, items.length, space);
-      },
-    });
+    const onBatch = (_start: number, batch: readonly unknown[]): void => {
+      done += batch.length;
+      context.progress(done, items.length, space);
+    };
+    const embedded = embedder.embedSparse ? await embedSparseInBatches(embedder.embedSparse.bind(embedder), texts, onBatch) : await embedInBatches(embedder, texts, { batchSize: 512, onBatch });
     return {
       counts: { [space]: items.length, embedded: items.length },
       outputVersion: contentId('vectors', space, embedder.id, Array.from(itemIds).sort()),
@@ -44,7 +43,7 @@ export async function embedSpace(
         const target = tx.vectors(space);
         await target.clear();
         await target.upsert(
-          items.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array })),
+          items.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector })),
           embedder.id,
         );
         await extraWrite?.(tx);
@@ -85,4 +84,19 @@ export async function embedSpace(
       await extraWrite?.(tx);
     },
   };
+}
+
+/** Sparse vectors of `texts`, 512 at a time, reporting each batch (the local embedder's sparse form). */
+async function embedSparseInBatches(
+  embedSparse: (texts: readonly string[]) => Promise<SparseVector[]>,
+  texts: readonly string[],
+  onBatch: (start: number, batch: readonly SparseVector[]) => void,
+): Promise<SparseVector[]> {
+  const vectors: SparseVector[] = [];
+  for (let start = 0; start < texts.length; start += 512) {
+    const batch = await embedSparse(texts.slice(start, start + 512));
+    appendAll(vectors, batch);
+    onBatch(start, batch);
+  }
+  return vectors;
 }

@@ -24,6 +24,18 @@ export interface Embedder {
   readonly maxBatchSize: number;
   /** Embeds `texts` in order; every returned vector has unit length (or is all zeros for an empty text). */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * The same vectors by their non-zero coordinates, for an embedder whose vectors are mostly zeros (the local
+   * embedder: a phrase touches a few dozen of 1,024 coordinates), so that 130,000 of them need not be 4 KB arrays.
+   */
+  embedSparse?(texts: readonly string[]): Promise<SparseVector[]>;
+}
+
+/** A vector by its non-zero coordinates: ascending `columns` and their `values`. */
+export interface SparseVector {
+  dimensions: number;
+  columns: Int32Array;
+  values: Float32Array;
 }
 
 /**

@@ -73,3 +73,21 @@ test('an empty or stopword-only text embeds to the zero vector', async () => {
   assert.equal(dot(empty, empty), 0);
   assert.equal(dot(stop, stop), 0);
 });
+
+test('the sparse form of a vector holds exactly its non-zero coordinates', async () => {
+  const embedder = createLocalEmbedder();
+  const texts = ['the weir holds back the river', 'Kester Weir Bridge', '', 'a phrase', 'Ünïcödé café 東京'];
+  embedder.fit(texts);
+  const dense = await embedder.embed(texts);
+  assert.ok(embedder.embedSparse, 'the local embedder gives sparse vectors');
+  const sparse = await embedder.embedSparse(texts);
+  for (const [index, vector] of dense.entries()) {
+    const expected = [...vector.keys()].filter((column) => vector[column] !== 0);
+    const entry = sparse[index];
+    assert.ok(entry);
+    const kept = [...entry.columns.keys()].filter((position) => entry.values[position] !== 0);
+    assert.deepEqual(kept.map((position) => entry.columns[position]), expected, texts[index]);
+    assert.deepEqual(kept.map((position) => entry.values[position]), expected.map((column) => vector[column]), texts[index]);
+    assert.equal(entry.dimensions, vector.length);
+  }
+});

@@ -1,7 +1,7 @@
 import { sha256 } from '../../core/ids.js';
 import { englishStopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
-import type { CorpusFittedEmbedder, EmbedOptions } from './embedder.js';
+import type { CorpusFittedEmbedder, SparseVector, EmbedOptions } from './embedder.js';
 
 /*
  * The default embedder: no model weights, no network, deterministic.
@@ -205,6 +205,19 @@ class LocalEmbedder implements CorpusFittedEmbedder {
     return texts.map((text, index) => this.embedOne(text, vectors.subarray(index * this.dimensions, (index + 1) * this.dimensions)));
   }
 
+  async embedSparse(texts: readonly string[]): Promise<SparseVector[]> {
+    // The dense vectors of a batch are made in one reused buffer and only their non-zeros kept: the same values.
+    const buffer = new Float32Array(this.dimensions);
+    return texts.map((text) => {
+      const vector = this.embedOne(text, buffer);
+      const coordinates = this.lastCoordinates;
+      const columns = Int32Array.from(coordinates);
+      const values = Float32Array.from(coordinates, (coordinate) => vector[coordinate] as number);
+      for (const coordinate of coordinates) buffer[coordinate] = 0;
+      return { dimensions: this.dimensions, columns, values };
+    });
+  }
+
   private setState(frequency: Uint32Array, count: number): void {
     this.documentFrequency = frequency;
     this.documentCount = count;
@@ -240,6 +253,8 @@ class LocalEmbedder implements CorpusFittedEmbedder {
    * scratch arrays that are zeroed again after each text.
    */
   private readonly counters = { words: new FeatureCounter(), chars: new FeatureCounter() };
+  /** The coordinates `embedOne` touched last, ascending (a view on scratch, valid until the next call). */
+  private lastCoordinates: Int32Array = new Int32Array(0);
   private scratch: { word: Float64Array; char: Float64Array; touched: { flags: Uint8Array; list: Int32Array; size: number } } | undefined;
 
   /** Writes the vector of `text` into `vector` (zeros on entry) and returns it. */
@@ -256,6 +271,7 @@ class LocalEmbedder implements CorpusFittedEmbedder {
     this.project(words, wordPart, touched);
     this.project(chars, charPart, touched);
     const coordinates = touched.list.subarray(0, touched.size).sort();
+    this.lastCoordinates = coordinates;
     let wordSquares = 0;
     let charSquares = 0;
     for (const coordinate of coordinates) {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { toEnvironmentError } from '../../core/environment-error.js';
+import type { SparseVector } from '../../providers/embed/embedder.js';
 import { KgragError } from '../../core/errors.js';
 import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
@@ -675,7 +676,7 @@ class SqliteVectorIndex implements VectorIndex {
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
-    const dimensions = items[0]?.vector.length ?? 0;
+    const dimensions = items[0] === undefined ? 0 : dimensionsOf(items[0].vector);
     let info = this.readInfo();
     if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
       throw new KgragError(
@@ -689,8 +690,8 @@ class SqliteVectorIndex implements VectorIndex {
       );
     }
     for (const item of items) {
-      if (item.vector.length !== dimensions) {
-        throw new KgragError(`vector of "${item.id}" has ${item.vector.length} dimensions, expected ${dimensions}`, {
+      if (dimensionsOf(item.vector) !== dimensions) {
+        throw new KgragError(`vector of "${item.id}" has ${dimensionsOf(item.vector)} dimensions, expected ${dimensions}`, {
           code: 'STORE_VECTOR_DIMENSION',
           category: 'internal',
         });
@@ -731,7 +732,7 @@ class SqliteVectorIndex implements VectorIndex {
         } else {
           vid = insertKey.run(item.id).lastInsertRowid;
         }
-        insertVector.run(BigInt(vid), toBuffer(item.vector));
+        insertVector.run(BigInt(vid), toBuffer(denseOf(item.vector)));
       }
     });
   }
@@ -749,23 +750,29 @@ class SqliteVectorIndex implements VectorIndex {
       return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
     });
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
-    // The items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
+    // The dense items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
     let total = 0;
-    for (const { vector } of items) for (let coordinate = 0; coordinate < vector.length; coordinate++) if (vector[coordinate] !== 0) total++;
+    for (const { vector } of items) if (vector instanceof Float32Array) for (let coordinate = 0; coordinate < vector.length; coordinate++) if (vector[coordinate] !== 0) total++;
     const allColumns = new Int32Array(total);
     const allValues = new Float32Array(total);
     let entry = 0;
     for (const item of items) {
       const { vector } = item;
-      const start = entry;
-      for (let coordinate = 0; coordinate < vector.length; coordinate++) {
-        const value = vector[coordinate] as number;
-        if (value === 0) continue;
-        allColumns[entry] = coordinate;
-        allValues[entry++] = value;
+      let columns: ArrayLike<number>;
+      let values: ArrayLike<number>;
+      if (vector instanceof Float32Array) {
+        const start = entry;
+        for (let coordinate = 0; coordinate < vector.length; coordinate++) {
+          const value = vector[coordinate] as number;
+          if (value === 0) continue;
+          allColumns[entry] = coordinate;
+          allValues[entry++] = value;
+        }
+        columns = allColumns.subarray(start, entry);
+        values = allValues.subarray(start, entry);
+      } else {
+        ({ columns, values } = nonZerosOf(vector));
       }
-      const columns = allColumns.subarray(start, entry);
-      const values = allValues.subarray(start, entry);
       const existing = position.get(item.id);
       if (existing !== undefined) {
         rows[existing] = { columns, values };
@@ -1120,8 +1127,32 @@ function decodePosting(blob: Buffer): Posting {
 /** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */
 function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorLayout {
   let nonZeros = 0;
-  for (const { vector } of items) for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
+  for (const { vector } of items) {
+    if (vector instanceof Float32Array) {
+      for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
+    } else {
+      nonZeros += nonZerosOf(vector).columns.length;
+    }
+  }
   return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
+}
+
+function dimensionsOf(vector: Float32Array | SparseVector): number {
+  return vector instanceof Float32Array ? vector.length : vector.dimensions;
+}
+
+/** A sparse vector's non-zero entries (an explicit zero value stores as nothing, as in a dense vector). */
+function nonZerosOf(vector: SparseVector): { columns: ArrayLike<number>; values: ArrayLike<number> } {
+  if (!vector.values.includes(0)) return vector;
+  const keep = [...vector.values.keys()].filter((entry) => vector.values[entry] !== 0);
+  return { columns: Int32Array.from(keep, (entry) => vector.columns[entry] as number), values: Float32Array.from(keep, (entry) => vector.values[entry] as number) };
+}
+
+function denseOf(vector: Float32Array | SparseVector): Float32Array {
+  if (vector instanceof Float32Array) return vector;
+  const dense = new Float32Array(vector.dimensions);
+  for (let entry = 0; entry < vector.columns.length; entry++) dense[vector.columns[entry] as number] = vector.values[entry] as number;
+  return dense;
 }
 
 function toBuffer(vector: Float32Array): Buffer {

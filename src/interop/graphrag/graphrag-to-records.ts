@@ -86,9 +86,11 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
 
   const documents: DocumentRecord[] = [];
   const documentOf = new Map<string, DocumentRecord>();
+  const documentIds = new Set<string>();
   for (const document of byHumanReadableId(tables.documents)) {
     const id = contentId('document', document.title, document.text);
-    if (documentOf.has(document.id) || documents.some((existing) => existing.id === id)) continue;
+    if (documentOf.has(document.id) || documentIds.has(id)) continue;
+    documentIds.add(id);
     const record: DocumentRecord = {
       id,
       title: document.title,

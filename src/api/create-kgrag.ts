@@ -20,7 +20,7 @@ import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
 import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import { promptTemplates } from './prompt-templates.js';
 import { methodConfigSchemas, registeredMethods, selectMethods } from './registered-methods.js';
-import { builtMethods, builtMethodsKey, builtMode } from '../pipeline/built-methods.js';
+import { builtMethods, builtMode, recordBuiltMethods } from '../pipeline/built-methods.js';
 import { parseMethodConfigs } from '../methods/method-config.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
@@ -37,6 +37,9 @@ import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../provid
 import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
 import { publishedStoreView } from '../store/published-store-view.js';
 import type { ExportOptions, ExportSummary } from './export-index.js';
+import type { CancellableWriteOptions, WriterLockOptions } from './write-options.js';
+
+export type { CancellableWriteOptions, WriterLockOptions } from './write-options.js';
 import { importedIndexSource, importedIndexUpdateError, type GraphragImportSummary, type ImportGraphragOptions } from './import-graphrag.js';
 import { singleStoreWorkspace } from '../store/single-store-workspace.js';
 import { openSqliteWorkspaceStorage } from '../store/sqlite/sqlite-workspace-storage.js';
@@ -75,25 +78,6 @@ export interface KgragOptions {
    * the attempt, the reason and the wait: a long run that is retrying should say so rather than fall silent.
    */
   onRetry?: (event: RetryEvent) => void;
-}
-
-/** How a writer waits for the workspace's writer lock. */
-export interface WriterLockOptions {
-  /** When another process is writing the workspace: wait for it (true) or fail at once (false). @default true */
-  wait?: boolean;
-  /** Called once when the writer has to wait for another one. */
-  onWait?: (holder: WriterHolder) => void;
-  /** Names this writer for others that have to wait (e.g. the command line). @default 'index' */
-  command?: string;
-}
-
-/** How a writer waits for the workspace's writer lock, and what happens to its work when it is cancelled. */
-export interface CancellableWriteOptions extends WriterLockOptions {
-  /**
-   * Cancels the run and drops its draft — the work of this run and of an unfinished one it resumed — where `signal`
-   * keeps the draft for the next run to resume: a cancelled job's documents must not be indexed by the next job.
-   */
-  cancelSignal?: AbortSignal;
 }
 
 /** Options of {@link Kgrag.index}. */
@@ -532,6 +516,33 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     return { methods: registeredMethods.filter((method) => names.has(method.name)), previous };
   };
 
+  /** Runs pipeline steps on a writer's `target` with the workspace's providers, naming each step as it starts. */
+  const runSteps = (
+    target: Store,
+    embedder: Embedder,
+    steps: PipelineStep[],
+    runOptions: Pick<IndexOptions, 'signal' | 'stopAfterStep' | 'onEvent'>,
+    currentStep: (step: string) => void,
+    inputs?: IndexInputs,
+  ): Promise<PipelineSummary> =>
+    runPipeline({
+      steps,
+      prompts,
+      store: target,
+      config,
+      tokenizer,
+      embedder,
+      ...(llm === undefined ? {} : { llm }),
+      ...(inputs === undefined ? {} : { inputs }),
+      ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
+      ...(runOptions.stopAfterStep === undefined ? {} : { stopAfterStep: runOptions.stopAfterStep }),
+      onEvent: (event) => {
+        if (event.type === 'step-start') currentStep(event.step);
+        runOptions.onEvent?.(event);
+      },
+      usage: () => toRunUsage(meter.snapshot()),
+    });
+
   const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
     // Unless a mode is asked for or configured, an update keeps the mode the index's graph was built in: a plain
     // `kgrag index docs/` on a standard index must not rebuild its graph in fast mode.
@@ -545,30 +556,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         hint: 'pass files or folders, e.g. `kgrag index docs/`',
       });
     }
-    const { methods, previous } = await methodsToBuild(target, indexOptions.methods);
-    const built = methods.map((method) => method.name);
-    const methodsChanged = previous === undefined || previous.join() !== built.join();
+    const { methods } = await methodsToBuild(target, indexOptions.methods);
     // Recorded before the steps run: an interrupted run's draft then tells the run resuming it which methods it
     // builds (a draft with steps but no methods would read as an index from before methods were chosen: all).
-    if (methodsChanged) await target.setMeta(builtMethodsKey, built);
+    const methodsChanged = await recordBuiltMethods(target, methods.map((method) => method.name));
     const { indexPipeline } = await import('./index-pipeline.js');
-    const summary = await runPipeline({
-      steps: await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }),
-      prompts,
-      store: target,
-      config,
-      tokenizer,
-      embedder,
-      ...(llm === undefined ? {} : { llm }),
-      inputs,
-      ...(indexOptions.signal === undefined ? {} : { signal: indexOptions.signal }),
-      ...(indexOptions.stopAfterStep === undefined ? {} : { stopAfterStep: indexOptions.stopAfterStep }),
-      onEvent: (event) => {
-        if (event.type === 'step-start') currentStep(event.step);
-        indexOptions.onEvent?.(event);
-      },
-      usage: () => toRunUsage(meter.snapshot()),
-    });
+    const summary = await runSteps(target, embedder, await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }), indexOptions, currentStep, inputs);
     if (methodsChanged) summary.changed = true;
     return summary;
   };
@@ -732,7 +725,13 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       const { importGraphragInto } = await import('./import-graphrag.js');
       try {
         return await write({ ...importOptions, command: importOptions.command ?? 'import graphrag' }, (session, embedder, currentStep) =>
-          importGraphragInto(session.store, embedder, directory, { config, tokenizer, llm, prompts, usage: () => toRunUsage(meter.snapshot()) }, { ...importOptions, currentStep }),
+          importGraphragInto(session.store, directory, {
+            config,
+            hasLlm: llm !== undefined,
+            countTokens: (text) => tokenizer.count(text),
+            embedderId: embedder.id,
+            run: (steps) => runSteps(session.store, embedder, steps, importOptions, currentStep),
+          }),
         );
       } finally {
         engine.invalidate();

@@ -1,24 +1,16 @@
 import { KgragError } from '../core/errors.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
-import type { PromptLibrary } from '../core/prompt-library.js';
-import type { RunUsage } from '../core/types.js';
 import type { TableAccounting } from '../interop/graphrag/graphrag-to-records.js';
 import { importedIndexKey, type ImportedIndexSource } from '../interop/graphrag/imported-index-source.js';
-import { builtMethodsKey } from '../pipeline/built-methods.js';
-import type { PipelineEvent } from '../pipeline/pipeline-step.js';
+import { recordBuiltMethods } from '../pipeline/built-methods.js';
+import type { PipelineEvent, PipelineStep } from '../pipeline/pipeline-step.js';
 import type { PipelineSummary } from '../pipeline/run-pipeline.js';
-import type { Embedder } from '../providers/embed/embedder.js';
-import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
-import type { Tokenizer } from '../text/tokenizer.js';
 import { registeredMethods } from './registered-methods.js';
+import type { WriterLockOptions } from './write-options.js';
 
 /** Options of `Kgrag.importGraphrag`. */
-export interface ImportGraphragOptions {
-  /** When another process is writing the workspace: wait for it (true) or fail at once (false). @default true */
-  wait?: boolean;
-  onWait?: (holder: import('../store/workspace-storage.js').WriterHolder) => void;
-  command?: string;
+export interface ImportGraphragOptions extends WriterLockOptions {
   onEvent?: (event: PipelineEvent) => void;
   /** Stops the import now; the next import of the same folder resumes it. */
   signal?: AbortSignal;
@@ -45,13 +37,15 @@ export interface GraphragImportSummary {
   changed: boolean;
 }
 
-/** What the import needs of the workspace it runs in. */
+/** What the import needs of the workspace whose write session it runs in. */
 export interface GraphragImportContext {
   config: KgragConfig;
-  tokenizer: Tokenizer;
-  llm: LanguageModel | undefined;
-  prompts: PromptLibrary;
-  usage(): RunUsage;
+  hasLlm: boolean;
+  countTokens(text: string): number;
+  /** The embedder that will make the index's vectors, for the summary. */
+  embedderId: string;
+  /** Runs pipeline steps on the session's draft as an index run does. */
+  run(steps: PipelineStep[]): Promise<PipelineSummary>;
 }
 
 /** Meta of an imported index, or undefined for an index kgrag built (or none). */
@@ -63,52 +57,33 @@ export function importedIndexSource(store: Store): Promise<ImportedIndexSource |
  * Imports a GraphRAG output folder into the draft `store` as a standard-mode index, then builds the steps kgrag adds
  * (vectors, triples, passage and kNN graphs, keywords) over it. Runs inside the workspace's write session.
  */
-export async function importGraphragInto(store: Store, embedder: Embedder, directory: string, context: GraphragImportContext, options: ImportGraphragOptions & { currentStep(step: string): void }): Promise<GraphragImportSummary> {
+export async function importGraphragInto(store: Store, directory: string, context: GraphragImportContext): Promise<GraphragImportSummary> {
   const { readGraphragOutput } = await import('../interop/graphrag/read-graphrag-output.js');
   const { graphragToRecords } = await import('../interop/graphrag/graphrag-to-records.js');
   const { graphragImportSteps } = await import('../interop/graphrag/graphrag-import-steps.js');
   const { importPipeline } = await import('./index-pipeline.js');
-  const { runPipeline } = await import('../pipeline/run-pipeline.js');
   const output = await readGraphragOutput(directory);
   await refuseImportOverIndex(store, output.directory);
-  const graph = graphragToRecords(output.tables, { directory: output.directory, countTokens: (text) => context.tokenizer.count(text), importedAt: new Date().toISOString() });
+  const graph = graphragToRecords(output.tables, { directory: output.directory, countTokens: context.countTokens, importedAt: new Date().toISOString() });
   const source: ImportedIndexSource = {
     system: 'graphrag',
     directory: output.directory,
     generation: output.generation,
     files: Object.fromEntries(Object.entries(output.files).map(([table, file]) => [table, file.sha256])),
   };
-  const allMethods = registeredMethods.map((method) => method.name);
-  const previous = await store.getMeta<string[]>(builtMethodsKey);
-  const methodsChanged = previous?.join() !== allMethods.join();
-  if (methodsChanged) await store.setMeta(builtMethodsKey, allMethods);
+  const methodsChanged = await recordBuiltMethods(store, registeredMethods.map((method) => method.name));
   const imported = graphragImportSteps(graph, source);
-  const indexed = await runPipeline({
-    steps: await importPipeline({ config: context.config, hasLlm: context.llm !== undefined, imported }),
-    prompts: context.prompts,
-    store,
-    config: context.config,
-    tokenizer: context.tokenizer,
-    embedder,
-    ...(context.llm === undefined ? {} : { llm: context.llm }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.stopAfterStep === undefined ? {} : { stopAfterStep: options.stopAfterStep }),
-    onEvent: (event) => {
-      if (event.type === 'step-start') options.currentStep(event.step);
-      options.onEvent?.(event);
-    },
-    usage: context.usage,
-  });
+  const indexed = await context.run(await importPipeline({ config: context.config, hasLlm: context.hasLlm, imported }));
   const notes = [...output.warnings];
   if (!imported.has('communities')) notes.push(`${output.directory} has no communities table: kgrag clustered the imported graph itself (hierarchical Leiden)`);
-  if (!imported.has('reports')) notes.push(`${output.directory} has no community reports: kgrag wrote ${context.llm === undefined ? 'extractive reports (no LLM is configured)' : 'reports with the configured LLM'}`);
+  if (!imported.has('reports')) notes.push(`${output.directory} has no community reports: kgrag wrote ${context.hasLlm ? 'reports with the configured LLM' : 'extractive reports (no LLM is configured)'}`);
   return {
     directory: output.directory,
     generation: output.generation,
     tables: graph.accounting,
     mergedRelationshipRows: graph.mergedRelationshipRows,
     notes,
-    embedder: embedder.id,
+    embedder: context.embedderId,
     indexed,
     changed: indexed.changed || methodsChanged,
   };

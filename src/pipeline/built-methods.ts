@@ -23,3 +23,14 @@ export async function builtMode(store: Store): Promise<'fast' | 'standard' | und
   if (llm === undefined) return nlp === undefined ? undefined : 'fast';
   return nlp === undefined || llm >= nlp ? 'standard' : 'fast';
 }
+
+/**
+ * Records the methods an index is built for; true when that changes what the index held (an index from before methods
+ * were chosen counts as changed).
+ */
+export async function recordBuiltMethods(store: Store, names: readonly string[]): Promise<boolean> {
+  const previous = await builtMethods(store);
+  if (previous !== undefined && previous.join() === names.join()) return false;
+  await store.setMeta(builtMethodsKey, [...names]);
+  return true;
+}

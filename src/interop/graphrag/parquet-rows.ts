@@ -95,3 +95,28 @@ export function idListValue(value: unknown): string[] {
   }
   return ids;
 }
+
+/*
+ * A row's value in a column the table may lack (`column` undefined): GraphRAG's optional columns are read through
+ * these, so that a missing column and a null cell read alike.
+ */
+
+export function textAt(row: Record<string, unknown>, column: string | undefined): string | undefined {
+  return column === undefined ? undefined : textValue(row[column]);
+}
+
+export function numberAt(row: Record<string, unknown>, column: string | undefined): number | undefined {
+  return column === undefined ? undefined : numberValue(row[column]);
+}
+
+export function idAt(row: Record<string, unknown>, column: string | undefined): string | undefined {
+  return column === undefined ? undefined : idValue(row[column]);
+}
+
+export function idsAt(row: Record<string, unknown>, column: string | undefined): string[] {
+  return column === undefined ? [] : idListValue(row[column]);
+}
+
+export function listAt(row: Record<string, unknown>, column: string | undefined): unknown[] {
+  return column === undefined ? [] : listValue(row[column]);
+}

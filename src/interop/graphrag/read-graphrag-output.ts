@@ -6,7 +6,7 @@ import { compressors } from 'hyparquet-compressors';
 import { KgragError } from '../../core/errors.js';
 import { sha256 } from '../../core/ids.js';
 import { graphragTableFiles, type GraphragCommunity, type GraphragCommunityReport, type GraphragCovariate, type GraphragDocument, type GraphragEntity, type GraphragFinding, type GraphragRelationship, type GraphragTableName, type GraphragTables, type GraphragTextUnit } from './graphrag-tables.js';
-import { ParquetRows, idListValue, idValue, listValue, numberValue, textValue } from './parquet-rows.js';
+import { ParquetRows, idAt, idListValue, idValue, idsAt, listAt, numberAt, numberValue, textAt, textValue } from './parquet-rows.js';
 
 /** One GraphRAG output folder, read. */
 export interface GraphragOutput {
@@ -77,7 +77,7 @@ async function readTable(path: string): Promise<{ rows: ParquetRows; sha256: str
 
 /** The `kgrag_id` of a row kgrag exported, as an optional property. */
 function kgragIdOf(row: Record<string, unknown>, column: string | undefined): { kgragId?: string } {
-  const id = column === undefined ? undefined : idValue(row[column]);
+  const id = idAt(row, column);
   return id === undefined ? {} : { kgragId: id };
 }
 
@@ -112,11 +112,11 @@ function readDocuments(table: ParquetRows, skipped: SkippedRows): GraphragDocume
     }
     documents.push({
       id: documentId,
-      humanReadableId: humanReadableId === undefined ? null : (numberValue(row[humanReadableId]) ?? null),
-      title: (title === undefined ? undefined : textValue(row[title])) ?? documentId,
+      humanReadableId: numberAt(row, humanReadableId) ?? null,
+      title: textAt(row, title) ?? documentId,
       text: documentText,
-      textUnitIds: textUnitIds === undefined ? [] : idListValue(row[textUnitIds]),
-      creationDate: creationDate === undefined ? null : (textValue(row[creationDate]) ?? null),
+      textUnitIds: idsAt(row, textUnitIds),
+      creationDate: textAt(row, creationDate) ?? null,
       metadata: metadata === undefined ? null : (row[metadata] ?? null),
     });
   }
@@ -139,9 +139,9 @@ function readTextUnits(table: ParquetRows, skipped: SkippedRows): GraphragTextUn
     }
     units.push({
       id: unitId,
-      humanReadableId: humanReadableId === undefined ? null : (numberValue(row[humanReadableId]) ?? null),
+      humanReadableId: numberAt(row, humanReadableId) ?? null,
       text: unitText,
-      nTokens: nTokens === undefined ? null : (numberValue(row[nTokens]) ?? null),
+      nTokens: numberAt(row, nTokens) ?? null,
       documentIds: idListValue(row[documentIds]),
     });
   }
@@ -157,7 +157,7 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
   const kgragId = table.firstOf('kgrag_id');
   const aliases = table.firstOf('aliases');
   const columns = { humanReadableId: table.firstOf('human_readable_id'), frequency: table.firstOf('frequency'), degree: table.firstOf('degree'), x: table.firstOf('x'), y: table.firstOf('y') };
-  const optionalNumber = (row: Record<string, unknown>, column: string | undefined): number | null => (column === undefined ? null : (numberValue(row[column]) ?? null));
+  const optionalNumber = (row: Record<string, unknown>, column: string | undefined): number | null => (numberAt(row, column) ?? null);
   const entities: GraphragEntity[] = [];
   for (const row of table.rows) {
     const entityId = idValue(row[id]);
@@ -169,16 +169,16 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
     entities.push({
       id: entityId,
       ...kgragIdOf(row, kgragId),
-      ...(aliases === undefined ? {} : { aliases: listValue(row[aliases]).flatMap((alias) => textValue(alias) ?? []) }),
-      humanReadableId: optionalNumber(row, columns.humanReadableId),
+      ...(aliases === undefined ? {} : { aliases: listAt(row, aliases).flatMap((alias) => textValue(alias) ?? []) }),
+      humanReadableId: numberAt(row, columns.humanReadableId) ?? null,
       title: entityTitle,
-      type: (type === undefined ? undefined : textValue(row[type])) ?? '',
-      description: (description === undefined ? undefined : textValue(row[description])) ?? '',
-      textUnitIds: textUnitIds === undefined ? [] : idListValue(row[textUnitIds]),
-      frequency: optionalNumber(row, columns.frequency),
-      degree: optionalNumber(row, columns.degree),
-      x: optionalNumber(row, columns.x),
-      y: optionalNumber(row, columns.y),
+      type: textAt(row, type) ?? '',
+      description: textAt(row, description) ?? '',
+      textUnitIds: idsAt(row, textUnitIds),
+      frequency: numberAt(row, columns.frequency) ?? null,
+      degree: numberAt(row, columns.degree) ?? null,
+      x: numberAt(row, columns.x) ?? null,
+      y: numberAt(row, columns.y) ?? null,
     });
   }
   return entities;
@@ -203,14 +203,14 @@ function readRelationships(table: ParquetRows, skipped: SkippedRows): GraphragRe
     }
     relationships.push({
       // Without an id column, the row's position names it (stable for one file).
-      id: (id === undefined ? undefined : idValue(row[id])) ?? `row-${index}`,
-      humanReadableId: humanReadableId === undefined ? null : (numberValue(row[humanReadableId]) ?? null),
+      id: idAt(row, id) ?? `row-${index}`,
+      humanReadableId: numberAt(row, humanReadableId) ?? null,
       source: from,
       target: to,
-      description: (description === undefined ? undefined : textValue(row[description])) ?? '',
-      weight: (weight === undefined ? undefined : numberValue(row[weight])) ?? 1,
-      combinedDegree: combinedDegree === undefined ? null : (numberValue(row[combinedDegree]) ?? null),
-      textUnitIds: textUnitIds === undefined ? [] : idListValue(row[textUnitIds]),
+      description: textAt(row, description) ?? '',
+      weight: numberAt(row, weight) ?? 1,
+      combinedDegree: numberAt(row, combinedDegree) ?? null,
+      textUnitIds: idsAt(row, textUnitIds),
     });
   }
   return relationships;
@@ -238,28 +238,27 @@ function readCommunities(table: ParquetRows, skipped: SkippedRows): GraphragComm
       skipped.add(`communities without a community number or level (${table.file})`);
       continue;
     }
-    const parentNumber = parent === undefined ? undefined : numberValue(row[parent]);
+    const parentNumber = numberAt(row, parent);
     communities.push({
-      id: (id === undefined ? undefined : idValue(row[id])) ?? String(number),
+      id: idAt(row, id) ?? String(number),
       ...kgragIdOf(row, kgragId),
-      humanReadableId: humanReadableId === undefined ? null : (numberValue(row[humanReadableId]) ?? null),
+      humanReadableId: numberAt(row, humanReadableId) ?? null,
       community: number,
       level: depth,
       parent: parentNumber === undefined || parentNumber < 0 ? null : parentNumber,
-      children: children === undefined ? null : listValue(row[children]).flatMap((child) => numberValue(child) ?? []),
-      title: (title === undefined ? undefined : textValue(row[title])) ?? `Community ${number}`,
+      children: children === undefined ? null : listAt(row, children).flatMap((child) => numberValue(child) ?? []),
+      title: textAt(row, title) ?? `Community ${number}`,
       entityIds: idListValue(row[entityIds]),
-      relationshipIds: relationshipIds === undefined ? [] : idListValue(row[relationshipIds]),
-      textUnitIds: textUnitIds === undefined ? [] : idListValue(row[textUnitIds]),
-      period: period === undefined ? null : (textValue(row[period]) ?? null),
-      size: size === undefined ? null : (numberValue(row[size]) ?? null),
+      relationshipIds: idsAt(row, relationshipIds),
+      textUnitIds: idsAt(row, textUnitIds),
+      period: textAt(row, period) ?? null,
+      size: numberAt(row, size) ?? null,
     });
   }
   return communities;
 }
 
-function findingsValue(value: unknown): GraphragFinding[] {
-  const items = listValue(value);
+function findingsValue(items: readonly unknown[]): GraphragFinding[] {
   return items.flatMap((item) => {
     if (typeof item !== 'object' || item === null) return [];
     const finding = item as Record<string, unknown>;
@@ -284,8 +283,6 @@ function readCommunityReports(table: ParquetRows, skipped: SkippedRows): Graphra
     size: table.firstOf('size'),
     generatedBy: table.firstOf('kgrag_generated_by'),
   };
-  const text = (row: Record<string, unknown>, column: string | undefined): string | undefined => (column === undefined ? undefined : textValue(row[column]));
-  const number = (row: Record<string, unknown>, column: string | undefined): number | undefined => (column === undefined ? undefined : numberValue(row[column]));
   const reports: GraphragCommunityReport[] = [];
   for (const row of table.rows) {
     const communityNumber = numberValue(row[community]);
@@ -295,20 +292,20 @@ function readCommunityReports(table: ParquetRows, skipped: SkippedRows): Graphra
       continue;
     }
     reports.push({
-      id: (columns.id === undefined ? undefined : idValue(row[columns.id])) ?? String(communityNumber),
-      humanReadableId: number(row, columns.humanReadableId) ?? null,
+      id: idAt(row, columns.id) ?? String(communityNumber),
+      humanReadableId: numberAt(row, columns.humanReadableId) ?? null,
       community: communityNumber,
-      level: number(row, columns.level) ?? 0,
-      title: text(row, columns.title) ?? `Community ${communityNumber}`,
-      summary: text(row, columns.summary) ?? '',
+      level: numberAt(row, columns.level) ?? 0,
+      title: textAt(row, columns.title) ?? `Community ${communityNumber}`,
+      summary: textAt(row, columns.summary) ?? '',
       fullContent: content,
-      rank: number(row, columns.rank) ?? null,
-      ratingExplanation: text(row, columns.ratingExplanation) ?? '',
-      findings: columns.findings === undefined ? [] : findingsValue(row[columns.findings]),
-      fullContentJson: text(row, columns.fullContentJson) ?? null,
-      period: text(row, columns.period) ?? null,
-      size: number(row, columns.size) ?? null,
-      ...(text(row, columns.generatedBy) === 'extractive' ? { generatedBy: 'extractive' as const } : {}),
+      rank: numberAt(row, columns.rank) ?? null,
+      ratingExplanation: textAt(row, columns.ratingExplanation) ?? '',
+      findings: findingsValue(listAt(row, columns.findings)),
+      fullContentJson: textAt(row, columns.fullContentJson) ?? null,
+      period: textAt(row, columns.period) ?? null,
+      size: numberAt(row, columns.size) ?? null,
+      ...(textAt(row, columns.generatedBy) === 'extractive' ? { generatedBy: 'extractive' as const } : {}),
     });
   }
   return reports;
@@ -330,7 +327,6 @@ function readCovariates(table: ParquetRows, skipped: SkippedRows): GraphragCovar
     sourceText: table.firstOf('source_text'),
     kgragId: table.firstOf('kgrag_id'),
   };
-  const text = (row: Record<string, unknown>, column: string | undefined): string | undefined => (column === undefined ? undefined : textValue(row[column]));
   const covariates: GraphragCovariate[] = [];
   for (const [index, row] of table.rows.entries()) {
     const subjectId = textValue(row[subject]);
@@ -340,18 +336,18 @@ function readCovariates(table: ParquetRows, skipped: SkippedRows): GraphragCovar
       continue;
     }
     covariates.push({
-      id: (columns.id === undefined ? undefined : idValue(row[columns.id])) ?? `row-${index}`,
+      id: idAt(row, columns.id) ?? `row-${index}`,
       ...kgragIdOf(row, columns.kgragId),
-      humanReadableId: columns.humanReadableId === undefined ? null : (numberValue(row[columns.humanReadableId]) ?? null),
-      covariateType: text(row, columns.covariateType) ?? 'claim',
-      type: text(row, columns.type) ?? '',
+      humanReadableId: numberAt(row, columns.humanReadableId) ?? null,
+      covariateType: textAt(row, columns.covariateType) ?? 'claim',
+      type: textAt(row, columns.type) ?? '',
       description: textValue(row[description]) ?? '',
       subjectId,
-      objectId: text(row, columns.object) ?? null,
-      status: text(row, columns.status) ?? 'SUSPECTED',
-      startDate: text(row, columns.startDate) ?? null,
-      endDate: text(row, columns.endDate) ?? null,
-      sourceText: text(row, columns.sourceText) ?? '',
+      objectId: textAt(row, columns.object) ?? null,
+      status: textAt(row, columns.status) ?? 'SUSPECTED',
+      startDate: textAt(row, columns.startDate) ?? null,
+      endDate: textAt(row, columns.endDate) ?? null,
+      sourceText: textAt(row, columns.sourceText) ?? '',
       textUnitId,
     });
   }

@@ -13,7 +13,7 @@ export interface TableAccess<T extends TableName> {
   upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void>;
   /** Rows whose single-column key is in `keys`; unknown keys are ignored. */
   get(keys: readonly string[]): Promise<Array<TableRows[T]>>;
-  /** Every row. */
+  /** Every row, in insertion order (`hid` order for tables that have one). */
   all(): Promise<Array<TableRows[T]>>;
   /** Rows whose `column` equals one of `values`. */
   where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>>;

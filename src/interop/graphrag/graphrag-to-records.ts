@@ -2,7 +2,8 @@ import { contentId, sha256 } from '../../core/ids.js';
 import type { ChunkRecord, ClaimRecord, CommunityRecord, DocumentRecord, EntityRecord, ExternalIdRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { extractedEntityId } from '../../extract/merge-extracted-graphs.js';
 import { graphragSystem } from './imported-index-source.js';
-import type { GraphragCommunity, GraphragRelationship, GraphragTables } from './graphrag-tables.js';
+import type { GraphragCommunity, GraphragRelationship, GraphragTableName, GraphragTables } from './graphrag-tables.js';
+import { appendToGroup } from '../shared/append-to-group.js';
 
 
 /** GraphRAG writes "NONE" where a claim has no object or date. */
@@ -29,7 +30,7 @@ export interface ImportedGraph {
   claims: ClaimRecord[] | undefined;
   /** Every GraphRAG row by its own id, with what an export needs to give it back. */
   externalIds: ExternalIdRecord[];
-  accounting: Record<'documents' | 'textUnits' | 'entities' | 'relationships' | 'communities' | 'communityReports' | 'covariates', TableAccounting>;
+  accounting: Record<GraphragTableName, TableAccounting>;
   /** Relationship rows that share an entity pair with another row (A→B and B→A), merged into one relation. */
   mergedRelationshipRows: number;
 }
@@ -117,9 +118,7 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
       unitsLeftOut.push(`text unit ${unit.id} names no document of the documents table (${unit.documentIds.join(', ') || 'none'})`);
       continue;
     }
-    const list = unitsByDocument.get(documentId) ?? [];
-    list.push(unit);
-    unitsByDocument.set(documentId, list);
+    appendToGroup(unitsByDocument, documentId, unit);
   }
   for (const document of tables.documents) {
     const record = documentOf.get(document.id);
@@ -228,8 +227,9 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
   const mergedRelationshipRows = [...relationRows.values()].reduce((sum, group) => sum + group.rows.length - 1, 0);
   accounting.relationships = { rows: tables.relationships.length, records: relations.length, leftOut: relationshipsLeftOut };
 
-  const communities = tables.communities === undefined ? undefined : mapCommunities(tables.communities, { entityOfExternal, relationOfExternal, chunkIds, externalIds, accounting });
-  const reports = tables.communityReports === undefined || communities === undefined ? undefined : mapReports(tables, communities, externalIds, accounting);
+  const mapped = tables.communities === undefined ? undefined : mapCommunities(tables.communities, { entityOfExternal, relationOfExternal, chunkIds, externalIds, accounting });
+  const communities = mapped?.records;
+  const reports = tables.communityReports === undefined || mapped === undefined ? undefined : mapReports(tables.communityReports, mapped, externalIds, accounting);
   if (tables.communityReports !== undefined && communities === undefined) {
     accounting.communityReports = { rows: tables.communityReports.length, records: 0, leftOut: ['the output has no communities table, so its reports name no community kgrag knows'] };
   }
@@ -295,7 +295,13 @@ interface CommunityContext {
   accounting: ImportedGraph['accounting'];
 }
 
-function mapCommunities(rows: readonly GraphragCommunity[], context: CommunityContext): CommunityRecord[] {
+/** The communities as kgrag records, and the kgrag id of each GraphRAG community number. */
+interface MappedCommunities {
+  records: CommunityRecord[];
+  idOfNumber: ReadonlyMap<number, string>;
+}
+
+function mapCommunities(rows: readonly GraphragCommunity[], context: CommunityContext): MappedCommunities {
   const leftOut: string[] = [];
   const ordered = byHumanReadableId(rows).sort((a, b) => a.level - b.level);
   const idOfNumber = new Map<number, string>();
@@ -316,9 +322,7 @@ function mapCommunities(rows: readonly GraphragCommunity[], context: CommunityCo
   const childrenOf = new Map<number, number[]>();
   for (const community of kept) {
     if (community.parent === null) continue;
-    const list = childrenOf.get(community.parent) ?? [];
-    list.push(community.community);
-    childrenOf.set(community.parent, list);
+    appendToGroup(childrenOf, community.parent, community.community);
   }
   const records = kept.map((community): CommunityRecord => {
     const id = idOfNumber.get(community.community) as string;
@@ -340,16 +344,16 @@ function mapCommunities(rows: readonly GraphragCommunity[], context: CommunityCo
     };
   });
   context.accounting.communities = { rows: rows.length, records: records.length, leftOut };
-  return records;
+  return { records, idOfNumber };
 }
 
-function mapReports(tables: GraphragTables, communities: readonly CommunityRecord[], externalIds: ExternalIdRecord[], accounting: ImportedGraph['accounting']): ReportRecord[] {
-  const communityOfNumber = new Map(externalIds.filter((row) => row.kind === 'community').map((row) => [row.record.community as number, row.id]));
-  const levelOf = new Map(communities.map((community) => [community.id, community.level]));
+function mapReports(rows: NonNullable<GraphragTables['communityReports']>, communities: MappedCommunities, externalIds: ExternalIdRecord[], accounting: ImportedGraph['accounting']): ReportRecord[] {
+  const communityOfNumber = communities.idOfNumber;
+  const levelOf = new Map(communities.records.map((community) => [community.id, community.level]));
   const reports: ReportRecord[] = [];
   const leftOut: string[] = [];
   const seen = new Set<string>();
-  for (const report of byHumanReadableId(tables.communityReports ?? [])) {
+  for (const report of byHumanReadableId(rows)) {
     const communityId = communityOfNumber.get(report.community);
     if (communityId === undefined || seen.has(communityId)) {
       leftOut.push(communityId === undefined ? `report ${report.id} is of community ${report.community}, which the communities table lacks` : `report ${report.id} repeats the report of community ${report.community}`);
@@ -372,6 +376,6 @@ function mapReports(tables: GraphragTables, communities: readonly CommunityRecor
       external('report', report.id, communityId, { human_readable_id: report.humanReadableId, community: report.community, full_content_json: report.fullContentJson, period: report.period, size: report.size, rank: report.rank }),
     );
   }
-  accounting.communityReports = { rows: tables.communityReports?.length ?? 0, records: reports.length, leftOut };
+  accounting.communityReports = { rows: rows.length, records: reports.length, leftOut };
   return reports;
 }

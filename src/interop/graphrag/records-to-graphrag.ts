@@ -1,6 +1,7 @@
 import type { ChunkRecord, ClaimRecord, CommunityRecord, DocumentRecord, EntityRecord, ExternalIdRecord, ExternalRecordKind, RelationRecord, ReportRecord } from '../../core/types.js';
 import type { GraphragCommunity, GraphragCommunityReport, GraphragCovariate, GraphragDocument, GraphragEntity, GraphragRelationship, GraphragTables, GraphragTextUnit } from './graphrag-tables.js';
 import { mergedDescription } from './graphrag-to-records.js';
+import { appendToGroup } from '../shared/append-to-group.js';
 
 /** The kgrag records of an index, as an export reads them. */
 export interface IndexRecords {
@@ -36,10 +37,7 @@ class ExternalIds {
 
   constructor(rows: readonly ExternalIdRecord[]) {
     for (const row of rows) {
-      const key = `${row.kind}\u0000${row.id}`;
-      const list = this.byKgragId.get(key) ?? [];
-      list.push(row);
-      this.byKgragId.set(key, list);
+      appendToGroup(this.byKgragId, `${row.kind}\u0000${row.id}`, row);
     }
   }
 
@@ -74,9 +72,7 @@ export function recordsToGraphrag(records: IndexRecords): GraphragExport {
   const external = new ExternalIds(records.externalIds);
   const chunksOfDocument = new Map<string, ChunkRecord[]>();
   for (const chunk of [...records.chunks].sort((a, b) => a.ordinal - b.ordinal)) {
-    const list = chunksOfDocument.get(chunk.documentId) ?? [];
-    list.push(chunk);
-    chunksOfDocument.set(chunk.documentId, list);
+    appendToGroup(chunksOfDocument, chunk.documentId, chunk);
   }
   const unitId = (chunkId: string): string => external.idOf('chunk', chunkId);
 
@@ -149,7 +145,7 @@ export function recordsToGraphrag(records: IndexRecords): GraphragExport {
       textUnitIds: relation.chunkIds.map(unitId),
       order,
     });
-    relationshipIds(relationshipIdsOf, relation.id).push(id);
+    appendToGroup(relationshipIdsOf, relation.id, id);
   }
   // Rows the import kept only for export (an end the entities table lacked).
   for (const row of records.externalIds) if (row.kind === 'relation' && row.id === '') relationshipRows.push(recordedRelationship(row.externalId, row.record, records.relations.length));
@@ -237,12 +233,6 @@ export function recordsToGraphrag(records: IndexRecords): GraphragExport {
       covariates: records.claims.map((claim) => claim.id),
     },
   };
-}
-
-function relationshipIds(map: Map<string, string[]>, id: string): string[] {
-  let list = map.get(id);
-  if (!list) map.set(id, (list = []));
-  return list;
 }
 
 function recordedRelationship(id: string, record: Recorded, order: number): GraphragRelationship & { order: number } {

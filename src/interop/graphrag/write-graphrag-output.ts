@@ -4,6 +4,7 @@ import type { Store } from '../../store/store.js';
 import { writeParquetTable, type ParquetColumn, type ParquetColumnType } from '../parquet/write-parquet-table.js';
 import { graphragTableFiles, type GraphragTableName } from './graphrag-tables.js';
 import { recordsToGraphrag, type IndexRecords } from './records-to-graphrag.js';
+import { appendToGroup } from '../shared/append-to-group.js';
 
 /** What an export to GraphRAG's format wrote. */
 export interface GraphragExportSummary {
@@ -24,15 +25,15 @@ export async function readIndexRecords(store: Store): Promise<IndexRecords> {
     store.table('claims').all(),
     store.table('externalIds').all(),
   ]);
-  const byHid = <T extends { hid?: number }>(rows: T[]): T[] => rows.sort((a, b) => (a.hid ?? 0) - (b.hid ?? 0));
+  // `all()` gives rows in insertion order, which is the order of their human-readable ids.
   return {
-    documents: byHid(documents),
-    chunks: byHid(chunks),
-    entities: byHid(entities),
-    relations: byHid(relations),
-    communities: byHid(communities),
-    reports: byHid(reports),
-    claims: byHid(claims),
+    documents,
+    chunks,
+    entities,
+    relations,
+    communities,
+    reports,
+    claims,
     externalIds,
   };
 }
@@ -77,11 +78,11 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
     ]),
   );
   const entityIdsOfUnit = new Map<string, string[]>();
-  for (const entity of tables.entities) for (const unit of entity.textUnitIds) appendTo(entityIdsOfUnit, unit, entity.id);
+  for (const entity of tables.entities) for (const unit of entity.textUnitIds) appendToGroup(entityIdsOfUnit, unit, entity.id);
   const relationshipIdsOfUnit = new Map<string, string[]>();
-  for (const relationship of tables.relationships) for (const unit of relationship.textUnitIds) appendTo(relationshipIdsOfUnit, unit, relationship.id);
+  for (const relationship of tables.relationships) for (const unit of relationship.textUnitIds) appendToGroup(relationshipIdsOfUnit, unit, relationship.id);
   const covariateIdsOfUnit = new Map<string, string[]>();
-  for (const covariate of tables.covariates) appendTo(covariateIdsOfUnit, covariate.textUnitId, covariate.id);
+  for (const covariate of tables.covariates) appendToGroup(covariateIdsOfUnit, covariate.textUnitId, covariate.id);
   await write(
     'textUnits',
     tables.textUnits.length,
@@ -183,10 +184,4 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
     ]);
   }
   return { directory, files };
-}
-
-function appendTo(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }

@@ -1,7 +1,6 @@
-import { appendAll } from '../../core/append-all.js';
 import { contentId } from '../../core/ids.js';
-import { embedInBatches } from '../../providers/embed/embed-in-batches.js';
-import { isCorpusFitted, type SparseVector } from '../../providers/embed/embedder.js';
+import { embedInBatches, embedSparseInBatches } from '../../providers/embed/embed-in-batches.js';
+import { isCorpusFitted, isSparseEmbedder, type SparseVector } from '../../providers/embed/embedder.js';
 import type { Store, VectorSpace } from '../../store/store.js';
 import type { StepContext, StepOutput } from '../pipeline-step.js';
 
@@ -35,7 +34,7 @@ export async function embedSpace(
       done += batch.length;
       context.progress(done, items.length, space);
     };
-    const embedded = embedder.embedSparse ? await embedSparseInBatches(embedder.embedSparse.bind(embedder), texts, onBatch) : await embedInBatches(embedder, texts, { batchSize: 512, onBatch });
+    const embedded = isSparseEmbedder(embedder) ? await embedSparseInBatches(embedder, texts, { batchSize: 512, onBatch }) : await embedInBatches(embedder, texts, { batchSize: 512, onBatch });
     return {
       counts: { [space]: items.length, embedded: items.length },
       outputVersion: contentId('vectors', space, embedder.id, Array.from(itemIds).sort()),
@@ -86,17 +85,3 @@ export async function embedSpace(
   };
 }
 
-/** Sparse vectors of `texts`, 512 at a time, reporting each batch (the local embedder's sparse form). */
-async function embedSparseInBatches(
-  embedSparse: (texts: readonly string[]) => Promise<SparseVector[]>,
-  texts: readonly string[],
-  onBatch: (start: number, batch: readonly SparseVector[]) => void,
-): Promise<SparseVector[]> {
-  const vectors: SparseVector[] = [];
-  for (let start = 0; start < texts.length; start += 512) {
-    const batch = await embedSparse(texts.slice(start, start + 512));
-    appendAll(vectors, batch);
-    onBatch(start, batch);
-  }
-  return vectors;
-}

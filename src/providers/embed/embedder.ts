@@ -56,3 +56,11 @@ export interface CorpusFittedEmbedder extends Embedder {
 export function isCorpusFitted(embedder: Embedder): embedder is CorpusFittedEmbedder {
   return (embedder as Partial<CorpusFittedEmbedder>).corpusFitted === true;
 }
+
+/** An embedder that gives its vectors by their non-zero coordinates too. */
+export type SparseEmbedder = Embedder & Required<Pick<Embedder, 'embedSparse'>>;
+
+/** Whether `embedder` gives its vectors by their non-zero coordinates (`embedSparse`). */
+export function isSparseEmbedder(embedder: Embedder): embedder is SparseEmbedder {
+  return typeof embedder.embedSparse === 'function';
+}

@@ -1,4 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { KgragError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 
@@ -58,8 +60,6 @@ export async function exportIndex(store: Store, options: ExportOptions): Promise
       return { format: 'graphrag', directory: options.directory, files: written.files.map((file) => ({ file: file.file, holds: `${file.rows} rows` })) };
     }
     case 'graphml': {
-      const { mkdir } = await import('node:fs/promises');
-      const { join } = await import('node:path');
       const { writeGraphml } = await import('../interop/graphml/write-graphml.js');
       await mkdir(options.directory, { recursive: true });
       const file = join(options.directory, 'graph.graphml');
@@ -67,7 +67,6 @@ export async function exportIndex(store: Store, options: ExportOptions): Promise
       return { format: 'graphml', directory: options.directory, files: [{ file, holds: `${written.nodes} nodes, ${written.edges} edges, ${written.levels} community levels` }] };
     }
     case 'neo4j': {
-      const { join } = await import('node:path');
       const { writeNeo4jImport } = await import('../interop/neo4j/write-neo4j-import.js');
       const written = await writeNeo4jImport(store, options.directory, options.signal === undefined ? {} : { signal: options.signal });
       return {

@@ -38,8 +38,9 @@ export class BytePairEncoder {
     const bytes = new Uint8Array(length);
     let filled = 0;
     for (const token of tokens) {
-      bytes.set(pool.subarray(offsets[token] as number, offsets[token + 1] as number), filled);
-      filled += this.tokenLength(token);
+      const piece = pool.subarray(offsets[token] as number, offsets[token + 1] as number);
+      bytes.set(piece, filled);
+      filled += piece.length;
     }
     return new TextDecoder().decode(bytes);
   }

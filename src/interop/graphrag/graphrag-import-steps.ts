@@ -1,8 +1,9 @@
 import { contentId } from '../../core/ids.js';
-import type { ExternalRecordKind } from '../../core/types.js';
+import type { ExternalIdRecord, ExternalRecordKind } from '../../core/types.js';
 import type { PipelineStep, StepName, StepOutput } from '../../pipeline/pipeline-step.js';
 import type { TableName, TableRows } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
+import { appendToGroup } from '../shared/append-to-group.js';
 import type { ImportedGraph } from './graphrag-to-records.js';
 import { importedIndexKey, type ImportedIndexSource } from './imported-index-source.js';
 
@@ -29,7 +30,9 @@ async function replaceTable<T extends TableName>(tx: Store, { table, rows }: Imp
  */
 export function graphragImportSteps(graph: ImportedGraph, source: ImportedIndexSource): Map<StepName, PipelineStep> {
   const filesHash = contentId('graphrag-files', Object.entries(source.files).map(([table, hash]) => `${table}=${hash}`).sort());
-  const kinds = (kind: ExternalRecordKind) => graph.externalIds.filter((row) => row.kind === kind);
+  const byKind = new Map<ExternalRecordKind, ExternalIdRecord[]>();
+  for (const row of graph.externalIds) appendToGroup(byKind, row.kind, row);
+  const kinds = (kind: ExternalRecordKind): ExternalIdRecord[] => byKind.get(kind) ?? [];
   const step = (name: StepName, reads: StepName[], tables: ImportedTable[], externalKinds: ExternalRecordKind[], counts: Record<string, number>, extra?: (tx: Store) => Promise<void>): PipelineStep => ({
     name,
     version: mappingVersion,

@@ -1,6 +1,6 @@
 import { personalizedPageRank, type PageRankResult } from '../../graph/pagerank.js';
 import { sparseMatrixVectorProduct } from '../../math/sparse-matrix-vector-product.js';
-import { extractQueryEntities, queryEntitiesPrompt } from '../shared/query-entities.js';
+import { queryEntitiesPrompt, startQueryEntities } from '../shared/query-entities.js';
 import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
 import type { PprGraph } from './build/ppr-graph.js';
@@ -212,8 +212,7 @@ export const pprMethod: QueryMethod<PprConfig> = {
       methodContext.warn('context-only: ppr found the query entities as noun phrases and linked facts without the LLM recognition filter; with the LLM the seeds may differ');
     }
     // The question's entities are found while the graph loads (an LLM call, or the noun-phrase model in a worker).
-    const queryEntities = variant === 'v1' || params.queryEntities ? extractQueryEntities(context, question) : Promise.resolve([]);
-    queryEntities.catch(() => undefined);
+    const queryEntities = variant === 'v1' || params.queryEntities ? startQueryEntities(context, question) : Promise.resolve([]);
     const graph = await context.trace.time(
       'ppr-graph',
       () => pprGraph(context),

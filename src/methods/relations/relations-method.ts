@@ -2,7 +2,7 @@ import { packSourcesTable } from '../../answer/pack-context.js';
 import { answerFromContext } from '../shared/answer-from-context.js';
 import { createCallMeter, type CallMeter } from '../shared/call-meter.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import { extractQueryEntities, queryEntitiesPrompt } from '../shared/query-entities.js';
+import { queryEntitiesPrompt, startQueryEntities } from '../shared/query-entities.js';
 import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import { relationsGraph } from './relations-graph.js';
 import { relationsConfig, type RelationsConfig } from './config.js';
@@ -45,8 +45,7 @@ export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined
     }
     // The question's entities are found while the graph loads (an LLM call, or the noun-phrase model in a worker).
     const nerContext: MethodContext = { ...context, llm: meter?.model('query-entities') };
-    const queryEntities = extractQueryEntities(nerContext, question);
-    queryEntities.catch(() => undefined);
+    const queryEntities = startQueryEntities(nerContext, question);
     const graph = await context.trace.time('relations-graph', () => relationsGraph(context), (built) => ({ phrases: built.triples.phraseTexts.length, facts: built.triples.factSubject.length }));
     const mentions = await queryEntities;
     const run = await retrieveRelations(context, {

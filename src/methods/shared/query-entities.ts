@@ -45,6 +45,17 @@ export async function extractQueryEntities(context: MethodContext, question: str
   return found.entities;
 }
 
+/**
+ * {@link extractQueryEntities} started now, for a method that awaits it only after loading its graph (an LLM call or
+ * the noun-phrase model then runs meanwhile). A failure surfaces where the result is awaited, not as an unhandled
+ * rejection should the graph load fail first.
+ */
+export function startQueryEntities(context: MethodContext, question: string): Promise<string[]> {
+  const entities = extractQueryEntities(context, question);
+  entities.catch(() => undefined);
+  return entities;
+}
+
 async function findQueryEntities(context: MethodContext, question: string): Promise<{ source: 'llm' | 'noun-phrases'; entities: string[] }> {
   const { llm } = context;
   if (llm === undefined) return { source: 'noun-phrases', entities: await nounPhraseEntities(question) };

@@ -210,11 +210,11 @@ class LocalEmbedder implements CorpusFittedEmbedder {
     const buffer = new Float32Array(this.dimensions);
     return texts.map((text) => {
       const vector = this.embedOne(text, buffer);
-      const coordinates = this.lastCoordinates;
-      const columns = Int32Array.from(coordinates);
+      // Touched coordinates whose terms cancelled out hold 0: a sparse vector lists only the non-zeros.
+      const coordinates = this.lastCoordinates.filter((coordinate) => vector[coordinate] !== 0);
       const values = Float32Array.from(coordinates, (coordinate) => vector[coordinate] as number);
-      for (const coordinate of coordinates) buffer[coordinate] = 0;
-      return { dimensions: this.dimensions, columns, values };
+      for (const coordinate of this.lastCoordinates) buffer[coordinate] = 0;
+      return { dimensions: this.dimensions, columns: coordinates, values };
     });
   }
 

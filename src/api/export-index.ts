@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KgragError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
@@ -61,7 +60,6 @@ export async function exportIndex(store: Store, options: ExportOptions): Promise
     }
     case 'graphml': {
       const { writeGraphml } = await import('../interop/graphml/write-graphml.js');
-      await mkdir(options.directory, { recursive: true });
       const file = join(options.directory, 'graph.graphml');
       const written = await writeGraphml(store, file, options.signal === undefined ? {} : { signal: options.signal });
       return { format: 'graphml', directory: options.directory, files: [{ file, holds: `${written.nodes} nodes, ${written.edges} edges, ${written.levels} community levels` }] };

@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import { writeStreamedFile, type TextSink } from '../shared/write-streamed-file.js';
+import { writeStreamedFile, type OutputSink } from '../shared/write-streamed-file.js';
 import { escapeXml } from './escape-xml.js';
 
 /** What {@link writeGraphml} wrote. */
@@ -118,7 +118,7 @@ export async function writeGraphml(store: Store, file: string, options: GraphmlE
 }
 
 /** One `<data>` element; an absent value, an empty text or a number GraphML cannot spell (NaN, ±∞) is left out. */
-async function writeData(sink: TextSink, key: string, value: string | number | undefined): Promise<void> {
+async function writeData(sink: OutputSink, key: string, value: string | number | undefined): Promise<void> {
   if (value === undefined || value === '' || (typeof value === 'number' && !Number.isFinite(value))) return;
   await sink.write(`      <data key="${key}">${typeof value === 'number' ? String(value) : escapeXml(value)}</data>\n`);
 }

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../../store/store.js';
 import { writeParquetTable, type ParquetColumn, type ParquetColumnType } from '../parquet/write-parquet-table.js';
@@ -55,11 +54,10 @@ function columnsOf<R>(rows: readonly R[], specs: ReadonlyArray<ColumnOf<R>>): Pa
  */
 export async function writeGraphragOutput(store: Store, directory: string): Promise<GraphragExportSummary> {
   const { tables, kgragIds } = recordsToGraphrag(await readIndexRecords(store));
-  await mkdir(directory, { recursive: true });
   const files: GraphragExportSummary['files'] = [];
   const write = async (table: GraphragTableName, rows: number, columns: ParquetColumn[]): Promise<void> => {
     const file = join(directory, `${graphragTableFiles[table]}.parquet`);
-    const bytes = await writeParquetTable(file, columns, [{ key: 'kgrag.export', value: 'graphrag 2.x tables written by kgrag' }]);
+    const bytes = await writeParquetTable(file, `the GraphRAG ${graphragTableFiles[table]} table`, columns, [{ key: 'kgrag.export', value: 'graphrag 2.x tables written by kgrag' }]);
     files.push({ file, rows, bytes });
   };
   const kgragId = (ids: readonly string[]): ParquetColumn => ({ name: 'kgrag_id', type: 'string', data: [...ids] });

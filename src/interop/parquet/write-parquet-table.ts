@@ -1,6 +1,6 @@
-import { rename, writeFile } from 'node:fs/promises';
 import type { SchemaElement } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
+import { writeStreamedFile } from '../shared/write-streamed-file.js';
 
 /** The column types kgrag writes: what pandas gives GraphRAG's tables (object strings, int64, float64, lists). */
 export type ParquetColumnType = 'string' | 'int64' | 'double' | 'string-list' | 'int64-list' | 'findings';
@@ -57,13 +57,11 @@ export function parquetTableBytes(columns: readonly ParquetColumn[], metadata: R
 }
 
 /**
- * Writes a table as a parquet file (snappy-compressed, as GraphRAG writes its own), through a temporary file renamed
- * into place so that a reader never sees half a file.
+ * Writes a table as a parquet file (snappy-compressed, as GraphRAG writes its own), whole or not at all
+ * ({@link writeStreamedFile}); `what` names it in errors. Returns the file's size.
  */
-export async function writeParquetTable(path: string, columns: readonly ParquetColumn[], metadata: ReadonlyArray<{ key: string; value: string }> = []): Promise<number> {
-  const buffer = parquetTableBytes(columns, metadata);
-  const partial = `${path}.partial`;
-  await writeFile(partial, new Uint8Array(buffer));
-  await rename(partial, path);
-  return buffer.byteLength;
+export async function writeParquetTable(path: string, what: string, columns: readonly ParquetColumn[], metadata: ReadonlyArray<{ key: string; value: string }> = []): Promise<number> {
+  const bytes = new Uint8Array(parquetTableBytes(columns, metadata));
+  await writeStreamedFile(path, what, (sink) => sink.write(bytes));
+  return bytes.byteLength;
 }

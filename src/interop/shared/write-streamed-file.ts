@@ -2,9 +2,9 @@ import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { outputFileError } from '../../core/output-file-error.js';
 
-/** Where a streamed file's pieces go; `write` resolves once the piece is buffered or on disk. */
-export interface TextSink {
-  write(piece: string): Promise<void>;
+/** Where a streamed file's pieces go, text or bytes; `write` resolves once the piece is buffered or on disk. */
+export interface OutputSink {
+  write(piece: string | Uint8Array): Promise<void>;
 }
 
 /** Pieces are gathered up to this many UTF-16 units before a write to disk: few system calls, bounded memory. */
@@ -19,7 +19,7 @@ const flushThreshold = 1 << 16;
 export async function writeStreamedFile(
   path: string,
   what: string,
-  produce: (sink: TextSink) => Promise<void>,
+  produce: (sink: OutputSink) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
   const partial = `${path}.partial`;
@@ -38,6 +38,12 @@ export async function writeStreamedFile(
     };
     await produce({
       async write(piece) {
+        if (typeof piece !== 'string') {
+          // Bytes (a parquet file) go to disk as they are, after the text gathered before them.
+          await flush();
+          await file.writeFile(piece);
+          return;
+        }
         pending.push(piece);
         pendingLength += piece.length;
         if (pendingLength >= flushThreshold) await flush();

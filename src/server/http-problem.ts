@@ -43,11 +43,14 @@ export function httpError(status: number, code: string, message: string, hint?: 
   });
 }
 
+/** Errors about the workspace's state rather than the request: 409 Conflict. */
+const conflictCodes: ReadonlySet<string> = new Set(['STORE_WRITER_BUSY', 'QUERY_METHOD_NOT_BUILT', 'QUERY_NO_INDEX', 'STORE_NO_INDEX', 'QUERY_INDEX_NOT_READY', 'INDEX_WOULD_BE_EMPTY', 'INDEX_IMPORTED']);
+
 function statusOf(error: KgragError): number {
   const explicit = error.details?.['httpStatus'];
   if (typeof explicit === 'number') return explicit;
   if (/NOT_FOUND|NO_MATCH|UNKNOWN_(METHOD|VARIANT|GRAPH)$/.test(error.code)) return 404;
-  if (error.code === 'STORE_WRITER_BUSY' || error.code === 'QUERY_METHOD_NOT_BUILT' || error.code === 'QUERY_NO_INDEX' || error.code === 'STORE_NO_INDEX' || error.code === 'QUERY_INDEX_NOT_READY' || error.code === 'INDEX_WOULD_BE_EMPTY') return 409;
+  if (conflictCodes.has(error.code)) return 409;
   switch (error.category) {
     case 'input':
       return 400;

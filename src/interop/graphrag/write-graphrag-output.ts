@@ -40,8 +40,13 @@ export async function readIndexRecords(store: Store): Promise<IndexRecords> {
 /** A column built from rows: its name, type and how a row gives its value. */
 type ColumnOf<R> = [name: string, type: ParquetColumnType, value: (row: R) => unknown];
 
-function columnsOf<R>(rows: readonly R[], specs: ReadonlyArray<ColumnOf<R>>): ParquetColumn[] {
-  return specs.map(([name, type, value]) => ({ name, type, data: rows.map(value) }));
+/** The columns of a GraphRAG table: `id` and `human_readable_id`, which every one of them starts with, then `specs`. */
+function columnsOf<R extends { id: string; humanReadableId: number | null }>(rows: readonly R[], specs: ReadonlyArray<ColumnOf<R>>): ParquetColumn[] {
+  const identity: Array<ColumnOf<R>> = [
+    ['id', 'string', (row) => row.id],
+    ['human_readable_id', 'int64', (row) => row.humanReadableId],
+  ];
+  return [...identity, ...specs].map(([name, type, value]) => ({ name, type, data: rows.map(value) }));
 }
 
 /**
@@ -66,8 +71,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
     'documents',
     tables.documents.length,
     columnsOf(tables.documents, [
-      ['id', 'string', (row) => row.id],
-      ['human_readable_id', 'int64', (row) => row.humanReadableId],
       ['title', 'string', (row) => row.title],
       ['text', 'string', (row) => row.text],
       ['text_unit_ids', 'string-list', (row) => row.textUnitIds],
@@ -85,8 +88,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
     'textUnits',
     tables.textUnits.length,
     columnsOf(tables.textUnits, [
-      ['id', 'string', (row) => row.id],
-      ['human_readable_id', 'int64', (row) => row.humanReadableId],
       ['text', 'string', (row) => row.text],
       ['n_tokens', 'int64', (row) => row.nTokens],
       ['document_id', 'string', (row) => row.documentIds[0] ?? null],
@@ -97,8 +98,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
   );
   await write('entities', tables.entities.length, [
     ...columnsOf(tables.entities, [
-      ['id', 'string', (row) => row.id],
-      ['human_readable_id', 'int64', (row) => row.humanReadableId],
       ['title', 'string', (row) => row.title],
       ['type', 'string', (row) => row.type],
       ['description', 'string', (row) => row.description],
@@ -113,8 +112,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
     'relationships',
     tables.relationships.length,
     columnsOf(tables.relationships, [
-      ['id', 'string', (row) => row.id],
-      ['human_readable_id', 'int64', (row) => row.humanReadableId],
       ['source', 'string', (row) => row.source],
       ['target', 'string', (row) => row.target],
       ['description', 'string', (row) => row.description],
@@ -125,8 +122,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
   );
   await write('communities', tables.communities.length, [
     ...columnsOf(tables.communities, [
-      ['id', 'string', (row) => row.id],
-      ['human_readable_id', 'int64', (row) => row.humanReadableId],
       ['community', 'int64', (row) => row.community],
       ['level', 'int64', (row) => row.level],
       ['parent', 'int64', (row) => row.parent ?? -1],
@@ -143,8 +138,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
   const communityOf = new Map(tables.communities.map((community) => [community.community, community]));
   await write('communityReports', tables.communityReports.length, [
     ...columnsOf(tables.communityReports, [
-      ['id', 'string', (row) => row.id],
-      ['human_readable_id', 'int64', (row) => row.humanReadableId],
       ['community', 'int64', (row) => row.community],
       ['level', 'int64', (row) => row.level],
       ['parent', 'int64', (row) => communityOf.get(row.community)?.parent ?? -1],
@@ -165,8 +158,6 @@ export async function writeGraphragOutput(store: Store, directory: string): Prom
   if (tables.covariates.length > 0) {
     await write('covariates', tables.covariates.length, [
       ...columnsOf(tables.covariates, [
-        ['id', 'string', (row) => row.id],
-        ['human_readable_id', 'int64', (row) => row.humanReadableId],
         ['covariate_type', 'string', (row) => row.covariateType],
         ['type', 'string', (row) => row.type],
         ['description', 'string', (row) => row.description],

@@ -1,6 +1,7 @@
 import { KgragError } from '../core/errors.js';
 import type { CsrMatrix } from '../math/csr-matrix.js';
 import { csrRowSums, transposeCsr } from '../math/csr-operations.js';
+import { buildPageRankSweepModule } from './pagerank-sweep-module.js';
 
 /*
  * PageRank and personalized PageRank by power iteration on a weighted CSR graph.
@@ -18,6 +19,7 @@ import { csrRowSums, transposeCsr } from '../math/csr-operations.js';
  *
  * Each iteration is one gather over the transposed transition matrix, prepared once by
  * {@link preparePageRankGraph} and reused across queries (HippoRAG runs one PPR per question on the same graph).
+ * The gather runs in WebAssembly (`pagerank-sweep-module.ts`) on a copy of the matrix kept resident per graph.
  *
  * Defaults: damping α = 0.85 (Page et al.; HippoRAG uses 0.5), L1 tolerance 1e-6 on ‖x_{t+1} − x_t‖₁,
  * at most 100 iterations (‖x_{t+1} − x_t‖₁ ≤ 2αᵗ, so 1e-6 at α = 0.85 needs at most 90), dangling mass to v.
@@ -129,11 +131,15 @@ export function personalizedPageRank(graph: PageRankGraph | CsrMatrix, options: 
   const uniformDangling = (options.dangling ?? pageRankDefaults.dangling) === 'uniform';
 
   const restart = options.personalization === undefined ? new Float64Array(n).fill(1 / n) : normalizedDistribution(options.personalization, n, 'personalization');
-  let current: Float64Array = options.initial === undefined ? Float64Array.from(restart) : normalizedDistribution(options.initial, n, 'initial');
-  let next: Float64Array = new Float64Array(n);
-  if (n === 0) return { scores: current, iterations: 0, error: 0 };
+  const initial = options.initial === undefined ? restart : normalizedDistribution(options.initial, n, 'initial');
+  if (n === 0) return { scores: Float64Array.from(initial), iterations: 0, error: 0 };
 
-  const { rowPointers, columnIndices, values } = incomingTransitions;
+  const resident = residentTransitions(prepared);
+  const vectors = resident.vectors();
+  vectors.restart.set(restart);
+  vectors.current.set(initial);
+  let current = vectors.current;
+  let next = vectors.next;
   let error = Number.POSITIVE_INFINITY;
   let iteration = 0;
   while (iteration < maxIterations) {
@@ -142,19 +148,11 @@ export function personalizedPageRank(graph: PageRankGraph | CsrMatrix, options: 
     for (let index = 0; index < danglingNodes.length; index++) danglingMass += current[danglingNodes[index] as number] as number;
     const restartScale = uniformDangling ? 1 - damping : damping * danglingMass + (1 - damping);
     const uniformShare = uniformDangling ? (damping * danglingMass) / n : 0;
-    error = 0;
-    for (let node = 0; node < n; node++) {
-      let sum = 0;
-      const end = rowPointers[node + 1] as number;
-      for (let entry = rowPointers[node] as number; entry < end; entry++) sum += (values[entry] as number) * (current[columnIndices[entry] as number] as number);
-      const value = damping * sum + restartScale * (restart[node] as number) + uniformShare;
-      next[node] = value;
-      error += Math.abs(value - (current[node] as number));
-    }
+    error = resident.sweep(current, next, damping, restartScale, uniformShare);
     const swap = current;
     current = next;
     next = swap;
-    if (error < tolerance) return { scores: normalizeSum(current), iterations: iteration, error };
+    if (error < tolerance) return { scores: normalizeSum(Float64Array.from(current)), iterations: iteration, error };
   }
   throw new KgragError(`PageRank did not converge in ${maxIterations} iterations (L1 change ${error.toExponential(2)} > ${tolerance})`, {
     code: 'GRAPH_PAGERANK_NOT_CONVERGED',
@@ -162,6 +160,102 @@ export function personalizedPageRank(graph: PageRankGraph | CsrMatrix, options: 
     hint: 'raise maxIterations or the tolerance, or lower the damping',
     details: { maxIterations, tolerance, error, damping },
   });
+}
+
+/** The transition matrix copied into WebAssembly memory once, with room for the three vectors of an iteration. */
+interface ResidentTransitions {
+  /** Views of the restart vector and the two iterates in the memory (valid until the next call of `vectors`). */
+  vectors(): { restart: Float64Array; current: Float64Array; next: Float64Array };
+  /** One sweep from `current` into `next` (two of the views); returns ‖next − current‖₁. */
+  sweep(current: Float64Array, next: Float64Array, damping: number, restartScale: number, uniformShare: number): number;
+}
+
+type PageRankSweep = (
+  rowPointers: number,
+  columnIndices: number,
+  values: number,
+  n: number,
+  current: number,
+  next: number,
+  restart: number,
+  damping: number,
+  restartScale: number,
+  uniformShare: number,
+) => number;
+
+/**
+ * Every resident graph lives in one growable memory, appended one after the other, so a process holds one
+ * WebAssembly memory however many graphs it ranks (each memory reserves gigabytes of address space). When the
+ * next graph would take the arena past {@link arenaResetBytes}, it starts over: the graphs in it are copied
+ * in again at their next use.
+ */
+interface Arena {
+  memory: WebAssembly.Memory;
+  sweep: PageRankSweep;
+  usedBytes: number;
+  /** Bumped at each start-over; a graph resident at an older epoch is copied in again. */
+  epoch: number;
+}
+
+const pageBytes = 65536;
+const arenaResetBytes = 256 * 1024 * 1024;
+/** Byte offsets are signed 32-bit in the sweep. */
+const maxArenaBytes = 2 ** 31 - 1;
+let arena: Arena | undefined;
+/** A graph's transitions stay resident while the prepared graph lives (HippoRAG runs one PPR per question). */
+const residentGraphs = new WeakMap<PageRankGraph, ResidentTransitions & { epoch: number }>();
+
+function openArena(): Arena {
+  if (arena) return arena;
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const module = new WebAssembly.Module(buildPageRankSweepModule());
+  const sweep = new WebAssembly.Instance(module, { env: { memory } }).exports.pagerank_sweep as PageRankSweep;
+  arena = { memory, sweep, usedBytes: 0, epoch: 0 };
+  return arena;
+}
+
+/** Reserves `bytes` (8-byte aligned) in the arena and returns their offset. */
+function reserve(target: Arena, bytes: number): number {
+  if (target.usedBytes > 0 && target.usedBytes + bytes > arenaResetBytes) {
+    target.usedBytes = 0;
+    target.epoch++;
+  }
+  const offset = target.usedBytes;
+  const end = offset + bytes;
+  if (end > maxArenaBytes) throw new RangeError(`personalizedPageRank: the graph needs ${bytes} bytes, more than the sweep addresses (2 GiB)`);
+  if (end > target.memory.buffer.byteLength) target.memory.grow(Math.ceil((end - target.memory.buffer.byteLength) / pageBytes));
+  target.usedBytes = Math.ceil(end / 8) * 8;
+  return offset;
+}
+
+function residentTransitions(graph: PageRankGraph): ResidentTransitions {
+  const target = openArena();
+  const cached = residentGraphs.get(graph);
+  if (cached && cached.epoch === target.epoch) return cached;
+  const { n, incomingTransitions } = graph;
+  const entries = incomingTransitions.values.length;
+  // f64 data first (8-byte aligned), then the i32 arrays.
+  const base = reserve(target, 8 * entries + 3 * 8 * n + 4 * (n + 1) + 4 * entries);
+  const valuesOffset = base;
+  const vectorOffset = (index: number): number => base + 8 * entries + index * 8 * n;
+  const rowPointersOffset = vectorOffset(3);
+  const columnIndicesOffset = rowPointersOffset + 4 * (n + 1);
+  const { memory, sweep, epoch } = target;
+  new Float64Array(memory.buffer, valuesOffset, entries).set(incomingTransitions.values);
+  new Int32Array(memory.buffer, rowPointersOffset, n + 1).set(incomingTransitions.rowPointers);
+  new Int32Array(memory.buffer, columnIndicesOffset, entries).set(incomingTransitions.columnIndices);
+  const resident = {
+    epoch,
+    vectors: () => ({
+      restart: new Float64Array(memory.buffer, vectorOffset(0), n),
+      current: new Float64Array(memory.buffer, vectorOffset(1), n),
+      next: new Float64Array(memory.buffer, vectorOffset(2), n),
+    }),
+    sweep: (current: Float64Array, next: Float64Array, damping: number, restartScale: number, uniformShare: number) =>
+      sweep(rowPointersOffset, columnIndicesOffset, valuesOffset, n, current.byteOffset, next.byteOffset, vectorOffset(0), damping, restartScale, uniformShare),
+  };
+  residentGraphs.set(graph, resident);
+  return resident;
 }
 
 function normalizedDistribution(vector: ArrayLike<number>, n: number, name: string): Float64Array {

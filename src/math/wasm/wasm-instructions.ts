@@ -11,7 +11,7 @@ const simdPrefix = 0xfd;
 /** Block type of a block, loop or if without results. */
 const emptyBlockType = 0x40;
 /** log2 of the natural alignment of each access width, the default `align` of a memarg. */
-const alignment = { i32: 2, f32: 2, v128: 4 } as const;
+const alignment = { i32: 2, f32: 2, f64: 3, v128: 4 } as const;
 
 /** Builds the body of one function; pass {@link InstructionWriter.toBytes} to the module encoder. */
 export class InstructionWriter {
@@ -96,6 +96,12 @@ export class InstructionWriter {
   f32Store(offset = 0): this {
     return this.op(0x38).memarg(alignment.f32, offset);
   }
+  f64Load(offset = 0): this {
+    return this.op(0x2b).memarg(alignment.f64, offset);
+  }
+  f64Store(offset = 0): this {
+    return this.op(0x39).memarg(alignment.f64, offset);
+  }
 
   // Numeric (§5.4.7).
   i32Const(value: number): this {
@@ -123,6 +129,28 @@ export class InstructionWriter {
   }
   f32Add(): this {
     return this.op(0x92);
+  }
+  i32Sub(): this {
+    return this.op(0x6b);
+  }
+  f64Abs(): this {
+    return this.op(0x99);
+  }
+  f64Add(): this {
+    return this.op(0xa0);
+  }
+  f64Sub(): this {
+    return this.op(0xa1);
+  }
+  f64Mul(): this {
+    return this.op(0xa2);
+  }
+  f64Const(value: number): this {
+    this.op(0x44);
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, value, true);
+    for (let byte = 0; byte < 8; byte++) this.bytes.push(view.getUint8(byte));
+    return this;
   }
 
   // Vector (§5.4.8).

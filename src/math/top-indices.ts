@@ -22,8 +22,12 @@ export function topIndices(scores: ArrayLike<number>, k: number, floor = Number.
     }
   };
   if (k <= 0) return [];
+  // Once the heap is full, an index enters only with a score above its root's: an equal score never does,
+  // because every index in the heap is lower. Comparing with a number first skips most entries cheaply.
+  let threshold = Number.NEGATIVE_INFINITY;
   for (let index = 0; index < scores.length; index++) {
-    if (!((scores[index] as number) > floor)) continue;
+    const value = scores[index] as number;
+    if (!(value > floor)) continue;
     if (heap.length < k) {
       heap.push(index);
       for (let child = heap.length - 1; child > 0; ) {
@@ -32,9 +36,11 @@ export function topIndices(scores: ArrayLike<number>, k: number, floor = Number.
         [heap[parent], heap[child]] = [heap[child] as number, heap[parent] as number];
         child = parent;
       }
-    } else if (below(heap[0] as number, index)) {
+      if (heap.length === k) threshold = scores[heap[0] as number] as number;
+    } else if (value > threshold) {
       heap[0] = index;
       siftDown(0);
+      threshold = scores[heap[0] as number] as number;
     }
   }
   return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));

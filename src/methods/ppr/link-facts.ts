@@ -1,6 +1,6 @@
 import type { MethodContext } from '../query-method.js';
 import type { PprGraph } from './build/ppr-graph.js';
-import { minMaxNormalize } from './min-max-normalize.js';
+import { minMaxScale } from './min-max-normalize.js';
 import { factScorer } from './ppr-lookups.js';
 import { topIndices } from '../../math/top-indices.js';
 
@@ -20,6 +20,6 @@ export async function linkFacts(context: MethodContext, question: string, graph:
   if (topK === 0 || graph.triples.factSubject.length === 0) return [];
   const [scorer, query] = await Promise.all([factScorer(context), context.embedQuery(question)]);
   const cosines = await scorer.scores(query);
-  const normalized = minMaxNormalize(cosines);
-  return topIndices(cosines, topK).map((fact) => ({ fact, score: normalized[fact] as number, cosine: cosines[fact] as number }));
+  const normalized = minMaxScale(cosines);
+  return topIndices(cosines, topK).map((fact) => ({ fact, score: normalized(cosines[fact] as number), cosine: cosines[fact] as number }));
 }

@@ -1,10 +1,9 @@
 /**
- * HippoRAG 2's `min_max_normalize`: (x − min) / (max − min) over the given entries, into a new Float64Array;
- * all ones when every entry is equal (and there is at least one), as the reference's 0/0 guard gives.
+ * HippoRAG 2's `min_max_normalize` as a function of one value: (x − min) / (max − min) over the given entries;
+ * 1 when every entry is equal, as the reference's 0/0 guard gives. For reading a few normalized values of a long
+ * vector without normalizing all of it.
  */
-export function minMaxNormalize(values: ArrayLike<number>): Float64Array {
-  const result = new Float64Array(values.length);
-  if (values.length === 0) return result;
+export function minMaxScale(values: ArrayLike<number>): (value: number) => number {
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (let index = 0; index < values.length; index++) {
@@ -13,6 +12,13 @@ export function minMaxNormalize(values: ArrayLike<number>): Float64Array {
     if (value > max) max = value;
   }
   const range = max - min;
-  for (let index = 0; index < values.length; index++) result[index] = range > 0 ? ((values[index] as number) - min) / range : 1;
+  return range > 0 ? (value) => (value - min) / range : () => 1;
+}
+
+/** {@link minMaxScale} applied to every entry, into a new Float64Array. */
+export function minMaxNormalize(values: ArrayLike<number>): Float64Array {
+  const scale = minMaxScale(values);
+  const result = new Float64Array(values.length);
+  for (let index = 0; index < values.length; index++) result[index] = scale(values[index] as number);
   return result;
 }

@@ -125,6 +125,36 @@ export interface PipelineStep {
   mustRun?(context: StepContext): boolean;
   run(context: StepContext): Promise<StepOutput>;
   /**
+   * Makes the LLM calls that `run` would make for the items `shard` owns, through `context.llm`, and throws the
+   * results away: they land in the LLM response cache, so the `run` that follows finds every one of them there.
+   * This is how the calls of one step are spread over worker processes (see "Spreading LLM work over workers" in
+   * docs/ARCHITECTURE.md). Only steps whose LLM calls are independent per item define it.
+   *
+   * The contract, which every step that defines it keeps:
+   * - it makes exactly the requests `run` would make for those items (same prompts, turns in the same order, same
+   *   settings), and none for items `run` would reuse (stored extractions, remembered summaries, kept reports);
+   * - it writes nothing to the store but the LLM cache's entries (the cache is the store's when `llm.cache` is on;
+   *   without a cache a prefetch is wasted work);
+   * - it reads the store as `run` does, so it is called only when every step this one reads has committed, that is
+   *   right before `run` (`RunPipelineOptions.beforeStep`), with a context made from the same configuration, prompts
+   *   and chat model as the coordinator's;
+   * - it may be called again for the same shard (a worker died): the calls it finished are cache hits, and only
+   *   the calls it had not finished are paid again.
+   *
+   * A call that fails for good (the provider is down) rejects, as it would fail `run`; an unusable reply is handled
+   * as `run` handles it (its repair turn included), so it is cached too.
+   */
+  prefetch?(context: StepContext, shard: StepShard): Promise<StepPrefetchResult>;
+  /**
+   * How many rounds the prefetch of this step takes, for a step whose calls for an item depend on the replies of
+   * other items of the same step: a community report reads its sub-communities' reports, so a report's round is
+   * its height in the community tree (0 for a community without sub-communities), and round r's shards may start
+   * only once every shard of round r − 1 has finished. The rounds are counted from what the committed steps wrote,
+   * like `run`'s items. Without it a step prefetches in one round, 0. A step that has nothing to prefetch (no LLM)
+   * returns 0.
+   */
+  prefetchRounds?(context: StepContext): Promise<number>;
+  /**
    * Whether, with these settings, the step analyses text with an English-only model (wink-nlp's English
    * parser): before the first such step runs, the pipeline warns once when chunks are in a language it cannot
    * read (Chinese, Japanese, Korean), naming every such step. @default false
@@ -135,6 +165,31 @@ export interface PipelineStep {
    * call the model and are contributed by a method define it (the shared steps are estimated by the dry run).
    */
   estimateCost?(input: StepCostInput): StepCostDraft;
+}
+
+/**
+ * Which of a step's items one `prefetch` call owns: item `id` belongs to shard `shardOfItem(id, count)` (a hash of
+ * the id modulo `count`, `owns-item.ts`), the same in every process, so the `count` shards of a round partition the
+ * step's items exactly, whoever runs them.
+ */
+export interface StepShard {
+  /** This shard, 0 ≤ index < count. */
+  index: number;
+  /** How many shards the step's items are split into (≥ 1). */
+  count: number;
+  /** The round, 0 ≤ round < `PipelineStep.prefetchRounds` (steps without rounds: 0). @default 0 */
+  round?: number;
+}
+
+/** What one `prefetch` call did, for the coordinator's progress and logs. */
+export interface StepPrefetchResult {
+  /** The shard's items of this round that `run` would not reuse: those it made (or found cached) the calls of. */
+  items: number;
+  /**
+   * Requests it sent through the model, answered from the cache or not (its usage meter tells the paid ones). A
+   * report's prefetch counts the replays of the sub-reports its context needs, which earlier rounds cached.
+   */
+  calls: number;
 }
 
 /** What a step's cost estimate may read: the chunks the index will hold and the prompts the run would send. */

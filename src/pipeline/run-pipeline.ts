@@ -31,6 +31,13 @@ export interface RunPipelineOptions {
    */
   stopAfterStep?: AbortSignal;
   onEvent?: (event: PipelineEvent) => void;
+  /**
+   * Awaited before a step that is not up to date runs (after its `step-start` event), with the context its `run` will
+   * get: every step it reads has committed. Where the work of a step is handed elsewhere first — `kgrag index
+   * --workers` has workers run the step's `prefetch` shards here, which fill the LLM cache that `run` then reads. A
+   * rejection fails the step as an error of its `run` would.
+   */
+  beforeStep?: (step: PipelineStep, context: StepContext) => Promise<void>;
   /** Cumulative LLM usage so far (from the usage meter); per-step usage is the difference. */
   usage?: () => RunUsage;
   now?: () => Date;
@@ -172,6 +179,8 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
     };
     await runs.upsert([baseRecord]);
     try {
+      await options.beforeStep?.(step, context);
+      if (options.signal?.aborted) throw abortError();
       const output = await step.run(context);
       if (options.signal?.aborted) throw abortError();
       const durationMs = performance.now() - stepStarted;

@@ -7,17 +7,77 @@ import { extractClaimsPrompts } from '../../extract/claims/extract-claims-prompt
 import { normalizeEntityName } from '../../extract/entity-resolution/normalize-entity-name.js';
 import type { ExtractedClaim } from '../../extract/llm-graph/extracted-graph.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
-import type { PipelineStep } from '../pipeline-step.js';
+import { ownsItem } from '../owns-item.js';
+import type { PipelineStep, StepContext } from '../pipeline-step.js';
 import { storedExtractions } from './stored-extractions.js';
 import { promptsHash } from './llm-extract-step.js';
 
 const claimsExtractor = 'llm-claims';
 
+function claimsModel(context: StepContext): LanguageModel {
+  if (context.llm) return context.llm;
+  throw new KgragError('claims need an LLM', { code: 'INDEX_MODE_NEEDS_LLM', category: 'config', hint: 'configure an LLM or set extract.claims.enabled: false' });
+}
+
+/** The chunks of the index, the claim extractions of them that can be reused, and those still to extract. */
+async function claimsWork(context: StepContext, llm: LanguageModel) {
+  const { store, config } = context;
+  const format = config.extract.llm.format;
+  const variant = extractClaimsPrompts[format];
+  const hash = promptsHash(context.prompts, [variant.extract, variant.continue, extractClaimsPrompts.loop], { ...config.extract.claims, types: config.extract.llm.entityTypes, format, model: llm.modelId });
+  const chunks = await store.table('chunks').pick(['id', 'text']);
+  const { reusable: stored, staleIds } = await storedExtractions(store, claimsExtractor, hash, new Set(chunks.map((chunk) => chunk.id)));
+  const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+  return { hash, chunks, stored, staleIds, pending };
+}
+
+/** A chunk's claim conversation (its first turn and gleanings) and the record `run` stores of it; `calls` were made one after another. */
+async function extractChunkClaims(context: StepContext, llm: LanguageModel, hash: string, chunk: { id: string; text: string }): Promise<{ record: ExtractionRecord; calls: number }> {
+  const { config } = context;
+  let claims: ExtractedClaim[] = [];
+  let raw: string[] = [];
+  let problems: string[] = [];
+  const counted = withCallCount(llm);
+  try {
+    const result = await extractClaimsFromText(counted.model, {
+      text: chunk.text,
+      entitySpecs: config.extract.llm.entityTypes,
+      claimDescription: config.extract.claims.description,
+      maxGleanings: config.extract.claims.maxGleanings,
+      format: config.extract.llm.format,
+      prompts: context.prompts,
+      sources: [sha256(chunk.text)],
+      ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+    });
+    ({ claims, problems } = result);
+    raw = result.turns;
+  } catch (error) {
+    if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
+    problems = [error.message];
+  }
+  const record: ExtractionRecord = {
+    id: contentId('extraction', chunk.id, claimsExtractor, hash),
+    chunkId: chunk.id,
+    extractor: claimsExtractor,
+    model: llm.modelId,
+    promptHash: hash,
+    raw: JSON.stringify(raw),
+    parsed: { claims, problems },
+  };
+  return { record, calls: counted.calls() };
+}
+
+const openConversations = (context: StepContext): number => Math.max(1, context.config.llm.concurrency * 2);
+
 /**
  * GraphRAG's claim (covariate) extraction, opt-in: per chunk, claims about entities of the configured
  * types, with gleanings whose output is kept (GraphRAG pays for them and throws them away). Subjects and
  * objects are linked to the resolved entities by name where possible; replies are stored in `extractions`.
+ *
+ * Prefetch: an item is a chunk without a stored claim extraction of the current prompts and settings, owned by its
+ * chunk id; one round (the calls do not read the entities, only the linking after them does).
  */
 export const claimsStep: PipelineStep = {
   name: 'claims',
@@ -31,47 +91,41 @@ export const claimsStep: PipelineStep = {
     prompts: promptsHash(environment.prompts, [extractClaimsPrompts[config.extract.llm.format].extract, extractClaimsPrompts[config.extract.llm.format].continue, extractClaimsPrompts.loop], null),
   }),
 
+  async prefetch(context, shard) {
+    const llm = claimsModel(context);
+    if ((shard.round ?? 0) !== 0) return { items: 0, calls: 0 };
+    const { hash, pending } = await claimsWork(context, llm);
+    const owned = pending.filter((chunk) => ownsItem(shard, chunk.id));
+    const counted = withCallCount(llm);
+    let done = 0;
+    context.progress(done, owned.length, 'chunks');
+    await mapWithConcurrency(
+      owned,
+      openConversations(context),
+      async (chunk) => {
+        await extractChunkClaims(context, counted.model, hash, chunk);
+        context.progress(++done, owned.length, 'chunks');
+      },
+      context.signal,
+    );
+    return { items: owned.length, calls: counted.calls() };
+  },
+
   async run(context) {
-    const { store, config, llm } = context;
-    if (!llm) throw new KgragError('claims need an LLM', { code: 'INDEX_MODE_NEEDS_LLM', category: 'config', hint: 'configure an LLM or set extract.claims.enabled: false' });
-    const format = config.extract.llm.format;
-    const variant = extractClaimsPrompts[format];
-    const hash = promptsHash(context.prompts, [variant.extract, variant.continue, extractClaimsPrompts.loop], { ...config.extract.claims, types: config.extract.llm.entityTypes, format, model: llm.modelId });
-    const chunks = await store.table('chunks').pick(['id', 'text']);
-    const { reusable: stored, staleIds } = await storedExtractions(store, claimsExtractor, hash, new Set(chunks.map((chunk) => chunk.id)));
-    const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+    const { store } = context;
+    const llm = claimsModel(context);
+    const { hash, chunks, stored, staleIds, pending } = await claimsWork(context, llm);
     let done = chunks.length - pending.length;
     let criticalPath = 0;
     const created = await mapWithConcurrency(
       pending,
-      Math.max(1, config.llm.concurrency * 2),
+      openConversations(context),
       async (chunk): Promise<ExtractionRecord> => {
-        let claims: ExtractedClaim[] = [];
-        let raw: string[] = [];
-        let problems: string[] = [];
-        // A chunk's turns wait for one another.
-        const counted = withCallCount(llm);
-        try {
-          const result = await extractClaimsFromText(counted.model, {
-            text: chunk.text,
-            entitySpecs: config.extract.llm.entityTypes,
-            claimDescription: config.extract.claims.description,
-            maxGleanings: config.extract.claims.maxGleanings,
-            format,
-            prompts: context.prompts,
-            sources: [sha256(chunk.text)],
-            ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-          });
-          ({ claims, problems } = result);
-          raw = result.turns;
-        } catch (error) {
-          if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
-          problems = [error.message];
-        }
-        criticalPath = Math.max(criticalPath, counted.calls());
+        const { record, calls } = await extractChunkClaims(context, llm, hash, chunk);
+        criticalPath = Math.max(criticalPath, calls);
         done++;
         context.progress(done, chunks.length, 'chunks');
-        return { id: contentId('extraction', chunk.id, claimsExtractor, hash), chunkId: chunk.id, extractor: claimsExtractor, model: llm.modelId, promptHash: hash, raw: JSON.stringify(raw), parsed: { claims, problems } };
+        return record;
       },
       context.signal,
     );

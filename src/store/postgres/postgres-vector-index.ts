@@ -15,6 +15,7 @@ import {
   type VectorSpace,
   type VectorSpaceInfo,
 } from '../store.js';
+import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
 import { quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
@@ -115,7 +116,7 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   private nextRevision(): string {
-    return `nextval(${quoteLiteral(`${this.store.schema}.vector_revisions`)})`;
+    return `nextval(${quoteLiteral(`${this.store.schema}.revisions`)})`;
   }
 
   private async bumpRevision(run: SqlRunner): Promise<void> {
@@ -192,9 +193,11 @@ export class PostgresVectorIndex implements VectorIndex {
       }
     }
     const vectorType = indexed ? `${this.store.state.vector?.namespace}.vector` : '';
+    // All coordinates in one binary parameter, each row its slice: no hex text to build and parse.
     const sql =
       `INSERT INTO ${this.rowsTable} (workspace, generation, space, id, data${indexed ? ', embedding' : ''}) ` +
-      `SELECT $1, $2, $3, u.id, u.data${indexed ? `, u.embedding::${vectorType}` : ''} FROM unnest($4::text[], $5::bytea[]${indexed ? ', $6::text[]' : ''}) WITH ORDINALITY AS u(id, data${indexed ? ', embedding' : ''}, ordinal) ` +
+      `SELECT $1, $2, $3, u.id, substring($5::bytea FROM ((u.ordinal - 1) * $6::integer + 1)::integer FOR $6::integer)${indexed ? `, u.embedding::${vectorType}` : ''} ` +
+      `FROM unnest($4::text[]${indexed ? ', $7::text[]' : ''}) WITH ORDINALITY AS u(id${indexed ? ', embedding' : ''}, ordinal) ` +
       `ORDER BY u.ordinal ON CONFLICT (workspace, generation, space, id) DO UPDATE SET data = excluded.data${indexed ? ', embedding = excluded.embedding' : ''}`;
     for (let start = 0; start < unique.length; ) {
       const dimensions = dimensionsOf((unique[start] as VectorItem).vector);
@@ -202,12 +205,9 @@ export class PostgresVectorIndex implements VectorIndex {
       const batch = unique.slice(start, start + count);
       start += count;
       const dense = batch.map((item) => denseOf(item.vector));
-      await run.rows(sql, [
-        ...this.scope,
-        batch.map((item) => item.id),
-        dense.map((vector) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)),
-        ...(indexed ? [dense.map(vectorLiteral)] : []),
-      ]);
+      const bytes = Buffer.allocUnsafe(dense.length * 4 * dimensions);
+      dense.forEach((vector, row) => bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), row * 4 * dimensions));
+      await run.rows(sql, [...this.scope, batch.map((item) => item.id), bytes, 4 * dimensions, ...(indexed ? [dense.map(vectorLiteral)] : [])]);
     }
   }
 
@@ -266,9 +266,13 @@ export class PostgresVectorIndex implements VectorIndex {
     let bytes = 0;
     const flush = async (): Promise<void> => {
       if (coordinates.length === 0) return;
+      const positionBytes = concatenated(positionBlobs);
+      const valueBytes = concatenated(valueBlobs);
       await run.rows(
-        `INSERT INTO ${this.store.schema}.vector_postings (workspace, generation, space, coordinate, positions, "values") SELECT $1, $2, $3, p.coordinate, p.positions, p.values FROM unnest($4::integer[], $5::bytea[], $6::bytea[]) AS p(coordinate, positions, values)`,
-        [...this.scope, coordinates, positionBlobs, valueBlobs],
+        `INSERT INTO ${this.store.schema}.vector_postings (workspace, generation, space, coordinate, positions, "values")
+         SELECT $1, $2, $3, c.coordinate, p.blob, v.blob FROM unnest($4::integer[]) WITH ORDINALITY AS c(coordinate, ordinal)
+           JOIN ${splitBlobs('$5', '$6')} p ON p.ordinal = c.ordinal JOIN ${splitBlobs('$7', '$8')} v ON v.ordinal = c.ordinal`,
+        [...this.scope, coordinates, positionBytes.bytes, positionBytes.lengths, valueBytes.bytes, valueBytes.lengths],
       );
       coordinates = [];
       positionBlobs = [];

@@ -5,10 +5,11 @@ import { fullTextIndexText } from '../sqlite/sqlite-store.js';
 import type { ScoredId } from '../store.js';
 import { termTableOf } from './postgres-migrations.js';
 import { quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { decodeTermPostings, encodeTermPostings, type TermPostings } from './postings-codec.js';
 
 /*
  * BM25 exactly as SQLite's FTS5 `bm25()` computes it, over statistics kept in tables: per term, the rows that hold
- * it with the term's frequency and the row's length (`<table>_postings`, one blob per term), and the collection's
+ * it with the term's frequency and the row's length (`<table>_postings`, one blob of varints per term), and the collection's
  * row and token counts (`full_text_totals`). A row's text is indexed as the SQLite backend indexes it
  * (`fullTextIndexText`), so both backends rank the same rows with the same scores. Postings read for a query stay in
  * memory while the index's revision (bumped by every write) holds, as the SQLite backend keeps a space's postings.
@@ -17,21 +18,13 @@ import { quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js
 /** FTS5's constants. */
 const k1 = 1.2;
 const b = 0.75;
-/** Bytes of one posting entry: hid (float64), term frequency and row length (uint32 each). */
-const entryBytes = 16;
-
 /** A row's indexed terms: how often each occurs, and how many tokens the row has (BM25's document length). */
 export interface IndexedTerms {
   frequencies: Map<string, number>;
   length: number;
 }
 
-/** One term's postings, hids ascending. */
-interface Postings {
-  hids: Float64Array;
-  frequencies: Uint32Array;
-  lengths: Uint32Array;
-}
+type Postings = TermPostings;
 
 /** What a full-text index keeps in memory for one revision: filled as queries need it. */
 export interface FullTextCache {
@@ -94,22 +87,6 @@ function occurrences(tokens: readonly string[], phrase: readonly string[]): numb
   return count;
 }
 
-function encodePostings(hids: ArrayLike<number>, frequencies: ArrayLike<number>, lengths: ArrayLike<number>): Buffer {
-  const count = hids.length;
-  const buffer = Buffer.allocUnsafe(count * entryBytes);
-  new Float64Array(buffer.buffer, buffer.byteOffset, count).set(hids);
-  new Uint32Array(buffer.buffer, buffer.byteOffset + 8 * count, count).set(frequencies);
-  new Uint32Array(buffer.buffer, buffer.byteOffset + 12 * count, count).set(lengths);
-  return buffer;
-}
-
-function decodePostings(blob: Buffer): Postings {
-  const count = blob.byteLength / entryBytes;
-  const copy = new ArrayBuffer(blob.byteLength);
-  new Uint8Array(copy).set(blob);
-  return { hids: new Float64Array(copy, 0, count), frequencies: new Uint32Array(copy, 8 * count, count), lengths: new Uint32Array(copy, 12 * count, count) };
-}
-
 function termTable(index: FullTextScope): string {
   return `${index.schema}.${quoteIdentifier(termTableOf(index.spec))}`;
 }
@@ -128,7 +105,7 @@ async function readPostings(run: SqlRunner, index: FullTextScope, cache: FullTex
     [...index.scope, joinedTerms(missing)],
   );
   for (const term of missing) cache.postings.set(term, noPostings);
-  for (const row of rows) cache.postings.set(row.term, decodePostings(row.postings));
+  for (const row of rows) cache.postings.set(row.term, decodeTermPostings(row.postings));
 }
 
 /**
@@ -281,7 +258,7 @@ export async function applyTermChanges(run: SqlRunner, index: FullTextScope, cha
         `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($3, ' '))`,
         [...index.scope, joinedTerms(terms)],
       )
-    ).map((row) => [row.term, decodePostings(row.postings)]),
+    ).map((row) => [row.term, decodeTermPostings(row.postings)]),
   );
   const emptied: string[] = [];
   const written: string[] = [];
@@ -316,10 +293,10 @@ export async function applyTermChanges(run: SqlRunner, index: FullTextScope, cha
     }
     written.push(term);
     if (ascending) {
-      blobs.push(encodePostings(hids, frequencies, lengths));
+      blobs.push(encodeTermPostings(hids, frequencies, lengths));
     } else {
       const order = [...hids.keys()].sort((left, right) => (hids[left] as number) - (hids[right] as number));
-      blobs.push(encodePostings(order.map((at) => hids[at] as number), order.map((at) => frequencies[at] as number), order.map((at) => lengths[at] as number)));
+      blobs.push(encodeTermPostings(order.map((at) => hids[at] as number), order.map((at) => frequencies[at] as number), order.map((at) => lengths[at] as number)));
     }
   }
   const { bytes, lengths } = concatenated(blobs);

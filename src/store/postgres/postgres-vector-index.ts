@@ -17,6 +17,7 @@ import {
 } from '../store.js';
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
+import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from './postings-codec.js';
 import { quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
 
@@ -42,11 +43,7 @@ export interface PostgresVectorAccess extends PostgresScopeAccess {
   pool(): SqlRunner;
 }
 
-/** One coordinate's postings: the rows (positions in `ids()` order, ascending) non-zero there, and the values. */
-interface Posting {
-  rows: Int32Array;
-  values: Float32Array;
-}
+type Posting = CoordinatePostings;
 
 /** What a space keeps in memory for one revision: filled as queries need it. */
 export interface SpaceCache {
@@ -261,22 +258,18 @@ export class PostgresVectorIndex implements VectorIndex {
     });
     await run.rows(`DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
     let coordinates: number[] = [];
-    let positionBlobs: Buffer[] = [];
-    let valueBlobs: Buffer[] = [];
+    let blobs: Buffer[] = [];
     let bytes = 0;
     const flush = async (): Promise<void> => {
       if (coordinates.length === 0) return;
-      const positionBytes = concatenated(positionBlobs);
-      const valueBytes = concatenated(valueBlobs);
+      const joined = concatenated(blobs);
       await run.rows(
-        `INSERT INTO ${this.store.schema}.vector_postings (workspace, generation, space, coordinate, positions, "values")
-         SELECT $1, $2, $3, c.coordinate, p.blob, v.blob FROM unnest($4::integer[]) WITH ORDINALITY AS c(coordinate, ordinal)
-           JOIN ${splitBlobs('$5', '$6')} p ON p.ordinal = c.ordinal JOIN ${splitBlobs('$7', '$8')} v ON v.ordinal = c.ordinal`,
-        [...this.scope, coordinates, positionBytes.bytes, positionBytes.lengths, valueBytes.bytes, valueBytes.lengths],
+        `INSERT INTO ${this.store.schema}.vector_postings (workspace, generation, space, coordinate, postings)
+         SELECT $1, $2, $3, c.coordinate, p.blob FROM unnest($4::integer[]) WITH ORDINALITY AS c(coordinate, ordinal) JOIN ${splitBlobs('$5', '$6')} p ON p.ordinal = c.ordinal`,
+        [...this.scope, coordinates, joined.bytes, joined.lengths],
       );
       coordinates = [];
-      positionBlobs = [];
-      valueBlobs = [];
+      blobs = [];
       bytes = 0;
     };
     for (let coordinate = 0; coordinate < dimensions; coordinate++) {
@@ -284,9 +277,9 @@ export class PostgresVectorIndex implements VectorIndex {
       const end = counts[coordinate + 1] as number;
       if (end === start) continue;
       coordinates.push(coordinate);
-      positionBlobs.push(bytesOf(positions.subarray(start, end)));
-      valueBlobs.push(bytesOf(values.subarray(start, end)));
-      bytes += 8 * (end - start);
+      const blob = encodeCoordinatePostings(positions.subarray(start, end), values.subarray(start, end));
+      blobs.push(blob);
+      bytes += blob.byteLength;
       if (bytes >= maxBatchBytes) await flush();
     }
     await flush();
@@ -297,11 +290,11 @@ export class PostgresVectorIndex implements VectorIndex {
     const ids = await this.readIds(run);
     const rows = ids.length;
     const postings = (
-      await run.rows<{ coordinate: number; positions: Buffer; values: Buffer }>(
-        `SELECT coordinate, positions, "values" FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 ORDER BY coordinate`,
+      await run.rows<{ coordinate: number; postings: Buffer }>(
+        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 ORDER BY coordinate`,
         this.scope,
       )
-    ).map((row) => [row.coordinate, decodePosting(row)] as const);
+    ).map((row) => [row.coordinate, decodeCoordinatePostings(row.postings)] as const);
     const rowPointers = new Int32Array(rows + 1);
     for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
     for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
@@ -434,12 +427,12 @@ export class PostgresVectorIndex implements VectorIndex {
       if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) missing.add(position % dimensions);
     }
     if (missing.size > 0) {
-      const read = await run.rows<{ coordinate: number; positions: Buffer; values: Buffer }>(
-        `SELECT coordinate, positions, "values" FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 AND coordinate = ANY($4::integer[])`,
+      const read = await run.rows<{ coordinate: number; postings: Buffer }>(
+        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 AND coordinate = ANY($4::integer[])`,
         [...this.scope, [...missing]],
       );
       for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
-      for (const row of read) cache.postings.set(row.coordinate, decodePosting(row));
+      for (const row of read) cache.postings.set(row.coordinate, decodeCoordinatePostings(row.postings));
     }
     const rows = cache.rows;
     const out = new Float32Array(count * rows);
@@ -610,18 +603,6 @@ function vectorLiteral(vector: Float32Array): string {
     text += value === 0 ? '0' : value.toPrecision(9);
   }
   return `${text}]`;
-}
-
-function bytesOf(values: Int32Array | Float32Array): Buffer {
-  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-}
-
-function decodePosting(row: { positions: Buffer; values: Buffer }): Posting {
-  const rows = new Int32Array(row.positions.byteLength / 4);
-  new Uint8Array(rows.buffer).set(row.positions);
-  const values = new Float32Array(row.values.byteLength / 4);
-  new Uint8Array(values.buffer).set(row.values);
-  return { rows, values };
 }
 
 /** Whether every non-zero coordinate of the queries has its postings in `cache`. */

@@ -4,7 +4,7 @@ import { snakeCase, type AnyTableSpec } from '../schema.js';
 import { fullTextIndexText } from '../sqlite/sqlite-store.js';
 import type { ScoredId } from '../store.js';
 import { termTableOf } from './postgres-migrations.js';
-import { quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import { decodeTermPostings, encodeTermPostings, type TermPostings } from './postings-codec.js';
 
 /*
@@ -251,6 +251,7 @@ export function splitBlobs(bytes: string, lengths: string): string {
  */
 export async function applyTermChanges(run: SqlRunner, index: FullTextScope, changes: TermChanges): Promise<void> {
   if (changes.removed.size === 0 && changes.added.size === 0 && changes.rows === 0 && changes.tokens === 0) return;
+  await lockForWrite(run, JSON.stringify([index.schema, ...index.scope, 'full-text', index.spec.sqlName]));
   const terms = [...new Set([...changes.removed.keys(), ...changes.added.keys()])].sort();
   const stored = new Map(
     (

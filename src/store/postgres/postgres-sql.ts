@@ -78,3 +78,11 @@ export function quoteIdentifier(name: string): string {
 export function quoteLiteral(value: string): string {
   return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
+
+/**
+ * Takes a transaction-scoped advisory lock on `key` (held until the outermost transaction ends): writers that
+ * read, merge and rewrite shared postings must not interleave, or the later write would drop the earlier one's rows.
+ */
+export async function lockForWrite(run: SqlRunner, key: string): Promise<void> {
+  await run.rows('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}

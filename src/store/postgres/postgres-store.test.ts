@@ -224,7 +224,7 @@ describe('Postgres store: servers, migrations and search quality', () => {
     await assert.rejects(openPostgresStore(wrong, { workspace: 'w', generation: 0 }), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_UNREACHABLE' && /store\.url/.test(error.hint ?? ''));
   });
 
-  test('concurrent writers of one workspace on a real server: each transaction lands whole', async () => {
+  test('concurrent writers of one workspace on a real server: each transaction lands whole, none drops another\'s postings', async () => {
     const { pool, options } = await freshTarget(embedded, 'writers');
     const store = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
     await Promise.all(
@@ -235,6 +235,11 @@ describe('Postgres store: servers, migrations and search quality', () => {
               Array.from({ length: 10 }, (_, index) => ({ id: `w${writer}-${batch}-${index}`, documentId: `d${writer}`, ordinal: index, text: `writer${writer} river ${batch}`, nTokens: 4, start: 0, end: 1 })),
             );
           }
+          // Sparse vector spaces rewrite their postings on every write: writers of one space must not drop each other's rows.
+          await tx.vectors('phrases').upsert(
+            Array.from({ length: 5 }, (_, index) => ({ id: `w${writer}-${index}`, vector: { dimensions: 64, columns: Int32Array.of(writer, 10 + index), values: Float32Array.of(0.6, 0.8) } })),
+            'test:64',
+          );
           if (writer === 3) throw new Error('this writer fails');
         }).catch((error: Error) => assert.equal(error.message, 'this writer fails')),
       ),
@@ -243,6 +248,10 @@ describe('Postgres store: servers, migrations and search quality', () => {
     assert.equal((await store.searchText('chunks', ['river'], 1000)).length, 150);
     assert.deepEqual(await store.searchText('chunks', ['writer3'], 10), []);
     assert.equal((await store.searchText('chunks', ['writer2'], 100)).length, 50);
+    const phrases = await store.vectors('phrases').load();
+    assert.deepEqual([...phrases.ids].sort(), ['w0', 'w1', 'w2'].flatMap((writer) => Array.from({ length: 5 }, (_, index) => `${writer}-${index}`)));
+    const scores = await store.vectors('phrases').scoreMany(phrases.matrix.subarray(0, 64), 1);
+    assert.ok(Math.abs((scores.scores[0] as number) - 1) < 1e-6);
   });
 
   test('HNSW search (PGlite + pgvector) finds the exact top 10 with recall of at least 0.95', async () => {

@@ -18,7 +18,7 @@ import {
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
 import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from './postings-codec.js';
-import { quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
 
 /** pgvector's largest `hnsw.ef_search`: an HNSW scan returns at most that many rows, so larger searches scan exactly. */
@@ -93,6 +93,11 @@ export class PostgresVectorIndex implements VectorIndex {
     return [this.store.scope[0], this.store.scope[1], this.space];
   }
 
+  /** Serialises the writers of this space: a sparse write reads, merges and rewrites all of its postings. */
+  private async lock(run: SqlRunner): Promise<void> {
+    await lockForWrite(run, JSON.stringify([this.store.schema, ...this.store.scope, 'vectors', this.space]));
+  }
+
   private async read(run: SqlRunner): Promise<StoredSpace> {
     const [row] = await run.rows<{ embedder_id: string | null; dimensions: number | null; layout: VectorLayout | null; indexed: boolean | null; revision: number }>(
       `SELECT embedder_id, dimensions, layout, indexed, revision FROM ${this.store.schema}.vector_spaces WHERE workspace = $1 AND generation = $2 AND space = $3`,
@@ -143,6 +148,7 @@ export class PostgresVectorIndex implements VectorIndex {
       }
     }
     const indexed = await this.store.atomically(async (run) => {
+      await this.lock(run);
       let { info } = await this.read(run);
       if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
         throw new KgragError(
@@ -507,6 +513,7 @@ export class PostgresVectorIndex implements VectorIndex {
   async delete(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.store.atomically(async (run) => {
+      await this.lock(run);
       const { info } = await this.read(run);
       if (!info) return;
       await this.bumpRevision(run);
@@ -533,6 +540,7 @@ export class PostgresVectorIndex implements VectorIndex {
 
   async clear(): Promise<void> {
     await this.store.atomically(async (run) => {
+      await this.lock(run);
       await run.rows(
         `WITH postings AS (DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3)
          DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`,

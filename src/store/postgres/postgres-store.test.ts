@@ -235,11 +235,6 @@ describe('Postgres store: servers, migrations and search quality', () => {
               Array.from({ length: 10 }, (_, index) => ({ id: `w${writer}-${batch}-${index}`, documentId: `d${writer}`, ordinal: index, text: `writer${writer} river ${batch}`, nTokens: 4, start: 0, end: 1 })),
             );
           }
-          // Sparse vector spaces rewrite their postings on every write: writers of one space must not drop each other's rows.
-          await tx.vectors('phrases').upsert(
-            Array.from({ length: 5 }, (_, index) => ({ id: `w${writer}-${index}`, vector: { dimensions: 64, columns: Int32Array.of(writer, 10 + index), values: Float32Array.of(0.6, 0.8) } })),
-            'test:64',
-          );
           if (writer === 3) throw new Error('this writer fails');
         }).catch((error: Error) => assert.equal(error.message, 'this writer fails')),
       ),
@@ -248,6 +243,18 @@ describe('Postgres store: servers, migrations and search quality', () => {
     assert.equal((await store.searchText('chunks', ['river'], 1000)).length, 150);
     assert.deepEqual(await store.searchText('chunks', ['writer3'], 10), []);
     assert.equal((await store.searchText('chunks', ['writer2'], 100)).length, 50);
+    // Sparse vector spaces rewrite their postings on every write: writers of one space must not drop each other's rows.
+    await store.vectors('phrases').upsert([{ id: 'first', vector: { dimensions: 64, columns: Int32Array.of(63), values: Float32Array.of(1) } }], 'test:64');
+    await Promise.all(
+      [0, 1, 2].map((writer) =>
+        store.transaction(async (tx) => {
+          for (let index = 0; index < 5; index++) {
+            await tx.vectors('phrases').upsert([{ id: `w${writer}-${index}`, vector: { dimensions: 64, columns: Int32Array.of(writer, 10 + index), values: Float32Array.of(0.6, 0.8) } }], 'test:64');
+          }
+        }),
+      ),
+    );
+    await store.vectors('phrases').delete(['first']);
     const phrases = await store.vectors('phrases').load();
     assert.deepEqual([...phrases.ids].sort(), ['w0', 'w1', 'w2'].flatMap((writer) => Array.from({ length: 5 }, (_, index) => `${writer}-${index}`)));
     const scores = await store.vectors('phrases').scoreMany(phrases.matrix.subarray(0, 64), 1);

@@ -93,7 +93,10 @@ export class PostgresVectorIndex implements VectorIndex {
     return [this.store.scope[0], this.store.scope[1], this.space];
   }
 
-  /** Serialises the writers of this space: a sparse write reads, merges and rewrites all of its postings. */
+  /**
+   * Serialises the writers of this space until they commit: a write reads the space's description before it
+   * decides (layout, dimension checks), and a sparse write reads, merges and rewrites all of its postings.
+   */
   private async lock(run: SqlRunner): Promise<void> {
     await lockForWrite(run, JSON.stringify([this.store.schema, ...this.store.scope, 'vectors', this.space]));
   }

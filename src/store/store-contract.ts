@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KgragError } from '../core/errors.js';
+import { bm25Stopwords } from '../text/stopwords.js';
+import { wordTokens } from '../text/word-tokens.js';
 import { forgetCachedCalls } from './forget-cached-calls.js';
 import { tableNames, type TableName, type TableRows } from './schema.js';
 import { createStoreLlmCache } from './store-llm-cache.js';
@@ -208,6 +210,71 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.deepEqual((await store.searchText('chunks', ['flood'], 5)).map((hit) => hit.id), []);
         await store.table('entities').upsert(sampleRows.entities);
         assert.deepEqual((await store.searchText('entities', ['engineer'], 5)).map((hit) => hit.id), ['e2']);
+      }));
+
+    test('BM25 scores are FTS5 bm25(): k1 = 1.2, b = 0.75, lengths without stopwords, columns pooled, ties in insertion order', () =>
+      withStore(async (store) => {
+        // Lengths vary; "river" is in most rows (a non-positive idf counts as 1e-6); two rows are the same text.
+        const texts = [
+          'The river floods the river meadows in spring',
+          'A quiet river under an old stone bridge',
+          'River boats, river barges and river ferries',
+          'Bakeries of the town open at dawn',
+          'The mill by the river grinds flour for the bakeries',
+          'An old stone bridge',
+          'An old stone bridge',
+          'Ferries cross the estuary where the River widens',
+        ];
+        await store.table('chunks').upsert(texts.map((text, ordinal) => ({ id: `c${ordinal}`, documentId: 'd', ordinal, text, nTokens: 1, start: ordinal, end: ordinal + 1 })));
+        await store.table('entities').upsert([
+          { id: 'e1', title: 'Stone Bridge', type: 'geo', description: 'A bridge of stone over the river', aliases: [], frequency: 1, degree: 1, chunkIds: [] },
+          { id: 'e2', title: 'Ferry', type: 'thing', description: 'Crosses the estuary', aliases: [], frequency: 1, degree: 1, chunkIds: [] },
+          { id: 'e3', title: 'Mill', type: 'geo', description: '', aliases: [], frequency: 1, degree: 1, chunkIds: [] },
+        ]);
+        const indexed = (text: string) => wordTokens(text).filter((token) => !bm25Stopwords.has(token));
+        const expected = (documents: Array<{ id: string; tokens: string[] }>, terms: string[], k: number) => {
+          const averageLength = documents.reduce((sum, document) => sum + document.tokens.length, 0) / documents.length;
+          return documents
+            .map((document) => {
+              let score = 0;
+              for (const term of terms) {
+                const hits = documents.filter((other) => other.tokens.includes(term)).length;
+                const frequency = document.tokens.filter((token) => token === term).length;
+                const logarithm = Math.log((documents.length - hits + 0.5) / (hits + 0.5));
+                const idf = logarithm <= 0 ? 1e-6 : logarithm;
+                score += idf * ((frequency * (1.2 + 1)) / (frequency + 1.2 * (1 - 0.75 + (0.75 * document.tokens.length) / averageLength)));
+              }
+              return { id: document.id, score, matched: terms.some((term) => document.tokens.includes(term)) };
+            })
+            .filter((hit) => hit.matched)
+            .sort((left, right) => right.score - left.score)
+            .slice(0, k)
+            .map(({ id, score }) => ({ id, score }));
+        };
+        const chunkDocuments = texts.map((text, ordinal) => ({ id: `c${ordinal}`, tokens: indexed(text) }));
+        const entityDocuments = [
+          { id: 'e1', tokens: [...indexed('Stone Bridge'), ...indexed('A bridge of stone over the river')] },
+          { id: 'e2', tokens: [...indexed('Ferry'), ...indexed('Crosses the estuary')] },
+          { id: 'e3', tokens: indexed('Mill') },
+        ];
+        const close = (actual: Array<{ id: string; score: number }>, wanted: Array<{ id: string; score: number }>) => {
+          assert.deepEqual(actual.map((hit) => hit.id), wanted.map((hit) => hit.id));
+          for (const [index, hit] of actual.entries()) {
+            const target = wanted[index]?.score ?? Number.NaN;
+            assert.ok(Math.abs(hit.score - target) <= 1e-6 * Math.abs(target), `${hit.id}: ${hit.score} vs ${target}`);
+          }
+        };
+        for (const terms of [['river'], ['stone', 'bridge'], ['river', 'bakeries', 'ferries'], ['old', 'estuary', 'flour', 'dawn'], ['bridge']]) {
+          close(await store.searchText('chunks', terms, 10), expected(chunkDocuments, terms, 10));
+          close(await store.searchText('chunks', terms, 2), expected(chunkDocuments, terms, 2));
+        }
+        // Equal scores rank in insertion order.
+        const ties = await store.searchText('chunks', ['bridge'], 10);
+        assert.deepEqual(ties.map((hit) => hit.id), ['c5', 'c6', 'c1']);
+        assert.equal(ties[0]?.score, ties[1]?.score);
+        close(await store.searchText('entities', ['stone', 'estuary'], 5), expected(entityDocuments, ['stone', 'estuary'], 5));
+        // Query words fold case and diacritics as the index does.
+        close(await store.searchText('chunks', ['Bäkeries'], 5), expected(chunkDocuments, ['bakeries'], 5));
       }));
 
     test('the full-text index follows a clear, a refill and updates of other columns', () =>

@@ -1,0 +1,317 @@
+import { hasCjkLetter } from '../../text/cjk-letters.js';
+import { wordTokens } from '../../text/word-tokens.js';
+import { snakeCase, type AnyTableSpec } from '../schema.js';
+import { fullTextIndexText } from '../sqlite/sqlite-store.js';
+import type { ScoredId } from '../store.js';
+import { termTableOf } from './postgres-migrations.js';
+import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { decodeTermPostings, encodeTermPostings, type TermPostings } from './postings-codec.js';
+
+/*
+ * BM25 exactly as SQLite's FTS5 `bm25()` computes it, over statistics kept in tables: per term, the rows that hold
+ * it with the term's frequency and the row's length (`<table>_postings`, one blob of varints per term), and the collection's
+ * row and token counts (`full_text_totals`). A row's text is indexed as the SQLite backend indexes it
+ * (`fullTextIndexText`), so both backends rank the same rows with the same scores. Postings read for a query stay in
+ * memory while the index's revision (bumped by every write) holds, as the SQLite backend keeps a space's postings.
+ */
+
+/** FTS5's constants. */
+const k1 = 1.2;
+const b = 0.75;
+/** A row's indexed terms: how often each occurs, and how many tokens the row has (BM25's document length). */
+export interface IndexedTerms {
+  frequencies: Map<string, number>;
+  length: number;
+}
+
+type Postings = TermPostings;
+
+/** What a full-text index keeps in memory for one revision: filled as queries need it. */
+export interface FullTextCache {
+  revision: number;
+  postings: Map<string, Postings>;
+  ids: Map<number, string>;
+}
+
+/** Where one full-text index lives: the table spec, the quoted schema, workspace and generation, and the caches by table. */
+export interface FullTextScope {
+  spec: AnyTableSpec;
+  schema: string;
+  scope: readonly [string, number];
+  caches: Map<string, FullTextCache>;
+}
+
+const noPostings: Postings = { hids: new Float64Array(0), frequencies: new Uint32Array(0), lengths: new Uint32Array(0) };
+
+/** The tokens of a row's full-text columns as the index holds them, column by column. */
+function columnTokens(spec: AnyTableSpec, row: Record<string, unknown>): string[][] {
+  return (spec.fullText ?? []).map((column) => {
+    const value = row[column];
+    const text = fullTextIndexText(typeof value === 'string' ? value : null);
+    return text === '' ? [] : text.split(' ');
+  });
+}
+
+/**
+ * What a row adds to the index. FTS5 with its default column weights of 1 sums a term's hits over the columns
+ * and the row's length over the columns, so the columns' tokens pool.
+ */
+export function indexedTermsOf(spec: AnyTableSpec, row: Record<string, unknown>): IndexedTerms {
+  const frequencies = new Map<string, number>();
+  let length = 0;
+  for (const tokens of columnTokens(spec, row)) {
+    length += tokens.length;
+    for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
+  }
+  return { frequencies, length };
+}
+
+/**
+ * The tokens FTS5 reads from one quoted query term: its unicode61 tokenizer folds case and diacritics and splits at
+ * anything but letters and digits, without the CJK bigrams of `wordTokens` (a CJK run is one token).
+ */
+function phraseTokens(term: string): string[] {
+  if (!hasCjkLetter(term)) return wordTokens(term);
+  const folded = term.normalize('NFD').replace(/[^\P{M}\u3099\u309a]+/gu, '').toLowerCase().normalize('NFC');
+  return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** How often `phrase` occurs in `tokens` (overlapping occurrences count, as FTS5's phrase instances do). */
+function occurrences(tokens: readonly string[], phrase: readonly string[]): number {
+  let count = 0;
+  for (let start = 0; start + phrase.length <= tokens.length; start++) {
+    let matches = true;
+    for (let offset = 0; offset < phrase.length && matches; offset++) matches = tokens[start + offset] === phrase[offset];
+    if (matches) count++;
+  }
+  return count;
+}
+
+function termTable(index: FullTextScope): string {
+  return `${index.schema}.${quoteIdentifier(termTableOf(index.spec))}`;
+}
+
+/** Terms in one parameter: index tokens hold no spaces, and one long string is far cheaper to send than a text[]. */
+function joinedTerms(terms: readonly string[]): string {
+  return terms.join(' ');
+}
+
+/** Reads the postings of `terms` into `cache` (an absent term has none). */
+async function readPostings(run: SqlRunner, index: FullTextScope, cache: FullTextCache, terms: readonly string[]): Promise<void> {
+  const missing = terms.filter((term) => !cache.postings.has(term));
+  if (missing.length === 0) return;
+  const rows = await run.rows<{ term: string; postings: Buffer }>(
+    `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($3, ' '))`,
+    [...index.scope, joinedTerms(missing)],
+  );
+  for (const term of missing) cache.postings.set(term, noPostings);
+  for (const row of rows) cache.postings.set(row.term, decodeTermPostings(row.postings));
+}
+
+/**
+ * BM25 search of one table: `terms` are FTS5 query phrases (usually one word each), OR-ed. FTS5's formula:
+ * score = Σ_phrases idf · (f · (k1 + 1)) / (f + k1 · (1 − b + b · D / avgdl)), idf = ln((N − n + 0.5) / (n + 0.5))
+ * or 1e-6 when that is not positive, summed in phrase order, as FTS5 sums it, so that rows score the same doubles.
+ */
+export async function searchFullText(run: SqlRunner, index: FullTextScope, terms: readonly string[], k: number): Promise<ScoredId[]> {
+  const unique = [...new Set(terms.map((term) => term.trim()).filter((term) => term.length > 0))];
+  if (unique.length === 0 || k <= 0) return [];
+  const [totals] = await run.rows<{ rows: number; tokens: number; revision: number }>(
+    `SELECT rows, tokens, revision FROM ${index.schema}.full_text_totals WHERE workspace = $1 AND generation = $2 AND table_name = $3`,
+    [...index.scope, index.spec.sqlName],
+  );
+  if (!totals || totals.rows === 0) return [];
+  let cache = index.caches.get(index.spec.sqlName);
+  if (cache?.revision !== totals.revision) {
+    cache = { revision: totals.revision, postings: new Map(), ids: new Map() };
+    index.caches.set(index.spec.sqlName, cache);
+  }
+  const phrases = unique.map(phraseTokens);
+  await readPostings(run, index, cache, [...new Set(phrases.flat())]);
+  const postingsOf = await Promise.all(phrases.map((tokens) => phrasePostings(run, index, cache, tokens)));
+  const averageLength = totals.tokens / totals.rows;
+  const scores = new Map<number, number>();
+  for (const postings of postingsOf) {
+    const hits = postings.hids.length;
+    if (hits === 0) continue;
+    const logarithm = Math.log((totals.rows - hits + 0.5) / (hits + 0.5));
+    const idf = logarithm <= 0 ? 1e-6 : logarithm;
+    for (let entry = 0; entry < hits; entry++) {
+      const frequency = postings.frequencies[entry] as number;
+      const length = postings.lengths[entry] as number;
+      const hid = postings.hids[entry] as number;
+      scores.set(hid, (scores.get(hid) ?? 0) + idf * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + (b * length) / averageLength))));
+    }
+  }
+  const ranked = [...scores].sort((left, right) => right[1] - left[1] || left[0] - right[0]).slice(0, k);
+  const unknown = ranked.filter(([hid]) => !cache.ids.has(hid)).map(([hid]) => hid);
+  if (unknown.length > 0) {
+    const key = quoteIdentifier(snakeCase(index.spec.key[0] as string));
+    const rows = await run.rows<{ hid: number; id: string }>(
+      `SELECT hid, ${key} AS id FROM ${index.schema}.${quoteIdentifier(index.spec.sqlName)} WHERE workspace = $1 AND generation = $2 AND hid = ANY($3::bigint[])`,
+      [...index.scope, unknown],
+    );
+    for (const row of rows) cache.ids.set(row.hid, row.id);
+  }
+  return ranked.map(([hid, score]) => ({ id: cache.ids.get(hid) as string, score }));
+}
+
+/**
+ * The postings of one query phrase: a word's own; for several words, the rows holding all of them where they follow
+ * each other within one column, counted by reading those rows' text (kept for the revision, like a word's).
+ */
+async function phrasePostings(run: SqlRunner, index: FullTextScope, cache: FullTextCache, tokens: readonly string[]): Promise<Postings> {
+  if (tokens.length === 0) return noPostings;
+  if (tokens.length === 1) return cache.postings.get(tokens[0] as string) ?? noPostings;
+  const key = ` ${tokens.join(' ')}`;
+  const known = cache.postings.get(key);
+  if (known) return known;
+  const lists = [...new Set(tokens)].map((token) => cache.postings.get(token) ?? noPostings);
+  const shortest = lists.reduce((best, list) => (list.hids.length < best.hids.length ? list : best));
+  const others = lists.filter((list) => list !== shortest).map((list) => new Set(list.hids));
+  const candidates: number[] = [];
+  const lengths = new Map<number, number>();
+  shortest.hids.forEach((hid, entry) => {
+    if (!others.every((set) => set.has(hid))) return;
+    candidates.push(hid);
+    lengths.set(hid, shortest.lengths[entry] as number);
+  });
+  const hits: Array<[number, number]> = [];
+  if (candidates.length > 0) {
+    const columns = (index.spec.fullText ?? []).map((column) => `${quoteIdentifier(snakeCase(column))} AS ${quoteIdentifier(column)}`);
+    const rows = await run.rows<Record<string, unknown> & { hid: number }>(
+      `SELECT hid, ${columns.join(', ')} FROM ${index.schema}.${quoteIdentifier(index.spec.sqlName)} WHERE workspace = $1 AND generation = $2 AND hid = ANY($3::bigint[]) ORDER BY hid`,
+      [...index.scope, candidates],
+    );
+    for (const row of rows) {
+      const count = columnTokens(index.spec, row).reduce((sum, words) => sum + occurrences(words, tokens), 0);
+      if (count > 0) hits.push([row.hid, count]);
+    }
+  }
+  const postings: Postings = {
+    hids: Float64Array.from(hits, ([hid]) => hid),
+    frequencies: Uint32Array.from(hits, ([, count]) => count),
+    lengths: Uint32Array.from(hits, ([hid]) => lengths.get(hid) as number),
+  };
+  cache.postings.set(key, postings);
+  return postings;
+}
+
+/**
+ * How the index changes when rows change: per term the rows to take out, and the entries to add as flat triples
+ * (hid, frequency, length: a few hundred thousand entries for a corpus, too many for an array each), and the counts.
+ */
+export interface TermChanges {
+  removed: Map<string, Set<number>>;
+  added: Map<string, number[]>;
+  rows: number;
+  tokens: number;
+}
+
+export function emptyTermChanges(): TermChanges {
+  return { removed: new Map(), added: new Map(), rows: 0, tokens: 0 };
+}
+
+/** Records that row `hid` went from `before` (undefined: it is new) to `after` (undefined: it is deleted). */
+export function recordTermChange(changes: TermChanges, hid: number, before: IndexedTerms | undefined, after: IndexedTerms | undefined): void {
+  if (before) {
+    changes.rows -= 1;
+    changes.tokens -= before.length;
+    for (const term of before.frequencies.keys()) {
+      let rows = changes.removed.get(term);
+      if (!rows) changes.removed.set(term, (rows = new Set()));
+      rows.add(hid);
+    }
+  }
+  if (after) {
+    changes.rows += 1;
+    changes.tokens += after.length;
+    for (const [term, frequency] of after.frequencies) {
+      let entries = changes.added.get(term);
+      if (!entries) changes.added.set(term, (entries = []));
+      entries.push(hid, frequency, after.length);
+    }
+  }
+}
+
+/** Blobs in one binary parameter and their byte lengths: a `bytea[]` goes as hex text, twice the bytes, parsed. */
+export function concatenated(blobs: readonly Uint8Array[]): { bytes: Buffer; lengths: number[] } {
+  return { bytes: Buffer.concat(blobs), lengths: blobs.map((blob) => blob.byteLength) };
+}
+
+/** SQL of the blobs passed by {@link concatenated}: `$bytes` the bytes, `$lengths` an integer[]; yields (ordinal, blob). */
+export function splitBlobs(bytes: string, lengths: string): string {
+  return `(SELECT s.ordinal, substring(${bytes}::bytea FROM (s.start - s.length + 1)::integer FOR s.length) AS blob
+     FROM (SELECT l.ordinal, l.length, sum(l.length) OVER (ORDER BY l.ordinal) AS start FROM unnest(${lengths}::integer[]) WITH ORDINALITY AS l(length, ordinal)) s)`;
+}
+
+/**
+ * Applies term changes: reads the postings of the terms concerned, merges, and writes them back with the new
+ * totals and a new revision, in two statements.
+ */
+export async function applyTermChanges(run: SqlRunner, index: FullTextScope, changes: TermChanges): Promise<void> {
+  if (changes.removed.size === 0 && changes.added.size === 0 && changes.rows === 0 && changes.tokens === 0) return;
+  await lockForWrite(run, JSON.stringify([index.schema, ...index.scope, 'full-text', index.spec.sqlName]));
+  const terms = [...new Set([...changes.removed.keys(), ...changes.added.keys()])].sort();
+  const stored = new Map(
+    (
+      await run.rows<{ term: string; postings: Buffer }>(
+        `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($3, ' '))`,
+        [...index.scope, joinedTerms(terms)],
+      )
+    ).map((row) => [row.term, decodeTermPostings(row.postings)]),
+  );
+  const emptied: string[] = [];
+  const written: string[] = [];
+  const blobs: Buffer[] = [];
+  for (const term of terms) {
+    const removed = changes.removed.get(term);
+    const added = changes.added.get(term) ?? [];
+    const old = stored.get(term);
+    const hids: number[] = [];
+    const frequencies: number[] = [];
+    const lengths: number[] = [];
+    if (old) {
+      for (let entry = 0; entry < old.hids.length; entry++) {
+        const hid = old.hids[entry] as number;
+        if (removed?.has(hid)) continue;
+        hids.push(hid);
+        frequencies.push(old.frequencies[entry] as number);
+        lengths.push(old.lengths[entry] as number);
+      }
+    }
+    let ascending = true;
+    for (let at = 0; at < added.length; at += 3) {
+      const hid = added[at] as number;
+      if (hids.length > 0 && hid < (hids[hids.length - 1] as number)) ascending = false;
+      hids.push(hid);
+      frequencies.push(added[at + 1] as number);
+      lengths.push(added[at + 2] as number);
+    }
+    if (hids.length === 0) {
+      if (old) emptied.push(term);
+      continue;
+    }
+    written.push(term);
+    if (ascending) {
+      blobs.push(encodeTermPostings(hids, frequencies, lengths));
+    } else {
+      const order = [...hids.keys()].sort((left, right) => (hids[left] as number) - (hids[right] as number));
+      blobs.push(encodeTermPostings(order.map((at) => hids[at] as number), order.map((at) => frequencies[at] as number), order.map((at) => lengths[at] as number)));
+    }
+  }
+  const { bytes, lengths } = concatenated(blobs);
+  await run.rows(
+    `WITH emptied AS (
+       DELETE FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($4, ' '))
+     ), written AS (
+       INSERT INTO ${termTable(index)} (workspace, generation, term, postings)
+       SELECT $1, $2, t.term, b.blob FROM unnest(string_to_array($5, ' ')) WITH ORDINALITY AS t(term, ordinal) JOIN ${splitBlobs('$6', '$7')} b ON b.ordinal = t.ordinal
+       ORDER BY t.ordinal
+       ON CONFLICT (workspace, generation, term) DO UPDATE SET postings = excluded.postings
+     )
+     INSERT INTO ${index.schema}.full_text_totals (workspace, generation, table_name, rows, tokens, revision) VALUES ($1, $2, $3, $8, $9, nextval(${quoteLiteral(`${index.schema}.revisions`)}))
+     ON CONFLICT (workspace, generation, table_name) DO UPDATE SET rows = full_text_totals.rows + excluded.rows, tokens = full_text_totals.tokens + excluded.tokens, revision = excluded.revision`,
+    [...index.scope, index.spec.sqlName, joinedTerms(emptied), joinedTerms(written), bytes, lengths, changes.rows, changes.tokens],
+  );
+}

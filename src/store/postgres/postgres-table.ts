@@ -1,0 +1,262 @@
+import { KgragError } from '../../core/errors.js';
+import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
+import type { TableAccess } from '../store.js';
+import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms } from './postgres-full-text.js';
+import { postgresColumnType, termTableOf } from './postgres-migrations.js';
+import { quoteIdentifier, type SqlRunner } from './postgres-sql.js';
+
+/** What tables and vector spaces need of the store they belong to. */
+export interface PostgresScopeAccess {
+  /** The quoted schema. */
+  readonly schema: string;
+  /** Workspace and generation: the first two parameters of every statement. */
+  readonly scope: readonly [string, number];
+  /** Runs statements in the store's transaction when it is one, else on the pool. */
+  runner(): SqlRunner;
+  /** Runs `work` as one transaction (a savepoint inside the store's transaction). */
+  atomically<R>(work: (run: SqlRunner) => Promise<R>): Promise<R>;
+  /** Postings of the full-text indexes read by queries, per table, at one revision each. */
+  readonly fullTextCaches: Map<string, FullTextCache>;
+}
+
+/** Rows per upsert statement at most, and characters of text at most: one statement's arrays stay a few MB. */
+const maxBatchRows = 5000;
+const maxBatchCharacters = 8 * 1024 * 1024;
+
+/** The array type a column's values travel in (json as text, cast in the statement). */
+function arrayType(column: ColumnSpec): string {
+  return column.type === 'integer' ? 'bigint[]' : column.type === 'real' ? 'float8[]' : 'text[]';
+}
+
+/**
+ * One table of the schema, scoped to a workspace generation. Upserts send each column as one array parameter
+ * (`unnest`), a few thousand rows per statement; rows keep the order they were given through the `hid` identity.
+ */
+export class PostgresTable<T extends TableName> implements TableAccess<T> {
+  private readonly columns: Array<[string, ColumnSpec]>;
+  private readonly table: string;
+  private readonly selectList: string;
+  private readonly upsertSql: string;
+  private readonly keyColumns: string[];
+
+  constructor(
+    private readonly store: PostgresScopeAccess,
+    private readonly spec: AnyTableSpec,
+  ) {
+    this.columns = Object.entries(spec.columns);
+    this.table = `${store.schema}.${quoteIdentifier(spec.sqlName)}`;
+    const sqlColumns = this.columns.map(([name]) => quoteIdentifier(snakeCase(name)));
+    this.selectList = [...(spec.hid ? ['hid'] : []), ...sqlColumns].join(', ');
+    this.keyColumns = spec.key.map((column) => quoteIdentifier(snakeCase(column)));
+    const fullText = spec.fullText !== undefined;
+    const inserted = sqlColumns;
+    const aliases = inserted.map((_, index) => `c${index}`);
+    const parameters = this.columns.map(([, column], index) => `$${index + 3}::${arrayType(column)}`);
+    const selected = aliases.map((alias, index) => (this.columns[index]?.[1].type === 'json' ? `u.${alias}::json` : `u.${alias}`));
+    const updates = inserted.filter((column) => !this.keyColumns.includes(column)).map((column) => `${column} = excluded.${column}`);
+    const insert =
+      `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} ` +
+      `FROM unnest(${parameters.join(', ')}) WITH ORDINALITY AS u(${aliases.join(', ')}, ordinal) ORDER BY u.ordinal ` +
+      `ON CONFLICT (workspace, generation, ${this.keyColumns.join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+    if (!fullText) {
+      this.upsertSql = insert;
+    } else {
+      // The rows' old full-text values, read in the statement's snapshot (before the insert), so that the terms they
+      // indexed can be taken out; full-text tables have a single-column key.
+      const key = this.keyColumns[0] as string;
+      const keyIndex = this.columns.findIndex(([name]) => name === spec.key[0]);
+      const oldColumns = (spec.fullText ?? []).map((column) => `t.${quoteIdentifier(snakeCase(column))} AS ${quoteIdentifier(column)}`);
+      this.upsertSql =
+        `WITH old AS (SELECT t.hid, ${oldColumns.join(', ')} FROM ${this.table} t WHERE t.workspace = $1 AND t.generation = $2 AND t.${key} = ANY($${keyIndex + 3}::text[])), ` +
+        `up AS (${insert} RETURNING hid, ${key} AS key) ` +
+        `SELECT up.hid, up.key, old.hid IS NOT NULL AS existed, ${(spec.fullText ?? []).map((column) => `old.${quoteIdentifier(column)}`).join(', ')} FROM up LEFT JOIN old ON old.hid = up.hid`;
+    }
+  }
+
+  async upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void> {
+    if (rows.length === 0) return;
+    const batches = this.batches(this.deduplicated(rows as unknown as ReadonlyArray<Record<string, unknown>>));
+    if (!this.spec.fullText && batches.length === 1) {
+      await this.store.runner().rows(this.upsertSql, this.parameters(batches[0] as Array<Record<string, unknown>>));
+      return;
+    }
+    await this.store.atomically(async (run) => {
+      // The term changes of all batches are written once: the postings of a term common to several batches are
+      // read and rewritten once, not once per batch.
+      const changes = emptyTermChanges();
+      for (const batch of batches) {
+        if (!this.spec.fullText) {
+          await run.rows(this.upsertSql, this.parameters(batch));
+          continue;
+        }
+        const indexed = batch.map((row) => indexedTermsOf(this.spec, row));
+        const written = await run.rows<Record<string, unknown> & { hid: number; key: string; existed: boolean }>(this.upsertSql, this.parameters(batch));
+        const byKey = new Map(batch.map((row, index) => [row[this.spec.key[0] as string] as string, index]));
+        for (const row of written) {
+          const index = byKey.get(row.key) as number;
+          const after = indexed[index] as IndexedTerms;
+          let before: IndexedTerms | undefined;
+          if (row.existed) {
+            // An unchanged text indexes the same terms: nothing to rewrite (an entity's degree changes often, its text rarely).
+            if ((this.spec.fullText ?? []).every((column) => row[column] === (batch[index] as Record<string, unknown>)[column])) continue;
+            before = indexedTermsOf(this.spec, row);
+          }
+          recordTermChange(changes, row.hid, before, after);
+        }
+      }
+      if (this.spec.fullText) await applyTermChanges(run, this.fullText, changes);
+    });
+  }
+
+  /** One row per key: the last values given, at the place the key was first given (where SQLite's row-by-row upsert puts it). */
+  private deduplicated(rows: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+    const keyOf = (row: Record<string, unknown>): string => JSON.stringify(this.spec.key.map((column) => row[column] ?? null));
+    const position = new Map<string, number>();
+    const unique: Array<Record<string, unknown>> = [];
+    for (const row of rows) {
+      const key = keyOf(row);
+      const at = position.get(key);
+      if (at === undefined) {
+        position.set(key, unique.length);
+        unique.push(row);
+      } else {
+        unique[at] = row;
+      }
+    }
+    return unique;
+  }
+
+  private batches(rows: Array<Record<string, unknown>>): Array<Array<Record<string, unknown>>> {
+    const batches: Array<Array<Record<string, unknown>>> = [];
+    let current: Array<Record<string, unknown>> = [];
+    let characters = 0;
+    for (const row of rows) {
+      let size = 16;
+      for (const [name] of this.columns) {
+        const value = row[name];
+        size += typeof value === 'string' ? value.length : 16;
+      }
+      if (current.length > 0 && (current.length >= maxBatchRows || characters + size > maxBatchCharacters)) {
+        batches.push(current);
+        current = [];
+        characters = 0;
+      }
+      current.push(row);
+      characters += size;
+    }
+    if (current.length > 0) batches.push(current);
+    return batches;
+  }
+
+  private get fullText(): FullTextScope {
+    return { spec: this.spec, schema: this.store.schema, scope: this.store.scope, caches: this.store.fullTextCaches };
+  }
+
+  /** Scope, then one array per column. */
+  private parameters(rows: ReadonlyArray<Record<string, unknown>>): unknown[] {
+    const arrays = this.columns.map(([name, column]) =>
+      rows.map((row) => {
+        const value = row[name];
+        if (column.type === 'json' && value !== undefined) return JSON.stringify(value);
+        if (value === undefined || value === null) {
+          if (column.nullable) return null;
+          throw new KgragError(`${this.spec.sqlName}.${name} is required but missing`, {
+            code: 'STORE_MISSING_COLUMN',
+            category: 'internal',
+            details: { table: this.spec.sqlName, column: name },
+          });
+        }
+        return value;
+      }),
+    );
+    return [...this.store.scope, ...arrays];
+  }
+
+  async get(keys: readonly string[]): Promise<Array<TableRows[T]>> {
+    if (this.spec.key.length !== 1) throw new Error(`${this.spec.sqlName}: get() needs a single-column key; use where()`);
+    return this.where(this.spec.key[0] as ColumnOf<T>, keys as ReadonlyArray<TableRows[T][ColumnOf<T>]>);
+  }
+
+  async all(): Promise<Array<TableRows[T]>> {
+    const rows = await this.store.runner().rows<Record<string, unknown>>(
+      `SELECT ${this.selectList} FROM ${this.table} WHERE workspace = $1 AND generation = $2 ORDER BY hid`,
+      [...this.store.scope],
+    );
+    return rows.map((row) => this.decode(row));
+  }
+
+  async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
+    if (values.length === 0) return [];
+    const rows = await this.store.runner().rows<Record<string, unknown>>(
+      `SELECT ${this.selectList} FROM ${this.table} WHERE workspace = $1 AND generation = $2 AND ${this.matches(column)} ORDER BY hid`,
+      [...this.store.scope, values],
+    );
+    return rows.map((row) => this.decode(row));
+  }
+
+  async pick<K extends ColumnOf<T>>(
+    columns: readonly K[],
+    where?: { column: ColumnOf<T>; values: readonly unknown[] },
+  ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>> {
+    if (where && where.values.length === 0) return [];
+    const picked = this.columns.filter(([name]) => (columns as readonly string[]).includes(name));
+    const list = [...(this.spec.hid ? ['hid'] : []), ...picked.map(([name]) => quoteIdentifier(snakeCase(name)))];
+    const rows = await this.store.runner().rows<Record<string, unknown>>(
+      `SELECT ${list.length > 0 ? list.join(', ') : 'hid'} FROM ${this.table} WHERE workspace = $1 AND generation = $2${where ? ` AND ${this.matches(where.column)}` : ''} ORDER BY hid`,
+      where ? [...this.store.scope, where.values] : [...this.store.scope],
+    );
+    return rows.map((row) => this.decode(row, picked)) as Array<Pick<TableRows[T], K> & { hid?: number }>;
+  }
+
+  async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
+    if (values.length === 0) return 0;
+    const sql = `DELETE FROM ${this.table} WHERE workspace = $1 AND generation = $2 AND ${this.matches(column)}`;
+    if (!this.spec.fullText) {
+      const [row] = await this.store.runner().rows<{ n: number }>(`WITH deleted AS (${sql} RETURNING 1) SELECT count(*) AS n FROM deleted`, [...this.store.scope, values]);
+      return row?.n ?? 0;
+    }
+    return this.store.atomically(async (run) => {
+      const fullText = (this.spec.fullText ?? []).map((name) => `${quoteIdentifier(snakeCase(name))} AS ${quoteIdentifier(name)}`);
+      const deleted = await run.rows<Record<string, unknown> & { hid: number }>(`${sql} RETURNING hid, ${fullText.join(', ')}`, [...this.store.scope, values]);
+      const changes = emptyTermChanges();
+      for (const row of deleted) recordTermChange(changes, row.hid, indexedTermsOf(this.spec, row), undefined);
+      await applyTermChanges(run, this.fullText, changes);
+      return deleted.length;
+    });
+  }
+
+  async clear(): Promise<void> {
+    const scope = 'workspace = $1 AND generation = $2';
+    if (!this.spec.fullText) {
+      await this.store.runner().rows(`DELETE FROM ${this.table} WHERE ${scope}`, [...this.store.scope]);
+      return;
+    }
+    await this.store.runner().rows(
+      `WITH postings AS (DELETE FROM ${this.store.schema}.${quoteIdentifier(termTableOf(this.spec))} WHERE ${scope}),
+       totals AS (DELETE FROM ${this.store.schema}.full_text_totals WHERE ${scope} AND table_name = $3)
+       DELETE FROM ${this.table} WHERE ${scope}`,
+      [...this.store.scope, this.spec.sqlName],
+    );
+  }
+
+  async count(): Promise<number> {
+    const [row] = await this.store.runner().rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.table} WHERE workspace = $1 AND generation = $2`, [...this.store.scope]);
+    return row?.n ?? 0;
+  }
+
+  /** `column = ANY($3)`, the parameter typed as the column's array type. */
+  private matches(column: string): string {
+    const spec = this.spec.columns[column];
+    if (!spec) throw new Error(`${this.spec.sqlName} has no column ${column}`);
+    return spec.type === 'json'
+      ? `${quoteIdentifier(snakeCase(column))}::text = ANY($3::text[])`
+      : `${quoteIdentifier(snakeCase(column))} = ANY($3::${postgresColumnType(spec)}[])`;
+  }
+
+  private decode(row: Record<string, unknown>, columns = this.columns): TableRows[T] {
+    const record: Record<string, unknown> = {};
+    if (this.spec.hid) record.hid = row.hid;
+    for (const [name] of columns) record[name] = row[snakeCase(name)];
+    return record as unknown as TableRows[T];
+  }
+}

@@ -1,0 +1,670 @@
+import { createHash } from 'node:crypto';
+import { KgragError } from '../../core/errors.js';
+import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
+import { topIndices } from '../../math/top-indices.js';
+import type { SparseVector } from '../../providers/embed/embedder.js';
+import {
+  sparseLayoutMaxDensity,
+  type ScoredId,
+  type SpaceScores,
+  type SparseVectorMatrix,
+  type VectorIndex,
+  type VectorItem,
+  type VectorLayout,
+  type VectorMatrix,
+  type VectorSpace,
+  type VectorSpaceInfo,
+} from '../store.js';
+import { concatenated, splitBlobs } from './postgres-full-text.js';
+import type { PostgresSchemaState } from './postgres-migrations.js';
+import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from './postings-codec.js';
+import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import type { PostgresScopeAccess } from './postgres-table.js';
+
+/** pgvector's largest `hnsw.ef_search`: an HNSW scan returns at most that many rows, so larger searches scan exactly. */
+const maxHnswK = 1000;
+/** pgvector's default `hnsw.ef_search`, kept for small `k`. */
+const defaultEfSearch = 40;
+/** Bytes of vector data per write statement at most. */
+const maxBatchBytes = 8 * 1024 * 1024;
+
+/** What a vector space needs of its store beyond its tables. */
+export interface PostgresVectorAccess extends PostgresScopeAccess {
+  readonly state: PostgresSchemaState;
+  /** Answer every search by an exact scan, even where an HNSW index exists. */
+  readonly exactSearch: boolean;
+  /** In-memory data of each space at one revision, shared by a store and its transactions. */
+  readonly caches: Map<VectorSpace, SpaceCache>;
+  /** Reads with several statements on one snapshot (a read-only transaction unless the store is in one). */
+  snapshot<R>(read: (run: SqlRunner) => Promise<R>): Promise<R>;
+  /** Runs `action` once the store's transaction has committed (at once outside a transaction). */
+  afterCommit(action: () => Promise<void>): Promise<void>;
+  /** Runs statements on the pool, outside any transaction. */
+  pool(): SqlRunner;
+}
+
+type Posting = CoordinatePostings;
+
+/** What a space keeps in memory for one revision: filled as queries need it. */
+export interface SpaceCache {
+  revision: number;
+  rows: number;
+  ids?: string[];
+  /** Sparse layout: postings read so far, by coordinate. */
+  postings: Map<number, Posting>;
+  /** Dense layout: the matrix in the SIMD kernel. */
+  dense?: SimilarityIndex;
+  /** Sparse layout: one query's sums, reused between queries. */
+  sums?: Float64Array;
+}
+
+interface StoredSpace {
+  info: (VectorSpaceInfo & { indexed: boolean }) | undefined;
+  /** The space's last revision, kept by `clear()` so that revisions never repeat. */
+  revision: number | undefined;
+}
+
+/** A space's vectors as CSR rows in vid order, with their ids when read. */
+interface SparseRows {
+  ids: string[];
+  rowPointers: Int32Array;
+  columnIndices: Int32Array;
+  values: Float32Array;
+}
+
+/**
+ * One vector space of a workspace generation. Rows (`vector_rows`) hold the ids in insertion (`vid`) order and, in
+ * a dense space, the float32 coordinates as bytes (read exactly by `load` and `scoreMany`), plus pgvector's copy
+ * when the server has pgvector, under a partial HNSW cosine index per space and dimension that `search` uses. A
+ * sparse space keeps per coordinate the positions and values of its non-zero rows (`vector_postings`), as the SQLite
+ * backend does, so scoring reads only the query's coordinates. The layout is chosen as the SQLite backend chooses it.
+ */
+export class PostgresVectorIndex implements VectorIndex {
+  constructor(
+    private readonly store: PostgresVectorAccess,
+    private readonly space: VectorSpace,
+  ) {}
+
+  private get rowsTable(): string {
+    return `${this.store.schema}.vector_rows`;
+  }
+
+  private get scope(): [string, number, string] {
+    return [this.store.scope[0], this.store.scope[1], this.space];
+  }
+
+  /**
+   * Serialises the writers of this space until they commit: a write reads the space's description before it
+   * decides (layout, dimension checks), and a sparse write reads, merges and rewrites all of its postings.
+   */
+  private async lock(run: SqlRunner): Promise<void> {
+    await lockForWrite(run, JSON.stringify([this.store.schema, ...this.store.scope, 'vectors', this.space]));
+  }
+
+  private async read(run: SqlRunner): Promise<StoredSpace> {
+    const [row] = await run.rows<{ embedder_id: string | null; dimensions: number | null; layout: VectorLayout | null; indexed: boolean | null; revision: number }>(
+      `SELECT embedder_id, dimensions, layout, indexed, revision FROM ${this.store.schema}.vector_spaces WHERE workspace = $1 AND generation = $2 AND space = $3`,
+      this.scope,
+    );
+    if (!row) return { info: undefined, revision: undefined };
+    if (row.embedder_id === null) return { info: undefined, revision: row.revision };
+    return {
+      info: { embedderId: row.embedder_id, dimensions: row.dimensions ?? 0, layout: row.layout ?? 'dense', revision: row.revision, indexed: row.indexed === true },
+      revision: row.revision,
+    };
+  }
+
+  async info(): Promise<VectorSpaceInfo | undefined> {
+    const { info } = await this.read(this.store.runner());
+    if (!info) return undefined;
+    return { embedderId: info.embedderId, dimensions: info.dimensions, layout: info.layout, revision: info.revision };
+  }
+
+  private nextRevision(): string {
+    return `nextval(${quoteLiteral(`${this.store.schema}.revisions`)})`;
+  }
+
+  private async bumpRevision(run: SqlRunner): Promise<void> {
+    await run.rows(`UPDATE ${this.store.schema}.vector_spaces SET revision = ${this.nextRevision()} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+  }
+
+  /** The in-memory cache of `revision` (a fresh one after any write, by this process or another). */
+  private async cacheFor(run: SqlRunner, revision: number): Promise<SpaceCache> {
+    let cache = this.store.caches.get(this.space);
+    if (cache?.revision !== revision) {
+      const [row] = await run.rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+      cache = { revision, rows: row?.n ?? 0, postings: new Map() };
+      this.store.caches.set(this.space, cache);
+    }
+    return cache;
+  }
+
+  async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
+    if (items.length === 0) return;
+    const dimensions = items[0] === undefined ? 0 : dimensionsOf(items[0].vector);
+    for (const item of items) {
+      if (dimensionsOf(item.vector) !== dimensions) {
+        throw new KgragError(`vector of "${item.id}" has ${dimensionsOf(item.vector)} dimensions, expected ${dimensions}`, {
+          code: 'STORE_VECTOR_DIMENSION',
+          category: 'internal',
+        });
+      }
+    }
+    const indexed = await this.store.atomically(async (run) => {
+      await this.lock(run);
+      let { info } = await this.read(run);
+      if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
+        throw new KgragError(
+          `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
+          {
+            code: 'STORE_VECTOR_SPACE_MISMATCH',
+            category: 'config',
+            hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed, or restore the old embeddings settings',
+            details: { space: this.space, stored: { embedderId: info.embedderId, dimensions: info.dimensions }, given: { embedderId, dimensions } },
+          },
+        );
+      }
+      if (!info) {
+        const layout = chooseLayout(items, dimensions);
+        const withIndex = layout === 'dense' && this.store.state.vector !== undefined;
+        await run.rows(
+          `INSERT INTO ${this.store.schema}.vector_spaces (workspace, generation, space, embedder_id, dimensions, layout, indexed, revision)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, ${this.nextRevision()})
+           ON CONFLICT (workspace, generation, space) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions,
+             layout = excluded.layout, indexed = excluded.indexed, revision = excluded.revision`,
+          [...this.scope, embedderId, dimensions, layout, withIndex],
+        );
+        info = { embedderId, dimensions, layout, indexed: withIndex, revision: 0 };
+      } else {
+        await this.bumpRevision(run);
+      }
+      if (info.layout === 'sparse') await this.upsertSparse(run, items, dimensions);
+      else await this.upsertDense(run, items, info.indexed);
+      return info.indexed;
+    });
+    if (indexed) await this.store.afterCommit(() => ensureHnswIndex(this.store.pool(), this.store.state, this.store.scope[0], this.store.scope[1], this.space, dimensions));
+  }
+
+  private async upsertDense(run: SqlRunner, items: readonly VectorItem[], indexed: boolean): Promise<void> {
+    // One row per id: the last vector given, at the place the id was first given.
+    const position = new Map<string, number>();
+    const unique: VectorItem[] = [];
+    for (const item of items) {
+      const at = position.get(item.id);
+      if (at === undefined) {
+        position.set(item.id, unique.length);
+        unique.push(item);
+      } else {
+        unique[at] = item;
+      }
+    }
+    const vectorType = indexed ? `${this.store.state.vector?.namespace}.vector` : '';
+    // All coordinates in one binary parameter, each row its slice: no hex text to build and parse.
+    const sql =
+      `INSERT INTO ${this.rowsTable} (workspace, generation, space, id, data${indexed ? ', embedding' : ''}) ` +
+      `SELECT $1, $2, $3, u.id, substring($5::bytea FROM ((u.ordinal - 1) * $6::integer + 1)::integer FOR $6::integer)${indexed ? `, u.embedding::${vectorType}` : ''} ` +
+      `FROM unnest($4::text[]${indexed ? ', $7::text[]' : ''}) WITH ORDINALITY AS u(id${indexed ? ', embedding' : ''}, ordinal) ` +
+      `ORDER BY u.ordinal ON CONFLICT (workspace, generation, space, id) DO UPDATE SET data = excluded.data${indexed ? ', embedding = excluded.embedding' : ''}`;
+    for (let start = 0; start < unique.length; ) {
+      const dimensions = dimensionsOf((unique[start] as VectorItem).vector);
+      const count = Math.max(1, Math.floor(maxBatchBytes / (4 * Math.max(1, dimensions))));
+      const batch = unique.slice(start, start + count);
+      start += count;
+      const dense = batch.map((item) => denseOf(item.vector));
+      const bytes = Buffer.allocUnsafe(dense.length * 4 * dimensions);
+      dense.forEach((vector, row) => bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), row * 4 * dimensions));
+      await run.rows(sql, [...this.scope, batch.map((item) => item.id), bytes, 4 * dimensions, ...(indexed ? [dense.map(vectorLiteral)] : [])]);
+    }
+  }
+
+  /** Replaces the vectors of ids already stored (keeping their position), appends the others, rewrites the postings. */
+  private async upsertSparse(run: SqlRunner, items: readonly VectorItem[], dimensions: number): Promise<void> {
+    const current = await this.readSparseRows(run);
+    const position = new Map(current.ids.map((id, row) => [id, row]));
+    const rows: Array<{ columns: ArrayLike<number>; values: ArrayLike<number> }> = current.ids.map((_, row) => {
+      const start = current.rowPointers[row] as number;
+      const end = current.rowPointers[row + 1] as number;
+      return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
+    });
+    const added: string[] = [];
+    for (const item of items) {
+      const { columns, values } = item.vector instanceof Float32Array ? nonZerosOfDense(item.vector) : nonZerosOf(item.vector);
+      const existing = position.get(item.id);
+      if (existing !== undefined) {
+        rows[existing] = { columns, values };
+        continue;
+      }
+      position.set(item.id, rows.length);
+      added.push(item.id);
+      rows.push({ columns, values });
+    }
+    if (added.length > 0) {
+      await run.rows(
+        `INSERT INTO ${this.rowsTable} (workspace, generation, space, id) SELECT $1, $2, $3, u.id FROM unnest($4::text[]) WITH ORDINALITY AS u(id, ordinal) ORDER BY u.ordinal`,
+        [...this.scope, added],
+      );
+    }
+    await this.writePostings(run, rows, dimensions);
+  }
+
+  /** Replaces every posting with those of `rows` (row index = position). */
+  private async writePostings(run: SqlRunner, rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): Promise<void> {
+    const counts = new Int32Array(dimensions + 1);
+    for (const row of rows) for (let entry = 0; entry < row.columns.length; entry++) counts[(row.columns[entry] as number) + 1] = (counts[(row.columns[entry] as number) + 1] as number) + 1;
+    for (let coordinate = 0; coordinate < dimensions; coordinate++) counts[coordinate + 1] = (counts[coordinate + 1] as number) + (counts[coordinate] as number);
+    const total = counts[dimensions] as number;
+    const positions = new Int32Array(total);
+    const values = new Float32Array(total);
+    const cursor = counts.slice(0, dimensions);
+    rows.forEach((row, index) => {
+      for (let entry = 0; entry < row.columns.length; entry++) {
+        const coordinate = row.columns[entry] as number;
+        const at = cursor[coordinate] as number;
+        positions[at] = index;
+        values[at] = row.values[entry] as number;
+        cursor[coordinate] = at + 1;
+      }
+    });
+    await run.rows(`DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+    let coordinates: number[] = [];
+    let blobs: Buffer[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      if (coordinates.length === 0) return;
+      const joined = concatenated(blobs);
+      await run.rows(
+        `INSERT INTO ${this.store.schema}.vector_postings (workspace, generation, space, coordinate, postings)
+         SELECT $1, $2, $3, c.coordinate, p.blob FROM unnest($4::integer[]) WITH ORDINALITY AS c(coordinate, ordinal) JOIN ${splitBlobs('$5', '$6')} p ON p.ordinal = c.ordinal`,
+        [...this.scope, coordinates, joined.bytes, joined.lengths],
+      );
+      coordinates = [];
+      blobs = [];
+      bytes = 0;
+    };
+    for (let coordinate = 0; coordinate < dimensions; coordinate++) {
+      const start = counts[coordinate] as number;
+      const end = counts[coordinate + 1] as number;
+      if (end === start) continue;
+      coordinates.push(coordinate);
+      const blob = encodeCoordinatePostings(positions.subarray(start, end), values.subarray(start, end));
+      blobs.push(blob);
+      bytes += blob.byteLength;
+      if (bytes >= maxBatchBytes) await flush();
+    }
+    await flush();
+  }
+
+  /** Every vector of a sparse space as CSR rows in vid order, transposed from the postings, with the ids. */
+  private async readSparseRows(run: SqlRunner): Promise<SparseRows> {
+    const ids = await this.readIds(run);
+    const rows = ids.length;
+    const postings = (
+      await run.rows<{ coordinate: number; postings: Buffer }>(
+        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 ORDER BY coordinate`,
+        this.scope,
+      )
+    ).map((row) => [row.coordinate, decodeCoordinatePostings(row.postings)] as const);
+    const rowPointers = new Int32Array(rows + 1);
+    for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
+    for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
+    const columnIndices = new Int32Array(rowPointers[rows] as number);
+    const values = new Float32Array(columnIndices.length);
+    const cursor = rowPointers.slice(0, rows);
+    // Coordinates ascend, so each row's entries come out ascending.
+    for (const [coordinate, posting] of postings) {
+      for (let entry = 0; entry < posting.rows.length; entry++) {
+        const row = posting.rows[entry] as number;
+        const at = cursor[row] as number;
+        columnIndices[at] = coordinate;
+        values[at] = posting.values[entry] as number;
+        cursor[row] = at + 1;
+      }
+    }
+    return { ids, rowPointers, columnIndices, values };
+  }
+
+  private async readIds(run: SqlRunner): Promise<string[]> {
+    const rows = await run.rows<{ id: string }>(`SELECT id FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 ORDER BY vid`, this.scope);
+    return rows.map((row) => row.id);
+  }
+
+  /** The vectors of a dense space (of `ids` when given) in vid order. */
+  private async readDense(run: SqlRunner, dimensions: number, ids: readonly string[] | undefined): Promise<VectorMatrix> {
+    const rows = await run.rows<{ id: string; data: Buffer }>(
+      `SELECT id, data FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3${ids === undefined ? '' : ' AND id = ANY($4::text[])'} ORDER BY vid`,
+      ids === undefined ? this.scope : [...this.scope, ids],
+    );
+    const matrix = new Float32Array(rows.length * dimensions);
+    const bytes = new Uint8Array(matrix.buffer);
+    rows.forEach((row, index) => bytes.set(row.data.subarray(0, 4 * dimensions), 4 * dimensions * index));
+    return { ids: rows.map((row) => row.id), dimensions, matrix };
+  }
+
+  private mismatch(detail: string): KgragError {
+    return new KgragError(detail, {
+      code: 'STORE_VECTOR_SPACE_MISMATCH',
+      category: 'config',
+      hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
+    });
+  }
+
+  async search(query: Float32Array, k: number): Promise<ScoredId[]> {
+    const { info } = await this.read(this.store.runner());
+    if (!info || k <= 0) return [];
+    if (query.length !== info.dimensions) throw this.mismatch(`query vector has ${query.length} dimensions, the ${this.space} index has ${info.dimensions}`);
+    if (info.layout === 'dense' && info.indexed && !this.store.exactSearch && k <= maxHnswK) return this.searchHnsw(info, query, k);
+    // A warm search, whose space is in memory as far as the query needs it, needs only the revision check.
+    const cached = this.store.caches.get(this.space);
+    if (cached?.revision === info.revision && cached.ids && (info.layout === 'sparse' ? hasPostings(cached, query, 1, info.dimensions) : cached.dense)) {
+      const scores = info.layout === 'sparse' ? await this.scoreSparse(this.store.runner(), info, cached, query, 1) : (cached.dense as SimilarityIndex).scoreMany(query, 1);
+      const ids = cached.ids;
+      return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
+    }
+    return this.store.snapshot(async (run) => {
+      const current = (await this.read(run)).info;
+      if (!current) return [];
+      const cache = await this.cacheFor(run, current.revision);
+      const scores = current.layout === 'sparse' ? await this.scoreSparse(run, current, cache, query, 1) : (await this.denseIndex(run, current, cache)).scoreMany(query, 1);
+      cache.ids ??= await this.readIds(run);
+      const ids = cache.ids;
+      return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
+    });
+  }
+
+  /**
+   * The k nearest rows through the space's HNSW index, rescored exactly from their stored coordinates (ties in
+   * insertion order). The query goes as literals: the planner uses a partial index only for a query whose
+   * conditions it can see imply the index's.
+   */
+  private async searchHnsw(info: VectorSpaceInfo, query: Float32Array, k: number): Promise<ScoredId[]> {
+    const namespace = this.store.state.vector?.namespace as string;
+    const dimensions = info.dimensions;
+    const rows = (
+      await this.store.runner().script<{ vid: number; id: string; data: Buffer }>(
+        `SET hnsw.ef_search = ${Math.max(defaultEfSearch, k)}; ` +
+          `SELECT vid, id, data FROM ${this.rowsTable} WHERE ${hnswPredicate(namespace, this.store.scope[0], this.store.scope[1], this.space, dimensions)} ` +
+          `ORDER BY (embedding::${namespace}.vector(${dimensions})) OPERATOR(${namespace}.<=>) ${quoteLiteral(vectorLiteral(query))}::${namespace}.vector(${dimensions}) LIMIT ${k}`,
+      )
+    )[1] ?? [];
+    const scored = rows.map((row) => {
+      const vector = new Float32Array(dimensions);
+      new Uint8Array(vector.buffer).set(row.data.subarray(0, 4 * dimensions));
+      let dot = 0;
+      for (let d = 0; d < dimensions; d++) dot += (vector[d] as number) * (query[d] as number);
+      return { id: row.id, vid: row.vid, score: dot };
+    });
+    scored.sort((left, right) => right.score - left.score || left.vid - right.vid);
+    return scored.map(({ id, score }) => ({ id, score }));
+  }
+
+  private async denseIndex(run: SqlRunner, info: VectorSpaceInfo, cache: SpaceCache): Promise<SimilarityIndex> {
+    if (!cache.dense) {
+      const matrix = await this.readDense(run, info.dimensions, undefined);
+      cache.dense = createSimilarityIndex(matrix.ids.length, info.dimensions, matrix.matrix);
+      cache.ids = matrix.ids;
+    }
+    return cache.dense;
+  }
+
+  async scoreMany(queries: Float32Array, count: number): Promise<SpaceScores> {
+    // A warm query of a sparse space whose postings are all in memory needs only the revision check.
+    const known = (await this.read(this.store.runner())).info;
+    const cached = this.store.caches.get(this.space);
+    if (known?.layout === 'sparse' && cached?.revision === known.revision && hasPostings(cached, queries, count, known.dimensions)) {
+      return { revision: known.revision, rows: cached.rows, scores: await this.scoreSparse(this.store.runner(), known, cached, queries, count) };
+    }
+    return this.store.snapshot(async (run) => {
+      const info = (await this.read(run)).info;
+      if (!info) return { revision: 0, rows: 0, scores: new Float32Array(0) };
+      if (queries.length !== count * info.dimensions) {
+        throw this.mismatch(`${count} query vectors of ${info.dimensions} dimensions expected for the ${this.space} vectors, got ${queries.length} numbers`);
+      }
+      const cache = await this.cacheFor(run, info.revision);
+      if (info.layout === 'sparse') return { revision: info.revision, rows: cache.rows, scores: await this.scoreSparse(run, info, cache, queries, count) };
+      return { revision: info.revision, rows: cache.rows, scores: (await this.denseIndex(run, info, cache)).scoreMany(queries, count) };
+    });
+  }
+
+  /**
+   * Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. Each row's
+   * sum runs over the coordinates in ascending order, as a dense dot product's would.
+   */
+  private async scoreSparse(run: SqlRunner, info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Promise<Float32Array> {
+    const { dimensions } = info;
+    const missing = new Set<number>();
+    for (let position = 0; position < count * dimensions; position++) {
+      if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) missing.add(position % dimensions);
+    }
+    if (missing.size > 0) {
+      const read = await run.rows<{ coordinate: number; postings: Buffer }>(
+        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 AND coordinate = ANY($4::integer[])`,
+        [...this.scope, [...missing]],
+      );
+      for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
+      for (const row of read) cache.postings.set(row.coordinate, decodeCoordinatePostings(row.postings));
+    }
+    const rows = cache.rows;
+    const out = new Float32Array(count * rows);
+    cache.sums ??= new Float64Array(rows);
+    const sums = cache.sums;
+    for (let query = 0; query < count; query++) {
+      sums.fill(0);
+      const offset = query * dimensions;
+      for (let coordinate = 0; coordinate < dimensions; coordinate++) {
+        const weight = queries[offset + coordinate] as number;
+        if (weight === 0) continue;
+        const posting = cache.postings.get(coordinate) as Posting;
+        for (let entry = 0; entry < posting.rows.length; entry++) {
+          const row = posting.rows[entry] as number;
+          sums[row] = (sums[row] as number) + (posting.values[entry] as number) * weight;
+        }
+      }
+      out.set(sums, query * rows);
+    }
+    return out;
+  }
+
+  async ids(): Promise<string[]> {
+    return this.readIds(this.store.runner());
+  }
+
+  async load(ids?: readonly string[]): Promise<VectorMatrix> {
+    return this.store.snapshot(async (run) => {
+      const { info } = await this.read(run);
+      if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
+      const { dimensions } = info;
+      if (info.layout === 'dense') return this.readDense(run, dimensions, ids);
+      const all = await this.readSparseRows(run);
+      const wanted = ids === undefined ? undefined : new Set(ids);
+      const rows = all.ids.flatMap((id, row) => (wanted === undefined || wanted.has(id) ? [row] : []));
+      const matrix = new Float32Array(rows.length * dimensions);
+      rows.forEach((row, index) => {
+        for (let entry = all.rowPointers[row] as number; entry < (all.rowPointers[row + 1] as number); entry++) {
+          matrix[index * dimensions + (all.columnIndices[entry] as number)] = all.values[entry] as number;
+        }
+      });
+      return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+    });
+  }
+
+  async loadSparse(): Promise<SparseVectorMatrix> {
+    return this.store.snapshot(async (run) => {
+      const { info } = await this.read(run);
+      if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
+      const { dimensions } = info;
+      if (info.layout === 'sparse') return { dimensions, ...(await this.readSparseRows(run)) };
+      const { ids, matrix } = await this.readDense(run, dimensions, undefined);
+      const rowPointers = new Int32Array(ids.length + 1);
+      for (let row = 0; row < ids.length; row++) {
+        let nonZeros = 0;
+        for (let at = row * dimensions; at < (row + 1) * dimensions; at++) if (matrix[at] !== 0) nonZeros++;
+        rowPointers[row + 1] = (rowPointers[row] as number) + nonZeros;
+      }
+      const columnIndices = new Int32Array(rowPointers[ids.length] as number);
+      const values = new Float32Array(columnIndices.length);
+      let entry = 0;
+      for (let at = 0; at < matrix.length; at++) {
+        const value = matrix[at] as number;
+        if (value === 0) continue;
+        columnIndices[entry] = at % dimensions;
+        values[entry++] = value;
+      }
+      return { ids, dimensions, rowPointers, columnIndices, values };
+    });
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.store.atomically(async (run) => {
+      await this.lock(run);
+      const { info } = await this.read(run);
+      if (!info) return;
+      await this.bumpRevision(run);
+      if (info.layout === 'sparse') {
+        const current = await this.readSparseRows(run);
+        const removed = new Set(ids);
+        const kept = current.ids.flatMap((id, row) => (removed.has(id) ? [] : [row]));
+        if (kept.length === current.ids.length) return;
+        await run.rows(`DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 AND id = ANY($4::text[])`, [...this.scope, ids]);
+        await this.writePostings(
+          run,
+          kept.map((row) => {
+            const start = current.rowPointers[row] as number;
+            const end = current.rowPointers[row + 1] as number;
+            return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
+          }),
+          info.dimensions,
+        );
+        return;
+      }
+      await run.rows(`DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 AND id = ANY($4::text[])`, [...this.scope, ids]);
+    });
+  }
+
+  async clear(): Promise<void> {
+    await this.store.atomically(async (run) => {
+      await this.lock(run);
+      await run.rows(
+        `WITH postings AS (DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3)
+         DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`,
+        this.scope,
+      );
+      // The row stays with its revision, bumped, so that no revision of the space repeats.
+      await run.rows(
+        `UPDATE ${this.store.schema}.vector_spaces SET embedder_id = NULL, dimensions = NULL, layout = NULL, indexed = NULL, revision = ${this.nextRevision()}
+         WHERE workspace = $1 AND generation = $2 AND space = $3`,
+        this.scope,
+      );
+    });
+    this.store.caches.delete(this.space);
+  }
+
+  async count(): Promise<number> {
+    const [row] = await this.store
+      .runner()
+      .rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+    return row?.n ?? 0;
+  }
+}
+
+/** The condition of a space's partial HNSW index: its rows of one dimension (a cleared space may come back with another). */
+function hnswPredicate(namespace: string, workspace: string, generation: number, space: string, dimensions: number): string {
+  return `workspace = ${quoteLiteral(workspace)} AND generation = ${generation} AND space = ${quoteLiteral(space)} AND ${namespace}.vector_dims(embedding) = ${dimensions}`;
+}
+
+/** The name of a space's HNSW index: unique per workspace, generation, space and dimension, within 63 characters. */
+function hnswIndexName(workspace: string, generation: number, space: string, dimensions: number): string {
+  return `vector_hnsw_${createHash('sha256').update(JSON.stringify([workspace, generation, space, dimensions])).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Builds the HNSW cosine index of a dense space's rows, unless it exists, and records it for dropping with its
+ * generation. Run outside the writing transaction: `CREATE INDEX` locks the shared rows table against writes of
+ * every workspace until its transaction ends, so it must end with the build. Later rows join the index as written.
+ */
+export async function ensureHnswIndex(run: SqlRunner, state: PostgresSchemaState, workspace: string, generation: number, space: string, dimensions: number): Promise<void> {
+  const namespace = state.vector?.namespace;
+  if (namespace === undefined) return;
+  const name = hnswIndexName(workspace, generation, space, dimensions);
+  const [existing] = await run.rows<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [`${state.schema}.${quoteIdentifier(name)}`]);
+  if (!existing?.found) {
+    try {
+      await run.rows(
+        `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(name)} ON ${state.schema}.vector_rows USING hnsw ((embedding::${namespace}.vector(${dimensions})) ${namespace}.vector_cosine_ops) ` +
+          `WHERE ${hnswPredicate(namespace, workspace, generation, space, dimensions)}`,
+      );
+    } catch (error) {
+      // Another process built it at the same moment.
+      const [now] = await run.rows<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [`${state.schema}.${quoteIdentifier(name)}`]);
+      if (!now?.found) throw error;
+    }
+  }
+  await run.rows(
+    `INSERT INTO ${state.schema}.vector_indexes (workspace, generation, space, dimensions, name) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+    [workspace, generation, space, dimensions, name],
+  );
+}
+
+/** pgvector's text form of a vector; nine significant digits give every float32 back exactly. */
+function vectorLiteral(vector: Float32Array): string {
+  let text = '[';
+  for (let index = 0; index < vector.length; index++) {
+    if (index > 0) text += ',';
+    const value = vector[index] as number;
+    text += value === 0 ? '0' : value.toPrecision(9);
+  }
+  return `${text}]`;
+}
+
+/** Whether every non-zero coordinate of the queries has its postings in `cache`. */
+function hasPostings(cache: SpaceCache, queries: Float32Array, count: number, dimensions: number): boolean {
+  if (queries.length !== count * dimensions) return false;
+  for (let position = 0; position < queries.length; position++) if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) return false;
+  return true;
+}
+
+/** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */
+function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorLayout {
+  let nonZeros = 0;
+  for (const { vector } of items) {
+    if (vector instanceof Float32Array) {
+      for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
+    } else {
+      nonZeros += nonZerosOf(vector).columns.length;
+    }
+  }
+  return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
+}
+
+function dimensionsOf(vector: Float32Array | SparseVector): number {
+  return vector instanceof Float32Array ? vector.length : vector.dimensions;
+}
+
+/** A sparse vector's non-zero entries (an explicit zero value stores as nothing, as in a dense vector). */
+function nonZerosOf(vector: SparseVector): { columns: ArrayLike<number>; values: ArrayLike<number> } {
+  if (!vector.values.includes(0)) return vector;
+  const keep = [...vector.values.keys()].filter((entry) => vector.values[entry] !== 0);
+  return { columns: Int32Array.from(keep, (entry) => vector.columns[entry] as number), values: Float32Array.from(keep, (entry) => vector.values[entry] as number) };
+}
+
+function nonZerosOfDense(vector: Float32Array): { columns: Int32Array; values: Float32Array } {
+  let count = 0;
+  for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) count++;
+  const columns = new Int32Array(count);
+  const values = new Float32Array(count);
+  let entry = 0;
+  for (let index = 0; index < vector.length; index++) {
+    const value = vector[index] as number;
+    if (value === 0) continue;
+    columns[entry] = index;
+    values[entry++] = value;
+  }
+  return { columns, values };
+}
+
+function denseOf(vector: Float32Array | SparseVector): Float32Array {
+  if (vector instanceof Float32Array) return vector;
+  const dense = new Float32Array(vector.dimensions);
+  for (let entry = 0; entry < vector.columns.length; entry++) dense[vector.columns[entry] as number] = vector.values[entry] as number;
+  return dense;
+}

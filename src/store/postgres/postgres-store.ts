@@ -248,7 +248,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
   }
 
   async getMeta<V>(key: string): Promise<V | undefined> {
-    const [row] = await this.runner().rows<{ value: string | null }>('SELECT value FROM ' + this.schema + '.meta WHERE workspace = $1 AND generation = $2 AND key = $3', [
+    const [row] = await this.runner().rows<{ value: string | null }>(`SELECT value FROM ${this.schema}.meta WHERE workspace = $1 AND generation = $2 AND key = $3`, [
       ...this.scope,
       key,
     ]);

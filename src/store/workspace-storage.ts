@@ -92,5 +92,10 @@ export interface WorkspaceStorage {
    * document's text may be quoted in any answer); returns how many entries it deleted.
    */
   clearQueryCache(): Promise<number>;
+  /**
+   * Opens a generation another process is writing (its draft), for that writer's indexing workers, which add LLM
+   * replies to its cache. Only a storage that several processes share has it (Postgres).
+   */
+  openDraft?(generation: number): Promise<Store>;
   close(): Promise<void>;
 }

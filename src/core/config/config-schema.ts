@@ -385,8 +385,27 @@ export const configSchema = z
       .prefault({}),
     store: z
       .object({
-        backend: z.enum(['sqlite']).default('sqlite').describe('Storage backend'),
+        backend: z.enum(['sqlite', 'postgres']).default('sqlite').describe('Storage backend: one SQLite file per workspace, or a Postgres database shared by many workspaces and processes'),
         path: z.string().default('kgrag.db').describe('SQLite database file, relative to the workspace'),
+        url: z.string().optional().describe('Postgres connection URL (postgres://user:password@host:5432/database); also KGRAG_DATABASE_URL, which selects the postgres backend'),
+        schema: z.string().min(1).default('kgrag').describe("Postgres schema that holds kgrag's tables, created when missing"),
+        workspace: z.string().min(1).optional().describe("Name of this workspace in the Postgres database (default: the workspace folder's name); processes that share a name share the index"),
+        poolSize: z.number().int().min(1).max(100).default(8).describe('Postgres connections this process opens at most'),
+        exactVectorSearch: z.boolean().default(false).describe("Postgres: answer nearest-neighbour searches by an exact scan instead of pgvector's approximate HNSW index"),
+      })
+      .strict()
+      .superRefine((store, issues) => {
+        if (store.backend === 'postgres' && !store.url) {
+          issues.addIssue({ code: 'custom', path: ['url'], message: 'the postgres backend needs store.url (or KGRAG_DATABASE_URL), e.g. postgres://kgrag:secret@localhost:5432/kgrag' });
+        }
+      })
+      .prefault({}),
+    workers: z
+      .object({
+        local: z.number().int().min(0).max(64).default(0).describe('Worker processes `kgrag index` starts beside itself to make the per-chunk and per-community LLM calls (extraction, claims, summaries, reports) in parallel; postgres backend only'),
+        remote: z.boolean().default(false).describe('Also hand that work to `kgrag worker` processes on other machines sharing the database; postgres backend only'),
+        shardsPerRound: z.number().int().min(1).max(10000).default(16).describe("Shards a step's LLM work is split into for the workers: more shards balance better, fewer cost less queue traffic"),
+        leaseSeconds: z.number().int().min(2).max(86400).default(900).describe("Seconds a worker may hold a shard before it is given to another (a killed worker's shard is retried after its lease); keep it above the time one shard takes"),
       })
       .strict()
       .prefault({}),

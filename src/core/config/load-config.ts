@@ -289,6 +289,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     ['OPENAI_API_KEY', ['llm', 'apiKey']],
     ['OPENAI_BASE_URL', ['llm', 'baseURL']],
     ['KGRAG_API_KEYS', ['server', 'apiKeys']],
+    ['KGRAG_DATABASE_URL', ['store', 'url']],
   ] as const) {
     const raw = env[name];
     if (raw && !envSources.has(path.join('.')) && !layers.some((layer) => hasPath(layer.values, path))) {
@@ -299,6 +300,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       envSources.set(path.join('.'), name);
       sources.push(name);
     }
+  }
+  // KGRAG_DATABASE_URL, the one variable a deployment sets, also selects the backend it is for.
+  if (envSources.get('store.url') === 'KGRAG_DATABASE_URL' && !envSources.has('store.backend') && !layers.some((layer) => hasPath(layer.values, ['store', 'backend']))) {
+    setPath(fromEnv, ['store', 'backend'], 'postgres');
   }
   layers.push({ name: 'environment', values: fromEnv });
   if (options.overrides) layers.push({ name: 'command line', values: options.overrides as PlainObject });

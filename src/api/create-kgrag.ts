@@ -3,6 +3,10 @@ import { isAbsolute, join } from 'node:path';
 import { appendAll } from '../core/append-all.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { selectDocuments } from './select-documents.js';
+import { openWorkspaceStorage, postgresWorkspaceName } from './open-workspace-storage.js';
+import type { PrefetchQueue } from './workers/prefetch-queue.js';
+import type { LocalIndexWorkers } from './workers/start-index-workers.js';
+import { stepSettingsFingerprint } from './workers/step-settings-fingerprint.js';
 import { createGraphBrowser } from './create-graph-browser.js';
 import type { GraphBrowser } from './graph-browser.js';
 import { sha256 } from '../core/ids.js';
@@ -14,7 +18,7 @@ import type { RunUsage } from '../core/types.js';
 import type { IndexDryRun } from '../pipeline/estimate/dry-run-index.js';
 import { embedderStateKey, embedderStateOf } from '../pipeline/steps/embed-chunks-step.js';
 import type { IndexInputs, InputDocument, PipelineEvent, PipelineStep } from '../pipeline/pipeline-step.js';
-import { runPipeline, type PipelineSummary } from '../pipeline/run-pipeline.js';
+import { runPipeline, type PipelineSummary, type RunPipelineOptions } from '../pipeline/run-pipeline.js';
 import { loadWorkspacePrompts } from '../core/workspace-prompts.js';
 import { assignOpenieDocs } from '../extract/triples/assign-openie-docs.js';
 import { parseOpenieFile, type SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
@@ -42,7 +46,6 @@ import type { CancellableWriteOptions, WriterLockOptions } from './write-options
 export type { CancellableWriteOptions, WriterLockOptions } from './write-options.js';
 import { importedIndexSource, importedIndexUpdateError, type GraphragImportSummary, type ImportGraphragOptions } from './import-graphrag.js';
 import { singleStoreWorkspace } from '../store/single-store-workspace.js';
-import { openSqliteWorkspaceStorage } from '../store/sqlite/sqlite-workspace-storage.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
 import type { Store } from '../store/store.js';
 import type { WorkspaceStatus, WorkspaceStorage, WriterHolder, WriteSession } from '../store/workspace-storage.js';
@@ -230,11 +233,31 @@ export interface Kgrag {
   delete(selectors: readonly string[], options?: DeleteOptions): Promise<DeleteSummary>;
   /** What `delete(selectors)` would remove and redo, and its LLM cost, without changing anything. */
   estimateDelete(selectors: readonly string[], options?: EstimateIndexOptions & Pick<DeleteOptions, 'cwd'>): Promise<DeleteDryRun>;
+  /**
+   * Works as an indexing worker of this workspace until `signal` aborts (`kgrag worker`): takes the shards of LLM
+   * work that index runs on the same Postgres database hand out (`workers`), one at a time, and makes their calls into
+   * the running index's LLM cache. Needs the postgres backend and the configuration the index run uses.
+   */
+  work(options?: WorkOptions): Promise<WorkSummary>;
   /** LLM usage and cost since the workspace was opened. */
   usage(): UsageSnapshot;
   /** Row counts of the main index tables. */
   stats(): Promise<IndexStats>;
   close(): Promise<void>;
+}
+
+/** Options of {@link Kgrag.work}. */
+export interface WorkOptions {
+  /** Stops taking shards; the shard in progress is abandoned (another worker takes it after its lease). */
+  signal?: AbortSignal;
+  /** Called after each shard. */
+  onShard?: (shard: { step: string; round: number; index: number; count: number; items: number; calls: number }) => void;
+}
+
+/** What {@link Kgrag.work} did. */
+export interface WorkSummary {
+  shards: number;
+  calls: number;
 }
 
 /** Options of {@link Kgrag.importOpenie}. */
@@ -406,7 +429,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
   const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:') : undefined);
   const storage: WorkspaceStorage = givenStore
     ? singleStoreWorkspace(givenStore)
-    : openSqliteWorkspaceStorage(isAbsolute(config.store.path) ? config.store.path : join(workspace, config.store.path));
+    : await openWorkspaceStorage(config, workspace);
   const store = givenStore ?? publishedStoreView(storage);
   const prices = priceSettings(config);
   const meter: UsageMeter = createUsageMeter({
@@ -466,6 +489,68 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
   });
 
+  const stepEnvironment = { prompts, llmModel: llm ? `${llm.provider}:${llm.modelId}` : undefined };
+
+  /** Opens a draft generation another process writes, for a worker; only a Postgres workspace has them. */
+  const requireDistributedStorage = (command: string): ((generation: number) => Promise<Store>) => {
+    const openDraft = storage.openDraft?.bind(storage);
+    if (config.store.backend !== 'postgres' || !openDraft) {
+      throw new KgragError(`${command} needs the index in a Postgres database that the index run and its workers share`, {
+        code: 'WORKERS_NEED_POSTGRES',
+        category: 'config',
+        hint: 'set store.backend: postgres and store.url (or KGRAG_DATABASE_URL) in the workspace configuration; with SQLite, index without workers',
+      });
+    }
+    return openDraft;
+  };
+
+  /** The prefetch queue and local worker processes of an index run, when `workers` asks for them. */
+  const startIndexWorkers = async (): Promise<{ queue: PrefetchQueue; stop(): Promise<void> } | undefined> => {
+    if (config.workers.local === 0 && !config.workers.remote) return undefined;
+    requireDistributedStorage(config.workers.local > 0 ? `workers.local: ${config.workers.local}` : 'workers.remote');
+    if (config.workers.local > 0 && options.llm) {
+      throw new KgragError('local index workers make their own LLM client from the configuration, and this workspace was given one in code', {
+        code: 'WORKERS_NEED_CONFIGURED_LLM',
+        category: 'config',
+        hint: 'configure the model with llm.* (or KGRAG_LLM_* variables) instead of passing `llm` to createKgrag, or index without workers',
+      });
+    }
+    const { openPrefetchQueue } = await import('./workers/prefetch-queue.js');
+    const queue = await openPrefetchQueue({
+      url: config.store.url ?? '',
+      schema: config.store.schema,
+      workspace: postgresWorkspaceName(config, workspace),
+      leaseSeconds: config.workers.leaseSeconds,
+      supervise: true,
+    });
+    let local: LocalIndexWorkers | undefined;
+    try {
+      if (config.workers.local > 0) {
+        const { startLocalIndexWorkers } = await import('./workers/start-index-workers.js');
+        local = await startLocalIndexWorkers({
+          count: config.workers.local,
+          workspace,
+          ...(options.config === undefined ? {} : { config: options.config }),
+          ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+          ...(options.env === undefined ? {} : { env: options.env }),
+        });
+      }
+    } catch (error) {
+      await queue.stop();
+      throw error;
+    }
+    return {
+      queue,
+      async stop() {
+        try {
+          await local?.stop();
+        } finally {
+          await queue.stop();
+        }
+      },
+    };
+  };
+
   /**
    * Runs `work` as the workspace's one writer, on a draft of the index, and publishes the draft when `work`
    * changed it. A run that fails or is interrupted keeps its draft for the next one to resume, and readers
@@ -521,11 +606,12 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     target: Store,
     embedder: Embedder,
     steps: PipelineStep[],
-    runOptions: Pick<IndexOptions, 'signal' | 'stopAfterStep' | 'onEvent'>,
+    runOptions: Pick<IndexOptions, 'signal' | 'stopAfterStep' | 'onEvent'> & { beforeStep?: RunPipelineOptions['beforeStep'] },
     currentStep: (step: string) => void,
     inputs?: IndexInputs,
   ): Promise<PipelineSummary> =>
     runPipeline({
+      ...(runOptions.beforeStep === undefined ? {} : { beforeStep: runOptions.beforeStep }),
       steps,
       prompts,
       store: target,
@@ -543,7 +629,14 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       usage: () => toRunUsage(meter.snapshot()),
     });
 
-  const runIndex = async (target: Store, embedder: Embedder, inputs: IndexInputs, indexOptions: IndexOptions, currentStep: (step: string) => void): Promise<PipelineSummary> => {
+  const runIndex = async (
+    target: Store,
+    embedder: Embedder,
+    inputs: IndexInputs,
+    indexOptions: IndexOptions,
+    currentStep: (step: string) => void,
+    workers?: { queue: PrefetchQueue; generation: number },
+  ): Promise<PipelineSummary> => {
     // Unless a mode is asked for or configured, an update keeps the mode the index's graph was built in: a plain
     // `kgrag index docs/` on a standard index must not rebuild its graph in fast mode.
     const imported = await importedIndexSource(target);
@@ -561,7 +654,24 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     // builds (a draft with steps but no methods would read as an index from before methods were chosen: all).
     const methodsChanged = await recordBuiltMethods(target, methods.map((method) => method.name));
     const { indexPipeline } = await import('./index-pipeline.js');
-    const summary = await runSteps(target, embedder, await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }), indexOptions, currentStep, inputs);
+    const distribution = workers
+      ? await (await import('./workers/distribute-prefetch.js')).startPrefetchDistribution(workers.queue, {
+          workspace: postgresWorkspaceName(config, workspace),
+          generation: workers.generation,
+          mode,
+          methods: methods.map((method) => method.name),
+          shardsPerRound: config.workers.shardsPerRound,
+          fingerprintOf: (step) => stepSettingsFingerprint(step, config, stepEnvironment),
+        })
+      : undefined;
+    const summary = await runSteps(
+      target,
+      embedder,
+      await indexPipeline({ config, mode, hasLlm: llm !== undefined, methods }),
+      { ...indexOptions, ...(distribution === undefined ? {} : { beforeStep: distribution.beforeStep }) },
+      currentStep,
+      inputs,
+    );
     if (methodsChanged) summary.changed = true;
     return summary;
   };
@@ -616,17 +726,19 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
       // Validate the mode and methods before taking the lock: a configuration error should not wait for another writer.
       const { indexPipeline } = await import('./index-pipeline.js');
       await indexPipeline({ config, mode: indexOptions.mode ?? config.index.mode, hasLlm: llm !== undefined, methods: selectMethods(indexOptions.methods ?? config.pipeline.methods, indexOptions.methods ? 'the methods to index for' : 'pipeline.methods') });
+      const workers = await startIndexWorkers();
       try {
         const normalized = normalizeInputs(inputs);
         const withPrune = indexOptions.prune === undefined ? normalized : { ...normalized, prune: indexOptions.prune };
         const summary = await write(indexOptions, async (session, embedder, currentStep) => {
-          const run = await runIndex(session.store, embedder, withPrune, indexOptions, currentStep);
+          const run = await runIndex(session.store, embedder, withPrune, indexOptions, currentStep, workers && { queue: workers.queue, generation: session.generation });
           await forgetCachedCallsOfGoneChunks(session.store, false);
           return run;
         });
         if (removedDocuments(summary) > 0) await storage.clearQueryCache();
         return summary;
       } finally {
+        await workers?.stop();
         // The same store (a single-store workspace) may have changed in place.
         engine.invalidate();
       }
@@ -664,6 +776,73 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
     retrieve(question, retrieveOptions = {}) {
       return engine.retrieve({ ...retrieveOptions, question });
+    },
+    async work(workOptions = {}) {
+      const target = requireDistributedStorage('kgrag worker');
+      const { openPrefetchQueue } = await import('./workers/prefetch-queue.js');
+      const queue = await openPrefetchQueue({
+        url: config.store.url ?? '',
+        schema: config.store.schema,
+        workspace: postgresWorkspaceName(config, workspace),
+        leaseSeconds: config.workers.leaseSeconds,
+        supervise: false,
+      });
+      const summary: WorkSummary = { shards: 0, calls: 0 };
+      const { indexPipeline } = await import('./index-pipeline.js');
+      await queue.work(async (job) => {
+        const draft = await target(job.generation);
+        writeCache = config.llm.cache ? createStoreLlmCache(draft) : undefined;
+        try {
+          const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, methods: selectMethods(job.methods, 'the methods of the index run') });
+          const step = steps.find((candidate) => candidate.name === job.step);
+          if (!step?.prefetch || !llm) {
+            throw new KgragError(`this worker cannot make the calls of step ${job.step}${llm ? '' : ': it has no LLM configured'}`, {
+              code: 'WORKER_CANNOT_PREFETCH',
+              category: 'config',
+              hint: 'give the worker the workspace configuration and LLM settings the index run uses',
+            });
+          }
+          if (stepSettingsFingerprint(step, config, stepEnvironment) !== job.fingerprint) {
+            throw new KgragError(`this worker's settings for step ${job.step} differ from the index run's (model, prompts or extraction options)`, {
+              code: 'WORKER_CONFIG_MISMATCH',
+              category: 'config',
+              hint: 'run the worker with the same kgrag.yaml, prompts folder and KGRAG_* variables as `kgrag index`',
+            });
+          }
+          const result = await step.prefetch(
+            {
+              store: draft,
+              config,
+              tokenizer,
+              embedder: await embedderFor(draft),
+              llm,
+              prompts,
+              inputs: { paths: [], documents: [] },
+              signal: workOptions.signal,
+              progress: () => undefined,
+              warn: () => undefined,
+            },
+            { ...job.shard, round: job.round },
+          );
+          summary.shards++;
+          summary.calls += result.calls;
+          workOptions.onShard?.({ step: job.step, round: job.round, ...job.shard, ...result });
+          return result;
+        } finally {
+          writeCache = undefined;
+          await draft.close();
+        }
+      });
+      try {
+        // Without a signal a worker works until the process ends.
+        await new Promise<void>((resolve) => {
+          if (workOptions.signal?.aborted) resolve();
+          else workOptions.signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+      } finally {
+        await queue.stop();
+      }
+      return summary;
     },
     usage: () => meter.snapshot(),
     async stats() {

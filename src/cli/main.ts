@@ -66,7 +66,14 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--dry-run', 'print the LLM calls, tokens and cost each step would take, without calling the LLM or changing the workspace')
     .option('--prune', 'remove the indexed documents under the given folders whose files (or records) are gone, and name them')
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
+    .option('--workers <n>', 'start n worker processes for the LLM calls of extraction, claims, summaries and reports (postgres backend; workers.local)')
+    .option('--remote-workers', 'also hand that work to `kgrag worker` processes on other machines (postgres backend; workers.remote)')
     .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
+
+  program
+    .command('worker')
+    .description("work on the LLM calls of index runs on this workspace's Postgres database (extraction, claims, summaries, reports) until stopped")
+    .action(async () => (await import('./commands/worker-command.js')).workerCommand(global(), io));
 
   program
     .command('delete')

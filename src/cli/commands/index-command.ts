@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { KgragConfigInput } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
@@ -27,6 +28,22 @@ export interface IndexCommandOptions {
   methods?: string;
   /** Remove the indexed documents under the given paths whose files or records are gone. */
   prune?: boolean;
+  /** `--workers n`: local worker processes for the LLM calls. */
+  workers?: string;
+  /** `--remote-workers`: hand LLM calls to `kgrag worker` processes elsewhere too. */
+  remoteWorkers?: boolean;
+}
+
+/** The configuration an index command's flags set. */
+function indexOverrides(options: IndexCommandOptions): KgragConfigInput {
+  const workers = options.workers === undefined ? undefined : Number(options.workers);
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
+    throw new KgragError(`--workers ${options.workers} is not a number of processes`, { code: 'CLI_BAD_WORKERS', category: 'input', hint: 'pass a whole number, e.g. --workers 3 (0: no worker processes)' });
+  }
+  return {
+    ...(options.mode ? { index: { mode: options.mode } } : {}),
+    ...(workers !== undefined || options.remoteWorkers ? { workers: { ...(workers === undefined ? {} : { local: workers }), ...(options.remoteWorkers ? { remote: true } : {}) } } : {}),
+  };
 }
 
 /** `--methods basic,local` as a list. */
@@ -58,7 +75,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
   }
   const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
   const retries = createRetryReporter((line) => renderer.log(line));
-  const kgrag = await openWorkspace({ ...workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), onRetry: retries.onRetry }, io);
+  const kgrag = await openWorkspace({ ...workspaceOptions(global, io, indexOverrides(options)), onRetry: retries.onRetry }, io);
   const interrupts = handleInterrupts(io);
   const warnings: PipelineWarning[] = [];
   const steps: StepRunCost[] = [];

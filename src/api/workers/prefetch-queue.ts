@@ -1,0 +1,126 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sha256 } from '../../core/ids.js';
+import type { StepName, StepPrefetchResult } from '../../pipeline/pipeline-step.js';
+
+/** One shard of one round of a step's prefetch, as the coordinator hands it to whichever worker takes it. */
+export interface PrefetchJob {
+  workspace: string;
+  /** The draft generation the coordinator writes: the prefetch's calls land in its LLM cache. */
+  generation: number;
+  mode: 'fast' | 'standard';
+  /** The methods the run builds: the worker composes the same pipeline from them. */
+  methods: string[];
+  step: StepName;
+  round: number;
+  shard: { index: number; count: number };
+  /** The step's settings as the coordinator sees them; a worker configured otherwise refuses the job. */
+  fingerprint: string;
+}
+
+/** How the jobs a coordinator waits for ended. */
+export interface PrefetchOutcome {
+  completed: number;
+  /** Jobs that failed after every retry (the coordinator's `run` makes their calls itself). */
+  failed: Array<{ shard: number; error: string }>;
+}
+
+/** A maintained Postgres job queue (pg-boss) for prefetch shards, per workspace. */
+export interface PrefetchQueue {
+  send(jobs: readonly PrefetchJob[]): Promise<string[]>;
+  /** Waits until every job of `ids` has completed or failed for good. */
+  waitFor(ids: readonly string[], options: { signal?: AbortSignal; onSettled?: (settled: number, total: number) => void }): Promise<PrefetchOutcome>;
+  /** Cancels jobs that have not ended (a coordinator that stops). */
+  cancel(ids: readonly string[]): Promise<void>;
+  /** Takes jobs one at a time and runs `handler` on each until `stop`. */
+  work(handler: (job: PrefetchJob) => Promise<StepPrefetchResult>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Options of {@link openPrefetchQueue}. */
+export interface PrefetchQueueOptions {
+  url: string;
+  /** The Postgres schema of kgrag's tables; the queue's tables go to `<schema>_queue`. */
+  schema: string;
+  workspace: string;
+  /**
+   * How long a worker may hold a job before it is given to another: a killed worker's job is retried after its
+   * lease (pg-boss's expiration). Longer than a shard takes, or a slow worker's shard is done twice.
+   */
+  leaseSeconds: number;
+  /** Whether this process runs the queue's maintenance (expiring leases): the coordinator does. */
+  supervise: boolean;
+}
+
+const pollMs = 500;
+/** Attempts of a shard after its first: a worker killed twice on one shard does not fail the step's prefetch. */
+const retryLimit = 3;
+
+/** The queue of a workspace's prefetch jobs (pg-boss names allow only letters, digits, `_` and `-`). */
+function queueName(workspace: string): string {
+  const readable = workspace.replace(/[^\w-]/g, '_').slice(0, 40);
+  return `kgrag_prefetch_${readable}_${sha256(workspace).slice(0, 8)}`;
+}
+
+/** Opens (creating when missing) the prefetch queue of a workspace in the database at `url`. */
+export async function openPrefetchQueue(options: PrefetchQueueOptions): Promise<PrefetchQueue> {
+  const { default: PgBoss } = await import('pg-boss');
+  const boss = new PgBoss({
+    connectionString: options.url,
+    schema: `${options.schema}_queue`,
+    max: 4,
+    supervise: options.supervise,
+    schedule: false,
+    // Leases are checked this often by the supervising process.
+    maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(options.leaseSeconds / 2))),
+  });
+  // A dropped connection is retried by pg-boss; the error is not the process's end.
+  boss.on('error', () => undefined);
+  await boss.start();
+  const name = queueName(options.workspace);
+  await boss.createQueue(name, { name, retryLimit, retryDelay: 0, expireInSeconds: options.leaseSeconds });
+  let working: string | undefined;
+
+  return {
+    async send(jobs) {
+      const ids: string[] = [];
+      for (const job of jobs) {
+        const id = await boss.send(name, job as unknown as object, { retryLimit, retryDelay: 0, expireInSeconds: options.leaseSeconds });
+        if (id === null) throw new Error(`the prefetch queue refused a job of ${job.step}`);
+        ids.push(id);
+      }
+      return ids;
+    },
+    async waitFor(ids, waitOptions) {
+      const pending = new Set(ids);
+      const outcome: PrefetchOutcome = { completed: 0, failed: [] };
+      while (pending.size > 0) {
+        waitOptions.signal?.throwIfAborted();
+        for (const id of [...pending]) {
+          const job = await boss.getJobById<PrefetchJob>(name, id);
+          if (!job || job.state === 'completed') outcome.completed++;
+          else if (job.state === 'failed' || job.state === 'cancelled') {
+            const output = job.output as { message?: string } | null;
+            outcome.failed.push({ shard: job.data.shard.index, error: output?.message ?? job.state });
+          } else continue;
+          pending.delete(id);
+          waitOptions.onSettled?.(ids.length - pending.size, ids.length);
+        }
+        if (pending.size > 0) await sleep(pollMs, undefined, waitOptions.signal === undefined ? {} : { signal: waitOptions.signal });
+      }
+      return outcome;
+    },
+    async cancel(ids) {
+      if (ids.length > 0) await boss.cancel(name, [...ids]).catch(() => undefined);
+    },
+    async work(handler) {
+      working = await boss.work<PrefetchJob>(name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+        if (!job) return undefined;
+        return handler(job.data);
+      });
+    },
+    async stop() {
+      if (working !== undefined) await boss.offWork(name).catch(() => undefined);
+      await boss.stop({ graceful: false, wait: true, close: true });
+    },
+  };
+}

@@ -1,13 +1,16 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKgrag } from '../src/api/create-kgrag.js';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { createRandom } from '../src/core/random.js';
 import { type BenchResult, median, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
 
-interface ChildReport {
+/** What bench/index-child.ts prints: one cold index run. */
+export interface ChildReport {
   wallMs: number;
   pipelineMs: number;
+  /** User + system CPU time of the whole child, all threads: less disturbed by other processes than wall time. */
+  cpuMs: number;
   maxRssMb: number;
   steps: Record<string, number>;
   counts: Record<string, number>;
@@ -111,6 +114,46 @@ export async function benchIngest50mb(runs: number): Promise<Record<string, Benc
   }
 }
 
+/** Latencies of one query method over a question set, in ms. */
+export interface MethodLatencies {
+  /** The method's first query, which builds its per-index lookups (`MethodContext.memo`). */
+  firstQueryMs: number;
+  retrieve: number[];
+  /** Empty unless asked for. */
+  contextOnly: number[];
+  /** Empty unless asked for. */
+  answer: number[];
+}
+
+/**
+ * Times `method` on `kgrag` (warm process, no LLM): a first query, then `runs` passes over `questions`, each question
+ * retrieved and, if asked, answered extractively and packed into a context (`contextOnly`), in that order.
+ */
+export async function measureMethod(kgrag: Kgrag, method: string, questions: readonly string[], runs: number, also: { answer?: boolean; contextOnly?: boolean } = {}): Promise<MethodLatencies> {
+  const latencies: MethodLatencies = { firstQueryMs: 0, retrieve: [], contextOnly: [], answer: [] };
+  const cold = performance.now();
+  await kgrag.retrieve(questions[0] as string, { method });
+  latencies.firstQueryMs = performance.now() - cold;
+  for (let run = 0; run < runs; run++) {
+    for (const question of questions) {
+      const started = performance.now();
+      await kgrag.retrieve(question, { method });
+      latencies.retrieve.push(performance.now() - started);
+      if (also.answer) {
+        const answered = performance.now();
+        await kgrag.query(question, { method });
+        latencies.answer.push(performance.now() - answered);
+      }
+      if (also.contextOnly) {
+        const packed = performance.now();
+        await kgrag.query(question, { method, contextOnly: true });
+        latencies.contextOnly.push(performance.now() - packed);
+      }
+    }
+  }
+  return latencies;
+}
+
 /**
  * Query latency on the 2Wiki fast-mode index without an LLM (warm process, medians over questions × runs): retrieval
  * only, the packed context (`contextOnly`), and retrieval plus extractive answer, for every basic variant and the
@@ -122,32 +165,13 @@ export async function benchQuery2wiki(runs: number): Promise<Record<string, Benc
   try {
     const kgrag = await createKgrag({ workspace, env: {} });
     await kgrag.index([corpus]);
-    const questions = twoWikiQuestions;
     const results: Record<string, BenchResult> = {};
     const registered = new Set(kgrag.engine.methods.map((method) => method.name));
     const methods = ['basic:bm25', 'basic:dense', 'basic:hybrid', 'local', 'global', 'ppr', 'relations', 'kgp'].filter((method) => registered.has(method.split(':')[0] ?? ''));
     for (const method of methods) {
-      const retrieve: number[] = [];
-      const answer: number[] = [];
-      const contextOnly: number[] = [];
-      // The first query of a method builds its per-index lookups (`MethodContext.memo`); reported apart.
-      const cold = performance.now();
-      await kgrag.retrieve(questions[0] as string, { method });
+      const { firstQueryMs, retrieve, contextOnly, answer } = await measureMethod(kgrag, method, twoWikiQuestions, runs, { answer: true, contextOnly: true });
       const name = method.replace(':', '_');
-      results[`query_2wiki_${name}_first_query_ms`] = result([performance.now() - cold], 'ms');
-      for (let run = 0; run < runs; run++) {
-        for (const question of questions) {
-          const started = performance.now();
-          await kgrag.retrieve(question, { method });
-          retrieve.push(performance.now() - started);
-          const answered = performance.now();
-          await kgrag.query(question, { method });
-          answer.push(performance.now() - answered);
-          const packed = performance.now();
-          await kgrag.query(question, { method, contextOnly: true });
-          contextOnly.push(performance.now() - packed);
-        }
-      }
+      results[`query_2wiki_${name}_first_query_ms`] = result([firstQueryMs], 'ms');
       results[`query_2wiki_${name}_retrieve_ms`] = { median: median(retrieve), unit: 'ms', runs: retrieve };
       results[`query_2wiki_${name}_context_ms`] = { median: median(contextOnly), unit: 'ms', runs: contextOnly };
       results[`query_2wiki_${name}_answer_ms`] = { median: median(answer), unit: 'ms', runs: answer };

@@ -1,7 +1,8 @@
 /*
  * Child process of the indexing benchmarks: indexes the given paths into a fresh workspace, for every method or
- * (`--methods a,b`) for those methods only, and prints one JSON line with its wall time, per-step times, peak
- * RSS and progress-event count. A child per run gives each run a cold process, as a user's `kgrag index` has.
+ * (`--methods a,b`) for those methods only, and prints one JSON line with its wall time, CPU time (user + system, all
+ * threads), per-step times, peak RSS and progress-event count. A child per run gives each run a cold process, as a
+ * user's `kgrag index` has.
  */
 import { createKgrag } from '../src/api/create-kgrag.js';
 
@@ -23,11 +24,13 @@ const summary = await kgrag.index(paths, {
 });
 const counts = await kgrag.stats();
 await kgrag.close();
+const usage = process.resourceUsage();
 process.stdout.write(
   `${JSON.stringify({
     wallMs: performance.now() - started,
     pipelineMs: summary.durationMs,
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+    maxRssMb: usage.maxRSS / 1024,
     steps,
     counts,
     progressEvents,

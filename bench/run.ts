@@ -1,7 +1,8 @@
 /*
- * `npm run bench -- <name…> [--runs N] [--json]`: runs benchmarks and prints medians (a table on stdout,
+ * `npm run bench -- <name…> [--runs N] [--sizes 1,4,16] [--json]`: runs benchmarks and prints medians (a table on stdout,
  * or with --json one object `{"machine": {…}, "results": {"<name>": {"median", "unit"}}}`: the CPU, Node and V8
  * versions and the load average at the start and end). Progress goes to stderr.
+ * `--sizes` is the scale benchmark's list of corpus sizes (multiples of 2Wiki); other benchmarks ignore it.
  * Numbers from here go into docs/BENCHMARKS.md.
  */
 import os from 'node:os';
@@ -18,10 +19,14 @@ import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-bench
 import { benchLlmThroughput } from './llm-throughput.js';
 import { benchParquet } from './parquet.js';
 import { benchReliability } from './reliability.js';
+import { benchScale, parseScaleSizes } from './scale.js';
 import { benchServe } from './serve.js';
 import { benchTot } from './tot.js';
 
-const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number) => Promise<Record<string, BenchResult>> }> = {
+/** Values of the options that take one (`--sizes 1,4`), by name without the dashes. */
+type BenchOptions = Partial<Record<'sizes', string>>;
+
+const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number, options: BenchOptions) => Promise<Record<string, BenchResult>> }> = {
   core: {
     describe: 'math and graph core: SIMD dot, kNN graphs, Leiden, PageRank/push, Laplace learning (issue 3 targets)',
     defaultRuns: 5,
@@ -62,16 +67,27 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     defaultRuns: 5,
     run: benchParquet,
   },
+  scale: {
+    describe:
+      'issue 22: 2Wiki at 1×, 4×, 16× (--sizes; copies with renamed titles and names), fast index of every method per backend: index time, peak RSS, database size, step times, retrieval p50 of the LLM-free methods, index-time growth exponent',
+    defaultRuns: 1,
+    run: (runs, options) => benchScale(runs, parseScaleSizes(options.sizes)),
+  },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
+/** Flags followed by a value: the value is not a benchmark name. */
+const valueFlags = ['--runs', '--sizes'];
+const valueIndexes = new Set(valueFlags.map((flag) => args.indexOf(flag)).filter((index) => index >= 0).map((index) => index + 1));
 const runsIndex = args.indexOf('--runs');
 const runsOverride = runsIndex >= 0 ? Number(args[runsIndex + 1]) : undefined;
-const names = args.filter((arg, index) => !arg.startsWith('--') && (runsIndex < 0 || index !== runsIndex + 1));
+const sizesIndex = args.indexOf('--sizes');
+const options: BenchOptions = sizesIndex >= 0 && args[sizesIndex + 1] !== undefined ? { sizes: args[sizesIndex + 1] as string } : {};
+const names = args.filter((arg, index) => !arg.startsWith('--') && !valueIndexes.has(index));
 if (names.length === 0 || names.some((name) => !(name in benchmarks))) {
-  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>… [--runs N] [--json]\n`);
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>… [--runs N] [--sizes 1,4,16] [--json]\n`);
   for (const [name, benchmark] of Object.entries(benchmarks)) process.stderr.write(`  ${name.padEnd(14)} ${benchmark.describe}\n`);
   process.exit(2);
 }
@@ -91,7 +107,7 @@ for (const name of names) {
   if (!benchmark) continue;
   const runs = runsOverride ?? benchmark.defaultRuns;
   process.stderr.write(`${name}: ${benchmark.describe}, ${runs} run(s)\n`);
-  for (const [key, value] of Object.entries(await benchmark.run(runs))) results[key] = { median: value.median, unit: value.unit };
+  for (const [key, value] of Object.entries(await benchmark.run(runs, options))) results[key] = { median: value.median, unit: value.unit };
 }
 const endLoad = loadAverage();
 process.stderr.write(`load average at the end ${endLoad}\n`);

@@ -1,0 +1,184 @@
+/*
+ * Issue 22: growth with corpus size. The 2Wiki corpus at 1×, 4× and 16× (bench/scale-corpus.ts: copies with their
+ * titles and names renamed), indexed in fast mode for every method in a cold child process per build, per storage
+ * backend: wall time, peak RSS, database size, chunks and entities, each step's time, then the retrieval p50 of
+ * every LLM-free method, and the growth exponent k of index time (time ∝ sizeᵏ, a least-squares fit on log–log).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { type BenchResult, median, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
+import { type ChildReport, measureMethod } from './index-benchmarks.js';
+import { type Passage, scaleCorpus } from './scale-corpus.js';
+
+/**
+ * A storage backend the corpus is indexed into. Another backend is one more entry: `prepare` writes the workspace
+ * configuration that selects it, `databaseMb` measures what it stored.
+ */
+interface ScaleBackend {
+  name: string;
+  /** Makes a fresh, empty workspace index into this backend. */
+  prepare(workspace: string): Promise<void>;
+  /** The size of the index's database after a build, in MB (10⁶ bytes). */
+  databaseMb(workspace: string): Promise<number>;
+}
+
+const backends: readonly ScaleBackend[] = [
+  {
+    name: 'sqlite',
+    // The default configuration is SQLite in `kgrag.db`.
+    prepare: async () => {},
+    // The database file and its -wal/-shm companions, as they lie on disk once the build has closed the store.
+    databaseMb: async (workspace) => {
+      const files = readdirSync(workspace).filter((name) => name.startsWith('kgrag.db'));
+      return files.reduce((total, name) => total + statSync(join(workspace, name)).size, 0) / 1e6;
+    },
+  },
+];
+
+/** The LLM-free methods timed at every size, retrieval only. */
+const queryMethods = ['basic:bm25', 'basic:hybrid', 'local', 'global', 'ppr', 'relations', 'kgp'];
+/** Passes over the question set per build: enough samples for a stable p50 of every method. */
+const queryPasses = 3;
+export const defaultScaleSizes: readonly number[] = [1, 4, 16];
+
+/** The copies whose questions are asked of a k× corpus: copy 0, the middle copy and the last. */
+function questionCopies(size: number): number[] {
+  return [...new Set([0, Math.floor(size / 2), size - 1])];
+}
+
+/** Least-squares slope of log(y) on log(x): the k of y ∝ xᵏ. */
+export function growthExponent(points: ReadonlyArray<{ x: number; y: number }>): number {
+  const logs = points.map(({ x, y }) => ({ x: Math.log(x), y: Math.log(y) }));
+  const meanX = logs.reduce((total, point) => total + point.x, 0) / logs.length;
+  const meanY = logs.reduce((total, point) => total + point.y, 0) / logs.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const point of logs) {
+    covariance += (point.x - meanX) * (point.y - meanY);
+    variance += (point.x - meanX) ** 2;
+  }
+  return covariance / variance;
+}
+
+/** Parses `--sizes 1,4,16`: distinct positive integers, ascending. */
+export function parseScaleSizes(text: string | undefined): number[] {
+  if (text === undefined) return [...defaultScaleSizes];
+  const sizes = text.split(',').map((part) => Number(part.trim()));
+  if (sizes.length === 0 || sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--sizes takes positive integers separated by commas (e.g. 1,4,16), not "${text}"`);
+  return [...new Set(sizes)].sort((left, right) => left - right);
+}
+
+/** One build of one size on one backend, and the query latencies on it. */
+interface SizeRun {
+  report: ChildReport;
+  databaseMb: number;
+  latencies: Map<string, number[]>;
+  firstQueryMs: Map<string, number>;
+}
+
+async function buildAndQuery(backend: ScaleBackend, corpusPath: string, questions: readonly string[]): Promise<SizeRun> {
+  const workspace = mkdtempSync(join(tmpdir(), 'kgrag-bench-scale-'));
+  try {
+    await backend.prepare(workspace);
+    const report = runChild<ChildReport>('./index-child.ts', [workspace, corpusPath]);
+    const databaseMb = await backend.databaseMb(workspace);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    const registered = new Set(kgrag.engine.methods.map((method) => method.name));
+    const latencies = new Map<string, number[]>();
+    const firstQueryMs = new Map<string, number>();
+    for (const method of queryMethods.filter((name) => registered.has(name.split(':')[0] ?? ''))) {
+      const measured = await measureMethod(kgrag, method, questions, queryPasses);
+      latencies.set(method, measured.retrieve);
+      firstQueryMs.set(method, measured.firstQueryMs);
+    }
+    await kgrag.close();
+    return { report, databaseMb, latencies, firstQueryMs };
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The scale benchmark: for each size (copies of 2Wiki) and backend, `runs` builds, each followed by the query
+ * latencies on it; medians over the builds, p50 over questions × passes × builds.
+ */
+export async function benchScale(runs: number, sizes: readonly number[] = defaultScaleSizes): Promise<Record<string, BenchResult>> {
+  const corpusFile = join(sharedDatasets, '2wiki-corpus/corpus.json');
+  const original = JSON.parse(readFileSync(corpusFile, 'utf8')) as Passage[];
+  const largest = sizes.reduce((most, size) => Math.max(most, size), 1);
+  const scaled = scaleCorpus(original, largest, twoWikiQuestions);
+  const folder = mkdtempSync(join(tmpdir(), 'kgrag-scale-corpus-'));
+  const results: Record<string, BenchResult> = {};
+  try {
+    for (const backend of backends) {
+      const indexSeconds: Array<{ x: number; y: number }> = [];
+      const cpuSeconds: Array<{ x: number; y: number }> = [];
+      const stepSeconds = new Map<string, Array<{ x: number; y: number }>>();
+      for (const size of sizes) {
+        const corpusPath = join(folder, `corpus-${size}x.json`);
+        writeFileSync(corpusPath, JSON.stringify(scaled.passages.slice(0, size * original.length)));
+        const questions = questionCopies(size).flatMap((copy) => twoWikiQuestions.map((question) => scaled.rename(question, copy)));
+        const prefix = `scale_${backend.name}_${size}x`;
+        const done: SizeRun[] = [];
+        for (let run = 0; run < runs; run++) {
+          process.stderr.write(`  ${backend.name} ${size}× (${size * original.length} passages), build ${run + 1}/${runs}\n`);
+          let sizeRun: SizeRun;
+          try {
+            sizeRun = await buildAndQuery(backend, corpusPath, questions);
+          } catch (error) {
+            // A failed build (out of memory, a crash) is a result of this benchmark: the other sizes still run.
+            process.stderr.write(`    failed: ${error instanceof Error ? error.message.slice(-4000) : String(error)}\n`);
+            results[`${prefix}_failed_builds`] = result([(results[`${prefix}_failed_builds`]?.median ?? 0) + 1], 'count');
+            continue;
+          }
+          done.push(sizeRun);
+          const { report } = sizeRun;
+          process.stderr.write(
+            `    ${(report.wallMs / 1000).toFixed(1)} s (CPU ${(report.cpuMs / 1000).toFixed(1)} s), peak RSS ${report.maxRssMb.toFixed(0)} MB, database ${sizeRun.databaseMb.toFixed(0)} MB, ` +
+              `${report.counts.chunks ?? 0} chunks, ${report.counts.entities ?? 0} entities; ` +
+              `${Object.entries(report.steps).map(([step, ms]) => `${step} ${(ms / 1000).toFixed(1)}`).join(', ')} s; ` +
+              `retrieval p50 ${[...sizeRun.latencies].map(([method, values]) => `${method} ${median(values).toFixed(1)}`).join(', ')} ms\n`,
+          );
+        }
+        rmSync(corpusPath, { force: true });
+        if (done.length === 0) continue;
+        const reports = done.map((sizeRun) => sizeRun.report);
+        results[`${prefix}_index_s`] = result(reports.map((report) => report.wallMs / 1000), 's');
+        results[`${prefix}_index_cpu_s`] = result(reports.map((report) => report.cpuMs / 1000), 's');
+        results[`${prefix}_peak_rss_mb`] = result(reports.map((report) => report.maxRssMb), 'MB');
+        results[`${prefix}_db_mb`] = result(done.map((sizeRun) => sizeRun.databaseMb), 'MB');
+        results[`${prefix}_chunks`] = result(reports.map((report) => report.counts.chunks ?? 0), 'count');
+        results[`${prefix}_entities`] = result(reports.map((report) => report.counts.entities ?? 0), 'count');
+        indexSeconds.push({ x: size, y: median(reports.map((report) => report.wallMs / 1000)) });
+        cpuSeconds.push({ x: size, y: median(reports.map((report) => report.cpuMs / 1000)) });
+        for (const step of Object.keys(reports[0]?.steps ?? {})) {
+          const seconds = result(reports.map((report) => (report.steps[step] ?? 0) / 1000), 's');
+          results[`${prefix}_step_${step}_s`] = seconds;
+          const points = stepSeconds.get(step) ?? [];
+          points.push({ x: size, y: seconds.median });
+          stepSeconds.set(step, points);
+        }
+        for (const method of done[0]?.latencies.keys() ?? []) {
+          const name = method.replace(':', '_');
+          const all = done.flatMap((sizeRun) => sizeRun.latencies.get(method) ?? []);
+          results[`${prefix}_query_${name}_ms`] = { median: median(all), unit: 'ms', runs: all };
+          results[`${prefix}_query_${name}_first_ms`] = result(done.map((sizeRun) => sizeRun.firstQueryMs.get(method) ?? 0), 'ms');
+        }
+      }
+      if (indexSeconds.length >= 2) {
+        results[`scale_${backend.name}_index_time_exponent`] = result([growthExponent(indexSeconds)], 'exponent');
+        // The same fit on CPU time, which other engineers' load on a shared machine disturbs less than wall time.
+        results[`scale_${backend.name}_index_cpu_exponent`] = result([growthExponent(cpuSeconds)], 'exponent');
+        // A step that takes under 50 ms at some size has no meaningful exponent (the times are rounded to the ms).
+        for (const [step, points] of stepSeconds) {
+          if (points.length >= 2 && points.every((point) => point.y >= 0.05)) results[`scale_${backend.name}_step_${step}_exponent`] = result([growthExponent(points)], 'exponent');
+        }
+      }
+    }
+    return results;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}

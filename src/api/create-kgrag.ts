@@ -504,6 +504,18 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     return openDraft;
   };
 
+  /** The workspace's queue of prefetch shards; its supervisor (the indexing process) hands a killed worker's shard on. */
+  const openWorkspaceQueue = async (supervise: boolean): Promise<PrefetchQueue> => {
+    const { openPrefetchQueue } = await import('./workers/prefetch-queue.js');
+    return openPrefetchQueue({
+      url: config.store.url ?? '',
+      schema: config.store.schema,
+      workspace: postgresWorkspaceName(config, workspace),
+      leaseSeconds: config.workers.leaseSeconds,
+      supervise,
+    });
+  };
+
   /** The prefetch queue and local worker processes of an index run, when `workers` asks for them. */
   const startIndexWorkers = async (): Promise<{ queue: PrefetchQueue; stop(): Promise<void> } | undefined> => {
     if (config.workers.local === 0 && !config.workers.remote) return undefined;
@@ -515,14 +527,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
         hint: 'configure the model with llm.* (or KGRAG_LLM_* variables) instead of passing `llm` to createKgrag, or index without workers',
       });
     }
-    const { openPrefetchQueue } = await import('./workers/prefetch-queue.js');
-    const queue = await openPrefetchQueue({
-      url: config.store.url ?? '',
-      schema: config.store.schema,
-      workspace: postgresWorkspaceName(config, workspace),
-      leaseSeconds: config.workers.leaseSeconds,
-      supervise: true,
-    });
+    const queue = await openWorkspaceQueue(true);
     let local: LocalIndexWorkers | undefined;
     try {
       if (config.workers.local > 0) {
@@ -779,14 +784,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     },
     async work(workOptions = {}) {
       const target = requireDistributedStorage('kgrag worker');
-      const { openPrefetchQueue } = await import('./workers/prefetch-queue.js');
-      const queue = await openPrefetchQueue({
-        url: config.store.url ?? '',
-        schema: config.store.schema,
-        workspace: postgresWorkspaceName(config, workspace),
-        leaseSeconds: config.workers.leaseSeconds,
-        supervise: false,
-      });
+      const queue = await openWorkspaceQueue(false);
       const summary: WorkSummary = { shards: 0, calls: 0 };
       const { indexPipeline } = await import('./index-pipeline.js');
       await queue.work(async (job) => {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { postgresGenerationTables } from './postgres-migrations.js';
-import { explainPostgresError, quoteIdentifier, sqlRunner, type SqlRunner } from './postgres-sql.js';
+import { inPostgresTransaction, quoteIdentifier, sqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, postgresSchemaState } from './postgres-store.js';
 import { ensureHnswIndex } from './postgres-vector-index.js';
 
@@ -8,31 +8,6 @@ import { ensureHnswIndex } from './postgres-vector-index.js';
 export interface PostgresGenerationOptions {
   /** The schema of kgrag's tables. @default 'kgrag' */
   schema?: string;
-}
-
-async function inTransaction<R>(pool: pg.Pool, work: (run: SqlRunner) => Promise<R>): Promise<R> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw explainPostgresError(error);
-  }
-  const run = sqlRunner(client);
-  let broken = false;
-  try {
-    await run.rows('BEGIN');
-    const result = await work(run);
-    await run.rows('COMMIT');
-    return result;
-  } catch (error) {
-    broken = await client.query('ROLLBACK').then(
-      () => false,
-      () => true,
-    );
-    throw error;
-  } finally {
-    client.release(broken || undefined);
-  }
 }
 
 /**
@@ -44,7 +19,7 @@ async function inTransaction<R>(pool: pg.Pool, work: (run: SqlRunner) => Promise
 export async function copyPostgresGeneration(pool: pg.Pool, workspace: string, from: number, to: number, options: PostgresGenerationOptions = {}): Promise<void> {
   if (from === to) return;
   const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema);
-  const indexed = await inTransaction(pool, async (run) => {
+  const indexed = await inPostgresTransaction(pool, async (run) => {
     for (const table of postgresGenerationTables) {
       const qualified = `${state.schema}.${quoteIdentifier(table)}`;
       await run.rows(`DELETE FROM ${qualified} WHERE workspace = $1 AND generation = $2`, [workspace, to]);
@@ -71,7 +46,7 @@ export async function copyPostgresGeneration(pool: pg.Pool, workspace: string, f
 /** Deletes every row of one generation of a workspace, and its HNSW indexes. */
 export async function dropPostgresGeneration(pool: pg.Pool, workspace: string, generation: number, options: PostgresGenerationOptions = {}): Promise<void> {
   const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema);
-  const indexes = await inTransaction(pool, async (run) => {
+  const indexes = await inPostgresTransaction(pool, async (run) => {
     for (const table of postgresGenerationTables) {
       await run.rows(`DELETE FROM ${state.schema}.${quoteIdentifier(table)} WHERE workspace = $1 AND generation = $2`, [workspace, generation]);
     }

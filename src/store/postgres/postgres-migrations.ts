@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnSpec } from '../schema.js';
-import { explainPostgresError, quoteIdentifier, sqlRunner, type SqlRunner } from './postgres-sql.js';
+import { inPostgresTransaction, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
 
 /**
  * The schema version this kgrag writes; databases at an older version are migrated on open, newer ones refused.
@@ -124,16 +124,7 @@ const migrations: ReadonlyArray<(schema: string) => string[]> = [version1];
  */
 export async function migratePostgresSchema(pool: pg.Pool, schemaName: string): Promise<PostgresSchemaState> {
   const schema = quoteIdentifier(schemaName);
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw explainPostgresError(error);
-  }
-  const run = sqlRunner(client);
-  let failed = false;
-  try {
-    await run.rows('BEGIN');
+  return inPostgresTransaction(pool, async (run) => {
     await run.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`kgrag:migrate:${schemaName}`]);
     await run.rows(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     const [present] = await run.rows<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [`${schema}.kgrag_schema`]);
@@ -158,15 +149,8 @@ export async function migratePostgresSchema(pool: pg.Pool, schemaName: string): 
     }
     if (version < postgresSchemaVersion) await run.rows(`UPDATE ${schema}.kgrag_schema SET version = $1`, [postgresSchemaVersion]);
     const vector = await installVector(run, schema);
-    await run.rows('COMMIT');
     return { schema, ...vector };
-  } catch (error) {
-    failed = true;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw explainPostgresError(error);
-  } finally {
-    client.release(failed ? true : undefined);
-  }
+  });
 }
 
 /** pgvector's schema when the extension is (or can be) installed, and the `embedding` column dense rows index. */

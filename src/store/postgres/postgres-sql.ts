@@ -86,3 +86,36 @@ export function quoteLiteral(value: string): string {
 export async function lockForWrite(run: SqlRunner, key: string): Promise<void> {
   await run.rows('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
+
+/** A connection of the pool for statements that must share one; a failure to connect is explained. */
+export async function connectClient(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw explainPostgresError(error);
+  }
+}
+
+/**
+ * Runs `work` as one transaction on one connection of the pool (`begin` opens it: a plain BEGIN, or one with an
+ * isolation level). A connection whose rollback fails is broken and is not given back to the pool.
+ */
+export async function inPostgresTransaction<R>(pool: pg.Pool, work: (run: SqlRunner) => Promise<R>, begin = 'BEGIN'): Promise<R> {
+  const client = await connectClient(pool);
+  const run = sqlRunner(client);
+  let broken = false;
+  try {
+    await run.rows(begin);
+    const result = await work(run);
+    await run.rows('COMMIT');
+    return result;
+  } catch (error) {
+    broken = await client.query('ROLLBACK').then(
+      () => false,
+      () => true,
+    );
+    throw explainPostgresError(error);
+  } finally {
+    client.release(broken || undefined);
+  }
+}

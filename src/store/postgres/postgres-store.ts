@@ -4,7 +4,7 @@ import { tableSpec, type TableName } from '../schema.js';
 import type { ScoredId, Store, TableAccess, TextSearchTable, VectorIndex, VectorSpace } from '../store.js';
 import { searchFullText, type FullTextCache } from './postgres-full-text.js';
 import { migratePostgresSchema, type PostgresSchemaState } from './postgres-migrations.js';
-import { explainPostgresError, sqlRunner, type SqlRunner } from './postgres-sql.js';
+import { connectClient, inPostgresTransaction, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { PostgresTable } from './postgres-table.js';
 import { PostgresVectorIndex, type PostgresVectorAccess, type SpaceCache } from './postgres-vector-index.js';
 
@@ -183,23 +183,8 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   async snapshot<R>(read: (run: SqlRunner) => Promise<R>): Promise<R> {
     if (this.session) return read(this.runner());
-    const client = await this.connect();
-    const run = sqlRunner(client);
-    let broken = false;
-    try {
-      await run.rows('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await read(run);
-      await run.rows('COMMIT');
-      return result;
-    } catch (error) {
-      broken = await client.query('ROLLBACK').then(
-        () => false,
-        () => true,
-      );
-      throw error;
-    } finally {
-      client.release(broken || undefined);
-    }
+    if (this.context.closed) throw new Error('the Postgres store is closed');
+    return inPostgresTransaction(this.context.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
   async afterCommit(action: () => Promise<void>): Promise<void> {
@@ -218,11 +203,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   private async connect(): Promise<pg.PoolClient> {
     if (this.context.closed) throw new Error('the Postgres store is closed');
-    try {
-      return await this.context.pool.connect();
-    } catch (error) {
-      throw explainPostgresError(error);
-    }
+    return connectClient(this.context.pool);
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {

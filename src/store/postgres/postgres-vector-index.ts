@@ -2,9 +2,7 @@ import { createHash } from 'node:crypto';
 import { KgragError } from '../../core/errors.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import { topIndices } from '../../math/top-indices.js';
-import type { SparseVector } from '../../providers/embed/embedder.js';
 import {
-  sparseLayoutMaxDensity,
   type ScoredId,
   type SpaceScores,
   type SparseVectorMatrix,
@@ -20,6 +18,7 @@ import type { PostgresSchemaState } from './postgres-migrations.js';
 import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from './postings-codec.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
+import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf } from '../vector-items.js';
 
 /** pgvector's largest `hnsw.ef_search`: an HNSW scan returns at most that many rows, so larger searches scan exactly. */
 const maxHnswK = 1000;
@@ -361,7 +360,7 @@ export class PostgresVectorIndex implements VectorIndex {
     if (info.layout === 'dense' && info.indexed && !this.store.exactSearch && k <= maxHnswK) return this.searchHnsw(info, query, k);
     // A warm search, whose space is in memory as far as the query needs it, needs only the revision check.
     const cached = this.store.caches.get(this.space);
-    if (cached?.revision === info.revision && cached.ids && (info.layout === 'sparse' ? hasPostings(cached, query, 1, info.dimensions) : cached.dense)) {
+    if (cached?.revision === info.revision && cached.ids && (info.layout === 'sparse' ? hasPostings(cached.postings, query, 1, info.dimensions) : cached.dense)) {
       const scores = info.layout === 'sparse' ? await this.scoreSparse(this.store.runner(), info, cached, query, 1) : (cached.dense as SimilarityIndex).scoreMany(query, 1);
       const ids = cached.ids;
       return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
@@ -416,7 +415,7 @@ export class PostgresVectorIndex implements VectorIndex {
     // A warm query of a sparse space whose postings are all in memory needs only the revision check.
     const known = (await this.read(this.store.runner())).info;
     const cached = this.store.caches.get(this.space);
-    if (known?.layout === 'sparse' && cached?.revision === known.revision && hasPostings(cached, queries, count, known.dimensions)) {
+    if (known?.layout === 'sparse' && cached?.revision === known.revision && hasPostings(cached.postings, queries, count, known.dimensions)) {
       return { revision: known.revision, rows: cached.rows, scores: await this.scoreSparse(this.store.runner(), known, cached, queries, count) };
     }
     return this.store.snapshot(async (run) => {
@@ -622,36 +621,9 @@ function vectorLiteral(vector: Float32Array): string {
   return `${text}]`;
 }
 
-/** Whether every non-zero coordinate of the queries has its postings in `cache`. */
-function hasPostings(cache: SpaceCache, queries: Float32Array, count: number, dimensions: number): boolean {
-  if (queries.length !== count * dimensions) return false;
-  for (let position = 0; position < queries.length; position++) if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) return false;
-  return true;
-}
 
-/** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */
-function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorLayout {
-  let nonZeros = 0;
-  for (const { vector } of items) {
-    if (vector instanceof Float32Array) {
-      for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
-    } else {
-      nonZeros += nonZerosOf(vector).columns.length;
-    }
-  }
-  return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
-}
 
-function dimensionsOf(vector: Float32Array | SparseVector): number {
-  return vector instanceof Float32Array ? vector.length : vector.dimensions;
-}
 
-/** A sparse vector's non-zero entries (an explicit zero value stores as nothing, as in a dense vector). */
-function nonZerosOf(vector: SparseVector): { columns: ArrayLike<number>; values: ArrayLike<number> } {
-  if (!vector.values.includes(0)) return vector;
-  const keep = [...vector.values.keys()].filter((entry) => vector.values[entry] !== 0);
-  return { columns: Int32Array.from(keep, (entry) => vector.columns[entry] as number), values: Float32Array.from(keep, (entry) => vector.values[entry] as number) };
-}
 
 function nonZerosOfDense(vector: Float32Array): { columns: Int32Array; values: Float32Array } {
   let count = 0;
@@ -668,9 +640,3 @@ function nonZerosOfDense(vector: Float32Array): { columns: Int32Array; values: F
   return { columns, values };
 }
 
-function denseOf(vector: Float32Array | SparseVector): Float32Array {
-  if (vector instanceof Float32Array) return vector;
-  const dense = new Float32Array(vector.dimensions);
-  for (let entry = 0; entry < vector.columns.length; entry++) dense[vector.columns[entry] as number] = vector.values[entry] as number;
-  return dense;
-}

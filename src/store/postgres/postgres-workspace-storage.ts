@@ -4,11 +4,11 @@ import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity } from '../../core/process-identity.js';
 import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
+import { createGenerationHolder } from '../generation-holder.js';
 import { generationMetaKeys } from '../generation-meta-keys.js';
-import type { Store } from '../store.js';
 import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
-import { explainPostgresError, sqlRunner, type SqlRunner } from './postgres-sql.js';
+import { connectClient, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type PostgresStoreOptions } from './postgres-store.js';
 
 const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
@@ -32,14 +32,6 @@ interface WorkspaceRow {
   unpublished: UnpublishedRun | null;
 }
 
-interface OpenGeneration {
-  store: Store;
-  generation: number;
-  publishedAt: string | null;
-  users: number;
-  superseded: boolean;
-}
-
 /**
  * A workspace in a Postgres database, shared by every process that opens it: each index version is a generation
  * (rows keyed by workspace and generation), `workspaces` says which one is published, and a query reads the
@@ -61,7 +53,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
   const location = `${options.location ?? 'postgres'} (workspace "${workspace}")`;
   const pooled = sqlRunner(pool);
   const memoryCache = new Map<string, CachedChat>();
-  let current: OpenGeneration | undefined;
+  const generations = createGenerationHolder<number>();
 
   const schema = async (): Promise<string> => (await postgresSchemaState(pool, schemaName)).schema;
 
@@ -84,42 +76,15 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     );
   };
 
-  const closeIfUnused = (generation: OpenGeneration): void => {
-    if (generation.superseded && generation.users === 0) void generation.store.close();
-  };
-
   const snapshot = async (): Promise<IndexSnapshot | undefined> => {
     const row = await readRow();
     const published = row?.published_generation ?? null;
     if (published === null) return undefined;
-    if (!current || current.generation !== published) {
-      const opened: OpenGeneration = {
-        store: await openPostgresStore(pool, { workspace, generation: published }, storeOptions),
-        generation: published,
-        publishedAt: row?.published_at ?? null,
-        users: 0,
-        superseded: false,
-      };
-      if (current) {
-        current.superseded = true;
-        closeIfUnused(current);
-      }
-      current = opened;
-    }
-    const held = current;
-    held.users++;
-    let released = false;
-    return {
-      store: held.store,
-      generation: held.generation,
-      publishedAt: held.publishedAt,
-      release() {
-        if (released) return;
-        released = true;
-        held.users--;
-        closeIfUnused(held);
-      },
-    };
+    return generations.hold(published, async () => ({
+      store: await openPostgresStore(pool, { workspace, generation: published }, storeOptions),
+      generation: published,
+      publishedAt: row?.published_at ?? null,
+    }));
   };
 
   const busyError = (holder: WriterHolder | undefined): KgragError =>
@@ -133,12 +98,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
   /** The advisory lock of this workspace's writer, on a connection of its own that holds it until released. */
   const lock = async (writeOptions: BeginWriteOptions): Promise<pg.PoolClient> => {
     await schema();
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw explainPostgresError(error);
-    }
+    const client = await connectClient(pool);
     const run = sqlRunner(client);
     let announced = false;
     try {
@@ -295,11 +255,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     },
     openDraft: (generation) => openPostgresStore(pool, { workspace, generation }, storeOptions),
     async close() {
-      if (current) {
-        current.superseded = true;
-        closeIfUnused(current);
-        current = undefined;
-      }
+      generations.retire();
     },
   };
 }

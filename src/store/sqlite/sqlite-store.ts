@@ -3,15 +3,14 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { toEnvironmentError } from '../../core/environment-error.js';
-import type { SparseVector } from '../../providers/embed/embedder.js';
 import { KgragError } from '../../core/errors.js';
 import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
+import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf } from '../vector-items.js';
 import { topIndices } from '../../math/top-indices.js';
 import {
-  sparseLayoutMaxDensity,
   type ScoredId,
   type SpaceScores,
   type Store,
@@ -849,7 +848,7 @@ class SqliteVectorIndex implements VectorIndex {
   async scoreMany(queries: Float32Array, count: number): Promise<SpaceScores> {
     // A warm query of a sparse space whose postings are all in memory needs only the revision check.
     const known = this.readInfo();
-    if (known?.layout === 'sparse' && this.cache?.revision === known.revision && this.hasPostings(this.cache, queries, count, known.dimensions)) {
+    if (known?.layout === 'sparse' && this.cache?.revision === known.revision && hasPostings(this.cache.postings, queries, count, known.dimensions)) {
       return { revision: known.revision, rows: this.cache.rows, scores: this.scoreSparse(known, this.cache, queries, count) };
     }
     return this.store.readSnapshot(() => {
@@ -872,12 +871,7 @@ class SqliteVectorIndex implements VectorIndex {
     });
   }
 
-  /** Whether every non-zero coordinate of the queries has its postings in `cache`. */
-  private hasPostings(cache: SpaceCache, queries: Float32Array, count: number, dimensions: number): boolean {
-    if (queries.length !== count * dimensions) return false;
-    for (let position = 0; position < queries.length; position++) if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) return false;
-    return true;
-  }
+
 
   /**
    * Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. Each row's
@@ -1124,36 +1118,9 @@ function decodePosting(blob: Buffer): Posting {
   return { rows, values };
 }
 
-/** The layout of a new space: sparse when at most {@link sparseLayoutMaxDensity} of the first vectors' coordinates are non-zero. */
-function chooseLayout(items: readonly VectorItem[], dimensions: number): VectorLayout {
-  let nonZeros = 0;
-  for (const { vector } of items) {
-    if (vector instanceof Float32Array) {
-      for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) nonZeros++;
-    } else {
-      nonZeros += nonZerosOf(vector).columns.length;
-    }
-  }
-  return nonZeros <= sparseLayoutMaxDensity * items.length * dimensions ? 'sparse' : 'dense';
-}
 
-function dimensionsOf(vector: Float32Array | SparseVector): number {
-  return vector instanceof Float32Array ? vector.length : vector.dimensions;
-}
 
-/** A sparse vector's non-zero entries (an explicit zero value stores as nothing, as in a dense vector). */
-function nonZerosOf(vector: SparseVector): { columns: ArrayLike<number>; values: ArrayLike<number> } {
-  if (!vector.values.includes(0)) return vector;
-  const keep = [...vector.values.keys()].filter((entry) => vector.values[entry] !== 0);
-  return { columns: Int32Array.from(keep, (entry) => vector.columns[entry] as number), values: Float32Array.from(keep, (entry) => vector.values[entry] as number) };
-}
 
-function denseOf(vector: Float32Array | SparseVector): Float32Array {
-  if (vector instanceof Float32Array) return vector;
-  const dense = new Float32Array(vector.dimensions);
-  for (let entry = 0; entry < vector.columns.length; entry++) dense[vector.columns[entry] as number] = vector.values[entry] as number;
-  return dense;
-}
 
 function toBuffer(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);

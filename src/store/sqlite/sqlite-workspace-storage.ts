@@ -5,6 +5,7 @@ import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity } from '../../core/process-identity.js';
 import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
+import { createGenerationHolder } from '../generation-holder.js';
 import { generationMetaKeys } from '../generation-meta-keys.js';
 import type { Store } from '../store.js';
 import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
@@ -24,16 +25,6 @@ export interface SqliteWorkspaceStorageOptions {
   secureDelete?: boolean;
 }
 
-interface OpenGeneration {
-  store: Store;
-  generation: number;
-  publishedAt: string | null;
-  /** File identity when opened: a publish replaces the file, so a new identity means a new generation. */
-  identity: string;
-  users: number;
-  superseded: boolean;
-}
-
 /**
  * The SQLite workspace: the published index is the file at `path`, opened read-only by queries; a writer
  * holds the lock in `<path>-state`, copies the index to `<path>-draft`, writes there, and publishes by
@@ -47,7 +38,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const secureDelete = options.secureDelete !== false;
   const state = new WorkspaceStateFile(`${path}-state`, { secureDelete });
   const memoryCache = new Map<string, CachedChat>();
-  let current: OpenGeneration | undefined;
+  const generations = createGenerationHolder<string>();
   let tokenCounter = 0;
 
   const fileIdentity = (): string | undefined => {
@@ -57,10 +48,6 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
     } catch {
       return undefined;
     }
-  };
-
-  const closeIfUnused = (generation: OpenGeneration): void => {
-    if (generation.superseded && generation.users === 0) void generation.store.close();
   };
 
   /**
@@ -94,36 +81,15 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const snapshot = async (): Promise<IndexSnapshot | undefined> => {
     const identity = fileIdentity();
     if (identity === undefined) return undefined;
-    if (!current || current.identity !== identity) {
+    return generations.hold(identity, async () => {
       const store = await openPublished();
-      const opened: OpenGeneration = {
+      return {
         store,
         generation: (await store.getMeta<number>(generationKey)) ?? 0,
         publishedAt: (await store.getMeta<string>(publishedAtKey)) ?? null,
-        identity: fileIdentity() ?? identity,
-        users: 0,
-        superseded: false,
+        key: fileIdentity() ?? identity,
       };
-      if (current) {
-        current.superseded = true;
-        closeIfUnused(current);
-      }
-      current = opened;
-    }
-    const held = current;
-    held.users++;
-    let released = false;
-    return {
-      store: held.store,
-      generation: held.generation,
-      publishedAt: held.publishedAt,
-      release() {
-        if (released) return;
-        released = true;
-        held.users--;
-        closeIfUnused(held);
-      },
-    };
+    });
   };
 
   interface LockSession {
@@ -198,11 +164,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const beginWrite = async (writeOptions: BeginWriteOptions): Promise<WriteSession> => {
     const session = await lock(writeOptions);
     try {
-      if (current && sqliteFileNeedsUpgrade(path)) {
-        current.superseded = true;
-        closeIfUnused(current);
-        current = undefined;
-      }
+      // The open generation is closed before its file is rewritten in place.
+      if (sqliteFileNeedsUpgrade(path)) generations.retire();
       upgradePublished();
       let base = -1;
       if (fileIdentity() !== undefined) {
@@ -321,11 +284,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       return { generation: published?.generation, publishedAt: published?.publishedAt ?? null, writer, unpublished };
     },
     async close() {
-      if (current) {
-        current.superseded = true;
-        closeIfUnused(current);
-        current = undefined;
-      }
+      generations.retire();
       state.close();
     },
   };

@@ -44,7 +44,9 @@ function gaussianProjection(from: number, to: number): (vector: Float32Array) =>
       for (let column = 0; column < from; column++) sum += (matrix[row * from + column] as number) * (vector[column] as number);
       out[row] = sum;
     }
-    const norm = Math.hypot(...out) || 1;
+    let squares = 0;
+    for (const value of out) squares += value * value;
+    const norm = Math.sqrt(squares) || 1;
     return out.map((value) => value / norm);
   };
 }

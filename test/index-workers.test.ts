@@ -32,14 +32,14 @@ describe('index workers and servers on one Postgres database', { timeout: 900_00
   let referencePaid: Map<string, number>;
   const opened: Kgrag[] = [];
 
-  const open = async (name: string, config: KgragConfigInput = {}): Promise<Kgrag> => {
+  const open = async (name: string, config: KgragConfigInput = {}, mode: 'standard' | 'fast' = 'standard'): Promise<Kgrag> => {
     const folder = mkdtempSync(join(root, `${name}-`));
     const kgrag = await createKgrag({
       workspace: folder,
       env: {},
       config: {
         ...config,
-        index: { mode: 'standard' },
+        index: { mode },
         llm: { ...standardTestLlmConfig(llm.url), timeoutMs: 60_000 },
         store: { backend: 'postgres', url, workspace: name },
       } as KgragConfigInput,
@@ -108,7 +108,8 @@ describe('index workers and servers on one Postgres database', { timeout: 900_00
 
   it('two servers on one database answer queries while a third process indexes, and both see the new index when it is published', async () => {
     const name = 'served';
-    const writer = await open(name);
+    // What is tested is reading while another process writes: a fast-mode index is written without the LLM, quickly.
+    const writer = await open(name, {}, 'fast');
     await writer.index([join(inputs, documents[0] as string)]);
     const servers = await Promise.all([startServer(name), startServer(name)]);
     try {

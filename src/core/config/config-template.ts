@@ -21,6 +21,8 @@ const examples: Record<string, unknown> = {
   'input.idField': 'id',
   'server.apiKeys': ['${KGRAG_SERVER_KEY}'],
   'server.corsOrigins': ['https://app.example.com'],
+  'store.url': 'postgres://kgrag:secret@localhost:5432/kgrag',
+  'store.workspace': 'team-docs',
   methods: { basic: { variant: 'hybrid' } },
   knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };

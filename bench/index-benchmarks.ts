@@ -13,6 +13,8 @@ export interface ChildReport {
   cpuMs: number;
   maxRssMb: number;
   steps: Record<string, number>;
+  /** CPU ms per step, all threads, its write included. */
+  stepsCpu: Record<string, number>;
   counts: Record<string, number>;
   progressEvents: number;
 }

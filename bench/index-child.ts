@@ -1,7 +1,7 @@
 /*
  * Child process of the indexing benchmarks: indexes the given paths into a fresh workspace, for every method or
  * (`--methods a,b`) for those methods only, and prints one JSON line with its wall time, CPU time (user + system, all
- * threads), per-step times, peak RSS and progress-event count. A child per run gives each run a cold process, as a
+ * threads), per-step wall and CPU times, peak RSS and progress-event count. A child per run gives each run a cold process, as a
  * user's `kgrag index` has.
  */
 import { createKgrag } from '../src/api/create-kgrag.js';
@@ -17,11 +17,22 @@ if (!workspace || paths.length === 0) throw new Error('usage: index-child.ts [--
 const started = performance.now();
 const kgrag = await createKgrag({ workspace, env: {}, ...(store === undefined ? {} : { config: { store } as never }) });
 const steps: Record<string, number> = {};
+/** CPU ms of each step, all threads, from its start to the end of its write (`steps` leaves the write out). */
+const stepsCpu: Record<string, number> = {};
+let stepCpuStart = 0;
+const cpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 let progressEvents = 0;
 const summary = await kgrag.index(paths, {
   ...(methods === undefined ? {} : { methods }),
   onEvent(event) {
-    if (event.type === 'step-end') steps[event.step] = Math.round(event.durationMs);
+    if (event.type === 'step-start') stepCpuStart = cpuMs();
+    if (event.type === 'step-end') {
+      steps[event.step] = Math.round(event.durationMs);
+      stepsCpu[event.step] = Math.round(cpuMs() - stepCpuStart);
+    }
     if (event.type === 'step-progress') progressEvents++;
   },
 });
@@ -35,6 +46,7 @@ process.stdout.write(
     cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
     maxRssMb: usage.maxRSS / 1024,
     steps,
+    stepsCpu,
     counts,
     progressEvents,
   })}\n`,

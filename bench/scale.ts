@@ -116,6 +116,7 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
       const indexSeconds: Array<{ x: number; y: number }> = [];
       const cpuSeconds: Array<{ x: number; y: number }> = [];
       const stepSeconds = new Map<string, Array<{ x: number; y: number }>>();
+      const stepCpuSeconds = new Map<string, Array<{ x: number; y: number }>>();
       for (const size of sizes) {
         const corpusPath = join(folder, `corpus-${size}x.json`);
         writeFileSync(corpusPath, JSON.stringify(scaled.passages.slice(0, size * original.length)));
@@ -138,7 +139,8 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
           process.stderr.write(
             `    ${(report.wallMs / 1000).toFixed(1)} s (CPU ${(report.cpuMs / 1000).toFixed(1)} s), peak RSS ${report.maxRssMb.toFixed(0)} MB, database ${sizeRun.databaseMb.toFixed(0)} MB, ` +
               `${report.counts.chunks ?? 0} chunks, ${report.counts.entities ?? 0} entities; ` +
-              `${Object.entries(report.steps).map(([step, ms]) => `${step} ${(ms / 1000).toFixed(1)}`).join(', ')} s; ` +
+              `${Object.entries(report.steps).map(([step, ms]) => `${step} ${(ms / 1000).toFixed(1)}`).join(', ')} s ` +
+              `(CPU with writes: ${Object.entries(report.stepsCpu).map(([step, ms]) => `${step} ${(ms / 1000).toFixed(1)}`).join(', ')} s); ` +
               `retrieval p50 ${[...sizeRun.latencies].map(([method, values]) => `${method} ${median(values).toFixed(1)}`).join(', ')} ms\n`,
           );
         }
@@ -159,6 +161,11 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
           const points = stepSeconds.get(step) ?? [];
           points.push({ x: size, y: seconds.median });
           stepSeconds.set(step, points);
+          const cpu = result(reports.map((report) => (report.stepsCpu[step] ?? 0) / 1000), 's');
+          results[`${prefix}_step_${step}_cpu_s`] = cpu;
+          const cpuPoints = stepCpuSeconds.get(step) ?? [];
+          cpuPoints.push({ x: size, y: cpu.median });
+          stepCpuSeconds.set(step, cpuPoints);
         }
         for (const method of done[0]?.latencies.keys() ?? []) {
           const name = method.replace(':', '_');
@@ -174,6 +181,9 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
         // A step that takes under 50 ms at some size has no meaningful exponent (the times are rounded to the ms).
         for (const [step, points] of stepSeconds) {
           if (points.length >= 2 && points.every((point) => point.y >= 0.05)) results[`scale_${backend.name}_step_${step}_exponent`] = result([growthExponent(points)], 'exponent');
+        }
+        for (const [step, points] of stepCpuSeconds) {
+          if (points.length >= 2 && points.every((point) => point.y >= 0.05)) results[`scale_${backend.name}_step_${step}_cpu_exponent`] = result([growthExponent(points)], 'exponent');
         }
       }
     }

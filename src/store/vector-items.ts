@@ -45,3 +45,23 @@ export function hasPostings(postings: ReadonlyMap<number, unknown>, queries: Flo
   for (let position = 0; position < queries.length; position++) if (queries[position] !== 0 && !postings.has(position % dimensions)) return false;
   return true;
 }
+
+/** A row-major dense matrix as compressed sparse rows (what `loadSparse` returns of a dense space). */
+export function sparseRowsOfDense(matrix: Float32Array, rows: number, dimensions: number): { rowPointers: Int32Array; columnIndices: Int32Array; values: Float32Array } {
+  const rowPointers = new Int32Array(rows + 1);
+  for (let row = 0; row < rows; row++) {
+    let nonZeros = 0;
+    for (let at = row * dimensions; at < (row + 1) * dimensions; at++) if (matrix[at] !== 0) nonZeros++;
+    rowPointers[row + 1] = (rowPointers[row] as number) + nonZeros;
+  }
+  const columnIndices = new Int32Array(rowPointers[rows] as number);
+  const values = new Float32Array(columnIndices.length);
+  let entry = 0;
+  for (let at = 0; at < rows * dimensions; at++) {
+    const value = matrix[at] as number;
+    if (value === 0) continue;
+    columnIndices[entry] = at % dimensions;
+    values[entry++] = value;
+  }
+  return { rowPointers, columnIndices, values };
+}

@@ -5,7 +5,7 @@ import { fullTextIndexText } from '../sqlite/sqlite-store.js';
 import type { ScoredId } from '../store.js';
 import { termTableOf } from './postgres-migrations.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
-import { decodeTermPostings, encodeTermPostings, type TermPostings } from './postings-codec.js';
+import { decodeTermPostings, encodeTermPostings, type TermPostings } from '../postings-codec.js';
 
 /*
  * BM25 exactly as SQLite's FTS5 `bm25()` computes it, over statistics kept in tables: per term, the rows that hold

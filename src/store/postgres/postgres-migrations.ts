@@ -77,7 +77,7 @@ function createTableStatements(schema: string, spec: AnyTableSpec): string[] {
   }
   if (spec.fullText) {
     // One row per term (a row per term and text row made the index of 2Wiki's chunks 370,000 rows, four times
-    // SQLite's time to write), its postings a blob: the rows' hids, term frequencies and lengths (postings-codec.ts).
+    // SQLite's time to write), its postings a blob: the rows' hids, term frequencies and lengths (store/postings-codec.ts).
     const postings = `${schema}.${quoteIdentifier(termTableOf(spec))}`;
     statements.push(
       `CREATE TABLE ${postings} (workspace text NOT NULL, generation integer NOT NULL, term text COLLATE "C" NOT NULL, postings bytea NOT NULL, PRIMARY KEY (workspace, generation, term))`,

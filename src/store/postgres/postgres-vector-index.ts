@@ -15,10 +15,10 @@ import {
 } from '../store.js';
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
-import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from './postings-codec.js';
+import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
-import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf } from '../vector-items.js';
+import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 
 /** pgvector's largest `hnsw.ef_search`: an HNSW scan returns at most that many rows, so larger searches scan exactly. */
 const maxHnswK = 1000;
@@ -499,22 +499,7 @@ export class PostgresVectorIndex implements VectorIndex {
       const { dimensions } = info;
       if (info.layout === 'sparse') return { dimensions, ...(await this.readSparseRows(run)) };
       const { ids, matrix } = await this.readDense(run, dimensions, undefined);
-      const rowPointers = new Int32Array(ids.length + 1);
-      for (let row = 0; row < ids.length; row++) {
-        let nonZeros = 0;
-        for (let at = row * dimensions; at < (row + 1) * dimensions; at++) if (matrix[at] !== 0) nonZeros++;
-        rowPointers[row + 1] = (rowPointers[row] as number) + nonZeros;
-      }
-      const columnIndices = new Int32Array(rowPointers[ids.length] as number);
-      const values = new Float32Array(columnIndices.length);
-      let entry = 0;
-      for (let at = 0; at < matrix.length; at++) {
-        const value = matrix[at] as number;
-        if (value === 0) continue;
-        columnIndices[entry] = at % dimensions;
-        values[entry++] = value;
-      }
-      return { ids, dimensions, rowPointers, columnIndices, values };
+      return { ids, dimensions, ...sparseRowsOfDense(matrix, ids.length, dimensions) };
     });
   }
 

@@ -8,7 +8,8 @@ import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf } from '../vector-items.js';
+import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
+import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { topIndices } from '../../math/top-indices.js';
 import {
   type ScoredId,
@@ -583,19 +584,13 @@ interface StoredSpaceInfo {
   layout?: VectorLayout;
 }
 
-/** One coordinate's postings: the rows (positions in `ids()` order, ascending) with a non-zero value there. */
-interface Posting {
-  rows: Int32Array;
-  values: Float32Array;
-}
-
 /** What a space keeps in memory for one revision: filled as queries need it. */
 interface SpaceCache {
   revision: number;
   rows: number;
   ids?: string[];
   /** Sparse layout: postings read so far, by coordinate. */
-  postings: Map<number, Posting>;
+  postings: Map<number, CoordinatePostings>;
   /** Dense layout: the matrix in the SIMD kernel. */
   dense?: SimilarityIndex;
   /** Sparse layout: the sums of one query, reused (a fresh 75,000-row buffer per query doubled a warm query's GC). */
@@ -808,7 +803,7 @@ class SqliteVectorIndex implements VectorIndex {
       const start = counts[coordinate] as number;
       const end = counts[coordinate + 1] as number;
       if (end === start) continue;
-      insert.run(coordinate, encodePosting(positions.subarray(start, end), values.subarray(start, end)));
+      insert.run(coordinate, encodeCoordinatePostings(positions.subarray(start, end), values.subarray(start, end)));
     }
   }
 
@@ -888,7 +883,7 @@ class SqliteVectorIndex implements VectorIndex {
         .statement(`SELECT coordinate, postings FROM ${this.postingTable} WHERE coordinate IN (SELECT value FROM json_each(?))`, 'raw')
         .all(JSON.stringify([...missing])) as Array<[number, Buffer]>;
       for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
-      for (const [coordinate, blob] of read) cache.postings.set(coordinate, decodePosting(blob));
+      for (const [coordinate, blob] of read) cache.postings.set(coordinate, decodeCoordinatePostings(blob));
     }
     const rows = cache.rows;
     const out = new Float32Array(count * rows);
@@ -900,7 +895,7 @@ class SqliteVectorIndex implements VectorIndex {
       for (let coordinate = 0; coordinate < dimensions; coordinate++) {
         const weight = queries[offset + coordinate] as number;
         if (weight === 0) continue;
-        const posting = cache.postings.get(coordinate) as Posting;
+        const posting = cache.postings.get(coordinate) as CoordinatePostings;
         const postingRows = posting.rows;
         const postingValues = posting.values;
         for (let entry = 0; entry < postingRows.length; entry++) {
@@ -938,7 +933,7 @@ class SqliteVectorIndex implements VectorIndex {
   private readSparseRows(dimensions: number, withIds: boolean): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
     const postings = (this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw').all() as Array<[number, Buffer]>).map(
-      ([coordinate, blob]) => [coordinate, decodePosting(blob)] as const,
+      ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
     );
     const rowPointers = new Int32Array(rows + 1);
     for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
@@ -990,22 +985,7 @@ class SqliteVectorIndex implements VectorIndex {
         return { ids: rows.ids, dimensions, rowPointers: rows.rowPointers, columnIndices: rows.columnIndices, values: rows.values };
       }
       const { ids, matrix } = this.readDense(dimensions, undefined);
-      const rowPointers = new Int32Array(ids.length + 1);
-      for (let row = 0; row < ids.length; row++) {
-        let nonZeros = 0;
-        for (let at = row * dimensions; at < (row + 1) * dimensions; at++) if (matrix[at] !== 0) nonZeros++;
-        rowPointers[row + 1] = (rowPointers[row] as number) + nonZeros;
-      }
-      const columnIndices = new Int32Array(rowPointers[ids.length] as number);
-      const values = new Float32Array(columnIndices.length);
-      let entry = 0;
-      for (let at = 0; at < matrix.length; at++) {
-        const value = matrix[at] as number;
-        if (value === 0) continue;
-        columnIndices[entry] = at % dimensions;
-        values[entry++] = value;
-      }
-      return { ids, dimensions, rowPointers, columnIndices, values };
+      return { ids, dimensions, ...sparseRowsOfDense(matrix, ids.length, dimensions) };
     });
   }
 
@@ -1071,56 +1051,6 @@ class SqliteVectorIndex implements VectorIndex {
     return (this.store.statement(`SELECT count(*) AS n FROM ${this.idTable(info)}`).get() as { n: number }).n;
   }
 }
-
-/**
- * A posting as a blob: u32 count, f32 values[count] (little-endian, as typed arrays are), then the rows as
- * LEB128 varints of their gaps (rows ascend, so a gap rarely needs more than one byte): about 5 bytes per
- * non-zero instead of 8.
- */
-function encodePosting(rows: Int32Array, values: Float32Array): Buffer {
-  const count = rows.length;
-  const buffer = Buffer.allocUnsafe(4 + 4 * count + 5 * count);
-  buffer.writeUInt32LE(count, 0);
-  buffer.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 4);
-  let offset = 4 + 4 * count;
-  let previous = -1;
-  for (let entry = 0; entry < count; entry++) {
-    let gap = (rows[entry] as number) - previous - 1;
-    previous = rows[entry] as number;
-    while (gap >= 0x80) {
-      buffer[offset++] = (gap & 0x7f) | 0x80;
-      gap >>>= 7;
-    }
-    buffer[offset++] = gap;
-  }
-  return buffer.subarray(0, offset);
-}
-
-function decodePosting(blob: Buffer): Posting {
-  const count = blob.readUInt32LE(0);
-  const values = new Float32Array(count);
-  new Uint8Array(values.buffer).set(blob.subarray(4, 4 + 4 * count));
-  const rows = new Int32Array(count);
-  let offset = 4 + 4 * count;
-  let previous = -1;
-  for (let entry = 0; entry < count; entry++) {
-    let gap = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      byte = blob[offset++] as number;
-      gap |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
-    previous += gap + 1;
-    rows[entry] = previous;
-  }
-  return { rows, values };
-}
-
-
-
-
 
 function toBuffer(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);

@@ -1,7 +1,7 @@
 /*
- * Postings as compact blobs. Bytes are what a Postgres round trip pays for (a 14 MB blob of a 6,000-row sparse
- * space took longer to send than to write), so ascending row numbers are stored as LEB128 varints of their gaps, as
- * the SQLite backend stores its vector postings: one or two bytes per entry instead of eight.
+ * Postings as compact blobs, for both backends: ascending row numbers are stored as LEB128 varints of their gaps,
+ * one or two bytes per entry instead of eight. Bytes are what a Postgres round trip pays for (a 14 MB blob of a
+ * 6,000-row sparse space took longer to send than to write), and what a SQLite file holds.
  */
 
 /** Appends `value` (a whole number below 2^53) as a LEB128 varint; returns the offset after it. */

@@ -667,6 +667,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
           methods: methods.map((method) => method.name),
           shardsPerRound: config.workers.shardsPerRound,
           fingerprintOf: (step) => stepSettingsFingerprint(step, config, stepEnvironment),
+          workOnShards: config.workers.local === 0,
         })
       : undefined;
     const summary = await runSteps(

@@ -357,10 +357,11 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
 
   /** The newest published index, with what a reader should know about runs that have not published. */
   const openSnapshot = async (): Promise<{ snapshot: IndexSnapshot; embedder: Embedder; warnings: string[] }> => {
-    const status = await source.status();
+    // Two independent reads, together: a remote store pays a round trip for each.
+    const [status, published] = await Promise.all([source.status(), source.snapshot()]);
     // Without a published index, methods that need none (tot over remote graphs) still run, on an empty one.
     emptyIndex ??= openSqliteStore(':memory:');
-    const snapshot = (await source.snapshot()) ?? { store: emptyIndex, generation: -1, publishedAt: null, release: () => undefined };
+    const snapshot = published ?? { store: emptyIndex, generation: -1, publishedAt: null, release: () => undefined };
     if (derivedFrom !== snapshot.generation) {
       derivedFrom = snapshot.generation;
       readySteps = undefined;

@@ -11,6 +11,11 @@ export interface PrefetchRun {
   shardsPerRound: number;
   /** The step's settings as a hash, which a worker checks against its own configuration. */
   fingerprintOf(step: PipelineStep): string;
+  /**
+   * Whether this process takes shards too: needed when it starts no workers of its own (remote workers only), so that
+   * the run ends even when none is running; not when its local workers are there to take them.
+   */
+  workOnShards: boolean;
 }
 
 /** The coordinator's side of a distributed index run. */
@@ -22,19 +27,21 @@ export interface PrefetchDistribution {
 /**
  * Spreads the LLM calls of the steps that prefetch (graph extraction, claims, summaries, reports) over the
  * workers of `queue`: for each round of a step, one job per shard; the step's `run` starts when every shard has
- * ended, and finds their calls in the draft's LLM cache. The coordinating process works on the shards too, so a run
- * ends even when no other worker is there. A shard that fails for good costs nothing but time: `run` makes the calls
- * it left out itself, and says so.
+ * ended, and finds their calls in the draft's LLM cache. Without local workers the coordinating process works on the
+ * shards too, so a run ends even when no remote worker is there. A shard that fails for good costs nothing but time:
+ * `run` makes the calls it left out itself, and says so.
  */
 export async function startPrefetchDistribution(queue: PrefetchQueue, run: PrefetchRun): Promise<PrefetchDistribution> {
   let current: { step: PipelineStep; context: StepContext } | undefined;
-  await queue.work(async (job): Promise<StepPrefetchResult> => {
-    const active = current;
-    if (!active || job.workspace !== run.workspace || job.generation !== run.generation || job.step !== active.step.name || !active.step.prefetch) {
-      throw new Error(`a shard of ${job.step} for generation ${job.generation}, which this run (generation ${run.generation}) is not prefetching`);
-    }
-    return active.step.prefetch(active.context, { ...job.shard, round: job.round });
-  });
+  if (run.workOnShards) {
+    await queue.work(async (job): Promise<StepPrefetchResult> => {
+      const active = current;
+      if (!active || job.workspace !== run.workspace || job.generation !== run.generation || job.step !== active.step.name || !active.step.prefetch) {
+        throw new Error(`a shard of ${job.step} for generation ${job.generation}, which this run (generation ${run.generation}) is not prefetching`);
+      }
+      return active.step.prefetch(active.context, { ...job.shard, round: job.round });
+    });
+  }
 
   return {
     async beforeStep(step, context) {

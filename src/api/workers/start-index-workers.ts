@@ -5,8 +5,6 @@ import { runsCompiled } from '../../core/start-module-worker.js';
 
 /** Local worker processes of one index run. */
 export interface LocalIndexWorkers {
-  /** Process ids, for logs (and for tests that kill one). */
-  readonly pids: number[];
   /** Stops every worker (SIGTERM, then SIGKILL after a grace period) and waits for them to exit. */
   stop(): Promise<void>;
 }
@@ -19,8 +17,6 @@ export interface LocalIndexWorkersOptions {
   config?: KgragConfigInput;
   configFile?: string;
   env?: Record<string, string | undefined>;
-  /** A worker's stderr line (its warnings and failures), for the coordinator to pass on. */
-  onOutput?: (line: string) => void;
 }
 
 const stopGraceMs = 5000;
@@ -33,6 +29,7 @@ export async function startLocalIndexWorkers(options: LocalIndexWorkersOptions):
   const entry = new URL(`./worker-process.${runsCompiled(import.meta.url) ? 'js' : 'ts'}`, import.meta.url);
   const spec = JSON.stringify({ workspace: options.workspace, config: options.config, configFile: options.configFile, env: options.env });
   const children: ChildProcess[] = [];
+  const outputs = new Map<ChildProcess, () => string>();
   const stopAll = async (): Promise<void> => {
     await Promise.all(
       children.map(async (child) => {
@@ -50,21 +47,18 @@ export async function startLocalIndexWorkers(options: LocalIndexWorkersOptions):
       // The parent's execArgv (tsx's loader under tsx) carries over, so a TypeScript entry runs as the parent does.
       const child = fork(entry, [], { env: { ...process.env, KGRAG_WORKER_SPEC: spec }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
       children.push(child);
+      // What a worker says on stderr is kept for the one case it matters: a worker that dies before it is ready.
+      let stderr = '';
       child.stderr?.setEncoding('utf8');
-      let buffered = '';
-      child.stderr?.on('data', (data: string) => {
-        buffered += data;
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) if (line.trim()) options.onOutput?.(`worker ${child.pid}: ${line}`);
-      });
+      child.stderr?.on('data', (data: string) => (stderr = (stderr + data).slice(-2000)));
+      outputs.set(child, () => stderr);
     }
     await Promise.all(
       children.map(
         (child) =>
           new Promise<void>((resolve, reject) => {
             child.once('message', () => resolve());
-            child.once('exit', (code) => reject(new Error(`an index worker exited before it was ready (exit code ${code})`)));
+            child.once('exit', (code) => reject(new Error(`an index worker exited before it was ready (exit code ${code}): ${outputs.get(child)?.() ?? ''}`)));
           }),
       ),
     );
@@ -72,5 +66,5 @@ export async function startLocalIndexWorkers(options: LocalIndexWorkersOptions):
     await stopAll();
     throw error;
   }
-  return { pids: children.map((child) => child.pid ?? 0), stop: stopAll };
+  return { stop: stopAll };
 }

@@ -9,7 +9,7 @@
 // its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start a minute or
 // two later, so it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
 // failed. With --typecheck (what `npm test` passes) the type checks run first, after the install has started.
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -104,9 +104,14 @@ if (unitFiles.length > 0) {
   files.unshift(bundle);
 }
 
+// Unless a reporter is asked for, TAP goes to stdout as before and the failures alone to a file, printed at the end.
+const failureSummary = join(bundleDirectory, 'failures.txt');
+const reporters = runnerOptions.some((option) => option.startsWith('--test-reporter'))
+  ? []
+  : ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'failure-summary-reporter.mjs')}`, `--test-reporter-destination=${failureSummary}`];
 const testRun = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${Math.max(2, availableParallelism())}`, ...runnerOptions, ...files],
+  ['--import', 'tsx', '--test', `--test-concurrency=${Math.max(2, availableParallelism())}`, ...reporters, ...runnerOptions, ...files],
   {
     cwd: root,
     stdio: 'inherit',
@@ -116,6 +121,10 @@ const testRun = spawn(
   },
 );
 const [status] = await new Promise((resolve) => testRun.once('exit', (...exit) => resolve(exit)));
+if (existsSync(failureSummary)) {
+  const failures = readFileSync(failureSummary, 'utf8');
+  if (failures.length > 0) process.stdout.write(`\n# ${failures.split('\n').join('\n# ')}\n`);
+}
 // The browser tests waited for the install; if they crashed first, apt is left to finish on its own.
 chromiumInstall?.unref();
 rmSync(bundleDirectory, { recursive: true, force: true });

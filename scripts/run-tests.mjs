@@ -15,11 +15,15 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { compileTestTree } from './compile-test-tree.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 // Arguments starting with -- go to node's test runner (e.g. --test-reporter=spec); the others filter files by substring.
+// --tsx runs the TypeScript sources through tsx instead of the compiled mirror (scripts/compile-test-tree.mjs).
+const ownOptions = ['--typecheck', '--tsx'];
 const typecheck = process.argv.includes('--typecheck');
-const runnerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--') && arg !== '--typecheck');
+const fromSources = process.argv.includes('--tsx');
+const runnerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--') && !ownOptions.includes(arg));
 const filter = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 function collect(dir, out) {
@@ -96,12 +100,16 @@ const longest = ordered.filter((file) => longestFirst.includes(file));
 const browser = ordered.filter(isBrowserTest);
 const others = ordered.filter((file) => !isBrowserTest(file) && !longestFirst.includes(file));
 const files = [...longest.slice(0, 6), ...browser, ...longest.slice(6), ...others];
+// The compiled mirror of the checkout, or the checkout itself under tsx.
+const tree = fromSources ? undefined : await compileTestTree(root);
+const runnable = (file) => (tree ? join(tree.folder, file.replace(/\.ts$/, '.js')) : file);
+const runnableFiles = files.map(runnable);
 if (unitFiles.length > 0) {
   // Named *.test.mjs so that node:test reports it like any test file. Static imports: every module (and its top-level
   // hooks) is loaded before the first test runs; each keeps its own module URL.
   const bundle = join(bundleDirectory, 'unit.test.mjs');
-  writeFileSync(bundle, unitFiles.map((file) => `import ${JSON.stringify(pathToFileURL(join(root, file)).href)};\n`).join(''));
-  files.unshift(bundle);
+  writeFileSync(bundle, unitFiles.map((file) => `import ${JSON.stringify(pathToFileURL(tree ? runnable(file) : join(root, file)).href)};\n`).join(''));
+  runnableFiles.unshift(bundle);
 }
 
 // Unless a reporter is asked for, TAP goes to stdout as before and the failures alone to a file, printed at the end.
@@ -111,7 +119,14 @@ const reporters = runnerOptions.some((option) => option.startsWith('--test-repor
   : ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'failure-summary-reporter.mjs')}`, `--test-reporter-destination=${failureSummary}`];
 const testRun = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${Math.max(2, availableParallelism())}`, ...reporters, ...runnerOptions, ...files],
+  [
+    ...(tree ? ['--enable-source-maps'] : ['--import', 'tsx']),
+    '--test',
+    `--test-concurrency=${Math.max(2, availableParallelism())}`,
+    ...reporters,
+    ...runnerOptions,
+    ...runnableFiles,
+  ],
   {
     cwd: root,
     stdio: 'inherit',
@@ -120,6 +135,8 @@ const testRun = spawn(
     env: { ...process.env, KGRAG_TEST_SHARED: bundleDirectory, ...(chromiumInstall ? { KGRAG_CHROMIUM_INSTALL_STATUS: chromiumStatus } : {}) },
   },
 );
+// Ctrl-C reaches the test run too; this process waits for it to end and then removes what it made.
+process.on('SIGINT', () => undefined);
 const [status] = await new Promise((resolve) => testRun.once('exit', (...exit) => resolve(exit)));
 if (existsSync(failureSummary)) {
   const failures = readFileSync(failureSummary, 'utf8');
@@ -128,4 +145,5 @@ if (existsSync(failureSummary)) {
 // The browser tests waited for the install; if they crashed first, apt is left to finish on its own.
 chromiumInstall?.unref();
 rmSync(bundleDirectory, { recursive: true, force: true });
+tree?.remove();
 process.exit(status ?? 1);

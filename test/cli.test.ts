@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type CliRun, runCliCaptured } from './helpers/run-cli-captured.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const mainScript = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
@@ -193,7 +194,7 @@ describe('kgrag CLI', () => {
   });
 
   test('the real process: a reader that closes stdout early (`| head`) ends it quietly, not with an EPIPE stack trace', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', mainScript, 'query', 'Who built the Kester Weir Bridge?', '-w', workspace, '--json', '-q'], { env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn(process.execPath, [...nodeScriptArgs(mainScript), 'query', 'Who built the Kester Weir Bridge?', '-w', workspace, '--json', '-q'], { env: { PATH: process.env.PATH ?? '' } });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (data: Buffer) => {
@@ -205,7 +206,7 @@ describe('kgrag CLI', () => {
   });
 
   test('the real process: `kgrag demo` prints cited answers and exits 0', () => {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', mainScript, 'demo'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const child = spawnSync(process.execPath, [...nodeScriptArgs(mainScript), 'demo'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     assert.equal(child.status, 0, child.stderr);
     const blocks = child.stdout.split('━━ ').slice(1);
     const themes = blocks.filter((block) => block.startsWith('themes '));

@@ -11,6 +11,7 @@ import { startMockOpenAiServer, type MockOpenAiServer } from '../src/testing/ind
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
 const childScript = new URL('./helpers/update-standard-child.ts', import.meta.url).pathname;
@@ -30,7 +31,7 @@ interface ChildOutcome {
 
 function runChild(args: readonly string[]): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeScriptArgs(childScript), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
     child.on('error', reject);

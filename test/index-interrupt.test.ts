@@ -10,6 +10,7 @@ import { startMockOpenAiServer } from '../src/testing/index.js';
 import type { MockChatCompletionRequest } from '../src/testing/index.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 /*
  * Ctrl-C during `kgrag index` is the user stopping the run: the first lets the step in progress finish and keeps
@@ -31,7 +32,7 @@ interface CliChild {
 
 function runIndex(workspace: string, extra: readonly string[] = []): CliChild {
   // Built for `local` only (its steps include LLM ones before and after llm-extract), to keep the runs short.
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'index', corpus, '-w', workspace, '--methods', 'local', ...extra], {
+  const child = spawn(process.execPath, [...nodeScriptArgs(cli), 'index', corpus, '-w', workspace, '--methods', 'local', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // Only the workspace's kgrag.yaml configures the child, not the KGRAG_* or OPENAI_* variables of the machine.
     env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(KGRAG|OPENAI)_/.test(name))),

@@ -15,6 +15,7 @@ import { indexSnapshot } from './helpers/index-snapshot.js';
 import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus/', import.meta.url));
 const repository = fileURLToPath(new URL('..', import.meta.url));
@@ -147,7 +148,7 @@ describe('index workers and servers on one Postgres database', { timeout: 900_00
 
   async function startServer(name: string): Promise<{ child: ChildProcess; url: string }> {
     const folder = mkdtempSync(join(root, 'server-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '-w', folder, 'serve', '--port', '0', '--log-level', 'warn'], {
+    const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), '-w', folder, 'serve', '--port', '0', '--log-level', 'warn'], {
       cwd: repository,
       env: { PATH: process.env.PATH ?? '', KGRAG_DATABASE_URL: url, KGRAG_STORE_WORKSPACE: name },
       stdio: ['ignore', 'ignore', 'pipe'],

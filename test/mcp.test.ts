@@ -16,6 +16,7 @@ import type { Citation } from '../src/answer/answer-types.js';
 import { packageVersion } from '../src/core/package-version.js';
 import { createMcpHttpHandler } from '../src/mcp/mcp-http-handler.js';
 import { sampleWorkspace } from './helpers/test-server.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 const repository = fileURLToPath(new URL('..', import.meta.url));
 const mainScript = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
@@ -50,7 +51,7 @@ describe('kgrag mcp over stdio (the real CLI)', () => {
   const client = new Client({ name: 'kgrag-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', mainScript, '-w', workspace, 'mcp'],
+    args: [...nodeScriptArgs(mainScript), '-w', workspace, 'mcp'],
     cwd: repository,
     env: getDefaultEnvironment(),
     stderr: 'pipe',
@@ -176,7 +177,7 @@ describe('kgrag mcp over stdio (the real CLI)', () => {
 });
 
 test('kgrag mcp stops cleanly on SIGTERM, closing the workspace', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainScript, '-w', workspace, 'mcp'], { cwd: repository, env: getDefaultEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeScriptArgs(mainScript), '-w', workspace, 'mcp'], { cwd: repository, env: getDefaultEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   const serving = new Promise<void>((resolve) =>

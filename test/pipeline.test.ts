@@ -12,6 +12,7 @@ import { configSchema, type KgragConfigInput } from '../src/core/config/config-s
 import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const helper = fileURLToPath(new URL('./helpers/index-until.ts', import.meta.url));
@@ -136,7 +137,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
   ] as const) {
     test(`kill -9 at ${eventType} of ${step}, then rerun: same index, no duplicates`, async () => {
       const workspace = join(root, `kill-${step}`);
-      const child = spawnSync(process.execPath, ['--import', 'tsx', helper, workspace, corpus, eventType, step, nth], { encoding: 'utf8' });
+      const child = spawnSync(process.execPath, [...nodeScriptArgs(helper), workspace, corpus, eventType, step, nth], { encoding: 'utf8' });
       assert.equal(child.signal, 'SIGKILL', `the child should have been killed: ${child.stderr}`);
       const kgrag = await open(workspace);
       await kgrag.index([corpus]);

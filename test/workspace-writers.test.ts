@@ -14,6 +14,7 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { configSchema } from '../src/core/config/config-schema.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
 
 /*
  * One writer per workspace, and readers that always see a complete index (issue 16, items 3 and 4): a second
@@ -41,7 +42,7 @@ interface Running {
 }
 
 function start(args: string[]): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: repository, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeScriptArgs(args[0] as string), ...args.slice(1)], { cwd: repository, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout?.resume();
@@ -92,7 +93,7 @@ describe('one writer per workspace; readers see the last complete index', () => 
       await until(() => existsSync(marker), first, 'pausing');
       const pid = Number(readFileSync(marker, 'utf8'));
 
-      const impatient = spawnSync(process.execPath, ['--import', 'tsx', cli, 'index', corpus, '-w', workspace, '--no-wait', '-q'], { cwd: repository, encoding: 'utf8' });
+      const impatient = spawnSync(process.execPath, [...nodeScriptArgs(cli), 'index', corpus, '-w', workspace, '--no-wait', '-q'], { cwd: repository, encoding: 'utf8' });
       assert.equal(impatient.status, 1);
       assert.match(impatient.stderr, new RegExp(`being written by another process: pid ${pid} on .*"index-paused pause at communities"`));
 
@@ -166,9 +167,9 @@ describe('one writer per workspace; readers see the last complete index', () => 
 
   test('a lock left by a writer killed with kill -9 is taken over without waiting', async () => {
     const workspace = join(root, 'killed');
-    const killed = spawnSync(process.execPath, ['--import', 'tsx', killHelper, workspace, corpus, 'step-progress', 'embed-chunks', '1'], { cwd: repository, encoding: 'utf8' });
+    const killed = spawnSync(process.execPath, [...nodeScriptArgs(killHelper), workspace, corpus, 'step-progress', 'embed-chunks', '1'], { cwd: repository, encoding: 'utf8' });
     assert.equal(killed.signal, 'SIGKILL');
-    const next = spawnSync(process.execPath, ['--import', 'tsx', cli, 'index', corpus, '-w', workspace, '--no-wait', '-q'], { cwd: repository, encoding: 'utf8' });
+    const next = spawnSync(process.execPath, [...nodeScriptArgs(cli), 'index', corpus, '-w', workspace, '--no-wait', '-q'], { cwd: repository, encoding: 'utf8' });
     assert.equal(next.status, 0, next.stderr);
     assert.doesNotMatch(next.stderr, /waiting|being written/);
     const kgrag = await createKgrag({ workspace, env: {} });
@@ -190,7 +191,7 @@ describe('one writer per workspace; readers see the last complete index', () => 
       if (process.getuid?.() === 0) {
         chmodSync(root, 0o755);
       }
-      const query = spawnSync(process.execPath, ['--import', 'tsx', cli, 'query', 'Who built the weir bridge?', '-w', workspace, '-m', 'ppr', '--json'], {
+      const query = spawnSync(process.execPath, [...nodeScriptArgs(cli), 'query', 'Who built the weir bridge?', '-w', workspace, '-m', 'ppr', '--json'], {
         cwd: repository,
         encoding: 'utf8',
         env: { ...process.env, HOME: root },

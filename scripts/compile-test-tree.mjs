@@ -22,6 +22,15 @@ export async function compileTestTree(root) {
   removeAbandonedMirrors(parent);
   rmSync(mirror, { recursive: true, force: true });
   mkdirSync(mirror, { recursive: true });
+  // The evaluation data beside the checkout (`../shared`), where tests that read it look, seen from the mirror too.
+  const shared = join(root, '..', 'shared');
+  if (existsSync(shared) && !existsSync(join(parent, 'shared'))) {
+    try {
+      symlinkSync(shared, join(parent, 'shared'));
+    } catch {
+      // A run starting at the same time made it.
+    }
+  }
   for (const name of readdirSync(root)) {
     if (name === '.git' || name === '.test-build' || compiledFolders.includes(name)) continue;
     symlinkSync(join(root, name), join(mirror, name));
@@ -61,7 +70,7 @@ export async function compileTestTree(root) {
       rmSync(mirror, { recursive: true, force: true });
       try {
         // The parent goes once no other run is using it.
-        if (readdirSync(parent).length === 0) rmSync(parent, { recursive: true, force: true });
+        if (readdirSync(parent).every((name) => name === 'shared')) rmSync(parent, { recursive: true, force: true });
       } catch {
         // Another run removed it first.
       }

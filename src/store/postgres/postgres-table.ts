@@ -17,6 +17,8 @@ export interface PostgresScopeAccess {
   atomically<R>(work: (run: SqlRunner) => Promise<R>): Promise<R>;
   /** Postings of the full-text indexes read by queries, per table, at one revision each. */
   readonly fullTextCaches: Map<string, FullTextCache>;
+  /** A published generation, which nothing writes again: what is cached of it needs no revision check. */
+  readonly frozen: boolean;
 }
 
 /** Rows per upsert statement at most, and characters of text at most: one statement's arrays stay a few MB. */
@@ -166,7 +168,7 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
   }
 
   private get fullText(): FullTextScope {
-    return { spec: this.spec, schema: this.store.schema, scope: this.store.scope, caches: this.store.fullTextCaches };
+    return { spec: this.spec, schema: this.store.schema, scope: this.store.scope, caches: this.store.fullTextCaches, frozen: this.store.frozen };
   }
 
   /** Scope, then one array per column. */

@@ -85,6 +85,9 @@ interface SparseRows {
  * backend does, so scoring reads only the query's coordinates. The layout is chosen as the SQLite backend chooses it.
  */
 export class PostgresVectorIndex implements VectorIndex {
+  /** The space's description, once read, in a published generation (which nothing writes again). */
+  private frozenSpace: StoredSpace | undefined;
+
   constructor(
     private readonly store: PostgresVectorAccess,
     private readonly space: VectorSpace,
@@ -107,6 +110,13 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   private async read(run: SqlRunner): Promise<StoredSpace> {
+    if (this.frozenSpace) return this.frozenSpace;
+    const space = await this.readStored(run);
+    if (this.store.frozen) this.frozenSpace = space;
+    return space;
+  }
+
+  private async readStored(run: SqlRunner): Promise<StoredSpace> {
     const [row] = await run.rows<{ embedder_id: string | null; dimensions: number | null; layout: VectorLayout | null; indexed: boolean | null; revision: number }>(
       `SELECT embedder_id, dimensions, layout, indexed, revision FROM ${this.store.schema}.vector_spaces WHERE workspace = $1 AND generation = $2 AND space = $3`,
       this.scope,

@@ -76,12 +76,38 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     );
   };
 
+  /**
+   * The row as one read shared by the callers that ask while it is on its way: a query asks for the status and the
+   * snapshot at once, and both need only the pointer.
+   */
+  let rowInFlight: Promise<WorkspaceRow | undefined> | undefined;
+  const readPublished = (): Promise<WorkspaceRow | undefined> => {
+    rowInFlight ??= readRow().finally(() => {
+      rowInFlight = undefined;
+    });
+    return rowInFlight;
+  };
+
+  /**
+   * Refreshes the planner's statistics of kgrag's tables. Without them, right after an index is written, Postgres
+   * plans a lookup by id as a scan of the whole generation (no statistics yet: 4–5 ms instead of 0.1 ms on 6,000
+   * chunks); autovacuum would analyze them only later. A role not allowed to analyze leaves the planner as it is.
+   */
+  const analyze = async (): Promise<void> => {
+    try {
+      const tables = await pooled.rows<{ name: string }>(`SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = $1`, [schemaName]);
+      if (tables.length > 0) await pooled.rows(`ANALYZE ${tables.map((table) => table.name).join(', ')}`);
+    } catch {
+      // Statistics are an optimisation: a failure costs query speed until autovacuum runs, nothing else.
+    }
+  };
+
   const snapshot = async (): Promise<IndexSnapshot | undefined> => {
-    const row = await readRow();
+    const row = await readPublished();
     const published = row?.published_generation ?? null;
     if (published === null) return undefined;
     return generations.hold(published, async () => ({
-      store: await openPostgresStore(pool, { workspace, generation: published }, storeOptions),
+      store: await openPostgresStore(pool, { workspace, generation: published }, { ...storeOptions, published: true }),
       generation: published,
       publishedAt: row?.published_at ?? null,
     }));
@@ -143,7 +169,10 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
         if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, { schema: schemaName });
         // A generation above the published one holds nothing anyone reads: whatever is there is a lost draft's.
         await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
-        if (base >= 0) await copyPostgresGeneration(pool, workspace, base, generation, { schema: schemaName });
+        if (base >= 0) {
+          await copyPostgresGeneration(pool, workspace, base, generation, { schema: schemaName });
+          await analyze();
+        }
         await updateRow(pooled, { draft_generation: generation, draft_base: base });
       }
       const store = await openPostgresStore(pool, { workspace, generation }, storeOptions);
@@ -164,6 +193,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
           await store.setMeta(generationKey, generation);
           await store.setMeta(publishedAtKey, now().toISOString());
           await closeDraft();
+          await analyze();
           await updateRow(pooled, { published_generation: generation, published_at: now().toISOString(), draft_generation: null, draft_base: null, unpublished: null });
           finished = true;
           // Deleting means gone: the replaced index goes at once (a query still reading it elsewhere finds its rows gone).
@@ -245,7 +275,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     queryCache,
     clearQueryCache,
     async status(): Promise<WorkspaceStatus> {
-      const row = await readRow();
+      const row = await readPublished();
       return {
         generation: row?.published_generation ?? undefined,
         publishedAt: row?.published_at ?? null,

@@ -71,6 +71,25 @@ describe('local: context assembly', () => {
     await kgrag.close();
   });
 
+  test('the context is the same whether the store was read by earlier queries or not (only the size of the first read is learned)', async () => {
+    const questions = ['Who founded Quaymark Software?', 'What crosses the River Kester?', 'Who runs the Ferry Inn?'];
+    const cold = [];
+    for (const question of questions) {
+      const fresh = await open();
+      cold.push((await fresh.query(question, { method: 'local', contextOnly: true })).context);
+      await fresh.close();
+    }
+    const kgrag = await open();
+    for (const question of questions) await kgrag.query(question, { method: 'local', contextOnly: true, params: { maxContextTokens: 3000 } });
+    const warm = [];
+    for (const question of questions) warm.push((await kgrag.query(question, { method: 'local', contextOnly: true })).context);
+    await kgrag.close();
+    assert.deepEqual(
+      warm.map((context) => [context.text, context.chunks.map((chunk) => chunk.id)]),
+      cold.map((context) => [context.text, context.chunks.map((chunk) => chunk.id)]),
+    );
+  });
+
   test('keeps all 2 × topKEntities oversampled hits; reports are ordered by matched entities then rating; text units by entity order then relationship count', async () => {
     const kgrag = await open();
     const result = await kgrag.query('What happened during the flood of 1947 in Kestermouth?', { method: 'local', contextOnly: true, params: { topKEntities: 6 } });

@@ -64,6 +64,13 @@ export function recentUserTurns(history: LocalContextOptions['conversationHistor
 }
 
 /**
+ * Characters per row that earlier queries read from a store, per table. A query's first read asks for about as many
+ * rows as will fill its budget, where a fixed first batch made a remote store answer two or three reads in a row.
+ * Only how many rows a read asks for depends on it, never which rows are packed.
+ */
+const rowCharacters = new WeakMap<object, Map<string, number>>();
+
+/**
  * Packs rows fetched lazily: records are read in batches until their text, at a generous four characters
  * per token, overfills the budget, so a query reads only about as many records as can fit. Tables stop at
  * the first row that does not fit, since GraphRAG keeps the order of these tables strictly.
@@ -79,21 +86,27 @@ async function packFetched<Id, T>(
 ): Promise<PackedTable<T>> {
   const rows: Array<TableRow<T>> = [];
   let next = 0;
-  // The first read takes a few dozen rows: most contexts fit in one or two reads, and a remote store pays per read.
-  let batch = 32;
   let estimate = 0;
   let target = budget * 1.5;
   if (budget <= 0) return { text: '', tokens: 0, included: [] };
+  const sizes = rowCharacters.get(context.store) ?? new Map<string, number>();
+  rowCharacters.set(context.store, sizes);
+  const seen = sizes.get(title);
+  // Without earlier reads, a few dozen rows: most contexts fit in one or two reads.
+  let batch = seen === undefined ? 32 : Math.min(1024, Math.max(8, Math.ceil((target * 4 * 1.2) / seen)));
+  let characters = 0;
   while (true) {
     while (next < ids.length && estimate <= target) {
       for (const item of await fetch(ids.slice(next, next + batch))) {
         const text = row(item);
         rows.push({ row: text, item });
+        characters += text.length;
         estimate += text.length / 4;
       }
       next += batch;
       batch *= 2;
     }
+    if (rows.length > 0) sizes.set(title, characters / rows.length);
     const packed = packTable(title, header, rows, context.tokenizer, budget, { stopAtFirstMiss: true });
     if (packed.included.length < rows.length || next >= ids.length) return packed;
     target *= 2;

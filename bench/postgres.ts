@@ -26,10 +26,22 @@ import { measureMethod } from './index-benchmarks.js';
 
 const queryMethods = ['basic:hybrid', 'ppr', 'kgp', 'local'];
 
-async function queryP50(kgrag: Kgrag, runs: number): Promise<Record<string, number>> {
-  const p50: Record<string, number> = {};
-  for (const method of queryMethods) p50[method] = median((await measureMethod(kgrag, method, twoWikiQuestions, runs)).retrieve);
-  return p50;
+/**
+ * Retrieval p50 per method on both backends, their passes interleaved (per run and method, SQLite's then Postgres's):
+ * measured one backend after the other, a change of the machine's load between the two halves showed as a ratio.
+ */
+async function queryP50(sqlite: Kgrag, postgres: Kgrag, runs: number): Promise<{ sqlite: Record<string, number>; postgres: Record<string, number> }> {
+  const latencies = { sqlite: new Map<string, number[]>(), postgres: new Map<string, number[]>() };
+  for (let run = 0; run < runs; run++) {
+    for (const method of queryMethods) {
+      for (const [backend, kgrag] of [['sqlite', sqlite], ['postgres', postgres]] as const) {
+        const measured = (await measureMethod(kgrag, method, twoWikiQuestions, 1)).retrieve;
+        latencies[backend].set(method, [...(latencies[backend].get(method) ?? []), ...measured]);
+      }
+    }
+  }
+  const p50 = (backend: Map<string, number[]>): Record<string, number> => Object.fromEntries(queryMethods.map((method) => [method, median(backend.get(method) ?? [])]));
+  return { sqlite: p50(latencies.sqlite), postgres: p50(latencies.postgres) };
 }
 
 /** x ↦ normalize(R·x) for a seeded Gaussian R of `to` × `from`. */
@@ -125,8 +137,7 @@ export async function benchPostgres(runs: number): Promise<Record<string, BenchR
     const sqliteKgrag = await createKgrag({ workspace: sqliteWorkspace, env: {} });
     const postgresKgrag = await createKgrag({ workspace: postgresWorkspace, env: {}, config: { store: postgresStore } as never });
     try {
-      const sqliteP50 = await queryP50(sqliteKgrag, runs);
-      const postgresP50 = await queryP50(postgresKgrag, runs);
+      const { sqlite: sqliteP50, postgres: postgresP50 } = await queryP50(sqliteKgrag, postgresKgrag, runs);
       for (const method of queryMethods) {
         const name = method.replace(':', '_');
         results[`pg_query_p50_${name}_ms`] = result([postgresP50[method] as number], 'ms');

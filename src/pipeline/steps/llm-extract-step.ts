@@ -11,7 +11,7 @@ import { mergeExtractedGraphs } from '../../extract/merge-extracted-graphs.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
-import { ownsItem } from '../owns-item.js';
+import { prefetchOwnedChunks } from '../prefetch-owned-chunks.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 import { storedExtractions } from './stored-extractions.js';
 
@@ -133,20 +133,7 @@ export const llmExtractStep: PipelineStep = {
     const llm = extractionModel(context);
     if ((shard.round ?? 0) !== 0) return { items: 0, calls: 0 };
     const { hash, pending } = await extractionWork(context, llm);
-    const owned = pending.filter((chunk) => ownsItem(shard, chunk.id));
-    const counted = withCallCount(llm);
-    let done = 0;
-    context.progress(done, owned.length, 'chunks');
-    await mapWithConcurrency(
-      owned,
-      openConversations(context),
-      async (chunk) => {
-        await extractChunk(context, counted.model, hash, chunk);
-        context.progress(++done, owned.length, 'chunks');
-      },
-      context.signal,
-    );
-    return { items: owned.length, calls: counted.calls() };
+    return prefetchOwnedChunks(context, shard, llm, pending, openConversations(context), (model, chunk) => extractChunk(context, model, hash, chunk));
   },
 
   async run(context: StepContext) {

@@ -15,7 +15,7 @@ import {
 } from '../store.js';
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
-import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
+import { decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
 import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
@@ -264,22 +264,6 @@ export class PostgresVectorIndex implements VectorIndex {
 
   /** Replaces every posting with those of `rows` (row index = position). */
   private async writePostings(run: SqlRunner, rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): Promise<void> {
-    const counts = new Int32Array(dimensions + 1);
-    for (const row of rows) for (let entry = 0; entry < row.columns.length; entry++) counts[(row.columns[entry] as number) + 1] = (counts[(row.columns[entry] as number) + 1] as number) + 1;
-    for (let coordinate = 0; coordinate < dimensions; coordinate++) counts[coordinate + 1] = (counts[coordinate + 1] as number) + (counts[coordinate] as number);
-    const total = counts[dimensions] as number;
-    const positions = new Int32Array(total);
-    const values = new Float32Array(total);
-    const cursor = counts.slice(0, dimensions);
-    rows.forEach((row, index) => {
-      for (let entry = 0; entry < row.columns.length; entry++) {
-        const coordinate = row.columns[entry] as number;
-        const at = cursor[coordinate] as number;
-        positions[at] = index;
-        values[at] = row.values[entry] as number;
-        cursor[coordinate] = at + 1;
-      }
-    });
     await run.rows(`DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
     let coordinates: number[] = [];
     let blobs: Buffer[] = [];
@@ -296,12 +280,8 @@ export class PostgresVectorIndex implements VectorIndex {
       blobs = [];
       bytes = 0;
     };
-    for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-      const start = counts[coordinate] as number;
-      const end = counts[coordinate + 1] as number;
-      if (end === start) continue;
+    for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) {
       coordinates.push(coordinate);
-      const blob = encodeCoordinatePostings(positions.subarray(start, end), values.subarray(start, end));
       blobs.push(blob);
       bytes += blob.byteLength;
       if (bytes >= maxBatchBytes) await flush();

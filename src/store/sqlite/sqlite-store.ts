@@ -8,7 +8,7 @@ import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { decodeCoordinatePostings, encodeCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
+import { decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
 import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { topIndices } from '../../math/top-indices.js';
 import {
@@ -781,30 +781,9 @@ class SqliteVectorIndex implements VectorIndex {
 
   /** Replaces every posting with those of `rows` (row index = position). */
   private writePostings(rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): void {
-    const counts = new Int32Array(dimensions + 1);
-    for (const row of rows) for (let entry = 0; entry < row.columns.length; entry++) counts[(row.columns[entry] as number) + 1] = (counts[(row.columns[entry] as number) + 1] as number) + 1;
-    for (let coordinate = 0; coordinate < dimensions; coordinate++) counts[coordinate + 1] = (counts[coordinate + 1] as number) + (counts[coordinate] as number);
-    const total = counts[dimensions] as number;
-    const positions = new Int32Array(total);
-    const values = new Float32Array(total);
-    const cursor = counts.slice(0, dimensions);
-    rows.forEach((row, index) => {
-      for (let entry = 0; entry < row.columns.length; entry++) {
-        const coordinate = row.columns[entry] as number;
-        const at = cursor[coordinate] as number;
-        positions[at] = index;
-        values[at] = row.values[entry] as number;
-        cursor[coordinate] = at + 1;
-      }
-    });
     this.store.statement(`DELETE FROM ${this.postingTable}`).run();
     const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
-    for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-      const start = counts[coordinate] as number;
-      const end = counts[coordinate + 1] as number;
-      if (end === start) continue;
-      insert.run(coordinate, encodeCoordinatePostings(positions.subarray(start, end), values.subarray(start, end)));
-    }
+    for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) insert.run(coordinate, blob);
   }
 
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {

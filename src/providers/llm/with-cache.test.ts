@@ -156,4 +156,99 @@ describe('withCache', () => {
     assert.deepEqual([...cache.entries.values()].map((entry) => entry.text).sort(), ['re: a question', 're: extract chunk 2']);
     assert.equal((await ask('extract chunk 1', ['h1'])).cached, undefined, 'a forgotten reply is paid for again');
   });
+
+  describe('identical requests in flight at once', () => {
+    /** A model whose replies wait until `open` is called, so that requests overlap for as long as a test needs. */
+    const gated = (responses: (release: Promise<void>) => ScriptedResponse[]) => {
+      let open!: () => void;
+      const release = new Promise<void>((resolve) => (open = resolve));
+      const inner = createScriptedLanguageModel({ responses: responses(release) });
+      const cache = createMemoryLlmCache();
+      return { inner, cache, model: withCache(inner, { cache }), open };
+    };
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('are paid once: the later ones get the first one\'s reply as a cache hit, and tag its entry with their sources', async () => {
+      const { inner, cache, model, open } = gated((release) => [{ reply: async () => (await release, { city: 'Paris' }) }]);
+      const first = model.generate({ ...base, sources: ['a'] });
+      const others = [model.generate({ ...base, sources: ['b'] }), model.generate(base)];
+      await settle();
+      open();
+      const [paid, ...shared] = await Promise.all([first, ...others]);
+      assert.equal(inner.calls.length, 1);
+      assert.equal(paid?.cached, undefined);
+      assert.deepEqual(shared.map((result) => [result.cached, result.text]), [[true, paid?.text], [true, paid?.text]]);
+      assert.deepEqual([...(cache.sources.get(llmCacheKey(inner, base)) ?? [])].sort(), ['a', 'b']);
+    });
+
+    it('make their own call when the first one fails, once between them', async () => {
+      const { inner, model, open } = gated((release) => [
+        { reply: async () => (await release, new Error('server down')), times: 1 },
+        { reply: { city: 'Paris' } },
+      ]);
+      const first = model.generate(base);
+      const others = [model.generate(base), model.generate(base)];
+      await settle();
+      open();
+      await assert.rejects(first, /server down/);
+      const results = await Promise.all(others);
+      assert.equal(inner.calls.length, 2, 'one failed call, then one call for both waiters');
+      assert.deepEqual(results.map((result) => result.cached).sort(), [true, undefined]);
+    });
+
+    it('make their own call when the first one ends in a reply the cache does not keep', async () => {
+      let open!: () => void;
+      const release = new Promise<void>((resolve) => (open = resolve));
+      let calls = 0;
+      const inner: LanguageModel = {
+        provider: 'test',
+        modelId: 'filtered-once',
+        generate: async () => {
+          calls++;
+          if (calls === 1) {
+            await release;
+            return { text: '', finishReason: 'content-filter', usage: { inputTokens: 1, outputTokens: 0 }, modelId: 'filtered-once' };
+          }
+          return { text: 'ok', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 }, modelId: 'filtered-once' };
+        },
+        stream: () => {
+          throw new Error('not used');
+        },
+      };
+      const model = withCache(inner, { cache: createMemoryLlmCache() });
+      const first = model.generate(base);
+      const second = model.generate(base);
+      await settle();
+      open();
+      assert.equal((await first).finishReason, 'content-filter');
+      assert.equal((await second).text, 'ok');
+      assert.equal(calls, 2);
+    });
+
+    it('a waiter aborted stops waiting, and the call it waited for goes on', async () => {
+      const { inner, model, open } = gated((release) => [{ reply: async () => (await release, { city: 'Paris' }) }]);
+      const first = model.generate(base);
+      const controller = new AbortController();
+      const waiter = model.generate({ ...base, abortSignal: controller.signal });
+      await settle();
+      controller.abort(new Error('user cancelled'));
+      await assert.rejects(waiter, /user cancelled/);
+      open();
+      assert.equal((await first).text, '{"city":"Paris"}');
+      assert.equal(inner.calls.length, 1);
+    });
+
+    it('a stream waits for an identical call in flight and replays its reply', async () => {
+      const { inner, model, open } = gated((release) => [{ reply: async () => (await release, { city: 'Paris' }) }]);
+      const first = model.generate(base);
+      const streamed = drain(model.stream(base));
+      await settle();
+      open();
+      await first;
+      const parts = await streamed;
+      assert.equal(inner.calls.length, 1);
+      assert.deepEqual(parts.at(-1)?.type === 'finish' ? parts.at(-1) : undefined, { type: 'finish', result: { ...(await first), cached: true } });
+    });
+  });
 });
+

@@ -66,6 +66,9 @@ describe('local: context assembly', () => {
     assert.match(byTitle.get('Entities') ?? '', /^-----Entities-----\nid\|entity\|description\|number of relationships\n/);
     assert.match(byTitle.get('Relationships') ?? '', /^-----Relationships-----\nid\|source\|target\|description\|weight\n/);
     assert.ok(result.context.chunks.some((chunk) => chunk.documentTitle === 'Quaymark Software'));
+    const communities = result.context.communities ?? [];
+    const reportHids = new Map((await kgrag.store.table('reports').get(communities.map((community) => community.id))).map((report) => [report.communityId, report.hid]));
+    assert.deepEqual(communities.map((community) => reportHids.get(community.id)), rowIds(byTitle.get('Reports') ?? ''), 'communities are those of the Reports rows, in order');
     const kinds = new Set(result.context.subgraph?.nodes.map((node) => node.kind));
     assert.deepEqual([...kinds].sort(), ['chunk', 'entity', 'query']);
     await kgrag.close();

@@ -272,6 +272,19 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   ): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
     const { signal, onProgress } = request;
+    const memo = <T>(key: string, build: () => Promise<T>): Promise<T> => {
+      let value = memos.get(key) as Promise<T> | undefined;
+      if (!value) {
+        value = build();
+        memos.set(key, value);
+        // A failed build (an abort, a missing table) is retried by the next query rather than remembered.
+        const current = memos;
+        value.catch(() => {
+          if (current.get(key) === value) current.delete(key);
+        });
+      }
+      return value;
+    };
     const contextOnly = request.contextOnly === true;
     return {
       store,
@@ -299,19 +312,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       requireSteps(steps, hint) {
         return ensureIndexed(store, methodName, steps, hint);
       },
-      memo<T>(key: string, build: () => Promise<T>): Promise<T> {
-        let value = memos.get(key) as Promise<T> | undefined;
-        if (!value) {
-          value = build();
-          memos.set(key, value);
-          // A failed build (an abort, a missing table) is retried by the next query rather than remembered.
-          const current = memos;
-          value.catch(() => {
-            if (current.get(key) === value) current.delete(key);
-          });
-        }
-        return value;
-      },
+      memo,
       embedQuery(text) {
         let vector = queryVectors.get(text);
         if (!vector) {
@@ -324,11 +325,10 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
         return vector;
       },
       async chunks(hits) {
-        const rows = new Map((await store.table('chunks').get(hits.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));
-        const documentIds = [...new Set([...rows.values()].map((chunk) => chunk.documentId))];
-        const documents = new Map(
-          (await store.table('documents').pick(['id', 'title', 'source'], { column: 'id', values: documentIds })).map((document) => [document.id, document]),
-        );
+        // The documents' titles and sources are read once per index rather than after each chunk read: on a
+        // remote store that second read was a round trip of its own in every query.
+        const [chunkRows, documents] = await Promise.all([store.table('chunks').get(hits.map((hit) => hit.id)), memo('engine:document-labels', async () => new Map((await store.table('documents').pick(['id', 'title', 'source'])).map((document) => [document.id, document])))]);
+        const rows = new Map(chunkRows.map((chunk) => [chunk.id, chunk]));
         return hits.flatMap((hit) => {
           const chunk = rows.get(hit.id);
           if (!chunk) return [];

@@ -26,14 +26,12 @@ export const localMethod: QueryMethod<LocalConfig, LocalContext> = {
   requires: ['chunk', 'communities', 'reports', 'embed-entities'],
 
   async retrieve(context, question, params): Promise<Retrieval<LocalContext>> {
-    const built = await buildLocalContext(context, question, localContextOptions(context, params));
-    const rows = new Map((await context.store.table('communities').get(built.reports.map((report) => report.communityId))).map((community) => [community.id, community]));
-    const communities = built.reports.flatMap((report) => rows.get(report.communityId) ?? []);
+    const built = await buildLocalContext(context, question, localContextOptions(context, params), { communities: true });
     return {
       chunks: built.chunks,
       entities: built.entities,
       relations: built.relations,
-      communities,
+      communities: built.communities,
       subgraph: localSubgraph(question, built),
       // The answer is given from this very context instead of rebuilding it.
       state: built,

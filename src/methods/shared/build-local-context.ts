@@ -1,7 +1,7 @@
 import type { CitedDataset, ContextChunk } from '../../answer/answer-types.js';
 import type { CitableRecord } from '../../answer/generate-answer.js';
 import { packTable, tableCell, type PackedTable, type TableRow } from '../../answer/pack-table.js';
-import type { ClaimRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
+import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import type { MethodContext } from '../query-method.js';
 import { hasClaims, localCommunities, localGraph, type LocalGraph } from './local-lookups.js';
 
@@ -15,6 +15,12 @@ export interface LocalContextOptions {
   communityLevel: number;
   conversationHistory: ReadonlyArray<{ role: string; content: string }>;
   conversationHistoryMaxTurns: number;
+}
+
+/** Rows {@link buildLocalContext} reads besides those it shows. */
+export interface LocalContextReads {
+  /** The community rows of the reports shown, read in the same round trip as the reports. @default false */
+  communities?: boolean;
 }
 
 /** One section of the context: its packed text, size and the share it had to fit in. */
@@ -36,6 +42,8 @@ export interface LocalContext {
   relations: RelationRecord[];
   claims: ClaimRecord[];
   reports: ReportRecord[];
+  /** The communities of `reports`, in the same order; read only when {@link LocalContextReads.communities} asks. */
+  communities: CommunityRecord[];
   /** Text units in context order. */
   chunks: ContextChunk[];
   /** Titles of the relationships' endpoints, by entity id. */
@@ -114,7 +122,13 @@ async function packFetched<Id, T>(
 }
 
 /** Reports of the selected entities' communities, by matched entities then rating (GraphRAG `_build_community_context`). */
-async function reportsSection(context: MethodContext, selected: readonly EntityRecord[], level: number, budget: number): Promise<PackedTable<ReportRecord>> {
+async function reportsSection(
+  context: MethodContext,
+  selected: readonly EntityRecord[],
+  level: number,
+  budget: number,
+  withCommunities: boolean,
+): Promise<PackedTable<ReportRecord> & { communities: CommunityRecord[] }> {
   const { communitiesOf, reports } = await localCommunities(context, level);
   const matches = new Map<string, number>();
   for (const entity of selected) {
@@ -125,18 +139,23 @@ async function reportsSection(context: MethodContext, selected: readonly EntityR
     const b = reports.get(right);
     return (matches.get(right) ?? 0) - (matches.get(left) ?? 0) || (b?.rating ?? 0) - (a?.rating ?? 0) || (a?.order ?? 0) - (b?.order ?? 0);
   });
-  return packFetched(
+  // The community rows are read with their reports, in the same round trip, when the caller shows them.
+  const communities = new Map<string, CommunityRecord>();
+  const packed = await packFetched(
     'Reports',
     'id|title|content',
     ordered,
     async (ids) => {
-      const rows = new Map((await context.store.table('reports').get(ids)).map((report) => [report.communityId, report]));
+      const [reportRows, communityRows] = await Promise.all([context.store.table('reports').get(ids), withCommunities ? context.store.table('communities').get(ids) : []]);
+      for (const community of communityRows) communities.set(community.id, community);
+      const rows = new Map(reportRows.map((report) => [report.communityId, report]));
       return ids.flatMap((id) => rows.get(id) ?? []);
     },
     (report) => `${report.hid ?? 0}|${tableCell(report.title)}|${tableCell(report.fullContent)}`,
     context,
     budget,
   );
+  return { ...packed, communities: packed.included.flatMap((report) => communities.get(report.communityId) ?? []) };
 }
 
 /**
@@ -207,13 +226,6 @@ async function localSection(context: MethodContext, selected: readonly EntityRec
 
   const relationCache = new Map<string, RelationRecord>();
   const claimsBySubject = new Map<string, ClaimRecord[]>();
-  if (await hasClaims(context)) {
-    for (const claim of await context.store.table('claims').where('subject', selected.map((entity) => entity.id))) {
-      const list = claimsBySubject.get(claim.subject) ?? [];
-      list.push(claim);
-      claimsBySubject.set(claim.subject, list);
-    }
-  }
   const titleOf = (id: string): string => graph.entityTitle.get(id) ?? id;
   const relationRow = (relation: RelationRecord): string =>
     `${relation.hid ?? 0}|${tableCell(titleOf(relation.source))}|${tableCell(titleOf(relation.target))}|${tableCell(relation.description)}|${relation.weight}`;
@@ -233,7 +245,17 @@ async function localSection(context: MethodContext, selected: readonly EntityRec
   // One read for the rows of every prefix the search below may try: a remote store pays a round trip per read.
   const wanted = new Set<string>();
   for (let count = 1; count <= selected.length; count++) for (const id of candidatesFor(count)) if (!relationCache.has(id)) wanted.add(id);
-  if (wanted.size > 0) for (const relation of await context.store.table('relations').get([...wanted])) relationCache.set(relation.id, relation);
+  // The claims and the relationships are read at once: on a remote store each read is a round trip.
+  const [claims, relations] = await Promise.all([
+    (async () => ((await hasClaims(context)) ? context.store.table('claims').where('subject', selected.map((entity) => entity.id)) : []))(),
+    wanted.size > 0 ? context.store.table('relations').get([...wanted]) : [],
+  ]);
+  for (const claim of claims) {
+    const list = claimsBySubject.get(claim.subject) ?? [];
+    list.push(claim);
+    claimsBySubject.set(claim.subject, list);
+  }
+  for (const relation of relations) relationCache.set(relation.id, relation);
 
   /** The rows of the relationship and claim tables for the first `count` selected entities. */
   const tablesFor = (count: number) => {
@@ -352,7 +374,7 @@ async function selectEntities(context: MethodContext, question: string, options:
  * text units (`textUnitProp`). Every section fits its share of `maxContextTokens` after the history, and
  * the whole text fits `maxContextTokens`, counted with the workspace tokenizer.
  */
-export async function buildLocalContext(context: MethodContext, question: string, options: LocalContextOptions): Promise<LocalContext> {
+export async function buildLocalContext(context: MethodContext, question: string, options: LocalContextOptions, read: LocalContextReads = {}): Promise<LocalContext> {
   const { tokenizer } = context;
   const maxTokens = options.maxContextTokens;
   const turns = recentUserTurns(options.conversationHistory, options.conversationHistoryMaxTurns);
@@ -373,7 +395,7 @@ export async function buildLocalContext(context: MethodContext, question: string
   while (true) {
     const [reports, local, sources] = await context.trace.time('local-context', () =>
       Promise.all([
-        reportsSection(context, entities, options.communityLevel, shares.reports - reserve),
+        reportsSection(context, entities, options.communityLevel, shares.reports - reserve, read.communities === true),
         localSection(context, entities, options, shares.local - reserve),
         sourcesSection(context, selected, shares.sources - reserve),
       ]),
@@ -401,6 +423,7 @@ export async function buildLocalContext(context: MethodContext, question: string
       relations: local.relations,
       claims: local.claims,
       reports: reports.included,
+      communities: reports.communities,
       chunks: sources.included,
       citable: citableRecords(reports.included, local, sources.included, titles),
     };

@@ -124,15 +124,15 @@ async function packFetched<Id, T>(
 /** Reports of the selected entities' communities, by matched entities then rating (GraphRAG `_build_community_context`). */
 async function reportsSection(
   context: MethodContext,
-  selected: readonly EntityRecord[],
+  entityIds: readonly string[],
   level: number,
   budget: number,
   withCommunities: boolean,
 ): Promise<PackedTable<ReportRecord> & { communities: CommunityRecord[] }> {
   const { communitiesOf, reports } = await localCommunities(context, level);
   const matches = new Map<string, number>();
-  for (const entity of selected) {
-    for (const communityId of communitiesOf.get(entity.id) ?? []) matches.set(communityId, (matches.get(communityId) ?? 0) + 1);
+  for (const entityId of entityIds) {
+    for (const communityId of communitiesOf.get(entityId) ?? []) matches.set(communityId, (matches.get(communityId) ?? 0) + 1);
   }
   const ordered = [...matches.keys()].sort((left, right) => {
     const a = reports.get(left);
@@ -208,11 +208,45 @@ interface LocalTables {
  * GraphRAG `_build_local_context`: the entity table, then relationships and claims of the first 1, 2, …
  * selected entities, keeping the largest prefix whose three tables together still fit the share.
  */
-async function localSection(context: MethodContext, selected: readonly EntityRecord[], options: LocalContextOptions, budget: number): Promise<LocalTables> {
+async function localSection(
+  context: MethodContext,
+  entityIds: readonly string[],
+  entityRows: Promise<readonly EntityRecord[]>,
+  options: LocalContextOptions,
+  budget: number,
+): Promise<LocalTables> {
   const { tokenizer } = context;
   const empty: LocalTables = { text: '', tokens: 0, entities: [], relations: [], claims: [] };
   if (budget <= 0) return empty;
   const graph = await localGraph(context);
+  /** The relationships that may be shown for the first `count` of `ids`, best first. */
+  const candidatesFor = (ids: readonly string[], count: number): string[] => {
+    const ranked = rankRelationships(graph, ids.slice(0, count), options.topKRelationships).map((index) => graph.relationIds[index] as string);
+    // Rows beyond what the budget can hold are never read: a row is several tokens.
+    return ranked.slice(0, Math.max(1, Math.ceil(budget / 4)));
+  };
+  /** The rows of every prefix the search below may try, in one read: a remote store pays a round trip per read. */
+  const wantedFor = (ids: readonly string[], known: ReadonlyMap<string, RelationRecord>): string[] => {
+    const wanted = new Set<string>();
+    for (let count = 1; count <= ids.length; count++) for (const id of candidatesFor(ids, count)) if (!known.has(id)) wanted.add(id);
+    return [...wanted];
+  };
+  const readRelations = (ids: readonly string[]): Promise<RelationRecord[]> => (ids.length > 0 ? context.store.table('relations').get(ids) : Promise.resolve([]));
+  // The relationships and claims are read from the matched ids while the entity rows are still on their way.
+  const [relations, claims, selected] = await Promise.all([
+    readRelations(wantedFor(entityIds, new Map())),
+    (async () => ((await hasClaims(context)) ? context.store.table('claims').where('subject', [...entityIds]) : []))(),
+    entityRows,
+  ]);
+  const relationCache = new Map(relations.map((relation) => [relation.id, relation]));
+  // Only when a matched entity had no row do the prefixes differ from those read for.
+  if (selected.length !== entityIds.length) for (const relation of await readRelations(wantedFor(selected.map((entity) => entity.id), relationCache))) relationCache.set(relation.id, relation);
+  const claimsBySubject = new Map<string, ClaimRecord[]>();
+  for (const claim of claims) {
+    const list = claimsBySubject.get(claim.subject) ?? [];
+    list.push(claim);
+    claimsBySubject.set(claim.subject, list);
+  }
   const entityTable = packTable(
     'Entities',
     'id|entity|description|number of relationships',
@@ -224,8 +258,6 @@ async function localSection(context: MethodContext, selected: readonly EntityRec
   const best: LocalTables = { ...empty, text: entityTable.text, tokens: entityTable.tokens, entities: entityTable.included };
   if (entityTable.included.length === 0) return best;
 
-  const relationCache = new Map<string, RelationRecord>();
-  const claimsBySubject = new Map<string, ClaimRecord[]>();
   const titleOf = (id: string): string => graph.entityTitle.get(id) ?? id;
   const relationRow = (relation: RelationRecord): string =>
     `${relation.hid ?? 0}|${tableCell(titleOf(relation.source))}|${tableCell(titleOf(relation.target))}|${tableCell(relation.description)}|${relation.weight}`;
@@ -236,31 +268,11 @@ async function localSection(context: MethodContext, selected: readonly EntityRec
   const relationHead = { title: 'Relationships', header: 'id|source|target|description|weight' };
   const claimHead = { title: 'Claims', header: 'id|entity|object|type|status|start date|end date|description' };
 
-  /** The relationships that may be shown for the first `count` selected entities, best first. */
-  const candidatesFor = (count: number): string[] => {
-    const ranked = rankRelationships(graph, selected.slice(0, count).map((entity) => entity.id), options.topKRelationships).map((index) => graph.relationIds[index] as string);
-    // Rows beyond what the budget can hold are never read: a row is several tokens.
-    return ranked.slice(0, Math.max(1, Math.ceil(budget / 4)));
-  };
-  // One read for the rows of every prefix the search below may try: a remote store pays a round trip per read.
-  const wanted = new Set<string>();
-  for (let count = 1; count <= selected.length; count++) for (const id of candidatesFor(count)) if (!relationCache.has(id)) wanted.add(id);
-  // The claims and the relationships are read at once: on a remote store each read is a round trip.
-  const [claims, relations] = await Promise.all([
-    (async () => ((await hasClaims(context)) ? context.store.table('claims').where('subject', selected.map((entity) => entity.id)) : []))(),
-    wanted.size > 0 ? context.store.table('relations').get([...wanted]) : [],
-  ]);
-  for (const claim of claims) {
-    const list = claimsBySubject.get(claim.subject) ?? [];
-    list.push(claim);
-    claimsBySubject.set(claim.subject, list);
-  }
-  for (const relation of relations) relationCache.set(relation.id, relation);
-
+  const selectedIds = selected.map((entity) => entity.id);
   /** The rows of the relationship and claim tables for the first `count` selected entities. */
   const tablesFor = (count: number) => {
     const added = selected.slice(0, count);
-    const candidates = candidatesFor(count);
+    const candidates = candidatesFor(selectedIds, count);
     return {
       relations: candidates.flatMap((id) => {
         const relation = relationCache.get(id);
@@ -350,17 +362,21 @@ async function sourcesSection(
   );
 }
 
-/** Matches the question (and the recent user turns) to entities by their description embeddings. */
-async function selectEntities(context: MethodContext, question: string, options: LocalContextOptions): Promise<Array<{ entity: EntityRecord; score: number }>> {
+/** Matches the question (and the recent user turns) to entities by their description embeddings: ids and scores, best first. */
+async function matchEntities(context: MethodContext, question: string, options: LocalContextOptions): Promise<Array<{ id: string; score: number }>> {
   const turns = recentUserTurns(options.conversationHistory, options.conversationHistoryMaxTurns);
   const text = turns.length > 0 ? `${question}\n${turns.join('\n')}` : question;
   const vector = await context.embedQuery(text);
   // GraphRAG keeps every one of the oversampled hits (2 × topKEntities), not just the top k.
-  const hits = await context.trace.time(
+  return context.trace.time(
     'entity-search',
     () => context.store.vectors('entities').search(vector, options.topKEntities * 2),
     (found) => ({ hits: found.length }),
   );
+}
+
+/** The rows of the matched entities, in match order; a match without a row is left out. */
+async function entityRowsOf(context: MethodContext, hits: ReadonlyArray<{ id: string; score: number }>): Promise<Array<{ entity: EntityRecord; score: number }>> {
   const rows = new Map((await context.store.table('entities').get(hits.map((hit) => hit.id))).map((entity) => [entity.id, entity]));
   return hits.flatMap((hit) => {
     const entity = rows.get(hit.id);
@@ -382,8 +398,14 @@ export async function buildLocalContext(context: MethodContext, question: string
     stopAtFirstMiss: true,
   });
   const historySection: LocalSection = { text: history.included.length > 0 ? history.text : '', tokens: history.included.length > 0 ? history.tokens : 0, budget: maxTokens };
-  const selected = await selectEntities(context, question, options);
-  const entities = selected.map((item) => item.entity);
+  const hits = await matchEntities(context, question, options);
+  const hitIds = hits.map((hit) => hit.id);
+  // Read once, and awaited by each section only where it needs the rows: the reports and the relationships are
+  // chosen from the matched ids alone, so their reads go out beside this one (a round trip each on a remote store).
+  const selectedRows = entityRowsOf(context, hits);
+  const entityRows = selectedRows.then((rows) => rows.map((item) => item.entity));
+  // A section that needs no rows (no budget) does not await them; their failure reaches the sections that do.
+  entityRows.catch(() => undefined);
 
   const budget = Math.max(0, maxTokens - historySection.tokens - (historySection.tokens > 0 ? separatorReserve : 0));
   const shares = {
@@ -393,13 +415,18 @@ export async function buildLocalContext(context: MethodContext, question: string
   };
   let reserve = separatorReserve;
   while (true) {
-    const [reports, local, sources] = await context.trace.time('local-context', () =>
-      Promise.all([
-        reportsSection(context, entities, options.communityLevel, shares.reports - reserve, read.communities === true),
-        localSection(context, entities, options, shares.local - reserve),
-        sourcesSection(context, selected, shares.sources - reserve),
-      ]),
-    );
+    const [reports, local, sources, selected] = await context.trace.time('local-context', async () => {
+      const reportsFor = (entityIds: readonly string[]) => reportsSection(context, entityIds, options.communityLevel, shares.reports - reserve, read.communities === true);
+      const [matchedReports, localTables, sourceTable, rows] = await Promise.all([
+        reportsFor(hitIds),
+        localSection(context, hitIds, entityRows, options, shares.local - reserve),
+        selectedRows.then((found) => sourcesSection(context, found, shares.sources - reserve)),
+        selectedRows,
+      ]);
+      // A match without a row (not in a consistent index) must not count in the reports' order.
+      const reportTable = rows.length === hitIds.length ? matchedReports : await reportsFor(rows.map((item) => item.entity.id));
+      return [reportTable, localTables, sourceTable, rows] as const;
+    });
     const text = joinSections([historySection.text, reports.text, local.text, sources.text]);
     const tokens = tokenizer.count(text);
     if (tokens > maxTokens && tokens > 0) {

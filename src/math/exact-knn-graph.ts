@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../core/start-module-worker.js';
+import { runModuleWorker } from '../core/run-module-worker.js';
 import { KgragError } from '../core/errors.js';
 import type { DenseMatrix } from './dense-matrix.js';
 import type { KnnGraph } from './knn-graph.js';
@@ -120,39 +119,8 @@ export function exactKnnGraphSync(matrix: DenseMatrix, k: number, options: Resid
   return sortedGraph(matrix.rows, k, scores, indices);
 }
 
-function startWorker(task: ExactKnnWorkerTask): Worker {
-  return startModuleWorker(import.meta.url, 'exact-knn-graph-worker', task);
-}
-
 function runWorker(task: ExactKnnWorkerTask): Promise<ExactKnnWorkerResult> {
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = startWorker(task);
-    } catch (error) {
-      reject(
-        new KgragError('Could not start a kNN-graph worker thread', {
-          code: 'MATH_WORKER_FAILED',
-          category: 'internal',
-          hint: 'Pass { threads: 1 } to build the graph in the calling thread',
-          cause: error,
-        }),
-      );
-      return;
-    }
-    let settled = false;
-    worker.once('message', (message: ExactKnnWorkerResult) => {
-      settled = true;
-      resolve(message);
-    });
-    worker.once('error', (error) => {
-      settled = true;
-      reject(new KgragError('A kNN-graph worker thread failed', { code: 'MATH_WORKER_FAILED', category: 'internal', cause: error }));
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new KgragError(`A kNN-graph worker thread exited with code ${code} before finishing`, { code: 'MATH_WORKER_FAILED', category: 'internal' }));
-    });
-  });
+  return runModuleWorker(import.meta.url, 'exact-knn-graph-worker', task, 'a kNN-graph worker thread');
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
-import { exactKnnGraph } from '../../../math/exact-knn-graph.js';
+import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { nearDuplicateRows } from '../../../math/near-duplicate-rows.js';
 
@@ -23,13 +23,16 @@ export interface AutokgChunkGraph {
   /** The kept rows' vectors, in graph order (the input itself when nothing was left out). */
   vectors: DenseMatrix;
   graph: KnnGraph;
+  /** Whether the graph is exact; above `knnGraphBySizeDefaults.exactUpTo` kept chunks it is built by NN-descent. */
+  exact: boolean;
 }
 
 /**
  * The chunk kNN graph AutoKG builds everything on (wispcarey/AutoKG `autoKG_full.py`): near-duplicate
  * chunks are removed first, as the reference does before clustering (its `remove_same_text`), so a
  * duplicated passage neither takes a neighbour slot of its twin's row nor counts twice among a keyword's
- * nearest chunks; then the exact kNN graph of the rest by cosine similarity. `vectors` are unit rows;
+ * nearest chunks; then the kNN graph of the rest by cosine similarity, exact up to 50,000 chunks and approximate
+ * (NN-descent) above, as the reference's own graph is (Annoy, 10 trees). `vectors` are unit rows;
  * `lengths` are the chunks' token counts (the shorter twin is kept, as in the reference).
  */
 export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<number>, options: AutokgChunkGraphOptions): Promise<AutokgChunkGraph> {
@@ -47,6 +50,7 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
     keptVectors = { rows: kept.length, cols, data };
   }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
-  const graph: KnnGraph = cols > 0 && k > 0 ? await exactKnnGraph(keptVectors, k) : { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) };
-  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph };
+  if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
+  const { exact, ...graph } = await knnGraphBySize(keptVectors, k);
+  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph, exact };
 }

@@ -14,7 +14,7 @@ import { spectralEmbedding } from '../../../math/spectral-embedding.js';
  *    reference code's K = 20 self-tuned Gaussian kNN graph, rows scaled to unit length, then k-means with n
  *    clusters on all n + 5 coordinates → graph/knn-kernel-weights.ts and math/spectral-embedding.ts.
  * The K = 20 graph (graphlearning counts the point itself: 19 other chunks) is the first 19 neighbours of
- * the index's chunk kNN graph, which is exact and sorted, so it is not searched again.
+ * the index's chunk kNN graph, which is sorted (and exact up to 50,000 chunks), so it is not searched again.
  *
  * Each chunk's distance to its cluster centre is measured in the space that was clustered (the embeddings
  * for k-means, the spectral embedding for spectral), as the reference's `select_mtd='similarity'` does.

@@ -10,8 +10,9 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
 /**
  * `knn-graph` (AutoKG `make_graph(30)`, wispcarey/AutoKG `autoKG_full.py`): the exact kNN graph of the chunk
  * embeddings by cosine similarity, K − 1 other chunks per chunk for `methods.autokg.neighbours` = K (graphlearning
- * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees), so the
- * graph does not depend on a random forest. Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance`
+ * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees) up to 50,000 kept
+ * chunks, so the graph does not depend on a random forest; above, where the exact graph's n² cost outgrows every
+ * other step, by seeded NN-descent (`approximate` in the step's counts). Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance`
  * to a shorter chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering,
  * keywords and search: the blob's chunk ids are the kept chunks. Stored as one blob ({@link chunkKnnGraphBlobKey},
  * chunk-knn-graph-codec.ts), not as `chunk_edges` rows: the keywords step wants typed arrays, and 177k
@@ -38,7 +39,7 @@ export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'sp
         const index = indexOf.get(id);
         if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
       });
-      const { kept, duplicates, graph } = await autokgChunkGraph(
+      const { kept, duplicates, graph, exact } = await autokgChunkGraph(
         { rows: chunks.length, cols: dimensions, data: vectors },
         chunks.map((chunk) => chunk.nTokens),
         graphSettings,
@@ -46,7 +47,7 @@ export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'sp
       context.progress(1, 1, 'graphs');
       const bytes = encodeChunkKnnGraph({ chunkIds: Array.from(kept, (row) => (chunks[row] as { id: string }).id), graph });
       return {
-        counts: { chunks: kept.length, duplicates, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length },
+        counts: { chunks: kept.length, duplicates, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length, approximate: exact ? 0 : 1 },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(chunkKnnGraphBlobKey, bytes);

@@ -1,7 +1,7 @@
 import { sha256 } from '../../../core/ids.js';
 import { encodePassageGraphIndex } from './passage-graph-codec.js';
 import { buildPassageGraph, passageEdgeBit, passageEdgeKinds, type PassageGraph } from './passage-graph.js';
-import { exactKnnGraph } from '../../../math/exact-knn-graph.js';
+import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
 import { englishStopwords } from '../../../text/stopwords.js';
 import { countTerms } from '../../../text/term-count-matrix.js';
 import { topTfidfTerms } from '../../../text/top-tfidf-terms.js';
@@ -18,7 +18,7 @@ const isNumber = /^\p{N}+$/u;
 
 /**
  * `passage-graph` (KGP, Wang et al. AAAI'24; YuWVandy/KG-LLM-MDQA `Data-Collect/graph_construct.py`): passage graphs over every
- * chunk — kNN on the chunk embeddings (KNN-ST), shared entities of the index's graph (the TAGME analogue;
+ * chunk — kNN on the chunk embeddings (KNN-ST; exact up to 50,000 chunks, NN-descent above), shared entities of the index's graph (the TAGME analogue;
  * `graphStep` is the step that wrote the entities: nlp-extract in fast mode, summarize in standard mode),
  * shared top TF-IDF keywords (the TF-IDF graph) and structure (passages of one document or one title,
  * KGP's title keyword) — merged into one CSR whose entries carry the bits of the kinds that link them. The
@@ -56,7 +56,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
         const index = indexOf.get(id);
         if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
       });
-      const knn = passages > 1 && dimensions > 0 ? await exactKnnGraph({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1)) : undefined;
+      const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1)) : undefined;
       context.progress(1, 4, 'graphs');
 
       const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));
@@ -101,7 +101,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       context.progress(4, 4, 'graphs');
       const cappedEntities = entityPassages.filter((members) => new Set(members).size > passageGraphSettings.maxPassagesPerTerm).length;
       return {
-        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length },
+        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length, approximateKnn: knn?.exact === false ? 1 : 0 },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(passageGraphBlobKey, bytes);

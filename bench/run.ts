@@ -1,8 +1,9 @@
 /*
- * `npm run bench -- <name…> [--runs N] [--sizes 1,4,16] [--json]`: runs benchmarks and prints medians (a table on stdout,
+ * `npm run bench -- <name…> [--runs N] [--sizes 1,4,16] [--backends sqlite,postgres] [--json]`: runs benchmarks and prints medians (a table on stdout,
  * or with --json one object `{"machine": {…}, "results": {"<name>": {"median", "unit"}}}`: the CPU, Node and V8
  * versions and the load average at the start and end). Progress goes to stderr.
- * `--sizes` is the scale benchmark's list of corpus sizes (multiples of 2Wiki); other benchmarks ignore it.
+ * `--sizes` is the scale benchmark's list of corpus sizes (multiples of 2Wiki) and `--backends` its storage backends (default
+ * both); other benchmarks ignore them.
  * Numbers from here go into docs/BENCHMARKS.md.
  */
 import os from 'node:os';
@@ -20,12 +21,12 @@ import { benchLlmThroughput } from './llm-throughput.js';
 import { benchParquet } from './parquet.js';
 import { benchPostgres } from './postgres.js';
 import { benchReliability } from './reliability.js';
-import { benchScale, parseScaleSizes } from './scale.js';
+import { benchScale, parseScaleBackends, parseScaleSizes } from './scale.js';
 import { benchServe } from './serve.js';
 import { benchTot } from './tot.js';
 
 /** Values of the options that take one (`--sizes 1,4`), by name without the dashes. */
-type BenchOptions = Partial<Record<'sizes', string>>;
+type BenchOptions = Partial<Record<'sizes' | 'backends', string>>;
 
 const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number, options: BenchOptions) => Promise<Record<string, BenchResult>> }> = {
   core: {
@@ -76,9 +77,9 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   },
   scale: {
     describe:
-      'issue 22: 2Wiki at 1×, 4×, 16× (--sizes; copies with renamed titles and names), fast index of every method per backend: index time, peak RSS, database size, step times, retrieval p50 of the LLM-free methods, index-time growth exponent',
+      'issue 22: 2Wiki at 1×, 4×, 16× (--sizes; copies with renamed titles and names), fast index of every method per backend (--backends sqlite,postgres): index time, peak RSS, database size, step times, retrieval p50 of the LLM-free methods, index-time growth exponent',
     defaultRuns: 1,
-    run: (runs, options) => benchScale(runs, parseScaleSizes(options.sizes)),
+    run: (runs, options) => benchScale(runs, parseScaleSizes(options.sizes), parseScaleBackends(options.backends)),
   },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
@@ -86,15 +87,21 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 /** Flags followed by a value: the value is not a benchmark name. */
-const valueFlags = ['--runs', '--sizes'];
+const valueFlags = ['--runs', '--sizes', '--backends'];
 const valueIndexes = new Set(valueFlags.map((flag) => args.indexOf(flag)).filter((index) => index >= 0).map((index) => index + 1));
 const runsIndex = args.indexOf('--runs');
 const runsOverride = runsIndex >= 0 ? Number(args[runsIndex + 1]) : undefined;
-const sizesIndex = args.indexOf('--sizes');
-const options: BenchOptions = sizesIndex >= 0 && args[sizesIndex + 1] !== undefined ? { sizes: args[sizesIndex + 1] as string } : {};
+const valueOf = (flag: string): string | undefined => {
+  const index = args.indexOf(flag);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const options: BenchOptions = {
+  ...(valueOf('--sizes') === undefined ? {} : { sizes: valueOf('--sizes') as string }),
+  ...(valueOf('--backends') === undefined ? {} : { backends: valueOf('--backends') as string }),
+};
 const names = args.filter((arg, index) => !arg.startsWith('--') && !valueIndexes.has(index));
 if (names.length === 0 || names.some((name) => !(name in benchmarks))) {
-  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>… [--runs N] [--sizes 1,4,16] [--json]\n`);
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>… [--runs N] [--sizes 1,4,16] [--backends sqlite,postgres] [--json]\n`);
   for (const [name, benchmark] of Object.entries(benchmarks)) process.stderr.write(`  ${name.padEnd(14)} ${benchmark.describe}\n`);
   process.exit(2);
 }

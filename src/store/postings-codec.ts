@@ -133,3 +133,29 @@ export function decodeCoordinatePostings(blob: Buffer): CoordinatePostings {
   }
   return { rows, values };
 }
+
+/**
+ * The inverse of {@link encodedCoordinatePostings}: the postings of a sparse space (coordinate ascending) transposed
+ * back into CSR rows of `rows` rows; since coordinates ascend, each row's entries come out ascending. A counting sort.
+ */
+export function csrRowsFromCoordinatePostings(
+  postings: ReadonlyArray<readonly [number, CoordinatePostings]>,
+  rows: number,
+): { rowPointers: Int32Array; columnIndices: Int32Array; values: Float32Array } {
+  const rowPointers = new Int32Array(rows + 1);
+  for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
+  for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
+  const columnIndices = new Int32Array(rowPointers[rows] as number);
+  const values = new Float32Array(columnIndices.length);
+  const cursor = rowPointers.slice(0, rows);
+  for (const [coordinate, posting] of postings) {
+    for (let entry = 0; entry < posting.rows.length; entry++) {
+      const row = posting.rows[entry] as number;
+      const at = cursor[row] as number;
+      columnIndices[at] = coordinate;
+      values[at] = posting.values[entry] as number;
+      cursor[row] = at + 1;
+    }
+  }
+  return { rowPointers, columnIndices, values };
+}

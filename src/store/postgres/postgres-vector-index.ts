@@ -15,7 +15,7 @@ import {
 } from '../store.js';
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
-import { decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
+import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
 import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
@@ -299,23 +299,7 @@ export class PostgresVectorIndex implements VectorIndex {
         this.scope,
       )
     ).map((row) => [row.coordinate, decodeCoordinatePostings(row.postings)] as const);
-    const rowPointers = new Int32Array(rows + 1);
-    for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
-    for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
-    const columnIndices = new Int32Array(rowPointers[rows] as number);
-    const values = new Float32Array(columnIndices.length);
-    const cursor = rowPointers.slice(0, rows);
-    // Coordinates ascend, so each row's entries come out ascending.
-    for (const [coordinate, posting] of postings) {
-      for (let entry = 0; entry < posting.rows.length; entry++) {
-        const row = posting.rows[entry] as number;
-        const at = cursor[row] as number;
-        columnIndices[at] = coordinate;
-        values[at] = posting.values[entry] as number;
-        cursor[row] = at + 1;
-      }
-    }
-    return { ids, rowPointers, columnIndices, values };
+    return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }
 
   private async readIds(run: SqlRunner): Promise<string[]> {

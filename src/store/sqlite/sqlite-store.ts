@@ -8,7 +8,7 @@ import { bm25Stopwords } from '../../text/stopwords.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
+import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
 import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { topIndices } from '../../math/top-indices.js';
 import {
@@ -736,7 +736,7 @@ class SqliteVectorIndex implements VectorIndex {
    * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
-    const current = this.readSparseRows(dimensions, true);
+    const current = this.readSparseRows(true);
     const position = new Map(current.ids.map((id, row) => [id, row]));
     const rows: Array<{ columns: ArrayLike<number>; values: ArrayLike<number> }> = current.ids.map((_, row) => {
       const start = current.rowPointers[row] as number;
@@ -909,30 +909,13 @@ class SqliteVectorIndex implements VectorIndex {
    * Every vector of a sparse space as CSR rows in vid order, transposed from the postings (the caller holds a
    * snapshot); the ids, when asked for, are the key table's in the same order.
    */
-  private readSparseRows(dimensions: number, withIds: boolean): SparseRows {
+  private readSparseRows(withIds: boolean): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
     const postings = (this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw').all() as Array<[number, Buffer]>).map(
       ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
     );
-    const rowPointers = new Int32Array(rows + 1);
-    for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
-    for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
-    const nonZeros = rowPointers[rows] as number;
-    const columnIndices = new Int32Array(nonZeros);
-    const values = new Float32Array(nonZeros);
-    const cursor = rowPointers.slice(0, rows);
-    // Coordinates ascend, so each row's entries come out ascending.
-    for (const [coordinate, posting] of postings) {
-      for (let entry = 0; entry < posting.rows.length; entry++) {
-        const row = posting.rows[entry] as number;
-        const at = cursor[row] as number;
-        columnIndices[at] = coordinate;
-        values[at] = posting.values[entry] as number;
-        cursor[row] = at + 1;
-      }
-    }
     const ids = withIds ? (this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[]) : [];
-    return { ids, rowPointers, columnIndices, values };
+    return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }
 
   async load(ids?: readonly string[]): Promise<VectorMatrix> {
@@ -941,7 +924,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'dense') return this.readDense(dimensions, ids);
-      const all = this.readSparseRows(dimensions, true);
+      const all = this.readSparseRows(true);
       const wanted = ids === undefined ? undefined : new Set(ids);
       const rows = all.ids.flatMap((id, row) => (wanted === undefined || wanted.has(id) ? [row] : []));
       const matrix = new Float32Array(rows.length * dimensions);
@@ -960,7 +943,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'sparse') {
-        const rows = this.readSparseRows(dimensions, true);
+        const rows = this.readSparseRows(true);
         return { ids: rows.ids, dimensions, rowPointers: rows.rowPointers, columnIndices: rows.columnIndices, values: rows.values };
       }
       const { ids, matrix } = this.readDense(dimensions, undefined);
@@ -987,7 +970,7 @@ class SqliteVectorIndex implements VectorIndex {
     await this.store.transaction(async () => {
       this.bumpRevision(info);
       if (info.layout === 'sparse') {
-        const current = this.readSparseRows(info.dimensions, true);
+        const current = this.readSparseRows(true);
         const removed = new Set(ids);
         const kept = current.ids.flatMap((id, row) => (removed.has(id) ? [] : [row]));
         if (kept.length === current.ids.length) return;

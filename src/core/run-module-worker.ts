@@ -5,15 +5,15 @@ import { startModuleWorker } from './start-module-worker.js';
 /**
  * Runs the one-shot worker module `name` beside `callerUrl` with `workerData` and resolves with the first message it
  * posts. A worker that cannot start, throws, or exits without posting rejects with a `MATH_WORKER_FAILED` error that
- * names `what` (for example "a kNN-graph worker thread").
+ * names `what` (for example "a kNN-graph worker thread"); `hint` says how to do the work without one.
  */
-export function runModuleWorker<T>(callerUrl: string, name: string, workerData: unknown, what: string): Promise<T> {
+export function runModuleWorker<T>(callerUrl: string, name: string, workerData: unknown, what: string, hint: string): Promise<T> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
       worker = startModuleWorker(callerUrl, name, workerData);
     } catch (error) {
-      reject(new KgragError(`Could not start ${what}`, { code: 'MATH_WORKER_FAILED', category: 'internal', hint: 'Pass { threads: 1 } to work in the calling thread', cause: error }));
+      reject(new KgragError(`Could not start ${what}`, { code: 'MATH_WORKER_FAILED', category: 'internal', hint, cause: error }));
       return;
     }
     let settled = false;
@@ -23,7 +23,7 @@ export function runModuleWorker<T>(callerUrl: string, name: string, workerData: 
     });
     worker.once('error', (error) => {
       settled = true;
-      reject(new KgragError(`${capitalized(what)} failed`, { code: 'MATH_WORKER_FAILED', category: 'internal', cause: error }));
+      reject(new KgragError(`${capitalized(what)} failed`, { code: 'MATH_WORKER_FAILED', category: 'internal', hint, cause: error }));
     });
     worker.once('exit', (code) => {
       if (!settled) reject(new KgragError(`${capitalized(what)} exited with code ${code} before finishing`, { code: 'MATH_WORKER_FAILED', category: 'internal' }));

@@ -120,7 +120,7 @@ export function exactKnnGraphSync(matrix: DenseMatrix, k: number, options: Resid
 }
 
 function runWorker(task: ExactKnnWorkerTask): Promise<ExactKnnWorkerResult> {
-  return runModuleWorker(import.meta.url, 'exact-knn-graph-worker', task, 'a kNN-graph worker thread');
+  return runModuleWorker(import.meta.url, 'exact-knn-graph-worker', task, 'a kNN-graph worker thread', 'Pass { threads: 1 } to build the graph in the calling thread');
 }
 
 /**

@@ -69,6 +69,6 @@ export async function knnGraphBySize(matrix: DenseMatrix, k: number, options: Kn
   const { indices, similarities } =
     options.worker === false
       ? nnDescent(matrix, k, descent)
-      : await runModuleWorker<NnDescentWorkerResult>(import.meta.url, 'nn-descent-worker', { rows: matrix.rows, cols: matrix.cols, data: matrix.data, k, options: descent } satisfies NnDescentWorkerTask, 'an NN-descent worker thread');
+      : await runModuleWorker<NnDescentWorkerResult>(import.meta.url, 'nn-descent-worker', { rows: matrix.rows, cols: matrix.cols, data: matrix.data, k, options: descent } satisfies NnDescentWorkerTask, 'an NN-descent worker thread', 'Pass { worker: false } to build the graph in the calling thread');
   return { n: matrix.rows, k, indices, similarities, exact: false };
 }

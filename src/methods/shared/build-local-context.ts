@@ -211,7 +211,7 @@ interface LocalTables {
 async function localSection(
   context: MethodContext,
   entityIds: readonly string[],
-  entityRows: Promise<readonly EntityRecord[]>,
+  entityRows: Promise<ReadonlyArray<{ entity: EntityRecord }>>,
   options: LocalContextOptions,
   budget: number,
 ): Promise<LocalTables> {
@@ -233,11 +233,12 @@ async function localSection(
   };
   const readRelations = (ids: readonly string[]): Promise<RelationRecord[]> => (ids.length > 0 ? context.store.table('relations').get(ids) : Promise.resolve([]));
   // The relationships and claims are read from the matched ids while the entity rows are still on their way.
-  const [relations, claims, selected] = await Promise.all([
+  const [relations, claims, rows] = await Promise.all([
     readRelations(wantedFor(entityIds, new Map())),
     (async () => ((await hasClaims(context)) ? context.store.table('claims').where('subject', [...entityIds]) : []))(),
     entityRows,
   ]);
+  const selected = rows.map((row) => row.entity);
   const relationCache = new Map(relations.map((relation) => [relation.id, relation]));
   // Only when a matched entity had no row do the prefixes differ from those read for.
   if (selected.length !== entityIds.length) for (const relation of await readRelations(wantedFor(selected.map((entity) => entity.id), relationCache))) relationCache.set(relation.id, relation);
@@ -403,9 +404,6 @@ export async function buildLocalContext(context: MethodContext, question: string
   // Read once, and awaited by each section only where it needs the rows: the reports and the relationships are
   // chosen from the matched ids alone, so their reads go out beside this one (a round trip each on a remote store).
   const selectedRows = entityRowsOf(context, hits);
-  const entityRows = selectedRows.then((rows) => rows.map((item) => item.entity));
-  // A section that needs no rows (no budget) does not await them; their failure reaches the sections that do.
-  entityRows.catch(() => undefined);
 
   const budget = Math.max(0, maxTokens - historySection.tokens - (historySection.tokens > 0 ? separatorReserve : 0));
   const shares = {
@@ -419,7 +417,7 @@ export async function buildLocalContext(context: MethodContext, question: string
       const reportsFor = (entityIds: readonly string[]) => reportsSection(context, entityIds, options.communityLevel, shares.reports - reserve, read.communities === true);
       const [matchedReports, localTables, sourceTable, rows] = await Promise.all([
         reportsFor(hitIds),
-        localSection(context, hitIds, entityRows, options, shares.local - reserve),
+        localSection(context, hitIds, selectedRows, options, shares.local - reserve),
         selectedRows.then((found) => sourcesSection(context, found, shares.sources - reserve)),
         selectedRows,
       ]);

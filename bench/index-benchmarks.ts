@@ -15,6 +15,8 @@ export interface ChildReport {
   steps: Record<string, number>;
   /** CPU ms per step, all threads, its write included. */
   stepsCpu: Record<string, number>;
+  /** Each step's counters at its end; those named `…Ms` time its phases. */
+  stepCounts: Record<string, Record<string, number>>;
   counts: Record<string, number>;
   progressEvents: number;
 }

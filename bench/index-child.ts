@@ -1,7 +1,7 @@
 /*
  * Child process of the indexing benchmarks: indexes the given paths into a fresh workspace, for every method or
  * (`--methods a,b`) for those methods only, and prints one JSON line with its wall time, CPU time (user + system, all
- * threads), per-step wall and CPU times, peak RSS and progress-event count. A child per run gives each run a cold process, as a
+ * threads), per-step wall and CPU times and counters, peak RSS and progress-event count. A child per run gives each run a cold process, as a
  * user's `kgrag index` has.
  */
 import { createKgrag } from '../src/api/create-kgrag.js';
@@ -19,6 +19,8 @@ const kgrag = await createKgrag({ workspace, env: {}, ...(store === undefined ? 
 const steps: Record<string, number> = {};
 /** CPU ms of each step, all threads, from its start to the end of its write (`steps` leaves the write out). */
 const stepsCpu: Record<string, number> = {};
+/** The counters each step reported at its end (its phases' times among them, e.g. the keywords step's `clusterMs`). */
+const stepCounts: Record<string, Record<string, number>> = {};
 let stepCpuStart = 0;
 const cpuMs = (): number => {
   const usage = process.cpuUsage();
@@ -32,6 +34,7 @@ const summary = await kgrag.index(paths, {
     if (event.type === 'step-end') {
       steps[event.step] = Math.round(event.durationMs);
       stepsCpu[event.step] = Math.round(cpuMs() - stepCpuStart);
+      stepCounts[event.step] = event.counts;
     }
     if (event.type === 'step-progress') progressEvents++;
   },
@@ -47,6 +50,7 @@ process.stdout.write(
     maxRssMb: usage.maxRSS / 1024,
     steps,
     stepsCpu,
+    stepCounts,
     counts,
     progressEvents,
   })}\n`,

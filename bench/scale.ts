@@ -204,6 +204,10 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
           const cpuPoints = stepCpuSeconds.get(step) ?? [];
           cpuPoints.push({ x: size, y: cpu.median });
           stepCpuSeconds.set(step, cpuPoints);
+          // A step's phase times (its counters named …Ms, e.g. the keywords step's clusterMs): where a step's growth is.
+          for (const phase of Object.keys(reports[0]?.stepCounts?.[step] ?? {}).filter((name) => name.endsWith('Ms'))) {
+            results[`${prefix}_step_${step}_${phase.slice(0, -2)}_s`] = result(reports.map((report) => (report.stepCounts?.[step]?.[phase] ?? 0) / 1000), 's');
+          }
         }
         for (const method of done[0]?.latencies.keys() ?? []) {
           const name = method.replace(':', '_');

@@ -140,6 +140,21 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.ok((before[0]?.hid ?? 0) < (before[1]?.hid ?? 0));
       }));
 
+    test('rows are numbered 1, 2, … in the order first given, the same from an empty table and into a filled one', () =>
+      withStore(async (store) => {
+        for (const name of ['chunks', 'relations'] as const) {
+          const table = store.table(name);
+          const [first, second] = sampleRows[name] as [TableRows[typeof name], TableRows[typeof name]];
+          const hids = async (): Promise<Array<[string, number | undefined]>> => (await table.all()).map((row) => [row.id, row.hid]);
+          await table.upsert([first]);
+          await table.upsert([second, { ...first }]);
+          assert.deepEqual(await hids(), [[first.id, 1], [second.id, 2]], name);
+          await table.clear();
+          await table.upsert([second, first]);
+          assert.deepEqual(await hids(), [[second.id, 1], [first.id, 2]], `${name} after clear`);
+        }
+      }));
+
     test('get, where, deleteWhere, clear', () =>
       withStore(async (store) => {
         const chunks = store.table('chunks');

@@ -3,7 +3,7 @@ import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
 import type { DenseMatrix } from './dense-matrix.js';
 import { squaredDistanceAt, squaredRowNorms } from './dense-vectors.js';
-import { ResidentMatrix } from './wasm/resident-matrix.js';
+import { paddedStride, ResidentMatrix } from './wasm/resident-matrix.js';
 import type { ResidentMatrixOptions } from './wasm/resident-matrix.js';
 
 /*
@@ -65,19 +65,27 @@ export interface KMeansResult {
   converged: boolean;
 }
 
-interface Workspace {
-  resident: ResidentMatrix;
-  matrix: DenseMatrix;
-  squaredNorms: Float64Array;
-  rowBlock: number;
-}
-
 function invalidOption(message: string): KgragError {
   return new KgragError(message, { code: 'MATH_INVALID_OPTION', category: 'config' });
 }
 
-/** Clusters the rows of `matrix` into `k` groups (k ≤ number of rows). */
-export function kMeans(matrix: DenseMatrix, k: number, options: KMeansOptions = {}): KMeansResult {
+/** What every restart of one k-means run shares: the centred data, its row norms and the settings. */
+export interface KMeansPlan {
+  /** The column means, added back to the returned centroids. */
+  means: Float64Array;
+  /** The data minus its column means. */
+  centred: DenseMatrix;
+  squaredNorms: Float64Array;
+  /** Lloyd stops once the squared centre shift is at most this. */
+  shiftTolerance: number;
+  maxIterations: number;
+  restarts: number;
+  seedingCandidates: number;
+  random: Random;
+}
+
+/** Checks the arguments of a k-means run and centres its data. */
+export function planKMeans(matrix: DenseMatrix, k: number, options: KMeansOptions = {}): KMeansPlan {
   const maxIterations = options.maxIterations ?? kMeansDefaults.maxIterations;
   const tolerance = options.tolerance ?? kMeansDefaults.tolerance;
   const restarts = options.restarts ?? kMeansDefaults.restarts;
@@ -102,23 +110,56 @@ export function kMeans(matrix: DenseMatrix, k: number, options: KMeansOptions = 
   // k-means is translation invariant; centring keeps ‖x‖² − 2⟨x, c⟩ + ‖c‖² free of float32 cancellation.
   const means = columnMeans(matrix);
   const centred = centredCopy(matrix, means);
-  const workspace: Workspace = {
-    resident: ResidentMatrix.load(centred, options),
-    matrix: centred,
-    squaredNorms: squaredRowNorms(centred),
+  const squaredNorms = squaredRowNorms(centred);
+  const shiftTolerance = (tolerance * squaredNorms.reduce((sum, value) => sum + value, 0)) / Math.max(1, matrix.rows * matrix.cols);
+  return { means, centred, squaredNorms, shiftTolerance, maxIterations, restarts, seedingCandidates, random };
+}
+
+/** The data a Lloyd run reads: the centred rows resident for the SIMD kernel, and as plain floats. */
+export interface KMeansWorkspace {
+  resident: ResidentMatrix;
+  matrix: DenseMatrix;
+  squaredNorms: Float64Array;
+  rowBlock: number;
+}
+
+/** Scratch bytes a {@link KMeansWorkspace} scores with, for `k` centres (or fewer seeding candidates). */
+export function kMeansScratchBytes(cols: number, k: number, seedingCandidates: number): number {
+  const queries = Math.max(k, seedingCandidates);
+  return queries * (paddedStride(cols) + kMeansDefaults.rowBlock) * 4;
+}
+
+/** The k-means++ starting centroids of every restart, drawn in restart order from the plan's generator. */
+export function kMeansSeeds(workspace: KMeansWorkspace, k: number, plan: KMeansPlan): Float32Array[] {
+  return Array.from({ length: plan.restarts }, () => seedCentroids(workspace, k, plan.seedingCandidates, plan.random));
+}
+
+/** The restart with the lowest inertia (the first of equals), its centroids moved back by the column means. */
+export function bestKMeansRestart(results: readonly KMeansResult[], means: Float64Array): KMeansResult {
+  let best: KMeansResult | undefined;
+  for (const result of results) if (!best || result.inertia < best.inertia) best = result;
+  const result = best as KMeansResult;
+  const { data, cols } = result.centroids;
+  for (let index = 0; index < data.length; index++) data[index] = (data[index] as number) + (means[index % cols] as number);
+  return result;
+}
+
+/** Clusters the rows of `matrix` into `k` groups (k ≤ number of rows), in the calling thread. */
+export function kMeans(matrix: DenseMatrix, k: number, options: KMeansOptions = {}): KMeansResult {
+  const plan = planKMeans(matrix, k, options);
+  const workspace: KMeansWorkspace = {
+    resident: ResidentMatrix.load(plan.centred, options),
+    matrix: plan.centred,
+    squaredNorms: plan.squaredNorms,
     rowBlock: kMeansDefaults.rowBlock,
   };
-  const shiftTolerance = (tolerance * workspace.squaredNorms.reduce((sum, value) => sum + value, 0)) / Math.max(1, matrix.rows * matrix.cols);
-  let best: KMeansResult | undefined;
-  for (let restart = 0; restart < restarts; restart++) {
-    const centroids = seedCentroids(workspace, k, seedingCandidates, random);
-    const result = lloyd(workspace, centroids, k, maxIterations, shiftTolerance);
-    if (!best || result.inertia < best.inertia) best = result;
+  // Each restart is seeded right before its Lloyd run; the seeds are the same as when all are drawn first.
+  const results: KMeansResult[] = [];
+  for (let restart = 0; restart < plan.restarts; restart++) {
+    const centroids = seedCentroids(workspace, k, plan.seedingCandidates, plan.random);
+    results.push(lloydRestart(workspace, centroids, k, plan.maxIterations, plan.shiftTolerance));
   }
-  const result = best as KMeansResult;
-  const { data } = result.centroids;
-  for (let index = 0; index < data.length; index++) data[index] = (data[index] as number) + (means[index % matrix.cols] as number);
-  return result;
+  return bestKMeansRestart(results, plan.means);
 }
 
 function columnMeans(matrix: DenseMatrix): Float64Array {
@@ -137,7 +178,7 @@ function centredCopy(matrix: DenseMatrix, means: Float64Array): DenseMatrix {
 }
 
 /** Squared distances of every point to `count` centres (rows of `centres`), `out[c · n + i]`, clamped at 0. */
-function squaredDistancesToCentres(workspace: Workspace, centres: Float32Array, count: number, out: Float64Array): void {
+function squaredDistancesToCentres(workspace: KMeansWorkspace, centres: Float32Array, count: number, out: Float64Array): void {
   const { resident, squaredNorms, matrix } = workspace;
   const n = matrix.rows;
   const cols = matrix.cols;
@@ -174,7 +215,7 @@ function drawWeighted(weights: Float64Array, total: number, random: Random): num
 }
 
 /** k-means++ seeding (greedy with `candidates` draws per centre). */
-function seedCentroids(workspace: Workspace, k: number, candidates: number, random: Random): Float32Array {
+function seedCentroids(workspace: KMeansWorkspace, k: number, candidates: number, random: Random): Float32Array {
   const { matrix } = workspace;
   const n = matrix.rows;
   const cols = matrix.cols;
@@ -220,7 +261,7 @@ function seedCentroids(workspace: Workspace, k: number, candidates: number, rand
  * Assigns every point to its nearest centroid; on a tie a point keeps its cluster (so a relocated
  * duplicate stays put), else the lower index wins. Returns how many points changed cluster.
  */
-function assign(workspace: Workspace, centroids: Float32Array, k: number, assignments: Int32Array, distances: Float64Array): number {
+function assign(workspace: KMeansWorkspace, centroids: Float32Array, k: number, assignments: Int32Array, distances: Float64Array): number {
   const { resident, squaredNorms, matrix } = workspace;
   const n = matrix.rows;
   const cols = matrix.cols;
@@ -255,7 +296,8 @@ function assign(workspace: Workspace, centroids: Float32Array, k: number, assign
   return changed;
 }
 
-function lloyd(workspace: Workspace, initial: Float32Array, k: number, maxIterations: number, shiftTolerance: number): KMeansResult {
+/** One Lloyd run from `initial` centroids (the centred data's), to convergence or `maxIterations`. */
+export function lloydRestart(workspace: KMeansWorkspace, initial: Float32Array, k: number, maxIterations: number, shiftTolerance: number): KMeansResult {
   const { matrix } = workspace;
   const n = matrix.rows;
   const cols = matrix.cols;
@@ -327,7 +369,7 @@ function addPointsToSums(matrix: DenseMatrix, assignments: Int32Array, sums: Flo
 }
 
 /** Gives each empty cluster the point farthest from its centroid (ties: lower index), one point per cluster. */
-function relocateEmptyClusters(workspace: Workspace, assignments: Int32Array, distances: Float64Array, sums: Float64Array, counts: Int32Array): void {
+function relocateEmptyClusters(workspace: KMeansWorkspace, assignments: Int32Array, distances: Float64Array, sums: Float64Array, counts: Int32Array): void {
   const { matrix } = workspace;
   const cols = matrix.cols;
   for (let cluster = 0; cluster < counts.length; cluster++) {

@@ -27,22 +27,22 @@ describe('clusterChunkEmbeddings', () => {
   const vectors = threeBlobs();
   const graph = exactKnnGraphSync(vectors, 29);
 
-  test('k-means and NJW spectral clustering both recover well-separated groups, deterministically', () => {
+  test('k-means and NJW spectral clustering both recover well-separated groups, deterministically', async () => {
     for (const method of ['k-means', 'spectral'] as const) {
       // Three disconnected blobs: their indicator eigenvectors separate them; the reference's 5 extra
       // eigenvectors would describe shapes inside the blobs, which this toy does not test.
-      const clustering = clusterChunkEmbeddings(method, vectors, graph, { clusters: 3, extraEigenvectors: 0 });
+      const clustering = await clusterChunkEmbeddings(method, vectors, graph, { clusters: 3, extraEigenvectors: 0 });
       for (let group = 0; group < 3; group++) {
         const labels = new Set(Array.from(clustering.assignments.subarray(group * 30, group * 30 + 30)));
         assert.equal(labels.size, 1, `${method}: group ${group} split`);
       }
-      assert.deepEqual(clusterChunkEmbeddings(method, vectors, graph, { clusters: 3, extraEigenvectors: 0 }).assignments, clustering.assignments);
+      assert.deepEqual((await clusterChunkEmbeddings(method, vectors, graph, { clusters: 3, extraEigenvectors: 0 })).assignments, clustering.assignments);
       assert.ok(clustering.centreDistances.every((distance) => distance >= 0 && Number.isFinite(distance)));
     }
   });
 
-  test('selection: c nearest the centre first, then c random others of the cluster (paper), or nearest only (code)', () => {
-    const clustering = clusterChunkEmbeddings('k-means', vectors, undefined, { clusters: 3 });
+  test('selection: c nearest the centre first, then c random others of the cluster (paper), or nearest only (code)', async () => {
+    const clustering = await clusterChunkEmbeddings('k-means', vectors, undefined, { clusters: 3 });
     const paper = selectClusterChunks(clustering, { perCluster: 5, random: createRandom(1) });
     const code = selectClusterChunks(clustering, { perCluster: 5, sampling: 'nearest', random: createRandom(1) });
     for (const [cluster, chosen] of paper.entries()) {

@@ -1,7 +1,7 @@
 import { knnKernelWeights } from '../../../graph/knn-kernel-weights.js';
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import { squaredDistanceAt } from '../../../math/dense-vectors.js';
-import { kMeans } from '../../../math/k-means.js';
+import { kMeansInThreads } from '../../../math/k-means-in-threads.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { spectralEmbedding } from '../../../math/spectral-embedding.js';
 
@@ -9,7 +9,8 @@ import { spectralEmbedding } from '../../../math/spectral-embedding.js';
  * AutoKG's two clusterings of the chunk embeddings (wispcarey/AutoKG `autoKG_full.py: cluster`;
  * wispcarey/AutoKG `autoKG_full.py`):
  *  - `k-means`: scikit-learn `KMeans(n, init='k-means++', n_init=5)` on the raw embeddings → math/k-means.ts
- *    with 5 restarts;
+ *    with 5 restarts, run side by side in worker threads on large inputs (math/k-means-in-threads.ts, the same
+ *    result);
  *  - `spectral`: Ng–Jordan–Weiss — graphlearning's `eigen_decomp(normalization='normalized', k=n+5)` on the
  *    reference code's K = 20 self-tuned Gaussian kNN graph, rows scaled to unit length, then k-means with n
  *    clusters on all n + 5 coordinates → graph/knn-kernel-weights.ts and math/spectral-embedding.ts.
@@ -48,6 +49,8 @@ export interface ClusterChunkEmbeddingsOptions {
   restarts?: number;
   /** @default 42 */
   seed?: number;
+  /** Worker threads for the k-means restarts; 1 runs them in the calling thread. @default availableParallelism() */
+  threads?: number;
 }
 
 /** A clustering of the chunks. */
@@ -63,9 +66,14 @@ export interface ChunkClustering {
 
 /**
  * Clusters unit chunk embeddings by k-means or by spectral clustering on `graph` (the chunk kNN graph,
- * sorted by similarity; only needed for `spectral`). Deterministic for a seed.
+ * sorted by similarity; only needed for `spectral`). Deterministic for a seed, whatever the threads.
  */
-export function clusterChunkEmbeddings(method: ChunkClusteringMethod, vectors: DenseMatrix, graph: KnnGraph | undefined, options: ClusterChunkEmbeddingsOptions = {}): ChunkClustering {
+export async function clusterChunkEmbeddings(
+  method: ChunkClusteringMethod,
+  vectors: DenseMatrix,
+  graph: KnnGraph | undefined,
+  options: ClusterChunkEmbeddingsOptions = {},
+): Promise<ChunkClustering> {
   const clusters = Math.min(options.clusters ?? clusterChunkEmbeddingsDefaults.clusters, vectors.rows);
   const restarts = options.restarts ?? clusterChunkEmbeddingsDefaults.restarts;
   const seed = options.seed ?? clusterChunkEmbeddingsDefaults.seed;
@@ -78,7 +86,7 @@ export function clusterChunkEmbeddings(method: ChunkClusteringMethod, vectors: D
     const dimensions = Math.min(vectors.rows, clusters + (options.extraEigenvectors ?? clusterChunkEmbeddingsDefaults.extraEigenvectors));
     space = spectralEmbedding(weights, dimensions, { seed }).embedding;
   }
-  const result = kMeans(space, clusters, { restarts, seed });
+  const result = await kMeansInThreads(space, clusters, { restarts, seed, ...(options.threads === undefined ? {} : { threads: options.threads }) });
   const centreDistances = new Float64Array(space.rows);
   for (let row = 0; row < space.rows; row++) {
     const cluster = result.assignments[row] as number;

@@ -136,7 +136,9 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       if (!update && chunkIds.length > 0 && dimensions > 0) {
         // Spectral first, as in the reference notebook: the avoid lists and the union order follow it.
         const clusterOptions = { clusters: settings.clusters, spectralNeighbours: Math.min(settings.spectralNeighbours, settings.neighbours), seed: config.seed };
-        clusterings = [clusterChunkEmbeddings('spectral', chunkVectors, graph, clusterOptions), clusterChunkEmbeddings('k-means', chunkVectors, undefined, clusterOptions)];
+        // k-means first: its restarts go to worker threads while the spectral embedding is computed here.
+        const kMeansClustering = clusterChunkEmbeddings('k-means', chunkVectors, undefined, clusterOptions);
+        clusterings = await Promise.all([clusterChunkEmbeddings('spectral', chunkVectors, graph, clusterOptions), kMeansClustering]);
       }
       const clusterMs = performance.now() - started;
       context.progress(1, total, 'phases');

@@ -211,70 +211,94 @@ export interface KeywordAssignment {
   iterations: number;
 }
 
+/** The settings of one Laplace learning run, defaults filled in. */
+export interface LaplaceLearningSettings {
+  connectThreshold: number;
+  tolerance: number;
+  maxIterations: number;
+  blockSize: number;
+  membership: LaplaceMembership;
+}
+
+/** {@link LaplaceLearningOptions} with the defaults filled in. */
+export function laplaceLearningSettings(options: LaplaceLearningOptions = {}): LaplaceLearningSettings {
+  return {
+    connectThreshold: options.connectThreshold ?? laplaceLearningDefaults.connectThreshold,
+    tolerance: options.tolerance ?? laplaceLearningDefaults.tolerance,
+    maxIterations: options.maxIterations ?? laplaceLearningDefaults.maxIterations,
+    blockSize: Math.max(1, options.blockSize ?? laplaceLearningDefaults.blockSize),
+    membership: options.membership ?? laplaceLearningDefaults.membership,
+  };
+}
+
 /**
  * Assigns chunks to keywords by Laplace learning on a prepared chunk graph, one keyword per seed set.
  * Deterministic; throws `MATH_CG_NOT_CONVERGED` if a solve exceeds maxIterations.
  */
 export function laplaceLearning(graph: LaplaceLearningGraph, keywords: readonly KeywordSeeds[], options: LaplaceLearningOptions = {}): KeywordAssignment[] {
+  const settings = laplaceLearningSettings(options);
+  const results: KeywordAssignment[] = [];
+  for (let first = 0; first < keywords.length; first += settings.blockSize) results.push(...laplaceLearningBlock(graph, keywords, first, settings));
+  return results;
+}
+
+/**
+ * The keywords `first … first + blockSize − 1` of {@link laplaceLearning}, solved together in one block CG. Blocks
+ * are independent: solving them in any order, or in different threads, gives the same assignments.
+ */
+export function laplaceLearningBlock(graph: LaplaceLearningGraph, keywords: readonly KeywordSeeds[], first: number, settings: LaplaceLearningSettings): KeywordAssignment[] {
   const { n, laplacian, component, componentCount } = graph;
-  const connectThreshold = options.connectThreshold ?? laplaceLearningDefaults.connectThreshold;
-  const tolerance = options.tolerance ?? laplaceLearningDefaults.tolerance;
-  const maxIterations = options.maxIterations ?? laplaceLearningDefaults.maxIterations;
-  const blockSize = Math.max(1, options.blockSize ?? laplaceLearningDefaults.blockSize);
-  const membership = options.membership ?? laplaceLearningDefaults.membership;
+  const { connectThreshold, tolerance, maxIterations, membership } = settings;
   const results: KeywordAssignment[] = [];
   const labelledComponent = new Uint8Array(componentCount);
+  const width = Math.min(settings.blockSize, keywords.length - first);
+  const fixed = new Uint8Array(n * width);
+  const initial = new Float64Array(n * width);
+  for (let column = 0; column < width; column++) {
+    const { positives, negatives } = keywords[first + column] as KeywordSeeds;
+    for (let index = 0; index < negatives.length; index++) fixed[checkedNode(negatives[index] as number, n) * width + column] = 1;
+    // Positives last, so a chunk in both lists ends up positive.
+    for (let index = 0; index < positives.length; index++) {
+      const node = checkedNode(positives[index] as number, n);
+      fixed[node * width + column] = 1;
+      initial[node * width + column] = 1;
+    }
+  }
+  const solved = conjugateGradient(laplacian, new Float64Array(n * width), { columns: width, fixed, initial, tolerance, maxIterations });
 
-  for (let first = 0; first < keywords.length; first += blockSize) {
-    const width = Math.min(blockSize, keywords.length - first);
-    const fixed = new Uint8Array(n * width);
-    const initial = new Float64Array(n * width);
-    for (let column = 0; column < width; column++) {
-      const { positives, negatives } = keywords[first + column] as KeywordSeeds;
-      for (let index = 0; index < negatives.length; index++) fixed[checkedNode(negatives[index] as number, n) * width + column] = 1;
-      // Positives last, so a chunk in both lists ends up positive.
-      for (let index = 0; index < positives.length; index++) {
-        const node = checkedNode(positives[index] as number, n);
-        fixed[node * width + column] = 1;
-        initial[node * width + column] = 1;
+  for (let column = 0; column < width; column++) {
+    const scores = new Float64Array(n);
+    labelledComponent.fill(0);
+    for (let node = 0; node < n; node++) {
+      scores[node] = solved.solution[node * width + column] as number;
+      if (fixed[node * width + column] === 1) labelledComponent[component[node] as number] = 1;
+    }
+    const { positives, negatives } = keywords[first + column] as KeywordSeeds;
+    const cut = membership === 'balanced' && positives.length + negatives.length > 0 ? positives.length / (positives.length + negatives.length) : 0.5;
+    let unconnected = 0;
+    let memberCount = 0;
+    for (let node = 0; node < n; node++) {
+      if (labelledComponent[component[node] as number] === 0) {
+        // CG leaves these at exactly 0 already; the explicit write documents the rule.
+        scores[node] = 0;
+        unconnected++;
+      } else if ((scores[node] as number) >= cut) {
+        memberCount++;
       }
     }
-    const solved = conjugateGradient(laplacian, new Float64Array(n * width), { columns: width, fixed, initial, tolerance, maxIterations });
-
-    for (let column = 0; column < width; column++) {
-      const scores = new Float64Array(n);
-      labelledComponent.fill(0);
-      for (let node = 0; node < n; node++) {
-        scores[node] = solved.solution[node * width + column] as number;
-        if (fixed[node * width + column] === 1) labelledComponent[component[node] as number] = 1;
-      }
-      const { positives, negatives } = keywords[first + column] as KeywordSeeds;
-      const cut = membership === 'balanced' && positives.length + negatives.length > 0 ? positives.length / (positives.length + negatives.length) : 0.5;
-      let unconnected = 0;
-      let memberCount = 0;
-      for (let node = 0; node < n; node++) {
-        if (labelledComponent[component[node] as number] === 0) {
-          // CG leaves these at exactly 0 already; the explicit write documents the rule.
-          scores[node] = 0;
-          unconnected++;
-        } else if ((scores[node] as number) >= cut) {
-          memberCount++;
-        }
-      }
-      let threshold = cut;
-      let capped = false;
-      if (memberCount > n * connectThreshold) {
-        const keep = Math.max(1, Math.trunc(n * connectThreshold));
-        const sorted = Float64Array.from(scores).sort();
-        threshold = sorted[n - keep] as number;
-        capped = true;
-      }
-      const members: number[] = [];
-      for (let node = 0; node < n; node++) {
-        if (labelledComponent[component[node] as number] === 1 && (scores[node] as number) >= threshold) members.push(node);
-      }
-      results.push({ scores, members: Int32Array.from(members), capped: capped && members.length < memberCount, unconnected, iterations: solved.iterations[column] as number });
+    let threshold = cut;
+    let capped = false;
+    if (memberCount > n * connectThreshold) {
+      const keep = Math.max(1, Math.trunc(n * connectThreshold));
+      const sorted = Float64Array.from(scores).sort();
+      threshold = sorted[n - keep] as number;
+      capped = true;
     }
+    const members: number[] = [];
+    for (let node = 0; node < n; node++) {
+      if (labelledComponent[component[node] as number] === 1 && (scores[node] as number) >= threshold) members.push(node);
+    }
+    results.push({ scores, members: Int32Array.from(members), capped: capped && members.length < memberCount, unconnected, iterations: solved.iterations[column] as number });
   }
   return results;
 }

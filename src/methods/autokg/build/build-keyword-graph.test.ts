@@ -32,9 +32,9 @@ describe('buildKeywordGraph', () => {
   const graph = exactKnnGraphSync(chunks, 29);
   const keywords: DenseMatrix = { rows: 2, cols: 4, data: Float32Array.from([1, 0, 0, 0, 0, 1, 0, 0]) };
 
-  test('Laplace membership on a two-cluster graph: each keyword takes chunks of its own cluster only', () => {
+  test('Laplace membership on a two-cluster graph: each keyword takes chunks of its own cluster only', async () => {
     for (const kernel of ['gaussian', 'angular'] as const) {
-      const result = buildKeywordGraph(graph, chunks, keywords, { kernel, cap: 1 });
+      const result = await buildKeywordGraph(graph, chunks, keywords, { kernel, cap: 1 });
       const [first, second] = result.members as [KeywordMembers, KeywordMembers];
       assert.ok(first.chunks.length >= 30 && [...first.chunks].every((chunk) => chunk < 40), `${kernel}: first keyword ${first.chunks.length}`);
       assert.ok(second.chunks.length >= 30 && [...second.chunks].every((chunk) => chunk >= 40), `${kernel}: second keyword`);
@@ -43,9 +43,9 @@ describe('buildKeywordGraph', () => {
     }
   });
 
-  test('the 20 % cap keeps the ⌊0.2·N⌋ chunks with the highest u', () => {
-    const uncapped = buildKeywordGraph(graph, chunks, keywords, { cap: 1 });
-    const capped = buildKeywordGraph(graph, chunks, keywords, { cap: 0.2 });
+  test('the 20 % cap keeps the ⌊0.2·N⌋ chunks with the highest u', async () => {
+    const uncapped = await buildKeywordGraph(graph, chunks, keywords, { cap: 1 });
+    const capped = await buildKeywordGraph(graph, chunks, keywords, { cap: 0.2 });
     const first = capped.members[0] as KeywordMembers;
     assert.equal(first.chunks.length, 16);
     assert.equal(capped.cappedKeywords, 2);
@@ -62,8 +62,8 @@ describe('buildKeywordGraph', () => {
     ]);
   });
 
-  test('no keywords: no members and no edges', () => {
-    const result = buildKeywordGraph(graph, chunks, { rows: 0, cols: 4, data: new Float32Array(0) });
+  test('no keywords: no members and no edges', async () => {
+    const result = await buildKeywordGraph(graph, chunks, { rows: 0, cols: 4, data: new Float32Array(0) });
     assert.deepEqual(result.members, []);
     assert.deepEqual(result.edges, []);
   });

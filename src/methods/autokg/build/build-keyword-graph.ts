@@ -1,5 +1,6 @@
 import { knnKernelWeights, type KnnKernel } from '../../../graph/knn-kernel-weights.js';
-import { laplaceLearning, prepareLaplaceLearning, selectAutoKgSeeds, type KeywordSeeds, type LaplaceMembership } from '../../../graph/laplace-learning.js';
+import { laplaceLearningInThreads } from '../../../graph/laplace-learning-in-threads.js';
+import { prepareLaplaceLearning, selectAutoKgSeeds, type KeywordSeeds, type LaplaceMembership } from '../../../graph/laplace-learning.js';
 import { csrFromTriplets } from '../../../math/csr-matrix.js';
 import { transposeCsr } from '../../../math/csr-operations.js';
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
@@ -49,6 +50,8 @@ export interface BuildKeywordGraphOptions {
   cap?: number;
   /** @default 'argmax' (u ≥ 0.5) */
   membership?: LaplaceMembership;
+  /** Worker threads for Laplace learning on large graphs; 1 solves in the calling thread. @default availableParallelism() */
+  threads?: number;
 }
 
 /** The chunks of one keyword with their Laplace scores. */
@@ -81,7 +84,7 @@ export interface KeywordGraph {
  * Assigns chunks to keywords and links keywords that share chunks. `chunkVectors` and `keywordVectors` are
  * unit rows of the same embedder; `graph` is the chunk kNN graph (at least `neighbours − 1` per chunk).
  */
-export function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatrix, keywordVectors: DenseMatrix, options: BuildKeywordGraphOptions = {}): KeywordGraph {
+export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatrix, keywordVectors: DenseMatrix, options: BuildKeywordGraphOptions = {}): Promise<KeywordGraph> {
   const n = chunkVectors.rows;
   const keywords = keywordVectors.rows;
   if (graph.n !== n) throw new RangeError(`buildKeywordGraph: graph of ${graph.n} chunks for ${n} chunk vectors`);
@@ -101,7 +104,12 @@ export function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatrix, ke
       seeds.push(selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives }));
     }
   }
-  const assignments = laplaceLearning(prepared, seeds, { connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap, membership: options.membership });
+  // The keyword blocks are independent solves, spread over worker threads on large graphs (the same assignments).
+  const assignments = await laplaceLearningInThreads(prepared, seeds, {
+    connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap,
+    membership: options.membership,
+    ...(options.threads === undefined ? {} : { threads: options.threads }),
+  });
 
   const members: KeywordMembers[] = assignments.map((assignment) => ({
     chunks: assignment.members,

@@ -323,7 +323,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       context.progress(3, total, 'phases');
 
       const graphStart = performance.now();
-      const keywordGraph = buildKeywordGraph(graph, chunkVectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, {
+      const keywordGraph = await buildKeywordGraph(graph, chunkVectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, {
         neighbours: settings.neighbours,
         kernel: settings.kernel,
         positives: settings.positives,

@@ -1,3 +1,4 @@
+import { appendAll } from '../core/append-all.js';
 import type { CsrMatrix } from '../math/csr-matrix.js';
 import { csrConnectedComponents } from '../math/csr-operations.js';
 import { conjugateGradient } from '../math/conjugate-gradient.js';
@@ -238,7 +239,7 @@ export function laplaceLearningSettings(options: LaplaceLearningOptions = {}): L
 export function laplaceLearning(graph: LaplaceLearningGraph, keywords: readonly KeywordSeeds[], options: LaplaceLearningOptions = {}): KeywordAssignment[] {
   const settings = laplaceLearningSettings(options);
   const results: KeywordAssignment[] = [];
-  for (let first = 0; first < keywords.length; first += settings.blockSize) results.push(...laplaceLearningBlock(graph, keywords, first, settings));
+  for (let first = 0; first < keywords.length; first += settings.blockSize) appendAll(results, laplaceLearningBlock(graph, keywords, first, settings));
   return results;
 }
 

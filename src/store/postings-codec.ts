@@ -97,25 +97,13 @@ export function* encodedCoordinatePostings(
   rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>,
   dimensions: number,
 ): Generator<{ coordinate: number; blob: Buffer }> {
-  const counts = new Int32Array(dimensions + 1);
-  for (const row of rows) for (let entry = 0; entry < row.columns.length; entry++) counts[(row.columns[entry] as number) + 1] = (counts[(row.columns[entry] as number) + 1] as number) + 1;
-  for (let coordinate = 0; coordinate < dimensions; coordinate++) counts[coordinate + 1] = (counts[coordinate + 1] as number) + (counts[coordinate] as number);
-  const total = counts[dimensions] as number;
-  const positions = new Int32Array(total);
-  const values = new Float32Array(total);
-  const cursor = counts.slice(0, dimensions);
-  rows.forEach((row, index) => {
-    for (let entry = 0; entry < row.columns.length; entry++) {
-      const coordinate = row.columns[entry] as number;
-      const at = cursor[coordinate] as number;
-      positions[at] = index;
-      values[at] = row.values[entry] as number;
-      cursor[coordinate] = at + 1;
-    }
-  });
+  const { pointers, ids: positions, values } = transposed(
+    rows.map((row, index) => [index, row.columns, row.values] as const),
+    dimensions,
+  );
   for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-    const start = counts[coordinate] as number;
-    const end = counts[coordinate + 1] as number;
+    const start = pointers[coordinate] as number;
+    const end = pointers[coordinate + 1] as number;
     if (end > start) yield { coordinate, blob: encodeCoordinatePostings(positions.subarray(start, end), values.subarray(start, end)) };
   }
 }
@@ -142,20 +130,35 @@ export function csrRowsFromCoordinatePostings(
   postings: ReadonlyArray<readonly [number, CoordinatePostings]>,
   rows: number,
 ): { rowPointers: Int32Array; columnIndices: Int32Array; values: Float32Array } {
-  const rowPointers = new Int32Array(rows + 1);
-  for (const [, posting] of postings) for (const row of posting.rows) rowPointers[row + 1] = (rowPointers[row + 1] as number) + 1;
-  for (let row = 0; row < rows; row++) rowPointers[row + 1] = (rowPointers[row + 1] as number) + (rowPointers[row] as number);
-  const columnIndices = new Int32Array(rowPointers[rows] as number);
-  const values = new Float32Array(columnIndices.length);
-  const cursor = rowPointers.slice(0, rows);
-  for (const [coordinate, posting] of postings) {
-    for (let entry = 0; entry < posting.rows.length; entry++) {
-      const row = posting.rows[entry] as number;
-      const at = cursor[row] as number;
-      columnIndices[at] = coordinate;
-      values[at] = posting.values[entry] as number;
-      cursor[row] = at + 1;
+  const { pointers: rowPointers, ids: columnIndices, values } = transposed(
+    postings.map(([coordinate, posting]) => [coordinate, posting.rows, posting.values] as const),
+    rows,
+  );
+  return { rowPointers, columnIndices, values };
+}
+
+/**
+ * A counting-sort transposition: each group (its id, the targets its entries go to, their values) becomes entries of
+ * those targets, `pointers[t] … pointers[t + 1]` holding target t's (group id, value) pairs in group order.
+ */
+function transposed(
+  groups: ReadonlyArray<readonly [id: number, targets: ArrayLike<number>, values: ArrayLike<number>]>,
+  targetCount: number,
+): { pointers: Int32Array; ids: Int32Array; values: Float32Array } {
+  const pointers = new Int32Array(targetCount + 1);
+  for (const [, targets] of groups) for (let entry = 0; entry < targets.length; entry++) pointers[(targets[entry] as number) + 1] = (pointers[(targets[entry] as number) + 1] as number) + 1;
+  for (let target = 0; target < targetCount; target++) pointers[target + 1] = (pointers[target + 1] as number) + (pointers[target] as number);
+  const ids = new Int32Array(pointers[targetCount] as number);
+  const values = new Float32Array(ids.length);
+  const cursor = pointers.slice(0, targetCount);
+  for (const [id, targets, groupValues] of groups) {
+    for (let entry = 0; entry < targets.length; entry++) {
+      const target = targets[entry] as number;
+      const at = cursor[target] as number;
+      ids[at] = id;
+      values[at] = groupValues[entry] as number;
+      cursor[target] = at + 1;
     }
   }
-  return { rowPointers, columnIndices, values };
+  return { pointers, ids, values };
 }

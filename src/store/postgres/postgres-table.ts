@@ -70,17 +70,18 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
         const index = this.columns.findIndex(([name]) => name === column);
         return `e.${quoteIdentifier(snakeCase(column))} = u.${aliases[index]}`;
       });
-      insert =
-        `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, ` +
-        `coalesce(e.hid, b.last + row_number() OVER (PARTITION BY e.hid IS NULL ORDER BY u.ordinal)), ${selected.join(', ')} ` +
-        `FROM ${rows} LEFT JOIN ${this.table} e ON e.workspace = $1 AND e.generation = $2 AND ${keyJoin.join(' AND ')} ` +
+      // New rows are numbered on from the generation's last hid, in the order given.
+      const numbered = (hid: string, source: string): string =>
+        `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, ${hid}, ${selected.join(', ')} FROM ${source} ` +
         `CROSS JOIN (SELECT coalesce(max(hid), 0) AS last FROM ${this.table} WHERE workspace = $1 AND generation = $2) b ORDER BY u.ordinal ${conflict}`;
+      insert = numbered(
+        'coalesce(e.hid, b.last + row_number() OVER (PARTITION BY e.hid IS NULL ORDER BY u.ordinal))',
+        `${rows} LEFT JOIN ${this.table} e ON e.workspace = $1 AND e.generation = $2 AND ${keyJoin.join(' AND ')}`,
+      );
       // Without the join. A generation being written has no planner statistics until it is published, so Postgres
       // estimates it holds a few rows and hashes all of them for every batch's join: quadratic in the rows written
       // (2.4 million relations in 485 batches: 267 s). Writing a table from empty is what a build does.
-      freshInsert =
-        `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, b.last + u.ordinal, ${selected.join(', ')} ` +
-        `FROM ${rows} CROSS JOIN (SELECT coalesce(max(hid), 0) AS last FROM ${this.table} WHERE workspace = $1 AND generation = $2) b ORDER BY u.ordinal ${conflict}`;
+      freshInsert = numbered('b.last + u.ordinal', rows);
     } else {
       insert = `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} FROM ${rows} ORDER BY u.ordinal ${conflict}`;
     }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { runModuleWorker } from '../core/run-module-worker.js';
+import { sharedCopy } from '../core/shared-copy.js';
 import {
   laplaceLearning,
   laplaceLearningSettings,
@@ -50,12 +51,6 @@ export interface LaplaceLearningWorkerTask {
 /** What a worker sends back: the assignments of the blocks it solved. */
 export interface LaplaceLearningWorkerResult {
   blocks: Array<{ block: number; assignments: KeywordAssignment[] }>;
-}
-
-function sharedCopy<T extends Int32Array | Float64Array>(array: T): T {
-  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
-  copy.set(array);
-  return copy;
 }
 
 /** {@link laplaceLearning} with the keyword blocks solved in worker threads; the same assignments, in keyword order. */

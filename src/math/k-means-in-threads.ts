@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { runModuleWorker } from '../core/run-module-worker.js';
+import { sharedCopy } from '../core/shared-copy.js';
 import type { DenseMatrix } from './dense-matrix.js';
 import { bestKMeansRestart, kMeans, kMeansDefaults, kMeansScratchBytes, kMeansSeeds, planKMeans, type KMeansOptions, type KMeansResult } from './k-means.js';
 import { ResidentMatrix, type SharedResidentMatrix } from './wasm/resident-matrix.js';
@@ -34,6 +35,8 @@ export interface KMeansWorkerTask {
   slot: number;
   /** The centred rows, row-major, over a SharedArrayBuffer. */
   centred: Float32Array;
+  /** Their squared norms, over a SharedArrayBuffer. */
+  squaredNorms: Float64Array;
   rows: number;
   cols: number;
   k: number;
@@ -60,12 +63,12 @@ export async function kMeansInThreads(matrix: DenseMatrix, k: number, options: K
   const plan = planKMeans(matrix, k, options);
   const { rows, cols } = plan.centred;
   const shared = ResidentMatrix.loadShared(plan.centred, threads + 1, kMeansScratchBytes(cols, k, plan.seedingCandidates), options);
+  const centred = sharedCopy(plan.centred.data);
+  const squaredNorms = sharedCopy(plan.squaredNorms);
   // Slot 0 is the calling thread's, for the seeding.
-  const seeds = kMeansSeeds({ resident: ResidentMatrix.attach(shared, 0), matrix: plan.centred, squaredNorms: plan.squaredNorms, rowBlock: kMeansDefaults.rowBlock }, k, plan);
-  const centred = new Float32Array(new SharedArrayBuffer(rows * cols * 4));
-  centred.set(plan.centred.data);
+  const seeds = kMeansSeeds({ resident: ResidentMatrix.attach(shared, 0), matrix: { rows, cols, data: centred }, squaredNorms, rowBlock: kMeansDefaults.rowBlock }, k, plan);
   const next = new Int32Array(new SharedArrayBuffer(4));
-  const task = (slot: number): KMeansWorkerTask => ({ shared, slot, centred, rows, cols, k, maxIterations: plan.maxIterations, shiftTolerance: plan.shiftTolerance, seeds, next });
+  const task = (slot: number): KMeansWorkerTask => ({ shared, slot, centred, squaredNorms, rows, cols, k, maxIterations: plan.maxIterations, shiftTolerance: plan.shiftTolerance, seeds, next });
   const replies = await Promise.all(
     Array.from({ length: threads }, (_, index) =>
       runModuleWorker<KMeansWorkerResult>(import.meta.url, 'k-means-worker', task(index + 1), 'a k-means worker thread', 'Pass { threads: 1 } to cluster in the calling thread'),

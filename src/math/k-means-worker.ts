@@ -1,5 +1,4 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { squaredRowNorms } from './dense-vectors.js';
 import type { KMeansWorkerResult, KMeansWorkerTask } from './k-means-in-threads.js';
 import { kMeansDefaults, lloydRestart } from './k-means.js';
 import { ResidentMatrix } from './wasm/resident-matrix.js';
@@ -11,7 +10,7 @@ import { ResidentMatrix } from './wasm/resident-matrix.js';
 
 const task = workerData as KMeansWorkerTask;
 const matrix = { rows: task.rows, cols: task.cols, data: task.centred };
-const workspace = { resident: ResidentMatrix.attach(task.shared, task.slot), matrix, squaredNorms: squaredRowNorms(matrix), rowBlock: kMeansDefaults.rowBlock };
+const workspace = { resident: ResidentMatrix.attach(task.shared, task.slot), matrix, squaredNorms: task.squaredNorms, rowBlock: kMeansDefaults.rowBlock };
 const reply: KMeansWorkerResult = { restarts: [] };
 for (let restart = Atomics.add(task.next, 0, 1); restart < task.seeds.length; restart = Atomics.add(task.next, 0, 1)) {
   reply.restarts.push({ restart, result: lloydRestart(workspace, task.seeds[restart] as Float32Array, task.k, task.maxIterations, task.shiftTolerance) });

@@ -153,12 +153,7 @@ export function kMeans(matrix: DenseMatrix, k: number, options: KMeansOptions = 
     squaredNorms: plan.squaredNorms,
     rowBlock: kMeansDefaults.rowBlock,
   };
-  // Each restart is seeded right before its Lloyd run; the seeds are the same as when all are drawn first.
-  const results: KMeansResult[] = [];
-  for (let restart = 0; restart < plan.restarts; restart++) {
-    const centroids = seedCentroids(workspace, k, plan.seedingCandidates, plan.random);
-    results.push(lloydRestart(workspace, centroids, k, plan.maxIterations, plan.shiftTolerance));
-  }
+  const results = kMeansSeeds(workspace, k, plan).map((centroids) => lloydRestart(workspace, centroids, k, plan.maxIterations, plan.shiftTolerance));
   return bestKMeansRestart(results, plan.means);
 }
 

@@ -132,6 +132,19 @@ async function ask(question: string, method: string): Promise<void> {
   await page.waitForSelector('[data-testid=query-output] [data-testid=subgraph-canvas][data-drawn]');
 }
 
+test('the entity suggestions stay open when the search box is left and entered again at once', async () => {
+  await openView('graph');
+  const search = page.locator('[data-testid=entity-search]');
+  await search.fill('Kester');
+  await page.waitForSelector('[data-testid=entity-suggestions] li');
+  // Leaving the box schedules the list's close (150 ms, so that a click on a suggestion lands); coming back at once
+  // must cancel it.
+  await search.blur();
+  await search.fill('Kester Weir');
+  await page.waitForTimeout(400);
+  assert.ok(await page.isVisible('[data-testid=entity-suggestions] li:has-text("Kester Weir Bridge")'), 'the suggestions are still shown');
+});
+
 test('a question with ppr and with local: the answer, its citations and the retrieved subgraph are shown', async () => {
   for (const method of ['ppr', 'local']) {
     await ask('Who designed the Kester Weir Bridge?', method);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EntityMatch } from '../api-types';
 import { useExplorer } from '../explorer-context';
 
@@ -9,6 +9,13 @@ export function EntitySearch({ onChoose }: { onChoose: (entityId: string) => voi
   const [matches, setMatches] = useState<EntityMatch[]>([]);
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
+  // The close that a blur schedules (so a click on a suggestion lands first); focusing or typing again cancels it,
+  // or a quick blur and refocus would close the list just after it reopened.
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reopen = (): void => {
+    clearTimeout(closing.current);
+    setOpen(true);
+  };
 
   useEffect(() => {
     const query = text.trim();
@@ -51,10 +58,12 @@ export function EntitySearch({ onChoose }: { onChoose: (entityId: string) => voi
         value={text}
         onInput={(event) => {
           setText(event.currentTarget.value);
-          setOpen(true);
+          reopen();
         }}
-        onFocus={() => setOpen(true)}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onFocus={reopen}
+        onBlur={() => {
+          closing.current = setTimeout(() => setOpen(false), 150);
+        }}
         onKeyDown={(event) => {
           if (event.key === 'ArrowDown') setActive((index) => Math.min(matches.length - 1, index + 1));
           else if (event.key === 'ArrowUp') setActive((index) => Math.max(0, index - 1));

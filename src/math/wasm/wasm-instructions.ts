@@ -127,6 +127,9 @@ export class InstructionWriter {
   i32Shl(): this {
     return this.op(0x74);
   }
+  i32And(): this {
+    return this.op(0x71);
+  }
   f32Add(): this {
     return this.op(0x92);
   }
@@ -157,6 +160,9 @@ export class InstructionWriter {
   v128Load(offset = 0): this {
     return this.simd(0x00).memarg(alignment.v128, offset);
   }
+  v128Store(offset = 0): this {
+    return this.simd(0x0b).memarg(alignment.v128, offset);
+  }
   v128ConstZero(): this {
     this.simd(0x0c);
     for (let byte = 0; byte < 16; byte++) this.bytes.push(0);
@@ -166,6 +172,20 @@ export class InstructionWriter {
     this.simd(0x1f);
     this.bytes.push(lane);
     return this;
+  }
+  f64x2Splat(): this {
+    return this.simd(0x14);
+  }
+  f64x2ExtractLane(lane: number): this {
+    this.simd(0x21);
+    this.bytes.push(lane);
+    return this;
+  }
+  f64x2Add(): this {
+    return this.simd(0xf0);
+  }
+  f64x2Mul(): this {
+    return this.simd(0xf2);
   }
   f32x4Add(): this {
     return this.simd(0xe4);

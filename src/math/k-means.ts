@@ -3,7 +3,7 @@ import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
 import type { DenseMatrix } from './dense-matrix.js';
 import { squaredDistanceAt, squaredRowNorms } from './dense-vectors.js';
-import { paddedStride, ResidentMatrix } from './wasm/resident-matrix.js';
+import { groupSumsScratchBytes, paddedStride, ResidentMatrix } from './wasm/resident-matrix.js';
 import type { ResidentMatrixOptions } from './wasm/resident-matrix.js';
 
 /*
@@ -126,7 +126,7 @@ export interface KMeansWorkspace {
 /** Scratch bytes a {@link KMeansWorkspace} scores with, for `k` centres (or fewer seeding candidates). */
 export function kMeansScratchBytes(cols: number, k: number, seedingCandidates: number): number {
   const queries = Math.max(k, seedingCandidates);
-  return queries * (paddedStride(cols) + kMeansDefaults.rowBlock) * 4;
+  return Math.max(queries * (paddedStride(cols) + kMeansDefaults.rowBlock) * 4, groupSumsScratchBytes(cols, k));
 }
 
 /** The k-means++ starting centroids of every restart, drawn in restart order from the plan's generator. */
@@ -313,7 +313,9 @@ export function lloydRestart(workspace: KMeansWorkspace, initial: Float32Array, 
     }
     sums.fill(0);
     counts.fill(0);
-    addPointsToSums(matrix, assignments, sums, counts);
+    for (let point = 0; point < n; point++) counts[assignments[point] as number] = (counts[assignments[point] as number] as number) + 1;
+    // Points in order, so each coordinate's sum is the same sequence of additions on either backend.
+    workspace.resident.addRowsToGroupSums(assignments, k, sums);
     relocateEmptyClusters(workspace, assignments, distances, sums, counts);
     let shift = 0;
     for (let cluster = 0; cluster < k; cluster++) {
@@ -335,32 +337,6 @@ export function lloydRestart(workspace: KMeansWorkspace, initial: Float32Array, 
   let inertia = 0;
   for (let point = 0; point < n; point++) inertia += squaredDistanceAt(matrix.data, point * cols, centroids, (assignments[point] as number) * cols, cols);
   return { assignments, centroids: { rows: k, cols, data: centroids }, inertia, iterations, converged };
-}
-
-/**
- * Adds every point to its cluster's sum, points in order, so each coordinate's sum is the same sequence of
- * additions whatever the loop shape; unrolled by four, which V8 runs about 2.5 times faster than the plain
- * loop (this is most of a Lloyd iteration's JavaScript time at 1024 dimensions).
- */
-function addPointsToSums(matrix: DenseMatrix, assignments: Int32Array, sums: Float64Array, counts: Int32Array): void {
-  const { rows, cols, data } = matrix;
-  const unrolled = cols - (cols % 4);
-  for (let point = 0; point < rows; point++) {
-    const cluster = assignments[point] as number;
-    counts[cluster] = (counts[cluster] as number) + 1;
-    const sumOffset = cluster * cols;
-    const pointOffset = point * cols;
-    let col = 0;
-    for (; col < unrolled; col += 4) {
-      const sum = sumOffset + col;
-      const at = pointOffset + col;
-      sums[sum] = (sums[sum] as number) + (data[at] as number);
-      sums[sum + 1] = (sums[sum + 1] as number) + (data[at + 1] as number);
-      sums[sum + 2] = (sums[sum + 2] as number) + (data[at + 2] as number);
-      sums[sum + 3] = (sums[sum + 3] as number) + (data[at + 3] as number);
-    }
-    for (; col < cols; col++) sums[sumOffset + col] = (sums[sumOffset + col] as number) + (data[pointOffset + col] as number);
-  }
 }
 
 /** Gives each empty cluster the point farthest from its centroid (ties: lower index), one point per cluster. */

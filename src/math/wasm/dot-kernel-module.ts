@@ -1,6 +1,7 @@
 import { encodeWasmModule, valueType } from './wasm-encoder.js';
 import type { ValueType } from './wasm-encoder.js';
 import { InstructionWriter } from './wasm-instructions.js';
+import { rowSumsFunction } from './row-sums-kernel.js';
 
 /*
  * The dot-product kernel: a block of query vectors against a block of matrix rows, `out[q·rowCount + r] =
@@ -13,10 +14,11 @@ import { InstructionWriter } from './wasm-instructions.js';
  * order and reduced as (l0 + l1) + (l2 + l3); all micro-kernel shapes therefore give bit-identical results,
  * and ⟨x, y⟩ = ⟨y, x⟩ exactly, which the kNN graph relies on for symmetric, deterministic ties.
  *
- * Two exports:
+ * Exports:
  *   dot_tile(queriesPtr, queryCount, rowsPtr, rowCount, strideBytes, outPtr)       contiguous vectors
  *   dot_gather(matrixPtr, strideBytes, queryIndicesPtr, queryCount,
  *              rowIndicesPtr, rowCount, outPtr)                                       rows picked by i32 index lists
+ * and, from row-sums-kernel.ts, `sum_rows` (per-group row sums) for the same resident rows.
  */
 
 /**
@@ -233,6 +235,7 @@ export function buildDotKernelModule(options: DotKernelModuleOptions): Uint8Arra
     functions: [
       { exportName: 'dot_tile', params: [i32, i32, i32, i32, i32, i32], results: [], locals: tileLocals.types, body: tile.toBytes() },
       { exportName: 'dot_gather', params: [i32, i32, i32, i32, i32, i32, i32], results: [], locals: gatherLocals.types, body: gather.toBytes() },
+      rowSumsFunction(),
     ],
   });
 }

@@ -141,4 +141,24 @@ describe('ResidentMatrix', () => {
     const tooSmall = ResidentMatrix.attach(ResidentMatrix.loadShared(matrix, 1, 16), 0);
     assert.throws(() => tooSmall.scoreRowBlock(0, 40, 0, 40), RangeError);
   });
+
+  test('group sums: both backends add the rows in order, bit for bit equal to a plain float64 loop', () => {
+    // 5,000 rows cross a 4,096-row kernel block; 37 columns leave padding in every row.
+    for (const [rows, cols] of [[5000, 37], [9, 4], [1, 1]] as const) {
+      const matrix = randomMatrix(rows, cols, rows + cols);
+      const random = createRandom(7);
+      const groups = Int32Array.from({ length: rows }, () => Math.floor(random() * 6));
+      const expected = new Float64Array(6 * cols).fill(0.5);
+      for (let row = 100 % rows; row < rows; row++) {
+        for (let col = 0; col < cols; col++) expected[(groups[row] as number) * cols + col] = (expected[(groups[row] as number) * cols + col] as number) + (matrix.data[row * cols + col] as number);
+      }
+      for (const backend of ['wasm-simd', 'js'] as const) {
+        const sums = new Float64Array(6 * cols).fill(0.5);
+        ResidentMatrix.load(matrix, { backend }).addRowsToGroupSums(groups, 6, sums, 100 % rows, rows);
+        assert.deepEqual(sums, expected, `${backend} ${rows}×${cols}`);
+      }
+    }
+    const resident = ResidentMatrix.load(randomMatrix(3, 4, 1));
+    assert.throws(() => resident.addRowsToGroupSums(Int32Array.of(0, 2, 1), 2, new Float64Array(8)), /row 1 has group 2/);
+  });
 });

@@ -173,6 +173,14 @@ export class InstructionWriter {
     this.bytes.push(lane);
     return this;
   }
+  /** Loads 8 bytes into the low half of a vector, zeroing the high half. */
+  v128Load64Zero(offset = 0): this {
+    return this.simd(0x5d).memarg(alignment.f64, offset);
+  }
+  /** The two low f32 lanes widened to an f64x2 (exact). */
+  f64x2PromoteLowF32x4(): this {
+    return this.simd(0x5f);
+  }
   f64x2Splat(): this {
     return this.simd(0x14);
   }

@@ -1,6 +1,7 @@
 import { KgragError } from '../core/errors.js';
 import type { CsrMatrix } from './csr-matrix.js';
 import { csrDiagonal } from './csr-operations.js';
+import { ResidentCsr } from './wasm/resident-csr.js';
 
 /*
  * Preconditioned conjugate gradient for symmetric positive (semi-)definite sparse systems, several
@@ -318,6 +319,8 @@ function retireConverged(state: BlockState, n: number, columns: number, solution
 
 /** y = A·x for a row-major block of `width` columns, with the widths 1, 2, 4 and 8 unrolled into registers. */
 function productBlock(matrix: CsrMatrix, x: Float64Array, width: number, y: Float64Array): void {
+  // The same sums in the same order with WebAssembly SIMD, about twice as fast, when the engine has it.
+  if (ResidentCsr.of(matrix)?.multiplyBlock(x, width, y)) return;
   const { rowPointers, columnIndices, values } = matrix;
   const rows = matrix.rows;
   if (width === 1) {

@@ -1,8 +1,8 @@
-import { runModuleWorker } from '../core/run-module-worker.js';
 import { exactKnnGraph } from './exact-knn-graph.js';
 import type { DenseMatrix } from './dense-matrix.js';
 import type { KnnGraph } from './knn-graph.js';
 import { nnDescent, type NnDescentOptions } from './nn-descent.js';
+import { nnDescentInThreads } from './nn-descent-in-threads.js';
 
 /*
  * The exact kNN graph scores all n²/2 pairs: 4.9·10¹² multiply-adds for 100,000 chunks at 1,024 dimensions, about
@@ -38,23 +38,8 @@ export interface KnnGraphBySizeOptions {
   exactUpTo?: number;
   /** Seed of NN-descent. @default knnGraphBySizeDefaults.seed */
   seed?: number;
-  /** Build an NN-descent graph in a worker thread, keeping the caller's event loop free. @default true */
+  /** Score NN-descent's joins in worker threads (the same graph, bit for bit). @default true */
   worker?: boolean;
-}
-
-/** What `knnGraphBySize` sends its NN-descent worker. */
-export interface NnDescentWorkerTask {
-  rows: number;
-  cols: number;
-  data: Float32Array;
-  k: number;
-  options: NnDescentOptions;
-}
-
-/** What the worker posts back. */
-export interface NnDescentWorkerResult {
-  indices: Int32Array;
-  similarities: Float32Array;
 }
 
 /** The `k` nearest neighbours of every unit row: exact up to `exactUpTo` rows, by NN-descent above. Deterministic. */
@@ -66,9 +51,6 @@ export async function knnGraphBySize(matrix: DenseMatrix, k: number, options: Kn
     maxIterations: knnGraphBySizeDefaults.maxIterations,
     seed: options.seed ?? knnGraphBySizeDefaults.seed,
   };
-  const { indices, similarities } =
-    options.worker === false
-      ? nnDescent(matrix, k, descent)
-      : await runModuleWorker<NnDescentWorkerResult>(import.meta.url, 'nn-descent-worker', { rows: matrix.rows, cols: matrix.cols, data: matrix.data, k, options: descent } satisfies NnDescentWorkerTask, 'an NN-descent worker thread', 'Pass { worker: false } to build the graph in the calling thread');
+  const { indices, similarities } = options.worker === false ? nnDescent(matrix, k, descent) : await nnDescentInThreads(matrix, k, descent);
   return { n: matrix.rows, k, indices, similarities, exact: false };
 }

@@ -76,7 +76,7 @@ export interface NnDescentResult extends KnnGraph {
  * The neighbour lists: per point a `k`-slot heap (lowest-ranked entry at the root) in flat arrays, with a
  * "new" flag per entry that moves with it.
  */
-class NeighbourHeaps {
+export class NeighbourHeaps {
   readonly scores: Float32Array;
   readonly indices: Int32Array;
   readonly isNew: Uint8Array;
@@ -127,18 +127,20 @@ class NeighbourHeaps {
  * Candidate lists of capacity `capacity` per point, keeping the entries with the highest random
  * priority (a bounded heap on the priorities); `counts` says how many are filled.
  */
-class CandidateLists {
+export class CandidateLists {
   readonly priorities: Float32Array;
+  /** Over a SharedArrayBuffer when the lists are `shared`, so join workers read them in place. */
   readonly indices: Int32Array;
   readonly counts: Int32Array;
 
   constructor(
     readonly n: number,
     readonly capacity: number,
+    shared: boolean,
   ) {
     this.priorities = new Float32Array(n * capacity);
-    this.indices = new Int32Array(n * capacity);
-    this.counts = new Int32Array(n);
+    this.indices = shared ? new Int32Array(new SharedArrayBuffer(n * capacity * 4)) : new Int32Array(n * capacity);
+    this.counts = shared ? new Int32Array(new SharedArrayBuffer(n * 4)) : new Int32Array(n);
   }
 
   reset(): void {
@@ -276,13 +278,37 @@ function checkOptions(matrix: DenseMatrix, k: number, sampleRate: number, maxIte
  * on unit rows). Same layout and conventions as the exact graph; deterministic for a seed.
  */
 export function nnDescent(matrix: DenseMatrix, k: number, options: NnDescentOptions = {}): NnDescentResult {
+  const resident = ResidentMatrix.load(matrix, options);
+  const rounds = nnDescentRounds(resident, matrix, k, options, false);
+  for (let step = rounds.next(); ; step = rounds.next(joinRoundInline(resident, step.value))) if (step.done) return step.value;
+}
+
+/** The candidate lists of one NN-descent round, whose local joins a driver runs before the next round is drawn. */
+export interface NnDescentJoinRound {
+  heaps: NeighbourHeaps;
+  newCandidates: CandidateLists;
+  oldCandidates: CandidateLists;
+}
+
+/**
+ * NN-descent as a sequence of rounds: everything but the local joins, which it hands to its driver round by round
+ * (yielding the candidate lists, resumed with the number of list updates). The calling-thread driver joins inline;
+ * nn-descent-in-threads.ts scores the joins in worker threads and applies them here, in the same order. The
+ * candidate lists are over SharedArrayBuffers when `shared`.
+ */
+export function* nnDescentRounds(
+  resident: ResidentMatrix,
+  matrix: DenseMatrix,
+  k: number,
+  options: NnDescentOptions,
+  shared: boolean,
+): Generator<NnDescentJoinRound, NnDescentResult, number> {
   const sampleRate = options.sampleRate ?? nnDescentDefaults.sampleRate;
   const maxIterations = options.maxIterations ?? nnDescentDefaults.maxIterations;
   const delta = options.delta ?? nnDescentDefaults.delta;
   checkOptions(matrix, k, sampleRate, maxIterations, delta);
   const random = options.random ?? createRandom(options.seed ?? nnDescentDefaults.seed);
   const n = matrix.rows;
-  const resident = ResidentMatrix.load(matrix, options);
   const heaps = new NeighbourHeaps(n, k);
   const updatesPerIteration: number[] = [];
   let pairsScored = 0;
@@ -295,9 +321,8 @@ export function nnDescent(matrix: DenseMatrix, k: number, options: NnDescentOpti
   pairsScored += fillWithRandomNeighbours(resident, heaps, random);
 
   const capacity = Math.max(1, Math.ceil(sampleRate * k));
-  const newCandidates = new CandidateLists(n, capacity);
-  const oldCandidates = new CandidateLists(n, capacity);
-  const joinList = new Int32Array(2 * capacity);
+  const newCandidates = new CandidateLists(n, capacity, shared);
+  const oldCandidates = new CandidateLists(n, capacity, shared);
   let iterations = 0;
   while (iterations < maxIterations) {
     iterations++;
@@ -321,36 +346,118 @@ export function nnDescent(matrix: DenseMatrix, k: number, options: NnDescentOpti
         if (heaps.isNew[slot] === 1 && newCandidates.has(point, heaps.indices[slot] as number)) heaps.isNew[slot] = 0;
       }
     }
-
-    let updates = 0;
     for (let point = 0; point < n; point++) {
       const newCount = newCandidates.counts[point] as number;
-      if (newCount === 0) continue;
-      const oldCount = oldCandidates.counts[point] as number;
-      joinList.set(newCandidates.indices.subarray(point * capacity, point * capacity + newCount), 0);
-      joinList.set(oldCandidates.indices.subarray(point * capacity, point * capacity + oldCount), newCount);
-      const width = newCount + oldCount;
-      const scores = resident.scoreRowSets(joinList, newCount, joinList, width);
-      pairsScored += (newCount * (newCount - 1)) / 2 + newCount * oldCount;
-      const lowest = heaps.scores;
-      for (let first = 0; first < newCount; first++) {
-        const a = joinList[first] as number;
-        // new × new pairs once (second > first), then new × old.
-        for (let second = first + 1; second < width; second++) {
-          const score = scores[first * width + second] as number;
-          const b = joinList[second] as number;
-          // Inline the test that rejects almost every pair: below both lists' lowest entries.
-          if (score < (lowest[a * k] as number) && score < (lowest[b * k] as number)) continue;
-          if (a === b) continue;
-          if (heaps.insert(a, score, b)) updates++;
-          if (heaps.insert(b, score, a)) updates++;
-        }
-      }
+      pairsScored += (newCount * (newCount - 1)) / 2 + newCount * (oldCandidates.counts[point] as number);
     }
+    const updates = yield { heaps, newCandidates, oldCandidates };
     updatesPerIteration.push(updates);
     if (updates < delta * n * k) break;
   }
   return finish(heaps, iterations, updatesPerIteration, totalPairs === 0 ? 0 : pairsScored / totalPairs);
+}
+
+/** A round's candidate lists as the joins read them (CandidateLists, or their shared arrays in a worker). */
+export interface JoinCandidates {
+  newCandidates: { capacity: number; counts: Int32Array; indices: Int32Array };
+  oldCandidates: { capacity: number; counts: Int32Array; indices: Int32Array };
+}
+
+/** Writes the point's join list (its new candidates, then its old ones) into `list` (2 · capacity long); returns the counts. */
+function fillJoinList(round: JoinCandidates, point: number, list: Int32Array): { newCount: number; width: number } {
+  const { newCandidates, oldCandidates } = round;
+  const capacity = newCandidates.capacity;
+  const newCount = newCandidates.counts[point] as number;
+  const oldCount = oldCandidates.counts[point] as number;
+  list.set(newCandidates.indices.subarray(point * capacity, point * capacity + newCount), 0);
+  list.set(oldCandidates.indices.subarray(point * capacity, point * capacity + oldCount), newCount);
+  return { newCount, width: newCount + oldCount };
+}
+
+/** A round's local joins in the calling thread: every point in order, each improving pair inserted at once. */
+function joinRoundInline(resident: ResidentMatrix, round: NnDescentJoinRound): number {
+  const { heaps, newCandidates } = round;
+  const k = heaps.k;
+  const list = new Int32Array(2 * newCandidates.capacity);
+  let updates = 0;
+  for (let point = 0; point < heaps.n; point++) {
+    if (newCandidates.counts[point] === 0) continue;
+    const { newCount, width } = fillJoinList(round, point, list);
+    const scores = resident.scoreRowSets(list, newCount, list, width);
+    const lowest = heaps.scores;
+    for (let first = 0; first < newCount; first++) {
+      const a = list[first] as number;
+      // new × new pairs once (second > first), then new × old.
+      for (let second = first + 1; second < width; second++) {
+        const score = scores[first * width + second] as number;
+        const b = list[second] as number;
+        // Inline the test that rejects almost every pair: below both lists' lowest entries.
+        if (score < (lowest[a * k] as number) && score < (lowest[b * k] as number)) continue;
+        if (a === b) continue;
+        if (heaps.insert(a, score, b)) updates++;
+        if (heaps.insert(b, score, a)) updates++;
+      }
+    }
+  }
+  return updates;
+}
+
+/** Pairs of a local join that may improve a list, in join order: first[i], second[i] with similarity scores[i]. */
+export interface NnDescentJoinPairs {
+  first: Int32Array;
+  second: Int32Array;
+  scores: Float32Array;
+}
+
+/**
+ * The local joins of points `start … end − 1`, scored but not applied: the pairs at or above either list's lowest
+ * entry in `lowest` (each list's root at the start of the round). Lists only improve during a round, so a pair below
+ * both there is below both later too, and the inline join would skip it as well.
+ */
+export function scoreJoinPairs(resident: ResidentMatrix, round: JoinCandidates, lowest: Float32Array, start: number, end: number): NnDescentJoinPairs {
+  const first: number[] = [];
+  const second: number[] = [];
+  const kept: number[] = [];
+  const list = new Int32Array(2 * round.newCandidates.capacity);
+  for (let point = start; point < end; point++) {
+    if (round.newCandidates.counts[point] === 0) continue;
+    const { newCount, width } = fillJoinList(round, point, list);
+    const scores = resident.scoreRowSets(list, newCount, list, width);
+    for (let row = 0; row < newCount; row++) {
+      const a = list[row] as number;
+      for (let column = row + 1; column < width; column++) {
+        const score = scores[row * width + column] as number;
+        const b = list[column] as number;
+        if ((score < (lowest[a] as number) && score < (lowest[b] as number)) || a === b) continue;
+        first.push(a);
+        second.push(b);
+        kept.push(score);
+      }
+    }
+  }
+  return { first: Int32Array.from(first), second: Int32Array.from(second), scores: Float32Array.from(kept) };
+}
+
+/** Applies scored join pairs in order, as the inline join would; returns the list updates. */
+export function applyJoinPairs(heaps: NeighbourHeaps, pairs: NnDescentJoinPairs): number {
+  const { first, second, scores } = pairs;
+  const lowest = heaps.scores;
+  const k = heaps.k;
+  let updates = 0;
+  for (let index = 0; index < first.length; index++) {
+    const a = first[index] as number;
+    const b = second[index] as number;
+    const score = scores[index] as number;
+    if (score < (lowest[a * k] as number) && score < (lowest[b * k] as number)) continue;
+    if (heaps.insert(a, score, b)) updates++;
+    if (heaps.insert(b, score, a)) updates++;
+  }
+  return updates;
+}
+
+/** Each list's lowest entry (its heap root), the threshold {@link scoreJoinPairs} filters with. */
+export function lowestScores(heaps: NeighbourHeaps, out: Float32Array): void {
+  for (let point = 0; point < heaps.n; point++) out[point] = heaps.scores[point * heaps.k] as number;
 }
 
 function finish(heaps: NeighbourHeaps, iterations: number, updatesPerIteration: number[], scanRate: number): NnDescentResult {

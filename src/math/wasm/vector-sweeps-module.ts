@@ -39,8 +39,46 @@ const local = {
   vectors: [13, 14, 15, 16],
   scalars: [17, 18, 19, 20],
   x: 21,
+  xScalar: 22,
 } as const;
-const sweepLocalTypes = [i32, i32, i32, i32, i32, i32, i32, i32, v128, v128, v128, v128, f64, f64, f64, f64, v128];
+const sweepLocalTypes = [i32, i32, i32, i32, i32, i32, i32, i32, v128, v128, v128, v128, f64, f64, f64, f64, v128, f64];
+
+/** One pass over w: two entries at a time in f64x2 lanes up to the even length, then the odd last entry in f64. */
+interface Lanes {
+  step: number;
+  /** The local holding the byte offset where the pass ends. */
+  limit: number;
+  /** Per vector of the group: its accumulator (dots) or coefficient (combinations). */
+  registers: readonly number[];
+  /** The local that holds w's entries in a dot pass. */
+  x: number;
+  load(writer: InstructionWriter): void;
+  store(writer: InstructionWriter): void;
+  multiply(writer: InstructionWriter): void;
+  add(writer: InstructionWriter): void;
+}
+
+const vectorLanes: Lanes = {
+  step: 16,
+  limit: local.evenBytes,
+  registers: local.vectors,
+  x: local.x,
+  load: (writer) => writer.v128Load(),
+  store: (writer) => writer.v128Store(),
+  multiply: (writer) => writer.f64x2Mul(),
+  add: (writer) => writer.f64x2Add(),
+};
+
+const scalarLanes: Lanes = {
+  step: 8,
+  limit: local.bytes,
+  registers: local.scalars,
+  x: local.xScalar,
+  load: (writer) => writer.f64Load(),
+  store: (writer) => writer.f64Store(),
+  multiply: (writer) => writer.f64Mul(),
+  add: (writer) => writer.f64Add(),
+};
 
 function sweepBody(kind: 'dots' | 'combination'): Uint8Array {
   // dots(w, list, count, n, out); add_combination(w, list, coefficients, count, n)
@@ -65,66 +103,52 @@ function sweepBody(kind: 'dots' | 'combination'): Uint8Array {
             writer.f64x2Splat().localSet(local.vectors[j] as number);
           }
         }
+        const pass = (lanes: Lanes): void => {
+          writer.whileLoop(
+            () => writer.localGet(local.offset).localGet(lanes.limit).i32LtS(),
+            () => {
+              if (kind === 'dots') {
+                // register_j += w · v_j
+                address(parameter.w, local.offset);
+                lanes.load(writer);
+                writer.localSet(lanes.x);
+                for (let j = 0; j < size; j++) {
+                  const accumulator = lanes.registers[j] as number;
+                  writer.localGet(accumulator).localGet(lanes.x);
+                  address(local.pointers[j] as number, local.offset);
+                  lanes.load(writer);
+                  lanes.multiply(writer);
+                  lanes.add(writer);
+                  writer.localSet(accumulator);
+                }
+              } else {
+                // w = w + register_0 · v_0 + register_1 · v_1 + …
+                address(parameter.w, local.offset);
+                address(parameter.w, local.offset);
+                lanes.load(writer);
+                for (let j = 0; j < size; j++) {
+                  writer.localGet(lanes.registers[j] as number);
+                  address(local.pointers[j] as number, local.offset);
+                  lanes.load(writer);
+                  lanes.multiply(writer);
+                  lanes.add(writer);
+                }
+                lanes.store(writer);
+              }
+              writer.localGet(local.offset).i32Const(lanes.step).i32Add().localSet(local.offset);
+            },
+          );
+        };
         writer.i32Const(0).localSet(local.offset);
-        writer.whileLoop(
-          () => writer.localGet(local.offset).localGet(local.evenBytes).i32LtS(),
-          () => {
-            if (kind === 'dots') {
-              address(parameter.w, local.offset);
-              writer.v128Load().localSet(local.x);
-              for (let j = 0; j < size; j++) {
-                const accumulator = local.vectors[j] as number;
-                writer.localGet(accumulator).localGet(local.x);
-                address(local.pointers[j] as number, local.offset);
-                writer.v128Load().f64x2Mul().f64x2Add().localSet(accumulator);
-              }
-            } else {
-              address(parameter.w, local.offset);
-              address(parameter.w, local.offset);
-              writer.v128Load();
-              for (let j = 0; j < size; j++) {
-                writer.localGet(local.vectors[j] as number);
-                address(local.pointers[j] as number, local.offset);
-                writer.v128Load().f64x2Mul().f64x2Add();
-              }
-              writer.v128Store();
-            }
-            writer.localGet(local.offset).i32Const(16).i32Add().localSet(local.offset);
-          },
-        );
+        pass(vectorLanes);
         if (kind === 'dots') {
           for (let j = 0; j < size; j++) {
             const accumulator = local.vectors[j] as number;
             writer.localGet(accumulator).f64x2ExtractLane(0).localGet(accumulator).f64x2ExtractLane(1).f64Add().localSet(local.scalars[j] as number);
           }
         }
-        // The last entry when n is odd (the loop runs at most once).
-        writer.whileLoop(
-          () => writer.localGet(local.offset).localGet(local.bytes).i32LtS(),
-          () => {
-            if (kind === 'dots') {
-              for (let j = 0; j < size; j++) {
-                const sum = local.scalars[j] as number;
-                writer.localGet(sum);
-                address(parameter.w, local.offset);
-                writer.f64Load();
-                address(local.pointers[j] as number, local.offset);
-                writer.f64Load().f64Mul().f64Add().localSet(sum);
-              }
-            } else {
-              address(parameter.w, local.offset);
-              address(parameter.w, local.offset);
-              writer.f64Load();
-              for (let j = 0; j < size; j++) {
-                writer.localGet(local.scalars[j] as number);
-                address(local.pointers[j] as number, local.offset);
-                writer.f64Load().f64Mul().f64Add();
-              }
-              writer.f64Store();
-            }
-            writer.localGet(local.offset).i32Const(8).i32Add().localSet(local.offset);
-          },
-        );
+        // The last entry when n is odd (this pass runs at most once).
+        pass(scalarLanes);
         if (kind === 'dots') {
           for (let j = 0; j < size; j++) {
             writer.localGet(local.k).i32Const(j).i32Add().i32Const(3).i32Shl().localGet(parameter.array).i32Add();

@@ -1,4 +1,5 @@
 import type { CsrMatrix } from '../csr-matrix.js';
+import { compiledWasmModule, fixedWasmMemory } from './compiled-wasm-module.js';
 import { buildCsrBlockProductModule, csrProductWidths } from './csr-block-product-module.js';
 
 /*
@@ -9,21 +10,9 @@ import { buildCsrBlockProductModule, csrProductWidths } from './csr-block-produc
 
 type Product = (rowPointersPtr: number, columnIndicesPtr: number, valuesPtr: number, rows: number, xPtr: number, yPtr: number) => void;
 
-const pageBytes = 65536;
 const widest = 8;
-/** Memories past this size are not made; the caller then multiplies in JavaScript. */
-const maximumBytes = 2 ** 31;
-let compiledProducts: WebAssembly.Module | null | undefined;
 /** One copy per matrix object, made on its first product (a worker thread makes its own). */
 const residents = new WeakMap<CsrMatrix, ResidentCsr | null>();
-
-function productsModule(): WebAssembly.Module | null {
-  if (compiledProducts === undefined) {
-    const bytes = buildCsrBlockProductModule();
-    compiledProducts = WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-  }
-  return compiledProducts;
-}
 
 /** A CSR matrix resident in WebAssembly memory. */
 export class ResidentCsr {
@@ -61,7 +50,7 @@ export class ResidentCsr {
   }
 
   private static load(matrix: CsrMatrix): ResidentCsr | null {
-    const module = productsModule();
+    const module = compiledWasmModule(buildCsrBlockProductModule);
     // Stored entries must start at 0 for the kernel's running entry index.
     if (!module || matrix.rowPointers[0] !== 0) return null;
     const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
@@ -70,14 +59,8 @@ export class ResidentCsr {
     const valuesPtr = align(columnIndicesPtr + entries * 4);
     const xPtr = align(valuesPtr + entries * 8);
     const yPtr = xPtr + matrix.rows * widest * 8;
-    const totalBytes = yPtr + matrix.rows * widest * 8;
-    if (totalBytes > maximumBytes) return null;
-    let memory: WebAssembly.Memory;
-    try {
-      memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(totalBytes / pageBytes)) });
-    } catch {
-      return null;
-    }
+    const memory = fixedWasmMemory(yPtr + matrix.rows * widest * 8);
+    if (!memory) return null;
     return new ResidentCsr(matrix, module, memory, { columnIndicesPtr, valuesPtr, xPtr, yPtr });
   }
 

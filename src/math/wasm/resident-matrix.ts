@@ -1,6 +1,7 @@
 import { KgragError } from '../../core/errors.js';
 import type { DenseMatrix } from '../dense-matrix.js';
 import { dotAt } from '../dense-vectors.js';
+import { compiledWasmModule } from './compiled-wasm-module.js';
 import { buildDotKernelModule } from './dot-kernel-module.js';
 
 /*
@@ -52,17 +53,12 @@ export function groupSumsScratchBytes(cols: number, groups: number): number {
 }
 
 const pageBytes = 65536;
-const compiledKernels = new Map<boolean, WebAssembly.Module | null>();
+const buildKernel = (): Uint8Array<ArrayBuffer> => buildDotKernelModule({ sharedMemory: false });
+const buildSharedKernel = (): Uint8Array<ArrayBuffer> => buildDotKernelModule({ sharedMemory: true });
 
 /** The compiled kernel for ordinary or shared memory, or null when the engine rejects its bytes. */
 function compiledKernel(sharedMemory: boolean): WebAssembly.Module | null {
-  let compiled = compiledKernels.get(sharedMemory);
-  if (compiled === undefined) {
-    const bytes = buildDotKernelModule({ sharedMemory });
-    compiled = WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-    compiledKernels.set(sharedMemory, compiled);
-  }
-  return compiled;
+  return compiledWasmModule(sharedMemory ? buildSharedKernel : buildKernel);
 }
 
 /** True when this engine runs the WebAssembly SIMD kernel (Node ≥ 16.4 does). */

@@ -1,3 +1,4 @@
+import { compiledWasmModule, fixedWasmMemory } from './compiled-wasm-module.js';
 import { buildVectorSweepsModule } from './vector-sweeps-module.js';
 
 /*
@@ -13,19 +14,6 @@ import { buildVectorSweepsModule } from './vector-sweeps-module.js';
 interface VectorSweeps {
   dots(wPtr: number, listPtr: number, count: number, n: number, outPtr: number): void;
   add_combination(wPtr: number, listPtr: number, coefficientsPtr: number, count: number, n: number): void;
-}
-
-const pageBytes = 65536;
-/** Vectors in one memory at most; beyond it (or past 2 GiB) the arena hands out ordinary arrays. */
-const maximumBytes = 2 ** 31;
-let compiledSweeps: WebAssembly.Module | null | undefined;
-
-function sweepsModule(): WebAssembly.Module | null {
-  if (compiledSweeps === undefined) {
-    const bytes = buildVectorSweepsModule();
-    compiledSweeps = WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-  }
-  return compiledSweeps;
 }
 
 /** A pool of length-n float64 vectors with SIMD inner products and combinations over them. */
@@ -50,13 +38,9 @@ export class VectorArena {
     const totalBytes = listBytes + capacity * 8 + capacity * this.slotBytes;
     this.listPtr = 0;
     this.coefficientsPtr = listBytes;
-    const module = totalBytes <= maximumBytes ? sweepsModule() : null;
-    if (!module) return;
-    try {
-      this.memory = new WebAssembly.Memory({ initial: Math.ceil(totalBytes / pageBytes) });
-    } catch {
-      return;
-    }
+    const module = compiledWasmModule(buildVectorSweepsModule);
+    this.memory = module ? fixedWasmMemory(totalBytes) : undefined;
+    if (!module || !this.memory) return;
     this.sweeps = new WebAssembly.Instance(module, { env: { memory: this.memory } }).exports as unknown as VectorSweeps;
     const first = listBytes + capacity * 8;
     for (let slot = capacity - 1; slot >= 0; slot--) this.free.push(first + slot * this.slotBytes);

@@ -32,6 +32,13 @@ export class InstructionWriter {
     return this;
   }
 
+  /** A lane instruction: the sub-opcode, then the lane index as one byte. */
+  private simdLane(code: number, lane: number): this {
+    this.simd(code);
+    this.bytes.push(lane);
+    return this;
+  }
+
   private memarg(align: number, offset: number): this {
     writeUnsignedLeb128(this.bytes, align);
     writeUnsignedLeb128(this.bytes, offset);
@@ -169,9 +176,7 @@ export class InstructionWriter {
     return this;
   }
   f32x4ExtractLane(lane: number): this {
-    this.simd(0x1f);
-    this.bytes.push(lane);
-    return this;
+    return this.simdLane(0x1f, lane);
   }
   /** Loads 8 bytes into the low half of a vector, zeroing the high half. */
   v128Load64Zero(offset = 0): this {
@@ -185,9 +190,7 @@ export class InstructionWriter {
     return this.simd(0x14);
   }
   f64x2ExtractLane(lane: number): this {
-    this.simd(0x21);
-    this.bytes.push(lane);
-    return this;
+    return this.simdLane(0x21, lane);
   }
   f64x2Add(): this {
     return this.simd(0xf0);

@@ -71,6 +71,9 @@ class JoinWorkerPool {
   private readonly chunks: number;
   private pending: ((message: NnDescentJoinWorkerMessage) => void) | undefined;
   private failure: ((error: Error) => void) | undefined;
+  /** A worker's failure, kept: one that fails between rounds must fail the next round, not leave it waiting. */
+  private broken: Error | undefined;
+  private closing = false;
   private round = 0;
 
   constructor(first: NnDescentJoinRound, shared: SharedResidentMatrix, count: number, capacity: number) {
@@ -94,9 +97,9 @@ class JoinWorkerPool {
       };
       const worker = startModuleWorker(import.meta.url, 'nn-descent-join-worker', task);
       worker.on('message', (message: NnDescentJoinWorkerMessage) => this.pending?.(message));
-      worker.on('error', (error) => this.failure?.(new KgragError('An NN-descent join worker thread failed', { code: 'MATH_WORKER_FAILED', category: 'internal', cause: error })));
+      worker.on('error', (error) => this.fail(new KgragError('An NN-descent join worker thread failed', { code: 'MATH_WORKER_FAILED', category: 'internal', cause: error })));
       worker.on('exit', (code) => {
-        if (code !== 0) this.failure?.(new KgragError(`An NN-descent join worker thread exited with code ${code}`, { code: 'MATH_WORKER_FAILED', category: 'internal' }));
+        if (code !== 0) this.fail(new KgragError(`An NN-descent join worker thread exited with code ${code}`, { code: 'MATH_WORKER_FAILED', category: 'internal' }));
       });
       return worker;
     });
@@ -104,6 +107,7 @@ class JoinWorkerPool {
 
   /** Runs one round's joins: scored in the workers, applied here in chunk order. Resolves with the list updates once every worker is idle again. */
   join(round: NnDescentJoinRound): Promise<number> {
+    if (this.broken) return Promise.reject(this.broken);
     const number = ++this.round;
     lowestScores(round.heaps, this.lowest);
     Atomics.store(this.next, 0, 0);
@@ -131,7 +135,14 @@ class JoinWorkerPool {
     });
   }
 
+  private fail(error: Error): void {
+    if (this.closing) return;
+    this.broken ??= error;
+    this.failure?.(error);
+  }
+
   async close(): Promise<void> {
+    this.closing = true;
     this.pending = undefined;
     this.failure = undefined;
     await Promise.all(this.workers.map((worker) => worker.terminate()));

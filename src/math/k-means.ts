@@ -125,7 +125,7 @@ export interface KMeansWorkspace {
 
 /** Scratch bytes a {@link KMeansWorkspace} scores with, for `k` centres (or fewer seeding candidates). */
 export function kMeansScratchBytes(cols: number, k: number, seedingCandidates: number): number {
-  const queries = Math.max(scoredQueryCount(k), seedingCandidates);
+  const queries = Math.max(k, seedingCandidates);
   return Math.max(queries * (paddedStride(cols) + kMeansDefaults.rowBlock) * 4, groupSumsScratchBytes(cols, k));
 }
 
@@ -252,17 +252,6 @@ function seedCentroids(workspace: KMeansWorkspace, k: number, candidates: number
   return centroids;
 }
 
-/** Queries scored for k centroids: k, or k rounded up to a multiple of 4 when that leaves two or three single queries. */
-function scoredQueryCount(k: number): number {
-  return k % 4 >= 2 ? k + 4 - (k % 4) : k;
-}
-
-function paddedQueries(centroids: Float32Array, length: number, paddedLength: number): Float32Array {
-  const padded = new Float32Array(paddedLength);
-  padded.set(centroids.subarray(0, length));
-  return padded;
-}
-
 /**
  * Assigns every point to its nearest centroid; on a tie a point keeps its cluster (so a relocated
  * duplicate stays put), else the lower index wins. Returns how many points changed cluster.
@@ -277,16 +266,11 @@ function assign(workspace: KMeansWorkspace, centroids: Float32Array, k: number, 
     for (let col = 0; col < cols; col++) norm += (centroids[centre * cols + col] as number) ** 2;
     centroidNorms[centre] = norm;
   }
-  // Zero centroids pad k to the kernel's four-query step when that leaves fewer single queries, whose pass runs at
-  // less than half the speed (15 centres: 4 passes of 4 instead of 3 of 4 and 3 of 1). A query's scores do not
-  // depend on the others scored with it.
-  const scored = scoredQueryCount(k);
-  const queries = scored === k ? centroids : paddedQueries(centroids, k * cols, scored * cols);
   let changed = 0;
   for (let rowStart = 0; rowStart < n; rowStart += workspace.rowBlock) {
     const rowEnd = Math.min(n, rowStart + workspace.rowBlock);
     const width = rowEnd - rowStart;
-    const scores = resident.scoreQueries(queries, scored, rowStart, rowEnd);
+    const scores = resident.scoreQueries(centroids, k, rowStart, rowEnd);
     for (let row = rowStart; row < rowEnd; row++) {
       // ‖x‖² is the same for every centre, so it is added only to the winner.
       const current = assignments[row] as number;

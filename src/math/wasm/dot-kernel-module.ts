@@ -175,6 +175,9 @@ function emitTileBody(writer: InstructionWriter, locals: LocalLayout, parameters
   };
   writer.i32Const(0).localSet(locals.query);
   emitSteppedLoop(writer, locals.query, shape.queries, parameters.queryCount, () => rowSweep(shape.queries, shape.rows));
+  // Two or three queries left (15 k-means centres: 3 of them) go two at a time: 2 × 4 runs as fast as 4 × 2, one
+  // query alone at under half that.
+  if (shape.queries > 2) emitSteppedLoop(writer, locals.query, 2, parameters.queryCount, () => rowSweep(2, shape.singleQueryRows));
   emitSteppedLoop(writer, locals.query, 1, parameters.queryCount, () => rowSweep(1, shape.singleQueryRows));
 }
 

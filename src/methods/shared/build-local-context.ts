@@ -188,11 +188,13 @@ export function rankRelationships(graph: LocalGraph, entityIds: readonly string[
     set.add(own);
     linked.set(outside, set);
   }
-  const links = (index: number): number => {
+  // Each relation's link count is looked up once, not once per comparison.
+  const links = new Map<number, number>();
+  for (const index of outNetwork) {
     const source = graph.relationSource[index] as string;
-    return linked.get(inside.has(source) ? (graph.relationTarget[index] as string) : source)?.size ?? 0;
-  };
-  outNetwork.sort((left, right) => links(right) - links(left) || byRank(left, right));
+    links.set(index, linked.get(inside.has(source) ? (graph.relationTarget[index] as string) : source)?.size ?? 0);
+  }
+  outNetwork.sort((left, right) => (links.get(right) as number) - (links.get(left) as number) || byRank(left, right));
   return [...inNetwork, ...outNetwork.slice(0, topK * entityIds.length)];
 }
 
@@ -219,11 +221,21 @@ async function localSection(
   const empty: LocalTables = { text: '', tokens: 0, entities: [], relations: [], claims: [] };
   if (budget <= 0) return empty;
   const graph = await localGraph(context);
+  // The read below and the prefix search both rank the same prefixes; each is ranked once.
+  const ranked = new Map<readonly string[], string[][]>();
   /** The relationships that may be shown for the first `count` of `ids`, best first. */
   const candidatesFor = (ids: readonly string[], count: number): string[] => {
-    const ranked = rankRelationships(graph, ids.slice(0, count), options.topKRelationships).map((index) => graph.relationIds[index] as string);
-    // Rows beyond what the budget can hold are never read: a row is several tokens.
-    return ranked.slice(0, Math.max(1, Math.ceil(budget / 4)));
+    const prefixes = ranked.get(ids) ?? [];
+    ranked.set(ids, prefixes);
+    let candidates = prefixes[count];
+    if (candidates === undefined) {
+      // Rows beyond what the budget can hold are never read: a row is several tokens.
+      candidates = rankRelationships(graph, ids.slice(0, count), options.topKRelationships)
+        .slice(0, Math.max(1, Math.ceil(budget / 4)))
+        .map((index) => graph.relationIds[index] as string);
+      prefixes[count] = candidates;
+    }
+    return candidates;
   };
   /** The rows of every prefix the search below may try, in one read: a remote store pays a round trip per read. */
   const wantedFor = (ids: readonly string[], known: ReadonlyMap<string, RelationRecord>): string[] => {
@@ -269,7 +281,7 @@ async function localSection(
   const relationHead = { title: 'Relationships', header: 'id|source|target|description|weight' };
   const claimHead = { title: 'Claims', header: 'id|entity|object|type|status|start date|end date|description' };
 
-  const selectedIds = selected.map((entity) => entity.id);
+  const selectedIds = selected.every((entity, position) => entity.id === entityIds[position]) && selected.length === entityIds.length ? entityIds : selected.map((entity) => entity.id);
   /** The rows of the relationship and claim tables for the first `count` selected entities. */
   const tablesFor = (count: number) => {
     const added = selected.slice(0, count);

@@ -139,8 +139,8 @@ async function buildAndQuery(backend: ScaleBackend, corpusPath: string, question
 }
 
 /**
- * The scale benchmark: for each size (copies of 2Wiki) and backend, `runs` builds, each followed by the query
- * latencies on it; medians over the builds, p50 over questions × passes × builds.
+ * The scale benchmark: for each backend, `runs` rounds of one build of every size (copies of 2Wiki), each build
+ * followed by the query latencies on it; medians over the builds, p50 over questions × passes × builds.
  */
 export async function benchScale(runs: number, sizes: readonly number[] = defaultScaleSizes, backends: readonly ScaleBackend[] = scaleBackends): Promise<Record<string, BenchResult>> {
   const corpusFile = join(sharedDatasets, '2wiki-corpus/corpus.json');
@@ -155,24 +155,35 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
       const cpuSeconds: Array<{ x: number; y: number }> = [];
       const stepSeconds = new Map<string, Array<{ x: number; y: number }>>();
       const stepCpuSeconds = new Map<string, Array<{ x: number; y: number }>>();
+      const corpusPaths = new Map<number, string>();
       for (const size of sizes) {
         const corpusPath = join(folder, `corpus-${size}x.json`);
         writeFileSync(corpusPath, JSON.stringify(scaled.passages.slice(0, size * original.length)));
-        const questions = questionCopies(size).flatMap((copy) => twoWikiQuestions.map((question) => scaled.rename(question, copy)));
-        const prefix = `scale_${backend.name}_${size}x`;
-        const done: SizeRun[] = [];
-        for (let run = 0; run < runs; run++) {
+        corpusPaths.set(size, corpusPath);
+      }
+      const doneBySize = new Map<number, SizeRun[]>(sizes.map((size) => [size, []]));
+      /** Each round's wall time per size: the machine's speed drifts, and a round's sizes ran close together. */
+      const rounds: Array<Array<{ x: number; y: number }>> = [];
+      // Rounds of every size, not every run of one size in a row: a drift of the machine's speed over the hour of
+      // a run then reaches every size alike instead of skewing the fit.
+      for (let run = 0; run < runs; run++) {
+        const round: Array<{ x: number; y: number }> = [];
+        rounds.push(round);
+        for (const size of sizes) {
+          const prefix = `scale_${backend.name}_${size}x`;
+          const questions = questionCopies(size).flatMap((copy) => twoWikiQuestions.map((question) => scaled.rename(question, copy)));
           process.stderr.write(`  ${backend.name} ${size}× (${size * original.length} passages), build ${run + 1}/${runs}\n`);
           let sizeRun: SizeRun;
           try {
-            sizeRun = await buildAndQuery(backend, corpusPath, questions);
+            sizeRun = await buildAndQuery(backend, corpusPaths.get(size) as string, questions);
           } catch (error) {
             // A failed build (out of memory, a crash) is a result of this benchmark: the other sizes still run.
             process.stderr.write(`    failed: ${error instanceof Error ? error.message.slice(-4000) : String(error)}\n`);
             results[`${prefix}_failed_builds`] = result([(results[`${prefix}_failed_builds`]?.median ?? 0) + 1], 'count');
             continue;
           }
-          done.push(sizeRun);
+          doneBySize.get(size)?.push(sizeRun);
+          round.push({ x: size, y: sizeRun.report.wallMs / 1000 });
           const { report } = sizeRun;
           process.stderr.write(
             `    ${(report.wallMs / 1000).toFixed(1)} s (CPU ${(report.cpuMs / 1000).toFixed(1)} s), peak RSS ${report.maxRssMb.toFixed(0)} MB, database ${sizeRun.databaseMb.toFixed(0)} MB, ` +
@@ -182,7 +193,10 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
               `retrieval p50 ${[...sizeRun.latencies].map(([method, values]) => `${method} ${median(values).toFixed(1)}`).join(', ')} ms\n`,
           );
         }
-        rmSync(corpusPath, { force: true });
+      }
+      for (const size of sizes) {
+        const prefix = `scale_${backend.name}_${size}x`;
+        const done = doneBySize.get(size) ?? [];
         if (done.length === 0) continue;
         const reports = done.map((sizeRun) => sizeRun.report);
         results[`${prefix}_index_s`] = result(reports.map((report) => report.wallMs / 1000), 's');
@@ -218,6 +232,9 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
       }
       if (indexSeconds.length >= 2) {
         results[`scale_${backend.name}_index_time_exponent`] = result([growthExponent(indexSeconds)], 'exponent');
+        // The fit of each round alone: how far the machine's drift moves the exponent between rounds.
+        const roundExponents = rounds.filter((round) => round.length >= 2).map((round) => growthExponent(round));
+        if (roundExponents.length > 1) results[`scale_${backend.name}_index_time_exponent_by_round`] = result(roundExponents, 'exponent');
         // The same fit on CPU time, which other engineers' load on a shared machine disturbs less than wall time.
         results[`scale_${backend.name}_index_cpu_exponent`] = result([growthExponent(cpuSeconds)], 'exponent');
         // A step that takes under 50 ms at some size has no meaningful exponent (the times are rounded to the ms).

@@ -225,8 +225,11 @@ async function localSection(
   const ranked = new Map<readonly string[], string[][]>();
   /** The relationships that may be shown for the first `count` of `ids`, best first. */
   const candidatesFor = (ids: readonly string[], count: number): string[] => {
-    const prefixes = ranked.get(ids) ?? [];
-    ranked.set(ids, prefixes);
+    let prefixes = ranked.get(ids);
+    if (prefixes === undefined) {
+      prefixes = [];
+      ranked.set(ids, prefixes);
+    }
     let candidates = prefixes[count];
     if (candidates === undefined) {
       // Rows beyond what the budget can hold are never read: a row is several tokens.
@@ -281,7 +284,9 @@ async function localSection(
   const relationHead = { title: 'Relationships', header: 'id|source|target|description|weight' };
   const claimHead = { title: 'Claims', header: 'id|entity|object|type|status|start date|end date|description' };
 
-  const selectedIds = selected.every((entity, position) => entity.id === entityIds[position]) && selected.length === entityIds.length ? entityIds : selected.map((entity) => entity.id);
+  // The matched ids themselves when every one had a row, so the prefix search reuses the rankings made for the read.
+  const everyMatchHasRow = selected.length === entityIds.length && selected.every((entity, position) => entity.id === entityIds[position]);
+  const selectedIds = everyMatchHasRow ? entityIds : selected.map((entity) => entity.id);
   /** The rows of the relationship and claim tables for the first `count` selected entities. */
   const tablesFor = (count: number) => {
     const added = selected.slice(0, count);

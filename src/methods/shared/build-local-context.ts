@@ -221,22 +221,19 @@ async function localSection(
   const empty: LocalTables = { text: '', tokens: 0, entities: [], relations: [], claims: [] };
   if (budget <= 0) return empty;
   const graph = await localGraph(context);
-  // The read below and the prefix search both rank the same prefixes; each is ranked once.
-  const ranked = new Map<readonly string[], string[][]>();
+  // The read below and the prefix search rank the same prefixes; each prefix is ranked once.
+  const ranked = new Map<string, string[]>();
   /** The relationships that may be shown for the first `count` of `ids`, best first. */
   const candidatesFor = (ids: readonly string[], count: number): string[] => {
-    let prefixes = ranked.get(ids);
-    if (prefixes === undefined) {
-      prefixes = [];
-      ranked.set(ids, prefixes);
-    }
-    let candidates = prefixes[count];
+    const prefix = ids.slice(0, count);
+    const key = prefix.join('\n');
+    let candidates = ranked.get(key);
     if (candidates === undefined) {
       // Rows beyond what the budget can hold are never read: a row is several tokens.
-      candidates = rankRelationships(graph, ids.slice(0, count), options.topKRelationships)
+      candidates = rankRelationships(graph, prefix, options.topKRelationships)
         .slice(0, Math.max(1, Math.ceil(budget / 4)))
         .map((index) => graph.relationIds[index] as string);
-      prefixes[count] = candidates;
+      ranked.set(key, candidates);
     }
     return candidates;
   };
@@ -284,9 +281,7 @@ async function localSection(
   const relationHead = { title: 'Relationships', header: 'id|source|target|description|weight' };
   const claimHead = { title: 'Claims', header: 'id|entity|object|type|status|start date|end date|description' };
 
-  // The matched ids themselves when every one had a row, so the prefix search reuses the rankings made for the read.
-  const everyMatchHasRow = selected.length === entityIds.length && selected.every((entity, position) => entity.id === entityIds[position]);
-  const selectedIds = everyMatchHasRow ? entityIds : selected.map((entity) => entity.id);
+  const selectedIds = selected.map((entity) => entity.id);
   /** The rows of the relationship and claim tables for the first `count` selected entities. */
   const tablesFor = (count: number) => {
     const added = selected.slice(0, count);

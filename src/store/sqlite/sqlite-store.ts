@@ -58,7 +58,20 @@ const mmapBytes = 256 * 1024 * 1024;
 const maxVecK = 4096;
 
 type SqlValue = string | number | bigint | Buffer | null;
-type SqlRow = Record<string, SqlValue>;
+
+/**
+ * The rows of a read, one at a time. Large reads iterate rather than call `Statement.all`: that grows its result array
+ * in native code, which took superlinear time on large tables (7.6 s for 1.6 million relation rows against 3.0 s
+ * iterated; 32× the 100,000-row time, against 19×).
+ */
+function iterateRows<R>(statement: Database.Statement, parameter?: SqlValue): IterableIterator<R> {
+  return (parameter === undefined ? statement.iterate() : statement.iterate(parameter)) as IterableIterator<R>;
+}
+
+/** Every row of a read, as a list built by {@link iterateRows}. */
+function allRows<R>(statement: Database.Statement, parameter?: SqlValue): R[] {
+  return Array.from(iterateRows<R>(statement, parameter));
+}
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -486,18 +499,16 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 
   async all(): Promise<Array<TableRows[T]>> {
-    const rows = this.store.statement(`SELECT ${this.selectList} FROM ${this.spec.sqlName} ORDER BY ${this.orderBy}`).all() as SqlRow[];
-    return rows.map((row) => this.decode(row));
+    return this.decodeAll(this.store.statement(`SELECT ${this.selectList} FROM ${this.spec.sqlName} ORDER BY ${this.orderBy}`, 'raw'), this.columns);
   }
 
   async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
     if (values.length === 0) return [];
-    const rows = this.store
-      .statement(
-        `SELECT ${this.selectList} FROM ${this.spec.sqlName} WHERE "${snakeCase(column)}" IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy}`,
-      )
-      .all(JSON.stringify(values)) as SqlRow[];
-    return rows.map((row) => this.decode(row));
+    const statement = this.store.statement(
+      `SELECT ${this.selectList} FROM ${this.spec.sqlName} WHERE "${snakeCase(column)}" IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy}`,
+      'raw',
+    );
+    return this.decodeAll(statement, this.columns, JSON.stringify(values));
   }
 
   async pick<K extends ColumnOf<T>>(
@@ -510,8 +521,9 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
     const sql = `SELECT ${list} FROM ${this.spec.sqlName}${
       where ? ` WHERE "${snakeCase(where.column)}" IN (SELECT value FROM json_each(?))` : ''
     } ORDER BY ${this.orderBy}`;
-    const rows = (where ? this.store.statement(sql).all(JSON.stringify(where.values)) : this.store.statement(sql).all()) as SqlRow[];
-    return rows.map((row) => this.decode(row, picked)) as Array<Pick<TableRows[T], K> & { hid?: number }>;
+    const statement = this.store.statement(sql, 'raw');
+    const rows = where ? this.decodeAll(statement, picked, JSON.stringify(where.values)) : this.decodeAll(statement, picked);
+    return rows as Array<Pick<TableRows[T], K> & { hid?: number }>;
   }
 
   async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
@@ -558,14 +570,25 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
     });
   }
 
-  private decode(row: SqlRow, columns = this.columns): TableRows[T] {
-    const record: Record<string, unknown> = {};
-    if (this.spec.hid) record.hid = row.hid;
-    for (const [name, column] of columns) {
-      const value = row[snakeCase(name)];
-      record[name] = column.type === 'json' && typeof value === 'string' ? JSON.parse(value) : value;
+  /**
+   * The records of a raw-mode read whose columns are `hid` (when the table has one) and then `columns`, decoded as
+   * the rows are iterated (see {@link iterateRows}).
+   */
+  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, { type: string }]>, parameter?: SqlValue): Array<TableRows[T]> {
+    const names = columns.map(([name]) => name);
+    const json = columns.map(([, column]) => column.type === 'json');
+    const first = this.spec.hid ? 1 : 0;
+    const records: Array<TableRows[T]> = [];
+    for (const row of iterateRows<SqlValue[]>(statement, parameter)) {
+      const record: Record<string, unknown> = {};
+      if (this.spec.hid) record.hid = row[0];
+      for (let column = 0; column < names.length; column++) {
+        const value = row[first + column];
+        record[names[column] as string] = json[column] === true && typeof value === 'string' ? JSON.parse(value) : value;
+      }
+      records.push(record as unknown as TableRows[T]);
     }
-    return record as unknown as TableRows[T];
+    return records;
   }
 }
 
@@ -801,7 +824,7 @@ class SqliteVectorIndex implements VectorIndex {
         const current = this.readInfo() as VectorSpaceInfo;
         const cache = this.cacheFor(current);
         const scores = this.scoreSparse(current, cache, query, 1);
-        cache.ids ??= this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[];
+        cache.ids ??= allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
         const ids = cache.ids;
         return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
       });
@@ -902,7 +925,7 @@ class SqliteVectorIndex implements VectorIndex {
   async ids(): Promise<string[]> {
     const info = this.readInfo();
     if (!info) return [];
-    return this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`, 'pluck').all() as string[];
+    return allRows<string>(this.store.statement(`SELECT id FROM ${this.idTable(info)} ORDER BY vid`, 'pluck'));
   }
 
   /**
@@ -911,10 +934,10 @@ class SqliteVectorIndex implements VectorIndex {
    */
   private readSparseRows(withIds: boolean): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
-    const postings = (this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw').all() as Array<[number, Buffer]>).map(
+    const postings = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw')).map(
       ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
     );
-    const ids = withIds ? (this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck').all() as string[]) : [];
+    const ids = withIds ? allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck')) : [];
     return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }
 
@@ -954,11 +977,10 @@ class SqliteVectorIndex implements VectorIndex {
   /** The vectors of a dense space (of `ids` when given) in vid order. */
   private readDense(dimensions: number, ids: readonly string[] | undefined): VectorMatrix {
     const sql = `SELECT keys.id AS id, v.embedding AS embedding FROM ${this.keyTable} keys JOIN ${this.vecTable} v ON v.vid = keys.vid`;
-    const rows = (
+    const rows =
       ids === undefined
-        ? this.store.statement(`${sql} ORDER BY keys.vid`, 'raw').all()
-        : this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`, 'raw').all(JSON.stringify(ids))
-    ) as Array<[string, Buffer]>;
+        ? allRows<[string, Buffer]>(this.store.statement(`${sql} ORDER BY keys.vid`, 'raw'))
+        : allRows<[string, Buffer]>(this.store.statement(`${sql} WHERE keys.id IN (SELECT value FROM json_each(?)) ORDER BY keys.vid`, 'raw'), JSON.stringify(ids));
     const matrix = new Float32Array(rows.length * dimensions);
     rows.forEach(([, blob], index) => matrix.set(new Float32Array(blob.buffer, blob.byteOffset, dimensions), index * dimensions));
     return { ids: rows.map(([id]) => id), dimensions, matrix };

@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import type { KgragConfigInput } from '../src/core/config/config-schema.js';
+import { configSchema, type KgragConfigInput } from '../src/core/config/config-schema.js';
+import { builtInPrompts } from '../src/core/prompt-library.js';
 import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
+import type { StepContext } from '../src/pipeline/pipeline-step.js';
+import { createCommunitiesStep } from '../src/pipeline/steps/communities-step.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { createTokenizer } from '../src/text/tokenizer.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 
 /*
@@ -76,6 +81,39 @@ describe('fast mode: communities and reports after a change', () => {
     }
     assert.ok(unchangedRows >= (counts['reused'] ?? 0));
     await kgrag.close();
+  });
+
+
+  test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([corpus], { methods });
+    await kgrag.close();
+    // The graph steps write the table in id order, and a community then takes the table order for id order; rows
+    // written in another order (reversed here, on a copy of the index) must not change what a community lists.
+    const copy = join(root, `copy-${workspaces}.db`);
+    copyFileSync(join(workspace, 'kgrag.db'), copy);
+    const store = openSqliteStore(copy);
+    await store.transaction(async (tx) => {
+      const rows = await tx.table('relations').all();
+      await tx.table('relations').clear();
+      await tx.table('relations').upsert(rows.map(({ hid: _hid, ...row }) => row).reverse());
+    });
+    const relations = await store.table('relations').pick(['id', 'source', 'target']);
+    const ids = relations.map((relation) => relation.id);
+    assert.ok(ids.some((id, index) => index > 0 && (ids[index - 1] as string) > id), 'the table is out of id order');
+    const config = configSchema.parse({ communities: { incremental: false } });
+    const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+    const output = await createCommunitiesStep('nlp-extract').run(context);
+    await store.transaction(async (tx) => output.write?.(tx));
+    const communities = await store.table('communities').all();
+    assert.ok(communities.some((community) => community.relationIds.length > 1));
+    for (const community of communities) {
+      const members = new Set(community.entityIds);
+      const inner = relations.filter((relation) => members.has(relation.source) && members.has(relation.target)).map((relation) => relation.id);
+      assert.deepEqual(community.relationIds, [...inner].sort(), `relations of ${community.title}`);
+    }
+    await store.close();
   });
 
   test('with incremental off the communities are clustered afresh, as a first build would', async () => {

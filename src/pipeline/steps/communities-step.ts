@@ -32,9 +32,9 @@ const algorithm = 'hierarchical-leiden';
  */
 function adjacencyDigests(
   entities: ReadonlyArray<Pick<EntityRecord, 'id'>>,
-  relations: ReadonlyArray<Pick<RelationRecord, 'source' | 'target' | 'chunkIds'>>,
+  relations: ReadonlyArray<Pick<RelationRecord, 'chunkIds'>>,
+  endpoints: Int32Array,
 ): Record<string, string> {
-  const index = new Map(entities.map((entity, position) => [entity.id, position]));
   const low = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
   const high = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
   const sumLow = new Uint32Array(entities.length);
@@ -46,13 +46,13 @@ function adjacencyDigests(
     sumHigh[node] = ((sumHigh[node] as number) + mix32((high[neighbor] as number) + salt)) >>> 0;
     edges[node] = (edges[node] as number) + 1;
   };
-  for (const relation of relations) {
-    const source = index.get(relation.source);
-    const target = index.get(relation.target);
-    if (source === undefined || target === undefined || source === target) continue;
+  relations.forEach((relation, index) => {
+    const source = endpoints[index * 2] as number;
+    const target = endpoints[index * 2 + 1] as number;
+    if (source < 0 || target < 0 || source === target) return;
     add(source, target, relation.chunkIds.length);
     add(target, source, relation.chunkIds.length);
-  }
+  });
   const digests: Record<string, string> = {};
   entities.forEach((entity, position) => {
     digests[entity.id] = `${edges[position]}:${(sumLow[position] as number).toString(16)}:${(sumHigh[position] as number).toString(16)}`;
@@ -113,7 +113,14 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const entities = await store.table('entities').pick(['id', 'chunkIds']);
     const relations = await store.table('relations').pick(['id', 'source', 'target', 'weight', 'chunkIds']);
     const clustering: ClusteringSettings = { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, algorithm };
-    const digests = adjacencyDigests(entities, relations);
+    // Each relation's two ends as entity numbers (-1: not an entity), read by the digests and the community rows.
+    const entityIndex = new Map(entities.map((entity, index) => [entity.id, index]));
+    const endpoints = new Int32Array(relations.length * 2);
+    relations.forEach((relation, index) => {
+      endpoints[index * 2] = entityIndex.get(relation.source) ?? -1;
+      endpoints[index * 2 + 1] = entityIndex.get(relation.target) ?? -1;
+    });
+    const digests = adjacencyDigests(entities, relations, endpoints);
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
     const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await store.getMeta<CommunitiesState>(communitiesStateKey) : undefined;
@@ -137,30 +144,56 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     );
     // Entities, relations and chunks as numbers, and a community's members marked by its index in stamp
     // arrays: the hierarchy lists each entity once per level, and sets of string ids cost most of the step.
-    const entityIndex = new Map(entities.map((entity, index) => [entity.id, index]));
     const chunkIndex = new Map<string, number>();
     const chunkIds: string[] = [];
-    const chunkNumbers = (ids: readonly string[]): Int32Array =>
-      Int32Array.from(ids, (id) => {
-        let index = chunkIndex.get(id);
-        if (index === undefined) {
-          index = chunkIds.length;
-          chunkIndex.set(id, index);
-          chunkIds.push(id);
-        }
-        return index;
+    // Lists of numbers are rows of one flat array each (CSR): millions of small arrays cost more to collect than to fill.
+    const chunkLists = (lists: ReadonlyArray<readonly string[]>): { starts: Int32Array; chunks: Int32Array } => {
+      const starts = new Int32Array(lists.length + 1);
+      lists.forEach((list, index) => {
+        starts[index + 1] = (starts[index] as number) + list.length;
       });
-    const entityChunks = entities.map((entity) => chunkNumbers(entity.chunkIds));
-    const relationChunks = relations.map((relation) => chunkNumbers(relation.chunkIds));
-    const endpoints = new Int32Array(relations.length * 2);
-    const relationsByEntity: number[][] = entities.map(() => []);
-    relations.forEach((relation, index) => {
-      const source = entityIndex.get(relation.source) ?? -1;
-      const target = entityIndex.get(relation.target) ?? -1;
-      endpoints[index * 2] = source;
-      endpoints[index * 2 + 1] = target;
-      for (const endpoint of [source, target]) if (endpoint >= 0) relationsByEntity[endpoint]?.push(index);
-    });
+      const chunks = new Int32Array(starts[lists.length] as number);
+      let position = 0;
+      for (const list of lists) {
+        for (const id of list) {
+          let chunk = chunkIndex.get(id);
+          if (chunk === undefined) {
+            chunk = chunkIds.length;
+            chunkIndex.set(id, chunk);
+            chunkIds.push(id);
+          }
+          chunks[position++] = chunk;
+        }
+      }
+      return { starts, chunks };
+    };
+    const entityChunks = chunkLists(entities.map((entity) => entity.chunkIds));
+    const relationChunks = chunkLists(relations.map((relation) => relation.chunkIds));
+    const entityRelationStarts = new Int32Array(entities.length + 1);
+    for (const entity of endpoints) if (entity >= 0) entityRelationStarts[entity + 1] = (entityRelationStarts[entity + 1] as number) + 1;
+    for (let entity = 0; entity < entities.length; entity++) entityRelationStarts[entity + 1] = (entityRelationStarts[entity + 1] as number) + (entityRelationStarts[entity] as number);
+    // Each entity's relations in table order (a self-loop twice), as rows of one flat array.
+    const entityRelations = new Int32Array(entityRelationStarts[entities.length] as number);
+    const filled = entityRelationStarts.slice(0, entities.length);
+    for (let end = 0; end < endpoints.length; end++) {
+      const entity = endpoints[end] as number;
+      if (entity < 0) continue;
+      const position = filled[entity] as number;
+      entityRelations[position] = end >> 1;
+      filled[entity] = position + 1;
+    }
+    // A community lists its relations by id: each relation's place in id order, so that those lists sort as numbers.
+    // The relations table is usually in id order already (fast mode writes it so); then a relation's place is its row.
+    let relationIdsInOrder = relations.map((relation) => relation.id);
+    const relationRank = Int32Array.from(relations, (_, index) => index);
+    if (relationIdsInOrder.some((id, index) => index > 0 && (relationIdsInOrder[index - 1] as string) >= id)) {
+      const tableIds = relationIdsInOrder;
+      const order = relationRank.slice().sort((left, right) => ((tableIds[left] as string) < (tableIds[right] as string) ? -1 : 1));
+      order.forEach((relation, rank) => {
+        relationRank[relation] = rank;
+      });
+      relationIdsInOrder = Array.from(order, (relation) => tableIds[relation] as string);
+    }
     const memberStamp = new Int32Array(entities.length).fill(-1);
     const relationStamp = new Int32Array(relations.length).fill(-1);
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
@@ -175,22 +208,26 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       const inner: number[] = [];
       for (const member of members) {
         if (member < 0) continue;
-        for (const relation of relationsByEntity[member] ?? []) {
+        const end = entityRelationStarts[member + 1] as number;
+        for (let position = entityRelationStarts[member] as number; position < end; position++) {
+          const relation = entityRelations[position] as number;
           if (relationStamp[relation] === index || !isMember(endpoints[relation * 2] as number) || !isMember(endpoints[relation * 2 + 1] as number)) continue;
           relationStamp[relation] = index;
           inner.push(relation);
         }
       }
       const communityChunks: string[] = [];
-      const addChunks = (numbers: Int32Array): void => {
-        for (const chunk of numbers) {
+      const addChunks = (lists: { starts: Int32Array; chunks: Int32Array }, row: number): void => {
+        const end = lists.starts[row + 1] as number;
+        for (let position = lists.starts[row] as number; position < end; position++) {
+          const chunk = lists.chunks[position] as number;
           if (chunkStamp[chunk] === index) continue;
           chunkStamp[chunk] = index;
           communityChunks.push(chunkIds[chunk] as string);
         }
       };
-      for (const relation of inner) addChunks(relationChunks[relation] as Int32Array);
-      if (communityChunks.length === 0) for (const member of members) if (member >= 0) addChunks(entityChunks[member] as Int32Array);
+      for (const relation of inner) addChunks(relationChunks, relation);
+      if (communityChunks.length === 0) for (const member of members) if (member >= 0) addChunks(entityChunks, member);
       return {
         id: ids[index] as string,
         level: community.level,
@@ -198,7 +235,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         children: community.children.map((child) => ids[child] as string),
         title: titles[index] as string,
         entityIds: community.members,
-        relationIds: inner.map((relation) => (relations[relation] as (typeof relations)[number]).id).sort(),
+        relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => relationIdsInOrder[rank] as string),
         chunkIds: communityChunks,
         size: community.members.length,
       };

@@ -177,14 +177,17 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         ? summaryParts.join(' ')
         : `A group of ${members.length} related entities: ${joinTitles(members.slice(0, 6).map((entity) => entity.title))}.`;
 
-    const neighbours = new Map<string, Set<string>>();
+    // Only the findings' entities name their neighbours: collecting every member's (a top-level community lists
+    // hundreds of thousands of relations, and every level lists them again) cost most of the reports.
+    const neighbours = new Map(top.map((entity) => [entity.id, new Set<string>()]));
     for (const relationId of community.relationIds) {
       const relation = sources.relations.get(relationId);
-      if (!relation || !memberIds.has(relation.source) || !memberIds.has(relation.target)) continue;
-      if (!neighbours.has(relation.source)) neighbours.set(relation.source, new Set());
-      if (!neighbours.has(relation.target)) neighbours.set(relation.target, new Set());
-      neighbours.get(relation.source)?.add(relation.target);
-      neighbours.get(relation.target)?.add(relation.source);
+      if (!relation) continue;
+      const ofSource = neighbours.get(relation.source);
+      const ofTarget = neighbours.get(relation.target);
+      if ((!ofSource && !ofTarget) || !memberIds.has(relation.source) || !memberIds.has(relation.target)) continue;
+      ofSource?.add(relation.target);
+      ofTarget?.add(relation.source);
     }
     const findings: ReportFinding[] = top.map((entity) => {
       const evidence = ranked.find((sentence) => sentence.members.has(entity.id) && !used.has(sentence.text));

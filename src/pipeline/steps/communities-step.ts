@@ -75,6 +75,23 @@ function mix32(value: number): number {
   return (mixed ^ (mixed >>> 16)) >>> 0;
 }
 
+/**
+ * Each row's place in id order (`rank`) and the rows in id order (`byRank`): a community lists its relations by id,
+ * and their places sort as numbers, far faster than the ids as strings. The relations table is usually in id order
+ * already (fast mode writes it so); then both are the row numbers themselves, and nothing is sorted.
+ */
+function idOrder(rows: ReadonlyArray<{ id: string }>): { rank: Int32Array; byRank: Int32Array } {
+  const rowNumbers = Int32Array.from(rows, (_, index) => index);
+  const inIdOrder = rows.every((row, index) => index === 0 || (rows[index - 1] as { id: string }).id < row.id);
+  if (inIdOrder) return { rank: rowNumbers, byRank: rowNumbers };
+  const byRank = rowNumbers.sort((left, right) => ((rows[left] as { id: string }).id < (rows[right] as { id: string }).id ? -1 : 1));
+  const rank = new Int32Array(rows.length);
+  byRank.forEach((row, place) => {
+    rank[row] = place;
+  });
+  return { rank, byRank };
+}
+
 /** The number of a "Community N" title, or 0. */
 function titleNumber(title: string): number {
   const match = /^Community (\d+)$/.exec(title);
@@ -182,18 +199,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       entityRelations[position] = end >> 1;
       filled[entity] = position + 1;
     }
-    // A community lists its relations by id: each relation's place in id order, so that those lists sort as numbers.
-    // The relations table is usually in id order already (fast mode writes it so); then a relation's place is its row.
-    let relationIdsInOrder = relations.map((relation) => relation.id);
-    const relationRank = Int32Array.from(relations, (_, index) => index);
-    if (relationIdsInOrder.some((id, index) => index > 0 && (relationIdsInOrder[index - 1] as string) >= id)) {
-      const tableIds = relationIdsInOrder;
-      const order = relationRank.slice().sort((left, right) => ((tableIds[left] as string) < (tableIds[right] as string) ? -1 : 1));
-      order.forEach((relation, rank) => {
-        relationRank[relation] = rank;
-      });
-      relationIdsInOrder = Array.from(order, (relation) => tableIds[relation] as string);
-    }
+    const { rank: relationRank, byRank: relationsById } = idOrder(relations);
     const memberStamp = new Int32Array(entities.length).fill(-1);
     const relationStamp = new Int32Array(relations.length).fill(-1);
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
@@ -235,7 +241,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         children: community.children.map((child) => ids[child] as string),
         title: titles[index] as string,
         entityIds: community.members,
-        relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => relationIdsInOrder[rank] as string),
+        relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => (relations[relationsById[rank] as number] as (typeof relations)[number]).id),
         chunkIds: communityChunks,
         size: community.members.length,
       };

@@ -499,7 +499,7 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 
   async all(): Promise<Array<TableRows[T]>> {
-    return this.decodeAll(this.store.statement(`SELECT ${this.selectList} FROM ${this.spec.sqlName} ORDER BY ${this.orderBy}`, 'raw'), this.columns);
+    return this.decodeAll(this.store.statement(`SELECT ${this.selectList} FROM ${this.spec.sqlName} ORDER BY ${this.orderBy}`, 'raw'));
   }
 
   async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
@@ -521,9 +521,7 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
     const sql = `SELECT ${list} FROM ${this.spec.sqlName}${
       where ? ` WHERE "${snakeCase(where.column)}" IN (SELECT value FROM json_each(?))` : ''
     } ORDER BY ${this.orderBy}`;
-    const statement = this.store.statement(sql, 'raw');
-    const rows = where ? this.decodeAll(statement, picked, JSON.stringify(where.values)) : this.decodeAll(statement, picked);
-    return rows as Array<Pick<TableRows[T], K> & { hid?: number }>;
+    return this.decodeAll(this.store.statement(sql, 'raw'), picked, where && JSON.stringify(where.values)) as Array<Pick<TableRows[T], K> & { hid?: number }>;
   }
 
   async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
@@ -574,7 +572,7 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
    * The records of a raw-mode read whose columns are `hid` (when the table has one) and then `columns`, decoded as
    * the rows are iterated (see {@link iterateRows}).
    */
-  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, { type: string }]>, parameter?: SqlValue): Array<TableRows[T]> {
+  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, { type: string }]> = this.columns, parameter?: SqlValue): Array<TableRows[T]> {
     const names = columns.map(([name]) => name);
     const json = columns.map(([, column]) => column.type === 'json');
     const first = this.spec.hid ? 1 : 0;

@@ -1,6 +1,7 @@
-import winkNLP, { type ItemCustomEntity, type ItemEntity, type ItsFunction } from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import type { ItemCustomEntity, ItemEntity, ItsFunction } from 'wink-nlp';
+import type { CooperativeTask } from '../../core/cooperative-task.js';
 import { breakLongRuns } from '../../text/break-long-runs.js';
+import { createWinkNlp, type WinkNlp } from './create-wink-nlp.js';
 
 /*
  * LLM-free candidate entities, in the spirit of GraphRAG's fast method (`regex_english` noun-phrase
@@ -34,7 +35,7 @@ export interface PhraseExtraction {
 }
 
 /** Bumped when extraction output changes, so stored extractions are recomputed. */
-export const nounPhraseExtractorVersion = 1;
+export const nounPhraseExtractorVersion = 2;
 
 /** Words that may join two proper nouns into one name ("University of Paris"); other prepositions split. */
 const nameConnectors = '[of|de|del|della|di|du|des|van|von|der|for|la|le]';
@@ -50,20 +51,19 @@ const properPatterns = [
 ];
 const phrasePatterns = ['[ADJ] [NOUN] [NOUN]', '[NOUN] [NOUN] [NOUN]', '[ADJ] [ADJ] [NOUN]', '[ADJ] [NOUN]', '[NOUN] [NOUN]'];
 
-type Nlp = ReturnType<typeof winkNLP>;
-let sharedNlp: Nlp | undefined;
-
-function getNlp(): Nlp {
-  if (!sharedNlp) {
-    // Without the negation and sentiment passes, which nothing here reads (a fifth of the parse time).
-    sharedNlp = winkNLP(model, ['sbd', 'ner', 'pos', 'cer']);
-    sharedNlp.learnCustomEntities([
-      { name: 'proper', patterns: properPatterns },
-      { name: 'phrase', patterns: phrasePatterns },
-    ]);
-  }
-  return sharedNlp;
+/** A wink-nlp instance that finds the patterns above as custom entities. */
+function createPatternNlp(): WinkNlp {
+  // Without the negation and sentiment passes, which nothing here reads (a fifth of the parse time).
+  const nlp = createWinkNlp(['sbd', 'ner', 'pos', 'cer']);
+  nlp.learnCustomEntities([
+    { name: 'proper', patterns: properPatterns },
+    { name: 'phrase', patterns: phrasePatterns },
+  ]);
+  return nlp;
 }
+
+/** The instance that reads single texts (questions); a corpus is read by {@link extractNounPhrasesTask}. */
+let singleTextNlp: WinkNlp | undefined;
 
 const personTitles = new Set(['dr', 'mr', 'mrs', 'ms', 'miss', 'prof', 'professor', 'sir', 'dame', 'lady', 'lord', 'rev', 'reverend', 'father', 'sister', 'captain', 'capt', 'judge', 'mayor', 'councillor', 'senator', 'president', 'king', 'queen', 'prince', 'princess', 'saint', 'st']);
 const calendarWords = new Set([
@@ -74,6 +74,12 @@ const calendarWords = new Set([
 const tokenPattern = /^[\p{L}\p{N}][\p{L}\p{N}\-'’.&]*$/u;
 const connectorWords = new Set(['of', 'de', 'del', 'della', 'di', 'du', 'des', 'van', 'von', 'der', 'for', 'la', 'le']);
 const maxTokenLength = 25;
+/**
+ * Tokens inside a run of more characters than this without whitespace — base64, hashes, paths, identifiers, glued
+ * lists — are no entity candidates: wink splits such a run at its punctuation into word-like pieces, and a file of
+ * random base64 gave millions of them (issue 35).
+ */
+const maxRunLength = 48;
 
 /** Words whose presence in a proper noun suggests its type (matched on the last word first). */
 const typeCues: ReadonlyArray<[string, ReadonlySet<string>]> = [
@@ -97,16 +103,42 @@ export function normalizePhraseKey(words: readonly string[]): string {
     .join(' ');
 }
 
+/** Characters of text one wink-nlp instance reads before {@link extractNounPhrasesTask} moves to a fresh one. */
+export const nounPhraseBatchCharacters = 4_000_000;
+
 /**
- * wink-nlp's tokenizer keeps a process-wide lexicon: a token such as "Kester's" that once reached its
- * unknown-word path whole is afterwards looked up whole instead of being split at the possessive, so a
- * text's tokens depend on what was parsed before it. Priming the lexicon with every text about to be
- * extracted makes each text's result a function of the corpus, not of the order (or of a crash and
- * resume). Costs one extra parse per text.
+ * The mentions of each text, in order, as a task that pauses after every text it parses. wink-nlp's tokenizer learns
+ * from what it parses: a token such as "Kester's" that once reached its unknown-word path whole is afterwards looked up
+ * whole instead of being split at the possessive, so a text's tokens depend on what the instance parsed before it.
+ * Each batch of consecutive texts (up to `batchCharacters`, at least one text) is therefore read by a fresh instance
+ * primed with the whole batch first: a text's result is a function of its batch, not of the order within it (or of a
+ * crash and resume), and the lexicon — which grows by every word it has not seen, about 20 bytes per character of
+ * never-repeating text — is dropped with the batch instead of growing with the corpus. A corpus of up to
+ * `batchCharacters` is one batch. `onExtracted` hears of each text as it is done (progress).
  */
-export function primeNounPhraseExtractor(texts: Iterable<string>): void {
-  const nlp = getNlp();
-  for (const text of texts) nlp.readDoc(breakLongRuns(text));
+export function* extractNounPhrasesTask(
+  texts: readonly string[],
+  onExtracted?: (done: number) => void,
+  batchCharacters = nounPhraseBatchCharacters,
+): CooperativeTask<PhraseExtraction[]> {
+  const extractions: PhraseExtraction[] = [];
+  for (let first = 0; first < texts.length; ) {
+    let end = first + 1;
+    let characters = (texts[first] as string).length;
+    while (end < texts.length && characters + (texts[end] as string).length <= batchCharacters) characters += (texts[end++] as string).length;
+    const nlp = createPatternNlp();
+    for (let index = first; index < end; index++) {
+      nlp.readDoc(breakLongRuns(texts[index] as string));
+      yield;
+    }
+    for (let index = first; index < end; index++) {
+      extractions.push(extractWith(nlp, texts[index] as string));
+      onExtracted?.(extractions.length);
+      yield;
+    }
+    first = end;
+  }
+  return extractions;
 }
 
 /**
@@ -115,7 +147,11 @@ export function primeNounPhraseExtractor(texts: Iterable<string>): void {
  * words, and tokens that are not word-like or are overly long.
  */
 export function extractNounPhrases(text: string): PhraseExtraction {
-  const nlp = getNlp();
+  singleTextNlp ??= createPatternNlp();
+  return extractWith(singleTextNlp, text);
+}
+
+function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
   const its = nlp.its;
   // Same length and offsets; a run of thousands of characters without whitespace would make wink's tokenizer quadratic.
   const document = nlp.readDoc(breakLongRuns(text));
@@ -133,6 +169,13 @@ export function extractNounPhrases(text: string): PhraseExtraction {
   }
   starts[values.length] = offset;
   const tokenEnd = (index: number): number => (starts[index] as number) + (values[index] as string).length;
+  const inLongRun = new Uint8Array(values.length);
+  for (let first = 0; first < values.length; ) {
+    let last = first;
+    while (last + 1 < values.length && (spaces[last + 1] as string).length === 0) last++;
+    if (tokenEnd(last) - (starts[first] as number) > maxRunLength) inLongRun.fill(1, first, last + 1);
+    first = last + 1;
+  }
 
   const sentenceSpans = document.sentences().out(its.span) as Array<[number, number]>;
   const sentences: Array<[number, number]> = sentenceSpans.map(([first, last]) => [starts[first] as number, tokenEnd(last)]);
@@ -199,7 +242,7 @@ export function extractNounPhrases(text: string): PhraseExtraction {
     const words: string[] = [];
     for (let index = first; index <= last; index++) {
       const value = values[index] as string;
-      if (excluded[index] || value.length > maxTokenLength) return undefined;
+      if (excluded[index] || inLongRun[index] || value.length > maxTokenLength) return undefined;
       if (value === '-' && glued(index)) continue;
       if (!tokenPattern.test(value)) return undefined;
       words.push(value);

@@ -1,8 +1,7 @@
-import winkNLP, { type ItemEntity } from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import type { ItemEntity } from 'wink-nlp';
 import { appendAll } from '../../core/append-all.js';
 import { breakLongRuns } from '../../text/break-long-runs.js';
-import { primeNounPhraseExtractor } from '../nlp-graph/noun-phrase-extractor.js';
+import { createWinkNlp, type WinkNlp } from '../nlp-graph/create-wink-nlp.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { Triple, TripleExtraction } from './extracted-triples.js';
 
@@ -125,16 +124,27 @@ interface Tokens {
   ordinal: Uint8Array;
 }
 
-/** Creates an extractor with its own wink-nlp instance, whose lexicon nothing else touches. */
+/** Characters of text one wink-nlp instance of the triple extractor reads before it moves to a fresh one. */
+const charactersPerInstance = 4_000_000;
+
+/**
+ * Creates an extractor with its own wink-nlp instances, whose lexicons nothing else touches. wink-nlp's lexicon grows
+ * by every word it has not seen, so after `charactersPerInstance` characters the next text starts a fresh instance: the
+ * memory it holds is bounded, and the result still depends only on the texts given and their order.
+ */
 export function createNlpTripleExtractor(): NlpTripleExtractor {
-  // wink-nlp instances share the model: the noun-phrase extractor's custom entities (query entities of `ppr` and
-  // `relations`) stop matching if another instance is created before its own, so its instance comes first.
-  primeNounPhraseExtractor([]);
   // Sentiment and negation marking are not needed and cost a fifth of the parse.
-  const nlp = winkNLP(model, ['sbd', 'pos', 'ner']);
+  const createNlp = (): WinkNlp => createWinkNlp(['sbd', 'pos', 'ner']);
+  let nlp = createNlp();
   const its = nlp.its;
+  let characters = 0;
 
   function tokenize(text: string): { tokens: Tokens; sentences: Array<[number, number]> } {
+    if (characters > 0 && characters + text.length > charactersPerInstance) {
+      nlp = createNlp();
+      characters = 0;
+    }
+    characters += text.length;
     // Same length and offsets; a run of thousands of characters without whitespace would make wink's tokenizer quadratic.
     const document = nlp.readDoc(breakLongRuns(text));
     const values = document.tokens().out() as string[];

@@ -1,12 +1,8 @@
+import { runTask } from '../../core/cooperative-task.js';
 import { contentId } from '../../core/ids.js';
 import type { ExtractionRecord } from '../../core/types.js';
 import { buildNounGraph, type ChunkPhrases } from '../../extract/nlp-graph/build-noun-graph.js';
-import {
-  extractNounPhrases,
-  nounPhraseExtractorVersion,
-  primeNounPhraseExtractor,
-  type PhraseExtraction,
-} from '../../extract/nlp-graph/noun-phrase-extractor.js';
+import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../extract/nlp-graph/noun-phrase-extractor.js';
 import { typeEntities } from '../../extract/nlp-graph/type-entities.js';
 import type { PipelineStep } from '../pipeline-step.js';
 
@@ -34,26 +30,27 @@ export const nlpExtractStep: PipelineStep = {
     for (const record of await store.table('extractions').where('extractor', [extractor])) {
       if (record.promptHash === version) stored.set(record.chunkId, record);
     }
-    const created: ExtractionRecord[] = [];
-    const phrases: ChunkPhrases[] = [];
-    primeNounPhraseExtractor(chunks.filter((chunk) => !stored.has(chunk.id)).map((chunk) => chunk.text));
-    for (const [index, chunk] of chunks.entries()) {
-      let extraction = stored.get(chunk.id)?.parsed as PhraseExtraction | undefined;
-      if (!extraction) {
-        extraction = extractNounPhrases(chunk.text);
-        created.push({
-          id: contentId('extraction', chunk.id, extractor, version),
-          chunkId: chunk.id,
-          extractor,
-          model: 'wink-eng-lite-web-model',
-          promptHash: version,
-          raw: '',
-          parsed: extraction,
-        });
-      }
-      phrases.push({ chunkId: chunk.id, text: chunk.text, extraction });
-      if (index % 250 === 0 || index === chunks.length - 1) context.progress(index + 1, chunks.length, 'chunks');
-    }
+    const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+    const onExtracted = (done: number): void => {
+      if (done % 250 === 0 || done === pending.length) context.progress(chunks.length - pending.length + done, chunks.length, 'chunks');
+    };
+    // Parsing is most of the step: it pauses after every chunk, so that Ctrl-C, SIGTERM and progress get through.
+    const extractions = await runTask(extractNounPhrasesTask(pending.map((chunk) => chunk.text), onExtracted), { signal: context.signal });
+    const parsed = new Map(pending.map((chunk, index) => [chunk.id, extractions[index] as PhraseExtraction]));
+    const created: ExtractionRecord[] = pending.map((chunk, index) => ({
+      id: contentId('extraction', chunk.id, extractor, version),
+      chunkId: chunk.id,
+      extractor,
+      model: 'wink-eng-lite-web-model',
+      promptHash: version,
+      raw: '',
+      parsed: extractions[index],
+    }));
+    const phrases: ChunkPhrases[] = chunks.map((chunk) => ({
+      chunkId: chunk.id,
+      text: chunk.text,
+      extraction: (stored.get(chunk.id)?.parsed as PhraseExtraction | undefined) ?? (parsed.get(chunk.id) as PhraseExtraction),
+    }));
     const graph = buildNounGraph(phrases, config.extract.nlp);
     const typed = await typeEntities(graph.entities, config.extract.nlp.typing);
     const chunkIds = new Set(chunks.map((chunk) => chunk.id));

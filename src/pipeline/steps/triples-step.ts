@@ -1,4 +1,5 @@
 import { appendAll } from '../../core/append-all.js';
+import { runTask, type CooperativeTask } from '../../core/cooperative-task.js';
 import type { KgragConfig } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { contentId, sha256 } from '../../core/ids.js';
@@ -136,7 +137,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
         extracted = await extractWithLlm(context, pending, chunks.map((chunk) => chunk.id));
       } else {
         const titles = new Map((await store.table('documents').pick(['id', 'title'])).map((document) => [document.id, document.title]));
-        extracted = { ...noLlmWork, byChunk: extractWithNlp(context, pending, titles) };
+        extracted = { ...noLlmWork, byChunk: await runTask(extractWithNlp(context, pending, titles), { signal: context.signal }) };
       }
 
       const rows: TripleRecord[] = [];
@@ -212,14 +213,18 @@ interface LlmWork {
 
 const noLlmWork = { records: [] as ExtractionRecord[], extracted: 0, reused: 0, failed: 0, dropped: { entities: 0, triples: 0 }, problems: [] as string[], criticalPath: 0 };
 
-/** The NLP patterns over every pending chunk, one fresh extractor, chunks in id order. */
-function extractWithNlp(context: StepContext, chunks: ReadonlyArray<{ id: string; documentId: string; text: string }>, titles: ReadonlyMap<string, string>): Map<string, TripleExtraction> {
+/**
+ * The NLP patterns over every pending chunk, one fresh extractor, chunks in id order, as a task that pauses after every
+ * chunk (Ctrl-C, SIGTERM and progress get through).
+ */
+function* extractWithNlp(context: StepContext, chunks: ReadonlyArray<{ id: string; documentId: string; text: string }>, titles: ReadonlyMap<string, string>): CooperativeTask<Map<string, TripleExtraction>> {
   const extractor = createNlpTripleExtractor();
   const ordered = [...chunks].sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
   const byChunk = new Map<string, TripleExtraction>();
   for (const [index, chunk] of ordered.entries()) {
     byChunk.set(chunk.id, extractor.extract(chunk.text, titles.get(chunk.documentId)));
     if (index % 250 === 0 || index === ordered.length - 1) context.progress(index + 1, ordered.length, 'chunks');
+    yield;
   }
   return byChunk;
 }

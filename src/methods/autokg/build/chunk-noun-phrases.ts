@@ -1,6 +1,7 @@
 import { contentId } from '../../../core/ids.js';
 import type { ExtractionRecord } from '../../../core/types.js';
-import { extractNounPhrases, nounPhraseExtractorVersion, primeNounPhraseExtractor, type PhraseExtraction } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
+import { runTask } from '../../../core/cooperative-task.js';
+import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
 import { nounPhraseExtractor } from '../../../pipeline/steps/nlp-extract-step.js';
 import type { Store } from '../../../store/store.js';
 import type { PhraseOccurrence } from './cluster-tfidf-keywords.js';
@@ -24,7 +25,7 @@ export interface ChunkNounPhrases {
  * (`created`), so that an update of an AutoKG-only index parses only its new chunks, not the whole corpus. The
  * records are keyed by chunk and deleted with it.
  */
-export async function chunkNounPhrases(store: Store, chunkIds: readonly string[], chunkTexts: readonly string[]): Promise<ChunkNounPhrases> {
+export async function chunkNounPhrases(store: Store, chunkIds: readonly string[], chunkTexts: readonly string[], signal?: AbortSignal): Promise<ChunkNounPhrases> {
   const version = String(nounPhraseExtractorVersion);
   const shared = new Map<string, PhraseOccurrence[]>();
   for (const record of await store.table('extractions').where('extractor', [nounPhraseExtractor])) {
@@ -38,13 +39,13 @@ export async function chunkNounPhrases(store: Store, chunkIds: readonly string[]
     else staleIds.push(record.id);
   }
   const missing = chunkIds.flatMap((id, index) => (shared.has(id) || own.has(id) ? [] : [chunkTexts[index] as string]));
-  // wink-nlp's lexicon learns from what it parses: prime it with every chunk parsed now first, as nlp-extract does.
-  if (missing.length > 0) primeNounPhraseExtractor(missing);
+  // Parsed as nlp-extract parses them, in turns of the event loop.
+  const extracted = (await runTask(extractNounPhrasesTask(missing), { signal })).values();
   const created: ExtractionRecord[] = [];
-  const phrases = chunkIds.map((id, index) => {
+  const phrases = chunkIds.map((id) => {
     const stored = shared.get(id) ?? own.get(id);
     if (stored !== undefined) return stored;
-    const mentions = mentionsOf(extractNounPhrases(chunkTexts[index] as string));
+    const mentions = mentionsOf(extracted.next().value as PhraseExtraction);
     created.push({
       id: contentId('extraction', id, autoKgNounPhrasesExtractor, version),
       chunkId: id,

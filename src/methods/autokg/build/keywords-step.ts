@@ -284,7 +284,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         keywords = update.previous.keywords;
         named = update.previous.clusterings.map((clustering) => ({ tfidf: clustering.tfidf ?? [] }));
       } else {
-        const phrases = await chunkNounPhrases(store, chunkIds, chunkTexts);
+        const phrases = await chunkNounPhrases(store, chunkIds, chunkTexts, context.signal);
         created = phrases.created;
         staleIds = phrases.staleIds;
         const previousClusterings = update?.previous.clusterings;

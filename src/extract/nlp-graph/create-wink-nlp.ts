@@ -1,0 +1,32 @@
+import { createRequire } from 'node:module';
+import winkNLP from 'wink-nlp';
+import model from 'wink-eng-lite-web-model';
+
+/** A wink-nlp instance. */
+export type WinkNlp = ReturnType<typeof winkNLP>;
+
+/** The wink-nlp annotations an instance runs. */
+export type WinkPipe = Parameters<typeof winkNLP>[1];
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The English model with a `metaCER` that gives every instance the same custom-entity meta model. The model's own
+ * `metaCER` (wink-eng-lite-web-model 1.8.0, `load-cer-meta-model.js`) assigns `JSON.stringify(machines)` back to the
+ * module's `machines`, so each instance after the first receives the JSON text encoded once more and its custom
+ * entities never match. Every instance calls `metaCER`, whatever its pipe, so this is what lets kgrag create a fresh
+ * instance whenever it needs one.
+ */
+const stableModel: typeof model = (() => {
+  const metaModel = { machines: JSON.stringify(require('wink-eng-lite-web-model/dist/languages/cur/models/eng-cer-meta-model.json')), transformers: require('wink-eng-lite-web-model/dist/cer-transformers.js') as unknown };
+  return Object.assign(Object.create(null) as typeof model, model, { metaCER: () => metaModel });
+})();
+
+/**
+ * A new wink-nlp instance of the English model. Each instance has its own lexicon, which grows by every word it has not
+ * seen (about 20 bytes per character of never-repeating text): callers that parse a corpus create one per batch and
+ * drop it, so the memory a parse holds is bounded by the batch, not by the corpus.
+ */
+export function createWinkNlp(pipe: WinkPipe): WinkNlp {
+  return winkNLP(stableModel, pipe);
+}

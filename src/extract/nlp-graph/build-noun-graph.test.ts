@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { NlpExtractConfig } from '../../core/config/config-schema.js';
+import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config/config-schema.js';
 import { createRandom } from '../../core/random.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { buildNounGraph, percentile, phraseEntityId } from './build-noun-graph.js';
@@ -599,4 +599,38 @@ describe('extractNounPhrases', () => {
       byKey(result, 'weir park');
     },
   );
+});
+
+describe('phrases found in one chunk only', () => {
+  const nlpDefaults = nlpExtractConfigSchema.parse({});
+  test('are left out of the pair table, and the graph, degrees and pair counts are those of every pair listed', () => {
+    const random = createRandom(35);
+    for (const [trial, overrides] of [{}, { minNodeFrequency: 3 }, { minNodeFrequency: 1 }, { maxPhrasesPerChunk: 4 }, { minNodeDegree: 4 }, { minEdgeWeightPercentile: 0, removeEgoNodes: false }].entries()) {
+      const config: NlpExtractConfig = { ...nlpDefaults, typing: 'none', ...overrides };
+      // A few frequent phrases and many that occur once, and last a chunk of rare phrases only: they have the highest
+      // degree, so that the ego node is one that occurs once.
+      const vocabulary = Array.from({ length: 12 }, (_, index) => `common${index}`);
+      let rare = 0;
+      const lists = Array.from({ length: 40 }, () => [
+        ...new Set(Array.from({ length: 1 + Math.floor(random() * 12) }, () => (random() < 0.5 ? (vocabulary[Math.floor(random() * vocabulary.length)] as string) : `rare${trial}x${rare++}`))),
+      ]);
+      lists.push(Array.from({ length: 20 }, () => `rare${trial}x${rare++}`));
+      const graph = buildNounGraph(chunksOf(...lists), config);
+      const expected = referenceGraph(lists, config);
+      const words = [...new Set(lists.flat())];
+      const message = JSON.stringify(overrides);
+      assert.deepEqual(keysOf(graph, words), [...expected.degree.keys()].sort(), message);
+      assert.deepEqual(pairsOf(graph, words), [...expected.edges.keys()].sort(), message);
+      for (const [key, degree] of expected.degree) assert.equal(entity(graph, key).degree, degree, message);
+      const frequency = (key: string): number => lists.filter((list) => list.includes(key)).length;
+      const pairs = new Set(
+        lists.flatMap((list) => {
+          const capped = list.length <= config.maxPhrasesPerChunk ? list : [...list].sort((a, b) => frequency(b) - frequency(a) || words.indexOf(a) - words.indexOf(b)).slice(0, config.maxPhrasesPerChunk);
+          return capped.flatMap((a, index) => capped.slice(index + 1).map((b) => [a, b].sort().join('|')));
+        }),
+      );
+      assert.equal(graph.stats.pairs, pairs.size, `every distinct pair is counted, listed or not: ${message}`);
+      assert.equal(graph.stats.prunedEdges, pairs.size - graph.relations.length, message);
+    }
+  });
 });

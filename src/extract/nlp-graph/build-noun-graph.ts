@@ -36,6 +36,7 @@ export function phraseEntityId(key: string): string {
   return contentId('entity', key);
 }
 
+/** What a node that can survive pruning collects from its mentions. */
 interface NodeAccumulator {
   key: string;
   kind: MentionKind;
@@ -47,9 +48,9 @@ interface NodeAccumulator {
 }
 
 /** NumPy's default (linear) percentile of unsorted values. */
-export function percentile(values: readonly number[], percent: number): number {
+export function percentile(values: ArrayLike<number>, percent: number): number {
   if (values.length === 0) return Number.NEGATIVE_INFINITY;
-  const sorted = [...values].sort((left, right) => left - right);
+  const sorted = Float64Array.from(values).sort();
   const rank = (percent / 100) * (sorted.length - 1);
   const low = Math.floor(rank);
   const high = Math.ceil(rank);
@@ -72,77 +73,103 @@ const maxDescriptionLength = 400;
 /** Chunks listed per relation (the first ones in corpus order); its weight still counts them all. */
 export const maxRelationChunks = 100;
 
-/** Builds the pruned, PMI-weighted co-occurrence graph from per-chunk noun phrases. */
+/**
+ * Builds the pruned, PMI-weighted co-occurrence graph from per-chunk noun phrases.
+ *
+ * Memory grows with the pairs that can survive, not with every co-occurrence. With `minNodeFrequency` ≥ 2 a phrase
+ * found in one chunk only (most phrases of a corpus, and every piece of random text) is pruned whatever its edges, so
+ * it never enters the pair table: it is a distinct neighbour of each phrase of its chunk exactly once, so its share of
+ * their degrees, of the total weight and of the pair count is counted per chunk instead. The graph is the same as
+ * with every pair listed. Pairs, weights and relation chunk lists are typed arrays.
+ */
 export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtractConfig): NounGraph {
   const nodeIndex = new Map<string, number>();
-  const nodeList: NodeAccumulator[] = [];
-  const chunkNodes: number[][] = [];
+  const keys: string[] = [];
+  const proper: number[] = [];
+  const frequency: number[] = [];
+  const lastChunk: number[] = [];
+  /** Each chunk's distinct phrases in order of first mention: `members[memberStart[c] … memberStart[c + 1])`. */
+  const members: number[] = [];
+  const memberStart = new Int32Array(chunks.length + 1);
   let candidates = 0;
-
   chunks.forEach((chunk, chunkIndex) => {
-    const present = new Set<number>();
     for (const mention of chunk.extraction.mentions) {
       candidates++;
       let index = nodeIndex.get(mention.key);
       if (index === undefined) {
-        index = nodeList.length;
+        index = keys.length;
         nodeIndex.set(mention.key, index);
-        nodeList.push({ key: mention.key, kind: mention.kind, surfaces: new Map(), typeHints: new Map(), chunks: [], sentences: [] });
+        keys.push(mention.key);
+        proper.push(0);
+        frequency.push(0);
+        lastChunk.push(-1);
       }
-      const node = nodeList[index] as NodeAccumulator;
-      if (mention.kind === 'proper') node.kind = 'proper';
-      node.surfaces.set(mention.surface, (node.surfaces.get(mention.surface) ?? 0) + 1);
-      if (mention.typeHint) node.typeHints.set(mention.typeHint, (node.typeHints.get(mention.typeHint) ?? 0) + 1);
-      if (!present.has(index)) {
-        present.add(index);
-        node.chunks.push(chunkIndex);
-        const sentence = chunk.extraction.sentences[mention.sentence];
-        if (sentence) node.sentences.push([chunkIndex, sentence[0], sentence[1]]);
+      if (mention.kind === 'proper') proper[index] = 1;
+      if (lastChunk[index] !== chunkIndex) {
+        lastChunk[index] = chunkIndex;
+        frequency[index] = (frequency[index] as number) + 1;
+        members.push(index);
       }
     }
-    chunkNodes.push([...present]);
+    memberStart[chunkIndex + 1] = members.length;
   });
+  nodeIndex.clear();
+  const nodeCount = keys.length;
+  const light = (index: number): boolean => config.minNodeFrequency >= 2 && frequency[index] === 1;
 
-  const frequency = nodeList.map((node) => node.chunks.length);
-  const nodeCount = nodeList.length;
-  const cappedMembers = chunkNodes.map((members) =>
-    members.length <= config.maxPhrasesPerChunk
-      ? members
-      : [...members].sort((left, right) => (frequency[right] as number) - (frequency[left] as number) || left - right).slice(0, config.maxPhrasesPerChunk),
-  );
-  // Every co-occurrence as its pair's number (below 2^53 for fewer than 94 million nodes), sorted: each run
-  // is a pair and its length the pair's weight. Sorting numbers is several times faster than counting in a
-  // map, whose keys exceed the small-integer range on a corpus of 2Wiki's size.
-  let occurrenceCount = 0;
-  for (const members of cappedMembers) occurrenceCount += (members.length * (members.length - 1)) / 2;
-  const occurrences = new Float64Array(occurrenceCount);
+  // The phrases of each chunk that pair up: all, or the most frequent when there are more than maxPhrasesPerChunk.
+  const capped: number[][] = [];
+  for (let chunk = 0; chunk < chunks.length; chunk++) {
+    const own = members.slice(memberStart[chunk], memberStart[chunk + 1]);
+    capped.push(
+      own.length <= config.maxPhrasesPerChunk
+        ? own
+        : own.sort((left, right) => (frequency[right] as number) - (frequency[left] as number) || left - right).slice(0, config.maxPhrasesPerChunk),
+    );
+  }
+  members.length = 0;
+
+  const degree = new Int32Array(nodeCount);
+  let totalWeight = 0;
+  let lightPairs = 0;
+  let heavyOccurrences = 0;
+  const heavyOf: number[][] = capped.map((phrases) => {
+    const heavy = phrases.filter((index) => !light(index));
+    const lights = phrases.length - heavy.length;
+    totalWeight += (phrases.length * (phrases.length - 1)) / 2;
+    lightPairs += lights * heavy.length + (lights * (lights - 1)) / 2;
+    heavyOccurrences += (heavy.length * (heavy.length - 1)) / 2;
+    // Each light phrase is one distinct neighbour of every other phrase of its chunk, and has no other neighbour.
+    for (const index of phrases) degree[index] = (degree[index] as number) + (light(index) ? phrases.length - 1 : lights);
+    return heavy;
+  });
+  capped.length = 0;
+
+  // Every co-occurrence of two heavy phrases as its pair's number (below 2^53 for fewer than 94 million nodes),
+  // sorted: each run is a pair and its length the pair's weight.
+  const occurrences = new Float64Array(heavyOccurrences);
   let filled = 0;
-  const forEachPair = (members: readonly number[], visit: (key: number) => void): void => {
-    for (let i = 0; i < members.length; i++) {
-      for (let j = i + 1; j < members.length; j++) {
-        const a = members[i] as number;
-        const b = members[j] as number;
+  const forEachPair = (phrases: readonly number[], visit: (key: number) => void): void => {
+    for (let i = 0; i < phrases.length; i++) {
+      for (let j = i + 1; j < phrases.length; j++) {
+        const a = phrases[i] as number;
+        const b = phrases[j] as number;
         visit(a < b ? a * nodeCount + b : b * nodeCount + a);
       }
     }
   };
-  for (const members of cappedMembers) forEachPair(members, (key) => (occurrences[filled++] = key));
+  for (const heavy of heavyOf) forEachPair(heavy, (key) => (occurrences[filled++] = key));
   occurrences.sort();
-  const pairKeys: number[] = [];
-  const pairWeights: number[] = [];
-  for (let at = 0; at < occurrences.length; ) {
-    const key = occurrences[at] as number;
-    let end = at + 1;
-    while (end < occurrences.length && occurrences[end] === key) end++;
-    pairKeys.push(key);
-    pairWeights.push(end - at);
-    at = end;
+  let pairCount = 0;
+  for (let at = 0; at < occurrences.length; at++) if (at === 0 || occurrences[at] !== occurrences[at - 1]) pairCount++;
+  const pairKeys = new Float64Array(pairCount);
+  const pairWeights = new Int32Array(pairCount);
+  for (let at = 0, pair = -1; at < occurrences.length; at++) {
+    if (at === 0 || occurrences[at] !== occurrences[at - 1]) pairKeys[++pair] = occurrences[at] as number;
+    pairWeights[pair] = (pairWeights[pair] as number) + 1;
   }
-  const pairCount = pairKeys.length;
 
   const totalFrequency = frequency.reduce((sum, value) => sum + value, 0);
-  let totalWeight = 0;
-  for (const weight of pairWeights) totalWeight += weight;
   const edgeWeight = new Float64Array(pairCount);
   for (let pair = 0; pair < pairCount; pair++) {
     const key = pairKeys[pair] as number;
@@ -151,16 +178,10 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     const joint = (pairWeights[pair] as number) / totalWeight;
     const independent = ((frequency[a] as number) / totalFrequency) * ((frequency[b] as number) / totalFrequency);
     edgeWeight[pair] = joint * Math.log2(joint / independent);
+    degree[a] = (degree[a] as number) + 1;
+    degree[b] = (degree[b] as number) + 1;
   }
 
-  const degree = new Int32Array(nodeCount);
-  const increment = (array: Int32Array, index: number): void => {
-    array[index] = (array[index] as number) + 1;
-  };
-  for (const key of pairKeys) {
-    increment(degree, Math.floor(key / nodeCount));
-    increment(degree, key % nodeCount);
-  }
   const removed = new Uint8Array(nodeCount);
   if (config.removeEgoNodes && nodeCount > 0) {
     let ego = 0;
@@ -170,26 +191,36 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   for (let index = 0; index < nodeCount; index++) {
     if ((degree[index] as number) < config.minNodeDegree || (frequency[index] as number) < config.minNodeFrequency) removed[index] = 1;
   }
-  const surviving: number[] = [];
-  for (let pair = 0; pair < pairCount; pair++) {
+  const alive = (pair: number): boolean => {
     const key = pairKeys[pair] as number;
-    if (!removed[Math.floor(key / nodeCount)] && !removed[key % nodeCount]) surviving.push(pair);
+    return !removed[Math.floor(key / nodeCount)] && !removed[key % nodeCount];
+  };
+  let survivingCount = 0;
+  for (let pair = 0; pair < pairCount; pair++) if (alive(pair)) survivingCount++;
+  const survivingWeights = new Float64Array(survivingCount);
+  for (let pair = 0, at = 0; pair < pairCount; pair++) if (alive(pair)) survivingWeights[at++] = edgeWeight[pair] as number;
+  const threshold = percentile(survivingWeights, config.minEdgeWeightPercentile);
+  const kept: number[] = [];
+  for (let pair = 0; pair < pairCount; pair++) {
+    if (alive(pair) && (config.minEdgeWeightPercentile <= 0 || (edgeWeight[pair] as number) >= threshold)) kept.push(pair);
   }
-  const threshold = percentile(
-    surviving.map((pair) => edgeWeight[pair] as number),
-    config.minEdgeWeightPercentile,
-  );
-  const kept = config.minEdgeWeightPercentile > 0 ? surviving.filter((pair) => (edgeWeight[pair] as number) >= threshold) : surviving;
   const finalDegree = new Int32Array(nodeCount);
   for (const pair of kept) {
     const key = pairKeys[pair] as number;
-    increment(finalDegree, Math.floor(key / nodeCount));
-    increment(finalDegree, key % nodeCount);
+    finalDegree[Math.floor(key / nodeCount)] = (finalDegree[Math.floor(key / nodeCount)] as number) + 1;
+    finalDegree[key % nodeCount] = (finalDegree[key % nodeCount] as number) + 1;
   }
 
-  // Chunk lists only for the edges that survived pruning, capped: a pair of hub phrases can share
-  // thousands of chunks, and listing them all cost most of the memory on large inputs.
-  const pairChunks = new Map<number, number[]>(kept.map((pair) => [pair, []]));
+  // Chunk lists only for the edges that survived pruning, capped: a pair of hub phrases can share thousands of
+  // chunks. Stored flat: kept pair k lists `pairChunks[chunkStart[k] … chunkStart[k] + chunkCount[k])`.
+  const keptOf = new Int32Array(pairCount).fill(-1);
+  const chunkStart = new Int32Array(kept.length + 1);
+  kept.forEach((pair, k) => {
+    keptOf[pair] = k;
+    chunkStart[k + 1] = (chunkStart[k] as number) + Math.min(pairWeights[pair] as number, maxRelationChunks);
+  });
+  const pairChunks = new Int32Array(chunkStart[kept.length] as number);
+  const chunkCount = new Int32Array(kept.length);
   const pairOf = (key: number): number => {
     let low = 0;
     let high = pairCount - 1;
@@ -200,17 +231,40 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     }
     return low;
   };
-  cappedMembers.forEach((members, chunkIndex) =>
-    forEachPair(members, (key) => {
-      const list = pairChunks.get(pairOf(key));
-      if (list && list.length < maxRelationChunks) list.push(chunkIndex);
+  heavyOf.forEach((heavy, chunkIndex) =>
+    forEachPair(heavy, (key) => {
+      const k = keptOf[pairOf(key)] as number;
+      if (k < 0 || (chunkCount[k] as number) >= maxRelationChunks) return;
+      pairChunks[(chunkStart[k] as number) + (chunkCount[k] as number)] = chunkIndex;
+      chunkCount[k] = (chunkCount[k] as number) + 1;
     }),
   );
-  const chunkIdsOf = (indices: readonly number[]): string[] => indices.map((index) => (chunks[index] as ChunkPhrases).chunkId);
+  heavyOf.length = 0;
+
+  // Surfaces, types and sentences, for the phrases that became entities only.
+  const accumulators = new Map<number, NodeAccumulator>();
+  for (let index = 0; index < nodeCount; index++) {
+    if ((finalDegree[index] as number) > 0) accumulators.set(index, { key: keys[index] as string, kind: proper[index] === 1 ? 'proper' : 'phrase', surfaces: new Map(), typeHints: new Map(), chunks: [], sentences: [] });
+  }
+  const accumulatorOfKey = new Map([...accumulators.values()].map((node) => [node.key, node]));
+  chunks.forEach((chunk, chunkIndex) => {
+    for (const mention of chunk.extraction.mentions) {
+      const node = accumulatorOfKey.get(mention.key);
+      if (node === undefined) continue;
+      node.surfaces.set(mention.surface, (node.surfaces.get(mention.surface) ?? 0) + 1);
+      if (mention.typeHint) node.typeHints.set(mention.typeHint, (node.typeHints.get(mention.typeHint) ?? 0) + 1);
+      if (node.chunks.at(-1) !== chunkIndex) {
+        node.chunks.push(chunkIndex);
+        const sentence = chunk.extraction.sentences[mention.sentence];
+        if (sentence) node.sentences.push([chunkIndex, sentence[0], sentence[1]]);
+      }
+    }
+  });
+
+  const chunkIdsOf = (indices: ArrayLike<number>): string[] => Array.from(indices, (index) => (chunks[index] as ChunkPhrases).chunkId);
   const entities: EntityRecord[] = [];
   const entityIdOfNode = new Map<number, string>();
-  nodeList.forEach((node, index) => {
-    if ((finalDegree[index] as number) === 0) return;
+  for (const [index, node] of accumulators) {
     const title = node.kind === 'proper' ? (mostCommon(node.surfaces) ?? node.key) : node.key;
     const aliases = [...node.surfaces.keys()].filter((surface) => surface !== title && surface.toLowerCase() !== title.toLowerCase()).slice(0, 10);
     const id = phraseEntityId(node.key);
@@ -225,20 +279,20 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
       degree: finalDegree[index] as number,
       chunkIds: chunkIdsOf(node.chunks),
     });
-  });
+  }
 
   const sentencesOfKey = createSentenceLookup(chunks);
-  const relations: RelationRecord[] = kept.map((pair) => {
+  const relations: RelationRecord[] = kept.map((pair, k) => {
     const key = pairKeys[pair] as number;
     const a = Math.floor(key / nodeCount);
     const b = key % nodeCount;
     const [source, target] = [entityIdOfNode.get(a) as string, entityIdOfNode.get(b) as string].sort() as [string, string];
-    const shared = pairChunks.get(pair) ?? [];
+    const shared = pairChunks.subarray(chunkStart[k], (chunkStart[k] as number) + (chunkCount[k] as number));
     return {
       id: contentId('relation', source, target),
       source,
       target,
-      description: sharedSentence(nodeList[a] as NodeAccumulator, nodeList[b] as NodeAccumulator, shared, chunks, sentencesOfKey),
+      description: sharedSentence(accumulators.get(a) as NodeAccumulator, accumulators.get(b) as NodeAccumulator, shared, chunks, sentencesOfKey),
       keywords: [],
       weight: edgeWeight[pair] as number,
       combinedDegree: (finalDegree[a] as number) + (finalDegree[b] as number),
@@ -252,9 +306,9 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     relations,
     stats: {
       candidates,
-      pairs: pairCount,
+      pairs: pairCount + lightPairs,
       prunedNodes: nodeCount - entities.length,
-      prunedEdges: pairCount - kept.length,
+      prunedEdges: pairCount + lightPairs - kept.length,
     },
   };
 }
@@ -296,11 +350,11 @@ function createSentenceLookup(chunks: readonly ChunkPhrases[]): (chunkIndex: num
 function sharedSentence(
   a: NodeAccumulator,
   b: NodeAccumulator,
-  shared: readonly number[],
+  shared: ArrayLike<number>,
   chunks: readonly ChunkPhrases[],
   sentencesOf: (chunkIndex: number, key: string) => readonly number[],
 ): string {
-  for (const chunkIndex of shared) {
+  for (const chunkIndex of Array.from(shared)) {
     const chunk = chunks[chunkIndex] as ChunkPhrases;
     const left = sentencesOf(chunkIndex, a.key);
     for (const sentence of sentencesOf(chunkIndex, b.key)) {

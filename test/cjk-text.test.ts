@@ -51,6 +51,14 @@ describe('an index of Chinese, Japanese and Korean text (fast mode, no LLM)', ()
     assert.ok(ranks.filter((rank) => rank === 0).length >= 28, `ranks ${ranks.join(' ')}`);
   });
 
+  it('the extractive answer quotes first a sentence of the passage a question asks about, in all three languages', async () => {
+    for (const passage of corpus) {
+      const result = await kgrag.query(passage.question, { method: 'basic:bm25', topK: 5 });
+      const quote = result.citations[0]?.quote;
+      assert.ok(quote !== undefined && passage.text.includes(quote), `${passage.language}: ${passage.question} → ${result.answer.text}`);
+    }
+  });
+
   it('warns once, naming the English-only steps that found nothing', () => {
     const language = warnings.filter((warning) => warning.code === 'text-language-unsupported');
     assert.equal(language.length, 1, JSON.stringify(warnings));

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { tableFromIPC, type Table } from 'apache-arrow';
+import { Field, Int64, Struct, Table as ArrowTable, tableFromIPC, tableToIPC, Utf8, vectorFromArray, type Table } from 'apache-arrow';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { XMLParser } from 'fast-xml-parser';
-import { readParquet } from 'parquet-wasm';
+import { readParquet, Table as WasmTable, writeParquet } from 'parquet-wasm';
 import { createKgrag, type Kgrag } from '../src/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 
@@ -94,6 +94,10 @@ for (const generation of generations) {
       const titles = new Set(readWithArrow(file('entities')).map((row) => String(row.title)));
       const pairs = new Set(relationships.filter((row) => titles.has(String(row.source)) && titles.has(String(row.target))).map((row) => [row.source, row.target].sort().join('\u0000')));
       assert.equal(stats.relations, pairs.size);
+    });
+
+    test("GraphRAG's own columns are read without a warning about their types", () => {
+      assert.deepEqual(summary.notes.filter((note) => /column/.test(note)), []);
     });
 
     test('a relation keeps the descriptions and weights of both directions', async () => {
@@ -354,6 +358,69 @@ describe('GraphRAG outputs as real projects leave them', { skip }, () => {
       await kgrag.close();
     }
   });
+});
+
+test('columns of the wrong type are read with one warning per column, naming the file and the column and counting the values', async () => {
+  const folder = tempFolder('wrong-types');
+  const text = 'Agent Alex Mercer led the team into Dulce Base. Jordan Hayes decoded the signal.';
+  let nested: unknown = { depth: 100, big: 2n ** 40n };
+  for (let level = 1; level < 100; level += 1) nested = { a: nested };
+  const documents = parquetWriteBuffer({
+    columnData: [
+      { name: 'id', data: ['d1'] },
+      { name: 'title', data: ['dulce.txt'] },
+      { name: 'text', data: [text] },
+      { name: 'metadata', data: [{ source: 'field notes', nested }], type: 'JSON' },
+    ],
+  });
+  writeFileBytes(join(folder, 'documents.parquet'), new Uint8Array(documents));
+  writeTable(join(folder, 'text_units.parquet'), { id: ['u1'], text: [text], document_ids: [['d1']] });
+  writeTable(join(folder, 'entities.parquet'), {
+    id: ['e1', 'e2', 'e3'],
+    title: ['ALEX MERCER', 'DULCE BASE', 'JORDAN HAYES'],
+    type: [1, 2, 3],
+    degree: ['3', 'many', '1'],
+    text_unit_ids: [['u1'], ['u1'], ['u1']],
+  });
+  writeTable(join(folder, 'relationships.parquet'), { source: ['ALEX MERCER', 'JORDAN HAYES'], target: ['DULCE BASE', 'ALEX MERCER'], weight: ['2.5', '1'], text_unit_ids: ['u1', 'u1'] });
+  const kgrag = await createKgrag({ workspace: tempFolder('wrong-types-ws'), env: {}, config: { pipeline: { methods: ['local'] } } });
+  try {
+    const summary = await kgrag.importGraphrag(folder);
+    const columns = summary.notes.filter((note) => /column|metadata/.test(note));
+    assert.deepEqual(columns, [
+      `${join(folder, 'entities.parquet')}: column "type" holds 3 numbers where text was expected; they were read as text`,
+      `${join(folder, 'entities.parquet')}: column "degree" holds 3 texts where numbers were expected; 2 were read as numbers and 1 that is not one ("many") as missing`,
+      `${join(folder, 'relationships.parquet')}: column "weight" holds 2 texts where numbers were expected; they were read as numbers`,
+      `${join(folder, 'relationships.parquet')}: column "text_unit_ids" holds 2 texts where lists were expected; they were read as one-item lists`,
+      `${join(folder, 'documents.parquet')}: the metadata of document d1 nests deeper than 32 levels, so the deeper values were read as null`,
+    ]);
+    const [document] = await kgrag.store.table('documents').all();
+    const kept = (document?.metadata['graphrag'] as { metadata: { source: string } }).metadata;
+    assert.equal(kept.source, 'field notes');
+    const relations = await kgrag.store.table('relations').all();
+    assert.deepEqual(relations.map((relation) => relation.weight).sort(), [1, 2.5]);
+  } finally {
+    await kgrag.close();
+  }
+});
+
+test('a metadata struct with INT64 fields, as pyarrow writes a dict column, is imported', async () => {
+  const folder = tempFolder('struct-metadata');
+  const text = 'Agent Alex Mercer led the team into Dulce Base.';
+  const metadata = vectorFromArray([{ pages: 12n, author: 'Mercer' }], new Struct([new Field('pages', new Int64(), true), new Field('author', new Utf8(), true)]));
+  const documents = new ArrowTable({ id: vectorFromArray(['d1']), title: vectorFromArray(['dulce.txt']), text: vectorFromArray([text]), metadata });
+  writeFileBytes(join(folder, 'documents.parquet'), writeParquet(WasmTable.fromIPCStream(tableToIPC(documents, 'stream'))));
+  writeTable(join(folder, 'text_units.parquet'), { id: ['u1'], text: [text], document_ids: [['d1']] });
+  writeTable(join(folder, 'entities.parquet'), { id: ['e1', 'e2'], title: ['ALEX MERCER', 'DULCE BASE'], text_unit_ids: [['u1'], ['u1']] });
+  writeTable(join(folder, 'relationships.parquet'), { source: ['ALEX MERCER'], target: ['DULCE BASE'], text_unit_ids: [['u1']] });
+  const kgrag = await createKgrag({ workspace: tempFolder('struct-metadata-ws'), env: {}, config: { pipeline: { methods: ['basic'] } } });
+  try {
+    await kgrag.importGraphrag(folder);
+    const [document] = await kgrag.store.table('documents').all();
+    assert.deepEqual((document?.metadata['graphrag'] as { metadata: unknown }).metadata, { pages: 12, author: 'Mercer' });
+  } finally {
+    await kgrag.close();
+  }
 });
 
 /** Writes a small parquet table of string, number or list columns (test input in GraphRAG's shapes). */

@@ -135,4 +135,22 @@ describe('extractiveAnswer', () => {
     const question = 'What is Kestermouth known for?';
     assert.deepEqual(await extractiveAnswer(question, [town, bridge, weather]), await extractiveAnswer(question, [town, bridge, weather]));
   });
+
+  test('reads Chinese, Japanese and Korean sentences, short as they are in letters', async () => {
+    const poet = { ...chunk(3, '李龙雪是一位诗人，出生于南京。他写了冬光湖。'), documentTitle: '李龙雪' };
+    const zh = await extractiveAnswer('李龙雪出生在哪里？', [poet]);
+    assert.equal(zh.answer.text, '李龙雪是一位诗人，出生于南京。 [Data: Sources (3)]');
+    const novelist = { ...chunk(5, '高橋星夢は仙台で生まれた。代表作は小説の川森杉です。'), documentTitle: '高橋星夢' };
+    const ja = await extractiveAnswer('川森杉を書いたのは誰ですか？', [novelist]);
+    assert.equal(ja.citations[0]?.quote, '代表作は小説の川森杉です。');
+    const painter = { ...chunk(7, '윤타모는 전주에서 태어났다. 대표작은 포토오이다.'), documentTitle: '윤타모' };
+    const ko = await extractiveAnswer('윤타모는 어디에서 태어났습니까?', [painter]);
+    assert.equal(ko.citations[0]?.quote, '윤타모는 전주에서 태어났다.');
+  });
+
+  test('still says a Chinese question is not answered by passages about something else', async () => {
+    const poet = { ...chunk(3, '李龙雪是一位诗人，出生于南京。他写了冬光湖。'), documentTitle: '李龙雪' };
+    const result = await extractiveAnswer('王春风的画在哪个博物馆？', [poet]);
+    assert.equal(result.answer.text, unsupportedAnswer);
+  });
 });

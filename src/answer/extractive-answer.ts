@@ -1,5 +1,6 @@
 import { maxOf } from '../core/max-of.js';
 import type { Embedder } from '../providers/embed/embedder.js';
+import { cjkLetterClass, hasCjkLetter } from '../text/cjk-letters.js';
 import { splitSentences } from '../text/sentences.js';
 import { lightStem } from '../text/light-stem.js';
 import { englishStopwords } from '../text/stopwords.js';
@@ -29,7 +30,9 @@ interface Candidate {
   score: number;
 }
 
+/** Sentences shorter than this (a CJK letter counting two, see {@link sentenceLength}) are too short to quote. */
 const minSentenceLength = 20;
+const cjkLetters = new RegExp(`[${cjkLetterClass}]`, 'gu');
 /** Similarity to the question from which a sentence supports an answer without its words: close paraphrases only. */
 const minSupportingSimilarity = 0.5;
 /** The answer when no retrieved sentence supports one. */
@@ -58,6 +61,14 @@ function holdsExpectedAnswer(question: string, sentence: string): boolean {
   return false;
 }
 
+/**
+ * A sentence's length with each Chinese, Japanese or Korean letter counted twice: a letter of those scripts carries
+ * about as much as two Latin ones ("出生于南京" is "born in Nanjing"), so a full CJK sentence is not cut as a fragment.
+ */
+function sentenceLength(text: string): number {
+  return text.length + (hasCjkLetter(text) ? (text.match(cjkLetters)?.length ?? 0) : 0);
+}
+
 function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
   let shared = 0;
   for (const term of left) if (right.has(term)) shared++;
@@ -68,7 +79,8 @@ function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number 
 /**
  * Answers without an LLM by quoting the best evidence sentences of the retrieved chunks, each cited. Only a
  * sentence that supports an answer is quoted: it holds some of the question's content words, and with its
- * document's title at least half of them and at least two (the one of a one-word question), or it is very
+ * document's title at least half of them and at least two (the one of a one-word question; of a CJK question's
+ * character bigrams, those some sentence holds), or it is very
  * close to the question in meaning (with an embedder); when no sentence does, the answer says that the
  * passages do not answer the question.
  * A sentence scores by the IDF-weighted question terms it contains (IDF over the candidate sentences),
@@ -83,7 +95,7 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     const titleTerms = wordTokens(chunk.documentTitle).map(lightStem);
     for (const span of splitSentences(chunk.text)) {
       const text = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
-      if (text.length < minSentenceLength || /^#+\s/.test(text)) continue;
+      if (sentenceLength(text) < minSentenceLength || /^#+\s/.test(text)) continue;
       const terms = new Set(wordTokens(text).map(lightStem));
       candidates.push({ chunk, rank, text, terms, contextTerms: new Set([...terms, ...titleTerms]), score: 0 });
     }
@@ -111,15 +123,20 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   candidates.forEach((candidate, index) => {
     const lexical = terms.reduce((sum, term) => sum + (candidate.terms.has(term) ? idf(term) : 0), 0) / maxLexical;
     // Headlines, datelines and list items name the subject without saying anything about it.
-    const words = candidate.text.split(/\s+/).length;
-    const form = /^[-*•]\s/.test(candidate.text) || words < 6 ? 0.6 : /[.!?]["')\]]?$/.test(candidate.text) ? 1 : 0.85;
+    // CJK text has no spaces: its terms (character bigrams) stand in for words there.
+    const spaced = candidate.text.split(/\s+/).length;
+    const words = hasCjkLetter(candidate.text) ? Math.max(spaced, candidate.terms.size) : spaced;
+    const form = /^[-*•]\s/.test(candidate.text) || words < 6 ? 0.6 : /[.!?。！？]["')\]」』]?$/.test(candidate.text) ? 1 : 0.85;
     const answerType = holdsExpectedAnswer(question, candidate.text) ? 1.4 : 1;
     candidate.score = (0.6 * lexical + 0.3 * (semantic[index] as number)) * form * answerType + 0.1 / (1 + candidate.rank);
   });
 
   // Only sentences that support an answer are quoted; when none does, saying so beats quoting the best of unrelated text.
-  const neededTerms = Math.max(Math.min(2, terms.length), Math.ceil(terms.length / 2));
-  const shared = (held: ReadonlySet<string>): number => terms.filter((term) => held.has(term)).length;
+  // A CJK question's bigrams include ones across its word boundaries and particles ("湖的", "在哪"), which no passage
+  // holds and no dictionary-free tokenizer can tell from words: the CJK terms that count are those some sentence holds.
+  const supportTerms = terms.filter((term) => !hasCjkLetter(term) || candidates.some((candidate) => candidate.contextTerms.has(term)));
+  const neededTerms = Math.max(Math.min(2, supportTerms.length), Math.ceil(supportTerms.length / 2));
+  const shared = (held: ReadonlySet<string>): number => supportTerms.filter((term) => held.has(term)).length;
   const supports = (candidate: Candidate, index: number): boolean =>
     (shared(candidate.terms) > 0 && shared(candidate.contextTerms) >= neededTerms) ||
     (semantic[index] as number) >= minSupportingSimilarity;

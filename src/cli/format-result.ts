@@ -8,9 +8,10 @@ const line = (text: string): string => sanitizeForTerminal(text);
 
 /**
  * Human-readable rendering of a query result: the answer, its sources, and how it was made. Everything that
- * came from documents or a model is escaped for the terminal (see `sanitizeForTerminal`); `--json` keeps it.
+ * came from documents or a model is escaped for the terminal (see `sanitizeForTerminal`); `--json` keeps it. `priced`:
+ * whether the model has a known price (else the cost is shown as unknown).
  */
-export function formatQueryResult(result: QueryResult, options: { showAnswer?: boolean } = {}): string {
+export function formatQueryResult(result: QueryResult, options: { showAnswer?: boolean; priced: boolean }): string {
   const lines: string[] = [];
   const method = result.variant ? `${result.method}:${result.variant}` : result.method;
   if (result.answer.kind === 'none') {
@@ -34,7 +35,9 @@ export function formatQueryResult(result: QueryResult, options: { showAnswer?: b
     }
   }
   const usage = result.usage;
-  const llm = usage.llmCalls > 0 ? ` · ${usage.inputTokens + usage.outputTokens} tokens · $${usage.costUsd.toFixed(4)}` : '';
+  // A cost of 0 for a model without a known price is unknown, not free.
+  const cost = options.priced ? `$${usage.costUsd.toFixed(4)}` : 'cost unknown';
+  const llm = usage.llmCalls > 0 ? ` · ${usage.inputTokens + usage.outputTokens} tokens · ${cost}` : '';
   lines.push('', `method ${method} · ${usage.latencyMs.toFixed(0)} ms${llm}`);
   return lines.join('\n');
 }

@@ -18,9 +18,21 @@ function formatAmount(value: number, unit: string): string {
   return `${value} ${unit}`;
 }
 
-function formatUsage(usage: RunUsage): string {
+function formatUsageAt(usage: RunUsage, priced: boolean): string {
   if (usage.llmCalls === 0 && usage.inputTokens === 0) return '';
-  return ` · ${usage.llmCalls} LLM calls · ${usage.inputTokens + usage.outputTokens} tokens · $${usage.costUsd.toFixed(4)}`;
+  // A cost of 0 for a model without a known price is unknown, not free (the closing cost table says so too).
+  return ` · ${usage.llmCalls} LLM calls · ${usage.inputTokens + usage.outputTokens} tokens · ${priced ? `$${usage.costUsd.toFixed(4)}` : 'cost unknown'}`;
+}
+
+/** Options of {@link createProgressRenderer}. */
+export interface ProgressRendererOptions {
+  /** Only warnings are shown. */
+  quiet?: boolean;
+  /**
+   * Whether the model's costs are known (it has a price); asked when a line is written, since the renderer is made
+   * before the workspace that knows is opened. Without a price the cost is shown as unknown.
+   */
+  priced: () => boolean;
 }
 
 function formatCounts(counts: Record<string, number>): string {
@@ -34,8 +46,9 @@ function seconds(ms: number): string {
 }
 
 /** Creates a renderer on `stream`; with `quiet`, only warnings are shown. */
-export function createProgressRenderer(stream: NodeJS.WritableStream & { isTTY?: boolean }, options: { quiet?: boolean } = {}): ProgressRenderer {
+export function createProgressRenderer(stream: NodeJS.WritableStream & { isTTY?: boolean }, options: ProgressRendererOptions): ProgressRenderer {
   const quiet = options.quiet === true;
+  const formatUsage = (usage: RunUsage): string => formatUsageAt(usage, options.priced());
   if (stream.isTTY && !quiet) {
     const bars = new cliProgress.MultiBar(
       {

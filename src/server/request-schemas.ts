@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { graphBrowserLimits, type OptionRange } from '../api/graph-browser.js';
 import { documentInput, queryInput, searchEntitiesInput } from '../mcp/tool-schemas.js';
+import { boundMetadataDepth, maxMetadataDepth } from '../text/load/bound-metadata-depth.js';
 
 /*
  * The zod schemas of the HTTP API: they validate requests, and /openapi.json is generated from them. Where MCP takes
@@ -22,7 +23,15 @@ export const queryRequestSchema = queryInput
 export type QueryRequestBody = z.output<typeof queryRequestSchema>;
 
 /** MCP's document, with metadata. */
-export const inputDocumentSchema = documentInput.extend({ metadata: z.record(z.string(), z.unknown()).optional() }).strict();
+export const inputDocumentSchema = documentInput
+  .extend({
+    // Refused here: the job queue writes requests as JSON, which overflows the stack on metadata nested thousands deep.
+    metadata: z
+      .record(z.string(), z.unknown())
+      .refine((metadata) => boundMetadataDepth(metadata).cut === 0, { error: `nests deeper than ${maxMetadataDepth} levels; flatten it` })
+      .optional(),
+  })
+  .strict();
 
 export const addDocumentsSchema = z
   .object({

@@ -5,6 +5,7 @@ import { formatDryRun } from '../format-dry-run.js';
 import { handleInterrupts } from '../handle-interrupts.js';
 import { integerFormat as integer } from '../number-format.js';
 import { openWorkspace } from '../open-workspace.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { createRetryReporter } from '../retry-reporter.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -31,7 +32,8 @@ function documentLine(document: IndexedDocument): string {
  */
 export async function deleteCommand(selectors: string[], options: DeleteCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
-  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const priced = llmPriceOf(kgrag).price !== undefined;
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => priced });
   try {
     if (options.dryRun) {
       const estimate = await kgrag.estimateDelete(selectors, {

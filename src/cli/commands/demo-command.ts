@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 
 /** The bundled sample corpus and its questions (package root, same depth from src/ and dist/). */
@@ -39,7 +40,8 @@ export async function demoCommand(options: { keep?: boolean }, io: CliIo): Promi
   });
   try {
     writeLine(io.stderr, `indexing the sample corpus (${sampleCorpusPath}) into ${workspace}`);
-    const renderer = createProgressRenderer(io.stderr);
+    const priced = llmPriceOf(kgrag).price !== undefined;
+    const renderer = createProgressRenderer(io.stderr, { priced: () => priced });
     await kgrag.index([sampleCorpusPath], { onEvent: (event) => renderer.onEvent(event) });
     renderer.stop();
     const questions = (await readFile(sampleQuestionsPath, 'utf8'))
@@ -51,14 +53,14 @@ export async function demoCommand(options: { keep?: boolean }, io: CliIo): Promi
       for (const method of demoMethods) {
         const result = await kgrag.query(question.question, { method });
         writeLine(io.stdout, `\n━━ ${question.id} (${question.type}) ${question.question}`);
-        writeLine(io.stdout, formatQueryResult(result));
+        writeLine(io.stdout, formatQueryResult(result, { priced }));
         writeLine(io.stdout, `expected answer: ${question.answers[0]}`);
       }
     }
     for (const method of themesMethods) {
       const result = await kgrag.query(themesQuestion, { method });
       writeLine(io.stdout, `\n━━ themes (global question, ${method}) ${themesQuestion}`);
-      writeLine(io.stdout, formatQueryResult(result));
+      writeLine(io.stdout, formatQueryResult(result, { priced }));
     }
     writeLine(io.stdout, `\nThese answers are extractive (quoted evidence): configure an LLM (README) for generated answers.`);
   } finally {

@@ -10,6 +10,7 @@ import { methodStatus } from '../../eval/method-status.js';
 import { runEvaluation, type MethodReport } from '../../eval/run-evaluation.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 
@@ -85,7 +86,8 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
   const workspace = global.workspace ?? resolve(base, 'workspace');
   const out = resolve(io.cwd, options.out ?? resolve(base, 'report.json'));
   const kgrag = await openWorkspace(workspaceOptions({ ...global, workspace }, io), io);
-  const indexRenderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const priced = llmPriceOf(kgrag).price !== undefined;
+  const indexRenderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => priced });
   const interactive = io.stderr.isTTY === true && global.quiet !== true;
   const bars = interactive
     ? new cliProgress.MultiBar({ stream: io.stderr, format: ' {method} |{bar}| {value}/{total} questions', barsize: 30, hideCursor: true }, cliProgress.Presets.shades_classic)

@@ -4,6 +4,7 @@ import { handleInterrupts } from '../handle-interrupts.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { integerFormat as integer } from '../number-format.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 import { writerLockOptions } from '../writer-lock-options.js';
@@ -26,7 +27,8 @@ const listedProblems = 5;
  */
 export async function importOpenieCommand(file: string, options: ImportOpenieCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
-  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const priced = llmPriceOf(kgrag).price !== undefined;
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => priced });
   try {
     const summary = await kgrag.importOpenie(resolve(io.cwd, file), {
       ...writerLockOptions(`kgrag import openie ${file}`, options.wait, io),
@@ -90,7 +92,8 @@ const graphragTableLines = [
  */
 export async function importGraphragCommand(directory: string, options: ImportGraphragCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   const kgrag = await openWorkspace(workspaceOptions(global, io, {}), io);
-  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const priced = llmPriceOf(kgrag).price !== undefined;
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => priced });
   const interrupts = handleInterrupts(io);
   const finished: string[] = [];
   try {

@@ -7,10 +7,10 @@ import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { handleInterrupts } from '../handle-interrupts.js';
 import { formatDryRun } from '../format-dry-run.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { createRetryReporter } from '../retry-reporter.js';
 import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
-import { priceSettings, resolveModelPrice } from '../../providers/llm/model-prices.js';
 
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
 import { writerLockOptions } from '../writer-lock-options.js';
@@ -73,9 +73,12 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     await dryRunCommand(paths, options, global, io);
     return;
   }
-  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  // The renderer reports retries while the workspace opens, before its model's price is known.
+  let run: RunPrice | undefined;
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => run?.price !== undefined });
   const retries = createRetryReporter((line) => renderer.log(line));
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io, indexOverrides(options)), onRetry: retries.onRetry }, io);
+  run = llmPriceOf(kgrag);
   const interrupts = handleInterrupts(io);
   const warnings: PipelineWarning[] = [];
   const steps: StepRunCost[] = [];
@@ -105,7 +108,6 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     const pruned = before.filter((document) => !after.has(document.source));
     for (const document of pruned) writeLine(io.stderr, `removed (--prune): ${sanitizeForTerminal(document.source)} "${sanitizeForTerminal(document.title)}"`);
     const usage = kgrag.usage();
-    const run: RunPrice = { modelId: kgrag.llm?.modelId ?? '(none)', price: kgrag.llm ? resolveModelPrice(kgrag.llm.modelId, priceSettings(kgrag.config)) : undefined };
     if (global.quiet !== true) for (const line of formatRunCost(steps, usage, run)) writeLine(io.stderr, line);
     if (options.json) {
       const cache = { calls: usage.cachedCalls, inputTokens: usage.cachedInputTokens, outputTokens: usage.cachedOutputTokens, savedUsd: usage.savedUsd };
@@ -148,7 +150,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
 async function dryRunCommand(paths: string[], options: IndexCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   // Opening a workspace writes nothing, and the estimate reads the published index only.
   const kgrag = await openWorkspace(workspaceOptions(global, io, options.mode ? { index: { mode: options.mode } } : {}), io);
-  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => llmPriceOf(kgrag).price !== undefined });
   try {
     const estimate = await kgrag.estimateIndex(
       paths.map((path) => resolve(io.cwd, path)),

@@ -6,6 +6,7 @@ import type { InputDocument } from '../../pipeline/pipeline-step.js';
 import type { PipelineSummary } from '../../pipeline/run-pipeline.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { openWorkspace } from '../open-workspace.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createProgressRenderer } from '../progress-renderer.js';
 import { createRetryReporter } from '../retry-reporter.js';
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -52,9 +53,12 @@ export async function mcpCommand(global: GlobalOptions, io: CliIo): Promise<void
   ];
   for (const [emitter, event, listener] of stops) emitter.once(event, listener);
   try {
-    const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true });
+    // The renderer reports retries while the workspace opens, before its model's price is known.
+    let priced = false;
+    const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => priced });
     const retries = createRetryReporter((line) => renderer.log(line));
     kgrag = await openWorkspace({ ...workspaceOptions(global, io), onRetry: retries.onRetry }, io);
+    priced = llmPriceOf(kgrag).price !== undefined;
     const workspace = kgrag;
     const target: McpTarget = {
       kgrag: workspace,

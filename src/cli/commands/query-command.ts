@@ -3,6 +3,7 @@ import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
+import { llmPriceOf } from '../llm-price-of.js';
 import { createQueryProgressLine } from '../query-progress-line.js';
 import { createRetryReporter } from '../retry-reporter.js';
 import { spelledOption } from '../spelled-option.js';
@@ -50,7 +51,7 @@ export async function queryCommand(question: string, options: QueryCommandOption
       writeLine(io.stdout, JSON.stringify(result, null, 2));
     } else {
       if (streaming) writeLine(io.stdout);
-      writeLine(io.stdout, formatQueryResult(result, { showAnswer: !streaming }));
+      writeLine(io.stdout, formatQueryResult(result, { showAnswer: !streaming, priced: llmPriceOf(kgrag).price !== undefined }));
     }
   } finally {
     await kgrag.close();

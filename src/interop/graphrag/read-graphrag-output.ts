@@ -3,10 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { appendAll } from '../../core/append-all.js';
 import { KgragError } from '../../core/errors.js';
 import { sha256 } from '../../core/ids.js';
+import { boundMetadataDepth, maxMetadataDepth } from '../../text/load/bound-metadata-depth.js';
+import { listWithMore } from '../../text/load/list-with-more.js';
 import { graphragTableFiles, type GraphragCommunity, type GraphragCommunityReport, type GraphragCovariate, type GraphragDocument, type GraphragEntity, type GraphragFinding, type GraphragRelationship, type GraphragTableName, type GraphragTables, type GraphragTextUnit } from './graphrag-tables.js';
-import { ParquetRows, idAt, idListValue, idValue, idsAt, listAt, numberAt, numberValue, textAt, textValue } from './parquet-rows.js';
+import { numberValue, ParquetRows, textValue } from './parquet-rows.js';
 
 /** One GraphRAG output folder, read. */
 export interface GraphragOutput {
@@ -76,21 +79,26 @@ async function readTable(path: string): Promise<{ rows: ParquetRows; sha256: str
 }
 
 /** The `kgrag_id` of a row kgrag exported, as an optional property. */
-function kgragIdOf(row: Record<string, unknown>, column: string | undefined): { kgragId?: string } {
-  const id = idAt(row, column);
+function kgragIdOf(table: ParquetRows, row: Record<string, unknown>, column: string | undefined): { kgragId?: string } {
+  const id = table.id(row, column);
   return id === undefined ? {} : { kgragId: id };
 }
 
-/** Counts rows left out by reason, for one warning line per reason. */
+/** Counts rows left out by reason, for one warning line per reason, and keeps other warnings about rows. */
 class SkippedRows {
   private readonly counts = new Map<string, number>();
+  private readonly notes: string[] = [];
 
   add(reason: string): void {
     this.counts.set(reason, (this.counts.get(reason) ?? 0) + 1);
   }
 
+  note(line: string): void {
+    this.notes.push(line);
+  }
+
   lines(): string[] {
-    return [...this.counts].map(([reason, count]) => `${count} ${reason}`);
+    return [...[...this.counts].map(([reason, count]) => `${count} ${reason}`), ...this.notes];
   }
 }
 
@@ -103,24 +111,37 @@ function readDocuments(table: ParquetRows, skipped: SkippedRows): GraphragDocume
   const metadata = table.firstOf('metadata', 'raw_data', 'attributes');
   const humanReadableId = table.firstOf('human_readable_id');
   const documents: GraphragDocument[] = [];
+  const deepMetadata: string[] = [];
   for (const row of table.rows) {
-    const documentId = idValue(row[id]);
-    const documentText = textValue(row[text]);
+    const documentId = table.id(row, id);
+    const documentText = table.text(row, text);
     if (documentId === undefined || documentText === undefined) {
       skipped.add(`documents without an id or text (${table.file})`);
       continue;
     }
+    // A JSON column is parsed by the reader, to any depth; what is stored must be JSON that encodes without overflowing.
+    const bounded = boundMetadataDepth({ metadata: metadata === undefined ? null : (row[metadata] ?? null) });
+    if (bounded.cut > 0) deepMetadata.push(documentId);
     documents.push({
       id: documentId,
-      humanReadableId: numberAt(row, humanReadableId) ?? null,
-      title: textAt(row, title) ?? documentId,
+      humanReadableId: table.number(row, humanReadableId) ?? null,
+      title: table.text(row, title) ?? documentId,
       text: documentText,
-      textUnitIds: idsAt(row, textUnitIds),
-      creationDate: textAt(row, creationDate) ?? null,
-      metadata: metadata === undefined ? null : (row[metadata] ?? null),
+      textUnitIds: table.ids(row, textUnitIds),
+      creationDate: table.text(row, creationDate) ?? null,
+      metadata: jsonSafe(bounded.metadata['metadata']),
     });
   }
+  if (deepMetadata.length > 0) {
+    skipped.note(`${table.file}: the metadata of ${deepMetadata.length === 1 ? 'document' : 'documents'} ${listWithMore(deepMetadata)} ${deepMetadata.length === 1 ? 'nests' : 'nest'} deeper than ${maxMetadataDepth} levels, so the deeper values were read as null`);
+  }
   return documents;
+}
+
+/** A value with its INT64 numbers (bigints, which JSON cannot encode) as numbers. */
+function jsonSafe(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? Number(value) : value;
+  return JSON.parse(JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? Number(item) : item)));
 }
 
 function readTextUnits(table: ParquetRows, skipped: SkippedRows): GraphragTextUnit[] {
@@ -131,21 +152,28 @@ function readTextUnits(table: ParquetRows, skipped: SkippedRows): GraphragTextUn
   const humanReadableId = table.firstOf('human_readable_id');
   const units: GraphragTextUnit[] = [];
   for (const row of table.rows) {
-    const unitId = idValue(row[id]);
-    const unitText = textValue(row[text]);
+    const unitId = table.id(row, id);
+    const unitText = table.text(row, text);
     if (unitId === undefined || unitText === undefined) {
       skipped.add(`text units without an id or text (${table.file})`);
       continue;
     }
     units.push({
       id: unitId,
-      humanReadableId: numberAt(row, humanReadableId) ?? null,
+      humanReadableId: table.number(row, humanReadableId) ?? null,
       text: unitText,
-      nTokens: numberAt(row, nTokens) ?? null,
-      documentIds: idListValue(row[documentIds]),
+      nTokens: table.number(row, nTokens) ?? null,
+      documentIds: unitDocumentIds(table, row, documentIds),
     });
   }
   return units;
+}
+
+/** Newer outputs name one document (`document_id`), older ones a list (`document_ids`); either column may hold either. */
+function unitDocumentIds(table: ParquetRows, row: Record<string, unknown>, column: string): string[] {
+  if (column === 'document_ids' || Array.isArray(row[column])) return table.ids(row, column);
+  const id = table.id(row, column);
+  return id === undefined ? [] : [id];
 }
 
 function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[] {
@@ -157,28 +185,27 @@ function readEntities(table: ParquetRows, skipped: SkippedRows): GraphragEntity[
   const kgragId = table.firstOf('kgrag_id');
   const aliases = table.firstOf('aliases');
   const columns = { humanReadableId: table.firstOf('human_readable_id'), frequency: table.firstOf('frequency'), degree: table.firstOf('degree'), x: table.firstOf('x'), y: table.firstOf('y') };
-  const optionalNumber = (row: Record<string, unknown>, column: string | undefined): number | null => (numberAt(row, column) ?? null);
   const entities: GraphragEntity[] = [];
   for (const row of table.rows) {
-    const entityId = idValue(row[id]);
-    const entityTitle = textValue(row[title]);
+    const entityId = table.id(row, id);
+    const entityTitle = table.text(row, title);
     if (entityId === undefined || entityTitle === undefined || entityTitle === '') {
       skipped.add(`entities without an id or title (${table.file})`);
       continue;
     }
     entities.push({
       id: entityId,
-      ...kgragIdOf(row, kgragId),
-      ...(aliases === undefined ? {} : { aliases: listAt(row, aliases).flatMap((alias) => textValue(alias) ?? []) }),
-      humanReadableId: numberAt(row, columns.humanReadableId) ?? null,
+      ...kgragIdOf(table, row, kgragId),
+      ...(aliases === undefined ? {} : { aliases: table.list(row, aliases).flatMap((alias) => textValue(alias) ?? []) }),
+      humanReadableId: table.number(row, columns.humanReadableId) ?? null,
       title: entityTitle,
-      type: textAt(row, type) ?? '',
-      description: textAt(row, description) ?? '',
-      textUnitIds: idsAt(row, textUnitIds),
-      frequency: numberAt(row, columns.frequency) ?? null,
-      degree: numberAt(row, columns.degree) ?? null,
-      x: numberAt(row, columns.x) ?? null,
-      y: numberAt(row, columns.y) ?? null,
+      type: table.text(row, type) ?? '',
+      description: table.text(row, description) ?? '',
+      textUnitIds: table.ids(row, textUnitIds),
+      frequency: table.number(row, columns.frequency) ?? null,
+      degree: table.number(row, columns.degree) ?? null,
+      x: table.number(row, columns.x) ?? null,
+      y: table.number(row, columns.y) ?? null,
     });
   }
   return entities;
@@ -195,22 +222,22 @@ function readRelationships(table: ParquetRows, skipped: SkippedRows): GraphragRe
   const humanReadableId = table.firstOf('human_readable_id');
   const relationships: GraphragRelationship[] = [];
   for (const [index, row] of table.rows.entries()) {
-    const from = textValue(row[source]);
-    const to = textValue(row[target]);
+    const from = table.text(row, source);
+    const to = table.text(row, target);
     if (from === undefined || to === undefined) {
       skipped.add(`relationships without a source or target (${table.file})`);
       continue;
     }
     relationships.push({
       // Without an id column, the row's position names it (stable for one file).
-      id: idAt(row, id) ?? `row-${index}`,
-      humanReadableId: numberAt(row, humanReadableId) ?? null,
+      id: table.id(row, id) ?? `row-${index}`,
+      humanReadableId: table.number(row, humanReadableId) ?? null,
       source: from,
       target: to,
-      description: textAt(row, description) ?? '',
-      weight: numberAt(row, weight) ?? 1,
-      combinedDegree: numberAt(row, combinedDegree) ?? null,
-      textUnitIds: idsAt(row, textUnitIds),
+      description: table.text(row, description) ?? '',
+      weight: table.number(row, weight) ?? 1,
+      combinedDegree: table.number(row, combinedDegree) ?? null,
+      textUnitIds: table.ids(row, textUnitIds),
     });
   }
   return relationships;
@@ -232,27 +259,27 @@ function readCommunities(table: ParquetRows, skipped: SkippedRows): GraphragComm
   const kgragId = table.firstOf('kgrag_id');
   const communities: GraphragCommunity[] = [];
   for (const row of table.rows) {
-    const number = numberValue(row[community]);
-    const depth = numberValue(row[level]);
+    const number = table.number(row, community);
+    const depth = table.number(row, level);
     if (number === undefined || depth === undefined) {
       skipped.add(`communities without a community number or level (${table.file})`);
       continue;
     }
-    const parentNumber = numberAt(row, parent);
+    const parentNumber = table.number(row, parent);
     communities.push({
-      id: idAt(row, id) ?? String(number),
-      ...kgragIdOf(row, kgragId),
-      humanReadableId: numberAt(row, humanReadableId) ?? null,
+      id: table.id(row, id) ?? String(number),
+      ...kgragIdOf(table, row, kgragId),
+      humanReadableId: table.number(row, humanReadableId) ?? null,
       community: number,
       level: depth,
       parent: parentNumber === undefined || parentNumber < 0 ? null : parentNumber,
-      children: children === undefined ? null : listAt(row, children).flatMap((child) => numberValue(child) ?? []),
-      title: textAt(row, title) ?? `Community ${number}`,
-      entityIds: idListValue(row[entityIds]),
-      relationshipIds: idsAt(row, relationshipIds),
-      textUnitIds: idsAt(row, textUnitIds),
-      period: textAt(row, period) ?? null,
-      size: numberAt(row, size) ?? null,
+      children: children === undefined ? null : table.list(row, children).flatMap((child) => numberValue(child) ?? []),
+      title: table.text(row, title) ?? `Community ${number}`,
+      entityIds: table.ids(row, entityIds),
+      relationshipIds: table.ids(row, relationshipIds),
+      textUnitIds: table.ids(row, textUnitIds),
+      period: table.text(row, period) ?? null,
+      size: table.number(row, size) ?? null,
     });
   }
   return communities;
@@ -285,27 +312,27 @@ function readCommunityReports(table: ParquetRows, skipped: SkippedRows): Graphra
   };
   const reports: GraphragCommunityReport[] = [];
   for (const row of table.rows) {
-    const communityNumber = numberValue(row[community]);
-    const content = textValue(row[fullContent]);
+    const communityNumber = table.number(row, community);
+    const content = table.text(row, fullContent);
     if (communityNumber === undefined || content === undefined) {
       skipped.add(`community reports without a community number or full content (${table.file})`);
       continue;
     }
     reports.push({
-      id: idAt(row, columns.id) ?? String(communityNumber),
-      humanReadableId: numberAt(row, columns.humanReadableId) ?? null,
+      id: table.id(row, columns.id) ?? String(communityNumber),
+      humanReadableId: table.number(row, columns.humanReadableId) ?? null,
       community: communityNumber,
-      level: numberAt(row, columns.level) ?? 0,
-      title: textAt(row, columns.title) ?? `Community ${communityNumber}`,
-      summary: textAt(row, columns.summary) ?? '',
+      level: table.number(row, columns.level) ?? 0,
+      title: table.text(row, columns.title) ?? `Community ${communityNumber}`,
+      summary: table.text(row, columns.summary) ?? '',
       fullContent: content,
-      rank: numberAt(row, columns.rank) ?? null,
-      ratingExplanation: textAt(row, columns.ratingExplanation) ?? '',
-      findings: findingsValue(listAt(row, columns.findings)),
-      fullContentJson: textAt(row, columns.fullContentJson) ?? null,
-      period: textAt(row, columns.period) ?? null,
-      size: numberAt(row, columns.size) ?? null,
-      ...(textAt(row, columns.generatedBy) === 'extractive' ? { generatedBy: 'extractive' as const } : {}),
+      rank: table.number(row, columns.rank) ?? null,
+      ratingExplanation: table.text(row, columns.ratingExplanation) ?? '',
+      findings: findingsValue(table.list(row, columns.findings)),
+      fullContentJson: table.text(row, columns.fullContentJson) ?? null,
+      period: table.text(row, columns.period) ?? null,
+      size: table.number(row, columns.size) ?? null,
+      ...(table.text(row, columns.generatedBy) === 'extractive' ? { generatedBy: 'extractive' as const } : {}),
     });
   }
   return reports;
@@ -329,25 +356,25 @@ function readCovariates(table: ParquetRows, skipped: SkippedRows): GraphragCovar
   };
   const covariates: GraphragCovariate[] = [];
   for (const [index, row] of table.rows.entries()) {
-    const subjectId = textValue(row[subject]);
-    const textUnitId = idValue(row[textUnit]);
+    const subjectId = table.text(row, subject);
+    const textUnitId = table.id(row, textUnit);
     if (subjectId === undefined || textUnitId === undefined) {
       skipped.add(`claims without a subject or text unit (${table.file})`);
       continue;
     }
     covariates.push({
-      id: idAt(row, columns.id) ?? `row-${index}`,
-      ...kgragIdOf(row, columns.kgragId),
-      humanReadableId: numberAt(row, columns.humanReadableId) ?? null,
-      covariateType: textAt(row, columns.covariateType) ?? 'claim',
-      type: textAt(row, columns.type) ?? '',
-      description: textValue(row[description]) ?? '',
+      id: table.id(row, columns.id) ?? `row-${index}`,
+      ...kgragIdOf(table, row, columns.kgragId),
+      humanReadableId: table.number(row, columns.humanReadableId) ?? null,
+      covariateType: table.text(row, columns.covariateType) ?? 'claim',
+      type: table.text(row, columns.type) ?? '',
+      description: table.text(row, description) ?? '',
       subjectId,
-      objectId: textAt(row, columns.object) ?? null,
-      status: textAt(row, columns.status) ?? 'SUSPECTED',
-      startDate: textAt(row, columns.startDate) ?? null,
-      endDate: textAt(row, columns.endDate) ?? null,
-      sourceText: textAt(row, columns.sourceText) ?? '',
+      objectId: table.text(row, columns.object) ?? null,
+      status: table.text(row, columns.status) ?? 'SUSPECTED',
+      startDate: table.text(row, columns.startDate) ?? null,
+      endDate: table.text(row, columns.endDate) ?? null,
+      sourceText: table.text(row, columns.sourceText) ?? '',
       textUnitId,
     });
   }
@@ -376,12 +403,15 @@ export async function readGraphragOutput(given: string): Promise<GraphragOutput>
   }
   const skipped = new SkippedRows();
   const files: GraphragOutput['files'] = {};
+  const columnWarnings: string[] = [];
   const read = async <T>(table: GraphragTableName, parse: (rows: ParquetRows, skipped: SkippedRows) => T): Promise<T | undefined> => {
     const file = located[table];
     if (file === undefined) return undefined;
     const { rows, sha256: hash } = await readTable(file.path);
     files[table] = { path: file.path, sha256: hash };
-    return parse(rows, skipped);
+    const parsed = parse(rows, skipped);
+    appendAll(columnWarnings, rows.warnings());
+    return parsed;
   };
   const tables: GraphragTables = {
     documents: (await read('documents', readDocuments)) ?? [],
@@ -393,7 +423,7 @@ export async function readGraphragOutput(given: string): Promise<GraphragOutput>
     covariates: await read('covariates', readCovariates),
   };
   const generations = new Set(Object.values(located).flatMap((file) => (file ? [file.generation] : [])));
-  const warnings = skipped.lines();
+  const warnings = [...columnWarnings, ...skipped.lines()];
   if (generations.size > 1) warnings.push(`${directory} holds tables of both GraphRAG generations; the 2.x files were read where both exist`);
   return { directory, generation: generations.has('2.x') ? '2.x' : '1.x', tables, files, warnings };
 }

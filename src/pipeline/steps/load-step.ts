@@ -1,7 +1,10 @@
 import { KgragError } from '../../core/errors.js';
 import { contentId, sha256 } from '../../core/ids.js';
 import type { DocumentRecord } from '../../core/types.js';
+import { boundMetadataDepth, maxMetadataDepth } from '../../text/load/bound-metadata-depth.js';
+import { listWithMore } from '../../text/load/list-with-more.js';
 import { loadDocuments } from '../../text/load/load-documents.js';
+import type { LoadWarningCode } from '../../text/load/load-types.js';
 import { normalizeText } from '../../text/normalize-text.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 
@@ -9,6 +12,9 @@ import type { PipelineStep, StepContext } from '../pipeline-step.js';
 export function documentId(title: string, text: string): string {
   return contentId('document', title, text);
 }
+
+/** Warnings about files that were read all the same: their documents that this run did not load may be pruned. */
+const readAnyway: ReadonlySet<LoadWarningCode> = new Set(['empty', 'too-deep']);
 
 /** Whether a document's source names a file under (or equal to) one of the given input paths, or a record of one. */
 function isUnder(source: string, paths: readonly string[]): boolean {
@@ -65,9 +71,19 @@ export const loadStep: PipelineStep = {
       });
     };
 
+    const cutSources: string[] = [];
     for (const document of inputs.documents) {
-      // Loaders normalize what they read; documents handed over in memory are normalized here.
-      accept(document.title, document.source ?? `inline:${document.title}`, normalizeText(document.text), document.metadata ?? {});
+      const source = document.source ?? `inline:${document.title}`;
+      // Loaders normalize and bound what they read; documents handed over in memory are done here.
+      const bounded = boundMetadataDepth(document.metadata ?? {});
+      if (bounded.cut > 0) cutSources.push(source);
+      accept(document.title, source, normalizeText(document.text), bounded.metadata);
+    }
+    if (cutSources.length > 0) {
+      context.warn(
+        'too-deep',
+        `the metadata of ${listWithMore(cutSources.map((source) => `"${source}"`))} nests deeper than ${maxMetadataDepth} levels, so the deeper values were replaced by null and the rest was indexed; flatten those fields if you need them whole`,
+      );
     }
     if (inputs.paths.length > 0) {
       const loadOptions = {
@@ -83,7 +99,7 @@ export const loadStep: PipelineStep = {
         if (event.type === 'document') {
           accept(event.document.title, event.document.source, event.document.text, event.document.metadata);
         } else if (event.type === 'warning') {
-          if (event.warning.code !== 'empty' && event.warning.source !== undefined) unreadSources.push(event.warning.source);
+          if (!readAnyway.has(event.warning.code)) unreadSources.push(event.warning.source);
           context.warn(event.warning.code, event.warning.message, event.warning.source);
         } else {
           context.progress(event.bytes, event.totalBytes, 'bytes');

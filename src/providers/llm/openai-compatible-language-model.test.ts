@@ -386,6 +386,10 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
     assert.ok(LlmCallError.isInstance(error));
     assert.equal(error.code, 'LLM_TRUNCATED_STREAM');
     assert.equal(server.stats.completions, 1);
+    // The hint the user reads under a cut `--stream` answer says what happened and what to do, not that it is retried.
+    assert.doesNotMatch(error.hint ?? '', /retried automatically/);
+    assert.match(error.hint ?? '', /^Part of the reply had already been shown, so it was not retried \(that would repeat it\): ask again\. The server at .* cut the stream; if it keeps happening, check its timeouts for long replies$/);
+    assert.equal(error.retryable, false);
   });
 
   it('malformed JSON content gets exactly one repair turn, then succeeds', async () => {

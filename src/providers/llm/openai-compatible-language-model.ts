@@ -194,7 +194,7 @@ export function createOpenAiCompatibleLanguageModel(options: OpenAiCompatibleLan
       throw new LlmCallError(`LLM call to "${options.modelId}": the reply stream ended before the model finished`, {
         code: 'LLM_TRUNCATED_STREAM',
         retryable: true,
-        hint: `The server at ${context.baseURL} or a proxy cut the stream; it is retried automatically`,
+        hint: `The server at ${context.baseURL} or a proxy cut the stream; if it keeps happening, check its timeouts for long replies`,
       });
     }
     yield { type: 'finish', result: buildResult(request, text, finishReason, usage, modelId) };

@@ -233,7 +233,7 @@ function cutReply(error: unknown, context: ProviderCallContext): LlmCallError {
   return new LlmCallError(`${label(context)} was cut off before the reply was complete: ${redactUrl(errorMessage(error))}`, {
     code: 'LLM_MALFORMED_RESPONSE',
     retryable: true,
-    hint: `A proxy or the server at ${context.baseURL} closed the connection mid-reply; it is retried automatically`,
+    hint: `A proxy or the server at ${context.baseURL} closed the connection mid-reply; if it keeps happening, check its timeouts for long replies`,
     cause: error,
   });
 }
@@ -242,7 +242,7 @@ function truncatedStream(error: unknown, context: ProviderCallContext): LlmCallE
   return new LlmCallError(`${label(context)}: the reply stream ended before the model finished (no finish reason)`, {
     code: 'LLM_TRUNCATED_STREAM',
     retryable: true,
-    hint: `The server at ${context.baseURL} or a proxy cut the stream; it is retried automatically`,
+    hint: `The server at ${context.baseURL} or a proxy cut the stream; if it keeps happening, check its timeouts for long replies`,
     cause: error,
   });
 }

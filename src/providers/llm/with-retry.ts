@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatStreamPart, LanguageModel } from './language-model.js';
+import { LlmCallError } from './llm-call-error.js';
 import { createRetryPolicy, retryWithBackoff } from './retry-policy.js';
 import type { RetryOptions } from './retry-policy.js';
 
@@ -20,7 +21,7 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
         }
         return;
       } catch (error) {
-        if (yielded) throw error;
+        if (yielded) throw notRetried(error);
         await policy.afterFailure(error, attempt, request.abortSignal, request.purpose);
       }
     }
@@ -32,4 +33,17 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
     generate: (request) => retryWithBackoff(() => model.generate(request), policy, request.abortSignal, request.purpose),
     stream,
   };
+}
+
+/** The error of a stream cut after text reached the caller: final, and its hint says it was not retried and why. */
+function notRetried(error: unknown): unknown {
+  if (!LlmCallError.isInstance(error) || !error.retryable) return error;
+  return new LlmCallError(error.message, {
+    code: error.code,
+    retryable: false,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    hint: `Part of the reply had already been shown, so it was not retried (that would repeat it): ask again${error.hint === undefined ? '' : `. ${error.hint}`}`,
+    details: error.details,
+    cause: error,
+  });
 }

@@ -191,6 +191,44 @@ describe('loadDocuments', () => {
     await assert.rejects(collect([corpus], { signal: controller.signal }), { name: 'AbortError' });
   });
 
+  it('cuts metadata nested past 32 levels with one warning per file, and loads every document', async () => {
+    const folder = join(root, 'nested');
+    await mkdir(folder, { recursive: true });
+    const deepJson = `${'['.repeat(5_000)}1${']'.repeat(5_000)}`;
+    await writeFile(join(folder, 'front.md'), `---\ntitle: Front\nkeep: 1\nlevels: ${'['.repeat(40)}1${']'.repeat(40)}\n---\nBody text.`);
+    await writeFile(
+      join(folder, 'records.json'),
+      JSON.stringify([{ id: 'a', text: 'Shallow.' }, { id: 'b', text: 'Deep.', m: 0 }, { id: 'c', text: 'Deep too.', m: 0 }]).replaceAll('"m":0', `"m":${deepJson}`),
+    );
+    const events = await collect([folder]);
+    assert.deepEqual(
+      documentsOf(events).map((document) => document.source.slice(folder.length + 1)),
+      ['front.md', 'records.json#a', 'records.json#b', 'records.json#c'],
+    );
+    for (const document of documentsOf(events)) assert.ok(JSON.stringify(document.metadata).length < 400, document.source);
+    assert.equal(documentsOf(events)[0]?.metadata['keep'], 1);
+    assert.deepEqual(
+      warningsOf(events).map((warning) => [warning.code, warning.message]),
+      [
+        ['too-deep', `${folder}/front.md: its metadata nests deeper than 32 levels, so the deeper values were replaced by null and the rest was indexed; flatten those fields if you need it whole.`],
+        ['too-deep', `${folder}/records.json: the metadata of records #b, #c nest deeper than 32 levels, so the deeper values were replaced by null and the rest was indexed; flatten those fields if you need them whole.`],
+      ],
+    );
+  });
+
+  it('skips a file nested too deeply to read, saying so, and loads the others', async () => {
+    const folder = join(root, 'deep-html');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'deep.html'), `<html><body>${'<div>'.repeat(5_000)}Deep text.${'</div>'.repeat(5_000)}</body></html>`);
+    await writeFile(join(folder, 'plain.txt'), 'Plain text.');
+    const events = await collect([folder]);
+    assert.deepEqual(documentsOf(events).map((document) => document.text), ['Plain text.']);
+    assert.deepEqual(
+      warningsOf(events).map((warning) => [warning.code, warning.message]),
+      [['parse-error', `${folder}/deep.html nests too deeply to be read (thousands of levels of elements or fields), so it was skipped; flatten its structure.`]],
+    );
+  });
+
   it('warns about unreadable files', { skip: process.getuid?.() === 0 ? 'root can read any file' : false }, async () => {
     const locked = join(root, 'locked.txt');
     await writeFile(locked, 'secret');

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { boundLoadedMetadata } from './bound-loaded-metadata.js';
 import { collectInputFiles, type InputFile } from './collect-input-files.js';
 import { loadFileBytes } from './load-file-bytes.js';
 import type { LoadedDocument, LoadResult, LoadWarning } from './load-types.js';
@@ -75,18 +76,14 @@ async function loadFile(file: InputFile, fieldNames: RecordFields): Promise<Load
     };
   }
   try {
-    return await loadFileBytes(bytes, { source: file.source, fileName: file.fileName }, fieldNames);
+    const context = { source: file.source, fileName: file.fileName };
+    return boundLoadedMetadata(await loadFileBytes(bytes, context, fieldNames), context);
   } catch (error) {
-    const reason = errorMessage(error);
-    return {
-      documents: [],
-      warnings: [
-        {
-          source: file.source,
-          code: 'parse-error',
-          message: `${file.source} could not be loaded (${reason}), so it was skipped; check that the file is well-formed.`,
-        },
-      ],
-    };
+    // Parsers of nested formats (HTML's element tree) recurse, and a file nested thousands of levels deep overflows them.
+    const message =
+      error instanceof RangeError && /call stack/i.test(error.message)
+        ? `${file.source} nests too deeply to be read (thousands of levels of elements or fields), so it was skipped; flatten its structure.`
+        : `${file.source} could not be loaded (${errorMessage(error)}), so it was skipped; check that the file is well-formed.`;
+    return { documents: [], warnings: [{ source: file.source, code: 'parse-error', message }] };
   }
 }

@@ -33,7 +33,9 @@ export type LoadWarningCode =
   | 'unsupported-type'
   | 'too-large'
   | 'path-too-long'
-  | 'parse-error';
+  | 'parse-error'
+  /** Metadata nested deeper than `maxMetadataDepth`: cut there, the document kept. */
+  | 'too-deep';
 
 /** A problem with one input file, returned as a value (loaders never print). */
 export interface LoadWarning {

@@ -86,6 +86,8 @@ export interface StepContext {
   readonly prompts: PromptLibrary;
   readonly inputs: IndexInputs;
   readonly signal: AbortSignal | undefined;
+  /** The steps of this run, in order (what the run builds, for estimates); undefined when a step runs alone. */
+  readonly steps?: readonly StepName[];
   /** Reports items done out of total; cheap to call often (the runner throttles nothing, renderers do). */
   progress(done: number, total: number, unit?: string): void;
   warn(code: string, message: string, source?: string): void;

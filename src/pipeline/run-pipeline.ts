@@ -138,6 +138,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       prompts: options.prompts ?? builtInPrompts,
       inputs,
       signal: options.signal,
+      steps: options.steps.map((candidate) => candidate.name),
       progress(done, total, unit = 'items') {
         emit({ type: 'step-progress', step: step.name, done, total, unit, usage: usageDifference(usage(), stepUsageStart) });
       },

@@ -6,6 +6,7 @@ import { listWithMore } from '../../text/load/list-with-more.js';
 import { loadDocuments } from '../../text/load/load-documents.js';
 import type { LoadWarningCode } from '../../text/load/load-types.js';
 import { normalizeText } from '../../text/normalize-text.js';
+import { memorySize, indexCapacity } from '../index-capacity.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 
 /** A document's id: the hash of its title and normalized text, so identical input gives an identical id. */
@@ -47,6 +48,9 @@ export const loadStep: PipelineStep = {
     /** Sources of files this run could not read: their documents are never pruned. */
     const unreadSources: string[] = [];
     const createdAt = new Date().toISOString();
+    // Said before any work on them: documents the index could not be built with on this machine are skipped.
+    const capacity = indexCapacity(config.chunking, context.steps);
+    let chunks = await store.table('chunks').count();
 
     const accept = (title: string, source: string, text: string, metadata: Record<string, unknown>): void => {
       if (text.length === 0) {
@@ -58,6 +62,20 @@ export const loadStep: PipelineStep = {
       if (duplicate) {
         context.warn('duplicate', `"${source}" has the same title and text as "${duplicate.source}"; indexed once`, source);
         return;
+      }
+      if (!existingById.has(id)) {
+        const own = capacity.chunksOf(text.length);
+        const needed = capacity.neededBytes(chunks + own);
+        if (needed > capacity.limitBytes) {
+          unreadSources.push(source);
+          context.warn(
+            'too-large',
+            `"${source}" (${(text.length / 1e6).toFixed(1)} million characters) would make the index at least ${chunks + own} chunks, which needs at least ${memorySize(needed)} of memory, more than this process may use (${memorySize(capacity.limitBytes)}, Node's heap limit), so it was skipped; split it, index it in a workspace of its own, or give Node more memory (NODE_OPTIONS=--max-old-space-size=<MB>)`,
+            source,
+          );
+          return;
+        }
+        chunks += own;
       }
       loadedSources.add(source);
       loaded.set(id, {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { minimalDocx } from '../../../test/fixtures/text/minimal-docx.js';
+import { maxDocumentXmlBytes } from './load-docx.js';
 import { loadFileBytes } from './load-file-bytes.js';
 
 const file = { source: 'docs/report.docx', fileName: 'report.docx' };
@@ -82,4 +83,18 @@ describe('loading .docx', () => {
     assert.equal(warnings[0]?.code, 'unsupported-type');
     assert.match(warnings[0]?.message ?? '', /^old\.doc is a Word 97–2003 document, which kgrag cannot read, so it was skipped; save it as PDF, Markdown \(\.md\) or plain text \(\.txt\)\.$/);
   });
+
+  it('a document whose XML unpacks past the limit is skipped from the archive directory, before it is unpacked', async () => {
+    // A 733 KB .docx that unpacked to 250 MB made a server unresponsive for half an hour; this one unpacks to 65 MB.
+    const repeats = Math.ceil((maxDocumentXmlBytes + 1024 * 1024) / 120);
+    const bomb = minimalDocx(paragraph('The weir was rebuilt in 1952 by the harbour board, and again in 1978.').repeat(repeats));
+    assert.ok(bomb.length < 2 * 1024 * 1024, `the archive is small (${bomb.length} bytes)`);
+    const started = process.memoryUsage().arrayBuffers;
+    const { documents, warnings } = await loadFileBytes(bomb, file, {});
+    assert.deepEqual(documents, []);
+    assert.deepEqual(warnings.map((warning) => warning.code), ['too-large']);
+    assert.match(warnings[0]?.message ?? '', /^docs\/report\.docx unpacks to 6\d MB of document XML, more than the 64 MB kgrag reads from a Word document, so it was skipped without unpacking it; split it into smaller documents\.$/);
+    assert.ok(process.memoryUsage().arrayBuffers - started < maxDocumentXmlBytes / 2, 'nothing the size of the unpacked XML was allocated');
+  });
 });
+

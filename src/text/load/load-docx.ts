@@ -5,6 +5,14 @@ import { fileTitle } from './file-title.js';
 import type { DocumentSection, FileContext, LoadResult } from './load-types.js';
 import { openZipArchive } from './open-zip-archive.js';
 
+/**
+ * The largest `word/document.xml` read, unpacked. Its text (about half of it) is indexed like a text file of that
+ * size, and the whole unpacked part is held while it is parsed: a 733 KB file that unpacked to 250 MB of repeated
+ * paragraphs made a server unresponsive for half an hour (issue 35). The size is read from the archive's directory
+ * before anything is unpacked. Word's own limit is far above it, but a 1,000-page report is about 10 MB.
+ */
+export const maxDocumentXmlBytes = 64 * 1024 * 1024;
+
 /** One paragraph of the document body, or one table row (its cells' text joined by ` | `). */
 interface Block {
   text: string;
@@ -25,7 +33,9 @@ export function loadDocx(bytes: Uint8Array, file: FileContext): LoadResult {
   let body: string;
   let properties: string | undefined;
   try {
-    const archive = openZipArchive(bytes);
+    const archive = openZipArchive(bytes, maxDocumentXmlBytes);
+    const size = archive.unpackedSize('word/document.xml') ?? 0;
+    if (size > maxDocumentXmlBytes) return tooLarge(file, size);
     const document = archive.read('word/document.xml');
     if (document === undefined) throw new Error('it holds no word/document.xml');
     body = new TextDecoder().decode(document);
@@ -64,6 +74,20 @@ export function loadDocx(bytes: Uint8Array, file: FileContext): LoadResult {
   const declared = properties === undefined ? '' : decodeEntities(/<dc:title(?:\s[^>]*)?>([\s\S]*?)<\/dc:title>/.exec(properties)?.[1] ?? '');
   const title = normalizeTitle(declared) || normalizeTitle(styledTitle ?? '') || fileTitle(file.fileName);
   return { documents: [{ title, source: file.source, text: parts.join('\n\n'), metadata: { sections } }], warnings: [] };
+}
+
+function tooLarge(file: FileContext, size: number): LoadResult {
+  const megabytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(0)} MB`;
+  return {
+    documents: [],
+    warnings: [
+      {
+        source: file.source,
+        code: 'too-large',
+        message: `${file.source} unpacks to ${megabytes(size)} of document XML, more than the ${megabytes(maxDocumentXmlBytes)} kgrag reads from a Word document, so it was skipped without unpacking it; split it into smaller documents.`,
+      },
+    ],
+  };
 }
 
 /** `Title` is level 1; `Heading1`…`Heading6` (any case, with or without a space) are their levels. */

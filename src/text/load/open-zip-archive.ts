@@ -6,6 +6,8 @@ export interface ZipArchive {
   readonly names: readonly string[];
   /** The bytes of the file `name`, or undefined when the archive has no such file. Throws on a damaged entry. */
   read(name: string): Uint8Array | undefined;
+  /** The size of the file `name` once unpacked, as the archive's directory declares it, without unpacking it. */
+  unpackedSize(name: string): number | undefined;
 }
 
 const endOfCentralDirectorySignature = 0x06054b50;
@@ -56,6 +58,7 @@ export function openZipArchive(bytes: Uint8Array, maxEntryBytes = 256 * 1024 * 1
   }
   return {
     names: [...entries.keys()],
+    unpackedSize: (name) => entries.get(name)?.size,
     read(name) {
       const entry = entries.get(name);
       if (entry === undefined) return undefined;
@@ -67,7 +70,7 @@ export function openZipArchive(bytes: Uint8Array, maxEntryBytes = 256 * 1024 * 1
       const data = bytes.subarray(start, start + entry.compressedSize);
       if (entry.method === 0) return data;
       if (entry.method !== 8) throw new Error(`${name} uses compression method ${entry.method}, which is not supported`);
-      if (entry.size > maxEntryBytes) throw new Error(`${name} unpacks to ${entry.size} bytes, more than the ${maxEntryBytes} allowed`);
+      if (entry.size > maxEntryBytes) throw new Error(`${name} unpacks to ${megabytes(entry.size)}, more than the ${megabytes(maxEntryBytes)} kgrag reads`);
       try {
         return inflateRawSync(data, { maxOutputLength: maxEntryBytes });
       } catch (error) {
@@ -75,6 +78,10 @@ export function openZipArchive(bytes: Uint8Array, maxEntryBytes = 256 * 1024 * 1
       }
     },
   };
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 /** Offset of the end-of-central-directory record: the last one, searched back over the longest comment. */

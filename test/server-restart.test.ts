@@ -12,8 +12,8 @@ import { nodeScriptArgs } from './helpers/node-script.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-async function startServe(workspace: string): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], {
+async function startServe(workspace: string, options: string[] = []): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), '-w', workspace, ...options, 'serve', '--port', '0', '--log-level', 'warn'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,4 +76,32 @@ test('SIGTERM during an index job: exit 0, the job stays queued, and the next st
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
   }
+});
+
+test('SIGTERM while an index job cannot stop: the server kills it after the grace period and exits 0; the job stays queued', { timeout: 240_000 }, async () => {
+  const workspace = await sampleWorkspace();
+  const first = await startServe(workspace, ['--set', 'server.shutdownGraceMs=1500']);
+  const added = await fetch(`${first.url}/v1/documents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ documents: [{ title: 'Tide mill', text: 'The tide mill at Porthkerris ground corn until 1931.' }] }),
+  });
+  const { job } = (await added.json()) as { job: { id: string } };
+  const events = (await fetch(`${first.url}/v1/jobs/${job.id}/events`)).body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  let writer: { pid: number } | null = null;
+  while (writer === null) {
+    const { value, done } = await events.read();
+    assert.ok(!done, 'the job ended before it could be frozen');
+    if (value.event !== 'pipeline' || (JSON.parse(value.data) as { type: string }).type !== 'step-start') continue;
+    writer = ((await (await fetch(`${first.url}/v1/stats`)).json()) as { index: { writer: { pid: number } | null } }).index.writer;
+  }
+  await events.cancel().catch(() => undefined);
+  assert.notEqual(writer.pid, first.child.pid, 'the job runs in a process of its own');
+  // A job stuck in a step (a parser that never returns) is as deaf to the server's request to stop as a frozen one.
+  process.kill(writer.pid, 'SIGSTOP');
+  first.child.kill('SIGTERM');
+  assert.equal(await first.exited, 0);
+  assert.throws(() => process.kill(writer.pid, 0), /ESRCH/, 'the job process was killed');
+  const stored = JSON.parse(readFileSync(join(workspace, '.kgrag-jobs', `${job.id}.json`), 'utf8')) as { view: { status: string } };
+  assert.equal(stored.view.status, 'queued', 'the next start runs it again');
 });

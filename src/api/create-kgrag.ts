@@ -231,6 +231,12 @@ export interface Kgrag {
    * (`DELETE_NO_MATCH`).
    */
   delete(selectors: readonly string[], options?: DeleteOptions): Promise<DeleteSummary>;
+  /**
+   * Drops the draft an unfinished index run left (interrupted, failed or killed), so that the next run starts again
+   * from the published index instead of resuming it: what a cancel does for a run that could not do it itself. Takes
+   * the writer lock, waiting like `index`; true when there was such a draft.
+   */
+  discardDraft(options?: WriterLockOptions): Promise<boolean>;
   /** What `delete(selectors)` would remove and redo, and its LLM cost, without changing anything. */
   estimateDelete(selectors: readonly string[], options?: EstimateIndexOptions & Pick<DeleteOptions, 'cwd'>): Promise<DeleteDryRun>;
   /**
@@ -727,6 +733,17 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     llm,
     prompts,
     warnings,
+    async discardDraft(options = {}) {
+      const session = await storage.beginWrite({
+        command: options.command ?? 'discard the draft',
+        ...(options.wait === undefined ? {} : { wait: options.wait }),
+        ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
+      });
+      const resumed = session.resumed;
+      await session.discard();
+      await session.end();
+      return resumed;
+    },
     async index(inputs, asked = {}) {
       const indexOptions = withCancelSignal(asked);
       // Validate the mode and methods before taking the lock: a configuration error should not wait for another writer.

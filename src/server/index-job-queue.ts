@@ -1,30 +1,11 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kgrag } from '../api/create-kgrag.js';
 import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
-import type { RunUsage } from '../core/types.js';
-import type { InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
+import type { PipelineEvent } from '../pipeline/pipeline-step.js';
+import type { JobRequest, JobResult, JobRunner } from './job-runner.js';
 
-/** What a job was asked to do. Documents are kept (in the job's file) only until the job has ended. */
-export type JobRequest =
-  | {
-      kind: 'index';
-      /** Documents given as text. */
-      documents: InputDocument[];
-      /** Files (uploads stored in the workspace) to index. */
-      paths: string[];
-      mode?: 'fast' | 'standard';
-      methods?: string[];
-    }
-  | {
-      kind: 'delete';
-      selectors: string[];
-      /** Uploaded files of the deleted documents, removed with them. */
-      files: string[];
-      keepCache?: boolean;
-      mode?: 'fast' | 'standard';
-    };
+export type { JobRequest } from './job-runner.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -55,7 +36,7 @@ export interface JobView {
   /** The one-line reason of a failure. */
   error: { code: string; message: string } | null;
   /** Totals of a finished run. */
-  result: { durationMs: number; usage: RunUsage; deleted?: string[] } | null;
+  result: JobResult | null;
 }
 
 /** An update of a job for its event stream: the job's new state and the pipeline event that caused it. */
@@ -68,8 +49,8 @@ export interface JobEvent {
 export interface IndexJobQueueOptions {
   /** Folder of the job files (one JSON file per job). */
   directory: string;
-  /** The workspace the jobs write. */
-  kgrag: () => Promise<Kgrag>;
+  /** Runs each job on the workspace: in this process, or in a process of its own. */
+  runner: JobRunner;
   /** ISO time source (tests). @default () => new Date().toISOString() */
   now?: () => string;
   /** Called when a job ends (before its listeners hear of it), e.g. to remove the uploads of deleted documents. */
@@ -243,35 +224,8 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     running = { id, abort, cancel, stopped: new Promise((resolve) => (stop = resolve)) };
     setStatus(record, 'running');
     try {
-      const kgrag = await options.kgrag();
       const onEvent = (event: PipelineEvent): void => applyEvent(record, event);
-      const command = `kgrag serve (${record.view.id})`;
-      if (record.request.kind === 'index') {
-        const request = record.request;
-        const summary = await kgrag.index(
-          { paths: request.paths, documents: request.documents },
-          {
-            command,
-            onEvent,
-            signal: abort.signal,
-            cancelSignal: cancel.signal,
-            ...(request.mode === undefined ? {} : { mode: request.mode }),
-            ...(request.methods === undefined ? {} : { methods: request.methods }),
-          },
-        );
-        record.view.result = { durationMs: summary.durationMs, usage: summary.usage };
-      } else {
-        const request = record.request;
-        const summary = await kgrag.delete(request.selectors, {
-          command,
-          onEvent,
-          signal: abort.signal,
-          cancelSignal: cancel.signal,
-          ...(request.keepCache === undefined ? {} : { keepCache: request.keepCache }),
-          ...(request.mode === undefined ? {} : { mode: request.mode }),
-        });
-        record.view.result = { durationMs: summary.run.durationMs, usage: summary.run.usage, deleted: summary.deleted.map((document) => document.id) };
-      }
+      record.view.result = await options.runner.run(record.request, { command: `kgrag serve (${record.view.id})`, onEvent, signal: abort.signal, cancelSignal: cancel.signal });
       await finish(record, 'succeeded');
     } catch (error) {
       if (cancel.signal.aborted) await finish(record, 'cancelled');

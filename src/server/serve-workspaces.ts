@@ -4,7 +4,9 @@ import type { ServerConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
 import type { McpTarget } from '../mcp/create-mcp-server.js';
+import { childProcessJobRunner } from './child-process-job-runner.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
+import type { JobWorkspaceOptions } from './job-process-protocol.js';
 import { graphRoutes } from './routes/graph-routes.js';
 import { methodRoutes } from './routes/method-routes.js';
 import { isLoopback, type RunningServer, startServer } from './start-server.js';
@@ -34,6 +36,21 @@ function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
   });
 }
 
+/** Runs a workspace's jobs in processes of their own, each given `shutdownGraceMs` to stop when asked to. */
+function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig) {
+  const { execArgv, ...opened } = jobProcess;
+  const memory = config.jobMemoryMb === undefined ? [] : [`--max-old-space-size=${config.jobMemoryMb}`];
+  return (directory: string, kgrag: Kgrag) =>
+    childProcessJobRunner({
+      workspace: { ...opened, workspace: directory },
+      stopTimeoutMs: config.shutdownGraceMs,
+      execArgv: [...memory, ...(execArgv ?? [])],
+      discardDraft: async () => {
+        await kgrag.discardDraft({ command: 'kgrag serve (dropping a cancelled job\'s draft)' });
+      },
+    });
+}
+
 /** Options of {@link serveWorkspaces}. */
 export interface ServeWorkspacesOptions {
   /** `single`: one workspace folder; `folder`: a folder of named workspaces. */
@@ -48,6 +65,13 @@ export interface ServeWorkspacesOptions {
   insecure?: boolean;
   /** The built web explorer served at `/` (default: the package's `dist/web`). */
   webDirectory?: string;
+  /**
+   * Runs each index job in a process of its own, which opens the workspace with these options (what `openKgrag`
+   * passes, as plain data), so that the server's event loop never runs index work and a job cannot take the server
+   * down. Without it jobs run in the server's process (for workspaces opened with objects that cannot cross a process
+   * boundary, such as a scripted language model).
+   */
+  jobProcess?: Omit<JobWorkspaceOptions, 'workspace'> & { execArgv?: readonly string[] };
 }
 
 /** A running server with its parts, for tests and the CLI. */
@@ -75,6 +99,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     directory: options.directory,
     openKgrag: options.openKgrag,
     onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger),
+    ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config) }),
   });
   const app = createServerApp({
     registry,

@@ -74,7 +74,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         logger.info({ running: served.queries.active() }, 'shutting down');
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
         http.closeIdleConnections();
-        await served.queries.drain(options.graceMs);
+        // Running queries and the running index jobs stop side by side, each within the grace period.
+        await Promise.all([served.queries.drain(options.graceMs), registry.stopJobs()]);
         await registry.close();
         http.closeAllConnections();
         await stopped;

@@ -3,6 +3,7 @@ import { join, resolve, sep } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
 import { httpError } from './http-problem.js';
 import { type IndexJobQueue, openIndexJobQueue } from './index-job-queue.js';
+import { inProcessJobRunner, type JobRunner } from './job-runner.js';
 
 /** One workspace as the server holds it: one open `Kgrag` shared by every request, and its job queue. */
 export interface ServedWorkspace {
@@ -24,6 +25,8 @@ export interface WorkspaceRegistry {
   open(name: string): Promise<ServedWorkspace>;
   /** Creates a workspace folder (folder layout only) and opens it. */
   create(name: string): Promise<ServedWorkspace>;
+  /** Stops taking jobs and interrupts the running ones (kept for the next start); resolves when they have stopped. */
+  stopJobs(): Promise<void>;
   /** Interrupts running jobs (kept for the next start) and closes every workspace. */
   close(): Promise<void>;
 }
@@ -46,6 +49,8 @@ export interface WorkspaceRegistryOptions {
   openKgrag: (directory: string) => Promise<Kgrag>;
   /** Called when a workspace is opened and after each of its jobs that published a new index. */
   onIndexReady?: (workspace: ServedWorkspace) => void;
+  /** How a workspace's jobs run. @default in this process, on the workspace's open `Kgrag` */
+  jobRunner?: (directory: string, kgrag: Kgrag) => JobRunner;
 }
 
 /**
@@ -77,7 +82,7 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
         const kgrag = await options.openKgrag(directory);
         const jobs = openIndexJobQueue({
           directory: join(directory, jobsFolder),
-          kgrag: async () => kgrag,
+          runner: options.jobRunner?.(directory, kgrag) ?? inProcessJobRunner(async () => kgrag),
           onEnded: async (job, request) => {
             // A job ends long after the workspace opened: its entry is there.
             if (job.status === 'succeeded') void open.get(name)?.then((workspace) => options.onIndexReady?.(workspace));
@@ -125,14 +130,15 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
       mkdirSync(directory, { recursive: true });
       return load(name, directory);
     },
+    async stopJobs() {
+      const workspaces = await Promise.allSettled([...open.values()]);
+      await Promise.all(workspaces.map((settled) => (settled.status === 'fulfilled' ? settled.value.jobs.shutdown() : undefined)));
+    },
     async close() {
       closing = true;
+      await this.stopJobs();
       const workspaces = await Promise.allSettled([...open.values()]);
-      for (const settled of workspaces) {
-        if (settled.status !== 'fulfilled') continue;
-        await settled.value.jobs.shutdown();
-        await settled.value.kgrag.close();
-      }
+      for (const settled of workspaces) if (settled.status === 'fulfilled') await settled.value.kgrag.close();
     },
   };
 }

@@ -47,6 +47,7 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     overrides: mergeConfig(overrides, serverFlags),
     ...(global.config === undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
   });
+  const opened = { env: io.env, config: overrides, ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }) };
   const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, pino.destination({ dest: 2, sync: true }));
   const served = await serveWorkspaces({
     layout: folder === undefined ? 'single' : 'folder',
@@ -55,8 +56,9 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     version: packageVersion(),
     logger,
     ...(options.insecure === undefined ? {} : { insecure: options.insecure }),
-    openKgrag: (workspace) =>
-      createKgrag({ workspace, env: io.env, config: overrides, ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }) }),
+    openKgrag: (workspace) => createKgrag({ workspace, ...opened }),
+    // Index jobs run in processes of their own, opened the same way: the server's event loop stays free for queries.
+    jobProcess: opened,
   });
   writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${keysNote(loaded.config.server.apiKeys.length, options.insecure === true)}`);
   await new Promise<void>((resolveStop) => {

@@ -287,7 +287,10 @@ export const serverConfigSchema = z
     requestsPerMinute: positiveInt().default(6000).describe('Requests one API key (or, without keys, one client address) may make per minute; more get 429 with Retry-After'),
     maxConcurrentQueries: positiveInt().default(64).describe('Queries answered at once per key (or client address); more get 429 with Retry-After'),
     queryTimeoutMs: positiveInt().default(120_000).describe('Deadline of one query or chat request; a query past it is cancelled with 504'),
-    shutdownGraceMs: positiveInt().default(10_000).describe('On SIGTERM: how long running queries may take to finish before the server exits'),
+    shutdownGraceMs: positiveInt().default(10_000).describe('On SIGTERM: how long running queries may take to finish, and a running index job to stop, before the server exits'),
+    jobMemoryMb: positiveInt()
+      .optional()
+      .describe("Heap of each index job's process, in MB (Node's --max-old-space-size; default: Node's, about a quarter of the machine's memory); a job past it fails alone, the server keeps serving"),
   })
   .strict();
 

@@ -1,0 +1,117 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { KgragError } from '../core/errors.js';
+import { runsCompiled } from '../core/start-module-worker.js';
+import { deserializeError, type JobChildMessage, type JobParentMessage, type JobWorkspaceOptions, serializeError } from './job-process-protocol.js';
+import type { JobRunner } from './job-runner.js';
+
+/** Options of {@link childProcessJobRunner}. */
+export interface JobProcessOptions {
+  /** How the job's process opens the workspace (the server's own settings). */
+  workspace: JobWorkspaceOptions;
+  /**
+   * How long a job's process may take to stop after a cancel or a shutdown before it is killed. A killed job keeps its
+   * draft like a crashed one (a shutdown resumes it on the next start; a cancel drops it through `discardDraft`).
+   */
+  stopTimeoutMs: number;
+  /** Node options of the job's process, e.g. `--max-old-space-size=4096`. */
+  execArgv?: readonly string[];
+  /** Drops the draft a killed cancelled job left, so that the next job does not publish its documents. */
+  discardDraft: () => Promise<void>;
+}
+
+/** Lines of a job process's standard error kept to explain how it ended. */
+const stderrTailBytes = 8192;
+
+/**
+ * Runs each job in a Node process of its own (`job-process.ts`), which opens the workspace with the server's settings:
+ * the server's event loop only relays the job's events, so queries and `/health` are answered at once while a job
+ * parses, embeds and clusters; a job that runs out of memory ends its own process with an error on the job, not the
+ * server; and a cancel or a shutdown stops it within `stopTimeoutMs`, by killing it if it does not stop by itself.
+ */
+export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
+  const module = new URL(`./job-process.${runsCompiled(import.meta.url) ? 'js' : 'ts'}`, import.meta.url);
+  const loader = runsCompiled(import.meta.url) ? [] : ['--import', import.meta.resolve('tsx')];
+  return {
+    run(request, runOptions) {
+      return new Promise((resolve, reject) => {
+        let child: ChildProcess;
+        try {
+          child = fork(module, [], {
+            execArgv: [...loader, ...(options.execArgv ?? [])],
+            env: options.workspace.env,
+            stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+            serialization: 'advanced',
+          });
+        } catch (error) {
+          reject(new KgragError('could not start the process of an index job', { code: 'JOB_PROCESS_FAILED', category: 'environment', hint: 'check that the machine can start processes (memory, process limits)', cause: error }));
+          return;
+        }
+        let stderr = '';
+        child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+          stderr = (stderr + text).slice(-stderrTailBytes);
+        });
+        let outcome: JobChildMessage | undefined;
+        let stopTimer: NodeJS.Timeout | undefined;
+        let stopped: 'cancel' | 'shutdown' | undefined;
+        const stop = (how: 'cancel' | 'shutdown', signal: AbortSignal): void => {
+          if (stopped !== undefined) return;
+          stopped = how;
+          const message: JobParentMessage = { type: 'stop', how, reason: serializeError(signal.reason) };
+          if (child.connected) child.send(message);
+          stopTimer = setTimeout(() => child.kill('SIGKILL'), options.stopTimeoutMs);
+        };
+        const onShutdown = (): void => stop('shutdown', runOptions.signal);
+        const onCancel = (): void => stop('cancel', runOptions.cancelSignal);
+        runOptions.signal.addEventListener('abort', onShutdown, { once: true });
+        runOptions.cancelSignal.addEventListener('abort', onCancel, { once: true });
+        child.on('message', (message: JobChildMessage) => {
+          if (message.type === 'event') runOptions.onEvent(message.event);
+          else outcome = message;
+        });
+        child.once('error', (error) => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          outcome ??= { type: 'error', error: serializeError(error) };
+        });
+        child.once('exit', (code, signal) => {
+          clearTimeout(stopTimer);
+          runOptions.signal.removeEventListener('abort', onShutdown);
+          runOptions.cancelSignal.removeEventListener('abort', onCancel);
+          if (outcome?.type === 'result') return resolve(outcome.result);
+          if (outcome?.type === 'error') return reject(deserializeError(outcome.error));
+          const ended = exitError(code, signal, stderr, stopped);
+          // A cancel must drop the work, which a killed process could not do itself.
+          if (stopped === 'cancel') {
+            options.discardDraft().then(
+              () => reject(runOptions.cancelSignal.reason),
+              (error: unknown) => reject(new KgragError(`${ended.message}, and its draft could not be dropped`, { code: 'JOB_PROCESS_FAILED', category: 'environment', cause: error })),
+            );
+            return;
+          }
+          reject(stopped === 'shutdown' ? runOptions.signal.reason : ended);
+        });
+        const start: JobParentMessage = { type: 'run', workspace: options.workspace, request, command: runOptions.command };
+        child.send(start);
+        if (runOptions.cancelSignal.aborted) onCancel();
+        else if (runOptions.signal.aborted) onShutdown();
+      });
+    },
+  };
+}
+
+/** Why a job's process ended without reporting an outcome, from its exit and the end of its standard error. */
+function exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string, stopped: 'cancel' | 'shutdown' | undefined): KgragError {
+  if (/heap out of memory|Allocation failed|Reached heap limit/i.test(stderr)) {
+    return new KgragError('the index job ran out of memory: its process reached the heap limit and stopped (the index keeps its last published version)', {
+      code: 'JOB_OUT_OF_MEMORY',
+      category: 'environment',
+      hint: 'index fewer or smaller files in one job, or give jobs more memory (server.jobMemoryMb, KGRAG_SERVER_JOB_MEMORY_MB)',
+    });
+  }
+  const how = signal === null ? `exited with code ${code}` : `was stopped by ${signal}`;
+  const last = stderr.trim().split('\n').at(-1)?.slice(0, 300);
+  return new KgragError(`the index job's process ${how} before it finished${stopped === undefined ? '' : ` (it did not stop within the time allowed after a ${stopped})`}${last ? `: ${last}` : ''}`, {
+    code: 'JOB_PROCESS_FAILED',
+    category: 'environment',
+    hint: 'run the job again; the next run resumes what this one had finished',
+  });
+}

@@ -25,29 +25,52 @@ function byCodePoint(left: string, right: string): number {
 
 /**
  * Counts the terms of every text (scikit-learn `CountVectorizer().fit_transform(texts)`), with
- * {@link sklearnWordTokens} unless another tokenizer is given.
+ * {@link sklearnWordTokens} unless another tokenizer is given. Each token is kept as its term's number, not as a
+ * string: a 50 MB corpus of never-repeating words is millions of them.
  */
 export function countTerms(texts: readonly string[], tokenize: (text: string) => string[] = sklearnWordTokens): TermCountMatrix {
-  const tokenized = texts.map((text) => tokenize(text));
-  const terms = new Set<string>();
-  for (const tokens of tokenized) for (const token of tokens) terms.add(token);
-  const vocabulary = [...terms].sort(byCodePoint);
-  const idOf = new Map(vocabulary.map((term, id) => [term, id]));
-  const rowPointers = new Int32Array(texts.length + 1);
-  const termIds: number[] = [];
-  const counts: number[] = [];
-  const rowCounts = new Map<number, number>();
-  tokenized.forEach((tokens, row) => {
-    rowCounts.clear();
-    for (const token of tokens) {
-      const id = idOf.get(token) as number;
-      rowCounts.set(id, (rowCounts.get(id) ?? 0) + 1);
+  const numberOf = new Map<string, number>();
+  const terms: string[] = [];
+  let tokens = new Int32Array(1024);
+  let filled = 0;
+  const rowEnds = new Int32Array(texts.length);
+  texts.forEach((text, row) => {
+    for (const token of tokenize(text)) {
+      let number = numberOf.get(token);
+      if (number === undefined) {
+        number = terms.length;
+        numberOf.set(token, number);
+        terms.push(token);
+      }
+      if (filled === tokens.length) {
+        const grown = new Int32Array(tokens.length * 2);
+        grown.set(tokens);
+        tokens = grown;
+      }
+      tokens[filled++] = number;
     }
-    for (const id of [...rowCounts.keys()].sort((left, right) => left - right)) {
-      termIds.push(id);
-      counts.push(rowCounts.get(id) as number);
-    }
-    rowPointers[row + 1] = termIds.length;
+    rowEnds[row] = filled;
   });
-  return { vocabulary, rowPointers, termIds: Int32Array.from(termIds), counts: Int32Array.from(counts) };
+  numberOf.clear();
+  const byTerm = Int32Array.from(terms.keys()).sort((left, right) => byCodePoint(terms[left] as string, terms[right] as string));
+  const vocabulary = Array.from(byTerm, (number) => terms[number] as string);
+  const idOf = new Int32Array(terms.length);
+  byTerm.forEach((number, id) => (idOf[number] = id));
+  terms.length = 0;
+  const rowPointers = new Int32Array(texts.length + 1);
+  const termIds = new Int32Array(filled);
+  const counts = new Int32Array(filled);
+  let entries = 0;
+  for (let row = 0, start = 0; row < texts.length; start = rowEnds[row] as number, row++) {
+    const ids = tokens.subarray(start, rowEnds[row]).map((number) => idOf[number] as number).sort();
+    for (let at = 0; at < ids.length; at++) {
+      if (at > 0 && ids[at] === ids[at - 1]) counts[entries - 1] = (counts[entries - 1] as number) + 1;
+      else {
+        termIds[entries] = ids[at] as number;
+        counts[entries++] = 1;
+      }
+    }
+    rowPointers[row + 1] = entries;
+  }
+  return { vocabulary, rowPointers, termIds: termIds.slice(0, entries), counts: counts.slice(0, entries) };
 }

@@ -14,6 +14,7 @@ import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
 import { benchColdQuery } from './cold-query.js';
+import { measureRandomUpload, measureUnpackingDocx } from './reliability-limits.js';
 import { measureConcurrentWriters, measureQueriesDuringReindex } from './reliability-writers.js';
 
 /** One measurement: a name for progress lines and a function returning its results by key. */
@@ -27,6 +28,8 @@ const coldQueryRuns = 5;
 
 const measurements: ReliabilityMeasurement[] = [
   { name: 'a 2 MB line without spaces through the chunk step', measure: measureLongLineChunk },
+  { name: 'kgrag index of 49 MB of random base64 text (fast mode, every method)', measure: measureRandomUpload },
+  { name: 'kgrag serve given a .docx that unpacks to 250 MB: /health while its job runs', measure: measureUnpackingDocx },
   { name: '2Wiki + MuSiQue + HotpotQA indexed together (fast mode)', measure: measureCombinedCorporaIndex },
   { name: 'two standard-mode index runs started together on one workspace (mock LLM), 10 trials', measure: measureWriters },
   { name: 'rounds of 20 parallel queries while a re-index writes', measure: measureReaders },

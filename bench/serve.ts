@@ -100,7 +100,7 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
   const extra = (JSON.parse(readFileSync(join(sharedDatasets, 'musique-train-100/corpus.json'), 'utf8')) as Array<{ title: string; text: string }>).slice(0, 61);
   const base = mkdtempSync(join(tmpdir(), 'kgrag-bench-serve-'));
   const workspace = join(base, 'run');
-  const measured = { errors: [] as number[], p50: [] as number[], p99: [] as number[], rps: [] as number[], inProcess: [] as number[], ratio: [] as number[], indexingErrors: [] as number[], indexingRps: [] as number[], indexingP99: [] as number[], jobSeconds: [] as number[] };
+  const measured = { errors: [] as number[], p50: [] as number[], p99: [] as number[], rps: [] as number[], inProcess: [] as number[], ratio: [] as number[], indexingErrors: [] as number[], indexingRps: [] as number[], indexingP99: [] as number[], jobSeconds: [] as number[], lagP99: [] as number[], lagMax: [] as number[], inProcessLagP99: [] as number[], inProcessLagMax: [] as number[] };
   try {
     process.stderr.write('  indexing 2Wiki (fast mode)\n');
     runChild('./index-child.ts', [join(base, 'built'), corpus]);
@@ -113,6 +113,19 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       // Every run starts from the same index: the previous run's job added documents to its copy.
       rmSync(workspace, { recursive: true, force: true });
       cpSync(join(base, 'built'), workspace, { recursive: true });
+      // The server's event-loop delay while one document is indexed: jobs in processes of their own, then (on a fresh
+      // copy) on the server's thread as before issue 35.
+      const lag = runChild<{ p99: number; max: number }>('./serve-lag-child.ts', [workspace, 'process'], pinned(pinning));
+      rmSync(workspace, { recursive: true, force: true });
+      cpSync(join(base, 'built'), workspace, { recursive: true });
+      const lagInProcess = runChild<{ p99: number; max: number }>('./serve-lag-child.ts', [workspace, 'in-process'], pinned(pinning));
+      rmSync(workspace, { recursive: true, force: true });
+      cpSync(join(base, 'built'), workspace, { recursive: true });
+      measured.lagP99.push(lag.p99);
+      measured.lagMax.push(lag.max);
+      measured.inProcessLagP99.push(lagInProcess.p99);
+      measured.inProcessLagMax.push(lagInProcess.max);
+      process.stderr.write(`  event-loop delay while a job adds one document: p99 ${lag.p99.toFixed(1)} ms, max ${lag.max.toFixed(1)} ms (job on the server's thread: p99 ${lagInProcess.p99.toFixed(1)} ms, max ${lagInProcess.max.toFixed(1)} ms)\n`);
       const inProcess = runChild<{ rps: number }>('./serve-inprocess-child.ts', [workspace], pinned(pinning)).rps;
       const server = await startServe(workspace, {
         command: pinned(pinning),
@@ -166,6 +179,10 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       serve_rps_while_indexing: result(measured.indexingRps, 'q/s'),
       serve_p99_ms_while_indexing: result(measured.indexingP99, 'ms'),
       index_job_s_while_serving: result(measured.jobSeconds, 's'),
+      serve_event_loop_lag_p99_ms_while_indexing: result(measured.lagP99, 'ms'),
+      serve_event_loop_lag_max_ms_while_indexing: result(measured.lagMax, 'ms'),
+      serve_event_loop_lag_p99_ms_while_indexing_job_on_server_thread: result(measured.inProcessLagP99, 'ms (jobs on the server\'s thread, as before issue 35)'),
+      serve_event_loop_lag_max_ms_while_indexing_job_on_server_thread: result(measured.inProcessLagMax, 'ms (jobs on the server\'s thread, as before issue 35)'),
     };
   } finally {
     rmSync(base, { recursive: true, force: true });

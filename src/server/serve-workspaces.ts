@@ -4,6 +4,7 @@ import type { ServerConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
 import type { McpTarget } from '../mcp/create-mcp-server.js';
+import { labelApiSources } from './api-document-sources.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
 import { graphRoutes } from './routes/graph-routes.js';
 import { methodRoutes } from './routes/method-routes.js';
@@ -17,7 +18,7 @@ function mcpTargetOf(workspace: ServedWorkspace, prefix: string): McpTarget {
   return {
     kgrag: workspace.kgrag,
     async addDocuments(documents) {
-      const job = workspace.jobs.submit({ kind: 'index', documents, paths: [] });
+      const job = workspace.jobs.submit({ kind: 'index', documents: labelApiSources(documents), paths: [] });
       return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (GET ${prefix}/jobs/${job.id})` };
     },
   };

@@ -434,8 +434,14 @@ describe('kgrag serve: response headers and hostile keys', () => {
       assert.equal(response.headers.get('cache-control'), 'no-store', path);
       assert.equal(response.headers.get('x-frame-options'), 'DENY', path);
     }
-    const events = await fetch(`${server.url}/v1/jobs/job-999999/events`);
-    assert.equal(events.headers.get('cache-control'), 'no-store');
+    assert.equal((await fetch(`${server.url}/v1/jobs/job-999999/events`)).headers.get('cache-control'), 'no-store');
+    // An event stream revalidates always and is kept by no shared cache (Chromium aborts a no-store stream).
+    const added = await fetch(`${server.url}/v1/documents`, jsonDocuments([{ title: 'Buoys', text: 'The fairway buoy shows a white light.' }]));
+    const events = await fetch(`${server.url}/v1/jobs/${(await body<{ job: Job }>(added)).job.id}/events`);
+    assert.equal(events.headers.get('content-type'), 'text/event-stream');
+    assert.equal(events.headers.get('cache-control'), 'private, no-cache');
+    assert.equal(events.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal((await readEvents(events)).at(-1)?.event, 'end');
   });
 
   test('a key named __proto__ in a request body is refused, as the CLI refuses it in -p', async () => {

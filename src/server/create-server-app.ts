@@ -61,7 +61,10 @@ function setSecurityHeaders(headers: Headers, explorerFile: boolean): void {
   headers.set('x-frame-options', 'DENY');
   headers.set('x-content-type-options', 'nosniff');
   headers.set('referrer-policy', 'no-referrer');
-  if (!explorerFile) headers.set('cache-control', 'no-store');
+  if (explorerFile) return;
+  // An event stream keeps its revalidate-always `no-cache`, made private: Chromium aborts a `no-store` stream (every
+  // streamed query and job progress of the explorer failed as net::ERR_ABORTED).
+  headers.set('cache-control', (headers.get('content-type') ?? '').startsWith('text/event-stream') ? 'private, no-cache' : 'no-store');
 }
 
 /**

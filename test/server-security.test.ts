@@ -225,9 +225,9 @@ describe('kgrag serve with API keys', () => {
     const open = await serveWith(directory, { host: '0.0.0.0', apiKeys: [realKey] });
     try {
       const port = open.port;
-      const response = await rawRequest(`http://127.0.0.1:${port}`, '/v1/stats', { host: `kgrag.example.com:${port}`, authorization: `Bearer ${realKey}` });
+      const response = await rawRequest(`http://127.0.0.1:${port}`, '/v1/stats', { host: `kgrag.example.com:${port}`, authorization: `Bearer ${realKey}`, origin: 'https://evil.example.com' });
       assert.equal(response.status, 200);
-      // Keys keep cross-origin browsers out unless corsOrigins lists them.
+      // Keys keep cross-origin browsers out unless corsOrigins lists them: no CORS header lets the page read this.
       assert.equal(response.headers['access-control-allow-origin'], undefined);
     } finally {
       await open.close();

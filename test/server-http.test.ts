@@ -431,7 +431,7 @@ describe('kgrag serve: limits', () => {
     }
   });
 
-  test('a non-loopback address without an API key is refused unless insecure; a port in use is named', async () => {
+  test('a non-loopback address without an API key is refused; a port in use is named', async () => {
     const directory = await sampleWorkspace();
     await assert.rejects(startTestServer({ directory, server: { host: '0.0.0.0' } }), (error: Error & { code?: string }) => error.code === 'SERVER_INSECURE_BIND');
     const first = await startTestServer({ directory });
@@ -494,7 +494,7 @@ describe('kgrag serve: the web explorer at /', () => {
       assert.equal(response.headers.get('cache-control'), 'no-cache');
       assert.equal(
         response.headers.get('content-security-policy'),
-        "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'",
+        "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'",
       );
       assert.equal(await response.text(), page);
     }

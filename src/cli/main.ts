@@ -167,7 +167,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
       return parsed;
     })
     .option('--workspaces <dir>', 'serve every workspace folder inside <dir> at /v1/workspaces/{name}/… (instead of one workspace at /v1/…)')
-    .option('--insecure', 'allow a non-loopback address without API keys (only behind a proxy that authenticates)')
+    .addOption(new Option('--insecure', 'removed: fails with a message saying to set an API key').hideHelp())
     .addOption(new Option('--log-level <level>', 'request log level (stderr, JSON lines)').choices(['debug', 'info', 'warn', 'error']))
     .action(async (options: ServeCommandOptions) => (await import('./commands/serve-command.js')).serveCommand(options, global(), io));
 

@@ -76,16 +76,38 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string
   return parsed.data;
 }
 
+/**
+ * The key path of the first `__proto__` key in a parsed JSON value, or undefined. JSON.parse keeps such a key as an
+ * own property, which zod then drops without a word: `params.__proto__` would be accepted and ignored, where the
+ * CLI refuses `-p __proto__.k=1`. Walked with a stack: a deeply nested body must not overflow the call stack.
+ */
+function prototypeKeyPath(value: unknown): string | undefined {
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    const node = item.value as Record<string, unknown>;
+    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return `${item.path}__proto__`;
+    for (const key of Object.keys(node)) stack.push({ value: node[key], path: `${item.path}${key}.` });
+  }
+  return undefined;
+}
+
 async function readJson(c: Context<ServerEnv>): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw httpError(415, 'SERVER_UNSUPPORTED_MEDIA_TYPE', `expected a JSON body (content-type: application/json), got "${type.slice(0, 80) || 'none'}"`, 'send the body as JSON with content-type: application/json');
   }
+  let body: unknown;
   try {
-    return await c.req.json();
+    body = await c.req.json();
   } catch {
     throw httpError(400, 'SERVER_INVALID_JSON', 'the request body is not valid JSON', 'check the body with a JSON validator');
   }
+  const bad = prototypeKeyPath(body);
+  if (bad !== undefined) {
+    throw httpError(400, 'SERVER_INVALID_REQUEST', `invalid body: ${bad}: "__proto__" cannot be a key (it names an object's prototype, not a field or parameter)`, 'remove the key; see /openapi.json for the expected shape');
+  }
+  return body;
 }
 
 function limitExceeded(limit: number, what: string): Error {

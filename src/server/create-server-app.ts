@@ -11,6 +11,7 @@ import { createCallerLimits } from './caller-limits.js';
 import { httpError, problemOf } from './http-problem.js';
 import { openApiDocument } from './openapi-document.js';
 import { createQueryGate, type QueryGate } from './query-gate.js';
+import { sameMachineGuard } from './same-machine-guard.js';
 import { isExplorerPath, serveExplorerFiles } from './serve-explorer-files.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { documentRoutes } from './routes/document-routes.js';
@@ -52,9 +53,25 @@ function clientAddress(c: Context<ServerEnv>): string {
 }
 
 /**
+ * Headers of every response: no page of the server may be framed by another site (clickjacking), no body is read as
+ * another type than it declares, no URL of the server is sent on as a referrer, and no answer holding data — the
+ * API's, the problem documents', `/docs` — is kept in a cache. The explorer's files keep their own caching.
+ */
+function setSecurityHeaders(headers: Headers, explorerFile: boolean): void {
+  headers.set('x-frame-options', 'DENY');
+  headers.set('x-content-type-options', 'nosniff');
+  headers.set('referrer-policy', 'no-referrer');
+  if (explorerFile) return;
+  // An event stream keeps its revalidate-always `no-cache`, made private: Chromium aborts a `no-store` stream (every
+  // streamed query and job progress of the explorer failed as net::ERR_ABORTED).
+  headers.set('cache-control', (headers.get('content-type') ?? '').startsWith('text/event-stream') ? 'private, no-cache' : 'no-store');
+}
+
+/**
  * The kgrag HTTP API over a registry of workspaces: authentication, per-caller limits and problem+json errors
  * around the routes of every endpoint group, and the web explorer's files at `/` (public: the page asks for a key
- * for its API calls). Request logs carry an id, the method, the path, the status and the
+ * for its API calls). Without keys, only requests addressed to this machine and same-origin writes pass
+ * ({@link sameMachineGuard}). Request logs carry an id, the method, the path, the status and the
  * time — never a question, a document or a key at `info` level.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
@@ -82,10 +99,13 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     c.header('x-request-id', requestId);
     const started = performance.now();
     await next();
+    setSecurityHeaders(c.res.headers, isExplorerPath(c.req.path));
     const entry = { requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started), caller: c.get('caller') };
     if (c.res.status >= 500) logger.error(entry, 'request failed');
     else logger.info(entry, 'request');
   });
+
+  if (!keys.required) app.use('*', sameMachineGuard(config.corsOrigins));
 
   if (config.corsOrigins.length > 0) {
     app.use('*', cors({ origin: [...config.corsOrigins], allowHeaders: ['authorization', 'content-type', 'x-request-id'], exposeHeaders: ['x-request-id', 'retry-after', 'location'], maxAge: 600 }));

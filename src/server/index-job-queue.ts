@@ -1,8 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
+import { fileWriteError } from './file-write-error.js';
 import type { JobRequest, JobResult, JobRunner } from './job-runner.js';
 
 export type { JobRequest } from './job-runner.js';
@@ -278,7 +279,17 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       };
       const record = { view, request };
       records.set(id, record);
-      persist(record);
+      try {
+        persist(record);
+      } catch (error) {
+        // A job that cannot be recorded is not queued: it ends failed, and its end cleans up after it (its uploads).
+        const failure = fileWriteError(`the file of job ${id}`, `${basename(options.directory)}/${id}.json`, error);
+        view.status = 'failed';
+        view.endedAt = now();
+        view.error = { code: failure.code, message: formatErrorLine(failure) };
+        finish(record, 'failed').catch(() => undefined);
+        throw failure;
+      }
       waiting.push(id);
       const submitted = structuredClone(view);
       kick();

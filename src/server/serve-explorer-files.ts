@@ -13,8 +13,8 @@ export function isExplorerPath(path: string): boolean {
   return path === '/' || path === '/index.html' || path.startsWith('/assets/');
 }
 
-/** The explorer makes no request beyond this server: no CDN, no fonts, no analytics. */
-const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'";
+/** The explorer makes no request beyond this server (no CDN, no fonts, no analytics), and no other site may frame it. */
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'";
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -4,12 +4,15 @@ import type { ServerConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
 import type { McpTarget } from '../mcp/create-mcp-server.js';
+import { labelApiSources } from './api-document-sources.js';
 import { childProcessJobRunner } from './child-process-job-runner.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
 import type { JobWorkspaceOptions } from './job-process-protocol.js';
 import { graphRoutes } from './routes/graph-routes.js';
 import { methodRoutes } from './routes/method-routes.js';
-import { isLoopback, type RunningServer, startServer } from './start-server.js';
+import { isLoopback } from './is-loopback.js';
+import { type RunningServer, startServer } from './start-server.js';
+import { weakApiKeyReason } from './weak-api-key.js';
 import { createWorkspaceRegistry, type ServedWorkspace, type WorkspaceRegistry } from './workspace-registry.js';
 
 /** MCP's view of a served workspace: `add_documents` queues an index job like POST /documents. */
@@ -17,7 +20,7 @@ function mcpTargetOf(workspace: ServedWorkspace, prefix: string): McpTarget {
   return {
     kgrag: workspace.kgrag,
     async addDocuments(documents) {
-      const job = workspace.jobs.submit({ kind: 'index', documents, paths: [] });
+      const job = workspace.jobs.submit({ kind: 'index', documents: labelApiSources(documents), paths: [] });
       return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (GET ${prefix}/jobs/${job.id})` };
     },
   };
@@ -61,8 +64,6 @@ export interface ServeWorkspacesOptions {
   config: ServerConfig;
   version: string;
   logger: Logger;
-  /** Allow a non-loopback address without API keys. */
-  insecure?: boolean;
   /** The built web explorer served at `/` (default: the package's `dist/web`). */
   webDirectory?: string;
   /**
@@ -81,19 +82,39 @@ export interface ServedWorkspaces extends RunningServer {
 }
 
 /**
- * Starts `kgrag serve`: the HTTP API, the OpenAI-compatible chat endpoint and MCP over the workspaces. Refuses to
- * listen beyond loopback without API keys unless `insecure`: an open port would hand anyone the index and the
- * LLM budget.
+ * Refuses an address beyond loopback without API keys (anyone who reaches the port could read the index, change it
+ * and spend the LLM budget), or with a key that is a placeholder or too short to keep anyone out.
+ */
+function checkExposure(config: ServerConfig): void {
+  if (isLoopback(config.host)) return;
+  if (config.apiKeys.length === 0) {
+    throw new KgragError(`refusing to listen on ${config.host} without an API key: anyone who reaches the port could read the index, change it and spend the LLM budget`, {
+      code: 'SERVER_INSECURE_BIND',
+      category: 'config',
+      hint: 'set server.apiKeys (or KGRAG_API_KEYS, e.g. `KGRAG_API_KEYS=$(openssl rand -hex 32)`) and send the key as "Authorization: Bearer <key>" (a proxy in front can add it), or listen on 127.0.0.1',
+    });
+  }
+  const weak = config.apiKeys.flatMap((key, index) => {
+    const reason = weakApiKeyReason(key);
+    return reason === undefined ? [] : [`key-${index + 1} (number ${index + 1} of server.apiKeys) ${reason}`];
+  });
+  if (weak.length > 0) {
+    throw new KgragError(`refusing to listen on ${config.host} with a weak API key: ${weak.join('; ')}`, {
+      code: 'SERVER_WEAK_API_KEY',
+      category: 'config',
+      hint: 'generate a key with `openssl rand -hex 32` and set it in KGRAG_API_KEYS, or in kgrag.yaml as "${NAME}" with the variable NAME set to it',
+    });
+  }
+}
+
+/**
+ * Starts `kgrag serve`: the HTTP API, the OpenAI-compatible chat endpoint and MCP over the workspaces. Beyond
+ * loopback it needs API keys that are real keys ({@link checkExposure}); without keys, it answers only requests
+ * addressed to this machine (see `sameMachineGuard`).
  */
 export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<ServedWorkspaces> {
   const { config } = options;
-  if (!isLoopback(config.host) && config.apiKeys.length === 0 && options.insecure !== true) {
-    throw new KgragError(`refusing to listen on ${config.host} without an API key: anyone who reaches the port could read the index and spend the LLM budget`, {
-      code: 'SERVER_INSECURE_BIND',
-      category: 'config',
-      hint: 'set server.apiKeys (or KGRAG_API_KEYS, e.g. `KGRAG_API_KEYS=$(openssl rand -hex 32)`), listen on 127.0.0.1, or pass --insecure behind a proxy that authenticates',
-    });
-  }
+  checkExposure(config);
   const registry = createWorkspaceRegistry({
     layout: options.layout,
     directory: options.directory,

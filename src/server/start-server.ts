@@ -29,11 +29,6 @@ export interface StartServerOptions {
   logger: Logger;
 }
 
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /** Why the server could not listen, as something the user can fix. */
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
   const where = `${host}:${port}`;

@@ -1,9 +1,36 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, type Stats } from 'node:fs';
+import { basename, join, resolve, sep } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
 import { httpError } from './http-problem.js';
 import { type IndexJobQueue, openIndexJobQueue } from './index-job-queue.js';
 import { inProcessJobRunner, type JobRunner } from './job-runner.js';
+
+/** What is at `path` itself (a link is not followed), or undefined when nothing is. */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Refuses a workspace whose uploads or jobs folder is a link or a file: the server writes and deletes files there,
+ * and through a link it would do so outside the workspace.
+ */
+function checkServerFolders(name: string, directory: string): void {
+  for (const folder of [uploadsFolder, jobsFolder]) {
+    const entry = entryAt(join(directory, folder));
+    if (entry === undefined || (entry.isDirectory() && !entry.isSymbolicLink())) continue;
+    throw httpError(
+      500,
+      'SERVER_UNSAFE_WORKSPACE_FOLDER',
+      `the ${folder} folder of workspace "${name}" is ${entry.isSymbolicLink() ? 'a link' : 'not a folder'}: the server writes and deletes files there, so it must be a folder inside the workspace`,
+      `replace ${folder} in the workspace by a plain folder (move what it holds into it)`,
+    );
+  }
+}
 
 /** One workspace as the server holds it: one open `Kgrag` shared by every request, and its job queue. */
 export interface ServedWorkspace {
@@ -55,7 +82,8 @@ export interface WorkspaceRegistryOptions {
 
 /**
  * Keeps one open workspace per name. A name is letters, digits, `_` and `-` (no dots, no separators), and its
- * folder is checked to lie directly inside the parent, so no name can reach a path outside it.
+ * folder must be a folder directly inside the parent, not a link, so no name can reach a path outside it (or open
+ * another workspace a second time).
  */
 export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): WorkspaceRegistry {
   const root = resolve(options.directory);
@@ -79,19 +107,27 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
     let pending = open.get(name);
     if (!pending) {
       pending = (async () => {
+        checkServerFolders(name, directory);
         const kgrag = await options.openKgrag(directory);
-        const jobs = openIndexJobQueue({
+        const jobs: IndexJobQueue = openIndexJobQueue({
           directory: join(directory, jobsFolder),
           runner: options.jobRunner?.(directory, kgrag) ?? inProcessJobRunner(async () => kgrag),
           onEnded: async (job, request) => {
             // A job ends long after the workspace opened: its entry is there.
             if (job.status === 'succeeded') void open.get(name)?.then((workspace) => options.onIndexReady?.(workspace));
-            // An uploaded file is a copy of its document: deleting the document deletes it; a file whose job
-            // failed or was cancelled goes too, unless an indexed document still comes from it.
+            // An uploaded file is a copy of its document: deleting the document deletes it; a file from which no
+            // indexed document comes when its job ends goes too — the job failed or was cancelled, or skipped the
+            // file (binary, too large, unreadable) — unless a job still waiting names it (a later upload of that name).
             if (request.kind === 'delete' && job.status === 'succeeded') for (const path of request.files) rmSync(path, { force: true });
-            if (request.kind === 'index' && job.status !== 'succeeded' && request.paths.length > 0) {
+            if (request.kind === 'index' && request.paths.length > 0) {
               const sources = new Set((await kgrag.documents()).map((document) => document.source.split('#')[0]));
-              for (const path of request.paths) if (!sources.has(path)) rmSync(path, { force: true });
+              const waitingFiles = new Set(
+                jobs
+                  .list()
+                  .filter((other) => other.id !== job.id && (other.status === 'queued' || other.status === 'running'))
+                  .flatMap((other) => other.input.files),
+              );
+              for (const path of request.paths) if (!sources.has(path) && !waitingFiles.has(basename(path))) rmSync(path, { force: true });
             }
           },
         });
@@ -118,15 +154,21 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
     async open(name) {
       if (closing) throw httpError(503, 'SERVER_SHUTTING_DOWN', 'the server is shutting down', 'retry once it is back', 5);
       const directory = directoryOf(name);
-      if (options.layout === 'folder' && !(existsSync(directory) && statSync(directory).isDirectory())) {
-        throw httpError(404, 'SERVER_UNKNOWN_WORKSPACE', `no workspace named "${name}"`, 'create it with POST /v1/workspaces {"name": …}, or list them with GET /v1/workspaces');
+      if (options.layout === 'folder') {
+        const entry = entryAt(directory);
+        if (entry?.isSymbolicLink()) {
+          throw httpError(404, 'SERVER_UNKNOWN_WORKSPACE', `no workspace named "${name}": it is a link, and a workspace must be a folder inside the served folder`, 'replace the link by a folder, or serve the folder it leads to with its own kgrag serve');
+        }
+        if (entry === undefined || !entry.isDirectory()) {
+          throw httpError(404, 'SERVER_UNKNOWN_WORKSPACE', `no workspace named "${name}"`, 'create it with POST /v1/workspaces {"name": …}, or list them with GET /v1/workspaces');
+        }
       }
       return load(name, directory);
     },
     async create(name) {
       if (options.layout === 'single') throw httpError(405, 'SERVER_SINGLE_WORKSPACE', 'this server serves one workspace and cannot create others', 'start it with --workspaces <dir> to serve a folder of workspaces');
       const directory = directoryOf(name);
-      if (existsSync(directory)) throw httpError(409, 'SERVER_WORKSPACE_EXISTS', `workspace "${name}" exists already`, 'choose another name, or use the existing one');
+      if (entryAt(directory) !== undefined) throw httpError(409, 'SERVER_WORKSPACE_EXISTS', `workspace "${name}" exists already`, 'choose another name, or use the existing one');
       mkdirSync(directory, { recursive: true });
       return load(name, directory);
     },

@@ -11,9 +11,8 @@ import { type CliIo, writeLine } from '../cli-io.js';
 import { type GlobalOptions, parseSetOptions } from '../workspace-options.js';
 
 /** How the start line describes authentication. */
-function keysNote(keys: number, insecure: boolean): string {
-  if (keys > 0) return `, ${keys} API key(s)`;
-  return insecure ? ', no API key (--insecure: anyone who reaches the port may call it)' : ', no API key (loopback only)';
+function keysNote(keys: number): string {
+  return keys > 0 ? `, ${keys} API key(s)` : ', no API key (this machine only: loopback names, same-origin writes)';
 }
 
 /** Options of `kgrag serve`. */
@@ -21,6 +20,7 @@ export interface ServeCommandOptions {
   host?: string;
   port?: number;
   workspaces?: string;
+  /** Removed: refused with a message that says to set an API key (scripts may still pass it). */
   insecure?: boolean;
   logLevel?: string;
 }
@@ -31,6 +31,13 @@ export interface ServeCommandOptions {
  * the logs (JSON lines, pino); stdout stays empty.
  */
 export async function serveCommand(options: ServeCommandOptions, global: GlobalOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<void> {
+  if (options.insecure === true) {
+    throw new KgragError('--insecure is no longer accepted: kgrag serve never listens beyond loopback without an API key', {
+      code: 'CLI_SERVE_INSECURE_REMOVED',
+      category: 'input',
+      hint: 'set an API key (KGRAG_API_KEYS=$(openssl rand -hex 32), or server.apiKeys in kgrag.yaml) and send it as "Authorization: Bearer <key>" (a proxy in front can add it); or drop --insecure and listen on 127.0.0.1',
+    });
+  }
   const folder = options.workspaces === undefined ? undefined : resolve(io.cwd, options.workspaces);
   const directory = folder ?? resolve(io.cwd, global.workspace ?? io.env.KGRAG_WORKSPACE ?? '.');
   if (folder !== undefined && global.workspace !== undefined) {
@@ -55,12 +62,11 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     config: loaded.config.server,
     version: packageVersion(),
     logger,
-    ...(options.insecure === undefined ? {} : { insecure: options.insecure }),
     openKgrag: (workspace) => createKgrag({ workspace, ...opened }),
     // Index jobs run in processes of their own, opened the same way: the server's event loop stays free for queries.
     jobProcess: opened,
   });
-  writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${keysNote(loaded.config.server.apiKeys.length, options.insecure === true)}`);
+  writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${keysNote(loaded.config.server.apiKeys.length)}`);
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
       writeLine(io.stderr, `kgrag: ${signal}: finishing running queries, keeping a running index job to resume on the next start`);

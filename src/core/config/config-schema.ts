@@ -275,12 +275,12 @@ export const queryConfigSchema = z
 /** `kgrag serve`: where it listens, who may call it, and how much one caller may ask of it. */
 export const serverConfigSchema = z
   .object({
-    host: z.string().min(1).default('127.0.0.1').describe('Address `kgrag serve` binds; a non-loopback address needs an API key (or --insecure)'),
+    host: z.string().min(1).default('127.0.0.1').describe('Address `kgrag serve` binds; a non-loopback address needs API keys (real ones: no placeholder)'),
     port: z.number().int().min(0).max(65535).default(8080).describe('Port of `kgrag serve` (0: any free port, printed at start)'),
     apiKeys: z
       .array(z.string().min(16, { error: 'an API key needs at least 16 characters; generate one with `openssl rand -hex 32`' }))
       .default([])
-      .describe('Bearer keys accepted by `kgrag serve` (also KGRAG_API_KEYS, comma-separated); none: only loopback clients, no key'),
+      .describe('Bearer keys accepted by `kgrag serve` (also KGRAG_API_KEYS, comma-separated; in kgrag.yaml write "${NAME}" to name a variable); none: only this machine (loopback names, same-origin writes)'),
     corsOrigins: z.array(z.string().min(1)).default([]).describe('Browser origins allowed to call the API (CORS), e.g. ["https://app.example.com"]; none: same origin only'),
     maxJsonBytes: positiveInt().default(1_048_576).describe('Largest JSON request body, in bytes'),
     maxUploadBytes: positiveInt().default(52_428_800).describe('Largest multipart upload (all files of one request), in bytes'),

@@ -77,10 +77,13 @@ describe('renderConfigTemplate', () => {
     // which end with the [KGRAG_…] variable name, nor the header comments at the top).
     const uncommented = renderConfigTemplate()
       .split('\n')
-      .map((text, index) => (index > 3 && /^\s*# [A-Za-z]+:( |$)/.test(text) && !/\[KGRAG_[A-Z0-9_]+\]$/.test(text) ? text.replace('# ', '') : text))
+      .map((text, index) => (index > 4 && /^\s*# [A-Za-z]+:( |$)/.test(text) && !/\[KGRAG_[A-Z0-9_]+\]$/.test(text) ? text.replace('# ', '') : text))
       .join('\n');
     const folder = workspaceWith(uncommented);
-    const { config } = await loadConfig({ workspace: folder, env: {} });
+    // The examples name secrets by ${VAR}, which must be set.
+    const { config } = await loadConfig({ workspace: folder, env: { OPENAI_API_KEY: 'sk-from-the-environment', KGRAG_SERVER_KEY: 'a-server-key-from-the-environment' } });
+    assert.equal(config.llm.apiKey, 'sk-from-the-environment');
+    assert.deepEqual(config.server.apiKeys, ['a-server-key-from-the-environment']);
     assert.equal(config.llm.baseURL, 'http://localhost:11434/v1');
     assert.deepEqual(config.llm.pricePerMillionTokens, { input: 0.4, output: 1.6 });
     assert.deepEqual(config.llm.headers, { 'X-Team': 'search' });

@@ -46,7 +46,8 @@ export function renderConfigTemplate(schema: z.ZodType = configSchema): string {
     '# kgrag configuration. Every key is optional: the values shown are the defaults.',
     '# Precedence: defaults < this file < KGRAG_* environment variables < command-line flags.',
     '# Each key also has an environment variable, e.g. llm.baseURL -> KGRAG_LLM_BASE_URL.',
-    '# Secrets belong in the environment (KGRAG_LLM_API_KEY or OPENAI_API_KEY), not in this file.',
+    '# Secrets belong in the environment (KGRAG_LLM_API_KEY or OPENAI_API_KEY), not in this file; a value may name a',
+    '# variable instead: ${NAME} is replaced by its value (an unset or empty variable is an error), $${ writes a literal ${.',
   ];
   const keys = configKeys(schema);
   // A section whose keys all lack defaults is written commented out, or it would parse as null.

@@ -374,3 +374,41 @@ describe('loadConfig: problems', () => {
     assert.match(problemAbout(problems, 'seed'), /KGRAG_SEED/);
   });
 });
+
+describe('loadConfig: ${VAR} in kgrag.yaml', () => {
+  test('a string value naming an environment variable gets its value, in lists and mappings too', async () => {
+    const yaml = [
+      'server:',
+      '  apiKeys: ["${KGRAG_SERVER_KEY}", "static-${SUFFIX}-0123456789"]',
+      'llm:',
+      '  baseURL: http://${LLM_HOST}:11434/v1',
+      '  headers: { X-Team: "${TEAM}" }',
+    ].join('\n');
+    const env = { KGRAG_SERVER_KEY: 'c0ffee-real-key-9d8e7f6a5b4c', SUFFIX: 'ab', LLM_HOST: 'gpu.internal', TEAM: 'search' };
+    const { config } = await loadConfig({ workspace: workspace(yaml), env });
+    assert.deepEqual(config.server.apiKeys, ['c0ffee-real-key-9d8e7f6a5b4c', 'static-ab-0123456789']);
+    assert.equal(config.llm.baseURL, 'http://gpu.internal:11434/v1');
+    assert.deepEqual(config.llm.headers, { 'X-Team': 'search' });
+  });
+
+  test('$${ writes a literal ${, and values from variables and flags are taken as they are', async () => {
+    const yaml = 'llm:\n  headers: { X-Template: "$${literal}" }\n';
+    const env = { KGRAG_LLM_MODEL: '${NOT_EXPANDED}' };
+    const { config } = await loadConfig({ workspace: workspace(yaml), env });
+    assert.deepEqual(config.llm.headers, { 'X-Template': '${literal}' });
+    assert.equal(config.llm.model, '${NOT_EXPANDED}');
+  });
+
+  test('an unset or empty variable is a problem naming the key and the variable, never taken as the literal text', async () => {
+    const yaml = 'server:\n  apiKeys: ["${KGRAG_SERVER_KEY}"]\nllm:\n  apiKey: "${EMPTY_KEY}"\n';
+    const problems = await problemsOf({ workspace: workspace(yaml), env: { EMPTY_KEY: '' } });
+    assert.match(problemAbout(problems, 'server.apiKeys.0'), /KGRAG_SERVER_KEY is not set/);
+    assert.match(problemAbout(problems, 'llm.apiKey'), /EMPTY_KEY is empty/);
+  });
+
+  test('a ${ that names no variable is a problem with the fix', async () => {
+    const problems = await problemsOf({ workspace: workspace('llm:\n  model: "gpt-${ bad name }"\n  apiKey: "${UNCLOSED"\n'), env: {} });
+    assert.match(problemAbout(problems, 'llm.model'), /\$\{ bad name \}.*\$\$\{/);
+    assert.match(problemAbout(problems, 'llm.apiKey'), /\$\{UNCLOSED/);
+  });
+});

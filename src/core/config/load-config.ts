@@ -6,6 +6,7 @@ import { errorMessage } from '../error-message.js';
 import { KgragError } from '../errors.js';
 import { redactUrl } from '../redact-url.js';
 import { configSchema, type KgragConfig, type KgragConfigInput } from './config-schema.js';
+import { expandVariables } from './expand-variables.js';
 
 /** The configuration file name looked up in a workspace. */
 export const configFileName = 'kgrag.yaml';
@@ -243,6 +244,7 @@ function editDistance(left: string, right: string): number {
 /**
  * Resolves the configuration of a workspace: defaults < `kgrag.yaml` < `KGRAG_*` environment
  * variables (`KGRAG_LLM_BASE_URL`, …; `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `KGRAG_API_KEYS` (server.apiKeys) as fallbacks) < flags.
+ * String values of `kgrag.yaml` may name environment variables as `${NAME}` ({@link expandVariables}).
  * Every problem is reported at once, each with its key path, where it was set, and how to fix it.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
@@ -265,6 +267,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     if (values !== undefined && values !== null && !isPlainObject(values)) {
       problems.push(`${file}: must be a mapping of keys (like "llm:"), not a ${Array.isArray(values) ? 'list' : typeof values}`);
     } else if (isPlainObject(values)) {
+      for (const problem of expandVariables(values, env)) problems.push(`${problem.path.join('.')}: ${problem.message} (set in ${file})`);
       layers.push({ name: file, values });
       sources.push(file);
     }

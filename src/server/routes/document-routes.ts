@@ -1,9 +1,12 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { detectText } from '../../text/load/detect-text.js';
 import { fileFormatOf } from '../../text/load/file-format.js';
+import { labelApiSources } from '../api-document-sources.js';
 import { defineRoute, type ServerEnv } from '../api-route.js';
+import { fileWriteError } from '../file-write-error.js';
 import { httpError } from '../http-problem.js';
 import { addDocumentsSchema, deleteDocumentQuery, documentSchema, idParams, jobSchema, looseObject, problemResponse } from '../request-schemas.js';
 import { sanitizeFileName } from '../sanitize-file-name.js';
@@ -12,11 +15,50 @@ import type { ServedWorkspace } from '../workspace-registry.js';
 
 /** Whether `path` lies inside the workspace's uploads folder (only such files are the server's to delete). */
 export function isUpload(workspace: ServedWorkspace, path: string): boolean {
+  if (!isAbsolute(path)) return false;
   const rest = relative(workspace.uploads, path);
   return rest.length > 0 && !rest.startsWith('..') && !rest.includes(`..${sep}`) && !rest.startsWith(sep);
 }
 
-/** Stores uploaded files in the workspace's uploads folder (write to a temporary name, then rename) and returns their paths. */
+/** How many leading bytes decide whether a file is text (what the loaders' binary test reads). */
+const sniffBytes = 8192;
+
+/**
+ * The 415 problem of a file kgrag cannot read, or undefined: a known office format, or bytes that are not text under a
+ * name read as text (a `.exe`, an image named `.txt`). PDF and Word files are checked by their loaders.
+ */
+function unreadableUpload(name: string, bytes: Uint8Array): Error | undefined {
+  const format = fileFormatOf(name);
+  if (format.kind === 'unsupported') {
+    return httpError(415, 'SERVER_UNSUPPORTED_FILE', `"${name}" is ${format.description}, which kgrag cannot read`, 'convert it to PDF, DOCX, Markdown, HTML or plain text first');
+  }
+  if (format.kind === 'pdf' || format.kind === 'docx' || (format.kind === 'unknown' && new TextDecoder().decode(bytes.subarray(0, 5)) === '%PDF-')) return undefined;
+  if (detectText(bytes.subarray(0, sniffBytes), name).kind !== 'binary') return undefined;
+  return httpError(415, 'SERVER_UNSUPPORTED_FILE', `"${name}" is binary data, not text, which kgrag cannot read`, 'upload the document as PDF, DOCX, Markdown, HTML or plain text');
+}
+
+/** Writes one upload (to a temporary name, then renamed), as a 503 problem naming the file and the cause if it cannot. */
+function writeUpload(workspace: ServedWorkspace, name: string, bytes: Uint8Array): string {
+  const path = join(workspace.uploads, name);
+  try {
+    mkdirSync(workspace.uploads, { recursive: true });
+    writeFileSync(`${path}.part`, bytes);
+    renameSync(`${path}.part`, path);
+    return path;
+  } catch (error) {
+    try {
+      rmSync(`${path}.part`, { force: true });
+    } catch {
+      // What stands in the way (a folder of that name) is the cause the problem names.
+    }
+    throw fileWriteError(`the upload "${name}"`, `uploads/${name}`, error);
+  }
+}
+
+/**
+ * Stores uploaded files in the workspace's uploads folder and returns their paths. Every file is checked before any
+ * is stored: one that kgrag cannot read refuses the whole upload with 415.
+ */
 async function storeUploads(c: Context<ServerEnv>, workspace: ServedWorkspace): Promise<string[]> {
   let form: FormData;
   try {
@@ -30,22 +72,15 @@ async function storeUploads(c: Context<ServerEnv>, workspace: ServedWorkspace): 
   const prepared = await Promise.all(
     files.map(async (file) => {
       const name = sanitizeFileName(file.name);
-      const format = fileFormatOf(name);
-      if (format.kind === 'unsupported') {
-        throw httpError(415, 'SERVER_UNSUPPORTED_FILE', `"${name}" is ${format.description}, which kgrag cannot read`, 'convert it to PDF, DOCX, Markdown, HTML or plain text first');
-      }
       if (names.has(name)) throw httpError(400, 'SERVER_DUPLICATE_FILE', `two uploaded files are both named "${name}"`, 'give each file of one upload its own name');
       names.add(name);
-      return { name, bytes: new Uint8Array(await file.arrayBuffer()) };
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const refused = unreadableUpload(name, bytes);
+      if (refused) throw refused;
+      return { name, bytes };
     }),
   );
-  mkdirSync(workspace.uploads, { recursive: true });
-  return prepared.map(({ name, bytes }) => {
-    const path = join(workspace.uploads, name);
-    writeFileSync(`${path}.part`, bytes);
-    renameSync(`${path}.part`, path);
-    return path;
-  });
+  return prepared.map(({ name, bytes }) => writeUpload(workspace, name, bytes));
 }
 
 /** Documents: list, get, add (JSON text or file upload: an index job), delete (a delete job, or its dry run). */
@@ -64,18 +99,19 @@ export const documentRoutes = [
     tag: 'documents',
     summary: 'Add documents (JSON text, or files as multipart/form-data) and start an index job',
     description:
-      'JSON: `{"documents": [{"title", "text", "source?", "metadata?"}]}`. Multipart: one or more fields named `file` (txt, md, html, pdf, docx, json, jsonl, csv, tsv); a file with the name of an earlier upload replaces its documents. Answers 202 with the queued job; follow it at `/jobs/{id}/events`.',
+      'JSON: `{"documents": [{"title", "text", "source?", "metadata?"}]}`; a `source` is a label, stored as `api:<source>`: a later document with the same label replaces it. Multipart: one or more fields named `file` (txt, md, html, pdf, docx, json, jsonl, csv, tsv, or any other name whose bytes are text); a file with the name of an earlier upload replaces its documents, and a file the job skips is removed when it ends. Answers 202 with the queued job; follow it at `/jobs/{id}/events`.',
     body: addDocumentsSchema,
     multipart: true,
     responses: {
       202: { description: 'The index job that adds them', schema: z.object({ job: jobSchema }) },
       400: problemResponse('Invalid documents'),
       413: problemResponse('Body larger than the server accepts'),
-      415: problemResponse('A file kgrag cannot read'),
+      415: problemResponse('A file kgrag cannot read (an office format it does not load, or bytes that are not text)'),
+      503: problemResponse('An upload or the job file could not be written (the job, if any, ends failed)'),
     },
     handler: async (c, { body, workspace }) => {
       const job = body
-        ? workspace.jobs.submit({ kind: 'index', documents: body.documents, paths: [], ...(body.mode === undefined ? {} : { mode: body.mode }) })
+        ? workspace.jobs.submit({ kind: 'index', documents: labelApiSources(body.documents), paths: [], ...(body.mode === undefined ? {} : { mode: body.mode }) })
         : workspace.jobs.submit({ kind: 'index', documents: [], paths: await storeUploads(c, workspace) });
       c.header('location', `${c.req.path.replace(/\/documents$/, '')}/jobs/${job.id}`);
       return c.json({ job }, 202);

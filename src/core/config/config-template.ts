@@ -21,6 +21,7 @@ const examples: Record<string, unknown> = {
   'input.idField': 'id',
   'server.apiKeys': ['${KGRAG_SERVER_KEY}'],
   'server.corsOrigins': ['https://app.example.com'],
+  'server.jobMemoryMb': 4096,
   'store.url': 'postgres://kgrag:secret@localhost:5432/kgrag',
   'store.workspace': 'team-docs',
   methods: { basic: { variant: 'hybrid' } },

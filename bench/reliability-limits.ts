@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateRawSync } from 'node:zlib';
 import { createRandom } from '../src/core/random.js';
+import { zipArchive } from '../test/fixtures/text/minimal-docx.js';
 import { type BenchResult, result, runChild, startServe } from './bench-utils.js';
 
 const randomTextBytes = 49 * 1024 * 1024;
@@ -56,7 +56,7 @@ export async function measureRandomUpload(runs: number): Promise<Record<string, 
   }
 }
 
-/** A .docx whose word/document.xml is `megabytes` MB of one paragraph repeated, deflated piece by piece. */
+/** A .docx whose word/document.xml is `megabytes` MB of one paragraph repeated. */
 function unpackingDocx(megabytes: number): Uint8Array {
   const paragraph = '<w:p><w:r><w:t>The weir was rebuilt in 1952 by the harbour board, and again in 1978 after the flood.</w:t></w:r></w:p>';
   const head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
@@ -64,47 +64,10 @@ function unpackingDocx(megabytes: number): Uint8Array {
   const piece = Buffer.from(paragraph.repeat(Math.floor((1024 * 1024) / paragraph.length)));
   const pieces = Math.floor((megabytes * 1024 * 1024 - head.length - tail.length) / piece.length);
   const parts = [Buffer.from(head), ...Array.from({ length: pieces }, () => piece), Buffer.from(tail)];
-  const content = Buffer.concat(parts);
-  const files: Array<[string, Buffer]> = [
+  return zipArchive([
     ['[Content_Types].xml', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')],
-    ['word/document.xml', content],
-  ];
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of files) {
-    const packed = deflateRawSync(data, { level: 9 });
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(data), 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(data), 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, packed);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + packed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...locals, directory, end]));
+    ['word/document.xml', Buffer.concat(parts)],
+  ]);
 }
 
 export async function measureUnpackingDocx(runs: number): Promise<Record<string, BenchResult>> {

@@ -14,6 +14,7 @@ import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
 import { benchColdQuery } from './cold-query.js';
+import { measureDuplicateChunks } from './reliability-duplicates.js';
 import { measureRandomUpload, measureUnpackingDocx } from './reliability-limits.js';
 import { measureConcurrentWriters, measureQueriesDuringReindex } from './reliability-writers.js';
 
@@ -36,6 +37,7 @@ const measurements: ReliabilityMeasurement[] = [
   // A cold query takes a second and a half, the index it needs a minute: five queries whatever `runs` is, so that
   // their median is not one run's noise.
   { name: 'cold ppr and relations CLI queries on the 2Wiki index (5 each), and its size', measure: (runs) => benchColdQuery(Math.max(runs, coldQueryRuns)) },
+  { name: 'a log of one repeated line, 2,000 and 4,000 identical chunks, indexed in fast mode', measure: measureDuplicateChunks },
 ];
 
 /** `concurrent_writers_corrupt`: trials whose final index differs from one run's (target 0); one set of trials however many runs. */

@@ -99,6 +99,19 @@ describe('exact kNN graph', () => {
     assert.deepEqual(rowsOf(graph).indices, bruteForceGraph(matrix, 5).indices);
   });
 
+  test('stops with the abort reason when its signal aborts, in worker threads or in this thread', async () => {
+    const matrix = randomMatrix(700, 19, 7);
+    const controller = new AbortController();
+    const isAbort = (error: unknown): boolean => error instanceof Error && error.name === 'AbortError';
+    // The workers report through the event loop, so an abort right after the call comes before they finish.
+    const threaded = exactKnnGraph(matrix, 15, { threads: 2, blockRows: 64, minimumWorkForThreads: 0, signal: controller.signal });
+    controller.abort();
+    await assert.rejects(threaded, isAbort);
+    await assert.rejects(exactKnnGraph(matrix, 15, { threads: 1, signal: controller.signal }), isAbort);
+    const unaborted = await exactKnnGraph(matrix, 15, { threads: 1, blockRows: 64, signal: new AbortController().signal });
+    assert.deepEqual(unaborted.indices, exactKnnGraphSync(matrix, 15, { blockRows: 64 }).indices, 'a signal that never aborts changes nothing');
+  });
+
   test('rejects a bad k', () => {
     assert.throws(() => exactKnnGraphSync(randomMatrix(3, 2, 6), 1.5), (error: unknown) => KgragError.isInstance(error) && error.code === 'MATH_INVALID_K');
   });

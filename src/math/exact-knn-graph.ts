@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { finishTask, runTask, type CooperativeTask } from '../core/cooperative-task.js';
 import { runModuleWorker } from '../core/run-module-worker.js';
 import { KgragError } from '../core/errors.js';
 import type { DenseMatrix } from './dense-matrix.js';
@@ -19,6 +20,10 @@ import type { ResidentMatrixOptions, SharedResidentMatrix } from './wasm/residen
  * the matrix from one shared WebAssembly memory (no copies) and keep private heaps for all rows; the
  * main thread merges them. Small inputs run in the calling thread, where a worker's start-up would
  * cost more than the work.
+ *
+ * Stopping: with a `signal`, the calling thread gives the event loop a turn between block rows of tiles, and
+ * worker threads stop taking tiles once it aborts (the counter is moved past the last tile); the call then
+ * rejects with the signal's reason.
  */
 
 /** Defaults of {@link exactKnnGraph}. */
@@ -37,6 +42,8 @@ export interface ExactKnnGraphOptions extends ResidentMatrixOptions {
   blockRows?: number;
   /** @default exactKnnGraphDefaults.minimumWorkForThreads */
   minimumWorkForThreads?: number;
+  /** Stops the work (see the header); the call rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /** What the main thread sends each worker. */
@@ -107,15 +114,27 @@ function sortedGraph(rows: number, k: number, scores: Float32Array, indices: Int
 
 /** {@link exactKnnGraph} in the calling thread. */
 export function exactKnnGraphSync(matrix: DenseMatrix, k: number, options: ResidentMatrixOptions & { blockRows?: number } = {}): KnnGraph {
+  return finishTask(exactKnnGraphTask(matrix, k, options));
+}
+
+/** {@link exactKnnGraphSync} as a cooperative task that pauses after each block row of tiles. */
+function* exactKnnGraphTask(matrix: DenseMatrix, k: number, options: ResidentMatrixOptions & { blockRows?: number }): CooperativeTask<KnnGraph> {
   checkArguments(matrix, k);
   const blockRows = options.blockRows ?? exactKnnGraphDefaults.blockRows;
   const resident = ResidentMatrix.load(matrix, options);
   const scores = new Float32Array(matrix.rows * k);
   const indices = new Int32Array(matrix.rows * k);
   clearHeap(scores, indices, 0, matrix.rows * k);
-  const tiles = knnTileCount(matrix.rows, blockRows);
-  let next = 0;
-  accumulateKnnTiles(resident, k, blockRows, () => (next < tiles ? next++ : -1), scores, indices);
+  const blocks = Math.ceil(matrix.rows / blockRows);
+  // Tiles of block row I are the next (blocks − I) tile numbers; each call walks to its first tile from the start.
+  let firstTileOfRow = 0;
+  for (let blockI = 0; blockI < blocks; blockI++) {
+    let next = firstTileOfRow;
+    const end = firstTileOfRow + (blocks - blockI);
+    accumulateKnnTiles(resident, k, blockRows, () => (next < end ? next++ : -1), scores, indices);
+    firstTileOfRow = end;
+    yield;
+  }
   return sortedGraph(matrix.rows, k, scores, indices);
 }
 
@@ -130,16 +149,27 @@ function runWorker(task: ExactKnnWorkerTask): Promise<ExactKnnWorkerResult> {
  */
 export async function exactKnnGraph(matrix: DenseMatrix, k: number, options: ExactKnnGraphOptions = {}): Promise<KnnGraph> {
   checkArguments(matrix, k);
+  const { signal } = options;
+  signal?.throwIfAborted();
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
   const blockRows = options.blockRows ?? exactKnnGraphDefaults.blockRows;
   const work = ((matrix.rows * (matrix.rows - 1)) / 2) * matrix.cols;
   if (threads === 1 || k === 0 || work < (options.minimumWorkForThreads ?? exactKnnGraphDefaults.minimumWorkForThreads)) {
-    return exactKnnGraphSync(matrix, k, options);
+    return signal === undefined ? exactKnnGraphSync(matrix, k, options) : runTask(exactKnnGraphTask(matrix, k, options), { signal });
   }
-  const workers = Math.min(threads, knnTileCount(matrix.rows, blockRows));
+  const tiles = knnTileCount(matrix.rows, blockRows);
+  const workers = Math.min(threads, tiles);
   const shared = ResidentMatrix.loadShared(matrix, workers, blockRows * blockRows * 4, options);
   const tileCounter = new Int32Array(new SharedArrayBuffer(4));
-  const results = await Promise.all(Array.from({ length: workers }, (_, slot) => runWorker({ shared, slot, k, blockRows, tileCounter })));
+  const stop = (): void => void Atomics.store(tileCounter, 0, tiles);
+  signal?.addEventListener('abort', stop, { once: true });
+  let results: ExactKnnWorkerResult[];
+  try {
+    results = await Promise.all(Array.from({ length: workers }, (_, slot) => runWorker({ shared, slot, k, blockRows, tileCounter })));
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+  signal?.throwIfAborted();
   const [first, ...others] = results as [ExactKnnWorkerResult, ...ExactKnnWorkerResult[]];
   const { scores, indices } = first;
   // Every pair was scored by exactly one worker, so merging never meets a duplicate.

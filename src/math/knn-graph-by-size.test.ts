@@ -46,3 +46,74 @@ describe('knnGraphBySize', () => {
     assert.deepEqual(inThisThread.similarities, graph.similarities);
   });
 });
+
+/** `clustered` rows with copies planted: groups of 2 to 40 copies of one row, scattered through the matrix. */
+function withCopies(rows: number, cols: number, seed: number): DenseMatrix {
+  const matrix = clustered(rows, cols, seed);
+  const random = createRandom(seed + 1);
+  for (let row = 1; row < rows; row++) {
+    if (random() < 0.4) continue;
+    // Copy a recent row (so groups grow), or row 0 (so one group is far larger than k).
+    const source = random() < 0.1 ? 0 : Math.max(0, row - 1 - Math.floor(random() * 20));
+    matrix.data.copyWithin(row * cols, source * cols, (source + 1) * cols);
+  }
+  return matrix;
+}
+
+describe('knnGraphBySize with identical rows', () => {
+  test('searches each distinct row once and gives the exact graph of all rows, ties by index', async () => {
+    for (const [rows, k] of [[1200, 10], [300, 29], [12, 20]] as const) {
+      const matrix = withCopies(rows, 24, rows);
+      const graph = await knnGraphBySize(matrix, k);
+      const exact = exactKnnGraphSync(matrix, k);
+      assert.equal(graph.exact, true);
+      assert.ok(graph.searchedRows < rows * 0.75, `${graph.searchedRows} rows searched of ${rows}`);
+      assert.deepEqual(graph.indices, exact.indices, `${rows} rows, k = ${k}`);
+      assert.deepEqual(graph.similarities, exact.similarities);
+    }
+  });
+
+  test('a few copies are searched as they are, with the same graph', async () => {
+    const matrix = clustered(400, 16, 4);
+    for (const row of [10, 11, 12, 200]) matrix.data.copyWithin(row * 16, 5 * 16, 6 * 16);
+    const graph = await knnGraphBySize(matrix, 10);
+    assert.equal(graph.searchedRows, 400);
+    assert.deepEqual(graph.indices, exactKnnGraphSync(matrix, 10).indices);
+  });
+
+  test('4,000 copies of one row are searched as one row', async () => {
+    const rows = 4000;
+    const row = clustered(1, 16, 3).data;
+    const data = new Float32Array(rows * 16);
+    for (let copy = 0; copy < rows; copy++) data.set(row, copy * 16);
+    const matrix = { rows, cols: 16, data };
+    const graph = await knnGraphBySize(matrix, 29);
+    assert.equal(graph.searchedRows, 1);
+    const exact = exactKnnGraphSync(matrix, 29);
+    assert.deepEqual(graph.indices, exact.indices);
+    assert.deepEqual(graph.similarities, exact.similarities);
+  });
+
+  test('is exact while the rows searched are at most exactUpTo, and NN-descent over them above', async () => {
+    const matrix = withCopies(1500, 32, 9);
+    const exact = exactKnnGraphSync(matrix, 10);
+    const { searchedRows } = await knnGraphBySize(matrix, 10);
+    const atLimit = await knnGraphBySize(matrix, 10, { exactUpTo: searchedRows });
+    assert.equal(atLimit.exact, true);
+    assert.deepEqual(atLimit.indices, exact.indices);
+    const approximate = await knnGraphBySize(matrix, 10, { exactUpTo: searchedRows - 1 });
+    assert.equal(approximate.exact, false);
+    assert.ok(knnGraphRecall(approximate, exact) >= 0.95, `recall ${knnGraphRecall(approximate, exact)}`);
+    const again = await knnGraphBySize(matrix, 10, { exactUpTo: searchedRows - 1, worker: false });
+    assert.deepEqual(again.indices, approximate.indices, 'the same graph in this thread');
+  });
+
+  test('stops with the abort reason when its signal aborts while worker threads build the graph', async () => {
+    const matrix = withCopies(1500, 32, 5);
+    const controller = new AbortController();
+    const building = knnGraphBySize(matrix, 10, { exactUpTo: 100, signal: controller.signal });
+    controller.abort();
+    await assert.rejects(building, (error: unknown) => error instanceof Error && error.name === 'AbortError');
+    await assert.rejects(knnGraphBySize(matrix, 10, { signal: controller.signal }), (error: unknown) => error instanceof Error && error.name === 'AbortError');
+  });
+});

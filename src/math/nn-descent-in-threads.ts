@@ -43,6 +43,7 @@ export type NnDescentJoinWorkerMessage = { chunk: number; pairs: NnDescentJoinPa
 
 /** Builds the NN-descent graph of `matrix` like {@link nnDescent}, scoring the joins in `threads` worker threads. */
 export async function nnDescentInThreads(matrix: DenseMatrix, k: number, options: NnDescentOptions = {}, threads = availableParallelism()): Promise<NnDescentResult> {
+  options.signal?.throwIfAborted();
   const workers = Math.max(1, Math.floor(threads));
   if (workers <= 1) return nnDescent(matrix, k, options);
   const n = matrix.rows;
@@ -56,7 +57,7 @@ export async function nnDescentInThreads(matrix: DenseMatrix, k: number, options
   if (step.done) return step.value;
   const pool = new JoinWorkerPool(step.value, shared, workers, capacity);
   try {
-    while (!step.done) step = rounds.next(await pool.join(step.value));
+    while (!step.done) step = rounds.next(await pool.join(step.value, options.signal));
     return step.value;
   } finally {
     await pool.close();
@@ -105,9 +106,13 @@ class JoinWorkerPool {
     });
   }
 
-  /** Runs one round's joins: scored in the workers, applied here in chunk order. Resolves with the list updates once every worker is idle again. */
-  join(round: NnDescentJoinRound): Promise<number> {
+  /**
+   * Runs one round's joins: scored in the workers, applied here in chunk order. Resolves with the list updates once
+   * every worker is idle again; rejects with the signal's reason when it aborts (the workers take no more chunks).
+   */
+  join(round: NnDescentJoinRound, signal: AbortSignal | undefined): Promise<number> {
     if (this.broken) return Promise.reject(this.broken);
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
     const number = ++this.round;
     lowestScores(round.heaps, this.lowest);
     Atomics.store(this.next, 0, 0);
@@ -116,7 +121,16 @@ class JoinWorkerPool {
       let applied = 0;
       let idle = 0;
       let updates = 0;
-      this.failure = reject;
+      const stop = (): void => {
+        Atomics.store(this.next, 0, this.chunks);
+        this.pending = undefined;
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', stop, { once: true });
+      this.failure = (error) => {
+        signal?.removeEventListener('abort', stop);
+        reject(error);
+      };
       this.pending = (message) => {
         if ('idle' in message) {
           if (message.idle === number) idle++;
@@ -129,7 +143,10 @@ class JoinWorkerPool {
           }
         }
         // The candidate lists are redrawn after this resolves, so every worker must have stopped reading them.
-        if (applied === this.chunks && idle === this.workers.length) resolve(updates);
+        if (applied === this.chunks && idle === this.workers.length) {
+          signal?.removeEventListener('abort', stop);
+          resolve(updates);
+        }
       };
       for (const worker of this.workers) worker.postMessage({ round: number, chunks: this.chunks });
     });

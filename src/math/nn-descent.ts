@@ -60,6 +60,11 @@ export interface NnDescentOptions extends ResidentMatrixOptions {
   seed?: number;
   /** Source of randomness (overrides `seed`). */
   random?: Random;
+  /**
+   * Stops the build between rounds (in nn-descent-in-threads.ts also during a round's joins) with the signal's
+   * reason. In the calling thread only an abort from inside the work (a callback) is seen before the end.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** A kNN graph with NN-descent's diagnostics. */
@@ -280,7 +285,10 @@ function checkOptions(matrix: DenseMatrix, k: number, sampleRate: number, maxIte
 export function nnDescent(matrix: DenseMatrix, k: number, options: NnDescentOptions = {}): NnDescentResult {
   const resident = ResidentMatrix.load(matrix, options);
   const rounds = nnDescentRounds(resident, matrix, k, options, false);
-  for (let step = rounds.next(); ; step = rounds.next(joinRoundInline(resident, step.value))) if (step.done) return step.value;
+  for (let step = rounds.next(); ; step = rounds.next(joinRoundInline(resident, step.value))) {
+    if (step.done) return step.value;
+    options.signal?.throwIfAborted();
+  }
 }
 
 /** The candidate lists of one NN-descent round, whose local joins a driver runs before the next round is drawn. */

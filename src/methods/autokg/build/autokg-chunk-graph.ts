@@ -1,7 +1,8 @@
+import { runTask } from '../../../core/cooperative-task.js';
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
-import { nearDuplicateRows } from '../../../math/near-duplicate-rows.js';
+import { nearDuplicateRowsTask } from '../../../math/near-duplicate-rows.js';
 
 /** Options of {@link autokgChunkGraph}. */
 export interface AutokgChunkGraphOptions {
@@ -12,6 +13,14 @@ export interface AutokgChunkGraphOptions {
    * `remove_same_text(thresh=1e-6)`); 0 keeps every chunk.
    */
   duplicateDistance: number;
+}
+
+/** How a call of {@link autokgChunkGraph} runs: none of it changes the graph. */
+export interface AutokgChunkGraphRun {
+  /** Stops the work at its next pause; the call rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+  /** Progress of the near-duplicate search: distinct chunk vectors searched, of all. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** The chunk graph of the kept chunks. */
@@ -33,11 +42,17 @@ export interface AutokgChunkGraph {
  * duplicated passage neither takes a neighbour slot of its twin's row nor counts twice among a keyword's
  * nearest chunks; then the kNN graph of the rest by cosine similarity, exact up to 50,000 chunks and approximate
  * (NN-descent) above, as the reference's own graph is (Annoy, 10 trees). `vectors` are unit rows;
- * `lengths` are the chunks' token counts (the shorter twin is kept, as in the reference).
+ * `lengths` are the chunks' token counts (the shorter twin is kept, as in the reference). Both searches group
+ * identical vectors first, so copies of one chunk cost about what one chunk costs, and both pause often enough for
+ * `run.signal` to stop them.
  */
-export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<number>, options: AutokgChunkGraphOptions): Promise<AutokgChunkGraph> {
+export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<number>, options: AutokgChunkGraphOptions, run: AutokgChunkGraphRun = {}): Promise<AutokgChunkGraph> {
   const { rows, cols } = vectors;
-  const duplicateOf = options.duplicateDistance > 0 ? nearDuplicateRows(vectors.data, rows, cols, lengths, options.duplicateDistance) : new Int32Array(rows).fill(-1);
+  const { signal } = run;
+  const duplicateOf =
+    options.duplicateDistance > 0
+      ? await runTask(nearDuplicateRowsTask(vectors.data, rows, cols, lengths, options.duplicateDistance, run.onProgress ? { onProgress: run.onProgress } : {}), { signal })
+      : new Int32Array(rows).fill(-1);
   const keptRows: number[] = [];
   duplicateOf.forEach((twin, row) => {
     if (twin === -1) keptRows.push(row);
@@ -51,6 +66,6 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
   }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
   if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
-  const { exact, ...graph } = await knnGraphBySize(keptVectors, k);
-  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph, exact };
+  const { n, indices, similarities, exact } = await knnGraphBySize(keptVectors, k, { signal });
+  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n, k, indices, similarities }, exact };
 }

@@ -14,7 +14,8 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
  * chunks, so the graph does not depend on a random forest; above, where the exact graph's n² cost outgrows every
  * other step, by seeded NN-descent (`approximate` in the step's counts). Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance`
  * to a shorter chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering,
- * keywords and search: the blob's chunk ids are the kept chunks. Stored as one blob ({@link chunkKnnGraphBlobKey},
+ * keywords and search: the blob's chunk ids are the kept chunks. Identical vectors (a repeated chunk) are searched once
+ * in both searches, and both pause for the event loop, so the step's `signal` (Ctrl-C) stops it. Stored as one blob ({@link chunkKnnGraphBlobKey},
  * chunk-knn-graph-codec.ts), not as `chunk_edges` rows: the keywords step wants typed arrays, and 177k
  * rows on 2Wiki would cost seconds to write and read. Similarities are stored, not kernel weights, so the
  * kernel can change without rebuilding the graph.
@@ -43,6 +44,7 @@ export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'sp
         { rows: chunks.length, cols: dimensions, data: vectors },
         chunks.map((chunk) => chunk.nTokens),
         graphSettings,
+        { signal: context.signal, onProgress: (done, total) => context.progress(done, total, 'vectors') },
       );
       context.progress(1, 1, 'graphs');
       const bytes = encodeChunkKnnGraph({ chunkIds: Array.from(kept, (row) => (chunks[row] as { id: string }).id), graph });

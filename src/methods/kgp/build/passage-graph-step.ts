@@ -56,7 +56,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
         const index = indexOf.get(id);
         if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
       });
-      const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1)) : undefined;
+      const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1), { signal: context.signal }) : undefined;
       context.progress(1, 4, 'graphs');
 
       const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));

@@ -114,7 +114,8 @@ export const nounPhraseBatchCharacters = 4_000_000;
  * primed with the whole batch first: a text's result is a function of its batch, not of the order within it (or of a
  * crash and resume), and the lexicon — which grows by every word it has not seen, about 20 bytes per character of
  * never-repeating text — is dropped with the batch instead of growing with the corpus. A corpus of up to
- * `batchCharacters` is one batch. `onExtracted` hears of each text as it is done (progress).
+ * `batchCharacters` is one batch. A text repeated in a batch is parsed once, and its copies share one result.
+ * `onExtracted` hears of each text as it is done (progress).
  */
 export function* extractNounPhrasesTask(
   texts: readonly string[],
@@ -127,12 +128,23 @@ export function* extractNounPhrasesTask(
     let characters = (texts[first] as string).length;
     while (end < texts.length && characters + (texts[end] as string).length <= batchCharacters) characters += (texts[end++] as string).length;
     const nlp = createPatternNlp();
+    // A text repeated in the batch (a log's lines, copied boilerplate) is parsed once: its result is the same.
+    const extracted = new Map<string, PhraseExtraction | undefined>();
     for (let index = first; index < end; index++) {
-      nlp.readDoc(breakLongRuns(texts[index] as string));
+      const text = texts[index] as string;
+      if (extracted.has(text)) continue;
+      extracted.set(text, undefined);
+      nlp.readDoc(breakLongRuns(text));
       yield;
     }
     for (let index = first; index < end; index++) {
-      extractions.push(extractWith(nlp, texts[index] as string));
+      const text = texts[index] as string;
+      let extraction = extracted.get(text);
+      if (extraction === undefined) {
+        extraction = extractWith(nlp, text);
+        extracted.set(text, extraction);
+      }
+      extractions.push(extraction);
       onExtracted?.(extractions.length);
       yield;
     }

@@ -221,8 +221,17 @@ function* extractWithNlp(context: StepContext, chunks: ReadonlyArray<{ id: strin
   const extractor = createNlpTripleExtractor();
   const ordered = [...chunks].sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
   const byChunk = new Map<string, TripleExtraction>();
+  // A chunk text repeated under one title (a log's lines, copied boilerplate) is parsed once: its triples are the same.
+  const byText = new Map<string, TripleExtraction>();
   for (const [index, chunk] of ordered.entries()) {
-    byChunk.set(chunk.id, extractor.extract(chunk.text, titles.get(chunk.documentId)));
+    const title = titles.get(chunk.documentId);
+    const key = `${title ?? ''}\u0000${chunk.text}`;
+    let extraction = byText.get(key);
+    if (extraction === undefined) {
+      extraction = extractor.extract(chunk.text, title);
+      byText.set(key, extraction);
+    }
+    byChunk.set(chunk.id, extraction);
     if (index % 250 === 0 || index === ordered.length - 1) context.progress(index + 1, ordered.length, 'chunks');
     yield;
   }

@@ -20,6 +20,7 @@ import { chunkKnnGraphBlobKey } from './knn-graph-step.js';
 import { autokgIndexSettings, type AutokgConfig } from '../config.js';
 import { estimateKeywordsCost } from './estimate-keywords-cost.js';
 import { promptsHash } from '../../../pipeline/steps/llm-extract-step.js';
+import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
 
 /** The index settings of `autokg`: what the `knn-graph` and `keywords` steps are built with. */
 export type AutokgIndexSettings = Pick<AutokgConfig, (typeof autokgIndexSettings)[number]>;
@@ -94,11 +95,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       const chunkTexts = chunkIds.map((id) => textOf.get(id) ?? '');
       const rowOf = new Map(chunkIds.map((id, index) => [id, index]));
       const dimensions = loaded.dimensions;
-      const data = new Float32Array(chunkIds.length * dimensions);
-      loaded.ids.forEach((id, row) => {
-        const index = rowOf.get(id);
-        if (index !== undefined) data.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
-      });
+      const data = matrixInRowOrder(loaded, chunkIds);
       const chunkVectors = { rows: chunkIds.length, cols: dimensions, data };
       const total = 4;
       const started = performance.now();

@@ -3,6 +3,7 @@ import { autokgChunkGraph } from './autokg-chunk-graph.js';
 import { encodeChunkKnnGraph } from './chunk-knn-graph-codec.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import type { AutokgConfig } from '../config.js';
+import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
 
 /** Store blob holding the chunk kNN graph (`decodeChunkKnnGraph` reads it). */
 export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
@@ -32,14 +33,9 @@ export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'sp
     async run(context) {
       const { store } = context;
       const [chunks, loaded] = await Promise.all([store.table('chunks').pick(['id', 'nTokens']), store.vectors('chunks').load()]);
-      const indexOf = new Map(chunks.map((chunk, index) => [chunk.id, index]));
       // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
       const dimensions = loaded.dimensions;
-      const vectors = new Float32Array(chunks.length * dimensions);
-      loaded.ids.forEach((id, row) => {
-        const index = indexOf.get(id);
-        if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
-      });
+      const vectors = matrixInRowOrder(loaded, chunks.map((chunk) => chunk.id));
       const { kept, duplicates, graph, exact } = await autokgChunkGraph(
         { rows: chunks.length, cols: dimensions, data: vectors },
         chunks.map((chunk) => chunk.nTokens),

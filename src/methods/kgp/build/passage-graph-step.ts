@@ -7,6 +7,7 @@ import { countTerms } from '../../../text/term-count-matrix.js';
 import { topTfidfTerms } from '../../../text/top-tfidf-terms.js';
 import type { PipelineStep, StepName } from '../../../pipeline/pipeline-step.js';
 import type { KgpConfig } from '../config.js';
+import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
 
 /** Store blob holding the passage graphs, term counts and chunk ids (`decodePassageGraphIndex` reads it). */
 export const passageGraphBlobKey = 'passage-graph';
@@ -51,11 +52,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
 
       // Vectors in chunk order; a chunk without a vector (none after embed-chunks) has a zero row and no kNN links worth keeping.
       const dimensions = loaded.dimensions;
-      const vectors = new Float32Array(passages * dimensions);
-      loaded.ids.forEach((id, row) => {
-        const index = indexOf.get(id);
-        if (index !== undefined) vectors.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
-      });
+      const vectors = matrixInRowOrder(loaded, chunks.map((chunk) => chunk.id));
       const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1), { signal: context.signal }) : undefined;
       context.progress(1, 4, 'graphs');
 

@@ -1,0 +1,18 @@
+import type { VectorMatrix } from './store.js';
+
+/**
+ * The vectors of `ids`, in that order, as one row-major matrix; a row of an id without a vector is zeros. The loaded
+ * matrix itself when it already holds exactly those ids in that order (a space written in chunk order, as the embed
+ * steps write it), so a step over 100,000 chunk vectors does not hold two copies of them.
+ */
+export function matrixInRowOrder(loaded: VectorMatrix, ids: readonly string[]): Float32Array {
+  const { dimensions } = loaded;
+  if (loaded.ids.length === ids.length && loaded.ids.every((id, row) => id === ids[row])) return loaded.matrix;
+  const rowOf = new Map(ids.map((id, row) => [id, row]));
+  const matrix = new Float32Array(ids.length * dimensions);
+  loaded.ids.forEach((id, row) => {
+    const target = rowOf.get(id);
+    if (target !== undefined) matrix.set(loaded.matrix.subarray(row * dimensions, (row + 1) * dimensions), target * dimensions);
+  });
+  return matrix;
+}

@@ -26,8 +26,8 @@ export interface WriteRecord {
  * the deletions of an earlier write whose draft it may resume.
  */
 export function startedWriteRecord(holder: WriterHolder, generation: number, kept: readonly RunDocument[] = []): WriteRecord {
-  const { command, startedAt, ...process } = holder;
-  return { status: 'running', step: null, error: null, at: startedAt, command, startedAt, deleting: [...kept], generation, process };
+  const { command, startedAt, ...identity } = holder;
+  return { status: 'running', step: null, error: null, at: startedAt, command, startedAt, deleting: [...kept], generation, process: identity };
 }
 
 /** `record` with `documents` added to what it deletes (each once, in the order first recorded). */

@@ -165,7 +165,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   };
 
   /** The state file's record of the last write, or undefined when the file cannot be read. */
-  const readWriteRecord = (): WriteRecord | undefined => {
+  const lastWriteRecord = (): WriteRecord | undefined => {
     try {
       return state.writeRecord();
     } catch {
@@ -191,7 +191,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       }
       const generation = base + 1;
       // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
-      let record = startedWriteRecord(session.holder, generation, readWriteRecord()?.deleting);
+      let record = startedWriteRecord(session.holder, generation, lastWriteRecord()?.deleting);
       state.setWriteRecord((started = record));
       const { store, resumed } = await openDraft(base);
       if (!resumed) {

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
@@ -122,16 +123,23 @@ describe('a workspace on Postgres', () => {
       assert.equal((await b.status()).writer?.command, 'kgrag index docs/');
       await session.store.setMeta('draft:marker', 1);
       await session.end({ status: 'interrupted', step: 'chunk', error: null });
+      assert.equal((await a.status()).unpublished?.status, 'interrupted');
 
       // The draft is resumed by the next writer, with what the first one wrote.
       const resumed = await b.beginWrite({ command: 'kgrag index again', wait: false });
       assert.equal(resumed.resumed, true);
       assert.equal(await resumed.store.getMeta('draft:marker'), 1);
-      assert.equal((await a.status()).unpublished?.status, 'interrupted');
+      assert.equal((await a.status()).unpublished?.status, undefined, 'the writer that resumes a draft replaces the record of the one that left it');
+      assert.equal((await a.status()).writer?.command, 'kgrag index again');
       await resumed.publish();
       await resumed.end();
       assert.equal((await a.status()).generation, 0);
       assert.equal((await a.status()).unpublished, undefined);
+
+      // An older failure, whose draft the next writer resumes.
+      const failed = await b.beginWrite({ command: 'kgrag index (fails)', wait: false });
+      await failed.end({ status: 'failed', step: 'reports', error: 'an older failure' });
+      assert.equal((await a.status()).unpublished?.error, 'an older failure');
 
       // A writer killed with SIGKILL holds no lock: the server ends its connection, and with it the lock.
       const child = spawn(process.execPath, [...nodeScriptArgs(writerChild), url, 'locks'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -144,7 +152,20 @@ describe('a workspace on Postgres', () => {
         child.once('exit', (code) => reject(new Error(`the writer child exited with ${code}: ${stderr}`)));
       });
       await assert.rejects(b.beginWrite({ command: 'kgrag index (while locked)', wait: false }), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_WRITER_BUSY');
+      assert.equal((await a.status()).unpublished, undefined, 'a writer still running is no unpublished run');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
+      await exited;
+      // Readers are told of the killed deletion, not of the older failure, once the server has dropped its connection.
+      let status = await a.status();
+      while (status.writer !== undefined) {
+        await sleep(20);
+        status = await a.status();
+      }
+      assert.deepEqual(
+        { ...status.unpublished, at: undefined, startedAt: undefined },
+        { status: 'interrupted', processGone: true, step: null, error: null, at: undefined, startedAt: undefined, command: 'kgrag delete old.md (killed)', deleting: [{ id: 'd0c0ffee0000', title: 'Old notes' }] },
+      );
       const next = await b.beginWrite({ command: 'kgrag index after the kill', wait: true });
       assert.equal(next.resumed, true, 'the killed writer left its draft to resume');
       assert.equal(await next.store.getMeta('draft:killed'), 1);
@@ -152,6 +173,7 @@ describe('a workspace on Postgres', () => {
       await next.discard();
       await next.end();
       assert.equal((await b.status()).writer, undefined);
+      assert.equal((await b.status()).unpublished, undefined, 'a discarded draft ends the report');
       await b.close();
       await a.close();
     } finally {

@@ -975,6 +975,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
           }
         }
         if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
+        // Before the draft changes: should this process be killed, readers are told what answers may still cite.
+        await session.recordDeletion(deleted);
         // A deletion updates the methods the index was built for and builds nothing new (its mode follows `runIndex`'s rule).
         const methods = await builtMethods(session.store);
         const run = await runIndex(

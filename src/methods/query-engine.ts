@@ -8,11 +8,12 @@ import type { Embedder } from '../providers/embed/embedder.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { describeHolder } from '../store/describe-holder.js';
+import { describeUnpublishedRun } from '../store/describe-unpublished-run.js';
 import { builtMethods } from '../pipeline/built-methods.js';
 import { singleStoreWorkspace } from '../store/single-store-workspace.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
-import type { IndexSnapshot, WorkspaceStatus, WorkspaceStorage } from '../store/workspace-storage.js';
+import type { IndexSnapshot, RunDocument, WorkspaceStatus, WorkspaceStorage } from '../store/workspace-storage.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { lineCachedTokenizer } from '../text/line-cached-tokenizer.js';
 import type { StepName } from '../pipeline/pipeline-step.js';
@@ -487,10 +488,7 @@ function requireStore(store: Store | undefined): Store {
 /** The error of a query against a workspace that has published no index yet. */
 function noIndexError(location: string, status: WorkspaceStatus, extraHint?: string): KgragError {
   const running = status.writer ? `; an index run is in progress (${describeHolder(status.writer)})` : '';
-  const stopped =
-    status.unpublished && !status.writer
-      ? `; the first index run ${status.unpublished.status === 'failed' ? 'failed' : 'was interrupted'}${status.unpublished.step ? ` at step ${status.unpublished.step}` : ''}`
-      : '';
+  const stopped = status.unpublished && !status.writer ? `; the first index run ${describeUnpublishedRun(status.unpublished)}` : '';
   return new KgragError(`there is no index at ${location} yet${running}${stopped}`, {
     code: 'QUERY_NO_INDEX',
     category: 'input',
@@ -503,17 +501,31 @@ function noIndexError(location: string, status: WorkspaceStatus, extraHint?: str
   });
 }
 
-/** Warnings for a query answered from `snapshot` while a run is writing, or after one stopped without publishing. */
+/**
+ * Warnings for a query answered from `snapshot` while a run is writing, or after one stopped without publishing —
+ * also when its process was killed: a deletion's documents are then still in the index that answers come from.
+ */
 function statusWarnings(status: WorkspaceStatus, snapshot: IndexSnapshot): string[] {
   const from = `answers come from index generation ${snapshot.generation}${snapshot.publishedAt ? ` (published ${snapshot.publishedAt})` : ''}`;
   if (status.writer) {
     return [`an index run is in progress (${describeHolder(status.writer)}); ${from} until it completes`];
   }
-  if (status.unpublished) {
-    const what = status.unpublished.status === 'failed' ? 'failed' : 'was interrupted';
-    const where = status.unpublished.step ? ` at step ${status.unpublished.step}` : '';
-    const why = status.unpublished.error ? `: ${status.unpublished.error}` : '';
-    return [`the last index run ${what}${where} (${status.unpublished.at})${why}; ${from}, without that run's changes — run \`kgrag index\` again to resume it`];
+  const run = status.unpublished;
+  if (run === undefined) return [];
+  if (run.deleting.length > 0) {
+    return [
+      `the last index run ${describeUnpublishedRun(run)}; it was deleting ${describeDocuments(run.deleting)}, and ${from}, which still holds them: answers may cite them until \`kgrag delete\` or \`kgrag index\` is run again (the next run resumes the deletion)`,
+    ];
   }
-  return [];
+  return [`the last index run ${describeUnpublishedRun(run)}; ${from}, without that run's changes — run \`kgrag index\` again to resume it`];
+}
+
+/** Documents named in a warning; the rest are counted. */
+const namedDocuments = 5;
+
+/** `2 documents ("Harbour", id 3f2a9c01d4e5; "Sedley Mill", id 77ab0c3d9e21)`: the first few by title and id prefix. */
+function describeDocuments(documents: readonly RunDocument[]): string {
+  const named = documents.slice(0, namedDocuments).map((document) => `${JSON.stringify(document.title)}, id ${document.id.slice(0, 12)}`);
+  const more = documents.length > namedDocuments ? `; and ${documents.length - namedDocuments} more` : '';
+  return `${documents.length} document${documents.length === 1 ? '' : 's'} (${named.join('; ')}${more})`;
 }

@@ -1,6 +1,6 @@
 import type { KgragConfig } from '../core/config/config-schema.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
-import type { RunUsage } from '../core/types.js';
+import type { RunRecord, RunUsage } from '../core/types.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
@@ -125,6 +125,12 @@ export interface PipelineStep {
   settings(config: KgragConfig, environment: StepEnvironment): unknown;
   /** Whether the step must run even when its fingerprint is unchanged (e.g. `load` with new inputs). */
   mustRun?(context: StepContext): boolean;
+  /**
+   * Whether its last successful run, `previous`, left work undone that a later run must try again although nothing it
+   * reads changed (entity-resolution groups the LLM could not decide): the step then runs again, and is not
+   * predicted up to date by the dry run. @default false
+   */
+  unfinished?(previous: RunRecord): boolean;
   run(context: StepContext): Promise<StepOutput>;
   /**
    * Makes the LLM calls that `run` would make for the items `shard` owns, through `context.llm`, and throws the

@@ -83,8 +83,8 @@ function usageDifference(after: RunUsage, before: RunUsage): RunUsage {
 
 /**
  * Runs the steps in order. Each step is skipped when its fingerprint — its code version, its
- * settings and the output versions of the steps it reads — equals that of its last successful run;
- * otherwise it computes, then writes its tables and its `runs` record in one transaction. A run
+ * settings and the output versions of the steps it reads — equals that of its last successful run and
+ * that run left no work undone (`PipelineStep.unfinished`); otherwise it computes, then writes its tables and its `runs` record in one transaction. A run
  * killed at any point therefore restarts at the first step that did not commit, and produces the
  * same index (ids are content hashes, algorithms are seeded).
  */
@@ -149,7 +149,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
     };
 
     const [previous] = await runs.get([step.name]);
-    if (previous?.status === 'done' && previous.fingerprint === fingerprint && !step.mustRun?.(context)) {
+    if (previous?.status === 'done' && previous.fingerprint === fingerprint && !step.mustRun?.(context) && step.unfinished?.(previous) !== true) {
       summary.skipped.push(step.name);
       emit({ type: 'step-skip', step: step.name, reason: 'up-to-date' });
       continue;

@@ -46,6 +46,8 @@ export function singleStoreWorkspace(store: Store, now: () => Date = () => new D
           await store.setMeta(publishedAtKey, now().toISOString());
         },
         async discard() {},
+        // Writes go straight into what queries read: there is no unpublished state to report.
+        async recordDeletion() {},
         async end() {
           endTurn();
         },

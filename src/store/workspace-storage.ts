@@ -9,14 +9,41 @@ export interface WriterHolder extends ProcessIdentity {
   startedAt: string;
 }
 
-/** How the last write to a workspace ended, when it did not publish. */
+/** A document a write removes from the index, as readers are told of it. */
+export interface RunDocument {
+  id: string;
+  title: string;
+}
+
+/**
+ * The last write to a workspace that did not publish: its draft is kept for the next writer to resume, and until
+ * then queries read the index published before it.
+ */
 export interface UnpublishedRun {
+  /**
+   * `failed` (an error ended it) or `interrupted`: stopped by the user (Ctrl-C, a cancelled job), or by its process
+   * ending without finishing it (`processGone`).
+   */
   status: 'failed' | 'interrupted';
   /** The step that was running, when known. */
   step: string | null;
   error: string | null;
+  /** When it ended; for a run whose process stopped without ending it, when it started. */
   at: string;
+  /** What it ran (`kgrag delete docs/old.md`), or null for a run recorded by an older kgrag. */
+  command: string | null;
+  startedAt: string | null;
+  /**
+   * The documents it was deleting, still in the published index: answers may cite them until a run publishes the
+   * draft (the next `kgrag delete` or `kgrag index` resumes it). Empty when it deleted nothing.
+   */
+  deleting: RunDocument[];
+  /** True when its process stopped without ending it (killed or crashed), so nothing recorded how it ended. */
+  processGone: boolean;
 }
+
+/** How a writer says its write ended without publishing (`WriteSession.end`). */
+export type UnpublishedEnd = Pick<UnpublishedRun, 'status' | 'step' | 'error'>;
 
 /** What a reader of a workspace should know besides the published index. */
 export interface WorkspaceStatus {
@@ -25,7 +52,11 @@ export interface WorkspaceStatus {
   publishedAt: string | null;
   /** The writer running now, if any. */
   writer: WriterHolder | undefined;
-  /** The last write that ended without publishing (its work is kept for the next run to resume), if any. */
+  /**
+   * The last write that ended without publishing (its work is kept for the next run to resume), if any; a write
+   * whose process stopped without ending it counts as interrupted. Reported until a run publishes or the draft is
+   * discarded.
+   */
   unpublished: UnpublishedRun | undefined;
 }
 
@@ -64,10 +95,15 @@ export interface WriteSession {
   /** Drops the draft without publishing: nothing changed, the published index stays. */
   discard(): Promise<void>;
   /**
-   * Ends the session and releases the lock. Without a publish or discard the draft is kept, so the next
-   * writer resumes it; `unpublished` records why for readers.
+   * Records the documents this write removes, before it changes the draft: should its process stop without
+   * ending the write (killed, crashed), readers are told that answers still come from an index that holds them.
    */
-  end(unpublished?: Omit<UnpublishedRun, 'at'>): Promise<void>;
+  recordDeletion(documents: readonly RunDocument[]): Promise<void>;
+  /**
+   * Ends the session and releases the lock. Without a publish or discard the draft is kept, so the next
+   * writer resumes it; `unpublished` records why for readers (without it, the write counts as interrupted).
+   */
+  end(unpublished?: UnpublishedEnd): Promise<void>;
 }
 
 /**
@@ -80,6 +116,11 @@ export interface WorkspaceStorage {
   readonly location: string;
   /** The published index for one query, or undefined when nothing has been published yet. */
   snapshot(): Promise<IndexSnapshot | undefined>;
+  /**
+   * Takes the writer lock and, before the draft is touched, records that this write started (its command, start
+   * time and process), replacing the record of any earlier write; a resumed draft keeps the documents an earlier
+   * write was deleting in it.
+   */
   beginWrite(options: BeginWriteOptions): Promise<WriteSession>;
   status(): Promise<WorkspaceStatus>;
   /**

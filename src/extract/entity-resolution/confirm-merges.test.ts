@@ -5,6 +5,7 @@ import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
 import { confirmMerges } from './confirm-merges.js';
 import { mergesWithoutLlm } from './merges-without-llm.js';
+import { resolutionGroupKey } from './resolution-group-key.js';
 import type { ResolutionEntity } from './resolution-types.js';
 
 const entities: ResolutionEntity[] = [
@@ -34,7 +35,7 @@ describe('confirmMerges', () => {
       { canonical: 'mycroft', members: ['mycroft', 'mycroft-2'] },
       { canonical: 'john-watson', members: ['dr-watson', 'john-watson'] },
     ]);
-    assert.equal(result.failures, 0);
+    assert.deepEqual(result.undecided, []);
     assert.equal(result.ignoredIds, 0);
     assert.equal(result.calls, 2);
     assert.equal(model.calls[0]?.purpose, 'resolve-entities');
@@ -57,7 +58,7 @@ describe('confirmMerges', () => {
     assert.equal(result.ignoredIds, 5);
   });
 
-  it('merges nothing for a group whose reply stays invalid after the repair, and counts it', async () => {
+  it('merges nothing for a group whose reply stays invalid after the repair, and lists it as undecided', async () => {
     const model = createScriptedLanguageModel({
       responses: [
         { match: (request) => request.messages[0]?.content.includes('"Mycroft" (person)') === true, reply: 'They are all the same person, I think.' },
@@ -66,8 +67,17 @@ describe('confirmMerges', () => {
     });
     const result = await confirmMerges(model, [holmesGroup, watsonGroup], byId);
     assert.deepEqual(result.merges, [{ canonical: 'john-watson', members: ['dr-watson', 'john-watson'] }]);
-    assert.equal(result.failures, 1);
+    assert.deepEqual(result.undecided, [resolutionGroupKey(holmesGroup)]);
     assert.equal(result.calls, 3);
+  });
+
+  it('asks again about the groups an earlier run could not decide, past the LLM cache that holds their unusable replies', async () => {
+    const model = createScriptedLanguageModel({ responses: [{ reply: { clusters: [{ ids: [1, 2] }] } }] });
+    // The keys of a group do not depend on the order of its ids.
+    const askAgain = new Set([resolutionGroupKey([...watsonGroup].reverse())]);
+    const result = await confirmMerges(model, [holmesGroup, watsonGroup], byId, { askAgain, concurrency: 1 });
+    assert.deepEqual(result.undecided, []);
+    assert.deepEqual(model.calls.map((call) => call.refreshCache === true), [false, true]);
   });
 
   it('lets provider errors propagate', async () => {

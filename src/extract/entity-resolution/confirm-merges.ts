@@ -7,6 +7,7 @@ import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { shortenText } from '../../text/shorten-text.js';
 import { chooseCanonical } from './choose-canonical.js';
+import { resolutionGroupKey } from './resolution-group-key.js';
 import { resolveEntitiesPrompt } from './resolve-entities-prompt.js';
 import type { EntityMerge, ResolutionEntity } from './resolution-types.js';
 
@@ -24,13 +25,21 @@ export interface ConfirmMergesOptions {
    * reply of its call. @default none
    */
   sourcesOf?: (entityIds: readonly string[]) => readonly string[];
+  /**
+   * Keys (`resolutionGroupKey`) of the groups an earlier run could not decide: their calls bypass the LLM cache, whose
+   * replies to them were unusable, and ask the model again. @default none
+   */
+  askAgain?: ReadonlySet<string>;
 }
 
 /** Outcome of {@link confirmMerges}. */
 export interface ConfirmMergesResult {
   merges: EntityMerge[];
-  /** Groups whose reply was still invalid after the repair turn; they merge nothing. */
-  failures: number;
+  /**
+   * Keys (`resolutionGroupKey`) of the groups whose reply was still invalid after the repair turn, in group order:
+   * they merge nothing, and are not decided — a later run should ask again (`askAgain`).
+   */
+  undecided: string[];
   /** Ids in replies that were not records of the group, repeated a record already clustered, or named a canonical outside its cluster. */
   ignoredIds: number;
   /** Model calls made (a repaired reply costs two). */
@@ -51,7 +60,8 @@ export const entityClustersSchema = z.object({
 
 interface GroupOutcome {
   merges: EntityMerge[];
-  failed: boolean;
+  /** The group's key when it could not be decided. */
+  undecided: string | undefined;
   ignoredIds: number;
   calls: number;
 }
@@ -62,8 +72,8 @@ interface GroupOutcome {
  * its canonical member. The records are numbered 1…n in the prompt and the reply's numbers are checked
  * against the group: unknown numbers, records already placed in an earlier cluster, and a canonical outside
  * its cluster are ignored and counted (a missing or ignored canonical falls back to `chooseCanonical`).
- * A reply still invalid after `generateObject`'s repair turn merges nothing for that group and is counted in
- * `failures`; provider errors (authentication, exhausted retries) propagate. Groups run through a bounded
+ * A reply still invalid after `generateObject`'s repair turn merges nothing for that group, which is listed in
+ * `undecided`; provider errors (authentication, exhausted retries) propagate. Groups run through a bounded
  * pool; results are in group order whatever the completion order.
  */
 export async function confirmMerges(
@@ -82,7 +92,8 @@ export async function confirmMerges(
         const entity = entitiesById.get(id);
         return entity ? [entity] : [];
       });
-      if (members.length < 2) return { merges: [], failed: false, ignoredIds: 0, calls: 0 };
+      if (members.length < 2) return { merges: [], undecided: undefined, ignoredIds: 0, calls: 0 };
+      const key = resolutionGroupKey(group);
       const prompt = fillPrompt(prompts.text(resolveEntitiesPrompt), { entities: renderEntities(members, maxDescriptionChars) });
       try {
         const reply = await generateObject({
@@ -94,10 +105,11 @@ export async function confirmMerges(
           purpose: 'resolve-entities',
           ...(options.sourcesOf ? { sources: options.sourcesOf(members.map((entity) => entity.id)) } : {}),
           ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+          ...(options.askAgain?.has(key) ? { refreshCache: true } : {}),
         });
-        return { ...readClusters(reply.object, members), failed: false, calls: reply.attempts };
+        return { ...readClusters(reply.object, members), undecided: undefined, calls: reply.attempts };
       } catch (error) {
-        if (LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT') return { merges: [], failed: true, ignoredIds: 0, calls: 2 };
+        if (LlmCallError.isInstance(error) && error.code === 'LLM_INVALID_OUTPUT') return { merges: [], undecided: key, ignoredIds: 0, calls: 2 };
         throw error;
       }
     },
@@ -105,7 +117,7 @@ export async function confirmMerges(
   );
   return {
     merges: outcomes.flatMap((outcome) => outcome.merges),
-    failures: outcomes.filter((outcome) => outcome.failed).length,
+    undecided: outcomes.flatMap((outcome) => (outcome.undecided === undefined ? [] : [outcome.undecided])),
     ignoredIds: outcomes.reduce((sum, outcome) => sum + outcome.ignoredIds, 0),
     calls: outcomes.reduce((sum, outcome) => sum + outcome.calls, 0),
     criticalPath: outcomes.reduce((longest, outcome) => Math.max(longest, outcome.calls), 0),
@@ -123,7 +135,7 @@ function renderEntities(members: readonly ResolutionEntity[], maxDescriptionChar
     .join('\n');
 }
 
-function readClusters(reply: z.output<typeof entityClustersSchema>, members: readonly ResolutionEntity[]): Omit<GroupOutcome, 'failed' | 'calls'> {
+function readClusters(reply: z.output<typeof entityClustersSchema>, members: readonly ResolutionEntity[]): Omit<GroupOutcome, 'undecided' | 'calls'> {
   const indexOf = (value: number | string): number => {
     const number = typeof value === 'number' ? value : Number(value.trim());
     return Number.isInteger(number) && number >= 1 && number <= members.length ? number - 1 : -1;

@@ -18,7 +18,8 @@ export interface PredictSkippedStepsOptions {
 /**
  * The steps that a run would skip as up to date, found without running them: walking the steps in order,
  * a step is skipped when its fingerprint — computed as `runPipeline` does, from its code version, its
- * settings and the output versions of the steps it reads — equals that of its last successful run, and
+ * settings and the output versions of the steps it reads — equals that of its last successful run, which left no
+ * work undone (`PipelineStep.unfinished`), and
  * then its output is its stored version. A step that would run has an unknown output, so every step that
  * reads it is taken to run too. `test/dry-run.test.ts` checks this against a finished run.
  */
@@ -46,7 +47,7 @@ export async function predictSkippedSteps(options: PredictSkippedStepsOptions): 
       step.reads.map((name) => `${name}=${versions.get(name)}`),
     );
     const previous = runs.get(step.name);
-    if (previous?.status === 'done' && previous.fingerprint === fingerprint) {
+    if (previous?.status === 'done' && previous.fingerprint === fingerprint && step.unfinished?.(previous) !== true) {
       skipped.add(step.name);
       versions.set(step.name, previous.outputVersion);
     } else {

@@ -5,21 +5,32 @@ import { findResolutionCandidates } from '../../extract/entity-resolution/find-r
 import { mergesWithoutLlm } from '../../extract/entity-resolution/merges-without-llm.js';
 import { resolveEntitiesPrompt } from '../../extract/entity-resolution/resolve-entities-prompt.js';
 import { embedInBatches } from '../../providers/embed/embed-in-batches.js';
+import type { Store } from '../../store/store.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { embeddingSettings } from './embed-chunks-step.js';
+import { extractedLlmGraph } from './extracted-llm-graph.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
+
+/** Meta key of the candidate groups (`resolutionGroupKey`) the last run could not decide, for the next run to ask again. */
+const undecidedGroupsKey = 'resolve-entities:undecided';
 
 /**
  * Entity resolution, which GraphRAG lacks (its users' "Sherlock" / "Sherlock Holmes" / "Mr. Holmes"
  * complaint): after the exact normalized-name merge of extraction, candidate groups by name similarity
  * and "title: description" embedding cosine are confirmed by one LLM call per group (or merged by strict
  * rules without one); aliases are kept, the type goes by majority, relations are re-pointed.
+ *
+ * A group whose reply stays unusable after the repair turn is left unmerged and undecided: the run counts it
+ * (`undecided`) and warns, and the step runs again on the next index run (`unfinished`), which asks the model about
+ * those groups past the LLM cache — the cache holds their unusable replies — and takes the others from the cache.
  */
 export const resolveEntitiesStep: PipelineStep = {
   name: 'resolve-entities',
   version: 1,
   reads: ['llm-extract', 'embed-chunks'],
+  // `failures`: what a run of an older kgrag called its undecided groups (it did not remember which they were).
+  unfinished: (previous) => (previous.counts['undecided'] ?? previous.counts['failures'] ?? 0) > 0,
   settings: (config, environment) => ({
     resolution: config.resolution,
     embeddings: embeddingSettings(config),
@@ -29,12 +40,12 @@ export const resolveEntitiesStep: PipelineStep = {
 
   async run(context) {
     const { store, config, llm, embedder } = context;
-    const entities = await store.table('entities').all();
-    const relations = await store.table('relations').all();
+    // Not the tables: after an earlier run of this step they hold its merges and summarize's descriptions.
+    const { entities, relations } = await extractedLlmGraph(store);
     const passThrough = {
-      counts: { entities: entities.length, relations: relations.length, groups: 0, merged: 0 },
+      counts: { entities: entities.length, relations: relations.length, groups: 0, merged: 0, undecided: 0 },
       outputVersion: contentId('resolved', entities.map((entity) => entity.id), relations.map((relation) => `${relation.id}:${relation.weight}`)),
-      write: async () => undefined,
+      write: async (tx: Store) => tx.setMeta(undecidedGroupsKey, null),
     };
     if (!config.resolution.enabled || entities.length < 2) return passThrough;
 
@@ -51,7 +62,7 @@ export const resolveEntitiesStep: PipelineStep = {
       maxGroupSize: config.resolution.maxGroupSize,
     });
     const byId = new Map(entities.map((entity) => [entity.id, entity]));
-    let failures = 0;
+    let undecided: string[] = [];
     let criticalPath = 0;
     let merges;
     if (llm) {
@@ -62,21 +73,28 @@ export const resolveEntitiesStep: PipelineStep = {
         concurrency: Math.max(1, config.llm.concurrency * 2),
         // A group's prompt shows what its entities' chunks said of them.
         sourcesOf: (ids) => hashes.of(ids.flatMap((id) => byId.get(id)?.chunkIds ?? [])),
+        askAgain: new Set((await store.getMeta<string[]>(undecidedGroupsKey)) ?? []),
         ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
       });
       confirmed += result.calls;
       context.progress(confirmed, groups.length, 'groups');
       merges = result.merges;
-      failures = result.failures;
+      undecided = result.undecided;
       criticalPath = result.criticalPath;
     } else {
       merges = mergesWithoutLlm(groups, byId, vectors, { embeddingSimilarity: config.resolution.embeddingSimilarity });
     }
-    if (failures > 0) context.warn('resolution-failed', `${failures} candidate groups got no usable answer from the LLM and were left unmerged`);
+    if (undecided.length > 0) {
+      const groupsText = undecided.length === 1 ? '1 candidate group' : `${undecided.length} candidate groups`;
+      context.warn(
+        'resolution-undecided',
+        `${groupsText} could not be decided (the LLM's replies stayed unusable after a repair turn) and ${undecided.length === 1 ? 'was' : 'were'} left unmerged; the next index run asks the LLM again`,
+      );
+    }
     const applied = applyMerges(entities, relations, merges);
     const merged = merges.reduce((sum, merge) => sum + merge.members.length - 1, 0);
     return {
-      counts: { entities: applied.entities.length, relations: applied.relations.length, groups: groups.length, merged, failures, llmCriticalPath: criticalPath },
+      counts: { entities: applied.entities.length, relations: applied.relations.length, groups: groups.length, merged, undecided: undecided.length, llmCriticalPath: criticalPath },
       outputVersion: contentId(
         'resolved',
         applied.entities.map((entity) => `${entity.id}:${entity.type}:${entity.aliases.join('|')}`),
@@ -87,6 +105,7 @@ export const resolveEntitiesStep: PipelineStep = {
         await tx.table('relations').clear();
         await tx.table('entities').upsert(applied.entities);
         await tx.table('relations').upsert(applied.relations);
+        await tx.setMeta(undecidedGroupsKey, undecided.length > 0 ? undecided : null);
       },
     };
   },

@@ -37,6 +37,12 @@ export interface ChatRequest {
    * LLM cache records them with the reply, so that deleting a document can delete every cached reply derived from it.
    */
   sources?: readonly string[];
+  /**
+   * Ask the model even when the LLM cache holds a reply to this request, and keep the new reply in its place: for a
+   * request whose cached reply proved unusable (an entity-resolution group left undecided). Not sent and not part of
+   * the cache key. @default false
+   */
+  refreshCache?: boolean;
 }
 
 /** Why generation stopped. `length` means the reply was cut by `maxOutputTokens`. */

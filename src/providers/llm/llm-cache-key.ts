@@ -9,7 +9,7 @@ const KEY_VERSION = 1;
  * SHA-256 cache key over the provider, the model id and every request field that changes the reply
  * (messages, temperature, maxOutputTokens, topP, seed, stop, responseFormat with its schema).
  * Unlike Microsoft GraphRAG's key, the model is part of it, so switching models never reuses replies.
- * `purpose`, `priority`, `sources` and `abortSignal` do not change the reply and are left out.
+ * `purpose`, `priority`, `sources`, `refreshCache` and `abortSignal` do not change the reply and are left out.
  */
 export function llmCacheKey(model: { provider: string; modelId: string }, request: ChatRequest): string {
   const keyed = {

@@ -80,6 +80,18 @@ describe('withCache', () => {
     assert.equal(inner.calls.length, 2);
   });
 
+  it('pays a request with refreshCache and keeps its reply in place of the stored one, generated or streamed', async () => {
+    const { inner, model } = cached([{ reply: '{"city": "Par', times: 1 }, { reply: { city: 'Paris' }, times: 1 }, { reply: { city: 'Lyon' } }]);
+    assert.equal((await model.generate(base)).text, '{"city": "Par');
+    const refreshed = await model.generate({ ...base, refreshCache: true });
+    assert.equal(refreshed.cached, undefined);
+    assert.equal(refreshed.text, '{"city":"Paris"}');
+    assert.equal((await model.generate(base)).text, '{"city":"Paris"}', 'the new reply replaced the unusable one');
+    const finish = (await drain(model.stream({ ...base, refreshCache: true }))).at(-1);
+    assert.equal(finish?.type === 'finish' ? finish.result.text : undefined, '{"city":"Lyon"}');
+    assert.equal(inner.calls.length, 3);
+  });
+
   it('does not cache replies that did not finish normally', async () => {
     const inner = createScriptedLanguageModel({ responses: [{ reply: 'filtered' }], finishReason: 'content-filter' });
     const cache = createMemoryLlmCache();

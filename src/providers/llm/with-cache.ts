@@ -19,6 +19,8 @@ export interface CacheOptions {
  * cache hit. Two communities with the same context, or two chunks with the same text, would otherwise both be paid
  * whenever their calls happened to overlap, so that what a run costs depended on timing. A waiter whose first call
  * fails, or ends in a reply the cache does not keep, makes its own call; a waiter's own abort ends only its wait.
+ *
+ * A request with `refreshCache` skips the lookup: it is paid, and its reply replaces the stored one.
  */
 export function withCache(model: LanguageModel, options: CacheOptions): LanguageModel {
   const { cache } = options;
@@ -78,7 +80,7 @@ export function withCache(model: LanguageModel, options: CacheOptions): Language
     const key = llmCacheKey(model, request);
     // A stream waits for an identical call in flight but does not make others wait for it: a consumer that drops
     // the stream without closing it would leave them waiting for good.
-    const claimed = await claim(key, request, () => undefined);
+    const claimed = request.refreshCache === true ? { miss: undefined } : await claim(key, request, () => undefined);
     if ('hit' in claimed) {
       const { hit } = claimed;
       if (hit.text.length > 0) yield { type: 'text-delta', text: hit.text };
@@ -97,7 +99,7 @@ export function withCache(model: LanguageModel, options: CacheOptions): Language
     generate: async (request) => {
       request.abortSignal?.throwIfAborted();
       const key = llmCacheKey(model, request);
-      const claimed = await claim(key, request, () => register(key));
+      const claimed = request.refreshCache === true ? { miss: register(key) } : await claim(key, request, () => register(key));
       if ('hit' in claimed) return { ...claimed.hit, cached: true };
       const call = claimed.miss;
       let reply: CachedChat | undefined;

@@ -1,12 +1,14 @@
 import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity } from '../../core/process-identity.js';
 import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
 import { createGenerationHolder } from '../generation-holder.js';
 import { generationMetaKeys } from '../generation-meta-keys.js';
-import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
+import type { BeginWriteOptions, IndexSnapshot, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
+import { endedWriteRecord, readWriteRecord, startedWriteRecord, unpublishedRunOf, withDeletions, type WriteRecord } from '../write-record.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
 import { connectClient, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type PostgresStoreOptions } from './postgres-store.js';
@@ -29,7 +31,8 @@ interface WorkspaceRow {
   draft_generation: number | null;
   draft_base: number | null;
   writer: WriterHolder | null;
-  unpublished: UnpublishedRun | null;
+  /** The last write's `WriteRecord` (a row of an older kgrag: only how a run ended). */
+  unpublished: WriteRecord | null;
 }
 
 /**
@@ -158,13 +161,17 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
 
   const beginWrite = async (writeOptions: BeginWriteOptions): Promise<WriteSession> => {
     const lockClient = await lock(writeOptions);
+    /** The record this write keeps, once it has written it. */
+    let started: WriteRecord | undefined;
     try {
       const holder: WriterHolder = { ...currentProcessIdentity(), command: writeOptions.command, startedAt: now().toISOString() };
-      await updateRow(pooled, { writer: holder });
       const row = await readRow();
       const base = row?.published_generation ?? -1;
       const generation = base + 1;
       const resumed = row?.draft_generation === generation && row.draft_base === base;
+      // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
+      let record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : []);
+      await updateRow(pooled, { writer: holder, unpublished: (started = record) });
       if (!resumed) {
         if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, { schema: schemaName });
         // A generation above the published one holds nothing anyone reads: whatever is there is a lost draft's.
@@ -206,20 +213,27 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
           await updateRow(pooled, { draft_generation: null, draft_base: null, unpublished: null });
           finished = true;
         },
+        async recordDeletion(documents) {
+          record = withDeletions(record, documents);
+          await updateRow(pooled, { unpublished: record });
+        },
         async end(unpublished) {
           try {
+            // Recorded first: a draft that fails to close must not leave a record that says the write still runs.
+            await updateRow(pooled, { writer: null, ...(finished ? {} : { unpublished: endedWriteRecord(record, unpublished, now().toISOString()) }) });
             await closeDraft();
-            await updateRow(pooled, {
-              writer: null,
-              ...(!finished && unpublished ? { unpublished: { ...unpublished, at: now().toISOString() } } : {}),
-            });
           } finally {
             await unlock(lockClient);
           }
         },
       };
     } catch (error) {
-      await unlock(lockClient);
+      try {
+        // A write that could not set up its draft failed; its record must not say that it still runs.
+        if (started) await updateRow(pooled, { writer: null, unpublished: endedWriteRecord(started, { status: 'failed', step: null, error: errorMessage(error) }, now().toISOString()) });
+      } finally {
+        await unlock(lockClient);
+      }
       throw error;
     }
   };
@@ -276,12 +290,17 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     clearQueryCache,
     async status(): Promise<WorkspaceStatus> {
       const row = await readPublished();
-      return {
-        generation: row?.published_generation ?? undefined,
-        publishedAt: row?.published_at ?? null,
-        writer: await liveWriter(row),
-        unpublished: row?.unpublished ?? undefined,
-      };
+      const writer = await liveWriter(row);
+      const published = row?.published_generation ?? undefined;
+      // The lock is what tells a running writer from a gone one: the server released it when the writer's connection ended.
+      let unpublished = unpublishedRunOf(readWriteRecord(row?.unpublished), published, () => writer !== undefined);
+      if (unpublished?.processGone) {
+        // A writer that ended its write after the row was read has replaced its record by now.
+        const fresh = await readRow();
+        const freshWriter = await liveWriter(fresh);
+        unpublished = unpublishedRunOf(readWriteRecord(fresh?.unpublished), fresh?.published_generation ?? undefined, () => freshWriter !== undefined);
+      }
+      return { generation: published, publishedAt: row?.published_at ?? null, writer, unpublished };
     },
     openDraft: (generation) => openPostgresStore(pool, { workspace, generation }, storeOptions),
     async close() {

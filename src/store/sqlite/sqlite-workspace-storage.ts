@@ -1,14 +1,16 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
-import { currentProcessIdentity } from '../../core/process-identity.js';
+import { currentProcessIdentity, isProcessRunning } from '../../core/process-identity.js';
 import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
 import { createGenerationHolder } from '../generation-holder.js';
 import { generationMetaKeys } from '../generation-meta-keys.js';
 import type { Store } from '../store.js';
 import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
+import { endedWriteRecord, startedWriteRecord, unpublishedRunOf, withDeletions, type WriteRecord } from '../write-record.js';
 import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade } from './sqlite-store.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
@@ -94,6 +96,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
 
   interface LockSession {
     token: string;
+    holder: WriterHolder;
   }
 
   const lock = async (lockOptions: BeginWriteOptions): Promise<LockSession> => {
@@ -115,7 +118,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
           cause: error,
         });
       }
-      if (other === undefined) return { token };
+      if (other === undefined) return { token, holder };
       if (lockOptions.wait === false) throw busyError(other);
       if (!announced) {
         announced = true;
@@ -161,8 +164,19 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
     for (const suffix of ['', '-wal', '-shm', '-journal', '.copying']) rmSync(`${draftPath}${suffix}`, { force: true });
   };
 
+  /** The state file's record of the last write, or undefined when the file cannot be read. */
+  const lastWriteRecord = (): WriteRecord | undefined => {
+    try {
+      return state.writeRecord();
+    } catch {
+      return undefined;
+    }
+  };
+
   const beginWrite = async (writeOptions: BeginWriteOptions): Promise<WriteSession> => {
     const session = await lock(writeOptions);
+    /** The record this write keeps, once it has written it. */
+    let started: WriteRecord | undefined;
     try {
       // The open generation is closed before its file is rewritten in place.
       if (sqliteFileNeedsUpgrade(path)) generations.retire();
@@ -175,9 +189,16 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
           published.release();
         }
       }
-      const { store, resumed } = await openDraft(base);
-      if (!resumed) await store.setMeta(draftBaseKey, base);
       const generation = base + 1;
+      // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
+      let record = startedWriteRecord(session.holder, generation, lastWriteRecord()?.deleting);
+      state.setWriteRecord((started = record));
+      const { store, resumed } = await openDraft(base);
+      if (!resumed) {
+        await store.setMeta(draftBaseKey, base);
+        // A fresh draft holds no earlier write's deletions.
+        if (record.deleting.length > 0) state.setWriteRecord((started = record = { ...record, deleting: [] }));
+      }
       let finished = false;
       let draftOpen = true;
       const closeDraft = async (): Promise<void> => {
@@ -201,26 +222,36 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
           renameSync(draftPath, path);
           syncFile(dirname(path));
           finished = true;
-          state.setUnpublished(undefined);
+          state.setWriteRecord(undefined);
         },
         async discard() {
           if (finished) return;
           await closeDraft();
           removeDraft();
           finished = true;
-          state.setUnpublished(undefined);
+          state.setWriteRecord(undefined);
+        },
+        async recordDeletion(documents) {
+          record = withDeletions(record, documents);
+          state.setWriteRecord(record);
         },
         async end(unpublished) {
           try {
+            // Recorded first: a draft that fails to close must not leave a record that says the write still runs.
+            if (!finished) state.setWriteRecord(endedWriteRecord(record, unpublished, now().toISOString()));
             await closeDraft();
-            if (!finished && unpublished) state.setUnpublished({ ...unpublished, at: now().toISOString() });
           } finally {
             releaseLock(session);
           }
         },
       };
     } catch (error) {
-      releaseLock(session);
+      try {
+        // A write that could not set up its draft failed; its record must not say that it still runs.
+        if (started) state.setWriteRecord(endedWriteRecord(started, { status: 'failed', step: null, error: errorMessage(error) }, now().toISOString()));
+      } finally {
+        releaseLock(session);
+      }
       throw error;
     }
   };
@@ -277,7 +308,9 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       let unpublished: UnpublishedRun | undefined;
       try {
         writer = state.writer();
-        unpublished = state.unpublished();
+        unpublished = unpublishedRunOf(state.writeRecord(), published?.generation, isProcessRunning);
+        // A writer that ended its write just after the record was read: its process may be gone, its record replaced.
+        if (unpublished?.processGone) unpublished = unpublishedRunOf(state.writeRecord(), published?.generation, isProcessRunning);
       } catch {
         // A state file that cannot be read says nothing about other processes.
       }

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { isProcessRunning } from '../../core/process-identity.js';
 import type { CachedChat } from '../../providers/llm/llm-response-cache.js';
-import type { UnpublishedRun, WriterHolder } from '../workspace-storage.js';
+import type { WriterHolder } from '../workspace-storage.js';
+import { readWriteRecord, type WriteRecord } from '../write-record.js';
 
 interface WriterRow {
   pid: number;
@@ -18,7 +19,7 @@ const stateApplicationId = 0x6b677374;
 
 /**
  * The small SQLite file beside a workspace's index (`<index>-state`) that coordinates processes: the writer
- * lock, how the last unpublished write ended, and the query-time LLM cache. It is not part of the index:
+ * lock, the record of the last write that has not published (`WriteRecord`), and the query-time LLM cache. It is not part of the index:
  * deleting it loses no indexed data. SQLite's own file locking makes taking the writer lock atomic across
  * processes, which a lock file cannot do when a stale lock has to be taken over.
  */
@@ -54,6 +55,8 @@ export class WorkspaceStateFile {
             start_ticks INTEGER, command TEXT NOT NULL, started_at TEXT NOT NULL, token TEXT NOT NULL);
           CREATE TABLE IF NOT EXISTS last_run (slot INTEGER PRIMARY KEY CHECK (slot = 1), status TEXT NOT NULL, step TEXT, error TEXT, at TEXT NOT NULL);
           CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at TEXT NOT NULL);`);
+        // The whole write record, as JSON; a state file of an older kgrag has only the columns of how a run ended.
+        if (!this.hasColumn(db, 'last_run', 'record')) db.exec('ALTER TABLE last_run ADD COLUMN record TEXT');
         this.db = db;
         return db;
       } catch {
@@ -78,6 +81,10 @@ export class WorkspaceStateFile {
 
   private hasTable(db: Database.Database, name: string): boolean {
     return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  }
+
+  private hasColumn(db: Database.Database, table: string, column: string): boolean {
+    return (db.pragma(`table_info(${table})`) as Array<{ name: string }>).some((info) => info.name === column);
   }
 
   /**
@@ -117,23 +124,28 @@ export class WorkspaceStateFile {
     return isProcessRunning(holder) ? holder : undefined;
   }
 
-  setUnpublished(run: UnpublishedRun | undefined): void {
+  /** Replaces the record of the last write (undefined: deletes it); does nothing when the file cannot be written. */
+  setWriteRecord(record: WriteRecord | undefined): void {
     const db = this.open(true);
     if (!db || this.readOnly) return;
-    if (run === undefined) db.prepare('DELETE FROM last_run').run();
+    if (record === undefined) db.prepare('DELETE FROM last_run').run();
     else {
       db.prepare(
-        `INSERT INTO last_run (slot, status, step, error, at) VALUES (1, ?, ?, ?, ?)
-         ON CONFLICT (slot) DO UPDATE SET status = excluded.status, step = excluded.step, error = excluded.error, at = excluded.at`,
-      ).run(run.status, run.step, run.error, run.at);
+        `INSERT INTO last_run (slot, status, step, error, at, record) VALUES (1, ?, ?, ?, ?, ?)
+         ON CONFLICT (slot) DO UPDATE SET status = excluded.status, step = excluded.step, error = excluded.error, at = excluded.at, record = excluded.record`,
+      ).run(record.status, record.step, record.error, record.at, JSON.stringify(record));
     }
   }
 
-  unpublished(): UnpublishedRun | undefined {
+  writeRecord(): WriteRecord | undefined {
     const db = this.open(false);
     if (!db || !this.hasTable(db, 'last_run')) return undefined;
-    const row = db.prepare('SELECT status, step, error, at FROM last_run WHERE slot = 1').get() as UnpublishedRun | undefined;
-    return row ? { status: row.status, step: row.step, error: row.error, at: row.at } : undefined;
+    const withRecord = this.hasColumn(db, 'last_run', 'record');
+    const row = db.prepare(`SELECT status, step, error, at${withRecord ? ', record' : ''} FROM last_run WHERE slot = 1`).get() as
+      | { status: string; step: string | null; error: string | null; at: string; record?: string | null }
+      | undefined;
+    if (!row) return undefined;
+    return readWriteRecord(typeof row.record === 'string' ? JSON.parse(row.record) : { status: row.status, step: row.step, error: row.error, at: row.at });
   }
 
   getCached(key: string): CachedChat | undefined {

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { openSqliteWorkspaceStorage } from './sqlite-workspace-storage.js';
+import { WorkspaceStateFile } from './workspace-state-file.js';
+
+const root = mkdtempSync(join(tmpdir(), 'kgrag-sqlite-workspace-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** A state file as kgrag wrote it before writes were recorded when they start: only how the last run ended. */
+function olderStateFile(path: string): void {
+  const db = new Database(path);
+  db.exec(`
+    CREATE TABLE writer (slot INTEGER PRIMARY KEY CHECK (slot = 1), pid INTEGER NOT NULL, hostname TEXT NOT NULL,
+      start_ticks INTEGER, command TEXT NOT NULL, started_at TEXT NOT NULL, token TEXT NOT NULL);
+    CREATE TABLE last_run (slot INTEGER PRIMARY KEY CHECK (slot = 1), status TEXT NOT NULL, step TEXT, error TEXT, at TEXT NOT NULL);
+    CREATE TABLE llm_cache (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at TEXT NOT NULL);
+    INSERT INTO last_run VALUES (1, 'failed', 'reports', 'the model went away', '2026-01-01T00:00:00.000Z');`);
+  db.close();
+}
+
+describe('the write record of a SQLite workspace', () => {
+  it('reads how a run ended from a state file of an older kgrag, read-only as well, and writes the full record there', async () => {
+    mkdirSync(join(root, 'older'));
+    const path = join(root, 'older', 'kgrag.db');
+    olderStateFile(`${path}-state`);
+    const storage = openSqliteWorkspaceStorage(path);
+    const expected = { status: 'failed', step: 'reports', error: 'the model went away', at: '2026-01-01T00:00:00.000Z', command: null, startedAt: null, deleting: [], processGone: false };
+    assert.deepEqual((await storage.status()).unpublished, expected);
+
+    const session = await storage.beginWrite({ command: 'kgrag delete notes.md' });
+    await session.recordDeletion([{ id: 'a'.repeat(64), title: 'Notes' }]);
+    assert.equal((await storage.status()).unpublished, undefined, 'a write in progress is no unpublished run');
+    await session.end({ status: 'failed', step: 'chunk', error: 'disk full' });
+    const ended = (await storage.status()).unpublished;
+    assert.equal(ended?.command, 'kgrag delete notes.md');
+    assert.deepEqual(ended?.deleting, [{ id: 'a'.repeat(64), title: 'Notes' }]);
+    assert.equal(ended?.processGone, false);
+    await storage.close();
+  });
+
+  it('ignores a running record of a generation that is already published (a writer killed between publishing and clearing it)', async () => {
+    const path = join(root, 'published', 'kgrag.db');
+    const storage = openSqliteWorkspaceStorage(path);
+    const first = await storage.beginWrite({ command: 'kgrag index docs/' });
+    await first.publish();
+    await first.end();
+    // What a writer had recorded, by a process that is gone (no pid is above Linux's largest, 2^22).
+    const file = new WorkspaceStateFile(`${path}-state`);
+    const gone = { pid: 2 ** 22 + 1, hostname: hostname(), startTicks: null };
+    const running = { status: 'running' as const, step: null, error: null, at: 'then', command: 'kgrag index docs/', startedAt: 'then', deleting: [], process: gone };
+    file.setWriteRecord({ ...running, generation: 0 });
+    assert.equal((await storage.status()).unpublished, undefined);
+    file.setWriteRecord({ ...running, generation: 1 });
+    assert.equal((await storage.status()).unpublished?.processGone, true, 'a killed writer of the next generation is reported');
+    file.close();
+    await storage.close();
+  });
+});

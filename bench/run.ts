@@ -45,7 +45,8 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },
   tot: { describe: 'one two-hop Tree-of-Traversals question over the SPARQL fixture, mock model at 200 ms per call: calls, tokens, SPARQL requests, wall time for k = 1 and 3', defaultRuns: 3, run: benchTot },
   reliability: {
-    describe: 'inputs that crashed or hung kgrag (issue 16): a 2 MB line without spaces through the chunk step (< 5 s), 2Wiki + MuSiQue + HotpotQA indexed together (ok = 1)',
+    describe:
+      'inputs that crashed or hung kgrag (issues 16, 35): a 2 MB line without spaces through the chunk step (< 5 s), 49 MB of random text through kgrag index (< 2,000 MB), kgrag serve given a .docx that unpacks to 250 MB (/health < 500 ms), 2Wiki + MuSiQue + HotpotQA indexed together (ok = 1), concurrent writers, queries during a re-index, cold queries, 4,000 identical chunks (knn-graph < 5 s)',
     defaultRuns: 1,
     run: benchReliability,
   },
@@ -55,7 +56,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     run: benchIncremental,
   },
   serve: {
-    describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents',
+    describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents; issue 35: the server\'s event-loop delay while a job adds one document (p99 < 100 ms)',
     defaultRuns: 3,
     run: benchServe,
   },

@@ -32,7 +32,7 @@ export const nlpExtractStep: PipelineStep = {
     }
     const pending = chunks.filter((chunk) => !stored.has(chunk.id));
     const onExtracted = (done: number): void => {
-      if (done % 250 === 0 || done === pending.length) context.progress(chunks.length - pending.length + done, chunks.length, 'chunks');
+      if (done === 1 || done % 250 === 0 || done === pending.length) context.progress(chunks.length - pending.length + done, chunks.length, 'chunks');
     };
     // Parsing is most of the step: it pauses after every chunk, so that Ctrl-C, SIGTERM and progress get through.
     const extractions = await runTask(extractNounPhrasesTask(pending.map((chunk) => chunk.text), onExtracted), { signal: context.signal });

@@ -130,7 +130,11 @@ export const inputConfigSchema = z
     textField: z.string().optional().describe('JSON/JSONL/CSV field holding the text (default: text, content or body)'),
     titleField: z.string().optional().describe('Field holding the title (default: title or name)'),
     idField: z.string().optional().describe('Field holding a stable record id (default: id, else the record position)'),
-    maxFileMegabytes: z.number().positive().default(512).describe('Files larger than this are skipped with a warning'),
+    maxFileMegabytes: z
+      .number()
+      .positive()
+      .default(64)
+      .describe("Files larger than this are skipped with a warning: a 49 MB file is indexed with every method in under 2 GB; for larger ones raise this and Node's heap (NODE_OPTIONS=--max-old-space-size=<MB>)"),
   })
   .strict();
 

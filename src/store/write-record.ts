@@ -6,15 +6,10 @@ import type { RunDocument, UnpublishedEnd, UnpublishedRun, WriterHolder } from '
  * discarded. A write records `running` before it touches the draft, so that a process killed with SIGKILL (which
  * records nothing more) leaves a record that readers can tell from a write still in progress: its process is gone.
  */
-export interface WriteRecord {
+export interface WriteRecord extends Pick<UnpublishedRun, 'step' | 'error' | 'command' | 'startedAt' | 'deleting'> {
   status: 'running' | UnpublishedRun['status'];
-  step: string | null;
-  error: string | null;
   /** When it ended, or when it started while it runs. */
   at: string;
-  command: string | null;
-  startedAt: string | null;
-  deleting: RunDocument[];
   /** The generation its draft publishes as: a record of a generation already published is stale (null: not known). */
   generation: number | null;
   /** The writer's process, while it runs (null once it ended the write, and in records of older kgrag versions). */

@@ -1,6 +1,7 @@
 // Index jobs of `kgrag serve` run in processes of their own: the server's event loop answers while a job parses a large
 // file, a job that exhausts its memory fails alone, and a cancelled job's process is stopped and its work dropped.
 import assert from 'node:assert/strict';
+import { getPriority } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { minimalDocx } from './fixtures/text/minimal-docx.js';
@@ -115,6 +116,7 @@ describe('kgrag serve: a job process that does not stop', () => {
       assert.ok(writer !== null && writer.pid !== process.pid);
       // Frozen: it can neither hear the cancel nor end by itself.
       process.kill(writer.pid, 'SIGSTOP');
+      assert.ok(getPriority(writer.pid) > getPriority(), 'the job runs at a lower priority than the server, so queries get the CPU first');
       const cancelled = await fetch(`${server.url}/v1/jobs/${job.id}`, { method: 'DELETE' });
       assert.equal(((await cancelled.json()) as { job: Job }).job.status, 'cancelled');
       assert.throws(() => process.kill(writer.pid, 0), /ESRCH/, 'the job process is gone');

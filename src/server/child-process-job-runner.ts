@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { KgragError } from '../core/errors.js';
 import { runsCompiled } from '../core/start-module-worker.js';
 import { deserializeError, type JobChildMessage, type JobParentMessage, type JobWorkspaceOptions, serializeError } from './job-process-protocol.js';
@@ -19,14 +20,22 @@ export interface JobProcessOptions {
   discardDraft: () => Promise<void>;
 }
 
+/**
+ * The scheduling priority (nice value) of a job's process: below the server's, so that on a busy machine the queries
+ * get the CPU first and the job the rest (Linux gives a nice-10 process about a tenth of a contended CPU); on an idle
+ * machine the job runs at full speed.
+ */
+const jobNiceness = 10;
+
 /** Lines of a job process's standard error kept to explain how it ended. */
 const stderrTailBytes = 8192;
 
 /**
  * Runs each job in a Node process of its own (`job-process.ts`), which opens the workspace with the server's settings:
  * the server's event loop only relays the job's events, so queries and `/health` are answered at once while a job
- * parses, embeds and clusters; a job that runs out of memory ends its own process with an error on the job, not the
- * server; and a cancel or a shutdown stops it within `stopTimeoutMs`, by killing it if it does not stop by itself.
+ * parses, embeds and clusters; the job runs at a lower scheduling priority, so queries get a busy CPU first; a job
+ * that runs out of memory ends its own process with an error on the job, not the server; and a cancel or a shutdown
+ * stops it within `stopTimeoutMs`, by killing it if it does not stop by itself.
  */
 export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
   const module = new URL(`./job-process.${runsCompiled(import.meta.url) ? 'js' : 'ts'}`, import.meta.url);
@@ -45,6 +54,11 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
         } catch (error) {
           reject(new KgragError('could not start the process of an index job', { code: 'JOB_PROCESS_FAILED', category: 'environment', hint: 'check that the machine can start processes (memory, process limits)', cause: error }));
           return;
+        }
+        try {
+          if (child.pid !== undefined) setPriority(child.pid, jobNiceness);
+        } catch {
+          // A platform or sandbox that refuses it: the job then runs at the server's priority.
         }
         let stderr = '';
         child.stderr?.setEncoding('utf8').on('data', (text: string) => {

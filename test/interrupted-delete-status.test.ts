@@ -110,3 +110,35 @@ describe('a kgrag delete killed with kill -9', () => {
     assert.equal((await status()).unpublished, undefined);
   });
 });
+
+describe('the warnings of a query', () => {
+  it('are escaped on the terminal, where text from the input cannot move the cursor or reorder the line, and kept in --json', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'kgrag-query-warnings-'));
+    try {
+      const workspace = join(root, 'workspace');
+      mkdirSync(join(workspace, 'docs'), { recursive: true });
+      writeFileSync(join(workspace, 'docs', 'harbour.md'), texts['harbour.md'] as string);
+      writeFileSync(join(workspace, 'kgrag.yaml'), JSON.stringify({ pipeline: { methods: ['basic'] } }));
+      const cli = (...args: string[]) => runCliCaptured([...args, '-w', workspace, '-q'], { cwd: workspace });
+      assert.equal((await cli('index', 'docs')).code, 0);
+      // A failed run's error is quoted in the warning; here it carries an escape sequence and a bidi override.
+      const kgrag = await createKgrag({ workspace, env: {} });
+      await assert.rejects(
+        kgrag.index([join(workspace, 'docs')], {
+          prune: true,
+          onEvent(event) {
+            if (event.type === 'step-start' && event.step === 'load') throw new Error('bad \u001b[2J file \u202eevil');
+          },
+        }),
+      );
+      await kgrag.close();
+      const text = await cli('query', question, '-m', 'basic:bm25', '--context-only');
+      assert.match(text.stderr, /kgrag: warning: the last index run failed .*bad \\e\[2J file \\u202eevil/);
+      assert.doesNotMatch(text.stderr, /\u001b|\u202e/);
+      const json = JSON.parse((await cli('query', question, '-m', 'basic:bm25', '--context-only', '--json')).stdout) as QueryJson;
+      assert.ok(json.warnings.some((warning) => warning.includes('bad \u001b[2J file \u202eevil')));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

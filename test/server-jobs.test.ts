@@ -1,7 +1,9 @@
 // Index jobs of `kgrag serve` run in processes of their own: the server's event loop answers while a job parses a large
 // file, a job that exhausts its memory fails alone, and a cancelled job's process is stopped and its work dropped.
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
 import { getPriority } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { minimalDocx } from './fixtures/text/minimal-docx.js';
@@ -154,6 +156,20 @@ describe('kgrag serve: a job that runs out of memory', () => {
       assert.equal((await fetch(`${server.url}/health`)).status, 200);
       const stats = (await (await fetch(`${server.url}/v1/stats`)).json()) as { counts: { documents: number } };
       assert.equal(stats.counts.documents, 35);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('kgrag serve: leftovers in the jobs folder', () => {
+  test('a leftover temporary job file that is a folder is removed at start, not a crash', async () => {
+    const directory = await sampleWorkspace();
+    mkdirSync(join(directory, '.kgrag-jobs', 'job-000007.json.tmp', 'inside'), { recursive: true });
+    const server = await startTestServer({ directory });
+    try {
+      assert.equal((await fetch(`${server.url}/v1/stats`)).status, 200);
+      assert.ok(!existsSync(join(directory, '.kgrag-jobs', 'job-000007.json.tmp')));
     } finally {
       await server.close();
     }

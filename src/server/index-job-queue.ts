@@ -151,7 +151,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : undefined;
     const number = id === undefined ? undefined : jobIdPattern.exec(id)?.[1];
     if (id === undefined || number === undefined) {
-      if (name.endsWith('.tmp')) rmSync(join(options.directory, name), { force: true });
+      if (name.endsWith('.tmp')) rmSync(join(options.directory, name), { force: true, recursive: true });
       continue;
     }
     const record = JSON.parse(readFileSync(join(options.directory, name), 'utf8')) as JobRecord;

@@ -127,7 +127,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     } else {
       writeLine(
         io.stdout,
-        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${sanitizeForTerminal(kgrag.workspace)}${warnings.length > 0 ? ` (${warnings.length} warnings)` : ''}`,
+        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${sanitizeForTerminal(kgrag.workspace)}${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}`,
       );
     }
     if (options.strict && warnings.length > 0) throw strictError(warnings.length);

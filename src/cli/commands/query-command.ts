@@ -46,7 +46,7 @@ export async function queryCommand(question: string, options: QueryCommandOption
       retries.stop();
       progress?.stop();
     });
-    for (const warning of result.warnings) writeLine(io.stderr, `kgrag: warning: ${warning}`);
+    for (const warning of result.warnings) writeLine(io.stderr, `kgrag: warning: ${sanitizeForTerminal(warning)}`);
     if (options.json) {
       writeLine(io.stdout, JSON.stringify(result, null, 2));
     } else {

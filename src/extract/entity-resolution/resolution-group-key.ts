@@ -5,5 +5,5 @@ import { contentId } from '../../core/ids.js';
  * decide, so that the next run asks the model about them again.
  */
 export function resolutionGroupKey(group: readonly string[]): string {
-  return contentId('resolution-group', [...group].sort());
+  return contentId('resolution-group', group.toSorted());
 }

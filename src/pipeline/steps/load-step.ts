@@ -1,7 +1,7 @@
 import { KgragError } from '../../core/errors.js';
 import { contentId, sha256 } from '../../core/ids.js';
 import type { DocumentRecord } from '../../core/types.js';
-import { boundMetadataDepth, maxMetadataDepth } from '../../text/load/bound-metadata-depth.js';
+import { boundMetadataDepth, tooDeepMessage } from '../../text/load/bound-metadata-depth.js';
 import { listWithMore } from '../../text/load/list-with-more.js';
 import { loadDocuments } from '../../text/load/load-documents.js';
 import type { LoadWarningCode } from '../../text/load/load-types.js';
@@ -100,7 +100,7 @@ export const loadStep: PipelineStep = {
     if (cutSources.length > 0) {
       context.warn(
         'too-deep',
-        `the metadata of ${listWithMore(cutSources.map((source) => `"${source}"`))} nests deeper than ${maxMetadataDepth} levels, so the deeper values were replaced by null and the rest was indexed; flatten those fields if you need them whole`,
+        tooDeepMessage(`the metadata of ${listWithMore(cutSources.map((source) => `"${source}"`))} nests`, cutSources.length > 1),
       );
     }
     if (inputs.paths.length > 0) {

@@ -1,9 +1,9 @@
-import { boundMetadataDepth, maxMetadataDepth } from './bound-metadata-depth.js';
+import { boundMetadataDepth, tooDeepMessage } from './bound-metadata-depth.js';
 import { listWithMore } from './list-with-more.js';
 import type { FileContext, LoadResult } from './load-types.js';
 
 /**
- * Bounds the metadata of one file's documents to {@link maxMetadataDepth} levels (see `boundMetadataDepth`), with one
+ * Bounds the metadata of one file's documents (see {@link boundMetadataDepth}), with one
  * `too-deep` warning for the file that names the records cut; every document is kept.
  */
 export function boundLoadedMetadata(result: LoadResult, file: FileContext): LoadResult {
@@ -18,7 +18,6 @@ export function boundLoadedMetadata(result: LoadResult, file: FileContext): Load
   const records = cutSources.filter((source) => source.startsWith(`${file.source}#`)).map((source) => source.slice(file.source.length));
   const whose =
     records.length === 0 ? 'its metadata nests' : `the metadata of ${records.length === 1 ? 'record' : 'records'} ${listWithMore(records)} ${records.length === 1 ? 'nests' : 'nest'}`;
-  const them = cutSources.length === 1 ? 'it' : 'them';
   return {
     documents,
     warnings: [
@@ -26,7 +25,7 @@ export function boundLoadedMetadata(result: LoadResult, file: FileContext): Load
       {
         source: file.source,
         code: 'too-deep',
-        message: `${file.source}: ${whose} deeper than ${maxMetadataDepth} levels, so the deeper values were replaced by null and the rest was indexed; flatten those fields if you need ${them} whole.`,
+        message: `${file.source}: ${tooDeepMessage(whose, cutSources.length > 1)}.`,
       },
     ],
   };

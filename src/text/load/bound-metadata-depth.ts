@@ -7,6 +7,11 @@ import type { Metadata } from '../../core/types.js';
  */
 export const maxMetadataDepth = 32;
 
+/** The warning for metadata cut to {@link maxMetadataDepth} levels; `whose` names it ("the metadata of record #7 nests"). */
+export function tooDeepMessage(whose: string, several: boolean): string {
+  return `${whose} deeper than ${maxMetadataDepth} levels, so the deeper values were replaced by null and the rest was indexed; flatten those fields if you need ${several ? 'them' : 'it'} whole`;
+}
+
 /** What {@link boundMetadataDepth} returns. */
 export interface BoundedMetadata {
   /** The metadata as given when it was within the limit, else a copy with every deeper object or array set to `null`. */

@@ -141,7 +141,7 @@ describe('kgrag serve: a job process that does not stop', () => {
 
 describe('kgrag serve: a job that runs out of memory', () => {
   test('fails with JOB_OUT_OF_MEMORY and a fix, and the server keeps answering', { timeout: 120_000 }, async () => {
-    const server = await startTestServer({ directory: await sampleWorkspace(), jobExecArgv: ['--max-old-space-size=16'] });
+    const server = await startTestServer({ directory: await sampleWorkspace(), server: { jobMemoryMb: 16 } });
     try {
       const added = await fetch(`${server.url}/v1/documents`, {
         method: 'POST',

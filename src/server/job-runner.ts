@@ -50,28 +50,12 @@ export interface JobRunner {
 /** Runs one job with an open workspace: what both runners do, in this process or in the job's own. */
 export async function runJob(kgrag: Kgrag, request: JobRequest, options: JobRunOptions): Promise<JobResult> {
   const { command, onEvent, signal, cancelSignal } = options;
+  const run = { command, onEvent, signal, cancelSignal, ...(request.mode === undefined ? {} : { mode: request.mode }) };
   if (request.kind === 'index') {
-    const summary = await kgrag.index(
-      { paths: request.paths, documents: request.documents },
-      {
-        command,
-        onEvent,
-        signal,
-        cancelSignal,
-        ...(request.mode === undefined ? {} : { mode: request.mode }),
-        ...(request.methods === undefined ? {} : { methods: request.methods }),
-      },
-    );
+    const summary = await kgrag.index({ paths: request.paths, documents: request.documents }, { ...run, ...(request.methods === undefined ? {} : { methods: request.methods }) });
     return { durationMs: summary.durationMs, usage: summary.usage };
   }
-  const summary = await kgrag.delete(request.selectors, {
-    command,
-    onEvent,
-    signal,
-    cancelSignal,
-    ...(request.keepCache === undefined ? {} : { keepCache: request.keepCache }),
-    ...(request.mode === undefined ? {} : { mode: request.mode }),
-  });
+  const summary = await kgrag.delete(request.selectors, { ...run, ...(request.keepCache === undefined ? {} : { keepCache: request.keepCache }) });
   return { durationMs: summary.run.durationMs, usage: summary.run.usage, deleted: summary.deleted.map((document) => document.id) };
 }
 

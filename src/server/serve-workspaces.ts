@@ -39,15 +39,13 @@ function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
   });
 }
 
-/** Runs a workspace's jobs in processes of their own, each given `shutdownGraceMs` to stop when asked to. */
+/** Runs a workspace's jobs in processes of their own, with `server.jobMemoryMb` of heap and `server.shutdownGraceMs` to stop when asked to. */
 function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig) {
-  const { execArgv, ...opened } = jobProcess;
-  const memory = config.jobMemoryMb === undefined ? [] : [`--max-old-space-size=${config.jobMemoryMb}`];
   return (directory: string, kgrag: Kgrag) =>
     childProcessJobRunner({
-      workspace: { ...opened, workspace: directory },
+      workspace: { ...jobProcess, workspace: directory },
       stopTimeoutMs: config.shutdownGraceMs,
-      execArgv: [...memory, ...(execArgv ?? [])],
+      execArgv: config.jobMemoryMb === undefined ? [] : [`--max-old-space-size=${config.jobMemoryMb}`],
       discardDraft: async () => {
         await kgrag.discardDraft({ command: 'kgrag serve (dropping a cancelled job\'s draft)' });
       },
@@ -72,7 +70,7 @@ export interface ServeWorkspacesOptions {
    * down. Without it jobs run in the server's process (for workspaces opened with objects that cannot cross a process
    * boundary, such as a scripted language model).
    */
-  jobProcess?: Omit<JobWorkspaceOptions, 'workspace'> & { execArgv?: readonly string[] };
+  jobProcess?: Omit<JobWorkspaceOptions, 'workspace'>;
 }
 
 /** A running server with its parts, for tests and the CLI. */

@@ -70,8 +70,6 @@ export interface TestServerOptions {
   kgrag?: Omit<KgragOptions, 'workspace'>;
   /** The built web explorer to serve at `/` (default: the package's `dist/web`). */
   webDirectory?: string;
-  /** Node options of the job processes (jobs run in processes of their own unless `kgrag` is given). */
-  jobExecArgv?: string[];
 }
 
 /** `kgrag serve` in this process on a free loopback port, logging nothing. */
@@ -86,7 +84,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Serve
     openKgrag: (workspace) => createKgrag({ workspace, env: {}, config: { index: { mode: 'fast' } }, ...options.kgrag }),
     webDirectory: options.webDirectory,
     // Jobs run in processes of their own, as under `kgrag serve`, unless the workspace needs objects of this process.
-    ...(options.kgrag === undefined ? { jobProcess: { env: { PATH: process.env.PATH }, config: { index: { mode: 'fast' } }, ...(options.jobExecArgv === undefined ? {} : { execArgv: options.jobExecArgv }) } } : {}),
+    ...(options.kgrag === undefined ? { jobProcess: { env: { PATH: process.env.PATH }, config: { index: { mode: 'fast' } } } } : {}),
   });
 }
 

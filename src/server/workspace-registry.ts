@@ -141,6 +141,13 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
     return pending;
   };
 
+  /** The workspaces that opened (one that failed to open has nothing to stop or close). */
+  const opened = async (): Promise<ServedWorkspace[]> =>
+    (await Promise.allSettled([...open.values()])).flatMap((settled) => (settled.status === 'fulfilled' ? [settled.value] : []));
+  const stopJobs = async (): Promise<void> => {
+    await Promise.all((await opened()).map((workspace) => workspace.jobs.shutdown()));
+  };
+
   return {
     layout: options.layout,
     names() {
@@ -172,15 +179,11 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
       mkdirSync(directory, { recursive: true });
       return load(name, directory);
     },
-    async stopJobs() {
-      const workspaces = await Promise.allSettled([...open.values()]);
-      await Promise.all(workspaces.map((settled) => (settled.status === 'fulfilled' ? settled.value.jobs.shutdown() : undefined)));
-    },
+    stopJobs,
     async close() {
       closing = true;
-      await this.stopJobs();
-      const workspaces = await Promise.allSettled([...open.values()]);
-      for (const settled of workspaces) if (settled.status === 'fulfilled') await settled.value.kgrag.close();
+      await stopJobs();
+      for (const workspace of await opened()) await workspace.kgrag.close();
     },
   };
 }

@@ -15,12 +15,17 @@ const require = createRequire(import.meta.url);
  * `metaCER` (wink-eng-lite-web-model 1.8.0, `load-cer-meta-model.js`) assigns `JSON.stringify(machines)` back to the
  * module's `machines`, so each instance after the first receives the JSON text encoded once more and its custom
  * entities never match. Every instance calls `metaCER`, whatever its pipe, so this is what lets kgrag create a fresh
- * instance whenever it needs one.
+ * instance whenever it needs one. Made on the first instance, not when a command loads this module.
  */
-const stableModel: typeof model = (() => {
-  const metaModel = { machines: JSON.stringify(require('wink-eng-lite-web-model/dist/languages/cur/models/eng-cer-meta-model.json')), transformers: require('wink-eng-lite-web-model/dist/cer-transformers.js') as unknown };
-  return Object.assign(Object.create(null) as typeof model, model, { metaCER: () => metaModel });
-})();
+let stableModel: typeof model | undefined;
+
+function stableEnglishModel(): typeof model {
+  if (stableModel === undefined) {
+    const metaModel = { machines: JSON.stringify(require('wink-eng-lite-web-model/dist/languages/cur/models/eng-cer-meta-model.json')), transformers: require('wink-eng-lite-web-model/dist/cer-transformers.js') as unknown };
+    stableModel = Object.assign(Object.create(null) as typeof model, model, { metaCER: () => metaModel });
+  }
+  return stableModel;
+}
 
 /**
  * A new wink-nlp instance of the English model. Each instance has its own lexicon, which grows by every word it has not
@@ -28,5 +33,5 @@ const stableModel: typeof model = (() => {
  * drop it, so the memory a parse holds is bounded by the batch, not by the corpus.
  */
 export function createWinkNlp(pipe: WinkPipe): WinkNlp {
-  return winkNLP(stableModel, pipe);
+  return winkNLP(stableEnglishModel(), pipe);
 }

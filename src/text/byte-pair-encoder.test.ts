@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createRandom } from '../core/random.js';
 import { BytePairEncoder } from './byte-pair-encoder.js';
 import { rankTableBytes, rankTableFromBytes, rankTableFromRanks } from './rank-table.js';
+import { tokenSplitPattern } from './token-split-patterns.js';
 
 /*
  * kgrag's byte-pair encoder against gpt-tokenizer (identical to tiktoken), the implementation it replaced: the same
@@ -85,13 +86,11 @@ for (const encoding of encodings) {
       decode(tokens: number[]): string;
       decodeGenerator(tokens: Iterable<number>): Generator<string>;
     };
-    const { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX, R50K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/esm/encodingParams/constants');
     const { default: ranks } = (await import(`gpt-tokenizer/esm/bpeRanks/${encoding}`)) as { default: Array<string | number[]> };
     const built = rankTableFromRanks(ranks);
     const table = rankTableFromBytes(rankTableBytes(built));
     assert.ok(table, 'the table reads back from its bytes');
-    const split = encoding === 'o200k_base' ? O200K_TOKEN_SPLIT_REGEX : encoding === 'cl100k_base' ? CL100K_TOKEN_SPLIT_REGEX : R50K_TOKEN_SPLIT_REGEX;
-    const encoder = new BytePairEncoder(table, split);
+    const encoder = new BytePairEncoder(table, tokenSplitPattern(encoding));
     let tokens = 0;
     for (const text of texts) {
       const expected = reference.encode(text, { disallowedSpecial: new Set() });

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { appendAll } from '../core/append-all.js';
 import { finishTask, type CooperativeTask } from '../core/cooperative-task.js';
 import { KgragError } from '../core/errors.js';
 import { BytePairEncoder } from './byte-pair-encoder.js';
 import { encodingBlocks, maxRunLength } from './encoding-blocks.js';
 import { rankTableFromBytes, rankTableFromRanks, type RankTable } from './rank-table.js';
+import { tokenSplitPattern } from './token-split-patterns.js';
 
 /** Byte-pair encodings of OpenAI models that kgrag can count and chunk with. */
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
@@ -75,24 +77,32 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Pro
 
 /**
  * The encoder of `encoding`: its rank table from the binary file the build wrote beside this module
- * (`scripts/build.mjs`, read as views on the file's bytes), else — running from source — built from gpt-tokenizer's
- * JavaScript copy of the table.
+ * (`scripts/build.mjs`, read as views on the file's bytes), else — running from source, where gpt-tokenizer is a
+ * devDependency — built from gpt-tokenizer's JavaScript copy of the table.
  */
 async function loadEncoder(encoding: TokenizerEncoding): Promise<BytePairEncoder> {
-  const [constants, table] = await Promise.all([import('gpt-tokenizer/esm/encodingParams/constants'), loadRankTable(encoding)]);
-  const split = encoding === 'o200k_base' ? constants.O200K_TOKEN_SPLIT_REGEX : encoding === 'cl100k_base' ? constants.CL100K_TOKEN_SPLIT_REGEX : constants.R50K_TOKEN_SPLIT_REGEX;
-  return new BytePairEncoder(table, split);
+  return new BytePairEncoder(await loadRankTable(encoding), tokenSplitPattern(encoding));
 }
 
 async function loadRankTable(encoding: TokenizerEncoding): Promise<RankTable> {
+  const file = new URL(`./tokenizer-ranks/${encoding}.bin`, import.meta.url);
   try {
-    const bytes = await readFile(new URL(`./tokenizer-ranks/${encoding}.bin`, import.meta.url));
+    const bytes = await readFile(file);
     const table = rankTableFromBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     if (table) return table;
   } catch {
     // No built table: running from source.
   }
-  return rankTableFromRanks((await importRanks(encoding)).default);
+  const ranks = await importRanks(encoding).catch((error: unknown) => {
+    throw new KgragError(`The ${encoding} tokenizer table is missing: ${fileURLToPath(file)} was not built, and gpt-tokenizer (used only from source) is not installed.`, {
+      code: 'TOKENIZER_TABLE_MISSING',
+      category: 'environment',
+      hint: 'Reinstall kgrag (npm install kgrag); in a checkout, run `npm ci` or `npm run build`.',
+      details: { encoding, file: fileURLToPath(file) },
+      cause: error,
+    });
+  });
+  return rankTableFromRanks(ranks.default);
 }
 
 /** Literal import specifiers, so bundlers and the type checker can see every module. */

@@ -148,6 +148,14 @@ describe('the last-resort classifier of raw errors', () => {
     notABug(tooMany, /too many open files.*\(\/data\/a\.txt\).* — raise the open-file limit/);
     assert.equal(toEnvironmentError(new Error('something else')), undefined, 'other errors stay bugs');
   });
+
+  test('a package missing from the install is an incomplete install, named with its fix', async () => {
+    const missing = await import('kgrag-no-such-package' as string).then(
+      () => assert.fail('the import should fail'),
+      (error: unknown) => error,
+    );
+    notABug(missing, /A package kgrag needs is not installed.*kgrag-no-such-package.* — reinstall kgrag/);
+  });
 });
 
 describe('environment and configuration errors in the CLI', () => {

@@ -65,6 +65,13 @@ const corrupt: Classified = {
     `check that store.path names a kgrag index (not another file); to build a fresh index keep ${place} aside and point store.path or -w at a new location, or restore the file from a backup`,
 };
 
+const moduleMissing: Classified = {
+  code: 'ENV_MODULE_MISSING',
+  what: 'a package kgrag needs is not installed',
+  hint: () =>
+    'reinstall kgrag with its dependencies (npm install kgrag; an install with --omit=dev keeps them); in a checkout of kgrag run npm ci',
+};
+
 const byCode: ReadonlyMap<string, Classified> = new Map([
   ['ENOSPC', diskFull],
   ['EDQUOT', diskFull],
@@ -82,6 +89,7 @@ const byCode: ReadonlyMap<string, Classified> = new Map([
   ['SQLITE_CANTOPEN', cannotOpen],
   ['SQLITE_CORRUPT', corrupt],
   ['SQLITE_NOTADB', corrupt],
+  ['ERR_MODULE_NOT_FOUND', moduleMissing],
 ]);
 
 /** The SQLite result code families whose extended codes (`SQLITE_READONLY_DBMOVED`, `SQLITE_BUSY_SNAPSHOT`…) mean the same. */
@@ -97,7 +105,8 @@ const byCodePrefix: ReadonlyArray<readonly [string, Classified]> = [
 
 /**
  * Turns an error raised by the machine rather than by kgrag or its input — a full disk, a read-only or
- * unwritable file, a locked database, too many open files, a path too long, an I/O error — into a
+ * unwritable file, a locked database, too many open files, a path too long, an I/O error, a package missing from the
+ * install — into a
  * {@link KgragError} of category `environment` that says what happened, where, and what to do; `undefined`
  * for any other error. Node errors are matched by their `code` (`ENOSPC`…), SQLite errors by theirs
  * (`SQLITE_FULL`…), through the `cause` chain. Used where files and the database are written, and by the CLI

@@ -84,6 +84,7 @@ const longestFirst = [
   'test/pipeline.test.ts',
   'test/cli.test.ts',
   'test/eval.test.ts',
+  'test/packed-install.test.ts',
   'test/autokg-index.test.ts',
   'test/workspace-writers.test.ts',
   'test/delete-leaves-no-trace.test.ts',

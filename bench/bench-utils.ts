@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** One measured quantity of a benchmark, reported as the median over runs. */
@@ -16,6 +18,13 @@ export function median(values: readonly number[]): number {
 
 export function result(runs: number[], unit: string): BenchResult {
   return { median: median(runs), unit, runs };
+}
+
+/** Bytes of the files under `path` (the file's own size for a file; links are not followed). */
+export function folderBytes(path: string): number {
+  const stat = lstatSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + folderBytes(join(path, name)), 0);
 }
 
 /**

@@ -5,7 +5,7 @@
  * table of 100,000 rows in GraphRAG's shape (seeded): read to row objects, write with snappy, file size, and the
  * size each installs.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Field, List, Table as ArrowTable, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
 import { parquetReadObjects } from 'hyparquet';
@@ -13,7 +13,7 @@ import { compressors } from 'hyparquet-compressors';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, readParquet, writeParquet } from 'parquet-wasm';
 import { createRandom } from '../src/core/random.js';
 import { parquetTableBytes } from '../src/interop/parquet/write-parquet-table.js';
-import { result, sharedDatasets, type BenchResult } from './bench-utils.js';
+import { folderBytes, result, sharedDatasets, type BenchResult } from './bench-utils.js';
 
 const rows = 100_000;
 
@@ -76,12 +76,7 @@ async function hyparquetRead(bytes: Uint8Array): Promise<number> {
 
 /** Bytes on disk of installed packages (their folders under node_modules). */
 function installedKb(packages: readonly string[]): number {
-  const size = (path: string): number => {
-    const stat = statSync(path);
-    if (!stat.isDirectory()) return stat.size;
-    return readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0);
-  };
-  return Math.round(packages.reduce((sum, name) => sum + size(join('node_modules', name)), 0) / 1024);
+  return Math.round(packages.reduce((sum, name) => sum + folderBytes(join('node_modules', name)), 0) / 1024);
 }
 
 async function time(work: () => unknown): Promise<number> {

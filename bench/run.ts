@@ -17,6 +17,7 @@ import { benchEmbedderRecall } from './embedder-recall.js';
 import { benchExplorer } from './explorer.js';
 import { benchIncremental } from './incremental.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
+import { benchInstallSize } from './install-size.js';
 import { benchLlmThroughput } from './llm-throughput.js';
 import { benchParquet } from './parquet.js';
 import { benchPostgres } from './postgres.js';
@@ -69,6 +70,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 21: hyparquet (+ writer) against parquet-wasm (arrow-rs) reading the real GraphRAG 1.x Dulce tables and reading/writing a 100,000-row entities table; file sizes; installed size',
     defaultRuns: 5,
     run: benchParquet,
+  },
+  'install-size': {
+    describe: 'issue 36: what npm install kgrag puts on disk (pack, install into an empty folder with --omit=dev): node_modules, kgrag, the largest packages, the tarball',
+    defaultRuns: 1,
+    run: benchInstallSize,
   },
   postgres: {
     describe:

@@ -2,67 +2,37 @@
 // devDependencies. A module the runtime imports from a devDependency, or a file the runtime reads that `files` leaves
 // out, works in the checkout and breaks there; this is the only test that sees it.
 //
-// The tarball is packed from dist/ as `npm ci` built it (its `prepare`), with --ignore-scripts so that packing does not
-// build again. The install runs from the npm cache (--prefer-offline) with --ignore-scripts: the one install script of
-// a runtime dependency is better-sqlite3's native build (2–3 minutes of node-gyp here, where its prebuilt binary cannot
-// be downloaded); the addon the checkout's `npm ci` compiled for the same version and Node takes its place, as the
-// prebuilt binary would for a user.
+// How it is packed and installed: test/helpers/packed-install.ts.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { packAndInstall, type PackedInstall, runCommand } from './helpers/packed-install.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const folder = mkdtempSync(join(tmpdir(), 'kgrag-packed-install-'));
-const app = join(folder, 'app');
-const installed = join(app, 'node_modules', 'kgrag');
-let packedFiles: string[] = [];
-
-interface PackResult {
-  filename: string;
-  files: Array<{ path: string }>;
-}
-
-function run(command: string, args: string[], cwd: string, timeoutMs = 180_000): string {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, npm_config_update_notifier: 'false' } });
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} in ${cwd} exited with ${result.status ?? result.signal}:\n${result.stderr}\n${result.stdout}`);
-  return result.stdout;
-}
+let packed: PackedInstall;
 
 before(() => {
-  assert.ok(existsSync(join(root, 'dist', 'index.js')), 'dist/ is missing: `npm ci` builds it (prepare); in a checkout run `npm run build`');
-  const [packed] = JSON.parse(run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', folder], root)) as PackResult[];
-  assert.ok(packed);
-  packedFiles = packed.files.map((file) => file.path);
-  mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'kgrag-consumer', private: true, type: 'module' }));
-  run(npm, ['install', '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(folder, packed.filename)], app, 300_000);
-  const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-  const version = (dir: string): string => (JSON.parse(readFileSync(join(dir, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string }).version;
-  if (version(app) === version(root)) {
-    mkdirSync(join(app, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
-    copyFileSync(join(root, addon), join(app, addon));
-  } else {
-    run(npm, ['rebuild', 'better-sqlite3'], app, 600_000);
-  }
+  packed = packAndInstall(folder);
 });
 
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 test('the package holds every file the runtime reads: compiled code, CLI, web explorer, tokenizer tables, sample corpus', () => {
   for (const required of ['bin/kgrag.js', 'dist/index.js', 'dist/index.d.ts', 'dist/server/index.js', 'dist/testing/index.js', 'dist/web/index.html', 'examples/sample-questions.jsonl', 'LICENSE', 'README.md']) {
-    assert.ok(packedFiles.includes(required), `${required} is not in the package`);
+    assert.ok(packed.files.includes(required), `${required} is not in the package`);
   }
   for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']) {
-    assert.ok(packedFiles.includes(`dist/text/tokenizer-ranks/${encoding}.bin`), `the ${encoding} rank table is not in the package`);
+    assert.ok(packed.files.includes(`dist/text/tokenizer-ranks/${encoding}.bin`), `the ${encoding} rank table is not in the package`);
   }
-  assert.ok(packedFiles.some((file) => /^dist\/web\/assets\/.+\.js$/.test(file)), 'the explorer has no script in the package');
-  assert.equal(packedFiles.filter((file) => file.startsWith('examples/sample-corpus/')).length, readdirSync(join(root, 'examples', 'sample-corpus')).length);
-  assert.deepEqual(packedFiles.filter((file) => /\.test\.|^src\/|^test\/|^bench\//.test(file)), [], 'tests and sources stay out of the package');
+  assert.ok(packed.files.some((file) => /^dist\/web\/assets\/.+\.js$/.test(file)), 'the explorer has no script in the package');
+  assert.equal(packed.files.filter((file) => file.startsWith('examples/sample-corpus/')).length, readdirSync(join(root, 'examples', 'sample-corpus')).length);
+  assert.deepEqual(packed.files.filter((file) => /\.test\.|^src\/|^test\/|^bench\//.test(file)), [], 'tests and sources stay out of the package');
 });
 
 test('every module the compiled code imports resolves in an install without devDependencies', () => {
@@ -73,7 +43,7 @@ test('every module the compiled code imports resolves in an install without devD
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) {
-        if (relative(installed, path) !== join('dist', 'web')) walk(path);
+        if (relative(packed.installed, path) !== join('dist', 'web')) walk(path);
       } else if (name.endsWith('.js')) {
         const code = readFileSync(path, 'utf8');
         for (const match of code.matchAll(/^(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]/gm)) specifiers.add(match[1]!);
@@ -81,24 +51,24 @@ test('every module the compiled code imports resolves in an install without devD
       }
     }
   };
-  walk(join(installed, 'dist'));
+  walk(join(packed.installed, 'dist'));
   const bare = [...specifiers].filter((specifier) => !/^(\.|node:)/.test(specifier) && !specifier.startsWith('gpt-tokenizer/')).sort();
   assert.ok(bare.includes('graphology') && bare.includes('better-sqlite3'), `the scan found the imports: ${bare.join(', ')}`);
   const script = `const failed = []; for (const specifier of ${JSON.stringify(bare)}) { try { import.meta.resolve(specifier); } catch (error) { failed.push(specifier + ': ' + error.code); } } console.log(JSON.stringify(failed));`;
-  const failed = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], installed)) as string[];
+  const failed = JSON.parse(runCommand(process.execPath, ['--input-type=module', '-e', script], packed.installed)) as string[];
   assert.deepEqual(failed, [], 'modules the runtime imports that the installed package cannot find');
 });
 
 test("`import('kgrag')` and its subpath exports load in the installed package", () => {
   const script = `const kgrag = await import('kgrag'); const server = await import('kgrag/server'); const testing = await import('kgrag/testing');
     console.log(JSON.stringify({ createKgrag: typeof kgrag.createKgrag, serve: typeof server.serveWorkspaces, testing: Object.keys(testing).length }));`;
-  const loaded = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], app)) as { createKgrag: string; serve: string; testing: number };
+  const loaded = JSON.parse(runCommand(process.execPath, ['--input-type=module', '-e', script], packed.app)) as { createKgrag: string; serve: string; testing: number };
   assert.deepEqual({ createKgrag: loaded.createKgrag, serve: loaded.serve }, { createKgrag: 'function', serve: 'function' });
   assert.ok(loaded.testing > 0, 'kgrag/testing exports its fakes');
 });
 
 test('`npx kgrag demo` indexes the bundled sample corpus and answers with citations', { timeout: 180_000 }, () => {
-  const output = run(npm, ['exec', '--no', '--offline', '--', 'kgrag', 'demo'], app);
+  const output = runCommand(npm, ['exec', '--no', '--offline', '--', 'kgrag', 'demo'], packed.app);
   // The demo's first sample question asks when the Kester Weir Bridge was opened; only the corpus knows the date.
   assert.match(output, /On what date was the Kester Weir Bridge opened\?/);
   assert.match(output, /14 May 1938/);
@@ -108,8 +78,8 @@ test('`npx kgrag demo` indexes the bundled sample corpus and answers with citati
 test('`kgrag serve` from the installed package answers /health and serves the explorer', { timeout: 60_000 }, async () => {
   const workspace = join(folder, 'workspace');
   mkdirSync(workspace);
-  const child: ChildProcess = spawn(process.execPath, [join(app, 'node_modules', '.bin', 'kgrag'), '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], {
-    cwd: app,
+  const child: ChildProcess = spawn(process.execPath, [join(packed.app, 'node_modules', '.bin', 'kgrag'), '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], {
+    cwd: packed.app,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,5 +1,5 @@
 /*
- * Sparse math and graph core: PageRank, local push, Laplace learning, spectral embedding. Every input is
+ * Sparse math and graph core: PageRank, Laplace learning, spectral embedding. Every input is
  * synthetic, generated from a fixed seed: random graphs, and random vectors shaped like embeddings.
  *
  *   ppr_power_1m_s              personalized PageRank by power iteration (5 seeds, α 0.85, L1 tol 1e-8) on a
@@ -10,11 +10,6 @@
  *                               stops on L1 < N·tolerance, so both stop at the same L1 change
  *   pagerank_plain_vs_graphology the same-task ratio: graphology's plain PageRank / ours plain PageRank
  *                               including preparePageRankGraph (both build their index inside the timing)
- *   ppr_push_touched_fraction   local push (ε 1e-6, α 0.85) from one seed node on a random geometric graph
- *                               with 1M distinct undirected edges: 448 × 448 nodes on a torus, each linked to
- *                               5 random nodes within a 7 × 7 window; touched nodes / all nodes, median over
- *                               seed nodes (extras: α 0.5, and a planted partition — 200 blocks of 1,000 nodes,
- *                               98 % of edges inside — where mass leaks to every block and push touches more)
  *   laplace_460_keywords_s      AutoKG Laplace learning for 460 keywords on 5,261 chunks: kernel weights
  *                               (gaussian, K = 30 with self) + Laplacian + seed selection + block CG of 8
  *                               keywords; the 5,261 "chunk" and 460 "keyword" vectors are synthetic (no text:
@@ -23,7 +18,7 @@
  *                               graph is connected (mean cosine ≈ 0.1, nearest neighbour ≈ 0.56); the exact
  *                               kNN graph and the keyword–chunk similarities are computed outside the timing
  *   spectral_5261_20_s          20-dimensional spectral embedding (NJW) of the same synthetic vectors' K = 20 graph
- * plus preparation times, the undirected / HippoRAG-damping variants, push time, CG iteration counts and the
+ * plus preparation times, the undirected / HippoRAG-damping variants, CG iteration counts and the
  * block-size comparison (laplace_460_keywords_block1_s: one keyword per CG, measured once).
  */
 import { DirectedGraph } from 'graphology';
@@ -33,7 +28,6 @@ import { createRandom } from '../src/core/random.js';
 import type { Random } from '../src/core/random.js';
 import { knnKernelWeights } from '../src/graph/knn-kernel-weights.js';
 import { laplaceLearning, prepareLaplaceLearning, selectAutoKgSeeds } from '../src/graph/laplace-learning.js';
-import { createLocalPushWorkspace, localPushPageRank } from '../src/graph/local-push.js';
 import { personalizedPageRank, preparePageRankGraph } from '../src/graph/pagerank.js';
 import { csrFromTriplets } from '../src/math/csr-matrix.js';
 import type { CsrMatrix } from '../src/math/csr-matrix.js';
@@ -89,32 +83,6 @@ function undirectedEdges(random: Random, nodes: number, edges: number, blockSize
     count++;
   }
   return csrFromTriplets(nodes, nodes, rows, cols, values);
-}
-
-/** A random geometric graph: `side`² nodes on a torus, each linking to `perNode` new distinct neighbours within `radius` (a square window). */
-function geometricGraph(random: Random, side: number, perNode: number, radius: number): CsrMatrix {
-  const nodes = side * side;
-  const seen = new Set<number>();
-  const rows: number[] = [];
-  const cols: number[] = [];
-  for (let source = 0; source < nodes; source++) {
-    const x = source % side;
-    const y = Math.floor(source / side);
-    let added = 0;
-    while (added < perNode) {
-      const dx = Math.floor(random() * (2 * radius + 1)) - radius;
-      const dy = Math.floor(random() * (2 * radius + 1)) - radius;
-      if (dx === 0 && dy === 0) continue;
-      const target = ((y + dy + side) % side) * side + ((x + dx + side) % side);
-      const key = Math.min(source, target) * nodes + Math.max(source, target);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      rows.push(source, target);
-      cols.push(target, source);
-      added++;
-    }
-  }
-  return csrFromTriplets(nodes, nodes, rows, cols, new Float64Array(rows.length).fill(1));
 }
 
 function seedVector(nodes: number, seeds: readonly number[]): Float64Array {
@@ -182,36 +150,6 @@ function benchPageRank(runs: number, results: Record<string, BenchResult>): void
   }
   results.ppr_power_1m_undirected_s = result(classic, 's');
   results.ppr_power_1m_undirected_damping05_s = result(hippo, 's');
-}
-
-function benchLocalPush(runs: number, results: Record<string, BenchResult>): void {
-  const random = createRandom(0x9054);
-  // 448² = 200,704 nodes × 5 = 1,003,520 distinct undirected edges.
-  const geometric = preparePageRankGraph(geometricGraph(random, 448, 5, 3), { symmetric: true });
-  const planted = preparePageRankGraph(undirectedEdges(random, 200_000, 1_000_000, 1_000, 0.98), { symmetric: true });
-  const workspace = createLocalPushWorkspace(geometric.n);
-  const plantedWorkspace = createLocalPushWorkspace(planted.n);
-  const fractions: number[] = [];
-  const times: number[] = [];
-  const pushes: number[] = [];
-  const fractionsHippo: number[] = [];
-  const fractionsPlanted: number[] = [];
-  // A different seed node per run, at least 5, so the median is over seed nodes as well as repetitions.
-  for (let run = 0; run < Math.max(runs, 5); run++) {
-    const seed = Math.floor(random() * geometric.n);
-    const pushed = seconds(() => localPushPageRank(geometric, [seed], { epsilon: 1e-6, damping: 0.85, workspace }));
-    times.push(pushed.seconds);
-    fractions.push(pushed.value.touched / geometric.n);
-    pushes.push(pushed.value.pushes);
-    fractionsHippo.push(localPushPageRank(geometric, [seed], { epsilon: 1e-6, damping: 0.5, workspace }).touched / geometric.n);
-    const plantedSeed = Math.floor(random() * planted.n);
-    fractionsPlanted.push(localPushPageRank(planted, [plantedSeed], { epsilon: 1e-6, damping: 0.85, workspace: plantedWorkspace }).touched / planted.n);
-  }
-  results.ppr_push_touched_fraction = result(fractions, 'fraction');
-  results.ppr_push_s = result(times, 's');
-  results.ppr_push_pushes = result(pushes, 'count');
-  results.ppr_push_touched_fraction_damping05 = result(fractionsHippo, 'fraction');
-  results.ppr_push_touched_fraction_planted98 = result(fractionsPlanted, 'fraction');
 }
 
 /** A roughly Gaussian, seeded draw with standard deviation 0.5 (sum of three uniforms). */
@@ -349,7 +287,6 @@ function benchLaplace(runs: number, results: Record<string, BenchResult>): void 
 export async function benchCoreSparse(runs: number): Promise<Record<string, BenchResult>> {
   const results: Record<string, BenchResult> = {};
   benchPageRank(runs, results);
-  benchLocalPush(runs, results);
   benchLaplace(runs, results);
   return results;
 }

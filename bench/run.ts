@@ -36,7 +36,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     run: async (runs) => ({ ...(await benchCoreDense(runs)), ...(await benchCoreSparse(runs)), ...(await benchCoreLeiden(runs)) }),
   },
   'core-dense': { describe: 'SIMD dot/GEMV, top-k, exact and approximate kNN graphs, k-means', defaultRuns: 5, run: benchCoreDense },
-  'core-sparse': { describe: 'PageRank/PPR, local push, Laplace learning, spectral embedding (all on synthetic graphs and vectors)', defaultRuns: 5, run: benchCoreSparse },
+  'core-sparse': { describe: 'PageRank/PPR, Laplace learning, spectral embedding (all on synthetic graphs and vectors)', defaultRuns: 5, run: benchCoreSparse },
   'core-leiden': { describe: 'hierarchical Leiden vs graphology Louvain', defaultRuns: 5, run: benchCoreLeiden },
   'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus, for every method and for GraphRAG only (basic, local, global, drift): wall time, peak RSS, step times', defaultRuns: 3, run: benchIndex2wiki },
   'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },

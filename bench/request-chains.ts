@@ -19,6 +19,7 @@
  * A request that came later but quotes nothing of a reply, or a wait the client kept without using the reply (a parent
  * community's report after its children's when its context did not need their reports), is not a link.
  */
+import { appendAll } from '../src/core/append-all.js';
 import { parseJsonLoose } from '../src/providers/llm/parse-json-loose.js';
 
 /** One chat request as the mock server logged it. */
@@ -140,7 +141,7 @@ export function longestDependencyChain(log: readonly LoggedChat[]): DependencyCh
       if (earlier === later || candidate.answeredAt > request.receivedAt) continue;
       if (continues(candidate, request)) links.push({ request: earlier, link: 'conversation' });
       else if (wholeReplies[earlier] !== undefined && prompt.includes(wholeReplies[earlier] as string)) links.push({ request: earlier, link: 'quotation' });
-      else if (patterns[earlier] !== undefined) runs.push(...itemRuns(items[earlier] as string[], patterns[earlier] as RegExp, prompt, earlier));
+      else if (patterns[earlier] !== undefined) appendAll(runs, itemRuns(items[earlier] as string[], patterns[earlier] as RegExp, prompt, earlier));
     }
     // A passage held by several replies goes to the fullest run, then to the reply answered last.
     const outranks = (left: QuotedRun, right: QuotedRun): boolean =>

@@ -9,10 +9,14 @@
  *
  * The sample corpus, standard mode through the mock LLM server, GraphRAG's methods (local, global, drift): one
  * document is added to the index of the others. `llm_calls_add_one_document` is what the mock server was asked;
- * `llm_calls_expected` is what that addition must cost at the least, counted independently of the pipeline: the
- * extraction and gleaning calls whose prompt holds the new document's text, one summary per entity or relation
- * whose list of descriptions changed and has two or more, one entity-resolution call per candidate group that
- * names a new entity, and one report per community whose members, inner relations or their descriptions changed.
+ * `llm_calls_expected` is what that addition must cost at the least, the sum of four terms, none read from what the
+ * pipeline sent. Three come from the inputs alone (expected-addition-calls.ts rebuilds both states' graphs offline from
+ * the documents, the configuration and the mock's replies): the extraction turns of the new document's chunks
+ * (`extract.llm.maxGleanings`), one entity-resolution call per candidate group whose prompt is new, and the summary
+ * calls of every entity or relation whose name or set of two or more descriptions is new. The fourth, one report per
+ * community whose members, inner relations or their descriptions changed, reads the communities the index holds before
+ * and after: which communities an incremental Leiden run keeps is the pipeline's own result, and no offline rule
+ * predicts it. A term whose calls differ from the calls of its kind the server saw is printed with `MISMATCH`.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,7 @@ import { startMockOpenAiServer } from '../src/testing/index.js';
 import { sampleLlmReply } from '../test/helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from '../test/helpers/standard-test-config.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
+import { expectedAdditionCalls, expectedCallTerm } from './expected-addition-calls.js';
 
 const updateShare = 0.01;
 
@@ -77,31 +82,6 @@ async function twoWikiRun(documents: readonly InputDocument[], log: (line: strin
   return { full, add, remove, reused };
 }
 
-/**
- * The descriptions of every graph element as the summaries see them: the extracted descriptions of each name, gathered
- * under the entity the name resolved to (its title or one of its aliases), and of each relation between two entities.
- */
-async function descriptionLists(kgrag: Kgrag): Promise<Map<string, string>> {
-  const entityOf = new Map<string, string>();
-  for (const entity of await kgrag.store.table('entities').pick(['id', 'title', 'aliases'])) {
-    for (const name of [entity.title, ...entity.aliases]) entityOf.set(name.toUpperCase(), entity.id);
-  }
-  const resolved = (name: string): string => entityOf.get(name.toUpperCase()) ?? name.toUpperCase();
-  const lists = new Map<string, string[]>();
-  const add = (key: string, description: string): void => {
-    const list = lists.get(key);
-    if (list) list.push(description);
-    else lists.set(key, [description]);
-  };
-  for (const extraction of await kgrag.store.table('extractions').pick(['parsed', 'extractor'])) {
-    if (extraction.extractor !== 'llm-graph') continue;
-    const graph = (extraction.parsed as { graph: { entities: Array<{ name: string; description: string }>; relations: Array<{ source: string; target: string; description: string }> } }).graph;
-    for (const entity of graph.entities) add(`e:${resolved(entity.name)}`, entity.description.trim());
-    for (const relation of graph.relations) add(`r:${[resolved(relation.source), resolved(relation.target)].sort().join('|')}`, relation.description.trim());
-  }
-  return new Map([...lists].map(([key, list]) => [key, [...new Set(list.filter(Boolean))].sort().join('\u0000')]));
-}
-
 /** Communities by what their report reads: members, inner relations, and their descriptions. */
 async function communityContents(kgrag: Kgrag): Promise<Set<string>> {
   const entities = new Map((await kgrag.store.table('entities').pick(['id', 'description'])).map((entity) => [entity.id, entity.description]));
@@ -126,43 +106,41 @@ export async function oneDocumentCalls(log: (line: string) => void): Promise<{ c
       return { title: file, text, source: join(corpus, file) };
     });
   const added = documents.find((document) => document.title === '20-the-ferry-inn.md') as InputDocument;
-  let extraction = 0;
-  let resolution = 0;
+  const before = documents.filter((document) => document !== added);
+  /** Calls the server saw, by the kind of prompt: only to say which term a difference is in. */
   const made = new Map<string, number>();
   const server = await startMockOpenAiServer({
     reply: (request) => {
-      const prompt = request.messages.map((message) => message.content).join('\n');
-      const purpose = prompt.includes('{"clusters"')
-        ? 'resolution'
-        : prompt.includes('Description list:')
-          ? 'summaries'
-          : prompt.includes('-----Entities-----') || prompt.includes('-----Reports-----')
-            ? 'reports'
-            : 'extraction';
+      const purpose = expectedCallTerm(request.messages.map((message) => message.content).join('\n'));
       made.set(purpose, (made.get(purpose) ?? 0) + 1);
-      const body = added.text.split('\n').find((line) => line.length > 80) ?? added.text;
-      if (prompt.includes(body.slice(0, 80)) && /entit/i.test(prompt) && /relationship/i.test(prompt)) extraction++;
-      if (prompt.includes('{"clusters"')) resolution++;
       return sampleLlmReply(request);
     },
   });
   try {
     return await withWorkspace(
       async (kgrag) => {
-        await kgrag.index(documents.filter((document) => document !== added));
-        const descriptionsBefore = await descriptionLists(kgrag);
+        const derived = await expectedAdditionCalls({ before, added: [added], config: kgrag.config, reply: sampleLlmReply });
+        if (derived.offlineExtractionCalls !== derived.extraction) {
+          log(`MISMATCH extraction rule: ${derived.newChunks} chunks × ${derived.turnsPerChunk} turns, but the offline conversations made ${derived.offlineExtractionCalls} calls`);
+        }
+        await kgrag.index(before);
         const communitiesBefore = await communityContents(kgrag);
         const callsBefore = server.stats.completions;
-        extraction = 0;
-        resolution = 0;
         made.clear();
         await kgrag.index([added]);
         const calls = server.stats.completions - callsBefore;
-        const descriptionsAfter = await descriptionLists(kgrag);
-        const summaries = [...descriptionsAfter].filter(([key, list]) => list.includes('\u0000') && descriptionsBefore.get(key) !== list).length;
         const reports = [...(await communityContents(kgrag))].filter((content) => !communitiesBefore.has(content)).length;
-        log(`add one document: ${calls} calls (${[...made].map(([purpose, count]) => `${count} ${purpose}`).join(', ')}); expected ${extraction} extraction + ${summaries} summaries + ${resolution} resolution + ${reports} reports`);
-        return { calls, expected: extraction + summaries + resolution + reports };
+        const terms: Array<[string, number]> = [
+          ['extraction', derived.extraction],
+          ['resolution', derived.resolution],
+          ['summaries', derived.summaries],
+          ['reports', reports],
+        ];
+        log(
+          `add one document: ${calls} calls; expected ${terms.map(([term, count]) => `${count} ${term}${(made.get(term) ?? 0) === count ? '' : ` (MISMATCH: the server saw ${made.get(term) ?? 0})`}`).join(' + ')}` +
+            `; candidate groups naming a new entity: ${derived.groupsWithNewEntity}`,
+        );
+        return { calls, expected: terms.reduce((sum, [, count]) => sum + count, 0) };
       },
       { index: { mode: 'standard' }, pipeline: { methods: ['local', 'global', 'drift'] }, llm: standardTestLlmConfig(server.url) },
     );

@@ -42,7 +42,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },
   'cold-query': { describe: 'issue 16: a ppr and a relations CLI query in a fresh process on the 2Wiki fast index (wall, peak RSS) and the database size', defaultRuns: 3, run: benchColdQuery },
   'ingest-50mb': { describe: 'one synthetic 50 MB text file (seeded random sentences over a 29-word vocabulary) through the fast pipeline', defaultRuns: 1, run: benchIngest50mb },
-  'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / ideal, per step and summed (ideal = max(calls × 200 ms / 8, longest call chain × 200 ms))', defaultRuns: 3, run: benchLlmThroughput },
+  'llm-throughput': { describe: 'standard-mode LLM steps against the mock at 200 ms latency, concurrency 8: wall time / ideal, per step and summed (ideal = max(calls × 200 ms / 8, longest chain of dependent requests in the mock\'s log × 200 ms)); each step\'s own llmCriticalPath checked against that chain', defaultRuns: 3, run: benchLlmThroughput },
   autokg: { describe: 'AutoKG build without LLM on 2Wiki: kNN graph, clustering, c-TF-IDF keywords, Laplace learning, keyword graph (< 30 s)', defaultRuns: 3, run: benchAutokgBuild },
   tot: { describe: 'one two-hop Tree-of-Traversals question over the SPARQL fixture, mock model at 200 ms per call: calls, tokens, SPARQL requests, wall time for k = 1 and 3', defaultRuns: 3, run: benchTot },
   reliability: {

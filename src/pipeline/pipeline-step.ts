@@ -99,7 +99,8 @@ export interface StepOutput {
    * What the step did, by name. A step that calls the LLM reports `llmCriticalPath`: the calls on its
    * longest chain of calls that each wait for an earlier one (a conversation's turns, a report after its
    * sub-communities' reports), so its wall time can be judged against `llmCriticalPath × latency` as well as
-   * `calls × latency / concurrency` (bench/llm-throughput.ts).
+   * `calls × latency / concurrency` (bench/llm-throughput.ts, which checks the claim against the chains of dependent
+   * requests in the mock server's log).
    */
   counts: Record<string, number>;
   /** Hash of the step's output; steps that read it include it in their fingerprint. */

@@ -12,6 +12,7 @@ export type {
 export { FAULT_KINDS, startMockOpenAiServer } from '../providers/llm/mock-openai-server.js';
 export type {
   FaultKind,
+  MockAnsweredRequest,
   MockChatCompletionRequest,
   MockFaultOptions,
   MockOpenAiServer,

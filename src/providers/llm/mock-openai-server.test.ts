@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { generateObject } from './generate-object.js';
 import type { LanguageModel } from './language-model.js';
 import { FAULT_KINDS, startMockOpenAiServer } from './mock-openai-server.js';
-import type { FaultKind, MockChatCompletionRequest, MockOpenAiServer, MockOpenAiServerOptions } from './mock-openai-server.js';
+import type { FaultKind, MockAnsweredRequest, MockChatCompletionRequest, MockOpenAiServer, MockOpenAiServerOptions } from './mock-openai-server.js';
 import { createOpenAiCompatibleLanguageModel } from './openai-compatible-language-model.js';
 import { withRetry } from './with-retry.js';
 
@@ -107,6 +107,45 @@ describe('startMockOpenAiServer', () => {
       replies.map((result) => result.text),
       ['answer to q0', 'answer to q1', 'answer to q2', 'answer to q3'],
     );
+  });
+
+  it('reports every answered request with its reply and when it arrived and was answered', async () => {
+    // Two requests held until both are in, then one sent after the first two were answered: the log must show the
+    // overlap of the first two and the third's wait for them.
+    let received = 0;
+    let bothReceived: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (bothReceived = resolve));
+    const answered: MockAnsweredRequest[] = [];
+    const server = await serve({
+      faults: { sequence: ['429'] },
+      onRequest: () => {
+        if (++received === 3) bothReceived();
+      },
+      onResponse: (request) => answered.push(request),
+      reply: async (request) => {
+        await gate;
+        return `answer to ${request.messages.at(-1)?.content}`;
+      },
+    });
+    const model = withRetry(createOpenAiCompatibleLanguageModel({ baseURL: server.url, modelId: 'mock-model' }), { maxRetries: 2, sleep: async () => undefined, rng: () => 0 });
+    const first = await Promise.all([model.generate({ messages: [{ role: 'user', content: 'q0' }] }), model.generate({ messages: [{ role: 'user', content: 'q1' }] })]);
+    let text = '';
+    for await (const part of model.stream({ messages: [{ role: 'user', content: 'q2' }] })) if (part.type === 'text-delta') text += part.text;
+    assert.deepEqual([...first.map((result) => result.text), text], ['answer to q0', 'answer to q1', 'answer to q2']);
+
+    const chats = answered.filter((entry) => entry.status === 200);
+    assert.equal(answered.length, 4, 'the 429 is reported too');
+    assert.equal(answered.filter((entry) => entry.status === 429 && entry.content === undefined).length, 1);
+    assert.deepEqual(chats.map((entry) => entry.content).sort(), ['answer to q0', 'answer to q1', 'answer to q2']);
+    for (const entry of answered) {
+      assert.equal(entry.path, '/v1/chat/completions');
+      assert.ok(entry.receivedAt <= entry.answeredAt);
+    }
+    const last = chats.find((entry) => entry.content === 'answer to q2');
+    const pair = chats.filter((entry) => entry !== last);
+    assert.ok(last !== undefined && pair.length === 2);
+    for (const entry of pair) assert.ok(entry.answeredAt <= last.receivedAt, 'the streamed request was sent after the pair was answered');
+    assert.ok(Math.max(...pair.map((entry) => entry.receivedAt)) <= Math.min(...pair.map((entry) => entry.answeredAt)), 'the pair overlapped');
   });
 
   it('lists models and answers unknown paths with 404', async () => {

@@ -57,6 +57,22 @@ export interface MockRecordedRequest {
   body: unknown;
 }
 
+/**
+ * One HTTP request once answered, as given to `onResponse`: what the server saw and when. Times are milliseconds
+ * since the epoch at sub-millisecond resolution (`performance.timeOrigin + performance.now()`), so a log kept in the
+ * server's process lines up with times taken in the client's.
+ */
+export interface MockAnsweredRequest extends MockRecordedRequest {
+  /** The status sent; 0 when the connection closed before a status was sent (a `timeout` fault). */
+  status: number;
+  /** When the request reached the server, before its body was read. */
+  receivedAt: number;
+  /** When the last byte of the answer was handed to the socket, or the connection closed unanswered. */
+  answeredAt: number;
+  /** The assistant content of a chat completion answered with 200 (as sent, content faults applied); else undefined. */
+  content?: string;
+}
+
 /** Fault injection settings. Decisions are deterministic for a seed and never change successful content. */
 export interface MockFaultOptions {
   /** Probability that a request fails, decided by hashing (seed, request hash, attempt number). @default 0 */
@@ -103,6 +119,8 @@ export interface MockOpenAiServerOptions {
   maxContextTokens?: number;
   /** Called for every HTTP request before it is answered (to assert what the client sent). */
   onRequest?: (request: MockRecordedRequest) => void;
+  /** Called for every HTTP request once answered (or dropped): a log of what was asked, answered, and when. */
+  onResponse?: (request: MockAnsweredRequest) => void;
 }
 
 /** Counters of a running mock server. */
@@ -266,6 +284,9 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
     );
   };
 
+  /** The chat content each response carries, for `onResponse`. */
+  const contentOf = new WeakMap<ServerResponse, string>();
+
   const handleChat = async (request: IncomingMessage, response: ServerResponse, body: JsonRecord): Promise<void> => {
     stats.completions += 1;
     const chat = toChatRequest(body);
@@ -324,6 +345,7 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
 
     const usage = { prompt_tokens: promptTokens, completion_tokens: estimateTokens(content), total_tokens: promptTokens + estimateTokens(content) };
     const id = `chatcmpl-${chat.hash.slice(0, 24)}`;
+    contentOf.set(response, content);
     const includeUsage = options.reportUsage !== false;
 
     if (chat.stream) {
@@ -415,13 +437,14 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
 
   const server = createServer((request, response) => {
     stats.requests += 1;
-    void handle(request, response).catch((error: unknown) => {
+    const receivedAt = performance.timeOrigin + performance.now();
+    void handle(request, response, receivedAt).catch((error: unknown) => {
       if (!response.headersSent) sendError(response, 500, { message: `mock server failure: ${String(error)}`, type: 'server_error' });
       else response.destroy();
     });
   });
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const handle = async (request: IncomingMessage, response: ServerResponse, receivedAt: number): Promise<void> => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const text = request.method === 'POST' ? await readBody(request) : '';
     let body: unknown;
@@ -430,7 +453,21 @@ export async function startMockOpenAiServer(options: MockOpenAiServerOptions = {
     } catch {
       body = undefined;
     }
-    options.onRequest?.({ method: request.method ?? 'GET', path, headers: request.headers, body });
+    const recorded: MockRecordedRequest = { method: request.method ?? 'GET', path, headers: request.headers, body };
+    options.onRequest?.(recorded);
+    const { onResponse } = options;
+    if (onResponse !== undefined) {
+      let reported = false;
+      const report = (): void => {
+        if (reported) return;
+        reported = true;
+        const content = response.statusCode === 200 ? contentOf.get(response) : undefined;
+        const status = response.headersSent ? response.statusCode : 0;
+        onResponse({ ...recorded, status, receivedAt, answeredAt: performance.timeOrigin + performance.now(), ...(content === undefined ? {} : { content }) });
+      };
+      response.once('finish', report);
+      response.once('close', report);
+    }
 
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
       sendError(response, 401, { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' });

@@ -41,6 +41,28 @@ describe('index.knn.exactUpTo', () => {
     assert.deepEqual({ passageGraph: byDefault.passageGraph, knnGraph: byDefault.knnGraph }, { passageGraph: 0, knnGraph: 0 });
   });
 
+  test('a new value that leaves the graph as it was is recorded: the next index skips the step instead of re-running it every time', async () => {
+    const workspace = join(root, 'unchanged-graph');
+    const open = (knn: { exactUpTo?: number }) => createKgrag({ workspace, env: {}, config: { index: { mode: 'fast', knn }, pipeline: { methods: ['kgp'] } } });
+    const first = await open({});
+    await first.index([corpus]);
+    await first.close();
+    // The sample corpus is far below both limits: its passage graph is exact either way, byte for byte.
+    const raised = await open({ exactUpTo: 1_000_000 });
+    try {
+      assert.ok((await raised.index([corpus])).ran.includes('passage-graph'), 'a new setting re-runs the step once');
+      assert.deepEqual((await raised.index([corpus])).ran, ['load']);
+    } finally {
+      await raised.close();
+    }
+    const reopened = await open({ exactUpTo: 1_000_000 });
+    try {
+      assert.deepEqual((await reopened.index([corpus])).ran, ['load']);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   for (const [value, shown] of [
     ['0', '0'],
     ['2.5', '2.5'],

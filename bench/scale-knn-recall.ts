@@ -10,7 +10,8 @@
  * figure; each set's is the mean of its own rows, as the report averages). Then a copy of that workspace with
  * `index.knn.exactUpTo` above the chunk count is indexed again, which rebuilds only what the kNN graphs feed
  * (passage-graph, knn-graph, keywords), and measured the same way. 2Wiki passages are keyed apart
- * (`2wiki-<k>x:<i>`), so a 2Wiki passage with a HotpotQA title never counts as a gold passage.
+ * (`2wiki-<k>x:<i>`), so a 2Wiki passage with a HotpotQA title never counts as a gold passage. Last, autokg's two
+ * stored chunk graphs are compared whole: the share of the exact neighbours the default graph lists.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,9 @@ import { join } from 'node:path';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import type { EvalDataset, EvalPassage } from '../src/eval/eval-dataset.js';
 import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
+import { knnGraphRecall } from '../src/math/nn-descent.js';
+import { decodeChunkKnnGraph } from '../src/methods/autokg/build/chunk-knn-graph-codec.js';
+import { chunkKnnGraphBlobKey } from '../src/methods/autokg/build/knn-graph-step.js';
 import { runEvaluation } from '../src/eval/run-evaluation.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
 import { type Passage, scaleCorpus } from './scale-corpus.js';
@@ -108,6 +112,27 @@ async function buildAndEvaluate(workspace: string, exactUpTo: number | undefined
   }
 }
 
+/**
+ * Share of the exact graph's neighbours that the default graph lists: autokg's stored chunk kNN graphs (29
+ * neighbours of every kept chunk) of the two workspaces, whole, on the product's own chunk vectors.
+ */
+export async function storedChunkGraphRecall(approximateWorkspace: string, exactWorkspace: string): Promise<number> {
+  const graphs = [];
+  for (const workspace of [approximateWorkspace, exactWorkspace]) {
+    const kgrag = await createKgrag({ workspace, env: {} });
+    try {
+      const blob = await kgrag.store.getBlob(chunkKnnGraphBlobKey);
+      if (blob === undefined) throw new Error(`${workspace} holds no autokg chunk kNN graph`);
+      graphs.push(decodeChunkKnnGraph(blob));
+    } finally {
+      await kgrag.close();
+    }
+  }
+  const [approximate, exact] = graphs as [ReturnType<typeof decodeChunkKnnGraph>, ReturnType<typeof decodeChunkKnnGraph>];
+  if (approximate.chunkIds.some((id, row) => exact.chunkIds[row] !== id)) throw new Error('the two chunk kNN graphs are over different chunks');
+  return knnGraphRecall(approximate.graph, exact.graph);
+}
+
 /** Recall@5 of `method` over every question set: the evaluation report's. */
 function pooledRecall(run: PathRun, method: string): number {
   return run.recall.get(`all|${method}`) ?? Number.NaN;
@@ -137,7 +162,10 @@ export async function benchScaleKnnRecall(size = 16): Promise<Record<string, Ben
     process.stderr.write(`  exact graphs, from a copy of that index (load ${loadNote()})\n`);
     const exact = await buildAndEvaluate(exactWorkspace, everyKnnGraphExact, passages, questions);
     const prefix = `scale_${size}x`;
+    const graphRecall = await storedChunkGraphRecall(nnDescentWorkspace, exactWorkspace);
+    process.stderr.write(`  autokg's default chunk graph lists ${graphRecall.toFixed(4)} of the exact graph's neighbours\n`);
     const results: Record<string, BenchResult> = {
+      [`${prefix}_autokg_chunk_graph_recall_nn_descent`]: result([graphRecall], 'fraction'),
       [`${prefix}_knn_recall_chunks`]: result([nnDescent.chunks], 'count'),
       [`${prefix}_knn_recall_nn_descent_approximate_graphs`]: result([nnDescent.approximate.passageGraph + nnDescent.approximate.knnGraph], 'count'),
       [`${prefix}_knn_recall_exact_approximate_graphs`]: result([exact.approximate.passageGraph + exact.approximate.knnGraph], 'count'),

@@ -356,7 +356,7 @@ export const configSchema = z
             exactUpTo: positiveInt()
               .optional()
               .describe(
-                "Chunk kNN graphs (kgp's passage graph, autokg's chunk graph) are exact up to this many chunks and built by NN-descent above, which finds about 0.87 of the exact neighbours at 100,000 chunks (default 50,000); set it above the chunk count to keep them exact at a cost that grows as the square of the chunks",
+                "Chunk kNN graphs (kgp's passage graph, autokg's chunk graph) are exact up to this many chunks and built by NN-descent above, which finds 0.83–0.87 of the exact neighbours at about 100,000 chunks (default 50,000); set it above the chunk count to keep them exact at a cost that grows as the square of the chunks",
               ),
           })
           .strict()

@@ -1,12 +1,13 @@
 /*
- * `npm run bench -- <name…> [--runs N] [--sizes 1,4,16] [--backends sqlite,postgres] [--json]`: runs benchmarks and prints medians (a table on stdout,
+ * `npm run bench -- <name…> [--runs N] [--sizes 1,4,16] [--backends sqlite,postgres] [--exact-knn] [--json]`: runs benchmarks and prints medians (a table on stdout,
  * or with --json one object `{"machine": {…}, "results": {"<name>": {"median", "unit"}}}`: the CPU, Node and V8
  * versions and the load average at the start and end). Progress goes to stderr.
  * `--sizes` is the scale benchmark's list of corpus sizes (multiples of 2Wiki) and `--backends` its storage backends (default
- * both); other benchmarks ignore them.
+ * both), `--exact-knn` makes its every kNN graph exact; other benchmarks ignore them.
  * Numbers from here go into docs/BENCHMARKS.md.
  */
 import os from 'node:os';
+import { maxOf } from '../src/core/max-of.js';
 import { benchAutokgBuild } from './autokg-build.js';
 import type { BenchResult } from './bench-utils.js';
 import { benchColdQuery } from './cold-query.js';
@@ -16,6 +17,7 @@ import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
 import { benchExplorer } from './explorer.js';
 import { benchIncremental } from './incremental.js';
+import { benchKnnGraphChunkRecall } from './knn-graph-chunk-recall.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchInstallSize } from './install-size.js';
 import { benchLlmThroughput } from './llm-throughput.js';
@@ -23,11 +25,12 @@ import { benchParquet } from './parquet.js';
 import { benchPostgres } from './postgres.js';
 import { benchReliability } from './reliability.js';
 import { benchScale, parseScaleBackends, parseScaleSizes } from './scale.js';
+import { benchScaleKnnRecall } from './scale-knn-recall.js';
 import { benchServe } from './serve.js';
 import { benchTot } from './tot.js';
 
-/** Values of the options that take one (`--sizes 1,4`), by name without the dashes. */
-type BenchOptions = Partial<Record<'sizes' | 'backends', string>>;
+/** Values of the options that take one (`--sizes 1,4`), by name without the dashes, and the scale benchmark's `--exact-knn`. */
+type BenchOptions = Partial<Record<'sizes' | 'backends', string>> & { exactKnn?: boolean };
 
 const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (runs: number, options: BenchOptions) => Promise<Record<string, BenchResult>> }> = {
   core: {
@@ -35,7 +38,8 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     defaultRuns: 5,
     run: async (runs) => ({ ...(await benchCoreDense(runs)), ...(await benchCoreSparse(runs)), ...(await benchCoreLeiden(runs)) }),
   },
-  'core-dense': { describe: 'SIMD dot/GEMV, top-k, exact and approximate kNN graphs, k-means', defaultRuns: 5, run: benchCoreDense },
+  'core-dense': { describe: 'SIMD dot/GEMV, top-k, exact and approximate kNN graphs (synthetic, and NN-descent on the 16× 2Wiki chunk vectors), k-means', defaultRuns: 5, run: benchCoreDense },
+  'knn-chunks': { describe: "NN-descent's time and recall (1,000 sampled rows against exact scans) on the local embedder's chunk vectors of 16× 2Wiki (--sizes: the largest), k = 29", defaultRuns: 1, run: (_runs, options) => benchKnnGraphChunkRecall(maxOf(parseScaleSizes(options.sizes ?? '16'))) },
   'core-sparse': { describe: 'PageRank/PPR, Laplace learning, spectral embedding (all on synthetic graphs and vectors)', defaultRuns: 5, run: benchCoreSparse },
   'core-leiden': { describe: 'hierarchical Leiden vs graphology Louvain', defaultRuns: 5, run: benchCoreLeiden },
   'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus, for every method and for GraphRAG only (basic, local, global, drift): wall time, peak RSS, step times', defaultRuns: 3, run: benchIndex2wiki },
@@ -86,7 +90,13 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe:
       'issue 22: 2Wiki at 1×, 4×, 16× (--sizes; copies with renamed titles and names), fast index of every method per backend (--backends sqlite,postgres): index time, peak RSS, database size, step times, retrieval p50 of the LLM-free methods, index-time growth exponent',
     defaultRuns: 1,
-    run: (runs, options) => benchScale(runs, parseScaleSizes(options.sizes), parseScaleBackends(options.backends)),
+    run: (runs, options) => benchScale(runs, parseScaleSizes(options.sizes), parseScaleBackends(options.backends), { exactKnn: options.exactKnn === true }),
+  },
+  'scale-knn-recall': {
+    describe:
+      'issue 36: kgp and autokg Recall@5 (kgrag eval, retrieval only) on musique-train-100 and hotpotqa-train-100 inside 16× 2Wiki (--sizes: the largest is used), with the default NN-descent kNN graphs and with exact ones (one build, then a copy re-indexed with index.knn.exactUpTo)',
+    defaultRuns: 1,
+    run: (_runs, options) => benchScaleKnnRecall(maxOf(parseScaleSizes(options.sizes ?? '16'))),
   },
   'embedder-recall': { describe: 'dense recall of the local embedder on the dev sets over its parameter grid (deterministic: 1 run)', defaultRuns: 1, run: () => benchEmbedderRecall() },
 };
@@ -105,10 +115,11 @@ const valueOf = (flag: string): string | undefined => {
 const options: BenchOptions = {
   ...(valueOf('--sizes') === undefined ? {} : { sizes: valueOf('--sizes') as string }),
   ...(valueOf('--backends') === undefined ? {} : { backends: valueOf('--backends') as string }),
+  ...(args.includes('--exact-knn') ? { exactKnn: true } : {}),
 };
 const names = args.filter((arg, index) => !arg.startsWith('--') && !valueIndexes.has(index));
 if (names.length === 0 || names.some((name) => !(name in benchmarks))) {
-  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>… [--runs N] [--sizes 1,4,16] [--backends sqlite,postgres] [--json]\n`);
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>… [--runs N] [--sizes 1,4,16] [--backends sqlite,postgres] [--exact-knn] [--json]\n`);
   for (const [name, benchmark] of Object.entries(benchmarks)) process.stderr.write(`  ${name.padEnd(14)} ${benchmark.describe}\n`);
   process.exit(2);
 }

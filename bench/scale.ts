@@ -3,9 +3,13 @@
  * titles and names renamed), indexed in fast mode for every method in a cold child process per build, per storage
  * backend: wall time, peak RSS, database size, chunks and entities, each step's time, then the retrieval p50 of
  * every LLM-free method, and the growth exponent k of index time (time ∝ sizeᵏ, a least-squares fit on log–log).
+ *
+ * The chunk kNN graphs of kgp and autokg are exact up to 50,000 chunks and NN-descent's above, which falls between
+ * the 4× and 16× builds, so the default exponent mixes two algorithms. `--exact-knn` builds every size with
+ * `index.knn.exactUpTo` above any chunk count (every graph exact) and reports every key with `_exact_knn` appended.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createKgrag } from '../src/api/create-kgrag.js';
@@ -13,6 +17,7 @@ import { startEmbeddedPostgres, type TestPostgresServer } from '../test/helpers/
 import { type BenchResult, median, result, runChild, sharedDatasets, twoWikiQuestions } from './bench-utils.js';
 import { type ChildReport, measureMethod } from './index-benchmarks.js';
 import { type Passage, scaleCorpus } from './scale-corpus.js';
+import { everyKnnGraphExact } from './scale-knn-recall.js';
 
 /**
  * A storage backend the corpus is indexed into. Another backend is one more entry: `prepare` writes the workspace
@@ -75,6 +80,20 @@ export function parseScaleBackends(text: string | undefined): ScaleBackend[] {
   return scaleBackends.filter((backend) => names.includes(backend.name));
 }
 
+/** Options of {@link benchScale} beyond sizes and backends. */
+export interface ScaleOptions {
+  /** Build every kNN graph exact (`index.knn.exactUpTo` above any chunk count); keys end in `_exact_knn`. */
+  exactKnn?: boolean;
+}
+
+/**
+ * Makes every chunk kNN graph of the workspace's index exact, through its kgrag.yaml as a user would (appended,
+ * after what the backend's `prepare` wrote there).
+ */
+export function makeKnnGraphsExact(workspace: string): void {
+  appendFileSync(join(workspace, 'kgrag.yaml'), `index:\n  knn:\n    exactUpTo: ${everyKnnGraphExact}\n`);
+}
+
 /** The LLM-free methods timed at every size, retrieval only. */
 const queryMethods = ['basic:bm25', 'basic:hybrid', 'local', 'global', 'ppr', 'relations', 'kgp'];
 /** Passes over the question set per build: enough samples for a stable p50 of every method. */
@@ -116,10 +135,11 @@ interface SizeRun {
   firstQueryMs: Map<string, number>;
 }
 
-async function buildAndQuery(backend: ScaleBackend, corpusPath: string, questions: readonly string[]): Promise<SizeRun> {
+async function buildAndQuery(backend: ScaleBackend, corpusPath: string, questions: readonly string[], options: ScaleOptions): Promise<SizeRun> {
   const workspace = mkdtempSync(join(tmpdir(), 'kgrag-bench-scale-'));
   try {
     await backend.prepare(workspace);
+    if (options.exactKnn === true) makeKnnGraphsExact(workspace);
     const report = runChild<ChildReport>('./index-child.ts', [workspace, corpusPath]);
     const databaseMb = await backend.databaseMb(workspace);
     const kgrag = await createKgrag({ workspace, env: {} });
@@ -142,7 +162,7 @@ async function buildAndQuery(backend: ScaleBackend, corpusPath: string, question
  * The scale benchmark: for each backend, `runs` rounds of one build of every size (copies of 2Wiki), each build
  * followed by the query latencies on it; medians over the builds, p50 over questions × passes × builds.
  */
-export async function benchScale(runs: number, sizes: readonly number[] = defaultScaleSizes, backends: readonly ScaleBackend[] = scaleBackends): Promise<Record<string, BenchResult>> {
+export async function benchScale(runs: number, sizes: readonly number[] = defaultScaleSizes, backends: readonly ScaleBackend[] = scaleBackends, options: ScaleOptions = {}): Promise<Record<string, BenchResult>> {
   const corpusFile = join(sharedDatasets, '2wiki-corpus/corpus.json');
   const original = JSON.parse(readFileSync(corpusFile, 'utf8')) as Passage[];
   const largest = sizes.reduce((most, size) => Math.max(most, size), 1);
@@ -172,10 +192,10 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
         for (const size of sizes) {
           const prefix = `scale_${backend.name}_${size}x`;
           const questions = questionCopies(size).flatMap((copy) => twoWikiQuestions.map((question) => scaled.rename(question, copy)));
-          process.stderr.write(`  ${backend.name} ${size}× (${size * original.length} passages), build ${run + 1}/${runs}\n`);
+          process.stderr.write(`  ${backend.name} ${size}× (${size * original.length} passages)${options.exactKnn === true ? ', every kNN graph exact' : ''}, build ${run + 1}/${runs} (load ${os.loadavg().map((value) => value.toFixed(2)).join(' ')})\n`);
           let sizeRun: SizeRun;
           try {
-            sizeRun = await buildAndQuery(backend, corpusPaths.get(size) as string, questions);
+            sizeRun = await buildAndQuery(backend, corpusPaths.get(size) as string, questions, options);
           } catch (error) {
             // A failed build (out of memory, a crash) is a result of this benchmark: the other sizes still run.
             process.stderr.write(`    failed: ${error instanceof Error ? error.message.slice(-4000) : String(error)}\n`);
@@ -246,7 +266,7 @@ export async function benchScale(runs: number, sizes: readonly number[] = defaul
         }
       }
     }
-    return results;
+    return options.exactKnn === true ? Object.fromEntries(Object.entries(results).map(([key, value]) => [`${key}_exact_knn`, value])) : results;
   } finally {
     rmSync(folder, { recursive: true, force: true });
     if (postgresServer !== undefined) await (await postgresServer).stop();

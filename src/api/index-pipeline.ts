@@ -18,11 +18,12 @@ export interface IndexPipelineOptions {
 /** What each method reads and adds, with its configuration, for steps built in `mode` over the graph of `graphStep`. */
 async function methodContributions(config: KgragConfig, methods: readonly AnyQueryMethod[], mode: 'fast' | 'standard', graphStep: StepName): Promise<PipelineContribution[]> {
   const configs = parseMethodConfigs(config.methods, registeredMethods);
+  const { knn } = config.index;
   return Promise.all(
     methods.map(async (method) => ({
       method: method.name,
       requires: method.indexRequires?.(configs.get(method.name)) ?? method.requires,
-      steps: (await method.indexSteps?.({ config: configs.get(method.name), mode, graphStep })) ?? [],
+      steps: (await method.indexSteps?.({ config: configs.get(method.name), mode, graphStep, knn })) ?? [],
     })),
   );
 }

@@ -49,8 +49,8 @@ export interface KnnGraphBySize extends KnnGraph {
 
 /** Options of {@link knnGraphBySize}. */
 export interface KnnGraphBySizeOptions {
-  /** @default knnGraphBySizeDefaults.exactUpTo */
-  exactUpTo?: number;
+  /** @default knnGraphBySizeDefaults.exactUpTo (also when `undefined`) */
+  exactUpTo?: number | undefined;
   /** Seed of NN-descent. @default knnGraphBySizeDefaults.seed */
   seed?: number;
   /** Score NN-descent's joins in worker threads (the same graph, bit for bit). @default true */

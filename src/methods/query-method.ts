@@ -142,6 +142,8 @@ export interface MethodBuild<Config> {
   readonly mode: 'fast' | 'standard';
   /** The step whose output is the finished entity graph in this mode: `nlp-extract` (fast) or `summarize` (standard). */
   readonly graphStep: StepName;
+  /** How chunk kNN graphs are built (`index.knn` of kgrag.yaml): `exactUpTo` unset keeps the builder's default. */
+  readonly knn: { readonly exactUpTo?: number | undefined };
 }
 
 /**

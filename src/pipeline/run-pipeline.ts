@@ -51,7 +51,10 @@ export interface PipelineSummary {
   warnings: number;
   durationMs: number;
   usage: RunUsage;
-  /** Whether any step's output differs from what the index held before (false: re-running changed nothing). */
+  /**
+   * Whether the index differs from what it held before: a step's output, or the record of a step that ran for a new
+   * fingerprint (a new setting or version that gave the same output). False: re-running changed nothing.
+   */
   changed: boolean;
 }
 
@@ -201,7 +204,8 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
           },
         ]);
       });
-      if (outputVersions.get(step.name) !== output.outputVersion) summary.changed = true;
+      // A new fingerprint must be kept even when the output is the same, or the step runs again at every index.
+      if (outputVersions.get(step.name) !== output.outputVersion || previous?.status !== 'done' || previous.fingerprint !== fingerprint) summary.changed = true;
       outputVersions.set(step.name, output.outputVersion);
       summary.ran.push(step.name);
       summary.counts[step.name] = output.counts;

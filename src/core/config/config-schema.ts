@@ -351,6 +351,16 @@ export const configSchema = z
           .enum(['fast', 'standard'])
           .default('fast')
           .describe('"fast": NLP noun-phrase graph, no LLM (GraphRAG FastGraphRAG); "standard": LLM extraction'),
+        knn: z
+          .object({
+            exactUpTo: positiveInt()
+              .optional()
+              .describe(
+                "Chunk kNN graphs (kgp's passage graph, autokg's chunk graph) are exact up to this many chunks and built by NN-descent above, which finds 0.83–0.87 of the exact neighbours at about 100,000 chunks (default 50,000); set it above the chunk count to keep them exact at a cost that grows as the square of the chunks",
+              ),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

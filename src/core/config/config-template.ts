@@ -22,6 +22,7 @@ const examples: Record<string, unknown> = {
   'server.apiKeys': ['${KGRAG_SERVER_KEY}'],
   'server.corsOrigins': ['https://app.example.com'],
   'server.jobMemoryMb': 4096,
+  'index.knn.exactUpTo': 200000,
   'store.url': 'postgres://kgrag:secret@localhost:5432/kgrag',
   'store.workspace': 'team-docs',
   methods: { basic: { variant: 'hybrid' } },

@@ -92,8 +92,8 @@ export const autokgMethod: QueryMethod<AutokgConfig, FoundKeywords> = {
   indexSettings: autokgIndexSettings,
   ranking: { kind: 'native' },
   prompts: [...autoKgKeywordTemplates, autokgAnswerPrompt],
-  indexSteps: async ({ config, mode }) => [
-    (await import('./build/knn-graph-step.js')).createKnnGraphStep(config),
+  indexSteps: async ({ config, mode, knn }) => [
+    (await import('./build/knn-graph-step.js')).createKnnGraphStep(config, knn),
     (await import('./build/keywords-step.js')).createKeywordsStep(mode, config),
   ],
   topKParam: 's0t',

@@ -265,7 +265,7 @@ export const kgpMethod: QueryMethod<KgpConfig> = {
   prompts: [kgpNextEvidencePrompt],
   topKParam: 'budget',
   requires: ['chunk', 'passage-graph'],
-  indexSteps: async ({ config, graphStep }) => [(await import('./build/passage-graph-step.js')).createPassageGraphStep(graphStep, config)],
+  indexSteps: async ({ config, graphStep, knn }) => [(await import('./build/passage-graph-step.js')).createPassageGraphStep(graphStep, config, knn)],
 
   async retrieve(context, question, params, variant): Promise<Retrieval> {
     const chosen = (variant ?? kgpVariants[0]) as KgpVariant;

@@ -13,6 +13,8 @@ export interface AutokgChunkGraphOptions {
    * `remove_same_text(thresh=1e-6)`); 0 keeps every chunk.
    */
   duplicateDistance: number;
+  /** Kept chunks up to which the graph is exact, NN-descent above. @default knnGraphBySizeDefaults.exactUpTo */
+  exactUpTo?: number;
 }
 
 /** How a call of {@link autokgChunkGraph} runs: none of it changes the graph. */
@@ -32,7 +34,7 @@ export interface AutokgChunkGraph {
   /** The kept rows' vectors, in graph order (the input itself when nothing was left out). */
   vectors: DenseMatrix;
   graph: KnnGraph;
-  /** Whether the graph is exact; above `knnGraphBySizeDefaults.exactUpTo` kept chunks it is built by NN-descent. */
+  /** Whether the graph is exact; above `options.exactUpTo` kept chunks it is built by NN-descent. */
   exact: boolean;
 }
 
@@ -40,7 +42,7 @@ export interface AutokgChunkGraph {
  * The chunk kNN graph AutoKG builds everything on (wispcarey/AutoKG `autoKG_full.py`): near-duplicate
  * chunks are removed first, as the reference does before clustering (its `remove_same_text`), so a
  * duplicated passage neither takes a neighbour slot of its twin's row nor counts twice among a keyword's
- * nearest chunks; then the kNN graph of the rest by cosine similarity, exact up to 50,000 chunks and approximate
+ * nearest chunks; then the kNN graph of the rest by cosine similarity, exact up to `options.exactUpTo` chunks (50,000 by default) and approximate
  * (NN-descent) above, as the reference's own graph is (Annoy, 10 trees). `vectors` are unit rows;
  * `lengths` are the chunks' token counts (the shorter twin is kept, as in the reference). Both searches group
  * identical vectors first, so copies of one chunk cost about what one chunk costs, and both pause often enough for
@@ -66,6 +68,6 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
   }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
   if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
-  const { n, indices, similarities, exact } = await knnGraphBySize(keptVectors, k, { signal });
+  const { n, indices, similarities, exact } = await knnGraphBySize(keptVectors, k, { exactUpTo: options.exactUpTo, signal });
   return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n, k, indices, similarities }, exact };
 }

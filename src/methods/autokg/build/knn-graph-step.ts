@@ -1,5 +1,5 @@
 import { sha256 } from '../../../core/ids.js';
-import { autokgChunkGraph } from './autokg-chunk-graph.js';
+import { autokgChunkGraph, type AutokgChunkGraphOptions } from './autokg-chunk-graph.js';
 import { encodeChunkKnnGraph } from './chunk-knn-graph-codec.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import type { AutokgConfig } from '../config.js';
@@ -11,8 +11,8 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
 /**
  * `knn-graph` (AutoKG `make_graph(30)`, wispcarey/AutoKG `autoKG_full.py`): the exact kNN graph of the chunk
  * embeddings by cosine similarity, K − 1 other chunks per chunk for `methods.autokg.neighbours` = K (graphlearning
- * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees) up to 50,000 kept
- * chunks, so the graph does not depend on a random forest; above, where the exact graph's n² cost outgrows every
+ * counts the chunk itself; AutoKG's K = 30 is 29 neighbours). Exact rather than Annoy (10 trees) up to
+ * `index.knn.exactUpTo` kept chunks (50,000 by default), so the graph does not depend on a random forest; above, where the exact graph's n² cost outgrows every
  * other step, by seeded NN-descent (`approximate` in the step's counts). Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance`
  * to a shorter chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering,
  * keywords and search: the blob's chunk ids are the kept chunks. Identical vectors (a repeated chunk) are searched once
@@ -21,8 +21,13 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
  * rows on 2Wiki would cost seconds to write and read. Similarities are stored, not kernel weights, so the
  * kernel can change without rebuilding the graph.
  */
-export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'spectralNeighbours' | 'duplicateDistance'>): PipelineStep {
-  const graphSettings = { neighbours: Math.max(config.neighbours, config.spectralNeighbours), duplicateDistance: config.duplicateDistance };
+export function createKnnGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'spectralNeighbours' | 'duplicateDistance'>, knn: { exactUpTo?: number | undefined } = {}): PipelineStep {
+  // `exactUpTo` only when set, so that an index built with the default keeps its settings and is not rebuilt.
+  const graphSettings: AutokgChunkGraphOptions = {
+    neighbours: Math.max(config.neighbours, config.spectralNeighbours),
+    duplicateDistance: config.duplicateDistance,
+    ...(knn.exactUpTo === undefined ? {} : { exactUpTo: knn.exactUpTo }),
+  };
   return {
     name: 'knn-graph',
     // 2: near-duplicate chunks left out.

@@ -19,25 +19,28 @@ const isNumber = /^\p{N}+$/u;
 
 /**
  * `passage-graph` (KGP, Wang et al. AAAI'24; YuWVandy/KG-LLM-MDQA `Data-Collect/graph_construct.py`): passage graphs over every
- * chunk — kNN on the chunk embeddings (KNN-ST; exact up to 50,000 chunks, NN-descent above), shared entities of the index's graph (the TAGME analogue;
+ * chunk — kNN on the chunk embeddings (KNN-ST; exact up to `index.knn.exactUpTo` chunks, 50,000 by default, NN-descent above), shared entities of the index's graph (the TAGME analogue;
  * `graphStep` is the step that wrote the entities: nlp-extract in fast mode, summarize in standard mode),
  * shared top TF-IDF keywords (the TF-IDF graph) and structure (passages of one document or one title,
  * KGP's title keyword) — merged into one CSR whose entries carry the bits of the kinds that link them. The
  * term counts of every passage are stored too, so queries fit TF-IDF on any candidate set without
  * re-tokenizing. Everything lands in one blob ({@link passageGraphBlobKey}).
  */
-export function createPassageGraphStep(graphStep: StepName, config: PassageGraphSettings): PipelineStep {
+export function createPassageGraphStep(graphStep: StepName, config: PassageGraphSettings, knnGraphOptions: { exactUpTo?: number | undefined } = {}): PipelineStep {
   const passageGraphSettings: PassageGraphSettings = {
     knnK: config.knnK,
     maxPassagesPerTerm: config.maxPassagesPerTerm,
     keywordsPerPassage: config.keywordsPerPassage,
     maxGroupClique: config.maxGroupClique,
   };
+  // Only when set, so that an index built with the default keeps its settings and is not rebuilt.
+  const { exactUpTo } = knnGraphOptions;
+  const settings = exactUpTo === undefined ? passageGraphSettings : { ...passageGraphSettings, knnExactUpTo: exactUpTo };
   return {
     name: 'passage-graph',
     version: 1,
     reads: ['embed-chunks', graphStep],
-    settings: () => passageGraphSettings,
+    settings: () => settings,
 
     async run(context) {
       const { store } = context;
@@ -53,7 +56,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       // Vectors in chunk order; a chunk without a vector (none after embed-chunks) has a zero row and no kNN links worth keeping.
       const dimensions = loaded.dimensions;
       const vectors = matrixInRowOrder(loaded, chunks.map((chunk) => chunk.id));
-      const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1), { signal: context.signal }) : undefined;
+      const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1), { exactUpTo, signal: context.signal }) : undefined;
       context.progress(1, 4, 'graphs');
 
       const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));

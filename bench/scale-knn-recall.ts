@@ -11,7 +11,9 @@
  * `index.knn.exactUpTo` above the chunk count is indexed again, which rebuilds only what the kNN graphs feed
  * (passage-graph, knn-graph, keywords), and measured the same way. 2Wiki passages are keyed apart
  * (`2wiki-<k>x:<i>`), so a 2Wiki passage with a HotpotQA title never counts as a gold passage. Last, autokg's two
- * stored chunk graphs are compared whole: the share of the exact neighbours the default graph lists.
+ * stored chunk graphs are compared whole: the share of the exact neighbours the default graph lists. At a size whose
+ * corpus is below the limit (`--sizes 1`), the first build sets `index.knn.exactUpTo: 1`, so its graphs are
+ * NN-descent's there too and the keys compare the same two algorithms.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import { join } from 'node:path';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import type { EvalDataset, EvalPassage } from '../src/eval/eval-dataset.js';
 import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
+import { knnGraphBySizeDefaults } from '../src/math/knn-graph-by-size.js';
 import { knnGraphRecall } from '../src/math/nn-descent.js';
 import { decodeChunkKnnGraph } from '../src/methods/autokg/build/chunk-knn-graph-codec.js';
 import { chunkKnnGraphBlobKey } from '../src/methods/autokg/build/knn-graph-step.js';
@@ -155,8 +158,11 @@ export async function benchScaleKnnRecall(size = 16): Promise<Record<string, Ben
   const folder = mkdtempSync(join(tmpdir(), 'kgrag-bench-knn-recall-'));
   try {
     const nnDescentWorkspace = join(folder, 'nn-descent');
-    process.stderr.write(`  default graphs (load ${loadNote()})\n`);
-    const nnDescent = await buildAndEvaluate(nnDescentWorkspace, undefined, passages, questions);
+    // Below the default limit the default graphs are exact; a limit of 1 makes them NN-descent's, so that a
+    // smaller corpus measures the same trade at its own size.
+    const forced = passages.length <= knnGraphBySizeDefaults.exactUpTo ? 1 : undefined;
+    process.stderr.write(`  ${forced === undefined ? 'default graphs (NN-descent above the limit)' : 'NN-descent graphs (index.knn.exactUpTo: 1, below the default limit)'} (load ${loadNote()})\n`);
+    const nnDescent = await buildAndEvaluate(nnDescentWorkspace, forced, passages, questions);
     const exactWorkspace = join(folder, 'exact');
     cpSync(nnDescentWorkspace, exactWorkspace, { recursive: true });
     process.stderr.write(`  exact graphs, from a copy of that index (load ${loadNote()})\n`);

@@ -270,7 +270,9 @@ describe('tot over a SPARQL endpoint (oxigraph)', () => {
       assert.equal(method.errors, 0);
       assert.equal(method.em_in, 50);
       assert.equal(method.em, 0);
-      assert.ok(method.f1 !== null && method.f1 > 0 && method.f1 < 50);
+      // F1: "Thomas Ellison, the shipwright" holds the gold's 2 tokens among its 3 ("the" is dropped): precision 2/3,
+      // recall 1, F1 0.8; no answer scores 0. The mean is 40.
+      assert.equal(method.f1, 40);
       assert.ok(method.llm_calls > 0);
       assert.equal(questions.find((row) => row.id === 'father')?.answer, 'Thomas Ellison, the shipwright');
       assert.equal(questions.find((row) => row.id === 'mill')?.answer, '');

@@ -17,11 +17,22 @@ import { hierarchicalLeidenFromEdges, type WeightedIdEdge } from '../src/graph/h
 import { indexSnapshot } from './helpers/index-snapshot.js';
 
 /**
- * What depends on the clustering: the communities, their reports and report vectors; AutoKG's keywords, their
- * memberships, edges and vectors, and its stored clusters (an update keeps the chunk clusters and names only the
- * changed ones again, src/methods/autokg/README.md).
+ * What depends on the clustering: the communities, their reports and report vectors, and the reports' inputs by
+ * community (`reports:inputs`, what the next update compares with); AutoKG's keywords, their memberships, edges and
+ * vectors, and its stored clusters (an update keeps the chunk clusters and names only the changed ones again,
+ * src/methods/autokg/README.md).
  */
-const clusteringDependent = new Set(['communities', 'reports', 'vectors:reports', 'keywords', 'keywordChunks', 'keywordEdges', 'vectors:keywords', 'blob:autokg-keyword-clusters']);
+const clusteringDependent = new Set([
+  'communities',
+  'reports',
+  'vectors:reports',
+  'meta:reports:inputs',
+  'keywords',
+  'keywordChunks',
+  'keywordEdges',
+  'vectors:keywords',
+  'blob:autokg-keyword-clusters',
+]);
 
 /** Two documents that come and go again: their entities overlap the corpus's (Kestermouth, the Kester). */
 const transient: InputDocument[] = [

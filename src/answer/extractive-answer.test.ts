@@ -131,6 +131,16 @@ describe('extractiveAnswer', () => {
     assert.equal(result.citations[0]?.quote, 'The bridge was opened on 14 May 1938 by the council chairman.');
   });
 
+  test('a "who" question takes a firm named "X & Y" for the name it asks for', async () => {
+    // Both sentences hold two of the question's three terms, each with one term no other sentence has ("weir",
+    // "design"): they tie on words. A name the question does not hold boosts a sentence for "who"; "Ferry Street" is
+    // one, and so is "Ivesley & Thorne", which the earlier chunk quotes and which wins only when it counts as a name.
+    const firm = chunk(5, 'The design of the bridge went to Ivesley & Thorne after a long delay.');
+    const street = chunk(6, 'The Weir Bridge carries Ferry Street over the river below the town.');
+    const result = await extractiveAnswer('Who designed the Weir Bridge?', [firm, street], { maxSentences: 1 });
+    assert.equal(result.citations[0]?.quote, 'The design of the bridge went to Ivesley & Thorne after a long delay.');
+  });
+
   test('is deterministic', async () => {
     const question = 'What is Kestermouth known for?';
     assert.deepEqual(await extractiveAnswer(question, [town, bridge, weather]), await extractiveAnswer(question, [town, bridge, weather]));

@@ -39,11 +39,14 @@ const minSupportingSimilarity = 0.5;
 export const unsupportedAnswer = 'The retrieved passages do not answer this question: no sentence in them shares enough of its words.';
 
 const months = 'january|february|march|april|may|june|july|august|september|october|november|december';
-/** Expected answer types by question word, and how to recognise a candidate answer in a sentence. */
+/**
+ * Expected answer types by question word, and how to recognise a candidate answer in a sentence. A name is two
+ * capitalised words or more, joined by spaces, particles or "&" (a firm: "Ivesley & Thorne").
+ */
 const answerTypes: ReadonlyArray<{ question: RegExp; candidate: RegExp }> = [
   { question: /\b(when|what (date|year|day|time|century|decade)|which (year|date|day|century|decade)|how long ago)\b/i, candidate: new RegExp(`\\b(1[0-9]{3}|20[0-9]{2})\\b|\\b(${months})\\b`, 'i') },
   { question: /\bhow (many|much|old|far|long|tall|high|deep)\b/i, candidate: /\b\d[\d,.]*\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million)\b/i },
-  { question: /\b(who|whom|whose)\b/i, candidate: /\b[A-Z][\p{L}'’-]+(?:\s+(?:[A-Z][\p{L}'’-]+|of|de|van|von))*\s+[A-Z][\p{L}'’-]+/u },
+  { question: /\b(who|whom|whose)\b/i, candidate: /\b[A-Z][\p{L}'’-]+(?:\s+(?:[A-Z][\p{L}'’-]+|of|de|van|von|&))*\s+[A-Z][\p{L}'’-]+/u },
 ];
 
 /**

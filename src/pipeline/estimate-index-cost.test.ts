@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
@@ -8,6 +8,7 @@ import { sampleLlmReply, type ResponderRequest } from '../../test/helpers/sample
 import { createKgrag, type Kgrag } from '../api/create-kgrag.js';
 import type { KgragConfigInput } from '../core/config/config-schema.js';
 import { runGleaningConversation } from '../extract/llm-graph/run-gleaning-conversation.js';
+import { readGraphragOutput } from '../interop/graphrag/read-graphrag-output.js';
 import type { ChatRequest } from '../providers/llm/language-model.js';
 import { countPromptTokens } from '../providers/llm/token-estimate.js';
 import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../providers/llm/scripted-language-model.js';
@@ -20,7 +21,9 @@ import type { IndexDryRun } from './estimate/dry-run-index.js';
  * The estimate against real standard runs of the sample corpus with the scripted responder of the tests:
  * extraction calls must match exactly, totals within 25 %. Input tokens are compared with the tokenizer
  * count of the requests the model received (what a server bills), not with the scripted model's own
- * usage, which is a characters/4 guess. The measured errors are printed as test diagnostics.
+ * usage, which is a characters/4 guess. The measured errors are printed as test diagnostics. The ratios were
+ * calibrated on this same corpus, so those runs are in-sample; the run over GraphRAG's Operation Dulce, with a real
+ * model's extraction, is the one outside it.
  */
 
 const corpus = fileURLToPath(new URL('../../examples/sample-corpus/', import.meta.url));
@@ -52,6 +55,51 @@ function sampleModel(options: { loopAnswer?: 'Y' } = {}): ScriptedLanguageModel 
   });
 }
 
+const datasets = fileURLToPath(new URL('../../../shared/datasets/', import.meta.url));
+const dulceText = join(datasets, 'texts', 'dulce.txt');
+const dulceOutput = join(datasets, 'graphrag-output', 'operation-dulce-v2');
+const dulceSkip = existsSync(dulceText) && existsSync(join(dulceOutput, 'entities.parquet')) ? false : `the shared datasets are absent (${datasets})`;
+
+/**
+ * The sample responder, except that a graph extraction of a chunk of the Dulce novella is answered with what
+ * GraphRAG extracted from the text unit it overlaps most: GraphRAG 2.x cut dulce.txt into the same five 1,200-token
+ * units kgrag cuts it into (up to a few characters where the tokenizers differ). Its entities and relationships are
+ * those whose `text_unit_ids` name the unit, with GraphRAG's descriptions; gleanings find nothing more.
+ */
+async function dulceModel(): Promise<ScriptedLanguageModel> {
+  const output = (await readGraphragOutput(dulceOutput)).tables;
+  const units = output.textUnits.map((unit) => ({
+    // A stretch from the middle of the unit, which the overlapping chunk holds whatever its exact cut.
+    marker: unit.text.slice(Math.floor(unit.text.length / 2), Math.floor(unit.text.length / 2) + 200),
+    reply: JSON.stringify(
+      {
+        entities: output.entities.filter((entity) => entity.textUnitIds.includes(unit.id)).map((entity) => ({ name: entity.title, type: entity.type.toLowerCase(), description: entity.description })),
+        relationships: output.relationships
+          .filter((relationship) => relationship.textUnitIds.includes(unit.id))
+          // GraphRAG's weight is the strengths summed over the units: one unit's share, in the prompt's 1–10.
+          .map((relationship) => ({ source: relationship.source, target: relationship.target, description: relationship.description, strength: Math.min(10, Math.round(relationship.weight / relationship.textUnitIds.length)) })),
+      },
+      null,
+      2,
+    ),
+  }));
+  return createScriptedLanguageModel({
+    responses: [
+      {
+        reply: (request: ChatRequest) => {
+          const first = request.messages.find((message) => message.role === 'user')?.content ?? '';
+          const unit = request.purpose === 'extract-graph' ? units.find((candidate) => first.includes(candidate.marker)) : undefined;
+          if (!unit) return sampleLlmReply(request as ResponderRequest);
+          const assistantTurns = request.messages.filter((message) => message.role === 'assistant').length;
+          if (assistantTurns === 0) return unit.reply;
+          const last = request.messages[request.messages.length - 1]?.content ?? '';
+          return loopQuestion.test(last) ? 'N' : '{"entities": [], "relationships": []}';
+        },
+      },
+    ],
+  });
+}
+
 const stepOfPurpose: Record<string, string> = {
   'extract-graph': 'llm-extract',
   'extract-claims': 'claims',
@@ -60,6 +108,10 @@ const stepOfPurpose: Record<string, string> = {
   'community-report': 'reports',
   'openie-ner': 'triples',
   'openie-triples': 'triples',
+  'autokg-extract': 'keywords',
+  'autokg-refine': 'keywords',
+  'autokg-refine-all': 'keywords',
+  'autokg-final': 'keywords',
 };
 
 interface Actual {
@@ -90,8 +142,8 @@ interface Measured {
 }
 
 /** Estimates, then really indexes, `paths` in a fresh workspace; the caller closes `kgrag`. */
-async function estimateThenIndex(config: KgragConfigInput, options: { loopAnswer?: 'Y'; paths?: string[] } = {}): Promise<Measured> {
-  const llm = sampleModel(options);
+async function estimateThenIndex(config: KgragConfigInput, options: { loopAnswer?: 'Y'; paths?: string[]; llm?: ScriptedLanguageModel } = {}): Promise<Measured> {
+  const llm = options.llm ?? sampleModel(options);
   const kgrag = await createKgrag({ workspace: join(root, `ws-${workspaces++}`), env: {}, llm, config });
   const paths = options.paths ?? [corpus];
   const estimate = await kgrag.estimateIndex(paths, { mode: 'standard' });
@@ -220,15 +272,32 @@ describe('estimateIndexCost against real standard runs of the sample corpus', ()
     });
   }
 
-  it('stays within 25 % on a part of the corpus it was not calibrated on as a whole (documents 20–35)', async (t: TestContext) => {
-    const { estimate, actual, kgrag } = await estimateThenIndex({ extract: { llm: { format: 'json' } } }, { paths: corpusFiles.slice(19) });
+  it("on a text outside the calibration corpus, a real model's extraction (GraphRAG's Operation Dulce): extraction calls exact, its input tokens within 25 %, no later step under-estimated", { skip: dulceSkip }, async (t: TestContext) => {
+    // The ratios were calibrated on the whole sample corpus. The Dulce novella is not in it, and its extraction
+    // replies are GraphRAG's (a GPT-4-class model's), so the reply sizes and the graph's density are a real model's.
+    // Measured: 10/10 extraction calls, input tokens −11.5 %; the model finds 39 entities where the ratios assume 64
+    // (12.4 per 1,000 chunk tokens), so resolution (13 calls estimated, 4 made) and reports (14, 8) are over-estimated;
+    // in total +103 % calls and +29 % input tokens. Summaries are not comparable: GraphRAG's table keeps one merged
+    // description per entity, so the chunks' replies never disagree and the run summarizes almost nothing (54, 5),
+    // where a real run summarizes every element described in two chunks or more. The totals are printed, not checked.
+    const { estimate, actual, kgrag } = await estimateThenIndex({ extract: { llm: { format: 'json' } } }, { paths: [dulceText], llm: await dulceModel() });
     try {
       const totals = [...actual.values()].reduce((sum, entry) => ({ calls: sum.calls + entry.calls, inputTokens: sum.inputTokens + entry.inputTokens }), { calls: 0, inputTokens: 0 });
-      const callsError = relativeError(estimate.totals.calls, totals.calls);
-      const tokensError = relativeError(estimate.totals.inputTokens, totals.inputTokens);
-      t.diagnostic(`16 documents: calls ${estimate.totals.calls} vs ${totals.calls} (${percent(callsError)}); input tokens ${estimate.totals.inputTokens} vs ${totals.inputTokens} (${percent(tokensError)})`);
-      assert.equal(stepOf(estimate, 'llm-extract').calls, actual.get('llm-extract')?.calls);
-      assert.ok(Math.abs(callsError) <= 0.25 && Math.abs(tokensError) <= 0.25);
+      t.diagnostic(
+        `Dulce (${estimate.chunks.total} chunks): calls ${estimate.totals.calls} vs ${totals.calls} (${percent(relativeError(estimate.totals.calls, totals.calls))}); ` +
+          `input tokens ${estimate.totals.inputTokens} vs ${totals.inputTokens} (${percent(relativeError(estimate.totals.inputTokens, totals.inputTokens))}); ` +
+          estimate.steps.map((step) => `${step.step} ${step.calls}/${actual.get(step.step)?.calls} calls ${step.inputTokens}/${actual.get(step.step)?.inputTokens} tokens`).join(', '),
+      );
+      assert.deepEqual([...actual.keys()].filter((step) => !estimate.steps.some((estimated) => estimated.step === step)), [], 'every call is of an estimated step');
+      const extraction = stepOf(estimate, 'llm-extract');
+      const real = actual.get('llm-extract') as Actual;
+      assert.equal(extraction.calls, 10);
+      assert.equal(real.calls, 10);
+      assert.ok(Math.abs(relativeError(extraction.inputTokens, real.inputTokens)) <= 0.25, `extraction input tokens off by ${percent(relativeError(extraction.inputTokens, real.inputTokens))}`);
+      for (const step of estimate.steps) {
+        const made = actual.get(step.step) ?? { calls: 0, inputTokens: 0 };
+        assert.ok(step.calls >= made.calls && step.inputTokens >= (step.step === 'llm-extract' ? 0 : made.inputTokens), `${step.step}: ${step.calls} calls and ${step.inputTokens} tokens estimated, ${made.calls} and ${made.inputTokens} made`);
+      }
     } finally {
       await kgrag.close();
     }

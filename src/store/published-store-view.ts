@@ -66,6 +66,7 @@ export function publishedStoreView(storage: Pick<WorkspaceStorage, 'snapshot' | 
     getBlob: (key) => read((store) => store.getBlob(key)),
     setBlob: async () => readOnly('setBlob'),
     blobKeys: () => read((store) => store.blobKeys()),
+    metaKeys: () => read((store) => store.metaKeys()),
     transaction: async () => readOnly('transaction'),
     async close() {},
   };

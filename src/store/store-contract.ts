@@ -569,6 +569,8 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
         assert.deepEqual(await store.getMeta('embedder'), { id: 'local', n: [1, 2] });
         await store.setBlob('graph', new Uint8Array([7]));
         assert.deepEqual(await store.blobKeys(), ['graph', 'state'], 'blobs only, sorted; meta values are not blobs');
+        await store.setMeta('a-null', null);
+        assert.deepEqual(await store.metaKeys(), ['a-null', 'embedder'], 'values only, sorted, a stored null among them; blobs are not meta values');
       }));
 
     if (options.reopen) {

@@ -159,6 +159,8 @@ export interface Store {
   setBlob(key: string, value: Uint8Array): Promise<void>;
   /** Keys of every stored blob, sorted: what a derived structure an index holds, for snapshots and exports. */
   blobKeys(): Promise<string[]>;
+  /** Keys of every meta record holding a value (blobs are listed by {@link blobKeys}), sorted: for snapshots. */
+  metaKeys(): Promise<string[]>;
   /**
    * Runs `fn` in one transaction: all of its writes land, or none do (a crash mid-step leaves the
    * previous state). Nested calls become savepoints. Use `tx`, not the outer store, inside `fn`.

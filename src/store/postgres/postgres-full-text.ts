@@ -1,3 +1,4 @@
+import type { ByteBudgetLru } from '../../core/byte-budget-lru.js';
 import { hasCjkLetter } from '../../text/cjk-letters.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, type AnyTableSpec } from '../schema.js';
@@ -12,7 +13,9 @@ import { decodeTermPostings, encodeTermPostings, type TermPostings } from '../po
  * it with the term's frequency and the row's length (`<table>_postings`, one blob of varints per term), and the collection's
  * row and token counts (`full_text_totals`). A row's text is indexed as the SQLite backend indexes it
  * (`fullTextIndexText`), so both backends rank the same rows with the same scores. Postings read for a query stay in
- * memory while the index's revision (bumped by every write) holds, as the SQLite backend keeps a space's postings.
+ * memory for later queries in a least-recently-used cache with a byte budget (`store.postingsCacheMb`), keyed by
+ * table, the index's revision (bumped by every write) and term, so an entry of an older revision is never read again
+ * and ages out first.
  */
 
 /** FTS5's constants. */
@@ -26,24 +29,43 @@ export interface IndexedTerms {
 
 type Postings = TermPostings;
 
-/** What a full-text index keeps in memory for one revision: filled as queries need it. */
+/** What a full-text index keeps in memory for one revision besides its postings: filled as queries need it. */
 export interface FullTextCache {
   revision: number;
   /** The collection's row and token counts at that revision. */
   rows: number;
   tokens: number;
-  postings: Map<string, Postings>;
+  /** Row ids by hid: at most one short string per row of the table, read for the rows queries returned. */
   ids: Map<number, string>;
 }
 
-/** Where one full-text index lives: the table spec, the quoted schema, workspace and generation, and the caches by table. */
+/** Postings in memory, shared by a store's full-text indexes: keys from {@link postingsKey}. */
+export type PostingsCache = ByteBudgetLru<string, Postings>;
+
+/**
+ * What one cached postings list holds: its three arrays (8 + 4 + 4 bytes an entry), its key (at most 2 bytes a
+ * character), and 730 bytes of objects around them (three typed arrays and their buffers, the records, the map's
+ * entry): heap and array buffers grew by 745 bytes a list when 200,000 lists of one entry were cached
+ * (`process.memoryUsage()` after a full collection, keys made beforehand).
+ */
+export function postingsBytes(postings: Postings, key: string): number {
+  return postings.hids.byteLength + postings.frequencies.byteLength + postings.lengths.byteLength + 2 * key.length + 730;
+}
+
+/** Where one full-text index lives: the table spec, the quoted schema, workspace and generation, and the caches. */
 export interface FullTextScope {
   spec: AnyTableSpec;
   schema: string;
   scope: readonly [string, number];
   caches: Map<string, FullTextCache>;
+  postings: PostingsCache;
   /** A published generation: a cache, once made, holds for good (no revision check). */
   frozen: boolean;
+}
+
+/** The cache key of a term's (or, with a leading space, a phrase's) postings in one revision of one table's index. */
+function postingsKey(index: FullTextScope, cache: FullTextCache, term: string): string {
+  return `${index.spec.sqlName}\u0000${cache.revision}\u0000${term}`;
 }
 
 const noPostings: Postings = { hids: new Float64Array(0), frequencies: new Uint32Array(0), lengths: new Uint32Array(0) };
@@ -101,16 +123,30 @@ function joinedTerms(terms: readonly string[]): string {
   return terms.join(' ');
 }
 
-/** Reads the postings of `terms` into `cache` (an absent term has none). */
-async function readPostings(run: SqlRunner, index: FullTextScope, cache: FullTextCache, terms: readonly string[]): Promise<void> {
-  const missing = terms.filter((term) => !cache.postings.has(term));
-  if (missing.length === 0) return;
+/**
+ * The postings of `terms` (an absent term has none): those in memory, the others read and kept there. Returned
+ * apart from the cache, which may drop some of them again before the query has used them.
+ */
+async function readPostings(run: SqlRunner, index: FullTextScope, cache: FullTextCache, terms: readonly string[]): Promise<Map<string, Postings>> {
+  const found = new Map<string, Postings>();
+  const missing: string[] = [];
+  for (const term of terms) {
+    const known = index.postings.get(postingsKey(index, cache, term));
+    if (known) found.set(term, known);
+    else missing.push(term);
+  }
+  if (missing.length === 0) return found;
   const rows = await run.rows<{ term: string; postings: Buffer }>(
     `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($3, ' '))`,
     [...index.scope, joinedTerms(missing)],
   );
-  for (const term of missing) cache.postings.set(term, noPostings);
-  for (const row of rows) cache.postings.set(row.term, decodeTermPostings(row.postings));
+  const read = new Map(rows.map((row) => [row.term, decodeTermPostings(row.postings)]));
+  for (const term of missing) {
+    const postings = read.get(term) ?? noPostings;
+    found.set(term, postings);
+    index.postings.set(postingsKey(index, cache, term), postings);
+  }
+  return found;
 }
 
 /**
@@ -130,15 +166,15 @@ export async function searchFullText(run: SqlRunner, index: FullTextScope, terms
     // An index never written has no totals: revision -1, which no write gives.
     const current = totals ?? { rows: 0, tokens: 0, revision: -1 };
     if (cache?.revision !== current.revision) {
-      cache = { revision: current.revision, rows: current.rows, tokens: current.tokens, postings: new Map(), ids: new Map() };
+      cache = { revision: current.revision, rows: current.rows, tokens: current.tokens, ids: new Map() };
       index.caches.set(index.spec.sqlName, cache);
     }
   }
   const totals = cache;
   if (totals.rows === 0) return [];
   const phrases = unique.map(phraseTokens);
-  await readPostings(run, index, cache, [...new Set(phrases.flat())]);
-  const postingsOf = await Promise.all(phrases.map((tokens) => phrasePostings(run, index, cache, tokens)));
+  const words = await readPostings(run, index, cache, [...new Set(phrases.flat())]);
+  const postingsOf = await Promise.all(phrases.map((tokens) => phrasePostings(run, index, cache, words, tokens)));
   const averageLength = totals.tokens / totals.rows;
   const scores = new Map<number, number>();
   for (const postings of postingsOf) {
@@ -167,16 +203,17 @@ export async function searchFullText(run: SqlRunner, index: FullTextScope, terms
 }
 
 /**
- * The postings of one query phrase: a word's own; for several words, the rows holding all of them where they follow
- * each other within one column, counted by reading those rows' text (kept for the revision, like a word's).
+ * The postings of one query phrase: a word's own (from `words`, the query's words' postings); for several words, the
+ * rows holding all of them where they follow each other within one column, counted by reading those rows' text (kept
+ * in the cache, like a word's).
  */
-async function phrasePostings(run: SqlRunner, index: FullTextScope, cache: FullTextCache, tokens: readonly string[]): Promise<Postings> {
+async function phrasePostings(run: SqlRunner, index: FullTextScope, cache: FullTextCache, words: ReadonlyMap<string, Postings>, tokens: readonly string[]): Promise<Postings> {
   if (tokens.length === 0) return noPostings;
-  if (tokens.length === 1) return cache.postings.get(tokens[0] as string) ?? noPostings;
-  const key = ` ${tokens.join(' ')}`;
-  const known = cache.postings.get(key);
+  if (tokens.length === 1) return words.get(tokens[0] as string) ?? noPostings;
+  const key = postingsKey(index, cache, ` ${tokens.join(' ')}`);
+  const known = index.postings.get(key);
   if (known) return known;
-  const lists = [...new Set(tokens)].map((token) => cache.postings.get(token) ?? noPostings);
+  const lists = [...new Set(tokens)].map((token) => words.get(token) ?? noPostings);
   const shortest = lists.reduce((best, list) => (list.hids.length < best.hids.length ? list : best));
   const others = lists.filter((list) => list !== shortest).map((list) => new Set(list.hids));
   const candidates: number[] = [];
@@ -203,7 +240,7 @@ async function phrasePostings(run: SqlRunner, index: FullTextScope, cache: FullT
     frequencies: Uint32Array.from(hits, ([, count]) => count),
     lengths: Uint32Array.from(hits, ([hid]) => lengths.get(hid) as number),
   };
-  cache.postings.set(key, postings);
+  index.postings.set(key, postings);
   return postings;
 }
 

@@ -1,7 +1,7 @@
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
 import type { TableAccess } from '../store.js';
-import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms } from './postgres-full-text.js';
+import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms, type PostingsCache } from './postgres-full-text.js';
 import { postgresColumnType, termTableOf } from './postgres-migrations.js';
 import { lockForWrite, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
 
@@ -15,8 +15,10 @@ export interface PostgresScopeAccess {
   runner(): SqlRunner;
   /** Runs `work` as one transaction (a savepoint inside the store's transaction). */
   atomically<R>(work: (run: SqlRunner) => Promise<R>): Promise<R>;
-  /** Postings of the full-text indexes read by queries, per table, at one revision each. */
+  /** What the full-text indexes keep of one revision each (collection statistics, row ids), per table. */
   readonly fullTextCaches: Map<string, FullTextCache>;
+  /** The BM25 postings queries read, kept within a byte budget. */
+  readonly postingsCache: PostingsCache;
   /** A published generation, which nothing writes again: what is cached of it needs no revision check. */
   readonly frozen: boolean;
 }
@@ -188,7 +190,7 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
   }
 
   private get fullText(): FullTextScope {
-    return { spec: this.spec, schema: this.store.schema, scope: this.store.scope, caches: this.store.fullTextCaches, frozen: this.store.frozen };
+    return { spec: this.spec, schema: this.store.schema, scope: this.store.scope, caches: this.store.fullTextCaches, postings: this.store.postingsCache, frozen: this.store.frozen };
   }
 
   /** Scope, then one array per column. */

@@ -18,7 +18,7 @@ const { generation: generationKey, publishedAt: publishedAtKey } = generationMet
 const lockPollMs = 250;
 
 /** Options of {@link openPostgresWorkspaceStorage}. */
-export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning'> {
+export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning' | 'postingsCacheBytes'> {
   now?: () => Date;
   /** Where the database is, for messages (the URL without its password). */
   location?: string;
@@ -52,6 +52,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     schema: schemaName,
     ...(options.exactVectorSearch === undefined ? {} : { exactVectorSearch: options.exactVectorSearch }),
     ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    ...(options.postingsCacheBytes === undefined ? {} : { postingsCacheBytes: options.postingsCacheBytes }),
   };
   const location = `${options.location ?? 'postgres'} (workspace "${workspace}")`;
   const pooled = sqlRunner(pool);

@@ -1,5 +1,3 @@
-import type { TokenizerEncoding } from './tokenizer.js';
-
 /*
  * The pre-tokenization patterns of OpenAI's encodings (tiktoken's `pat_str`), as JavaScript regular expressions.
  * tiktoken writes them with possessive quantifiers and a case-insensitive group, which JavaScript lacks: the
@@ -8,6 +6,9 @@ import type { TokenizerEncoding } from './tokenizer.js';
  * binary rank tables its build wrote (dist/text/tokenizer-ranks), not gpt-tokenizer's 30 MB of JavaScript tables;
  * src/text/byte-pair-encoder.test.ts checks the tokens against gpt-tokenizer's.
  */
+
+/** Byte-pair encodings of OpenAI models that kgrag can count and chunk with. */
+export type TokenizerEncoding = 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
 
 const contraction = String.raw`'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`;
 const upper = String.raw`[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`;

@@ -6,10 +6,9 @@ import { KgragError } from '../core/errors.js';
 import { BytePairEncoder } from './byte-pair-encoder.js';
 import { encodingBlocks, maxRunLength } from './encoding-blocks.js';
 import { rankTableFromBytes, rankTableFromRanks, type RankTable } from './rank-table.js';
-import { tokenSplitPattern } from './token-split-patterns.js';
+import { tokenSplitPattern, type TokenizerEncoding } from './token-split-patterns.js';
 
-/** Byte-pair encodings of OpenAI models that kgrag can count and chunk with. */
-export type TokenizerEncoding = 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
+export type { TokenizerEncoding } from './token-split-patterns.js';
 
 /** Token ids of a text and where each token starts in it. */
 export interface TokenizedText {

@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+// The checkout itself: under scripts/run-tests.mjs this module runs from a compiled mirror whose top-level entries are
+// symbolic links, which `npm pack` does not follow.
+const root = dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** kgrag packed and installed into an empty folder as a user would install it from the registry. */

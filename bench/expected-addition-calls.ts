@@ -14,11 +14,11 @@ import type { InputDocument } from '../src/pipeline/pipeline-step.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { isCorpusFitted } from '../src/providers/embed/embedder.js';
 import type { LanguageModel } from '../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel } from '../src/testing/index.js';
+import { createScriptedLanguageModel, type MockOpenAiServer, startMockOpenAiServer } from '../src/testing/index.js';
 import { normalizeText } from '../src/text/normalize-text.js';
 import { shortenText } from '../src/text/shorten-text.js';
 import { createTokenizer, type Tokenizer } from '../src/text/tokenizer.js';
-import type { ResponderRequest } from '../test/helpers/sample-llm-responder.js';
+import { sampleLlmReply, type ResponderRequest } from '../test/helpers/sample-llm-responder.js';
 
 /*
  * The fewest LLM calls an addition of documents to a standard-mode index can cost, worked out from the inputs alone:
@@ -78,6 +78,22 @@ export function expectedCallTerm(prompt: string): 'extraction' | 'resolution' | 
 }
 
 /** Calls of one chunk's extraction conversation with a model that answers the loop question "N". */
+/**
+ * The mock OpenAI server answering with the sample corpus's scripted replies, and the calls it saw by
+ * {@link expectedCallTerm}: only to say which term a difference is in.
+ */
+export async function startTermCountingMockServer(): Promise<{ server: MockOpenAiServer; made: Map<string, number> }> {
+  const made = new Map<string, number>();
+  const server = await startMockOpenAiServer({
+    reply: (request) => {
+      const purpose = expectedCallTerm(request.messages.map((message) => message.content).join('\n'));
+      made.set(purpose, (made.get(purpose) ?? 0) + 1);
+      return sampleLlmReply(request);
+    },
+  });
+  return { server, made };
+}
+
 export function extractionTurnsPerChunk(maxGleanings: number): number {
   return 1 + Math.min(maxGleanings, 1) + (maxGleanings >= 2 ? 1 : 0);
 }

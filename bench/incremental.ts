@@ -23,11 +23,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
-import { startMockOpenAiServer } from '../src/testing/index.js';
 import { sampleLlmReply } from '../test/helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from '../test/helpers/standard-test-config.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
-import { expectedAdditionCalls, expectedCallTerm } from './expected-addition-calls.js';
+import { expectedAdditionCalls, startTermCountingMockServer } from './expected-addition-calls.js';
 
 const updateShare = 0.01;
 
@@ -107,15 +106,7 @@ export async function oneDocumentCalls(log: (line: string) => void): Promise<{ c
     });
   const added = documents.find((document) => document.title === '20-the-ferry-inn.md') as InputDocument;
   const before = documents.filter((document) => document !== added);
-  /** Calls the server saw, by the kind of prompt: only to say which term a difference is in. */
-  const made = new Map<string, number>();
-  const server = await startMockOpenAiServer({
-    reply: (request) => {
-      const purpose = expectedCallTerm(request.messages.map((message) => message.content).join('\n'));
-      made.set(purpose, (made.get(purpose) ?? 0) + 1);
-      return sampleLlmReply(request);
-    },
-  });
+  const { server, made } = await startTermCountingMockServer();
   try {
     return await withWorkspace(
       async (kgrag) => {

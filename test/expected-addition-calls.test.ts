@@ -5,11 +5,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { expectedAdditionCalls, expectedCallTerm, extractionTurnsPerChunk } from '../bench/expected-addition-calls.js';
+import { expectedAdditionCalls, extractionTurnsPerChunk, startTermCountingMockServer } from '../bench/expected-addition-calls.js';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { extractGraphFromText } from '../src/extract/llm-graph/extract-graph-from-text.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
-import { createScriptedLanguageModel, startMockOpenAiServer } from '../src/testing/index.js';
+import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { sampleLlmReply, type ResponderRequest } from './helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
 
@@ -36,14 +36,7 @@ describe('the expected LLM calls of an addition, derived from the inputs', { tim
     // The added document and others that name what it names: the Ferry Inn, the Marles, the quay, the river.
     const before = files.filter((file) => /^(01|02|03|06|07|16|35)-/.test(file)).map(documentOf);
     const added = documentOf(files.find((file) => file.startsWith('20-')) as string);
-    const made = new Map<string, number>();
-    const server = await startMockOpenAiServer({
-      reply: (request) => {
-        const purpose = expectedCallTerm(request.messages.map((message) => message.content).join('\n'));
-        made.set(purpose, (made.get(purpose) ?? 0) + 1);
-        return sampleLlmReply(request);
-      },
-    });
+    const { server, made } = await startTermCountingMockServer();
     const folder = mkdtempSync(join(tmpdir(), 'kgrag-expected-calls-'));
     folders.push(folder);
     const kgrag = await createKgrag({

@@ -36,8 +36,7 @@ test('the package holds every file the runtime reads: compiled code, CLI, web ex
 });
 
 test('every module the compiled code imports resolves in an install without devDependencies', () => {
-  // Static imports as tsc writes them (one statement per line start) and literal dynamic imports. gpt-tokenizer is a
-  // devDependency on purpose: the tokenizer imports it only when the built rank tables are missing (running from source).
+  // Static imports as tsc writes them (one statement per line start) and literal dynamic imports.
   const specifiers = new Set<string>();
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
@@ -52,7 +51,7 @@ test('every module the compiled code imports resolves in an install without devD
     }
   };
   walk(join(packed.installed, 'dist'));
-  const bare = [...specifiers].filter((specifier) => !/^(\.|node:)/.test(specifier) && !specifier.startsWith('gpt-tokenizer/')).sort();
+  const bare = [...specifiers].filter((specifier) => !/^(\.|node:)/.test(specifier)).sort();
   assert.ok(bare.includes('graphology') && bare.includes('better-sqlite3'), `the scan found the imports: ${bare.join(', ')}`);
   const script = `const failed = []; for (const specifier of ${JSON.stringify(bare)}) { try { import.meta.resolve(specifier); } catch (error) { failed.push(specifier + ': ' + error.code); } } console.log(JSON.stringify(failed));`;
   const failed = JSON.parse(runCommand(process.execPath, ['--input-type=module', '-e', script], packed.installed)) as string[];

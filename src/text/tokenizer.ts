@@ -5,7 +5,7 @@ import { finishTask, type CooperativeTask } from '../core/cooperative-task.js';
 import { KgragError } from '../core/errors.js';
 import { BytePairEncoder } from './byte-pair-encoder.js';
 import { encodingBlocks, maxRunLength } from './encoding-blocks.js';
-import { rankTableFromBytes, rankTableFromRanks, type RankTable } from './rank-table.js';
+import { rankTableFromBytes, type RankTable } from './rank-table.js';
 import { tokenSplitPattern, type TokenizerEncoding } from './token-split-patterns.js';
 
 export type { TokenizerEncoding } from './token-split-patterns.js';
@@ -75,47 +75,30 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Pro
 }
 
 /**
- * The encoder of `encoding`: its rank table from the binary file the build wrote beside this module
- * (`scripts/build.mjs`, read as views on the file's bytes), else — running from source, where gpt-tokenizer is a
- * devDependency — built from gpt-tokenizer's JavaScript copy of the table.
+ * The encoder of `encoding`, over the rank table the build wrote as a binary file (`scripts/build.mjs`, from
+ * gpt-tokenizer, a devDependency): beside this module in the package, and in the checkout's `dist/` when running
+ * from source (`npm ci` builds it). The file is read as views on its bytes: a 4 MB read instead of parsing a
+ * JavaScript copy of the table into a Map at every command's start.
  */
 async function loadEncoder(encoding: TokenizerEncoding): Promise<BytePairEncoder> {
   return new BytePairEncoder(await loadRankTable(encoding), tokenSplitPattern(encoding));
 }
 
-async function loadRankTable(encoding: TokenizerEncoding): Promise<RankTable> {
-  const file = new URL(`./tokenizer-ranks/${encoding}.bin`, import.meta.url);
-  try {
-    const bytes = await readFile(file);
-    const table = rankTableFromBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    if (table) return table;
-  } catch {
-    // No built table: running from source.
-  }
-  const ranks = await importRanks(encoding).catch((error: unknown) => {
-    throw new KgragError(`The ${encoding} tokenizer table is missing: ${fileURLToPath(file)} was not built, and gpt-tokenizer (used only from source) is not installed.`, {
-      code: 'TOKENIZER_TABLE_MISSING',
-      category: 'environment',
-      hint: 'Reinstall kgrag (npm install kgrag); in a checkout, run `npm ci` or `npm run build`.',
-      details: { encoding, file: fileURLToPath(file) },
-      cause: error,
-    });
-  });
-  return rankTableFromRanks(ranks.default);
-}
+const rankTableFolders = [new URL('./tokenizer-ranks/', import.meta.url), new URL('../../dist/text/tokenizer-ranks/', import.meta.url)];
 
-/** Literal import specifiers, so bundlers and the type checker can see every module. */
-function importRanks(encoding: TokenizerEncoding): Promise<{ default: Array<string | number[]> }> {
-  switch (encoding) {
-    case 'o200k_base':
-      return import('gpt-tokenizer/esm/bpeRanks/o200k_base');
-    case 'cl100k_base':
-      return import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
-    case 'p50k_base':
-      return import('gpt-tokenizer/esm/bpeRanks/p50k_base');
-    case 'r50k_base':
-      return import('gpt-tokenizer/esm/bpeRanks/r50k_base');
+async function loadRankTable(encoding: TokenizerEncoding): Promise<RankTable> {
+  for (const folder of rankTableFolders) {
+    const bytes = await readFile(new URL(`${encoding}.bin`, folder)).catch(() => undefined);
+    const table = bytes && rankTableFromBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    if (table) return table;
   }
+  const expected = fileURLToPath(new URL(`${encoding}.bin`, rankTableFolders[0]));
+  throw new KgragError(`The ${encoding} tokenizer table is missing or damaged: ${expected} was not built.`, {
+    code: 'TOKENIZER_TABLE_MISSING',
+    category: 'environment',
+    hint: 'Reinstall kgrag (npm install kgrag); in a checkout of kgrag, run `npm ci` or `npm run build`.',
+    details: { encoding, file: expected },
+  });
 }
 
 function wrapEncoding(encoding: TokenizerEncoding, encoder: BytePairEncoder): Tokenizer {

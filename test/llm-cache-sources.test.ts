@@ -7,7 +7,8 @@ import { createKgrag } from '../src/api/create-kgrag.js';
 import { sha256 } from '../src/core/ids.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { llmCacheKey } from '../src/providers/llm/llm-cache-key.js';
-import { withCache } from '../src/providers/llm/with-cache.js';
+import { cacheMiddleware } from '../src/providers/llm/cache-middleware.js';
+import { wrapKgragLanguageModel } from '../src/providers/llm/wrap-kgrag-language-model.js';
 import { forgetCachedCalls } from '../src/store/forget-cached-calls.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createStoreLlmCache } from '../src/store/store-llm-cache.js';
@@ -38,7 +39,7 @@ describe('LLM cache entries are tagged with the chunks their prompts came from',
   let close = async (): Promise<void> => store.close();
 
   before(async () => {
-    const llm = withCache(scripted, { cache: createStoreLlmCache(store) });
+    const llm = wrapKgragLanguageModel(scripted, cacheMiddleware({ cache: createStoreLlmCache(store) }));
     // The workspace closes the store it was given.
     const kgrag = await createKgrag({ workspace: directory, env: {}, llm, store, config: { extract: { claims: { enabled: true } } } });
     close = () => kgrag.close();

@@ -29,16 +29,15 @@ import { parseMethodConfigs } from '../methods/method-config.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import { createQueryEngine, type QueryEngine, type QueryRequest, type QueryResult, type RetrievalResult } from '../methods/query-engine.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
-import { createEmbedder } from '../providers/embed/create-embedder.js';
+import { resolveEmbedder, type EmbedderInput } from '../providers/embed/resolve-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
-import { createLanguageModel } from '../providers/llm/create-language-model.js';
 import type { RetryEvent } from '../providers/llm/retry-policy.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
 import { createUsageMeter, type UsageMeter, type UsageSnapshot } from '../providers/llm/usage-meter.js';
-import { withUsageMeter } from '../providers/llm/with-usage-meter.js';
+import { resolveLanguageModel, type LanguageModelInput } from '../providers/llm/resolve-language-model.js';
 import { publishedStoreView } from '../store/published-store-view.js';
 import type { ExportOptions, ExportSummary } from './export-index.js';
 import type { CancellableWriteOptions, WriterLockOptions } from './write-options.js';
@@ -63,10 +62,13 @@ export interface KgragOptions {
   configFile?: string;
   /** Environment variables. @default process.env */
   env?: Record<string, string | undefined>;
-  /** A chat model to use instead of the configured one (e.g. the scripted fake in tests). */
-  llm?: LanguageModel;
-  /** An embedder to use instead of the configured one. */
-  embedder?: Embedder;
+  /**
+   * A chat model to use instead of the configured one: any AI SDK language model (`ollama('qwen3')`), which gets the
+   * configured cache, retries, limits and timeout, or kgrag's own `LanguageModel` (e.g. the scripted fake in tests).
+   */
+  llm?: LanguageModelInput;
+  /** An embedder to use instead of the configured one: any AI SDK embedding model, or kgrag's own `Embedder`. */
+  embedder?: EmbedderInput;
   /** A store to use instead of the workspace's SQLite file. */
   store?: Store;
   /** `fetch` used by the HTTP providers (tests, proxies). */
@@ -449,16 +451,14 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     set: (key, value, sources) => (writeCache ?? storage.queryCache).set(key, value, sources),
     addSources: (key, sources) => (writeCache ?? storage.queryCache).addSources(key, sources),
   };
-  const llm = options.llm
-    ? withUsageMeter(options.llm, { meter })
-    : createLanguageModel(config.llm, {
-        ...(config.llm.cache ? { cache: llmCache } : {}),
-        meter,
-        countTokens: (text: string) => tokenizer.count(text),
-        env: {},
-        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-        ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
-      });
+  const llm = resolveLanguageModel(options.llm, config.llm, {
+    ...(config.llm.cache ? { cache: llmCache } : {}),
+    meter,
+    countTokens: (text: string) => tokenizer.count(text),
+    env: {},
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
+  });
   const embedderDependencies = options.onRetry === undefined ? {} : { onRetry: options.onRetry };
   /**
    * An embedder for the index in `from`. A corpus-fitted one (the local embedder) gets its own instance with
@@ -466,7 +466,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
    * nor with the statistics an index run is fitting right now.
    */
   const embedderFor = async (from: Store): Promise<Embedder> => {
-    const embedder = options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies);
+    const embedder = resolveEmbedder(options.embedder, config, options.fetch, embedderDependencies);
     if (isCorpusFitted(embedder)) {
       const state = await from.getBlob(embedderStateKey);
       if (state) embedder.importState(embedderStateOf(state));
@@ -483,7 +483,7 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     prompts,
     index: storage,
     config,
-    embedder: options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies),
+    embedder: resolveEmbedder(options.embedder, config, options.fetch, embedderDependencies),
     embedderFor,
     tokenizer,
     ...(llm === undefined ? {} : { llm }),

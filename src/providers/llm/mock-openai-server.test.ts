@@ -6,7 +6,7 @@ import type { LanguageModel } from './language-model.js';
 import { FAULT_KINDS, startMockOpenAiServer } from './mock-openai-server.js';
 import type { FaultKind, MockAnsweredRequest, MockChatCompletionRequest, MockOpenAiServer, MockOpenAiServerOptions } from './mock-openai-server.js';
 import { createOpenAiCompatibleLanguageModel } from './openai-compatible-language-model.js';
-import { withRetry } from './with-retry.js';
+import { retryMiddleware } from './retry-middleware.js';
 
 const servers: MockOpenAiServer[] = [];
 after(async () => {
@@ -34,8 +34,11 @@ const reply = (request: MockChatCompletionRequest): string | object => {
  * adapter's tests cover it with a deadline the test expires).
  */
 function resilientModel(server: MockOpenAiServer): LanguageModel {
-  const adapter = createOpenAiCompatibleLanguageModel({ baseURL: server.url, modelId: 'mock-model' });
-  return withRetry(adapter, { maxRetries: 8, sleep: async () => undefined, rng: () => 0 });
+  return createOpenAiCompatibleLanguageModel({
+    baseURL: server.url,
+    modelId: 'mock-model',
+    middleware: [retryMiddleware({ maxRetries: 8, sleep: async () => undefined, rng: () => 0 })],
+  });
 }
 
 const withoutTimeouts = FAULT_KINDS.filter((kind) => kind !== 'timeout');
@@ -127,7 +130,11 @@ describe('startMockOpenAiServer', () => {
         return `answer to ${request.messages.at(-1)?.content}`;
       },
     });
-    const model = withRetry(createOpenAiCompatibleLanguageModel({ baseURL: server.url, modelId: 'mock-model' }), { maxRetries: 2, sleep: async () => undefined, rng: () => 0 });
+    const model = createOpenAiCompatibleLanguageModel({
+      baseURL: server.url,
+      modelId: 'mock-model',
+      middleware: [retryMiddleware({ maxRetries: 2, sleep: async () => undefined, rng: () => 0 })],
+    });
     const first = await Promise.all([model.generate({ messages: [{ role: 'user', content: 'q0' }] }), model.generate({ messages: [{ role: 'user', content: 'q1' }] })]);
     let text = '';
     for await (const part of model.stream({ messages: [{ role: 'user', content: 'q2' }] })) if (part.type === 'text-delta') text += part.text;

@@ -12,8 +12,9 @@ import type { MockOpenAiServer, MockOpenAiServerOptions, MockRecordedRequest } f
 import { createOpenAiCompatibleLanguageModel } from './openai-compatible-language-model.js';
 import type { OpenAiCompatibleLanguageModelOptions } from './openai-compatible-language-model.js';
 import type { RetryEvent } from './retry-policy.js';
-import { withRetry } from './with-retry.js';
-import { withTimeout } from './with-timeout.js';
+import { retryMiddleware } from './retry-middleware.js';
+import type { SdkLanguageModelMiddleware } from './sdk-types.js';
+import { timeoutMiddleware } from './timeout-middleware.js';
 
 const question: ChatRequest = { messages: [{ role: 'user', content: 'What is the capital of France?' }] };
 const entitySchema = {
@@ -290,12 +291,14 @@ describe('error mapping', () => {
   });
 });
 
-describe('faults, retried through withRetry (injected sleep and jitter)', () => {
+describe('faults, retried through retryMiddleware (injected sleep and jitter)', () => {
   let retries: RetryEvent[] = [];
   let sleeps: number[] = [];
   let sleep: (ms: number) => Promise<void>;
-  const retrying = (model: LanguageModel, maxRetries = 3): LanguageModel =>
-    withRetry(model, { maxRetries, baseDelayMs: 100, rng: () => 0.5, sleep, onRetry: (event) => retries.push(event) });
+  const retrying = (below: SdkLanguageModelMiddleware[] = [], maxRetries = 3): SdkLanguageModelMiddleware[] => [
+    retryMiddleware({ maxRetries, baseDelayMs: 100, rng: () => 0.5, sleep, onRetry: (event) => retries.push(event) }),
+    ...below,
+  ];
 
   before(() => {
     ({ sleeps, sleep } = recordingSleep());
@@ -307,8 +310,8 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
 
   it('429 then success, waiting at least retry-after', async () => {
     reset();
-    const { model, server } = await harness({ reply: () => 'ok', faults: { sequence: ['429'], retryAfterSeconds: 3 } });
-    const result = await retrying(model).generate(question);
+    const { model, server } = await harness({ reply: () => 'ok', faults: { sequence: ['429'], retryAfterSeconds: 3 } }, { middleware: retrying() });
+    const result = await model.generate(question);
     assert.equal(result.text, 'ok');
     assert.equal(server.stats.faults['429'], 1);
     assert.equal(retries[0]?.error.code, 'LLM_RATE_LIMITED');
@@ -318,8 +321,8 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
 
   it('500 until the retries run out: LLM_RETRIES_EXHAUSTED with attempts, last status and a hint', async () => {
     reset();
-    const { model, server } = await harness({ faults: { sequence: ['500', '500', '500', '500'] } });
-    const error = await rejection(retrying(model).generate(question));
+    const { model, server } = await harness({ faults: { sequence: ['500', '500', '500', '500'] } }, { middleware: retrying() });
+    const error = await rejection(model.generate(question));
     assert.ok(LlmCallError.isInstance(error));
     assert.equal(error.code, 'LLM_RETRIES_EXHAUSTED');
     assert.equal(error.status, 500);
@@ -332,16 +335,16 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
 
   it('a malformed body is retried', async () => {
     reset();
-    const { model } = await harness({ reply: () => 'fine', faults: { sequence: ['malformed-body'] } });
-    const result = await retrying(model).generate(question);
+    const { model } = await harness({ reply: () => 'fine', faults: { sequence: ['malformed-body'] } }, { middleware: retrying() });
+    const result = await model.generate(question);
     assert.equal(result.text, 'fine');
     assert.equal(retries[0]?.error.code, 'LLM_MALFORMED_RESPONSE');
   });
 
   it('a body cut mid-way is retried', async () => {
     reset();
-    const { model } = await harness({ reply: () => 'complete', faults: { sequence: ['truncated-stream'] } });
-    const result = await retrying(model).generate(question);
+    const { model } = await harness({ reply: () => 'complete', faults: { sequence: ['truncated-stream'] } }, { middleware: retrying() });
+    const result = await model.generate(question);
     assert.equal(result.text, 'complete');
     assert.equal(retries[0]?.error.code, 'LLM_MALFORMED_RESPONSE');
   });
@@ -363,8 +366,8 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
       onRequest: (request) => {
         if (request.path.endsWith('/chat/completions') && chats++ === 0) deadlines[0]?.abort(new DOMException('timed out after 150 ms', 'TimeoutError'));
       },
-    });
-    const result = await retrying(withTimeout(model, { timeoutMs: 150, deadline })).generate(question);
+    }, { middleware: retrying([timeoutMiddleware({ timeoutMs: 150, deadline })]) });
+    const result = await model.generate(question);
     assert.equal(result.text, 'eventually');
     assert.equal(retries[0]?.error.code, 'LLM_TIMEOUT');
     assert.equal(server.stats.completions, 2);
@@ -372,8 +375,8 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
 
   it('a stream cut before its first delta is retried', async () => {
     reset();
-    const { model } = await harness({ reply: () => 'streamed reply', faults: { sequence: ['truncated-stream'], truncatedStreamDeltas: 0 } });
-    const { text, parts } = await collect(retrying(model).stream(question));
+    const { model } = await harness({ reply: () => 'streamed reply', faults: { sequence: ['truncated-stream'], truncatedStreamDeltas: 0 } }, { middleware: retrying() });
+    const { text, parts } = await collect(model.stream(question));
     assert.equal(text, 'streamed reply');
     assert.equal(parts.at(-1)?.type, 'finish');
     assert.equal(retries[0]?.error.code, 'LLM_TRUNCATED_STREAM');
@@ -381,8 +384,8 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
 
   it('a stream cut after deltas reached the caller is not retried (it would duplicate text)', async () => {
     reset();
-    const { model, server } = await harness({ reply: () => 'a longer streamed reply', faults: { sequence: ['truncated-stream'] } });
-    const error = await rejection(collect(retrying(model).stream(question)));
+    const { model, server } = await harness({ reply: () => 'a longer streamed reply', faults: { sequence: ['truncated-stream'] } }, { middleware: retrying() });
+    const error = await rejection(collect(model.stream(question)));
     assert.ok(LlmCallError.isInstance(error));
     assert.equal(error.code, 'LLM_TRUNCATED_STREAM');
     assert.equal(server.stats.completions, 1);
@@ -397,9 +400,9 @@ describe('faults, retried through withRetry (injected sleep and jitter)', () => 
     const { model, bodies } = await harness({
       reply: () => ({ name: 'Paris', country: 'France' }),
       faults: { sequence: ['malformed-json'] },
-    });
+    }, { middleware: retrying() });
     const schema = z.object({ name: z.string(), country: z.string() });
-    const outcome = await generateObject({ model: retrying(model), messages: question.messages, schema, schemaName: 'place' });
+    const outcome = await generateObject({ model, messages: question.messages, schema, schemaName: 'place' });
     assert.deepEqual(outcome.object, { name: 'Paris', country: 'France' });
     assert.equal(outcome.repaired, true);
     assert.equal(outcome.attempts, 2);

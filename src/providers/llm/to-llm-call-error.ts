@@ -238,6 +238,11 @@ function cutReply(error: unknown, context: ProviderCallContext): LlmCallError {
   });
 }
 
+/** The error of a reply stream that ended without a finish reason: retryable, since the server or a proxy cut it. */
+export function truncatedStreamError(cause: unknown, callContext: ProviderCallContext): LlmCallError {
+  return truncatedStream(cause, redactedContext(callContext));
+}
+
 function truncatedStream(error: unknown, context: ProviderCallContext): LlmCallError {
   return new LlmCallError(`${label(context)}: the reply stream ended before the model finished (no finish reason)`, {
     code: 'LLM_TRUNCATED_STREAM',

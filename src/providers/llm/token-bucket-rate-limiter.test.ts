@@ -6,7 +6,8 @@ import { createScriptedLanguageModel } from './scripted-language-model.js';
 import { createTokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
 import type { RateLimitCost, TokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
 import { countPromptTokens } from './token-estimate.js';
-import { withRateLimit } from './with-rate-limit.js';
+import { rateLimitMiddleware } from './rate-limit-middleware.js';
+import { wrapKgragLanguageModel } from './wrap-kgrag-language-model.js';
 
 /**
  * A virtual clock: `sleep` records the requested duration and parks the caller until the test
@@ -207,7 +208,7 @@ describe('createTokenBucketRateLimiter', () => {
   });
 });
 
-describe('withRateLimit', () => {
+describe('rateLimitMiddleware', () => {
   it('acquires prompt tokens + maxOutputTokens and reconciles with the reported usage', async () => {
     const acquired: Array<{ cost: RateLimitCost; priority: string | undefined }> = [];
     const reconciled: Array<[number, number]> = [];
@@ -219,10 +220,10 @@ describe('withRateLimit', () => {
         reconciled.push([estimated, actual]);
       },
     };
-    const model = withRateLimit(createScriptedLanguageModel({ responses: [{ reply: 'twelve chars' }] }), {
-      limiter: spy,
-      countTokens: (text) => text.length,
-    });
+    const model = wrapKgragLanguageModel(
+      createScriptedLanguageModel({ responses: [{ reply: 'twelve chars' }] }),
+      rateLimitMiddleware({ limiter: spy, countTokens: (text) => text.length }),
+    );
     const request: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], maxOutputTokens: 100, priority: 'interactive' };
     const result = await model.generate(request);
     const prompt = countPromptTokens(request.messages, (text) => text.length);

@@ -5,8 +5,11 @@ import { findModelPrice } from './model-prices.js';
 import { createScriptedLanguageModel } from './scripted-language-model.js';
 import { createUsageMeter } from './usage-meter.js';
 import type { UsageSnapshot } from './usage-meter.js';
-import { withCache } from './with-cache.js';
-import { withUsageMeter } from './with-usage-meter.js';
+import { cacheMiddleware } from './cache-middleware.js';
+import { usageMeterMiddleware } from './usage-meter-middleware.js';
+import { wrapKgragLanguageModel } from './wrap-kgrag-language-model.js';
+
+
 
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≈ ${expected}`);
 
@@ -69,11 +72,11 @@ describe('createUsageMeter', () => {
   });
 });
 
-describe('withUsageMeter', () => {
+describe('usageMeterMiddleware', () => {
   it('records paid calls, cache hits, streams and failures by purpose', async () => {
     const meter = createUsageMeter({ pricePerMillionTokens: { input: 1, output: 1 } });
     const inner = createScriptedLanguageModel({ modelId: 'm', responses: [{ match: 'fail', reply: new Error('no') }, { reply: 'answer' }] });
-    const model = withUsageMeter(withCache(inner, { cache: createMemoryLlmCache() }), { meter });
+    const model = wrapKgragLanguageModel(inner, [usageMeterMiddleware({ meter }), cacheMiddleware({ cache: createMemoryLlmCache() })]);
     const request = { messages: [{ role: 'user' as const, content: 'question' }], purpose: 'answer' };
     await model.generate(request);
     await model.generate(request);

@@ -5,7 +5,12 @@ import { llmCacheKey } from './llm-cache-key.js';
 import { createMemoryLlmCache } from './memory-llm-cache.js';
 import { createScriptedLanguageModel } from './scripted-language-model.js';
 import type { ScriptedResponse } from './scripted-language-model.js';
-import { withCache } from './with-cache.js';
+import { cacheMiddleware } from './cache-middleware.js';
+import type { CacheOptions } from './cache-middleware.js';
+import { wrapKgragLanguageModel } from './wrap-kgrag-language-model.js';
+
+/** The model under the cache middleware, as the workspace composes it. */
+const withCache = (model: LanguageModel, options: CacheOptions): LanguageModel => wrapKgragLanguageModel(model, cacheMiddleware(options));
 
 const base: ChatRequest = {
   messages: [
@@ -28,7 +33,7 @@ async function drain(stream: AsyncIterable<ChatStreamPart>): Promise<ChatStreamP
   return parts;
 }
 
-describe('withCache', () => {
+describe('cacheMiddleware', () => {
   it('answers an identical request from the cache, marked cached', async () => {
     const { inner, model } = cached();
     const first = await model.generate(base);

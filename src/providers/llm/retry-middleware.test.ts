@@ -4,7 +4,11 @@ import { abortableSleep } from './abortable-sleep.js';
 import type { ChatResult, ChatStreamPart, LanguageModel } from './language-model.js';
 import { LlmCallError } from './llm-call-error.js';
 import type { RetryEvent } from './retry-policy.js';
-import { withRetry } from './with-retry.js';
+import { retryMiddleware } from './retry-middleware.js';
+import type { RetryOptions } from './retry-policy.js';
+import { wrapKgragLanguageModel } from './wrap-kgrag-language-model.js';
+
+const withRetry = (model: LanguageModel, options: RetryOptions = {}): LanguageModel => wrapKgragLanguageModel(model, retryMiddleware(options));
 
 const ok: ChatResult = { text: 'ok', usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'stop', modelId: 'fake' };
 const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
@@ -43,7 +47,7 @@ function recorder() {
   return { sleeps, events, sleep: async (ms: number) => void sleeps.push(ms), onRetry: (event: RetryEvent) => void events.push(event) };
 }
 
-describe('withRetry', () => {
+describe('retryMiddleware', () => {
   it('backs off exponentially with full jitter, capped by maxDelayMs', async () => {
     const { sleeps, sleep } = recorder();
     const model = flakyModel(Array.from({ length: 5 }, () => failure('LLM_SERVER_ERROR')));

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatStreamPart, LanguageModel } from './language-model.js';
 import { LlmCallError } from './llm-call-error.js';
-import { withTimeout } from './with-timeout.js';
+import { timeoutMiddleware } from './timeout-middleware.js';
+import type { TimeoutOptions } from './timeout-middleware.js';
+import { wrapKgragLanguageModel } from './wrap-kgrag-language-model.js';
+
+const withTimeout = (model: LanguageModel, options: TimeoutOptions): LanguageModel => wrapKgragLanguageModel(model, timeoutMiddleware(options));
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -22,7 +26,7 @@ const hangingModel: LanguageModel = {
   },
 };
 
-describe('withTimeout', () => {
+describe('timeoutMiddleware', () => {
   it('turns an expired call into a retryable LLM_TIMEOUT', async () => {
     const error = await withTimeout(hangingModel, { timeoutMs: 10 }).generate(request).catch((caught: unknown) => caught);
     assert.ok(LlmCallError.isInstance(error));

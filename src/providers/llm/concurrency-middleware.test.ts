@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest, ChatResult, ChatStreamPart, LanguageModel } from './language-model.js';
 import type { CallPriority } from './priority-queues.js';
-import { withConcurrency } from './with-concurrency.js';
+import { concurrencyMiddleware } from './concurrency-middleware.js';
+import type { ConcurrencyOptions } from './concurrency-middleware.js';
+import { wrapKgragLanguageModel } from './wrap-kgrag-language-model.js';
+
+const withConcurrency = (model: LanguageModel, options: ConcurrencyOptions): LanguageModel => wrapKgragLanguageModel(model, concurrencyMiddleware(options));
 
 const ok: ChatResult = { text: 'ok', usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'stop', modelId: 'fake' };
 
@@ -59,7 +63,7 @@ const ask = (content: string, priority?: CallPriority): ChatRequest => ({
 });
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('withConcurrency', () => {
+describe('concurrencyMiddleware', () => {
   it('never exceeds the limit and releases slots on errors', async () => {
     const fake = gatedModel();
     const model = withConcurrency(fake.model, { maxConcurrency: 3 });

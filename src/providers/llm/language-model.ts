@@ -66,9 +66,9 @@ export interface ChatResult {
 export type ChatStreamPart = { type: 'text-delta'; text: string } | { type: 'finish'; result: ChatResult };
 
 /**
- * kgrag's own small chat-model interface. Adapters (the AI SDK one, the scripted fake) implement it;
- * wrappers (cache, retry, rate limit, concurrency, timeout, usage meter) take one and return one, so
- * they compose in any order.
+ * kgrag's own small chat-model interface, what the methods and pipeline steps call. The workspace's model is an
+ * AI SDK model under kgrag's middleware (cache, retry, rate limit, concurrency, timeout, usage meter), adapted to
+ * this interface by `languageModelFromSdk`; the scripted fake implements it directly.
  */
 export interface LanguageModel {
   /** Provider name, e.g. `openai-compatible`, `scripted`. */

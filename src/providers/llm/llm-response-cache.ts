@@ -4,7 +4,7 @@ import type { ChatResult } from './language-model.js';
 export type CachedChat = Pick<ChatResult, 'text' | 'usage' | 'finishReason' | 'modelId'>;
 
 /**
- * Storage behind {@link withCache}. The workspace store implements it on its `llm_cache` table (with the source
+ * Storage behind `cacheMiddleware`. The workspace store implements it on its `llm_cache` table (with the source
  * tags in `llm_cache_sources`); `createMemoryLlmCache` keeps entries in memory (tests, one-off runs).
  *
  * Sources are the content hashes a request names (`ChatRequest.sources`): a cache that keeps them can delete every

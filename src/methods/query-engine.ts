@@ -21,7 +21,7 @@ import { answerFromContext } from './shared/answer-from-context.js';
 import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
 import { configShape } from './config-shape.js';
 import { indexMatchedEmbedder } from './index-matched-embedder.js';
-import { noCallsModel } from './shared/no-calls-model.js';
+import { noCallsModel } from './no-calls-model.js';
 
 /** One question to answer. */
 export interface QueryRequest {

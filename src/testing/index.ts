@@ -6,5 +6,5 @@
 export * from './llm.js';
 export { describeStoreContract, sampleRows } from '../store/store-contract.js';
 export type { StoreContractOptions } from '../store/store-contract.js';
-export { createInMemoryKnowledgeGraph } from '../providers/kg/in-memory-knowledge-graph.js';
-export type { InMemoryGraphData, InMemoryKnowledgeGraph, InMemoryStatement } from '../providers/kg/in-memory-knowledge-graph.js';
+export { createInMemoryKnowledgeGraph } from '../methods/tot/index.js';
+export type { InMemoryGraphData, InMemoryKnowledgeGraph, InMemoryStatement } from '../methods/tot/index.js';

@@ -196,6 +196,14 @@ export const chunkViewSchema = z.object({
   document: z.object({ id: z.string(), title: z.string(), source: z.string(), createdAt: z.string() }),
 });
 
+/** The id of an index record, and the number an answer cites it by. */
+const indexRecordId = { id: z.string(), hid: z.number().int().optional() };
+
+/** The index records of one kind a retrieval used, when the method reports them. */
+function optionalRecords<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.array(z.object(shape)).optional();
+}
+
 /** A query's result (also the `result` event of a streamed query). */
 export const queryResultSchema = z.object({
   question: z.string(),
@@ -226,52 +234,37 @@ export const queryResultSchema = z.object({
       }),
     ),
     ranking: rankingSchema.optional(),
-    entities: z
-      .array(
-        z.object({
-          id: z.string(),
-          hid: z.number().int().optional(),
-          title: z.string(),
-          type: z.string(),
-          description: z.string(),
-          aliases: z.array(z.string()),
-          frequency: z.number(),
-          degree: z.number(),
-          chunkIds: z.array(z.string()),
-        }),
-      )
-      .optional(),
-    relations: z
-      .array(
-        z.object({
-          id: z.string(),
-          hid: z.number().int().optional(),
-          source: z.string(),
-          target: z.string(),
-          description: z.string(),
-          keywords: z.array(z.string()),
-          weight: z.number(),
-          combinedDegree: z.number(),
-          chunkIds: z.array(z.string()),
-        }),
-      )
-      .optional(),
-    communities: z
-      .array(
-        z.object({
-          id: z.string(),
-          hid: z.number().int().optional(),
-          level: z.number().int(),
-          parent: z.string().nullable(),
-          children: z.array(z.string()),
-          title: z.string(),
-          entityIds: z.array(z.string()),
-          relationIds: z.array(z.string()),
-          chunkIds: z.array(z.string()),
-          size: z.number().int(),
-        }),
-      )
-      .optional(),
+    entities: optionalRecords({
+      ...indexRecordId,
+      title: z.string(),
+      type: z.string(),
+      description: z.string(),
+      aliases: z.array(z.string()),
+      frequency: z.number(),
+      degree: z.number(),
+      chunkIds: z.array(z.string()),
+    }),
+    relations: optionalRecords({
+      ...indexRecordId,
+      source: z.string(),
+      target: z.string(),
+      description: z.string(),
+      keywords: z.array(z.string()),
+      weight: z.number(),
+      combinedDegree: z.number(),
+      chunkIds: z.array(z.string()),
+    }),
+    communities: optionalRecords({
+      ...indexRecordId,
+      level: z.number().int(),
+      parent: z.string().nullable(),
+      children: z.array(z.string()),
+      title: z.string(),
+      entityIds: z.array(z.string()),
+      relationIds: z.array(z.string()),
+      chunkIds: z.array(z.string()),
+      size: z.number().int(),
+    }),
     keywords: z.array(z.object({ id: z.string(), text: z.string(), score: z.number() })).optional(),
     subgraph: z
       .object({

@@ -1,3 +1,4 @@
+import { finishTask, type CooperativeTask } from '../../core/cooperative-task.js';
 import type { DenseMatrix } from '../../math/dense-matrix.js';
 import type { KnnGraph } from '../../math/knn-graph.js';
 import { clearHeap, offerToHeap, sortHeap } from '../../math/top-k.js';
@@ -28,6 +29,14 @@ export interface KnnGraphOfRowsOptions {
  * `maxRescoredShare` of the rows would need that, where building the graph of `rows` afresh costs less.
  */
 export function knnGraphOfRows(full: KnnGraph, rows: Int32Array, k: number, options: KnnGraphOfRowsOptions = {}): KnnGraphOfRows | undefined {
+  return finishTask(knnGraphOfRowsTask(full, rows, k, options));
+}
+
+/** Rows rescored between two pauses of {@link knnGraphOfRowsTask}. */
+const rescoredPerPause = 16;
+
+/** {@link knnGraphOfRows} as a cooperative task that pauses between rescored rows, so that a signal can stop it. */
+export function* knnGraphOfRowsTask(full: KnnGraph, rows: Int32Array, k: number, options: KnnGraphOfRowsOptions = {}): CooperativeTask<KnnGraphOfRows | undefined> {
   const count = rows.length;
   const neighbours = Math.max(0, Math.min(k, count - 1));
   const indices = new Int32Array(count * neighbours).fill(-1);
@@ -51,14 +60,15 @@ export function knnGraphOfRows(full: KnnGraph, rows: Int32Array, k: number, opti
   const { matrix } = options;
   if (!matrix || short.length === 0) return { graph: { n: count, k: neighbours, indices, similarities }, rescored: 0 };
   if (short.length > Math.max(1, count * (options.maxRescoredShare ?? 1 / 8))) return undefined;
-  rescoreRows(matrix, rows, short, neighbours, indices, similarities);
+  yield* rescoreRowsTask(matrix, rows, short, neighbours, indices, similarities);
   return { graph: { n: count, k: neighbours, indices, similarities }, rescored: short.length };
 }
 
 /** Replaces the lists of the `short` positions by their exact k nearest among `rows`, ties by lower position. */
-function rescoreRows(matrix: DenseMatrix, rows: Int32Array, short: readonly number[], k: number, indices: Int32Array, similarities: Float32Array): void {
+function* rescoreRowsTask(matrix: DenseMatrix, rows: Int32Array, short: readonly number[], k: number, indices: Int32Array, similarities: Float32Array): CooperativeTask<void> {
   const resident = ResidentMatrix.load(matrix);
-  for (const position of short) {
+  for (const [done, position] of short.entries()) {
+    if (done > 0 && done % rescoredPerPause === 0) yield;
     const row = rows[position] as number;
     const offset = position * k;
     clearHeap(similarities, indices, offset, k);

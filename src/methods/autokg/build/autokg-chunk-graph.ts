@@ -3,7 +3,7 @@ import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { nearDuplicateRowsTask } from '../../../math/near-duplicate-rows.js';
-import { knnGraphOfRows } from '../../../pipeline/steps/knn-graph-of-rows.js';
+import { knnGraphOfRowsTask } from '../../../pipeline/steps/knn-graph-of-rows.js';
 
 /** Options of {@link autokgChunkGraph}. */
 export interface AutokgChunkGraphOptions {
@@ -75,7 +75,10 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
   }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
   if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
-  const fromAllRows = run.allRows && run.allRows.graph.k >= k ? knnGraphOfRows(run.allRows.graph, kept, k, { matrix: vectors }) : undefined;
+  // Rescoring a row scans every row: worth it for up to an eighth of the rows against the exact graph's n²/2 pairs, for
+  // far fewer against NN-descent, which scores a small share of the pairs.
+  const maxRescoredShare = run.allRows?.exact === false ? 1 / 32 : 1 / 8;
+  const fromAllRows = run.allRows && run.allRows.graph.k >= k ? await runTask(knnGraphOfRowsTask(run.allRows.graph, kept, k, { matrix: vectors, maxRescoredShare }), { signal }) : undefined;
   if (run.allRows && fromAllRows) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: fromAllRows.graph, exact: run.allRows.exact };
   const { n, indices, similarities, exact } = await knnGraphBySize(keptVectors, k, { exactUpTo: options.exactUpTo, signal });
   return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n, k, indices, similarities }, exact };

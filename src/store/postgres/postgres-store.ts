@@ -7,7 +7,9 @@ import { postingsBytes, searchFullText, type FullTextCache, type PostingsCache }
 import { migratePostgresSchema, type PostgresSchemaState } from './postgres-migrations.js';
 import { connectClient, inPostgresTransaction, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { PostgresTable } from './postgres-table.js';
-import { PostgresVectorIndex, type PostgresVectorAccess, type SpaceCache } from './postgres-vector-index.js';
+import { PostgresVectorIndex, type PostgresVectorAccess } from './postgres-vector-index.js';
+import type { SpaceCache } from '../core/space-cache.js';
+import { memoized } from '../core/memoized.js';
 
 /** Which index of which workspace a store reads and writes: one database holds many workspaces, each many generations. */
 export interface PostgresScope {
@@ -240,21 +242,11 @@ class PostgresStore implements Store, PostgresVectorAccess {
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
-    let access = this.tables.get(name);
-    if (!access) {
-      access = new PostgresTable(this, tableSpec(name)) as unknown as TableAccess<TableName>;
-      this.tables.set(name, access);
-    }
-    return access as unknown as TableAccess<T>;
+    return memoized(this.tables, name, () => new PostgresTable(this, tableSpec(name)) as unknown as TableAccess<TableName>) as unknown as TableAccess<T>;
   }
 
   vectors(space: VectorSpace): VectorIndex {
-    let index = this.vectorIndexes.get(space);
-    if (!index) {
-      index = new PostgresVectorIndex(this, space);
-      this.vectorIndexes.set(space, index);
-    }
-    return index;
+    return memoized(this.vectorIndexes, space, () => new PostgresVectorIndex(this, space));
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {

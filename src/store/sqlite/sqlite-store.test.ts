@@ -135,7 +135,7 @@ test('a version-4 database is migrated: its full-text indexes lose the terms of 
 });
 
 test('indexed text is the tokenizer words minus stopwords', async () => {
-  const { fullTextIndexText } = await import('./sqlite-store.js');
+  const { fullTextIndexText } = await import('../core/full-text-index-text.js');
   assert.equal(fullTextIndexText('The Café of the Weir, and its 2 bridges!'), 'cafe weir its 2 bridges');
   assert.equal(fullTextIndexText(null), '');
 });

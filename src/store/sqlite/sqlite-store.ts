@@ -4,13 +4,17 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { toEnvironmentError } from '../../core/environment-error.js';
 import { KgragError } from '../../core/errors.js';
-import { bm25Stopwords } from '../../text/stopwords.js';
-import { wordTokens } from '../../text/word-tokens.js';
-import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
-import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
-import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
-import { topIndices } from '../../math/top-indices.js';
+import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
+import { createSimilarityIndex } from '../../math/similarity-index.js';
+import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
+import { chooseLayout, denseOf, hasPostings, sparseRowsOfDense } from '../vector-items.js';
+import { encodeColumnValue } from '../core/row-encoding.js';
+import { TableBase, type RowFilter } from '../core/table-base.js';
+import { memoized } from '../core/memoized.js';
+import { fullTextIndexText } from '../core/full-text-index-text.js';
+import { emptySpaceCache, dotAt, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
+import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
   type ScoredId,
   type SpaceScores,
@@ -44,14 +48,6 @@ const schemaVersion = 6;
 /** SQL function that turns a column's text into what the full-text index stores. */
 const indexTextFunction = 'kgrag_index_text';
 
-/**
- * Text as the BM25 index sees it: the same words FTS5's unicode61 tokenizer finds, minus the BM25 stop
- * list. Queries drop the same words, so keeping them in documents would only inflate document lengths and
- * move the ranking away from a textbook BM25's (docs/BENCHMARKS.md, "Harness validation").
- */
-export function fullTextIndexText(text: string | null): string {
-  return text === null ? '' : wordTokens(text).filter((token) => !bm25Stopwords.has(token)).join(' ');
-}
 /** Bytes of the database file SQLite reads through a memory map. */
 const mmapBytes = 256 * 1024 * 1024;
 /** sqlite-vec's largest `k`; larger searches fall back to a scan in JavaScript. */
@@ -323,21 +319,11 @@ class SqliteStore implements Store {
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
-    let access = this.tables.get(name);
-    if (!access) {
-      access = new SqliteTable(this, tableSpec(name));
-      this.tables.set(name, access);
-    }
-    return access as unknown as TableAccess<T>;
+    return memoized(this.tables, name, () => new SqliteTable(this, tableSpec(name))) as unknown as TableAccess<T>;
   }
 
   vectors(space: VectorSpace): VectorIndex {
-    let index = this.vectorIndexes.get(space);
-    if (!index) {
-      index = new SqliteVectorIndex(this, space);
-      this.vectorIndexes.set(space, index);
-    }
-    return index;
+    return memoized(this.vectorIndexes, space, () => new SqliteVectorIndex(this, space));
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {
@@ -466,19 +452,16 @@ class SqliteStore implements Store {
   }
 }
 
-class SqliteTable<T extends TableName> implements TableAccess<T> {
-  private readonly columns: Array<[string, { type: string; nullable?: boolean }]>;
-  private readonly selectList: string;
+class SqliteTable<T extends TableName> extends TableBase<T> {
   private readonly upsertSql: string;
   private readonly orderBy: string;
 
   constructor(
     private readonly store: SqliteStore,
-    private readonly spec: AnyTableSpec,
+    spec: AnyTableSpec,
   ) {
-    this.columns = Object.entries(spec.columns);
+    super(spec);
     const sqlColumns = this.columns.map(([name]) => `"${snakeCase(name)}"`);
-    this.selectList = (spec.hid ? ['hid', ...sqlColumns] : sqlColumns).join(', ');
     const key = spec.key.map((column) => `"${snakeCase(column)}"`);
     const updates = sqlColumns.filter((column) => !key.includes(column)).map((column) => `${column} = excluded.${column}`);
     this.upsertSql =
@@ -497,35 +480,12 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
     this.store.writeAtomically(write);
   }
 
-  async get(keys: readonly string[]): Promise<Array<TableRows[T]>> {
-    if (this.spec.key.length !== 1) throw new Error(`${this.spec.sqlName}: get() needs a single-column key; use where()`);
-    return this.where(this.spec.key[0] as ColumnOf<T>, keys as ReadonlyArray<TableRows[T][ColumnOf<T>]>);
-  }
-
-  async all(): Promise<Array<TableRows[T]>> {
-    return this.decodeAll(this.store.statement(`SELECT ${this.selectList} FROM ${this.spec.sqlName} ORDER BY ${this.orderBy}`, 'raw'));
-  }
-
-  async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
-    if (values.length === 0) return [];
-    const statement = this.store.statement(
-      `SELECT ${this.selectList} FROM ${this.spec.sqlName} WHERE "${snakeCase(column)}" IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy}`,
-      'raw',
-    );
-    return this.decodeAll(statement, this.columns, JSON.stringify(values));
-  }
-
-  async pick<K extends ColumnOf<T>>(
-    columns: readonly K[],
-    where?: { column: ColumnOf<T>; values: readonly unknown[] },
-  ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>> {
-    if (where && where.values.length === 0) return [];
-    const picked = this.columns.filter(([name]) => (columns as readonly string[]).includes(name));
-    const list = [...(this.spec.hid ? ['hid'] : []), ...picked.map(([name]) => `"${snakeCase(name)}"`)].join(', ');
+  protected async select(columns: ReadonlyArray<[string, ColumnSpec]>, where: RowFilter | undefined): Promise<Array<Record<string, unknown>>> {
+    const list = [...(this.spec.hid ? ['hid'] : []), ...columns.map(([name]) => `"${snakeCase(name)}"`)].join(', ');
     const sql = `SELECT ${list} FROM ${this.spec.sqlName}${
       where ? ` WHERE "${snakeCase(where.column)}" IN (SELECT value FROM json_each(?))` : ''
     } ORDER BY ${this.orderBy}`;
-    return this.decodeAll(this.store.statement(sql, 'raw'), picked, where && JSON.stringify(where.values)) as Array<Pick<TableRows[T], K> & { hid?: number }>;
+    return this.decodeAll(this.store.statement(sql, 'raw'), columns, where && JSON.stringify(where.values));
   }
 
   async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
@@ -557,30 +517,18 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 
   private encode(row: Record<string, unknown>): SqlValue[] {
-    return this.columns.map(([name, column]) => {
-      const value = row[name];
-      if (column.type === 'json' && value !== undefined) return JSON.stringify(value);
-      if (value === undefined || value === null) {
-        if (column.nullable) return null;
-        throw new KgragError(`${this.spec.sqlName}.${name} is required but missing`, {
-          code: 'STORE_MISSING_COLUMN',
-          category: 'internal',
-          details: { table: this.spec.sqlName, column: name },
-        });
-      }
-      return value as SqlValue;
-    });
+    return this.columns.map(([name, column]) => encodeColumnValue(this.spec, name, column, row[name]) as SqlValue);
   }
 
   /**
    * The records of a raw-mode read whose columns are `hid` (when the table has one) and then `columns`, decoded as
    * the rows are iterated (see {@link iterateRows}).
    */
-  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, { type: string }]> = this.columns, parameter?: SqlValue): Array<TableRows[T]> {
+  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, ColumnSpec]>, parameter?: SqlValue): Array<Record<string, unknown>> {
     const names = columns.map(([name]) => name);
     const json = columns.map(([, column]) => column.type === 'json');
     const first = this.spec.hid ? 1 : 0;
-    const records: Array<TableRows[T]> = [];
+    const records: Array<Record<string, unknown>> = [];
     for (const row of iterateRows<SqlValue[]>(statement, parameter)) {
       const record: Record<string, unknown> = {};
       if (this.spec.hid) record.hid = row[0];
@@ -588,18 +536,10 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
         const value = row[first + column];
         record[names[column] as string] = json[column] === true && typeof value === 'string' ? JSON.parse(value) : value;
       }
-      records.push(record as unknown as TableRows[T]);
+      records.push(record);
     }
     return records;
   }
-}
-
-/** A sparse space's vectors as CSR rows in vid order, with their ids when read. */
-interface SparseRows {
-  ids: string[];
-  rowPointers: Int32Array;
-  columnIndices: Int32Array;
-  values: Float32Array;
 }
 
 /** What the meta record `vectors:<space>` holds; spaces written before the sparse layout have no `layout` (dense). */
@@ -607,19 +547,6 @@ interface StoredSpaceInfo {
   embedderId: string;
   dimensions: number;
   layout?: VectorLayout;
-}
-
-/** What a space keeps in memory for one revision: filled as queries need it. */
-interface SpaceCache {
-  revision: number;
-  rows: number;
-  ids?: string[];
-  /** Sparse layout: postings read so far, by coordinate. */
-  postings: Map<number, CoordinatePostings>;
-  /** Dense layout: the matrix in the SIMD kernel. */
-  dense?: SimilarityIndex;
-  /** Sparse layout: the sums of one query, reused (a fresh 75,000-row buffer per query doubled a warm query's GC). */
-  sums?: Float64Array;
 }
 
 /**
@@ -688,34 +615,16 @@ class SqliteVectorIndex implements VectorIndex {
   private cacheFor(info: VectorSpaceInfo): SpaceCache {
     if (this.cache?.revision !== info.revision) {
       const rows = (this.store.statement(`SELECT count(*) FROM ${this.idTable(info)}`, 'pluck').get() as number) ?? 0;
-      this.cache = { revision: info.revision, rows, postings: new Map() };
+      this.cache = emptySpaceCache(info.revision, rows);
     }
     return this.cache;
   }
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
-    const dimensions = items[0] === undefined ? 0 : dimensionsOf(items[0].vector);
+    const dimensions = uniformDimensions(items);
     let info = this.readInfo();
-    if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
-      throw new KgragError(
-        `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
-        {
-          code: 'STORE_VECTOR_SPACE_MISMATCH',
-          category: 'config',
-          hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed, or restore the old embeddings settings',
-          details: { space: this.space, stored: { embedderId: info.embedderId, dimensions: info.dimensions }, given: { embedderId, dimensions } },
-        },
-      );
-    }
-    for (const item of items) {
-      if (dimensionsOf(item.vector) !== dimensions) {
-        throw new KgragError(`vector of "${item.id}" has ${dimensionsOf(item.vector)} dimensions, expected ${dimensions}`, {
-          code: 'STORE_VECTOR_DIMENSION',
-          category: 'internal',
-        });
-      }
-    }
+    assertSameEmbedder(this.space, info, embedderId, dimensions);
     await this.store.transaction(async () => {
       if (!info) {
         const layout = chooseLayout(items, dimensions);
@@ -761,51 +670,14 @@ class SqliteVectorIndex implements VectorIndex {
    * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
-    const current = this.readSparseRows(true);
-    const position = new Map(current.ids.map((id, row) => [id, row]));
-    const rows: Array<{ columns: ArrayLike<number>; values: ArrayLike<number> }> = current.ids.map((_, row) => {
-      const start = current.rowPointers[row] as number;
-      const end = current.rowPointers[row + 1] as number;
-      return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
-    });
+    const { rows, added } = mergeSparseRows(this.readSparseRows(true), items);
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
-    // The dense items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
-    let total = 0;
-    for (const { vector } of items) if (vector instanceof Float32Array) for (let coordinate = 0; coordinate < vector.length; coordinate++) if (vector[coordinate] !== 0) total++;
-    const allColumns = new Int32Array(total);
-    const allValues = new Float32Array(total);
-    let entry = 0;
-    for (const item of items) {
-      const { vector } = item;
-      let columns: ArrayLike<number>;
-      let values: ArrayLike<number>;
-      if (vector instanceof Float32Array) {
-        const start = entry;
-        for (let coordinate = 0; coordinate < vector.length; coordinate++) {
-          const value = vector[coordinate] as number;
-          if (value === 0) continue;
-          allColumns[entry] = coordinate;
-          allValues[entry++] = value;
-        }
-        columns = allColumns.subarray(start, entry);
-        values = allValues.subarray(start, entry);
-      } else {
-        ({ columns, values } = nonZerosOf(vector));
-      }
-      const existing = position.get(item.id);
-      if (existing !== undefined) {
-        rows[existing] = { columns, values };
-        continue;
-      }
-      insertKey.run(item.id);
-      position.set(item.id, rows.length);
-      rows.push({ columns, values });
-    }
+    for (const id of added) insertKey.run(id);
     this.writePostings(rows, dimensions);
   }
 
   /** Replaces every posting with those of `rows` (row index = position). */
-  private writePostings(rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): void {
+  private writePostings(rows: readonly SparseRow[], dimensions: number): void {
     this.store.statement(`DELETE FROM ${this.postingTable}`).run();
     const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
     for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) insert.run(coordinate, blob);
@@ -814,21 +686,14 @@ class SqliteVectorIndex implements VectorIndex {
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {
     const info = this.readInfo();
     if (!info || k <= 0) return [];
-    if (query.length !== info.dimensions) {
-      throw new KgragError(`query vector has ${query.length} dimensions, the ${this.space} index has ${info.dimensions}`, {
-        code: 'STORE_VECTOR_SPACE_MISMATCH',
-        category: 'config',
-        hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
-      });
-    }
+    assertQueryShape(this.space, info, query);
     if (info.layout === 'sparse') {
       return this.store.readSnapshot(() => {
         const current = this.readInfo() as VectorSpaceInfo;
         const cache = this.cacheFor(current);
         const scores = this.scoreSparse(current, cache, query, 1);
         cache.ids ??= allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
-        const ids = cache.ids;
-        return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
+        return topScoredIds(scores, cache.ids, k);
       });
     }
     if (k > maxVecK) return this.scan(query, k);
@@ -853,13 +718,7 @@ class SqliteVectorIndex implements VectorIndex {
     return this.store.readSnapshot(() => {
       const info = this.readInfo();
       if (!info) return { revision: 0, rows: 0, scores: new Float32Array(0) };
-      if (queries.length !== count * info.dimensions) {
-        throw new KgragError(`${count} query vectors of ${info.dimensions} dimensions expected for the ${this.space} vectors, got ${queries.length} numbers`, {
-          code: 'STORE_VECTOR_SPACE_MISMATCH',
-          category: 'config',
-          hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
-        });
-      }
+      assertQueryShape(this.space, info, queries, count);
       const cache = this.cacheFor(info);
       if (info.layout === 'sparse') return { revision: info.revision, rows: cache.rows, scores: this.scoreSparse(info, cache, queries, count) };
       if (!cache.dense) {
@@ -872,54 +731,21 @@ class SqliteVectorIndex implements VectorIndex {
 
 
 
-  /**
-   * Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. Each row's
-   * sum runs over the coordinates in ascending order, as a dense dot product's would.
-   */
+  /** Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. */
   private scoreSparse(info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Float32Array {
-    const { dimensions } = info;
-    const missing = new Set<number>();
-    for (let position = 0; position < count * dimensions; position++) {
-      if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) missing.add(position % dimensions);
-    }
-    if (missing.size > 0) {
+    const missing = missingCoordinates(cache, queries, count, info.dimensions);
+    if (missing.length > 0) {
       const read = this.store
         .statement(`SELECT coordinate, postings FROM ${this.postingTable} WHERE coordinate IN (SELECT value FROM json_each(?))`, 'raw')
-        .all(JSON.stringify([...missing])) as Array<[number, Buffer]>;
-      for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
-      for (const [coordinate, blob] of read) cache.postings.set(coordinate, decodeCoordinatePostings(blob));
+        .all(JSON.stringify(missing)) as Array<[number, Buffer]>;
+      keepPostings(cache, missing, read);
     }
-    const rows = cache.rows;
-    const out = new Float32Array(count * rows);
-    cache.sums ??= new Float64Array(rows);
-    const sums = cache.sums;
-    for (let query = 0; query < count; query++) {
-      sums.fill(0);
-      const offset = query * dimensions;
-      for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-        const weight = queries[offset + coordinate] as number;
-        if (weight === 0) continue;
-        const posting = cache.postings.get(coordinate) as CoordinatePostings;
-        const postingRows = posting.rows;
-        const postingValues = posting.values;
-        for (let entry = 0; entry < postingRows.length; entry++) {
-          const row = postingRows[entry] as number;
-          sums[row] = (sums[row] as number) + (postingValues[entry] as number) * weight;
-        }
-      }
-      out.set(sums, query * rows);
-    }
-    return out;
+    return sparseScores(cache, queries, count, info.dimensions);
   }
 
   private async scan(query: Float32Array, k: number): Promise<ScoredId[]> {
     const { ids, dimensions, matrix } = await this.load();
-    const scored: ScoredId[] = ids.map((id, row) => {
-      let dot = 0;
-      const offset = row * dimensions;
-      for (let d = 0; d < dimensions; d++) dot += (matrix[offset + d] as number) * (query[d] as number);
-      return { id, score: dot };
-    });
+    const scored: ScoredId[] = ids.map((id, row) => ({ id, score: dotAt(matrix, row * dimensions, query) }));
     scored.sort((left, right) => right.score - left.score);
     return scored.slice(0, k);
   }
@@ -949,16 +775,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'dense') return this.readDense(dimensions, ids);
-      const all = this.readSparseRows(true);
-      const wanted = ids === undefined ? undefined : new Set(ids);
-      const rows = all.ids.flatMap((id, row) => (wanted === undefined || wanted.has(id) ? [row] : []));
-      const matrix = new Float32Array(rows.length * dimensions);
-      rows.forEach((row, index) => {
-        for (let entry = all.rowPointers[row] as number; entry < (all.rowPointers[row + 1] as number); entry++) {
-          matrix[index * dimensions + (all.columnIndices[entry] as number)] = all.values[entry] as number;
-        }
-      });
-      return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+      return denseMatrixOfSparseRows(this.readSparseRows(true), dimensions, ids);
     });
   }
 
@@ -994,19 +811,10 @@ class SqliteVectorIndex implements VectorIndex {
     await this.store.transaction(async () => {
       this.bumpRevision(info);
       if (info.layout === 'sparse') {
-        const current = this.readSparseRows(true);
-        const removed = new Set(ids);
-        const kept = current.ids.flatMap((id, row) => (removed.has(id) ? [] : [row]));
-        if (kept.length === current.ids.length) return;
+        const kept = sparseRowsWithout(this.readSparseRows(true), ids);
+        if (kept === undefined) return;
         this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
-        this.writePostings(
-          kept.map((row) => {
-            const start = current.rowPointers[row] as number;
-            const end = current.rowPointers[row + 1] as number;
-            return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
-          }),
-          info.dimensions,
-        );
+        this.writePostings(kept, info.dimensions);
         return;
       }
       const vids = this.store

@@ -1,16 +1,16 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity, isProcessRunning } from '../../core/process-identity.js';
-import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
 import { createGenerationHolder } from '../generation-holder.js';
 import { generationMetaKeys } from '../generation-meta-keys.js';
 import type { Store } from '../store.js';
 import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
-import { endedWriteRecord, startedWriteRecord, unpublishedRunOf, withDeletions, type WriteRecord } from '../write-record.js';
+import { draftWriteSession, failedWriteSetup } from '../draft-write-session.js';
+import { layeredQueryCache } from '../layered-query-cache.js';
+import { startedWriteRecord, unpublishedRunOf, type WriteRecord } from '../write-record.js';
 import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade } from './sqlite-store.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
@@ -39,7 +39,6 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const draftPath = `${path}-draft`;
   const secureDelete = options.secureDelete !== false;
   const state = new WorkspaceStateFile(`${path}-state`, { secureDelete });
-  const memoryCache = new Map<string, CachedChat>();
   const generations = createGenerationHolder<string>();
   let tokenCounter = 0;
 
@@ -199,88 +198,49 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
         // A fresh draft holds no earlier write's deletions.
         if (record.deleting.length > 0) state.setWriteRecord((started = record = { ...record, deleting: [] }));
       }
-      let finished = false;
-      let draftOpen = true;
-      const closeDraft = async (): Promise<void> => {
-        if (draftOpen) {
-          draftOpen = false;
-          await store.close();
-        }
-      };
-      return {
-        store,
-        generation,
-        resumed,
-        async publish() {
-          if (finished) return;
-          await store.setMeta(generationKey, generation);
-          await store.setMeta(publishedAtKey, now().toISOString());
+      return draftWriteSession(store, { generation, resumed, record, now }, {
+        async publish(draft) {
           await store.setMeta(draftBaseKey, null);
           sealSqliteStore(store);
-          draftOpen = false;
+          draft.closed();
           syncFile(draftPath);
           renameSync(draftPath, path);
           syncFile(dirname(path));
-          finished = true;
+        },
+        async published() {
           state.setWriteRecord(undefined);
         },
         async discard() {
-          if (finished) return;
-          await closeDraft();
           removeDraft();
-          finished = true;
           state.setWriteRecord(undefined);
         },
-        async recordDeletion(documents) {
-          record = withDeletions(record, documents);
-          state.setWriteRecord(record);
+        async saveRecord(current) {
+          state.setWriteRecord(current);
         },
-        async end(unpublished) {
-          try {
-            // Recorded first: a draft that fails to close must not leave a record that says the write still runs.
-            if (!finished) state.setWriteRecord(endedWriteRecord(record, unpublished, now().toISOString()));
-            await closeDraft();
-          } finally {
-            releaseLock(session);
-          }
+        async recordEnd(ended) {
+          if (ended) state.setWriteRecord(ended);
         },
-      };
+        async release() {
+          releaseLock(session);
+        },
+      });
     } catch (error) {
-      try {
-        // A write that could not set up its draft failed; its record must not say that it still runs.
-        if (started) state.setWriteRecord(endedWriteRecord(started, { status: 'failed', step: null, error: errorMessage(error) }, now().toISOString()));
-      } finally {
-        releaseLock(session);
-      }
-      throw error;
+      return failedWriteSetup(error, { started, now, recordEnd: async (ended) => state.setWriteRecord(ended), release: async () => releaseLock(session) });
     }
   };
 
-  const queryCache: LlmResponseCache = {
-    async get(key) {
-      const hit = memoryCache.get(key);
-      if (hit !== undefined) return hit;
-      try {
-        return state.getCached(key);
-      } catch {
-        return undefined;
-      }
+  const queryCache = layeredQueryCache(
+    {
+      get: (key) => state.getCached(key),
+      set(key, value, createdAt) {
+        state.setCached(key, value, createdAt);
+      },
     },
-    async set(key, value) {
-      memoryCache.set(key, value);
-      try {
-        state.setCached(key, value, now().toISOString());
-      } catch {
-        // A busy or read-only state file: the reply stays cached in memory for this process.
-      }
-    },
-    // Query replies keep no source tags: a delete clears the whole query cache (`clearQueryCache`).
-    async addSources() {},
-  };
+    now,
+  );
 
   const clearQueryCache = async (): Promise<number> => {
-    const inMemory = memoryCache.size;
-    memoryCache.clear();
+    const inMemory = queryCache.clearMemory();
     try {
       // The process's copies are a subset of the file's, unless the file could not be written when they were made.
       return Math.max(inMemory, state.clearCached());

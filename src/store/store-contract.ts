@@ -62,10 +62,6 @@ export const sampleRows: { [T in TableName]: [TableRows[T], TableRows[T]] } = {
     { a: 'w1', b: 'w2', weight: 3 },
     { a: 'w2', b: 'w1', weight: 3 },
   ],
-  chunkEdges: [
-    { a: 'c1', b: 'c2', weight: 0.8, kind: 'knn' },
-    { a: 'c1', b: 'c2', weight: 1, kind: 'shared-entity' },
-  ],
   extractions: [
     { id: 'x1', chunkId: 'c1', extractor: 'llm-graph', model: 'm', promptHash: 'p', raw: '{"a":1}', parsed: { a: 1 } },
     { id: 'x2', chunkId: 'c2', extractor: 'llm-graph', model: 'm', promptHash: 'p', raw: 'bad', parsed: null },
@@ -175,12 +171,16 @@ export function describeStoreContract(backend: string, options: StoreContractOpt
 
     test('composite keys upsert by the whole key', () =>
       withStore(async (store) => {
-        const edges = store.table('chunkEdges');
-        await edges.upsert(sampleRows.chunkEdges);
-        await edges.upsert([{ a: 'c1', b: 'c2', weight: 0.5, kind: 'knn' }]);
-        const rows = await edges.all();
-        assert.equal(rows.length, 2);
-        assert.equal(rows.find((row) => row.kind === 'knn')?.weight, 0.5);
+        const links = store.table('keywordChunks');
+        await links.upsert(sampleRows.keywordChunks);
+        await links.upsert([
+          { keywordId: 'w1', chunkId: 'c1', score: 0.5 },
+          { keywordId: 'w1', chunkId: 'c2', score: 0.3 },
+        ]);
+        const rows = await links.all();
+        assert.equal(rows.length, 3);
+        assert.equal(rows.find((row) => row.keywordId === 'w1' && row.chunkId === 'c1')?.score, 0.5);
+        assert.equal(rows.find((row) => row.keywordId === 'w2')?.score, 0.6);
       }));
 
     test('a failed transaction writes nothing; a nested failure rolls back only its savepoint', () =>

@@ -16,7 +16,6 @@ const indexTables = [
   'keywords',
   'keywordChunks',
   'keywordEdges',
-  'chunkEdges',
   'extractions',
 ] as const satisfies readonly TableName[];
 

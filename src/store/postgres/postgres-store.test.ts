@@ -289,11 +289,33 @@ describe('Postgres store: servers, migrations and search quality', () => {
     const stores = await Promise.all(pools.map((pool, index) => openPostgresStore(pool, { workspace: `w${index}`, generation: 0 }, { onWarning: () => undefined })));
     await Promise.all(stores.map((store, index) => store.table('documents').upsert([{ ...sampleRows.documents[0], id: `d${index}` }])));
     const admin = running.pool(url);
-    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 1 }]);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 7 }]);
     await admin.query('UPDATE kgrag.kgrag_schema SET version = 99');
     await assert.rejects(openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined }), (error: unknown) => {
       return KgragError.isInstance(error) && error.code === 'STORE_TOO_NEW' && /upgrade kgrag/.test(error.hint ?? '');
     });
+  });
+
+  test('a schema of version 1 is migrated: chunk_edges and the relations vector space are dropped, every workspace\'s other rows kept', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const store = await openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined });
+    await store.table('chunks').upsert(sampleRows.chunks);
+    await store.vectors('chunks').upsert([{ id: 'c1', vector: Float32Array.of(0.6, 0.8, 0, 0) }], 'test:4');
+    await store.close();
+    // What version 1 held beside that: the chunk_edges table and rows of a relations space.
+    const admin = running.pool(url);
+    await admin.query('CREATE TABLE IF NOT EXISTS kgrag.chunk_edges (workspace text NOT NULL, generation integer NOT NULL, hid bigint, a text, b text)');
+    await admin.query("INSERT INTO kgrag.vector_spaces (workspace, generation, space, embedder_id, dimensions, layout, indexed, revision) VALUES ('w', 0, 'relations', 'test:4', 4, 'sparse', false, 1)");
+    await admin.query("INSERT INTO kgrag.vector_rows (workspace, generation, space, id) VALUES ('w', 0, 'relations', 'r1')");
+    await admin.query('UPDATE kgrag.kgrag_schema SET version = 1');
+    const migrated = await openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined });
+    assert.deepEqual((await migrated.table('chunks').all()).map((row) => row.id), ['c1', 'c2']);
+    assert.deepEqual((await migrated.vectors('chunks').search(Float32Array.of(0.6, 0.8, 0, 0), 1)).map((hit) => hit.id), ['c1']);
+    assert.deepEqual((await admin.query("SELECT to_regclass('kgrag.chunk_edges') AS t")).rows, [{ t: null }]);
+    assert.deepEqual((await admin.query("SELECT count(*)::int AS n FROM kgrag.vector_rows WHERE space = 'relations'")).rows, [{ n: 0 }]);
+    assert.deepEqual((await admin.query("SELECT count(*)::int AS n FROM kgrag.vector_spaces WHERE space = 'relations'")).rows, [{ n: 0 }]);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 7 }]);
   });
 
   test('an unreachable server is a KgragError naming store.url', async () => {

@@ -10,6 +10,7 @@ import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordin
 import { chooseLayout, denseOf, hasPostings, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
+import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
 import { memoized } from '../core/memoized.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
@@ -32,19 +33,8 @@ import {
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
-/**
- * Bumped with each schema change; older files are migrated on open, newer ones refused.
- * 2: full-text indexes hold text without stopwords (BM25 document lengths as in classic IR).
- * 3: reports.error records why an LLM report failed.
- * 4: vector spaces may be sparse (`vec_<space>_sparse` and `_postings`, layout in `vectors:<space>`); dense spaces
- *    of version 3 are read as they are, and an older kgrag must not open a file whose spaces it cannot read. The
- *    unused indexes on relations.source and relations.target are dropped.
- * 5: nothing of a deleted row survives in the file. The full-text indexes are plain contentless FTS5 tables with
- *    `secure-delete` on, their rows deleted with the old values (a `contentless_delete` table keeps a deleted row's
- *    terms in its segments behind a tombstone until a merge happens to rewrite them), so they are rebuilt; the LLM
- *    cache's source tags get their table (`llm_cache_sources`).
- */
-const schemaVersion = 6;
+/** The schema version of the file (`PRAGMA user_version`): the shared list's (`store/migrations.ts`). */
+const schemaVersion = storeSchemaVersion;
 /** SQL function that turns a column's text into what the full-text index stores. */
 const indexTextFunction = 'kgrag_index_text';
 
@@ -184,22 +174,49 @@ function migrate(db: Database.Database, path: string, readonly: boolean): void {
       hint: 'run `kgrag index <paths>` first',
     });
   }
+  const steps = version === 0 ? [] : pendingMigrationSteps(version);
   db.transaction(() => {
     if (version === 0) {
       for (const name of tableNames) createTable(db, tableSpec(name));
       db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT, blob BLOB)');
     }
-    if (version >= 1 && version < 5) rebuildFullTextIndexes(db);
-    if (version >= 1 && version < 3) addColumnIfMissing(db, 'reports', 'error', 'TEXT');
-    if (version >= 1 && version < 4) for (const index of ['relations_source', 'relations_target']) db.exec(`DROP INDEX IF EXISTS ${index}`);
-    if (version >= 1 && version < 5) createTable(db, tableSpec('llmCacheSources'));
-    if (version >= 1 && version < 6) createTable(db, tableSpec('externalIds'));
+    for (const step of steps) if (step.kind !== 'compact') migrationStep(db, step);
     db.pragma(`application_id = ${applicationId}`);
     db.pragma(`user_version = ${schemaVersion}`);
   })();
   // Rows an older kgrag deleted or replaced (a changed document's old version) left their bytes in free pages and
   // in the free space of pages; rewriting the file once drops them (2.6 s for 2Wiki's 190 MB fast index).
-  if (version >= 1 && version < 5) db.exec('VACUUM');
+  if (steps.some((step) => step.kind === 'compact')) db.exec('VACUUM');
+}
+
+/** One step of the shared migration list, in SQLite's SQL. */
+function migrationStep(db: Database.Database, step: MigrationStep): void {
+  switch (step.kind) {
+    case 'createTable':
+      createTable(db, tableSpec(step.table));
+      return;
+    case 'addColumn': {
+      const column = tableSpec(step.table).columns[step.column] as ColumnSpec;
+      addColumnIfMissing(db, tableSpec(step.table).sqlName, snakeCase(step.column), sqlType({ ...column, nullable: true }));
+      return;
+    }
+    case 'dropIndex':
+      db.exec(`DROP INDEX IF EXISTS ${tableSpec(step.table).sqlName}_${step.columns.map(snakeCase).join('_')}`);
+      return;
+    case 'dropTable':
+      db.exec(`DROP TABLE IF EXISTS ${step.sqlName}`);
+      return;
+    case 'dropVectorSpace':
+      for (const table of vectorSpaceTables(step.space)) db.exec(`DROP TABLE IF EXISTS ${table}`);
+      db.prepare('DELETE FROM meta WHERE key IN (?, ?)').run(...vectorSpaceMetaKeys(step.space));
+      return;
+    case 'rebuildFullText':
+      rebuildFullTextIndexes(db);
+      return;
+    case 'compact':
+      // VACUUM cannot run in a transaction: `migrate` runs it after the commit.
+      return;
+  }
 }
 
 function addColumnIfMissing(db: Database.Database, table: string, column: string, type: string): void {
@@ -558,6 +575,19 @@ interface StoredSpaceInfo {
  * postings (the local embedder writes a space in one call). The revision lives in its own meta record, which
  * `clear()` keeps, so it never repeats.
  */
+/**
+ * The tables of a space: sqlite-vec's table and its key table (dense), the key and postings tables (sparse), and
+ * `_pages`, which an early sparse layout used.
+ */
+function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, pages: string] {
+  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_pages`];
+}
+
+/** The meta records of a space: its description and its revision, which `clear()` keeps so that it never repeats. */
+function vectorSpaceMetaKeys(space: string): [info: string, revision: string] {
+  return [`vectors:${space}`, `vectors-revision:${space}`];
+}
+
 class SqliteVectorIndex implements VectorIndex {
   private readonly vecTable: string;
   private readonly keyTable: string;
@@ -571,12 +601,8 @@ class SqliteVectorIndex implements VectorIndex {
     private readonly store: SqliteStore,
     private readonly space: VectorSpace,
   ) {
-    this.vecTable = `vec_${space}`;
-    this.keyTable = `vec_${space}_keys`;
-    this.sparseKeyTable = `vec_${space}_sparse`;
-    this.postingTable = `vec_${space}_postings`;
-    this.infoKey = `vectors:${space}`;
-    this.revisionKey = `vectors-revision:${space}`;
+    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable] = vectorSpaceTables(space);
+    [this.infoKey, this.revisionKey] = vectorSpaceMetaKeys(space);
   }
 
   private readInfo(): VectorSpaceInfo | undefined {
@@ -608,7 +634,7 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   private dropTables(): void {
-    for (const table of [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, `vec_${this.space}_pages`]) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of vectorSpaceTables(this.space)) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
   }
 
   /** The in-memory cache of the current revision (a fresh one after any write, here or in another process). */

@@ -63,8 +63,6 @@ export interface BuiltInTableRows {
  *   }
  * }
  * ```
- *
- * Without it, `store.table<MyRow>('myTable')` gives the same access with the row type named at the call.
  */
 export interface TableRows extends BuiltInTableRows {}
 

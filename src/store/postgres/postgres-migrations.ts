@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnSpec } from '../schema.js';
 import { inPostgresTransaction, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
+import type { PluginTables } from '../store-extensions.js';
 import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
 
 /**
@@ -53,7 +54,11 @@ export function termTableOf(spec: AnyTableSpec): string {
  * Every table whose rows belong to one workspace generation, unqualified: what copying or dropping a generation
  * touches. `vector_indexes` is not among them: it names indexes, which are built or dropped outside the copy.
  */
-export const postgresGenerationTables: readonly string[] = [
+export function postgresGenerationTables(pluginTables: PluginTables = {}): string[] {
+  return [...builtInGenerationTables, ...Object.values(pluginTables).map((spec) => spec.sqlName)];
+}
+
+const builtInGenerationTables: readonly string[] = [
   ...tableNames.map((name) => tableSpec(name).sqlName),
   ...tableNames.flatMap((name) => (tableSpec(name).fullText ? [termTableOf(tableSpec(name))] : [])),
   'full_text_totals',
@@ -217,4 +222,17 @@ async function installVector(run: SqlRunner, schema: string): Promise<Pick<Postg
   );
   if ((column?.n ?? 0) === 0) await run.rows(`ALTER TABLE ${schema}.vector_rows ADD COLUMN embedding ${vectorNamespace}.vector`);
   return { vector: { namespace: vectorNamespace } };
+}
+
+/**
+ * Creates the tables plugins declare, unless they exist, under the migration lock: built like the schema's
+ * (`createTableStatements`), so that generations copy and drop them alike.
+ */
+export async function createPostgresPluginTables(pool: pg.Pool, state: PostgresSchemaState, tables: PluginTables): Promise<void> {
+  const specs = Object.values(tables);
+  if (specs.length === 0) return;
+  await inPostgresTransaction(pool, async (run) => {
+    await run.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`kgrag:migrate:${state.schema}`]);
+    for (const spec of specs) for (const statement of createTableStatements(state.schema, spec)) await run.rows(statement);
+  });
 }

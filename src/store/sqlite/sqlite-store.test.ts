@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { KgragError } from '../../core/errors.js';
-import { describeStoreContract } from '../store-contract.js';
+import { describeStoreContract } from '../describe-store-contract.js';
 import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kgrag-sqlite-'));
@@ -14,16 +14,16 @@ let counter = 0;
 let lastPath = '';
 
 describeStoreContract('sqlite (file, WAL)', {
-  async open() {
+  async open(extensions) {
     lastPath = join(directory, `store-${counter++}.db`);
-    return openSqliteStore(lastPath);
+    return openSqliteStore(lastPath, { ...extensions });
   },
-  async reopen() {
-    return openSqliteStore(lastPath);
+  async reopen(extensions) {
+    return openSqliteStore(lastPath, { ...extensions });
   },
 });
 
-describeStoreContract('sqlite (memory)', { open: async () => openSqliteStore(':memory:') });
+describeStoreContract('sqlite (memory)', { open: async (extensions) => openSqliteStore(':memory:', { ...extensions }) });
 
 test('refuses an SQLite file that is not a kgrag index', () => {
   const path = join(directory, 'foreign.db');

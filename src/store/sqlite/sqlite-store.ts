@@ -12,6 +12,8 @@ import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
 import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
 import { memoized } from '../core/memoized.js';
+import { specOfTable } from '../core/spec-of-table.js';
+import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
 import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
@@ -59,8 +61,8 @@ function allRows<R>(statement: Database.Statement, parameter?: SqlValue): R[] {
   return Array.from(iterateRows<R>(statement, parameter));
 }
 
-/** Options of {@link openSqliteStore}. */
-export interface SqliteStoreOptions {
+/** Options of {@link openSqliteStore}; `tables` are plugins' tables, created with the built-in ones. */
+export interface SqliteStoreOptions extends StoreExtensions {
   /** Open read-only (queries from a second process while an index runs). */
   readonly?: boolean;
   /**
@@ -76,6 +78,7 @@ export interface SqliteStoreOptions {
  * and sqlite-vec for vector search. `path` may be `:memory:` for tests.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  const pluginTables = validatePluginTables(options.tables);
   let db: Database.Database;
   try {
     if (path !== ':memory:' && !options.readonly) mkdirSync(dirname(path), { recursive: true });
@@ -83,8 +86,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     sqliteVec.load(db);
     db.function(indexTextFunction, { deterministic: true }, (text: unknown) => fullTextIndexText(typeof text === 'string' ? text : null));
     db.pragma('busy_timeout = 5000');
-    // Reads of large blobs (the stored triple index and ppr graph, 21 MB on 2Wiki) copy from mapped pages instead
-    // of one read() per 4 KB page: half the CPU of a cold ppr query's loading.
+    // Reads of large blobs (the stored triple index and a method's graph, 21 MB on 2Wiki) copy from mapped pages instead
+    // of one read() per 4 KB page: half the CPU of loading them for a cold query.
     db.pragma(`mmap_size = ${mmapBytes}`);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
@@ -92,6 +95,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (options.secureDelete !== false) db.pragma('secure_delete = ON');
     }
     migrate(db, path, options.readonly === true);
+    if (!options.readonly) db.transaction(() => Object.values(pluginTables).forEach((spec) => createTable(db, spec)))();
   } catch (error) {
     if (KgragError.isInstance(error)) throw error;
     throw (
@@ -105,7 +109,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       })
     );
   }
-  return new SqliteStore(db);
+  return new SqliteStore(db, pluginTables);
 }
 
 /**
@@ -299,7 +303,10 @@ class SqliteStore implements Store {
   private transactionDepth = 0;
   private closed = false;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly pluginTables: PluginTables,
+  ) {}
 
   /**
    * A cached prepared statement returning row objects, arrays (`raw`) or first columns (`pluck`). The mode is
@@ -336,11 +343,14 @@ class SqliteStore implements Store {
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
-    return memoized(this.tables, name, () => new SqliteTable(this, tableSpec(name))) as unknown as TableAccess<T>;
+    return memoized(this.tables, name, () => new SqliteTable(this, specOfTable(name, this.pluginTables))) as unknown as TableAccess<T>;
   }
 
   vectors(space: VectorSpace): VectorIndex {
-    return memoized(this.vectorIndexes, space, () => new SqliteVectorIndex(this, space));
+    return memoized(this.vectorIndexes, space, () => {
+      assertVectorSpaceName(space);
+      return new SqliteVectorIndex(this, space);
+    });
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {

@@ -11,7 +11,8 @@ import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus,
 import { draftWriteSession, failedWriteSetup } from '../draft-write-session.js';
 import { layeredQueryCache } from '../layered-query-cache.js';
 import { startedWriteRecord, unpublishedRunOf, type WriteRecord } from '../write-record.js';
-import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade } from './sqlite-store.js';
+import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade, type SqliteStoreOptions } from './sqlite-store.js';
+import { validatePluginTables, type StoreExtensions } from '../store-extensions.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
 const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
@@ -20,8 +21,8 @@ const draftBaseKey = 'index:draftBase';
 /** How often a waiting writer looks at the lock again. */
 const lockPollMs = 250;
 
-/** Options of {@link openSqliteWorkspaceStorage}. */
-export interface SqliteWorkspaceStorageOptions {
+/** Options of {@link openSqliteWorkspaceStorage}; `tables` are plugins' tables, which every generation's file has. */
+export interface SqliteWorkspaceStorageOptions extends StoreExtensions {
   now?: () => Date;
   /** Overwrite deleted content with zeros in the index and the state file (`SqliteStoreOptions.secureDelete`). @default true */
   secureDelete?: boolean;
@@ -38,6 +39,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const now = options.now ?? (() => new Date());
   const draftPath = `${path}-draft`;
   const secureDelete = options.secureDelete !== false;
+  const writable: SqliteStoreOptions = { secureDelete, tables: validatePluginTables(options.tables) };
   const state = new WorkspaceStateFile(`${path}-state`, { secureDelete });
   const generations = createGenerationHolder<string>();
   let tokenCounter = 0;
@@ -64,19 +66,19 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       } catch (error) {
         if (!KgragError.isInstance(error) || error.code !== 'STORE_WRITER_BUSY') throw error;
       }
-      if (session === undefined) return openSqliteStore(path, { secureDelete });
+      if (session === undefined) return openSqliteStore(path, writable);
       try {
         upgradePublished();
       } finally {
         releaseLock(session);
       }
     }
-    return openSqliteStore(path, { readonly: true });
+    return openSqliteStore(path, { readonly: true, tables: writable.tables });
   };
 
   /** Rewrites the published file in place, once, under the writer lock (see `sqliteFileNeedsUpgrade`). */
   const upgradePublished = (): void => {
-    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path, { secureDelete }));
+    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path, writable));
   };
 
   const snapshot = async (): Promise<IndexSnapshot | undefined> => {
@@ -143,7 +145,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const openDraft = async (base: number): Promise<{ store: Store; resumed: boolean }> => {
     if (existsSync(draftPath)) {
       try {
-        const store = openSqliteStore(draftPath, { secureDelete });
+        const store = openSqliteStore(draftPath, writable);
         if ((await store.getMeta<number>(draftBaseKey)) === base) return { store, resumed: true };
         await store.close();
       } catch {
@@ -156,7 +158,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       copyFileSync(path, partial);
       renameSync(partial, draftPath);
     }
-    return { store: openSqliteStore(draftPath, { secureDelete }), resumed: false };
+    return { store: openSqliteStore(draftPath, writable), resumed: false };
   };
 
   const removeDraft = (): void => {

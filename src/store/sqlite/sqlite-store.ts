@@ -706,7 +706,7 @@ class SqliteVectorIndex implements VectorIndex {
    * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
-    const { rows, added } = mergeSparseRows(this.readSparseRows(true), items);
+    const { rows, added } = mergeSparseRows(this.readSparseRows(), items);
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of added) insertKey.run(id);
     this.writePostings(rows, dimensions);
@@ -794,14 +794,14 @@ class SqliteVectorIndex implements VectorIndex {
 
   /**
    * Every vector of a sparse space as CSR rows in vid order, transposed from the postings (the caller holds a
-   * snapshot); the ids, when asked for, are the key table's in the same order.
+   * snapshot), with the key table's ids in the same order.
    */
-  private readSparseRows(withIds: boolean): SparseRows {
+  private readSparseRows(): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
     const postings = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw')).map(
       ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
     );
-    const ids = withIds ? allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck')) : [];
+    const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }
 
@@ -811,7 +811,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'dense') return this.readDense(dimensions, ids);
-      return denseMatrixOfSparseRows(this.readSparseRows(true), dimensions, ids);
+      return denseMatrixOfSparseRows(this.readSparseRows(), dimensions, ids);
     });
   }
 
@@ -821,7 +821,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'sparse') {
-        const rows = this.readSparseRows(true);
+        const rows = this.readSparseRows();
         return { ids: rows.ids, dimensions, rowPointers: rows.rowPointers, columnIndices: rows.columnIndices, values: rows.values };
       }
       const { ids, matrix } = this.readDense(dimensions, undefined);
@@ -847,7 +847,7 @@ class SqliteVectorIndex implements VectorIndex {
     await this.store.transaction(async () => {
       this.bumpRevision(info);
       if (info.layout === 'sparse') {
-        const kept = sparseRowsWithout(this.readSparseRows(true), ids);
+        const kept = sparseRowsWithout(this.readSparseRows(), ids);
         if (kept === undefined) return;
         this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
         this.writePostings(kept, info.dimensions);

@@ -7,7 +7,8 @@ import { tableNames } from '../schema.js';
 import { openSqliteStore } from '../sqlite/sqlite-store.js';
 import { describeStoreContract } from '../describe-store-contract.js';
 import { sampleRows, type StoreContractOptions } from '../store-contract.js';
-import type { Store } from '../store.js';
+import type { TableName } from '../schema.js';
+import type { RowAccess, Store } from '../store.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 
@@ -170,6 +171,30 @@ describe('Postgres store: workspaces and generations', () => {
       assert.equal(await other.vectors('chunks').count(), 20);
     });
   }
+});
+
+describe('Postgres store: plugin tables', () => {
+  test('are created in the schema once, copied and dropped with their generation, and kept apart per workspace', async () => {
+    const { pool, options } = await freshTarget(embedded, 'plugin-tables');
+    const tables = { pluginScores: { sqlName: 'plugin_scores', key: ['id'], hid: true, columns: { id: { type: 'text' as const }, score: { type: 'real' as const } } } };
+    const scores = (store: Store): RowAccess<{ id: string; score: number; hid?: number }> => store.table('pluginScores' as TableName) as unknown as RowAccess<{ id: string; score: number; hid?: number }>;
+    const published = await openPostgresStore(pool, { workspace: 'w', generation: 1 }, { ...options, tables });
+    const elsewhere = await openPostgresStore(pool, { workspace: 'v', generation: 1 }, { ...options, tables });
+    await scores(published).upsert([
+      { id: 'a', score: 1 },
+      { id: 'b', score: 2 },
+    ]);
+    assert.equal(await scores(elsewhere).count(), 0);
+    await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema, tables });
+    const draft = await openPostgresStore(pool, { workspace: 'w', generation: 2 }, { ...options, tables });
+    assert.deepEqual(await scores(draft).all(), await scores(published).all());
+    await scores(draft).upsert([{ id: 'c', score: 3 }]);
+    assert.deepEqual((await scores(draft).all()).map((row) => [row.id, row.hid]), [['a', 1], ['b', 2], ['c', 3]]);
+    await dropPostgresGeneration(pool, 'w', 1, { schema: options.schema, tables });
+    assert.equal(await scores(published).count(), 0);
+    assert.equal(await scores(draft).count(), 3);
+    await assert.rejects(openPostgresStore(pool, { workspace: 'w', generation: 3 }, { ...options, tables: { pluginScores: { ...tables.pluginScores, sqlName: 'meta' } } }), /taken by a built-in or backend table/);
+  });
 });
 
 describe('Postgres store: a published generation', () => {

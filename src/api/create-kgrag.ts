@@ -32,7 +32,7 @@ import type { AnyQueryMethod } from '../methods/query-method.js';
 import { resolveEmbedder, type EmbedderInput } from '../providers/embed/resolve-embedder.js';
 import { isCorpusFitted, type Embedder } from '../providers/embed/embedder.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
+import { createTotMethod, type KnowledgeGraph } from '../methods/tot/index.js';
 import type { RetryEvent } from '../providers/llm/retry-policy.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { mergeModelPrices, priceSettings, resolveModelPrice } from '../providers/llm/model-prices.js';
@@ -487,8 +487,8 @@ export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
     embedderFor,
     tokenizer,
     ...(llm === undefined ? {} : { llm }),
-    methods: registeredMethods,
-    ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
+    // Graph instances reach tot through a tot of their own, which replaces the built-in one.
+    methods: options.knowledgeGraphs === undefined ? registeredMethods : registeredMethods.map((method) => (method.name === 'tot' ? createTotMethod({ knowledgeGraphs: options.knowledgeGraphs }) : method)),
     costOf: (usage) => {
       const price = llm ? resolveModelPrice(llm.modelId, prices) : undefined;
       return price ? (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1e6 : 0;

@@ -3,7 +3,7 @@ import { parseMethodConfigs } from '../methods/method-config.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
 import { composePipeline, type PipelineContribution } from '../pipeline/compose-pipeline.js';
 import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
-import { graphStepOf, sharedSteps, sharedStepsOfImport } from '../pipeline/shared-steps.js';
+import { graphStepOf, sharedArtifacts, sharedSteps, sharedStepsOfImport } from '../pipeline/shared-steps.js';
 import { registeredMethods } from './registered-methods.js';
 
 /** Options of {@link indexPipeline}. */
@@ -35,7 +35,7 @@ async function methodContributions(config: KgragConfig, methods: readonly AnyQue
 export async function indexPipeline(options: IndexPipelineOptions): Promise<PipelineStep[]> {
   const methods = options.methods ?? registeredMethods;
   const shared = sharedSteps(options.mode, options.config, options.hasLlm);
-  return composePipeline(shared, await methodContributions(options.config, methods, options.mode, graphStepOf(options.mode)));
+  return composePipeline(shared, await methodContributions(options.config, methods, options.mode, graphStepOf(options.mode)), sharedArtifacts(options.config));
 }
 
 /** Options of {@link importPipeline}. */
@@ -52,5 +52,5 @@ export interface ImportPipelineOptions {
  */
 export async function importPipeline(options: ImportPipelineOptions): Promise<PipelineStep[]> {
   const shared = sharedStepsOfImport(options.imported, options.hasLlm);
-  return composePipeline(shared, await methodContributions(options.config, registeredMethods, options.hasLlm ? 'standard' : 'fast', 'summarize'));
+  return composePipeline(shared, await methodContributions(options.config, registeredMethods, options.hasLlm ? 'standard' : 'fast', 'summarize'), sharedArtifacts(options.config));
 }

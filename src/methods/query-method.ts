@@ -6,7 +6,6 @@ import type { PromptLibrary, PromptTemplate } from '../core/prompt-library.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
 import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
-import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
@@ -58,11 +57,6 @@ export interface MethodContext {
   readonly history: readonly ChatMessage[];
   /** Adds a line to the result's `warnings`: something the reader should know about how this answer was made. */
   warn(message: string): void;
-  /**
-   * Knowledge-graph instances given to `createKgrag` by name (tests, library users); they win over the
-   * graphs of the `knowledgeGraphs` configuration and over the workspace index graph of the same name.
-   */
-  readonly knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
   /**
    * Fails with the engine's "index not ready" error unless `steps` have run: for requirements that depend on
    * the parameters, which `QueryMethod.requires` cannot express. `hint` adds another way out.
@@ -163,6 +157,8 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   readonly config: z.ZodType<Config>;
   /** Keys of `config` that shape the index: set in kgrag.yaml, since a query cannot change what was built. */
   readonly indexSettings?: readonly string[];
+  /** Keys of `config` a request may not set although they shape no index: endpoints the server would call. */
+  readonly configOnly?: readonly string[];
   /** The parameter, or parameters, a request's `topK` (CLI `-k`) sets. @default 'k' */
   readonly topKParam?: string | readonly string[];
   /**

@@ -23,9 +23,16 @@ export type StepName =
   | 'triples'
   | 'embed-triples'
   | 'ppr-graph'
+  | 'chunk-knn'
   | 'passage-graph'
-  | 'knn-graph'
+  | 'chunk-graph'
   | 'keywords';
+
+/** What a step asks of a shared artifact: its name and the parameters it needs, each a number ("at least this"). */
+export interface ArtifactRequest {
+  readonly artifact: string;
+  readonly params: Readonly<Record<string, number>>;
+}
 
 /** A document handed to `index` directly instead of a path. */
 export interface InputDocument {
@@ -120,8 +127,14 @@ export interface PipelineStep {
   readonly name: StepName;
   /** Bumped when the step's code changes what it produces. */
   readonly version: number;
-  /** Steps whose output this one reads. */
+  /** Steps whose output this one reads (the steps of the artifacts it consumes among them). */
   readonly reads: readonly StepName[];
+  /**
+   * Shared artifacts the step reads, with the parameters it needs (`chunk-knn` with `{ k: 10 }`): the composer builds
+   * each artifact once per index, at the largest value of each parameter any step asks for, and the step takes its
+   * share (the first k of each row). See `ArtifactProvider` (`compose-pipeline.ts`).
+   */
+  readonly consumes?: readonly ArtifactRequest[];
   /** The configuration that changes this step's output (JSON-serializable): settings, model, prompts. */
   settings(config: KgragConfig, environment: StepEnvironment): unknown;
   /** Whether the step must run even when its fingerprint is unchanged (e.g. `load` with new inputs). */

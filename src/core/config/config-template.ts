@@ -26,7 +26,7 @@ const examples: Record<string, unknown> = {
   'store.url': 'postgres://kgrag:secret@localhost:5432/kgrag',
   'store.workspace': 'team-docs',
   methods: { basic: { variant: 'hybrid' } },
-  knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
+  'methods.tot.knowledgeGraphs': { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };
 
 /** One line of YAML: folding a long value would break it over lines the template cannot indent. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { registeredMethods } from '../../api/registered-methods.js';
 import { builtMethods } from '../../pipeline/built-methods.js';
 import { defineRoute } from '../api-route.js';
-import { looseObject } from '../request-schemas.js';
+import { methodDescriptionSchema } from '../response-schemas.js';
 
 /** A method's parameters as JSON Schema (its zod schema, input side), for forms and clients; computed once. */
 const methodDescriptions = registeredMethods.map((method) => {
@@ -24,7 +24,7 @@ export const methodRoutes = [
     path: '/methods',
     tag: 'query',
     summary: "The query methods: description, variants, parameters (JSON Schema of the method's settings), and whether the index is built for each",
-    responses: { 200: { description: 'Methods', schema: z.object({ methods: z.array(looseObject) }) } },
+    responses: { 200: { description: 'Methods', schema: z.object({ default: z.string().describe('The method a query without one uses'), methods: z.array(methodDescriptionSchema) }) } },
     handler: async (c, { workspace }) => {
       // An index from before methods were chosen holds every method's steps; an empty workspace none.
       const built = await builtMethods(workspace.kgrag.store);

@@ -11,7 +11,7 @@ import { autokgMethod } from '../src/methods/autokg/autokg-method.js';
 import { autokgConfig, searchNumbersOf } from '../src/methods/autokg/config.js';
 import { hybridSearch, type HybridSearchInput } from '../src/methods/autokg/hybrid-search.js';
 import { packKeywordTexts } from '../src/methods/autokg/pack-keyword-texts.js';
-import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 

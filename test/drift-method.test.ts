@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-drift-'));

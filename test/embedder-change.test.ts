@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { KgragError } from '../src/core/errors.js';
-import { startMockOpenAiServer, type MockOpenAiServer } from '../src/providers/llm/mock-openai-server.js';
+import { startMockOpenAiServer, type MockOpenAiServer } from '../src/testing/mock-openai-server.js';
 
 /*
  * Vectors of two embedding models of the same dimension compare without any arithmetic error and rank nonsense.

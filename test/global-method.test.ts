@@ -14,7 +14,7 @@ import { noDataAnswer } from '../src/methods/global/global-method.js';
 import type { AnalystPoint } from '../src/methods/global/map-report-batches.js';
 import { packAnalystPoints } from '../src/methods/global/pack-analyst-points.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 import { countPromptTokens } from '../src/providers/llm/token-estimate.js';
 import { createTokenizer, type Tokenizer } from '../src/text/tokenizer.js';
 

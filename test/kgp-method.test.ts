@@ -11,7 +11,7 @@ import { passageGraphBlobKey } from '../src/methods/kgp/build/passage-graph-step
 import { kgpMethod } from '../src/methods/kgp/kgp-method.js';
 import { kgpConfig } from '../src/methods/kgp/config.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 
 /*
  * A small film corpus. The three "Redwater" documents share a title, so the structural graph links them

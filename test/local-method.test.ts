@@ -8,7 +8,7 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { createRandom, type Random } from '../src/core/random.js';
 import { rankRelationships } from '../src/methods/local/build-local-context.js';
 import type { LocalGraph } from '../src/methods/local/local-lookups.js';
-import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 

@@ -12,7 +12,7 @@ import { phraseSeedWeights } from '../src/methods/ppr/phrase-seed-weights.js';
 import { extractQueryEntities } from '../src/methods/shared/query-entities.js';
 import type { MethodContext, TraceStep } from '../src/methods/query-method.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel, type ScriptedResponse } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel, type ScriptedResponse } from '../src/testing/scripted-language-model.js';
 
 /*
  * A tiny film "Wikipedia" with hand-written OpenIE triples (imported as HippoRAG's OpenIE file): two films,

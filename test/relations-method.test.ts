@@ -17,7 +17,7 @@ import { relationsRerankPrompt, renderRelationsRerankMessages } from '../src/met
 import { rerankByPathSupport } from '../src/methods/relations/rerank-by-path-support.js';
 import { createSimilarityIndex } from '../src/math/similarity-index.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel } from '../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 
 /*
  * The nano example of Graph RAG with Milvus (milvus-io/bootcamp, bootcamp/tutorials/quickstart/graph_rag_with_milvus.ipynb), in our own words: four

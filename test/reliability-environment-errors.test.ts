@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { toEnvironmentError } from '../src/core/environment-error.js';
 import { KgragError } from '../src/core/errors.js';
 import { formatErrorLine } from '../src/core/format-error-line.js';
-import { startMockOpenAiServer } from '../src/providers/llm/mock-openai-server.js';
+import { startMockOpenAiServer } from '../src/testing/mock-openai-server.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import type { TableRows } from '../src/store/schema.js';

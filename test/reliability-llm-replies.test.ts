@@ -9,7 +9,7 @@ import { KgragError } from '../src/core/errors.js';
 import { createOpenAiCompatibleEmbedder } from '../src/providers/embed/openai-compatible-embedder.js';
 import { createLanguageModel } from '../src/providers/llm/create-language-model.js';
 import { LlmCallError } from '../src/providers/llm/llm-call-error.js';
-import { type MockOpenAiServer, type MockOpenAiServerOptions, startMockOpenAiServer } from '../src/providers/llm/mock-openai-server.js';
+import { type MockOpenAiServer, type MockOpenAiServerOptions, startMockOpenAiServer } from '../src/testing/mock-openai-server.js';
 import { createOpenAiCompatibleLanguageModel } from '../src/providers/llm/openai-compatible-language-model.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 

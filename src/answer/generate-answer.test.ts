@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createScriptedLanguageModel } from '../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../testing/scripted-language-model.js';
 import type { CitableRecord, GenerateAnswerOptions } from './generate-answer.js';
 import { generateAnswer } from './generate-answer.js';
 

@@ -11,7 +11,7 @@ import { runGleaningConversation } from '../extract/llm-graph/run-gleaning-conve
 import { readGraphragOutput } from '../interop/graphrag/read-graphrag-output.js';
 import type { ChatRequest } from '../providers/llm/language-model.js';
 import { countPromptTokens } from '../providers/llm/token-estimate.js';
-import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../testing/scripted-language-model.js';
 import { createTokenizer } from '../text/tokenizer.js';
 import { estimateIndexCost, indexCostCalibration, type IndexCostEstimate, type StepCostEstimate } from './estimate-index-cost.js';
 import { gleaningConversationCost } from './estimate/gleaning-conversation-cost.js';

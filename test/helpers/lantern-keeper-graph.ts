@@ -1,7 +1,7 @@
 import { builtInPrompts } from '../../src/core/prompt-library.js';
 import { createInMemoryKnowledgeGraph, type InMemoryGraphData, type InMemoryKnowledgeGraph } from '../../src/methods/tot/kg/in-memory-knowledge-graph.js';
 import type { ChatRequest } from '../../src/providers/llm/language-model.js';
-import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../../src/providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../../src/testing/scripted-language-model.js';
 import type { TraversalContext } from '../../src/methods/tot/traversal-context.js';
 import type { KnowledgeGraph } from '../../src/methods/tot/kg/knowledge-graph.js';
 

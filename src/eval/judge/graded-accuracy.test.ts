@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { gradeAnswers } from './graded-accuracy.js';
 import { gradeReaskMessage, renderGradedAccuracyPrompt } from './graded-accuracy-prompt.js';
 import { parseStrictGrade } from './parse-strict-grade.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { judgeTablePercentages } from './judge-table-percentages.js';
 import { judgePairs } from './pairwise-judge.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
 import { llmCacheKey } from '../../providers/llm/llm-cache-key.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { judgePairs } from './pairwise-judge.js';
 import { allCriteria, criterionDefinitions, renderPairwiseJudgePrompt } from './pairwise-judge-prompt.js';
 

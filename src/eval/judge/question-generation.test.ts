@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { generateGlobalQuestions } from './question-generation.js';
 
 const description = 'Transcripts of a technology podcast: conversations between a CTO and other technology leaders.';

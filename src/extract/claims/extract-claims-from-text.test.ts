@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PromptLibrary } from '../../core/prompt-library.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { extractClaimsFromText } from './extract-claims-from-text.js';
 
 const text = 'On 2030-03-04 the Orvane Port Authority fined Brightline Freight for falsifying cargo records.';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PromptLibrary } from '../../core/prompt-library.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { confirmMerges } from './confirm-merges.js';
 import { mergesWithoutLlm } from './merges-without-llm.js';
 import { resolutionGroupKey } from './resolution-group-key.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { PromptLibrary } from '../../core/prompt-library.js';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { createScriptedLanguageModel, type ScriptedResponse } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel, type ScriptedResponse } from '../../testing/scripted-language-model.js';
 import { extractGraphFromText } from './extract-graph-from-text.js';
 import { extractGraphPrompts } from './extract-graph-prompt.js';
 

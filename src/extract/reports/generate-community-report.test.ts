@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { generateCommunityReport } from './generate-community-report.js';
 
 const context = '-----Entities-----\nhuman_readable_id,title,type,description,degree\n1,ADA,person,A mathematician,1';

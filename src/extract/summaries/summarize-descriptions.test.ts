@@ -4,7 +4,7 @@ import { KgragError } from '../../core/errors.js';
 import type { PromptLibrary } from '../../core/prompt-library.js';
 import type { ChatRequest } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { createScriptedLanguageModel } from '../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { createTokenizer } from '../../text/tokenizer.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import { summarizeAll } from './summarize-all.js';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { KgragError } from '../../core/errors.js';
 import { LlmCallError } from '../llm/llm-call-error.js';
-import { startMockOpenAiServer } from '../llm/mock-openai-server.js';
-import type { MockOpenAiServer, MockOpenAiServerOptions } from '../llm/mock-openai-server.js';
+import { startMockOpenAiServer } from '../../testing/mock-openai-server.js';
+import type { MockOpenAiServer, MockOpenAiServerOptions } from '../../testing/mock-openai-server.js';
 import { createOpenAiCompatibleEmbedder } from './openai-compatible-embedder.js';
 import type { OpenAiCompatibleEmbedderOptions } from './openai-compatible-embedder.js';
 

@@ -4,9 +4,9 @@ import { llmConfigSchema } from '../../core/config/config-schema.js';
 import type { LlmConfig } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { createLanguageModel } from './create-language-model.js';
-import { createMemoryLlmCache } from './memory-llm-cache.js';
-import { startMockOpenAiServer } from './mock-openai-server.js';
-import type { MockOpenAiServer } from './mock-openai-server.js';
+import { createMemoryLlmCache } from '../../testing/memory-llm-cache.js';
+import { startMockOpenAiServer } from '../../testing/mock-openai-server.js';
+import type { MockOpenAiServer } from '../../testing/mock-openai-server.js';
 import type { RetryEvent } from './retry-policy.js';
 import { createUsageMeter } from './usage-meter.js';
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { generateObject } from './generate-object.js';
 import { LlmCallError } from './llm-call-error.js';
-import { createScriptedLanguageModel } from './scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 
 const schema = z.object({
   entities: z.array(z.object({ name: z.string(), type: z.enum(['person', 'place']) })),

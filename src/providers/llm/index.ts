@@ -26,8 +26,6 @@ export { llmPolicyMiddleware } from './llm-policy-middleware.js';
 export { cacheMiddleware } from './cache-middleware.js';
 export type { CacheOptions } from './cache-middleware.js';
 export type { CachedChat, LlmResponseCache } from './llm-response-cache.js';
-export { createMemoryLlmCache } from './memory-llm-cache.js';
-export type { MemoryLlmCache } from './memory-llm-cache.js';
 export { llmCacheKey } from './llm-cache-key.js';
 export { retryMiddleware } from './retry-middleware.js';
 export { createRetryPolicy, retryWithBackoff } from './retry-policy.js';

@@ -4,10 +4,10 @@ import { APICallError } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { llmConfigSchema } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
-import { createMemoryLlmCache } from './memory-llm-cache.js';
+import { createMemoryLlmCache } from '../../testing/memory-llm-cache.js';
 import { resolveLanguageModel } from './resolve-language-model.js';
 import type { SdkLanguageModelV2 } from './sdk-types.js';
-import { createScriptedLanguageModel } from './scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { createUsageMeter } from './usage-meter.js';
 
 const usage = { inputTokens: { total: 7, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 3, text: undefined, reasoning: undefined } };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatRequest } from './language-model.js';
 import type { CallPriority } from './priority-queues.js';
-import { createScriptedLanguageModel } from './scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { createTokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
 import type { RateLimitCost, TokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
 import { countPromptTokens } from './token-estimate.js';

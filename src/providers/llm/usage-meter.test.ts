@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryLlmCache } from './memory-llm-cache.js';
+import { createMemoryLlmCache } from '../../testing/memory-llm-cache.js';
 import { findModelPrice } from './model-prices.js';
-import { createScriptedLanguageModel } from './scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../testing/scripted-language-model.js';
 import { createUsageMeter } from './usage-meter.js';
 import type { UsageSnapshot } from './usage-meter.js';
 import { cacheMiddleware } from './cache-middleware.js';

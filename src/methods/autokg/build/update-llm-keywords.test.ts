@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { builtInPrompts } from '../../../core/prompt-library.js';
-import { createScriptedLanguageModel } from '../../../providers/llm/scripted-language-model.js';
+import { createScriptedLanguageModel } from '../../../testing/scripted-language-model.js';
 import { createTokenizer } from '../../../text/tokenizer.js';
 import type { LanguageModel } from '../../../providers/llm/language-model.js';
 import { type ClusterToName, updateLlmKeywords } from './update-llm-keywords.js';

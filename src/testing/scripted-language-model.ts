@@ -1,6 +1,6 @@
-import { KgragError } from '../../core/errors.js';
-import type { ChatRequest, ChatResult, ChatStreamPart, FinishReason, LanguageModel } from './language-model.js';
-import { countPromptTokens, estimateTokenCount } from './token-estimate.js';
+import { KgragError } from '../core/errors.js';
+import type { ChatRequest, ChatResult, ChatStreamPart, FinishReason, LanguageModel } from '../providers/llm/language-model.js';
+import { countPromptTokens, estimateTokenCount } from '../providers/llm/token-estimate.js';
 
 /**
  * A scripted reply: text, an object (sent as its JSON), an `Error` (thrown, to script failures), or

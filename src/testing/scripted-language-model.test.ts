@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KgragError } from '../../core/errors.js';
-import type { ChatStreamPart } from './language-model.js';
+import { KgragError } from '../core/errors.js';
+import type { ChatStreamPart } from '../providers/llm/language-model.js';
 import { createScriptedLanguageModel } from './scripted-language-model.js';
 
 const user = (content: string) => ({ messages: [{ role: 'system' as const, content: 'sys' }, { role: 'user' as const, content }] });

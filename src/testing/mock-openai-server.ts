@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../providers/llm/canonical-json.js';
 
 /**
  * Faults the mock server can inject:

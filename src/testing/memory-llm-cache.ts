@@ -1,4 +1,4 @@
-import type { CachedChat, LlmResponseCache } from './llm-response-cache.js';
+import type { CachedChat, LlmResponseCache } from '../providers/llm/llm-response-cache.js';
 
 /** An in-memory {@link LlmResponseCache} that also exposes its entries (handy in tests). */
 export interface MemoryLlmCache extends LlmResponseCache {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
-import { generateObject } from './generate-object.js';
-import type { LanguageModel } from './language-model.js';
+import { generateObject } from '../providers/llm/generate-object.js';
+import type { LanguageModel } from '../providers/llm/language-model.js';
 import { FAULT_KINDS, startMockOpenAiServer } from './mock-openai-server.js';
 import type { FaultKind, MockAnsweredRequest, MockChatCompletionRequest, MockOpenAiServer, MockOpenAiServerOptions } from './mock-openai-server.js';
-import { createOpenAiCompatibleLanguageModel } from './openai-compatible-language-model.js';
-import { retryMiddleware } from './retry-middleware.js';
+import { createOpenAiCompatibleLanguageModel } from '../providers/llm/openai-compatible-language-model.js';
+import { retryMiddleware } from '../providers/llm/retry-middleware.js';
 
 const servers: MockOpenAiServer[] = [];
 after(async () => {

@@ -1,19 +1,10 @@
 import { onAbort } from '../../core/on-abort.js';
-import {
-  fromSdkFinishReason,
-  fromSdkUsage,
-  kgragReplyMetadata,
-  replyText,
-  toChatRequest,
-  toSdkFinishReason,
-  toSdkUsage,
-  withKgragReplyMetadata,
-} from './kgrag-call-options.js';
+import { fromSdkFinishReason, fromSdkUsage, kgragReplyMetadata, replyText, toChatRequest, toSdkFinishPart, toSdkGenerateResult } from './kgrag-call-options.js';
 import type { ChatRequest, FinishReason } from './language-model.js';
 import { llmCacheKey } from './llm-cache-key.js';
 import type { CachedChat, LlmResponseCache } from './llm-response-cache.js';
 import { observeStream } from './observe-stream.js';
-import type { SdkGenerateResult, SdkLanguageModelMiddleware, SdkStreamPart, SdkUsage } from './sdk-types.js';
+import type { SdkLanguageModelMiddleware, SdkStreamPart, SdkUsage } from './sdk-types.js';
 
 /** Options of {@link cacheMiddleware}. */
 export interface CacheOptions {
@@ -94,7 +85,7 @@ export function cacheMiddleware(options: CacheOptions): SdkLanguageModelMiddlewa
       const request = toChatRequest(params);
       const key = llmCacheKey(model, request);
       const claimed = request.refreshCache === true ? { miss: register(key) } : await claim(key, request, () => register(key));
-      if ('hit' in claimed) return cachedResult(claimed.hit);
+      if ('hit' in claimed) return toSdkGenerateResult({ ...claimed.hit, cached: true });
       let kept: CachedChat | undefined;
       try {
         const result = await doGenerate();
@@ -154,21 +145,6 @@ function storable(reply: {
   return { text: reply.text, usage: { ...counts, ...(estimated ? { estimated: true } : {}) }, finishReason: reply.finishReason, modelId: reply.modelId };
 }
 
-function cachedMetadata(hit: CachedChat) {
-  return withKgragReplyMetadata(undefined, { cached: true, ...(hit.usage.estimated === true ? { usageEstimated: true } : {}) });
-}
-
-function cachedResult(hit: CachedChat): SdkGenerateResult {
-  return {
-    content: hit.text.length > 0 ? [{ type: 'text', text: hit.text }] : [],
-    finishReason: toSdkFinishReason(hit.finishReason),
-    usage: toSdkUsage(hit.usage),
-    providerMetadata: cachedMetadata(hit),
-    response: { modelId: hit.modelId },
-    warnings: [],
-  };
-}
-
 function cachedStream(hit: CachedChat): ReadableStream<SdkStreamPart> {
   const parts: SdkStreamPart[] = [
     { type: 'stream-start', warnings: [] },
@@ -180,7 +156,7 @@ function cachedStream(hit: CachedChat): ReadableStream<SdkStreamPart> {
           { type: 'text-end', id: 'cached' },
         ] satisfies SdkStreamPart[])
       : []),
-    { type: 'finish', finishReason: toSdkFinishReason(hit.finishReason), usage: toSdkUsage(hit.usage), providerMetadata: cachedMetadata(hit) },
+    toSdkFinishPart({ ...hit, cached: true }),
   ];
   return new ReadableStream<SdkStreamPart>({
     start(controller) {

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatRequest, ChatResult, FinishReason } from './language-model.js';
 import type { CallPriority } from './priority-queues.js';
-import type { SdkCallOptions, SdkFinishReason, SdkProviderMetadata, SdkUsage } from './sdk-types.js';
+import type { SdkCallOptions, SdkFinishReason, SdkGenerateResult, SdkProviderMetadata, SdkStreamPart, SdkUsage } from './sdk-types.js';
 import { countPromptTokens, type CountTokens } from './token-estimate.js';
 
 /** The `providerOptions` and `providerMetadata` key under which kgrag's own fields travel through the middleware. */
@@ -194,4 +194,26 @@ export function toChatResult(reply: { text: string; usage: SdkUsage; finishReaso
     modelId: reply.modelId,
     ...(metadata.cached ? { cached: true } : {}),
   };
+}
+
+/** The `providerMetadata` that says what kgrag knows of a result: from the cache, usage estimated. */
+function resultMetadata(result: ChatResult): SdkProviderMetadata {
+  return withKgragReplyMetadata(undefined, { ...(result.cached === true ? { cached: true } : {}), ...(result.usage.estimated === true ? { usageEstimated: true } : {}) });
+}
+
+/** A kgrag result as a v3 `doGenerate` result. */
+export function toSdkGenerateResult(result: ChatResult): SdkGenerateResult {
+  return {
+    content: result.text.length > 0 ? [{ type: 'text', text: result.text }] : [],
+    finishReason: toSdkFinishReason(result.finishReason),
+    usage: toSdkUsage(result.usage),
+    providerMetadata: resultMetadata(result),
+    response: { modelId: result.modelId },
+    warnings: [],
+  };
+}
+
+/** The `finish` part a v3 stream of a kgrag result ends with. */
+export function toSdkFinishPart(result: ChatResult): Extract<SdkStreamPart, { type: 'finish' }> {
+  return { type: 'finish', finishReason: toSdkFinishReason(result.finishReason), usage: toSdkUsage(result.usage), providerMetadata: resultMetadata(result) };
 }

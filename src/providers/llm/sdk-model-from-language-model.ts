@@ -1,5 +1,5 @@
-import { toChatRequest, toSdkFinishReason, toSdkUsage, withKgragReplyMetadata } from './kgrag-call-options.js';
-import type { ChatResult, LanguageModel } from './language-model.js';
+import { toChatRequest, toSdkFinishPart, toSdkGenerateResult } from './kgrag-call-options.js';
+import type { LanguageModel } from './language-model.js';
 import type { SdkLanguageModel, SdkStreamPart } from './sdk-types.js';
 
 /**
@@ -8,24 +8,12 @@ import type { SdkLanguageModel, SdkStreamPart } from './sdk-types.js';
  * is asked is the one the call stands for (`toChatRequest`), kgrag's fields included.
  */
 export function sdkModelFromLanguageModel(model: LanguageModel): SdkLanguageModel {
-  const metadata = (result: ChatResult) =>
-    withKgragReplyMetadata(undefined, { ...(result.cached === true ? { cached: true } : {}), ...(result.usage.estimated === true ? { usageEstimated: true } : {}) });
   return {
     specificationVersion: 'v3',
     provider: model.provider,
     modelId: model.modelId,
     supportedUrls: {},
-    doGenerate: async (params) => {
-      const result = await model.generate(toChatRequest(params));
-      return {
-        content: result.text.length > 0 ? [{ type: 'text', text: result.text }] : [],
-        finishReason: toSdkFinishReason(result.finishReason),
-        usage: toSdkUsage(result.usage),
-        providerMetadata: metadata(result),
-        response: { modelId: result.modelId },
-        warnings: [],
-      };
-    },
+    doGenerate: async (params) => toSdkGenerateResult(await model.generate(toChatRequest(params))),
     doStream: async (params) => {
       const iterator = model.stream(toChatRequest(params))[Symbol.asyncIterator]();
       let started = false;
@@ -50,7 +38,7 @@ export function sdkModelFromLanguageModel(model: LanguageModel): SdkLanguageMode
             const { result } = part;
             if (started) controller.enqueue({ type: 'text-end', id: 'text' });
             controller.enqueue({ type: 'response-metadata', modelId: result.modelId });
-            controller.enqueue({ type: 'finish', finishReason: toSdkFinishReason(result.finishReason), usage: toSdkUsage(result.usage), providerMetadata: metadata(result) });
+            controller.enqueue(toSdkFinishPart(result));
           },
           async cancel() {
             await iterator.return?.();

@@ -119,4 +119,24 @@ describe('createOpenAiCompatibleEmbedder against the mock server', () => {
     const { embedder } = await setup({ faults: { sequence: ['500', '500', '500'] } }, { retry: { maxRetries: 2, sleep: async () => undefined } });
     await assert.rejects(embedder.embed(['x']), (error) => LlmCallError.isInstance(error) && error.code === 'LLM_RETRIES_EXHAUSTED');
   });
+
+  it('reads vectors a server answered in base64 or out of order', async () => {
+    const { embedder } = await setup(
+      {},
+      {
+        fetch: async (input, init) => {
+          const inputs = (JSON.parse(String(init?.body)) as { input: string[] }).input;
+          const data = inputs.map((text, index) => ({ index, embedding: Buffer.from(new Float32Array(embed(text)).buffer).toString('base64') })).reverse();
+          return new Response(JSON.stringify({ data, model: 'text-embedding-3-small' }), { status: 200, headers: { 'content-type': 'application/json' } });
+        },
+      },
+    );
+    const vectors = await embedder.embed(['alpha', 'be']);
+    for (const [index, text] of ['alpha', 'be'].entries()) {
+      const raw = embed(text);
+      const length = Math.hypot(...raw);
+      raw.forEach((value, component) => assert.ok(Math.abs((vectors[index]?.[component] ?? 0) - value / length) < 1e-6));
+    }
+  });
 });
+

@@ -59,12 +59,14 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
     ...(queryAt === -1 ? {} : { queryParams: Object.fromEntries(new URLSearchParams(options.baseURL.slice(queryAt + 1))) }),
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
-    fetch: limitReplySize(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), {
-      maxBytes: options.maxReplyBytes ?? defaultMaxReplyBytes(batchSize, options.dimensions),
-      context: { service: 'embeddings', ...context },
-      configKey: 'embeddings.maxReplyBytes',
-      alternative: 'lower embeddings.batchSize',
-    }),
+    fetch: inInputOrder(
+      limitReplySize(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), {
+        maxBytes: options.maxReplyBytes ?? defaultMaxReplyBytes(batchSize, options.dimensions),
+        context: { service: 'embeddings', ...context },
+        configKey: 'embeddings.maxReplyBytes',
+        alternative: 'lower embeddings.batchSize',
+      }),
+    ),
   }).embeddingModel(options.modelId);
   return embedderFromSdk(model, {
     id: openAiCompatibleEmbedderId(options),
@@ -77,4 +79,38 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
+}
+
+/**
+ * `fetch` whose successful `/embeddings` replies list their vectors in input order and as numbers, as the SDK's
+ * parser takes them: some servers answer base64 (little-endian float32, as OpenAI encodes it) even when asked for
+ * floats, and the SDK reads `data` in array order where the API orders it by each item's `index`. Anything else
+ * passes through untouched, for the SDK's own errors.
+ */
+function inInputOrder(fetchImplementation: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await fetchImplementation(input, init);
+    if (!response.ok) return response;
+    const body = await response.text();
+    let parsed: { data?: unknown } | null;
+    try {
+      parsed = JSON.parse(body) as { data?: unknown } | null;
+    } catch {
+      return new Response(body, response);
+    }
+    const data = parsed?.data;
+    if (!Array.isArray(data)) return new Response(body, response);
+    const items = data.map((item: unknown, position) => {
+      const record = (typeof item === 'object' && item !== null ? item : {}) as { index?: unknown; embedding?: unknown };
+      return { ...record, index: typeof record.index === 'number' ? record.index : position, embedding: typeof record.embedding === 'string' ? decodeBase64Floats(record.embedding) : record.embedding };
+    });
+    items.sort((a, b) => a.index - b.index);
+    return new Response(JSON.stringify({ ...parsed, data: items }), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+function decodeBase64Floats(text: string): number[] {
+  const bytes = Buffer.from(text, 'base64');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Array.from({ length: Math.floor(bytes.byteLength / 4) }, (_, index) => view.getFloat32(index * 4, true));
 }

@@ -58,11 +58,42 @@ describe('resolveLanguageModel', () => {
     assert.equal(meter.snapshot().calls, 2);
   });
 
-  it('refuses an AI SDK 5 model (specification v2) with the fix', () => {
-    const legacy = { specificationVersion: 'v2', provider: 'old.chat', modelId: 'old-1' } as unknown as SdkLanguageModelV2;
+  it('takes an AI SDK 5 model (specification v2): its usage and finish reason converted', async () => {
+    const v2Usage = { inputTokens: 11, outputTokens: 4, totalTokens: 15 };
+    const legacy = {
+      specificationVersion: 'v2',
+      provider: 'old.chat',
+      modelId: 'old-1',
+      supportedUrls: {},
+      doGenerate: async () => ({ content: [{ type: 'text', text: 'Paris' }], finishReason: 'length', usage: v2Usage, warnings: [] }),
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: '1' });
+            controller.enqueue({ type: 'text-delta', id: '1', delta: 'Par' });
+            controller.enqueue({ type: 'text-delta', id: '1', delta: 'is' });
+            controller.enqueue({ type: 'text-end', id: '1' });
+            controller.enqueue({ type: 'finish', finishReason: 'stop', usage: v2Usage });
+            controller.close();
+          },
+        }),
+      }),
+    } as unknown as SdkLanguageModelV2;
+    const model = resolveLanguageModel(legacy, llmConfigSchema.parse({ cache: false }));
+    assert.ok(model);
+    const result = await model.generate(request);
+    assert.deepEqual([result.text, result.finishReason, result.usage], ['Paris', 'length', { inputTokens: 11, outputTokens: 4 }]);
+    const parts = [];
+    for await (const part of model.stream(request)) parts.push(part);
+    assert.deepEqual(parts.at(-1), { type: 'finish', result: { text: 'Paris', finishReason: 'stop', usage: { inputTokens: 11, outputTokens: 4 }, modelId: 'old-1' } });
+  });
+
+  it('refuses a model of a specification it does not know, with the fix', () => {
+    const future = { specificationVersion: 'v4', provider: 'new.chat', modelId: 'new-1' } as unknown as SdkLanguageModelV2;
     assert.throws(
-      () => resolveLanguageModel(legacy, llmConfigSchema.parse({})),
-      (error) => KgragError.isInstance(error) && error.code === 'CONFIG_LLM_UNSUPPORTED_MODEL' && /AI SDK 6/.test(error.hint ?? ''),
+      () => resolveLanguageModel(future, llmConfigSchema.parse({})),
+      (error) => KgragError.isInstance(error) && error.code === 'CONFIG_LLM_UNSUPPORTED_MODEL' && /specification v4/.test(error.message),
     );
   });
 });

@@ -31,10 +31,15 @@ export type {
 } from './api/graph-browser.js';
 export { indexPipeline } from './api/index-pipeline.js';
 export type { IndexPipelineOptions } from './api/index-pipeline.js';
-export { registeredMethods } from './api/registered-methods.js';
+export { builtInMethods } from './api/built-in-methods.js';
+/** @deprecated the built-in methods, as {@link builtInMethods}; a workspace's own methods are `kgrag.engine.methods`. */
+export { builtInMethods as registeredMethods } from './api/built-in-methods.js';
+export { createMethodRegistry } from './api/method-registry.js';
+export type { MethodRegistry } from './api/method-registry.js';
 export type { IndexDryRun } from './pipeline/estimate/dry-run-index.js';
 export type { StepCostEstimate } from './pipeline/estimate-index-cost.js';
 export type { PipelineSummary } from './pipeline/run-pipeline.js';
+export { sharedStepNames } from './pipeline/pipeline-step.js';
 export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineWarning, StepContext, StepName, StepOutput } from './pipeline/pipeline-step.js';
 
 // Configuration and errors
@@ -68,6 +73,7 @@ export { createWorkspaceKnowledgeGraph, totMethod, totConfig } from './methods/t
 export type { TotConfig, WorkspaceKnowledgeGraphOptions } from './methods/tot/index.js';
 export { createQueryEngine } from './methods/query-engine.js';
 export type { AnsweredFrom, IndexSource, QueryEngine, QueryEngineOptions, QueryRequest, QueryResult, QueryUsage, RetrievalResult } from './methods/query-engine.js';
+export { methodSpecificationVersion } from './methods/query-method.js';
 export type { AnyQueryMethod, MethodBuild, MethodContext, QueryMethod, QueryProgress, QuerySubgraph, RankingInfo, Retrieval, TraceStep } from './methods/query-method.js';
 export type { Answer, Citation, CitedDataset, ContextChunk } from './answer/answer-types.js';
 

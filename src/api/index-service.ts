@@ -6,7 +6,6 @@ import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { forgetCachedCallsOfGoneChunks } from './forget-cached-calls-of-gone-chunks.js';
 import type { EstimateIndexOptions, IndexedDocument, IndexOptions, IndexStats } from './kgrag.js';
 import { listDocuments } from './list-documents.js';
-import { selectMethods } from './registered-methods.js';
 import { methodsToBuild, modeOfRun, runIndex } from './run-index.js';
 import { startIndexWorkers } from './worker-service.js';
 import type { WorkspaceSession } from './workspace-session.js';
@@ -45,9 +44,10 @@ export async function indexDocuments(session: WorkspaceSession, engine: QueryEng
   const { indexPipeline } = await import('./index-pipeline.js');
   await indexPipeline({
     config,
+    registry: session.methods,
     mode: options.mode ?? config.index.mode,
     hasLlm: session.llm !== undefined,
-    methods: selectMethods(options.methods ?? config.pipeline.methods, options.methods ? 'the methods to index for' : 'pipeline.methods'),
+    methods: session.registry.select(options.methods ?? config.pipeline.methods, options.methods ? 'the methods to index for' : 'pipeline.methods'),
   });
   const workers = await startIndexWorkers(session);
   try {
@@ -84,7 +84,7 @@ export async function estimateIndex(session: WorkspaceSession, inputs: IndexInpu
       prompts: session.prompts,
       mode,
       // The step list only tells which steps would run; no model is needed to read it.
-      steps: await indexPipeline({ config: session.config, mode, hasLlm: true, methods }),
+      steps: await indexPipeline({ config: session.config, mode, hasLlm: true, registry: session.methods, methods }),
       llm: session.llm,
       inputs: normalizeInputs(inputs),
       ...(options.signal === undefined ? {} : { signal: options.signal }),

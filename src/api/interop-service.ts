@@ -91,6 +91,7 @@ export async function importGraphrag(session: WorkspaceSession, engine: QueryEng
     return await writeWorkspace(session, { ...options, command: options.command ?? 'import graphrag' }, (draft, embedder, currentStep) =>
       importGraphragInto(draft.store, directory, {
         config: session.config,
+        methods: session.methods,
         hasLlm: session.llm !== undefined,
         countTokens: (text) => session.tokenizer.count(text),
         embedderId: embedder.id,

@@ -1,6 +1,7 @@
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import type { SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
+import type { AnyQueryMethod } from '../methods/query-method.js';
 import type { QueryEngine, QueryRequest, QueryResult, RetrievalResult } from '../methods/query-engine.js';
 import type { IndexDryRun } from '../pipeline/estimate/dry-run-index.js';
 import type { IndexInputs, InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
@@ -27,6 +28,13 @@ export interface KgragOptions {
   configFile?: string;
   /** Environment variables. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * The workspace's query methods, in the order their steps run in an index built for all of them: the built-ins
+   * (`builtInMethods`) by default; pass `[...builtInMethods, myMethod]` to add one. Methods that are not built-ins are
+   * plugins, checked against the method contract (`specificationVersion: 'kgrag-method-v1'`, see docs/ARCHITECTURE.md
+   * "Writing a method"); the plugins `kgrag.yaml` lists are added after them.
+   */
+  methods?: readonly AnyQueryMethod[];
   /** A chat model to use instead of the configured one (e.g. the scripted fake in tests). */
   llm?: LanguageModel;
   /** An embedder to use instead of the configured one. */

@@ -10,7 +10,6 @@ import type { Store } from '../store/store.js';
 import { importedIndexSource, importedIndexUpdateError } from './import-graphrag.js';
 import type { IndexOptions } from './kgrag.js';
 import { postgresWorkspaceName } from './open-workspace-storage.js';
-import { selectMethods } from './registered-methods.js';
 import type { PrefetchQueue } from './workers/prefetch-queue.js';
 import { stepSettingsFingerprint } from './workers/step-settings-fingerprint.js';
 import type { WorkspaceSession } from './workspace-session.js';
@@ -28,7 +27,7 @@ function toRunUsage(snapshot: UsageSnapshot): RunUsage {
 
 /** The methods an index run builds for: those asked for, and those the index was built for before. */
 export async function methodsToBuild(session: WorkspaceSession, target: Store, asked: readonly string[] | undefined): Promise<{ methods: AnyQueryMethod[]; previous: string[] | undefined }> {
-  const requested = selectMethods(asked ?? session.config.pipeline.methods, asked ? 'the methods to index for' : 'pipeline.methods');
+  const requested = session.registry.select(asked ?? session.config.pipeline.methods, asked ? 'the methods to index for' : 'pipeline.methods');
   const previous = await builtMethods(target);
   // An index from before methods were chosen holds the steps of every method.
   const earlier = previous ?? ((await target.table('runs').count()) > 0 ? session.methods.map((method) => method.name) : []);
@@ -116,7 +115,7 @@ export async function runIndex(
     session,
     target,
     embedder,
-    await indexPipeline({ config, mode, hasLlm: session.llm !== undefined, methods }),
+    await indexPipeline({ config, mode, hasLlm: session.llm !== undefined, registry: session.methods, methods }),
     { ...options, ...(distribution === undefined ? {} : { beforeStep: distribution.beforeStep }) },
     currentStep,
     inputs,

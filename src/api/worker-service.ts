@@ -4,7 +4,6 @@ import { createStoreLlmCache } from '../store/store-llm-cache.js';
 import type { Store } from '../store/store.js';
 import type { WorkOptions, WorkSummary } from './kgrag.js';
 import { postgresWorkspaceName } from './open-workspace-storage.js';
-import { selectMethods } from './registered-methods.js';
 import type { PrefetchQueue, PrefetchJob } from './workers/prefetch-queue.js';
 import type { LocalIndexWorkers } from './workers/start-index-workers.js';
 import { stepSettingsFingerprint } from './workers/step-settings-fingerprint.js';
@@ -117,7 +116,7 @@ export async function workOnShards(session: WorkspaceSession, options: WorkOptio
     const draft = await target(job.generation);
     session.useWriteCache(config.llm.cache ? createStoreLlmCache(draft) : undefined);
     try {
-      const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, methods: selectMethods(job.methods, 'the methods of the index run') });
+      const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, registry: session.methods, methods: session.registry.select(job.methods, 'the methods of the index run') });
       const step = prefetchStepOf(session, steps, job);
       const result = await step.prefetch(
         {

@@ -24,7 +24,8 @@ import { createTokenizer, type Tokenizer } from '../text/tokenizer.js';
 import type { KgragOptions } from './kgrag.js';
 import { openWorkspaceStorage } from './open-workspace-storage.js';
 import { promptTemplates } from './prompt-templates.js';
-import { methodConfigSchemas, registeredMethods, selectMethods } from './registered-methods.js';
+import { builtInMethods } from './built-in-methods.js';
+import { createMethodRegistry, type MethodRegistry } from './method-registry.js';
 
 /**
  * What every service of an open workspace shares: its configuration, methods, providers, caches and storage. The
@@ -39,6 +40,8 @@ export interface WorkspaceSession {
   readonly modeConfigured: boolean;
   /** The workspace's query methods, in the order their steps run in an index built for all of them. */
   readonly methods: readonly AnyQueryMethod[];
+  /** The same methods, checked, with their configuration sections, prompts and selection by name. */
+  readonly registry: MethodRegistry;
   readonly tokenizer: Tokenizer;
   readonly storage: WorkspaceStorage;
   /** The published index, read-only (or the one store a caller gave). */
@@ -69,18 +72,19 @@ export interface WorkspaceSession {
  * storage, and builds the providers. Nothing is indexed or called.
  */
 export async function openWorkspaceSession(options: KgragOptions): Promise<WorkspaceSession> {
+  const registry = createMethodRegistry(options.methods ?? builtInMethods);
   const loaded = await loadConfig({
     workspace: options.workspace ?? process.cwd(),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.config === undefined ? {} : { overrides: options.config }),
-    methods: methodConfigSchemas,
+    methods: registry.configSchemas,
   });
   const { config, workspace } = loaded;
-  const methods = registeredMethods;
+  const { methods } = registry;
   // Every method's section is validated now, with the rest of the configuration, not at its first query.
   parseMethodConfigs(config.methods, methods);
-  selectMethods(config.pipeline.methods, 'pipeline.methods');
+  registry.select(config.pipeline.methods, 'pipeline.methods');
   const tokenizer = await createTokenizer(config.tokenizer.encoding);
   // `store.path: ':memory:'` (tests, one-off runs) is one in-memory store that queries read as it is written.
   const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:') : undefined);
@@ -109,7 +113,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
       });
   const embedderDependencies = options.onRetry === undefined ? {} : { onRetry: options.onRetry };
   const newEmbedder = (): Embedder => options.embedder ?? createEmbedder(config, options.fetch, embedderDependencies);
-  const workspacePrompts = loadWorkspacePrompts(isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory), promptTemplates);
+  const workspacePrompts = loadWorkspacePrompts(isAbsolute(config.prompts.directory) ? config.prompts.directory : join(workspace, config.prompts.directory), promptTemplates(registry));
   const prompts: PromptLibrary = { text: (template) => workspacePrompts.text(template) };
   return {
     options,
@@ -117,6 +121,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
     config,
     modeConfigured: loaded.isSet(['index', 'mode']),
     methods,
+    registry,
     tokenizer,
     storage,
     store: givenStore ?? publishedStoreView(storage),

@@ -11,6 +11,9 @@ import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 
+/** The version of the {@link QueryMethod} contract this kgrag implements (`QueryMethod.specificationVersion`). */
+export const methodSpecificationVersion = 'kgrag-method-v1';
+
 /** One timed step of a query, for the trace. */
 export interface TraceStep {
   name: string;
@@ -152,6 +155,12 @@ export interface MethodBuild<Config> {
  * the steps its methods require and contribute.
  */
 export interface QueryMethod<Config extends Record<string, unknown> = Record<string, unknown>, State = undefined> {
+  /**
+   * The version of this contract the method implements. A method from outside kgrag (a plugin) must say
+   * `kgrag-method-v1`; a later kgrag that changes the contract refuses a plugin written for another version
+   * instead of calling it wrongly. The built-in methods implement the current version.
+   */
+  readonly specificationVersion?: typeof methodSpecificationVersion;
   readonly name: string;
   readonly description: string;
   /** Named variants (`basic:bm25`); the first is the default. Empty when the method has none. */
@@ -173,6 +182,15 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   readonly ranking: RankingInfo;
   /** Index steps whose output the method reads: shared ones and those it contributes. */
   readonly requires: readonly StepName[];
+  /**
+   * The names of the index steps `indexSteps` returns, declared up front so that a clash with another method's or a
+   * shared step is found when the workspace opens, not when an index is built. Required of a plugin that has steps.
+   */
+  readonly provides?: readonly StepName[];
+  /** The store's vector spaces its steps write besides the shared ones (names no built-in space uses). */
+  readonly vectorSpaces?: readonly string[];
+  /** The store tables its steps write besides the shared ones (names no built-in table uses). */
+  readonly tables?: readonly string[];
   /**
    * Shared steps an index built for this method must run when that depends on its configuration (tot walks the
    * workspace graph only when `graphs` names `index`); `requires` when absent. Queries check `requires`.

@@ -6,26 +6,29 @@ import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 
-/** Names of the pipeline steps, in SPEC §4.3 order. */
-export type StepName =
-  | 'load'
-  | 'chunk'
-  | 'embed-chunks'
-  | 'nlp-extract'
-  | 'llm-extract'
-  | 'resolve-entities'
-  | 'summarize'
-  | 'claims'
-  | 'communities'
-  | 'reports'
-  | 'embed-entities'
-  | 'embed-reports'
-  | 'triples'
-  | 'embed-triples'
-  | 'ppr-graph'
-  | 'passage-graph'
-  | 'knn-graph'
-  | 'keywords';
+/**
+ * The name of a pipeline step: one of {@link sharedStepNames}, or a step a method contributes (its plugin declares
+ * it in `QueryMethod.provides`). Open, since the pipeline names no method: the composer checks the names.
+ */
+export type StepName = string;
+
+/** The shared steps' names, in SPEC §4.3 order (fast mode's `nlp-extract`, standard mode's LLM graph, triples). */
+export const sharedStepNames = [
+  'load',
+  'chunk',
+  'embed-chunks',
+  'nlp-extract',
+  'llm-extract',
+  'resolve-entities',
+  'summarize',
+  'claims',
+  'communities',
+  'reports',
+  'embed-entities',
+  'embed-reports',
+  'triples',
+  'embed-triples',
+] as const;
 
 /** A document handed to `index` directly instead of a path. */
 export interface InputDocument {

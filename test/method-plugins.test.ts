@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { z } from 'zod';
 import { builtInMethods } from '../src/api/built-in-methods.js';
@@ -82,5 +85,60 @@ describe('a method plugin given in code', () => {
       return true;
     });
     assert.equal((await kgrag.stats()).documents, 0);
+  });
+});
+
+describe('plugins: in kgrag.yaml', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'kgrag-plugins-'));
+  after(() => rmSync(folder, { recursive: true, force: true }));
+  const fields = "description: 'x', variants: [], config: { safeParse: () => ({ success: true, data: {} }) }, ranking: { kind: 'native' }, requires: ['chunk'], retrieve: async () => ({ chunks: [], state: undefined })";
+
+  /** Opens a workspace whose kgrag.yaml lists `plugin`, with the modules `files` beside it; resolves to the error. */
+  async function openingError(plugin: string, files: Record<string, string>): Promise<KgragError> {
+    const workspace = mkdtempSync(join(folder, 'ws-'));
+    writeFileSync(join(workspace, 'kgrag.yaml'), `plugins: [${JSON.stringify(plugin)}]\n`);
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(workspace, file), text);
+    const error = await createKgrag({ workspace, env: {} }).then(
+      async (kgrag) => {
+        await kgrag.close();
+        return undefined;
+      },
+      (caught: unknown) => caught,
+    );
+    assert.ok(KgragError.isInstance(error), `opening fails with a KgragError, not ${String(error)}`);
+    assert.equal(error.category, 'config');
+    assert.ok((error.hint ?? '').length > 0, 'the error says how to fix it');
+    return error;
+  }
+
+  test('a missing module names the path it looked for, relative to the workspace', async () => {
+    const error = await openingError('./missing.js', {});
+    assert.equal(error.code, 'PLUGIN_NOT_FOUND');
+    assert.match(error.message, /plugin \.\/missing\.js .* is not found: .*missing\.js does not exist/);
+    assert.equal((await openingError('no-such-kgrag-plugin-package', {})).code, 'PLUGIN_NOT_FOUND');
+  });
+
+  test('a module that exports no method, or one that fails to load, says so', async () => {
+    const none = await openingError('./none.mjs', { 'none.mjs': 'export const helper = 1;\n' });
+    assert.equal(none.code, 'PLUGIN_NO_EXPORT');
+    assert.match(none.message, /exports no method \(its exports: helper\)/);
+    const broken = await openingError('./broken.mjs', { 'broken.mjs': 'throw new Error("boom");\n' });
+    assert.equal(broken.code, 'PLUGIN_LOAD_FAILED');
+    assert.match(broken.message, /could not be loaded: boom/);
+  });
+
+  test('a method of another specification version, or missing fields, is refused with every problem', async () => {
+    const error = await openingError('./old.mjs', { 'old.mjs': `export const method = { specificationVersion: 'kgrag-method-v0', name: 'old', ${fields} };\n` });
+    assert.equal(error.code, 'PLUGIN_INVALID');
+    assert.match(error.message, /method "old" that is not a kgrag-method-v1 method: specificationVersion is "kgrag-method-v0", and this kgrag implements "kgrag-method-v1"/);
+    const partial = await openingError('./partial.mjs', { 'partial.mjs': "export default { specificationVersion: 'kgrag-method-v1', name: 'partial' };\n" });
+    assert.match(partial.message, /retrieve must be a function/);
+    assert.match(partial.message, /config must be a zod schema/);
+  });
+
+  test('a method named like a built-in is refused, naming the module', async () => {
+    const error = await openingError('./clash.mjs', { 'clash.mjs': `export const methods = [{ specificationVersion: 'kgrag-method-v1', name: 'basic', ${fields} }];\n` });
+    assert.equal(error.code, 'PLUGIN_INVALID');
+    assert.match(error.message, /method plugin "basic" \(\.\/clash\.mjs\) has the name of a built-in method/);
   });
 });

@@ -25,6 +25,7 @@ import type { KgragOptions } from './kgrag.js';
 import { openWorkspaceStorage } from './open-workspace-storage.js';
 import { promptTemplates } from './prompt-templates.js';
 import { builtInMethods } from './built-in-methods.js';
+import { loadMethodPlugins } from './load-method-plugins.js';
 import { createMethodRegistry, type MethodRegistry } from './method-registry.js';
 
 /**
@@ -72,13 +73,20 @@ export interface WorkspaceSession {
  * storage, and builds the providers. Nothing is indexed or called.
  */
 export async function openWorkspaceSession(options: KgragOptions): Promise<WorkspaceSession> {
-  const registry = createMethodRegistry(options.methods ?? builtInMethods);
+  let registry = createMethodRegistry(options.methods ?? builtInMethods);
   const loaded = await loadConfig({
     workspace: options.workspace ?? process.cwd(),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.config === undefined ? {} : { overrides: options.config }),
-    methods: registry.configSchemas,
+    // The plugins kgrag.yaml lists are loaded first: their sections are part of the configuration they validate.
+    methods: async (plugins, workspace) => {
+      if (plugins.length === 0) return registry.configSchemas;
+      const loadedPlugins = await loadMethodPlugins(plugins, workspace);
+      const origins = new Map(loadedPlugins.map((plugin) => [plugin.method, plugin.origin]));
+      registry = createMethodRegistry([...registry.methods, ...loadedPlugins.map((plugin) => plugin.method)], (method) => origins.get(method));
+      return registry.configSchemas;
+    },
   });
   const { config, workspace } = loaded;
   const { methods } = registry;

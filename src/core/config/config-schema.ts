@@ -379,6 +379,12 @@ export const configSchema = z
     reports: reportsConfigSchema.prefault({}),
     query: queryConfigSchema.prefault({}),
     server: serverConfigSchema.prefault({}),
+    plugins: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Method plugins loaded when the workspace opens: module paths relative to the workspace (./my-method.js) or package names, each exporting a kgrag-method-v1 method (default export, or `method` / `methods`); served like the built-in methods',
+      ),
     methods: z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})

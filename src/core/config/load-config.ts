@@ -118,11 +118,16 @@ export interface LoadConfigOptions {
   /** Values from command-line flags (highest precedence). */
   overrides?: KgragConfigInput;
   /**
-   * The sections of `methods` the registered methods declare: their keys get KGRAG_* variables and are
-   * validated with the rest, each by its method's schema. Without them `methods.*` is not checked here.
+   * The sections of `methods` the workspace's methods declare: their keys get KGRAG_* variables and are
+   * validated with the rest, each by its method's schema. Without them `methods.*` is not checked here. A function
+   * is given the `plugins` the configuration lists (the options', else `KGRAG_PLUGINS`, else kgrag.yaml's) and the
+   * workspace folder, and returns the sections of the methods with those plugins loaded.
    */
-  methods?: Readonly<Record<string, MethodConfigSchema>>;
+  methods?: Readonly<Record<string, MethodConfigSchema>> | MethodSchemasOfPlugins;
 }
+
+/** The configuration sections of a workspace's methods once the plugins its configuration lists are loaded. */
+export type MethodSchemasOfPlugins = (plugins: readonly string[], workspace: string) => Promise<Readonly<Record<string, MethodConfigSchema>>>;
 
 /** A resolved configuration and where it came from. */
 export interface LoadedConfig {
@@ -273,7 +278,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
 
-  const schema = options.methods ? workspaceConfigSchema(options.methods) : configSchema;
+  const methodSchemas = typeof options.methods === 'function' ? await options.methods(pluginsOf(layers, env, options.overrides), workspace) : options.methods;
+  const schema = methodSchemas ? workspaceConfigSchema(methodSchemas) : configSchema;
   // Deriving the keys walks the whole JSON Schema: a process without KGRAG_* variables and without problems skips it.
   let keys: ConfigKey[] | undefined;
   const allKeys = (): ConfigKey[] => (keys ??= configKeys(schema));
@@ -315,9 +321,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const parsed = configSchema.safeParse(merged);
   let issues: z.core.$ZodIssue[] = parsed.success ? [] : parsed.error.issues;
   const methods = merged['methods'];
-  if (options.methods && isPlainObject(methods)) {
-    // The registered methods' sections check `methods.*` more closely than the core schema, which only asks for mappings.
-    const sections = methodSectionsSchema(options.methods).safeParse(methods);
+  if (methodSchemas && isPlainObject(methods)) {
+    // The methods' own sections check `methods.*` more closely than the core schema, which only asks for mappings.
+    const sections = methodSectionsSchema(methodSchemas).safeParse(methods);
     const methodIssues = sections.success ? [] : sections.error.issues.map((issue) => ({ ...issue, path: ['methods', ...issue.path] }));
     issues = [...issues.filter((issue) => issue.path[0] !== 'methods'), ...methodIssues];
   }
@@ -343,6 +349,18 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     });
   }
   return { config: (parsed as { data: KgragConfig }).data, workspace, sources, isSet: (path) => layers.some((layer) => hasPath(layer.values, path)) };
+}
+
+/**
+ * The method plugins the configuration lists, before it is validated (their sections are part of what validates it):
+ * the options' `plugins`, else `KGRAG_PLUGINS`, else the file's. A value that is not a list of strings counts as none
+ * here; validation then reports it with the rest.
+ */
+function pluginsOf(layers: ReadonlyArray<{ values: PlainObject }>, env: Record<string, string | undefined>, overrides: KgragConfigInput | undefined): string[] {
+  const fromEnv = env['KGRAG_PLUGINS'];
+  const candidates = [ownValue((overrides ?? {}) as PlainObject, 'plugins'), fromEnv ? parseEnvironmentValue(fromEnv, 'array') : undefined, ...layers.map((layer) => ownValue(layer.values, 'plugins'))];
+  const listed = candidates.find((value) => value !== undefined);
+  return Array.isArray(listed) && listed.every((item) => typeof item === 'string') ? listed : [];
 }
 
 /** A workspace is a folder (it may not exist yet); a file there is a mistake worth naming as such. */

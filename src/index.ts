@@ -44,6 +44,8 @@ export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineW
 
 // Configuration and errors
 export { configSchema } from './core/config/config-schema.js';
+/** The zod kgrag validates with: a method plugin makes its configuration schema with it (`z.object({ ... })`). */
+export { z } from 'zod';
 export type { KgragConfig, KgragConfigInput } from './core/config/config-schema.js';
 export { configFileName, configKeys, environmentName, loadConfig } from './core/config/load-config.js';
 export type { LoadConfigOptions, LoadedConfig } from './core/config/load-config.js';

@@ -59,7 +59,7 @@ after(async () => {
 
 describe('a method plugin given in code', () => {
   test('is indexed for, queried and listed like a built-in', async () => {
-    const kgrag = await createKgrag({ env: {}, methods: [...builtInMethods, longestFirst()], config: { store: { path: ':memory:' }, index: { mode: 'fast' }, methods: { 'longest-first': { k: 2 } } as never } });
+    const kgrag = await createKgrag({ env: {}, methods: [...builtInMethods, longestFirst()], config: { store: { path: ':memory:' }, index: { mode: 'fast' }, methods: { 'longest-first': { k: 2 } } } });
     opened.push(kgrag);
     const summary = await kgrag.index(documents, { methods: ['longest-first'] });
     assert.deepEqual(summary.ran, ['load', 'chunk', 'longest-first-lengths']);
@@ -70,7 +70,7 @@ describe('a method plugin given in code', () => {
 
   test('has its configuration section validated when the workspace opens', async () => {
     await assert.rejects(
-      createKgrag({ env: {}, methods: [...builtInMethods, longestFirst()], config: { store: { path: ':memory:' }, methods: { 'longest-first': { k: 0 } } as never } }),
+      createKgrag({ env: {}, methods: [...builtInMethods, longestFirst()], config: { store: { path: ':memory:' }, methods: { 'longest-first': { k: 0 } } } }),
       (error: unknown) => KgragError.isInstance(error) && /methods\.longest-first\.k/.test(error.message),
     );
   });
@@ -88,10 +88,26 @@ describe('a method plugin given in code', () => {
   });
 });
 
+describe('the configuration of a workspace', () => {
+  test('is typed by its methods: methods.<name> by each one\'s schema', async () => {
+    const kgrag = await createKgrag({ env: {}, config: { store: { path: ':memory:' }, methods: { basic: { variant: 'bm25', k: 3 }, kgp: { budget: 5 } } } });
+    opened.push(kgrag);
+    const k: number | undefined = kgrag.config.methods.basic?.k;
+    const variant: string | undefined = kgrag.config.methods.basic?.variant;
+    assert.deepEqual([k, variant], [3, 'bm25']);
+    // @ts-expect-error basic has no parameter "budget"
+    assert.equal(kgrag.config.methods.basic?.budget, undefined);
+    await assert.rejects(
+      createKgrag({ env: {}, config: { store: { path: ':memory:' }, methods: { basic: { variant: 'sparse' } } } }),
+      /methods\.basic\.variant/,
+    );
+  });
+});
+
 describe('plugins: in kgrag.yaml', () => {
   const folder = mkdtempSync(join(tmpdir(), 'kgrag-plugins-'));
   after(() => rmSync(folder, { recursive: true, force: true }));
-  const fields = "description: 'x', variants: [], config: { safeParse: () => ({ success: true, data: {} }) }, ranking: { kind: 'native' }, requires: ['chunk'], retrieve: async () => ({ chunks: [], state: undefined })";
+  const fields = "description: 'x', variants: [], config: { safeParse: () => ({ success: true, data: {} }), shape: {} }, ranking: { kind: 'native' }, requires: ['chunk'], retrieve: async () => ({ chunks: [], state: undefined })";
 
   /** Opens a workspace whose kgrag.yaml lists `plugin`, with the modules `files` beside it; resolves to the error. */
   async function openingError(plugin: string, files: Record<string, string>): Promise<KgragError> {
@@ -133,7 +149,7 @@ describe('plugins: in kgrag.yaml', () => {
     assert.match(error.message, /method "old" that is not a kgrag-method-v1 method: specificationVersion is "kgrag-method-v0", and this kgrag implements "kgrag-method-v1"/);
     const partial = await openingError('./partial.mjs', { 'partial.mjs': "export default { specificationVersion: 'kgrag-method-v1', name: 'partial' };\n" });
     assert.match(partial.message, /retrieve must be a function/);
-    assert.match(partial.message, /config must be a zod schema/);
+    assert.match(partial.message, /config must be a zod object schema/);
   });
 
   test('a method named like a built-in is refused, naming the module', async () => {

@@ -9,19 +9,33 @@ import type { AnyQueryMethod } from '../methods/query-method.js';
 import { relationsMethod } from '../methods/relations/index.js';
 import { totMethod } from '../methods/tot/index.js';
 
+/** A method whose name the compiler knows, so that `KgragConfig<typeof builtInMethods>` types its section by it. */
+function named<const Name extends string, Method extends AnyQueryMethod>(method: Method, name: Name): Method & { readonly name: Name } {
+  if (method.name !== name) throw new Error(`built-in method "${method.name}" is listed as "${name}"`);
+  return method as Method & { readonly name: Name };
+}
+
 /**
  * The query methods kgrag ships, in the order their steps run in an index built for all of them: the default of
  * `createKgrag({ methods })`. A value, not a registry: each workspace holds its own list (these, or what its caller
  * passed, and the plugins its kgrag.yaml loads).
  */
-export const builtInMethods: readonly AnyQueryMethod[] = [
-  basicMethod,
-  localMethod,
-  globalMethod,
-  driftMethod,
-  pprMethod,
-  relationsMethod,
-  kgpMethod,
-  autokgMethod,
-  totMethod,
-];
+export const builtInMethods = [
+  named(basicMethod, 'basic'),
+  named(localMethod, 'local'),
+  named(globalMethod, 'global'),
+  named(driftMethod, 'drift'),
+  named(pprMethod, 'ppr'),
+  named(relationsMethod, 'relations'),
+  named(kgpMethod, 'kgp'),
+  named(autokgMethod, 'autokg'),
+  named(totMethod, 'tot'),
+] as const;
+
+/** The built-in methods, as a registry holds any method. */
+const builtIns: readonly AnyQueryMethod[] = builtInMethods;
+
+/** Whether a method is one kgrag ships (a plugin is checked against the method contract; a built-in is trusted). */
+export function isBuiltInMethod(method: AnyQueryMethod): boolean {
+  return builtIns.includes(method);
+}

@@ -1,3 +1,6 @@
+import type { KgragConfig } from '../core/config/config-schema.js';
+import type { AnyQueryMethod } from '../methods/query-method.js';
+import type { builtInMethods } from './built-in-methods.js';
 import { createGraphBrowser } from './create-graph-browser.js';
 import { deleteDocuments, estimateDelete } from './delete-service.js';
 import { discardDraft, estimateIndex, indexDocuments, indexStats, publishedDocuments } from './index-service.js';
@@ -29,12 +32,13 @@ export type { CancellableWriteOptions, WriterLockOptions } from './write-options
  * store, and builds the providers. Nothing is indexed or called until `index` or `query`. The facade only wires
  * the workspace's session to its services (index, delete, query, interop, workers).
  */
-export async function createKgrag(options: KgragOptions = {}): Promise<Kgrag> {
+export async function createKgrag<const Methods extends readonly AnyQueryMethod[] = typeof builtInMethods>(options: KgragOptions<Methods> = {}): Promise<Kgrag<Methods>> {
   const session = await openWorkspaceSession(options);
   const engine = createWorkspaceQueryEngine(session);
   return {
     workspace: session.workspace,
-    config: session.config,
+    // The loader validated each section with the schema of the same methods: the sections are those `Methods` type.
+    config: session.config as KgragConfig<Methods>,
     store: session.store,
     graph: createGraphBrowser(session.store),
     engine,

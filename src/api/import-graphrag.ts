@@ -42,6 +42,8 @@ export interface GraphragImportContext {
   config: KgragConfig;
   /** The workspace's methods: the imported index is built for every one of them. */
   methods: readonly AnyQueryMethod[];
+  /** Each method's parsed section of the configuration. */
+  methodConfigs: ReadonlyMap<string, Record<string, unknown>>;
   hasLlm: boolean;
   countTokens(text: string): number;
   /** The embedder that will make the index's vectors, for the summary. */
@@ -75,7 +77,7 @@ export async function importGraphragInto(store: Store, directory: string, contex
   };
   const methodsChanged = await recordBuiltMethods(store, context.methods.map((method) => method.name));
   const imported = graphragImportSteps(graph, source);
-  const indexed = await context.run(await importPipeline({ config: context.config, hasLlm: context.hasLlm, registry: context.methods, imported }));
+  const indexed = await context.run(await importPipeline({ config: context.config, hasLlm: context.hasLlm, registry: context.methods, methodConfigs: context.methodConfigs, imported }));
   const notes = [...output.warnings];
   if (!imported.has('communities')) notes.push(`${output.directory} has no communities table: kgrag clustered the imported graph itself (hierarchical Leiden)`);
   if (!imported.has('reports')) notes.push(`${output.directory} has no community reports: kgrag wrote ${context.hasLlm ? 'reports with the configured LLM' : 'extractive reports (no LLM is configured)'}`);

@@ -5,7 +5,7 @@ import type { AnyQueryMethod } from '../methods/query-method.js';
 import { composePipeline, type PipelineContribution } from '../pipeline/compose-pipeline.js';
 import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
 import { graphStepOf, sharedSteps, sharedStepsOfImport } from '../pipeline/shared-steps.js';
-import { builtInMethods } from './built-in-methods.js';
+import { builtInMethods, isBuiltInMethod } from './built-in-methods.js';
 
 /** Options of {@link indexPipeline}. */
 export interface IndexPipelineOptions {
@@ -16,6 +16,8 @@ export interface IndexPipelineOptions {
   registry?: readonly AnyQueryMethod[];
   /** The methods the index is built for. @default every method of `registry` */
   methods?: readonly AnyQueryMethod[];
+  /** Each method's parsed section of `config.methods`, as the workspace parsed it when it opened. @default parsed here */
+  methodConfigs?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface IndexPipelineOptions {
  * steps and the plugin read must be a step of the pipeline. Checked when the pipeline is composed, before any step runs.
  */
 function checkPluginSteps(method: AnyQueryMethod, requires: readonly StepName[], steps: readonly PipelineStep[], available: ReadonlySet<StepName>): void {
-  if (builtInMethods.includes(method)) return;
+  if (isBuiltInMethod(method)) return;
   const fail = (message: string, hint: string): never => {
     throw new KgragError(`method plugin "${method.name}" ${message}`, { code: 'PLUGIN_INVALID', category: 'config', hint, details: { method: method.name } });
   };
@@ -36,8 +38,14 @@ function checkPluginSteps(method: AnyQueryMethod, requires: readonly StepName[],
 }
 
 /** What each method reads and adds, with its configuration, for steps built in `mode` over the graph of `graphStep`. */
-async function methodContributions(config: KgragConfig, registry: readonly AnyQueryMethod[], methods: readonly AnyQueryMethod[], mode: 'fast' | 'standard', graphStep: StepName, shared: readonly PipelineStep[]): Promise<PipelineContribution[]> {
-  const configs = parseMethodConfigs(config.methods, registry);
+async function methodContributions(
+  config: KgragConfig,
+  configs: ReadonlyMap<string, Record<string, unknown>>,
+  methods: readonly AnyQueryMethod[],
+  mode: 'fast' | 'standard',
+  graphStep: StepName,
+  shared: readonly PipelineStep[],
+): Promise<PipelineContribution[]> {
   const { knn } = config.index;
   const contributions = await Promise.all(
     methods.map(async (method) => ({
@@ -57,8 +65,9 @@ async function methodContributions(config: KgragConfig, registry: readonly AnyQu
  */
 export async function indexPipeline(options: IndexPipelineOptions): Promise<PipelineStep[]> {
   const registry = options.registry ?? builtInMethods;
+  const configs = options.methodConfigs ?? parseMethodConfigs(options.config.methods, registry);
   const shared = sharedSteps(options.mode, options.config, options.hasLlm);
-  return composePipeline(shared, await methodContributions(options.config, registry, options.methods ?? registry, options.mode, graphStepOf(options.mode), shared));
+  return composePipeline(shared, await methodContributions(options.config, configs, options.methods ?? registry, options.mode, graphStepOf(options.mode), shared));
 }
 
 /** Options of {@link importPipeline}. */
@@ -67,6 +76,8 @@ export interface ImportPipelineOptions {
   hasLlm: boolean;
   /** Every method of the workspace: an imported index is built for all of them. */
   registry: readonly AnyQueryMethod[];
+  /** Each method's parsed section of `config.methods`. */
+  methodConfigs: ReadonlyMap<string, Record<string, unknown>>;
   /** The steps whose output the import supplies. */
   imported: ReadonlyMap<StepName, PipelineStep>;
 }
@@ -77,5 +88,5 @@ export interface ImportPipelineOptions {
  */
 export async function importPipeline(options: ImportPipelineOptions): Promise<PipelineStep[]> {
   const shared = sharedStepsOfImport(options.imported, options.hasLlm);
-  return composePipeline(shared, await methodContributions(options.config, options.registry, options.registry, options.hasLlm ? 'standard' : 'fast', 'summarize', shared));
+  return composePipeline(shared, await methodContributions(options.config, options.methodConfigs, options.registry, options.hasLlm ? 'standard' : 'fast', 'summarize', shared));
 }

@@ -45,6 +45,7 @@ export async function indexDocuments(session: WorkspaceSession, engine: QueryEng
   await indexPipeline({
     config,
     registry: session.methods,
+    methodConfigs: session.methodConfigs,
     mode: options.mode ?? config.index.mode,
     hasLlm: session.llm !== undefined,
     methods: session.registry.select(options.methods ?? config.pipeline.methods, options.methods ? 'the methods to index for' : 'pipeline.methods'),
@@ -84,7 +85,7 @@ export async function estimateIndex(session: WorkspaceSession, inputs: IndexInpu
       prompts: session.prompts,
       mode,
       // The step list only tells which steps would run; no model is needed to read it.
-      steps: await indexPipeline({ config: session.config, mode, hasLlm: true, registry: session.methods, methods }),
+      steps: await indexPipeline({ config: session.config, mode, hasLlm: true, registry: session.methods, methodConfigs: session.methodConfigs, methods }),
       llm: session.llm,
       inputs: normalizeInputs(inputs),
       ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -92,6 +92,7 @@ export async function importGraphrag(session: WorkspaceSession, engine: QueryEng
       importGraphragInto(draft.store, directory, {
         config: session.config,
         methods: session.methods,
+        methodConfigs: session.methodConfigs,
         hasLlm: session.llm !== undefined,
         countTokens: (text) => session.tokenizer.count(text),
         embedderId: embedder.id,

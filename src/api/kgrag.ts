@@ -18,12 +18,15 @@ import type { GraphBrowser } from './graph-browser.js';
 import type { GraphragImportSummary, ImportGraphragOptions } from './import-graphrag.js';
 import type { CancellableWriteOptions, WriterLockOptions } from './write-options.js';
 
-/** Options of {@link createKgrag}. */
-export interface KgragOptions {
+/**
+ * Options of {@link createKgrag}. `Methods` is the list of query methods given as `methods`, whose names and schemas
+ * type `config.methods` (the built-ins by default).
+ */
+export interface KgragOptions<Methods extends readonly AnyQueryMethod[] = any> {
   /** Workspace folder: holds `kgrag.yaml` and the index database. @default process.cwd() */
   workspace?: string;
   /** Configuration values that win over `kgrag.yaml` and the environment. */
-  config?: KgragConfigInput;
+  config?: KgragConfigInput<Methods>;
   /** An explicit configuration file instead of `<workspace>/kgrag.yaml`. */
   configFile?: string;
   /** Environment variables. @default process.env */
@@ -34,7 +37,7 @@ export interface KgragOptions {
    * plugins, checked against the method contract (`specificationVersion: 'kgrag-method-v1'`, see docs/ARCHITECTURE.md
    * "Writing a method"); the plugins `kgrag.yaml` lists are added after them.
    */
-  methods?: readonly AnyQueryMethod[];
+  methods?: Methods;
   /** A chat model to use instead of the configured one (e.g. the scripted fake in tests). */
   llm?: LanguageModel;
   /** An embedder to use instead of the configured one. */
@@ -138,9 +141,11 @@ export interface EstimateIndexOptions {
 }
 
 /** A workspace: index documents, then query them with any method. */
-export interface Kgrag {
+// The default `any` lets a function that takes any workspace (`Kgrag`) take one whose methods are typed.
+export interface Kgrag<Methods extends readonly AnyQueryMethod[] = any> {
   readonly workspace: string;
-  readonly config: KgragConfig;
+  /** The resolved configuration; `config.methods.<name>` is typed by the schema of each of `Methods`. */
+  readonly config: KgragConfig<Methods>;
   /**
    * The published index, read-only: every call reads the newest generation (an index run publishes its
    * work atomically when it completes). Writing goes through `index` and the other writing operations.

@@ -24,7 +24,7 @@ const methodSpecification = z.looseObject({
   name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be lowercase letters, digits and "-", starting with a letter (it is what `-m` and methods.<name> use)'),
   description: z.string().min(1),
   variants: z.array(z.string().min(1)),
-  config: z.custom<z.ZodType>((value) => typeof value === 'object' && value !== null && isFunction((value as { safeParse?: unknown }).safeParse), 'must be a zod schema (e.g. z.object({ k: z.number().default(10) }), with `z` from kgrag)'),
+  config: z.custom<z.ZodType>((value) => typeof value === 'object' && value !== null && isFunction((value as { safeParse?: unknown }).safeParse) && typeof (value as { shape?: unknown }).shape === 'object', 'must be a zod object schema (e.g. z.object({ k: z.number().default(10) }), with `z` from kgrag)'),
   ranking: z.object({ kind: z.enum(['native', 'proxy', 'fallback']), note: z.string().optional() }),
   requires: z.array(z.string().min(1)),
   provides: z.array(z.string().min(1)).optional(),

@@ -5,7 +5,7 @@ import { methodSpecificationVersion, type AnyQueryMethod } from '../methods/quer
 import { sharedStepNames } from '../pipeline/pipeline-step.js';
 import { tableNames } from '../store/schema.js';
 import type { VectorSpace } from '../store/store.js';
-import { builtInMethods } from './built-in-methods.js';
+import { isBuiltInMethod } from './built-in-methods.js';
 
 /**
  * The store's own vector spaces, which a plugin's steps may read but not claim. (The store will export this list
@@ -43,7 +43,7 @@ function checkPlugin(method: AnyQueryMethod, earlier: readonly AnyQueryMethod[],
     fail(`implements method specification ${JSON.stringify(method.specificationVersion ?? null)}, and this kgrag implements "${methodSpecificationVersion}"`, `set specificationVersion: '${methodSpecificationVersion}' and check the plugin against docs/ARCHITECTURE.md "Writing a method", or use a kgrag release of its version`);
   }
   const clash = earlier.find((other) => other.name === method.name);
-  if (clash) fail(`has the name of ${builtInMethods.includes(clash) ? 'a built-in method' : 'another method'}`, 'rename the plugin (its name is what `-m` and methods.<name> use)');
+  if (clash) fail(`has the name of ${isBuiltInMethod(clash) ? 'a built-in method' : 'another method'}`, 'rename the plugin (its name is what `-m` and methods.<name> use)');
   if (method.indexSteps !== undefined && (method.provides ?? []).length === 0) fail('has index steps but declares none in `provides`', "list the names of the steps its indexSteps returns in `provides`, e.g. provides: ['my-method-graph']");
   for (const step of method.provides ?? []) {
     if ((sharedStepNames as readonly string[]).includes(step)) fail(`declares the step "${step}", which is a shared step`, `name its own steps after the method, e.g. "${method.name}-${step}", and list shared steps it reads in \`requires\``);
@@ -66,7 +66,7 @@ function checkPlugin(method: AnyQueryMethod, earlier: readonly AnyQueryMethod[],
 export function createMethodRegistry(methods: readonly AnyQueryMethod[], originOf: (method: AnyQueryMethod) => string | undefined = () => undefined): MethodRegistry {
   methods.forEach((method, index) => {
     const earlier = methods.slice(0, index);
-    if (builtInMethods.includes(method)) {
+    if (isBuiltInMethod(method)) {
       if (earlier.includes(method)) throw pluginError(method.name, 'is listed twice', 'list each method once', undefined);
       return;
     }

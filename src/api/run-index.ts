@@ -115,7 +115,7 @@ export async function runIndex(
     session,
     target,
     embedder,
-    await indexPipeline({ config, mode, hasLlm: session.llm !== undefined, registry: session.methods, methods }),
+    await indexPipeline({ config, mode, hasLlm: session.llm !== undefined, registry: session.methods, methodConfigs: session.methodConfigs, methods }),
     { ...options, ...(distribution === undefined ? {} : { beforeStep: distribution.beforeStep }) },
     currentStep,
     inputs,

@@ -116,7 +116,7 @@ export async function workOnShards(session: WorkspaceSession, options: WorkOptio
     const draft = await target(job.generation);
     session.useWriteCache(config.llm.cache ? createStoreLlmCache(draft) : undefined);
     try {
-      const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, registry: session.methods, methods: session.registry.select(job.methods, 'the methods of the index run') });
+      const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, registry: session.methods, methodConfigs: session.methodConfigs, methods: session.registry.select(job.methods, 'the methods of the index run') });
       const step = prefetchStepOf(session, steps, job);
       const result = await step.prefetch(
         {

@@ -43,6 +43,8 @@ export interface WorkspaceSession {
   readonly methods: readonly AnyQueryMethod[];
   /** The same methods, checked, with their configuration sections, prompts and selection by name. */
   readonly registry: MethodRegistry;
+  /** Each method's section of `config.methods` parsed by its schema (defaults filled in), once, when the workspace opened. */
+  readonly methodConfigs: ReadonlyMap<string, Record<string, unknown>>;
   readonly tokenizer: Tokenizer;
   readonly storage: WorkspaceStorage;
   /** The published index, read-only (or the one store a caller gave). */
@@ -73,7 +75,8 @@ export interface WorkspaceSession {
  * storage, and builds the providers. Nothing is indexed or called.
  */
 export async function openWorkspaceSession(options: KgragOptions): Promise<WorkspaceSession> {
-  let registry = createMethodRegistry(options.methods ?? builtInMethods);
+  const given: readonly AnyQueryMethod[] | undefined = options.methods;
+  let registry = createMethodRegistry(given ?? builtInMethods);
   const loaded = await loadConfig({
     workspace: options.workspace ?? process.cwd(),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
@@ -90,8 +93,8 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
   });
   const { config, workspace } = loaded;
   const { methods } = registry;
-  // Every method's section is validated now, with the rest of the configuration, not at its first query.
-  parseMethodConfigs(config.methods, methods);
+  // Every method's section is parsed now, with the rest of the configuration, not at its first query or index run.
+  const methodConfigs = parseMethodConfigs(config.methods, methods);
   registry.select(config.pipeline.methods, 'pipeline.methods');
   const tokenizer = await createTokenizer(config.tokenizer.encoding);
   // `store.path: ':memory:'` (tests, one-off runs) is one in-memory store that queries read as it is written.
@@ -130,6 +133,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
     modeConfigured: loaded.isSet(['index', 'mode']),
     methods,
     registry,
+    methodConfigs,
     tokenizer,
     storage,
     store: givenStore ?? publishedStoreView(storage),

@@ -138,6 +138,12 @@ export interface AnswerOptions {
   contextOnly: boolean;
 }
 
+/**
+ * A method's configuration schema: a zod object (`z.object({...})`, refinements allowed), whose public `shape` names
+ * its keys for messages, `-k` and the configuration template.
+ */
+export type MethodSchema<Config = Record<string, unknown>> = z.ZodType<Config> & { readonly shape: Readonly<Record<string, z.ZodType>> };
+
 /** What a method's index steps are made from. */
 export interface MethodBuild<Config> {
   /** The method's configuration (`methods.<name>` of kgrag.yaml, validated by its schema). */
@@ -169,7 +175,7 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
    * One schema for the method's index settings and query parameters, with the paper's names and defaults. It
    * validates `methods.<name>` when the configuration is loaded, and each query's parameters over that.
    */
-  readonly config: z.ZodType<Config>;
+  readonly config: MethodSchema<Config>;
   /** Keys of `config` that shape the index: set in kgrag.yaml, since a query cannot change what was built. */
   readonly indexSettings?: readonly string[];
   /** The parameter, or parameters, a request's `topK` (CLI `-k`) sets. @default 'k' */

@@ -34,7 +34,8 @@ const cachedKeys = new WeakMap<z.ZodType, ConfigKey[]>();
 
 /** A method's section of the configuration, as the method declares it (`methods.<name>`). */
 export interface MethodConfigSchema {
-  schema: z.ZodType;
+  /** A zod object schema; its public `shape` lists the section's keys. */
+  schema: z.ZodType & { readonly shape: Readonly<Record<string, z.ZodType>> };
   variants: readonly string[];
 }
 
@@ -52,7 +53,7 @@ function methodSectionsSchema(methods: Readonly<Record<string, MethodConfigSchem
       Object.entries(methods).map(([name, method]) => {
         const variant = method.variants.length > 0 ? z.enum(method.variants as [string, ...string[]]) : z.never();
         // The shape alone: cross-field refinements (local's proportions) are checked when the method parses its merged section.
-        const section = z.object((method.schema as z.ZodObject).shape).partial().extend({ variant: variant.optional().describe(`Variant used when a query names none (${method.variants.join(', ')}); the first is the default`) });
+        const section = z.object(method.schema.shape).partial().extend({ variant: variant.optional().describe(`Variant used when a query names none (${method.variants.join(', ')}); the first is the default`) });
         return [name, section.strict().optional()];
       }),
     );

@@ -1,4 +1,4 @@
-import { builtInMethods } from '../../api/built-in-methods.js';
+import { builtInMethods, isBuiltInMethod } from '../../api/built-in-methods.js';
 import { prepareQuery } from '../../api/prepare-query.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -35,7 +35,7 @@ export async function queryCommand(question: string, options: QueryCommandOption
   });
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io), ...(progress === undefined ? {} : { onRetry: retries.onRetry }) }, io);
   // A plugin's method is known once the workspace has loaded it.
-  if (options.method !== undefined) prepareQuery(question, options.method, kgrag.engine.methods.filter((method) => !builtInMethods.includes(method)));
+  if (options.method !== undefined) prepareQuery(question, options.method, kgrag.engine.methods.filter((method) => !isBuiltInMethod(method)));
   try {
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
     const result = await kgrag.query(question, {

@@ -112,7 +112,7 @@ export async function exportPublished(session: WorkspaceSession, options: Export
   }
   try {
     const { exportIndex } = await import('./export-index.js');
-    return await exportIndex(snapshot.store, options);
+    return await exportIndex(snapshot.store, options, session.options.exporters);
   } finally {
     snapshot.release();
   }

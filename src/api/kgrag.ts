@@ -13,7 +13,9 @@ import type { RetryEvent } from '../providers/llm/retry-policy.js';
 import type { UsageSnapshot } from '../providers/llm/usage-meter.js';
 import type { Store } from '../store/store.js';
 import type { WorkspaceStatus } from '../store/workspace-storage.js';
+import type { WorkspaceStorageOpener } from './built-in-stores.js';
 import type { ExportOptions, ExportSummary } from './export-index.js';
+import type { IndexExporter } from './index-exporter.js';
 import type { GraphBrowser } from './graph-browser.js';
 import type { GraphragImportSummary, ImportGraphragOptions } from './import-graphrag.js';
 import type { CancellableWriteOptions, WriterLockOptions } from './write-options.js';
@@ -42,6 +44,13 @@ export interface KgragOptions<Methods extends readonly AnyQueryMethod[] = any> {
   llm?: LanguageModel;
   /** An embedder to use instead of the configured one. */
   embedder?: Embedder;
+  /**
+   * The storage backends by `store.backend` name: `builtInStores` (sqlite, postgres) by default; add one with
+   * `{ ...builtInStores, mine: (config, workspace) => openMyStorage(...) }`.
+   */
+  stores?: Readonly<Record<string, WorkspaceStorageOpener>>;
+  /** The export formats of `Kgrag.export`: `builtInExporters` (graphrag, graphml, neo4j) by default. */
+  exporters?: readonly IndexExporter[];
   /** A store to use instead of the workspace's SQLite file. */
   store?: Store;
   /** `fetch` used by the HTTP providers (tests, proxies). */

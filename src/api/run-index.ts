@@ -9,7 +9,7 @@ import type { UsageSnapshot } from '../providers/llm/usage-meter.js';
 import type { Store } from '../store/store.js';
 import { importedIndexSource, importedIndexUpdateError } from './import-graphrag.js';
 import type { IndexOptions } from './kgrag.js';
-import { postgresWorkspaceName } from './open-workspace-storage.js';
+import { postgresWorkspaceName } from './postgres-workspace-name.js';
 import type { PrefetchQueue } from './workers/prefetch-queue.js';
 import { stepSettingsFingerprint } from './workers/step-settings-fingerprint.js';
 import type { WorkspaceSession } from './workspace-session.js';

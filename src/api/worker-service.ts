@@ -3,7 +3,7 @@ import type { PipelineStep } from '../pipeline/pipeline-step.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
 import type { Store } from '../store/store.js';
 import type { WorkOptions, WorkSummary } from './kgrag.js';
-import { postgresWorkspaceName } from './open-workspace-storage.js';
+import { postgresWorkspaceName } from './postgres-workspace-name.js';
 import type { PrefetchQueue, PrefetchJob } from './workers/prefetch-queue.js';
 import type { LocalIndexWorkers } from './workers/start-index-workers.js';
 import { stepSettingsFingerprint } from './workers/step-settings-fingerprint.js';

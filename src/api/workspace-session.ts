@@ -99,7 +99,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
   const tokenizer = await createTokenizer(config.tokenizer.encoding);
   // `store.path: ':memory:'` (tests, one-off runs) is one in-memory store that queries read as it is written.
   const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:') : undefined);
-  const storage = givenStore ? singleStoreWorkspace(givenStore) : await openWorkspaceStorage(config, workspace);
+  const storage = givenStore ? singleStoreWorkspace(givenStore) : await openWorkspaceStorage(config, workspace, options.stores);
   const prices = priceSettings(config);
   const meter = createUsageMeter({
     prices: mergeModelPrices(prices.prices),

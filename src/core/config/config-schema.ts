@@ -408,7 +408,11 @@ export const configSchema = z
       .prefault({}),
     store: z
       .object({
-        backend: z.enum(['sqlite', 'postgres']).default('sqlite').describe('Storage backend: one SQLite file per workspace, or a Postgres database shared by many workspaces and processes'),
+        backend: z
+          .string()
+          .regex(/^[a-z][a-z0-9-]*$/, 'must be a backend name such as sqlite or postgres')
+          .default('sqlite')
+          .describe('Storage backend: "sqlite" (one SQLite file per workspace), "postgres" (a database shared by many workspaces and processes), or one given to createKgrag({ stores })'),
         path: z.string().default('kgrag.db').describe('SQLite database file, relative to the workspace'),
         url: z.string().optional().describe('Postgres connection URL (postgres://user:password@host:5432/database); also KGRAG_DATABASE_URL, which selects the postgres backend'),
         schema: z.string().min(1).default('kgrag').describe("Postgres schema that holds kgrag's tables, created when missing"),

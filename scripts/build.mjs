@@ -24,6 +24,13 @@ for (const encoding of ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']) 
   writeFileSync(join(ranksFolder, `${encoding}.bin`), rankTableBytes(rankTableFromRanks(ranks)));
 }
 
+// The explorer's API types, from the OpenAPI document the compiled server generates from its route schemas, before vite
+// bundles the explorer that reads them (see scripts/generate-api-types.mjs).
+const { apiTypesSource, generatedApiTypesPath } = await import('./generate-api-types.mjs');
+const { buildOpenApiDocument } = await import(new URL('../dist/server/build-openapi-document.js', import.meta.url).href);
+const apiTypes = await apiTypesSource(buildOpenApiDocument());
+if (apiTypes !== undefined) writeFileSync(join(root, generatedApiTypesPath), apiTypes);
+
 // The web explorer. vite is a devDependency: an install without it (a production install of the published package)
 // already has dist/web from the package.
 const vite = await import('vite').catch(() => undefined);

@@ -32,4 +32,5 @@ interface AbortGroup {
   listener: () => void;
 }
 
+/** Keyed by signal: an entry lives while its signal does, and goes with its last callback. */
 const groups = new WeakMap<AbortSignal, AbortGroup>();

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 
+/** Read once: the package's version does not change while it runs. */
 let version: string | undefined;
 
 /** The version of the kgrag package, from its package.json (two folders up from this module in src/ and in dist/). */

@@ -280,7 +280,7 @@ function aggregateBuffer(work: Workspace, slot: 0 | 1, nodes: number, entries: n
 
 // NOTE: hierarchical clustering calls leiden thousands of times on small subgraphs, where allocating ~30
 // typed arrays per call cost more than the clustering itself; one workspace for graphs up to this size is
-// kept between calls (a few MB at most).
+// kept between calls (a few MB at most). Scratch only: no result depends on what a call before left in it.
 const retainedNodes = 1 << 15;
 const retainedEntries = 1 << 18;
 let retained: Workspace | undefined;

@@ -1,6 +1,7 @@
 import { KgragError } from '../core/errors.js';
 import type { CsrMatrix } from '../math/csr-matrix.js';
 import { csrRowSums, transposeCsr } from '../math/csr-operations.js';
+import { compiledWasmModule } from '../math/wasm/compiled-wasm-module.js';
 import { buildPageRankSweepModule } from './pagerank-sweep-module.js';
 
 /*
@@ -105,6 +106,8 @@ export interface PersonalizedPageRankOptions {
   dangling?: 'personalization' | 'uniform';
   /** Starting vector (normalized here); defaults to v, which converges fastest for local seeds. */
   initial?: ArrayLike<number>;
+  /** Where the sweep runs (see {@link createPageRankArena}). @default the process's shared arena */
+  arena?: PageRankArena;
 }
 
 /** Result of {@link personalizedPageRank}. */
@@ -134,40 +137,43 @@ export function personalizedPageRank(graph: PageRankGraph | CsrMatrix, options: 
   const initial = options.initial === undefined ? restart : normalizedDistribution(options.initial, n, 'initial');
   if (n === 0) return { scores: Float64Array.from(initial), iterations: 0, error: 0 };
 
-  const resident = residentTransitions(prepared);
-  const vectors = resident.vectors();
-  vectors.restart.set(restart);
-  vectors.current.set(initial);
-  let current = vectors.current;
-  let next = vectors.next;
-  let error = Number.POSITIVE_INFINITY;
-  let iteration = 0;
-  while (iteration < maxIterations) {
-    iteration++;
-    let danglingMass = 0;
-    for (let index = 0; index < danglingNodes.length; index++) danglingMass += current[danglingNodes[index] as number] as number;
-    const restartScale = uniformDangling ? 1 - damping : damping * danglingMass + (1 - damping);
-    const uniformShare = uniformDangling ? (damping * danglingMass) / n : 0;
-    error = resident.sweep(current, next, damping, restartScale, uniformShare);
-    const swap = current;
-    current = next;
-    next = swap;
-    if (error < tolerance) return { scores: normalizeSum(Float64Array.from(current)), iterations: iteration, error };
+  const arena = (options.arena ?? sharedArena) as ArenaState;
+  try {
+    const resident = residentGraph(arena, prepared);
+    const memory = arena.memory as WebAssembly.Memory;
+    const sweep = arena.sweep as PageRankSweep;
+    const vector = (index: number): Float64Array => new Float64Array(memory.buffer, resident.vectorsOffset + index * 8 * n, n);
+    vector(0).set(restart);
+    vector(1).set(initial);
+    let current = vector(1);
+    let next = vector(2);
+    let error = Number.POSITIVE_INFINITY;
+    let iteration = 0;
+    while (iteration < maxIterations) {
+      iteration++;
+      let danglingMass = 0;
+      for (let index = 0; index < danglingNodes.length; index++) danglingMass += current[danglingNodes[index] as number] as number;
+      const restartScale = uniformDangling ? 1 - damping : damping * danglingMass + (1 - damping);
+      const uniformShare = uniformDangling ? (damping * danglingMass) / n : 0;
+      error = sweep(resident.rowPointersOffset, resident.columnIndicesOffset, resident.valuesOffset, n, current.byteOffset, next.byteOffset, resident.vectorsOffset, damping, restartScale, uniformShare);
+      const swap = current;
+      current = next;
+      next = swap;
+      if (error < tolerance) return { scores: normalizeSum(Float64Array.from(current)), iterations: iteration, error };
+    }
+    throw notConverged(maxIterations, tolerance, error, damping);
+  } finally {
+    shrinkAfterRun(arena);
   }
-  throw new KgragError(`PageRank did not converge in ${maxIterations} iterations (L1 change ${error.toExponential(2)} > ${tolerance})`, {
+}
+
+function notConverged(maxIterations: number, tolerance: number, error: number, damping: number): KgragError {
+  return new KgragError(`PageRank did not converge in ${maxIterations} iterations (L1 change ${error.toExponential(2)} > ${tolerance})`, {
     code: 'GRAPH_PAGERANK_NOT_CONVERGED',
     category: 'internal',
     hint: 'raise maxIterations or the tolerance, or lower the damping',
     details: { maxIterations, tolerance, error, damping },
   });
-}
-
-/** The transition matrix copied into WebAssembly memory once, with room for the three vectors of an iteration. */
-interface ResidentTransitions {
-  /** Views of the restart vector and the two iterates in the memory (valid until the next call of `vectors`). */
-  vectors(): { restart: Float64Array; current: Float64Array; next: Float64Array };
-  /** One sweep from `current` into `next` (two of the views); returns ‖next − current‖₁. */
-  sweep(current: Float64Array, next: Float64Array, damping: number, restartScale: number, uniformShare: number): number;
 }
 
 type PageRankSweep = (
@@ -183,79 +189,121 @@ type PageRankSweep = (
   uniformShare: number,
 ) => number;
 
-/**
- * Every resident graph lives in one growable memory, appended one after the other, so a process holds one
- * WebAssembly memory however many graphs it ranks (each memory reserves gigabytes of address space). When the
- * next graph would take the arena past {@link arenaResetBytes}, it starts over: the graphs in it are copied
- * in again at their next use.
- */
-interface Arena {
-  memory: WebAssembly.Memory;
-  sweep: PageRankSweep;
-  usedBytes: number;
-  /** Bumped at each start-over; a graph resident at an older epoch is copied in again. */
+/** Where a graph's transitions and the three vectors of an iteration lie in the arena's memory. */
+interface ResidentGraph {
+  /** The arena's epoch when they were copied in; at a later epoch they are copied in again. */
   epoch: number;
+  n: number;
+  valuesOffset: number;
+  rowPointersOffset: number;
+  columnIndicesOffset: number;
+  /** The restart vector, then the two iterates. */
+  vectorsOffset: number;
+}
+
+/**
+ * The WebAssembly memory PageRank sweeps run in. Prepared graphs are copied in one after the other and stay resident
+ * while they live (HippoRAG runs one PPR per question on the same graph), so one memory serves however many graphs a
+ * process ranks: each WebAssembly memory reserves gigabytes of address space. A WebAssembly memory can only grow, so
+ * the arena bounds itself: when the next graph would take it past `floorBytes` it starts over (the graphs in it are
+ * copied in again at their next use), and a run that grew it past `floorBytes` (one graph larger than that) drops the
+ * memory when it ends: it holds at most `floorBytes` between runs.
+ */
+export interface PageRankArena {
+  /** Bytes of WebAssembly memory it holds now; 0 before its first graph and after a graph larger than its floor. */
+  readonly bytes: number;
+}
+
+interface ArenaState extends PageRankArena {
+  readonly floorBytes: number;
+  memory: WebAssembly.Memory | undefined;
+  sweep: PageRankSweep | undefined;
+  usedBytes: number;
+  /** Bumped at each start-over and each drop of the memory. */
+  epoch: number;
+  /** Keyed by graph: a graph's residency is dropped with the graph. */
+  readonly residents: WeakMap<PageRankGraph, ResidentGraph>;
 }
 
 const pageBytes = 65536;
-const arenaResetBytes = 256 * 1024 * 1024;
 /** Byte offsets are signed 32-bit in the sweep. */
 const maxArenaBytes = 2 ** 31 - 1;
-let arena: Arena | undefined;
-/** A graph's transitions stay resident while the prepared graph lives (HippoRAG runs one PPR per question). */
-const residentGraphs = new WeakMap<PageRankGraph, ResidentTransitions & { epoch: number }>();
 
-function openArena(): Arena {
-  if (arena) return arena;
-  const memory = new WebAssembly.Memory({ initial: 1 });
-  const module = new WebAssembly.Module(buildPageRankSweepModule());
-  const sweep = new WebAssembly.Instance(module, { env: { memory } }).exports.pagerank_sweep as PageRankSweep;
-  arena = { memory, sweep, usedBytes: 0, epoch: 0 };
+/** An arena of its own (see {@link PageRankArena}); `floorBytes` defaults to 256 MiB. */
+export function createPageRankArena(options: { floorBytes?: number } = {}): PageRankArena {
+  const arena: ArenaState = {
+    floorBytes: options.floorBytes ?? 256 * 1024 * 1024,
+    memory: undefined,
+    sweep: undefined,
+    usedBytes: 0,
+    epoch: 0,
+    residents: new WeakMap(),
+    get bytes() {
+      return arena.memory?.buffer.byteLength ?? 0;
+    },
+  };
   return arena;
 }
 
-/** Reserves `bytes` (8-byte aligned) in the arena and returns their offset. */
-function reserve(target: Arena, bytes: number): number {
-  if (target.usedBytes > 0 && target.usedBytes + bytes > arenaResetBytes) {
-    target.usedBytes = 0;
-    target.epoch++;
+/**
+ * The arena of runs that name none. Module-level on purpose: one WebAssembly memory for the process (see
+ * {@link PageRankArena}), which holds no memory until the first run and at most its floor between runs.
+ */
+const sharedArena = createPageRankArena();
+
+/** Reserves `bytes` (8-byte aligned) in the arena's memory, made or grown as needed, and returns their offset. */
+function reserve(arena: ArenaState, bytes: number): { memory: WebAssembly.Memory; offset: number } {
+  if (arena.usedBytes > 0 && arena.usedBytes + bytes > arena.floorBytes) {
+    arena.usedBytes = 0;
+    arena.epoch++;
   }
-  const offset = target.usedBytes;
+  const offset = arena.usedBytes;
   const end = offset + bytes;
   if (end > maxArenaBytes) throw new RangeError(`personalizedPageRank: the graph needs ${bytes} bytes, more than the sweep addresses (2 GiB)`);
-  if (end > target.memory.buffer.byteLength) target.memory.grow(Math.ceil((end - target.memory.buffer.byteLength) / pageBytes));
-  target.usedBytes = Math.ceil(end / 8) * 8;
-  return offset;
+  if (arena.memory === undefined) {
+    const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(end / pageBytes)) });
+    arena.memory = memory;
+    arena.sweep = new WebAssembly.Instance(compiledSweepModule(), { env: { memory } }).exports.pagerank_sweep as PageRankSweep;
+  } else if (end > arena.memory.buffer.byteLength) {
+    arena.memory.grow(Math.ceil((end - arena.memory.buffer.byteLength) / pageBytes));
+  }
+  arena.usedBytes = Math.ceil(end / 8) * 8;
+  return { memory: arena.memory, offset };
 }
 
-function residentTransitions(graph: PageRankGraph): ResidentTransitions {
-  const target = openArena();
-  const cached = residentGraphs.get(graph);
-  if (cached && cached.epoch === target.epoch) return cached;
+/** The compiled sweep, shared by every arena (compiled once per process: see `compiledWasmModule`). */
+function compiledSweepModule(): WebAssembly.Module {
+  const module = compiledWasmModule(buildPageRankSweepModule);
+  if (module === null) throw new KgragError('this JavaScript engine rejects the PageRank sweep (WebAssembly)', { code: 'GRAPH_WASM_UNSUPPORTED', category: 'environment', hint: 'run kgrag on Node.js 20.19 or later' });
+  return module;
+}
+
+/** The graph's transitions in the arena's memory, copied in unless they are there from this epoch. */
+function residentGraph(arena: ArenaState, graph: PageRankGraph): ResidentGraph {
+  const cached = arena.residents.get(graph);
+  if (cached && cached.epoch === arena.epoch && arena.memory !== undefined) return cached;
   const { n, incomingTransitions } = graph;
   const entries = incomingTransitions.values.length;
   // f64 data first (8-byte aligned), then the i32 arrays.
-  const base = reserve(target, 8 * entries + 3 * 8 * n + 4 * (n + 1) + 4 * entries);
-  const valuesOffset = base;
-  const vectorOffset = (index: number): number => base + 8 * entries + index * 8 * n;
-  const rowPointersOffset = vectorOffset(3);
+  const { memory, offset: valuesOffset } = reserve(arena, 8 * entries + 3 * 8 * n + 4 * (n + 1) + 4 * entries);
+  const vectorsOffset = valuesOffset + 8 * entries;
+  const rowPointersOffset = vectorsOffset + 3 * 8 * n;
   const columnIndicesOffset = rowPointersOffset + 4 * (n + 1);
-  const { memory, sweep, epoch } = target;
   new Float64Array(memory.buffer, valuesOffset, entries).set(incomingTransitions.values);
   new Int32Array(memory.buffer, rowPointersOffset, n + 1).set(incomingTransitions.rowPointers);
   new Int32Array(memory.buffer, columnIndicesOffset, entries).set(incomingTransitions.columnIndices);
-  const resident = {
-    epoch,
-    vectors: () => ({
-      restart: new Float64Array(memory.buffer, vectorOffset(0), n),
-      current: new Float64Array(memory.buffer, vectorOffset(1), n),
-      next: new Float64Array(memory.buffer, vectorOffset(2), n),
-    }),
-    sweep: (current: Float64Array, next: Float64Array, damping: number, restartScale: number, uniformShare: number) =>
-      sweep(rowPointersOffset, columnIndicesOffset, valuesOffset, n, current.byteOffset, next.byteOffset, vectorOffset(0), damping, restartScale, uniformShare),
-  };
-  residentGraphs.set(graph, resident);
+  const resident = { epoch: arena.epoch, n, valuesOffset, rowPointersOffset, columnIndicesOffset, vectorsOffset };
+  arena.residents.set(graph, resident);
   return resident;
+}
+
+/** Drops the arena's memory when a run grew it past its floor: the next run starts with a fresh one. */
+function shrinkAfterRun(arena: ArenaState): void {
+  if (arena.bytes <= arena.floorBytes) return;
+  arena.memory = undefined;
+  arena.sweep = undefined;
+  arena.usedBytes = 0;
+  arena.epoch++;
 }
 
 function normalizedDistribution(vector: ArrayLike<number>, n: number, name: string): Float64Array {

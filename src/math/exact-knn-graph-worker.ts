@@ -10,6 +10,7 @@ import { ResidentMatrix } from './wasm/resident-matrix.js';
  * copied).
  */
 
+// This thread's own state: the worker exists for one kNN graph and exits with it.
 const task = workerData as ExactKnnWorkerTask;
 const resident = ResidentMatrix.attach(task.shared, task.slot);
 const entries = resident.rows * task.k;

@@ -6,6 +6,7 @@
 export { serveWorkspaces } from './serve-workspaces.js';
 export type { ServedWorkspaces, ServeWorkspacesOptions } from './serve-workspaces.js';
 export { createServerApp } from './create-server-app.js';
+export { buildOpenApiDocument } from './build-openapi-document.js';
 export type { ServerApp, ServerAppOptions } from './create-server-app.js';
 export { createWorkspaceRegistry } from './workspace-registry.js';
 export type { ServedWorkspace, WorkspaceRegistry, WorkspaceRegistryOptions } from './workspace-registry.js';

@@ -6,6 +6,7 @@ import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
 import type { McpTarget } from '../mcp/create-mcp-server.js';
 import { labelApiSources } from './api-document-sources.js';
 import { childProcessJobRunner } from './child-process-job-runner.js';
+import type { ApiRoute } from './api-route.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
 import type { JobWorkspaceOptions } from './job-process-protocol.js';
 import { graphRoutes } from './routes/graph-routes.js';
@@ -14,6 +15,9 @@ import { isLoopback } from './is-loopback.js';
 import { type RunningServer, startServer } from './start-server.js';
 import { weakApiKeyReason } from './weak-api-key.js';
 import { createWorkspaceRegistry, type ServedWorkspace, type WorkspaceRegistry } from './workspace-registry.js';
+
+/** The routes `kgrag serve` adds to the server's own: the methods and graph browsing. */
+export const servedRoutes: readonly ApiRoute[] = [...methodRoutes, ...graphRoutes];
 
 /** MCP's view of a served workspace: `add_documents` queues an index job like POST /documents. */
 function mcpTargetOf(workspace: ServedWorkspace, prefix: string): McpTarget {
@@ -125,7 +129,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     config,
     version: options.version,
     logger: options.logger,
-    routes: [...methodRoutes, ...graphRoutes],
+    routes: servedRoutes,
     mcp: (workspace) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`)),
     webDirectory: options.webDirectory,
   });

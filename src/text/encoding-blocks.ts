@@ -24,7 +24,7 @@ const letterPattern = /\p{L}/u;
 const markPattern = /\p{M}/u;
 const digitPattern = /\p{N}/u;
 const spacePattern = /\s/u;
-/** Classes of the BMP code points seen so far; 255 until first seen. */
+/** Classes of the BMP code points seen so far; 255 until first seen. A fixed 64 KiB memo of a pure function. */
 const bmpClasses = new Uint8Array(0x10000).fill(255);
 
 function classOf(codePoint: number): number {

@@ -48,6 +48,7 @@ export interface Tokenizer {
 
 const supportedEncodings: readonly TokenizerEncoding[] = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'];
 
+/** Process-wide on purpose: a tokenizer is immutable (its rank table read once), one per supported encoding. */
 const cache = new Map<TokenizerEncoding, Promise<Tokenizer>>();
 
 /**

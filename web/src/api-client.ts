@@ -2,17 +2,18 @@ import type {
   ChunkView,
   CommunityDetail,
   CommunityPage,
-  CommunityView,
+  DeletePreview,
   DocumentDetail,
   DocumentInfo,
   EntityDetail,
   EntityMatch,
   GraphSlice,
   JobView,
-  MethodDescription,
+  MethodList,
   Problem,
   QueryRequest,
   QueryResult,
+  Workspaces,
   WorkspaceStats,
 } from './api-types';
 
@@ -90,7 +91,7 @@ export class ApiClient {
     return new ApiClient(name === undefined ? '/v1' : `/v1/workspaces/${encodeURIComponent(name)}`);
   }
 
-  static async workspaces(): Promise<{ layout: 'single' | 'folder'; workspaces: Array<{ name: string }> }> {
+  static async workspaces(): Promise<Workspaces> {
     return request('/v1/workspaces');
   }
 
@@ -98,7 +99,7 @@ export class ApiClient {
     return request(`${this.base}/stats`);
   }
 
-  methods(): Promise<{ default: string; methods: MethodDescription[] }> {
+  methods(): Promise<MethodList> {
     return request(`${this.base}/methods`);
   }
 
@@ -162,7 +163,7 @@ export class ApiClient {
   }
 
   /** What deleting a document would remove, without deleting it. */
-  deletePreview(id: string): Promise<Record<string, unknown>> {
+  deletePreview(id: string): Promise<DeletePreview> {
     return request(`${this.base}/documents/${encodeURIComponent(id)}${queryString({ dryRun: 'true' })}`, { method: 'DELETE' });
   }
 

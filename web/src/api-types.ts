@@ -1,111 +1,58 @@
 /*
- * The shapes of the kgrag HTTP API the explorer reads (see `/openapi.json`). The server's own types live in the
- * Node package; the explorer keeps this mirror of the contract so that it builds without server code, and
- * test/web-api-types.test.ts makes the type check fail when the server's shapes stop fitting it.
+ * The shapes of the kgrag HTTP API the explorer reads, named. Each is a part of the types the build generates from the
+ * server's `/openapi.json` (api-types.generated.ts, written by scripts/build.mjs; run `npm run build` after changing a
+ * route's schema), so the explorer builds without server code and cannot drift from what the server describes.
  */
+import type { operations } from './api-types.generated.js';
 
-export interface EntitySummary {
-  id: string;
-  title: string;
-  type: string;
-  degree: number;
-  frequency: number;
+/** The JSON body of a successful response of the operation `Id` (its operationId in `/openapi.json`). */
+type Reply<Id extends keyof operations, Status extends keyof operations[Id]['responses']> = operations[Id]['responses'][Status] extends {
+  content: { 'application/json': infer Body };
 }
+  ? Body
+  : never;
 
-export interface EntityMatch extends EntitySummary {
-  match: 'exact' | 'prefix' | 'word' | 'contains' | 'text';
-  alias?: string;
-}
+export type WorkspaceStats = Reply<'getV1Stats', 200>;
+export type Workspaces = Reply<'getV1Workspaces', 200>;
 
-export interface SourcePassage {
-  chunkId: string;
-  documentId: string;
-  documentTitle: string;
-  text: string;
-}
+export type EntityMatch = Reply<'getV1Entities', 200>['entities'][number];
+export type EntityDetail = Reply<'getV1EntitiesId', 200>;
+export type GraphSlice = Reply<'getV1Graph', 200>;
+export type GraphNode = GraphSlice['nodes'][number];
+export type CommunityPage = Reply<'getV1Communities', 200>;
+export type CommunityView = CommunityPage['communities'][number];
+export type CommunityDetail = Reply<'getV1CommunitiesId', 200>;
+export type ChunkView = Reply<'getV1ChunksId', 200>;
 
-export interface EntityDetail extends EntitySummary {
-  description: string;
-  aliases: string[];
-  chunkIds: string[];
-  sources: SourcePassage[];
-  communities: Array<{ id: string; level: number; title: string; reportTitle: string | undefined }>;
-}
+export type QueryRequest = Omit<operations['postV1Query']['requestBody']['content']['application/json'], 'stream'>;
+export type QueryResult = Reply<'postV1Query', 200>;
+export type ContextChunk = QueryResult['context']['chunks'][number];
+export type Citation = QueryResult['citations'][number];
+export type QuerySubgraph = NonNullable<QueryResult['context']['subgraph']>;
 
-export interface GraphNode extends EntitySummary {
-  depth: number;
-  /** The entity's community id at each level (index = level, 0 the coarsest). */
-  communities?: string[];
-  x?: number;
-  y?: number;
-}
+export type DocumentInfo = Reply<'getV1Documents', 200>['documents'][number];
+export type DocumentDetail = Reply<'getV1DocumentsId', 200>;
+/** What deleting a document would remove and cost (`DELETE /documents/{id}?dryRun=true`). */
+export type DeletePreview = Reply<'deleteV1DocumentsId', 200>;
+export type JobView = Reply<'getV1JobsId', 200>['job'];
+export type JobStep = JobView['steps'][number];
 
-export interface GraphEdge {
-  id: string;
-  source: string;
-  target: string;
-  description: string;
-  weight: number;
-}
+type Methods = Reply<'getV1Methods', 200>;
+/** A query method; `parameters` is JSON Schema, read by the parameters form as {@link JsonSchema}. */
+export type MethodDescription = Omit<Methods['methods'][number], 'parameters'> & { parameters: JsonSchema };
+export type MethodList = Omit<Methods, 'methods'> & { methods: MethodDescription[] };
+export type RankingInfo = MethodDescription['ranking'];
 
-export interface GraphSlice {
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-  truncated: boolean;
-}
+/**
+ * An `application/problem+json` error document; only `status` when the body was not one (a proxy's error page), where
+ * the client fills in the status line.
+ */
+export type Problem = Partial<NonNullable<operations['getV1DocumentsId']['responses'][404]['content']>['application/problem+json']> & { status: number };
 
-export interface Finding {
-  summary: string;
-  explanation: string;
-}
-
-export interface CommunityView {
-  id: string;
-  level: number;
-  parent: string | null;
-  children: string[];
-  title: string;
-  size: number;
-  report:
-    | { title: string; summary: string; rating: number; ratingExplanation: string; findings: Finding[]; fullContent: string; generatedBy?: string }
-    | undefined;
-}
-
-/** One community as `GET /communities/{id}` returns it: with its member entities. */
-export interface CommunityDetail extends CommunityView {
-  entityIds: string[];
-}
-
-export interface CommunityPage {
-  total: number;
-  levels: number[];
-  communities: CommunityView[];
-}
-
-export interface ChunkView {
-  id: string;
-  ordinal: number;
-  text: string;
-  nTokens: number;
-  start: number;
-  end: number;
-  document: { id: string; title: string; source: string; createdAt: string };
-}
-
-export interface MethodDescription {
-  name: string;
-  description: string;
-  variants: string[];
-  /** The parameter(s) `topK` sets, or null when the method has none. */
-  topKParam: string | string[] | null;
-  /** How the method ranks passages (for evaluation): its own ranking, or a proxy. */
-  ranking: RankingInfo;
-  /** JSON Schema of the method's settings (input side). */
-  parameters: JsonSchema;
-  built: boolean;
-}
-
-/** The part of JSON Schema the parameters form reads. */
+/**
+ * The part of JSON Schema (the standard, not kgrag's API: a method's `parameters` are whatever its zod schema
+ * converts to) that the parameters form reads.
+ */
 export interface JsonSchema {
   type?: string | string[];
   description?: string;
@@ -120,137 +67,4 @@ export interface JsonSchema {
   items?: JsonSchema;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
-}
-
-/** Whose ranking a method's passages are: its own (`native`), a stand-in (`proxy`), or another procedure's (`fallback`). */
-export interface RankingInfo {
-  kind: 'native' | 'proxy' | 'fallback';
-  note?: string;
-}
-
-export interface ContextChunk {
-  id: string;
-  hid: number;
-  documentId: string;
-  documentTitle: string;
-  source: string;
-  text: string;
-  score: number;
-  scores: Record<string, number>;
-}
-
-export interface Citation {
-  dataset: 'Sources' | 'Entities' | 'Relationships' | 'Reports' | 'Claims';
-  hid: number;
-  id: string;
-  title: string;
-  source?: string;
-  quote?: string;
-}
-
-export interface QuerySubgraph {
-  nodes: Array<{ id: string; label: string; kind: string; score?: number }>;
-  edges: Array<{ source: string; target: string; kind: string; weight?: number }>;
-}
-
-export interface TraceStep {
-  name: string;
-  ms: number;
-  detail?: Record<string, unknown>;
-}
-
-export interface QueryResult {
-  question: string;
-  method: string;
-  variant: string | undefined;
-  answer: { text: string; kind: 'generated' | 'extractive' | 'none'; label?: string };
-  citations: Citation[];
-  context: {
-    chunks: ContextChunk[];
-    ranking?: RankingInfo;
-    entities?: Array<{ id: string; title: string; type: string; description: string }>;
-    relations?: Array<{ id: string; source: string; target: string; description: string; weight: number }>;
-    communities?: Array<{ id: string; title: string; level: number }>;
-    keywords?: Array<{ id: string; text: string; score: number }>;
-    subgraph?: QuerySubgraph;
-    tokens: number;
-    text?: string;
-  };
-  trace: { steps: TraceStep[]; params: Record<string, unknown>; unknownReferences: number };
-  usage: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number };
-  index: { generation: number; publishedAt: string | null };
-  warnings: string[];
-}
-
-export interface QueryRequest {
-  question: string;
-  method?: string;
-  variant?: string;
-  params?: Record<string, unknown>;
-  topK?: number;
-  contextOnly?: boolean;
-}
-
-export interface DocumentInfo {
-  id: string;
-  title: string;
-  source: string;
-  chunks: number;
-  indexedAt: string | null;
-  status: string;
-}
-
-/** A document with its text, as `GET /documents/{id}` returns it. */
-export interface DocumentDetail {
-  id: string;
-  title: string;
-  source: string;
-  metadata: Record<string, unknown>;
-  indexedAt: string;
-  status: string;
-  text: string;
-  chunkIds: string[];
-}
-
-export interface JobStep {
-  step: string;
-  status: 'pending' | 'running' | 'done' | 'skipped';
-  done: number;
-  total: number;
-  unit: string;
-  durationMs: number | undefined;
-}
-
-export interface JobView {
-  id: string;
-  kind: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  createdAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null };
-  steps: JobStep[];
-  resumed: number;
-  warnings: string[];
-  error: { code: string; message: string } | null;
-  result: { durationMs: number; deleted?: string[] } | null;
-}
-
-export interface WorkspaceStats {
-  name: string;
-  index: { generation: number | null; publishedAt: string | null };
-  counts: Record<string, number>;
-  jobs: { running: string[]; queued: string[] };
-  /** Whether an LLM is configured; without one, answers are extractive. */
-  llm?: { configured: boolean; model: string | null };
-}
-
-/** An `application/problem+json` error document. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status: number;
-  detail?: string;
-  code?: string;
-  hint?: string;
 }

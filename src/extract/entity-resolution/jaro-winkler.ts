@@ -1,7 +1,9 @@
 // Match flags reused across calls: resolution compares millions of name pairs, and two allocations per
-// call were most of the cost.
-let leftMatched = new Uint8Array(64);
-let rightMatched = new Uint8Array(64);
+// call were most of the cost. Bounded: longer strings than these hold (rare for names) get flags of their own for
+// the call, so one long string does not keep its size for the rest of the process.
+const sharedLength = 256;
+const leftShared = new Uint8Array(sharedLength);
+const rightShared = new Uint8Array(sharedLength);
 
 /**
  * Jaro–Winkler similarity of two strings, in [0, 1] (W. E. Winkler, "String Comparator Metrics and
@@ -14,10 +16,8 @@ export function jaroWinkler(left: string, right: string): number {
   if (left === right) return 1;
   if (left.length === 0 || right.length === 0) return 0;
   const window = Math.max(0, Math.floor(Math.max(left.length, right.length) / 2) - 1);
-  if (leftMatched.length < left.length) leftMatched = new Uint8Array(left.length * 2);
-  if (rightMatched.length < right.length) rightMatched = new Uint8Array(right.length * 2);
-  leftMatched.fill(0, 0, left.length);
-  rightMatched.fill(0, 0, right.length);
+  const leftMatched = left.length <= sharedLength ? leftShared.fill(0, 0, left.length) : new Uint8Array(left.length);
+  const rightMatched = right.length <= sharedLength ? rightShared.fill(0, 0, right.length) : new Uint8Array(right.length);
   let matches = 0;
   for (let i = 0; i < left.length; i++) {
     const from = Math.max(0, i - window);

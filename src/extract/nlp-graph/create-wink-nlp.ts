@@ -15,7 +15,8 @@ const require = createRequire(import.meta.url);
  * `metaCER` (wink-eng-lite-web-model 1.8.0, `load-cer-meta-model.js`) assigns `JSON.stringify(machines)` back to the
  * module's `machines`, so each instance after the first receives the JSON text encoded once more and its custom
  * entities never match. Every instance calls `metaCER`, whatever its pipe, so this is what lets kgrag create a fresh
- * instance whenever it needs one. Made on the first instance, not when a command loads this module.
+ * instance whenever it needs one. Made on the first instance, not when a command loads this module. Process-wide on
+ * purpose: it never changes once made, and holds nothing an instance learns (each instance has its own lexicon).
  */
 let stableModel: typeof model | undefined;
 

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { finishTask } from '../../core/cooperative-task.js';
-import { extractNounPhrases, extractNounPhrasesTask } from './noun-phrase-extractor.js';
+import { createNounPhraseExtractor, extractNounPhrases, extractNounPhrasesTask } from './noun-phrase-extractor.js';
 
-const keys = (text: string): string[] => extractNounPhrases(text).mentions.map((mention) => mention.key);
+// One extractor for the file: making its wink-nlp instance takes most of a second.
+const extractor = createNounPhraseExtractor();
+const keys = (text: string): string[] => extractor.extract(text).mentions.map((mention) => mention.key);
 
 describe('noun phrases of a corpus', () => {
   const texts = [
@@ -22,7 +24,7 @@ describe('noun phrases of a corpus', () => {
   });
 
   test('are found in every batch when each batch has a fresh wink-nlp instance', () => {
-    // One text per batch: three instances after the one extractNounPhrases made. The model's own metaCER handed every
+    // One text per batch: three instances after the one the file's extractor made. The model's own metaCER handed every
     // instance after the first an encoded-twice pattern model, and none of them found a name.
     const extractions = finishTask(extractNounPhrasesTask(texts, undefined, 1));
     assert.deepEqual(
@@ -54,5 +56,29 @@ describe('text inside long runs without whitespace', () => {
 
   test('leaves names in ordinary text, hyphenated ones included', () => {
     assert.deepEqual([...new Set(keys('Stratford-upon-Avon met Hewlett-Packard in Kestermouth.'))], ['stratford-upon-avon', 'hewlett-packard', 'kestermouth']);
+  });
+});
+
+describe('a noun-phrase extractor of single texts', () => {
+  const texts = ['Mara Ellison crossed the Weir Bridge at dawn.', 'The Kestermouth Brass Band played at the Harvest Festival.', 'Captain Jonas Reed sailed from Porthkerris.'];
+  const keysOf = (found: ReturnType<typeof extractNounPhrases>): string[] => found.mentions.map((mention) => mention.key);
+
+  test('replaces its wink-nlp instance after maxCharacters, so a long-lived one holds a bounded lexicon', () => {
+    const small = createNounPhraseExtractor({ maxCharacters: 60 });
+    const other = createNounPhraseExtractor();
+    assert.equal(small.instances, 0, 'no instance before the first text');
+    const found = texts.map((text) => keysOf(small.extract(text)));
+    assert.equal(small.instances, 3, 'each text is over half the limit: a fresh instance for each');
+    assert.deepEqual(
+      texts.map((text) => keysOf(other.extract(text))),
+      found,
+      'an instance that read the texts before finds what fresh ones do',
+    );
+    assert.equal(other.instances, 1, 'an extractor within its limit keeps its instance');
+    assert.equal(small.instances, 3, 'two extractors share no instance');
+  });
+
+  test('extractNounPhrases is one text read by an extractor of its own', () => {
+    assert.deepEqual(keysOf(extractNounPhrases(texts[2] as string)), ['jonas reed', 'porthkerris']);
   });
 });

@@ -62,9 +62,6 @@ function createPatternNlp(): WinkNlp {
   return nlp;
 }
 
-/** The instance that reads single texts (questions); a corpus is read by {@link extractNounPhrasesTask}. */
-let singleTextNlp: WinkNlp | undefined;
-
 const personTitles = new Set(['dr', 'mr', 'mrs', 'ms', 'miss', 'prof', 'professor', 'sir', 'dame', 'lady', 'lord', 'rev', 'reverend', 'father', 'sister', 'captain', 'capt', 'judge', 'mayor', 'councillor', 'senator', 'president', 'king', 'queen', 'prince', 'princess', 'saint', 'st']);
 const calendarWords = new Set([
   'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
@@ -156,11 +153,46 @@ export function* extractNounPhrasesTask(
 /**
  * Finds candidate entity mentions in one text. Kept, as in GraphRAG's extractor: spans containing a
  * proper noun, multi-word noun phrases, and hyphenated compounds; dropped: dates, numbers, calendar
- * words, and tokens that are not word-like or are overly long.
+ * words, and tokens that are not word-like or are overly long. Makes an extractor for the one text (most of a second):
+ * a caller with several texts keeps a {@link createNounPhraseExtractor}.
  */
 export function extractNounPhrases(text: string): PhraseExtraction {
-  singleTextNlp ??= createPatternNlp();
-  return extractWith(singleTextNlp, text);
+  return createNounPhraseExtractor().extract(text);
+}
+
+/** Reads single texts (questions) one at a time; a corpus is read by {@link extractNounPhrasesTask}. */
+export interface NounPhraseExtractor {
+  extract(text: string): PhraseExtraction;
+  /** The wink-nlp instances it has made so far: one per `maxCharacters` of text read. */
+  readonly instances: number;
+}
+
+/**
+ * A reader of single texts that owns its wink-nlp instance. Making one takes most of a second, so an extractor keeps
+ * it across texts; it replaces it by a fresh one once it has read `maxCharacters`, because the instance's lexicon grows
+ * by every word it has not seen (about 20 bytes per character of never-repeating text): a long-lived process (a server
+ * answering questions) holds memory bounded by `maxCharacters`, not by everything it was ever asked. The instance is
+ * made on the first text, not with the extractor. {@link extractNounPhrases} makes one for a single text.
+ */
+export function createNounPhraseExtractor(options: { maxCharacters?: number } = {}): NounPhraseExtractor {
+  const maxCharacters = options.maxCharacters ?? nounPhraseBatchCharacters;
+  let nlp: WinkNlp | undefined;
+  let characters = 0;
+  let instances = 0;
+  return {
+    extract(text) {
+      if (nlp === undefined || characters + text.length > maxCharacters) {
+        nlp = createPatternNlp();
+        instances++;
+        characters = 0;
+      }
+      characters += text.length;
+      return extractWith(nlp, text);
+    },
+    get instances() {
+      return instances;
+    },
+  };
 }
 
 function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {

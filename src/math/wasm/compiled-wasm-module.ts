@@ -1,6 +1,7 @@
 /*
  * The generated kernel modules of math/wasm/ are built and compiled once per process (per builder), and a module the
  * engine does not validate (no SIMD) is remembered as null, so its caller takes its JavaScript path from then on.
+ * Process-wide on purpose: compiled code never changes, and there is one entry per builder (a handful).
  */
 
 const compiled = new Map<() => Uint8Array<ArrayBuffer>, WebAssembly.Module | null>();

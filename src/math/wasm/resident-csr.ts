@@ -11,7 +11,7 @@ import { buildCsrBlockProductModule, csrProductWidths } from './csr-block-produc
 type Product = (rowPointersPtr: number, columnIndicesPtr: number, valuesPtr: number, rows: number, xPtr: number, yPtr: number) => void;
 
 const widest = 8;
-/** One copy per matrix object, made on its first product (a worker thread makes its own). */
+/** One copy per matrix object, made on its first product (a worker thread makes its own); dropped with the matrix. */
 const residents = new WeakMap<CsrMatrix, ResidentCsr | null>();
 
 /** A CSR matrix resident in WebAssembly memory. */

@@ -8,7 +8,8 @@ import type { ChatMessage } from '../../providers/llm/language-model.js';
 import { defineRoute } from '../api-route.js';
 import { httpError, problemOf } from '../http-problem.js';
 import type { QueryGate } from '../query-gate.js';
-import { type ChatCompletionRequest, chatCompletionRequestSchema, looseObject, problemResponse } from '../request-schemas.js';
+import { type ChatCompletionRequest, chatCompletionRequestSchema, looseObject } from '../request-schemas.js';
+import { problemResponse } from '../response-schemas.js';
 
 const modelPrefix = 'kgrag-';
 

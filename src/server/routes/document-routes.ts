@@ -8,7 +8,8 @@ import { labelApiSources } from '../api-document-sources.js';
 import { defineRoute, type ServerEnv } from '../api-route.js';
 import { fileWriteError } from '../file-write-error.js';
 import { httpError } from '../http-problem.js';
-import { addDocumentsSchema, deleteDocumentQuery, documentSchema, idParams, jobSchema, looseObject, problemResponse } from '../request-schemas.js';
+import { addDocumentsSchema, deleteDocumentQuery, idParams, looseObject } from '../request-schemas.js';
+import { documentDetailSchema, documentSchema, jobResponseSchema, problemResponse } from '../response-schemas.js';
 import { sanitizeFileName } from '../sanitize-file-name.js';
 import type { ServedWorkspace } from '../workspace-registry.js';
 
@@ -103,7 +104,7 @@ export const documentRoutes = [
     body: addDocumentsSchema,
     multipart: true,
     responses: {
-      202: { description: 'The index job that adds them', schema: z.object({ job: jobSchema }) },
+      202: { description: 'The index job that adds them', schema: jobResponseSchema },
       400: problemResponse('Invalid documents'),
       413: problemResponse('Body larger than the server accepts'),
       415: problemResponse('A file kgrag cannot read (an office format it does not load, or bytes that are not text)'),
@@ -123,7 +124,7 @@ export const documentRoutes = [
     tag: 'documents',
     summary: 'One document with its text and chunk ids',
     params: idParams,
-    responses: { 200: { description: 'The document', schema: looseObject }, 404: problemResponse('No such document') },
+    responses: { 200: { description: 'The document', schema: documentDetailSchema }, 404: problemResponse('No such document') },
     handler: async (c, { params, workspace }) => {
       const [document] = await workspace.kgrag.store.table('documents').get([params.id]);
       if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
@@ -150,7 +151,7 @@ export const documentRoutes = [
     query: deleteDocumentQuery,
     responses: {
       200: { description: 'Dry run: what the delete would remove and cost', schema: looseObject },
-      202: { description: 'The delete job', schema: z.object({ job: jobSchema }) },
+      202: { description: 'The delete job', schema: jobResponseSchema },
       404: problemResponse('No such document'),
     },
     handler: async (c, { params, query, workspace }) => {

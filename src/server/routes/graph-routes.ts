@@ -2,19 +2,22 @@ import { z } from 'zod';
 import type { GraphBrowser } from '../../api/graph-browser.js';
 import { type ApiRoute, defineRoute } from '../api-route.js';
 import { httpError } from '../http-problem.js';
-import { communitiesQuery, entityQuery, entitySearchQuery, graphSliceQuery, idParams, looseObject, neighboursQuery, problemResponse } from '../request-schemas.js';
+import { communitiesQuery, entityQuery, entitySearchQuery, graphSliceQuery, idParams, neighboursQuery } from '../request-schemas.js';
+import { chunkViewSchema, communityDetailSchema, communityPageSchema, entityDetailSchema, entityMatchSchema, graphSliceSchema, problemResponse } from '../response-schemas.js';
 
 /**
  * `GET <path>/:id`: one record the graph browser finds by id, or 404 naming what was asked and where ids come from.
  * Query options go to the browser as they are (an omitted one is undefined, which the browser reads as its default).
+ * `find` must return what `schema` describes: the type check holds the OpenAPI document to the browser's values.
  */
-function recordRoute<Q>(options: {
+function recordRoute<Q, S extends z.ZodType>(options: {
   path: string;
   summary: string;
   what: string;
   hint: string;
   query?: z.ZodType<Q>;
-  find: (graph: GraphBrowser, id: string, query: Q) => Promise<unknown>;
+  schema: S;
+  find: (graph: GraphBrowser, id: string, query: Q) => Promise<z.input<S> | undefined>;
 }): ApiRoute {
   return defineRoute({
     method: 'get',
@@ -23,7 +26,7 @@ function recordRoute<Q>(options: {
     summary: options.summary,
     params: idParams,
     ...(options.query === undefined ? {} : { query: options.query }),
-    responses: { 200: { description: `The ${options.what}`, schema: looseObject }, 404: problemResponse(`No such ${options.what}`) },
+    responses: { 200: { description: `The ${options.what}`, schema: options.schema }, 404: problemResponse(`No such ${options.what}`) },
     handler: async (c, { params, query, workspace }) => {
       const found = await options.find(workspace.kgrag.graph, params.id, query);
       if (found === undefined) throw httpError(404, `SERVER_UNKNOWN_${options.what.toUpperCase()}`, `no ${options.what} with id "${params.id.slice(0, 200)}"`, options.hint);
@@ -42,7 +45,7 @@ export const graphRoutes = [
     tag: 'graph',
     summary: 'Entities whose name or alias matches q (exact, prefix, word, substring, then full text), by degree',
     query: entitySearchQuery,
-    responses: { 200: { description: 'Matches', schema: z.object({ entities: z.array(looseObject) }) }, 400: problemResponse('Invalid query') },
+    responses: { 200: { description: 'Matches', schema: z.object({ entities: z.array(entityMatchSchema) }) }, 400: problemResponse('Invalid query') },
     handler: async (c, { query, workspace }) => c.json({ entities: await workspace.kgrag.graph.searchEntities(query.q, query) }),
   }),
   recordRoute({
@@ -51,6 +54,7 @@ export const graphRoutes = [
     what: 'entity',
     hint: entityHint,
     query: entityQuery,
+    schema: entityDetailSchema,
     find: (graph, id, query) => graph.entity(id, query),
   }),
   recordRoute({
@@ -59,6 +63,7 @@ export const graphRoutes = [
     what: 'entity',
     hint: entityHint,
     query: neighboursQuery,
+    schema: graphSliceSchema,
     find: (graph, id, query) => graph.neighbours(id, query),
   }),
   defineRoute({
@@ -67,7 +72,7 @@ export const graphRoutes = [
     tag: 'graph',
     summary: 'Communities (at one level, or all), largest first, with their reports',
     query: communitiesQuery,
-    responses: { 200: { description: 'Communities', schema: looseObject } },
+    responses: { 200: { description: 'Communities', schema: communityPageSchema } },
     handler: async (c, { query, workspace }) => c.json(await workspace.kgrag.graph.communities(query)),
   }),
   recordRoute({
@@ -75,6 +80,7 @@ export const graphRoutes = [
     summary: 'One community with its report',
     what: 'community',
     hint: 'list the communities with GET /communities',
+    schema: communityDetailSchema,
     find: (graph, id) => graph.community(id),
   }),
   recordRoute({
@@ -82,6 +88,7 @@ export const graphRoutes = [
     summary: 'A passage (chunk) with its document',
     what: 'chunk',
     hint: 'chunk ids come with query results (context.chunks) and entities (chunkIds)',
+    schema: chunkViewSchema,
     find: (graph, id) => graph.chunk(id),
   }),
   defineRoute({
@@ -90,7 +97,7 @@ export const graphRoutes = [
     tag: 'graph',
     summary: 'The top entities by degree (with their communities, and with layout=true their positions) and the edges among them, heaviest first, for a viewer',
     query: graphSliceQuery,
-    responses: { 200: { description: 'Nodes and edges', schema: looseObject } },
+    responses: { 200: { description: 'Nodes and edges', schema: graphSliceSchema } },
     handler: async (c, { query, workspace }) => c.json(await workspace.kgrag.graph.slice(query)),
   }),
 ];

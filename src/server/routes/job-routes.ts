@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { defineRoute } from '../api-route.js';
 import { httpError } from '../http-problem.js';
 import type { JobEvent, JobView } from '../index-job-queue.js';
-import { idParams, jobSchema, startJobSchema, problemResponse } from '../request-schemas.js';
+import { idParams, startJobSchema } from '../request-schemas.js';
+import { jobResponseSchema, jobSchema, problemResponse } from '../response-schemas.js';
 
 const unknownJob = (id: string) => httpError(404, 'SERVER_UNKNOWN_JOB', `no job with id "${id}"`, 'list the jobs with GET /jobs');
 const ended = (job: JobView): boolean => job.status !== 'queued' && job.status !== 'running';
@@ -18,7 +19,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'Start an index job that brings the index up to date (or builds it for more methods)',
     body: startJobSchema,
-    responses: { 202: { description: 'The queued job', schema: z.object({ job: jobSchema }) }, 400: problemResponse('Invalid job') },
+    responses: { 202: { description: 'The queued job', schema: jobResponseSchema }, 400: problemResponse('Invalid job') },
     handler: (c, { body, workspace }) => {
       const job = workspace.jobs.submit({
         kind: 'index',
@@ -44,7 +45,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'A job with its per-step progress',
     params: idParams,
-    responses: { 200: { description: 'The job', schema: z.object({ job: jobSchema }) }, 404: problemResponse('No such job') },
+    responses: { 200: { description: 'The job', schema: jobResponseSchema }, 404: problemResponse('No such job') },
     handler: (c, { params, workspace }) => {
       const job = workspace.jobs.get(params.id);
       if (!job) throw unknownJob(params.id);
@@ -57,7 +58,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'Cancel a job: a queued one never runs; a running one stops and its unpublished work is dropped',
     params: idParams,
-    responses: { 200: { description: 'The job after cancelling', schema: z.object({ job: jobSchema }) }, 404: problemResponse('No such job') },
+    responses: { 200: { description: 'The job after cancelling', schema: jobResponseSchema }, 404: problemResponse('No such job') },
     handler: async (c, { params, workspace }) => {
       const job = await workspace.jobs.cancel(params.id);
       if (!job) throw unknownJob(params.id);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AnyQueryMethod } from '../../methods/query-method.js';
 import { builtMethods } from '../../pipeline/built-methods.js';
 import { defineRoute } from '../api-route.js';
-import { looseObject } from '../request-schemas.js';
+import { methodDescriptionSchema } from '../response-schemas.js';
 
 /** A method's description with its parameters as JSON Schema (its zod schema, input side), for forms and clients. */
 const describeMethod = (method: AnyQueryMethod) => {
@@ -24,7 +24,7 @@ export const methodRoutes = [
     path: '/methods',
     tag: 'query',
     summary: "The query methods: description, variants, parameters (JSON Schema of the method's settings), and whether the index is built for each",
-    responses: { 200: { description: 'Methods', schema: z.object({ methods: z.array(looseObject) }) } },
+    responses: { 200: { description: 'Methods', schema: z.object({ default: z.string().describe('The method a query without one uses'), methods: z.array(methodDescriptionSchema) }) } },
     handler: async (c, { workspace }) => {
       // An index from before methods were chosen holds every method's steps; an empty workspace none.
       const built = await builtMethods(workspace.kgrag.store);

@@ -4,7 +4,8 @@ import type { QueryRequest, QueryResult } from '../../methods/query-engine.js';
 import { defineRoute } from '../api-route.js';
 import { problemOf } from '../http-problem.js';
 import type { QueryGate } from '../query-gate.js';
-import { type QueryRequestBody, queryRequestSchema, queryResultSchema, problemResponse } from '../request-schemas.js';
+import { type QueryRequestBody, queryRequestSchema } from '../request-schemas.js';
+import { problemResponse, queryResultSchema } from '../response-schemas.js';
 
 /** `method` and `variant` of a request as the engine names them (`basic:bm25`). */
 export function methodOf(kgrag: Kgrag, method: string | undefined, variant: string | undefined): string | undefined {

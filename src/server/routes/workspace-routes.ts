@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../api-route.js';
-import { createWorkspaceSchema, looseObject, problemResponse } from '../request-schemas.js';
+import { createWorkspaceSchema, looseObject } from '../request-schemas.js';
+import { problemResponse, workspaceStatsSchema } from '../response-schemas.js';
 import type { ServedWorkspace, WorkspaceRegistry } from '../workspace-registry.js';
 
 
@@ -56,7 +57,7 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
       summary: 'Create an empty workspace (servers started with --workspaces)',
       body: createWorkspaceSchema,
       responses: {
-        201: { description: 'Created', schema: looseObject },
+        201: { description: 'Created', schema: workspaceStatsSchema },
         400: problemResponse('Invalid name'),
         405: problemResponse('The server serves a single workspace'),
         409: problemResponse('The workspace exists'),
@@ -68,7 +69,7 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
       path: '/stats',
       tag: 'workspaces',
       summary: 'Counts of the index, its generation, and the running and queued jobs',
-      responses: { 200: { description: 'Stats', schema: looseObject }, 404: problemResponse('No such workspace') },
+      responses: { 200: { description: 'Stats', schema: workspaceStatsSchema }, 404: problemResponse('No such workspace') },
       handler: async (c, { workspace }) => c.json(await statsOf(workspace)),
     }),
   ];

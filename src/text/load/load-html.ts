@@ -67,6 +67,7 @@ function converterFor(baseElement: string): (html: string) => string {
   return compile(options);
 }
 
+/** Compiled converters by base element (`main`, `article`, `body`): process-wide, immutable, three at most. */
 const converters = new Map<string, (html: string) => string>();
 
 function convert(html: string, baseElement: string): string {

@@ -12,12 +12,11 @@ const isActive = (job: JobView) => job.status === 'queued' || job.status === 'ru
 /** Ended jobs shown before "show all". */
 const recentJobs = 5;
 
-/** An API failure in the words of the server's problem document: what went wrong, then how to fix it. */
+/** An API failure in the words of the server's problem document: its detail says what went wrong, then how to fix it. */
 function problemText(error: unknown): string {
   if (error instanceof ApiError) {
     const { problem } = error;
-    const what = problem.detail ?? problem.title ?? `HTTP ${error.status}`;
-    return `${what}${problem.hint ? ` — ${problem.hint}` : ''} (HTTP ${error.status})`;
+    return `${problem.detail ?? problem.title ?? `HTTP ${error.status}`} (HTTP ${error.status})`;
   }
   return error instanceof Error ? error.message : String(error);
 }

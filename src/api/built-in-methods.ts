@@ -5,14 +5,21 @@ import { globalMethod } from '../methods/global/index.js';
 import { kgpMethod } from '../methods/kgp/index.js';
 import { localMethod } from '../methods/local/index.js';
 import { pprMethod } from '../methods/ppr/index.js';
-import type { AnyQueryMethod } from '../methods/query-method.js';
+import type { AnyQueryMethod, QueryMethod } from '../methods/query-method.js';
 import { relationsMethod } from '../methods/relations/index.js';
 import { totMethod } from '../methods/tot/index.js';
 
-/** A method whose name the compiler knows, so that `KgragConfig<typeof builtInMethods>` types its section by it. */
-function named<const Name extends string, Method extends AnyQueryMethod>(method: Method, name: Name): Method & { readonly name: Name } {
-  if (method.name !== name) throw new Error(`built-in method "${method.name}" is listed as "${name}"`);
-  return method as Method & { readonly name: Name };
+function hasName<Config extends Record<string, unknown>, Name extends string>(method: QueryMethod<Config, any>, name: Name): method is QueryMethod<Config, any> & { readonly name: Name } {
+  return method.name === name;
+}
+
+/**
+ * A method whose name the compiler knows, so that `KgragConfig<typeof builtInMethods>` types its section by it (its
+ * retrieval state stays the method's own business, as for any registry entry).
+ */
+function named<Config extends Record<string, unknown>, const Name extends string>(method: QueryMethod<Config, any>, name: Name): QueryMethod<Config, any> & { readonly name: Name } {
+  if (!hasName(method, name)) throw new Error(`built-in method "${method.name}" is listed as "${name}"`);
+  return method;
 }
 
 /**

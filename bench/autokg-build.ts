@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { createKeywordsStep } from '../src/methods/autokg/build/keywords-step.js';
-import { createKnnGraphStep } from '../src/methods/autokg/build/knn-graph-step.js';
+import { createChunkGraphStep } from '../src/methods/autokg/build/chunk-graph-step.js';
 import { autokgConfig, type AutokgConfig } from '../src/methods/autokg/config.js';
 import type { PipelineEvent, StepContext } from '../src/pipeline/pipeline-step.js';
 import { embedderStateKey, embedderStateOf } from '../src/pipeline/steps/embed-chunks-step.js';
@@ -46,7 +46,7 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     const indexStart = performance.now();
     await kgrag.index([corpus], { onEvent });
     const indexMs = performance.now() - indexStart;
-    process.stderr.write(`  fast index ${(indexMs / 1000).toFixed(1)} s; knn-graph ${((stepMs['knn-graph'] ?? 0) / 1000).toFixed(2)} s, keywords ${((stepMs.keywords ?? 0) / 1000).toFixed(2)} s ${JSON.stringify(stepCounts.keywords)}\n`);
+    process.stderr.write(`  fast index ${(indexMs / 1000).toFixed(1)} s; knn-graph ${((stepMs['chunk-graph'] ?? 0) / 1000).toFixed(2)} s, keywords ${((stepMs.keywords ?? 0) / 1000).toFixed(2)} s ${JSON.stringify(stepCounts.keywords)}\n`);
 
     // The context the pipeline runner gives the steps (pipeline/run-pipeline.ts), over the published index.
     const embedder = createEmbedder(kgrag.config);
@@ -69,7 +69,7 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
     // The steps as autokg's plugin builds them (autokg-method.ts), from the workspace's methods.autokg.
     const settings = (overrides: Partial<AutokgConfig>): AutokgConfig =>
       autokgConfig.parse({ ...kgrag.config.methods.autokg, keywordsPerCluster: benchKeywordsPerCluster, ...overrides });
-    const knnGraphStep = createKnnGraphStep(settings({}));
+    const knnGraphStep = createChunkGraphStep(settings({}));
     const keywordsStep = createKeywordsStep('fast', settings({}));
 
     const total: number[] = [];
@@ -103,7 +103,7 @@ export async function benchAutokgBuild(runs: number): Promise<Record<string, Ben
       autokg_keyword_edges: result([counts.edges ?? 0], 'count'),
       autokg_memberships_balanced: result([balanced.memberships ?? 0], 'count'),
       autokg_keyword_edges_balanced: result([balanced.edges ?? 0], 'count'),
-      autokg_index_step_knn_graph_s: result([(stepMs['knn-graph'] ?? 0) / 1000], 's'),
+      autokg_index_step_knn_graph_s: result([(stepMs['chunk-graph'] ?? 0) / 1000], 's'),
       autokg_index_step_keywords_s: result([(stepMs.keywords ?? 0) / 1000], 's'),
       autokg_index_keywords: result([stepCounts.keywords?.keywords ?? 0], 'count'),
       autokg_index_wall_s: result([indexMs / 1000], 's'),

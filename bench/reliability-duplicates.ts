@@ -42,7 +42,7 @@ export async function measureDuplicateChunks(runs: number): Promise<Record<strin
         rmSync(workspace, { recursive: true, force: true });
         const chunked = report.stepCounts.chunk?.chunks;
         if (chunked !== chunks) throw new Error(`the log was cut into ${chunked} chunks, not ${chunks}: the chunking defaults changed`);
-        knnSeconds.push((report.steps['knn-graph'] ?? Number.NaN) / 1000);
+        knnSeconds.push((report.steps['chunk-graph'] ?? Number.NaN) / 1000);
         indexSeconds.push(report.wallMs / 1000);
         const slowest = Object.entries(report.steps).sort((left, right) => right[1] - left[1]).slice(0, 3);
         process.stderr.write(

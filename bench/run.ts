@@ -15,6 +15,7 @@ import { benchCoreDense } from './core-dense.js';
 import { benchCoreLeiden } from './core-leiden.js';
 import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
+import { benchExactScan } from './exact-scan.js';
 import { benchExplorer } from './explorer.js';
 import { benchIncremental } from './incremental.js';
 import { benchKnnGraphChunkRecall } from './knn-graph-chunk-recall.js';
@@ -41,6 +42,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   'core-dense': { describe: 'SIMD dot/GEMV, top-k, exact and approximate kNN graphs (synthetic, and NN-descent on the 16× 2Wiki chunk vectors), k-means', defaultRuns: 5, run: benchCoreDense },
   'knn-chunks': { describe: "NN-descent's time and recall (1,000 sampled rows against exact scans) on the local embedder's chunk vectors of 16× 2Wiki (--sizes: the largest), k = 29", defaultRuns: 1, run: (_runs, options) => benchKnnGraphChunkRecall(maxOf(parseScaleSizes(options.sizes ?? '16'))) },
   'core-sparse': { describe: 'PageRank/PPR, Laplace learning, spectral embedding (all on synthetic graphs and vectors)', defaultRuns: 5, run: benchCoreSparse },
+  'exact-scan': {
+    describe: "issue 37: the store's two exact vector scans on 6,119 seeded unit vectors (2Wiki's chunk count) at 1,024 and 1,536 dimensions: sqlite-vec's vec0 k-NN in SQL against the WASM SIMD kernel's scoreMany + top-10, warm and loading, and the kernel alone (ms per query over 50 queries)",
+    defaultRuns: 5,
+    run: benchExactScan,
+  },
   'core-leiden': { describe: 'hierarchical Leiden vs graphology Louvain', defaultRuns: 5, run: benchCoreLeiden },
   'index-2wiki': { describe: 'fast-mode index of the 6,119-passage 2Wiki corpus, for every method and for GraphRAG only (basic, local, global, drift): wall time, peak RSS, step times', defaultRuns: 3, run: benchIndex2wiki },
   'query-2wiki': { describe: 'query latency of every LLM-free method on the 2Wiki index (retrieval, context, extractive answer)', defaultRuns: 5, run: benchQuery2wiki },

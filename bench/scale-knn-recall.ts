@@ -23,8 +23,8 @@ import type { EvalDataset, EvalPassage } from '../src/eval/eval-dataset.js';
 import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
 import { knnGraphBySizeDefaults } from '../src/math/knn-graph-by-size.js';
 import { knnGraphRecall } from '../src/math/nn-descent.js';
-import { decodeChunkKnnGraph } from '../src/methods/autokg/build/chunk-knn-graph-codec.js';
-import { chunkKnnGraphBlobKey } from '../src/methods/autokg/build/knn-graph-step.js';
+import { decodeChunkKnnGraph } from '../src/pipeline/steps/chunk-knn-graph-codec.js';
+import { chunkKnnGraphBlobKey } from '../src/methods/autokg/build/chunk-graph-step.js';
 import { runEvaluation } from '../src/eval/run-evaluation.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
 import { type Passage, scaleCorpus } from './scale-corpus.js';
@@ -101,13 +101,13 @@ async function buildAndEvaluate(workspace: string, exactUpTo: number | undefined
         process.stderr.write(`    ${name} ${method} Recall@5 ${(recall.get(`${name}|${method}`) as number).toFixed(2)}\n`);
       }
     }
-    const runs = new Map((await kgrag.store.table('runs').get(['passage-graph', 'knn-graph'])).map((run) => [run.step, run.counts]));
+    const runs = new Map((await kgrag.store.table('runs').get(['passage-graph', 'chunk-graph'])).map((run) => [run.step, run.counts]));
     return {
       recall,
       questionsWithGold,
       indexSeconds,
       steps,
-      approximate: { passageGraph: runs.get('passage-graph')?.['approximateKnn'] ?? -1, knnGraph: runs.get('knn-graph')?.['approximate'] ?? -1 },
+      approximate: { passageGraph: runs.get('passage-graph')?.['approximateKnn'] ?? -1, knnGraph: runs.get('chunk-graph')?.['approximate'] ?? -1 },
       chunks: await kgrag.store.table('chunks').count(),
     };
   } finally {
@@ -182,7 +182,7 @@ export async function benchScaleKnnRecall(size = 16): Promise<Record<string, Ben
       ['nn_descent', nnDescent],
       ['exact', exact],
     ] as const) {
-      for (const step of ['passage-graph', 'knn-graph', 'keywords']) {
+      for (const step of ['passage-graph', 'chunk-graph', 'keywords']) {
         if (run.steps[step] !== undefined) results[`${prefix}_knn_recall_step_${step.replace('-', '_')}_s_${path}`] = result([run.steps[step]], 's');
       }
     }

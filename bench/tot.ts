@@ -43,7 +43,7 @@ export async function benchTot(runs: number): Promise<Record<string, BenchResult
         env: {},
         config: {
           llm: { provider: 'openai-compatible', baseURL: collegeServer.url, apiKey: 'bench', model: 'mock-model', concurrency: 8, cache: false },
-          knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } },
+          methods: { tot: { knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } } } },
         },
       });
       const multiBefore = endpoint.requests.length;
@@ -64,8 +64,7 @@ export async function benchTot(runs: number): Promise<Record<string, BenchResult
             env: {},
             config: {
               llm: { provider: 'openai-compatible', baseURL: server.url, apiKey: 'bench', model: 'mock-model', concurrency: 8 },
-              knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } },
-              methods: { tot: { graphs: ['wikidata'] } },
+              methods: { tot: { graphs: ['wikidata'], knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } } } },
             },
           });
           const requestsBefore = endpoint.requests.length;

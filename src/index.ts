@@ -75,8 +75,8 @@ export { pprMethod, pprConfig } from './methods/ppr/index.js';
 export type { PprConfig } from './methods/ppr/index.js';
 export { relationsMethod, relationsConfig } from './methods/relations/index.js';
 export type { RelationsConfig } from './methods/relations/index.js';
-export { createWorkspaceKnowledgeGraph, totMethod, totConfig } from './methods/tot/index.js';
-export type { TotConfig, WorkspaceKnowledgeGraphOptions } from './methods/tot/index.js';
+export { createTotMethod, createWorkspaceKnowledgeGraph, totMethod, totConfig } from './methods/tot/index.js';
+export type { KnowledgeGraphConfig, TotConfig, TotMethodOptions, WorkspaceKnowledgeGraphOptions } from './methods/tot/index.js';
 export { createQueryEngine } from './methods/query-engine.js';
 export type { AnsweredFrom, IndexSource, QueryEngine, QueryEngineOptions, QueryRequest, QueryResult, QueryUsage, RetrievalResult } from './methods/query-engine.js';
 export { methodSpecificationVersion } from './methods/query-method.js';
@@ -94,11 +94,11 @@ export type { UsageSnapshot } from './providers/llm/usage-meter.js';
 export type { CorpusFittedEmbedder, EmbedOptions, Embedder } from './providers/embed/embedder.js';
 export { createEmbedder } from './providers/embed/create-embedder.js';
 export { createLocalEmbedder } from './providers/embed/local-embedder.js';
-export type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './providers/kg/knowledge-graph.js';
-export { createSparqlKnowledgeGraph } from './providers/kg/sparql-knowledge-graph.js';
-export type { SparqlKnowledgeGraphOptions } from './providers/kg/sparql-knowledge-graph.js';
-export { createMultiKnowledgeGraph } from './providers/kg/multi-knowledge-graph.js';
-export type { MultiKnowledgeGraphOptions } from './providers/kg/multi-knowledge-graph.js';
+export type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './methods/tot/index.js';
+export { createSparqlKnowledgeGraph } from './methods/tot/index.js';
+export type { SparqlKnowledgeGraphOptions } from './methods/tot/index.js';
+export { createMultiKnowledgeGraph } from './methods/tot/index.js';
+export type { MultiKnowledgeGraphOptions } from './methods/tot/index.js';
 
 // Text
 export { createTokenizer } from './text/tokenizer.js';

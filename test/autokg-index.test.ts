@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
-import { decodeChunkKnnGraph } from '../src/methods/autokg/build/chunk-knn-graph-codec.js';
+import { decodeChunkKnnGraph } from '../src/pipeline/steps/chunk-knn-graph-codec.js';
 import { builtInPrompts } from '../src/core/prompt-library.js';
 import { extractLlmKeywords, paperTokenBound } from '../src/methods/autokg/build/extract-llm-keywords.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
@@ -56,7 +56,7 @@ describe('AutoKG index steps on the sample corpus', () => {
     const kgrag = await createKgrag({ workspace: join(directory, 'fast'), env: {} });
     try {
       const summary = await kgrag.index([corpus]);
-      assert.ok(summary.ran.includes('knn-graph') && summary.ran.includes('keywords'));
+      assert.ok(summary.ran.includes('chunk-graph') && summary.ran.includes('keywords'));
       const counts = summary.counts.keywords as Record<string, number>;
       assert.equal(counts.clusters, 30);
       const tables = await checkKeywordTables(kgrag);
@@ -88,7 +88,7 @@ describe('AutoKG index steps on the sample corpus', () => {
     const kgrag = await createKgrag({ workspace: join(directory, 'duplicates'), env: {}, config: { chunking: { strategy: 'separators', size: 200, overlap: 0 } } });
     try {
       const summary = await kgrag.index({ paths: [corpus], documents: [{ title: 'Quay bulletin', text: bulletin }] });
-      assert.equal((summary.counts['knn-graph'] as Record<string, number>).duplicates, 1);
+      assert.equal((summary.counts['chunk-graph'] as Record<string, number>).duplicates, 1);
       const chunks = await kgrag.store.table('chunks').all();
       const twins = chunks.filter((chunk) => chunk.text.trim() === notice).map((chunk) => chunk.id);
       assert.equal(twins.length, 2);

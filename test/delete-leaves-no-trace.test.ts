@@ -71,7 +71,6 @@ const allTables: readonly TableName[] = [
   'keywords',
   'keywordChunks',
   'keywordEdges',
-  'chunkEdges',
   'runs',
   'llmCache',
 ];

@@ -30,7 +30,7 @@ describe('identical chunks', () => {
     try {
       const summary = await kgrag.index([{ title: 'server.log', text: logLine.repeat(4000) }], { mode: 'fast', methods: ['autokg'] });
       assert.equal(summary.counts.chunk?.added, 4000);
-      assert.deepEqual([summary.counts['knn-graph']?.chunks, summary.counts['knn-graph']?.duplicates], [1, 3999]);
+      assert.deepEqual([summary.counts['chunk-graph']?.chunks, summary.counts['chunk-graph']?.duplicates], [1, 3999]);
     } finally {
       await kgrag.close();
     }
@@ -52,7 +52,7 @@ describe('identical chunks', () => {
         signal: controller.signal,
         onEvent: (event) => {
           if (controller.signal.aborted) afterAbort.push(event);
-          else if (event.type === 'step-progress' && event.step === 'knn-graph') {
+          else if (event.type === 'step-progress' && event.step === 'chunk-graph') {
             progress = event;
             controller.abort();
           }
@@ -68,7 +68,7 @@ describe('identical chunks', () => {
         methods: ['autokg'],
         stopAfterStep: stop.signal,
         onEvent: (event) => {
-          if (event.type === 'step-end' && event.step === 'knn-graph') {
+          if (event.type === 'step-end' && event.step === 'chunk-graph') {
             assert.ok((event.counts.chunks ?? 0) > 2900, JSON.stringify(event.counts));
             stop.abort();
           }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -43,6 +43,9 @@ const open = (options: Parameters<typeof createKgrag>[0] = {}): Promise<Kgrag> =
 let chunkTexts: Map<string, string>;
 
 before(async () => {
+  // Every kind of link, so that the tests can traverse each (an index builds only those its configuration reads).
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(workspace, 'kgrag.yaml'), 'methods:\n  kgp:\n    indexGraphs: [knn, entity, keyword, structural]\n');
   const kgrag = await open();
   await kgrag.index(documents, { mode: 'fast' });
   chunkTexts = new Map((await kgrag.store.table('chunks').all()).map((chunk) => [chunk.id, chunk.text]));

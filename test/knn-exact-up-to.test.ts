@@ -7,10 +7,10 @@ import { createKgrag } from '../src/api/create-kgrag.js';
 import { KgragError } from '../src/core/errors.js';
 
 /*
- * `index.knn.exactUpTo` reaches both chunk kNN graphs (kgp's passage graph, autokg's chunk graph): on the sample
- * corpus, whose chunks are far below the default 50,000, a limit under the chunk count makes both graphs
- * NN-descent's, and the steps' counts say so; without the key both stay exact. A bad value is a config error
- * naming the key.
+ * `index.knn.exactUpTo` reaches the shared chunk kNN graph (`chunk-knn`) and so both of its readers (kgp's passage
+ * graph with its knn links, autokg's chunk graph): on the sample corpus, whose chunks are far below the default
+ * 50,000, a limit under the chunk count makes the graph NN-descent's, and the steps' counts say so; without the key
+ * it stays exact. A bad value is a config error naming the key.
  */
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
@@ -21,12 +21,12 @@ after(() => rmSync(root, { recursive: true, force: true }));
 async function approximateCounts(name: string, yaml: string): Promise<{ passageGraph: number | undefined; knnGraph: number | undefined; chunks: number }> {
   const workspace = join(root, name);
   mkdirSync(workspace);
-  writeFileSync(join(workspace, 'kgrag.yaml'), `pipeline:\n  methods: [kgp, autokg]\n${yaml}`);
+  writeFileSync(join(workspace, 'kgrag.yaml'), `pipeline:\n  methods: [kgp, autokg]\nmethods:\n  kgp:\n    indexGraphs: [knn, entity, structural]\n${yaml}`);
   const kgrag = await createKgrag({ workspace, env: {} });
   try {
     await kgrag.index([corpus], { mode: 'fast' });
-    const runs = new Map((await kgrag.store.table('runs').get(['passage-graph', 'knn-graph'])).map((run) => [run.step, run.counts]));
-    return { passageGraph: runs.get('passage-graph')?.['approximateKnn'], knnGraph: runs.get('knn-graph')?.['approximate'], chunks: await kgrag.store.table('chunks').count() };
+    const runs = new Map((await kgrag.store.table('runs').get(['passage-graph', 'chunk-graph'])).map((run) => [run.step, run.counts]));
+    return { passageGraph: runs.get('passage-graph')?.['approximateKnn'], knnGraph: runs.get('chunk-graph')?.['approximate'], chunks: await kgrag.store.table('chunks').count() };
   } finally {
     await kgrag.close();
   }
@@ -43,14 +43,17 @@ describe('index.knn.exactUpTo', () => {
 
   test('a new value that leaves the graph as it was is recorded: the next index skips the step instead of re-running it every time', async () => {
     const workspace = join(root, 'unchanged-graph');
-    const open = (knn: { exactUpTo?: number }) => createKgrag({ workspace, env: {}, config: { index: { mode: 'fast', knn }, pipeline: { methods: ['kgp'] } } });
+    const open = (knn: { exactUpTo?: number }) =>
+      createKgrag({ workspace, env: {}, config: { index: { mode: 'fast', knn }, pipeline: { methods: ['kgp'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'] } } } });
     const first = await open({});
     await first.index([corpus]);
     await first.close();
-    // The sample corpus is far below both limits: its passage graph is exact either way, byte for byte.
+    // The sample corpus is far below both limits: its kNN graph is exact either way, byte for byte, so the passage
+    // graph that reads it is not rebuilt.
     const raised = await open({ exactUpTo: 1_000_000 });
     try {
-      assert.ok((await raised.index([corpus])).ran.includes('passage-graph'), 'a new setting re-runs the step once');
+      const ran = (await raised.index([corpus])).ran;
+      assert.ok(ran.includes('chunk-knn') && !ran.includes('passage-graph'), `a new setting re-runs the kNN step once, and only it: ${ran.join(' ')}`);
       assert.deepEqual((await raised.index([corpus])).ran, ['load']);
     } finally {
       await raised.close();

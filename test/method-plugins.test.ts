@@ -52,6 +52,52 @@ function longestFirst(reads: readonly string[] = ['chunk']): AnyQueryMethod {
   };
 }
 
+/** A plugin row: one chunk's length, in the plugin's own table. */
+interface ChunkLengthRow {
+  chunkId: string;
+  length: number;
+}
+
+declare module '../src/store/schema.js' {
+  interface TableRows {
+    chunkLengths: ChunkLengthRow;
+  }
+}
+
+/** Like {@link longestFirst}, but keeping the lengths in a table of its own, which the workspace's storage creates. */
+function longestFromTable(): AnyQueryMethod {
+  const step: PipelineStep = {
+    name: 'longest-table-lengths',
+    version: 1,
+    reads: ['chunk'],
+    settings: () => ({}),
+    async run(context) {
+      const rows = (await context.store.table('chunks').pick(['id', 'text'])).map((chunk) => ({ chunkId: chunk.id, length: chunk.text.length }));
+      return {
+        counts: { rows: rows.length },
+        outputVersion: JSON.stringify(rows),
+        async write(tx) {
+          await tx.table('chunkLengths').clear();
+          await tx.table('chunkLengths').upsert(rows);
+        },
+      };
+    },
+  };
+  return {
+    ...longestFirst(),
+    name: 'longest-table',
+    requires: ['longest-table-lengths'],
+    provides: ['longest-table-lengths'],
+    tables: { chunkLengths: { sqlName: 'longest_table_chunk_lengths', key: ['chunkId'], columns: { chunkId: { type: 'text' }, length: { type: 'integer' } }, hid: false } },
+    indexSteps: async () => [step],
+    async retrieve(context, _question, config: { k: number }) {
+      const rows = await context.store.table('chunkLengths').all();
+      const ranked = [...rows].sort((left, right) => right.length - left.length || left.chunkId.localeCompare(right.chunkId));
+      return { chunks: await context.chunks(ranked.slice(0, config.k).map((row) => ({ id: row.chunkId, score: row.length }))), state: undefined };
+    },
+  };
+}
+
 const opened: Array<{ close(): Promise<void> }> = [];
 after(async () => {
   for (const kgrag of opened) await kgrag.close();
@@ -66,6 +112,23 @@ describe('a method plugin given in code', () => {
     assert.ok(kgrag.engine.methods.some((method) => method.name === 'longest-first'));
     const result = await kgrag.retrieve('who?', { method: 'longest-first' });
     assert.deepEqual(result.retrieval.chunks.map((chunk) => chunk.documentTitle), ['Alan', 'Ada']);
+  });
+
+  test('has its own table created in the workspace\'s storage, written by its step and read by its queries', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'kgrag-plugin-table-'));
+    try {
+      const kgrag = await createKgrag({ workspace, env: {}, methods: [...builtInMethods, longestFromTable()], config: { index: { mode: 'fast' } } });
+      try {
+        await kgrag.index(documents, { methods: ['longest-table'] });
+        assert.equal(await kgrag.store.table('chunkLengths').count(), 2);
+        const result = await kgrag.retrieve('who?', { method: 'longest-table', params: { k: 2 } });
+        assert.deepEqual(result.retrieval.chunks.map((chunk) => chunk.documentTitle), ['Alan', 'Ada']);
+      } finally {
+        await kgrag.close();
+      }
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 
   test('has its configuration section validated when the workspace opens', async () => {

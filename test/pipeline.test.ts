@@ -185,7 +185,7 @@ describe('the pipeline of an index built for some methods', () => {
 
   test('tot builds the workspace graph it walks when its graphs include the index, and nothing when they do not', async () => {
     assert.ok((await stepsFor(['tot'])).includes('communities'), 'tot walks "index" by default');
-    const remoteOnly = { knowledgeGraphs: { wikidata: { type: 'sparql' as const, endpoint: 'https://query.wikidata.org/sparql' } }, methods: { tot: { graphs: ['wikidata'] } } };
+    const remoteOnly = { methods: { tot: { graphs: ['wikidata'], knowledgeGraphs: { wikidata: { type: 'sparql' as const, endpoint: 'https://query.wikidata.org/sparql' } } } } };
     assert.deepEqual(await stepsFor(['tot'], remoteOnly), ['load', 'chunk']);
   });
 });

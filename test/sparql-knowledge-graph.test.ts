@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { KgragError } from '../src/core/errors.js';
-import type { KgEdgeList, KgEntity, KgRelation, KnowledgeGraph } from '../src/providers/kg/knowledge-graph.js';
-import { createSparqlKnowledgeGraph } from '../src/providers/kg/sparql-knowledge-graph.js';
-import type { SparqlKnowledgeGraphOptions } from '../src/providers/kg/sparql-knowledge-graph.js';
+import type { KgEdgeList, KgEntity, KgRelation, KnowledgeGraph } from '../src/methods/tot/kg/knowledge-graph.js';
+import { createSparqlKnowledgeGraph } from '../src/methods/tot/kg/sparql-knowledge-graph.js';
+import type { SparqlKnowledgeGraphOptions } from '../src/methods/tot/kg/sparql-knowledge-graph.js';
 import { startOxigraphSparqlEndpoint } from './helpers/oxigraph-sparql-endpoint.js';
 import type { OxigraphSparqlEndpoint, SparqlEndpointFault } from './helpers/oxigraph-sparql-endpoint.js';
 

@@ -15,12 +15,12 @@ import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { startMockOpenAiServer } from '../src/testing/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 import { startOxigraphSparqlEndpoint, type OxigraphSparqlEndpoint } from './helpers/oxigraph-sparql-endpoint.js';
-import { backtrackingPolicy, collegePolicy, collegeQuestion, filmPolicy, httpPolicyReply, purposeOfPrompt, scriptedPolicy, twoHopPolicy, twoHopTrajectory, twoHopQuestion, type PolicyRequest } from './helpers/lantern-keeper-graph.js';
+import { backtrackingPolicy, collegePolicy, lanternKeeperGraph, collegeQuestion, filmPolicy, httpPolicyReply, purposeOfPrompt, scriptedPolicy, twoHopPolicy, twoHopTrajectory, twoHopQuestion, type PolicyRequest } from './helpers/lantern-keeper-graph.js';
 
 /*
  * `tot` end to end: createKgrag → query engine → Tree-of-Traversals, walking a real SPARQL engine (oxigraph
  * behind a loopback SPARQL 1.1 endpoint, loaded with test/fixtures/wikidata-mini.ttl) configured as a
- * `knowledgeGraphs` entry, with the scripted fake LLM playing the model.
+ * `methods.tot.knowledgeGraphs` entry, with the scripted fake LLM playing the model.
  */
 
 const turtle = readFileSync(new URL('./fixtures/wikidata-mini.ttl', import.meta.url), 'utf8');
@@ -46,14 +46,13 @@ async function open(policy: (request: PolicyRequest) => string, options: { maxRe
     env: {},
     llm: scriptedPolicy(policy),
     config: {
-      knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url, ...(maxRetries === undefined ? {} : { maxRetries }) } },
-      methods: { tot: { graphs: ['wikidata'] } },
+      methods: { tot: { graphs: ['wikidata'], knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url, ...(maxRetries === undefined ? {} : { maxRetries }) } } } },
     },
     ...rest,
   });
 }
 
-async function ask(policy: (request: PolicyRequest) => string, question: string, params: Record<string, unknown> = {}, options: { maxRetries?: number } = {}): Promise<QueryResult> {
+async function ask(policy: (request: PolicyRequest) => string, question: string, params: Record<string, unknown> = {}, options: { maxRetries?: number } & Partial<KgragOptions> = {}): Promise<QueryResult> {
   const kgrag = await open(policy, options);
   try {
     return await kgrag.query(question, { method: 'tot', params });
@@ -82,6 +81,47 @@ const shownEdge = (source: string, relation: string, object: string): RegExp =>
 const pathActions = (search: SearchTrace): string[] => search.path.flatMap((id) => (search.nodes.find((node) => node.id === id)?.action ?? '').split('\n')).filter((line) => line.length > 0);
 
 describe('tot over a SPARQL endpoint (oxigraph)', () => {
+  test("a library user's graph instance, given to createKgrag, replaces the configured graph of its name", async () => {
+    const from = endpoint.requests.length;
+    const result = await ask(twoHopPolicy, twoHopQuestion, {}, { knowledgeGraphs: { wikidata: lanternKeeperGraph() } });
+    assert.equal(result.answer.text, 'Thomas Ellison');
+    assert.deepEqual(pathActions(searchOf(result)), twoHopTrajectory);
+    assert.equal(endpoint.requests.length, from, 'the SPARQL endpoint of methods.tot.knowledgeGraphs was not asked');
+  });
+
+  test('knowledgeGraphs names endpoints the server would call: a request may not set it', async () => {
+    const kgrag = await open(twoHopPolicy);
+    try {
+      await assert.rejects(
+        kgrag.query(twoHopQuestion, { method: 'tot', params: { knowledgeGraphs: { evil: { type: 'sparql', endpoint: 'http://169.254.169.254/' } } } }),
+        (error: unknown) => KgragError.isInstance(error) && error.code === 'QUERY_CONFIG_ONLY_PARAM' && /methods\.tot\.knowledgeGraphs/.test(error.hint ?? ''),
+      );
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('the old top-level knowledgeGraphs section is refused with where it moved; the new one is checked by name and URL', async () => {
+    const moved = join(root, 'moved');
+    mkdirSync(moved, { recursive: true });
+    writeFileSync(join(moved, 'kgrag.yaml'), `knowledgeGraphs:\n  wikidata:\n    type: sparql\n    endpoint: ${endpoint.url}\n`);
+    await assert.rejects(createKgrag({ workspace: moved, env: {} }), (error: unknown) => KgragError.isInstance(error) && error.code === 'CONFIG_INVALID' && /knowledgeGraphs: moved to methods\.tot\.knowledgeGraphs/.test(error.message));
+    const bad = join(root, 'bad-graphs');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(
+      join(bad, 'kgrag.yaml'),
+      'methods:\n  tot:\n    knowledgeGraphs:\n      Wiki:\n        type: sparql\n        endpoint: https://query.wikidata.org/sparql\n      index:\n        type: sparql\n        endpoint: https://example.org/sparql\n      dbpedia:\n        type: sparql\n        endpoint: dbpedia.org/sparql\n      wikidata:\n        type: sparql\n        endpoint: https://query.wikidata.org/sparql\n        identifierProperties:\n          musicbrainz: artist id\n',
+    );
+    await assert.rejects(createKgrag({ workspace: bad, env: {} }), (error: unknown) => {
+      assert.ok(KgragError.isInstance(error) && error.code === 'CONFIG_INVALID');
+      assert.match(error.message, /methods\.tot\.knowledgeGraphs\.Wiki: .*graph name "Wiki" must be lowercase letters/);
+      assert.match(error.message, /methods\.tot\.knowledgeGraphs\.index: .*"index" is the workspace graph/);
+      assert.match(error.message, /methods\.tot\.knowledgeGraphs\.dbpedia\.endpoint: .*expected an http\(s\) URL/);
+      assert.match(error.message, /methods\.tot\.knowledgeGraphs\.wikidata\.identifierProperties\.musicbrainz: .*expected a property id such as P434/);
+      return true;
+    });
+  });
+
   test('answers a two-hop question by expanding the film along director, then the director along father', async () => {
     const from = endpoint.requests.length;
     const model = recorded(twoHopPolicy);
@@ -282,7 +322,7 @@ describe('tot over a SPARQL endpoint (oxigraph)', () => {
   });
 
   test('without an LLM, tot says what to configure', async () => {
-    const kgrag = await createKgrag({ workspace: join(root, 'no-llm'), env: {}, config: { methods: { tot: { graphs: ['wikidata'] } }, knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } } } });
+    const kgrag = await createKgrag({ workspace: join(root, 'no-llm'), env: {}, config: { methods: { tot: { graphs: ['wikidata'], knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } } } } } });
     try {
       await assert.rejects(kgrag.query('Who directed The Lantern Keeper?', { method: 'tot' }), (error: unknown) => error instanceof Error && 'code' in error && error.code === 'QUERY_NEEDS_LLM');
     } finally {
@@ -334,7 +374,7 @@ describe('tot over the index and the SPARQL endpoint at once', () => {
       workspace,
       env: {},
       llm: scriptedPolicy(model.policy),
-      config: { knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } }, methods: { tot: { graphs: ['index', 'wikidata'] } } },
+      config: { methods: { tot: { graphs: ['index', 'wikidata'], knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: endpoint.url } } } } },
     });
     let result: QueryResult;
     try {
@@ -373,7 +413,7 @@ describe('tot over the index and the SPARQL endpoint at once', () => {
 });
 
 describe('kgrag query -m tot (CLI, OpenAI-compatible HTTP model)', () => {
-  test('answers from kgrag.yaml\'s knowledgeGraphs over real HTTP, with the search tree in --json', async () => {
+  test('answers from kgrag.yaml\'s methods.tot.knowledgeGraphs over real HTTP, with the search tree in --json', async () => {
     const seeds: Array<number | undefined> = [];
     const stops: string[][] = [];
     const prompts: string[] = [];
@@ -389,7 +429,7 @@ describe('kgrag query -m tot (CLI, OpenAI-compatible HTTP model)', () => {
     const from = endpoint.requests.length;
     const workspace = join(root, 'cli');
     mkdirSync(workspace, { recursive: true });
-    writeFileSync(join(workspace, 'kgrag.yaml'), `knowledgeGraphs:\n  wikidata:\n    type: sparql\n    endpoint: ${endpoint.url}\nmethods:\n  tot:\n    graphs: [wikidata]\n`);
+    writeFileSync(join(workspace, 'kgrag.yaml'), `methods:\n  tot:\n    graphs: [wikidata]\n    knowledgeGraphs:\n      wikidata:\n        type: sparql\n        endpoint: ${endpoint.url}\n`);
     try {
       const env = { KGRAG_LLM_BASE_URL: server.url, KGRAG_LLM_MODEL: 'mock-model' };
       const json = await runCliCaptured(['query', twoHopQuestion, '-m', 'tot', '--json'], { cwd: workspace, env });

@@ -8,9 +8,9 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { EntityRecord } from '../src/core/types.js';
 import { buildTypedRelationGraph, typedRelationGraph, nameKey } from '../src/methods/tot/typed-relation-graph.js';
 import { createWorkspaceKnowledgeGraph } from '../src/methods/tot/workspace-knowledge-graph.js';
-import { createInMemoryKnowledgeGraph } from '../src/providers/kg/in-memory-knowledge-graph.js';
-import type { KgEntity, KgRelation, KnowledgeGraph } from '../src/providers/kg/knowledge-graph.js';
-import { createMultiKnowledgeGraph } from '../src/providers/kg/multi-knowledge-graph.js';
+import { createInMemoryKnowledgeGraph } from '../src/methods/tot/kg/in-memory-knowledge-graph.js';
+import type { KgEntity, KgRelation, KnowledgeGraph } from '../src/methods/tot/kg/knowledge-graph.js';
+import { createMultiKnowledgeGraph } from '../src/methods/tot/kg/multi-knowledge-graph.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 

@@ -2,10 +2,10 @@ import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { parseMethodConfigs } from '../methods/method-config.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
-import { composePipeline, type PipelineContribution } from '../pipeline/compose-pipeline.js';
+import { composePipeline, type ArtifactProvider, type PipelineContribution } from '../pipeline/compose-pipeline.js';
 import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
-import { graphStepOf, sharedSteps, sharedStepsOfImport } from '../pipeline/shared-steps.js';
-import { builtInMethods, isBuiltInMethod } from './built-in-methods.js';
+import { graphStepOf, sharedArtifacts, sharedSteps, sharedStepsOfImport } from '../pipeline/shared-steps.js';
+import { builtInMethods } from './built-in-methods.js';
 
 /** Options of {@link indexPipeline}. */
 export interface IndexPipelineOptions {
@@ -25,7 +25,8 @@ export interface IndexPipelineOptions {
  * steps and the plugin read must be a step of the pipeline. Checked when the pipeline is composed, before any step runs.
  */
 function checkPluginSteps(method: AnyQueryMethod, requires: readonly StepName[], steps: readonly PipelineStep[], available: ReadonlySet<StepName>): void {
-  if (isBuiltInMethod(method)) return;
+  // Plugins declare the contract's version (the registry refused any that did not); built-in methods need not.
+  if (method.specificationVersion === undefined) return;
   const fail = (message: string, hint: string): never => {
     throw new KgragError(`method plugin "${method.name}" ${message}`, { code: 'PLUGIN_INVALID', category: 'config', hint, details: { method: method.name } });
   };
@@ -44,7 +45,7 @@ async function methodContributions(
   methods: readonly AnyQueryMethod[],
   mode: 'fast' | 'standard',
   graphStep: StepName,
-  shared: readonly PipelineStep[],
+  pipeline: { shared: readonly PipelineStep[]; artifacts: readonly ArtifactProvider[] },
 ): Promise<PipelineContribution[]> {
   const { knn } = config.index;
   const contributions = await Promise.all(
@@ -54,7 +55,7 @@ async function methodContributions(
       steps: (await method.indexSteps?.({ config: configs.get(method.name), mode, graphStep, knn })) ?? [],
     })),
   );
-  const available = new Set([...shared.map((step) => step.name), ...contributions.flatMap((contribution) => contribution.steps.map((step) => step.name))]);
+  const available = new Set([...pipeline.shared.map((step) => step.name), ...pipeline.artifacts.map((provider) => provider.step), ...contributions.flatMap((contribution) => contribution.steps.map((step) => step.name))]);
   for (const contribution of contributions) checkPluginSteps(contribution.method, contribution.requires, contribution.steps, available);
   return contributions.map((contribution) => ({ method: contribution.method.name, requires: contribution.requires, steps: contribution.steps }));
 }
@@ -67,7 +68,8 @@ export async function indexPipeline(options: IndexPipelineOptions): Promise<Pipe
   const registry = options.registry ?? builtInMethods;
   const configs = options.methodConfigs ?? parseMethodConfigs(options.config.methods, registry);
   const shared = sharedSteps(options.mode, options.config, options.hasLlm);
-  return composePipeline(shared, await methodContributions(options.config, configs, options.methods ?? registry, options.mode, graphStepOf(options.mode), shared));
+  const artifacts = sharedArtifacts(options.config);
+  return composePipeline(shared, await methodContributions(options.config, configs, options.methods ?? registry, options.mode, graphStepOf(options.mode), { shared, artifacts }), artifacts);
 }
 
 /** Options of {@link importPipeline}. */
@@ -88,5 +90,6 @@ export interface ImportPipelineOptions {
  */
 export async function importPipeline(options: ImportPipelineOptions): Promise<PipelineStep[]> {
   const shared = sharedStepsOfImport(options.imported, options.hasLlm);
-  return composePipeline(shared, await methodContributions(options.config, options.methodConfigs, options.registry, options.hasLlm ? 'standard' : 'fast', 'summarize', shared));
+  const artifacts = sharedArtifacts(options.config);
+  return composePipeline(shared, await methodContributions(options.config, options.methodConfigs, options.registry, options.hasLlm ? 'standard' : 'fast', 'summarize', { shared, artifacts }), artifacts);
 }

@@ -7,7 +7,7 @@ import type { IndexDryRun } from '../pipeline/estimate/dry-run-index.js';
 import type { IndexInputs, InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
 import type { PipelineSummary } from '../pipeline/run-pipeline.js';
 import type { Embedder } from '../providers/embed/embedder.js';
-import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
+import type { KnowledgeGraph } from '../methods/tot/index.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { RetryEvent } from '../providers/llm/retry-policy.js';
 import type { UsageSnapshot } from '../providers/llm/usage-meter.js';

@@ -29,7 +29,7 @@ const methodSpecification = z.looseObject({
   requires: z.array(z.string().min(1)),
   provides: z.array(z.string().min(1)).optional(),
   vectorSpaces: z.array(z.string().min(1)).optional(),
-  tables: z.array(z.string().min(1)).optional(),
+  tables: z.record(z.string(), z.looseObject({})).optional(),
   indexSettings: z.array(z.string()).optional(),
   retrieve: z.custom<AnyQueryMethod['retrieve']>(isFunction, 'must be a function (context, question, config, variant) => Retrieval'),
   answer: z.custom<AnyQueryMethod['answer']>(isFunction, 'must be a function').optional(),

@@ -42,7 +42,7 @@ describe('a workspace method registry', () => {
   });
 
   test('refuses a plugin without the v1 specification version, naming the plugin and where it came from', () => {
-    refused(() => createMethodRegistry([plugin('old', { specificationVersion: undefined })], () => './old.js'), /method plugin "old" \(\.\/old\.js\) implements method specification null/);
+    refused(() => createMethodRegistry([plugin('old', { specificationVersion: undefined })], { originOf: () => './old.js' }), /method plugin "old" \(\.\/old\.js\) implements method specification null/);
     refused(() => createMethodRegistry([plugin('future', { specificationVersion: 'kgrag-method-v2' as 'kgrag-method-v1' })]), /"kgrag-method-v2"/);
   });
 
@@ -58,9 +58,15 @@ describe('a workspace method registry', () => {
     refused(() => createMethodRegistry([plugin('d', { indexSteps })]), /"d" has index steps but declares none in `provides`/);
   });
 
-  test('refuses a vector space or table a built-in owns', () => {
-    refused(() => createMethodRegistry([plugin('e', { vectorSpaces: ['chunks'] })]), /"e" declares the vector space "chunks", which is a built-in space/);
-    refused(() => createMethodRegistry([plugin('f', { tables: ['entities'] })]), /"f" declares the table "entities", which is a built-in table/);
-    assert.doesNotThrow(() => createMethodRegistry([plugin('g', { vectorSpaces: ['g-items'], tables: ['g_items'] })]));
+  test('refuses a vector space or table a built-in or another plugin owns', () => {
+    const table = { sqlName: 'g_items', key: ['id'], columns: { id: { type: 'text' as const }, score: { type: 'real' as const } }, hid: false };
+    const storeRefused = (make: () => unknown, pattern: RegExp): void => {
+      assert.throws(make, (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_INVALID_EXTENSION' && error.category === 'config' && pattern.test(error.message));
+    };
+    storeRefused(() => createMethodRegistry([plugin('e', { vectorSpaces: ['chunks'] })]), /method plugin "e" declares the vector space "chunks", which is a built-in space/);
+    storeRefused(() => createMethodRegistry([plugin('f', { tables: { entities: { ...table, sqlName: 'f_entities' } } })]), /method plugin "f"'s table "entities" is a built-in table/);
+    assert.deepEqual(Object.keys(createMethodRegistry([plugin('g', { vectorSpaces: ['g_items'], tables: { gItems: table } })]).tables), ['gItems']);
+    refused(() => createMethodRegistry([plugin('g', { vectorSpaces: ['g_items'] }), plugin('h', { vectorSpaces: ['g_items'] })]), /"h" declares the vector space "g_items", which method "g" declares/);
+    refused(() => createMethodRegistry([plugin('g', { tables: { gItems: table } }), plugin('h', { tables: { gItems: { ...table, sqlName: 'h_items' } } })]), /"h" declares the table "gItems", which method "g" declares/);
   });
 });

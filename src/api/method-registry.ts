@@ -3,15 +3,8 @@ import { KgragError } from '../core/errors.js';
 import type { PromptTemplate } from '../core/prompt-library.js';
 import { methodSpecificationVersion, type AnyQueryMethod } from '../methods/query-method.js';
 import { sharedStepNames } from '../pipeline/pipeline-step.js';
-import { tableNames } from '../store/schema.js';
-import type { VectorSpace } from '../store/store.js';
+import { validatePluginTables, validatePluginVectorSpaces, type PluginTables } from '../store/store-extensions.js';
 import { isBuiltInMethod } from './built-in-methods.js';
-
-/**
- * The store's own vector spaces, which a plugin's steps may read but not claim. (The store will export this list
- * once its spaces are an open, validated name; until then it is spelled here, checked against `VectorSpace`.)
- */
-const builtInVectorSpaces: readonly VectorSpace[] = ['chunks', 'entities', 'relations', 'reports', 'keywords', 'phrases', 'facts'];
 
 /** The query methods of one workspace, checked once, with what the rest of the facade derives from them. */
 export interface MethodRegistry {
@@ -19,6 +12,8 @@ export interface MethodRegistry {
   readonly methods: readonly AnyQueryMethod[];
   /** Each method's section of the configuration (`methods.<name>`), for loading and `kgrag init`. */
   readonly configSchemas: Readonly<Record<string, MethodConfigSchema>>;
+  /** The tables the plugins declare, which the workspace's storage creates beside the built-in ones. */
+  readonly tables: PluginTables;
   /** The methods' own prompts, once each (two methods may send the same one). */
   readonly prompts: readonly PromptTemplate[];
   /** The methods named by `pipeline.methods` (or `--methods`): `all`, or names of these methods. */
@@ -50,12 +45,26 @@ function checkPlugin(method: AnyQueryMethod, earlier: readonly AnyQueryMethod[],
     const owner = earlier.find((other) => other.provides?.includes(step));
     if (owner) fail(`declares the step "${step}", which method "${owner.name}" provides`, `name its own steps after the method, e.g. "${method.name}-${step}", or list "${step}" in \`requires\` to read ${owner.name}'s`);
   }
+  const owner = `method plugin "${method.name}"${origin === undefined ? '' : ` (${origin})`}`;
+  // The store checks names it can store (safe SQL identifiers, no built-in space or table): STORE_INVALID_*.
+  validatePluginVectorSpaces(method.vectorSpaces ?? [], owner);
+  validatePluginTables(method.tables, owner);
   for (const space of method.vectorSpaces ?? []) {
-    if ((builtInVectorSpaces as readonly string[]).includes(space)) fail(`declares the vector space "${space}", which is a built-in space`, `name its spaces after the method, e.g. "${method.name}-${space}"`);
+    const other = earlier.find((candidate) => candidate.vectorSpaces?.includes(space));
+    if (other) fail(`declares the vector space "${space}", which method "${other.name}" declares`, `name its spaces after the method, e.g. "${method.name.replaceAll('-', '_')}_${space}"`);
   }
-  for (const table of method.tables ?? []) {
-    if ((tableNames as readonly string[]).includes(table)) fail(`declares the table "${table}", which is a built-in table`, `name its tables after the method, e.g. "${method.name}_${table}"`);
+  for (const table of Object.keys(method.tables ?? {})) {
+    const other = earlier.find((candidate) => candidate.tables !== undefined && Object.hasOwn(candidate.tables, table));
+    if (other) fail(`declares the table "${table}", which method "${other.name}" declares`, 'name its tables after the method');
   }
+}
+
+/** Options of {@link createMethodRegistry}. */
+export interface MethodRegistryOptions {
+  /** Where a plugin came from (its `plugins:` entry), for messages. */
+  originOf?: (method: AnyQueryMethod) => string | undefined;
+  /** Methods kgrag made itself that count as built-ins (tot with the knowledge graphs given to createKgrag). */
+  trusted?: readonly AnyQueryMethod[];
 }
 
 /**
@@ -63,10 +72,11 @@ function checkPlugin(method: AnyQueryMethod, earlier: readonly AnyQueryMethod[],
  * loaded from kgrag.yaml) against the v1 contract — its version, a unique name, and steps, vector spaces and tables
  * that no other method or the store already owns. `originOf` names where a plugin came from, for messages.
  */
-export function createMethodRegistry(methods: readonly AnyQueryMethod[], originOf: (method: AnyQueryMethod) => string | undefined = () => undefined): MethodRegistry {
+export function createMethodRegistry(methods: readonly AnyQueryMethod[], options: MethodRegistryOptions = {}): MethodRegistry {
+  const { originOf = () => undefined, trusted = [] } = options;
   methods.forEach((method, index) => {
     const earlier = methods.slice(0, index);
-    if (isBuiltInMethod(method)) {
+    if (isBuiltInMethod(method) || trusted.includes(method)) {
       if (earlier.includes(method)) throw pluginError(method.name, 'is listed twice', 'list each method once', undefined);
       return;
     }
@@ -75,6 +85,7 @@ export function createMethodRegistry(methods: readonly AnyQueryMethod[], originO
   const names = methods.map((method) => method.name);
   return {
     methods,
+    tables: Object.fromEntries(methods.flatMap((method) => Object.entries(method.tables ?? {}))),
     configSchemas: Object.fromEntries(methods.map((method) => [method.name, { schema: method.config, variants: method.variants }])),
     prompts: methods.flatMap((method) => method.prompts ?? []).filter((template, index, all) => all.findIndex((other) => other.name === template.name) === index),
     select(chosen, origin) {

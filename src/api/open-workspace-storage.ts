@@ -1,10 +1,11 @@
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
+import type { StoreExtensions } from '../store/store-extensions.js';
 import type { WorkspaceStorage } from '../store/workspace-storage.js';
 import { builtInStores, type WorkspaceStorageOpener } from './built-in-stores.js';
 
 /** The storage `store.backend` names, among the workspace's backends (the built-in SQLite and Postgres by default). */
-export async function openWorkspaceStorage(config: KgragConfig, workspace: string, stores: Readonly<Record<string, WorkspaceStorageOpener>> = builtInStores): Promise<WorkspaceStorage> {
+export async function openWorkspaceStorage(config: KgragConfig, workspace: string, stores: Readonly<Record<string, WorkspaceStorageOpener>> = builtInStores, extensions: StoreExtensions = {}): Promise<WorkspaceStorage> {
   const open = Object.hasOwn(stores, config.store.backend) ? stores[config.store.backend] : undefined;
   if (open === undefined) {
     throw new KgragError(`store.backend "${config.store.backend}" names no storage backend of this workspace (${Object.keys(stores).join(', ')})`, {
@@ -14,5 +15,5 @@ export async function openWorkspaceStorage(config: KgragConfig, workspace: strin
       details: { backend: config.store.backend },
     });
   }
-  return open(config, workspace);
+  return open(config, workspace, extensions);
 }

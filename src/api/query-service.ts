@@ -17,7 +17,6 @@ export function createWorkspaceQueryEngine(session: WorkspaceSession): QueryEngi
     tokenizer: session.tokenizer,
     ...(llm === undefined ? {} : { llm }),
     methods: session.methods,
-    ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
     costOf: (usage) => {
       const price = llm ? resolveModelPrice(llm.modelId, prices) : undefined;
       return price ? (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1e6 : 0;

@@ -24,6 +24,7 @@ import { createTokenizer, type Tokenizer } from '../text/tokenizer.js';
 import type { KgragOptions } from './kgrag.js';
 import { openWorkspaceStorage } from './open-workspace-storage.js';
 import { promptTemplates } from './prompt-templates.js';
+import { createTotMethod, totMethod } from '../methods/tot/index.js';
 import { builtInMethods } from './built-in-methods.js';
 import { loadMethodPlugins } from './load-method-plugins.js';
 import { createMethodRegistry, type MethodRegistry } from './method-registry.js';
@@ -75,8 +76,13 @@ export interface WorkspaceSession {
  * storage, and builds the providers. Nothing is indexed or called.
  */
 export async function openWorkspaceSession(options: KgragOptions): Promise<WorkspaceSession> {
-  const given: readonly AnyQueryMethod[] | undefined = options.methods;
-  let registry = createMethodRegistry(given ?? builtInMethods);
+  const given: readonly AnyQueryMethod[] = options.methods ?? builtInMethods;
+  // Graph instances reach tot through a tot of their own, which replaces the built-in one.
+  const graphs = options.knowledgeGraphs;
+  const tot = graphs === undefined ? undefined : createTotMethod({ knowledgeGraphs: graphs });
+  const withGraphs = tot === undefined ? given : given.map((method) => (method === totMethod ? tot : method));
+  const trusted = tot === undefined ? [] : [tot];
+  let registry = createMethodRegistry(withGraphs, { trusted });
   const loaded = await loadConfig({
     workspace: options.workspace ?? process.cwd(),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
@@ -87,7 +93,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
       if (plugins.length === 0) return registry.configSchemas;
       const loadedPlugins = await loadMethodPlugins(plugins, workspace);
       const origins = new Map(loadedPlugins.map((plugin) => [plugin.method, plugin.origin]));
-      registry = createMethodRegistry([...registry.methods, ...loadedPlugins.map((plugin) => plugin.method)], (method) => origins.get(method));
+      registry = createMethodRegistry([...registry.methods, ...loadedPlugins.map((plugin) => plugin.method)], { originOf: (method) => origins.get(method), trusted });
       return registry.configSchemas;
     },
   });
@@ -98,8 +104,9 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
   registry.select(config.pipeline.methods, 'pipeline.methods');
   const tokenizer = await createTokenizer(config.tokenizer.encoding);
   // `store.path: ':memory:'` (tests, one-off runs) is one in-memory store that queries read as it is written.
-  const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:') : undefined);
-  const storage = givenStore ? singleStoreWorkspace(givenStore) : await openWorkspaceStorage(config, workspace, options.stores);
+  const extensions = { tables: registry.tables };
+  const givenStore = options.store ?? (config.store.path === ':memory:' ? openSqliteStore(':memory:', extensions) : undefined);
+  const storage = givenStore ? singleStoreWorkspace(givenStore) : await openWorkspaceStorage(config, workspace, options.stores, extensions);
   const prices = priceSettings(config);
   const meter = createUsageMeter({
     prices: mergeModelPrices(prices.prices),

@@ -159,14 +159,6 @@ export interface KeywordEdgeRecord {
   weight: number;
 }
 
-/** Passage graph edge (KGP / AutoKG). */
-export interface ChunkEdgeRecord {
-  a: string;
-  b: string;
-  weight: number;
-  kind: 'knn' | 'shared-entity' | 'shared-keyword' | 'structural';
-}
-
 /** A stored extractor output, so rebuilding the graph never calls the LLM again. */
 export interface ExtractionRecord {
   id: string;

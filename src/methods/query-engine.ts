@@ -5,7 +5,6 @@ import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
 import type { Embedder } from '../providers/embed/embedder.js';
-import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
 import { describeHolder } from '../store/describe-holder.js';
 import { describeUnpublishedRun } from '../store/describe-unpublished-run.js';
@@ -21,7 +20,7 @@ import { answerFromContext } from './shared/answer-from-context.js';
 import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
 import { configKeysOf } from './config-shape.js';
 import { indexMatchedEmbedder } from './index-matched-embedder.js';
-import { noCallsModel } from './shared/no-calls-model.js';
+import { noCallsModel } from './no-calls-model.js';
 
 /** One question to answer. */
 export interface QueryRequest {
@@ -123,8 +122,6 @@ export interface QueryEngineOptions {
   prompts?: PromptLibrary;
   /** USD cost of a call's usage (from the price table). @default 0 */
   costOf?: (usage: { inputTokens: number; outputTokens: number }) => number;
-  /** Knowledge-graph instances by name, for the methods that walk graphs (`tot`). */
-  knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
 }
 
 /** Answers questions with any registered method over one index. */
@@ -206,6 +203,16 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
         category: 'input',
         hint: `set methods.${method.name}.${misplaced[0]} in kgrag.yaml and run \`kgrag index\` again`,
         details: { settings: misplaced },
+      });
+    }
+    const configOnly = new Set(method.configOnly ?? []);
+    const fromConfig = Object.keys(params ?? {}).filter((key) => configOnly.has(key));
+    if (fromConfig.length > 0) {
+      throw new KgragError(`"${fromConfig[0]}" of method "${method.name}" is set in the configuration only, not by a request`, {
+        code: 'QUERY_CONFIG_ONLY_PARAM',
+        category: 'input',
+        hint: `set methods.${method.name}.${fromConfig[0]} in kgrag.yaml`,
+        details: { settings: fromConfig },
       });
     }
     const raw: Record<string, unknown> = {
@@ -306,7 +313,6 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       warn(message) {
         if (!warnings.includes(message)) warnings.push(message);
       },
-      ...(options.knowledgeGraphs === undefined ? {} : { knowledgeGraphs: options.knowledgeGraphs }),
       progress(event) {
         onProgress?.(event);
       },

@@ -6,8 +6,8 @@ import type { PromptLibrary, PromptTemplate } from '../core/prompt-library.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
 import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
-import type { KnowledgeGraph } from '../providers/kg/knowledge-graph.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
+import type { PluginTables } from '../store/store-extensions.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 
@@ -61,11 +61,6 @@ export interface MethodContext {
   readonly history: readonly ChatMessage[];
   /** Adds a line to the result's `warnings`: something the reader should know about how this answer was made. */
   warn(message: string): void;
-  /**
-   * Knowledge-graph instances given to `createKgrag` by name (tests, library users); they win over the
-   * graphs of the `knowledgeGraphs` configuration and over the workspace index graph of the same name.
-   */
-  readonly knowledgeGraphs?: Readonly<Record<string, KnowledgeGraph>>;
   /**
    * Fails with the engine's "index not ready" error unless `steps` have run: for requirements that depend on
    * the parameters, which `QueryMethod.requires` cannot express. `hint` adds another way out.
@@ -178,6 +173,8 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   readonly config: MethodSchema<Config>;
   /** Keys of `config` that shape the index: set in kgrag.yaml, since a query cannot change what was built. */
   readonly indexSettings?: readonly string[];
+  /** Keys of `config` a request may not set although they shape no index: endpoints the server would call. */
+  readonly configOnly?: readonly string[];
   /** The parameter, or parameters, a request's `topK` (CLI `-k`) sets. @default 'k' */
   readonly topKParam?: string | readonly string[];
   /**
@@ -193,10 +190,13 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
    * shared step is found when the workspace opens, not when an index is built. Required of a plugin that has steps.
    */
   readonly provides?: readonly StepName[];
-  /** The store's vector spaces its steps write besides the shared ones (names no built-in space uses). */
+  /** The store's vector spaces its steps write besides the shared ones (lower-case names no built-in space uses). */
   readonly vectorSpaces?: readonly string[];
-  /** The store tables its steps write besides the shared ones (names no built-in table uses). */
-  readonly tables?: readonly string[];
+  /**
+   * The store tables its steps write besides the shared ones, by name, each a spec like the schema's (`AnyTableSpec`);
+   * the workspace's storage creates them beside the built-in tables.
+   */
+  readonly tables?: PluginTables;
   /**
    * Shared steps an index built for this method must run when that depends on its configuration (tot walks the
    * workspace graph only when `graphs` names `index`); `requires` when absent. Queries check `requires`.

@@ -12,7 +12,7 @@ import type { Tokenizer } from '../text/tokenizer.js';
  */
 export type StepName = string;
 
-/** The shared steps' names, in SPEC §4.3 order (fast mode's `nlp-extract`, standard mode's LLM graph, triples). */
+/** The shared steps' names, in SPEC §4.3 order (fast mode's `nlp-extract`, standard mode's LLM graph, triples), and the shared artifacts' (`chunk-knn`). */
 export const sharedStepNames = [
   'load',
   'chunk',
@@ -28,7 +28,14 @@ export const sharedStepNames = [
   'embed-reports',
   'triples',
   'embed-triples',
+  'chunk-knn',
 ] as const;
+
+/** What a step asks of a shared artifact: its name and the parameters it needs, each a number ("at least this"). */
+export interface ArtifactRequest {
+  readonly artifact: string;
+  readonly params: Readonly<Record<string, number>>;
+}
 
 /** A document handed to `index` directly instead of a path. */
 export interface InputDocument {
@@ -123,8 +130,14 @@ export interface PipelineStep {
   readonly name: StepName;
   /** Bumped when the step's code changes what it produces. */
   readonly version: number;
-  /** Steps whose output this one reads. */
+  /** Steps whose output this one reads (the steps of the artifacts it consumes among them). */
   readonly reads: readonly StepName[];
+  /**
+   * Shared artifacts the step reads, with the parameters it needs (`chunk-knn` with `{ k: 10 }`): the composer builds
+   * each artifact once per index, at the largest value of each parameter any step asks for, and the step takes its
+   * share (the first k of each row). See `ArtifactProvider` (`compose-pipeline.ts`).
+   */
+  readonly consumes?: readonly ArtifactRequest[];
   /** The configuration that changes this step's output (JSON-serializable): settings, model, prompts. */
   settings(config: KgragConfig, environment: StepEnvironment): unknown;
   /** Whether the step must run even when its fingerprint is unchanged (e.g. `load` with new inputs). */

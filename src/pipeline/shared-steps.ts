@@ -1,7 +1,9 @@
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
+import type { ArtifactProvider } from './compose-pipeline.js';
 import type { PipelineStep, StepName } from './pipeline-step.js';
 import { chunkStep } from './steps/chunk-step.js';
+import { chunkKnnProvider } from './steps/chunk-knn-step.js';
 import { claimsStep } from './steps/claims-step.js';
 import { createCommunitiesStep } from './steps/communities-step.js';
 import { embedChunksStep } from './steps/embed-chunks-step.js';
@@ -65,6 +67,14 @@ export function sharedSteps(mode: 'fast' | 'standard', config: KgragConfig, hasL
     createTriplesStep('standard'),
     embedTriplesStep,
   ];
+}
+
+/**
+ * The shared artifacts steps may consume with parameters (`PipelineStep.consumes`), built once per index at the
+ * largest parameters requested: the chunk kNN graph (`chunk-knn`, with `index.knn` of the configuration).
+ */
+export function sharedArtifacts(config: KgragConfig): ArtifactProvider[] {
+  return [chunkKnnProvider(config.index.knn)];
 }
 
 /**

@@ -1,5 +1,4 @@
 import type {
-  ChunkEdgeRecord,
   ChunkRecord,
   ClaimRecord,
   CommunityRecord,
@@ -32,8 +31,8 @@ export interface ColumnSpec {
   nullable?: boolean;
 }
 
-/** Row types by table name: the one source of truth for what each table holds. */
-export interface TableRows {
+/** Row types of the built-in tables, by table name: the one source of truth for what each of them holds. */
+export interface BuiltInTableRows {
   documents: DocumentRecord;
   chunks: ChunkRecord;
   entities: EntityRecord;
@@ -45,7 +44,6 @@ export interface TableRows {
   keywords: KeywordRecord;
   keywordChunks: KeywordChunkRecord;
   keywordEdges: KeywordEdgeRecord;
-  chunkEdges: ChunkEdgeRecord;
   extractions: ExtractionRecord;
   llmCache: LlmCacheRecord;
   llmCacheSources: LlmCacheSourceRecord;
@@ -53,23 +51,47 @@ export interface TableRows {
   runs: RunRecord;
 }
 
-export type TableName = keyof TableRows;
-export type ColumnOf<T extends TableName> = Exclude<keyof TableRows[T], 'hid'> & string;
+/**
+ * Row types by table name: the built-in tables and the tables plugins add. A plugin that opens its stores with its
+ * own table specs (`tables` of `openSqliteStore` and the other openers) names its row type here by declaration
+ * merging, and then reads `store.table('myTable')` typed:
+ *
+ * ```ts
+ * declare module 'kgrag' {
+ *   interface TableRows {
+ *     myTable: { id: string; score: number };
+ *   }
+ * }
+ * ```
+ */
+export interface TableRows extends BuiltInTableRows {}
 
-export interface TableSpec<T extends TableName> {
+/** A built-in table's name. */
+export type BuiltInTableName = keyof BuiltInTableRows;
+/** A table's name: built in, or declared by a plugin in {@link TableRows}. */
+export type TableName = keyof TableRows;
+/** The columns of a row type (every field but `hid`). */
+export type RowColumn<Row> = Exclude<keyof Row, 'hid'> & string;
+export type ColumnOf<T extends TableName> = RowColumn<TableRows[T]>;
+
+/** How a table of rows `Row` is stored: the spec each driver turns into DDL. */
+export interface RowTableSpec<Row> {
   /** Table name in SQL (snake_case). */
   sqlName: string;
   /** Primary key columns. */
-  key: ReadonlyArray<ColumnOf<T>>;
+  key: ReadonlyArray<RowColumn<Row>>;
   /** Every field of the row type except `hid`, which a store derives from insertion order. */
-  columns: { [K in ColumnOf<T>]-?: ColumnSpec };
+  columns: { [K in RowColumn<Row>]-?: ColumnSpec };
   /** Secondary indexes (each a column list) for `where` lookups. */
-  indexes?: ReadonlyArray<ReadonlyArray<ColumnOf<T>>>;
+  indexes?: ReadonlyArray<ReadonlyArray<RowColumn<Row>>>;
   /** Columns searchable by full-text (BM25) search. */
-  fullText?: ReadonlyArray<ColumnOf<T>>;
+  fullText?: ReadonlyArray<RowColumn<Row>>;
   /** Whether rows expose `hid`. */
   hid: boolean;
 }
+
+/** The spec of table `T`. */
+export type TableSpec<T extends TableName> = RowTableSpec<TableRows[T]>;
 
 const text: ColumnSpec = { type: 'text' };
 const nullableText: ColumnSpec = { type: 'text', nullable: true };
@@ -77,7 +99,7 @@ const integer: ColumnSpec = { type: 'integer' };
 const real: ColumnSpec = { type: 'real' };
 const json: ColumnSpec = { type: 'json' };
 
-export const schema: { [T in TableName]: TableSpec<T> } = {
+export const schema: { [T in BuiltInTableName]: TableSpec<T> } = {
   documents: {
     sqlName: 'documents',
     key: ['id'],
@@ -205,13 +227,6 @@ export const schema: { [T in TableName]: TableSpec<T> } = {
     columns: { a: text, b: text, weight: real },
     indexes: [['b']],
   },
-  chunkEdges: {
-    sqlName: 'chunk_edges',
-    key: ['a', 'b', 'kind'],
-    hid: false,
-    columns: { a: text, b: text, weight: real, kind: text },
-    indexes: [['b'], ['kind']],
-  },
   extractions: {
     sqlName: 'extractions',
     key: ['id'],
@@ -258,7 +273,8 @@ export const schema: { [T in TableName]: TableSpec<T> } = {
   },
 };
 
-export const tableNames = Object.keys(schema) as TableName[];
+/** The built-in tables, in the schema's order. */
+export const tableNames = Object.keys(schema) as BuiltInTableName[];
 
 /** A table spec with its row type erased, for drivers that treat all tables alike. */
 export interface AnyTableSpec {
@@ -270,8 +286,8 @@ export interface AnyTableSpec {
   hid: boolean;
 }
 
-/** The spec of a table, for generic drivers. */
-export function tableSpec(name: TableName): AnyTableSpec {
+/** The spec of a built-in table, for generic drivers. */
+export function tableSpec(name: BuiltInTableName): AnyTableSpec {
   return schema[name] as unknown as AnyTableSpec;
 }
 

@@ -1,5 +1,5 @@
 import type { SparseVector } from '../providers/embed/embedder.js';
-import type { ColumnOf, TableName, TableRows } from './schema.js';
+import type { RowColumn, TableName, TableRows } from './schema.js';
 
 /** A ranked hit of a search: a row id and its score (higher is better). */
 export interface ScoredId {
@@ -7,36 +7,49 @@ export interface ScoredId {
   score: number;
 }
 
-/** Rows of one table. Rows come back in insertion (`hid`) order. */
-export interface TableAccess<T extends TableName> {
+/** Rows of one table whose rows are `Row`. Rows come back in insertion (`hid`) order. */
+export interface RowAccess<Row> {
   /** Inserts rows, or replaces the rows with the same key; a replaced row keeps its `hid`. */
-  upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void>;
+  upsert(rows: ReadonlyArray<Row>): Promise<void>;
   /** Rows whose single-column key is in `keys`; unknown keys are ignored. */
-  get(keys: readonly string[]): Promise<Array<TableRows[T]>>;
+  get(keys: readonly string[]): Promise<Array<Row>>;
   /** Every row, in insertion order (`hid` order for tables that have one). */
-  all(): Promise<Array<TableRows[T]>>;
+  all(): Promise<Array<Row>>;
   /** Rows whose `column` equals one of `values`. */
-  where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>>;
+  where<C extends RowColumn<Row>>(column: C, values: ReadonlyArray<Row[C]>): Promise<Array<Row>>;
   /**
    * Only some columns (and `hid`) of every row, or of the rows whose `where.column` is in
    * `where.values` — for listing large tables without their text.
    */
-  pick<K extends ColumnOf<T>>(
+  pick<K extends RowColumn<Row>>(
     columns: readonly K[],
-    where?: { column: ColumnOf<T>; values: readonly unknown[] },
-  ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>>;
+    where?: { column: RowColumn<Row>; values: readonly unknown[] },
+  ): Promise<Array<Pick<Row, K> & { hid?: number }>>;
   /** Deletes rows whose `column` equals one of `values`; returns how many were deleted. */
-  deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number>;
+  deleteWhere<C extends RowColumn<Row>>(column: C, values: ReadonlyArray<Row[C]>): Promise<number>;
   /** Deletes every row. */
   clear(): Promise<void>;
   count(): Promise<number>;
 }
 
+/** Rows of table `T`: a built-in table, or a plugin's declared in {@link TableRows}. */
+export type TableAccess<T extends TableName> = RowAccess<TableRows[T]>;
+
 /**
- * Named vector collections, each with one dimension and one embedder id. `phrases` are the normalized arguments
- * of triples and `facts` the triples as "subject predicate object" sentences (HippoRAG, `relations` method).
+ * The vector spaces the built-in steps write, each with one dimension and one embedder id. `phrases` are the
+ * normalized arguments of triples and `facts` the triples as "subject predicate object" sentences.
  */
-export type VectorSpace = 'chunks' | 'entities' | 'relations' | 'reports' | 'keywords' | 'phrases' | 'facts';
+export const builtInVectorSpaces = ['chunks', 'entities', 'reports', 'keywords', 'phrases', 'facts'] as const;
+
+/** A built-in vector space. */
+export type BuiltInVectorSpace = (typeof builtInVectorSpaces)[number];
+
+/**
+ * A named vector collection: a built-in space or one a plugin declares. Any name of lower-case letters, digits and
+ * underscores, starting with a letter, up to 40 characters (`assertVectorSpaceName`): it becomes part of table names.
+ */
+// `string & {}` keeps the built-in names offered by editors while any string is accepted.
+export type VectorSpace = BuiltInVectorSpace | (string & {});
 
 
 /**

@@ -4,7 +4,8 @@
  * custom `Store` backend must pass.
  */
 export * from './llm.js';
-export { describeStoreContract, sampleRows } from '../store/store-contract.js';
-export type { StoreContractOptions } from '../store/store-contract.js';
-export { createInMemoryKnowledgeGraph } from '../providers/kg/in-memory-knowledge-graph.js';
-export type { InMemoryGraphData, InMemoryKnowledgeGraph, InMemoryStatement } from '../providers/kg/in-memory-knowledge-graph.js';
+export { sampleRows, storeContractCases } from '../store/store-contract.js';
+export { describeStoreContract } from '../store/describe-store-contract.js';
+export type { StoreContractCase, StoreContractOptions } from '../store/store-contract.js';
+export { createInMemoryKnowledgeGraph } from '../methods/tot/index.js';
+export type { InMemoryGraphData, InMemoryKnowledgeGraph, InMemoryStatement } from '../methods/tot/index.js';

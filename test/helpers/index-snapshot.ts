@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kgrag } from '../../src/api/create-kgrag.js';
 import type { TableName } from '../../src/store/schema.js';
-import type { VectorSpace } from '../../src/store/store.js';
+import { builtInVectorSpaces } from '../../src/store/store.js';
 
 /** Tables that hold the index; `runs` (timings) and `llmCache` (replies, not results) describe how it was built. */
 const indexTables = [
@@ -16,11 +16,9 @@ const indexTables = [
   'keywords',
   'keywordChunks',
   'keywordEdges',
-  'chunkEdges',
   'extractions',
 ] as const satisfies readonly TableName[];
 
-const vectorSpaces = ['chunks', 'entities', 'relations', 'reports', 'keywords', 'phrases', 'facts'] as const satisfies readonly VectorSpace[];
 
 /**
  * Meta records left out. Those that say how an index was built, not what it holds, and so differ between a fresh
@@ -48,7 +46,7 @@ export async function indexSnapshot(kgrag: Kgrag): Promise<Record<string, unknow
     const rows = await store.table(table).all();
     snapshot[table] = table === 'documents' ? rows.map((row) => ({ ...row, createdAt: undefined })) : rows;
   }
-  for (const space of vectorSpaces) {
+  for (const space of builtInVectorSpaces) {
     const vectors = await store.vectors(space).load();
     const info = await store.vectors(space).info();
     // Without `revision`, the space's write counter (see above).

@@ -1,9 +1,9 @@
 import { builtInPrompts } from '../../src/core/prompt-library.js';
-import { createInMemoryKnowledgeGraph, type InMemoryGraphData, type InMemoryKnowledgeGraph } from '../../src/providers/kg/in-memory-knowledge-graph.js';
+import { createInMemoryKnowledgeGraph, type InMemoryGraphData, type InMemoryKnowledgeGraph } from '../../src/methods/tot/kg/in-memory-knowledge-graph.js';
 import type { ChatRequest } from '../../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../../src/providers/llm/scripted-language-model.js';
 import type { TraversalContext } from '../../src/methods/tot/traversal-context.js';
-import type { KnowledgeGraph } from '../../src/providers/kg/knowledge-graph.js';
+import type { KnowledgeGraph } from '../../src/methods/tot/kg/knowledge-graph.js';
 
 /*
  * The Tree-of-Traversals test world, with the ids and labels of test/fixtures/wikidata-mini.ttl so that the

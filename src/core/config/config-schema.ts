@@ -298,26 +298,8 @@ export const serverConfigSchema = z
   })
   .strict();
 
-/**
- * One external knowledge graph for Tree-of-Traversals (`tot`, parameter `graphs`): a SPARQL 1.1 endpoint
- * with Wikidata's vocabulary (`wdt:`, `p:`/`ps:`, `wikibase:directClaim`, `rdfs:label`, `schema:description`).
- */
-export const knowledgeGraphConfigSchema = z
-  .object({
-    type: z.literal('sparql').describe('Kind of graph: "sparql" (a SPARQL endpoint with the Wikidata vocabulary)'),
-    endpoint: z.url({ error: 'expected an http(s) URL such as https://query.wikidata.org/sparql' }).describe('SPARQL endpoint URL, e.g. https://query.wikidata.org/sparql'),
-    language: z.string().min(1).optional().describe('Language of labels, descriptions and searches (default en)'),
-    userAgent: z.string().min(1).optional().describe('User-Agent sent to the endpoint (Wikimedia asks clients to name themselves and a contact)'),
-    relationLimit: positiveInt().max(10000).optional().describe('Most forward relation options per expansion, marked truncated when cut (reference and default: 100)'),
-    edgeLimit: positiveInt().max(10000).optional().describe('Most edges per expansion, marked truncated when cut (reference and default: 100)'),
-    maxRetries: z.number().int().min(0).max(20).optional().describe('Retries of failed requests (default 3)'),
-    timeoutMs: positiveInt().optional().describe('Per-request timeout (default 30000)'),
-    identifierProperties: z
-      .record(z.string(), z.string().regex(/^P\d+$/, { error: 'expected a property id such as P434' }))
-      .optional()
-      .describe('Other graph name → property holding that graph\'s id for an entity, e.g. {"musicbrainz": "P434"}: fills sameAs so tot links entities across graphs by id before label'),
-  })
-  .strict();
+/** Keys that moved, with their new place: an old file is told where, rather than that the key is unknown. */
+export const movedConfigKeys: ReadonlyMap<string, string> = new Map([['knowledgeGraphs', 'methods.tot.knowledgeGraphs']]);
 
 export const configSchema = z
   .object({
@@ -389,17 +371,6 @@ export const configSchema = z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})
       .describe('Per-method settings and parameters, e.g. methods.basic.variant: bm25, methods.autokg.clusters: 20; each method\'s own schema validates them when the configuration is loaded'),
-    knowledgeGraphs: z
-      .record(z.string(), knowledgeGraphConfigSchema)
-      .default({})
-      // Names are checked here rather than by the record's key schema, whose failures read "Invalid key in record".
-      .superRefine((graphs, context) => {
-        for (const name of Object.keys(graphs)) {
-          if (name === 'index') context.addIssue({ code: 'custom', path: [name], message: '"index" is the workspace graph and cannot be configured; name this graph differently, e.g. "wikidata"' });
-          else if (!/^[a-z][a-z0-9_-]*$/.test(name)) context.addIssue({ code: 'custom', path: [name], message: `graph name "${name}" must be lowercase letters, digits, "_" and "-", starting with a letter (e.g. "wikidata")` });
-        }
-      })
-      .describe('External knowledge graphs by name for the tot method (methods.tot.graphs), e.g. {"wikidata": {"type": "sparql", "endpoint": "https://query.wikidata.org/sparql"}}'),
     prompts: z
       .object({
         directory: z.string().default('prompts').describe('Workspace folder of prompt overrides (`kgrag init` writes them); a file there replaces the built-in prompt of the same name'),
@@ -496,4 +467,3 @@ export type CommunitiesConfig = KgragConfig['communities'];
 export type ReportsConfig = KgragConfig['reports'];
 export type QueryConfig = KgragConfig['query'];
 export type ServerConfig = KgragConfig['server'];
-export type KnowledgeGraphConfig = KgragConfig['knowledgeGraphs'][string];

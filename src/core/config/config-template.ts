@@ -27,7 +27,7 @@ const examples: Record<string, unknown> = {
   'store.workspace': 'team-docs',
   plugins: [],
   methods: { basic: { variant: 'hybrid' } },
-  knowledgeGraphs: { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
+  'methods.tot.knowledgeGraphs': { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };
 
 /** One line of YAML: folding a long value would break it over lines the template cannot indent. */

@@ -271,21 +271,9 @@ describe('loadConfig: problems', () => {
     assert.match(problemAbout(enumProblems, 'index.mode'), /standard/);
   });
 
-  test('knowledge graphs: a bad name or endpoint says what is expected', async () => {
-    const yaml = 'knowledgeGraphs:\n  Wiki:\n    type: sparql\n    endpoint: https://query.wikidata.org/sparql\n  index:\n    type: sparql\n    endpoint: https://example.org/sparql\n  dbpedia:\n    type: sparql\n    endpoint: dbpedia.org/sparql\n';
-    const problems = await problemsOf({ workspace: workspace(yaml), env: {} });
-    assert.equal(problems.length, 3, JSON.stringify(problems));
-    assert.match(problemAbout(problems, 'knowledgeGraphs.Wiki'), /graph name "Wiki" must be lowercase letters/);
-    assert.match(problemAbout(problems, 'knowledgeGraphs.index'), /"index" is the workspace graph/);
-    assert.match(problemAbout(problems, 'knowledgeGraphs.dbpedia.endpoint'), /expected an http\(s\) URL such as https:\/\/query\.wikidata\.org\/sparql/);
-  });
-
-  test('knowledge graphs: identifierProperties map graph names to property ids', async () => {
-    const good = 'knowledgeGraphs:\n  wikidata:\n    type: sparql\n    endpoint: https://query.wikidata.org/sparql\n    identifierProperties:\n      musicbrainz: P434\n';
-    const { config } = await loadConfig({ workspace: workspace(good), env: {} });
-    assert.deepEqual(config.knowledgeGraphs.wikidata?.identifierProperties, { musicbrainz: 'P434' });
-    const bad = good.replace('P434', 'artist id');
-    assert.match(problemAbout(await problemsOf({ workspace: workspace(bad), env: {} }), 'knowledgeGraphs.wikidata.identifierProperties.musicbrainz'), /expected a property id such as P434/);
+  test('a key that moved says where to: knowledgeGraphs is methods.tot.knowledgeGraphs', async () => {
+    const problems = await problemsOf({ workspace: workspace('knowledgeGraphs:\n  wikidata:\n    type: sparql\n    endpoint: https://query.wikidata.org/sparql\n'), env: {} });
+    assert.match(problemAbout(problems, 'knowledgeGraphs'), /moved to methods\.tot\.knowledgeGraphs/);
   });
 
   test('a value valid in a lower layer but invalid in a higher one is attributed to the higher one', async () => {

@@ -5,7 +5,7 @@ import { toEnvironmentError } from '../environment-error.js';
 import { errorMessage } from '../error-message.js';
 import { KgragError } from '../errors.js';
 import { redactUrl } from '../redact-url.js';
-import { configSchema, type KgragConfig, type KgragConfigInput } from './config-schema.js';
+import { configSchema, movedConfigKeys, type KgragConfig, type KgragConfigInput } from './config-schema.js';
 import { expandVariables } from './expand-variables.js';
 
 /** The configuration file name looked up in a workspace. */
@@ -335,7 +335,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
         const dotted = path.map(String).join('.') || '(top level)';
         const layer = [...layers].reverse().find((candidate) => hasPath(candidate.values, path));
         const origin = layer?.name === 'environment' ? environmentSource(envSources, path) : (layer?.name ?? 'defaults');
-        problems.push(`${dotted}: ${describeIssue(issue, path, allKeys())} (set in ${origin})`);
+        const moved = issue.code === 'unrecognized_keys' ? movedConfigKeys.get(dotted) : undefined;
+        const problem = moved === undefined ? describeIssue(issue, path, allKeys()) : `moved to ${moved}: the same section, placed there`;
+        problems.push(`${dotted}: ${problem} (set in ${origin})`);
       }
     }
   }

@@ -1,5 +1,5 @@
-import { decodeChunkKnnGraph } from './build/chunk-knn-graph-codec.js';
-import { chunkKnnGraphBlobKey } from './build/knn-graph-step.js';
+import { decodeChunkKnnGraph } from '../../pipeline/steps/chunk-knn-graph-codec.js';
+import { chunkKnnGraphBlobKey } from './build/chunk-graph-step.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import type { MethodContext } from '../query-method.js';
 import { vectorsInOrder } from '../shared/space-vectors.js';
@@ -12,7 +12,7 @@ export interface AutokgLookups {
   chunkVectors: SimilarityIndex | undefined;
   /**
    * Per chunk row: 1 when the chunk is not in AutoKG's chunk graph — a near-duplicate of a shorter chunk
-   * (the knn-graph step's `remove_same_text`) — so it is never retrieved; its twin stands for it.
+   * (the chunk-graph step's `remove_same_text`) — so it is never retrieved; its twin stands for it.
    */
   excluded: Uint8Array;
   keywordIds: string[];

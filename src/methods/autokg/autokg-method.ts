@@ -93,7 +93,7 @@ export const autokgMethod: QueryMethod<AutokgConfig, FoundKeywords> = {
   ranking: { kind: 'native' },
   prompts: [...autoKgKeywordTemplates, autokgAnswerPrompt],
   indexSteps: async ({ config, mode, knn }) => [
-    (await import('./build/knn-graph-step.js')).createKnnGraphStep(config, knn),
+    (await import('./build/chunk-graph-step.js')).createChunkGraphStep(config, knn),
     (await import('./build/keywords-step.js')).createKeywordsStep(mode, config),
   ],
   topKParam: 's0t',

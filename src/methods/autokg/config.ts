@@ -29,7 +29,7 @@ const positiveInt = () => z.number().int().positive();
 const searchCount = (description: string) => z.number().int().min(0).max(1000).optional().describe(description);
 
 /**
- * The configuration of `autokg` (`methods.autokg`): the index settings of its `knn-graph` and `keywords` steps
+ * The configuration of `autokg` (`methods.autokg`): the index settings of its `chunk-graph` and `keywords` steps
  * with the paper's names (n, c, l1, l2, m, K) and defaults, and the query parameters of its hybrid search. The
  * search counts default to the variant's preset, so that `autokg:notebook` with `s1k: 5` changes only that count.
  */
@@ -90,7 +90,7 @@ export const autokgConfig = z
 
 export type AutokgConfig = z.output<typeof autokgConfig>;
 
-/** Keys of {@link autokgConfig} that shape the index (the `knn-graph` and `keywords` steps), not a query. */
+/** Keys of {@link autokgConfig} that shape the index (the `chunk-graph` and `keywords` steps), not a query. */
 export const autokgIndexSettings = [
   'topic',
   'clusters',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LocalContextOptions } from '../shared/build-local-context.js';
+import type { LocalContextOptions } from '../local/index.js';
 
 /**
  * Parameters of `drift` with GraphRAG's names and defaults (`DriftSearchDefaults`,

@@ -1,6 +1,5 @@
 import { packTable, tableCell } from '../../answer/pack-table.js';
-import { buildLocalContext } from '../shared/build-local-context.js';
-import { localSubgraph } from '../shared/local-subgraph.js';
+import { buildLocalContext, localSubgraph } from '../local/index.js';
 import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
 import { requireLlm } from '../shared/require-llm.js';
 import { driftLocalOptions, driftConfig, type DriftConfig } from './config.js';

@@ -8,7 +8,7 @@ import { generateObject } from '../../providers/llm/generate-object.js';
 import { modelScore } from '../../providers/llm/model-score.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
-import { buildLocalContext } from '../shared/build-local-context.js';
+import { buildLocalContext } from '../local/index.js';
 import type { MethodContext } from '../query-method.js';
 import { driftLocalOptions, type DriftConfig } from './config.js';
 import { driftPrompts } from './drift-prompts.js';

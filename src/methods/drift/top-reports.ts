@@ -1,6 +1,6 @@
 import type { ReportRecord } from '../../core/types.js';
 import type { ScoredId } from '../../store/store.js';
-import { localCommunities } from '../shared/local-lookups.js';
+import { localCommunities } from '../local/index.js';
 import type { MethodContext } from '../query-method.js';
 
 /**

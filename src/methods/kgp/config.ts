@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { passageEdgeKinds } from './build/passage-graph.js';
+import { passageEdgeKinds, type PassageEdgeKind } from './build/passage-graph.js';
 
 /** KG-TF-IDF's per-round picks in the release (`retrieve_num`); 10 + 5 + 5 + 5 + 3 + 2 = 30 reaches K in round 6. */
 export const releaseRetrieveSchedule: readonly number[] = [10, 5, 5, 5, 3, 2, 2, 2, 2, 2, 2];
@@ -31,6 +31,13 @@ export const kgpConfig = z
       .max(100)
       .default([...releaseRetrieveSchedule])
       .describe('retrieve_num of kg-tfidf: passages picked in each round'),
+    indexGraphs: z
+      .array(z.enum(passageEdgeKinds))
+      .min(1)
+      .optional()
+      .describe(
+        'Index setting: passage-graph kinds the index builds (KGP\'s KNN-ST, TAGME, TF-IDF and title graphs: knn, entity, keyword, structural); default: the kinds of `graph`, so no link is built that no query reads',
+      ),
     knnK: z.number().int().min(1).max(100).default(10).describe('Index setting: neighbours per passage in the kNN passage graph (KGP --k_knn 10)'),
     /**
      * KGP builds one graph per question over ~12 documents; over a whole index a term shared by many passages
@@ -58,5 +65,11 @@ export const kgpConfig = z
 
 export type KgpConfig = z.output<typeof kgpConfig>;
 
+/** The passage-graph kinds an index built for `config` holds: `indexGraphs`, else the kinds `graph` traverses. */
+export function builtPassageGraphs(config: Pick<KgpConfig, 'indexGraphs' | 'graph'>): PassageEdgeKind[] {
+  const wanted = new Set(config.indexGraphs ?? config.graph);
+  return passageEdgeKinds.filter((kind) => wanted.has(kind));
+}
+
 /** Keys of {@link kgpConfig} that shape the index (the `passage-graph` step), not a query. */
-export const kgpIndexSettings = ['knnK', 'maxPassagesPerTerm', 'keywordsPerPassage', 'maxGroupClique'] as const;
+export const kgpIndexSettings = ['indexGraphs', 'knnK', 'maxPassagesPerTerm', 'keywordsPerPassage', 'maxGroupClique'] as const;

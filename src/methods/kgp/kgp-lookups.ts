@@ -1,6 +1,6 @@
 import { KgragError } from '../../core/errors.js';
 import { decodePassageGraphIndex } from './build/passage-graph-codec.js';
-import type { PassageGraph } from './build/passage-graph.js';
+import type { PassageEdgeKind, PassageGraph } from './build/passage-graph.js';
 import { passageGraphBlobKey } from './build/passage-graph-step.js';
 import type { TermCountMatrix } from '../../text/term-count-matrix.js';
 import { TfidfRanker } from '../../text/tfidf-ranker.js';
@@ -13,6 +13,8 @@ export interface KgpLookups {
   /** Passage number of each chunk id. */
   passageOf: ReadonlyMap<string, number>;
   graph: PassageGraph;
+  /** The kinds of links the index built (`methods.kgp.indexGraphs`). */
+  kinds: readonly PassageEdgeKind[];
   terms: TermCountMatrix;
   /** TF-IDF over the passages' term counts (the corpus-wide fit is built on first use). */
   ranker: TfidfRanker;
@@ -45,6 +47,7 @@ export function kgpLookups(context: MethodContext): Promise<KgpLookups> {
       chunkIds: index.chunkIds,
       passageOf: new Map(index.chunkIds.map((id, passage) => [id, passage])),
       graph: index.graph,
+      kinds: index.kinds,
       terms: index.terms,
       ranker,
     };

@@ -1,3 +1,4 @@
+import { KgragError } from '../../core/errors.js';
 import { passageEdgeBit } from './build/passage-graph.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { englishStopwords } from '../../text/stopwords.js';
@@ -8,7 +9,7 @@ import { generateNextEvidence, type GeneratedEvidence } from './generate-next-ev
 import { iterativeTraversal } from './iterative-traversal.js';
 import { kgTfidfTraversal } from './kg-tfidf-traversal.js';
 import { kgpLookups, type KgpLookups } from './kgp-lookups.js';
-import { kgpConfig, kgpIndexSettings, type KgpConfig } from './config.js';
+import { builtPassageGraphs, kgpConfig, kgpIndexSettings, type KgpConfig } from './config.js';
 import type { KgpRankedPassage, KgpRanking } from './kgp-ranking.js';
 import { kgpSubgraph } from './kgp-subgraph.js';
 import { flattenPaths } from './flatten-paths.js';
@@ -265,11 +266,20 @@ export const kgpMethod: QueryMethod<KgpConfig> = {
   prompts: [kgpNextEvidencePrompt],
   topKParam: 'budget',
   requires: ['chunk', 'passage-graph'],
-  indexSteps: async ({ config, graphStep, knn }) => [(await import('./build/passage-graph-step.js')).createPassageGraphStep(graphStep, config, knn)],
+  indexSteps: async ({ config, graphStep }) => [(await import('./build/passage-graph-step.js')).createPassageGraphStep(graphStep, { ...config, graphs: builtPassageGraphs(config) })],
 
   async retrieve(context, question, params, variant): Promise<Retrieval> {
     const chosen = (variant ?? kgpVariants[0]) as KgpVariant;
     const lookups = await kgpLookups(context);
+    const unbuilt = params.graph.filter((kind) => !lookups.kinds.includes(kind));
+    if (unbuilt.length > 0) {
+      throw new KgragError(`kgp traverses the ${unbuilt.join(' and ')} links of the passage graph, which this index was built without`, {
+        code: 'QUERY_INDEX_NOT_READY',
+        category: 'input',
+        hint: `add ${unbuilt.join(', ')} to methods.kgp.indexGraphs (or to methods.kgp.graph) in kgrag.yaml and run \`kgrag index\`, or query with -p graph=${lookups.kinds.join(',')}`,
+        details: { missing: unbuilt, built: lookups.kinds },
+      });
+    }
     const kindMask = params.graph.reduce((mask, kind) => mask | passageEdgeBit[kind], 0);
     const run: VariantRun = { context, lookups, question, params, kindMask };
     let ranking: KgpRanking;

@@ -1,7 +1,7 @@
 import { answerFromContext } from '../shared/answer-from-context.js';
 import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
-import { buildLocalContext, type LocalContext, type LocalContextOptions } from '../shared/build-local-context.js';
-import { localSubgraph } from '../shared/local-subgraph.js';
+import { buildLocalContext, type LocalContext, type LocalContextOptions } from './build-local-context.js';
+import { localSubgraph } from './local-subgraph.js';
 import { localAnswerSystemPrompt, renderLocalAnswerPrompt } from './local-answer-prompt.js';
 import { localConfig, type LocalConfig } from './config.js';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { knowledgeGraphsConfigSchema } from './kg/knowledge-graphs-config.js';
 import { indexGraphName } from './workspace-knowledge-graph.js';
 
 /**
@@ -26,10 +27,14 @@ export const totConfig = z
       .array(z.string().min(1))
       .min(1)
       .default([indexGraphName])
-      .describe('Knowledge graphs to walk: "index" (the workspace graph) and names from the knowledgeGraphs configuration; several are linked into one'),
+      .describe('Knowledge graphs to walk: "index" (the workspace graph) and names of knowledgeGraphs; several are linked into one'),
+    knowledgeGraphs: knowledgeGraphsConfigSchema,
     candidates: z.number().int().min(1).max(100).default(10).describe('Knowledge-graph candidates looked up per question entity for disambiguation'),
     maxChunks: z.number().int().min(0).max(1000).default(10).describe('Passages behind the visited index entities returned with the retrieval (for evaluation and citations)'),
   })
   .strict();
 
 export type TotConfig = z.output<typeof totConfig>;
+
+/** Keys of {@link totConfig} a request may not set: they name endpoints the server would call. */
+export const totConfigOnlySettings = ['knowledgeGraphs'] as const;

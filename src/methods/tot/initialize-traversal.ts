@@ -1,5 +1,5 @@
 import { fillPrompt } from '../../core/prompt-library.js';
-import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
+import type { KgEntity } from './kg/knowledge-graph.js';
 import { foldLabel } from '../../text/fold-label.js';
 import type { TraversalContext } from './traversal-context.js';
 import { totPrompts } from './tot-prompts.js';

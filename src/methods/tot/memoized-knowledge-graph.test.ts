@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createInMemoryKnowledgeGraph } from '../../providers/kg/in-memory-knowledge-graph.js';
-import type { KgRelation } from '../../providers/kg/knowledge-graph.js';
+import { createInMemoryKnowledgeGraph } from './kg/in-memory-knowledge-graph.js';
+import type { KgRelation } from './kg/knowledge-graph.js';
 import { memoizedKnowledgeGraph } from './memoized-knowledge-graph.js';
 
 describe('memoizedKnowledgeGraph', () => {

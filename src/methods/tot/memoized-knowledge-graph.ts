@@ -1,4 +1,4 @@
-import type { KgEdgeList, KgRelationList, KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
+import type { KgEdgeList, KgRelationList, KnowledgeGraph } from './kg/knowledge-graph.js';
 
 /**
  * `kg` with its relation and edge lookups remembered for one search. Branches of a tree search often select

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { lanternKeeperGraph, scriptedPolicy, traversalContext } from '../../../test/helpers/lantern-keeper-graph.js';
-import type { KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
+import type { KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './kg/knowledge-graph.js';
 import { InvalidActionError } from './invalid-action-error.js';
 import { actionOptions, answerInReply, applyAction, parseRelationChoice, sampleActions } from './traversal-actions.js';
 import { TraversalState } from './traversal-state.js';

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../core/error-message.js';
 import { fillPrompt } from '../../core/prompt-library.js';
-import type { KgRelation, KgRelationList } from '../../providers/kg/knowledge-graph.js';
+import type { KgRelation, KgRelationList } from './kg/knowledge-graph.js';
 import { findIds, wholeIdPattern } from './find-ids.js';
 import { InvalidActionError } from './invalid-action-error.js';
 import { mostCommon } from './most-common.js';

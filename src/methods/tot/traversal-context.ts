@@ -1,5 +1,5 @@
 import type { PromptLibrary } from '../../core/prompt-library.js';
-import type { KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
+import type { KnowledgeGraph } from './kg/knowledge-graph.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 
 /** What initialization, the actions, the value function and the search share for one question. */

@@ -1,4 +1,4 @@
-import type { KgEdge, KgEntity, KgRelation, KgRelationList } from '../../providers/kg/knowledge-graph.js';
+import type { KgEdge, KgEntity, KgRelation, KgRelationList } from './kg/knowledge-graph.js';
 
 /**
  * States of the action state machine (amazon-science/tree-of-traversals, `Status` in `treeoftraversals.py`).

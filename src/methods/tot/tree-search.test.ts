@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { backtrackingPolicy, lanternKeeperGraph, scriptedPolicy, traversalContext, twoHopPolicy, twoHopTrajectory, type PolicyRequest } from '../../../test/helpers/lantern-keeper-graph.js';
-import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
+import type { KgEntity } from './kg/knowledge-graph.js';
 import { initializeTraversal } from './initialize-traversal.js';
 import type { TraversalContext } from './traversal-context.js';
 import { TraversalState } from './traversal-state.js';

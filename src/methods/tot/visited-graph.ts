@@ -1,4 +1,4 @@
-import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
+import type { KgEntity } from './kg/knowledge-graph.js';
 import { preOrder, type TreeSearchResult } from './tree-search.js';
 import { traversalEdgeKey, type TraversalEdge } from './traversal-state.js';
 

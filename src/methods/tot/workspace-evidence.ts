@@ -1,6 +1,6 @@
 import type { ContextChunk } from '../../answer/answer-types.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
-import type { KgEntity } from '../../providers/kg/knowledge-graph.js';
+import type { KgEntity } from './kg/knowledge-graph.js';
 import type { MethodContext } from '../query-method.js';
 import { entityIndexOf, typedRelationGraph } from './typed-relation-graph.js';
 import { indexGraphName } from './workspace-knowledge-graph.js';

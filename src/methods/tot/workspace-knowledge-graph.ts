@@ -1,5 +1,5 @@
 import { appendAll } from '../../core/append-all.js';
-import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from '../../providers/kg/knowledge-graph.js';
+import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './kg/knowledge-graph.js';
 import type { Store } from '../../store/store.js';
 import { shortenText } from '../../text/shorten-text.js';
 import { queryTerms } from '../../text/word-tokens.js';

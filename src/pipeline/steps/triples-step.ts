@@ -96,7 +96,7 @@ export async function saveOpenieImport(store: Store, parsed: OpenieFile, source:
 const recordsPerWrite = 16;
 
 /**
- * OpenIE triples of every chunk (HippoRAG's offline indexing), for the `ppr` and `relations` methods:
+ * OpenIE triples of every chunk (HippoRAG's offline indexing), for the methods that read triples (HippoRAG's PPR, relation retrieval):
  * with the LLM (two calls per chunk, replies kept in `extractions` and written as they arrive, so neither a
  * rebuild nor a killed run pays twice), or with the NLP patterns of `nlp-triples` (re-extracted on every
  * run by a fresh extractor, chunks in id order, which makes the result a function of the chunks). Chunks

@@ -2,7 +2,7 @@ import type { ByteBudgetLru } from '../../core/byte-budget-lru.js';
 import { hasCjkLetter } from '../../text/cjk-letters.js';
 import { wordTokens } from '../../text/word-tokens.js';
 import { snakeCase, type AnyTableSpec } from '../schema.js';
-import { fullTextIndexText } from '../sqlite/sqlite-store.js';
+import { fullTextIndexText } from '../core/full-text-index-text.js';
 import type { ScoredId } from '../store.js';
 import { termTableOf } from './postgres-migrations.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { postgresGenerationTables } from './postgres-migrations.js';
+import { validatePluginTables, type StoreExtensions } from '../store-extensions.js';
 import { inPostgresTransaction, quoteIdentifier, sqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, postgresSchemaState } from './postgres-store.js';
 import { ensureHnswIndex } from './postgres-vector-index.js';
 
 /** Options of {@link copyPostgresGeneration} and {@link dropPostgresGeneration}. */
-export interface PostgresGenerationOptions {
+export interface PostgresGenerationOptions extends StoreExtensions {
   /** The schema of kgrag's tables. @default 'kgrag' */
   schema?: string;
 }
@@ -18,9 +19,9 @@ export interface PostgresGenerationOptions {
  */
 export async function copyPostgresGeneration(pool: pg.Pool, workspace: string, from: number, to: number, options: PostgresGenerationOptions = {}): Promise<void> {
   if (from === to) return;
-  const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema);
+  const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema, validatePluginTables(options.tables));
   const indexed = await inPostgresTransaction(pool, async (run) => {
-    for (const table of postgresGenerationTables) {
+    for (const table of postgresGenerationTables(options.tables)) {
       const qualified = `${state.schema}.${quoteIdentifier(table)}`;
       await run.rows(`DELETE FROM ${qualified} WHERE workspace = $1 AND generation = $2`, [workspace, to]);
       const columns = (
@@ -45,9 +46,9 @@ export async function copyPostgresGeneration(pool: pg.Pool, workspace: string, f
 
 /** Deletes every row of one generation of a workspace, and its HNSW indexes. */
 export async function dropPostgresGeneration(pool: pg.Pool, workspace: string, generation: number, options: PostgresGenerationOptions = {}): Promise<void> {
-  const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema);
+  const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema, validatePluginTables(options.tables));
   const indexes = await inPostgresTransaction(pool, async (run) => {
-    for (const table of postgresGenerationTables) {
+    for (const table of postgresGenerationTables(options.tables)) {
       await run.rows(`DELETE FROM ${state.schema}.${quoteIdentifier(table)} WHERE workspace = $1 AND generation = $2`, [workspace, generation]);
     }
     return run.rows<{ name: string }>(`DELETE FROM ${state.schema}.vector_indexes WHERE workspace = $1 AND generation = $2 RETURNING name`, [workspace, generation]);

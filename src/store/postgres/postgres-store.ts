@@ -4,10 +4,14 @@ import { KgragError } from '../../core/errors.js';
 import { tableSpec, type TableName } from '../schema.js';
 import type { ScoredId, Store, TableAccess, TextSearchTable, VectorIndex, VectorSpace } from '../store.js';
 import { postingsBytes, searchFullText, type FullTextCache, type PostingsCache } from './postgres-full-text.js';
-import { migratePostgresSchema, type PostgresSchemaState } from './postgres-migrations.js';
+import { createPostgresPluginTables, migratePostgresSchema, type PostgresSchemaState } from './postgres-migrations.js';
 import { connectClient, inPostgresTransaction, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { PostgresTable } from './postgres-table.js';
-import { PostgresVectorIndex, type PostgresVectorAccess, type SpaceCache } from './postgres-vector-index.js';
+import { PostgresVectorIndex, type PostgresVectorAccess } from './postgres-vector-index.js';
+import type { SpaceCache } from '../core/space-cache.js';
+import { memoized } from '../core/memoized.js';
+import { specOfTable } from '../core/spec-of-table.js';
+import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 
 /** Which index of which workspace a store reads and writes: one database holds many workspaces, each many generations. */
 export interface PostgresScope {
@@ -16,8 +20,8 @@ export interface PostgresScope {
   generation: number;
 }
 
-/** Options of {@link openPostgresStore}. */
-export interface PostgresStoreOptions {
+/** Options of {@link openPostgresStore}; `tables` are plugins' tables, created in the schema beside the built-in ones. */
+export interface PostgresStoreOptions extends StoreExtensions {
   /**
    * The Postgres schema that holds kgrag's tables, created when missing.
    * @default 'kgrag'
@@ -60,18 +64,30 @@ const migrated = new WeakMap<pg.Pool, Map<string, Promise<PostgresSchemaState>>>
 /** Pools already warned about a missing pgvector. */
 const warnedPools = new WeakSet<pg.Pool>();
 
-/** Migrates `schema` on `pool` once (concurrent openers share the one migration). */
-export function postgresSchemaState(pool: pg.Pool, schema: string): Promise<PostgresSchemaState> {
+/**
+ * Migrates `schema` on `pool` once (concurrent openers share the one migration), and creates the plugin tables
+ * `tables` in it once per set of specs.
+ */
+export function postgresSchemaState(pool: pg.Pool, schema: string, tables: PluginTables = {}): Promise<PostgresSchemaState> {
   let schemas = migrated.get(pool);
   if (!schemas) migrated.set(pool, (schemas = new Map()));
-  let state = schemas.get(schema);
-  if (!state) {
-    state = migratePostgresSchema(pool, schema);
-    schemas.set(schema, state);
-    // A failed attempt (server down) is not remembered: the next open tries again.
-    state.catch(() => schemas?.delete(schema));
-  }
-  return state;
+  const once = (key: string, make: () => Promise<PostgresSchemaState>): Promise<PostgresSchemaState> => {
+    let state = schemas.get(key);
+    if (!state) {
+      state = make();
+      schemas.set(key, state);
+      // A failed attempt (server down) is not remembered: the next open tries again.
+      state.catch(() => schemas.delete(key));
+    }
+    return state;
+  };
+  const migratedSchema = once(schema, () => migratePostgresSchema(pool, schema));
+  if (Object.keys(tables).length === 0) return migratedSchema;
+  return once(`${schema}\u0000${JSON.stringify(tables)}`, async () => {
+    const state = await migratedSchema;
+    await createPostgresPluginTables(pool, state, tables);
+    return state;
+  });
 }
 
 function validScope(scope: PostgresScope): PostgresScope {
@@ -92,7 +108,8 @@ function validScope(scope: PostgresScope): PostgresScope {
  */
 export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, options: PostgresStoreOptions = {}): Promise<Store> {
   const { workspace, generation } = validScope(scope);
-  const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema);
+  const pluginTables = validatePluginTables(options.tables);
+  const state = await postgresSchemaState(pool, options.schema ?? defaultPostgresSchema, pluginTables);
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`kgrag: warning: ${message}\n`));
   if (state.vector === undefined && !warnedPools.has(pool)) {
     warnedPools.add(pool);
@@ -112,6 +129,7 @@ export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, opt
     postingsCache: new ByteBudgetLru({ maxBytes: options.postingsCacheBytes ?? defaultPostingsCacheBytes, sizeOf: postingsBytes }),
     closed: false,
     warn,
+    pluginTables,
   };
   return new PostgresStore(context, undefined);
 }
@@ -129,6 +147,7 @@ interface StoreContext {
   postingsCache: PostingsCache;
   closed: boolean;
   warn: (message: string) => void;
+  pluginTables: PluginTables;
 }
 
 /** Runs one task after another: savepoints of one transaction level must not interleave. */
@@ -240,21 +259,14 @@ class PostgresStore implements Store, PostgresVectorAccess {
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
-    let access = this.tables.get(name);
-    if (!access) {
-      access = new PostgresTable(this, tableSpec(name)) as unknown as TableAccess<TableName>;
-      this.tables.set(name, access);
-    }
-    return access as unknown as TableAccess<T>;
+    return memoized(this.tables, name, () => new PostgresTable(this, specOfTable(name, this.context.pluginTables)) as unknown as TableAccess<TableName>) as unknown as TableAccess<T>;
   }
 
   vectors(space: VectorSpace): VectorIndex {
-    let index = this.vectorIndexes.get(space);
-    if (!index) {
-      index = new PostgresVectorIndex(this, space);
-      this.vectorIndexes.set(space, index);
-    }
-    return index;
+    return memoized(this.vectorIndexes, space, () => {
+      assertVectorSpaceName(space);
+      return new PostgresVectorIndex(this, space);
+    });
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {

@@ -1,6 +1,6 @@
-import { KgragError } from '../../core/errors.js';
+import { encodeColumnValue } from '../core/row-encoding.js';
+import { TableBase, type RowFilter } from '../core/table-base.js';
 import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
-import type { TableAccess } from '../store.js';
 import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms, type PostingsCache } from './postgres-full-text.js';
 import { postgresColumnType, termTableOf } from './postgres-migrations.js';
 import { lockForWrite, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
@@ -36,10 +36,8 @@ function arrayType(column: ColumnSpec): string {
  * One table of the schema, scoped to a workspace generation. Upserts send each column as one array parameter
  * (`unnest`), a few thousand rows per statement; rows keep the order they were given through the `hid` identity.
  */
-export class PostgresTable<T extends TableName> implements TableAccess<T> {
-  private readonly columns: Array<[string, ColumnSpec]>;
+export class PostgresTable<T extends TableName> extends TableBase<T> {
   private readonly table: string;
-  private readonly selectList: string;
   private readonly upsertSql: string;
   /** The upsert of a hid table into a generation that holds none of its rows yet: no existing row to look up. */
   private readonly freshUpsertSql: string | undefined;
@@ -47,12 +45,11 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
 
   constructor(
     private readonly store: PostgresScopeAccess,
-    private readonly spec: AnyTableSpec,
+    spec: AnyTableSpec,
   ) {
-    this.columns = Object.entries(spec.columns);
+    super(spec);
     this.table = `${store.schema}.${quoteIdentifier(spec.sqlName)}`;
     const sqlColumns = this.columns.map(([name]) => quoteIdentifier(snakeCase(name)));
-    this.selectList = [...(spec.hid ? ['hid'] : []), ...sqlColumns].join(', ');
     this.keyColumns = spec.key.map((column) => quoteIdentifier(snakeCase(column)));
     const fullText = spec.fullText !== undefined;
     const inserted = sqlColumns;
@@ -195,58 +192,17 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
 
   /** Scope, then one array per column. */
   private parameters(rows: ReadonlyArray<Record<string, unknown>>): unknown[] {
-    const arrays = this.columns.map(([name, column]) =>
-      rows.map((row) => {
-        const value = row[name];
-        if (column.type === 'json' && value !== undefined) return JSON.stringify(value);
-        if (value === undefined || value === null) {
-          if (column.nullable) return null;
-          throw new KgragError(`${this.spec.sqlName}.${name} is required but missing`, {
-            code: 'STORE_MISSING_COLUMN',
-            category: 'internal',
-            details: { table: this.spec.sqlName, column: name },
-          });
-        }
-        return value;
-      }),
-    );
+    const arrays = this.columns.map(([name, column]) => rows.map((row) => encodeColumnValue(this.spec, name, column, row[name])));
     return [...this.store.scope, ...arrays];
   }
 
-  async get(keys: readonly string[]): Promise<Array<TableRows[T]>> {
-    if (this.spec.key.length !== 1) throw new Error(`${this.spec.sqlName}: get() needs a single-column key; use where()`);
-    return this.where(this.spec.key[0] as ColumnOf<T>, keys as ReadonlyArray<TableRows[T][ColumnOf<T>]>);
-  }
-
-  async all(): Promise<Array<TableRows[T]>> {
-    const rows = await this.store.runner().rows<Record<string, unknown>>(
-      `SELECT ${this.selectList} FROM ${this.table} WHERE workspace = $1 AND generation = $2 ORDER BY hid`,
-      [...this.store.scope],
-    );
-    return rows.map((row) => this.decode(row));
-  }
-
-  async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
-    if (values.length === 0) return [];
-    const rows = await this.store.runner().rows<Record<string, unknown>>(
-      `SELECT ${this.selectList} FROM ${this.table} WHERE workspace = $1 AND generation = $2 AND ${this.matches(column)} ORDER BY hid`,
-      [...this.store.scope, values],
-    );
-    return rows.map((row) => this.decode(row));
-  }
-
-  async pick<K extends ColumnOf<T>>(
-    columns: readonly K[],
-    where?: { column: ColumnOf<T>; values: readonly unknown[] },
-  ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>> {
-    if (where && where.values.length === 0) return [];
-    const picked = this.columns.filter(([name]) => (columns as readonly string[]).includes(name));
-    const list = [...(this.spec.hid ? ['hid'] : []), ...picked.map(([name]) => quoteIdentifier(snakeCase(name)))];
+  protected async select(columns: ReadonlyArray<[string, ColumnSpec]>, where: RowFilter | undefined): Promise<Array<Record<string, unknown>>> {
+    const list = [...(this.spec.hid ? ['hid'] : []), ...columns.map(([name]) => quoteIdentifier(snakeCase(name)))];
     const rows = await this.store.runner().rows<Record<string, unknown>>(
       `SELECT ${list.length > 0 ? list.join(', ') : 'hid'} FROM ${this.table} WHERE workspace = $1 AND generation = $2${where ? ` AND ${this.matches(where.column)}` : ''} ORDER BY hid`,
       where ? [...this.store.scope, where.values] : [...this.store.scope],
     );
-    return rows.map((row) => this.decode(row, picked)) as Array<Pick<TableRows[T], K> & { hid?: number }>;
+    return rows.map((row) => this.decode(row, columns));
   }
 
   async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
@@ -294,10 +250,10 @@ export class PostgresTable<T extends TableName> implements TableAccess<T> {
       : `${quoteIdentifier(snakeCase(column))} = ANY($3::${postgresColumnType(spec)}[])`;
   }
 
-  private decode(row: Record<string, unknown>, columns = this.columns): TableRows[T] {
+  private decode(row: Record<string, unknown>, columns: ReadonlyArray<[string, ColumnSpec]>): Record<string, unknown> {
     const record: Record<string, unknown> = {};
     if (this.spec.hid) record.hid = row.hid;
     for (const [name] of columns) record[name] = row[snakeCase(name)];
-    return record as unknown as TableRows[T];
+    return record;
   }
 }

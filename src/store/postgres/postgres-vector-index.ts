@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { KgragError } from '../../core/errors.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { topIndices } from '../../math/top-indices.js';
 import {
   type ScoredId,
   type SpaceScores,
@@ -15,10 +13,13 @@ import {
 } from '../store.js';
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
-import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
+import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
-import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
+import { chooseLayout, denseOf, dimensionsOf, hasPostings, sparseRowsOfDense } from '../vector-items.js';
+import { dotAt, emptySpaceCache, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
+import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 
 /** pgvector's largest `hnsw.ef_search`: an HNSW scan returns at most that many rows, so larger searches scan exactly. */
 const maxHnswK = 1000;
@@ -58,33 +59,11 @@ export interface PostgresVectorAccess extends PostgresScopeAccess {
   pool(): SqlRunner;
 }
 
-type Posting = CoordinatePostings;
-
-/** What a space keeps in memory for one revision: filled as queries need it. */
-export interface SpaceCache {
-  revision: number;
-  rows: number;
-  ids?: string[];
-  /** Sparse layout: postings read so far, by coordinate. */
-  postings: Map<number, Posting>;
-  /** Dense layout: the matrix in the SIMD kernel. */
-  dense?: SimilarityIndex;
-  /** Sparse layout: one query's sums, reused between queries. */
-  sums?: Float64Array;
-}
 
 interface StoredSpace {
   info: (VectorSpaceInfo & { indexed: boolean }) | undefined;
   /** The space's last revision, kept by `clear()` so that revisions never repeat. */
   revision: number | undefined;
-}
-
-/** A space's vectors as CSR rows in vid order, with their ids when read. */
-interface SparseRows {
-  ids: string[];
-  rowPointers: Int32Array;
-  columnIndices: Int32Array;
-  values: Float32Array;
 }
 
 /**
@@ -158,7 +137,7 @@ export class PostgresVectorIndex implements VectorIndex {
     let cache = this.store.caches.get(this.space);
     if (cache?.revision !== revision) {
       const [row] = await run.rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
-      cache = { revision, rows: row?.n ?? 0, postings: new Map() };
+      cache = emptySpaceCache(revision, row?.n ?? 0);
       this.store.caches.set(this.space, cache);
     }
     return cache;
@@ -166,29 +145,11 @@ export class PostgresVectorIndex implements VectorIndex {
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
-    const dimensions = items[0] === undefined ? 0 : dimensionsOf(items[0].vector);
-    for (const item of items) {
-      if (dimensionsOf(item.vector) !== dimensions) {
-        throw new KgragError(`vector of "${item.id}" has ${dimensionsOf(item.vector)} dimensions, expected ${dimensions}`, {
-          code: 'STORE_VECTOR_DIMENSION',
-          category: 'internal',
-        });
-      }
-    }
+    const dimensions = uniformDimensions(items);
     const indexed = await this.store.atomically(async (run) => {
       await this.lock(run);
       let { info } = await this.read(run);
-      if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
-        throw new KgragError(
-          `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
-          {
-            code: 'STORE_VECTOR_SPACE_MISMATCH',
-            category: 'config',
-            hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed, or restore the old embeddings settings',
-            details: { space: this.space, stored: { embedderId: info.embedderId, dimensions: info.dimensions }, given: { embedderId, dimensions } },
-          },
-        );
-      }
+      assertSameEmbedder(this.space, info, embedderId, dimensions);
       if (!info) {
         const layout = chooseLayout(items, dimensions);
         const withIndex = layout === 'dense' && this.store.state.vector !== undefined;
@@ -244,25 +205,7 @@ export class PostgresVectorIndex implements VectorIndex {
 
   /** Replaces the vectors of ids already stored (keeping their position), appends the others, rewrites the postings. */
   private async upsertSparse(run: SqlRunner, items: readonly VectorItem[], dimensions: number): Promise<void> {
-    const current = await this.readSparseRows(run);
-    const position = new Map(current.ids.map((id, row) => [id, row]));
-    const rows: Array<{ columns: ArrayLike<number>; values: ArrayLike<number> }> = current.ids.map((_, row) => {
-      const start = current.rowPointers[row] as number;
-      const end = current.rowPointers[row + 1] as number;
-      return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
-    });
-    const added: string[] = [];
-    for (const item of items) {
-      const { columns, values } = item.vector instanceof Float32Array ? nonZerosOfDense(item.vector) : nonZerosOf(item.vector);
-      const existing = position.get(item.id);
-      if (existing !== undefined) {
-        rows[existing] = { columns, values };
-        continue;
-      }
-      position.set(item.id, rows.length);
-      added.push(item.id);
-      rows.push({ columns, values });
-    }
+    const { rows, added } = mergeSparseRows(await this.readSparseRows(run), items);
     if (added.length > 0) {
       await run.rows(
         `INSERT INTO ${this.rowsTable} (workspace, generation, space, id) SELECT $1, $2, $3, u.id FROM unnest($4::text[]) WITH ORDINALITY AS u(id, ordinal) ORDER BY u.ordinal`,
@@ -273,7 +216,7 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   /** Replaces every posting with those of `rows` (row index = position). */
-  private async writePostings(run: SqlRunner, rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): Promise<void> {
+  private async writePostings(run: SqlRunner, rows: readonly SparseRow[], dimensions: number): Promise<void> {
     await run.rows(`DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
     let coordinates: number[] = [];
     let blobs: Buffer[] = [];
@@ -329,25 +272,16 @@ export class PostgresVectorIndex implements VectorIndex {
     return { ids: rows.map((row) => row.id), dimensions, matrix };
   }
 
-  private mismatch(detail: string): KgragError {
-    return new KgragError(detail, {
-      code: 'STORE_VECTOR_SPACE_MISMATCH',
-      category: 'config',
-      hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
-    });
-  }
-
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {
     const { info } = await this.read(this.store.runner());
     if (!info || k <= 0) return [];
-    if (query.length !== info.dimensions) throw this.mismatch(`query vector has ${query.length} dimensions, the ${this.space} index has ${info.dimensions}`);
+    assertQueryShape(this.space, info, query);
     if (info.layout === 'dense' && info.indexed && !this.store.exactSearch && k <= maxHnswK) return this.searchHnsw(info, query, k);
     // A warm search, whose space is in memory as far as the query needs it, needs only the revision check.
     const cached = this.store.caches.get(this.space);
     if (cached?.revision === info.revision && cached.ids && (info.layout === 'sparse' ? hasPostings(cached.postings, query, 1, info.dimensions) : cached.dense)) {
       const scores = info.layout === 'sparse' ? await this.scoreSparse(this.store.runner(), info, cached, query, 1) : (cached.dense as SimilarityIndex).scoreMany(query, 1);
-      const ids = cached.ids;
-      return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
+      return topScoredIds(scores, cached.ids, k);
     }
     return this.store.snapshot(async (run) => {
       const current = (await this.read(run)).info;
@@ -355,8 +289,7 @@ export class PostgresVectorIndex implements VectorIndex {
       const cache = await this.cacheFor(run, current.revision);
       const scores = current.layout === 'sparse' ? await this.scoreSparse(run, current, cache, query, 1) : (await this.denseIndex(run, current, cache)).scoreMany(query, 1);
       cache.ids ??= await this.readIds(run);
-      const ids = cache.ids;
-      return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
+      return topScoredIds(scores, cache.ids, k);
     });
   }
 
@@ -378,9 +311,7 @@ export class PostgresVectorIndex implements VectorIndex {
     const scored = rows.map((row) => {
       const vector = new Float32Array(dimensions);
       new Uint8Array(vector.buffer).set(row.data.subarray(0, 4 * dimensions));
-      let dot = 0;
-      for (let d = 0; d < dimensions; d++) dot += (vector[d] as number) * (query[d] as number);
-      return { id: row.id, vid: row.vid, score: dot };
+      return { id: row.id, vid: row.vid, score: dotAt(vector, 0, query) };
     });
     scored.sort((left, right) => right.score - left.score || left.vid - right.vid);
     return scored.slice(0, k).map(({ id, score }) => ({ id, score }));
@@ -405,52 +336,24 @@ export class PostgresVectorIndex implements VectorIndex {
     return this.store.snapshot(async (run) => {
       const info = (await this.read(run)).info;
       if (!info) return { revision: 0, rows: 0, scores: new Float32Array(0) };
-      if (queries.length !== count * info.dimensions) {
-        throw this.mismatch(`${count} query vectors of ${info.dimensions} dimensions expected for the ${this.space} vectors, got ${queries.length} numbers`);
-      }
+      assertQueryShape(this.space, info, queries, count);
       const cache = await this.cacheFor(run, info.revision);
       if (info.layout === 'sparse') return { revision: info.revision, rows: cache.rows, scores: await this.scoreSparse(run, info, cache, queries, count) };
       return { revision: info.revision, rows: cache.rows, scores: (await this.denseIndex(run, info, cache)).scoreMany(queries, count) };
     });
   }
 
-  /**
-   * Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. Each row's
-   * sum runs over the coordinates in ascending order, as a dense dot product's would.
-   */
+  /** Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. */
   private async scoreSparse(run: SqlRunner, info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Promise<Float32Array> {
-    const { dimensions } = info;
-    const missing = new Set<number>();
-    for (let position = 0; position < count * dimensions; position++) {
-      if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) missing.add(position % dimensions);
-    }
-    if (missing.size > 0) {
+    const missing = missingCoordinates(cache, queries, count, info.dimensions);
+    if (missing.length > 0) {
       const read = await run.rows<{ coordinate: number; postings: Buffer }>(
         `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 AND coordinate = ANY($4::integer[])`,
-        [...this.scope, [...missing]],
+        [...this.scope, missing],
       );
-      for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
-      for (const row of read) cache.postings.set(row.coordinate, decodeCoordinatePostings(row.postings));
+      keepPostings(cache, missing, read.map((row) => [row.coordinate, row.postings] as const));
     }
-    const rows = cache.rows;
-    const out = new Float32Array(count * rows);
-    cache.sums ??= new Float64Array(rows);
-    const sums = cache.sums;
-    for (let query = 0; query < count; query++) {
-      sums.fill(0);
-      const offset = query * dimensions;
-      for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-        const weight = queries[offset + coordinate] as number;
-        if (weight === 0) continue;
-        const posting = cache.postings.get(coordinate) as Posting;
-        for (let entry = 0; entry < posting.rows.length; entry++) {
-          const row = posting.rows[entry] as number;
-          sums[row] = (sums[row] as number) + (posting.values[entry] as number) * weight;
-        }
-      }
-      out.set(sums, query * rows);
-    }
-    return out;
+    return sparseScores(cache, queries, count, info.dimensions);
   }
 
   async ids(): Promise<string[]> {
@@ -463,16 +366,7 @@ export class PostgresVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'dense') return this.readDense(run, dimensions, ids);
-      const all = await this.readSparseRows(run);
-      const wanted = ids === undefined ? undefined : new Set(ids);
-      const rows = all.ids.flatMap((id, row) => (wanted === undefined || wanted.has(id) ? [row] : []));
-      const matrix = new Float32Array(rows.length * dimensions);
-      rows.forEach((row, index) => {
-        for (let entry = all.rowPointers[row] as number; entry < (all.rowPointers[row + 1] as number); entry++) {
-          matrix[index * dimensions + (all.columnIndices[entry] as number)] = all.values[entry] as number;
-        }
-      });
-      return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+      return denseMatrixOfSparseRows(await this.readSparseRows(run), dimensions, ids);
     });
   }
 
@@ -495,20 +389,10 @@ export class PostgresVectorIndex implements VectorIndex {
       if (!info) return;
       await this.bumpRevision(run);
       if (info.layout === 'sparse') {
-        const current = await this.readSparseRows(run);
-        const removed = new Set(ids);
-        const kept = current.ids.flatMap((id, row) => (removed.has(id) ? [] : [row]));
-        if (kept.length === current.ids.length) return;
+        const kept = sparseRowsWithout(await this.readSparseRows(run), ids);
+        if (kept === undefined) return;
         await run.rows(`DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 AND id = ANY($4::text[])`, [...this.scope, ids]);
-        await this.writePostings(
-          run,
-          kept.map((row) => {
-            const start = current.rowPointers[row] as number;
-            const end = current.rowPointers[row + 1] as number;
-            return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
-          }),
-          info.dimensions,
-        );
+        await this.writePostings(run, kept, info.dimensions);
         return;
       }
       await run.rows(`DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 AND id = ANY($4::text[])`, [...this.scope, ids]);
@@ -589,23 +473,3 @@ function vectorLiteral(vector: Float32Array): string {
   }
   return `${text}]`;
 }
-
-
-
-
-
-function nonZerosOfDense(vector: Float32Array): { columns: Int32Array; values: Float32Array } {
-  let count = 0;
-  for (let index = 0; index < vector.length; index++) if (vector[index] !== 0) count++;
-  const columns = new Int32Array(count);
-  const values = new Float32Array(count);
-  let entry = 0;
-  for (let index = 0; index < vector.length; index++) {
-    const value = vector[index] as number;
-    if (value === 0) continue;
-    columns[entry] = index;
-    values[entry++] = value;
-  }
-  return { columns, values };
-}
-

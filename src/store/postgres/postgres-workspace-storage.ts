@@ -1,24 +1,23 @@
 import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity } from '../../core/process-identity.js';
-import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
+import type { CachedChat } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
 import { createGenerationHolder } from '../generation-holder.js';
-import { generationMetaKeys } from '../generation-meta-keys.js';
 import type { BeginWriteOptions, IndexSnapshot, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
-import { endedWriteRecord, readWriteRecord, startedWriteRecord, unpublishedRunOf, withDeletions, type WriteRecord } from '../write-record.js';
+import { draftWriteSession, failedWriteSetup } from '../draft-write-session.js';
+import { layeredQueryCache } from '../layered-query-cache.js';
+import { readWriteRecord, startedWriteRecord, unpublishedRunOf, type WriteRecord } from '../write-record.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
 import { connectClient, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type PostgresStoreOptions } from './postgres-store.js';
 
-const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
 /** How often a waiting writer tries the lock again. */
 const lockPollMs = 250;
 
 /** Options of {@link openPostgresWorkspaceStorage}. */
-export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning' | 'postingsCacheBytes'> {
+export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptions, 'schema' | 'exactVectorSearch' | 'onWarning' | 'postingsCacheBytes' | 'tables'> {
   now?: () => Date;
   /** Where the database is, for messages (the URL without its password). */
   location?: string;
@@ -53,10 +52,11 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     ...(options.exactVectorSearch === undefined ? {} : { exactVectorSearch: options.exactVectorSearch }),
     ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     ...(options.postingsCacheBytes === undefined ? {} : { postingsCacheBytes: options.postingsCacheBytes }),
+    ...(options.tables === undefined ? {} : { tables: options.tables }),
   };
+  const generationOptions = { schema: schemaName, ...(options.tables === undefined ? {} : { tables: options.tables }) };
   const location = `${options.location ?? 'postgres'} (workspace "${workspace}")`;
   const pooled = sqlRunner(pool);
-  const memoryCache = new Map<string, CachedChat>();
   const generations = createGenerationHolder<number>();
 
   const schema = async (): Promise<string> => (await postgresSchemaState(pool, schemaName)).schema;
@@ -171,104 +171,65 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
       const generation = base + 1;
       const resumed = row?.draft_generation === generation && row.draft_base === base;
       // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
-      let record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : []);
+      const record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : []);
       await updateRow(pooled, { writer: holder, unpublished: (started = record) });
       if (!resumed) {
-        if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, { schema: schemaName });
+        if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, generationOptions);
         // A generation above the published one holds nothing anyone reads: whatever is there is a lost draft's.
-        await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
+        await dropPostgresGeneration(pool, workspace, generation, generationOptions);
         if (base >= 0) {
-          await copyPostgresGeneration(pool, workspace, base, generation, { schema: schemaName });
+          await copyPostgresGeneration(pool, workspace, base, generation, generationOptions);
           await analyze();
         }
         await updateRow(pooled, { draft_generation: generation, draft_base: base });
       }
       const store = await openPostgresStore(pool, { workspace, generation }, storeOptions);
-      let finished = false;
-      let draftOpen = true;
-      const closeDraft = async (): Promise<void> => {
-        if (draftOpen) {
-          draftOpen = false;
-          await store.close();
-        }
-      };
-      return {
-        store,
-        generation,
-        resumed,
-        async publish() {
-          if (finished) return;
-          await store.setMeta(generationKey, generation);
-          await store.setMeta(publishedAtKey, now().toISOString());
-          await closeDraft();
+      return draftWriteSession(store, { generation, resumed, record, now }, {
+        async publish(draft) {
+          await draft.close();
           await analyze();
           await updateRow(pooled, { published_generation: generation, published_at: now().toISOString(), draft_generation: null, draft_base: null, unpublished: null });
-          finished = true;
+        },
+        async published() {
           // Deleting means gone: the replaced index goes at once (a query still reading it elsewhere finds its rows gone).
-          if (base >= 0) await dropPostgresGeneration(pool, workspace, base, { schema: schemaName });
+          if (base >= 0) await dropPostgresGeneration(pool, workspace, base, generationOptions);
         },
         async discard() {
-          if (finished) return;
-          await closeDraft();
-          await dropPostgresGeneration(pool, workspace, generation, { schema: schemaName });
+          await dropPostgresGeneration(pool, workspace, generation, generationOptions);
           await updateRow(pooled, { draft_generation: null, draft_base: null, unpublished: null });
-          finished = true;
         },
-        async recordDeletion(documents) {
-          record = withDeletions(record, documents);
-          await updateRow(pooled, { unpublished: record });
+        async saveRecord(current) {
+          await updateRow(pooled, { unpublished: current });
         },
-        async end(unpublished) {
-          try {
-            // Recorded first: a draft that fails to close must not leave a record that says the write still runs.
-            await updateRow(pooled, { writer: null, ...(finished ? {} : { unpublished: endedWriteRecord(record, unpublished, now().toISOString()) }) });
-            await closeDraft();
-          } finally {
-            await unlock(lockClient);
-          }
+        async recordEnd(ended) {
+          await updateRow(pooled, { writer: null, ...(ended ? { unpublished: ended } : {}) });
         },
-      };
+        release: () => unlock(lockClient),
+      });
     } catch (error) {
-      try {
-        // A write that could not set up its draft failed; its record must not say that it still runs.
-        if (started) await updateRow(pooled, { writer: null, unpublished: endedWriteRecord(started, { status: 'failed', step: null, error: errorMessage(error) }, now().toISOString()) });
-      } finally {
-        await unlock(lockClient);
-      }
-      throw error;
+      return failedWriteSetup(error, { started, now, recordEnd: (ended) => updateRow(pooled, { writer: null, unpublished: ended }), release: () => unlock(lockClient) });
     }
   };
 
-  const queryCache: LlmResponseCache = {
-    async get(key) {
-      const hit = memoryCache.get(key);
-      if (hit !== undefined) return hit;
-      try {
+  const queryCache = layeredQueryCache(
+    {
+      async get(key) {
         const [row] = await pooled.rows<{ value: CachedChat }>(`SELECT value FROM ${await schema()}.query_cache WHERE workspace = $1 AND key = $2`, [workspace, key]);
         return row?.value;
-      } catch {
-        return undefined;
-      }
-    },
-    async set(key, value) {
-      memoryCache.set(key, value);
-      try {
+      },
+      async set(key, value, createdAt) {
         await pooled.rows(
           `INSERT INTO ${await schema()}.query_cache (workspace, key, value, created_at) VALUES ($1, $2, $3, $4)
            ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
-          [workspace, key, JSON.stringify(value), now().toISOString()],
+          [workspace, key, JSON.stringify(value), createdAt],
         );
-      } catch {
-        // A read-only role or an unreachable server: the reply stays cached in memory for this process.
-      }
+      },
     },
-    // Query replies keep no source tags: a delete clears the whole query cache (`clearQueryCache`).
-    async addSources() {},
-  };
+    now,
+  );
 
   const clearQueryCache = async (): Promise<number> => {
-    const inMemory = memoryCache.size;
-    memoryCache.clear();
+    const inMemory = queryCache.clearMemory();
     const deleted = await pooled.rows<{ key: string }>(`DELETE FROM ${await schema()}.query_cache WHERE workspace = $1 RETURNING key`, [workspace]);
     return Math.max(inMemory, deleted.length);
   };

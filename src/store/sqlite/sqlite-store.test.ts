@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { KgragError } from '../../core/errors.js';
-import { describeStoreContract } from '../store-contract.js';
+import { describeStoreContract } from '../describe-store-contract.js';
 import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kgrag-sqlite-'));
@@ -14,16 +14,16 @@ let counter = 0;
 let lastPath = '';
 
 describeStoreContract('sqlite (file, WAL)', {
-  async open() {
+  async open(extensions) {
     lastPath = join(directory, `store-${counter++}.db`);
-    return openSqliteStore(lastPath);
+    return openSqliteStore(lastPath, { ...extensions });
   },
-  async reopen() {
-    return openSqliteStore(lastPath);
+  async reopen(extensions) {
+    return openSqliteStore(lastPath, { ...extensions });
   },
 });
 
-describeStoreContract('sqlite (memory)', { open: async () => openSqliteStore(':memory:') });
+describeStoreContract('sqlite (memory)', { open: async (extensions) => openSqliteStore(':memory:', { ...extensions }) });
 
 test('refuses an SQLite file that is not a kgrag index', () => {
   const path = join(directory, 'foreign.db');
@@ -65,7 +65,7 @@ test('a version-1 database is migrated: full-text index rebuilt without stopword
     await migrated.close();
   }
   const check = new Database(path, { readonly: true });
-  assert.equal(check.pragma('user_version', { simple: true }), 6);
+  assert.equal(check.pragma('user_version', { simple: true }), 7);
   assert.ok((check.prepare('PRAGMA table_info(reports)').all() as Array<{ name: string }>).some((column) => column.name === 'error'));
   check.close();
 });
@@ -135,7 +135,42 @@ test('a version-4 database is migrated: its full-text indexes lose the terms of 
 });
 
 test('indexed text is the tokenizer words minus stopwords', async () => {
-  const { fullTextIndexText } = await import('./sqlite-store.js');
+  const { fullTextIndexText } = await import('../core/full-text-index-text.js');
   assert.equal(fullTextIndexText('The Café of the Weir, and its 2 bridges!'), 'cafe weir its 2 bridges');
   assert.equal(fullTextIndexText(null), '');
+});
+
+test('a version-6 database is migrated: the dead chunk_edges table and the relations vector space are dropped, the rest kept', async () => {
+  const path = join(directory, 'version-6.db');
+  const store = openSqliteStore(path);
+  await store.table('chunks').upsert([{ id: 'c1', documentId: 'd', ordinal: 0, text: 'The weir of the river', nTokens: 5, start: 0, end: 21 }]);
+  await store.vectors('chunks').upsert([{ id: 'c1', vector: Float32Array.of(0.6, 0.8, 0, 0) }], 'test:4');
+  await store.setMeta('kept', { value: 1 });
+  await store.close();
+  // What version 6 held beside that: an (always empty) chunk_edges table and, in older indexes, a relations space.
+  const raw = new Database(path);
+  raw.exec('CREATE TABLE IF NOT EXISTS chunk_edges ("a" TEXT NOT NULL, "b" TEXT NOT NULL, "weight" REAL NOT NULL, "kind" TEXT NOT NULL, PRIMARY KEY ("a", "b", "kind"))');
+  raw.exec('CREATE INDEX IF NOT EXISTS chunk_edges_b ON chunk_edges ("b")');
+  raw.exec('CREATE TABLE vec_relations_sparse (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)');
+  raw.exec('CREATE TABLE vec_relations_postings (coordinate INTEGER PRIMARY KEY, postings BLOB NOT NULL)');
+  raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)').run('vectors:relations', '{"embedderId":"test:4","dimensions":4,"layout":"sparse"}', 'vectors-revision:relations', '3');
+  raw.pragma('user_version = 6');
+  raw.close();
+
+  const migrated = openSqliteStore(path);
+  try {
+    assert.equal((await migrated.table('chunks').all())[0]?.text, 'The weir of the river');
+    assert.deepEqual((await migrated.searchText('chunks', ['weir'], 5)).map((hit) => hit.id), ['c1']);
+    assert.deepEqual((await migrated.vectors('chunks').search(Float32Array.of(0.6, 0.8, 0, 0), 1)).map((hit) => hit.id), ['c1']);
+    assert.deepEqual(await migrated.getMeta('kept'), { value: 1 });
+    assert.equal(await migrated.getMeta('vectors:relations'), undefined);
+    assert.equal(await migrated.getMeta('vectors-revision:relations'), undefined);
+  } finally {
+    await migrated.close();
+  }
+  const check = new Database(path, { readonly: true });
+  const names = (check.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'chunk_edges%' OR name LIKE 'vec_relations%'").all() as Array<{ name: string }>).map((row) => row.name);
+  assert.deepEqual(names, []);
+  assert.equal(check.pragma('user_version', { simple: true }), 7);
+  check.close();
 });

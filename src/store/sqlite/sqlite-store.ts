@@ -4,13 +4,20 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { toEnvironmentError } from '../../core/environment-error.js';
 import { KgragError } from '../../core/errors.js';
-import { bm25Stopwords } from '../../text/stopwords.js';
-import { wordTokens } from '../../text/word-tokens.js';
-import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type TableName, type TableRows } from '../schema.js';
-import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
-import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings, type CoordinatePostings } from '../postings-codec.js';
-import { chooseLayout, denseOf, dimensionsOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
-import { topIndices } from '../../math/top-indices.js';
+import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
+import { createSimilarityIndex } from '../../math/similarity-index.js';
+import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
+import { chooseLayout, denseOf, hasPostings, sparseRowsOfDense } from '../vector-items.js';
+import { encodeColumnValue } from '../core/row-encoding.js';
+import { TableBase, type RowFilter } from '../core/table-base.js';
+import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
+import { memoized } from '../core/memoized.js';
+import { specOfTable } from '../core/spec-of-table.js';
+import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
+import { fullTextIndexText } from '../core/full-text-index-text.js';
+import { emptySpaceCache, dotAt, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
+import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
   type ScoredId,
   type SpaceScores,
@@ -28,30 +35,11 @@ import {
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
-/**
- * Bumped with each schema change; older files are migrated on open, newer ones refused.
- * 2: full-text indexes hold text without stopwords (BM25 document lengths as in classic IR).
- * 3: reports.error records why an LLM report failed.
- * 4: vector spaces may be sparse (`vec_<space>_sparse` and `_postings`, layout in `vectors:<space>`); dense spaces
- *    of version 3 are read as they are, and an older kgrag must not open a file whose spaces it cannot read. The
- *    unused indexes on relations.source and relations.target are dropped.
- * 5: nothing of a deleted row survives in the file. The full-text indexes are plain contentless FTS5 tables with
- *    `secure-delete` on, their rows deleted with the old values (a `contentless_delete` table keeps a deleted row's
- *    terms in its segments behind a tombstone until a merge happens to rewrite them), so they are rebuilt; the LLM
- *    cache's source tags get their table (`llm_cache_sources`).
- */
-const schemaVersion = 6;
+/** The schema version of the file (`PRAGMA user_version`): the shared list's (`store/migrations.ts`). */
+const schemaVersion = storeSchemaVersion;
 /** SQL function that turns a column's text into what the full-text index stores. */
 const indexTextFunction = 'kgrag_index_text';
 
-/**
- * Text as the BM25 index sees it: the same words FTS5's unicode61 tokenizer finds, minus the BM25 stop
- * list. Queries drop the same words, so keeping them in documents would only inflate document lengths and
- * move the ranking away from a textbook BM25's (docs/BENCHMARKS.md, "Harness validation").
- */
-export function fullTextIndexText(text: string | null): string {
-  return text === null ? '' : wordTokens(text).filter((token) => !bm25Stopwords.has(token)).join(' ');
-}
 /** Bytes of the database file SQLite reads through a memory map. */
 const mmapBytes = 256 * 1024 * 1024;
 /** sqlite-vec's largest `k`; larger searches fall back to a scan in JavaScript. */
@@ -73,8 +61,8 @@ function allRows<R>(statement: Database.Statement, parameter?: SqlValue): R[] {
   return Array.from(iterateRows<R>(statement, parameter));
 }
 
-/** Options of {@link openSqliteStore}. */
-export interface SqliteStoreOptions {
+/** Options of {@link openSqliteStore}; `tables` are plugins' tables, created with the built-in ones. */
+export interface SqliteStoreOptions extends StoreExtensions {
   /** Open read-only (queries from a second process while an index runs). */
   readonly?: boolean;
   /**
@@ -90,6 +78,7 @@ export interface SqliteStoreOptions {
  * and sqlite-vec for vector search. `path` may be `:memory:` for tests.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  const pluginTables = validatePluginTables(options.tables);
   let db: Database.Database;
   try {
     if (path !== ':memory:' && !options.readonly) mkdirSync(dirname(path), { recursive: true });
@@ -97,8 +86,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     sqliteVec.load(db);
     db.function(indexTextFunction, { deterministic: true }, (text: unknown) => fullTextIndexText(typeof text === 'string' ? text : null));
     db.pragma('busy_timeout = 5000');
-    // Reads of large blobs (the stored triple index and ppr graph, 21 MB on 2Wiki) copy from mapped pages instead
-    // of one read() per 4 KB page: half the CPU of a cold ppr query's loading.
+    // Reads of large blobs (the stored triple index and a method's graph, 21 MB on 2Wiki) copy from mapped pages instead
+    // of one read() per 4 KB page: half the CPU of loading them for a cold query.
     db.pragma(`mmap_size = ${mmapBytes}`);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
@@ -106,6 +95,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (options.secureDelete !== false) db.pragma('secure_delete = ON');
     }
     migrate(db, path, options.readonly === true);
+    if (!options.readonly) db.transaction(() => Object.values(pluginTables).forEach((spec) => createTable(db, spec)))();
   } catch (error) {
     if (KgragError.isInstance(error)) throw error;
     throw (
@@ -119,7 +109,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       })
     );
   }
-  return new SqliteStore(db);
+  return new SqliteStore(db, pluginTables);
 }
 
 /**
@@ -188,22 +178,49 @@ function migrate(db: Database.Database, path: string, readonly: boolean): void {
       hint: 'run `kgrag index <paths>` first',
     });
   }
+  const steps = version === 0 ? [] : pendingMigrationSteps(version);
   db.transaction(() => {
     if (version === 0) {
       for (const name of tableNames) createTable(db, tableSpec(name));
       db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT, blob BLOB)');
     }
-    if (version >= 1 && version < 5) rebuildFullTextIndexes(db);
-    if (version >= 1 && version < 3) addColumnIfMissing(db, 'reports', 'error', 'TEXT');
-    if (version >= 1 && version < 4) for (const index of ['relations_source', 'relations_target']) db.exec(`DROP INDEX IF EXISTS ${index}`);
-    if (version >= 1 && version < 5) createTable(db, tableSpec('llmCacheSources'));
-    if (version >= 1 && version < 6) createTable(db, tableSpec('externalIds'));
+    for (const step of steps) if (step.kind !== 'compact') migrationStep(db, step);
     db.pragma(`application_id = ${applicationId}`);
     db.pragma(`user_version = ${schemaVersion}`);
   })();
   // Rows an older kgrag deleted or replaced (a changed document's old version) left their bytes in free pages and
   // in the free space of pages; rewriting the file once drops them (2.6 s for 2Wiki's 190 MB fast index).
-  if (version >= 1 && version < 5) db.exec('VACUUM');
+  if (steps.some((step) => step.kind === 'compact')) db.exec('VACUUM');
+}
+
+/** One step of the shared migration list, in SQLite's SQL. */
+function migrationStep(db: Database.Database, step: MigrationStep): void {
+  switch (step.kind) {
+    case 'createTable':
+      createTable(db, tableSpec(step.table));
+      return;
+    case 'addColumn': {
+      const column = tableSpec(step.table).columns[step.column] as ColumnSpec;
+      addColumnIfMissing(db, tableSpec(step.table).sqlName, snakeCase(step.column), sqlType({ ...column, nullable: true }));
+      return;
+    }
+    case 'dropIndex':
+      db.exec(`DROP INDEX IF EXISTS ${tableSpec(step.table).sqlName}_${step.columns.map(snakeCase).join('_')}`);
+      return;
+    case 'dropTable':
+      db.exec(`DROP TABLE IF EXISTS ${step.sqlName}`);
+      return;
+    case 'dropVectorSpace':
+      for (const table of vectorSpaceTables(step.space)) db.exec(`DROP TABLE IF EXISTS ${table}`);
+      db.prepare('DELETE FROM meta WHERE key IN (?, ?)').run(...vectorSpaceMetaKeys(step.space));
+      return;
+    case 'rebuildFullText':
+      rebuildFullTextIndexes(db);
+      return;
+    case 'compact':
+      // VACUUM cannot run in a transaction: `migrate` runs it after the commit.
+      return;
+  }
 }
 
 function addColumnIfMissing(db: Database.Database, table: string, column: string, type: string): void {
@@ -286,7 +303,10 @@ class SqliteStore implements Store {
   private transactionDepth = 0;
   private closed = false;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly pluginTables: PluginTables,
+  ) {}
 
   /**
    * A cached prepared statement returning row objects, arrays (`raw`) or first columns (`pluck`). The mode is
@@ -323,21 +343,14 @@ class SqliteStore implements Store {
   }
 
   table<T extends TableName>(name: T): TableAccess<T> {
-    let access = this.tables.get(name);
-    if (!access) {
-      access = new SqliteTable(this, tableSpec(name));
-      this.tables.set(name, access);
-    }
-    return access as unknown as TableAccess<T>;
+    return memoized(this.tables, name, () => new SqliteTable(this, specOfTable(name, this.pluginTables))) as unknown as TableAccess<T>;
   }
 
   vectors(space: VectorSpace): VectorIndex {
-    let index = this.vectorIndexes.get(space);
-    if (!index) {
-      index = new SqliteVectorIndex(this, space);
-      this.vectorIndexes.set(space, index);
-    }
-    return index;
+    return memoized(this.vectorIndexes, space, () => {
+      assertVectorSpaceName(space);
+      return new SqliteVectorIndex(this, space);
+    });
   }
 
   async searchText(table: TextSearchTable, terms: readonly string[], k: number): Promise<ScoredId[]> {
@@ -466,19 +479,16 @@ class SqliteStore implements Store {
   }
 }
 
-class SqliteTable<T extends TableName> implements TableAccess<T> {
-  private readonly columns: Array<[string, { type: string; nullable?: boolean }]>;
-  private readonly selectList: string;
+class SqliteTable<T extends TableName> extends TableBase<T> {
   private readonly upsertSql: string;
   private readonly orderBy: string;
 
   constructor(
     private readonly store: SqliteStore,
-    private readonly spec: AnyTableSpec,
+    spec: AnyTableSpec,
   ) {
-    this.columns = Object.entries(spec.columns);
+    super(spec);
     const sqlColumns = this.columns.map(([name]) => `"${snakeCase(name)}"`);
-    this.selectList = (spec.hid ? ['hid', ...sqlColumns] : sqlColumns).join(', ');
     const key = spec.key.map((column) => `"${snakeCase(column)}"`);
     const updates = sqlColumns.filter((column) => !key.includes(column)).map((column) => `${column} = excluded.${column}`);
     this.upsertSql =
@@ -497,35 +507,12 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
     this.store.writeAtomically(write);
   }
 
-  async get(keys: readonly string[]): Promise<Array<TableRows[T]>> {
-    if (this.spec.key.length !== 1) throw new Error(`${this.spec.sqlName}: get() needs a single-column key; use where()`);
-    return this.where(this.spec.key[0] as ColumnOf<T>, keys as ReadonlyArray<TableRows[T][ColumnOf<T>]>);
-  }
-
-  async all(): Promise<Array<TableRows[T]>> {
-    return this.decodeAll(this.store.statement(`SELECT ${this.selectList} FROM ${this.spec.sqlName} ORDER BY ${this.orderBy}`, 'raw'));
-  }
-
-  async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
-    if (values.length === 0) return [];
-    const statement = this.store.statement(
-      `SELECT ${this.selectList} FROM ${this.spec.sqlName} WHERE "${snakeCase(column)}" IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy}`,
-      'raw',
-    );
-    return this.decodeAll(statement, this.columns, JSON.stringify(values));
-  }
-
-  async pick<K extends ColumnOf<T>>(
-    columns: readonly K[],
-    where?: { column: ColumnOf<T>; values: readonly unknown[] },
-  ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>> {
-    if (where && where.values.length === 0) return [];
-    const picked = this.columns.filter(([name]) => (columns as readonly string[]).includes(name));
-    const list = [...(this.spec.hid ? ['hid'] : []), ...picked.map(([name]) => `"${snakeCase(name)}"`)].join(', ');
+  protected async select(columns: ReadonlyArray<[string, ColumnSpec]>, where: RowFilter | undefined): Promise<Array<Record<string, unknown>>> {
+    const list = [...(this.spec.hid ? ['hid'] : []), ...columns.map(([name]) => `"${snakeCase(name)}"`)].join(', ');
     const sql = `SELECT ${list} FROM ${this.spec.sqlName}${
       where ? ` WHERE "${snakeCase(where.column)}" IN (SELECT value FROM json_each(?))` : ''
     } ORDER BY ${this.orderBy}`;
-    return this.decodeAll(this.store.statement(sql, 'raw'), picked, where && JSON.stringify(where.values)) as Array<Pick<TableRows[T], K> & { hid?: number }>;
+    return this.decodeAll(this.store.statement(sql, 'raw'), columns, where && JSON.stringify(where.values));
   }
 
   async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
@@ -557,30 +544,18 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
   }
 
   private encode(row: Record<string, unknown>): SqlValue[] {
-    return this.columns.map(([name, column]) => {
-      const value = row[name];
-      if (column.type === 'json' && value !== undefined) return JSON.stringify(value);
-      if (value === undefined || value === null) {
-        if (column.nullable) return null;
-        throw new KgragError(`${this.spec.sqlName}.${name} is required but missing`, {
-          code: 'STORE_MISSING_COLUMN',
-          category: 'internal',
-          details: { table: this.spec.sqlName, column: name },
-        });
-      }
-      return value as SqlValue;
-    });
+    return this.columns.map(([name, column]) => encodeColumnValue(this.spec, name, column, row[name]) as SqlValue);
   }
 
   /**
    * The records of a raw-mode read whose columns are `hid` (when the table has one) and then `columns`, decoded as
    * the rows are iterated (see {@link iterateRows}).
    */
-  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, { type: string }]> = this.columns, parameter?: SqlValue): Array<TableRows[T]> {
+  private decodeAll(statement: Database.Statement, columns: ReadonlyArray<[string, ColumnSpec]>, parameter?: SqlValue): Array<Record<string, unknown>> {
     const names = columns.map(([name]) => name);
     const json = columns.map(([, column]) => column.type === 'json');
     const first = this.spec.hid ? 1 : 0;
-    const records: Array<TableRows[T]> = [];
+    const records: Array<Record<string, unknown>> = [];
     for (const row of iterateRows<SqlValue[]>(statement, parameter)) {
       const record: Record<string, unknown> = {};
       if (this.spec.hid) record.hid = row[0];
@@ -588,18 +563,10 @@ class SqliteTable<T extends TableName> implements TableAccess<T> {
         const value = row[first + column];
         record[names[column] as string] = json[column] === true && typeof value === 'string' ? JSON.parse(value) : value;
       }
-      records.push(record as unknown as TableRows[T]);
+      records.push(record);
     }
     return records;
   }
-}
-
-/** A sparse space's vectors as CSR rows in vid order, with their ids when read. */
-interface SparseRows {
-  ids: string[];
-  rowPointers: Int32Array;
-  columnIndices: Int32Array;
-  values: Float32Array;
 }
 
 /** What the meta record `vectors:<space>` holds; spaces written before the sparse layout have no `layout` (dense). */
@@ -607,19 +574,6 @@ interface StoredSpaceInfo {
   embedderId: string;
   dimensions: number;
   layout?: VectorLayout;
-}
-
-/** What a space keeps in memory for one revision: filled as queries need it. */
-interface SpaceCache {
-  revision: number;
-  rows: number;
-  ids?: string[];
-  /** Sparse layout: postings read so far, by coordinate. */
-  postings: Map<number, CoordinatePostings>;
-  /** Dense layout: the matrix in the SIMD kernel. */
-  dense?: SimilarityIndex;
-  /** Sparse layout: the sums of one query, reused (a fresh 75,000-row buffer per query doubled a warm query's GC). */
-  sums?: Float64Array;
 }
 
 /**
@@ -631,6 +585,19 @@ interface SpaceCache {
  * postings (the local embedder writes a space in one call). The revision lives in its own meta record, which
  * `clear()` keeps, so it never repeats.
  */
+/**
+ * The tables of a space: sqlite-vec's table and its key table (dense), the key and postings tables (sparse), and
+ * `_pages`, which an early sparse layout used.
+ */
+function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, pages: string] {
+  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_pages`];
+}
+
+/** The meta records of a space: its description and its revision, which `clear()` keeps so that it never repeats. */
+function vectorSpaceMetaKeys(space: string): [info: string, revision: string] {
+  return [`vectors:${space}`, `vectors-revision:${space}`];
+}
+
 class SqliteVectorIndex implements VectorIndex {
   private readonly vecTable: string;
   private readonly keyTable: string;
@@ -644,12 +611,8 @@ class SqliteVectorIndex implements VectorIndex {
     private readonly store: SqliteStore,
     private readonly space: VectorSpace,
   ) {
-    this.vecTable = `vec_${space}`;
-    this.keyTable = `vec_${space}_keys`;
-    this.sparseKeyTable = `vec_${space}_sparse`;
-    this.postingTable = `vec_${space}_postings`;
-    this.infoKey = `vectors:${space}`;
-    this.revisionKey = `vectors-revision:${space}`;
+    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable] = vectorSpaceTables(space);
+    [this.infoKey, this.revisionKey] = vectorSpaceMetaKeys(space);
   }
 
   private readInfo(): VectorSpaceInfo | undefined {
@@ -681,41 +644,23 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   private dropTables(): void {
-    for (const table of [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, `vec_${this.space}_pages`]) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of vectorSpaceTables(this.space)) this.store.exec(`DROP TABLE IF EXISTS ${table}`);
   }
 
   /** The in-memory cache of the current revision (a fresh one after any write, here or in another process). */
   private cacheFor(info: VectorSpaceInfo): SpaceCache {
     if (this.cache?.revision !== info.revision) {
       const rows = (this.store.statement(`SELECT count(*) FROM ${this.idTable(info)}`, 'pluck').get() as number) ?? 0;
-      this.cache = { revision: info.revision, rows, postings: new Map() };
+      this.cache = emptySpaceCache(info.revision, rows);
     }
     return this.cache;
   }
 
   async upsert(items: readonly VectorItem[], embedderId: string): Promise<void> {
     if (items.length === 0) return;
-    const dimensions = items[0] === undefined ? 0 : dimensionsOf(items[0].vector);
+    const dimensions = uniformDimensions(items);
     let info = this.readInfo();
-    if (info && (info.dimensions !== dimensions || info.embedderId !== embedderId)) {
-      throw new KgragError(
-        `the ${this.space} vectors were made by "${info.embedderId}" (${info.dimensions} dimensions), not "${embedderId}" (${dimensions})`,
-        {
-          code: 'STORE_VECTOR_SPACE_MISMATCH',
-          category: 'config',
-          hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed, or restore the old embeddings settings',
-          details: { space: this.space, stored: { embedderId: info.embedderId, dimensions: info.dimensions }, given: { embedderId, dimensions } },
-        },
-      );
-    }
-    for (const item of items) {
-      if (dimensionsOf(item.vector) !== dimensions) {
-        throw new KgragError(`vector of "${item.id}" has ${dimensionsOf(item.vector)} dimensions, expected ${dimensions}`, {
-          code: 'STORE_VECTOR_DIMENSION',
-          category: 'internal',
-        });
-      }
-    }
+    assertSameEmbedder(this.space, info, embedderId, dimensions);
     await this.store.transaction(async () => {
       if (!info) {
         const layout = chooseLayout(items, dimensions);
@@ -761,51 +706,14 @@ class SqliteVectorIndex implements VectorIndex {
    * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
-    const current = this.readSparseRows(true);
-    const position = new Map(current.ids.map((id, row) => [id, row]));
-    const rows: Array<{ columns: ArrayLike<number>; values: ArrayLike<number> }> = current.ids.map((_, row) => {
-      const start = current.rowPointers[row] as number;
-      const end = current.rowPointers[row + 1] as number;
-      return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
-    });
+    const { rows, added } = mergeSparseRows(this.readSparseRows(), items);
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
-    // The dense items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
-    let total = 0;
-    for (const { vector } of items) if (vector instanceof Float32Array) for (let coordinate = 0; coordinate < vector.length; coordinate++) if (vector[coordinate] !== 0) total++;
-    const allColumns = new Int32Array(total);
-    const allValues = new Float32Array(total);
-    let entry = 0;
-    for (const item of items) {
-      const { vector } = item;
-      let columns: ArrayLike<number>;
-      let values: ArrayLike<number>;
-      if (vector instanceof Float32Array) {
-        const start = entry;
-        for (let coordinate = 0; coordinate < vector.length; coordinate++) {
-          const value = vector[coordinate] as number;
-          if (value === 0) continue;
-          allColumns[entry] = coordinate;
-          allValues[entry++] = value;
-        }
-        columns = allColumns.subarray(start, entry);
-        values = allValues.subarray(start, entry);
-      } else {
-        ({ columns, values } = nonZerosOf(vector));
-      }
-      const existing = position.get(item.id);
-      if (existing !== undefined) {
-        rows[existing] = { columns, values };
-        continue;
-      }
-      insertKey.run(item.id);
-      position.set(item.id, rows.length);
-      rows.push({ columns, values });
-    }
+    for (const id of added) insertKey.run(id);
     this.writePostings(rows, dimensions);
   }
 
   /** Replaces every posting with those of `rows` (row index = position). */
-  private writePostings(rows: ReadonlyArray<{ columns: ArrayLike<number>; values: ArrayLike<number> }>, dimensions: number): void {
+  private writePostings(rows: readonly SparseRow[], dimensions: number): void {
     this.store.statement(`DELETE FROM ${this.postingTable}`).run();
     const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
     for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) insert.run(coordinate, blob);
@@ -814,21 +722,14 @@ class SqliteVectorIndex implements VectorIndex {
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {
     const info = this.readInfo();
     if (!info || k <= 0) return [];
-    if (query.length !== info.dimensions) {
-      throw new KgragError(`query vector has ${query.length} dimensions, the ${this.space} index has ${info.dimensions}`, {
-        code: 'STORE_VECTOR_SPACE_MISMATCH',
-        category: 'config',
-        hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
-      });
-    }
+    assertQueryShape(this.space, info, query);
     if (info.layout === 'sparse') {
       return this.store.readSnapshot(() => {
         const current = this.readInfo() as VectorSpaceInfo;
         const cache = this.cacheFor(current);
         const scores = this.scoreSparse(current, cache, query, 1);
         cache.ids ??= allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
-        const ids = cache.ids;
-        return topIndices(scores, k).map((row) => ({ id: ids[row] as string, score: scores[row] as number }));
+        return topScoredIds(scores, cache.ids, k);
       });
     }
     if (k > maxVecK) return this.scan(query, k);
@@ -853,13 +754,7 @@ class SqliteVectorIndex implements VectorIndex {
     return this.store.readSnapshot(() => {
       const info = this.readInfo();
       if (!info) return { revision: 0, rows: 0, scores: new Float32Array(0) };
-      if (queries.length !== count * info.dimensions) {
-        throw new KgragError(`${count} query vectors of ${info.dimensions} dimensions expected for the ${this.space} vectors, got ${queries.length} numbers`, {
-          code: 'STORE_VECTOR_SPACE_MISMATCH',
-          category: 'config',
-          hint: 'the embeddings configuration changed since indexing; re-run `kgrag index` to re-embed',
-        });
-      }
+      assertQueryShape(this.space, info, queries, count);
       const cache = this.cacheFor(info);
       if (info.layout === 'sparse') return { revision: info.revision, rows: cache.rows, scores: this.scoreSparse(info, cache, queries, count) };
       if (!cache.dense) {
@@ -872,54 +767,21 @@ class SqliteVectorIndex implements VectorIndex {
 
 
 
-  /**
-   * Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. Each row's
-   * sum runs over the coordinates in ascending order, as a dense dot product's would.
-   */
+  /** Sparse scores through the postings of the queries' non-zero coordinates, read once per revision. */
   private scoreSparse(info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Float32Array {
-    const { dimensions } = info;
-    const missing = new Set<number>();
-    for (let position = 0; position < count * dimensions; position++) {
-      if (queries[position] !== 0 && !cache.postings.has(position % dimensions)) missing.add(position % dimensions);
-    }
-    if (missing.size > 0) {
+    const missing = missingCoordinates(cache, queries, count, info.dimensions);
+    if (missing.length > 0) {
       const read = this.store
         .statement(`SELECT coordinate, postings FROM ${this.postingTable} WHERE coordinate IN (SELECT value FROM json_each(?))`, 'raw')
-        .all(JSON.stringify([...missing])) as Array<[number, Buffer]>;
-      for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
-      for (const [coordinate, blob] of read) cache.postings.set(coordinate, decodeCoordinatePostings(blob));
+        .all(JSON.stringify(missing)) as Array<[number, Buffer]>;
+      keepPostings(cache, missing, read);
     }
-    const rows = cache.rows;
-    const out = new Float32Array(count * rows);
-    cache.sums ??= new Float64Array(rows);
-    const sums = cache.sums;
-    for (let query = 0; query < count; query++) {
-      sums.fill(0);
-      const offset = query * dimensions;
-      for (let coordinate = 0; coordinate < dimensions; coordinate++) {
-        const weight = queries[offset + coordinate] as number;
-        if (weight === 0) continue;
-        const posting = cache.postings.get(coordinate) as CoordinatePostings;
-        const postingRows = posting.rows;
-        const postingValues = posting.values;
-        for (let entry = 0; entry < postingRows.length; entry++) {
-          const row = postingRows[entry] as number;
-          sums[row] = (sums[row] as number) + (postingValues[entry] as number) * weight;
-        }
-      }
-      out.set(sums, query * rows);
-    }
-    return out;
+    return sparseScores(cache, queries, count, info.dimensions);
   }
 
   private async scan(query: Float32Array, k: number): Promise<ScoredId[]> {
     const { ids, dimensions, matrix } = await this.load();
-    const scored: ScoredId[] = ids.map((id, row) => {
-      let dot = 0;
-      const offset = row * dimensions;
-      for (let d = 0; d < dimensions; d++) dot += (matrix[offset + d] as number) * (query[d] as number);
-      return { id, score: dot };
-    });
+    const scored: ScoredId[] = ids.map((id, row) => ({ id, score: dotAt(matrix, row * dimensions, query) }));
     scored.sort((left, right) => right.score - left.score);
     return scored.slice(0, k);
   }
@@ -932,14 +794,14 @@ class SqliteVectorIndex implements VectorIndex {
 
   /**
    * Every vector of a sparse space as CSR rows in vid order, transposed from the postings (the caller holds a
-   * snapshot); the ids, when asked for, are the key table's in the same order.
+   * snapshot), with the key table's ids in the same order.
    */
-  private readSparseRows(withIds: boolean): SparseRows {
+  private readSparseRows(): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
     const postings = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw')).map(
       ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
     );
-    const ids = withIds ? allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck')) : [];
+    const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }
 
@@ -949,16 +811,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'dense') return this.readDense(dimensions, ids);
-      const all = this.readSparseRows(true);
-      const wanted = ids === undefined ? undefined : new Set(ids);
-      const rows = all.ids.flatMap((id, row) => (wanted === undefined || wanted.has(id) ? [row] : []));
-      const matrix = new Float32Array(rows.length * dimensions);
-      rows.forEach((row, index) => {
-        for (let entry = all.rowPointers[row] as number; entry < (all.rowPointers[row + 1] as number); entry++) {
-          matrix[index * dimensions + (all.columnIndices[entry] as number)] = all.values[entry] as number;
-        }
-      });
-      return { ids: rows.map((row) => all.ids[row] as string), dimensions, matrix };
+      return denseMatrixOfSparseRows(this.readSparseRows(), dimensions, ids);
     });
   }
 
@@ -968,7 +821,7 @@ class SqliteVectorIndex implements VectorIndex {
       if (!info) return { ids: [], dimensions: 0, rowPointers: new Int32Array(1), columnIndices: new Int32Array(0), values: new Float32Array(0) };
       const { dimensions } = info;
       if (info.layout === 'sparse') {
-        const rows = this.readSparseRows(true);
+        const rows = this.readSparseRows();
         return { ids: rows.ids, dimensions, rowPointers: rows.rowPointers, columnIndices: rows.columnIndices, values: rows.values };
       }
       const { ids, matrix } = this.readDense(dimensions, undefined);
@@ -994,19 +847,10 @@ class SqliteVectorIndex implements VectorIndex {
     await this.store.transaction(async () => {
       this.bumpRevision(info);
       if (info.layout === 'sparse') {
-        const current = this.readSparseRows(true);
-        const removed = new Set(ids);
-        const kept = current.ids.flatMap((id, row) => (removed.has(id) ? [] : [row]));
-        if (kept.length === current.ids.length) return;
+        const kept = sparseRowsWithout(this.readSparseRows(), ids);
+        if (kept === undefined) return;
         this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
-        this.writePostings(
-          kept.map((row) => {
-            const start = current.rowPointers[row] as number;
-            const end = current.rowPointers[row + 1] as number;
-            return { columns: current.columnIndices.subarray(start, end), values: current.values.subarray(start, end) };
-          }),
-          info.dimensions,
-        );
+        this.writePostings(kept, info.dimensions);
         return;
       }
       const vids = this.store

@@ -4,6 +4,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { TableName } from '../schema.js';
+import type { RowAccess, Store } from '../store.js';
 import { openSqliteWorkspaceStorage } from './sqlite-workspace-storage.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
@@ -58,5 +60,31 @@ describe('the write record of a SQLite workspace', () => {
     assert.equal((await storage.status()).unpublished?.processGone, true, 'a killed writer of the next generation is reported');
     file.close();
     await storage.close();
+  });
+});
+
+describe('plugin tables in a SQLite workspace', () => {
+  it('are in every draft and published generation, read-only readers included, and keep their rows across publishes', async () => {
+    mkdirSync(join(root, 'plugin'));
+    const tables = { pluginScores: { sqlName: 'plugin_scores', key: ['id'], hid: false, columns: { id: { type: 'text' as const }, score: { type: 'real' as const } } } };
+    const storage = openSqliteWorkspaceStorage(join(root, 'plugin', 'kgrag.db'), { tables });
+    const scores = (store: Store): RowAccess<{ id: string; score: number }> => store.table('pluginScores' as TableName) as unknown as RowAccess<{ id: string; score: number }>;
+    for (const [round, rows] of [[1, [{ id: 'a', score: 1 }]], [2, [{ id: 'b', score: 2 }]]] as const) {
+      const session = await storage.beginWrite({ command: `kgrag index (round ${round})` });
+      await scores(session.store).upsert(rows);
+      await session.publish();
+      await session.end();
+    }
+    const snapshot = await storage.snapshot();
+    try {
+      assert.deepEqual(await scores(snapshot?.store as Store).all(), [
+        { id: 'a', score: 1 },
+        { id: 'b', score: 2 },
+      ]);
+    } finally {
+      snapshot?.release();
+      await storage.close();
+    }
+    assert.throws(() => openSqliteWorkspaceStorage(join(root, 'plugin', 'other.db'), { tables: { chunks: tables.pluginScores } }), /built-in table/);
   });
 });

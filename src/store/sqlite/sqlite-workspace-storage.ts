@@ -1,17 +1,18 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorMessage } from '../../core/error-message.js';
 import { KgragError } from '../../core/errors.js';
 import { currentProcessIdentity, isProcessRunning } from '../../core/process-identity.js';
-import type { CachedChat, LlmResponseCache } from '../../providers/llm/llm-response-cache.js';
 import { describeHolder } from '../describe-holder.js';
 import { createGenerationHolder } from '../generation-holder.js';
 import { generationMetaKeys } from '../generation-meta-keys.js';
 import type { Store } from '../store.js';
 import type { BeginWriteOptions, IndexSnapshot, UnpublishedRun, WorkspaceStatus, WorkspaceStorage, WriteSession, WriterHolder } from '../workspace-storage.js';
-import { endedWriteRecord, startedWriteRecord, unpublishedRunOf, withDeletions, type WriteRecord } from '../write-record.js';
-import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade } from './sqlite-store.js';
+import { draftWriteSession, failedWriteSetup } from '../draft-write-session.js';
+import { layeredQueryCache } from '../layered-query-cache.js';
+import { startedWriteRecord, unpublishedRunOf, type WriteRecord } from '../write-record.js';
+import { openSqliteStore, sealSqliteStore, sqliteFileNeedsUpgrade, type SqliteStoreOptions } from './sqlite-store.js';
+import { validatePluginTables, type StoreExtensions } from '../store-extensions.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
 const { generation: generationKey, publishedAt: publishedAtKey } = generationMetaKeys;
@@ -20,8 +21,8 @@ const draftBaseKey = 'index:draftBase';
 /** How often a waiting writer looks at the lock again. */
 const lockPollMs = 250;
 
-/** Options of {@link openSqliteWorkspaceStorage}. */
-export interface SqliteWorkspaceStorageOptions {
+/** Options of {@link openSqliteWorkspaceStorage}; `tables` are plugins' tables, which every generation's file has. */
+export interface SqliteWorkspaceStorageOptions extends StoreExtensions {
   now?: () => Date;
   /** Overwrite deleted content with zeros in the index and the state file (`SqliteStoreOptions.secureDelete`). @default true */
   secureDelete?: boolean;
@@ -38,8 +39,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const now = options.now ?? (() => new Date());
   const draftPath = `${path}-draft`;
   const secureDelete = options.secureDelete !== false;
+  const writable: SqliteStoreOptions = { secureDelete, tables: validatePluginTables(options.tables) };
   const state = new WorkspaceStateFile(`${path}-state`, { secureDelete });
-  const memoryCache = new Map<string, CachedChat>();
   const generations = createGenerationHolder<string>();
   let tokenCounter = 0;
 
@@ -65,19 +66,19 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       } catch (error) {
         if (!KgragError.isInstance(error) || error.code !== 'STORE_WRITER_BUSY') throw error;
       }
-      if (session === undefined) return openSqliteStore(path, { secureDelete });
+      if (session === undefined) return openSqliteStore(path, writable);
       try {
         upgradePublished();
       } finally {
         releaseLock(session);
       }
     }
-    return openSqliteStore(path, { readonly: true });
+    return openSqliteStore(path, { readonly: true, tables: writable.tables });
   };
 
   /** Rewrites the published file in place, once, under the writer lock (see `sqliteFileNeedsUpgrade`). */
   const upgradePublished = (): void => {
-    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path, { secureDelete }));
+    if (sqliteFileNeedsUpgrade(path)) sealSqliteStore(openSqliteStore(path, writable));
   };
 
   const snapshot = async (): Promise<IndexSnapshot | undefined> => {
@@ -144,7 +145,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const openDraft = async (base: number): Promise<{ store: Store; resumed: boolean }> => {
     if (existsSync(draftPath)) {
       try {
-        const store = openSqliteStore(draftPath, { secureDelete });
+        const store = openSqliteStore(draftPath, writable);
         if ((await store.getMeta<number>(draftBaseKey)) === base) return { store, resumed: true };
         await store.close();
       } catch {
@@ -157,7 +158,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       copyFileSync(path, partial);
       renameSync(partial, draftPath);
     }
-    return { store: openSqliteStore(draftPath, { secureDelete }), resumed: false };
+    return { store: openSqliteStore(draftPath, writable), resumed: false };
   };
 
   const removeDraft = (): void => {
@@ -199,88 +200,49 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
         // A fresh draft holds no earlier write's deletions.
         if (record.deleting.length > 0) state.setWriteRecord((started = record = { ...record, deleting: [] }));
       }
-      let finished = false;
-      let draftOpen = true;
-      const closeDraft = async (): Promise<void> => {
-        if (draftOpen) {
-          draftOpen = false;
-          await store.close();
-        }
-      };
-      return {
-        store,
-        generation,
-        resumed,
-        async publish() {
-          if (finished) return;
-          await store.setMeta(generationKey, generation);
-          await store.setMeta(publishedAtKey, now().toISOString());
+      return draftWriteSession(store, { generation, resumed, record, now }, {
+        async publish(draft) {
           await store.setMeta(draftBaseKey, null);
           sealSqliteStore(store);
-          draftOpen = false;
+          draft.closed();
           syncFile(draftPath);
           renameSync(draftPath, path);
           syncFile(dirname(path));
-          finished = true;
+        },
+        async published() {
           state.setWriteRecord(undefined);
         },
         async discard() {
-          if (finished) return;
-          await closeDraft();
           removeDraft();
-          finished = true;
           state.setWriteRecord(undefined);
         },
-        async recordDeletion(documents) {
-          record = withDeletions(record, documents);
-          state.setWriteRecord(record);
+        async saveRecord(current) {
+          state.setWriteRecord(current);
         },
-        async end(unpublished) {
-          try {
-            // Recorded first: a draft that fails to close must not leave a record that says the write still runs.
-            if (!finished) state.setWriteRecord(endedWriteRecord(record, unpublished, now().toISOString()));
-            await closeDraft();
-          } finally {
-            releaseLock(session);
-          }
+        async recordEnd(ended) {
+          if (ended) state.setWriteRecord(ended);
         },
-      };
+        async release() {
+          releaseLock(session);
+        },
+      });
     } catch (error) {
-      try {
-        // A write that could not set up its draft failed; its record must not say that it still runs.
-        if (started) state.setWriteRecord(endedWriteRecord(started, { status: 'failed', step: null, error: errorMessage(error) }, now().toISOString()));
-      } finally {
-        releaseLock(session);
-      }
-      throw error;
+      return failedWriteSetup(error, { started, now, recordEnd: async (ended) => state.setWriteRecord(ended), release: async () => releaseLock(session) });
     }
   };
 
-  const queryCache: LlmResponseCache = {
-    async get(key) {
-      const hit = memoryCache.get(key);
-      if (hit !== undefined) return hit;
-      try {
-        return state.getCached(key);
-      } catch {
-        return undefined;
-      }
+  const queryCache = layeredQueryCache(
+    {
+      get: (key) => state.getCached(key),
+      set(key, value, createdAt) {
+        state.setCached(key, value, createdAt);
+      },
     },
-    async set(key, value) {
-      memoryCache.set(key, value);
-      try {
-        state.setCached(key, value, now().toISOString());
-      } catch {
-        // A busy or read-only state file: the reply stays cached in memory for this process.
-      }
-    },
-    // Query replies keep no source tags: a delete clears the whole query cache (`clearQueryCache`).
-    async addSources() {},
-  };
+    now,
+  );
 
   const clearQueryCache = async (): Promise<number> => {
-    const inMemory = memoryCache.size;
-    memoryCache.clear();
+    const inMemory = queryCache.clearMemory();
     try {
       // The process's copies are a subset of the file's, unless the file could not be written when they were made.
       return Math.max(inMemory, state.clearCached());

@@ -3,6 +3,7 @@ import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { nearDuplicateRowsTask } from '../../../math/near-duplicate-rows.js';
+import { knnGraphOfRowsTask } from '../../../pipeline/steps/knn-graph-of-rows.js';
 
 /** Options of {@link autokgChunkGraph}. */
 export interface AutokgChunkGraphOptions {
@@ -23,6 +24,12 @@ export interface AutokgChunkGraphRun {
   signal?: AbortSignal | undefined;
   /** Progress of the near-duplicate search: distinct chunk vectors searched, of all. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The kNN graph of all input rows (the shared `chunk-knn` artifact), with at least `neighbours − 1` per row: the
+   * graph of the kept rows is then taken from it (`knnGraphOfRows`) rather than searched again, unless so many rows
+   * lost neighbours to the left-out duplicates that a new search costs less.
+   */
+  allRows?: { graph: KnnGraph; exact: boolean };
 }
 
 /** The chunk graph of the kept chunks. */
@@ -68,6 +75,11 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
   }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
   if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
+  // Rescoring a row scans every row: worth it for up to an eighth of the rows against the exact graph's n²/2 pairs, for
+  // far fewer against NN-descent, which scores a small share of the pairs.
+  const maxRescoredShare = run.allRows?.exact === false ? 1 / 32 : 1 / 8;
+  const fromAllRows = run.allRows && run.allRows.graph.k >= k ? await runTask(knnGraphOfRowsTask(run.allRows.graph, kept, k, { matrix: vectors, maxRescoredShare }), { signal }) : undefined;
+  if (run.allRows && fromAllRows) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: fromAllRows.graph, exact: run.allRows.exact };
   const { n, indices, similarities, exact } = await knnGraphBySize(keptVectors, k, { exactUpTo: options.exactUpTo, signal });
   return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n, k, indices, similarities }, exact };
 }

@@ -13,16 +13,16 @@ import { chunkNounPhrases, staleNounPhraseRecords } from './chunk-noun-phrases.j
 import { encodeKeywordClusterState, keywordClusterStateKey, readKeywordClusterState, type KeywordClusterState, type StoredKeywordClustering } from './keyword-cluster-state.js';
 import { updateChunkClustering } from './update-chunk-clustering.js';
 import { updateLlmKeywords } from './update-llm-keywords.js';
-import { decodeChunkKnnGraph } from './chunk-knn-graph-codec.js';
+import { decodeChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
 import { embedInBatches } from '../../../providers/embed/embed-in-batches.js';
 import type { PipelineStep, StepCostInput } from '../../../pipeline/pipeline-step.js';
-import { chunkKnnGraphBlobKey } from './knn-graph-step.js';
+import { chunkKnnGraphBlobKey } from './chunk-graph-step.js';
 import { autokgIndexSettings, type AutokgConfig } from '../config.js';
 import { estimateKeywordsCost } from './estimate-keywords-cost.js';
 import { promptsHash } from '../../../pipeline/steps/llm-extract-step.js';
 import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
 
-/** The index settings of `autokg`: what the `knn-graph` and `keywords` steps are built with. */
+/** The index settings of `autokg`: what the `chunk-graph` and `keywords` steps are built with. */
 export type AutokgIndexSettings = Pick<AutokgConfig, (typeof autokgIndexSettings)[number]>;
 
 /** `extractor` of the stored AutoKG keyword extraction in the `extractions` table. */
@@ -48,7 +48,7 @@ export interface StoredKeywordExtraction {
  * themes as keywords — with the LLM in standard mode (extract-llm-keywords.ts), from
  * distinctive noun phrases otherwise (cluster-tfidf-keywords.ts) — embeds the keywords into the `keywords`
  * space with the workspace embedder, assigns chunks to every keyword by Laplace learning on the K = 30
- * chunk graph of `knn-graph`, and writes:
+ * chunk graph of `chunk-graph`, and writes:
  *  - `keywords` {id, text}, id = content hash of the text's lower case;
  *  - `keyword_chunks` {keywordId, chunkId, score}: the member chunks with their Laplace score u (≥ 0.5, or ≥ 5/40 with
  *    membership `balanced`);
@@ -74,7 +74,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
     name: 'keywords',
     // 2: LLM-free keywords drop non-name single words and need two chunks of the cluster.
     version: 2,
-    reads: ['embed-chunks', 'knn-graph'],
+    reads: ['embed-chunks', 'chunk-graph'],
     settings: (workspaceConfig, environment) => ({
       autokg: fingerprinted,
       seed: workspaceConfig.seed,
@@ -87,7 +87,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       const { store, config, embedder } = context;
       const blob = await store.getBlob(chunkKnnGraphBlobKey);
       if (!blob) {
-        throw new KgragError('The AutoKG chunk graph is missing from the index', { code: 'INDEX_KNN_GRAPH_MISSING', category: 'internal', hint: 'run `kgrag index` again so the knn-graph step rebuilds it' });
+        throw new KgragError('The AutoKG chunk graph is missing from the index', { code: 'INDEX_KNN_GRAPH_MISSING', category: 'internal', hint: 'run `kgrag index` again so the chunk-graph step rebuilds it' });
       }
       const { chunkIds, graph } = decodeChunkKnnGraph(blob);
       const [chunkRows, loaded] = await Promise.all([store.table('chunks').pick(['id', 'text']), store.vectors('chunks').load()]);

@@ -30,7 +30,7 @@ describe('passage graph index codec', () => {
   test('round-trips the graph, the term counts and the chunk ids; rejects other bytes', () => {
     const graph = buildPassageGraph({ passages: 3, entityPassages: [[0, 2]], groups: [[0, 1]] }, { maxPassagesPerTerm: 20, maxGroupClique: 32 });
     const terms = countTerms(['alpha beta', 'beta', 'gamma alpha']);
-    const index = { chunkIds: ['c0', 'c1', 'c2'], graph, terms };
+    const index = { chunkIds: ['c0', 'c1', 'c2'], graph, terms, kinds: ['entity', 'structural'] as const };
     const decoded = decodePassageGraphIndex(encodePassageGraphIndex(index));
     assert.deepEqual(decoded, index);
     assert.throws(() => decodePassageGraphIndex(packTypedArrays({ json: { format: 'other' }, arrays: {} })), RangeError);

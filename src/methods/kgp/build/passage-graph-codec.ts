@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TermCountMatrix } from '../../../text/term-count-matrix.js';
-import type { PassageGraph } from './passage-graph.js';
+import { passageEdgeKinds, type PassageEdgeKind, type PassageGraph } from './passage-graph.js';
 import { packTypedArrays, unpackTypedArrays } from '../../../graph/typed-array-bundle.js';
 
 /**
@@ -14,6 +14,8 @@ export interface PassageGraphIndex {
   graph: PassageGraph;
   /** Term counts of each passage's text, rows aligned with `chunkIds`. */
   terms: TermCountMatrix;
+  /** The kinds of links the graph was built with; an index written before they were chosen holds every kind. */
+  kinds: readonly PassageEdgeKind[];
 }
 
 /** Format version of the bundle; a reader refuses others. */
@@ -24,13 +26,14 @@ const headerSchema = z.object({
   version: z.literal(formatVersion),
   chunkIds: z.array(z.string()),
   vocabulary: z.array(z.string()),
+  kinds: z.array(z.enum(passageEdgeKinds)).optional(),
 });
 
 /** Packs a {@link PassageGraphIndex} into bytes (typed arrays plus a JSON header with ids and vocabulary). */
 export function encodePassageGraphIndex(index: PassageGraphIndex): Uint8Array {
   const { graph, terms } = index;
   return packTypedArrays({
-    json: { format: 'kgrag-passage-graph', version: formatVersion, chunkIds: index.chunkIds, vocabulary: terms.vocabulary },
+    json: { format: 'kgrag-passage-graph', version: formatVersion, chunkIds: index.chunkIds, vocabulary: terms.vocabulary, kinds: index.kinds },
     arrays: {
       rowPointers: graph.rowPointers,
       neighbours: graph.neighbours,
@@ -61,5 +64,6 @@ export function decodePassageGraphIndex(bytes: Uint8Array): PassageGraphIndex {
     chunkIds: header.data.chunkIds,
     graph: { passages, rowPointers, neighbours: take('neighbours', Int32Array), kinds: take('kinds', Uint8Array), shared: take('shared', Uint16Array) },
     terms: { vocabulary: header.data.vocabulary, rowPointers: termRowPointers, termIds: take('termIds', Int32Array), counts: take('termCounts', Int32Array) },
+    kinds: header.data.kinds ?? passageEdgeKinds,
   };
 }

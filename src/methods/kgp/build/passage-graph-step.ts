@@ -1,67 +1,73 @@
+import { KgragError } from '../../../core/errors.js';
 import { sha256 } from '../../../core/ids.js';
 import { encodePassageGraphIndex } from './passage-graph-codec.js';
-import { buildPassageGraph, passageEdgeBit, passageEdgeKinds, type PassageGraph } from './passage-graph.js';
-import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
+import { buildPassageGraph, passageEdgeBit, passageEdgeKinds, type PassageEdgeKind, type PassageGraph } from './passage-graph.js';
+import type { KnnGraph } from '../../../math/knn-graph.js';
+import type { ChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
+import { chunkKnnArtifact, readChunkKnn } from '../../../pipeline/steps/chunk-knn-step.js';
+import { knnGraphOfRows } from '../../../pipeline/steps/knn-graph-of-rows.js';
 import { englishStopwords } from '../../../text/stopwords.js';
 import { countTerms } from '../../../text/term-count-matrix.js';
 import { topTfidfTerms } from '../../../text/top-tfidf-terms.js';
 import type { PipelineStep, StepName } from '../../../pipeline/pipeline-step.js';
 import type { KgpConfig } from '../config.js';
-import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
 
 /** Store blob holding the passage graphs, term counts and chunk ids (`decodePassageGraphIndex` reads it). */
 export const passageGraphBlobKey = 'passage-graph';
 
-/** How the passage graphs are built: the index settings of `kgp` (see `kgpConfig`). */
-export type PassageGraphSettings = Pick<KgpConfig, 'knnK' | 'maxPassagesPerTerm' | 'keywordsPerPassage' | 'maxGroupClique'>;
+/** How the passage graphs are built: the index settings of `kgp` (see `kgpConfig`), with the kinds it builds. */
+export type PassageGraphSettings = Pick<KgpConfig, 'knnK' | 'maxPassagesPerTerm' | 'keywordsPerPassage' | 'maxGroupClique'> & { graphs: readonly PassageEdgeKind[] };
 
 const isNumber = /^\p{N}+$/u;
 
 /**
  * `passage-graph` (KGP, Wang et al. AAAI'24; YuWVandy/KG-LLM-MDQA `Data-Collect/graph_construct.py`): passage graphs over every
- * chunk — kNN on the chunk embeddings (KNN-ST; exact up to `index.knn.exactUpTo` chunks, 50,000 by default, NN-descent above), shared entities of the index's graph (the TAGME analogue;
- * `graphStep` is the step that wrote the entities: nlp-extract in fast mode, summarize in standard mode),
- * shared top TF-IDF keywords (the TF-IDF graph) and structure (passages of one document or one title,
- * KGP's title keyword) — merged into one CSR whose entries carry the bits of the kinds that link them. The
- * term counts of every passage are stored too, so queries fit TF-IDF on any candidate set without
- * re-tokenizing. Everything lands in one blob ({@link passageGraphBlobKey}).
+ * chunk, of the kinds in `config.graphs` (`builtPassageGraphs`: those a query of the configuration traverses) — kNN on
+ * the chunk embeddings (KNN-ST: the first `knnK` of each row of the index's shared chunk kNN graph, `chunk-knn`, which
+ * AutoKG reads too), shared entities of the index's graph (the TAGME analogue; `graphStep` is the step that wrote the
+ * entities: nlp-extract in fast mode, summarize in standard mode), shared top TF-IDF keywords (the TF-IDF graph) and
+ * structure (passages of one document or one title, KGP's title keyword) — merged into one CSR whose entries carry
+ * the bits of the kinds that link them. The term counts of every passage are stored too, so queries fit TF-IDF on any
+ * candidate set without re-tokenizing. Everything lands in one blob ({@link passageGraphBlobKey}), which names the
+ * kinds it holds, so that a query asking for another says so.
  */
-export function createPassageGraphStep(graphStep: StepName, config: PassageGraphSettings, knnGraphOptions: { exactUpTo?: number | undefined } = {}): PipelineStep {
-  const passageGraphSettings: PassageGraphSettings = {
-    knnK: config.knnK,
+export function createPassageGraphStep(graphStep: StepName, config: PassageGraphSettings): PipelineStep {
+  const graphs = passageEdgeKinds.filter((kind) => config.graphs.includes(kind));
+  const withKnn = graphs.includes('knn');
+  const withKeywords = graphs.includes('keyword');
+  // A setting of a kind not built does not change the output, so it stays out of the fingerprint.
+  const settings = {
+    graphs,
+    ...(withKnn ? { knnK: config.knnK } : {}),
     maxPassagesPerTerm: config.maxPassagesPerTerm,
-    keywordsPerPassage: config.keywordsPerPassage,
+    ...(withKeywords ? { keywordsPerPassage: config.keywordsPerPassage } : {}),
     maxGroupClique: config.maxGroupClique,
   };
-  // Only when set, so that an index built with the default keeps its settings and is not rebuilt.
-  const { exactUpTo } = knnGraphOptions;
-  const settings = exactUpTo === undefined ? passageGraphSettings : { ...passageGraphSettings, knnExactUpTo: exactUpTo };
   return {
     name: 'passage-graph',
-    version: 1,
-    reads: ['embed-chunks', graphStep],
+    // 2: only the kinds `graphs` names; kNN links from the shared chunk-knn graph.
+    version: 2,
+    // The chunks always; the entity graph and the kNN graph only for the kinds built from them.
+    reads: ['chunk', ...(graphs.includes('entity') ? [graphStep] : []), ...(withKnn ? (['chunk-knn'] as const) : [])],
+    ...(withKnn ? { consumes: [{ artifact: chunkKnnArtifact, params: { k: config.knnK } }] } : {}),
     settings: () => settings,
 
     async run(context) {
       const { store } = context;
-      const [chunks, documents, entities, loaded] = await Promise.all([
+      const [chunks, documents, entities, shared] = await Promise.all([
         store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']),
         store.table('documents').pick(['id', 'title']),
-        store.table('entities').pick(['chunkIds']),
-        store.vectors('chunks').load(),
+        graphs.includes('entity') ? store.table('entities').pick(['chunkIds']) : [],
+        withKnn ? readChunkKnn(store) : undefined,
       ]);
       const passages = chunks.length;
       const indexOf = new Map(chunks.map((chunk, index) => [chunk.id, index]));
-
-      // Vectors in chunk order; a chunk without a vector (none after embed-chunks) has a zero row and no kNN links worth keeping.
-      const dimensions = loaded.dimensions;
-      const vectors = matrixInRowOrder(loaded, chunks.map((chunk) => chunk.id));
-      const knn = passages > 1 && dimensions > 0 ? await knnGraphBySize({ rows: passages, cols: dimensions, data: vectors }, Math.min(passageGraphSettings.knnK, passages - 1), { exactUpTo, signal: context.signal }) : undefined;
+      const knn = shared ? knnOfPassages(shared, chunks.map((chunk) => chunk.id), config.knnK) : undefined;
       context.progress(1, 4, 'graphs');
 
       const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));
       const terms = countTerms(chunks.map((chunk) => chunk.text));
-      const keywordsOf = topTfidfTerms(terms, passageGraphSettings.keywordsPerPassage, (term) => englishStopwords.has(term) || isNumber.test(term));
+      const keywordsOf = withKeywords ? topTfidfTerms(terms, config.keywordsPerPassage, (term) => englishStopwords.has(term) || isNumber.test(term)) : [];
       const keywordPassages = new Map<number, number[]>();
       keywordsOf.forEach((keywords, passage) => {
         for (const keyword of keywords) {
@@ -77,7 +83,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       const titleOf = new Map(documents.map((document) => [document.id, document.title.trim().toLowerCase()]));
       const documentOrder = new Map<string, number>();
       const groups = new Map<string, number[]>();
-      chunks.forEach((chunk, index) => {
+      if (graphs.includes('structural')) chunks.forEach((chunk, index) => {
         if (!documentOrder.has(chunk.documentId)) documentOrder.set(chunk.documentId, documentOrder.size);
         const title = titleOf.get(chunk.documentId) ?? '';
         const key = title === '' ? `document:${chunk.documentId}` : `title:${title}`;
@@ -94,14 +100,14 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
 
       const graph = buildPassageGraph(
         { passages, ...(knn ? { knn } : {}), entityPassages, keywordPassages: [...keywordPassages.values()], groups: structuralGroups },
-        { maxPassagesPerTerm: passageGraphSettings.maxPassagesPerTerm, maxGroupClique: passageGraphSettings.maxGroupClique },
+        { maxPassagesPerTerm: config.maxPassagesPerTerm, maxGroupClique: config.maxGroupClique },
       );
       context.progress(3, 4, 'graphs');
-      const bytes = encodePassageGraphIndex({ chunkIds: chunks.map((chunk) => chunk.id), graph, terms });
+      const bytes = encodePassageGraphIndex({ chunkIds: chunks.map((chunk) => chunk.id), graph, terms, kinds: graphs });
       context.progress(4, 4, 'graphs');
-      const cappedEntities = entityPassages.filter((members) => new Set(members).size > passageGraphSettings.maxPassagesPerTerm).length;
+      const cappedEntities = entityPassages.filter((members) => new Set(members).size > config.maxPassagesPerTerm).length;
       return {
-        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length, approximateKnn: knn?.exact === false ? 1 : 0 },
+        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length, approximateKnn: shared?.exact === false ? 1 : 0 },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(passageGraphBlobKey, bytes);
@@ -109,6 +115,20 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       };
     },
   };
+}
+
+/**
+ * The kNN links of the passages (chunks in table order) from the shared chunk kNN graph: the first `k` of each row,
+ * which on the exact graph is the exact k-NN graph (ties by chunk order, as the shared graph ranks them).
+ */
+function knnOfPassages(shared: ChunkKnnGraph, chunkIds: readonly string[], k: number): KnnGraph | undefined {
+  if (shared.graph.k === 0) return undefined;
+  const rowOf = new Map(shared.chunkIds.map((id, row) => [id, row]));
+  const rows = Int32Array.from(chunkIds, (id) => rowOf.get(id) ?? -1);
+  if (rows.some((row) => row < 0) || rows.length !== shared.chunkIds.length) {
+    throw new KgragError('the shared chunk kNN graph holds other chunks than the index', { code: 'PIPELINE_UNKNOWN_STEP', category: 'internal', hint: 'run kgrag index again' });
+  }
+  return knnGraphOfRows(shared.graph, rows, k)?.graph;
 }
 
 /** Directed links of each kind (`knnLinks`, `entityLinks`, …), for the run record. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KgragError } from '../../core/errors.js';
+import { KgragError } from '../../../core/errors.js';
 import { createInMemoryKnowledgeGraph, type InMemoryGraphData } from './in-memory-knowledge-graph.js';
 import type { KgRelation, KnowledgeGraph } from './knowledge-graph.js';
 import { createMultiKnowledgeGraph } from './multi-knowledge-graph.js';

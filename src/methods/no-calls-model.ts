@@ -1,5 +1,5 @@
-import { KgragError } from '../../core/errors.js';
-import type { LanguageModel } from '../../providers/llm/language-model.js';
+import { KgragError } from '../core/errors.js';
+import type { LanguageModel } from '../providers/llm/language-model.js';
 
 /**
  * The model a method sees under `--context-only`: any call fails, so "no LLM call" is kept by construction —

@@ -72,13 +72,6 @@ export function recentUserTurns(history: LocalContextOptions['conversationHistor
 }
 
 /**
- * Characters per row that earlier queries read from a store, per table. A query's first read asks for about as many
- * rows as will fill its budget, where a fixed first batch made a remote store answer two or three reads in a row.
- * Only how many rows a read asks for depends on it, never which rows are packed.
- */
-const rowCharacters = new WeakMap<object, Map<string, number>>();
-
-/**
  * Packs rows fetched lazily: records are read in batches until their text, at a generous four characters
  * per token, overfills the budget, so a query reads only about as many records as can fit. Tables stop at
  * the first row that does not fit, since GraphRAG keeps the order of these tables strictly.
@@ -97,8 +90,11 @@ async function packFetched<Id, T>(
   let estimate = 0;
   let target = budget * 1.5;
   if (budget <= 0) return { text: '', tokens: 0, included: [] };
-  const sizes = rowCharacters.get(context.store) ?? new Map<string, number>();
-  rowCharacters.set(context.store, sizes);
+  // Characters per row that earlier queries of this index read, per table: a query's first read asks for about as many
+  // rows as will fill its budget, where a fixed first batch made a remote store answer two or three reads in a row.
+  // Only how many rows a read asks for depends on it, never which rows are packed. Kept in the context's memo, so it
+  // lives and dies with the index generation rather than in module state.
+  const sizes = await context.memo('local:row-characters', () => Promise.resolve(new Map<string, number>()));
   const seen = sizes.get(title);
   // Without earlier reads, a few dozen rows: most contexts fit in one or two reads.
   let batch = seen === undefined ? 32 : Math.min(1024, Math.max(8, Math.ceil((target * 4 * 1.2) / seen)));

@@ -1,7 +1,7 @@
-import { errorMessage } from '../../core/error-message.js';
-import { KgragError } from '../../core/errors.js';
-import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
-import { maxOf, minOf } from '../../core/max-of.js';
+import { errorMessage } from '../../../core/error-message.js';
+import { KgragError } from '../../../core/errors.js';
+import { mapWithConcurrency } from '../../../core/map-with-concurrency.js';
+import { maxOf, minOf } from '../../../core/max-of.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
 
 /*

@@ -1,4 +1,4 @@
-import { foldLabel } from '../../text/fold-label.js';
+import { foldLabel } from '../../../text/fold-label.js';
 import type { KgCallOptions, KgEdge, KgEdgeList, KgEntity, KgRelation, KgRelationList, KnowledgeGraph } from './knowledge-graph.js';
 
 /** A statement of an {@link createInMemoryKnowledgeGraph} graph: `object` is an entity id or, with `value`, a literal. */

@@ -1,4 +1,4 @@
-import { KgragError } from '../../core/errors.js';
+import { KgragError } from '../../../core/errors.js';
 
 /** BCP 47 shape SPARQL's LANGTAG accepts: letters, then `-` and letters or digits. */
 const LANGUAGE_TAG = /^[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*$/;

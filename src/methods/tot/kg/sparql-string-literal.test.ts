@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import oxigraph from 'oxigraph';
-import { KgragError } from '../../core/errors.js';
+import { KgragError } from '../../../core/errors.js';
 import { sparqlStringLiteral } from './sparql-string-literal.js';
 
 test('escapes quotes, backslashes and line breaks per the SPARQL grammar', () => {

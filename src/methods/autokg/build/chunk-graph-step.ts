@@ -1,0 +1,64 @@
+import { sha256 } from '../../../core/ids.js';
+import { autokgChunkGraph, type AutokgChunkGraphOptions } from './autokg-chunk-graph.js';
+import { encodeChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
+import { chunkKnnArtifact, readChunkKnn } from '../../../pipeline/steps/chunk-knn-step.js';
+import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
+import type { AutokgConfig } from '../config.js';
+import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
+
+/** Store blob holding AutoKG's chunk graph (`decodeChunkKnnGraph` reads it). */
+export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
+
+/**
+ * `chunk-graph` (AutoKG `make_graph(30)`, wispcarey/AutoKG `autoKG_full.py`): the kNN graph of the chunk
+ * embeddings by cosine similarity, K − 1 other chunks per chunk for `methods.autokg.neighbours` = K (graphlearning
+ * counts the chunk itself; AutoKG's K = 30 is 29 neighbours), exact rather than Annoy (10 trees) so that it does not
+ * depend on a random forest. Near-duplicate chunks (cosine distance < `methods.autokg.duplicateDistance` to a shorter
+ * chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering, keywords and search: the
+ * blob's chunk ids are the kept chunks. The neighbours come from the index's shared chunk kNN graph (`chunk-knn`,
+ * which KGP's passage graph reads too): each kept chunk keeps its first K − 1 kept neighbours there, which is the exact
+ * graph of the kept chunks, and the few chunks that lost neighbours to a left-out twin are scored again
+ * (`knnGraphOfRows`). Above `index.knn.exactUpTo` chunks the shared graph is NN-descent's, and so is this one
+ * (`approximate` in the step's counts). Stored as one blob ({@link chunkKnnGraphBlobKey}); similarities are stored,
+ * not kernel weights, so the kernel can change without rebuilding the graph.
+ */
+export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'spectralNeighbours' | 'duplicateDistance'>, knn: { exactUpTo?: number | undefined } = {}): PipelineStep {
+  // `exactUpTo` only when set, so that an index built with the default keeps its settings and is not rebuilt.
+  const graphSettings: AutokgChunkGraphOptions = {
+    neighbours: Math.max(config.neighbours, config.spectralNeighbours),
+    duplicateDistance: config.duplicateDistance,
+    ...(knn.exactUpTo === undefined ? {} : { exactUpTo: knn.exactUpTo }),
+  };
+  return {
+    name: 'chunk-graph',
+    // 2: near-duplicate chunks left out.
+    version: 2,
+    reads: ['embed-chunks', 'chunk-knn'],
+    consumes: [{ artifact: chunkKnnArtifact, params: { k: graphSettings.neighbours - 1 } }],
+    settings: () => graphSettings,
+
+    async run(context) {
+      const { store } = context;
+      const [chunks, loaded, shared] = await Promise.all([store.table('chunks').pick(['id', 'nTokens']), store.vectors('chunks').load(), readChunkKnn(store)]);
+      // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
+      const dimensions = loaded.dimensions;
+      const chunkIds = chunks.map((chunk) => chunk.id);
+      const vectors = matrixInRowOrder(loaded, chunkIds);
+      const sameRows = shared.chunkIds.length === chunkIds.length && shared.chunkIds.every((id, row) => id === chunkIds[row]);
+      const { kept, duplicates, graph, exact } = await autokgChunkGraph({ rows: chunks.length, cols: dimensions, data: vectors }, chunks.map((chunk) => chunk.nTokens), graphSettings, {
+        signal: context.signal,
+        onProgress: (done, total) => context.progress(done, total, 'vectors'),
+        ...(sameRows ? { allRows: { graph: shared.graph, exact: shared.exact !== false } } : {}),
+      });
+      context.progress(1, 1, 'graphs');
+      const bytes = encodeChunkKnnGraph({ chunkIds: Array.from(kept, (row) => chunkIds[row] as string), graph });
+      return {
+        counts: { chunks: kept.length, duplicates, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length, approximate: exact ? 0 : 1 },
+        outputVersion: sha256(bytes).slice(0, 32),
+        async write(tx) {
+          await tx.setBlob(chunkKnnGraphBlobKey, bytes);
+        },
+      };
+    },
+  };
+}

@@ -9,6 +9,10 @@ export { createKgrag } from './api/create-kgrag.js';
 export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
 export type { GraphragImportSummary, ImportGraphragOptions } from './api/import-graphrag.js';
 export { exportFormats } from './api/export-index.js';
+export { builtInExporters } from './api/index-exporter.js';
+export type { ExportedFile, IndexExporter } from './api/index-exporter.js';
+export { builtInStores } from './api/built-in-stores.js';
+export type { WorkspaceStorageOpener } from './api/built-in-stores.js';
 export type { ExportFormat, ExportOptions, ExportSummary } from './api/export-index.js';
 export type { TableAccounting } from './interop/graphrag/graphrag-to-records.js';
 export type { ExternalIdRecord, ExternalRecordKind } from './core/types.js';
@@ -31,14 +35,21 @@ export type {
 } from './api/graph-browser.js';
 export { indexPipeline } from './api/index-pipeline.js';
 export type { IndexPipelineOptions } from './api/index-pipeline.js';
-export { registeredMethods } from './api/registered-methods.js';
+export { builtInMethods } from './api/built-in-methods.js';
+/** @deprecated the built-in methods, as {@link builtInMethods}; a workspace's own methods are `kgrag.engine.methods`. */
+export { builtInMethods as registeredMethods } from './api/built-in-methods.js';
+export { createMethodRegistry } from './api/method-registry.js';
+export type { MethodRegistry } from './api/method-registry.js';
 export type { IndexDryRun } from './pipeline/estimate/dry-run-index.js';
 export type { StepCostEstimate } from './pipeline/estimate-index-cost.js';
 export type { PipelineSummary } from './pipeline/run-pipeline.js';
+export { sharedStepNames } from './pipeline/pipeline-step.js';
 export type { IndexInputs, InputDocument, PipelineEvent, PipelineStep, PipelineWarning, StepContext, StepName, StepOutput } from './pipeline/pipeline-step.js';
 
 // Configuration and errors
 export { configSchema } from './core/config/config-schema.js';
+/** The zod kgrag validates with: a method plugin makes its configuration schema with it (`z.object({ ... })`). */
+export { z } from 'zod';
 export type { KgragConfig, KgragConfigInput } from './core/config/config-schema.js';
 export { configFileName, configKeys, environmentName, loadConfig } from './core/config/load-config.js';
 export type { LoadConfigOptions, LoadedConfig } from './core/config/load-config.js';
@@ -68,6 +79,7 @@ export { createTotMethod, createWorkspaceKnowledgeGraph, totMethod, totConfig } 
 export type { KnowledgeGraphConfig, TotConfig, TotMethodOptions, WorkspaceKnowledgeGraphOptions } from './methods/tot/index.js';
 export { createQueryEngine } from './methods/query-engine.js';
 export type { AnsweredFrom, IndexSource, QueryEngine, QueryEngineOptions, QueryRequest, QueryResult, QueryUsage, RetrievalResult } from './methods/query-engine.js';
+export { methodSpecificationVersion } from './methods/query-method.js';
 export type { AnyQueryMethod, MethodBuild, MethodContext, QueryMethod, QueryProgress, QuerySubgraph, RankingInfo, Retrieval, TraceStep } from './methods/query-method.js';
 export type { Answer, Citation, CitedDataset, ContextChunk } from './answer/answer-types.js';
 

@@ -3,11 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { methodConfigSchemas } from '../src/api/registered-methods.js';
+import { builtInMethods } from '../src/api/built-in-methods.js';
+import { createMethodRegistry } from '../src/api/method-registry.js';
 import { renderConfigTemplate } from '../src/core/config/config-template.js';
 import { KgragError } from '../src/core/errors.js';
 import { loadConfig, workspaceConfigSchema } from '../src/core/config/load-config.js';
 import { parse } from 'yaml';
+
+const methodConfigSchemas = createMethodRegistry(builtInMethods).configSchemas;
 
 const folders: string[] = [];
 after(() => {

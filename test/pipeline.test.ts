@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { indexPipeline } from '../src/api/index-pipeline.js';
-import { selectMethods } from '../src/api/registered-methods.js';
+import { builtInMethods } from '../src/api/built-in-methods.js';
+import { createMethodRegistry } from '../src/api/method-registry.js';
 import { configSchema, type KgragConfigInput } from '../src/core/config/config-schema.js';
 import type { PipelineEvent } from '../src/pipeline/pipeline-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -174,7 +175,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
 
 describe('the pipeline of an index built for some methods', () => {
   const stepsFor = async (names: string[], config: KgragConfigInput = {}): Promise<string[]> => {
-    const methods = selectMethods(names, 'test');
+    const methods = createMethodRegistry(builtInMethods).select(names, 'test');
     return (await indexPipeline({ config: configSchema.parse(config), mode: 'fast', hasLlm: false, methods })).map((step) => step.name);
   };
 

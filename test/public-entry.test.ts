@@ -10,9 +10,9 @@ test('the package entry exports a curated list: no wildcard re-export of interna
   assert.doesNotMatch(entrySource, /export \*/);
 });
 
-test('the package entry exports every registered method, and each under its own name', () => {
+test('the package entry exports every built-in method, and each under its own name', () => {
   const exported = kgrag as unknown as Record<string, unknown>;
-  for (const method of kgrag.registeredMethods) {
+  for (const method of kgrag.builtInMethods) {
     assert.equal(exported[`${method.name}Method`], method, `${method.name}Method`);
     assert.ok(exported[`${method.name}Config`] !== undefined, `${method.name}Config`);
   }

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { indexPipeline } from '../src/api/index-pipeline.js';
-import { selectMethods } from '../src/api/registered-methods.js';
+import { builtInMethods } from '../src/api/built-in-methods.js';
+import { createMethodRegistry } from '../src/api/method-registry.js';
 import { KgragError } from '../src/core/errors.js';
 import { ownsItem, shardOfItem } from '../src/pipeline/owns-item.js';
 import type { PipelineStep, StepContext, StepName, StepPrefetchResult } from '../src/pipeline/pipeline-step.js';
@@ -115,7 +116,7 @@ async function openBench(folder: string, reply: (request: MockChatCompletionRequ
 
 /** The standard pipeline of the GraphRAG methods, with claims: every step that has a prefetch. */
 async function standardSteps(kgrag: Kgrag): Promise<PipelineStep[]> {
-  return indexPipeline({ config: kgrag.config, mode: 'standard', hasLlm: true, methods: selectMethods(['local', 'global', 'drift'], 'test') });
+  return indexPipeline({ config: kgrag.config, mode: 'standard', hasLlm: true, methods: createMethodRegistry(builtInMethods).select(['local', 'global', 'drift'], 'test') });
 }
 
 /** What one build did, step by step. */

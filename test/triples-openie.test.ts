@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { builtInMethods } from '../src/api/built-in-methods.js';
+import { createMethodRegistry } from '../src/api/method-registry.js';
 import { promptTemplates } from '../src/api/prompt-templates.js';
 import { contentId } from '../src/core/ids.js';
 import { extractOpenie } from '../src/extract/triples/extract-openie.js';
@@ -108,7 +110,7 @@ describe('LLM OpenIE of one chunk', () => {
   });
 
   test('the prompts are built-in templates a workspace can override', () => {
-    const names = promptTemplates.map((template) => template.name);
+    const names = promptTemplates(createMethodRegistry(builtInMethods)).map((template) => template.name);
     assert.ok(names.includes(openiePrompts.ner.name) && names.includes(openiePrompts.triples.name));
     assert.match(openiePrompts.ner.text, /\{passage\}/);
     assert.match(openiePrompts.triples.text, /\{passage\}[\s\S]*\{named_entity_json\}/);

@@ -5,12 +5,17 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
-import { promptTemplates } from '../src/api/prompt-templates.js';
+import { builtInMethods } from '../src/api/built-in-methods.js';
+import { createMethodRegistry } from '../src/api/method-registry.js';
+import { promptTemplates as promptTemplatesOf } from '../src/api/prompt-templates.js';
 import { runCli } from '../src/cli/main.js';
 import { KgragError } from '../src/core/errors.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
+
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+
+const promptTemplates = promptTemplatesOf(createMethodRegistry(builtInMethods));
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), 'kgrag-prompts-'));

@@ -1,13 +1,14 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { KgragError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
+import { builtInExporters, type IndexExporter } from './index-exporter.js';
 
-/** The formats `kgrag export` writes. */
+/** The formats `kgrag export` writes (the built-in exporters'). */
 export const exportFormats = ['graphrag', 'graphml', 'neo4j'] as const;
 
-/** A format of {@link exportFormats}. */
-export type ExportFormat = (typeof exportFormats)[number];
+/** A format of {@link exportFormats}, or of an exporter given to `createKgrag({ exporters })`. */
+export type ExportFormat = (typeof exportFormats)[number] | (string & {});
 
 /** Options of `Kgrag.export`. */
 export interface ExportOptions {
@@ -50,45 +51,22 @@ function refuseNonEmpty(directory: string, overwrite: boolean): void {
 }
 
 /**
- * Writes the index in `store` in one of the formats of {@link exportFormats}. The whole file set is written beside
- * `directory` and moved into it when complete (`writeFileSet`), so a failed or stopped export leaves none of it.
+ * Writes the index in `store` in one of the formats of `exporters` (the built-in ones by default). The whole file
+ * set is written beside `directory` and moved into it when complete (`writeFileSet`), so a failed or stopped export
+ * leaves none of it.
  */
-export async function exportIndex(store: Store, options: ExportOptions): Promise<ExportSummary> {
+export async function exportIndex(store: Store, options: ExportOptions, exporters: readonly IndexExporter[] = builtInExporters): Promise<ExportSummary> {
   refuseNonEmpty(options.directory, options.overwrite === true);
-  if (!(exportFormats as readonly string[]).includes(options.format)) {
+  const exporter = exporters.find((candidate) => candidate.format === options.format);
+  if (exporter === undefined) {
     throw new KgragError(`unknown export format "${String(options.format)}"`, {
       code: 'EXPORT_UNKNOWN_FORMAT',
       category: 'input',
-      hint: `choose one of ${exportFormats.join(', ')}`,
+      hint: `choose one of ${exporters.map((candidate) => candidate.format).join(', ')}`,
     });
   }
   const { writeFileSet } = await import('../interop/shared/write-file-set.js');
-  const files = await writeFileSet(options.directory, `the ${options.format} export`, (staging) => writeFormat(store, options, staging));
-  return { format: options.format, directory: options.directory, files: files.map((file) => ({ file: join(options.directory, file.name), holds: file.holds })) };
-}
-
-/** Writes the files of `options.format` into `folder`; each by its name in the folder and what it holds. */
-async function writeFormat(store: Store, options: ExportOptions, folder: string): Promise<Array<{ name: string; holds: string }>> {
   const signal = options.signal === undefined ? {} : { signal: options.signal };
-  switch (options.format) {
-    case 'graphrag': {
-      const { writeGraphragOutput } = await import('../interop/graphrag/write-graphrag-output.js');
-      const written = await writeGraphragOutput(store, folder);
-      return written.files.map((file) => ({ name: basename(file.file), holds: `${file.rows} rows` }));
-    }
-    case 'graphml': {
-      const { writeGraphml } = await import('../interop/graphml/write-graphml.js');
-      const written = await writeGraphml(store, join(folder, 'graph.graphml'), signal);
-      return [{ name: 'graph.graphml', holds: `${written.nodes} nodes, ${written.edges} edges, ${written.levels} community levels` }];
-    }
-    case 'neo4j': {
-      const { writeNeo4jImport } = await import('../interop/neo4j/write-neo4j-import.js');
-      const written = await writeNeo4jImport(store, folder, signal);
-      return [
-        ...written.files.map((file) => ({ name: file.file, holds: `${file.rows} ${file.name} ${file.kind === 'nodes' ? 'nodes' : 'relationships'}` })),
-        { name: written.script, holds: 'constraints and LOAD CSV statements' },
-        { name: written.readme, holds: 'the neo4j-admin and cypher-shell command lines' },
-      ];
-    }
-  }
+  const files = await writeFileSet(options.directory, `the ${options.format} export`, (staging) => exporter.write(store, staging, signal));
+  return { format: options.format, directory: options.directory, files: files.map((file) => ({ file: join(options.directory, file.name), holds: file.holds })) };
 }

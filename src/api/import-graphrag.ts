@@ -1,12 +1,12 @@
 import { KgragError } from '../core/errors.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
+import type { AnyQueryMethod } from '../methods/query-method.js';
 import type { TableAccounting } from '../interop/graphrag/graphrag-to-records.js';
 import { importedIndexKey, type ImportedIndexSource } from '../interop/graphrag/imported-index-source.js';
 import { recordBuiltMethods } from '../pipeline/built-methods.js';
 import type { PipelineEvent, PipelineStep } from '../pipeline/pipeline-step.js';
 import type { PipelineSummary } from '../pipeline/run-pipeline.js';
 import type { Store } from '../store/store.js';
-import { registeredMethods } from './registered-methods.js';
 import type { WriterLockOptions } from './write-options.js';
 
 /** Options of `Kgrag.importGraphrag`. */
@@ -40,6 +40,10 @@ export interface GraphragImportSummary {
 /** What the import needs of the workspace whose write session it runs in. */
 export interface GraphragImportContext {
   config: KgragConfig;
+  /** The workspace's methods: the imported index is built for every one of them. */
+  methods: readonly AnyQueryMethod[];
+  /** Each method's parsed section of the configuration. */
+  methodConfigs: ReadonlyMap<string, Record<string, unknown>>;
   hasLlm: boolean;
   countTokens(text: string): number;
   /** The embedder that will make the index's vectors, for the summary. */
@@ -71,9 +75,9 @@ export async function importGraphragInto(store: Store, directory: string, contex
     generation: output.generation,
     files: Object.fromEntries(Object.entries(output.files).map(([table, file]) => [table, file.sha256])),
   };
-  const methodsChanged = await recordBuiltMethods(store, registeredMethods.map((method) => method.name));
+  const methodsChanged = await recordBuiltMethods(store, context.methods.map((method) => method.name));
   const imported = graphragImportSteps(graph, source);
-  const indexed = await context.run(await importPipeline({ config: context.config, hasLlm: context.hasLlm, imported }));
+  const indexed = await context.run(await importPipeline({ config: context.config, hasLlm: context.hasLlm, registry: context.methods, methodConfigs: context.methodConfigs, imported }));
   const notes = [...output.warnings];
   if (!imported.has('communities')) notes.push(`${output.directory} has no communities table: kgrag clustered the imported graph itself (hierarchical Leiden)`);
   if (!imported.has('reports')) notes.push(`${output.directory} has no community reports: kgrag wrote ${context.hasLlm ? 'reports with the configured LLM' : 'extractive reports (no LLM is configured)'}`);

@@ -5,7 +5,7 @@ import { maxOf } from '../core/max-of.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import { KgragError } from '../core/errors.js';
 import type { AnyQueryMethod, RankingInfo } from '../methods/query-method.js';
-import { configShape } from '../methods/config-shape.js';
+import { configKeysOf } from '../methods/config-shape.js';
 import type { EvalDataset, EvalQuestion } from './eval-dataset.js';
 import { gradeAnswers } from './judge/graded-accuracy.js';
 import { judgePairs, type PairwiseTally } from './judge/pairwise-judge.js';
@@ -240,8 +240,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
 
   for (const methodName of methods) {
     const method = registry.get(methodName.split(':')[0] ?? '');
-    const shape = method ? configShape(method) : {};
-    const params = 'k' in shape ? { k: depth } : {};
+    const params = method && configKeysOf(method).includes('k') ? { k: depth } : {};
     emit({ type: 'method-start', method: methodName, total: questions.length });
     const usageBefore = kgrag.usage();
     const methodRows: QuestionResult[] = [];

@@ -1,6 +1,6 @@
 import type { AnyQueryMethod } from './query-method.js';
 
-/** The keys of a method's configuration schema (a zod object), for messages and top-k mapping. */
-export function configShape(method: Pick<AnyQueryMethod, 'config'>): Record<string, unknown> {
-  return (method.config as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+/** The keys of a method's configuration (the zod object's public `shape`), for messages and top-k mapping. */
+export function configKeysOf(method: Pick<AnyQueryMethod, 'config'>): string[] {
+  return Object.keys(method.config.shape);
 }

@@ -9,7 +9,7 @@ export type ConfiguredMethod = Readonly<Record<string, unknown>>;
  * method's own schema: one error listing every problem with its key path when any is invalid, or when a
  * section names no registered method. `variant` is the one key every method accepts (its default variant).
  */
-export function parseMethodConfigs(configured: Readonly<Record<string, ConfiguredMethod>>, methods: readonly AnyQueryMethod[]): Map<string, Record<string, unknown>> {
+export function parseMethodConfigs(configured: Readonly<Record<string, ConfiguredMethod | undefined>>, methods: readonly AnyQueryMethod[]): Map<string, Record<string, unknown>> {
   const problems: string[] = [];
   const parsed = new Map<string, Record<string, unknown>>();
   const names = new Set(methods.map((method) => method.name));

@@ -18,7 +18,7 @@ import { lineCachedTokenizer } from '../text/line-cached-tokenizer.js';
 import type { StepName } from '../pipeline/pipeline-step.js';
 import { answerFromContext } from './shared/answer-from-context.js';
 import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
-import { configShape } from './config-shape.js';
+import { configKeysOf } from './config-shape.js';
 import { indexMatchedEmbedder } from './index-matched-embedder.js';
 import { noCallsModel } from './no-calls-model.js';
 
@@ -193,8 +193,8 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   };
 
   const resolveParams = (method: AnyQueryMethod, variant: string | undefined, params: Record<string, unknown> | undefined, topK: number | undefined) => {
-    const shape = configShape(method);
-    const topKParams = [method.topKParam ?? 'k'].flat().filter((key) => key in shape);
+    const keys = configKeysOf(method);
+    const topKParams = [method.topKParam ?? 'k'].flat().filter((key) => keys.includes(key));
     const indexSettings = new Set(method.indexSettings ?? []);
     const misplaced = Object.keys(params ?? {}).filter((key) => indexSettings.has(key));
     if (misplaced.length > 0) {
@@ -216,7 +216,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       });
     }
     const raw: Record<string, unknown> = {
-      ...('k' in shape ? { k: config.query.topK } : {}),
+      ...(keys.includes('k') ? { k: config.query.topK } : {}),
       ...config.methods[method.name],
       ...(topK === undefined ? {} : Object.fromEntries(topKParams.map((key) => [key, topK]))),
       ...params,
@@ -229,7 +229,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       throw new KgragError(`invalid parameters for method "${method.name}": ${problems.join('; ')}`, {
         code: 'QUERY_INVALID_PARAMS',
         category: 'input',
-        hint: `valid keys: ${Object.keys(shape).filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`,
+        hint: `valid keys: ${keys.filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`,
         details: { problems },
       });
     }
@@ -238,7 +238,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     // A top-k the method has no parameter for would otherwise be dropped without a word.
     const ignoredTopK =
       topK !== undefined && topKParams.length === 0
-        ? `topK (-k) does not apply to method "${method.name}", which has no top-k parameter, so it was ignored; set one of its parameters instead (-p name=value): ${Object.keys(shape).filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`
+        ? `topK (-k) does not apply to method "${method.name}", which has no top-k parameter, so it was ignored; set one of its parameters instead (-p name=value): ${keys.filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`
         : undefined;
     return { params: parsed.data as Record<string, unknown>, variant: chosenVariant, ignoredTopK };
   };

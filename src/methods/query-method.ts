@@ -7,8 +7,12 @@ import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/type
 import type { PipelineStep, StepName } from '../pipeline/pipeline-step.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
+import type { PluginTables } from '../store/store-extensions.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
+
+/** The version of the {@link QueryMethod} contract this kgrag implements (`QueryMethod.specificationVersion`). */
+export const methodSpecificationVersion = 'kgrag-method-v1';
 
 /** One timed step of a query, for the trace. */
 export interface TraceStep {
@@ -129,6 +133,12 @@ export interface AnswerOptions {
   contextOnly: boolean;
 }
 
+/**
+ * A method's configuration schema: a zod object (`z.object({...})`, refinements allowed), whose public `shape` names
+ * its keys for messages, `-k` and the configuration template.
+ */
+export type MethodSchema<Config = Record<string, unknown>> = z.ZodType<Config> & { readonly shape: Readonly<Record<string, z.ZodType>> };
+
 /** What a method's index steps are made from. */
 export interface MethodBuild<Config> {
   /** The method's configuration (`methods.<name>` of kgrag.yaml, validated by its schema). */
@@ -146,6 +156,12 @@ export interface MethodBuild<Config> {
  * the steps its methods require and contribute.
  */
 export interface QueryMethod<Config extends Record<string, unknown> = Record<string, unknown>, State = undefined> {
+  /**
+   * The version of this contract the method implements. A method from outside kgrag (a plugin) must say
+   * `kgrag-method-v1`; a later kgrag that changes the contract refuses a plugin written for another version
+   * instead of calling it wrongly. The built-in methods implement the current version.
+   */
+  readonly specificationVersion?: typeof methodSpecificationVersion;
   readonly name: string;
   readonly description: string;
   /** Named variants (`basic:bm25`); the first is the default. Empty when the method has none. */
@@ -154,7 +170,7 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
    * One schema for the method's index settings and query parameters, with the paper's names and defaults. It
    * validates `methods.<name>` when the configuration is loaded, and each query's parameters over that.
    */
-  readonly config: z.ZodType<Config>;
+  readonly config: MethodSchema<Config>;
   /** Keys of `config` that shape the index: set in kgrag.yaml, since a query cannot change what was built. */
   readonly indexSettings?: readonly string[];
   /** Keys of `config` a request may not set although they shape no index: endpoints the server would call. */
@@ -169,6 +185,18 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   readonly ranking: RankingInfo;
   /** Index steps whose output the method reads: shared ones and those it contributes. */
   readonly requires: readonly StepName[];
+  /**
+   * The names of the index steps `indexSteps` returns, declared up front so that a clash with another method's or a
+   * shared step is found when the workspace opens, not when an index is built. Required of a plugin that has steps.
+   */
+  readonly provides?: readonly StepName[];
+  /** The store's vector spaces its steps write besides the shared ones (lower-case names no built-in space uses). */
+  readonly vectorSpaces?: readonly string[];
+  /**
+   * The store tables its steps write besides the shared ones, by name, each a spec like the schema's (`AnyTableSpec`);
+   * the workspace's storage creates them beside the built-in tables.
+   */
+  readonly tables?: PluginTables;
   /**
    * Shared steps an index built for this method must run when that depends on its configuration (tot walks the
    * workspace graph only when `graphs` names `index`); `requires` when absent. Queries check `requires`.

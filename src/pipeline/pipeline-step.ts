@@ -6,27 +6,30 @@ import type { LanguageModel } from '../providers/llm/language-model.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 
-/** Names of the pipeline steps, in SPEC §4.3 order. */
-export type StepName =
-  | 'load'
-  | 'chunk'
-  | 'embed-chunks'
-  | 'nlp-extract'
-  | 'llm-extract'
-  | 'resolve-entities'
-  | 'summarize'
-  | 'claims'
-  | 'communities'
-  | 'reports'
-  | 'embed-entities'
-  | 'embed-reports'
-  | 'triples'
-  | 'embed-triples'
-  | 'ppr-graph'
-  | 'chunk-knn'
-  | 'passage-graph'
-  | 'chunk-graph'
-  | 'keywords';
+/**
+ * The name of a pipeline step: one of {@link sharedStepNames}, or a step a method contributes (its plugin declares
+ * it in `QueryMethod.provides`). Open, since the pipeline names no method: the composer checks the names.
+ */
+export type StepName = string;
+
+/** The shared steps' names, in SPEC §4.3 order (fast mode's `nlp-extract`, standard mode's LLM graph, triples), and the shared artifacts' (`chunk-knn`). */
+export const sharedStepNames = [
+  'load',
+  'chunk',
+  'embed-chunks',
+  'nlp-extract',
+  'llm-extract',
+  'resolve-entities',
+  'summarize',
+  'claims',
+  'communities',
+  'reports',
+  'embed-entities',
+  'embed-reports',
+  'triples',
+  'embed-triples',
+  'chunk-knn',
+] as const;
 
 /** What a step asks of a shared artifact: its name and the parameters it needs, each a number ("at least this"). */
 export interface ArtifactRequest {

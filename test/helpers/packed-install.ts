@@ -3,9 +3,11 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeF
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The checkout itself: under scripts/run-tests.mjs this module runs from a compiled mirror whose top-level entries are
-// symbolic links, which `npm pack` does not follow.
-const root = dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))));
+/**
+ * The checkout itself (its package.json, dist/ and node_modules): under scripts/run-tests.mjs this module runs from a
+ * compiled mirror whose top-level entries are symbolic links, which `npm pack` does not follow.
+ */
+export const checkoutRoot = dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** kgrag packed and installed into an empty folder as a user would install it from the registry. */
@@ -37,8 +39,8 @@ export function runCommand(command: string, args: readonly string[], cwd: string
  * prebuilt binary does for a user, and only that file (not node-gyp's object files) is copied.
  */
 export function packAndInstall(folder: string): PackedInstall {
-  if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('dist/ is missing: `npm ci` builds it (prepare); in a checkout run `npm run build`');
-  const [packed] = JSON.parse(runCommand(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', folder], root)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  if (!existsSync(join(checkoutRoot, 'dist', 'index.js'))) throw new Error('dist/ is missing: `npm ci` builds it (prepare); in a checkout run `npm run build`');
+  const [packed] = JSON.parse(runCommand(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', folder], checkoutRoot)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   if (!packed) throw new Error('npm pack reported no package');
   const app = join(folder, 'app');
   mkdirSync(app, { recursive: true });
@@ -47,9 +49,9 @@ export function packAndInstall(folder: string): PackedInstall {
   runCommand(npm, ['install', '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], app, 300_000);
   const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
   const version = (dir: string): string => (JSON.parse(readFileSync(join(dir, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string }).version;
-  if (version(app) === version(root)) {
+  if (version(app) === version(checkoutRoot)) {
     mkdirSync(join(app, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
-    copyFileSync(join(root, addon), join(app, addon));
+    copyFileSync(join(checkoutRoot, addon), join(app, addon));
   } else {
     runCommand(npm, ['rebuild', 'better-sqlite3'], app, 600_000);
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { methodConfigSchemas } from '../../api/registered-methods.js';
+import { builtInMethods } from '../../api/built-in-methods.js';
+import { createMethodRegistry } from '../../api/method-registry.js';
 import { renderConfigTemplate } from '../../core/config/config-template.js';
 import { workspaceConfigSchema } from '../../core/config/load-config.js';
 import { configFileName } from '../../core/config/load-config.js';
@@ -26,13 +27,15 @@ export async function initCommand(directory: string | undefined, options: { forc
       hint: 'edit it, or pass --force to overwrite it with the defaults (prompt files already there are kept)',
     });
   }
-  await writeOutputFile(file, renderConfigTemplate(workspaceConfigSchema(methodConfigSchemas)), 'the configuration template');
+  // The built-in methods' sections and prompts: a plugin's come from the plugin (`plugins:` in kgrag.yaml), with its defaults.
+  const registry = createMethodRegistry(builtInMethods);
+  await writeOutputFile(file, renderConfigTemplate(workspaceConfigSchema(registry.configSchemas)), 'the configuration template');
   writeLine(io.stdout, file);
   const promptsDirectory = join(workspace, 'prompts');
   let written = 0;
   const kept: string[] = [];
   const edited: string[] = [];
-  for (const template of promptTemplates) {
+  for (const template of promptTemplates(registry)) {
     const name = `${template.name}.txt`;
     const present = await readIfPresent(join(promptsDirectory, name));
     if (present === undefined) {

@@ -1,3 +1,4 @@
+import { builtInMethods, isBuiltInMethod } from '../../api/built-in-methods.js';
 import { prepareQuery } from '../../api/prepare-query.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -25,7 +26,7 @@ export interface QueryCommandOptions {
  */
 export async function queryCommand(question: string, options: QueryCommandOptions, global: GlobalOptions, io: CliIo, args: readonly string[] = []): Promise<void> {
   // A method that can start on the question before the workspace opens (its model on another thread) does so now.
-  if (options.method !== undefined) prepareQuery(question, options.method);
+  if (options.method !== undefined) prepareQuery(question, options.method, builtInMethods);
   const params: Record<string, unknown> = { ...(parseSetOptions(options.param ?? [], (pair) => spelledOption(args, pair, '-p', '--param')) as Record<string, unknown>) };
   const progress = global.quiet === true ? undefined : createQueryProgressLine(io.stderr);
   const retries = createRetryReporter((line) => {
@@ -33,6 +34,8 @@ export async function queryCommand(question: string, options: QueryCommandOption
     writeLine(io.stderr, line);
   });
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io), ...(progress === undefined ? {} : { onRetry: retries.onRetry }) }, io);
+  // A plugin's method is known once the workspace has loaded it.
+  if (options.method !== undefined) prepareQuery(question, options.method, kgrag.engine.methods.filter((method) => !isBuiltInMethod(method)));
   try {
     const streaming = options.stream === true && !options.json && !options.contextOnly && kgrag.llm !== undefined;
     const result = await kgrag.query(question, {

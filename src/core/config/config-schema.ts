@@ -361,6 +361,12 @@ export const configSchema = z
     reports: reportsConfigSchema.prefault({}),
     query: queryConfigSchema.prefault({}),
     server: serverConfigSchema.prefault({}),
+    plugins: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Method plugins loaded when the workspace opens: module paths relative to the workspace (./my-method.js) or package names, each exporting a kgrag-method-v1 method (default export, or `method` / `methods`); served like the built-in methods',
+      ),
     methods: z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .default({})
@@ -373,7 +379,11 @@ export const configSchema = z
       .prefault({}),
     store: z
       .object({
-        backend: z.enum(['sqlite', 'postgres']).default('sqlite').describe('Storage backend: one SQLite file per workspace, or a Postgres database shared by many workspaces and processes'),
+        backend: z
+          .string()
+          .regex(/^[a-z][a-z0-9-]*$/, 'must be a backend name such as sqlite or postgres')
+          .default('sqlite')
+          .describe('Storage backend: "sqlite" (one SQLite file per workspace), "postgres" (a database shared by many workspaces and processes), or one given to createKgrag({ stores })'),
         path: z.string().default('kgrag.db').describe('SQLite database file, relative to the workspace'),
         url: z.string().optional().describe('Postgres connection URL (postgres://user:password@host:5432/database); also KGRAG_DATABASE_URL, which selects the postgres backend'),
         schema: z.string().min(1).default('kgrag').describe("Postgres schema that holds kgrag's tables, created when missing"),
@@ -407,10 +417,42 @@ export const configSchema = z
   })
   .strict();
 
-/** The configuration as a user writes it (everything optional). */
-export type KgragConfigInput = z.input<typeof configSchema>;
-/** The resolved configuration every layer receives. */
-export type KgragConfig = z.output<typeof configSchema>;
+/** What a method declares that types its section of the configuration, `methods.<name>` (a `QueryMethod` is one). */
+export interface MethodSectionDeclaration {
+  readonly name: string;
+  readonly variants: readonly string[];
+  readonly config: z.ZodType;
+}
+
+/**
+ * `methods.<name>` for a list of methods whose names are literal types: each method's settings and parameters, all
+ * optional (the method's schema fills in its defaults), and its default `variant`.
+ */
+export type MethodSections<Methods extends readonly MethodSectionDeclaration[]> = {
+  [Method in Methods[number] as Method['name']]?: Partial<z.output<Method['config']>> & { variant?: Method['variants'][number] };
+};
+
+/** `methods.<name>` when the methods' names are not known to the compiler: any method's section, or none. */
+type AnyMethodSections = Record<string, Record<string, unknown> | undefined>;
+
+/** Whether a method list's names are known to the compiler (a list typed `AnyQueryMethod[]` has only `string`). */
+type NamesKnown<Methods extends readonly MethodSectionDeclaration[]> = string extends Methods[number]['name'] ? false : true;
+
+/**
+ * The configuration as a user writes it (everything optional). With the workspace's methods as the type argument
+ * (`KgragConfigInput<typeof builtInMethods>`), `methods.<name>` is typed by each method's schema.
+ */
+export type KgragConfigInput<Methods extends readonly MethodSectionDeclaration[] = readonly MethodSectionDeclaration[]> =
+  Omit<z.input<typeof configSchema>, 'methods'> & { methods?: NamesKnown<Methods> extends true ? MethodSections<Methods> : AnyMethodSections };
+
+/**
+ * The resolved configuration every layer receives. With the workspace's methods as the type argument
+ * (`KgragConfig<typeof builtInMethods>`, what `createKgrag` returns by default), `methods.<name>` is typed by each
+ * method's schema; the sections hold what was written, and each method's schema, parsed once when the workspace
+ * opens, fills in the defaults.
+ */
+export type KgragConfig<Methods extends readonly MethodSectionDeclaration[] = readonly MethodSectionDeclaration[]> =
+  Omit<z.output<typeof configSchema>, 'methods'> & { methods: NamesKnown<Methods> extends true ? MethodSections<Methods> : AnyMethodSections };
 export type LlmConfig = KgragConfig['llm'];
 export type EmbeddingsConfig = KgragConfig['embeddings'];
 export type ChunkingConfig = KgragConfig['chunking'];

@@ -25,6 +25,7 @@ const examples: Record<string, unknown> = {
   'index.knn.exactUpTo': 200000,
   'store.url': 'postgres://kgrag:secret@localhost:5432/kgrag',
   'store.workspace': 'team-docs',
+  plugins: [],
   methods: { basic: { variant: 'hybrid' } },
   'methods.tot.knowledgeGraphs': { wikidata: { type: 'sparql', endpoint: 'https://query.wikidata.org/sparql' } },
 };

@@ -34,7 +34,8 @@ const cachedKeys = new WeakMap<z.ZodType, ConfigKey[]>();
 
 /** A method's section of the configuration, as the method declares it (`methods.<name>`). */
 export interface MethodConfigSchema {
-  schema: z.ZodType;
+  /** A zod object schema; its public `shape` lists the section's keys. */
+  schema: z.ZodType & { readonly shape: Readonly<Record<string, z.ZodType>> };
   variants: readonly string[];
 }
 
@@ -52,7 +53,7 @@ function methodSectionsSchema(methods: Readonly<Record<string, MethodConfigSchem
       Object.entries(methods).map(([name, method]) => {
         const variant = method.variants.length > 0 ? z.enum(method.variants as [string, ...string[]]) : z.never();
         // The shape alone: cross-field refinements (local's proportions) are checked when the method parses its merged section.
-        const section = z.object((method.schema as z.ZodObject).shape).partial().extend({ variant: variant.optional().describe(`Variant used when a query names none (${method.variants.join(', ')}); the first is the default`) });
+        const section = z.object(method.schema.shape).partial().extend({ variant: variant.optional().describe(`Variant used when a query names none (${method.variants.join(', ')}); the first is the default`) });
         return [name, section.strict().optional()];
       }),
     );
@@ -118,11 +119,16 @@ export interface LoadConfigOptions {
   /** Values from command-line flags (highest precedence). */
   overrides?: KgragConfigInput;
   /**
-   * The sections of `methods` the registered methods declare: their keys get KGRAG_* variables and are
-   * validated with the rest, each by its method's schema. Without them `methods.*` is not checked here.
+   * The sections of `methods` the workspace's methods declare: their keys get KGRAG_* variables and are
+   * validated with the rest, each by its method's schema. Without them `methods.*` is not checked here. A function
+   * is given the `plugins` the configuration lists (the options', else `KGRAG_PLUGINS`, else kgrag.yaml's) and the
+   * workspace folder, and returns the sections of the methods with those plugins loaded.
    */
-  methods?: Readonly<Record<string, MethodConfigSchema>>;
+  methods?: Readonly<Record<string, MethodConfigSchema>> | MethodSchemasOfPlugins;
 }
+
+/** The configuration sections of a workspace's methods once the plugins its configuration lists are loaded. */
+export type MethodSchemasOfPlugins = (plugins: readonly string[], workspace: string) => Promise<Readonly<Record<string, MethodConfigSchema>>>;
 
 /** A resolved configuration and where it came from. */
 export interface LoadedConfig {
@@ -273,7 +279,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
 
-  const schema = options.methods ? workspaceConfigSchema(options.methods) : configSchema;
+  const methodSchemas = typeof options.methods === 'function' ? await options.methods(pluginsOf(layers, env, options.overrides), workspace) : options.methods;
+  const schema = methodSchemas ? workspaceConfigSchema(methodSchemas) : configSchema;
   // Deriving the keys walks the whole JSON Schema: a process without KGRAG_* variables and without problems skips it.
   let keys: ConfigKey[] | undefined;
   const allKeys = (): ConfigKey[] => (keys ??= configKeys(schema));
@@ -315,9 +322,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const parsed = configSchema.safeParse(merged);
   let issues: z.core.$ZodIssue[] = parsed.success ? [] : parsed.error.issues;
   const methods = merged['methods'];
-  if (options.methods && isPlainObject(methods)) {
-    // The registered methods' sections check `methods.*` more closely than the core schema, which only asks for mappings.
-    const sections = methodSectionsSchema(options.methods).safeParse(methods);
+  if (methodSchemas && isPlainObject(methods)) {
+    // The methods' own sections check `methods.*` more closely than the core schema, which only asks for mappings.
+    const sections = methodSectionsSchema(methodSchemas).safeParse(methods);
     const methodIssues = sections.success ? [] : sections.error.issues.map((issue) => ({ ...issue, path: ['methods', ...issue.path] }));
     issues = [...issues.filter((issue) => issue.path[0] !== 'methods'), ...methodIssues];
   }
@@ -345,6 +352,18 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     });
   }
   return { config: (parsed as { data: KgragConfig }).data, workspace, sources, isSet: (path) => layers.some((layer) => hasPath(layer.values, path)) };
+}
+
+/**
+ * The method plugins the configuration lists, before it is validated (their sections are part of what validates it):
+ * the options' `plugins`, else `KGRAG_PLUGINS`, else the file's. A value that is not a list of strings counts as none
+ * here; validation then reports it with the rest.
+ */
+function pluginsOf(layers: ReadonlyArray<{ values: PlainObject }>, env: Record<string, string | undefined>, overrides: KgragConfigInput | undefined): string[] {
+  const fromEnv = env['KGRAG_PLUGINS'];
+  const candidates = [ownValue((overrides ?? {}) as PlainObject, 'plugins'), fromEnv ? parseEnvironmentValue(fromEnv, 'array') : undefined, ...layers.map((layer) => ownValue(layer.values, 'plugins'))];
+  const listed = candidates.find((value) => value !== undefined);
+  return Array.isArray(listed) && listed.every((item) => typeof item === 'string') ? listed : [];
 }
 
 /** A workspace is a folder (it may not exist yet); a file there is a mistake worth naming as such. */

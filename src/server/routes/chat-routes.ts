@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { registeredMethods } from '../../api/registered-methods.js';
 import type { Citation } from '../../answer/answer-types.js';
 import type { QueryResult } from '../../methods/query-engine.js';
+import type { AnyQueryMethod } from '../../methods/query-method.js';
 import type { ChatMessage } from '../../providers/llm/language-model.js';
 import { defineRoute } from '../api-route.js';
 import { httpError, problemOf } from '../http-problem.js';
@@ -13,13 +13,13 @@ import { problemResponse } from '../response-schemas.js';
 
 const modelPrefix = 'kgrag-';
 
-/** Every model the chat endpoint offers: `kgrag-<method>` and `kgrag-<method>:<variant>`. */
-export function chatModels(): string[] {
-  return registeredMethods.flatMap((method) => [`${modelPrefix}${method.name}`, ...method.variants.map((variant) => `${modelPrefix}${method.name}:${variant}`)]);
+/** Every model the chat endpoint offers for a workspace's methods: `kgrag-<method>` and `kgrag-<method>:<variant>`. */
+export function chatModels(methods: readonly AnyQueryMethod[]): string[] {
+  return methods.flatMap((method) => [`${modelPrefix}${method.name}`, ...method.variants.map((variant) => `${modelPrefix}${method.name}:${variant}`)]);
 }
 
-function methodOfModel(model: string): string {
-  const models = chatModels();
+function methodOfModel(model: string, methods: readonly AnyQueryMethod[]): string {
+  const models = chatModels(methods);
   if (!models.includes(model)) {
     throw httpError(404, 'SERVER_UNKNOWN_MODEL', `no model "${model.slice(0, 100)}"`, `choose one of GET /v1/models, e.g. ${models.slice(0, 4).join(', ')}`);
   }
@@ -81,7 +81,7 @@ export function chatRoutes(gate: QueryGate) {
       tag: 'openai',
       summary: 'The methods as OpenAI models (kgrag-<method>, kgrag-<method>:<variant>)',
       responses: { 200: { description: 'OpenAI model list', schema: z.object({ object: z.literal('list'), data: z.array(looseObject) }) } },
-      handler: (c) => c.json({ object: 'list', data: chatModels().map((id) => ({ id, object: 'model', created: 0, owned_by: 'kgrag' })) }),
+      handler: (c, { workspace }) => c.json({ object: 'list', data: chatModels(workspace.kgrag.engine.methods).map((id) => ({ id, object: 'model', created: 0, owned_by: 'kgrag' })) }),
     }),
     defineRoute({
       method: 'post',
@@ -98,7 +98,7 @@ export function chatRoutes(gate: QueryGate) {
       },
       handler: async (c, { body, workspace }) => {
         // Checked before a query slot is taken: a bad request must not count against the caller's concurrency.
-        const method = methodOfModel(body.model);
+        const method = methodOfModel(body.model, workspace.kgrag.engine.methods);
         const { question, history } = conversationOf(body);
         const answer = (signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> =>
           workspace.kgrag.query(question, { method, history, signal, ...(onText === undefined ? {} : { onText }) });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { registeredMethods } from '../../api/registered-methods.js';
+import type { AnyQueryMethod } from '../../methods/query-method.js';
 import { builtMethods } from '../../pipeline/built-methods.js';
 import { defineRoute } from '../api-route.js';
 import { methodDescriptionSchema } from '../response-schemas.js';
 
-/** A method's parameters as JSON Schema (its zod schema, input side), for forms and clients; computed once. */
-const methodDescriptions = registeredMethods.map((method) => {
+/** A method's description with its parameters as JSON Schema (its zod schema, input side), for forms and clients. */
+const describeMethod = (method: AnyQueryMethod) => {
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(method.config, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return {
     name: method.name,
@@ -15,7 +15,7 @@ const methodDescriptions = registeredMethods.map((method) => {
     ranking: method.ranking,
     parameters,
   };
-});
+};
 
 /** `GET /methods`: every method with its variants, parameter schema, and whether this index is built for it. */
 export const methodRoutes = [
@@ -31,7 +31,7 @@ export const methodRoutes = [
       const documents = built === undefined ? (await workspace.kgrag.stats()).documents : 0;
       return c.json({
         default: workspace.kgrag.config.query.method,
-        methods: methodDescriptions.map((method) => ({ ...method, built: built === undefined ? documents > 0 : built.includes(method.name) })),
+        methods: workspace.kgrag.engine.methods.map(describeMethod).map((method) => ({ ...method, built: built === undefined ? documents > 0 : built.includes(method.name) })),
       });
     },
   }),

@@ -1,0 +1,61 @@
+import { errorMessage } from '../core/error-message.js';
+import { KgragError } from '../core/errors.js';
+import type { Embedder } from '../providers/embed/embedder.js';
+import { createStoreLlmCache } from '../store/store-llm-cache.js';
+import type { WriteSession } from '../store/workspace-storage.js';
+import type { WorkspaceSession } from './workspace-session.js';
+import type { CancellableWriteOptions } from './write-options.js';
+
+/** How a write waits for the lock and stops: the caller's lock options and signals. */
+export type WriteControl = CancellableWriteOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal };
+
+/** Work done as the workspace's writer, on its draft, with an embedder for the draft; `currentStep` names the step running. */
+export type WriteWork<R> = (draft: WriteSession, embedder: Embedder, currentStep: (step: string) => void) => Promise<R>;
+
+/** The options with `signal` also aborted by `cancelSignal`: every part of the run stops on either. */
+export function withCancelSignal<O extends { signal?: AbortSignal; cancelSignal?: AbortSignal }>(options: O): O {
+  if (options.cancelSignal === undefined) return options;
+  return { ...options, signal: options.signal === undefined ? options.cancelSignal : AbortSignal.any([options.signal, options.cancelSignal]) };
+}
+
+function lockSignal(signal: AbortSignal | undefined, stopAfterStep: AbortSignal | undefined): { signal?: AbortSignal } {
+  if (signal === undefined) return stopAfterStep === undefined ? {} : { signal: stopAfterStep };
+  return { signal: stopAfterStep === undefined ? signal : AbortSignal.any([signal, stopAfterStep]) };
+}
+
+/**
+ * Runs `work` as the workspace's one writer, on a draft of the index, and publishes the draft when `work`
+ * changed it. A run that fails or is interrupted keeps its draft for the next one to resume, and readers
+ * keep the last published index meanwhile.
+ */
+export async function writeWorkspace<R extends { changed: boolean }>(session: WorkspaceSession, control: WriteControl, work: WriteWork<R>): Promise<R> {
+  const draft = await session.storage.beginWrite({
+    command: control.command ?? 'index',
+    ...(control.wait === undefined ? {} : { wait: control.wait }),
+    ...(control.onWait === undefined ? {} : { onWait: control.onWait }),
+    // Waiting for another writer is not a step: a request to stop after the current step ends the wait too.
+    ...lockSignal(control.signal, control.stopAfterStep),
+  });
+  let step: string | null = null;
+  try {
+    session.useWriteCache(session.config.llm.cache ? createStoreLlmCache(draft.store) : undefined);
+    const result = await work(draft, await session.embedderFor(draft.store), (name) => {
+      step = name;
+    });
+    if (result.changed || draft.resumed) await draft.publish();
+    else await draft.discard();
+    await draft.end();
+    return result;
+  } catch (error) {
+    const interrupted = control.signal?.aborted === true || (control.stopAfterStep?.aborted === true && KgragError.isInstance(error) && error.code === 'PIPELINE_STOPPED');
+    if (control.cancelSignal?.aborted === true) {
+      await draft.discard();
+      await draft.end();
+      throw error;
+    }
+    await draft.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
+    throw error;
+  } finally {
+    session.useWriteCache(undefined);
+  }
+}

@@ -1,6 +1,7 @@
 import { embedMany, wrapEmbeddingModel } from 'ai';
 import { KgragError } from '../../core/errors.js';
 import { startDeadline } from '../../core/start-deadline.js';
+import { kgragOptionsKey } from '../llm/kgrag-call-options.js';
 import { LlmCallError } from '../llm/llm-call-error.js';
 import { createRetryPolicy, retryWithBackoff } from '../llm/retry-policy.js';
 import type { RetryOptions } from '../llm/retry-policy.js';
@@ -47,7 +48,6 @@ export function embedderFromSdk(model: SdkEmbeddingModel, options: SdkEmbedderOp
   const context: ProviderCallContext = { service: 'embeddings', baseURL: `the ${model.provider} provider`, modelId: model.modelId, ...options.context };
   const policy = createRetryPolicy({ configSection: 'embeddings', ...options.retry });
   let dimensions = options.dimensions;
-  let purpose = 'embed-documents';
 
   const requests = wrapEmbeddingModel({
     model,
@@ -55,12 +55,12 @@ export function embedderFromSdk(model: SdkEmbeddingModel, options: SdkEmbedderOp
       specificationVersion: 'v3',
       overrideMaxEmbeddingsPerCall: () => batchSize,
       overrideSupportsParallelCalls: () => true,
-      wrapEmbed: ({ params }) =>
+      wrapEmbed: ({ params: { providerOptions: { [kgragOptionsKey]: kgrag, ...providerOptions } = {}, ...params } }) =>
         retryWithBackoff(
           async () => {
             const deadline = startDeadline(timeoutMs, params.abortSignal);
             try {
-              return await model.doEmbed({ ...params, abortSignal: deadline.signal });
+              return await model.doEmbed({ ...params, providerOptions, abortSignal: deadline.signal });
             } catch (error) {
               if (params.abortSignal?.aborted) throw params.abortSignal.reason;
               if (deadline.expired.aborted) {
@@ -78,7 +78,7 @@ export function embedderFromSdk(model: SdkEmbeddingModel, options: SdkEmbedderOp
           },
           policy,
           params.abortSignal,
-          purpose,
+          typeof kgrag?.['purpose'] === 'string' ? kgrag['purpose'] : undefined,
         ),
     },
   });
@@ -99,7 +99,7 @@ export function embedderFromSdk(model: SdkEmbeddingModel, options: SdkEmbedderOp
     }
   };
 
-  const embedValues = async (values: string[], signal: AbortSignal | undefined): Promise<number[][]> => {
+  const embedValues = async (values: string[], signal: AbortSignal | undefined, purpose: string): Promise<number[][]> => {
     // One failed batch stops the others instead of letting them spend calls on a lost result.
     const stopOthers = new AbortController();
     try {
@@ -109,7 +109,8 @@ export function embedderFromSdk(model: SdkEmbeddingModel, options: SdkEmbedderOp
         maxRetries: 0,
         maxParallelCalls: concurrency,
         abortSignal: signal === undefined ? stopOthers.signal : AbortSignal.any([signal, stopOthers.signal]),
-        ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+        // The purpose travels to the retry's `onRetry` as an LLM call's does; the middleware removes it.
+        providerOptions: { ...options.providerOptions, [kgragOptionsKey]: { purpose } },
       });
       if (embeddings.length !== values.length) {
         throw new LlmCallError(`Embedding response for "${model.modelId}" is malformed: ${embeddings.length} embeddings for ${values.length} inputs`, {
@@ -135,14 +136,14 @@ export function embedderFromSdk(model: SdkEmbeddingModel, options: SdkEmbedderOp
     async embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
       if (texts.length === 0) return [];
       const prefix = (embedOptions.inputType === 'query' ? options.queryPrefix : options.documentPrefix) ?? '';
-      purpose = embedOptions.inputType === 'query' ? 'embed-query' : 'embed-documents';
+      const purpose = embedOptions.inputType === 'query' ? 'embed-query' : 'embed-documents';
       const positions: number[] = [];
       texts.forEach((text, index) => {
         if (text !== '') positions.push(index);
       });
-      const vectors = positions.length === 0 ? [] : await embedValues(positions.map((index) => `${prefix}${texts[index] ?? ''}`), embedOptions.abortSignal);
+      const vectors = positions.length === 0 ? [] : await embedValues(positions.map((index) => `${prefix}${texts[index] ?? ''}`), embedOptions.abortSignal, purpose);
       checkDimensions(vectors);
-      if (dimensions === undefined) checkDimensions(await embedValues([' '], embedOptions.abortSignal));
+      if (dimensions === undefined) checkDimensions(await embedValues([' '], embedOptions.abortSignal, purpose));
       const output: Float32Array[] = texts.map(() => new Float32Array(dimensions ?? 0));
       positions.forEach((index, position) => {
         output[index] = normalize(Float32Array.from(vectors[position] ?? []));

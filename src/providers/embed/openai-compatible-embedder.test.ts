@@ -138,5 +138,16 @@ describe('createOpenAiCompatibleEmbedder against the mock server', () => {
       raw.forEach((value, component) => assert.ok(Math.abs((vectors[index]?.[component] ?? 0) - value / length) < 1e-6));
     }
   });
+
+  it("reports each retry with its call's purpose, which the server never sees", async () => {
+    const purposes: Array<string | undefined> = [];
+    const { embedder, bodies } = await setup(
+      { faults: { sequence: ['429', '429'] } },
+      { retry: { sleep: async () => undefined, rng: () => 0, onRetry: (event) => void purposes.push(event.purpose) } },
+    );
+    await Promise.all([embedder.embed(['a question'], { inputType: 'query' }), embedder.embed(['a passage'])]);
+    assert.deepEqual(purposes.sort(), ['embed-documents', 'embed-query']);
+    assert.ok(bodies.every((body) => !('kgrag' in body)));
+  });
 });
 

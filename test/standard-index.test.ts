@@ -85,7 +85,7 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
 
   it('runs every standard step and calls the LLM once per chunk turn, group, summary and report', () => {
     const { summary, purposes, communities } = index();
-    assert.deepEqual(summary.ran.slice(0, 13), [
+    assert.deepEqual(summary.ran.slice(0, 14), [
       'load',
       'chunk',
       'embed-chunks',
@@ -98,6 +98,8 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
       'embed-reports',
       'triples',
       'embed-triples',
+      // The chunk kNN graph is a shared artifact: built once, after the shared steps, before any method's own step.
+      'chunk-knn',
       'ppr-graph',
     ]);
     const counts = summary.counts;

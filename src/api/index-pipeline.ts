@@ -21,12 +21,11 @@ export interface IndexPipelineOptions {
 }
 
 /**
- * A plugin's steps as it declared them: those `indexSteps` returned must be those `provides` names, and what its
- * steps and the plugin read must be a step of the pipeline. Checked when the pipeline is composed, before any step runs.
+ * A method's steps as it declared them: those `indexSteps` returned must be those `provides` names, and what its
+ * steps and the method read must be a step of the pipeline. Checked when the pipeline is composed, before any step
+ * runs, for the built-in methods as for plugins (a built-in that fails it is a bug, found by the tests).
  */
-function checkPluginSteps(method: AnyQueryMethod, requires: readonly StepName[], steps: readonly PipelineStep[], available: ReadonlySet<StepName>): void {
-  // Plugins declare the contract's version (the registry refused any that did not); built-in methods need not.
-  if (method.specificationVersion === undefined) return;
+function checkMethodSteps(method: AnyQueryMethod, requires: readonly StepName[], steps: readonly PipelineStep[], available: ReadonlySet<StepName>): void {
   const fail = (message: string, hint: string): never => {
     throw new KgragError(`method plugin "${method.name}" ${message}`, { code: 'PLUGIN_INVALID', category: 'config', hint, details: { method: method.name } });
   };
@@ -56,7 +55,7 @@ async function methodContributions(
     })),
   );
   const available = new Set([...pipeline.shared.map((step) => step.name), ...pipeline.artifacts.map((provider) => provider.step), ...contributions.flatMap((contribution) => contribution.steps.map((step) => step.name))]);
-  for (const contribution of contributions) checkPluginSteps(contribution.method, contribution.requires, contribution.steps, available);
+  for (const contribution of contributions) checkMethodSteps(contribution.method, contribution.requires, contribution.steps, available);
   return contributions.map((contribution) => ({ method: contribution.method.name, requires: contribution.requires, steps: contribution.steps }));
 }
 

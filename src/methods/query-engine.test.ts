@@ -9,7 +9,7 @@ import { createKgrag } from '../api/create-kgrag.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { createTokenizer } from '../text/tokenizer.js';
 import { createQueryEngine } from './query-engine.js';
-import type { QueryMethod } from './query-method.js';
+import { methodSpecificationVersion, type QueryMethod } from './query-method.js';
 
 const corpus = fileURLToPath(new URL('../../examples/sample-corpus', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-engine-'));
@@ -53,6 +53,7 @@ describe('query engine', () => {
     let builds = 0;
     let fail = true;
     const counting: QueryMethod = {
+      specificationVersion: methodSpecificationVersion,
       name: 'counting',
       description: 'counts memo builds',
       variants: [],
@@ -91,6 +92,7 @@ describe('query engine', () => {
   test('topK sets every top-k parameter a method names; a method without one ignores it with a warning that names its parameters', async () => {
     const kgrag = await createKgrag({ workspace: await chunkedWorkspace(), env: {} });
     const echo = (name: string, topKParam: QueryMethod['topKParam']): QueryMethod => ({
+      specificationVersion: methodSpecificationVersion,
       name,
       description: 'returns its parameters',
       variants: [],

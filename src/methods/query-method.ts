@@ -159,9 +159,9 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
   /**
    * The version of this contract the method implements. A method from outside kgrag (a plugin) must say
    * `kgrag-method-v1`; a later kgrag that changes the contract refuses a plugin written for another version
-   * instead of calling it wrongly. The built-in methods implement the current version.
+   * instead of calling it wrongly. The built-in methods implement the current version and say so like any plugin.
    */
-  readonly specificationVersion?: typeof methodSpecificationVersion;
+  readonly specificationVersion: typeof methodSpecificationVersion;
   readonly name: string;
   readonly description: string;
   /** Named variants (`basic:bm25`); the first is the default. Empty when the method has none. */

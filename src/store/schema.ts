@@ -291,12 +291,19 @@ export function tableSpec(name: BuiltInTableName): AnyTableSpec {
   return schema[name] as unknown as AnyTableSpec;
 }
 
-/** Column names are few and decoding a row asks for each of them: converted once. */
+/**
+ * Column names are few and decoding a row asks for each of them: converted once. Process-wide and immutable per key;
+ * bounded, since plugins' tables add names the built-in schema does not know.
+ */
 const snakeNames = new Map<string, string>();
+const maxSnakeNames = 4096;
 
 /** `documentId` → `document_id`. */
 export function snakeCase(name: string): string {
   let sql = snakeNames.get(name);
-  if (sql === undefined) snakeNames.set(name, (sql = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)));
+  if (sql === undefined) {
+    sql = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    if (snakeNames.size < maxSnakeNames) snakeNames.set(name, sql);
+  }
   return sql;
 }

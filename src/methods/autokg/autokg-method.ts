@@ -1,7 +1,7 @@
 import type { ContextChunk } from '../../answer/answer-types.js';
 import { topIndices } from '../../math/top-indices.js';
 import { answerFromContext } from '../shared/answer-from-context.js';
-import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodAnswer, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import { queryScores } from '../shared/space-vectors.js';
 import { autokgAnswerPrompt, renderAutokgAnswerPrompt } from './autokg-answer-prompt.js';
 import { autokgLookups, type AutokgLookups } from './autokg-lookups.js';
@@ -85,7 +85,9 @@ function packPrompt(context: MethodContext, question: string, chunks: readonly C
  * token budget. Variants are the search presets: `paper` (15, 5, 3, 3, 2) and `notebook` (15, 7, 3, 4, 2).
  */
 export const autokgMethod: QueryMethod<AutokgConfig, FoundKeywords> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'autokg',
+  provides: ['chunk-graph', 'keywords'],
   description: 'AutoKG: hybrid search over texts, query keywords and their neighbours in the keyword graph (Laplace-learned keyword–chunk links)',
   variants: Object.keys(autokgPresets),
   config: autokgConfig,

@@ -1,6 +1,6 @@
 import type { ScoredId } from '../../store/store.js';
 import { queryTerms } from '../../text/word-tokens.js';
-import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import { basicConfig, type BasicConfig } from './config.js';
 
 async function bm25(context: MethodContext, question: string, k: number): Promise<ScoredId[]> {
@@ -31,6 +31,7 @@ export function reciprocalRankFusion(lists: ReadonlyArray<readonly ScoredId[]>, 
 
 /** `basic`: top-k chunks by BM25 (SQLite FTS5), by dense vectors, or both fused (`hybrid`, the default). */
 export const basicMethod: QueryMethod<BasicConfig> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'basic',
   description: 'naive RAG: top-k chunks by vector, BM25 or hybrid (reciprocal-rank fusion) similarity',
   variants: ['hybrid', 'bm25', 'dense'],

@@ -1,6 +1,6 @@
 import { packTable, tableCell } from '../../answer/pack-table.js';
 import { buildLocalContext, localSubgraph } from '../local/index.js';
-import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodAnswer, type QueryMethod, type Retrieval } from '../query-method.js';
 import { requireLlm } from '../shared/require-llm.js';
 import { driftLocalOptions, driftConfig, type DriftConfig } from './config.js';
 import { driftPrompts } from './drift-prompts.js';
@@ -19,6 +19,7 @@ interface DriftPreview {
  * search of the question with DRIFT's follow-up settings.
  */
 export const driftMethod: QueryMethod<DriftConfig, DriftPreview> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'drift',
   description: 'GraphRAG DRIFT search: report-primed answer refined by rounds of follow-up local searches (needs an LLM)',
   variants: [],

@@ -2,7 +2,7 @@ import type { CitableRecord } from '../../answer/generate-answer.js';
 import { generateAnswer } from '../../answer/generate-answer.js';
 import { packTable } from '../../answer/pack-table.js';
 import type { CommunityRecord } from '../../core/types.js';
-import type { MethodAnswer, MethodContext, QueryMethod, QuerySubgraph, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodAnswer, type MethodContext, type QueryMethod, type QuerySubgraph, type Retrieval } from '../query-method.js';
 import { buildReportBatches, prepareReportRows, reportsTableHeader, reportsTableTitle, weightReports, type PreparedRow, type ReportBatches } from './build-report-batches.js';
 import { createCallMeter, type CallMeter } from '../shared/call-meter.js';
 import { contextOnlyUnsupported } from '../shared/context-only-unsupported.js';
@@ -134,6 +134,7 @@ function selectionRows(context: MethodContext, selection: GlobalSelection): Prom
  * 5·k distinct passages — cheap (no LLM, vectors loaded once per index) and anchored in what the map would read.
  */
 export const globalMethod: QueryMethod<GlobalConfig, GlobalSelection> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'global',
   description: 'GraphRAG global search: map-reduce over community reports (static roll-up or dynamic LLM-rated selection)',
   variants: ['static', 'dynamic'],

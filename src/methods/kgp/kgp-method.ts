@@ -2,7 +2,7 @@ import { KgragError } from '../../core/errors.js';
 import { passageEdgeBit } from './build/passage-graph.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { englishStopwords } from '../../text/stopwords.js';
-import type { MethodContext, QueryMethod, RankingInfo, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodContext, type QueryMethod, type RankingInfo, type Retrieval } from '../query-method.js';
 import { contextOnlyUnsupported } from '../shared/context-only-unsupported.js';
 import { kgpNextEvidencePrompt } from './next-evidence-prompt.js';
 import { generateNextEvidence, type GeneratedEvidence } from './generate-next-evidence.js';
@@ -257,7 +257,9 @@ function evidenceDetail(run: VariantRun, paths: ReadonlyArray<readonly number[]>
  * `kgp-fallback` trace step (as `global:dynamic` falls back to the static roll-up without one).
  */
 export const kgpMethod: QueryMethod<KgpConfig> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'kgp',
+  provides: ['passage-graph'],
   description: 'Knowledge Graph Prompting: seed passages, then a traversal of the passage graph guided by the evidence still missing',
   variants: kgpVariants,
   config: kgpConfig,

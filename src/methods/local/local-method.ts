@@ -1,5 +1,5 @@
 import { answerFromContext } from '../shared/answer-from-context.js';
-import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodAnswer, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import { buildLocalContext, type LocalContext, type LocalContextOptions } from './build-local-context.js';
 import { localSubgraph } from './local-subgraph.js';
 import { localAnswerSystemPrompt, renderLocalAnswerPrompt } from './local-answer-prompt.js';
@@ -16,6 +16,7 @@ export function localContextOptions(context: MethodContext, params: LocalConfig)
  * they come from; the LLM answers from it with `[Data: …]` citations.
  */
 export const localMethod: QueryMethod<LocalConfig, LocalContext> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'local',
   description: 'GraphRAG local search: entities matched to the question, with their reports, relationships, claims and text units',
   variants: [],

@@ -2,7 +2,7 @@ import { personalizedPageRank, type PageRankResult } from '../../graph/pagerank.
 import { sparseMatrixVectorProduct } from '../../math/sparse-matrix-vector-product.js';
 import { queryEntitiesPrompt, startQueryEntities } from '../shared/query-entities.js';
 import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
-import type { MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import type { PprGraph } from './build/ppr-graph.js';
 import { linkFacts, type FactLink } from './link-facts.js';
 import { linkQueryEntities, type EntityLink } from './link-query-entities.js';
@@ -193,7 +193,9 @@ async function retrieveV1(context: MethodContext, question: string, graph: PprGr
  * triples. Without any seed phrase, passages are ranked by the passage seed scores (dense/BM25).
  */
 export const pprMethod: QueryMethod<PprConfig> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'ppr',
+  provides: ['ppr-graph'],
   description: 'HippoRAG personalized PageRank over a phrase/passage graph of OpenIE triples (v2: fact, entity and passage seeds; v1: query entities only)',
   variants: ['v2', 'v1'],
   config: pprConfig,

@@ -1,7 +1,7 @@
 import { packSourcesTable } from '../../answer/pack-context.js';
 import { answerFromContext } from '../shared/answer-from-context.js';
 import { createCallMeter, type CallMeter } from '../shared/call-meter.js';
-import type { MethodAnswer, MethodContext, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodAnswer, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import { queryEntitiesPrompt, startQueryEntities } from '../shared/query-entities.js';
 import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import { relationsGraph } from './relations-graph.js';
@@ -26,6 +26,7 @@ import { retrieveRelations, usesLlmRerank } from './retrieve-relations.js';
  * passages returned are then the passages the answer reads.
  */
 export const relationsMethod: QueryMethod<RelationsConfig, CallMeter | undefined> = {
+  specificationVersion: methodSpecificationVersion,
   name: 'relations',
   description: 'Graph RAG with Milvus: entity and fact seeds, incidence-matrix expansion, one LLM rerank of the facts (LLM-free: similarity and paths), their passages',
   variants: [],

@@ -2,6 +2,11 @@ import { runsCompiled, startModuleWorker } from '../../core/start-module-worker.
 
 type Extractor = typeof import('../../extract/nlp-graph/noun-phrase-extractor.js');
 
+/*
+ * Process-wide on purpose: `prepare` runs before any workspace (or value that could own this) exists, and the point is
+ * to load the English model once per process. Bounded: one extractor (which replaces its own wink-nlp instance past a
+ * character budget) and at most one prefetched question, since only the first question of a process is prefetched.
+ */
 let extractor: Extractor | undefined;
 let firstCallDone = false;
 const prefetched = new Map<string, Promise<string[]>>();

@@ -1,7 +1,7 @@
 import { createCallMeter } from '../shared/call-meter.js';
 import { contextOnlyUnsupported } from '../shared/context-only-unsupported.js';
 import { requireLlm } from '../shared/require-llm.js';
-import type { MethodAnswer, QueryMethod, Retrieval } from '../query-method.js';
+import { methodSpecificationVersion, type MethodAnswer, type QueryMethod, type Retrieval } from '../query-method.js';
 import { workspaceEvidence } from './workspace-evidence.js';
 import { initializeTraversal } from './initialize-traversal.js';
 import { memoizedKnowledgeGraph } from './memoized-knowledge-graph.js';
@@ -58,6 +58,7 @@ export interface TotMethodOptions {
 export function createTotMethod(options: TotMethodOptions = {}): QueryMethod<TotConfig, TotRun> {
   const instances = options.knowledgeGraphs ?? {};
   return {
+    specificationVersion: methodSpecificationVersion,
     name: 'tot',
     description: 'Tree-of-Traversals: an LLM tree search over a knowledge graph (the index, SPARQL endpoints, or both), expanding entities along chosen relations until a confident answer (needs an LLM)',
     variants: [],

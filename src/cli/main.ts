@@ -68,6 +68,8 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
     .option('--workers <n>', 'start n worker processes for the LLM calls of extraction, claims, summaries and reports (postgres backend; workers.local)')
     .option('--remote-workers', 'also hand that work to `kgrag worker` processes on other machines (postgres backend; workers.remote)')
+    .option('--watch', 'after indexing, follow the paths and update the index after each burst of changes (adds, edits, deletes, renames; implies --prune) until Ctrl-C')
+    .option('--debounce <ms>', 'with --watch: the quiet time after the last change before an update (default: 2000)')
     .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
 
   program

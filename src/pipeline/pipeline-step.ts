@@ -116,6 +116,12 @@ export interface StepOutput {
   /** Hash of the step's output; steps that read it include it in their fingerprint. */
   outputVersion: string;
   /**
+   * The write changes records although `outputVersion` is the same, because no later step reads what changed (a moved
+   * file's document takes its new source): the run still publishes, and the steps that read this one stay skipped.
+   * @default false
+   */
+  changedRecords?: boolean;
+  /**
    * Writes the step's tables. The runner calls it inside one transaction together with the run
    * record, so a crash leaves either the old state or the complete new one.
    */

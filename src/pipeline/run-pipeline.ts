@@ -205,7 +205,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
         ]);
       });
       // A new fingerprint must be kept even when the output is the same, or the step runs again at every index.
-      if (outputVersions.get(step.name) !== output.outputVersion || previous?.status !== 'done' || previous.fingerprint !== fingerprint) summary.changed = true;
+      if (output.changedRecords === true || outputVersions.get(step.name) !== output.outputVersion || previous?.status !== 'done' || previous.fingerprint !== fingerprint) summary.changed = true;
       outputVersions.set(step.name, output.outputVersion);
       summary.ran.push(step.name);
       summary.counts[step.name] = output.counts;

@@ -2,14 +2,16 @@ import { resolve } from 'node:path';
 import type { KgragConfigInput } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { watchPaths } from '../../core/watch-paths.js';
+import type { Kgrag } from '../../api/kgrag.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { handleInterrupts } from '../handle-interrupts.js';
 import { formatDryRun } from '../format-dry-run.js';
 import { llmPriceOf } from '../llm-price-of.js';
-import { createProgressRenderer } from '../progress-renderer.js';
-import { createRetryReporter } from '../retry-reporter.js';
+import { createProgressRenderer, type ProgressRenderer } from '../progress-renderer.js';
+import { createRetryReporter, type RetryReporter } from '../retry-reporter.js';
 import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
 
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
@@ -32,6 +34,10 @@ export interface IndexCommandOptions {
   workers?: string;
   /** `--remote-workers`: hand LLM calls to `kgrag worker` processes elsewhere too. */
   remoteWorkers?: boolean;
+  /** `--watch`: after the run, follow the paths and update the index once per quiet period (implies prune). */
+  watch?: boolean;
+  /** `--debounce <ms>`: the quiet period of `--watch`. @default 2000 */
+  debounce?: string;
 }
 
 /** The configuration an index command's flags set. */
@@ -66,19 +72,95 @@ function strictError(warnings: number): KgragError {
 
 /**
  * `kgrag index <paths…>`: loads files and folders into the workspace and brings every index step up
- * to date, with progress on stderr. Ctrl-C stops after the current step; running again resumes.
+ * to date, with progress on stderr. Ctrl-C stops after the current step; running again resumes. With `--watch` it
+ * then follows the paths and runs one update per quiet period (see {@link watchAndIndex}).
  */
 export async function indexCommand(paths: string[], options: IndexCommandOptions, global: GlobalOptions, io: CliIo): Promise<void> {
   if (options.dryRun) {
+    if (options.watch) throw new KgragError('--watch and --dry-run cannot be combined', { code: 'CLI_WATCH_DRY_RUN', category: 'input', hint: 'estimate once with --dry-run, then follow the folder with --watch' });
     await dryRunCommand(paths, options, global, io);
     return;
   }
-  // The renderer reports retries while the workspace opens, before its model's price is known.
+  const debounceMs = options.watch ? watchDebounceMs(options.debounce) : 0;
+  if (options.watch && paths.length === 0) {
+    throw new KgragError('--watch needs the files or folders to follow', { code: 'CLI_WATCH_NO_PATHS', category: 'input', hint: 'name them: kgrag index ./docs --watch' });
+  }
+  // The renderer reports retries while the workspace opens, before its model's price is known; each run gets its own.
   let run: RunPrice | undefined;
-  const renderer = createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => run?.price !== undefined });
+  const newRenderer = (): ProgressRenderer => createProgressRenderer(io.stderr, { quiet: global.quiet === true, priced: () => run?.price !== undefined });
+  let renderer = newRenderer();
   const retries = createRetryReporter((line) => renderer.log(line));
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io, indexOverrides(options)), onRetry: retries.onRetry }, io);
   run = llmPriceOf(kgrag);
+  const price = run;
+  const once = async (): Promise<void> => {
+    renderer = newRenderer();
+    // Under --watch every run prunes: a deleted or renamed file is a change like any other.
+    await indexOnce(kgrag, paths, options.watch ? { ...options, prune: true } : options, { global, io, renderer, retries, run: price });
+  };
+  try {
+    await once();
+    if (options.watch) await watchAndIndex(kgrag, paths, debounceMs, io, once);
+  } finally {
+    retries.stop();
+    renderer.stop();
+    await kgrag.close();
+  }
+}
+
+/** `--debounce <ms>`, checked: the quiet time a watched change waits for. */
+function watchDebounceMs(option: string | undefined): number {
+  if (option === undefined) return 2000;
+  const value = Number(option);
+  if (!Number.isInteger(value) || value < 0 || value > 600_000) {
+    throw new KgragError(`--debounce ${option} is not a number of milliseconds`, { code: 'CLI_BAD_DEBOUNCE', category: 'input', hint: 'pass a whole number of milliseconds up to 600000, e.g. --debounce 2000' });
+  }
+  return value;
+}
+
+/**
+ * Follows `paths` and brings the index up to date once per quiet period of `debounceMs`: a burst of file events (a
+ * checkout, a copy of a thousand files) is one update, and events during an update wait for the next. Ctrl-C between
+ * updates stops watching at once (exit 0); during an update it is the ordinary interrupt of `kgrag index` (the step
+ * in progress is kept, exit 130, the next run resumes). The workspace's own index files, when they lie inside a
+ * watched folder, are not changes.
+ */
+async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs: number, io: CliIo, update: () => Promise<void>): Promise<void> {
+  const stop = new AbortController();
+  const onInterrupt = (): void => {
+    if (!stop.signal.aborted) writeLine(io.stderr, '\nstopped watching');
+    stop.abort();
+  };
+  const storeFiles = kgrag.config.store.backend === 'sqlite' ? resolve(kgrag.workspace, kgrag.config.store.path) : undefined;
+  const roots = paths.map((path) => resolve(io.cwd, path));
+  writeLine(io.stderr, `watching ${roots.map((root) => sanitizeForTerminal(root)).join(', ')} (updates ${debounceMs / 1000} s after the last change; Ctrl-C stops)`);
+  process.on('SIGINT', onInterrupt);
+  try {
+    for await (const batch of watchPaths(roots, { debounceMs, signal: stop.signal, ...(storeFiles === undefined ? {} : { ignore: (path: string) => path.startsWith(storeFiles) }) })) {
+      writeLine(io.stderr, `${batch.paths.length} path${batch.paths.length === 1 ? '' : 's'} changed (${batch.events} event${batch.events === 1 ? '' : 's'}): updating`);
+      process.off('SIGINT', onInterrupt);
+      try {
+        await update();
+      } finally {
+        process.on('SIGINT', onInterrupt);
+      }
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/** What one run of the index command reports to. */
+interface IndexRunSurroundings {
+  global: GlobalOptions;
+  io: CliIo;
+  renderer: ProgressRenderer;
+  retries: RetryReporter;
+  run: RunPrice;
+}
+
+/** One index run of the command: progress, the summary line (or JSON), the pruned sources, the cost. */
+async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexCommandOptions, { global, io, renderer, retries, run }: IndexRunSurroundings): Promise<void> {
   const interrupts = handleInterrupts(io);
   const warnings: PipelineWarning[] = [];
   const steps: StepRunCost[] = [];
@@ -123,7 +205,8 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
         usage: { ...summary.usage, priced: run.price !== undefined, failedCalls: usage.failedCalls, cache },
         steps,
       };
-      writeLine(io.stdout, JSON.stringify(json, null, 2));
+      // Under --watch each update prints one JSON line (JSON Lines), so that a reader can take them one by one.
+      writeLine(io.stdout, options.watch ? JSON.stringify(json) : JSON.stringify(json, null, 2));
     } else {
       writeLine(
         io.stdout,
@@ -135,10 +218,7 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     // Whatever the interrupted work threw (a cancelled request, a lock wait given up) is the interrupt.
     throw interrupts.translate(error, steps.map((step) => step.step));
   } finally {
-    retries.stop();
-    renderer.stop();
     interrupts.dispose();
-    await kgrag.close();
   }
 }
 

@@ -149,6 +149,13 @@ export const loadStep: PipelineStep = {
       );
     }
     const added = [...loaded.values()].filter((document) => !existingById.has(document.id));
+    // A file renamed or moved under the inputs keeps its document (the same title and text are the same id), which takes
+    // the new source; its chunks and everything after them are unchanged, so no later step runs for a move.
+    const moved = [...loaded.values()].flatMap((document) => {
+      const previous = existingById.get(document.id);
+      if (previous === undefined || previous.source === document.source || loadedSources.has(previous.source) || !isUnder(previous.source, inputs.paths)) return [];
+      return [{ ...document, createdAt: previous.createdAt }];
+    });
     const finalIds = [...existing.map((document) => document.id).filter((id) => !replaced.has(id) && !removed.has(id)), ...added.map((d) => d.id)];
     if (finalIds.length === 0 && removed.size > 0) {
       throw new KgragError(`this run would remove all ${removed.size} documents of the index, leaving it empty; nothing was removed`, {
@@ -165,11 +172,12 @@ export const loadStep: PipelineStep = {
       });
     }
     return {
-      counts: { documents: finalIds.length, added: added.length, replaced: replaced.size, removed: removed.size, unchanged: loaded.size - added.length },
+      counts: { documents: finalIds.length, added: added.length, replaced: replaced.size, removed: removed.size, moved: moved.length, unchanged: loaded.size - added.length - moved.length },
       outputVersion: contentId('documents', Array.from(finalIds).sort()),
+      changedRecords: moved.length > 0,
       async write(tx) {
         await tx.table('documents').deleteWhere('id', [...replaced, ...removed]);
-        await tx.table('documents').upsert(added);
+        await tx.table('documents').upsert([...added, ...moved]);
       },
     };
   },

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { watchPaths } from '../src/core/watch-paths.js';
+import { nodeScriptArgs } from './helpers/node-script.js';
+
+/*
+ * `kgrag index <folder> --watch` (issue 38): after the first run it follows the folder and runs one update per quiet
+ * period, pruning what is gone. These tests use real files, Node's recursive fs.watch and a real CLI child process.
+ */
+
+const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
+const directories: string[] = [];
+after(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+function temporary(prefix: string): string {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  directories.push(directory);
+  return directory;
+}
+
+function writeNote(folder: string, name: string, title: string, text: string): void {
+  writeFileSync(join(folder, name), `# ${title}\n\n${text}\n`);
+}
+
+describe('a renamed file', () => {
+  it('keeps its document, which takes the new source (it used to keep the old, missing path)', async () => {
+    const workspace = temporary('kgrag-rename-');
+    const docs = join(workspace, 'docs');
+    mkdirSync(docs);
+    writeNote(docs, 'a.md', 'Weir', 'The weir at Kestermouth was rebuilt in 1911 after the flood.');
+    writeNote(docs, 'b.md', 'Ferry', 'The ferry crossed the Kester until the bridge opened.');
+    const kgrag = await createKgrag({ workspace, env: {}, config: { pipeline: { methods: ['basic'] } } });
+    try {
+      await kgrag.index([docs], { prune: true });
+      const [before] = (await kgrag.documents()).filter((document) => document.title === 'Weir');
+      renameSync(join(docs, 'a.md'), join(docs, 'renamed.md'));
+      const summary = await kgrag.index([docs], { prune: true });
+      const documents = await kgrag.documents();
+      assert.deepEqual(documents.map((document) => document.source).sort(), [join(docs, 'b.md'), join(docs, 'renamed.md')]);
+      const [moved] = documents.filter((document) => document.title === 'Weir');
+      assert.equal(moved?.id, before?.id, 'the same title and text are the same document');
+      assert.equal(summary.counts['load']?.['moved'], 1);
+      assert.ok(!summary.ran.includes('chunk'), 'a move changes no chunk: the steps after load are up to date');
+    } finally {
+      await kgrag.close();
+    }
+  });
+});
+
+describe('watchPaths', () => {
+  it('hands out a burst of a thousand file events as one batch, and leaves out ignored paths', async () => {
+    const folder = temporary('kgrag-watch-');
+    const stop = new AbortController();
+    const batches = watchPaths([folder], { debounceMs: 300, signal: stop.signal, ignore: (path) => path.endsWith('.ignored') });
+    const first = batches.next();
+    // Watching starts when the generator first runs.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    writeFileSync(join(folder, 'x.ignored'), 'not a change');
+    for (let file = 0; file < 500; file++) writeFileSync(join(folder, `note-${file}.txt`), `note ${file}`);
+    for (let file = 0; file < 500; file++) writeFileSync(join(folder, `note-${file}.txt`), `note ${file}, edited`);
+    const batch = await first;
+    assert.equal(batch.done, false);
+    assert.equal(batch.value?.paths.length, 500, 'one batch names each file once');
+    assert.ok((batch.value?.events ?? 0) >= 500, `at least one event per file (${batch.value?.events}; Linux merges events of a file written twice in a row)`);
+    assert.ok(!batch.value?.paths.some((path) => path.endsWith('.ignored')));
+    stop.abort();
+    assert.equal((await batches.next()).done, true, 'an abort ends the watch');
+  });
+
+  it('says which path cannot be watched', async () => {
+    const missing = join(temporary('kgrag-watch-'), 'nowhere');
+    await assert.rejects(watchPaths([missing], { debounceMs: 10 }).next(), (error: Error & { code?: string }) => error.code === 'WATCH_PATH_MISSING' && error.message.includes(missing));
+  });
+});
+
+describe('kgrag index --watch', () => {
+  it('picks up an add, an edit, a rename and a delete, one update each, and stops on Ctrl-C between updates', async () => {
+    const workspace = temporary('kgrag-watch-cli-');
+    const docs = join(workspace, 'docs');
+    mkdirSync(docs);
+    writeNote(docs, 'weir.md', 'Weir', 'The weir at Kestermouth was rebuilt in 1911 after the flood.');
+    writeNote(docs, 'ferry.md', 'Ferry', 'The ferry crossed the Kester until the bridge opened.');
+    // The index file lies inside the watched folder's parent, the workspace; its writes are not changes.
+    const child = spawn(process.execPath, [...nodeScriptArgs(cli), 'index', docs, '--watch', '--debounce', '200', '--methods', 'basic', '--json', '-w', workspace], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(KGRAG|OPENAI)_/.test(name))),
+    });
+    let stdout = '';
+    let stderr = '';
+    const waiters: Array<{ count: number; resolve: () => void }> = [];
+    const lines = (): Array<{ documents: number; pruned?: Array<{ source: string }> }> => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as { documents: number });
+    child.stdout.on('data', (data: Buffer) => {
+      stdout += data.toString();
+      for (const waiter of waiters.splice(0)) (lines().length >= waiter.count ? waiter.resolve : () => waiters.push(waiter))();
+    });
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const updates = (count: number): Promise<void> =>
+      lines().length >= count
+        ? Promise.resolve()
+        : Promise.race([new Promise<void>((resolve) => waiters.push({ count, resolve })), exit.then((code) => assert.fail(`kgrag exited (${code}) after ${lines().length} results:\n${stderr}`))]);
+    const sources = (): string[] => readdirSync(docs).map((name) => join(docs, name)).sort();
+    try {
+      await updates(1);
+      assert.equal(lines()[0]?.documents, 2);
+      // Watching starts right after the first result; give the watcher its first tick before changing files.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      writeNote(docs, 'bridge.md', 'Bridge', 'The Kester bridge opened in 1932.');
+      await updates(2);
+      assert.equal(lines()[1]?.documents, 3);
+
+      writeNote(docs, 'bridge.md', 'Bridge', 'The Kester bridge opened in 1933, a year late.');
+      await updates(3);
+      assert.equal(lines()[2]?.documents, 3, 'an edit replaces the document');
+      assert.deepEqual(lines()[2]?.pruned, [], 'the edited file is replaced by its source, not pruned');
+
+      renameSync(join(docs, 'ferry.md'), join(docs, 'crossing.md'));
+      await updates(4);
+      assert.equal(lines()[3]?.documents, 3);
+
+      rmSync(join(docs, 'weir.md'));
+      await updates(5);
+      assert.equal(lines()[4]?.documents, 2);
+      assert.deepEqual(lines()[4]?.pruned?.map((document) => document.source), [join(docs, 'weir.md')]);
+
+      child.kill('SIGINT');
+      assert.equal(await exit, 0, stderr);
+      assert.match(stderr, /stopped watching/);
+      assert.equal(lines().length, 5, 'one update per change, none for the index files it wrote');
+      const kgrag = await createKgrag({ workspace, env: {} });
+      try {
+        assert.deepEqual((await kgrag.documents()).map((document) => document.source).sort(), sources());
+        const answer = await kgrag.query('When did the Kester bridge open?', { method: 'basic', contextOnly: true });
+        assert.ok(answer.context.chunks.some((chunk) => chunk.text.includes('1933')), 'the edit is what the index answers from');
+      } finally {
+        await kgrag.close();
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses --watch without paths, and with --dry-run', async () => {
+    const workspace = temporary('kgrag-watch-cli-');
+    for (const args of [['index', '--watch'], ['index', workspace, '--watch', '--dry-run'], ['index', workspace, '--watch', '--debounce', 'soon']]) {
+      const child = spawn(process.execPath, [...nodeScriptArgs(cli), ...args, '-w', workspace], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      assert.notEqual(code, 0, args.join(' '));
+      assert.match(stderr, /--watch|--debounce/, stderr);
+    }
+  });
+});

@@ -42,7 +42,7 @@ export const builtInMethods = [
 /** The built-in methods, as a registry holds any method. */
 const builtIns: readonly AnyQueryMethod[] = builtInMethods;
 
-/** Whether a method is one kgrag ships (a plugin is checked against the method contract; a built-in is trusted). */
+/** Whether a method is one kgrag ships, for messages and for the command line (which prepares a plugin only once its workspace has loaded it). */
 export function isBuiltInMethod(method: AnyQueryMethod): boolean {
   return builtIns.includes(method);
 }

@@ -29,7 +29,7 @@ function pluginError(method: string, message: string, hint: string, origin: stri
   });
 }
 
-/** Refuses a method that is not a built-in and breaks the v1 contract or claims a name another method or the store owns. */
+/** Refuses a method that breaks the v1 contract or claims a name another method or the store owns. */
 function checkPlugin(method: AnyQueryMethod, earlier: readonly AnyQueryMethod[], origin: string | undefined): void {
   const fail = (message: string, hint: string): never => {
     throw pluginError(method.name, message, hint, origin);
@@ -63,25 +63,17 @@ function checkPlugin(method: AnyQueryMethod, earlier: readonly AnyQueryMethod[],
 export interface MethodRegistryOptions {
   /** Where a plugin came from (its `plugins:` entry), for messages. */
   originOf?: (method: AnyQueryMethod) => string | undefined;
-  /** Methods kgrag made itself that count as built-ins (tot with the knowledge graphs given to createKgrag). */
-  trusted?: readonly AnyQueryMethod[];
 }
 
 /**
- * A workspace's methods, checked: the built-ins as they are, and every other method (a plugin given in code or
- * loaded from kgrag.yaml) against the v1 contract — its version, a unique name, and steps, vector spaces and tables
- * that no other method or the store already owns. `originOf` names where a plugin came from, for messages.
+ * A workspace's methods, each checked against the v1 contract — its version, a unique name, and steps, vector spaces
+ * and tables that no other method or the store already owns. The built-ins are checked like any plugin (they declare
+ * the version and their steps; their spaces and tables are the schema's), so a method kgrag makes itself (`tot` with
+ * the knowledge graphs given to createKgrag) needs no exemption. `originOf` names where a plugin came from.
  */
 export function createMethodRegistry(methods: readonly AnyQueryMethod[], options: MethodRegistryOptions = {}): MethodRegistry {
-  const { originOf = () => undefined, trusted = [] } = options;
-  methods.forEach((method, index) => {
-    const earlier = methods.slice(0, index);
-    if (isBuiltInMethod(method) || trusted.includes(method)) {
-      if (earlier.includes(method)) throw pluginError(method.name, 'is listed twice', 'list each method once', undefined);
-      return;
-    }
-    checkPlugin(method, earlier, originOf(method));
-  });
+  const { originOf = () => undefined } = options;
+  methods.forEach((method, index) => checkPlugin(method, methods.slice(0, index), originOf(method)));
   const names = methods.map((method) => method.name);
   return {
     methods,

@@ -80,8 +80,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
   const graphs = options.knowledgeGraphs;
   const tot = graphs === undefined ? undefined : createTotMethod({ knowledgeGraphs: graphs });
   const withGraphs = tot === undefined ? given : given.map((method) => (method === totMethod ? tot : method));
-  const trusted = tot === undefined ? [] : [tot];
-  let registry = createMethodRegistry(withGraphs, { trusted });
+  let registry = createMethodRegistry(withGraphs);
   const loaded = await loadConfig({
     workspace: options.workspace ?? process.cwd(),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
@@ -92,7 +91,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
       if (plugins.length === 0) return registry.configSchemas;
       const loadedPlugins = await loadMethodPlugins(plugins, workspace);
       const origins = new Map(loadedPlugins.map((plugin) => [plugin.method, plugin.origin]));
-      registry = createMethodRegistry([...registry.methods, ...loadedPlugins.map((plugin) => plugin.method)], { originOf: (method) => origins.get(method), trusted });
+      registry = createMethodRegistry([...registry.methods, ...loadedPlugins.map((plugin) => plugin.method)], { originOf: (method) => origins.get(method) });
       return registry.configSchemas;
     },
   });

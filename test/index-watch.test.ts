@@ -81,7 +81,8 @@ describe('watchPaths', () => {
 });
 
 describe('kgrag index --watch', () => {
-  it('picks up an add, an edit, a rename and a delete, one update each, and stops on Ctrl-C between updates', async () => {
+  // A missed file event would leave the test waiting for an update: it fails after a minute instead of hanging the suite.
+  it('picks up an add, an edit, a rename and a delete, one update each, and stops on Ctrl-C between updates', { timeout: 60_000 }, async () => {
     const workspace = temporary('kgrag-watch-cli-');
     const docs = join(workspace, 'docs');
     mkdirSync(docs);

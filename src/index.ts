@@ -6,7 +6,7 @@
 
 // Workspace facade
 export { createKgrag } from './api/create-kgrag.js';
-export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, StatisticsDrift, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
 export type { GraphragImportSummary, ImportGraphragOptions } from './api/import-graphrag.js';
 export { exportFormats } from './api/export-index.js';
 export { builtInExporters } from './api/index-exporter.js';

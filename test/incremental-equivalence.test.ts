@@ -26,6 +26,7 @@ const clusteringDependent = new Set([
   'communities',
   'reports',
   'vectors:reports',
+  'blob:vector-texts:reports',
   'meta:reports:inputs',
   'keywords',
   'keywordChunks',
@@ -100,7 +101,7 @@ async function storedCommunities(kgrag: Kgrag): Promise<Array<{ level: number; m
   return (await kgrag.store.table('communities').pick(['level', 'entityIds'])).map((community) => ({ level: community.level, members: community.entityIds }));
 }
 
-describe('an index kept up to date equals a fresh build (fast mode, every method)', { timeout: 600_000 }, () => {
+describe('an index updated with refreshShare 0 (every update refits the corpus statistics) equals a fresh build (fast mode, every method)', { timeout: 600_000 }, () => {
   const folders: string[] = [];
   let fresh: Kgrag;
   let incremental: Kgrag;
@@ -109,14 +110,15 @@ describe('an index kept up to date equals a fresh build (fast mode, every method
   before(async () => {
     dataset = await loadSampleDataset();
     const documents = documentsOf(dataset);
-    const open = async (): Promise<Kgrag> => {
+    const open = async (refreshShare?: number): Promise<Kgrag> => {
       const folder = mkdtempSync(join(tmpdir(), 'kgrag-equivalence-'));
       folders.push(folder);
-      return createKgrag({ workspace: folder, env: {}, config: { index: { mode: 'fast' } } });
+      return createKgrag({ workspace: folder, env: {}, config: { index: { mode: 'fast', ...(refreshShare === undefined ? {} : { refreshShare }) } } });
     };
     fresh = await open();
     await fresh.index(documents);
-    incremental = await open();
+    // Every update refits the corpus statistics: an index right after a refresh equals a fresh build.
+    incremental = await open(0);
     const split = Math.round(documents.length * 0.7);
     await incremental.index(documents.slice(0, split));
     await incremental.index(documents.slice(split));

@@ -19,6 +19,7 @@ export type {
   IndexedDocument,
   IndexOptions,
   IndexStats,
+  StatisticsDrift,
   Kgrag,
   KgragOptions,
   OpenieImportSummary,

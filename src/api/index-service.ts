@@ -2,6 +2,7 @@ import type { IndexDryRun } from '../pipeline/estimate/dry-run-index.js';
 import type { IndexInputs, InputDocument } from '../pipeline/pipeline-step.js';
 import type { PipelineSummary } from '../pipeline/run-pipeline.js';
 import type { QueryEngine } from '../methods/query-engine.js';
+import { driftShare, readCorpusStatistics } from '../pipeline/corpus-statistics.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { forgetCachedCallsOfGoneChunks } from './forget-cached-calls-of-gone-chunks.js';
 import type { EstimateIndexOptions, IndexedDocument, IndexOptions, IndexStats } from './kgrag.js';
@@ -27,6 +28,7 @@ export function normalizeInputs(inputs: IndexInputsGiven): IndexInputs {
     documents: partial.documents ?? [],
     ...(partial.remove === undefined ? {} : { remove: partial.remove }),
     ...(partial.prune === undefined ? {} : { prune: partial.prune }),
+    ...(partial.refresh === undefined ? {} : { refresh: partial.refresh }),
   };
 }
 
@@ -53,7 +55,7 @@ export async function indexDocuments(session: WorkspaceSession, engine: QueryEng
   const workers = await startIndexWorkers(session);
   try {
     const normalized = normalizeInputs(inputs);
-    const withPrune = options.prune === undefined ? normalized : { ...normalized, prune: options.prune };
+    const withPrune = { ...normalized, ...(options.prune === undefined ? {} : { prune: options.prune }), ...(options.refresh === undefined ? {} : { refresh: options.refresh }) };
     const summary = await writeWorkspace(session, options, async (draft, embedder, currentStep) => {
       const run = await runIndex(session, draft.store, embedder, withPrune, options, currentStep, workers && { queue: workers.queue, generation: draft.generation });
       await forgetCachedCallsOfGoneChunks(draft.store, false);
@@ -127,12 +129,25 @@ export async function indexStats(session: WorkspaceSession): Promise<IndexStats>
   if (!snapshot) return { documents: 0, chunks: 0, entities: 0, relations: 0, communities: 0 };
   try {
     const published = snapshot.store;
+    const statistics = await readCorpusStatistics(published);
     return {
       documents: await published.table('documents').count(),
       chunks: await published.table('chunks').count(),
       entities: await published.table('entities').count(),
       relations: await published.table('relations').count(),
       communities: await published.table('communities').count(),
+      ...(statistics === undefined
+        ? {}
+        : {
+            statistics: {
+              fittedAt: statistics.fittedAt,
+              documents: statistics.documents,
+              chunks: statistics.chunks,
+              changedChunks: statistics.changedChunks,
+              changedShare: driftShare(statistics),
+              refreshShare: session.config.index.refreshShare,
+            },
+          }),
     };
   } finally {
     snapshot.release();

@@ -93,6 +93,11 @@ export interface IndexOptions extends CancellableWriteOptions {
    * or now excluded); a file that could not be read keeps its documents. Without it they are kept, with a warning.
    */
   prune?: boolean;
+  /**
+   * Refit the corpus-wide statistics in this run (`kgrag index --refresh`): the index then equals a fresh build of the
+   * same documents. Without it they are refitted once the drift passes `index.refreshShare`.
+   */
+  refresh?: boolean;
 }
 
 /** Options of {@link Kgrag.delete}. */
@@ -296,4 +301,20 @@ export interface IndexStats {
   entities: number;
   relations: number;
   communities: number;
+  /** When the corpus-wide statistics were last fitted, and how far the corpus has drifted since (absent before a first build). */
+  statistics?: StatisticsDrift;
+}
+
+/** The corpus statistics of an index and their drift (see `index.refreshShare`). */
+export interface StatisticsDrift {
+  /** ISO-8601 time of the last refresh. */
+  fittedAt: string;
+  /** Documents and chunks at the last refresh. */
+  documents: number;
+  chunks: number;
+  /** Chunks added or removed since (a changed chunk counts twice). */
+  changedChunks: number;
+  /** `changedChunks` over `chunks`: the next update past `refreshShare` refits. */
+  changedShare: number;
+  refreshShare: number;
 }

@@ -65,6 +65,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--json', 'print the summary as JSON')
     .option('--dry-run', 'print the LLM calls, tokens and cost each step would take, without calling the LLM or changing the workspace')
     .option('--prune', 'remove the indexed documents under the given folders whose files (or records) are gone, and name them')
+    .option('--refresh', 'refit the corpus-wide statistics now (the index then equals a fresh build); updates otherwise keep them until index.refreshShare of the chunks has changed')
     .option('--no-wait', 'fail at once if another process is writing the workspace (default: wait for it)')
     .option('--workers <n>', 'start n worker processes for the LLM calls of extraction, claims, summaries and reports (postgres backend; workers.local)')
     .option('--remote-workers', 'also hand that work to `kgrag worker` processes on other machines (postgres backend; workers.remote)')

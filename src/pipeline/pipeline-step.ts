@@ -16,6 +16,7 @@ export type StepName = string;
 export const sharedStepNames = [
   'load',
   'chunk',
+  'statistics',
   'embed-chunks',
   'nlp-extract',
   'llm-extract',
@@ -58,6 +59,8 @@ export interface IndexInputs {
    * such documents are kept and the run warns about them.
    */
   prune?: boolean;
+  /** Refit the corpus statistics in this run whatever the drift (`kgrag index --refresh`; see `index.refreshShare`). */
+  refresh?: boolean;
 }
 
 /** A problem with one input that did not stop the run. */

@@ -12,6 +12,7 @@ import { createEmbedEntitiesStep, embedReportsStep } from './steps/embed-graph-s
 import { llmExtractStep } from './steps/llm-extract-step.js';
 import { loadStep } from './steps/load-step.js';
 import { nlpExtractStep } from './steps/nlp-extract-step.js';
+import { statisticsStep } from './steps/statistics-step.js';
 import { createReportsStep } from './steps/reports-step.js';
 import { resolveEntitiesStep } from './steps/resolve-entities-step.js';
 import { summarizeStep } from './steps/summarize-step.js';
@@ -34,6 +35,7 @@ export function sharedSteps(mode: 'fast' | 'standard', config: KgragConfig, hasL
     return [
       loadStep,
       chunkStep,
+      statisticsStep,
       embedChunksStep,
       nlpExtractStep,
       createCommunitiesStep('nlp-extract'),
@@ -55,6 +57,7 @@ export function sharedSteps(mode: 'fast' | 'standard', config: KgragConfig, hasL
   return [
     loadStep,
     chunkStep,
+    statisticsStep,
     embedChunksStep,
     llmExtractStep,
     resolveEntitiesStep,
@@ -94,6 +97,7 @@ export function sharedStepsOfImport(imported: ReadonlyMap<StepName, PipelineStep
   return [
     supplied('load'),
     supplied('chunk'),
+    statisticsStep,
     embedChunksStep,
     supplied('llm-extract'),
     supplied('resolve-entities'),

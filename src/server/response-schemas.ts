@@ -98,6 +98,17 @@ export const workspaceStatsSchema = z.object({
     unpublished: z.object({}).loose().nullable().describe('The last run that ended without publishing, if any'),
   }),
   counts: z.record(z.string(), z.number()),
+  statistics: z
+    .object({
+      fittedAt: z.string(),
+      documents: z.number().int(),
+      chunks: z.number().int(),
+      changedChunks: z.number().int(),
+      changedShare: z.number(),
+      refreshShare: z.number(),
+    })
+    .nullable()
+    .describe('When the corpus-wide statistics were fitted and how far the corpus has drifted since; the update past refreshShare refits them'),
   llm: z.object({ configured: z.boolean(), model: z.string().nullable() }).describe('Without an LLM, answers are extractive'),
   jobs: z.object({ running: z.array(z.string()), queued: z.array(z.string()) }),
 });

@@ -29,9 +29,16 @@ const indexTables = [
  * dimensions and layout are compared through `vectors(space).info()`, which every backend answers.
  */
 const buildHistoryMeta = new Set(['index:generation', 'index:publishedAt', 'index:draftBase']);
-const isBuildHistoryMeta = (key: string): boolean => buildHistoryMeta.has(key) || key.startsWith('vectors-revision:') || key.startsWith('vectors:');
-/** Fields of meta records that copy those counters: the stored triple vectors name the revisions they were built at. */
-const buildHistoryFields: Readonly<Record<string, readonly string[]>> = { 'triples:vector-rows-meta': ['phrasesRevision', 'factsRevision'] };
+const isBuildHistoryMeta = (key: string): boolean =>
+  buildHistoryMeta.has(key) || key.startsWith('vectors-revision:') || key.startsWith('vectors:') || key.startsWith('statistics-epoch:');
+/**
+ * Fields of meta records that copy those counters: the stored triple vectors name the revisions they were built at;
+ * the corpus statistics name their refresh (an epoch chained to the one before) and when it ran.
+ */
+const buildHistoryFields: Readonly<Record<string, readonly string[]>> = {
+  'triples:vector-rows-meta': ['phrasesRevision', 'factsRevision'],
+  'corpus-statistics': ['epoch', 'fittedAt'],
+};
 
 /**
  * Everything an index contains that must not depend on how it was built (fresh, resumed after a crash,

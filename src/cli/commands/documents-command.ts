@@ -1,3 +1,4 @@
+import type { StatisticsDrift } from '../../api/kgrag.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { integerFormat as integer } from '../number-format.js';
@@ -13,8 +14,9 @@ export async function documentsCommand(options: { json?: boolean }, global: Glob
   const kgrag = await openWorkspace(workspaceOptions(global, io, {}), io);
   try {
     const documents = await kgrag.documents();
+    const { statistics } = await kgrag.stats();
     if (options.json) {
-      writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, documents }, null, 2));
+      writeLine(io.stdout, JSON.stringify({ workspace: kgrag.workspace, documents, ...(statistics ? { statistics } : {}) }, null, 2));
       return;
     }
     if (documents.length === 0) {
@@ -28,9 +30,16 @@ export async function documentsCommand(options: { json?: boolean }, global: Glob
       `${sanitizeForTerminal(document.title)}  ${sanitizeForTerminal(document.source)}${document.status === 'source-missing' ? '  [source file missing]' : ''}`,
     ]);
     for (const line of renderTextTable(['id', 'chunks', 'indexed (UTC)', 'title  source'], rows)) writeLine(io.stdout, line);
+    if (statistics) writeLine(io.stderr, statisticsLine(statistics));
     const missing = documents.filter((document) => document.status === 'source-missing').length;
     if (missing > 0) writeLine(io.stderr, `${missing} source files are gone; \`kgrag index <folder> --prune\` or \`kgrag delete <id>\` removes their documents`);
   } finally {
     await kgrag.close();
   }
+}
+
+/** "statistics from 6,058 documents (2026-12-02 11:20 UTC); 3.1 % changed since, refit past 20 %". */
+function statisticsLine(statistics: StatisticsDrift): string {
+  const percent = (share: number): string => `${(share * 100).toFixed(1).replace(/\.0$/, '')} %`;
+  return `statistics from ${integer.format(statistics.documents)} documents (${statistics.fittedAt.slice(0, 16).replace('T', ' ')} UTC); ${percent(statistics.changedShare)} changed since, refit past ${percent(statistics.refreshShare)} (kgrag index --refresh refits now)`;
 }

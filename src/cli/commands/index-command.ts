@@ -30,6 +30,8 @@ export interface IndexCommandOptions {
   methods?: string;
   /** Remove the indexed documents under the given paths whose files or records are gone. */
   prune?: boolean;
+  /** `--refresh`: refit the corpus statistics in this run. */
+  refresh?: boolean;
   /** `--workers n`: local worker processes for the LLM calls. */
   workers?: string;
   /** `--remote-workers`: hand LLM calls to `kgrag worker` processes elsewhere too. */
@@ -93,14 +95,16 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io, indexOverrides(options)), onRetry: retries.onRetry }, io);
   run = llmPriceOf(kgrag);
   const price = run;
-  const once = async (): Promise<void> => {
+  const once = async (runOptions: IndexCommandOptions): Promise<void> => {
     renderer = newRenderer();
     // Under --watch every run prunes: a deleted or renamed file is a change like any other.
-    await indexOnce(kgrag, paths, options.watch ? { ...options, prune: true } : options, { global, io, renderer, retries, run: price });
+    await indexOnce(kgrag, paths, options.watch ? { ...runOptions, prune: true } : runOptions, { global, io, renderer, retries, run: price });
   };
   try {
-    await once();
-    if (options.watch) await watchAndIndex(kgrag, paths, debounceMs, io, once);
+    await once(options);
+    // --refresh refits once, in the first run; the watched updates then keep the statistics until they drift.
+    const { refresh: _refresh, ...updateOptions } = options;
+    if (options.watch) await watchAndIndex(kgrag, paths, debounceMs, io, () => once(updateOptions));
   } finally {
     retries.stop();
     renderer.stop();
@@ -173,6 +177,7 @@ async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexC
         ...writerLockOptions(['kgrag index', ...paths].join(' '), options.wait, io),
         ...(options.methods === undefined ? {} : { methods: methodList(options.methods) ?? [] }),
         ...(options.prune === undefined ? {} : { prune: options.prune }),
+        ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
         ...interrupts.signals,
         onEvent: (event) => {
           interrupts.onEvent(event);

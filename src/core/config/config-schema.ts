@@ -333,6 +333,14 @@ export const configSchema = z
           .enum(['fast', 'standard'])
           .default('fast')
           .describe('"fast": NLP noun-phrase graph, no LLM (GraphRAG FastGraphRAG); "standard": LLM extraction'),
+        refreshShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.2)
+          .describe(
+            'Corpus-wide statistics (the local embedder\'s document frequencies, the noun-phrase graph\'s PMI totals and threshold) are kept between refreshes, and an update computes only what it touches with them, until more than this share of the chunks fitted on has been added, changed or removed since; then the run refits them (an index equal to a fresh build). 0 refits on every run; `kgrag index --refresh` refits now',
+          ),
         knn: z
           .object({
             exactUpTo: positiveInt()

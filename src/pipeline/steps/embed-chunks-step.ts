@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { isCorpusFitted } from '../../providers/embed/embedder.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { embedSpace } from './embed-space.js';
 
@@ -30,15 +31,16 @@ export function embeddingSettings(config: { embeddings: Record<string, unknown> 
 }
 
 /**
- * Embeds every chunk as "document title + chunk text" (a contextual header: a chunk of a long
- * document rarely names its subject). A local embedder is first fitted on all chunks, and its state is
- * stored with the vectors so that queries embed in the same space.
+ * Embeds every chunk as "document title + chunk text" (a contextual header: a chunk of a long document rarely names
+ * its subject). A local embedder is fitted on all chunks when the corpus statistics are refitted (the `statistics`
+ * step), and its state is stored with the vectors so that queries embed in the same space; between refreshes it keeps
+ * the stored state, so only new chunks are embedded and every other vector stays as it is.
  */
 export const embedChunksStep: PipelineStep = {
   name: 'embed-chunks',
-  // 2: sparse vectors are stored sparsely (a workspace of version 1 re-embeds once; the vectors are the same).
-  version: 2,
-  reads: ['chunk'],
+  // 3: the local embedder's state is refitted only with the corpus statistics.
+  version: 3,
+  reads: ['chunk', 'statistics'],
   settings: embeddingSettings,
 
   async run(context) {
@@ -49,9 +51,23 @@ export const embedChunksStep: PipelineStep = {
       const title = titles.get(chunk.documentId) ?? '';
       return { id: chunk.id, text: title && !chunk.text.startsWith(title) ? `${title}\n${chunk.text}` : chunk.text };
     });
-    if (isCorpusFitted(embedder)) embedder.fit(items.map((item) => item.text));
-    return embedSpace(context, 'chunks', items, async (tx) => {
-      if (isCorpusFitted(embedder)) await tx.setBlob(embedderStateKey, storedEmbedderState(embedder.exportState()));
+    const { epoch, incremental } = await statisticsEpochOf(context, 'embed-chunks');
+    let refit = false;
+    if (isCorpusFitted(embedder)) {
+      const stored = incremental ? await store.getBlob(embedderStateKey) : undefined;
+      if (stored === undefined) {
+        embedder.fit(items.map((item) => item.text));
+        refit = true;
+      } else {
+        embedder.importState(embedderStateOf(stored));
+      }
+    }
+    const output = await embedSpace(context, 'chunks', items, {
+      async extraWrite(tx) {
+        if (refit && isCorpusFitted(embedder)) await tx.setBlob(embedderStateKey, storedEmbedderState(embedder.exportState()));
+        await recordStatisticsEpoch(tx, 'embed-chunks', epoch);
+      },
     });
+    return { ...output, counts: { ...output.counts, refitted: refit ? 1 : 0 } };
   },
 };

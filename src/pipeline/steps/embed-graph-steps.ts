@@ -14,10 +14,11 @@ function embedStep(
   return {
     name,
     // 2: sparse vectors are stored sparsely (a workspace of version 1 re-embeds once; the vectors are the same).
-    version: 2,
+    // 3: a vector is made again when its item's text changes.
+    version: 3,
     reads: ['embed-chunks', ...reads],
     settings: embeddingSettings,
-    run: async (context) => embedSpace(context, space, await texts(context)),
+    run: async (context) => embedSpace(context, space, await texts(context), { textsChange: true }),
   };
 }
 

@@ -1,3 +1,5 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import { contentId } from '../../core/ids.js';
 import { embedInBatches, embedSparseInBatches } from '../../providers/embed/embed-in-batches.js';
 import { isCorpusFitted, isSparseEmbedder, type SparseVector } from '../../providers/embed/embedder.js';
@@ -10,57 +12,100 @@ export interface EmbeddingItem {
   text: string;
 }
 
+/** Options of {@link embedSpace}. */
+export interface EmbedSpaceOptions {
+  /**
+   * The text under an id can change (an entity's description, a community's report): the space keeps a hash of the
+   * text each vector was made from, and an item whose text changed is embedded again. Spaces whose ids are hashes
+   * of their text (chunks, phrases, facts) need not.
+   */
+  textsChange?: boolean;
+  /** More writes for the step's transaction (the fitted embedder's state). */
+  extraWrite?: (tx: Store) => Promise<void>;
+}
+
+const textHashesKey = (space: VectorSpace): string => `vector-texts:${space}`;
+
+function textHash(text: string): string {
+  return createHash('sha1').update(text).digest('base64url').slice(0, 12);
+}
+
+async function readTextHashes(store: Store, space: VectorSpace): Promise<Map<string, string>> {
+  const bytes = await store.getBlob(textHashesKey(space));
+  if (bytes === undefined) return new Map();
+  try {
+    return new Map(Object.entries(JSON.parse(inflateRawSync(bytes).toString('utf8')) as Record<string, string>));
+  } catch {
+    // Unreadable hashes only cost a re-embedding of the space.
+    return new Map();
+  }
+}
+
+function storedTextHashes(hashes: ReadonlyMap<string, string>): Uint8Array {
+  return deflateRawSync(Buffer.from(JSON.stringify(Object.fromEntries(hashes)), 'utf8'));
+}
+
 /**
- * Brings one vector space in line with `items`. With a corpus-fitted (local) embedder everything is
- * re-embedded and written in the step's transaction — it is cheap and its vectors change with every
- * fit. With a remote embedder only items without a vector are embedded, and each batch is stored as it
- * arrives, so a crash never pays for the same embeddings twice; vectors of vanished items are dropped.
+ * Brings one vector space in line with `items`: only items without a vector made by this embedder (or, with
+ * `textsChange`, whose text changed) are embedded, and vectors of vanished items are dropped. A space made by
+ * another embedder — or by the local embedder under statistics since refitted, whose id names its fitted state — is
+ * embedded again in full. The local embedder's vectors are cheap, so they are written in the step's transaction; a
+ * remote embedder's are stored batch by batch as they arrive, so a crash never pays for the same embeddings twice.
  */
-export async function embedSpace(
-  context: StepContext,
-  space: VectorSpace,
-  items: readonly EmbeddingItem[],
-  extraWrite?: (tx: Store) => Promise<void>,
-): Promise<StepOutput> {
+export async function embedSpace(context: StepContext, space: VectorSpace, items: readonly EmbeddingItem[], options: EmbedSpaceOptions = {}): Promise<StepOutput> {
   const { store, embedder, config } = context;
   const vectors = store.vectors(space);
-  const batchSize = Math.min(config.embeddings.batchSize, embedder.maxBatchSize);
   const itemIds = new Set(items.map((item) => item.id));
+  const hashes = options.textsChange ? new Map(items.map((item) => [item.id, textHash(item.text)])) : undefined;
+  const info = await vectors.info();
+  const sameEmbedder = info !== undefined && info.embedderId === embedder.id;
+  const present = new Set(sameEmbedder ? await vectors.ids() : []);
+  const storedHashes = hashes && sameEmbedder ? await readTextHashes(store, space) : new Map<string, string>();
+  const missing = items.filter((item) => !present.has(item.id) || (hashes !== undefined && storedHashes.get(item.id) !== hashes.get(item.id)));
+  const stale = [...present].filter((id) => !itemIds.has(id));
+  const outputVersion = contentId(
+    'vectors',
+    space,
+    embedder.id,
+    hashes ? [...hashes].map(([id, hash]) => `${id}:${hash}`).sort() : Array.from(itemIds).sort(),
+  );
+  const counts = { [space]: items.length, embedded: missing.length, removed: stale.length };
+  const writeHashes = async (tx: Store): Promise<void> => {
+    if (hashes) await tx.setBlob(textHashesKey(space), storedTextHashes(hashes));
+  };
+  let done = items.length - missing.length;
+  context.progress(done, items.length, space);
 
   if (isCorpusFitted(embedder)) {
-    const texts = items.map((item) => item.text);
-    let done = 0;
     const onBatch = (_start: number, batch: readonly unknown[]): void => {
       done += batch.length;
       context.progress(done, items.length, space);
     };
+    const texts = missing.map((item) => item.text);
     const embedded = isSparseEmbedder(embedder) ? await embedSparseInBatches(embedder, texts, { batchSize: 512, onBatch }) : await embedInBatches(embedder, texts, { batchSize: 512, onBatch });
     return {
-      counts: { [space]: items.length, embedded: items.length },
-      outputVersion: contentId('vectors', space, embedder.id, Array.from(itemIds).sort()),
+      counts,
+      outputVersion,
       async write(tx) {
         const target = tx.vectors(space);
-        await target.clear();
+        if (!sameEmbedder) await target.clear();
+        else await target.delete(stale);
         await target.upsert(
-          items.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector })),
+          missing.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector })),
           embedder.id,
         );
-        await extraWrite?.(tx);
+        await writeHashes(tx);
+        await options.extraWrite?.(tx);
       },
     };
   }
 
-  const info = await vectors.info();
-  if (info && info.embedderId !== embedder.id) await vectors.clear();
-  const present = new Set(info && info.embedderId === embedder.id ? await vectors.ids() : []);
-  const missing = items.filter((item) => !present.has(item.id));
-  let done = items.length - missing.length;
-  context.progress(done, items.length, space);
+  if (info && !sameEmbedder) await vectors.clear();
   await embedInBatches(
     embedder,
     missing.map((item) => item.text),
     {
-      batchSize,
+      batchSize: Math.min(config.embeddings.batchSize, embedder.maxBatchSize),
       concurrency: config.embeddings.concurrency,
       inputType: 'document',
       ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
@@ -74,14 +119,13 @@ export async function embedSpace(
       },
     },
   );
-  const stale = [...present].filter((id) => !itemIds.has(id));
   return {
-    counts: { [space]: items.length, embedded: missing.length, removed: stale.length },
-    outputVersion: contentId('vectors', space, embedder.id, Array.from(itemIds).sort()),
+    counts,
+    outputVersion,
     async write(tx) {
       await tx.vectors(space).delete(stale);
-      await extraWrite?.(tx);
+      await writeHashes(tx);
+      await options.extraWrite?.(tx);
     },
   };
 }
-

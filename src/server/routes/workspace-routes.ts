@@ -6,12 +6,13 @@ import type { ServedWorkspace, WorkspaceRegistry } from '../workspace-registry.j
 
 
 async function statsOf(workspace: ServedWorkspace) {
-  const [counts, status] = await Promise.all([workspace.kgrag.stats(), workspace.kgrag.status()]);
+  const [{ statistics, ...counts }, status] = await Promise.all([workspace.kgrag.stats(), workspace.kgrag.status()]);
   const jobs = workspace.jobs.list();
   return {
     name: workspace.name,
     index: { generation: status.generation ?? null, publishedAt: status.publishedAt, writer: status.writer ?? null, unpublished: status.unpublished ?? null },
     counts,
+    statistics: statistics ?? null,
     // The explorer says when answers are extractive because no LLM is configured.
     llm: { configured: workspace.kgrag.llm !== undefined, model: workspace.kgrag.llm?.modelId ?? null },
     jobs: { running: jobs.filter((job) => job.status === 'running').map((job) => job.id), queued: jobs.filter((job) => job.status === 'queued').map((job) => job.id) },

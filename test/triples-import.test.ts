@@ -10,6 +10,7 @@ import { parseOpenieFile, parseOpenieText } from '../src/extract/triples/parse-o
 import { runPipeline } from '../src/pipeline/run-pipeline.js';
 import { createEmbedder } from '../src/providers/embed/create-embedder.js';
 import { chunkStep } from '../src/pipeline/steps/chunk-step.js';
+import { statisticsStep } from '../src/pipeline/steps/statistics-step.js';
 import { loadStep } from '../src/pipeline/steps/load-step.js';
 import { createTriplesStep } from '../src/pipeline/steps/triples-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -269,7 +270,7 @@ describe('the real MuSiQue OpenIE file of gpt-3.5-turbo-1106', () => {
       const summary = await kgrag.importOpenie(join(musique, 'openie-gpt-3.5-turbo-1106.json'), { index: false });
       const importSeconds = (performance.now() - started) / 1000;
       const stepStarted = performance.now();
-      const run = await runPipeline({ ...pipeline, steps: [loadStep, chunkStep, createTriplesStep('fast')] });
+      const run = await runPipeline({ ...pipeline, steps: [loadStep, chunkStep, statisticsStep, createTriplesStep('fast')] });
       const stepSeconds = (performance.now() - stepStarted) / 1000;
       t.diagnostic(
         `MuSiQue OpenIE: ${summary.matched} of ${summary.docs} passages matched (${summary.unmatched} unmatched), ${summary.triples} triples and ${summary.entities} entities, ` +

@@ -33,8 +33,19 @@ interface VectorRowsMeta {
 
 /** Stores `index`, built from the triples of output version `version`, in the `triples` step's transaction. */
 export async function storeTripleIndex(tx: Store, index: TripleIndex, version: string): Promise<void> {
-  await tx.setBlob(tripleIndexKeys.index, encodeTripleIndex(index) ?? new Uint8Array(0));
+  await storeEncodedTripleIndex(tx, encodeTripleIndex(index) ?? new Uint8Array(0), version);
+}
+
+/** {@link storeTripleIndex} of an index already encoded (an update appends to the stored blob). */
+export async function storeEncodedTripleIndex(tx: Store, blob: Uint8Array, version: string): Promise<void> {
+  await tx.setBlob(tripleIndexKeys.index, blob);
   await tx.setMeta(tripleIndexKeys.indexMeta, { version });
+}
+
+/** The stored index as encoded, with its version, or undefined when none is stored. */
+export async function loadEncodedTripleIndex(store: Store): Promise<{ blob: Uint8Array; version: string } | undefined> {
+  const [blob, meta] = await Promise.all([store.getBlob(tripleIndexKeys.index), store.getMeta<{ version: string }>(tripleIndexKeys.indexMeta)]);
+  return blob && meta ? { blob, version: meta.version } : undefined;
 }
 
 /**

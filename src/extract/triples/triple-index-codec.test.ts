@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeTripleIndex, encodeTripleIndex } from './triple-index-codec.js';
-import { buildTripleIndex, type TripleIndex } from './triple-index.js';
+import { createRandom } from '../../core/random.js';
+import { appendTripleRows, decodeTripleIndex, encodeTripleIndex } from './triple-index-codec.js';
+import { buildTripleIndex, type TripleIndex, type TripleRow } from './triple-index.js';
 
 const rows = [
   { id: 't1', subject: 'Ida Halvard', predicate: 'designed', object: 'Weir Bridge', chunkId: 'c1' },
@@ -54,4 +55,34 @@ test('a blob of another format or a truncated one is not decoded; a lone surroga
   otherVersion[4] = 99;
   assert.equal(decodeTripleIndex(otherVersion), undefined);
   assert.equal(encodeTripleIndex(buildTripleIndex([{ id: 'x', subject: 'broken \ud800 pair', predicate: 'is', object: 'text', chunkId: 'c' }])), undefined);
+});
+
+test('rows of new chunks appended to an encoded index give the bytes a build over all the rows encodes to', () => {
+  // Surface forms that meet after normalization, facts repeated across chunks, empty arguments, self-loops, non-ASCII.
+  const words = ['Ida Halvard', 'ida halvard', 'Weir Bridge', 'weir-bridge', 'the Marle', 'Kraków', 'Zoë Ørsted 🌉', '', '1962', 'Marle Boatworks', 'ferry inn', 'Ferry Inn'];
+  const predicates = ['designed', 'Designed', 'crosses', 'flows  into', 'is'];
+  for (let seed = 1; seed <= 40; seed++) {
+    const random = createRandom(seed);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const chunks = Array.from({ length: 2 + Math.floor(random() * 12) }, (_, chunk) => `c${seed}-${chunk}`);
+    const rows: TripleRow[] = [];
+    for (const chunkId of chunks) {
+      for (let triple = Math.floor(random() * 5); triple > 0; triple--) {
+        rows.push({ id: `t${rows.length}`, subject: pick(words), predicate: pick(predicates), object: pick(words), chunkId });
+      }
+    }
+    const split = Math.floor(random() * chunks.length);
+    const oldChunks = new Set(chunks.slice(0, split));
+    const before = rows.filter((row) => oldChunks.has(row.chunkId));
+    const after = rows.filter((row) => !oldChunks.has(row.chunkId));
+    const appended = appendTripleRows(encodeTripleIndex(buildTripleIndex(before)) as Uint8Array, after);
+    assert.ok(appended, `seed ${seed}`);
+    assert.deepEqual(Buffer.from(appended), Buffer.from(encodeTripleIndex(buildTripleIndex(rows)) as Uint8Array), `seed ${seed}`);
+  }
+});
+
+test('rows of a chunk the index holds are not appended', () => {
+  const encoded = encodeTripleIndex(buildTripleIndex(rows)) as Uint8Array;
+  assert.equal(appendTripleRows(encoded, [{ id: 't9', subject: 'Kraków', predicate: 'is', object: 'a city', chunkId: 'c2' }]), undefined);
+  assert.equal(appendTripleRows(new Uint8Array(0), []), undefined);
 });

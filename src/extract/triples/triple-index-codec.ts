@@ -1,4 +1,5 @@
-import type { IndexList, PhraseLookup, TripleIndex } from './triple-index.js';
+import { tripleIndexAddition, type IndexList, type PhraseLookup, type TripleIndex, type TripleRow } from './triple-index.js';
+import { normalizePhrase } from '../../text/normalize-phrase.js';
 
 /*
  * A {@link TripleIndex} as one blob, so a query process reads it instead of rebuilding it from every triple
@@ -51,6 +52,29 @@ class BlobWriter {
     this.push(Buffer.concat(encoded));
   }
 
+  /** A string list as `strings` writes it, from the encoded list before it (offsets and UTF-8) and the strings after. */
+  appendedStrings(offsets: Int32Array, text: Uint8Array, values: readonly string[]): void {
+    const encoded = values.map((value) => Buffer.from(value, 'utf8'));
+    const all = new Int32Array(offsets.length + values.length);
+    all.set(offsets);
+    const count = offsets.length - 1;
+    encoded.forEach((bytes, index) => (all[count + index + 1] = (all[count + index] as number) + bytes.byteLength));
+    this.ints([all[all.length - 1] as number]);
+    this.push(new Uint8Array(all.buffer));
+    this.push(Buffer.concat([text, ...encoded]));
+  }
+
+  /** Lists as `lists` writes them: `count` lists, list i being `listAt(i)`. */
+  listsOf(count: number, listAt: (index: number) => ArrayLike<number>): void {
+    const pointers = new Int32Array(count + 1);
+    for (let index = 0; index < count; index++) pointers[index + 1] = (pointers[index] as number) + listAt(index).length;
+    const values = new Int32Array(pointers[count] as number);
+    for (let index = 0; index < count; index++) values.set(listAt(index), pointers[index] as number);
+    this.ints([values.length]);
+    this.push(new Uint8Array(pointers.buffer));
+    this.push(new Uint8Array(values.buffer));
+  }
+
   lists(lists: ReadonlyArray<IndexList>): void {
     const pointers = new Int32Array(lists.length + 1);
     lists.forEach((list, index) => (pointers[index + 1] = (pointers[index] as number) + list.length));
@@ -86,14 +110,130 @@ export function encodeTripleIndex(index: TripleIndex): Uint8Array | undefined {
   writer.lists(index.factChunks);
   writer.lists(index.phraseChunks);
   const texts = index.phraseTexts;
-  writer.ints(
-    Array.from(texts.keys()).sort((left, right) => {
-      const a = texts[left] as string;
-      const b = texts[right] as string;
-      return a < b ? -1 : a > b ? 1 : left - right;
-    }),
-  );
+  writer.ints(Array.from(texts.keys()).sort((left, right) => byText(texts, left, right)));
   return writer.bytes();
+}
+
+/** Phrase order of the encoded index: by text (JavaScript string order), then by index. */
+function byText(texts: readonly string[], left: number, right: number): number {
+  const a = texts[left] as string;
+  const b = texts[right] as string;
+  return a < b ? -1 : a > b ? 1 : left - right;
+}
+
+/**
+ * The encoded index of the rows of `blob`'s index followed by `rows`, which must all be of chunks the index does not
+ * hold: byte for byte what {@link encodeTripleIndex} gives for a build over all the rows, but at the cost of the new
+ * rows — the old strings, lists and phrase order are copied as they are encoded, not decoded and encoded again. Undefined
+ * when `blob` is not an encoded index, a row is of a chunk it holds, or a new text is not well-formed UTF-16 (the
+ * caller then builds the index from all the rows).
+ */
+export function appendTripleRows(blob: Uint8Array, rows: ReadonlyArray<TripleRow>): Uint8Array | undefined {
+  const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
+  const layout = layoutOf(bytes);
+  if (layout === undefined) return undefined;
+  const index = new StoredTripleIndex(bytes, layout);
+  const { counts } = layout;
+  const oldChunks = new Set(index.chunkIds);
+  if (rows.some((row) => oldChunks.has(row.chunkId))) return undefined;
+
+  // The facts of the subjects the new rows name, by (subject, object): the only old facts they can meet again.
+  const phraseCount = counts.phrases;
+  const subjects = new Set<number>();
+  for (const row of rows) {
+    const subject = index.phraseIndex.get(normalizePhrase(row.subject));
+    if (subject !== undefined) subjects.add(subject);
+  }
+  const factsByPair = new Map<number, number[]>();
+  const factSubject = index.factSubject;
+  const factObject = index.factObject;
+  for (let fact = 0; fact < counts.facts; fact++) {
+    const subject = factSubject[fact] as number;
+    if (!subjects.has(subject)) continue;
+    const key = subject * phraseCount + (factObject[fact] as number);
+    const list = factsByPair.get(key);
+    if (list) list.push(fact);
+    else factsByPair.set(key, [fact]);
+  }
+  const factPredicate = index.factPredicate;
+  const addition = tripleIndexAddition(
+    {
+      phrases: counts.phrases,
+      facts: counts.facts,
+      chunks: counts.chunks,
+      phraseIndex: index.phraseIndex,
+      factOf: (subject, predicate, object) =>
+        subject < phraseCount && object < phraseCount ? factsByPair.get(subject * phraseCount + object)?.find((fact) => factPredicate[fact] === predicate) : undefined,
+      chunkOf: () => undefined,
+    },
+    rows,
+  );
+  const added: Record<StringField, readonly string[]> = {
+    phraseTexts: addition.phraseTexts,
+    phraseIds: addition.phraseIds,
+    phraseLabels: addition.phraseLabels,
+    factIds: addition.factIds,
+    factTexts: addition.factTexts,
+    factPredicate: addition.factPredicate,
+    chunkIds: addition.chunkIds,
+  };
+  for (const field of stringFields) if (added[field].some((value) => loneSurrogate.test(value))) return undefined;
+
+  const phrases = counts.phrases + addition.phraseTexts.length;
+  const facts = counts.facts + addition.factIds.length;
+  const writer = new BlobWriter();
+  writer.ints([magic, version, phrases, facts, counts.chunks + addition.chunkIds.length]);
+  for (const field of stringFields) {
+    const { offsets, text, count } = layout.strings[field];
+    const bounds = index.ints(offsets, count + 1);
+    writer.appendedStrings(bounds, new Uint8Array(bytes.buffer, bytes.byteOffset + text, bounds[count] as number), added[field]);
+  }
+  writer.ints(concatenated(factSubject, addition.factSubject));
+  writer.ints(concatenated(factObject, addition.factObject));
+  const extended = (old: ReadonlyArray<IndexList>, oldCount: number, gained: ReadonlyMap<number, ReadonlySet<number>>) => (item: number): ArrayLike<number> => {
+    const more = gained.get(item);
+    if (more === undefined) return item < oldCount ? (old[item] as Int32Array) : [];
+    return item < oldCount ? concatenated(old[item] as Int32Array, [...more]) : [...more];
+  };
+  writer.listsOf(facts, extended(index.factChunks, counts.facts, addition.factChunks));
+  writer.listsOf(phrases, extended(index.phraseChunks, counts.phrases, addition.phraseChunks));
+  writer.ints(mergedPhraseOrder(index, layout, addition.phraseTexts));
+  return writer.bytes();
+}
+
+function concatenated(first: ArrayLike<number>, second: readonly number[]): Int32Array {
+  const all = new Int32Array(first.length + second.length);
+  all.set(first);
+  all.set(second, first.length);
+  return all;
+}
+
+/** The stored phrase order with the new phrases (numbered after the old ones) merged in by text. */
+function mergedPhraseOrder(index: StoredTripleIndex, layout: Layout, newTexts: readonly string[]): Int32Array {
+  const old = index.ints(layout.phraseOrder, layout.counts.phrases);
+  const oldTexts = index.phraseTexts;
+  const first = layout.counts.phrases;
+  const fresh = Array.from(newTexts.keys()).sort((left, right) => byText(newTexts, left, right));
+  const merged = new Int32Array(old.length + fresh.length);
+  let from = 0;
+  let to = 0;
+  for (const position of fresh) {
+    const text = newTexts[position] as string;
+    // The first old phrase whose text sorts after the new one (texts are distinct).
+    let low = from;
+    let high = old.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((oldTexts[old[middle] as number] as string) < text) low = middle + 1;
+      else high = middle;
+    }
+    merged.set(old.subarray(from, low), to);
+    to += low - from;
+    from = low;
+    merged[to++] = first + position;
+  }
+  merged.set(old.subarray(from), to);
+  return merged;
 }
 
 /** Where a section lies in the blob, found by one pass over the section sizes. */
@@ -113,6 +253,12 @@ const padded = (bytes: number): number => bytes + ((4 - (bytes % 4)) % 4);
 export function decodeTripleIndex(blob: Uint8Array): TripleIndex | undefined {
   // An aligned copy: a blob read from the store may start at any byte offset.
   const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
+  const layout = layoutOf(bytes);
+  return layout && new StoredTripleIndex(bytes, layout);
+}
+
+/** Where the sections of an aligned blob lie, or undefined for another format or version. */
+function layoutOf(bytes: Uint8Array): Layout | undefined {
   if (bytes.byteLength < 20) return undefined;
   const int = (offset: number): number => new Int32Array(bytes.buffer, bytes.byteOffset + offset, 1)[0] as number;
   if (int(0) !== magic || int(4) !== version) return undefined;
@@ -148,7 +294,7 @@ export function decodeTripleIndex(blob: Uint8Array): TripleIndex | undefined {
   const phraseOrder = offset;
   offset += 4 * counts.phrases;
   if (offset !== bytes.byteLength) return undefined;
-  return new StoredTripleIndex(bytes, { counts, strings, factSubject, factObject, factChunks, phraseChunks, phraseOrder });
+  return { counts, strings, factSubject, factObject, factChunks, phraseChunks, phraseOrder };
 }
 
 /** A decoded {@link TripleIndex} whose fields are decoded from the blob on first use. */
@@ -165,7 +311,7 @@ class StoredTripleIndex implements TripleIndex {
     return this.decoded.get(key) as T;
   }
 
-  private ints(offset: number, count: number): Int32Array {
+  ints(offset: number, count: number): Int32Array {
     return new Int32Array(this.bytes.buffer, this.bytes.byteOffset + offset, count);
   }
 

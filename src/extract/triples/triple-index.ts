@@ -40,36 +40,104 @@ export function factSentence(subject: string, predicate: string, object: string)
   return `${subject} ${predicate} ${object}`.replace(/\s+/g, ' ').trim();
 }
 
+/** A triples-table row, as the index reads it. */
+export type TripleRow = { id: string; subject: string; predicate: string; object: string; chunkId: string };
+
 /** Builds {@link TripleIndex} from triples rows (exported for tests and the index step). */
-export function buildTripleIndex(
-  triples: ReadonlyArray<{ id: string; subject: string; predicate: string; object: string; chunkId: string }>,
-): TripleIndex {
-  const phraseTexts: string[] = [];
-  const phraseIds: string[] = [];
-  const phraseLabels: string[] = [];
+export function buildTripleIndex(triples: ReadonlyArray<TripleRow>): TripleIndex {
   const phraseIndex = new Map<string, number>();
-  const phraseChunkSets: Array<Set<number>> = [];
-  const chunkIds: string[] = [];
+  const addition = tripleIndexAddition(
+    { phrases: 0, facts: 0, chunks: 0, phraseIndex: { get: () => undefined }, factOf: () => undefined, chunkOf: () => undefined },
+    triples,
+    phraseIndex,
+  );
+  const listsOf = (count: number, lists: ReadonlyMap<number, ReadonlySet<number>>): number[][] => Array.from({ length: count }, (_, index) => [...(lists.get(index) ?? [])]);
+  return {
+    phraseTexts: addition.phraseTexts,
+    phraseIds: addition.phraseIds,
+    phraseLabels: addition.phraseLabels,
+    phraseIndex,
+    factIds: addition.factIds,
+    factTexts: addition.factTexts,
+    factSubject: Int32Array.from(addition.factSubject),
+    factObject: Int32Array.from(addition.factObject),
+    factPredicate: addition.factPredicate,
+    factChunks: listsOf(addition.factIds.length, addition.factChunks),
+    chunkIds: addition.chunkIds,
+    phraseChunks: listsOf(addition.phraseTexts.length, addition.phraseChunks),
+  };
+}
+
+/** What an index holds, as far as reading more rows into it needs (an empty one for a fresh build). */
+export interface TripleIndexBase {
+  phrases: number;
+  facts: number;
+  chunks: number;
+  phraseIndex: PhraseLookup;
+  /** The fact of these normalized parts, if the index has it. */
+  factOf(subject: number, predicate: string, object: number): number | undefined;
+  chunkOf(chunkId: string): number | undefined;
+}
+
+/**
+ * What reading `triples` after the rows of `base` adds to it: the new phrases, facts and chunks (numbered after the
+ * base's), and for each phrase and fact, old or new, the chunks its list gains, in the order a build over all the
+ * rows would list them. Shared by a fresh build (an empty base) and an update of a stored index
+ * (`appendTripleRows`), so that the two cannot disagree.
+ */
+export interface TripleIndexAddition {
+  phraseTexts: string[];
+  phraseIds: string[];
+  phraseLabels: string[];
+  factIds: string[];
+  factTexts: string[];
+  factSubject: number[];
+  factObject: number[];
+  factPredicate: string[];
+  chunkIds: string[];
+  /** Fact index → chunk indices it gains that its list does not hold yet, in first-seen order. */
+  factChunks: Map<number, Set<number>>;
+  /** Phrase index → chunk indices it gains that its list does not hold yet, in first-seen order. */
+  phraseChunks: Map<number, Set<number>>;
+}
+
+/**
+ * Reads `triples` into {@link TripleIndexAddition} after `base` (see there). A chunk of `base` that the rows name
+ * again gains nothing in lists that already hold it only if `base` reports those lists: callers that update a stored
+ * index pass rows of new chunks only.
+ */
+export function tripleIndexAddition(base: TripleIndexBase, triples: ReadonlyArray<TripleRow>, newPhraseIndex = new Map<string, number>()): TripleIndexAddition {
+  const addition: TripleIndexAddition = {
+    phraseTexts: [],
+    phraseIds: [],
+    phraseLabels: [],
+    factIds: [],
+    factTexts: [],
+    factSubject: [],
+    factObject: [],
+    factPredicate: [],
+    chunkIds: [],
+    factChunks: new Map(),
+    phraseChunks: new Map(),
+  };
   const chunkIndex = new Map<string, number>();
-  const factIds: string[] = [];
-  const factTexts: string[] = [];
-  const subjects: number[] = [];
-  const objects: number[] = [];
-  const factPredicate: string[] = [];
   const factKey = new Map<string, number>();
-  const factChunkSets: Array<Set<number>> = [];
+  const gain = (lists: Map<number, Set<number>>, key: number, chunk: number): void => {
+    let list = lists.get(key);
+    if (!list) lists.set(key, (list = new Set()));
+    list.add(chunk);
+  };
 
   const phrase = (surface: string): number | undefined => {
     const normalized = normalizePhrase(surface);
     if (normalized.length === 0) return undefined;
-    let index = phraseIndex.get(normalized);
+    let index = base.phraseIndex.get(normalized) ?? newPhraseIndex.get(normalized);
     if (index === undefined) {
-      index = phraseTexts.length;
-      phraseIndex.set(normalized, index);
-      phraseTexts.push(normalized);
-      phraseIds.push(phraseId(normalized));
-      phraseLabels.push(surface.trim());
-      phraseChunkSets.push(new Set());
+      index = base.phrases + addition.phraseTexts.length;
+      newPhraseIndex.set(normalized, index);
+      addition.phraseTexts.push(normalized);
+      addition.phraseIds.push(phraseId(normalized));
+      addition.phraseLabels.push(surface.trim());
     }
     return index;
   };
@@ -78,42 +146,27 @@ export function buildTripleIndex(
     const subject = phrase(triple.subject);
     const object = phrase(triple.object);
     if (subject === undefined || object === undefined) continue;
-    let chunk = chunkIndex.get(triple.chunkId);
+    let chunk = base.chunkOf(triple.chunkId) ?? chunkIndex.get(triple.chunkId);
     if (chunk === undefined) {
-      chunk = chunkIds.length;
+      chunk = base.chunks + addition.chunkIds.length;
       chunkIndex.set(triple.chunkId, chunk);
-      chunkIds.push(triple.chunkId);
+      addition.chunkIds.push(triple.chunkId);
     }
-    phraseChunkSets[subject]?.add(chunk);
-    phraseChunkSets[object]?.add(chunk);
+    gain(addition.phraseChunks, subject, chunk);
+    gain(addition.phraseChunks, object, chunk);
     const predicate = triple.predicate.trim().toLowerCase().replace(/\s+/g, ' ');
     const key = `${subject}\u0000${predicate}\u0000${object}`;
-    let fact = factKey.get(key);
+    let fact = factKey.get(key) ?? base.factOf(subject, predicate, object);
     if (fact === undefined) {
-      fact = factIds.length;
-      factKey.set(key, fact);
-      factIds.push(triple.id);
-      factTexts.push(factSentence(triple.subject, triple.predicate, triple.object));
-      subjects.push(subject);
-      objects.push(object);
-      factPredicate.push(predicate);
-      factChunkSets.push(new Set());
+      fact = base.facts + addition.factIds.length;
+      addition.factIds.push(triple.id);
+      addition.factTexts.push(factSentence(triple.subject, triple.predicate, triple.object));
+      addition.factSubject.push(subject);
+      addition.factObject.push(object);
+      addition.factPredicate.push(predicate);
     }
-    factChunkSets[fact]?.add(chunk);
+    factKey.set(key, fact);
+    gain(addition.factChunks, fact, chunk);
   }
-
-  return {
-    phraseTexts,
-    phraseIds,
-    phraseLabels,
-    phraseIndex,
-    factIds,
-    factTexts,
-    factSubject: Int32Array.from(subjects),
-    factObject: Int32Array.from(objects),
-    factPredicate,
-    factChunks: factChunkSets.map((set) => [...set]),
-    chunkIds,
-    phraseChunks: phraseChunkSets.map((set) => [...set]),
-  };
+  return addition;
 }

@@ -12,12 +12,14 @@ import type { TripleExtraction } from '../../extract/triples/extracted-triples.j
 import { createNlpTripleExtractor, nlpTripleExtractorVersion } from '../../extract/triples/nlp-triples.js';
 import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
-import { buildTripleIndex } from '../../extract/triples/triple-index.js';
+import { buildTripleIndex, type TripleRow } from '../../extract/triples/triple-index.js';
+import { appendTripleRows, encodeTripleIndex } from '../../extract/triples/triple-index-codec.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import type { Store } from '../../store/store.js';
-import type { PipelineStep, StepContext } from '../pipeline-step.js';
-import { storeTripleIndex } from '../stored-triple-index.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
+import type { PipelineStep, StepContext, StepOutput } from '../pipeline-step.js';
+import { loadEncodedTripleIndex, storeEncodedTripleIndex, storeTripleIndex } from '../stored-triple-index.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /** `extractor` of LLM OpenIE replies in the `extractions` table. */
@@ -92,6 +94,19 @@ export async function saveOpenieImport(store: Store, parsed: OpenieFile, source:
   return { hash, changed: true };
 }
 
+/**
+ * Store keys of the NLP extractor's record of which chunks its stored triples cover: the chunk ids (blob, JSON) and
+ * what they were extracted with (meta, {@link NlpChunksMeta}; null when the triples are not the NLP extractor's).
+ */
+const nlpChunkKeys = { chunks: 'triples:nlp-chunks', meta: 'triples:nlp-chunks-meta' } as const;
+
+/** What {@link nlpChunkKeys}.meta holds. */
+interface NlpChunksMeta {
+  extractorVersion: number;
+  /** The triple index version the chunk list goes with. */
+  indexVersion: string;
+}
+
 /** Extraction records are written in groups as replies arrive, so a killed run keeps what it paid for. */
 const recordsPerWrite = 16;
 
@@ -109,7 +124,8 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
     name: 'triples',
     // 2: the triple index is stored with the triples (a workspace of version 1 rebuilds it once, LLM replies reused).
     version: 2,
-    reads: ['chunk'],
+    // `statistics`: the NLP extractor's triples of kept chunks are kept between refreshes (see `updateNlpTriples`).
+    reads: ['chunk', 'statistics'],
     settings: (config, environment) =>
       tripleExtractorFor(config, mode, environment.llmModel !== undefined) === 'llm'
         ? { extractor: 'llm', model: environment.llmModel, prompts: promptsHash(environment.prompts, [openiePrompts.ner, openiePrompts.triples], null) }
@@ -119,6 +135,11 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
     async run(context: StepContext) {
       const { store } = context;
       const extractor = tripleExtractorFor(context.config, mode, context.llm !== undefined);
+      const epoch = extractor === 'nlp' ? await statisticsEpochOf(context, 'triples') : undefined;
+      if (epoch?.incremental) {
+        const updated = await updateNlpTriples(context, epoch.epoch);
+        if (updated) return updated;
+      }
       const chunks = await store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']);
       const openie = await readOpenieImport(store);
       const assignment = openie ? assignOpenieDocs(openie.docs, await store.table('documents').pick(['id', 'title', 'text']), chunks) : undefined;
@@ -140,20 +161,18 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
         extracted = { ...noLlmWork, byChunk: await runTask(extractWithNlp(context, pending, titles), { signal: context.signal }) };
       }
 
-      const rows: TripleRecord[] = [];
-      const seen = new Set<string>();
+      const byChunk = new Map<string, TripleExtraction>();
       const entities = new Set<string>();
       for (const chunk of chunks) {
         const extraction = imported.get(chunk.id) ?? extracted.byChunk.get(chunk.id);
         if (!extraction) continue;
+        byChunk.set(chunk.id, extraction);
         for (const entity of extraction.entities) entities.add(entity.toLowerCase());
-        for (const [subject, predicate, object] of extraction.triples) {
-          const id = contentId('triple', chunk.id, subject, predicate, object);
-          if (seen.has(id)) continue;
-          seen.add(id);
-          rows.push({ id, subject, predicate, object, chunkId: chunk.id });
-        }
       }
+      const rows: TripleRecord[] = tripleRowsOf(
+        chunks.map((chunk) => chunk.id),
+        byChunk,
+      );
       if (extractor === 'llm' && rows.length === 0 && pending.length > 0) {
         throw new KgragError(`LLM OpenIE found no triples in ${pending.length} chunks (${extracted.failed} replies unusable)`, {
           code: 'INDEX_NO_TRIPLES',
@@ -191,10 +210,112 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
           await tx.table('triples').clear();
           await tx.table('triples').upsert(rows);
           await storeTripleIndex(tx, buildTripleIndex(rows), outputVersion);
+          if (epoch && !openie) {
+            await writeNlpChunks(tx, chunks.map((chunk) => chunk.id), outputVersion);
+            await recordStatisticsEpoch(tx, 'triples', epoch.epoch);
+          } else {
+            await tx.setMeta(nlpChunkKeys.meta, null);
+          }
         },
       };
     },
   };
+}
+
+async function writeNlpChunks(tx: Store, chunkIds: readonly string[], indexVersion: string): Promise<void> {
+  await tx.setBlob(nlpChunkKeys.chunks, Buffer.from(JSON.stringify(chunkIds), 'utf8'));
+  const meta: NlpChunksMeta = { extractorVersion: nlpTripleExtractorVersion, indexVersion };
+  await tx.setMeta(nlpChunkKeys.meta, meta);
+}
+
+/**
+ * The NLP triples between refreshes of the corpus statistics: only the chunks added since the last run are parsed,
+ * and the stored triples of the others are kept. The parser's lexicon grows with what it reads (see
+ * `NlpTripleExtractor`), so a fresh build, which parses every chunk in one pass, can differ in a few chunks: that is
+ * the corpus state this step freezes between refreshes, and a refresh parses everything again. The triple index is
+ * updated in place when the new chunks follow every kept one and no removed chunk had triples (an add: the index of a
+ * fresh build over the same rows, byte for byte); otherwise it is built again from the stored rows. Undefined when
+ * there is nothing to start from (an OpenIE import, no record of the chunks parsed, another extractor version).
+ */
+async function updateNlpTriples(context: StepContext, epoch: string): Promise<StepOutput | undefined> {
+  const { store } = context;
+  const [meta, stored, importMeta] = await Promise.all([
+    store.getMeta<NlpChunksMeta | null>(nlpChunkKeys.meta),
+    loadEncodedTripleIndex(store),
+    store.getMeta<OpenieImportMeta>(openieImportKey),
+  ]);
+  if (!meta || !stored || importMeta !== undefined || meta.extractorVersion !== nlpTripleExtractorVersion || meta.indexVersion !== stored.version) return undefined;
+  const listed = await store.getBlob(nlpChunkKeys.chunks);
+  if (listed === undefined) return undefined;
+  const parsed = new Set(JSON.parse(Buffer.from(listed.buffer, listed.byteOffset, listed.byteLength).toString('utf8')) as string[]);
+  const chunkIds = (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
+  const present = new Set(chunkIds);
+  const added = chunkIds.filter((id) => !parsed.has(id));
+  const removed = [...parsed].filter((id) => !present.has(id));
+  const lastKept = chunkIds.findLastIndex((id) => parsed.has(id));
+  const firstAdded = chunkIds.findIndex((id) => !parsed.has(id));
+
+  const addedChunks = await store.table('chunks').get(added);
+  const titles = new Map((await store.table('documents').get([...new Set(addedChunks.map((chunk) => chunk.documentId))])).map((document) => [document.id, document.title]));
+  const byChunk = addedChunks.length === 0 ? new Map<string, TripleExtraction>() : await runTask(extractWithNlp(context, addedChunks, titles), { signal: context.signal });
+  const newRows = tripleRowsOf(added, byChunk);
+  const removedRows = removed.length === 0 ? [] : await store.table('triples').where('chunkId', removed);
+
+  const appendable = removedRows.length === 0 && (firstAdded < 0 || lastKept < firstAdded);
+  let blob = appendable ? appendTripleRows(stored.blob, newRows) : undefined;
+  let rewritten: TripleRecord[] | undefined;
+  if (blob === undefined) {
+    // Rows in chunk order, the stored ones as they were extracted: what a build reads.
+    const positionOf = new Map(chunkIds.map((id, position) => [id, position]));
+    const gone = new Set(removed);
+    const kept = (await store.table('triples').all()).filter((row) => !gone.has(row.chunkId));
+    rewritten = [...kept, ...newRows].map((row, order) => ({ row, order })).sort((left, right) => (positionOf.get(left.row.chunkId) as number) - (positionOf.get(right.row.chunkId) as number) || left.order - right.order).map(({ row }) => row);
+    blob = encodeTripleIndex(buildTripleIndex(rewritten)) ?? new Uint8Array(0);
+  }
+  // Chained to the stored version: the same updates of the same index give the same version.
+  const outputVersion = contentId('triples', stored.version, 'added', newRows.map((row) => row.id), 'removed', removed);
+  const entities = new Set<string>();
+  for (const extraction of byChunk.values()) for (const entity of extraction.entities) entities.add(entity.toLowerCase());
+  const indexBlob = blob;
+  return {
+    counts: {
+      chunks: chunkIds.length,
+      extracted: added.length,
+      reused: chunkIds.length - added.length,
+      addedTriples: newRows.length,
+      removedTriples: removedRows.length,
+      addedEntities: entities.size,
+      indexRebuilt: rewritten ? 1 : 0,
+    },
+    outputVersion,
+    async write(tx) {
+      if (rewritten) {
+        await tx.table('triples').clear();
+        await tx.table('triples').upsert(rewritten);
+      } else {
+        if (removed.length > 0) await tx.table('triples').deleteWhere('chunkId', removed);
+        await tx.table('triples').upsert(newRows);
+      }
+      await storeEncodedTripleIndex(tx, indexBlob, outputVersion);
+      await writeNlpChunks(tx, chunkIds, outputVersion);
+      await recordStatisticsEpoch(tx, 'triples', epoch);
+    },
+  };
+}
+
+/** The triples rows of extractions, chunks in `chunkIds` order, each (chunk, triple) once. */
+function tripleRowsOf(chunkIds: readonly string[], byChunk: ReadonlyMap<string, TripleExtraction>): TripleRow[] {
+  const rows: TripleRow[] = [];
+  const seen = new Set<string>();
+  for (const chunkId of chunkIds) {
+    for (const [subject, predicate, object] of byChunk.get(chunkId)?.triples ?? []) {
+      const id = contentId('triple', chunkId, subject, predicate, object);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      rows.push({ id, subject, predicate, object, chunkId });
+    }
+  }
+  return rows;
 }
 
 /** What the LLM path did; the NLP path does none of it. */

@@ -114,7 +114,12 @@ describe('synonym edges: an update equals a fresh computation', () => {
     const options: SynonymEdgeOptions = { topK: 2, threshold: 0.5, search: 'shared-word' };
     const { state } = await synonymComputation(texts, vectors, options);
     assert.ok(updateSynonymEdges(texts, vectors, options, state));
-    assert.equal(updateSynonymEdges(texts, vectors, options, { ...state, oversizedWords: ['kester'] }), undefined);
+    // A block the previous search found too large and that an added phrase now puts below the limit (a stand-in for
+    // 4,096 phrases): its pairs all come at once.
+    const grown = [...texts, 'kester mill'];
+    const grownVectors = [...vectors, phraseVector('kester mill', createRandom(3))];
+    assert.ok(updateSynonymEdges(grown, grownVectors, options, state));
+    assert.equal(updateSynonymEdges(grown, grownVectors, options, { ...state, oversizedWords: ['kester'] }), undefined);
     assert.equal(updateSynonymEdges(texts, vectors, { ...options, search: 'exact' }, state), undefined);
   });
 });

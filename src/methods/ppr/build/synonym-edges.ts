@@ -137,8 +137,9 @@ export async function synonymComputation(texts: readonly string[], vectors: Read
  * options over the same vectors for the phrases both share (the vectors of a phrase do not change between refreshes
  * of the corpus statistics): the new phrases are searched against all, each phrase whose neighbour list a new phrase
  * enters takes it in, and a phrase that lost one of its `topK` kept neighbours to a removed phrase is searched again
- * (the one that follows was not kept). The result equals {@link synonymComputation}'s. Undefined when the update
- * cannot be exact that way: an exact (all-pairs) search, or a content word whose block crossed
+ * (the one that follows was not kept). The result equals {@link synonymComputation}'s. It costs the phrases that came,
+ * went or are linked, and one pass over the texts for the blocks of their words; nothing is sorted but those. Undefined
+ * when the update cannot be exact that way: an exact (all-pairs) search, or a content word whose block crossed
  * {@link maxSharedWordBlock} (its pairs come or go all at once).
  */
 export function updateSynonymEdges(
@@ -148,76 +149,191 @@ export function updateSynonymEdges(
   previous: SynonymState,
 ): (SynonymComputation & { searched: number }) | undefined {
   if (options.search !== 'shared-word') return undefined;
-  const space = searchSpace(texts, vectors);
-  const { phrases, rowTexts } = space;
-  const rowOfText = new Map(rowTexts.map((text, row) => [text, row]));
-  const blocks = wordBlocks(rowTexts);
-  const oversizedWords = oversizedWordsOf(blocks);
-  if (oversizedWords.join('\n') !== previous.oversizedWords.join('\n')) return undefined;
-
-  const previousRows = Int32Array.from(previous.texts, (text) => rowOfText.get(text) ?? -1);
-  const isOld = new Uint8Array(phrases.length);
-  for (const row of previousRows) if (row >= 0) isOld[row] = 1;
-
-  // The previous neighbour lists: each phrase's edges, best first and ties by text (positions in `previous.texts`,
-  // which is in text order too), of which the first `topK` are the neighbours it kept.
-  const kept: Array<Array<[number, number]>> = previous.texts.map(() => []);
-  for (let edge = 0; edge < previous.sources.length; edge++) {
-    const a = previous.sources[edge] as number;
-    const b = previous.targets[edge] as number;
-    const weight = previous.weights[edge] as number;
-    (kept[a] as Array<[number, number]>).push([b, weight]);
-    (kept[b] as Array<[number, number]>).push([a, weight]);
-  }
-  const neighbours: Array<Array<[number, number]>> = phrases.map(() => []);
-  const again: number[] = [];
-  kept.forEach((list, position) => {
-    const row = previousRows[position] as number;
-    if (row < 0 || list.length === 0) return;
-    list.sort(byBest);
-    const lostKept = list.slice(0, options.topK).some(([other]) => (previousRows[other] as number) < 0);
-    if (lostKept && list.length >= options.topK) {
-      again.push(row);
-      return;
-    }
-    const current = neighbours[row] as Array<[number, number]>;
-    for (const [other, similarity] of list) {
-      const otherRow = previousRows[other] as number;
-      if (otherRow >= 0) current.push([otherRow, similarity]);
+  const eligible = (phrase: number): boolean => vectors[phrase] !== null && vectors[phrase] !== undefined;
+  const phraseOf = new Map<string, number>();
+  texts.forEach((text, phrase) => phraseOf.set(text, phrase));
+  // Old positions → phrases (−1: removed); the phrases that take part and are not old are new.
+  const oldPhrases = Int32Array.from(previous.texts, (text) => {
+    const phrase = phraseOf.get(text);
+    return phrase !== undefined && eligible(phrase) ? phrase : -1;
+  });
+  // 1: an old phrase still searched, 2: a new one.
+  const role = new Uint8Array(texts.length);
+  for (const phrase of oldPhrases) if (phrase >= 0) role[phrase] = 1;
+  const added: number[] = [];
+  texts.forEach((text, phrase) => {
+    if (role[phrase] === 0 && eligible(phrase) && alphanumericLength(text) >= synonymyMinAlphanumeric) {
+      role[phrase] = 2;
+      added.push(phrase);
     }
   });
+  const byText = (left: number, right: number): number => {
+    const a = texts[left] as string;
+    const b = texts[right] as string;
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+  added.sort(byText);
+  const best = (left: [number, number], right: [number, number]): number => right[1] - left[1] || byText(left[0], right[0]);
 
-  const vectorsOfRows = space.sparse();
-  const scratch = new Float32Array(vectorsOfRows.dimensions);
-  const searchedAgain = new Uint8Array(phrases.length);
-  for (const row of again) searchedAgain[row] = 1;
-  const search = (row: number, visit: (other: number, similarity: number) => void): void => {
-    const scored = new Set<number>([row]);
-    spread(vectorsOfRows, row, scratch);
-    for (const word of contentWords(rowTexts[row] as string)) {
+  // Each old phrase's previous list: its edges, of which the best `topK` (ties by text) are the neighbours it kept.
+  const kept = new Map<number, Array<[number, number]>>();
+  const keep = (position: number, other: number, weight: number): void => {
+    let list = kept.get(position);
+    if (!list) kept.set(position, (list = []));
+    list.push([other, weight]);
+  };
+  for (let edge = 0; edge < previous.sources.length; edge++) {
+    keep(previous.sources[edge] as number, previous.targets[edge] as number, previous.weights[edge] as number);
+    keep(previous.targets[edge] as number, previous.sources[edge] as number, previous.weights[edge] as number);
+  }
+  const neighbours = new Map<number, Array<[number, number]>>();
+  const listOf = (phrase: number): Array<[number, number]> => {
+    let list = neighbours.get(phrase);
+    if (!list) neighbours.set(phrase, (list = []));
+    return list;
+  };
+  const again: number[] = [];
+  for (const [position, list] of kept) {
+    const phrase = oldPhrases[position] as number;
+    if (phrase < 0) continue;
+    // Positions are in text order, so ties rank by position as they rank by text.
+    list.sort((left, right) => right[1] - left[1] || left[0] - right[0]);
+    const lostKept = list.slice(0, options.topK).some(([other]) => (oldPhrases[other] as number) < 0);
+    if (lostKept && list.length >= options.topK) {
+      again.push(phrase);
+      continue;
+    }
+    const current = listOf(phrase);
+    for (const [other, similarity] of list) {
+      const otherPhrase = oldPhrases[other] as number;
+      if (otherPhrase >= 0) current.push([otherPhrase, similarity]);
+    }
+  }
+
+  // The blocks of the words of the phrases searched, and whether a block of a word that came or went crossed the limit.
+  const searchedPhrases = [...again, ...added];
+  const touchedWords = new Set<string>();
+  for (const phrase of searchedPhrases) for (const word of contentWords(texts[phrase] as string)) touchedWords.add(word);
+  const removedWords = new Set<string>();
+  previous.texts.forEach((text, position) => {
+    if ((oldPhrases[position] as number) < 0) for (const word of contentWords(text)) removedWords.add(word);
+  });
+  const blocks = new Map<string, number[]>();
+  const sizes = new Map<string, number>();
+  // The last phrase counted for each word, so that a word twice in one phrase counts once.
+  const counting = new Map<string, number>();
+  texts.forEach((text, phrase) => {
+    if (role[phrase] === 0) return;
+    for (const word of text.split(' ')) {
+      if (touchedWords.has(word)) {
+        let block = blocks.get(word);
+        if (!block) blocks.set(word, (block = []));
+        // A word twice in one phrase ("new new york") puts it in the block once.
+        if (block[block.length - 1] !== phrase) block.push(phrase);
+      }
+      if (removedWords.has(word)) {
+        const counted = counting.get(word);
+        if (counted !== phrase) {
+          counting.set(word, phrase);
+          sizes.set(word, (sizes.get(word) ?? 0) + 1);
+        }
+      }
+    }
+  });
+  const wasOversized = new Set(previous.oversizedWords);
+  for (const [word, block] of blocks) if (block.length > maxSharedWordBlock !== wasOversized.has(word)) return undefined;
+  for (const word of removedWords) if ((sizes.get(word) ?? 0) > maxSharedWordBlock !== wasOversized.has(word)) return undefined;
+
+  const dimensions = searchedPhrases.length === 0 ? 0 : dimensionsOf(vectors[searchedPhrases[0] as number] as Float32Array | SparseVector);
+  const scratch = new Float32Array(dimensions);
+  const searchedAgain = new Set(again);
+  const search = (phrase: number, visit: (other: number, similarity: number) => void): void => {
+    const scored = new Set<number>([phrase]);
+    const vector = sparseVectorOfAny(vectors[phrase] as Float32Array | SparseVector);
+    vector.columns.forEach((coordinate, entry) => (scratch[coordinate] = vector.values[entry] as number));
+    for (const word of contentWords(texts[phrase] as string)) {
       const block = blocks.get(word) as number[];
       if (block.length < 2 || block.length > maxSharedWordBlock) continue;
       for (const other of block) {
         if (scored.has(other)) continue;
         scored.add(other);
-        const similarity = dotWithScratch(vectorsOfRows, other, scratch);
+        const similarity = dotSparseWithScratch(sparseVectorOfAny(vectors[other] as Float32Array | SparseVector), scratch);
         if (similarity >= options.threshold) visit(other, similarity);
       }
     }
-    clear(vectorsOfRows, row, scratch);
+    for (const coordinate of vector.columns) scratch[coordinate] = 0;
   };
-  for (const row of again) search(row, (other, similarity) => (neighbours[row] as Array<[number, number]>).push([other, similarity]));
-  let searched = again.length;
-  for (let row = 0; row < phrases.length; row++) {
-    if (isOld[row] === 1) continue;
-    searched++;
-    search(row, (other, similarity) => {
-      (neighbours[row] as Array<[number, number]>).push([other, similarity]);
+  for (const phrase of again) search(phrase, (other, similarity) => listOf(phrase).push([other, similarity]));
+  for (const phrase of added) {
+    search(phrase, (other, similarity) => {
+      listOf(phrase).push([other, similarity]);
       // A new phrase enters an old phrase's list (one searched again found it itself; a new one finds it in its own search).
-      if (isOld[other] === 1 && searchedAgain[other] === 0) (neighbours[other] as Array<[number, number]>).push([row, similarity]);
+      if (role[other] === 1 && !searchedAgain.has(other)) listOf(other).push([phrase, similarity]);
     });
   }
-  return { ...finish(space, neighbours, options.topK, oversizedWords), searched };
+
+  // Each phrase's best `topK`, as undirected pairs of phrases.
+  const pairs = new Map<string, [number, number, number]>();
+  for (const [phrase, list] of neighbours) {
+    list.sort(best);
+    for (const [other, similarity] of list.slice(0, options.topK)) {
+      const a = Math.min(phrase, other);
+      const b = Math.max(phrase, other);
+      const key = `${a} ${b}`;
+      if (!pairs.has(key)) pairs.set(key, [a, b, similarity]);
+    }
+  }
+  const edges = [...pairs.values()].sort((left, right) => left[0] - right[0] || left[1] - right[1]);
+
+  // The state in positions of the new text order: the kept old texts merged with the new ones.
+  const rowTexts: string[] = [];
+  const rowOf = new Int32Array(texts.length);
+  let next = 0;
+  previous.texts.forEach((text, position) => {
+    const phrase = oldPhrases[position] as number;
+    if (phrase < 0) return;
+    while (next < added.length && (texts[added[next] as number] as string) < text) {
+      rowOf[added[next] as number] = rowTexts.length;
+      rowTexts.push(texts[added[next++] as number] as string);
+    }
+    rowOf[phrase] = rowTexts.length;
+    rowTexts.push(text);
+  });
+  for (; next < added.length; next++) {
+    rowOf[added[next] as number] = rowTexts.length;
+    rowTexts.push(texts[added[next] as number] as string);
+  }
+  const rowEdges = edges
+    .map(([a, b, similarity]): [number, number, number] => {
+      const first = rowOf[a] as number;
+      const second = rowOf[b] as number;
+      return [Math.min(first, second), Math.max(first, second), similarity];
+    })
+    .sort((left, right) => left[0] - right[0] || left[1] - right[1]);
+  const oversizedWords = [...new Set([...previous.oversizedWords])].sort();
+  return {
+    edges: {
+      sources: Int32Array.from(edges, (edge) => edge[0]),
+      targets: Int32Array.from(edges, (edge) => edge[1]),
+      weights: Float32Array.from(edges, (edge) => edge[2]),
+    },
+    state: {
+      texts: rowTexts,
+      oversizedWords,
+      sources: Int32Array.from(rowEdges, (edge) => edge[0]),
+      targets: Int32Array.from(rowEdges, (edge) => edge[1]),
+      weights: Float32Array.from(rowEdges, (edge) => edge[2]),
+    },
+    searched: searchedPhrases.length,
+  };
+}
+
+function dimensionsOf(vector: Float32Array | SparseVector): number {
+  return vector instanceof Float32Array ? vector.length : vector.dimensions;
+}
+
+function sparseVectorOfAny(vector: Float32Array | SparseVector): SparseVector {
+  return vector instanceof Float32Array ? sparseVectorOf(vector) : vector;
 }
 
 /** Best first; ties by lower row, which is text order. */
@@ -366,12 +482,21 @@ function clear(vectors: SparseVectors, row: number, scratch: Float32Array): void
  * copying the 52,000 × 1024 phrase matrix into it (200 MB, most of the step's time).
  */
 function dotWithScratch(vectors: SparseVectors, other: number, scratch: Float32Array): number {
-  const { pointers, columns, values } = vectors;
+  return laneDot(vectors.columns, vectors.values, vectors.pointers[other] as number, vectors.pointers[other + 1] as number, scratch);
+}
+
+/** {@link dotWithScratch} of one sparse vector. */
+function dotSparseWithScratch(vector: SparseVector, scratch: Float32Array): number {
+  return laneDot(vector.columns, vector.values, 0, vector.columns.length, scratch);
+}
+
+/** The lane arithmetic of {@link dotWithScratch} over entries `start…end` of `columns` and `values`. */
+function laneDot(columns: Int32Array, values: Float32Array, start: number, end: number, scratch: Float32Array): number {
   let lane0 = 0;
   let lane1 = 0;
   let lane2 = 0;
   let lane3 = 0;
-  for (let entry = pointers[other] as number; entry < (pointers[other + 1] as number); entry++) {
+  for (let entry = start; entry < end; entry++) {
     const coordinate = columns[entry] as number;
     const product = Math.fround((scratch[coordinate] as number) * (values[entry] as number));
     switch (coordinate & 3) {

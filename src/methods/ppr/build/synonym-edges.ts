@@ -303,29 +303,7 @@ export function updateSynonymEdges(
     rowOf[added[next] as number] = rowTexts.length;
     rowTexts.push(texts[added[next] as number] as string);
   }
-  const rowEdges = edges
-    .map(([a, b, similarity]): [number, number, number] => {
-      const first = rowOf[a] as number;
-      const second = rowOf[b] as number;
-      return [Math.min(first, second), Math.max(first, second), similarity];
-    })
-    .sort((left, right) => left[0] - right[0] || left[1] - right[1]);
-  const oversizedWords = [...new Set([...previous.oversizedWords])].sort();
-  return {
-    edges: {
-      sources: Int32Array.from(edges, (edge) => edge[0]),
-      targets: Int32Array.from(edges, (edge) => edge[1]),
-      weights: Float32Array.from(edges, (edge) => edge[2]),
-    },
-    state: {
-      texts: rowTexts,
-      oversizedWords,
-      sources: Int32Array.from(rowEdges, (edge) => edge[0]),
-      targets: Int32Array.from(rowEdges, (edge) => edge[1]),
-      weights: Float32Array.from(rowEdges, (edge) => edge[2]),
-    },
-    searched: searchedPhrases.length,
-  };
+  return { ...computationOf(edges, relabeled(edges, rowOf), rowTexts, [...previous.oversizedWords]), searched: searchedPhrases.length };
 }
 
 function dimensionsOf(vector: Float32Array | SparseVector): number {
@@ -385,12 +363,22 @@ function finish(space: SearchSpace, neighbours: Array<Array<[number, number]>>, 
     }
   });
   rowEdges.sort((left, right) => left[0] - right[0] || left[1] - right[1]);
-  const edges = rowEdges.map(([a, b, similarity]): [number, number, number] => {
-    const first = phrases[a] as number;
-    const second = phrases[b] as number;
-    return [Math.min(first, second), Math.max(first, second), similarity];
-  });
-  edges.sort((left, right) => left[0] - right[0] || left[1] - right[1]);
+  return computationOf(relabeled(rowEdges, phrases), rowEdges, rowTexts, oversizedWords);
+}
+
+/** Edges with both ends mapped through `map`, each as (lower, higher), sorted by (source, target). */
+function relabeled(edges: ReadonlyArray<[number, number, number]>, map: ArrayLike<number>): Array<[number, number, number]> {
+  return edges
+    .map(([a, b, similarity]): [number, number, number] => {
+      const first = map[a] as number;
+      const second = map[b] as number;
+      return [Math.min(first, second), Math.max(first, second), similarity];
+    })
+    .sort((left, right) => left[0] - right[0] || left[1] - right[1]);
+}
+
+/** The edges between phrases and the state: the same edges between the searched rows (`texts`, in text order). */
+function computationOf(edges: ReadonlyArray<[number, number, number]>, rowEdges: ReadonlyArray<[number, number, number]>, texts: string[], oversizedWords: string[]): SynonymComputation {
   return {
     edges: {
       sources: Int32Array.from(edges, (edge) => edge[0]),
@@ -398,7 +386,7 @@ function finish(space: SearchSpace, neighbours: Array<Array<[number, number]>>, 
       weights: Float32Array.from(edges, (edge) => edge[2]),
     },
     state: {
-      texts: rowTexts,
+      texts,
       oversizedWords,
       sources: Int32Array.from(rowEdges, (edge) => edge[0]),
       targets: Int32Array.from(rowEdges, (edge) => edge[1]),

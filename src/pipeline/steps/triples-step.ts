@@ -272,8 +272,8 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
     rewritten = [...kept, ...newRows].map((row, order) => ({ row, order })).sort((left, right) => (positionOf.get(left.row.chunkId) as number) - (positionOf.get(right.row.chunkId) as number) || left.order - right.order).map(({ row }) => row);
     blob = encodeTripleIndex(buildTripleIndex(rewritten)) ?? new Uint8Array(0);
   }
-  // Chained to the stored version: the same updates of the same index give the same version.
-  const outputVersion = contentId('triples', stored.version, 'added', newRows.map((row) => row.id), 'removed', removed);
+  // Chained to the stored version: the same updates of the same index give the same version (and none, the same).
+  const outputVersion = added.length === 0 && removed.length === 0 ? stored.version : contentId('triples', stored.version, 'added', newRows.map((row) => row.id), 'removed', removed);
   const entities = new Set<string>();
   for (const extraction of byChunk.values()) for (const entity of extraction.entities) entities.add(entity.toLowerCase());
   const indexBlob = blob;

@@ -1,0 +1,76 @@
+// Issue 38 for the shared chunk kNN graph: between refreshes the chunk vectors stay as they are, so an update scores
+// only the new chunks (and the lists that held a removed one) and the stored graph is still the exact graph of every
+// chunk vector, bit for bit; a refresh, which refits the local embedder and so changes every vector, searches afresh.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { exactKnnGraph } from '../src/math/exact-knn-graph.js';
+import { decodeChunkKnnGraph } from '../src/pipeline/steps/chunk-knn-graph-codec.js';
+import { chunkKnnBlobKey } from '../src/pipeline/steps/chunk-knn-step.js';
+import { matrixInRowOrder } from '../src/store/matrix-in-row-order.js';
+
+const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+const files = readdirSync(corpus)
+  .sort()
+  .map((file) => join(corpus, file));
+const root = mkdtempSync(join(tmpdir(), 'kgrag-knn-update-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function open(refreshShare: number): Promise<Kgrag> {
+  return createKgrag({
+    workspace: join(root, 'index'),
+    env: {},
+    config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['kgp'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'] } } },
+  });
+}
+
+/** The stored graph against the exact graph of the stored chunk vectors, in chunk order. */
+async function assertExactGraph(kgrag: Kgrag): Promise<void> {
+  const bytes = await kgrag.store.getBlob(chunkKnnBlobKey);
+  assert.ok(bytes);
+  const stored = decodeChunkKnnGraph(bytes);
+  const chunkIds = (await kgrag.store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
+  assert.deepEqual(stored.chunkIds, chunkIds);
+  const loaded = await kgrag.store.vectors('chunks').load();
+  const exact = await exactKnnGraph({ rows: chunkIds.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, chunkIds) }, stored.graph.k, { threads: 1 });
+  assert.deepEqual(Array.from(stored.graph.indices), Array.from(exact.indices));
+  assert.deepEqual(Array.from(stored.graph.similarities), Array.from(exact.similarities));
+}
+
+describe('chunk-knn between refreshes', () => {
+  it('scores only the new chunks and stays the exact graph, after a delete too; a refresh searches afresh', async () => {
+    let kgrag = await open(0.9);
+    try {
+      await kgrag.index(files.slice(0, 28));
+      await assertExactGraph(kgrag);
+
+      const added = await kgrag.index(files.slice(0, 32));
+      const counts = added.counts['chunk-knn'] ?? {};
+      const newChunks = added.counts['chunk']?.['added'] ?? 0;
+      assert.ok(newChunks > 0);
+      assert.equal(counts['updated'], 1, JSON.stringify(counts));
+      assert.equal(counts['addedRows'], newChunks);
+      await assertExactGraph(kgrag);
+
+      // On 30 chunks a removed chunk sits in a third of the lists, and searching afresh costs less than scoring them
+      // again (the unit test of update-knn-graph covers the rescoring): either way the graph is the exact one.
+      await kgrag.delete([files[3] as string, files[30] as string]);
+      await assertExactGraph(kgrag);
+    } finally {
+      await kgrag.close();
+    }
+
+    kgrag = await open(0);
+    try {
+      const refreshed = await kgrag.index(files);
+      assert.equal(refreshed.counts['statistics']?.['refreshed'], 1);
+      assert.equal(refreshed.counts['chunk-knn']?.['updated'], 0, 'refitted vectors: the graph is searched afresh');
+      await assertExactGraph(kgrag);
+    } finally {
+      await kgrag.close();
+    }
+  });
+});

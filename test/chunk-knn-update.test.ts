@@ -19,11 +19,14 @@ const files = readdirSync(corpus)
 const root = mkdtempSync(join(tmpdir(), 'kgrag-knn-update-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
+/** Two documents whose one chunk is the same text (each starts with its title, so no title is prepended): one vector. */
+const twins = ['Weir notes', 'Weir'].map((title) => ({ title, text: 'Weir notes\nThe Kester Weir was raised in 1951 after the flood of March 1947, and the fish pass beside it was added in 1988.', source: `test:${title}` }));
+
 function open(refreshShare: number): Promise<Kgrag> {
   return createKgrag({
     workspace: join(root, 'index'),
     env: {},
-    config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['kgp'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'] } } },
+    config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['kgp', 'autokg'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'], knnK: 5 }, autokg: { neighbours: 8, spectralNeighbours: 8 } } },
   });
 }
 
@@ -44,16 +47,20 @@ describe('chunk-knn between refreshes', () => {
   it('scores only the new chunks and stays the exact graph, after a delete too; a refresh searches afresh', async () => {
     let kgrag = await open(0.9);
     try {
-      await kgrag.index(files.slice(0, 28));
+      const first = await kgrag.index(files.slice(0, 28));
       await assertExactGraph(kgrag);
 
-      const added = await kgrag.index(files.slice(0, 32));
+      const added = await kgrag.index({ paths: files.slice(0, 32), documents: twins });
       const counts = added.counts['chunk-knn'] ?? {};
       const newChunks = added.counts['chunk']?.['added'] ?? 0;
       assert.ok(newChunks > 0);
       assert.equal(counts['updated'], 1, JSON.stringify(counts));
       assert.equal(counts['addedRows'], newChunks);
       await assertExactGraph(kgrag);
+      // AutoKG searches for near-duplicates only around the new chunks and those it left out before, and finds the twin.
+      const graphCounts = added.counts['chunk-graph'] ?? {};
+      assert.equal(graphCounts['duplicateCandidates'], newChunks + (first.counts['chunk-graph']?.['duplicates'] ?? 0), JSON.stringify(graphCounts));
+      assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
 
       // On 30 chunks a removed chunk sits in a third of the lists, and searching afresh costs less than scoring them
       // again (the unit test of update-knn-graph covers the rescoring): either way the graph is the exact one.

@@ -10,7 +10,10 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { exactKnnGraph } from '../src/math/exact-knn-graph.js';
 import { decodeChunkKnnGraph } from '../src/pipeline/steps/chunk-knn-graph-codec.js';
 import { chunkKnnBlobKey } from '../src/pipeline/steps/chunk-knn-step.js';
+import { decodePassageGraphIndex } from '../src/methods/kgp/build/passage-graph-codec.js';
+import { passageGraphBlobKey } from '../src/methods/kgp/build/passage-graph-step.js';
 import { matrixInRowOrder } from '../src/store/matrix-in-row-order.js';
+import { countTerms } from '../src/text/term-count-matrix.js';
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
 const files = readdirSync(corpus)
@@ -43,6 +46,16 @@ async function assertExactGraph(kgrag: Kgrag): Promise<void> {
   assert.deepEqual(Array.from(stored.graph.similarities), Array.from(exact.similarities));
 }
 
+/** KGP's stored term counts against the counts of every chunk's text. */
+async function assertTermCounts(kgrag: Kgrag): Promise<void> {
+  const bytes = await kgrag.store.getBlob(passageGraphBlobKey);
+  assert.ok(bytes);
+  const { terms } = decodePassageGraphIndex(bytes);
+  const expected = countTerms((await kgrag.store.table('chunks').pick(['text'])).map((chunk) => chunk.text));
+  assert.deepEqual(terms.vocabulary, expected.vocabulary);
+  for (const key of ['rowPointers', 'termIds', 'counts'] as const) assert.deepEqual(Array.from(terms[key]), Array.from(expected[key]), key);
+}
+
 describe('chunk-knn between refreshes', () => {
   it('scores only the new chunks and stays the exact graph, after a delete too; a refresh searches afresh', async () => {
     let kgrag = await open(0.9);
@@ -62,10 +75,15 @@ describe('chunk-knn between refreshes', () => {
       assert.equal(graphCounts['duplicateCandidates'], newChunks + (first.counts['chunk-graph']?.['duplicates'] ?? 0), JSON.stringify(graphCounts));
       assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
 
+      // KGP counts the terms of the new passages only, and holds the counts of every passage all the same.
+      assert.equal(added.counts['passage-graph']?.['countedPassages'], newChunks);
+      await assertTermCounts(kgrag);
+
       // On 30 chunks a removed chunk sits in a third of the lists, and searching afresh costs less than scoring them
       // again (the unit test of update-knn-graph covers the rescoring): either way the graph is the exact one.
       await kgrag.delete([files[3] as string, files[30] as string]);
       await assertExactGraph(kgrag);
+      await assertTermCounts(kgrag);
     } finally {
       await kgrag.close();
     }

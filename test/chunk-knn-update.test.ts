@@ -1,6 +1,7 @@
 // Issue 38 for the shared chunk kNN graph: between refreshes the chunk vectors stay as they are, so an update scores
 // only the new chunks (and the lists that held a removed one) and the stored graph is still the exact graph of every
 // chunk vector, bit for bit; a refresh, which refits the local embedder and so changes every vector, searches afresh.
+// The readers of the graph do the same: AutoKG's near-duplicates, keyword memberships and KGP's term counts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ function open(refreshShare: number): Promise<Kgrag> {
   return createKgrag({
     workspace: join(root, 'index'),
     env: {},
-    config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['kgp', 'autokg'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'], knnK: 5 }, autokg: { neighbours: 8, spectralNeighbours: 8 } } },
+    config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['kgp', 'autokg'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'], knnK: 5 }, autokg: { neighbours: 8, spectralNeighbours: 8, positives: 2, negatives: 4 } } },
   });
 }
 
@@ -75,6 +76,11 @@ describe('chunk-knn between refreshes', () => {
       assert.equal(graphCounts['duplicateCandidates'], newChunks + (first.counts['chunk-graph']?.['duplicates'] ?? 0), JSON.stringify(graphCounts));
       assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
 
+      // AutoKG keeps the clusters and the members of every keyword whose Laplace seeds are the same, and solves the rest.
+      const keywordCounts = added.counts['keywords'] ?? {};
+      assert.equal(keywordCounts['reclustered'], 0, JSON.stringify(keywordCounts));
+      assert.ok((keywordCounts['solvedKeywords'] ?? -1) >= 0 && (keywordCounts['solvedKeywords'] as number) < (keywordCounts['keywords'] as number), JSON.stringify(keywordCounts));
+
       // KGP counts the terms of the new passages only, and holds the counts of every passage all the same.
       assert.equal(added.counts['passage-graph']?.['countedPassages'], newChunks);
       await assertTermCounts(kgrag);
@@ -93,6 +99,9 @@ describe('chunk-knn between refreshes', () => {
       const refreshed = await kgrag.index(files);
       assert.equal(refreshed.counts['statistics']?.['refreshed'], 1);
       assert.equal(refreshed.counts['chunk-knn']?.['updated'], 0, 'refitted vectors: the graph is searched afresh');
+      const keywordCounts = refreshed.counts['keywords'] ?? {};
+      assert.equal(keywordCounts['reclustered'], 1, 'a refresh clusters the LLM-free keywords again');
+      assert.equal(keywordCounts['solvedKeywords'], keywordCounts['keywords']);
       await assertExactGraph(kgrag);
     } finally {
       await kgrag.close();

@@ -6,6 +6,7 @@ import type { DenseMatrix } from '../../math/dense-matrix.js';
 import { normalizeRows } from '../../math/dense-vectors.js';
 import { exactKnnGraph } from '../../math/exact-knn-graph.js';
 import type { KnnGraph } from '../../math/knn-graph.js';
+import { nnDescent } from '../../math/nn-descent.js';
 import { updateKnnGraphTask } from './update-knn-graph.js';
 
 /**
@@ -69,6 +70,24 @@ describe('updateKnnGraphTask', () => {
       graph = updated.graph;
     }
     assert.ok(rescored > 0, 'some rows lost a neighbour to a deletion and were scored again');
+  });
+
+  test('on an NN-descent graph: new lists are exact, and no kept list gets worse', async () => {
+    const cols = 16;
+    const vectors = pool(1300, cols, 13);
+    const ids = Array.from({ length: 1200 }, (_, id) => id);
+    const previous = nnDescent(matrixOf(vectors, cols, ids), 10, { sampleRate: 1, delta: 1e-4, maxIterations: 20, seed: 42 });
+    const next = [...ids, ...Array.from({ length: 30 }, (_, index) => 1200 + index)];
+    const matrix = matrixOf(vectors, cols, next);
+    const updated = finishTask(updateKnnGraphTask(previous, previousRows(ids, next), matrix, 10, { maxScoredShare: 1 / 32 }));
+    assert.ok(updated);
+    const exact = await exactKnnGraph(matrix, 10, { threads: 1 });
+    const row = (graph: KnnGraph, index: number): number[] => Array.from(graph.indices.subarray(index * 10, index * 10 + 10));
+    for (let index = 1200; index < next.length; index++) assert.deepEqual(row(updated.graph, index), row(exact, index));
+    for (let index = 0; index < 1200; index++) {
+      const last = index * 10 + 9;
+      assert.ok((updated.graph.similarities[last] as number) >= (previous.similarities[last] as number), `row ${index}`);
+    }
   });
 
   test('kept rows in another order, or another k: undefined, so that the caller searches afresh', async () => {

@@ -363,6 +363,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         keywordsWithoutChunks: keywordGraph.members.filter((members) => members.chunks.length === 0).length,
         cgIterations: keywordGraph.iterations,
         solvedKeywords: keywordGraph.solved,
+        reseededKeywords: keywordGraph.reseeded,
         clusterMs: Math.round(clusterMs),
         keywordMs: Math.round(keywordMs),
         graphMs: Math.round(graphMs),

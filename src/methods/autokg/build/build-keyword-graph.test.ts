@@ -74,10 +74,12 @@ describe('buildKeywordGraph', () => {
     const newChunks = new Uint8Array(81);
     newChunks[80] = 1;
     const kept = first.members.map((member, keyword) => ({ seeds: first.seeds[keyword] as (typeof first.seeds)[number], members: member }));
-    // The second keyword's positives are given as changed: it is solved again.
-    const changed = { ...(kept[1] as (typeof kept)[number]), seeds: { positives: Int32Array.from([0]), negatives: new Int32Array(0) } };
+    // One of the second keyword's positives is gone (−1): its seeds are chosen from all chunks and it is solved again.
+    const second = kept[1] as (typeof kept)[number];
+    const changed = { ...second, seeds: { positives: Int32Array.from(second.seeds.positives, (chunk, index) => (index === 0 ? -1 : chunk)), negatives: second.seeds.negatives } };
     const result = await buildKeywordGraph(addedGraph, added, keywords, { cap: 1, kept: [kept[0], changed], newChunks });
     assert.equal(result.solved, 1);
+    assert.deepEqual(result.seeds[0], first.seeds[0], 'the first keyword chose its seeds among its old ones and the new chunk');
     assert.equal(result.reseeded, 1);
     const [keptFirst, solvedSecond] = result.members as [KeywordMembers, KeywordMembers];
     assert.deepEqual(Array.from(keptFirst.chunks), [...Array.from((first.members[0] as KeywordMembers).chunks), 80]);

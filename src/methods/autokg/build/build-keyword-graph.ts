@@ -7,6 +7,7 @@ import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { createSimilarityIndex } from '../../../math/similarity-index.js';
 import { sparseMatrixProduct } from '../../../math/sparse-matrix-product.js';
+import { dotAt } from '../../../math/dense-vectors.js';
 
 /*
  * AutoKG's keyword graph (Chen & Bertozzi, arXiv 2311.14740 §3.2; wispcarey/AutoKG `make_graph(30)`,
@@ -120,20 +121,29 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
   const neighbours = options.neighbours ?? buildKeywordGraphDefaults.neighbours;
   const weights = knnKernelWeights(graph, { kernel: options.kernel ?? buildKeywordGraphDefaults.kernel, k: Math.max(1, Math.min(graph.k, neighbours - 1)) });
 
-  // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
-  const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
-  const seeds: KeywordSeeds[] = [];
-  const block = 64;
-  for (let first = 0; first < keywords; first += block) {
-    const count = Math.min(block, keywords - first);
-    const scores = index.scoreMany(keywordVectors.data.subarray(first * keywordVectors.cols, (first + count) * keywordVectors.cols), count);
-    for (let offset = 0; offset < count; offset++) {
-      seeds.push(selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives }));
+  const seedOptions = { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives };
+  // A kept keyword whose seeds are all still chunks chooses among them and the new chunks only; the others score all.
+  const seeds: Array<KeywordSeeds | undefined> = Array.from({ length: keywords }, (_, keyword) => {
+    const kept = options.kept?.[keyword];
+    return kept && options.newChunks ? updatedSeeds(kept.seeds, options.newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
+  });
+  const scored = seeds.flatMap((seed, keyword) => (seed === undefined ? [keyword] : []));
+  if (scored.length > 0) {
+    // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
+    const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
+    const { cols } = keywordVectors;
+    const block = 64;
+    for (let first = 0; first < scored.length; first += block) {
+      const batch = scored.slice(first, first + block);
+      const queries = new Float32Array(batch.length * cols);
+      batch.forEach((keyword, offset) => queries.set(keywordVectors.data.subarray(keyword * cols, (keyword + 1) * cols), offset * cols));
+      const scores = index.scoreMany(queries, batch.length);
+      batch.forEach((keyword, offset) => (seeds[keyword] = selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), seedOptions)));
     }
   }
   const cap = options.cap ?? buildKeywordGraphDefaults.cap;
   const membership = options.membership ?? 'argmax';
-  const members: Array<KeywordMembers | undefined> = seeds.map((seed, keyword) => {
+  const members: Array<KeywordMembers | undefined> = (seeds as KeywordSeeds[]).map((seed, keyword) => {
     const kept = options.kept?.[keyword];
     return kept && options.newChunks && samePositives(kept.seeds, seed) ? extendMembers(kept.members, seed, weights, options.newChunks, cap, membership) : undefined;
   });
@@ -160,14 +170,41 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
     edges: sharedChunkEdges(n, all),
     cappedKeywords: all.filter((member) => member.capped).length,
     iterations: assignments.reduce((sum, assignment) => sum + assignment.iterations, 0),
-    seeds,
+    seeds: seeds as KeywordSeeds[],
     solved: unsolved.length,
     reseeded: unsolved.filter((keyword) => options.kept?.[keyword] !== undefined).length,
   };
 }
 
 function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {
-  return left.positives.length === right.positives.length && Array.from(left.positives).every((chunk, index) => chunk === right.positives[index]);
+  const kept = new Set(Array.from(left.positives));
+  return left.positives.length === right.positives.length && Array.from(right.positives).every((chunk) => kept.has(chunk));
+}
+
+/**
+ * The seeds `selectAutoKgSeeds` would choose over all chunks, chosen among the kept seeds and the new chunks only:
+ * the nearest and farthest chunks of the changed corpus are among those when every kept seed is still a chunk (−1:
+ * gone, then undefined). Scored in float64 here, so a near tie may fall otherwise than in the similarity index.
+ */
+function updatedSeeds(kept: KeywordSeeds, newChunks: Uint8Array, chunks: DenseMatrix, keywordVectors: DenseMatrix, keyword: number, options: { trustNum: number; negatives: number }): KeywordSeeds | undefined {
+  const candidates = [...Array.from(kept.positives), ...Array.from(kept.negatives)];
+  if (candidates.some((chunk) => chunk < 0)) return undefined;
+  newChunks.forEach((flag, chunk) => {
+    if (flag === 1) candidates.push(chunk);
+  });
+  const unique = [...new Set(candidates)];
+  const { cols } = chunks;
+  const scoreOf = new Map(unique.map((chunk) => [chunk, dotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols)]));
+  // Best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
+  const byScore = unique.sort((left, right) => (scoreOf.get(right) as number) - (scoreOf.get(left) as number) || left - right);
+  const positives = byScore.slice(0, Math.min(options.trustNum, chunks.rows));
+  const chosen = new Set(positives);
+  const negativeCount = Math.min(options.negatives, chunks.rows - positives.length);
+  const negatives = byScore
+    .filter((chunk) => !chosen.has(chunk))
+    .sort((left, right) => (scoreOf.get(left) as number) - (scoreOf.get(right) as number) || left - right)
+    .slice(0, negativeCount);
+  return { positives: Int32Array.from(positives), negatives: Int32Array.from(negatives) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { labelApiSources } from './api-document-sources.js';
 import { childProcessJobRunner } from './child-process-job-runner.js';
 import type { ApiRoute } from './api-route.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
+import { followWatchedPaths, type WatchedPaths, type WatchedPathsFollower } from './follow-watched-paths.js';
 import type { JobWorkspaceOptions } from './job-process-protocol.js';
 import { graphRoutes } from './routes/graph-routes.js';
 import { methodRoutes } from './routes/method-routes.js';
@@ -75,6 +76,11 @@ export interface ServeWorkspacesOptions {
    * boundary, such as a scripted language model).
    */
   jobProcess?: Omit<JobWorkspaceOptions, 'workspace'>;
+  /**
+   * Files and folders to follow (`kgrag serve --watch`): each quiet period after changes queues one index job that
+   * brings the index in line with them (single layout only).
+   */
+  watch?: WatchedPaths;
 }
 
 /** A running server with its parts, for tests and the CLI. */
@@ -117,6 +123,13 @@ function checkExposure(config: ServerConfig): void {
 export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<ServedWorkspaces> {
   const { config } = options;
   checkExposure(config);
+  if (options.watch !== undefined && options.layout !== 'single') {
+    throw new KgragError('--watch follows files into one workspace, and --workspaces serves a folder of them: which one the files belong to is not said', {
+      code: 'SERVE_WATCH_WORKSPACES',
+      category: 'input',
+      hint: 'serve the workspace alone with `kgrag serve -w <workspace> --watch <folder>`, or run `kgrag index <folder> --watch -w <workspace>` beside this server (it answers from each update once it is published)',
+    });
+  }
   const registry = createWorkspaceRegistry({
     layout: options.layout,
     directory: options.directory,
@@ -134,12 +147,24 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     webDirectory: options.webDirectory,
   });
   let running: RunningServer;
+  let follower: WatchedPathsFollower | undefined;
   try {
-    if (options.layout === 'single') await registry.open('default');
+    const single = options.layout === 'single' ? await registry.open('default') : undefined;
+    if (single !== undefined && options.watch !== undefined) follower = followWatchedPaths(single, options.watch, options.logger);
     running = await startServer({ server: app, registry, host: config.host, port: config.port, graceMs: config.shutdownGraceMs, logger: options.logger });
   } catch (error) {
+    await follower?.stop();
     await registry.close();
     throw error;
   }
-  return { ...running, close: () => running.close(), registry, app };
+  return {
+    ...running,
+    // Watching stops first, so no update is queued while the running one is interrupted (kept, to resume).
+    close: async () => {
+      await follower?.stop();
+      await running.close();
+    },
+    registry,
+    app,
+  };
 }

@@ -331,6 +331,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     },
     async shutdown() {
       stopping = true;
+      options.runner.close?.();
       const current = running;
       if (!current) return;
       current.abort.abort(new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));

@@ -50,6 +50,8 @@ export interface JobRunOptions {
 export interface JobRunner {
   /** Runs one job to its end; rejects with its error (or the abort's reason after `signal` or `cancelSignal`). */
   run(request: JobRequest, options: JobRunOptions): Promise<JobResult>;
+  /** Ends what the runner keeps between jobs (a process started ahead); called when the queue shuts down. */
+  close?(): void;
 }
 
 /** Runs one job with an open workspace: what both runners do, in this process or in the job's own. */

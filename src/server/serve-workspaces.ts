@@ -45,10 +45,12 @@ function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
 }
 
 /** Runs a workspace's jobs in processes of their own, with `server.jobMemoryMb` of heap and `server.shutdownGraceMs` to stop when asked to. */
-function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig) {
+function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig, watched: boolean) {
   return (directory: string, kgrag: Kgrag) =>
     childProcessJobRunner({
       workspace: { ...jobProcess, workspace: directory },
+      // A watched workspace's updates should be served seconds after a write: its next job's process is started ahead.
+      keepSpare: watched,
       stopTimeoutMs: config.shutdownGraceMs,
       execArgv: config.jobMemoryMb === undefined ? [] : [`--max-old-space-size=${config.jobMemoryMb}`],
       discardDraft: async () => {
@@ -135,7 +137,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     directory: options.directory,
     openKgrag: options.openKgrag,
     onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger),
-    ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config) }),
+    ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config, options.watch !== undefined) }),
   });
   const app = createServerApp({
     registry,

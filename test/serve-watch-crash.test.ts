@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, it } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import type { JobView } from '../src/server/index-job-queue.js';
-import { indexSnapshot } from './helpers/index-snapshot.js';
+import { workspaceSnapshot } from './helpers/index-snapshot.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
 import { sampleWorkspace } from './helpers/test-server.js';
 
@@ -70,15 +70,6 @@ const allEnded = async (url: string): Promise<JobView[] | undefined> => {
   return jobs.length > 0 && jobs.every((job) => job.status !== 'queued' && job.status !== 'running') ? jobs : undefined;
 };
 
-async function snapshotOf(workspace: string): Promise<Record<string, unknown>> {
-  const kgrag = await createKgrag({ workspace, env: {} });
-  try {
-    return await indexSnapshot(kgrag);
-  } finally {
-    await kgrag.close();
-  }
-}
-
 it('a watched update killed with SIGKILL resumes when the server starts again, and ends as an uninterrupted one', { timeout: 180_000 }, async () => {
   const workspace = await sampleWorkspace();
   directories.push(workspace);
@@ -128,5 +119,5 @@ it('a watched update killed with SIGKILL resumes when the server starts again, a
   } finally {
     await uninterrupted.close();
   }
-  assert.deepEqual(await snapshotOf(workspace), await snapshotOf(reference));
+  assert.deepEqual(await workspaceSnapshot(workspace), await workspaceSnapshot(reference));
 });

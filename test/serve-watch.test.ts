@@ -5,30 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { JobView } from '../src/server/index-job-queue.js';
 import type { ServedWorkspaces } from '../src/server/serve-workspaces.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
+import { temporaryFolders, writeNote } from './helpers/watched-notes.js';
 import { startTestServer } from './helpers/test-server.js';
 
 const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
-const directories: string[] = [];
-after(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function temporary(prefix: string): string {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
-  directories.push(directory);
-  return directory;
-}
-
-function writeNote(folder: string, name: string, title: string, text: string): void {
-  writeFileSync(join(folder, name), `# ${title}\n\n${text}\n`);
-}
+const folders = temporaryFolders();
+after(() => folders.removeAll());
+const temporary = (prefix: string): string => folders.make(prefix);
 
 /** A workspace for the plain-RAG method only (quick updates), whose notes lie in the workspace folder itself. */
 function basicWorkspace(): string {

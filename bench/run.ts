@@ -29,6 +29,7 @@ import { benchScale, parseScaleBackends, parseScaleSizes } from './scale.js';
 import { benchScaleKnnRecall } from './scale-knn-recall.js';
 import { benchServe } from './serve.js';
 import { benchTot } from './tot.js';
+import { benchWatchUpdate } from './watch-update.js';
 
 /** Values of the options that take one (`--sizes 1,4`), by name without the dashes, and the scale benchmark's `--exact-knn`. */
 type BenchOptions = Partial<Record<'sizes' | 'backends', string>> & { exactKnn?: boolean };
@@ -70,6 +71,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents; issue 35: the server\'s event-loop delay while a job adds one document (p99 < 100 ms)',
     defaultRuns: 3,
     run: benchServe,
+  },
+  'watch-update': {
+    describe: 'issue 38: kgrag serve --watch on the sample corpus (fast, every method): seconds from a write to one file to a served answer holding it, with the default debounce (2 s, target < 3 s) and 250 ms; the update job\'s own run time',
+    defaultRuns: 3,
+    run: benchWatchUpdate,
   },
   explorer: {
     describe: 'issue 20: the web explorer in headless chromium on the 2Wiki fast index: page load to the first drawn graph (< 2,000 ms), a ppr question to its drawn answer and subgraph (< 1,000 ms)',

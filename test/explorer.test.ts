@@ -16,6 +16,7 @@ import { writeEvaluationFiles } from '../src/eval/evaluation-report-files.js';
 import { runEvaluation } from '../src/eval/run-evaluation.js';
 import type { ServedWorkspaces } from '../src/server/index.js';
 import { launchBrowser, markTime, screenshot, watchPageProblems } from './helpers/browser.js';
+import { currentExplorerBuild } from './helpers/explorer-build.js';
 import { sampleCorpus, sampleWorkspace, startTestServer } from './helpers/test-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -29,9 +30,7 @@ const expectedProblems: RegExp[] = [];
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'kgrag-explorer-'));
-  // The explorer as the sources are now: dist/web when it was built after the last change to web/ (as `npm ci`
-  // leaves it), else a build of web/ for this test.
-  const [directory, webDirectory] = await Promise.all([sampleWorkspace(), currentExplorerBuild()]);
+  const [directory, webDirectory] = await Promise.all([sampleWorkspace(), currentExplorerBuild(scratch)]);
   server = await startTestServer({ directory, webDirectory });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -43,22 +42,6 @@ after(async () => {
   await server?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-function newestChange(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestChange(join(path, name))), stat.mtimeMs);
-}
-
-async function currentExplorerBuild(): Promise<string> {
-  const built = join(root, 'dist', 'web');
-  const page = join(built, 'index.html');
-  if (existsSync(page) && statSync(page).mtimeMs > newestChange(join(root, 'web'))) return built;
-  const { build } = await import('vite');
-  const webDirectory = join(scratch, 'web');
-  await build({ configFile: join(root, 'web', 'vite.config.ts'), logLevel: 'error', build: { outDir: webDirectory, emptyOutDir: true } });
-  return webDirectory;
-}
 
 async function openView(name: string): Promise<void> {
   await page.click(`nav [role=tab][data-view=${name}]`);

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { startMockOpenAiServer, type MockOpenAiServer } from '../src/testing/index.js';
 import { standardTestLlmConfig } from './helpers/standard-test-config.js';
-import { indexSnapshot } from './helpers/index-snapshot.js';
+import { workspaceSnapshot } from './helpers/index-snapshot.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
 
@@ -37,15 +37,6 @@ function runChild(args: readonly string[]): Promise<ChildOutcome> {
     child.on('error', reject);
     child.on('exit', (code, signal) => resolve({ code, signal, stderr }));
   });
-}
-
-async function snapshotOf(workspace: string): Promise<Record<string, unknown>> {
-  const kgrag = await createKgrag({ workspace, env: {} });
-  try {
-    return await indexSnapshot(kgrag);
-  } finally {
-    await kgrag.close();
-  }
 }
 
 async function updateInProcess(workspace: string, baseURL: string, operation: 'index' | 'delete', target: string): Promise<void> {
@@ -103,7 +94,7 @@ describe('an update killed with SIGKILL resumes to the same index, paying no cal
       const resumed = await runChild([killed, server.url, operation, added]);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(server.stats.completions - beforeKilled, referenceCalls, 'the killed update and its rerun paid for each call once');
-      assert.deepEqual(await snapshotOf(killed), await snapshotOf(reference));
+      assert.deepEqual(await workspaceSnapshot(killed), await workspaceSnapshot(reference));
     });
   }
 });

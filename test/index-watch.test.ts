@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { watchPaths } from '../src/core/watch-paths.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
+import { temporaryFolders, writeNote } from './helpers/watched-notes.js';
 
 /*
  * `kgrag index <folder> --watch` (issue 38): after the first run it follows the folder and runs one update per quiet
@@ -14,20 +14,9 @@ import { nodeScriptArgs } from './helpers/node-script.js';
  */
 
 const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
-const directories: string[] = [];
-after(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function temporary(prefix: string): string {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
-  directories.push(directory);
-  return directory;
-}
-
-function writeNote(folder: string, name: string, title: string, text: string): void {
-  writeFileSync(join(folder, name), `# ${title}\n\n${text}\n`);
-}
+const folders = temporaryFolders();
+after(() => folders.removeAll());
+const temporary = (prefix: string): string => folders.make(prefix);
 
 describe('a renamed file', () => {
   it('keeps its document, which takes the new source (it used to keep the old, missing path)', async () => {

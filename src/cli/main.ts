@@ -170,6 +170,12 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
       return parsed;
     })
     .option('--workspaces <dir>', 'serve every workspace folder inside <dir> at /v1/workspaces/{name}/… (instead of one workspace at /v1/…)')
+    .option(
+      '--watch <paths>',
+      'follow these files or folders (repeat it, or separate with commas) and update the index after each burst of changes, as an index job (adds, edits, deletes, renames; prunes what is gone)',
+      (value: string, previous: string[] = []) => [...previous, ...value.split(',').filter((path) => path.length > 0)],
+    )
+    .option('--debounce <ms>', 'with --watch: the quiet time after the last change before an update (default: 2000)')
     .addOption(new Option('--insecure', 'removed: fails with a message saying to set an API key').hideHelp())
     .addOption(new Option('--log-level <level>', 'request log level (stderr, JSON lines)').choices(['debug', 'info', 'warn', 'error']))
     .action(async (options: ServeCommandOptions) => (await import('./commands/serve-command.js')).serveCommand(options, global(), io));

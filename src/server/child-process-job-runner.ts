@@ -18,6 +18,12 @@ export interface JobProcessOptions {
   execArgv?: readonly string[];
   /** Drops the draft a killed cancelled job left, so that the next job does not publish its documents. */
   discardDraft: () => Promise<void>;
+  /**
+   * Keep one process started ahead, its modules loaded, for the next job (`kgrag serve --watch`, whose updates should
+   * be served seconds after a write): starting a process and loading kgrag takes a second or more, several on a busy
+   * machine. It costs one idle process; it does not keep the server's process alive, and ends with it.
+   */
+  keepSpare?: boolean;
 }
 
 /**
@@ -40,25 +46,66 @@ const stderrTailBytes = 8192;
 export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
   const module = new URL(`./job-process.${runsCompiled(import.meta.url) ? 'js' : 'ts'}`, import.meta.url);
   const loader = runsCompiled(import.meta.url) ? [] : ['--import', import.meta.resolve('tsx')];
+  const startProcess = (): ChildProcess => {
+    const child = fork(module, [], {
+      execArgv: [...loader, ...(options.execArgv ?? [])],
+      env: options.workspace.env,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
+    try {
+      if (child.pid !== undefined) setPriority(child.pid, jobNiceness);
+    } catch {
+      // A platform or sandbox that refuses it: the job then runs at the server's priority.
+    }
+    return child;
+  };
+  let spare: ChildProcess | undefined;
+  const startSpare = (): void => {
+    try {
+      const child = startProcess();
+      // Idle, it holds neither the server's event loop nor its exit; a failed one is simply not used.
+      child.once('error', () => undefined);
+      child.once('exit', () => {
+        if (spare === child) spare = undefined;
+      });
+      child.unref();
+      (child.channel as { unref?: () => void } | undefined)?.unref?.();
+      (child.stderr as { unref?: () => void } | null)?.unref?.();
+      spare = child;
+    } catch {
+      spare = undefined;
+    }
+  };
+  /** The spare process when it is alive (taken, and held again like any job's), else a new one. */
+  const processForJob = (): ChildProcess => {
+    const taken = spare;
+    spare = undefined;
+    if (taken !== undefined && taken.connected && taken.exitCode === null && taken.signalCode === null) {
+      taken.ref();
+      (taken.channel as { ref?: () => void } | undefined)?.ref?.();
+      (taken.stderr as { ref?: () => void } | null)?.ref?.();
+      return taken;
+    }
+    taken?.kill('SIGKILL');
+    return startProcess();
+  };
+  let closed = false;
+  if (options.keepSpare === true) startSpare();
   return {
+    close() {
+      closed = true;
+      spare?.kill('SIGKILL');
+      spare = undefined;
+    },
     run(request, runOptions) {
       return new Promise((resolve, reject) => {
         let child: ChildProcess;
         try {
-          child = fork(module, [], {
-            execArgv: [...loader, ...(options.execArgv ?? [])],
-            env: options.workspace.env,
-            stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-            serialization: 'advanced',
-          });
+          child = processForJob();
         } catch (error) {
           reject(new KgragError('could not start the process of an index job', { code: 'JOB_PROCESS_FAILED', category: 'environment', hint: 'check that the machine can start processes (memory, process limits)', cause: error }));
           return;
-        }
-        try {
-          if (child.pid !== undefined) setPriority(child.pid, jobNiceness);
-        } catch {
-          // A platform or sandbox that refuses it: the job then runs at the server's priority.
         }
         let stderr = '';
         child.stderr?.setEncoding('utf8').on('data', (text: string) => {
@@ -88,6 +135,8 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
         });
         child.once('exit', (code, signal) => {
           clearTimeout(stopTimer);
+          // The next job's process loads while nothing runs (a job's own process ends with it).
+          if (options.keepSpare === true && spare === undefined && !closed && !runOptions.signal.aborted) startSpare();
           runOptions.signal.removeEventListener('abort', onShutdown);
           runOptions.cancelSignal.removeEventListener('abort', onCancel);
           if (outcome?.type === 'result') return resolve(outcome.result);

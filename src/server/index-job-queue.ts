@@ -29,7 +29,7 @@ export interface JobView {
   startedAt: string | null;
   endedAt: string | null;
   /** What it was asked: document titles, uploaded file names, selectors (never document text). */
-  input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null };
+  input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null; watched: string[] };
   steps: JobStep[];
   /** Times a server restart resumed it. */
   resumed: number;
@@ -155,6 +155,8 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       continue;
     }
     const record = JSON.parse(readFileSync(join(options.directory, name), 'utf8')) as JobRecord;
+    // Job files written before watched updates existed.
+    record.view.input.watched ??= [];
     records.set(id, record);
     nextNumber = Math.max(nextNumber, Number(number) + 1);
     if (record.view.status === 'running' || record.view.status === 'queued') {
@@ -270,6 +272,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
           selectors: request.kind === 'delete' ? request.selectors : [],
           mode: request.mode ?? null,
           methods: request.kind === 'index' ? (request.methods ?? null) : null,
+          watched: request.kind === 'index' ? (request.watched ?? []) : [],
         },
         steps: [],
         resumed: 0,
@@ -328,6 +331,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     },
     async shutdown() {
       stopping = true;
+      options.runner.close?.();
       const current = running;
       if (!current) return;
       current.abort.abort(new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));

@@ -10,6 +10,11 @@ export type JobRequest =
       documents: InputDocument[];
       /** Files (uploads stored in the workspace) to index. */
       paths: string[];
+      /**
+       * Files and folders `kgrag serve --watch` follows: read whole, with prune (a file gone from them is a document
+       * gone). Unlike `paths`, they belong to the user and are never removed when the job ends.
+       */
+      watched?: string[];
       mode?: 'fast' | 'standard';
       methods?: string[];
     }
@@ -45,6 +50,8 @@ export interface JobRunOptions {
 export interface JobRunner {
   /** Runs one job to its end; rejects with its error (or the abort's reason after `signal` or `cancelSignal`). */
   run(request: JobRequest, options: JobRunOptions): Promise<JobResult>;
+  /** Ends what the runner keeps between jobs (a process started ahead); called when the queue shuts down. */
+  close?(): void;
 }
 
 /** Runs one job with an open workspace: what both runners do, in this process or in the job's own. */
@@ -52,7 +59,11 @@ export async function runJob(kgrag: Kgrag, request: JobRequest, options: JobRunO
   const { command, onEvent, signal, cancelSignal } = options;
   const run = { command, onEvent, signal, cancelSignal, ...(request.mode === undefined ? {} : { mode: request.mode }) };
   if (request.kind === 'index') {
-    const summary = await kgrag.index({ paths: request.paths, documents: request.documents }, { ...run, ...(request.methods === undefined ? {} : { methods: request.methods }) });
+    const watched = request.watched ?? [];
+    const summary = await kgrag.index(
+      { paths: [...request.paths, ...watched], documents: request.documents },
+      { ...run, ...(request.methods === undefined ? {} : { methods: request.methods }), ...(watched.length === 0 ? {} : { prune: true }) },
+    );
     return { durationMs: summary.durationMs, usage: summary.usage };
   }
   const summary = await kgrag.delete(request.selectors, { ...run, ...(request.keepCache === undefined ? {} : { keepCache: request.keepCache }) });

@@ -48,6 +48,7 @@ export const jobSchema = z.object({
     selectors: z.array(z.string()),
     mode: z.string().nullable(),
     methods: z.array(z.string()).nullable(),
+    watched: z.array(z.string()).describe('The files and folders `kgrag serve --watch` follows, when this job is one of its updates (read whole, with prune)'),
   }),
   steps: z.array(jobStepSchema),
   resumed: z.number().int(),

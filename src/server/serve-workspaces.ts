@@ -8,6 +8,7 @@ import { labelApiSources } from './api-document-sources.js';
 import { childProcessJobRunner } from './child-process-job-runner.js';
 import type { ApiRoute } from './api-route.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
+import { followWatchedPaths, type WatchedPaths, type WatchedPathsFollower } from './follow-watched-paths.js';
 import type { JobWorkspaceOptions } from './job-process-protocol.js';
 import { graphRoutes } from './routes/graph-routes.js';
 import { methodRoutes } from './routes/method-routes.js';
@@ -44,10 +45,12 @@ function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
 }
 
 /** Runs a workspace's jobs in processes of their own, with `server.jobMemoryMb` of heap and `server.shutdownGraceMs` to stop when asked to. */
-function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig) {
+function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig, watched: boolean) {
   return (directory: string, kgrag: Kgrag) =>
     childProcessJobRunner({
       workspace: { ...jobProcess, workspace: directory },
+      // A watched workspace's updates should be served seconds after a write: its next job's process is started ahead.
+      keepSpare: watched,
       stopTimeoutMs: config.shutdownGraceMs,
       execArgv: config.jobMemoryMb === undefined ? [] : [`--max-old-space-size=${config.jobMemoryMb}`],
       discardDraft: async () => {
@@ -75,6 +78,11 @@ export interface ServeWorkspacesOptions {
    * boundary, such as a scripted language model).
    */
   jobProcess?: Omit<JobWorkspaceOptions, 'workspace'>;
+  /**
+   * Files and folders to follow (`kgrag serve --watch`): each quiet period after changes queues one index job that
+   * brings the index in line with them (single layout only).
+   */
+  watch?: WatchedPaths;
 }
 
 /** A running server with its parts, for tests and the CLI. */
@@ -117,12 +125,19 @@ function checkExposure(config: ServerConfig): void {
 export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<ServedWorkspaces> {
   const { config } = options;
   checkExposure(config);
+  if (options.watch !== undefined && options.layout !== 'single') {
+    throw new KgragError('--watch follows files into one workspace, and --workspaces serves a folder of them: which one the files belong to is not said', {
+      code: 'SERVE_WATCH_WORKSPACES',
+      category: 'input',
+      hint: 'serve the workspace alone with `kgrag serve -w <workspace> --watch <folder>`, or run `kgrag index <folder> --watch -w <workspace>` beside this server (it answers from each update once it is published)',
+    });
+  }
   const registry = createWorkspaceRegistry({
     layout: options.layout,
     directory: options.directory,
     openKgrag: options.openKgrag,
     onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger),
-    ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config) }),
+    ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config, options.watch !== undefined) }),
   });
   const app = createServerApp({
     registry,
@@ -134,12 +149,24 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     webDirectory: options.webDirectory,
   });
   let running: RunningServer;
+  let follower: WatchedPathsFollower | undefined;
   try {
-    if (options.layout === 'single') await registry.open('default');
+    const single = options.layout === 'single' ? await registry.open('default') : undefined;
+    if (single !== undefined && options.watch !== undefined) follower = followWatchedPaths(single, options.watch, options.logger);
     running = await startServer({ server: app, registry, host: config.host, port: config.port, graceMs: config.shutdownGraceMs, logger: options.logger });
   } catch (error) {
+    await follower?.stop();
     await registry.close();
     throw error;
   }
-  return { ...running, close: () => running.close(), registry, app };
+  return {
+    ...running,
+    // Watching stops first, so no update is queued while the running one is interrupted (kept, to resume).
+    close: async () => {
+      await follower?.stop();
+      await running.close();
+    },
+    registry,
+    app,
+  };
 }

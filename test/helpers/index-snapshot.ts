@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kgrag } from '../../src/api/create-kgrag.js';
+import { createKgrag, type Kgrag } from '../../src/api/create-kgrag.js';
 import type { TableName } from '../../src/store/schema.js';
 import { builtInVectorSpaces } from '../../src/store/store.js';
 
@@ -71,4 +71,14 @@ export async function indexSnapshot(kgrag: Kgrag): Promise<Record<string, unknow
     snapshot[`blob:${key}`] = blob === undefined ? undefined : createHash('sha256').update(blob).digest('hex');
   }
   return snapshot;
+}
+
+/** {@link indexSnapshot} of the published index of the workspace folder `workspace`, opened and closed for it. */
+export async function workspaceSnapshot(workspace: string): Promise<Record<string, unknown>> {
+  const kgrag = await createKgrag({ workspace, env: {} });
+  try {
+    return await indexSnapshot(kgrag);
+  } finally {
+    await kgrag.close();
+  }
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { createKgrag, type KgragOptions } from '../../src/api/create-kgrag.js';
 import { configSchema, type KgragConfigInput } from '../../src/core/config/config-schema.js';
+import type { WatchedPaths } from '../../src/server/follow-watched-paths.js';
 import { serveWorkspaces, type ServedWorkspaces } from '../../src/server/serve-workspaces.js';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 
@@ -70,6 +71,8 @@ export interface TestServerOptions {
   kgrag?: Omit<KgragOptions, 'workspace'>;
   /** The built web explorer to serve at `/` (default: the package's `dist/web`). */
   webDirectory?: string;
+  /** Files and folders to follow, as `kgrag serve --watch` does. */
+  watch?: WatchedPaths;
 }
 
 /** `kgrag serve` in this process on a free loopback port, logging nothing. */
@@ -83,6 +86,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Serve
     logger: pino({ level: 'silent' }),
     openKgrag: (workspace) => createKgrag({ workspace, env: {}, config: { index: { mode: 'fast' } }, ...options.kgrag }),
     webDirectory: options.webDirectory,
+    ...(options.watch === undefined ? {} : { watch: options.watch }),
     // Jobs run in processes of their own, as under `kgrag serve`, unless the workspace needs objects of this process.
     ...(options.kgrag === undefined ? { jobProcess: { env: { PATH: process.env.PATH }, config: { index: { mode: 'fast' } } } } : {}),
   });

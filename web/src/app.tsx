@@ -3,6 +3,7 @@ import { ApiClient, ApiError, onUnauthorized, storeApiKey, storedApiKey } from '
 import type { MethodDescription, WorkspaceStats } from './api-types';
 import { ApiKeyForm } from './components/api-key-form';
 import { Inspector } from './components/inspector';
+import { statisticsDrift } from './components/statistics-drift';
 import { type Explorer, ExplorerContext, type GraphHighlight, type Inspected, type ViewName } from './explorer-context';
 import { CommunitiesView } from './views/communities-view';
 import { CompareView } from './views/compare-view';
@@ -19,6 +20,9 @@ const views: Array<{ name: ViewName; label: string }> = [
   { name: 'documents', label: 'Documents' },
   { name: 'evaluation', label: 'Evaluation' },
 ];
+
+/** How often the explorer asks whether the published index changed. */
+const statsPollMs = 2000;
 
 function viewFromHash(): ViewName {
   const name = new URLSearchParams(location.hash.slice(1)).get('view');
@@ -66,8 +70,20 @@ export function App() {
 
   const refreshStats = useCallback(async () => {
     if (!api) return;
-    setStats(await api.stats());
+    const next = await api.stats();
+    // The same stats keep the same object, so a poll that found nothing new re-renders nothing.
+    setStats((current) => (current !== undefined && JSON.stringify(current) === JSON.stringify(next) ? current : next));
   }, [api]);
+
+  // Updates the explorer did not start (`kgrag serve --watch`, another client, a `kgrag index` beside the server) show as
+  // they publish: a new generation reloads every view's data (they key it by `generation`), without a page reload.
+  useEffect(() => {
+    if (!api) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') refreshStats().catch(() => undefined);
+    }, statsPollMs);
+    return () => clearInterval(timer);
+  }, [api, refreshStats]);
 
   useEffect(() => {
     if (!api) return;
@@ -137,6 +153,7 @@ export function App() {
   if (!explorer) return <p class="loading">Connecting…</p>;
 
   const noLlm = stats?.llm !== undefined && !stats.llm.configured;
+  const drift = statisticsDrift(stats?.statistics ?? null);
   return (
     <ExplorerContext.Provider value={explorer}>
       <header class="top">
@@ -160,6 +177,11 @@ export function App() {
             ? `${stats.counts.entities ?? 0} entities · ${stats.counts.relations ?? 0} relations · ${stats.counts.chunks ?? 0} passages · generation ${stats.index.generation ?? '—'}`
             : '…'}
         </span>
+        {drift && (
+          <span class="statistics-drift" data-testid="statistics-drift" title={drift.title}>
+            {drift.text}
+          </span>
+        )}
         {noLlm && (
           <span class="notice" data-testid="no-llm" title="Configure an LLM in kgrag.yaml to get generated answers">
             No LLM configured: answers are extractive (quoted passages)

@@ -15,6 +15,7 @@ import { createRetryReporter, type RetryReporter } from '../retry-reporter.js';
 import { formatRunCost, type RunPrice, type StepRunCost } from '../format-run-cost.js';
 
 import { type GlobalOptions, workspaceOptions } from '../workspace-options.js';
+import { watchDebounceMs } from '../watch-debounce-ms.js';
 import { writerLockOptions } from '../writer-lock-options.js';
 
 /** Options of `kgrag index`. */
@@ -110,16 +111,6 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
     renderer.stop();
     await kgrag.close();
   }
-}
-
-/** `--debounce <ms>`, checked: the quiet time a watched change waits for. */
-function watchDebounceMs(option: string | undefined): number {
-  if (option === undefined) return 2000;
-  const value = Number(option);
-  if (!Number.isInteger(value) || value < 0 || value > 600_000) {
-    throw new KgragError(`--debounce ${option} is not a number of milliseconds`, { code: 'CLI_BAD_DEBOUNCE', category: 'input', hint: 'pass a whole number of milliseconds up to 600000, e.g. --debounce 2000' });
-  }
-  return value;
 }
 
 /**

@@ -8,6 +8,7 @@ import { packageVersion } from '../../core/package-version.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { serveWorkspaces } from '../../server/serve-workspaces.js';
 import { type CliIo, writeLine } from '../cli-io.js';
+import { watchDebounceMs } from '../watch-debounce-ms.js';
 import { type GlobalOptions, parseSetOptions } from '../workspace-options.js';
 
 /** How the start line describes authentication. */
@@ -23,12 +24,17 @@ export interface ServeCommandOptions {
   /** Removed: refused with a message that says to set an API key (scripts may still pass it). */
   insecure?: boolean;
   logLevel?: string;
+  /** `--watch <paths>` (repeatable, or a comma list): files and folders the server follows, one index job per quiet period. */
+  watch?: string[];
+  /** `--debounce <ms>`: the quiet period of `--watch`. @default 2000 */
+  debounce?: string;
 }
 
 /**
  * `kgrag serve`: serves one workspace (`-w dir`, endpoints at /v1/…) or a folder of workspaces (`--workspaces dir`,
  * at /v1/workspaces/{name}/…) until SIGTERM or Ctrl-C, then shuts down gracefully. The address goes to stderr with
- * the logs (JSON lines, pino); stdout stays empty.
+ * the logs (JSON lines, pino); stdout stays empty. With `--watch` it follows files and folders and queues one index job
+ * per quiet period of changes (see `followWatchedPaths`).
  */
 export async function serveCommand(options: ServeCommandOptions, global: GlobalOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<void> {
   if (options.insecure === true) {
@@ -43,6 +49,10 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
   if (folder !== undefined && global.workspace !== undefined) {
     throw new KgragError('give either -w (one workspace) or --workspaces (a folder of workspaces), not both', { code: 'CLI_SERVE_LAYOUT', category: 'input', hint: 'drop one of the two options' });
   }
+  if (options.watch === undefined && options.debounce !== undefined) {
+    throw new KgragError('--debounce sets the quiet time of --watch, which is not given', { code: 'CLI_DEBOUNCE_WITHOUT_WATCH', category: 'input', hint: 'add --watch <folder>, or drop --debounce' });
+  }
+  const watch = options.watch === undefined ? undefined : { paths: options.watch.map((path) => resolve(io.cwd, path)), debounceMs: watchDebounceMs(options.debounce) };
   if (folder !== undefined && !(existsSync(folder) && statSync(folder).isDirectory())) {
     throw new KgragError(`--workspaces ${folder} is not a folder`, { code: 'CLI_SERVE_NO_FOLDER', category: 'input', hint: 'create it first (`mkdir -p …`); the server creates workspaces inside it' });
   }
@@ -65,8 +75,12 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     openKgrag: (workspace) => createKgrag({ workspace, ...opened }),
     // Index jobs run in processes of their own, opened the same way: the server's event loop stays free for queries.
     jobProcess: opened,
+    ...(watch === undefined ? {} : { watch }),
   });
   writeLine(io.stderr, `kgrag: serving ${sanitizeForTerminal(directory)}${folder === undefined ? '' : ' (folder of workspaces)'} at ${served.url} — API page ${served.url}/docs${keysNote(loaded.config.server.apiKeys.length)}`);
+  if (watch !== undefined) {
+    writeLine(io.stderr, `kgrag: watching ${watch.paths.map((path) => sanitizeForTerminal(path)).join(', ')} (an index job ${watch.debounceMs / 1000} s after the last change)`);
+  }
   await new Promise<void>((resolveStop) => {
     const stop = (signal: string) => {
       writeLine(io.stderr, `kgrag: ${signal}: finishing running queries, keeping a running index job to resume on the next start`);

@@ -14,6 +14,8 @@ function duration(ms: number | null | undefined): string {
 function describeInput(job: JobView, titleOf: (documentId: string) => string | undefined): string {
   const { input } = job;
   const parts: string[] = [];
+  // A job of `kgrag serve --watch` reads the watched files and folders whole and removes what is gone from them.
+  if (input.watched.length > 0) parts.push(`update from ${input.watched.map(baseName).join(', ')} (watched)`);
   if (input.files.length > 0) parts.push(`${job.kind === 'delete' ? 'remove' : 'read'} ${input.files.map(baseName).join(', ')}`);
   if (input.documents.length > 0) parts.push(`${input.documents.length === 1 ? 'document' : 'documents'} ${input.documents.join(', ')}`);
   const named = (selector: string) => {

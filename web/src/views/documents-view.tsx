@@ -120,9 +120,11 @@ export function DocumentsView({ active }: { active: boolean }) {
     loadDocuments();
   }, [active, loadJobs, loadDocuments]);
 
-  // A newer index (a job of another tab, say) changes the list.
+  // A newer index (a job of another tab, an update of `kgrag serve --watch`) changes the list, and its job is new.
   useEffect(() => {
-    if (active) loadDocuments();
+    if (!active) return;
+    loadDocuments();
+    loadJobs();
   }, [explorer.generation]);
 
   useEffect(() => {

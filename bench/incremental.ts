@@ -27,6 +27,7 @@ import { sampleLlmReply } from '../test/helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from '../test/helpers/standard-test-config.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
 import { expectedAdditionCalls, startTermCountingMockServer } from './expected-addition-calls.js';
+import { maxOf } from '../src/core/max-of.js';
 import { incrementalQualityDrift } from './incremental-quality-drift.js';
 import { postgresRowsWritten } from './incremental-rows-written.js';
 
@@ -154,7 +155,7 @@ export async function benchIncremental(runs: number): Promise<Record<string, Ben
   return {
     incremental_rows_written_add_one_document: result([rows.written], 'rows'),
     incremental_rows_index: result([rows.indexRows], 'rows'),
-    incremental_quality_drift_r5: result([Math.max(...drifts.map((drift) => drift.drift))], 'points'),
+    incremental_quality_drift_r5: result([maxOf(drifts.map((drift) => drift.drift))], 'points'),
     ...Object.fromEntries(drifts.map((drift) => [`incremental_quality_drift_r5_${drift.dataset.replace(/\W+/g, '_')}`, result([drift.drift], 'points')])),
     incremental_full_build_s: result(measured.map((run) => run.full), 's'),
     incremental_add_s: result(measured.map((run) => run.add), 's'),

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { EntityRecord, RelationRecord } from '../../core/types.js';
+import type { ChunkPhrases, NounGraphFit } from './build-noun-graph.js';
+import type { TypingCutoff } from './type-entities.js';
+
+/**
+ * What an update of the noun graph between refreshes needs besides the added and removed chunks: the figures fitted
+ * at the last refresh, and the counts of every phrase (chunks, surfaces, type hints, kept edges) and every chunk's
+ * phrases, so that an update reads the extractions of the changed chunks only. Rebuilt from the corpus alone at a
+ * refresh, so it does not depend on the history of updates (a refreshed index equals a fresh build, blobs included).
+ */
+export interface NounGraphState {
+  version: 1;
+  /** Hash of the settings it was built with; other settings rebuild the graph. */
+  settings: string;
+  totalWeight: number;
+  totalFrequency: number;
+  /** Null for −∞ (no edge survived node pruning at the refresh). */
+  threshold: number | null;
+  egoKey: string | null;
+  typingCutoff: TypingCutoff | null;
+  /** Title → type compromise gave it ('' for none), for every name typed so far. */
+  typed: Array<[string, string]>;
+  /** Per node, in order of first mention: key, proper mentions, surfaces and type hints as [value, count] in first-seen order, kept edges. */
+  keys: string[];
+  proper: number[];
+  surfaces: Array<Array<[string, number]>>;
+  typeHints: Array<Array<[string, number]>>;
+  finalDegree: number[];
+  /** Per chunk, in corpus order: its distinct phrases `members[memberStart[c] … memberStart[c + 1])`, and whether each pairs up (1) or was capped out (0). */
+  chunkIds: string[];
+  memberStart: number[];
+  members: number[];
+  paired: number[];
+  /** Multiset hash of the graph's rows (see {@link graphRowHash}): the step's output version. */
+  graphHash: number[];
+}
+
+/** Four 32-bit lanes of a row's hash, summed over rows: a hash of the whole graph that an update adjusts row by row. */
+export function graphRowHash(row: { kind: 'entity'; entity: EntityRecord } | { kind: 'relation'; relation: RelationRecord }): number[] {
+  const text = row.kind === 'entity' ? `e:${row.entity.id}:${row.entity.type}:${row.entity.chunkIds.length}` : `r:${row.relation.id}:${row.relation.weight}`;
+  const digest = createHash('sha1').update(text).digest();
+  return [digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8), digest.readUInt32LE(12)];
+}
+
+/** Adds (sign 1) or removes (sign −1) a row's hash lanes. */
+export function addRowHash(total: number[], lanes: readonly number[], sign: 1 | -1): void {
+  for (let lane = 0; lane < 4; lane++) total[lane] = ((total[lane] as number) + sign * (lanes[lane] as number)) >>> 0;
+}
+
+/** Counts a mention into [value, count] pairs kept in first-seen order (sign −1 takes it out; a count of 0 leaves). */
+export function countValue(counts: Array<[string, number]>, value: string, sign: 1 | -1): void {
+  const at = counts.findIndex(([known]) => known === value);
+  if (at < 0) {
+    if (sign > 0) counts.push([value, 1]);
+    return;
+  }
+  const entry = counts[at] as [string, number];
+  entry[1] += sign;
+  if (entry[1] <= 0) counts.splice(at, 1);
+}
+
+/** The state of a freshly built graph (typed entities and relations as written), fitted at a refresh. */
+export function fitNounGraphState(
+  chunks: readonly ChunkPhrases[],
+  fit: NounGraphFit,
+  graph: { entities: readonly EntityRecord[]; relations: readonly RelationRecord[] },
+  extras: { settings: string; typingCutoff: TypingCutoff | null; typed: ReadonlyMap<string, string> },
+): NounGraphState {
+  const nodeOf = new Map(fit.keys.map((key, index) => [key, index]));
+  const proper = new Array<number>(fit.keys.length).fill(0);
+  const surfaces = fit.keys.map((): Array<[string, number]> => []);
+  const typeHints = fit.keys.map((): Array<[string, number]> => []);
+  for (const chunk of chunks) {
+    for (const mention of chunk.extraction.mentions) {
+      const node = nodeOf.get(mention.key) as number;
+      if (mention.kind === 'proper') proper[node] = (proper[node] as number) + 1;
+      countValue(surfaces[node] as Array<[string, number]>, mention.surface, 1);
+      if (mention.typeHint) countValue(typeHints[node] as Array<[string, number]>, mention.typeHint, 1);
+    }
+  }
+  const paired: number[] = [];
+  chunks.forEach((_, chunk) => {
+    const pairs = new Set(fit.capped[chunk]);
+    for (let at = fit.memberStart[chunk] as number; at < (fit.memberStart[chunk + 1] as number); at++) paired.push(pairs.has(fit.members[at] as number) ? 1 : 0);
+  });
+  const graphHash = [0, 0, 0, 0];
+  for (const entity of graph.entities) addRowHash(graphHash, graphRowHash({ kind: 'entity', entity }), 1);
+  for (const relation of graph.relations) addRowHash(graphHash, graphRowHash({ kind: 'relation', relation }), 1);
+  const { figures } = fit;
+  return {
+    version: 1,
+    settings: extras.settings,
+    totalWeight: figures.totalWeight,
+    totalFrequency: figures.totalFrequency,
+    threshold: Number.isFinite(figures.threshold) ? figures.threshold : null,
+    egoKey: figures.egoKey,
+    typingCutoff: extras.typingCutoff,
+    typed: [...extras.typed].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)),
+    keys: [...fit.keys],
+    proper,
+    surfaces,
+    typeHints,
+    finalDegree: Array.from(fit.finalDegree),
+    chunkIds: chunks.map((chunk) => chunk.chunkId),
+    memberStart: Array.from(fit.memberStart),
+    members: [...fit.members],
+    paired,
+    graphHash,
+  };
+}
+
+/** The state as stored: deflated JSON. */
+export function encodeNounGraphState(state: NounGraphState): Uint8Array {
+  return deflateRawSync(Buffer.from(JSON.stringify(state), 'utf8'));
+}
+
+/** The stored state, or undefined when it is missing or unreadable (the step then rebuilds the graph). */
+export function decodeNounGraphState(bytes: Uint8Array | undefined): NounGraphState | undefined {
+  if (bytes === undefined) return undefined;
+  try {
+    const state = JSON.parse(inflateRawSync(bytes).toString('utf8')) as NounGraphState;
+    const consistent =
+      state.version === 1 &&
+      state.keys.length === state.surfaces.length &&
+      state.memberStart.length === state.chunkIds.length + 1 &&
+      state.members.length === state.paired.length &&
+      state.graphHash.length === 4;
+    return consistent ? state : undefined;
+  } catch {
+    // An unreadable state only costs a rebuild.
+    return undefined;
+  }
+}

@@ -58,6 +58,8 @@ export interface NounGraphFit {
   capped: ReadonlyArray<readonly number[]>;
   /** Edges each node kept. */
   finalDegree: Int32Array;
+  /** Per entity, the leading chunks its description was taken from when it stopped before its last chunk, else 0. */
+  described: Int32Array;
 }
 
 /** PMI of a pair seen together in `pairWeight` chunks: p(x, y) · log2(p(x, y) / (p(x) · p(y))). */
@@ -79,8 +81,8 @@ interface NodeAccumulator {
   surfaces: Map<string, number>;
   typeHints: Map<string, number>;
   chunks: number[];
-  /** First mention sentence per chunk, as [chunk index, start, end]. */
-  sentences: Array<[number, number, number]>;
+  /** First mention sentence per chunk, as [chunk index, start, end, position in `chunks`]. */
+  sentences: Array<[number, number, number, number]>;
 }
 
 /** NumPy's default (linear) percentile of unsorted values. */
@@ -293,7 +295,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
       if (node.chunks.at(-1) !== chunkIndex) {
         node.chunks.push(chunkIndex);
         const sentence = chunk.extraction.sentences[mention.sentence];
-        if (sentence) node.sentences.push([chunkIndex, sentence[0], sentence[1]]);
+        if (sentence) node.sentences.push([chunkIndex, sentence[0], sentence[1], node.chunks.length - 1]);
       }
     }
   });
@@ -301,16 +303,19 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   const chunkIdsOf = (indices: ArrayLike<number>): string[] => Array.from(indices, (index) => (chunks[index] as ChunkPhrases).chunkId);
   const entities: EntityRecord[] = [];
   const entityIdOfNode = new Map<number, string>();
+  const described = new Int32Array(nodeCount);
   for (const [index, node] of accumulators) {
     const title = node.kind === 'proper' ? (mostCommon(node.surfaces) ?? node.key) : node.key;
     const aliases = [...node.surfaces.keys()].filter((surface) => surface !== title && surface.toLowerCase() !== title.toLowerCase()).slice(0, 10);
     const id = phraseEntityId(node.key);
     entityIdOfNode.set(index, id);
+    const description = describePhrase(node.sentences.map(([chunkIndex, start, end, position]) => ({ position, read: () => (chunks[chunkIndex] as ChunkPhrases).text.slice(start, end) })));
+    described[index] = description.through;
     entities.push({
       id,
       title,
       type: mostCommon(node.typeHints) ?? (node.kind === 'proper' ? 'proper noun' : 'noun phrase'),
-      description: describePhrase(node.sentences.map(([chunkIndex, start, end]) => () => (chunks[chunkIndex] as ChunkPhrases).text.slice(start, end))),
+      description: description.text,
       aliases,
       frequency: node.chunks.length,
       degree: finalDegree[index] as number,
@@ -337,7 +342,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     };
   });
   relations.sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
-  receiveFit?.({ figures: { totalWeight, totalFrequency, threshold, egoKey }, keys, members, memberStart, capped, finalDegree });
+  receiveFit?.({ figures: { totalWeight, totalFrequency, threshold, egoKey }, keys, members, memberStart, capped, finalDegree, described });
 
   return {
     entities,
@@ -351,22 +356,30 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   };
 }
 
+/** One chunk's first sentence mentioning a node: the chunk's position among the node's chunks, and the text, read on demand. */
+export interface MentionSentence {
+  position: number;
+  read(): string;
+}
+
 /**
  * Up to two distinct sentences mentioning a node, from its first chunks (each chunk's first mention sentence, in
- * corpus order, read lazily: most descriptions are made from the first two): an extractive description.
+ * corpus order, read lazily: most descriptions are made from the first two): an extractive description. `through` is
+ * how many of the node's leading chunks decided it when it stopped early (0 when it read them all): chunks added after
+ * those cannot change it.
  */
-export function describePhrase(sentences: Iterable<() => string>): string {
+export function describePhrase(sentences: Iterable<MentionSentence>): { text: string; through: number } {
   const parts: string[] = [];
   let length = 0;
-  for (const read of sentences) {
+  for (const { position, read } of sentences) {
     const sentence = read().replace(/\s+/g, ' ').trim();
     if (parts.includes(sentence) || sentence.length === 0) continue;
-    if (parts.length > 0 && length + sentence.length > maxDescriptionLength) break;
+    if (parts.length > 0 && length + sentence.length > maxDescriptionLength) return { text: parts.join(' '), through: position + 1 };
     parts.push(sentence.length > maxDescriptionLength ? `${sentence.slice(0, maxDescriptionLength - 1)}…` : sentence);
     length += sentence.length;
-    if (parts.length === 2) break;
+    if (parts.length === 2) return { text: parts.join(' '), through: position + 1 };
   }
-  return parts.join(' ');
+  return { text: parts.join(' '), through: 0 };
 }
 
 /** The sentences mentioning a phrase key in a chunk, distinct, in mention order. */

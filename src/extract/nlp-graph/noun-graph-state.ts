@@ -28,6 +28,8 @@ export interface NounGraphState {
   surfaces: Array<Array<[string, number]>>;
   typeHints: Array<Array<[string, number]>>;
   finalDegree: number[];
+  /** Per entity, the leading chunks its description was taken from when it stopped early, else 0 (`describePhrase`). */
+  described: number[];
   /** Per chunk, in corpus order: its distinct phrases `members[memberStart[c] … memberStart[c + 1])`, and whether each pairs up (1) or was capped out (0). */
   chunkIds: string[];
   memberStart: number[];
@@ -103,6 +105,7 @@ export function fitNounGraphState(
     surfaces,
     typeHints,
     finalDegree: Array.from(fit.finalDegree),
+    described: Array.from(fit.described),
     chunkIds: chunks.map((chunk) => chunk.chunkId),
     memberStart: Array.from(fit.memberStart),
     members: [...fit.members],
@@ -111,19 +114,90 @@ export function fitNounGraphState(
   };
 }
 
-/** The state as stored: deflated JSON. */
+/** The state's number lists, stored as 32-bit integers after its strings (JSON parses big number lists slowly). */
+const numberLists = ['proper', 'finalDegree', 'described', 'memberStart', 'members', 'paired'] as const;
+
+/**
+ * The state as stored, deflated: a 4-byte length, a JSON header with every string and figure (surfaces and type hints
+ * as flat lists of values with their counts and each node's share), then the number lists as little-endian int32.
+ */
 export function encodeNounGraphState(state: NounGraphState): Uint8Array {
-  return deflateRawSync(Buffer.from(JSON.stringify(state), 'utf8'));
+  const flat = (lists: ReadonlyArray<ReadonlyArray<[string, number]>>): { values: string[]; counts: number[]; sizes: number[] } => {
+    const values: string[] = [];
+    const counts: number[] = [];
+    for (const list of lists) {
+      for (const [value, count] of list) {
+        values.push(value);
+        counts.push(count);
+      }
+    }
+    return { values, counts, sizes: lists.map((list) => list.length) };
+  };
+  const surfaces = flat(state.surfaces);
+  const typeHints = flat(state.typeHints);
+  const { proper: _p, finalDegree: _f, described: _d, memberStart: _s, members: _m, paired: _a, surfaces: _u, typeHints: _t, ...rest } = state;
+  const header = Buffer.from(JSON.stringify({ ...rest, surfaceValues: surfaces.values, hintValues: typeHints.values }), 'utf8');
+  const lists = [...numberLists.map((name) => state[name]), surfaces.counts, surfaces.sizes, typeHints.counts, typeHints.sizes];
+  const sizes = Int32Array.from(lists, (list) => list.length);
+  const body = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    body.set(list, at);
+    at += list.length;
+  }
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  // The fastest level: the state is rewritten on every update.
+  return deflateRawSync(Buffer.concat([length, header, Buffer.from(sizes.buffer), Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), { level: 1 });
 }
 
 /** The stored state, or undefined when it is missing or unreadable (the step then rebuilds the graph). */
 export function decodeNounGraphState(bytes: Uint8Array | undefined): NounGraphState | undefined {
   if (bytes === undefined) return undefined;
   try {
-    const state = JSON.parse(inflateRawSync(bytes).toString('utf8')) as NounGraphState;
+    const raw = inflateRawSync(bytes);
+    const headerLength = raw.readUInt32LE(0);
+    const header = JSON.parse(raw.subarray(4, 4 + headerLength).toString('utf8')) as Omit<NounGraphState, (typeof numberLists)[number] | 'surfaces' | 'typeHints'> & {
+      surfaceValues: string[];
+      hintValues: string[];
+    };
+    const listCount = numberLists.length + 4;
+    const numbers = new Int32Array(raw.buffer.slice(raw.byteOffset + 4 + headerLength, raw.byteOffset + raw.byteLength));
+    const sizes = numbers.subarray(0, listCount);
+    const lists: number[][] = [];
+    let at = listCount;
+    for (const size of sizes) {
+      const list = new Array<number>(size);
+      for (let index = 0; index < size; index++) list[index] = numbers[at + index] as number;
+      lists.push(list);
+      at += size;
+    }
+    const nested = (values: readonly string[], counts: readonly number[], perNode: readonly number[]): Array<Array<[string, number]>> => {
+      let next = 0;
+      return perNode.map((size) => {
+        const list: Array<[string, number]> = [];
+        for (let end = next + size; next < end; next++) list.push([values[next] as string, counts[next] as number]);
+        return list;
+      });
+    };
+    const [proper, finalDegree, described, memberStart, members, paired, surfaceCounts, surfaceSizes, hintCounts, hintSizes] = lists as [number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
+    const { surfaceValues, hintValues, ...rest } = header;
+    const state: NounGraphState = {
+      ...rest,
+      proper,
+      finalDegree,
+      described,
+      memberStart,
+      members,
+      paired,
+      surfaces: nested(surfaceValues, surfaceCounts, surfaceSizes),
+      typeHints: nested(hintValues, hintCounts, hintSizes),
+    };
     const consistent =
       state.version === 1 &&
+      at === numbers.length &&
       state.keys.length === state.surfaces.length &&
+      state.keys.length === state.finalDegree.length &&
       state.memberStart.length === state.chunkIds.length + 1 &&
       state.members.length === state.paired.length &&
       state.graphHash.length === 4;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config/config-schema.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { buildNounGraph, type ChunkPhrases, type NounGraphFit, phraseEntityId, pmiWeight } from './build-noun-graph.js';
-import { fitNounGraphState, type NounGraphState } from './noun-graph-state.js';
+import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from './noun-graph-state.js';
 import { updateNounGraph, type NounGraphReader } from './update-noun-graph.js';
 
 const config: NlpExtractConfig = { ...nlpExtractConfigSchema.parse({}), typing: 'heuristic' };
@@ -104,4 +104,11 @@ describe('updateNounGraph: the noun graph between refreshes', () => {
     assert.deepEqual([update.entities, update.relations, update.removedEntityIds, update.removedRelationIds], [[], [], [], []]);
     assert.deepEqual(update.state.graphHash, base.state.graphHash);
   });
+});
+
+test('the stored state reads back as it was written', async () => {
+  const base = fresh(corpus());
+  const update = await updateNounGraph(base.state, { added: [chunkOf('c8', ['w', 'x', 'new phrase'])], removed: [] }, config, base.reader);
+  for (const state of [base.state, update.state]) assert.deepEqual(decodeNounGraphState(encodeNounGraphState(state)), state);
+  assert.equal(decodeNounGraphState(new Uint8Array([1, 2, 3])), undefined, 'unreadable bytes rebuild the graph');
 });

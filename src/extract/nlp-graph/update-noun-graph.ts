@@ -6,6 +6,7 @@ import {
   createSentenceLookup,
   describePhrase,
   maxRelationChunks,
+  type MentionSentence,
   mostCommon,
   pairedPhrases,
   phraseEntityId,
@@ -57,9 +58,12 @@ const readAhead = 8;
 export async function updateNounGraph(state: NounGraphState, change: NounGraphChange, config: NlpExtractConfig, reader: NounGraphReader): Promise<NounGraphUpdate> {
   const keys = [...state.keys];
   const proper = [...state.proper];
-  const surfaces = state.surfaces.map((counts) => counts.map(([value, count]): [string, number] => [value, count]));
-  const typeHints = state.typeHints.map((counts) => counts.map(([value, count]): [string, number] => [value, count]));
+  // The state is left as it was: a node's counts are copied before its first change.
+  const surfaces = [...state.surfaces];
+  const typeHints = [...state.typeHints];
+  const copied = new Set<number>();
   const finalDegree = [...state.finalDegree];
+  const described = [...state.described];
   const nodeOf = new Map(keys.map((key, index) => [key, index]));
   const nodeFor = (key: string): number => {
     let node = nodeOf.get(key);
@@ -71,12 +75,18 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       surfaces.push([]);
       typeHints.push([]);
       finalDegree.push(0);
+      described.push(0);
     }
     return node;
   };
   const countMentions = (extraction: ChunkPhrases['extraction'], sign: 1 | -1): void => {
     for (const mention of extraction.mentions) {
       const node = nodeFor(mention.key);
+      if (!copied.has(node)) {
+        copied.add(node);
+        surfaces[node] = (surfaces[node] as Array<[string, number]>).map(([value, count]): [string, number] => [value, count]);
+        typeHints[node] = (typeHints[node] as Array<[string, number]>).map(([value, count]): [string, number] => [value, count]);
+      }
       if (mention.kind === 'proper') proper[node] = (proper[node] as number) + sign;
       countValue(surfaces[node] as Array<[string, number]>, mention.surface, sign);
       if (mention.typeHint) countValue(typeHints[node] as Array<[string, number]>, mention.typeHint, sign);
@@ -211,23 +221,24 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   for (const key of [...pairs].sort((left, right) => left - right)) {
     const a = Math.floor(key / nodeCount);
     const b = key % nodeCount;
-    // Chunks where both pair up, in corpus order (the lists are sorted): the pair's count and its first chunks.
+    // Chunks where both pair up, in corpus order: each chunk of the shorter list searched in the longer one (a hub
+    // phrase pairs up in thousands of chunks, most of its partners in a few).
     let weight = 0;
     const shared: number[] = [];
-    let i = pairing.start[a] as number;
-    let j = pairing.start[b] as number;
-    while (i < (pairing.start[a + 1] as number) && j < (pairing.start[b + 1] as number)) {
-      const left = pairing.chunks[i] as number;
-      const right = pairing.chunks[j] as number;
-      if (left < right) i++;
-      else if (right < left) j++;
-      else {
-        if (status[left] !== 1) {
-          weight++;
-          if (shared.length < maxRelationChunks) shared.push(left);
-        }
-        i++;
-        j++;
+    const [short, long] = (pairing.start[a + 1] as number) - (pairing.start[a] as number) <= (pairing.start[b + 1] as number) - (pairing.start[b] as number) ? [a, b] : [b, a];
+    let low = pairing.start[long] as number;
+    const end = pairing.start[long + 1] as number;
+    for (let at = pairing.start[short] as number; at < (pairing.start[short + 1] as number); at++) {
+      const chunk = pairing.chunks[at] as number;
+      let high = end;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if ((pairing.chunks[middle] as number) < chunk) low = middle + 1;
+        else high = middle;
+      }
+      if (low < end && pairing.chunks[low] === chunk && status[chunk] !== 1) {
+        weight++;
+        if (shared.length < maxRelationChunks) shared.push(chunk);
       }
     }
     const pmi = weight > 0 ? pmiWeight(weight, frequency[a] as number, frequency[b] as number, state.totalWeight, state.totalFrequency) : 0;
@@ -250,15 +261,9 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   const nodes = [...changedNodes].sort((left, right) => left - right);
   const oldEntities = new Map((await reader.entities(nodes.map(entityIdOf))).map((row) => [row.id, row]));
 
-  // Descriptions quote chunks: read them in rounds, only for rows whose chunks changed.
+  // Descriptions quote chunks: they are read in rounds, for the rows whose chunks changed, as far as a quote needs.
   const loaded = new Map<string, ChunkPhrases | null>(change.added.map((chunk) => [chunk.chunkId, chunk]));
   const sentencesOf = createSentenceLookup();
-  interface Quote {
-    chunks: readonly string[];
-    /** The text quoted from the chunks (those that could not be read left out). */
-    read(available: ChunkPhrases[]): string;
-    done(text: string): void;
-  }
   const quotes: Quote[] = [];
   const resolveQuotes = async (): Promise<void> => {
     let pending = quotes;
@@ -266,19 +271,18 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       const wanted = new Set<string>();
       const next: Quote[] = [];
       for (const quote of pending) {
-        const available: ChunkPhrases[] = [];
-        let missing = -1;
-        for (let at = 0; at < quote.chunks.length && missing < 0; at++) {
+        const chunkAt = (at: number): ChunkPhrases | null => {
           const chunk = loaded.get(quote.chunks[at] as string);
-          if (chunk === undefined) missing = at;
-          else if (chunk !== null) available.push(chunk);
+          if (chunk === undefined) throw new ChunkNotRead(at);
+          return chunk;
+        };
+        try {
+          quote.run(chunkAt);
+        } catch (error) {
+          if (!(error instanceof ChunkNotRead)) throw error;
+          for (const id of quote.chunks.slice(error.at, error.at + readAhead)) if (!loaded.has(id)) wanted.add(id);
+          next.push(quote);
         }
-        if (missing < 0) {
-          quote.done(quote.read(available));
-          continue;
-        }
-        for (const id of quote.chunks.slice(missing, missing + readAhead)) if (!loaded.has(id)) wanted.add(id);
-        next.push(quote);
       }
       const ids = [...wanted];
       for (const chunk of await reader.chunks(ids)) loaded.set(chunk.chunkId, chunk);
@@ -288,7 +292,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   };
 
   const idsOf = (chunks: Iterable<number>): string[] => Array.from(chunks, (chunk) => chunkIds[chunk] as string);
-  const sameList = (left: readonly string[], right: readonly string[]): boolean => left.length === right.length && left.every((value, index) => value === right[index]);
+  const sameList = (left: readonly string[], right: readonly string[]): boolean => left.length === right.length && sameStart(left, right, left.length);
   const entities: EntityRecord[] = [];
   const removedEntityIds: string[] = [];
   for (const node of nodes) {
@@ -315,23 +319,20 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       chunkIds: idsOf(chunks),
     };
     entities.push(entity);
-    if (previous && sameList(previous.chunkIds, entity.chunkIds)) {
+    // A description stops at its first chunks: it stands while those stay.
+    const through = described[node] as number;
+    if (previous && (sameList(previous.chunkIds, entity.chunkIds) || (through > 0 && sameStart(previous.chunkIds, entity.chunkIds, through)))) {
       entity.description = previous.description;
       continue;
     }
-    const quote: Quote = {
+    quotes.push({
       chunks: entity.chunkIds,
-      read: (available) =>
-        describePhrase(
-          available.flatMap((chunk) => {
-            const mention = chunk.extraction.mentions.find((candidate) => candidate.key === key);
-            const span = mention === undefined ? undefined : chunk.extraction.sentences[mention.sentence];
-            return span ? [() => chunk.text.slice(span[0], span[1])] : [];
-          }),
-        ),
-      done: (text) => (entity.description = text),
-    };
-    quotes.push(quote);
+      run(chunkAt) {
+        const description = describePhrase(mentionSentences(key, entity.chunkIds.length, chunkAt));
+        entity.description = description.text;
+        described[node] = description.through;
+      },
+    });
   }
 
   const relations: RelationRecord[] = [];
@@ -353,12 +354,20 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       chunkIds: idsOf(pair.shared),
     };
     relations.push(relation);
-    if (previous && sameList(previous.chunkIds, relation.chunkIds)) {
+    // The first sentence the two share stands while the chunks before it stay; chunks after them are read only when none did.
+    const grown = previous !== undefined && sameStart(previous.chunkIds, relation.chunkIds, previous.chunkIds.length);
+    if (previous && (sameList(previous.chunkIds, relation.chunkIds) || (grown && previous.description !== ''))) {
       relation.description = previous.description;
       continue;
     }
     const [keyA, keyB] = [keys[pair.a] as string, keys[pair.b] as string];
-    quotes.push({ chunks: relation.chunkIds, read: (available) => sharedSentence(keyA, keyB, available, sentencesOf), done: (text) => (relation.description = text) });
+    const from = grown ? (previous as RelationRecord).chunkIds.length : 0;
+    quotes.push({
+      chunks: relation.chunkIds,
+      run(chunkAt) {
+        relation.description = sharedSentence(keyA, keyB, readChunks(chunkAt, from, relation.chunkIds.length), sentencesOf);
+      },
+    });
   }
   await resolveQuotes();
 
@@ -425,6 +434,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       surfaces,
       typeHints,
       finalDegree,
+      described,
       chunkIds: nextChunkIds,
       memberStart: nextMemberStart,
       members: nextMembers,
@@ -435,8 +445,47 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   };
 }
 
-/** Whether the stored row holds the computed row's values (it may carry `hid` besides). */
+/** A quote (a description) to take from a row's chunks, `run` with a reader that throws {@link ChunkNotRead} for a chunk not read yet. */
+interface Quote {
+  chunks: readonly string[];
+  run(chunkAt: (at: number) => ChunkPhrases | null): void;
+}
+
+/** Thrown by a quote's chunk reader: the chunk at this position of its list must be read first. */
+class ChunkNotRead {
+  constructor(readonly at: number) {}
+}
+
+/** Each chunk's first sentence mentioning `key`, over a node's chunks in order, read as far as the caller goes. */
+function* mentionSentences(key: string, count: number, chunkAt: (at: number) => ChunkPhrases | null): Generator<MentionSentence> {
+  for (let at = 0; at < count; at++) {
+    const chunk = chunkAt(at);
+    const mention = chunk?.extraction.mentions.find((candidate) => candidate.key === key);
+    const span = mention === undefined ? undefined : chunk?.extraction.sentences[mention.sentence];
+    if (chunk && span) yield { position: at, read: () => chunk.text.slice(span[0], span[1]) };
+  }
+}
+
+/** The chunks from `from` to `to`, read as far as the caller goes (those that could not be read left out). */
+function* readChunks(chunkAt: (at: number) => ChunkPhrases | null, from: number, to: number): Generator<ChunkPhrases> {
+  for (let at = from; at < to; at++) {
+    const chunk = chunkAt(at);
+    if (chunk) yield chunk;
+  }
+}
+
+/** Whether both lists have at least `count` values and agree on the first `count`. */
+function sameStart(left: readonly string[], right: readonly string[], count: number): boolean {
+  if (left.length < count || right.length < count) return false;
+  for (let at = 0; at < count; at++) if (left[at] !== right[at]) return false;
+  return true;
+}
+
+/** Whether the stored row holds the computed row's values (it may carry `hid` besides); values are strings, numbers or lists of strings. */
 function sameRecord(stored: object, computed: object): boolean {
   const values = stored as Record<string, unknown>;
-  return Object.entries(computed).every(([field, value]) => JSON.stringify(values[field]) === JSON.stringify(value));
+  return Object.entries(computed).every(([field, value]) => {
+    const known = values[field];
+    return Array.isArray(value) ? Array.isArray(known) && known.length === value.length && sameStart(known as string[], value as string[], value.length) : known === value;
+  });
 }

@@ -27,6 +27,8 @@ import { sampleLlmReply } from '../test/helpers/sample-llm-responder.js';
 import { standardTestLlmConfig } from '../test/helpers/standard-test-config.js';
 import { type BenchResult, result, sharedDatasets } from './bench-utils.js';
 import { expectedAdditionCalls, startTermCountingMockServer } from './expected-addition-calls.js';
+import { incrementalQualityDrift } from './incremental-quality-drift.js';
+import { postgresRowsWritten } from './incremental-rows-written.js';
 
 const updateShare = 0.01;
 
@@ -146,7 +148,14 @@ export async function benchIncremental(runs: number): Promise<Record<string, Ben
   const measured: Array<Awaited<ReturnType<typeof twoWikiRun>>> = [];
   for (let run = 0; run < runs; run++) measured.push(await twoWikiRun(documents, log));
   const calls = await oneDocumentCalls(log);
+  // Deterministic (seeded updates, the same questions): one run says it.
+  const drifts = await incrementalQualityDrift(log);
+  const rows = await postgresRowsWritten(log);
   return {
+    incremental_rows_written_add_one_document: result([rows.written], 'rows'),
+    incremental_rows_index: result([rows.indexRows], 'rows'),
+    incremental_quality_drift_r5: result([Math.max(...drifts.map((drift) => drift.drift))], 'points'),
+    ...Object.fromEntries(drifts.map((drift) => [`incremental_quality_drift_r5_${drift.dataset.replace(/\W+/g, '_')}`, result([drift.drift], 'points')])),
     incremental_full_build_s: result(measured.map((run) => run.full), 's'),
     incremental_add_s: result(measured.map((run) => run.add), 's'),
     incremental_delete_s: result(measured.map((run) => run.remove), 's'),

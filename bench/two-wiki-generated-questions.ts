@@ -44,11 +44,28 @@ function questionName(title: string): string {
   return title.replace(/\s*\([^)]*\)\s*$/, '').trim();
 }
 
+/** A generated question and the titles of the passages it names (its first hop). */
+export interface GeneratedTwoWikiQuestion {
+  question: string;
+  /** Every corpus title whose question name the question uses. */
+  titles: string[];
+}
+
 /**
  * `count` distinct questions about `passages` (2Wiki's corpus), in a seeded order: each names one or two film or
  * person titles of the corpus in one of 2WikiMultihopQA's templates (single-entity and pair templates alternate).
  */
 export function generatedTwoWikiQuestions(passages: readonly Passage[], count: number, seed = 36): string[] {
+  return generatedTwoWikiQuestionsWithTitles(passages, count, seed).map((generated) => generated.question);
+}
+
+/** {@link generatedTwoWikiQuestions}, each with the titles of the passages it names. */
+export function generatedTwoWikiQuestionsWithTitles(passages: readonly Passage[], count: number, seed = 36): GeneratedTwoWikiQuestion[] {
+  const titlesOfName = new Map<string, string[]>();
+  for (const passage of passages) {
+    const name = questionName(passage.title);
+    titlesOfName.set(name, [...(titlesOfName.get(name) ?? []), passage.title]);
+  }
   const names = (pattern: RegExp, test: (passage: Passage) => string): string[] => [
     ...new Set(passages.filter((passage) => pattern.test(test(passage))).map((passage) => questionName(passage.title)).filter((name) => name.length > 1)),
   ];
@@ -58,20 +75,30 @@ export function generatedTwoWikiQuestions(passages: readonly Passage[], count: n
   if (films.length < 2 || people.length < 2) throw new Error(`the corpus has too few film (${films.length}) or person (${people.length}) passages for 2Wiki questions`);
   const random = createRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const questions = new Set<string>();
+  const questions = new Map<string, string[]>();
+  const add = (question: string, ...named: string[]): void => {
+    if (!questions.has(question)) questions.set(question, [...new Set(named.flatMap((name) => titlesOfName.get(name) ?? []))]);
+  };
   // Each draw can repeat an earlier question; far more draws than questions asked would mean the corpus is too small.
   for (let draw = 0; questions.size < count; draw++) {
     if (draw > 20 * count) throw new Error(`only ${questions.size} distinct 2Wiki questions in ${draw} draws, ${count} wanted`);
     const kind = draw % 4;
-    if (kind === 0) questions.add(pick(filmTemplates)(pick(films)));
-    else if (kind === 1) questions.add(pick(personTemplates)(pick(people)));
-    else if (kind === 2) {
+    if (kind === 0) {
+      // The template is drawn before the name, as the draws have always been made (the same seed, the same questions).
+      const template = pick(filmTemplates);
+      const film = pick(films);
+      add(template(film), film);
+    } else if (kind === 1) {
+      const template = pick(personTemplates);
+      const person = pick(people);
+      add(template(person), person);
+    } else if (kind === 2) {
       const [first, second] = [pick(films), pick(films)];
-      if (first !== second) questions.add(pick(filmPairTemplates)(first, second));
+      if (first !== second) add(pick(filmPairTemplates)(first, second), first, second);
     } else {
       const [first, second] = [pick(people), pick(people)];
-      if (first !== second) questions.add(pick(personPairTemplates)(first, second));
+      if (first !== second) add(pick(personPairTemplates)(first, second), first, second);
     }
   }
-  return [...questions];
+  return [...questions].map(([question, titles]) => ({ question, titles }));
 }

@@ -50,7 +50,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, changedEntities: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, written: 0, changedEntities: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();
@@ -193,7 +193,7 @@ describe('standard mode (scripted LLM): reports are paid for only where the chan
     const added = after.communities.filter((community) => !before.communities.some((old) => old.id === community.id));
     assert.ok(added.length >= 1);
     assert.ok(added.every((community) => community.entityIds.length <= 4), 'the new communities are the glassworks');
-    assert.deepEqual(summary.counts.reports, { reports: after.reports.length, failed: 0, reused: before.reports.length, regenerated: added.length, llmCriticalPath: 1 });
+    assert.deepEqual(summary.counts.reports, { reports: after.reports.length, failed: 0, reused: before.reports.length, regenerated: added.length, written: added.length, llmCriticalPath: 1 });
     assert.equal(reportCalls(calls), added.length, 'one LLM call per new community, none for the rest');
     const earlier = byCommunity(before.reports);
     for (const report of after.reports) {

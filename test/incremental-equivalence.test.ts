@@ -28,6 +28,7 @@ const clusteringDependent = new Set([
   'vectors:reports',
   'blob:vector-texts:reports',
   'meta:reports:inputs',
+  'meta:communities:rows',
   'keywords',
   'keywordChunks',
   'keywordEdges',

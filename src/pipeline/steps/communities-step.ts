@@ -17,6 +17,9 @@ interface CommunitiesState {
   digests: Record<string, string>;
 }
 
+/** Meta key of community id → hash of its row as written, so that an update rewrites only the rows that changed. */
+const communityRowsKey = 'communities:rows';
+
 type ClusteringSettings = Pick<CommunitiesConfig, 'maxClusterSize' | 'resolution' | 'seed'> & { algorithm: string };
 
 const algorithm = 'hierarchical-leiden';
@@ -250,12 +253,16 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const kept = keptFrom.filter((earlier) => earlier >= 0).length;
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
+    const rowHashes = Object.fromEntries(records.map((record) => [record.id, contentId('community-row', JSON.stringify(record))]));
     const nextState: CommunitiesState = { version: 1, clustering, digests };
+    // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
+    const storedRows = previous.length > 0 ? await store.getMeta<Record<string, string>>(communityRowsKey) : undefined;
+    const changedRecords = storedRows === undefined ? records : records.filter((record) => storedRows[record.id] !== rowHashes[record.id]);
     return {
       counts: {
         communities: records.length,
         levels,
-        ...(settings.incremental ? { kept, added: records.length - kept, removed: removed.length, warmStart: start ? 1 : 0 } : {}),
+        ...(settings.incremental ? { kept, added: records.length - kept, removed: removed.length, warmStart: start ? 1 : 0, written: changedRecords.length } : {}),
         ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves.
@@ -267,8 +274,9 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         } else {
           await tx.table('communities').clear();
         }
-        await tx.table('communities').upsert(records);
+        await tx.table('communities').upsert(changedRecords);
         await tx.setMeta(communitiesStateKey, nextState);
+        await tx.setMeta(communityRowsKey, rowHashes);
       },
     };
   },

@@ -187,12 +187,16 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       const current = new Set(inCommunityOrder.map((report) => report.communityId));
       const removed = previous.filter((report) => !current.has(report.communityId)).map((report) => report.communityId);
       const inputs = earlier.stored(inCommunityOrder);
+      // An update rewrites only the reports that changed (a kept report's rating moves with the highest one).
+      const previousById = new Map(previous.map((report) => [report.communityId, report]));
+      const changed = inCommunityOrder.filter((report) => !sameReport(report, previousById.get(report.communityId)));
       return {
         counts: {
           reports: inCommunityOrder.length,
           failed,
           reused: earlier.reused,
           regenerated: inCommunityOrder.length - earlier.reused,
+          written: changed.length,
           ...(llmRelations ? { llmCriticalPath: criticalPath } : {}),
         },
         outputVersion: contentId('reports', inCommunityOrder.map((report) => contentId('report', report.communityId, report.fullContent))),
@@ -200,7 +204,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           // Rows of kept communities are replaced in place (same hid); reports of vanished communities go.
           if (previous.length > 0) await tx.table('reports').deleteWhere('communityId', removed);
           else await tx.table('reports').clear();
-          await tx.table('reports').upsert(inCommunityOrder);
+          await tx.table('reports').upsert(changed);
           await tx.setMeta(reportInputsKey, inputs);
         },
       };
@@ -282,6 +286,12 @@ async function reportInputs(context: StepContext, options: ReportsStepOptions) {
   const extractive = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
   const bottomUp = [...communities].sort((left, right) => right.level - left.level);
   return { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp };
+}
+
+/** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */
+function sameReport(report: ReportRecord, stored: ReportRecord | undefined): boolean {
+  if (stored === undefined) return false;
+  return (Object.keys(report) as Array<keyof ReportRecord>).every((field) => JSON.stringify(report[field]) === JSON.stringify(stored[field]));
 }
 
 /**

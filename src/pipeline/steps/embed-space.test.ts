@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { configSchema } from '../../core/config/config-schema.js';
+import { builtInPrompts } from '../../core/prompt-library.js';
+import type { Embedder } from '../../providers/embed/embedder.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/store.js';
+import type { StepContext } from '../pipeline-step.js';
+import { embedSpace, type EmbeddingItem } from './embed-space.js';
+
+/** A remote-like embedder (not corpus-fitted) that records what it was asked to embed: one coordinate per text length. */
+function recordingEmbedder(): Embedder & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    id: 'recording:v1',
+    dimensions: 4,
+    maxBatchSize: 16,
+    asked,
+    async embed(texts) {
+      asked.push(...texts);
+      return texts.map((text) => Float32Array.from([1, 0, 0, 0].map((_, index) => (index === text.length % 4 ? 1 : 0))));
+    },
+  };
+}
+
+function contextOf(store: Store, embedder: Embedder): StepContext {
+  return {
+    store,
+    config: configSchema.parse({}),
+    tokenizer: undefined as never,
+    embedder,
+    llm: undefined,
+    prompts: builtInPrompts,
+    inputs: { paths: [], documents: [] },
+    signal: undefined,
+    progress: () => undefined,
+    warn: () => undefined,
+  };
+}
+
+async function run(store: Store, embedder: Embedder, items: EmbeddingItem[], textsChange: boolean): Promise<string> {
+  const output = await embedSpace(contextOf(store, embedder), 'entities', items, { textsChange });
+  await store.transaction((tx) => output.write(tx));
+  return output.outputVersion;
+}
+
+test('an item whose text changed under the same id is embedded again when the space says texts change; others are not', async () => {
+  const store = openSqliteStore(':memory:');
+  const embedder = recordingEmbedder();
+  const first = await run(store, embedder, [{ id: 'kester', text: 'Kester: a river' }, { id: 'marle', text: 'Marle: a town' }], true);
+  assert.deepEqual(embedder.asked, ['Kester: a river', 'Marle: a town']);
+  embedder.asked.length = 0;
+  const second = await run(store, embedder, [{ id: 'kester', text: 'Kester: a river in flood' }, { id: 'marle', text: 'Marle: a town' }, { id: 'weir', text: 'Weir' }], true);
+  assert.deepEqual(embedder.asked, ['Kester: a river in flood', 'Weir']);
+  assert.notEqual(second, first);
+  const vectors = await store.vectors('entities').load(['kester']);
+  assert.equal(vectors.matrix[('Kester: a river in flood'.length % 4)], 1, 'the stored vector is the new text\'s');
+  embedder.asked.length = 0;
+  assert.equal(await run(store, embedder, [{ id: 'kester', text: 'Kester: a river in flood' }, { id: 'weir', text: 'Weir' }], true), await run(store, embedder, [{ id: 'kester', text: 'Kester: a river in flood' }, { id: 'weir', text: 'Weir' }], true));
+  assert.deepEqual(embedder.asked, [], 'nothing changed: nothing embedded');
+  assert.deepEqual((await store.vectors('entities').ids()).sort(), ['kester', 'weir'], 'the vanished item lost its vector');
+  await store.close();
+});
+
+test('without textsChange an id with a vector is not embedded again (ids that hash their text)', async () => {
+  const store = openSqliteStore(':memory:');
+  const embedder = recordingEmbedder();
+  await run(store, embedder, [{ id: 'a', text: 'one' }], false);
+  embedder.asked.length = 0;
+  await run(store, embedder, [{ id: 'a', text: 'two' }], false);
+  assert.deepEqual(embedder.asked, []);
+  await store.close();
+});

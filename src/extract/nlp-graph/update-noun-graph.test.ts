@@ -96,6 +96,8 @@ describe('updateNounGraph: the noun graph between refreshes', () => {
     assert.deepEqual(new Map([...entities].sort()), new Map([...base.entities].sort()));
     assert.deepEqual(new Map([...relations].sort()), new Map([...base.relations].sort()));
     assert.deepEqual(shrunk.state.graphHash, base.state.graphHash);
+    assert.ok(grown.state.keys.includes('e'));
+    assert.deepEqual(shrunk.state, base.state, 'the state forgets the phrases only the removed chunk had');
   });
 
   test('no change writes nothing', async () => {

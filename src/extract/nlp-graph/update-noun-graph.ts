@@ -401,7 +401,15 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   }
   for (const id of removedRelationIds) addRowHash(graphHash, graphRowHash({ kind: 'relation', relation: oldRelations.get(id) as RelationRecord }), -1);
 
-  // The state after the change: removed chunks leave, added ones follow the kept ones.
+  // The state after the change: removed chunks leave, added ones follow the kept ones, and phrases no chunk mentions
+  // any more leave with every trace of their text (deleting means gone), the names typed among them included.
+  const renumbered = new Int32Array(nodeCount).fill(-1);
+  const live: number[] = [];
+  for (let node = 0; node < nodeCount; node++) {
+    if ((frequency[node] as number) === 0) continue;
+    renumbered[node] = live.length;
+    live.push(node);
+  }
   const nextChunkIds: string[] = [];
   const nextMemberStart = [0];
   const nextMembers: number[] = [];
@@ -410,10 +418,16 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     if (status[chunk] === 1) continue;
     nextChunkIds.push(chunkIds[chunk] as string);
     for (let at = memberStart[chunk] as number; at < (memberStart[chunk + 1] as number); at++) {
-      nextMembers.push(members[at] as number);
+      nextMembers.push(renumbered[members[at] as number] as number);
       nextPaired.push(paired[at] as number);
     }
     nextMemberStart.push(nextMembers.length);
+  }
+  const pick = <T,>(values: readonly T[]): T[] => live.map((node) => values[node] as T);
+  const liveTexts = new Set<string>();
+  for (const node of live) {
+    liveTexts.add(keys[node] as string);
+    for (const [surface] of surfaces[node] as Array<[string, number]>) liveTexts.add(surface);
   }
   let entityCount = 0;
   let edgeEnds = 0;
@@ -428,13 +442,14 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     removedRelationIds,
     state: {
       ...state,
-      typed: [...memo].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)),
-      keys,
-      proper,
-      surfaces,
-      typeHints,
-      finalDegree,
-      described,
+      egoKey: state.egoKey !== null && nodeOf.has(state.egoKey) && renumbered[nodeOf.get(state.egoKey) as number] === -1 ? null : state.egoKey,
+      typed: [...memo].filter(([title]) => liveTexts.has(title)).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)),
+      keys: pick(keys),
+      proper: pick(proper),
+      surfaces: pick(surfaces),
+      typeHints: pick(typeHints),
+      finalDegree: pick(finalDegree),
+      described: pick(described),
       chunkIds: nextChunkIds,
       memberStart: nextMemberStart,
       members: nextMembers,

@@ -1,17 +1,26 @@
+import { runTask } from '../../core/cooperative-task.js';
 import { KgragError } from '../../core/errors.js';
 import { sha256 } from '../../core/ids.js';
-import { knnGraphBySize } from '../../math/knn-graph-by-size.js';
+import type { DenseMatrix } from '../../math/dense-matrix.js';
+import { identicalRowGroups } from '../../math/identical-row-groups.js';
+import { knnGraphBySize, knnGraphBySizeDefaults } from '../../math/knn-graph-by-size.js';
+import type { KnnGraph } from '../../math/knn-graph.js';
 import type { Store } from '../../store/store.js';
 import { matrixInRowOrder } from '../../store/matrix-in-row-order.js';
 import type { ArtifactProvider } from '../compose-pipeline.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { decodeChunkKnnGraph, encodeChunkKnnGraph, type ChunkKnnGraph } from './chunk-knn-graph-codec.js';
+import { updateKnnGraphTask, type UpdatedKnnGraph } from './update-knn-graph.js';
 
 /** The artifact's name, as steps request it: `{ artifact: chunkKnnArtifact, params: { k } }`. */
 export const chunkKnnArtifact = 'chunk-knn';
 
 /** Store blob holding the chunk kNN graph (`readChunkKnn` reads it). */
 export const chunkKnnBlobKey = 'chunk-knn';
+
+/** Meta key of the embedder id of the vectors the stored graph was computed from. */
+const chunkKnnEmbedderKey = 'chunk-knn:embedder';
 
 /**
  * `chunk-knn`: the kNN graph of every chunk's vector by cosine similarity, k other chunks per chunk (fewer when the
@@ -20,6 +29,14 @@ export const chunkKnnBlobKey = 'chunk-knn';
  * step that consumes the artifact: the composer makes this step with the largest k they ask for, and each takes the
  * first k of each row (`knnGraphOfRows`); on the exact graph that prefix is exactly the graph a smaller k would have
  * built, since both rank by score, then index. Stored as one blob ({@link chunkKnnBlobKey}) of typed arrays.
+ *
+ * Updates cost the change: chunk vectors stay as they are until the embedder changes (its id names the local
+ * embedder's fitted state, so a refresh that refits it changes every vector, and the graph is searched afresh), so the
+ * stored graph is updated (`update-knn-graph.ts`): new chunks are scored against all, kept chunks take them in where
+ * they rank, and the lists that held a removed chunk are scored again. On the exact graph that is the exact graph, bit
+ * for bit, so no statistics epoch is needed. The NN-descent graph (above `exactUpTo`) is updated the same way between
+ * refreshes — new and rescored lists exact, kept lists NN-descent's with the new chunks merged in, so no list loses
+ * recall — and searched afresh at a refresh (the statistics epoch), which is what a fresh build gives.
  */
 export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefined } = {}): PipelineStep {
   // `exactUpTo` only when set, so that an index built with the default keeps its settings and is not rebuilt.
@@ -27,31 +44,71 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
   return {
     name: 'chunk-knn',
     version: 1,
-    reads: ['embed-chunks'],
+    // The statistics epoch only for the NN-descent graph: right after a refresh it is searched afresh (see the header).
+    reads: ['embed-chunks', 'statistics'],
     settings: () => settings,
 
     async run(context) {
       const { store } = context;
-      const [chunks, loaded] = await Promise.all([store.table('chunks').pick(['id']), store.vectors('chunks').load()]);
+      const [chunks, loaded, info, stored, storedEmbedder] = await Promise.all([
+        store.table('chunks').pick(['id']),
+        store.vectors('chunks').load(),
+        store.vectors('chunks').info(),
+        store.getBlob(chunkKnnBlobKey),
+        store.getMeta<string>(chunkKnnEmbedderKey),
+      ]);
       const chunkIds = chunks.map((chunk) => chunk.id);
       const { dimensions } = loaded;
       const neighbours = Math.max(0, Math.min(k, chunkIds.length - 1));
+      const matrix = { rows: chunkIds.length, cols: dimensions, data: matrixInRowOrder(loaded, chunkIds) };
+      const embedderId = info?.embedderId ?? '';
+      const { epoch, incremental } = await statisticsEpochOf(context, 'chunk-knn');
       // A chunk without a vector (none after embed-chunks) keeps a zero row.
-      const built =
-        dimensions > 0 && neighbours > 0
-          ? await knnGraphBySize({ rows: chunkIds.length, cols: dimensions, data: matrixInRowOrder(loaded, chunkIds) }, neighbours, { exactUpTo: knn.exactUpTo, signal: context.signal })
-          : { n: chunkIds.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0), exact: true };
+      let built: { graph: KnnGraph; exact: boolean } = { graph: { n: chunkIds.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
+      let update: UpdatedKnnGraph | undefined;
+      if (dimensions > 0 && neighbours > 0) {
+        const previous = stored !== undefined && storedEmbedder === embedderId ? decodeChunkKnnGraph(stored) : undefined;
+        const exact = freshGraphIsExact(matrix, knn.exactUpTo);
+        if (previous && (previous.exact !== false) === exact && (exact || incremental)) {
+          const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
+          const previousRowOf = Int32Array.from(chunkIds, (id) => rowOf.get(id) ?? -1);
+          // Updating an NN-descent graph pays only for what is far cheaper than its search.
+          update = await runTask(updateKnnGraphTask(previous.graph, previousRowOf, matrix, neighbours, exact ? {} : { maxScoredShare: 1 / 32 }), { signal: context.signal });
+        }
+        if (update) built = { graph: update.graph, exact };
+        else {
+          const { n, k: searched, indices, similarities, exact: searchedExactly } = await knnGraphBySize(matrix, neighbours, { exactUpTo: knn.exactUpTo, signal: context.signal });
+          built = { graph: { n, k: searched, indices, similarities }, exact: searchedExactly };
+        }
+      }
       context.progress(1, 1, 'graphs');
-      const bytes = encodeChunkKnnGraph({ chunkIds, graph: { n: built.n, k: built.k, indices: built.indices, similarities: built.similarities }, exact: built.exact });
+      const bytes = encodeChunkKnnGraph({ chunkIds, graph: built.graph, exact: built.exact });
       return {
-        counts: { chunks: chunkIds.length, neighbours: built.k, approximate: built.exact ? 0 : 1 },
+        counts: {
+          chunks: chunkIds.length,
+          neighbours: built.graph.k,
+          approximate: built.exact ? 0 : 1,
+          updated: update ? 1 : 0,
+          addedRows: update?.addedRows ?? chunkIds.length,
+          rescoredRows: update?.rescoredRows ?? 0,
+        },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(chunkKnnBlobKey, bytes);
+          await tx.setMeta(chunkKnnEmbedderKey, embedderId);
+          await recordStatisticsEpoch(tx, 'chunk-knn', epoch);
         },
       };
     },
   };
+}
+
+/** Whether {@link knnGraphBySize} would build the exact graph of `matrix`: it searches at most `exactUpTo` rows. */
+function freshGraphIsExact(matrix: DenseMatrix, exactUpTo: number | undefined): boolean {
+  const limit = exactUpTo ?? knnGraphBySizeDefaults.exactUpTo;
+  if (matrix.rows <= limit) return true;
+  const groups = identicalRowGroups(matrix.data, matrix.rows, matrix.cols);
+  return groups.count <= matrix.rows * knnGraphBySizeDefaults.groupBelowDistinctShare && groups.count <= limit;
 }
 
 /** The provider of the `chunk-knn` artifact for the composer, with the index's kNN options (`index.knn`). */

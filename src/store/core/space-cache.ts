@@ -20,7 +20,15 @@ export interface SpaceCache {
   dense?: SimilarityIndex;
   /** Sparse layout: the sums of one query, reused (a fresh 75,000-row buffer per query doubled a warm query's GC). */
   sums?: Float64Array;
+  /**
+   * The whole space as `load()` returned it, when it is small enough to keep ({@link maxKeptMatrixBytes}): an update's
+   * kNN steps each load the chunk vectors of the same revision, and densifying them again cost each a second on 2Wiki.
+   */
+  matrix?: { ids: string[]; dimensions: number; matrix: Float32Array };
 }
+
+/** The largest dense matrix a space keeps for `load()` (64 MB: 2Wiki's chunk vectors take 25 MB). */
+export const maxKeptMatrixBytes = 64 * 1024 * 1024;
 
 /** An empty cache of a space of `rows` rows at `revision`. */
 export function emptySpaceCache(revision: number, rows: number): SpaceCache {

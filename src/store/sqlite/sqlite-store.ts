@@ -15,7 +15,7 @@ import { memoized } from '../core/memoized.js';
 import { specOfTable } from '../core/spec-of-table.js';
 import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
-import { emptySpaceCache, dotAt, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
+import { emptySpaceCache, dotAt, maxKeptMatrixBytes, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
 import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
 import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
@@ -810,8 +810,12 @@ class SqliteVectorIndex implements VectorIndex {
       const info = this.readInfo();
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
-      if (info.layout === 'dense') return this.readDense(dimensions, ids);
-      return denseMatrixOfSparseRows(this.readSparseRows(), dimensions, ids);
+      const cache = ids === undefined ? this.cacheFor(info) : undefined;
+      // Copies: a caller may change the matrix it gets.
+      if (cache?.matrix) return { ids: [...cache.matrix.ids], dimensions, matrix: cache.matrix.matrix.slice() };
+      const loaded = info.layout === 'dense' ? this.readDense(dimensions, ids) : denseMatrixOfSparseRows(this.readSparseRows(), dimensions, ids);
+      if (cache && loaded.matrix.byteLength <= maxKeptMatrixBytes) cache.matrix = { ids: [...loaded.ids], dimensions, matrix: loaded.matrix.slice() };
+      return loaded;
     });
   }
 

@@ -4,6 +4,7 @@ import { knnGraphBySize } from '../../../math/knn-graph-by-size.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { nearDuplicateRowsTask } from '../../../math/near-duplicate-rows.js';
 import { knnGraphOfRowsTask } from '../../../pipeline/steps/knn-graph-of-rows.js';
+import { nearDuplicatesAroundTask } from './near-duplicates-around.js';
 
 /** Options of {@link autokgChunkGraph}. */
 export interface AutokgChunkGraphOptions {
@@ -30,6 +31,12 @@ export interface AutokgChunkGraphRun {
    * lost neighbours to the left-out duplicates that a new search costs less.
    */
   allRows?: { graph: KnnGraph; exact: boolean };
+  /**
+   * Rows one of which every pair of near-duplicates holds (an update: the rows left out before and the new rows):
+   * only they and the rows near them are searched for near-duplicates (`near-duplicates-around.ts`), which finds
+   * what a search of all rows finds.
+   */
+  nearDuplicateCandidates?: readonly number[];
 }
 
 /** The chunk graph of the kept chunks. */
@@ -58,10 +65,11 @@ export interface AutokgChunkGraph {
 export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<number>, options: AutokgChunkGraphOptions, run: AutokgChunkGraphRun = {}): Promise<AutokgChunkGraph> {
   const { rows, cols } = vectors;
   const { signal } = run;
-  const duplicateOf =
-    options.duplicateDistance > 0
-      ? await runTask(nearDuplicateRowsTask(vectors.data, rows, cols, lengths, options.duplicateDistance, run.onProgress ? { onProgress: run.onProgress } : {}), { signal })
-      : new Int32Array(rows).fill(-1);
+  const search =
+    run.nearDuplicateCandidates === undefined
+      ? nearDuplicateRowsTask(vectors.data, rows, cols, lengths, options.duplicateDistance, run.onProgress ? { onProgress: run.onProgress } : {})
+      : nearDuplicatesAroundTask(vectors, lengths, options.duplicateDistance, run.nearDuplicateCandidates);
+  const duplicateOf = options.duplicateDistance > 0 ? await runTask(search, { signal }) : new Int32Array(rows).fill(-1);
   const keptRows: number[] = [];
   duplicateOf.forEach((twin, row) => {
     if (twin === -1) keptRows.push(row);

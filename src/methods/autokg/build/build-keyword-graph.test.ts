@@ -62,6 +62,31 @@ describe('buildKeywordGraph', () => {
     ]);
   });
 
+  test('kept keywords: unchanged positives keep their members and take in a new chunk among them; changed ones are solved', async () => {
+    const first = await buildKeywordGraph(graph, chunks, keywords, { cap: 1 });
+    // A new chunk in the first cluster, as the last row: the positives stay the same (it is no nearer the keyword).
+    const added: DenseMatrix = { rows: 81, cols: 4, data: new Float32Array(81 * 4) };
+    added.data.set(chunks.data);
+    added.data.set(chunks.data.subarray(5 * 4, 6 * 4).map((value, col) => value * 0.999 + (col === 1 ? 0.02 : 0)), 80 * 4);
+    const norm = Math.hypot(...added.data.subarray(320, 324));
+    for (let col = 320; col < 324; col++) added.data[col] = (added.data[col] as number) / norm;
+    const addedGraph = exactKnnGraphSync(added, 29);
+    const newChunks = new Uint8Array(81);
+    newChunks[80] = 1;
+    const kept = first.members.map((member, keyword) => ({ seeds: first.seeds[keyword] as (typeof first.seeds)[number], members: member }));
+    // One of the second keyword's positives is gone (−1): its seeds are chosen from all chunks and it is solved again.
+    const second = kept[1] as (typeof kept)[number];
+    const changed = { ...second, seeds: { positives: Int32Array.from(second.seeds.positives, (chunk, index) => (index === 0 ? -1 : chunk)), negatives: second.seeds.negatives } };
+    const result = await buildKeywordGraph(addedGraph, added, keywords, { cap: 1, kept: [kept[0], changed], newChunks });
+    assert.equal(result.solved, 1);
+    assert.deepEqual(result.seeds[0], first.seeds[0], 'the first keyword chose its seeds among its old ones and the new chunk');
+    assert.equal(result.reseeded, 1);
+    const [keptFirst, solvedSecond] = result.members as [KeywordMembers, KeywordMembers];
+    assert.deepEqual(Array.from(keptFirst.chunks), [...Array.from((first.members[0] as KeywordMembers).chunks), 80]);
+    assert.ok((keptFirst.scores[keptFirst.scores.length - 1] as number) >= 0.5);
+    assert.ok(solvedSecond.chunks.length >= 30 && [...solvedSecond.chunks].every((chunk) => chunk >= 40 && chunk < 80));
+  });
+
   test('no keywords: no members and no edges', async () => {
     const result = await buildKeywordGraph(graph, chunks, { rows: 0, cols: 4, data: new Float32Array(0) });
     assert.deepEqual(result.members, []);

@@ -1,12 +1,13 @@
 import { knnKernelWeights, type KnnKernel } from '../../../graph/knn-kernel-weights.js';
 import { laplaceLearningInThreads } from '../../../graph/laplace-learning-in-threads.js';
 import { prepareLaplaceLearning, selectAutoKgSeeds, type KeywordSeeds, type LaplaceMembership } from '../../../graph/laplace-learning.js';
-import { csrFromTriplets } from '../../../math/csr-matrix.js';
+import { csrFromTriplets, type CsrMatrix } from '../../../math/csr-matrix.js';
 import { transposeCsr } from '../../../math/csr-operations.js';
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import { createSimilarityIndex } from '../../../math/similarity-index.js';
 import { sparseMatrixProduct } from '../../../math/sparse-matrix-product.js';
+import { dotAt } from '../../../math/dense-vectors.js';
 
 /*
  * AutoKG's keyword graph (Chen & Bertozzi, arXiv 2311.14740 §3.2; wispcarey/AutoKG `make_graph(30)`,
@@ -52,6 +53,25 @@ export interface BuildKeywordGraphOptions {
   membership?: LaplaceMembership;
   /** Worker threads for Laplace learning on large graphs; 1 solves in the calling thread. @default availableParallelism() */
   threads?: number;
+  /**
+   * What an update keeps, per keyword (undefined: solve it): the seeds its members were solved with and those
+   * members among the current chunks. A keyword whose positive seeds (its nearest chunks) are still the same keeps
+   * them, and takes in the chunks of `newChunks` whose score, the weighted mean of their neighbours' (0 for a
+   * non-member), passes the membership rule; the others are solved. Between refreshes of the corpus statistics only:
+   * the members of kept keywords are not what a solve on the changed graph gives, but the positives, around which the
+   * members lie, are. The negatives are not compared: they are the chunks farthest from the keyword, which hold the
+   * scores at 0 far from its members, and new chunks often take a few of those places (1 % more chunks on 2Wiki
+   * changed the negatives of 55 of 195 keywords), which moves the scores near the members very little.
+   */
+  kept?: ReadonlyArray<KeptKeyword | undefined>;
+  /** Chunks new since the kept members were solved (1), for `kept`. */
+  newChunks?: Uint8Array;
+}
+
+/** A keyword's members from an earlier run (see {@link BuildKeywordGraphOptions.kept}). */
+export interface KeptKeyword {
+  seeds: KeywordSeeds;
+  members: KeywordMembers;
 }
 
 /** The chunks of one keyword with their Laplace scores. */
@@ -78,6 +98,12 @@ export interface KeywordGraph {
   cappedKeywords: number;
   /** CG iterations summed over keywords. */
   iterations: number;
+  /** The seeds of every keyword, as chunk indices. */
+  seeds: KeywordSeeds[];
+  /** Keywords solved by Laplace learning (the others kept their members). */
+  solved: number;
+  /** Of those, keywords given as kept whose positive seeds changed. */
+  reseeded: number;
 }
 
 /**
@@ -88,35 +114,134 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
   const n = chunkVectors.rows;
   const keywords = keywordVectors.rows;
   if (graph.n !== n) throw new RangeError(`buildKeywordGraph: graph of ${graph.n} chunks for ${n} chunk vectors`);
-  if (keywords === 0 || n === 0) return { members: Array.from({ length: keywords }, () => ({ chunks: new Int32Array(0), scores: new Float64Array(0), capped: false })), edges: [], cappedKeywords: 0, iterations: 0 };
+  if (keywords === 0 || n === 0) {
+    const seeds = Array.from({ length: keywords }, () => ({ positives: new Int32Array(0), negatives: new Int32Array(0) }));
+    return { members: Array.from({ length: keywords }, () => ({ chunks: new Int32Array(0), scores: new Float64Array(0), capped: false })), edges: [], cappedKeywords: 0, iterations: 0, seeds, solved: 0, reseeded: 0 };
+  }
   const neighbours = options.neighbours ?? buildKeywordGraphDefaults.neighbours;
   const weights = knnKernelWeights(graph, { kernel: options.kernel ?? buildKeywordGraphDefaults.kernel, k: Math.max(1, Math.min(graph.k, neighbours - 1)) });
-  const prepared = prepareLaplaceLearning(weights);
 
-  // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
-  const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
-  const seeds: KeywordSeeds[] = [];
-  const block = 64;
-  for (let first = 0; first < keywords; first += block) {
-    const count = Math.min(block, keywords - first);
-    const scores = index.scoreMany(keywordVectors.data.subarray(first * keywordVectors.cols, (first + count) * keywordVectors.cols), count);
-    for (let offset = 0; offset < count; offset++) {
-      seeds.push(selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives }));
+  const seedOptions = { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives };
+  // A kept keyword whose seeds are all still chunks chooses among them and the new chunks only; the others score all.
+  const seeds: Array<KeywordSeeds | undefined> = Array.from({ length: keywords }, (_, keyword) => {
+    const kept = options.kept?.[keyword];
+    return kept && options.newChunks ? updatedSeeds(kept.seeds, options.newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
+  });
+  const scored = seeds.flatMap((seed, keyword) => (seed === undefined ? [keyword] : []));
+  if (scored.length > 0) {
+    // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
+    const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
+    const { cols } = keywordVectors;
+    const block = 64;
+    for (let first = 0; first < scored.length; first += block) {
+      const batch = scored.slice(first, first + block);
+      const queries = new Float32Array(batch.length * cols);
+      batch.forEach((keyword, offset) => queries.set(keywordVectors.data.subarray(keyword * cols, (keyword + 1) * cols), offset * cols));
+      const scores = index.scoreMany(queries, batch.length);
+      batch.forEach((keyword, offset) => (seeds[keyword] = selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), seedOptions)));
     }
   }
-  // The keyword blocks are independent solves, spread over worker threads on large graphs (the same assignments).
-  const assignments = await laplaceLearningInThreads(prepared, seeds, {
-    connectThreshold: options.cap ?? buildKeywordGraphDefaults.cap,
-    membership: options.membership,
-    ...(options.threads === undefined ? {} : { threads: options.threads }),
+  const cap = options.cap ?? buildKeywordGraphDefaults.cap;
+  const membership = options.membership ?? 'argmax';
+  const members: Array<KeywordMembers | undefined> = (seeds as KeywordSeeds[]).map((seed, keyword) => {
+    const kept = options.kept?.[keyword];
+    return kept && options.newChunks && samePositives(kept.seeds, seed) ? extendMembers(kept.members, seed, weights, options.newChunks, cap, membership) : undefined;
   });
+  const unsolved = members.flatMap((member, keyword) => (member === undefined ? [keyword] : []));
+  // The keyword blocks are independent solves, spread over worker threads on large graphs (the same assignments).
+  const assignments =
+    unsolved.length === 0
+      ? []
+      : await laplaceLearningInThreads(
+          prepareLaplaceLearning(weights),
+          unsolved.map((keyword) => seeds[keyword] as KeywordSeeds),
+          { connectThreshold: cap, membership: options.membership, ...(options.threads === undefined ? {} : { threads: options.threads }) },
+        );
+  assignments.forEach((assignment, index) => {
+    members[unsolved[index] as number] = {
+      chunks: assignment.members,
+      scores: Float64Array.from(assignment.members, (chunk) => assignment.scores[chunk] as number),
+      capped: assignment.capped,
+    };
+  });
+  const all = members as KeywordMembers[];
+  return {
+    members: all,
+    edges: sharedChunkEdges(n, all),
+    cappedKeywords: all.filter((member) => member.capped).length,
+    iterations: assignments.reduce((sum, assignment) => sum + assignment.iterations, 0),
+    seeds: seeds as KeywordSeeds[],
+    solved: unsolved.length,
+    reseeded: unsolved.filter((keyword) => options.kept?.[keyword] !== undefined).length,
+  };
+}
 
-  const members: KeywordMembers[] = assignments.map((assignment) => ({
-    chunks: assignment.members,
-    scores: Float64Array.from(assignment.members, (chunk) => assignment.scores[chunk] as number),
-    capped: assignment.capped,
-  }));
-  return { members, edges: sharedChunkEdges(n, members), cappedKeywords: members.filter((member) => member.capped).length, iterations: assignments.reduce((sum, assignment) => sum + assignment.iterations, 0) };
+function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {
+  const kept = new Set(Array.from(left.positives));
+  return left.positives.length === right.positives.length && Array.from(right.positives).every((chunk) => kept.has(chunk));
+}
+
+/**
+ * The seeds `selectAutoKgSeeds` would choose over all chunks, chosen among the kept seeds and the new chunks only:
+ * the nearest and farthest chunks of the changed corpus are among those when every kept seed is still a chunk (−1:
+ * gone, then undefined). Scored in float64 here, so a near tie may fall otherwise than in the similarity index.
+ */
+function updatedSeeds(kept: KeywordSeeds, newChunks: Uint8Array, chunks: DenseMatrix, keywordVectors: DenseMatrix, keyword: number, options: { trustNum: number; negatives: number }): KeywordSeeds | undefined {
+  const candidates = [...Array.from(kept.positives), ...Array.from(kept.negatives)];
+  if (candidates.some((chunk) => chunk < 0)) return undefined;
+  newChunks.forEach((flag, chunk) => {
+    if (flag === 1) candidates.push(chunk);
+  });
+  const unique = [...new Set(candidates)];
+  const { cols } = chunks;
+  const scoreOf = new Map(unique.map((chunk) => [chunk, dotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols)]));
+  // Best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
+  const byScore = unique.sort((left, right) => (scoreOf.get(right) as number) - (scoreOf.get(left) as number) || left - right);
+  const positives = byScore.slice(0, Math.min(options.trustNum, chunks.rows));
+  const chosen = new Set(positives);
+  const negativeCount = Math.min(options.negatives, chunks.rows - positives.length);
+  const negatives = byScore
+    .filter((chunk) => !chosen.has(chunk))
+    .sort((left, right) => (scoreOf.get(left) as number) - (scoreOf.get(right) as number) || left - right)
+    .slice(0, negativeCount);
+  return { positives: Int32Array.from(positives), negatives: Int32Array.from(negatives) };
+}
+
+/**
+ * Kept members with the new chunks whose score passes the membership rule: a new chunk's score is the weighted mean
+ * of its neighbours' (the harmonic property of the Laplace solution), with 0 for a chunk that is not a member; then
+ * the cap keeps the highest scores.
+ */
+function extendMembers(kept: KeywordMembers, seeds: KeywordSeeds, weights: CsrMatrix, newChunks: Uint8Array, cap: number, membership: LaplaceMembership): KeywordMembers {
+  const n = weights.rows;
+  const score = new Map<number, number>();
+  kept.chunks.forEach((chunk, index) => score.set(chunk, kept.scores[index] as number));
+  const labelled = seeds.positives.length + seeds.negatives.length;
+  const cut = membership === 'balanced' && labelled > 0 ? seeds.positives.length / labelled : 0.5;
+  const joined: Array<[number, number]> = [];
+  for (let chunk = 0; chunk < n; chunk++) {
+    if (newChunks[chunk] !== 1) continue;
+    let weighted = 0;
+    let total = 0;
+    for (let entry = weights.rowPointers[chunk] as number; entry < (weights.rowPointers[chunk + 1] as number); entry++) {
+      const neighbour = weights.columnIndices[entry] as number;
+      if (neighbour === chunk) continue;
+      const weight = weights.values[entry] as number;
+      weighted += weight * (score.get(neighbour) ?? 0);
+      total += weight;
+    }
+    const value = total > 0 ? weighted / total : 0;
+    if (value >= cut) joined.push([chunk, value]);
+  }
+  let entries: Array<[number, number]> = [...score, ...joined];
+  let capped = kept.capped;
+  const limit = Math.max(1, Math.trunc(n * cap));
+  if (entries.length > limit) {
+    entries = entries.sort((left, right) => right[1] - left[1] || left[0] - right[0]).slice(0, limit);
+    capped = true;
+  }
+  entries.sort((left, right) => left[0] - right[0]);
+  return { chunks: Int32Array.from(entries, ([chunk]) => chunk), scores: Float64Array.from(entries, ([, value]) => value), capped };
 }
 
 /** W = PᵀP − diag for the binary chunk × keyword membership matrix P, as undirected edges a < b. */

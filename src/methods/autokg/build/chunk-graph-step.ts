@@ -1,6 +1,6 @@
 import { sha256 } from '../../../core/ids.js';
 import { autokgChunkGraph, type AutokgChunkGraphOptions } from './autokg-chunk-graph.js';
-import { encodeChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
+import { decodeChunkKnnGraph, encodeChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
 import { chunkKnnArtifact, readChunkKnn } from '../../../pipeline/steps/chunk-knn-step.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import type { AutokgConfig } from '../config.js';
@@ -8,6 +8,16 @@ import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
 
 /** Store blob holding AutoKG's chunk graph (`decodeChunkKnnGraph` reads it). */
 export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
+
+/** Meta key of the chunks the stored graph left out as near-duplicates, with what they were found with. */
+const leftOutKey = 'autokg:left-out';
+
+/** What {@link leftOutKey} holds. */
+interface LeftOutChunks {
+  embedderId: string;
+  duplicateDistance: number;
+  chunkIds: string[];
+}
 
 /**
  * `chunk-graph` (AutoKG `make_graph(30)`, wispcarey/AutoKG `autoKG_full.py`): the kNN graph of the chunk
@@ -20,7 +30,9 @@ export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
  * graph of the kept chunks, and the few chunks that lost neighbours to a left-out twin are scored again
  * (`knnGraphOfRows`). Above `index.knn.exactUpTo` chunks the shared graph is NN-descent's, and so is this one
  * (`approximate` in the step's counts). Stored as one blob ({@link chunkKnnGraphBlobKey}); similarities are stored,
- * not kernel weights, so the kernel can change without rebuilding the graph.
+ * not kernel weights, so the kernel can change without rebuilding the graph. While the chunk vectors are unchanged (the
+ * same embedder), an update searches for near-duplicates only around the new chunks and those left out before
+ * (`near-duplicates-around.ts`), which finds what a search of all chunks finds.
  */
 export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | 'spectralNeighbours' | 'duplicateDistance'>, knn: { exactUpTo?: number | undefined } = {}): PipelineStep {
   // `exactUpTo` only when set, so that an index built with the default keeps its settings and is not rebuilt.
@@ -39,26 +51,61 @@ export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | '
 
     async run(context) {
       const { store } = context;
-      const [chunks, loaded, shared] = await Promise.all([store.table('chunks').pick(['id', 'nTokens']), store.vectors('chunks').load(), readChunkKnn(store)]);
+      const [chunks, loaded, info, shared, stored, leftOut] = await Promise.all([
+        store.table('chunks').pick(['id', 'nTokens']),
+        store.vectors('chunks').load(),
+        store.vectors('chunks').info(),
+        readChunkKnn(store),
+        store.getBlob(chunkKnnGraphBlobKey),
+        store.getMeta<LeftOutChunks>(leftOutKey),
+      ]);
+      const embedderId = info?.embedderId ?? '';
       // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
       const dimensions = loaded.dimensions;
       const chunkIds = chunks.map((chunk) => chunk.id);
       const vectors = matrixInRowOrder(loaded, chunkIds);
       const sameRows = shared.chunkIds.length === chunkIds.length && shared.chunkIds.every((id, row) => id === chunkIds[row]);
+      const candidates = stored && leftOut?.embedderId === embedderId && leftOut.duplicateDistance === graphSettings.duplicateDistance ? nearDuplicateCandidates(chunkIds, decodeChunkKnnGraph(stored).chunkIds, leftOut.chunkIds) : undefined;
       const { kept, duplicates, graph, exact } = await autokgChunkGraph({ rows: chunks.length, cols: dimensions, data: vectors }, chunks.map((chunk) => chunk.nTokens), graphSettings, {
         signal: context.signal,
         onProgress: (done, total) => context.progress(done, total, 'vectors'),
         ...(sameRows ? { allRows: { graph: shared.graph, exact: shared.exact !== false } } : {}),
+        ...(candidates ? { nearDuplicateCandidates: candidates } : {}),
       });
+      const keptIds = new Set(Array.from(kept, (row) => chunkIds[row] as string));
+      const nowLeftOut: LeftOutChunks = { embedderId, duplicateDistance: graphSettings.duplicateDistance, chunkIds: chunkIds.filter((id) => !keptIds.has(id)) };
       context.progress(1, 1, 'graphs');
       const bytes = encodeChunkKnnGraph({ chunkIds: Array.from(kept, (row) => chunkIds[row] as string), graph });
       return {
-        counts: { chunks: kept.length, duplicates, neighbours: graph.k, edges: graph.indices.filter((index) => index >= 0).length, approximate: exact ? 0 : 1 },
+        counts: {
+          chunks: kept.length,
+          duplicates,
+          neighbours: graph.k,
+          edges: graph.indices.filter((index) => index >= 0).length,
+          approximate: exact ? 0 : 1,
+          duplicateCandidates: candidates?.length ?? chunkIds.length,
+        },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(chunkKnnGraphBlobKey, bytes);
+          await tx.setMeta(leftOutKey, nowLeftOut);
         },
       };
     },
   };
+}
+
+/**
+ * The rows of `chunkIds` that every pair of near-duplicates touches, given the chunks the stored graph kept and left
+ * out: of two kept chunks within the distance, the later one visited would have been left out, so every pair holds a
+ * chunk left out before or a new one.
+ */
+function nearDuplicateCandidates(chunkIds: readonly string[], keptBefore: readonly string[], leftOutBefore: readonly string[]): number[] {
+  const kept = new Set(keptBefore);
+  const leftOut = new Set(leftOutBefore);
+  const candidates: number[] = [];
+  chunkIds.forEach((id, row) => {
+    if (!kept.has(id) || leftOut.has(id)) candidates.push(row);
+  });
+  return candidates;
 }

@@ -45,6 +45,11 @@ const keywordClusterState = z.object({
   final: rewrittenList.optional(),
   /** The keywords the step wrote, in order. */
   keywords: z.array(z.string()),
+  /**
+   * The Laplace seeds each keyword's members were solved with, [positives, negatives] as indices into `chunkIds`: an
+   * update keeps the members of a keyword whose seeds are the same (build-keyword-graph.ts).
+   */
+  seeds: z.array(z.tuple([z.array(z.number().int().min(0)), z.array(z.number().int().min(0))])).optional(),
 });
 
 /** The state of the `keywords` step between runs (see the file header). */

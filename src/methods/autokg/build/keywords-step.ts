@@ -21,6 +21,9 @@ import { autokgIndexSettings, type AutokgConfig } from '../config.js';
 import { estimateKeywordsCost } from './estimate-keywords-cost.js';
 import { promptsHash } from '../../../pipeline/steps/llm-extract-step.js';
 import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../../../pipeline/corpus-statistics.js';
+import type { Store } from '../../../store/store.js';
+import type { KeptKeyword } from './build-keyword-graph.js';
 
 /** The index settings of `autokg`: what the `chunk-graph` and `keywords` steps are built with. */
 export type AutokgIndexSettings = Pick<AutokgConfig, (typeof autokgIndexSettings)[number]>;
@@ -74,7 +77,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
     name: 'keywords',
     // 2: LLM-free keywords drop non-name single words and need two chunks of the cluster.
     version: 2,
-    reads: ['embed-chunks', 'chunk-graph'],
+    // The statistics epoch: a refresh of the corpus statistics clusters the LLM-free keywords again and solves every keyword.
+    reads: ['embed-chunks', 'chunk-graph', 'statistics'],
     settings: (workspaceConfig, environment) => ({
       autokg: fingerprinted,
       seed: workspaceConfig.seed,
@@ -115,9 +119,12 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         }),
       );
       const previous = usableState(await readKeywordClusterState(store), stateSettings, naming);
+      const { epoch, incremental } = await statisticsEpochOf(context, 'keywords');
       let update: { previous: KeywordClusterState; changed: Uint8Array[]; added: number; removed: number } | undefined;
       let clusterings: ChunkClustering[] = [];
-      if (previous && chunkIds.length > 0 && dimensions > 0) {
+      // LLM-free clusters are cheap to name again: they follow the statistics, so that a refresh is a fresh build. The LLM's
+      // are kept until `reclusterShare`, which spares the calls.
+      if (previous && chunkIds.length > 0 && dimensions > 0 && (llm !== undefined || incremental)) {
         const current = new Set(chunkIds);
         const before = new Set(previous.chunkIds);
         const added = chunkIds.filter((id) => !before.has(id)).length;
@@ -320,7 +327,9 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       context.progress(3, total, 'phases');
 
       const graphStart = performance.now();
+      const kept = update && incremental ? await keptKeywords(store, update.previous, keywords, chunkIds, rowOf) : undefined;
       const keywordGraph = await buildKeywordGraph(graph, chunkVectors, { rows: keywords.length, cols: dimensions, data: keywordVectors }, {
+        ...(kept ?? {}),
         neighbours: settings.neighbours,
         kernel: settings.kernel,
         positives: settings.positives,
@@ -329,6 +338,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         membership: settings.membership,
       });
       const graphMs = performance.now() - graphStart;
+      state.seeds = keywordGraph.seeds.map((seed) => [Array.from(seed.positives), Array.from(seed.negatives)]);
       context.progress(4, total, 'phases');
 
       const keywordRecords: KeywordRecord[] = keywords.map((text) => ({ id: contentId('keyword', text.toLowerCase()), text }));
@@ -352,6 +362,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         cappedKeywords: keywordGraph.cappedKeywords,
         keywordsWithoutChunks: keywordGraph.members.filter((members) => members.chunks.length === 0).length,
         cgIterations: keywordGraph.iterations,
+        solvedKeywords: keywordGraph.solved,
+        reseededKeywords: keywordGraph.reseeded,
         clusterMs: Math.round(clusterMs),
         keywordMs: Math.round(keywordMs),
         graphMs: Math.round(graphMs),
@@ -368,6 +380,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
           await tx.table('extractions').upsert(created);
           await tx.table('extractions').deleteWhere('id', staleIds);
           await tx.setBlob(keywordClusterStateKey, encodeKeywordClusterState(state));
+          await recordStatisticsEpoch(tx, 'keywords', epoch);
           await tx.table('keywords').clear();
           await tx.table('keywordChunks').clear();
           await tx.table('keywordEdges').clear();
@@ -408,4 +421,38 @@ function usableState(state: KeywordClusterState | undefined, settings: string, n
 /** Stored clusters with their shown chunks moved from the stored chunk order to the current one (−1: gone). */
 function remapShown(named: ReadonlyArray<{ keywords: string[]; shown: number[] }>, storedIds: readonly string[], rowOf: ReadonlyMap<string, number>): NamedCluster[] {
   return named.map((entry) => ({ keywords: entry.keywords, shown: entry.shown.map((chunk) => rowOf.get(storedIds[chunk] as string) ?? -1) }));
+}
+
+/**
+ * What the keyword graph keeps of the last run (`BuildKeywordGraphOptions.kept`): for every keyword it wrote that is
+ * still a keyword, its seeds and members moved to the current chunks (a chunk that is gone: −1, so the seeds differ),
+ * and which chunks are new. Undefined when the state holds no seeds (written before they were kept).
+ */
+async function keptKeywords(store: Store, previous: KeywordClusterState, keywords: readonly string[], chunkIds: readonly string[], rowOf: ReadonlyMap<string, number>): Promise<{ kept: Array<KeptKeyword | undefined>; newChunks: Uint8Array } | undefined> {
+  const { seeds } = previous;
+  if (seeds === undefined || seeds.length !== previous.keywords.length) return undefined;
+  const rowOfStored = (chunk: number): number => rowOf.get(previous.chunkIds[chunk] as string) ?? -1;
+  const indexOf = new Map(previous.keywords.map((keyword, index) => [keyword, index]));
+  const ids = keywords.map((keyword) => contentId('keyword', keyword.toLowerCase()));
+  const rows = await store.table('keywordChunks').where('keywordId', [...new Set(ids)]);
+  const membersOf = new Map<string, Array<[number, number]>>();
+  for (const row of rows) {
+    const chunk = rowOf.get(row.chunkId);
+    if (chunk === undefined) continue;
+    const list = membersOf.get(row.keywordId) ?? [];
+    list.push([chunk, row.score]);
+    membersOf.set(row.keywordId, list);
+  }
+  const kept = keywords.map((keyword, index): KeptKeyword | undefined => {
+    const stored = indexOf.get(keyword);
+    if (stored === undefined) return undefined;
+    const [positives, negatives] = seeds[stored] as [number[], number[]];
+    const members = (membersOf.get(ids[index] as string) ?? []).sort((left, right) => left[0] - right[0]);
+    return {
+      seeds: { positives: Int32Array.from(positives, rowOfStored), negatives: Int32Array.from(negatives, rowOfStored) },
+      members: { chunks: Int32Array.from(members, ([chunk]) => chunk), scores: Float64Array.from(members, ([, score]) => score), capped: false },
+    };
+  });
+  const before = new Set(previous.chunkIds);
+  return { kept, newChunks: Uint8Array.from(chunkIds, (id) => (before.has(id) ? 0 : 1)) };
 }

@@ -1,19 +1,27 @@
 import { KgragError } from '../../../core/errors.js';
 import { sha256 } from '../../../core/ids.js';
-import { encodePassageGraphIndex } from './passage-graph-codec.js';
+import { decodePassageGraphIndex, encodePassageGraphIndex, type PassageGraphIndex } from './passage-graph-codec.js';
+import { updateTermCounts } from './update-term-counts.js';
 import { buildPassageGraph, passageEdgeBit, passageEdgeKinds, type PassageEdgeKind, type PassageGraph } from './passage-graph.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
 import type { ChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
 import { chunkKnnArtifact, readChunkKnn } from '../../../pipeline/steps/chunk-knn-step.js';
 import { knnGraphOfRows } from '../../../pipeline/steps/knn-graph-of-rows.js';
 import { englishStopwords } from '../../../text/stopwords.js';
-import { countTerms } from '../../../text/term-count-matrix.js';
+import { countTerms, type TermCountMatrix } from '../../../text/term-count-matrix.js';
 import { topTfidfTerms } from '../../../text/top-tfidf-terms.js';
 import type { PipelineStep, StepName } from '../../../pipeline/pipeline-step.js';
 import type { KgpConfig } from '../config.js';
 
 /** Store blob holding the passage graphs, term counts and chunk ids (`decodePassageGraphIndex` reads it). */
 export const passageGraphBlobKey = 'passage-graph';
+
+/**
+ * Meta key naming how the stored blob's term counts were made: an update reuses them only under the same
+ * {@link termCountsVersion}, which changes with the tokenizer of `countTerms`.
+ */
+const termCountsKey = 'passage-graph:term-counts';
+const termCountsVersion = 'sklearn-word-tokens:1';
 
 /** How the passage graphs are built: the index settings of `kgp` (see `kgpConfig`), with the kinds it builds. */
 export type PassageGraphSettings = Pick<KgpConfig, 'knnK' | 'maxPassagesPerTerm' | 'keywordsPerPassage' | 'maxGroupClique'> & { graphs: readonly PassageEdgeKind[] };
@@ -29,7 +37,8 @@ const isNumber = /^\p{N}+$/u;
  * structure (passages of one document or one title, KGP's title keyword) — merged into one CSR whose entries carry
  * the bits of the kinds that link them. The term counts of every passage are stored too, so queries fit TF-IDF on any
  * candidate set without re-tokenizing. Everything lands in one blob ({@link passageGraphBlobKey}), which names the
- * kinds it holds, so that a query asking for another says so.
+ * kinds it holds, so that a query asking for another says so. An update counts the terms of new chunks only, and
+ * takes the others' from the stored blob (the same counts as counting all).
  */
 export function createPassageGraphStep(graphStep: StepName, config: PassageGraphSettings): PipelineStep {
   const graphs = passageEdgeKinds.filter((kind) => config.graphs.includes(kind));
@@ -54,11 +63,13 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
 
     async run(context) {
       const { store } = context;
-      const [chunks, documents, entities, shared] = await Promise.all([
+      const [chunks, documents, entities, shared, stored, storedTermCounts] = await Promise.all([
         store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']),
         store.table('documents').pick(['id', 'title']),
         graphs.includes('entity') ? store.table('entities').pick(['chunkIds']) : [],
         withKnn ? readChunkKnn(store) : undefined,
+        store.getBlob(passageGraphBlobKey),
+        store.getMeta<string>(termCountsKey),
       ]);
       const passages = chunks.length;
       const indexOf = new Map(chunks.map((chunk, index) => [chunk.id, index]));
@@ -66,7 +77,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       context.progress(1, 4, 'graphs');
 
       const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));
-      const terms = countTerms(chunks.map((chunk) => chunk.text));
+      const { terms, countedPassages } = termCountsOf(chunks, storedTermCounts === termCountsVersion ? stored : undefined);
       const keywordsOf = withKeywords ? topTfidfTerms(terms, config.keywordsPerPassage, (term) => englishStopwords.has(term) || isNumber.test(term)) : [];
       const keywordPassages = new Map<number, number[]>();
       keywordsOf.forEach((keywords, passage) => {
@@ -107,14 +118,33 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       context.progress(4, 4, 'graphs');
       const cappedEntities = entityPassages.filter((members) => new Set(members).size > config.maxPassagesPerTerm).length;
       return {
-        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length, approximateKnn: shared?.exact === false ? 1 : 0 },
+        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length, countedPassages, approximateKnn: shared?.exact === false ? 1 : 0 },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(passageGraphBlobKey, bytes);
+          await tx.setMeta(termCountsKey, termCountsVersion);
         },
       };
     },
   };
+}
+
+/**
+ * The term counts of every chunk's text: those of the stored passage graph for the chunks it holds (a chunk id names
+ * its text), counted only for the others (`updateTermCounts`, the same counts as counting all). A stored graph that
+ * cannot be read is counted afresh.
+ */
+function termCountsOf(chunks: ReadonlyArray<{ id: string; text: string }>, stored: Uint8Array | undefined): { terms: TermCountMatrix; countedPassages: number } {
+  let previous: PassageGraphIndex | undefined;
+  try {
+    previous = stored === undefined ? undefined : decodePassageGraphIndex(stored);
+  } catch {
+    previous = undefined;
+  }
+  if (previous === undefined) return { terms: countTerms(chunks.map((chunk) => chunk.text)), countedPassages: chunks.length };
+  const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
+  const previousRowOf = Int32Array.from(chunks, (chunk) => rowOf.get(chunk.id) ?? -1);
+  return { terms: updateTermCounts(previous.terms, previousRowOf, (row) => (chunks[row] as { text: string }).text), countedPassages: previousRowOf.filter((row) => row < 0).length };
 }
 
 /**

@@ -1,0 +1,110 @@
+// Issue 38 for the shared chunk kNN graph: between refreshes the chunk vectors stay as they are, so an update scores
+// only the new chunks (and the lists that held a removed one) and the stored graph is still the exact graph of every
+// chunk vector, bit for bit; a refresh, which refits the local embedder and so changes every vector, searches afresh.
+// The readers of the graph do the same: AutoKG's near-duplicates, keyword memberships and KGP's term counts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { exactKnnGraph } from '../src/math/exact-knn-graph.js';
+import { decodeChunkKnnGraph } from '../src/pipeline/steps/chunk-knn-graph-codec.js';
+import { chunkKnnBlobKey } from '../src/pipeline/steps/chunk-knn-step.js';
+import { decodePassageGraphIndex } from '../src/methods/kgp/build/passage-graph-codec.js';
+import { passageGraphBlobKey } from '../src/methods/kgp/build/passage-graph-step.js';
+import { matrixInRowOrder } from '../src/store/matrix-in-row-order.js';
+import { countTerms } from '../src/text/term-count-matrix.js';
+
+const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+const files = readdirSync(corpus)
+  .sort()
+  .map((file) => join(corpus, file));
+const root = mkdtempSync(join(tmpdir(), 'kgrag-knn-update-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** Two documents whose one chunk is the same text (each starts with its title, so no title is prepended): one vector. */
+const twins = ['Weir notes', 'Weir'].map((title) => ({ title, text: 'Weir notes\nThe Kester Weir was raised in 1951 after the flood of March 1947, and the fish pass beside it was added in 1988.', source: `test:${title}` }));
+
+function open(refreshShare: number): Promise<Kgrag> {
+  return createKgrag({
+    workspace: join(root, 'index'),
+    env: {},
+    config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['kgp', 'autokg'] }, methods: { kgp: { indexGraphs: ['knn', 'entity', 'structural'], knnK: 5 }, autokg: { neighbours: 8, spectralNeighbours: 8, positives: 2, negatives: 4 } } },
+  });
+}
+
+/** The stored graph against the exact graph of the stored chunk vectors, in chunk order. */
+async function assertExactGraph(kgrag: Kgrag): Promise<void> {
+  const bytes = await kgrag.store.getBlob(chunkKnnBlobKey);
+  assert.ok(bytes);
+  const stored = decodeChunkKnnGraph(bytes);
+  const chunkIds = (await kgrag.store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
+  assert.deepEqual(stored.chunkIds, chunkIds);
+  const loaded = await kgrag.store.vectors('chunks').load();
+  const exact = await exactKnnGraph({ rows: chunkIds.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, chunkIds) }, stored.graph.k, { threads: 1 });
+  assert.deepEqual(Array.from(stored.graph.indices), Array.from(exact.indices));
+  assert.deepEqual(Array.from(stored.graph.similarities), Array.from(exact.similarities));
+}
+
+/** KGP's stored term counts against the counts of every chunk's text. */
+async function assertTermCounts(kgrag: Kgrag): Promise<void> {
+  const bytes = await kgrag.store.getBlob(passageGraphBlobKey);
+  assert.ok(bytes);
+  const { terms } = decodePassageGraphIndex(bytes);
+  const expected = countTerms((await kgrag.store.table('chunks').pick(['text'])).map((chunk) => chunk.text));
+  assert.deepEqual(terms.vocabulary, expected.vocabulary);
+  for (const key of ['rowPointers', 'termIds', 'counts'] as const) assert.deepEqual(Array.from(terms[key]), Array.from(expected[key]), key);
+}
+
+describe('chunk-knn between refreshes', () => {
+  it('scores only the new chunks and stays the exact graph, after a delete too; a refresh searches afresh', async () => {
+    let kgrag = await open(0.9);
+    try {
+      const first = await kgrag.index(files.slice(0, 28));
+      await assertExactGraph(kgrag);
+
+      const added = await kgrag.index({ paths: files.slice(0, 32), documents: twins });
+      const counts = added.counts['chunk-knn'] ?? {};
+      const newChunks = added.counts['chunk']?.['added'] ?? 0;
+      assert.ok(newChunks > 0);
+      assert.equal(counts['updated'], 1, JSON.stringify(counts));
+      assert.equal(counts['addedRows'], newChunks);
+      await assertExactGraph(kgrag);
+      // AutoKG searches for near-duplicates only around the new chunks and those it left out before, and finds the twin.
+      const graphCounts = added.counts['chunk-graph'] ?? {};
+      assert.equal(graphCounts['duplicateCandidates'], newChunks + (first.counts['chunk-graph']?.['duplicates'] ?? 0), JSON.stringify(graphCounts));
+      assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
+
+      // AutoKG keeps the clusters and the members of every keyword whose Laplace seeds are the same, and solves the rest.
+      const keywordCounts = added.counts['keywords'] ?? {};
+      assert.equal(keywordCounts['reclustered'], 0, JSON.stringify(keywordCounts));
+      assert.ok((keywordCounts['solvedKeywords'] ?? -1) >= 0 && (keywordCounts['solvedKeywords'] as number) < (keywordCounts['keywords'] as number), JSON.stringify(keywordCounts));
+
+      // KGP counts the terms of the new passages only, and holds the counts of every passage all the same.
+      assert.equal(added.counts['passage-graph']?.['countedPassages'], newChunks);
+      await assertTermCounts(kgrag);
+
+      // On 30 chunks a removed chunk sits in a third of the lists, and searching afresh costs less than scoring them
+      // again (the unit test of update-knn-graph covers the rescoring): either way the graph is the exact one.
+      await kgrag.delete([files[3] as string, files[30] as string]);
+      await assertExactGraph(kgrag);
+      await assertTermCounts(kgrag);
+    } finally {
+      await kgrag.close();
+    }
+
+    kgrag = await open(0);
+    try {
+      const refreshed = await kgrag.index(files);
+      assert.equal(refreshed.counts['statistics']?.['refreshed'], 1);
+      assert.equal(refreshed.counts['chunk-knn']?.['updated'], 0, 'refitted vectors: the graph is searched afresh');
+      const keywordCounts = refreshed.counts['keywords'] ?? {};
+      assert.equal(keywordCounts['reclustered'], 1, 'a refresh clusters the LLM-free keywords again');
+      assert.equal(keywordCounts['solvedKeywords'], keywordCounts['keywords']);
+      await assertExactGraph(kgrag);
+    } finally {
+      await kgrag.close();
+    }
+  });
+});

@@ -31,6 +31,44 @@ export interface NounGraph {
   stats: { candidates: number; pairs: number; prunedNodes: number; prunedEdges: number };
 }
 
+/**
+ * The corpus-wide figures of a build: the PMI normalizers, the edge-weight threshold and the ego node. An update
+ * between refreshes weighs and prunes with these instead of refitting them (see `update-noun-graph.ts`).
+ */
+export interface NounGraphFigures {
+  /** Σ w: co-occurring pairs over all chunks, counted once per chunk. */
+  totalWeight: number;
+  /** Σ freq: distinct phrases over all chunks. */
+  totalFrequency: number;
+  /** Edges weighing less are pruned (only with `minEdgeWeightPercentile` > 0); −∞ when no edge survived node pruning. */
+  threshold: number;
+  /** Key of the removed ego node, if any. */
+  egoKey: string | null;
+}
+
+/** What a build fitted, beyond its records: what the stored state of the graph is made from. */
+export interface NounGraphFit {
+  figures: NounGraphFigures;
+  /** Node keys in order of first mention. */
+  keys: readonly string[];
+  /** Each chunk's distinct phrases (node numbers) in order of first mention: `members[memberStart[c] … memberStart[c + 1])`. */
+  members: readonly number[];
+  memberStart: Int32Array;
+  /** The phrases of each chunk that pair up (at most `maxPhrasesPerChunk`). */
+  capped: ReadonlyArray<readonly number[]>;
+  /** Edges each node kept. */
+  finalDegree: Int32Array;
+  /** Per entity, the leading chunks its description was taken from when it stopped before its last chunk, else 0. */
+  described: Int32Array;
+}
+
+/** PMI of a pair seen together in `pairWeight` chunks: p(x, y) · log2(p(x, y) / (p(x) · p(y))). */
+export function pmiWeight(pairWeight: number, frequencyA: number, frequencyB: number, totalWeight: number, totalFrequency: number): number {
+  const joint = pairWeight / totalWeight;
+  const independent = (frequencyA / totalFrequency) * (frequencyB / totalFrequency);
+  return joint * Math.log2(joint / independent);
+}
+
 /** Entity id of a noun-graph node. */
 export function phraseEntityId(key: string): string {
   return contentId('entity', key);
@@ -43,8 +81,8 @@ interface NodeAccumulator {
   surfaces: Map<string, number>;
   typeHints: Map<string, number>;
   chunks: number[];
-  /** First mention sentence per chunk, as [chunk index, start, end]. */
-  sentences: Array<[number, number, number]>;
+  /** First mention sentence per chunk, as [chunk index, start, end, position in `chunks`]. */
+  sentences: Array<[number, number, number, number]>;
 }
 
 /** NumPy's default (linear) percentile of unsorted values. */
@@ -57,7 +95,8 @@ export function percentile(values: ArrayLike<number>, percent: number): number {
   return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (rank - low);
 }
 
-function mostCommon(counts: Map<string, number>): string | undefined {
+/** The value counted most often; the first seen among equals. */
+export function mostCommon(counts: Iterable<readonly [string, number]>): string | undefined {
   let best: string | undefined;
   let bestCount = 0;
   for (const [value, count] of counts) {
@@ -70,6 +109,10 @@ function mostCommon(counts: Map<string, number>): string | undefined {
 }
 
 const maxDescriptionLength = 400;
+/** The phrases of a chunk that pair up: all, or the most frequent (then first seen) when there are more than `limit`. */
+export function pairedPhrases(own: number[], frequency: ArrayLike<number>, limit: number): number[] {
+  return own.length <= limit ? own : own.sort((left, right) => (frequency[right] as number) - (frequency[left] as number) || left - right).slice(0, limit);
+}
 /** Chunks listed per relation (the first ones in corpus order); its weight still counts them all. */
 export const maxRelationChunks = 100;
 
@@ -82,7 +125,7 @@ export const maxRelationChunks = 100;
  * their degrees, of the total weight and of the pair count is counted per chunk instead. The graph is the same as
  * with every pair listed. Pairs, weights and relation chunk lists are typed arrays.
  */
-export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtractConfig): NounGraph {
+export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtractConfig, receiveFit?: (fit: NounGraphFit) => void): NounGraph {
   const nodeIndex = new Map<string, number>();
   const keys: string[] = [];
   const proper: number[] = [];
@@ -121,13 +164,9 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   const capped: number[][] = [];
   for (let chunk = 0; chunk < chunks.length; chunk++) {
     const own = members.slice(memberStart[chunk], memberStart[chunk + 1]);
-    capped.push(
-      own.length <= config.maxPhrasesPerChunk
-        ? own
-        : own.sort((left, right) => (frequency[right] as number) - (frequency[left] as number) || left - right).slice(0, config.maxPhrasesPerChunk),
-    );
+    capped.push(pairedPhrases(own, frequency, config.maxPhrasesPerChunk));
   }
-  members.length = 0;
+  if (!receiveFit) members.length = 0;
 
   const degree = new Int32Array(nodeCount);
   let totalWeight = 0;
@@ -143,7 +182,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     for (const index of phrases) degree[index] = (degree[index] as number) + (light(index) ? phrases.length - 1 : lights);
     return heavy;
   });
-  capped.length = 0;
+  if (!receiveFit) capped.length = 0;
 
   // Every co-occurrence of two heavy phrases as its pair's number (below 2^53 for fewer than 94 million nodes),
   // sorted: each run is a pair and its length the pair's weight.
@@ -175,18 +214,18 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     const key = pairKeys[pair] as number;
     const a = Math.floor(key / nodeCount);
     const b = key % nodeCount;
-    const joint = (pairWeights[pair] as number) / totalWeight;
-    const independent = ((frequency[a] as number) / totalFrequency) * ((frequency[b] as number) / totalFrequency);
-    edgeWeight[pair] = joint * Math.log2(joint / independent);
+    edgeWeight[pair] = pmiWeight(pairWeights[pair] as number, frequency[a] as number, frequency[b] as number, totalWeight, totalFrequency);
     degree[a] = (degree[a] as number) + 1;
     degree[b] = (degree[b] as number) + 1;
   }
 
   const removed = new Uint8Array(nodeCount);
+  let egoKey: string | null = null;
   if (config.removeEgoNodes && nodeCount > 0) {
     let ego = 0;
     for (let index = 1; index < nodeCount; index++) if ((degree[index] as number) > (degree[ego] as number)) ego = index;
     removed[ego] = 1;
+    egoKey = keys[ego] as string;
   }
   for (let index = 0; index < nodeCount; index++) {
     if ((degree[index] as number) < config.minNodeDegree || (frequency[index] as number) < config.minNodeFrequency) removed[index] = 1;
@@ -256,7 +295,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
       if (node.chunks.at(-1) !== chunkIndex) {
         node.chunks.push(chunkIndex);
         const sentence = chunk.extraction.sentences[mention.sentence];
-        if (sentence) node.sentences.push([chunkIndex, sentence[0], sentence[1]]);
+        if (sentence) node.sentences.push([chunkIndex, sentence[0], sentence[1], node.chunks.length - 1]);
       }
     }
   });
@@ -264,16 +303,19 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   const chunkIdsOf = (indices: ArrayLike<number>): string[] => Array.from(indices, (index) => (chunks[index] as ChunkPhrases).chunkId);
   const entities: EntityRecord[] = [];
   const entityIdOfNode = new Map<number, string>();
+  const described = new Int32Array(nodeCount);
   for (const [index, node] of accumulators) {
     const title = node.kind === 'proper' ? (mostCommon(node.surfaces) ?? node.key) : node.key;
     const aliases = [...node.surfaces.keys()].filter((surface) => surface !== title && surface.toLowerCase() !== title.toLowerCase()).slice(0, 10);
     const id = phraseEntityId(node.key);
     entityIdOfNode.set(index, id);
+    const description = describePhrase(node.sentences.map(([chunkIndex, start, end, position]) => ({ position, read: () => (chunks[chunkIndex] as ChunkPhrases).text.slice(start, end) })));
+    described[index] = description.through;
     entities.push({
       id,
       title,
       type: mostCommon(node.typeHints) ?? (node.kind === 'proper' ? 'proper noun' : 'noun phrase'),
-      description: describe(node, chunks),
+      description: description.text,
       aliases,
       frequency: node.chunks.length,
       degree: finalDegree[index] as number,
@@ -281,7 +323,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     });
   }
 
-  const sentencesOfKey = createSentenceLookup(chunks);
+  const sentencesOfKey = createSentenceLookup();
   const relations: RelationRecord[] = kept.map((pair, k) => {
     const key = pairKeys[pair] as number;
     const a = Math.floor(key / nodeCount);
@@ -292,7 +334,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
       id: contentId('relation', source, target),
       source,
       target,
-      description: sharedSentence(accumulators.get(a) as NodeAccumulator, accumulators.get(b) as NodeAccumulator, shared, chunks, sentencesOfKey),
+      description: sharedSentence(keys[a] as string, keys[b] as string, Array.from(shared, (index) => chunks[index] as ChunkPhrases), sentencesOfKey),
       keywords: [],
       weight: edgeWeight[pair] as number,
       combinedDegree: (finalDegree[a] as number) + (finalDegree[b] as number),
@@ -300,6 +342,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     };
   });
   relations.sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
+  receiveFit?.({ figures: { totalWeight, totalFrequency, threshold, egoKey }, keys, members, memberStart, capped, finalDegree, described });
 
   return {
     entities,
@@ -313,51 +356,58 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   };
 }
 
-/** Up to two distinct sentences mentioning the node, from its first chunks: an extractive description. */
-function describe(node: NodeAccumulator, chunks: readonly ChunkPhrases[]): string {
-  const parts: string[] = [];
-  let length = 0;
-  for (const [chunkIndex, start, end] of node.sentences) {
-    const sentence = (chunks[chunkIndex] as ChunkPhrases).text.slice(start, end).replace(/\s+/g, ' ').trim();
-    if (parts.includes(sentence) || sentence.length === 0) continue;
-    if (parts.length > 0 && length + sentence.length > maxDescriptionLength) break;
-    parts.push(sentence.length > maxDescriptionLength ? `${sentence.slice(0, maxDescriptionLength - 1)}…` : sentence);
-    length += sentence.length;
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
+/** One chunk's first sentence mentioning a node: the chunk's position among the node's chunks, and the text, read on demand. */
+export interface MentionSentence {
+  position: number;
+  read(): string;
 }
 
-/** The sentences mentioning each phrase key in a chunk, distinct, in mention order; built once per chunk on first use. */
-function createSentenceLookup(chunks: readonly ChunkPhrases[]): (chunkIndex: number, key: string) => readonly number[] {
-  const byChunk = new Map<number, Map<string, number[]>>();
-  return (chunkIndex, key) => {
-    let byKey = byChunk.get(chunkIndex);
+/**
+ * Up to two distinct sentences mentioning a node, from its first chunks (each chunk's first mention sentence, in
+ * corpus order, read lazily: most descriptions are made from the first two): an extractive description. `through` is
+ * how many of the node's leading chunks decided it when it stopped early (0 when it read them all): chunks added after
+ * those cannot change it.
+ */
+export function describePhrase(sentences: Iterable<MentionSentence>): { text: string; through: number } {
+  const parts: string[] = [];
+  let length = 0;
+  for (const { position, read } of sentences) {
+    const sentence = read().replace(/\s+/g, ' ').trim();
+    if (parts.includes(sentence) || sentence.length === 0) continue;
+    if (parts.length > 0 && length + sentence.length > maxDescriptionLength) return { text: parts.join(' '), through: position + 1 };
+    parts.push(sentence.length > maxDescriptionLength ? `${sentence.slice(0, maxDescriptionLength - 1)}…` : sentence);
+    length += sentence.length;
+    if (parts.length === 2) return { text: parts.join(' '), through: position + 1 };
+  }
+  return { text: parts.join(' '), through: 0 };
+}
+
+/** The sentences mentioning a phrase key in a chunk, distinct, in mention order. */
+export type SentenceLookup = (chunk: ChunkPhrases, key: string) => readonly number[];
+
+/** A {@link SentenceLookup} that indexes each chunk once, on first use. */
+export function createSentenceLookup(): SentenceLookup {
+  const byChunk = new Map<ChunkPhrases, Map<string, number[]>>();
+  return (chunk, key) => {
+    let byKey = byChunk.get(chunk);
     if (!byKey) {
       byKey = new Map();
-      for (const mention of (chunks[chunkIndex] as ChunkPhrases).extraction.mentions) {
+      for (const mention of chunk.extraction.mentions) {
         const sentences = byKey.get(mention.key);
         if (!sentences) byKey.set(mention.key, [mention.sentence]);
         else if (!sentences.includes(mention.sentence)) sentences.push(mention.sentence);
       }
-      byChunk.set(chunkIndex, byKey);
+      byChunk.set(chunk, byKey);
     }
     return byKey.get(key) ?? [];
   };
 }
 
-/** The first sentence mentioning both phrases, if any: an extractive relation description. */
-function sharedSentence(
-  a: NodeAccumulator,
-  b: NodeAccumulator,
-  shared: ArrayLike<number>,
-  chunks: readonly ChunkPhrases[],
-  sentencesOf: (chunkIndex: number, key: string) => readonly number[],
-): string {
-  for (const chunkIndex of Array.from(shared)) {
-    const chunk = chunks[chunkIndex] as ChunkPhrases;
-    const left = sentencesOf(chunkIndex, a.key);
-    for (const sentence of sentencesOf(chunkIndex, b.key)) {
+/** The first sentence mentioning both phrases in the chunks they share, if any: an extractive relation description. */
+export function sharedSentence(keyA: string, keyB: string, shared: Iterable<ChunkPhrases>, sentencesOf: SentenceLookup): string {
+  for (const chunk of shared) {
+    const left = sentencesOf(chunk, keyA);
+    for (const sentence of sentencesOf(chunk, keyB)) {
       if (!left.includes(sentence)) continue;
       const span = chunk.extraction.sentences[sentence];
       if (span) return chunk.text.slice(span[0], span[1]).replace(/\s+/g, ' ').trim().slice(0, maxDescriptionLength);

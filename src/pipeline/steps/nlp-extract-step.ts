@@ -1,82 +1,179 @@
 import { runTask } from '../../core/cooperative-task.js';
 import { contentId } from '../../core/ids.js';
-import type { ExtractionRecord } from '../../core/types.js';
-import { buildNounGraph, type ChunkPhrases } from '../../extract/nlp-graph/build-noun-graph.js';
+import type { ChunkRecord, ExtractionRecord } from '../../core/types.js';
+import { buildNounGraph, type ChunkPhrases, type NounGraphFit } from '../../extract/nlp-graph/build-noun-graph.js';
 import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../extract/nlp-graph/noun-phrase-extractor.js';
-import { typeEntities } from '../../extract/nlp-graph/type-entities.js';
-import type { PipelineStep } from '../pipeline-step.js';
+import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from '../../extract/nlp-graph/noun-graph-state.js';
+import { autoTypingCutoff, typeEntities } from '../../extract/nlp-graph/type-entities.js';
+import { updateNounGraph } from '../../extract/nlp-graph/update-noun-graph.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
+import type { StepContext, StepOutput, PipelineStep } from '../pipeline-step.js';
 
 /** `extractor` of the noun-phrase extractions in the `extractions` table (AutoKG's LLM-free keywords reuse them). */
 export const nounPhraseExtractor = 'nlp-noun-phrases';
 const extractor = nounPhraseExtractor;
+const extractorVersion = String(nounPhraseExtractorVersion);
+
+/** Blob key of the noun graph's state (`noun-graph-state.ts`): its figures and counts, for updates between refreshes. */
+export const nounGraphStateKey = 'nlp-graph:state';
 
 /**
  * GraphRAG's fast-mode extraction: noun phrases per chunk (stored in `extractions`, so changing the
  * pruning settings rebuilds the graph without re-parsing), then the PMI-weighted, pruned co-occurrence
- * graph. Replaces `entities` and `relations`.
+ * graph. When the corpus statistics are refitted (the `statistics` step) the graph is built afresh and replaces
+ * `entities` and `relations`; between refreshes it is updated with the stored figures (`update-noun-graph.ts`): only
+ * the changed chunks' extractions are read, and only the rows that differ are written.
  */
 export const nlpExtractStep: PipelineStep = {
   name: 'nlp-extract',
-  version: 1,
-  reads: ['chunk'],
+  // 2: figures frozen between refreshes; the output version is a multiset hash of the rows.
+  version: 2,
+  reads: ['chunk', 'statistics'],
   settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion }),
   englishOnly: () => true,
 
   async run(context) {
-    const { store, config } = context;
-    const chunks = await store.table('chunks').all();
-    const version = String(nounPhraseExtractorVersion);
-    const stored = new Map<string, ExtractionRecord>();
-    for (const record of await store.table('extractions').where('extractor', [extractor])) {
-      if (record.promptHash === version) stored.set(record.chunkId, record);
-    }
-    const pending = chunks.filter((chunk) => !stored.has(chunk.id));
-    const onExtracted = (done: number): void => {
-      if (done === 1 || done % 250 === 0 || done === pending.length) context.progress(chunks.length - pending.length + done, chunks.length, 'chunks');
-    };
-    // Parsing is most of the step: it pauses after every chunk, so that Ctrl-C, SIGTERM and progress get through.
-    const extractions = await runTask(extractNounPhrasesTask(pending.map((chunk) => chunk.text), onExtracted), { signal: context.signal });
-    const parsed = new Map(pending.map((chunk, index) => [chunk.id, extractions[index] as PhraseExtraction]));
-    const created: ExtractionRecord[] = pending.map((chunk, index) => ({
-      id: contentId('extraction', chunk.id, extractor, version),
-      chunkId: chunk.id,
-      extractor,
-      model: 'wink-eng-lite-web-model',
-      promptHash: version,
-      raw: '',
-      parsed: extractions[index],
-    }));
-    const phrases: ChunkPhrases[] = chunks.map((chunk) => ({
-      chunkId: chunk.id,
-      text: chunk.text,
-      extraction: (stored.get(chunk.id)?.parsed as PhraseExtraction | undefined) ?? (parsed.get(chunk.id) as PhraseExtraction),
-    }));
-    const graph = buildNounGraph(phrases, config.extract.nlp);
-    const typed = await typeEntities(graph.entities, config.extract.nlp.typing);
-    const chunkIds = new Set(chunks.map((chunk) => chunk.id));
-    const staleExtractions = [...stored.keys()].filter((chunkId) => !chunkIds.has(chunkId));
-    return {
-      counts: {
-        entities: graph.entities.length,
-        relations: graph.relations.length,
-        candidates: graph.stats.candidates,
-        prunedNodes: graph.stats.prunedNodes,
-        prunedEdges: graph.stats.prunedEdges,
-        typed,
-      },
-      outputVersion: contentId(
-        'graph',
-        graph.entities.map((entity) => `${entity.id}:${entity.type}:${entity.chunkIds.length}`),
-        graph.relations.map((relation) => `${relation.id}:${relation.weight}`),
-      ),
-      async write(tx) {
-        await tx.table('extractions').upsert(created);
-        await tx.table('extractions').deleteWhere('chunkId', staleExtractions);
-        await tx.table('entities').clear();
-        await tx.table('relations').clear();
-        await tx.table('entities').upsert(graph.entities);
-        await tx.table('relations').upsert(graph.relations);
-      },
-    };
+    const settings = contentId('nlp-graph-settings', JSON.stringify(context.config.extract.nlp), extractorVersion);
+    const { epoch, incremental } = await statisticsEpochOf(context, 'nlp-extract');
+    const state = incremental ? decodeNounGraphState(await context.store.getBlob(nounGraphStateKey)) : undefined;
+    const updated = state?.settings === settings ? await updateStep(context, state, epoch) : undefined;
+    return updated ?? (await freshStep(context, epoch, settings));
   },
 };
+
+/** Parses the chunks that have no stored extraction of this extractor's version, pausing after each chunk. */
+async function extract(context: StepContext, chunks: readonly Pick<ChunkRecord, 'id' | 'text'>[], stored: ReadonlyMap<string, ExtractionRecord>, total: number): Promise<{ extractions: Map<string, PhraseExtraction>; created: ExtractionRecord[] }> {
+  const pending = chunks.filter((chunk) => !stored.has(chunk.id));
+  const onExtracted = (done: number): void => {
+    if (done === 1 || done % 250 === 0 || done === pending.length) context.progress(total - pending.length + done, total, 'chunks');
+  };
+  // Parsing is most of a fresh build: it pauses after every chunk, so that Ctrl-C, SIGTERM and progress get through.
+  const parsed = await runTask(extractNounPhrasesTask(pending.map((chunk) => chunk.text), onExtracted), { signal: context.signal });
+  const created: ExtractionRecord[] = pending.map((chunk, index) => ({
+    id: contentId('extraction', chunk.id, extractor, extractorVersion),
+    chunkId: chunk.id,
+    extractor,
+    model: 'wink-eng-lite-web-model',
+    promptHash: extractorVersion,
+    raw: '',
+    parsed: parsed[index],
+  }));
+  const extractions = new Map<string, PhraseExtraction>();
+  for (const [chunkId, record] of stored) extractions.set(chunkId, record.parsed as PhraseExtraction);
+  created.forEach((record) => extractions.set(record.chunkId, record.parsed as PhraseExtraction));
+  return { extractions, created };
+}
+
+function ownExtractions(records: readonly ExtractionRecord[]): Map<string, ExtractionRecord> {
+  return new Map(records.filter((record) => record.extractor === extractor && record.promptHash === extractorVersion).map((record) => [record.chunkId, record]));
+}
+
+const graphVersion = (state: NounGraphState): string => contentId('graph', state.graphHash.join(':'));
+
+/** The graph built afresh with figures fitted on the whole corpus: a refresh, a first build, or other settings. */
+async function freshStep(context: StepContext, epoch: string, settings: string): Promise<StepOutput> {
+  const { store, config } = context;
+  const nlp = config.extract.nlp;
+  const chunks = await store.table('chunks').all();
+  const stored = ownExtractions(await store.table('extractions').where('extractor', [extractor]));
+  const { extractions, created } = await extract(context, chunks, stored, chunks.length);
+  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: extractions.get(chunk.id) as PhraseExtraction }));
+  let fit: NounGraphFit | undefined;
+  const graph = buildNounGraph(phrases, nlp, (fitted) => (fit = fitted));
+  const typingCutoff = nlp.typing === 'auto' ? autoTypingCutoff(graph.entities) : null;
+  const typedNames = new Map<string, string>();
+  const typed = await typeEntities(graph.entities, nlp.typing, typedNames);
+  const state = fitNounGraphState(phrases, fit as NounGraphFit, graph, { settings, typingCutoff, typed: typedNames });
+  const chunkIds = new Set(chunks.map((chunk) => chunk.id));
+  const staleExtractions = [...stored.keys()].filter((chunkId) => !chunkIds.has(chunkId));
+  return {
+    counts: {
+      entities: graph.entities.length,
+      relations: graph.relations.length,
+      candidates: graph.stats.candidates,
+      prunedNodes: graph.stats.prunedNodes,
+      prunedEdges: graph.stats.prunedEdges,
+      typed,
+      refitted: 1,
+    },
+    outputVersion: graphVersion(state),
+    async write(tx) {
+      await tx.table('extractions').upsert(created);
+      await tx.table('extractions').deleteWhere('chunkId', staleExtractions);
+      await tx.table('entities').clear();
+      await tx.table('relations').clear();
+      await tx.table('entities').upsert(graph.entities);
+      await tx.table('relations').upsert(graph.relations);
+      await tx.setBlob(nounGraphStateKey, encodeNounGraphState(state));
+      await recordStatisticsEpoch(tx, 'nlp-extract', epoch);
+    },
+  };
+}
+
+/**
+ * The graph updated with the stored figures: reads the extractions of the added and removed chunks only, and writes
+ * the rows that differ. Undefined when the stored state does not fit the corpus (a chunk removed without its
+ * extraction, or kept chunks in another order): the step then builds afresh.
+ */
+async function updateStep(context: StepContext, state: NounGraphState, epoch: string): Promise<StepOutput | undefined> {
+  const { store, config } = context;
+  const current = (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
+  const known = new Set(state.chunkIds);
+  const present = new Set(current);
+  const removedIds = state.chunkIds.filter((id) => !present.has(id));
+  const addedIds = current.filter((id) => !known.has(id));
+  const keptInOrder = current.filter((id) => known.has(id));
+  const keptBefore = state.chunkIds.filter((id) => present.has(id));
+  if (keptInOrder.some((id, index) => keptBefore[index] !== id) || current.slice(keptInOrder.length).some((id) => known.has(id))) return undefined;
+  const changedExtractions = ownExtractions(await store.table('extractions').where('chunkId', [...removedIds, ...addedIds]));
+  if (removedIds.some((id) => !changedExtractions.has(id))) return undefined;
+  const addedChunks = new Map((await store.table('chunks').get(addedIds)).map((chunk) => [chunk.id, chunk]));
+  const added = addedIds.map((id) => addedChunks.get(id) as ChunkRecord);
+  const storedAdded = new Map([...changedExtractions].filter(([chunkId]) => addedChunks.has(chunkId)));
+  const { extractions, created } = await extract(context, added, storedAdded, added.length);
+  const update = await updateNounGraph(
+    state,
+    {
+      added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: extractions.get(chunk.id) as PhraseExtraction })),
+      removed: removedIds.map((chunkId) => ({ chunkId, extraction: (changedExtractions.get(chunkId) as ExtractionRecord).parsed as PhraseExtraction })),
+    },
+    config.extract.nlp,
+    {
+      async chunks(ids) {
+        const texts = await store.table('chunks').get(ids);
+        const parsed = ownExtractions(await store.table('extractions').where('chunkId', ids));
+        return texts.flatMap((chunk) => {
+          const record = parsed.get(chunk.id);
+          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: record.parsed as PhraseExtraction }] : [];
+        });
+      },
+      entities: (ids) => store.table('entities').get(ids),
+      relations: (ids) => store.table('relations').get(ids),
+    },
+  );
+  return {
+    counts: {
+      entities: update.stats.entities,
+      relations: update.stats.relations,
+      typed: update.stats.typed,
+      refitted: 0,
+      touchedPhrases: update.stats.touchedPhrases,
+      evaluatedPairs: update.stats.evaluatedPairs,
+      entitiesWritten: update.entities.length,
+      entitiesRemoved: update.removedEntityIds.length,
+      relationsWritten: update.relations.length,
+      relationsRemoved: update.removedRelationIds.length,
+    },
+    outputVersion: graphVersion(update.state),
+    async write(tx) {
+      await tx.table('extractions').upsert(created);
+      await tx.table('extractions').deleteWhere('chunkId', removedIds);
+      await tx.table('entities').deleteWhere('id', update.removedEntityIds);
+      await tx.table('relations').deleteWhere('id', update.removedRelationIds);
+      await tx.table('entities').upsert(update.entities);
+      await tx.table('relations').upsert(update.relations);
+      await tx.setBlob(nounGraphStateKey, encodeNounGraphState(update.state));
+      await recordStatisticsEpoch(tx, 'nlp-extract', epoch);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config/config-schema.js';
+import type { EntityRecord, RelationRecord } from '../../core/types.js';
+import { buildNounGraph, type ChunkPhrases, type NounGraphFit, phraseEntityId, pmiWeight } from './build-noun-graph.js';
+import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from './noun-graph-state.js';
+import { updateNounGraph, type NounGraphReader } from './update-noun-graph.js';
+
+const config: NlpExtractConfig = { ...nlpExtractConfigSchema.parse({}), typing: 'heuristic' };
+
+/** A chunk whose one sentence names the phrases in order. */
+function chunkOf(chunkId: string, keys: readonly string[]): ChunkPhrases {
+  const text = `${keys.join(' and ')}.`;
+  let at = 0;
+  const mentions = keys.map((key) => {
+    const start = text.indexOf(key, at);
+    at = start + key.length;
+    return { key, surface: key, start, end: start + key.length, sentence: 0, kind: 'phrase' as const };
+  });
+  return { chunkId, text, extraction: { sentences: [[0, text.length]], mentions } };
+}
+
+/** A corpus where "w" and "x" share chunks with each other only, and a crowd of other phrases pair up. */
+const corpus = (): ChunkPhrases[] => [
+  chunkOf('c1', ['w', 'x']),
+  chunkOf('c2', ['w', 'x', 'y']),
+  chunkOf('c3', ['a', 'b', 'c']),
+  chunkOf('c4', ['a', 'b', 'd']),
+  chunkOf('c5', ['b', 'c', 'd']),
+  chunkOf('c6', ['a', 'c', 'y']),
+  chunkOf('c7', ['d', 'y', 'b']),
+];
+
+/** The graph as a table: its fresh build, the fitted state, and a reader over the rows. */
+function fresh(chunks: readonly ChunkPhrases[]): { state: NounGraphState; entities: Map<string, EntityRecord>; relations: Map<string, RelationRecord>; reader: NounGraphReader } {
+  let fit: NounGraphFit | undefined;
+  const graph = buildNounGraph(chunks, config, (fitted) => (fit = fitted));
+  const state = fitNounGraphState(chunks, fit as NounGraphFit, graph, { settings: 's', typingCutoff: null, typed: new Map() });
+  const entities = new Map(graph.entities.map((entity) => [entity.id, entity]));
+  const relations = new Map(graph.relations.map((relation) => [relation.id, relation]));
+  const byId = new Map(chunks.map((chunk) => [chunk.chunkId, chunk]));
+  const reader: NounGraphReader = {
+    chunks: async (ids) => ids.flatMap((id) => byId.get(id) ?? []),
+    entities: async (ids) => ids.flatMap((id) => entities.get(id) ?? []),
+    relations: async (ids) => ids.flatMap((id) => relations.get(id) ?? []),
+  };
+  return { state, entities, relations, reader };
+}
+
+function relationOf(relations: ReadonlyMap<string, RelationRecord>, a: string, b: string): RelationRecord | undefined {
+  const [source, target] = [phraseEntityId(a), phraseEntityId(b)].sort();
+  return [...relations.values()].find((relation) => relation.source === source && relation.target === target);
+}
+
+describe('updateNounGraph: the noun graph between refreshes', () => {
+  test('an added chunk leaves the edges whose ends it does not mention as they are; a fresh build re-weighs them', async () => {
+    const base = fresh(corpus());
+    const before = relationOf(base.relations, 'a', 'b');
+    assert.ok(before);
+    const added = chunkOf('c8', ['w', 'x', 'y']);
+    const update = await updateNounGraph(base.state, { added: [added], removed: [] }, config, base.reader);
+    assert.ok(!update.relations.some((relation) => relation.id === before.id), 'a–b is not written');
+    assert.ok(!update.removedRelationIds.includes(before.id));
+    assert.ok(update.relations.length > 0, 'the pairs of the added chunk are');
+    const rebuilt = relationOf(fresh([...corpus(), added]).relations, 'a', 'b');
+    assert.ok(rebuilt && rebuilt.weight !== before.weight, 'a fresh build moves a–b with the totals');
+  });
+
+  test('a pair of the added chunk is weighed with the stored totals and the current counts', async () => {
+    const base = fresh(corpus());
+    const update = await updateNounGraph(base.state, { added: [chunkOf('c8', ['w', 'x'])], removed: [] }, config, base.reader);
+    const wx = update.relations.find((relation) => relation === relationOf(new Map(update.relations.map((row) => [row.id, row])), 'w', 'x'));
+    assert.ok(wx);
+    // w and x are now in three chunks each, all three shared.
+    assert.equal(wx.weight, pmiWeight(3, 3, 3, base.state.totalWeight, base.state.totalFrequency));
+    assert.deepEqual(wx.chunkIds, ['c1', 'c2', 'c8']);
+  });
+
+  test('removing the added chunk brings back every row it changed, and the graph hash', async () => {
+    const base = fresh(corpus());
+    const entities = new Map(base.entities);
+    const relations = new Map(base.relations);
+    const reader: NounGraphReader = { ...base.reader, entities: async (ids) => ids.flatMap((id) => entities.get(id) ?? []), relations: async (ids) => ids.flatMap((id) => relations.get(id) ?? []) };
+    const apply = (update: Awaited<ReturnType<typeof updateNounGraph>>): void => {
+      for (const id of update.removedEntityIds) entities.delete(id);
+      for (const id of update.removedRelationIds) relations.delete(id);
+      for (const entity of update.entities) entities.set(entity.id, entity);
+      for (const relation of update.relations) relations.set(relation.id, relation);
+    };
+    const added = chunkOf('c8', ['w', 'x', 'y', 'e', 'a']);
+    const grown = await updateNounGraph(base.state, { added: [added], removed: [] }, config, reader);
+    apply(grown);
+    assert.ok(grown.entities.length + grown.relations.length > 0);
+    const shrunk = await updateNounGraph(grown.state, { added: [], removed: [added] }, config, reader);
+    apply(shrunk);
+    assert.deepEqual(new Map([...entities].sort()), new Map([...base.entities].sort()));
+    assert.deepEqual(new Map([...relations].sort()), new Map([...base.relations].sort()));
+    assert.deepEqual(shrunk.state.graphHash, base.state.graphHash);
+    assert.ok(grown.state.keys.includes('e'));
+    assert.deepEqual(shrunk.state, base.state, 'the state forgets the phrases only the removed chunk had');
+  });
+
+  test('no change writes nothing', async () => {
+    const base = fresh(corpus());
+    const update = await updateNounGraph(base.state, { added: [], removed: [] }, config, base.reader);
+    assert.deepEqual([update.entities, update.relations, update.removedEntityIds, update.removedRelationIds], [[], [], [], []]);
+    assert.deepEqual(update.state.graphHash, base.state.graphHash);
+  });
+});
+
+test('the stored state reads back as it was written', async () => {
+  const base = fresh(corpus());
+  const update = await updateNounGraph(base.state, { added: [chunkOf('c8', ['w', 'x', 'new phrase'])], removed: [] }, config, base.reader);
+  for (const state of [base.state, update.state]) assert.deepEqual(decodeNounGraphState(encodeNounGraphState(state)), state);
+  assert.equal(decodeNounGraphState(new Uint8Array([1, 2, 3])), undefined, 'unreadable bytes rebuild the graph');
+});

@@ -123,6 +123,22 @@ export function decodeCoordinatePostings(blob: Buffer): CoordinatePostings {
 }
 
 /**
+ * A coordinate's postings with rows appended: `blob` (its stored postings, if any) followed by `rows` and `values`,
+ * whose rows all come after the stored ones. The same bytes as encoding the whole posting list at once.
+ */
+export function appendedCoordinatePostings(blob: Buffer | undefined, rows: Int32Array, values: Float32Array): Buffer {
+  if (blob === undefined) return encodeCoordinatePostings(rows, values);
+  const stored = decodeCoordinatePostings(blob);
+  const allRows = new Int32Array(stored.rows.length + rows.length);
+  allRows.set(stored.rows);
+  allRows.set(rows, stored.rows.length);
+  const allValues = new Float32Array(allRows.length);
+  allValues.set(stored.values);
+  allValues.set(values, stored.values.length);
+  return encodeCoordinatePostings(allRows, allValues);
+}
+
+/**
  * The inverse of {@link encodedCoordinatePostings}: the postings of a sparse space (coordinate ascending) transposed
  * back into CSR rows of `rows` rows; since coordinates ascend, each row's entries come out ascending. A counting sort.
  */

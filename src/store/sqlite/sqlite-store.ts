@@ -6,8 +6,8 @@ import { toEnvironmentError } from '../../core/environment-error.js';
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex } from '../../math/similarity-index.js';
-import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
-import { chooseLayout, denseOf, hasPostings, sparseRowsOfDense } from '../vector-items.js';
+import { appendedCoordinatePostings, csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
+import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
 import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
@@ -706,10 +706,40 @@ class SqliteVectorIndex implements VectorIndex {
    * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
+    if (this.appendSparse(items, dimensions)) return;
     const { rows, added } = mergeSparseRows(this.readSparseRows(), items);
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of added) insertKey.run(id);
     this.writePostings(rows, dimensions);
+  }
+
+  /**
+   * Appends `items` when every one is a new id: their rows come after every stored row (new vids are the largest), so
+   * each coordinate they touch gets its postings extended, and the space is not read and transposed as a whole — an
+   * update that embeds a few new texts into a space of 100,000 paid for all of them. False, and nothing written, when
+   * an item replaces a stored vector or an id repeats.
+   */
+  private appendSparse(items: readonly VectorItem[], dimensions: number): boolean {
+    const ids = items.map((item) => item.id);
+    if (new Set(ids).size !== ids.length) return false;
+    const stored = this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck').get(JSON.stringify(ids)) as number;
+    if (stored > 0) return false;
+    const first = this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number;
+    const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
+    for (const id of ids) insertKey.run(id);
+    const rows = items.map((item) => {
+      if (!(item.vector instanceof Float32Array)) return nonZerosOf(item.vector);
+      const { columnIndices, values } = sparseRowsOfDense(item.vector, 1, dimensions);
+      return { columns: columnIndices, values };
+    });
+    const read = this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
+    const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) {
+      const added = decodeCoordinatePostings(blob);
+      for (let entry = 0; entry < added.rows.length; entry++) added.rows[entry] = (added.rows[entry] as number) + first;
+      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, added.rows, added.values));
+    }
+    return true;
   }
 
   /** Replaces every posting with those of `rows` (row index = position). */

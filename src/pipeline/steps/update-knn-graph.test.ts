@@ -72,6 +72,56 @@ describe('updateKnnGraphTask', () => {
     assert.ok(rescored > 0, 'some rows lost a neighbour to a deletion and were scored again');
   });
 
+  test('with a reserve: adds and deletes keep every list the exact top of the rows, and rows that lose no more than their reserve are not scored again', async () => {
+    const cols = 12;
+    const k = 6;
+    const reserve = 6;
+    const vectors = pool(700, cols, 17);
+    const random = createRandom(19);
+    let ids = Array.from({ length: 160 }, (_, id) => id);
+    let nextId = 160;
+    let lists = await exactKnnGraph(matrixOf(vectors, cols, ids), k + reserve, { threads: 1 });
+    let graph = await exactKnnGraph(matrixOf(vectors, cols, ids), k, { threads: 1 });
+    let rescoredWithReserve = 0;
+    let rescoredWithout = 0;
+    for (let round = 0; round < 14; round++) {
+      const kept = ids.filter(() => random() >= 0.03);
+      const next: number[] = [];
+      for (const id of kept) {
+        next.push(id);
+        if (random() < 0.02) next.push(nextId++);
+      }
+      const appended = Math.floor(random() * 5);
+      for (let index = 0; index < appended; index++) next.push(nextId++);
+      const matrix = matrixOf(vectors, cols, next);
+      const links = previousRows(ids, next);
+      const updated = finishTask(updateKnnGraphTask(lists, links, matrix, k, { maxScoredShare: 1, reserve }));
+      const plainUpdate = finishTask(updateKnnGraphTask(graph, links, matrix, k, { maxScoredShare: 1 }));
+      assert.ok(updated && plainUpdate, `round ${round}`);
+      assert.equal(updated.graph.k, k + reserve);
+      // Every list is a prefix, at least k long, of the row's exact list of k + reserve (ties by index as the search ranks them).
+      const exact = await exactKnnGraph(matrix, k + reserve, { threads: 1 });
+      for (let row = 0; row < next.length; row++) {
+        const slots = (graph: KnnGraph): [number[], number[]] => [Array.from(graph.indices.subarray(row * (k + reserve), (row + 1) * (k + reserve))), Array.from(graph.similarities.subarray(row * (k + reserve), (row + 1) * (k + reserve)))];
+        const [indices, similarities] = slots(updated.graph);
+        const length = indices.indexOf(-1) < 0 ? k + reserve : indices.indexOf(-1);
+        assert.ok(length >= k, `round ${round} row ${row}: ${length} neighbours`);
+        assert.ok(indices.slice(length).every((index) => index === -1), `round ${round} row ${row}: padding only at the end`);
+        const [exactIndices, exactSimilarities] = slots(exact);
+        assert.deepEqual(indices.slice(0, length), exactIndices.slice(0, length), `round ${round} row ${row}`);
+        assert.deepEqual(similarities.slice(0, length), exactSimilarities.slice(0, length), `round ${round} row ${row}`);
+      }
+      assert.equal(updated.addedRows, next.length - kept.length);
+      rescoredWithReserve += updated.rescoredRows;
+      rescoredWithout += plainUpdate.rescoredRows;
+      ids = next;
+      lists = updated.graph;
+      graph = plainUpdate.graph;
+    }
+    assert.ok(rescoredWithout > 0, 'some rows lost a neighbour to a deletion');
+    assert.ok(rescoredWithReserve < rescoredWithout / 4, `with a reserve ${rescoredWithReserve} rows were scored again, without ${rescoredWithout}`);
+  });
+
   test('on an NN-descent graph: new lists are exact, and no kept list gets worse', async () => {
     const cols = 16;
     const vectors = pool(1300, cols, 13);

@@ -89,6 +89,8 @@ describe('chunk-knn between refreshes', () => {
       const graphCounts = added.counts['chunk-graph'] ?? {};
       assert.equal(graphCounts['duplicateCandidates'], newChunks + (first.counts['chunk-graph']?.['duplicates'] ?? 0), JSON.stringify(graphCounts));
       assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
+      // The lists that held the left-out twin take the next neighbours from the shared graph's reserve: none is searched.
+      assert.equal(graphCounts['searchedRows'], 0, JSON.stringify(graphCounts));
 
       // AutoKG keeps the clusters and the members of every keyword whose Laplace seeds are the same, and solves the rest.
       const keywordCounts = added.counts['keywords'] ?? {};

@@ -40,6 +40,23 @@ function previousRows(previous: readonly number[], next: readonly number[]): Int
   return Int32Array.from(next, (id) => rowOf.get(id) ?? -1);
 }
 
+/**
+ * One round of changes to `ids`: deletes about `deleteShare` of them anywhere, inserts a few between kept ids (their
+ * order stays) and appends fewer than `appendBelow`; new ids count up from `firstNew`.
+ */
+function changeRows(ids: readonly number[], random: () => number, deleteShare: number, appendBelow: number, firstNew: number): { kept: number[]; next: number[] } {
+  let nextId = firstNew;
+  const kept = ids.filter(() => random() >= deleteShare);
+  const next: number[] = [];
+  for (const id of kept) {
+    next.push(id);
+    if (random() < 0.02) next.push(nextId++);
+  }
+  const appended = Math.floor(random() * appendBelow);
+  for (let index = 0; index < appended; index++) next.push(nextId++);
+  return { kept, next };
+}
+
 describe('updateKnnGraphTask', () => {
   test('random adds and deletes: the updated graph is the exact graph of the new rows, bit for bit', async () => {
     const cols = 12;
@@ -50,15 +67,8 @@ describe('updateKnnGraphTask', () => {
     let graph = await exactKnnGraph(matrixOf(vectors, cols, ids), 8, { threads: 1 });
     let rescored = 0;
     for (let round = 0; round < 12; round++) {
-      // Delete a few rows anywhere, append a few, and insert a few between kept rows (their order stays).
-      const kept = ids.filter(() => random() >= 0.04);
-      const next: number[] = [];
-      for (const id of kept) {
-        next.push(id);
-        if (random() < 0.02) next.push(nextId++);
-      }
-      const appended = Math.floor(random() * 6);
-      for (let index = 0; index < appended; index++) next.push(nextId++);
+      const { kept, next } = changeRows(ids, random, 0.04, 6, nextId);
+      nextId += next.length - kept.length;
       const matrix = matrixOf(vectors, cols, next);
       // Random vectors have no structure: a deleted row sits in many lists, so the share is lifted to score them all.
       const updated = finishTask(updateKnnGraphTask(graph, previousRows(ids, next), matrix, 8, { maxScoredShare: 1 }));
@@ -85,14 +95,8 @@ describe('updateKnnGraphTask', () => {
     let rescoredWithReserve = 0;
     let rescoredWithout = 0;
     for (let round = 0; round < 14; round++) {
-      const kept = ids.filter(() => random() >= 0.03);
-      const next: number[] = [];
-      for (const id of kept) {
-        next.push(id);
-        if (random() < 0.02) next.push(nextId++);
-      }
-      const appended = Math.floor(random() * 5);
-      for (let index = 0; index < appended; index++) next.push(nextId++);
+      const { kept, next } = changeRows(ids, random, 0.03, 5, nextId);
+      nextId += next.length - kept.length;
       const matrix = matrixOf(vectors, cols, next);
       const links = previousRows(ids, next);
       const updated = finishTask(updateKnnGraphTask(lists, links, matrix, k, { maxScoredShare: 1, reserve }));

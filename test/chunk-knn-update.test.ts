@@ -34,7 +34,10 @@ function open(refreshShare: number): Promise<Kgrag> {
   });
 }
 
-/** The stored graph against the exact graph of the stored chunk vectors, in chunk order. */
+/**
+ * The stored graph against the exact graph of the stored chunk vectors, in chunk order; its reserve (each row's next
+ * neighbours, which an update shortens) against the exact lists of that width: a prefix of each, padded with −1.
+ */
 async function assertExactGraph(kgrag: Kgrag): Promise<void> {
   const bytes = await kgrag.store.getBlob(chunkKnnBlobKey);
   assert.ok(bytes);
@@ -45,6 +48,17 @@ async function assertExactGraph(kgrag: Kgrag): Promise<void> {
   const exact = await exactKnnGraph({ rows: chunkIds.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, chunkIds) }, stored.graph.k, { threads: 1 });
   assert.deepEqual(Array.from(stored.graph.indices), Array.from(exact.indices));
   assert.deepEqual(Array.from(stored.graph.similarities), Array.from(exact.similarities));
+  const { graph, reserve } = stored;
+  assert.ok(reserve && reserve.width > 0, 'the exact graph keeps a reserve');
+  const wide = await exactKnnGraph({ rows: chunkIds.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, chunkIds) }, graph.k + reserve.width, { threads: 1 });
+  for (let row = 0; row < graph.n; row++) {
+    const kept: number[] = Array.from(reserve.indices.subarray(row * reserve.width, (row + 1) * reserve.width));
+    const length: number = kept.includes(-1) ? kept.indexOf(-1) : reserve.width;
+    assert.ok(kept.slice(length).every((index) => index === -1), `row ${row}`);
+    const start = row * wide.k + graph.k;
+    assert.deepEqual(kept.slice(0, length), Array.from(wide.indices.subarray(start, start + length)), `row ${row}`);
+    assert.deepEqual(Array.from(reserve.similarities.subarray(row * reserve.width, row * reserve.width + length)), Array.from(wide.similarities.subarray(start, start + length)), `row ${row}`);
+  }
 }
 
 /** KGP's stored term counts against the counts of every chunk's text. */
@@ -75,6 +89,8 @@ describe('chunk-knn between refreshes', () => {
       const graphCounts = added.counts['chunk-graph'] ?? {};
       assert.equal(graphCounts['duplicateCandidates'], newChunks + (first.counts['chunk-graph']?.['duplicates'] ?? 0), JSON.stringify(graphCounts));
       assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
+      // The lists that held the left-out twin take the next neighbours from the shared graph's reserve: none is searched.
+      assert.equal(graphCounts['searchedRows'], 0, JSON.stringify(graphCounts));
 
       // AutoKG keeps the clusters and the members of every keyword whose Laplace seeds are the same, and solves the rest.
       const keywordCounts = added.counts['keywords'] ?? {};
@@ -85,9 +101,11 @@ describe('chunk-knn between refreshes', () => {
       assert.equal(added.counts['passage-graph']?.['countedPassages'], newChunks);
       await assertTermCounts(kgrag);
 
-      // On 30 chunks a removed chunk sits in a third of the lists, and searching afresh costs less than scoring them
-      // again (the unit test of update-knn-graph covers the rescoring): either way the graph is the exact one.
-      await kgrag.delete([files[3] as string, files[30] as string]);
+      // The lists that held a removed chunk take the next neighbours from their reserves: none is scored again.
+      const deleted = await kgrag.delete([files[3] as string, files[30] as string]);
+      const deleteCounts = deleted.run.counts['chunk-knn'] ?? {};
+      assert.equal(deleteCounts['updated'], 1, JSON.stringify(deleteCounts));
+      assert.equal(deleteCounts['rescoredRows'], 0, JSON.stringify(deleteCounts));
       await assertExactGraph(kgrag);
       await assertTermCounts(kgrag);
     } finally {

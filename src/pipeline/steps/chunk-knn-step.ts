@@ -10,7 +10,7 @@ import { matrixInRowOrder } from '../../store/matrix-in-row-order.js';
 import type { ArtifactProvider } from '../compose-pipeline.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep } from '../pipeline-step.js';
-import { decodeChunkKnnGraph, encodeChunkKnnGraph, type ChunkKnnGraph } from './chunk-knn-graph-codec.js';
+import { decodeChunkKnnGraph, encodeChunkKnnGraph, knnListsWithReserve, type ChunkKnnGraph, type KnnReserve } from './chunk-knn-graph-codec.js';
 import { updateKnnGraphTask, type UpdatedKnnGraph } from './update-knn-graph.js';
 
 /** The artifact's name, as steps request it: `{ artifact: chunkKnnArtifact, params: { k } }`. */
@@ -33,8 +33,10 @@ const chunkKnnEmbedderKey = 'chunk-knn:embedder';
  * Updates cost the change: chunk vectors stay as they are until the embedder changes (its id names the local
  * embedder's fitted state, so a refresh that refits it changes every vector, and the graph is searched afresh), so the
  * stored graph is updated (`update-knn-graph.ts`): new chunks are scored against all, kept chunks take them in where
- * they rank, and the lists that held a removed chunk are scored again. On the exact graph that is the exact graph, bit
- * for bit, so no statistics epoch is needed. The NN-descent graph (above `exactUpTo`) is updated the same way between
+ * they rank, and a list that held a removed chunk takes the next neighbours from its reserve (the exact graph stores
+ * each row's next k neighbours too, {@link reservePerRow}); only a row that lost more than its reserve holds is scored
+ * again. On the exact graph that is the exact graph, bit for bit; a refresh (the statistics epoch) searches afresh so
+ * that the reserves are a fresh build's too. The NN-descent graph (above `exactUpTo`) is updated the same way between
  * refreshes — new and rescored lists exact, kept lists NN-descent's with the new chunks merged in, so no list loses
  * recall — and searched afresh at a refresh (the statistics epoch), which is what a fresh build gives.
  */
@@ -69,30 +71,35 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
       if (dimensions > 0 && neighbours > 0) {
         const previous = stored !== undefined && storedEmbedder === embedderId ? decodeChunkKnnGraph(stored) : undefined;
         const exact = freshGraphIsExact(matrix, knn.exactUpTo);
-        if (previous && (previous.exact !== false) === exact && (exact || incremental)) {
+        // Only exact lists keep a reserve: an NN-descent list past its k would not be the next neighbours.
+        const reserve = exact ? reservePerRow(k) : 0;
+        // A refresh searches afresh, so that the reserves too are what a fresh build stores.
+        if (previous && previous.graph.k === neighbours && (previous.exact !== false) === exact && incremental) {
           const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
           const previousRowOf = Int32Array.from(chunkIds, (id) => rowOf.get(id) ?? -1);
           // Updating an NN-descent graph pays only for what is far cheaper than its search.
-          update = await runTask(updateKnnGraphTask(previous.graph, previousRowOf, matrix, neighbours, exact ? {} : { maxScoredShare: 1 / 32 }), { signal: context.signal });
+          update = await runTask(updateKnnGraphTask(knnListsWithReserve(previous), previousRowOf, matrix, neighbours, exact ? { reserve } : { maxScoredShare: 1 / 32 }), { signal: context.signal });
         }
         if (update) built = { graph: update.graph, exact };
         else {
-          const { n, k: searched, indices, similarities, exact: searchedExactly } = await knnGraphBySize(matrix, neighbours, { exactUpTo: knn.exactUpTo, signal: context.signal });
+          const { n, k: searched, indices, similarities, exact: searchedExactly } = await knnGraphBySize(matrix, exact ? neighbours + reserve : neighbours, { exactUpTo: knn.exactUpTo, signal: context.signal });
           built = { graph: { n, k: searched, indices, similarities }, exact: searchedExactly };
         }
       }
       context.progress(1, 1, 'graphs');
-      const bytes = encodeChunkKnnGraph({ chunkIds, graph: built.graph, exact: built.exact });
+      const split = splitReserve(built.graph, Math.min(neighbours, built.graph.k));
+      const bytes = encodeChunkKnnGraph({ chunkIds, graph: split.graph, exact: built.exact, reserve: split.reserve });
       return {
         counts: {
           chunks: chunkIds.length,
-          neighbours: built.graph.k,
+          neighbours: split.graph.k,
           approximate: built.exact ? 0 : 1,
           updated: update ? 1 : 0,
           addedRows: update?.addedRows ?? chunkIds.length,
           rescoredRows: update?.rescoredRows ?? 0,
         },
-        outputVersion: sha256(bytes).slice(0, 32),
+        // The graph without its reserve: an update that only shortens reserves changes nothing its readers see.
+        outputVersion: sha256(encodeChunkKnnGraph({ chunkIds, graph: split.graph, exact: built.exact })).slice(0, 32),
         async write(tx) {
           await tx.setBlob(chunkKnnBlobKey, bytes);
           await tx.setMeta(chunkKnnEmbedderKey, embedderId);
@@ -101,6 +108,31 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
       };
     },
   };
+}
+
+/**
+ * Neighbours kept per row past the first k of an exact graph. A row of the exact graph that loses up to this many to a
+ * delete takes the next ones from its reserve rather than being scored against every chunk again.
+ */
+function reservePerRow(k: number): number {
+  return k;
+}
+
+/** Lists of `lists.k` neighbours cut into the graph of their first `k` and the reserve of the rest. */
+function splitReserve(lists: KnnGraph, k: number): { graph: KnnGraph; reserve: KnnReserve } {
+  const { n } = lists;
+  const width = lists.k - k;
+  if (width === 0) return { graph: lists, reserve: { width: 0, indices: new Int32Array(0), similarities: new Float32Array(0) } };
+  const graph = { n, k, indices: new Int32Array(n * k), similarities: new Float32Array(n * k) };
+  const reserve = { width, indices: new Int32Array(n * width), similarities: new Float32Array(n * width) };
+  for (let row = 0; row < n; row++) {
+    const start = row * lists.k;
+    graph.indices.set(lists.indices.subarray(start, start + k), row * k);
+    graph.similarities.set(lists.similarities.subarray(start, start + k), row * k);
+    reserve.indices.set(lists.indices.subarray(start + k, start + lists.k), row * width);
+    reserve.similarities.set(lists.similarities.subarray(start + k, start + lists.k), row * width);
+  }
+  return { graph, reserve };
 }
 
 /** Whether {@link knnGraphBySize} would build the exact graph of `matrix`: it searches at most `exactUpTo` rows. */

@@ -40,6 +40,23 @@ function previousRows(previous: readonly number[], next: readonly number[]): Int
   return Int32Array.from(next, (id) => rowOf.get(id) ?? -1);
 }
 
+/**
+ * One round of changes to `ids`: deletes about `deleteShare` of them anywhere, inserts a few between kept ids (their
+ * order stays) and appends fewer than `appendBelow`; new ids count up from `firstNew`.
+ */
+function changeRows(ids: readonly number[], random: () => number, deleteShare: number, appendBelow: number, firstNew: number): { kept: number[]; next: number[] } {
+  let nextId = firstNew;
+  const kept = ids.filter(() => random() >= deleteShare);
+  const next: number[] = [];
+  for (const id of kept) {
+    next.push(id);
+    if (random() < 0.02) next.push(nextId++);
+  }
+  const appended = Math.floor(random() * appendBelow);
+  for (let index = 0; index < appended; index++) next.push(nextId++);
+  return { kept, next };
+}
+
 describe('updateKnnGraphTask', () => {
   test('random adds and deletes: the updated graph is the exact graph of the new rows, bit for bit', async () => {
     const cols = 12;
@@ -50,15 +67,8 @@ describe('updateKnnGraphTask', () => {
     let graph = await exactKnnGraph(matrixOf(vectors, cols, ids), 8, { threads: 1 });
     let rescored = 0;
     for (let round = 0; round < 12; round++) {
-      // Delete a few rows anywhere, append a few, and insert a few between kept rows (their order stays).
-      const kept = ids.filter(() => random() >= 0.04);
-      const next: number[] = [];
-      for (const id of kept) {
-        next.push(id);
-        if (random() < 0.02) next.push(nextId++);
-      }
-      const appended = Math.floor(random() * 6);
-      for (let index = 0; index < appended; index++) next.push(nextId++);
+      const { kept, next } = changeRows(ids, random, 0.04, 6, nextId);
+      nextId += next.length - kept.length;
       const matrix = matrixOf(vectors, cols, next);
       // Random vectors have no structure: a deleted row sits in many lists, so the share is lifted to score them all.
       const updated = finishTask(updateKnnGraphTask(graph, previousRows(ids, next), matrix, 8, { maxScoredShare: 1 }));
@@ -70,6 +80,50 @@ describe('updateKnnGraphTask', () => {
       graph = updated.graph;
     }
     assert.ok(rescored > 0, 'some rows lost a neighbour to a deletion and were scored again');
+  });
+
+  test('with a reserve: adds and deletes keep every list the exact top of the rows, and rows that lose no more than their reserve are not scored again', async () => {
+    const cols = 12;
+    const k = 6;
+    const reserve = 6;
+    const vectors = pool(700, cols, 17);
+    const random = createRandom(19);
+    let ids = Array.from({ length: 160 }, (_, id) => id);
+    let nextId = 160;
+    let lists = await exactKnnGraph(matrixOf(vectors, cols, ids), k + reserve, { threads: 1 });
+    let graph = await exactKnnGraph(matrixOf(vectors, cols, ids), k, { threads: 1 });
+    let rescoredWithReserve = 0;
+    let rescoredWithout = 0;
+    for (let round = 0; round < 14; round++) {
+      const { kept, next } = changeRows(ids, random, 0.03, 5, nextId);
+      nextId += next.length - kept.length;
+      const matrix = matrixOf(vectors, cols, next);
+      const links = previousRows(ids, next);
+      const updated = finishTask(updateKnnGraphTask(lists, links, matrix, k, { maxScoredShare: 1, reserve }));
+      const plainUpdate = finishTask(updateKnnGraphTask(graph, links, matrix, k, { maxScoredShare: 1 }));
+      assert.ok(updated && plainUpdate, `round ${round}`);
+      assert.equal(updated.graph.k, k + reserve);
+      // Every list is a prefix, at least k long, of the row's exact list of k + reserve (ties by index as the search ranks them).
+      const exact = await exactKnnGraph(matrix, k + reserve, { threads: 1 });
+      for (let row = 0; row < next.length; row++) {
+        const slots = (graph: KnnGraph): [number[], number[]] => [Array.from(graph.indices.subarray(row * (k + reserve), (row + 1) * (k + reserve))), Array.from(graph.similarities.subarray(row * (k + reserve), (row + 1) * (k + reserve)))];
+        const [indices, similarities] = slots(updated.graph);
+        const length = indices.indexOf(-1) < 0 ? k + reserve : indices.indexOf(-1);
+        assert.ok(length >= k, `round ${round} row ${row}: ${length} neighbours`);
+        assert.ok(indices.slice(length).every((index) => index === -1), `round ${round} row ${row}: padding only at the end`);
+        const [exactIndices, exactSimilarities] = slots(exact);
+        assert.deepEqual(indices.slice(0, length), exactIndices.slice(0, length), `round ${round} row ${row}`);
+        assert.deepEqual(similarities.slice(0, length), exactSimilarities.slice(0, length), `round ${round} row ${row}`);
+      }
+      assert.equal(updated.addedRows, next.length - kept.length);
+      rescoredWithReserve += updated.rescoredRows;
+      rescoredWithout += plainUpdate.rescoredRows;
+      ids = next;
+      lists = updated.graph;
+      graph = plainUpdate.graph;
+    }
+    assert.ok(rescoredWithout > 0, 'some rows lost a neighbour to a deletion');
+    assert.ok(rescoredWithReserve < rescoredWithout / 4, `with a reserve ${rescoredWithReserve} rows were scored again, without ${rescoredWithout}`);
   });
 
   test('on an NN-descent graph: new lists are exact, and no kept list gets worse', async () => {

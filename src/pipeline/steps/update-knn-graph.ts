@@ -6,10 +6,11 @@ import { ResidentMatrix } from '../../math/wasm/resident-matrix.js';
 
 /** What {@link updateKnnGraphTask} did. */
 export interface UpdatedKnnGraph {
+  /** Lists of up to k + `reserve` neighbours (see {@link UpdateKnnGraphOptions.reserve}); the first k are the kNN graph's. */
   graph: KnnGraph;
   /** Rows new to the graph, each scored against every row. */
   addedRows: number;
-  /** Kept rows that listed a removed row, scored again against every row. */
+  /** Kept rows that lost more neighbours than their list had to spare, scored again against every row. */
   rescoredRows: number;
 }
 
@@ -20,30 +21,35 @@ export interface UpdateKnnGraphOptions {
    * whole matrix costs less (the exact search scores each pair once, in threads). @default 1 / 4
    */
   maxScoredShare?: number;
+  /** Neighbours each list keeps past the first k, so that a row that loses some takes the next ones. @default 0 */
+  reserve?: number;
 }
 
 /** Rows scored between two pauses of {@link updateKnnGraphTask}. */
 const rowsPerPause = 16;
 
 /**
- * The kNN graph of the rows of `matrix` (unit rows, cosine similarity) from `previous`, the graph of an earlier set of
+ * The kNN graph of the rows of `matrix` (unit rows, cosine similarity) from `previous`, the lists of an earlier set of
  * rows whose vectors have not changed: `previousRowOf[row]` is the row's row in `previous`, −1 for a new row, and the
- * kept rows keep their order (the map increases). A new row is scored against every row; a kept row whose list holds
- * a removed row is scored again in full; every other kept row keeps its list and takes in the new rows that rank
- * above its last neighbour. When `previous` is exact this is the exact graph, bit for bit: a kept list with no removed
- * row is still the top k of the kept rows, the new rows are the only other candidates, and every pair is scored by the
- * kernel the exact search uses (it scores a pair alike in any block), ranked by score, then index, as it ranks them.
- * When `previous` was built by NN-descent, the kept lists stay NN-descent's (they only improve with new rows) and the
- * new and rescored lists are exact.
+ * kept rows keep their order (the map increases). A list of `previous` may be longer than k (a reserve) and of any
+ * length up to its width (−1 padding): each is read as the exact top v of the other rows, v its length (or all of
+ * them, when it lists every other row). A kept row drops the removed rows from its list, which leaves the exact top
+ * v − m of the kept rows, and takes in the new rows that rank above its last entry, which keeps it the exact top v − m
+ * of all rows; while v − m ≥ k its first k are the row's exact kNN list. A row with fewer left, and every new row, is
+ * scored against all rows with the kernel the exact search uses (it scores a pair alike in any block), and keeps
+ * k + `reserve`, ranked by score, then index, as the exact search ranks them. So when `previous` is exact the first k
+ * of every list are the exact graph, bit for bit; a list's reserve only shrinks until the row is scored again.
+ * When `previous` was built by NN-descent (no reserve), the kept lists stay NN-descent's (they only improve with new
+ * rows) and the new and rescored lists are exact.
  *
- * Returns undefined when the update cannot build on `previous` (another k, kept rows reordered) or would score more
- * than `maxScoredShare` of the rows, where the caller searches afresh.
+ * Returns undefined when the update cannot build on `previous` (kept rows reordered) or would score more than
+ * `maxScoredShare` of the rows, where the caller searches afresh.
  */
 export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Array, matrix: DenseMatrix, k: number, options: UpdateKnnGraphOptions = {}): CooperativeTask<UpdatedKnnGraph | undefined> {
   const n = matrix.rows;
   if (previousRowOf.length !== n) throw new RangeError(`updateKnnGraph: ${previousRowOf.length} row links for ${n} rows`);
   const neighbours = Math.max(0, Math.min(k, n - 1));
-  if (previous.k !== neighbours) return undefined;
+  const width = Math.max(0, Math.min(k + (options.reserve ?? 0), n - 1));
   const rowOfPrevious = new Int32Array(previous.n).fill(-1);
   let last = -1;
   for (let row = 0; row < n; row++) {
@@ -55,10 +61,12 @@ export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Arra
     last = before;
   }
 
-  const similarities = new Float32Array(n * neighbours);
-  const indices = new Int32Array(n * neighbours);
-  clearHeap(similarities, indices, 0, n * neighbours);
-  // 0: kept list, 1: new row, 2: kept row that lost a neighbour; both of the latter are scored against all rows.
+  const similarities = new Float32Array(n * width);
+  const indices = new Int32Array(n * width);
+  clearHeap(similarities, indices, 0, n * width);
+  // The length of each row's heap: a kept list's exact length, or `width` for a row scored against all rows.
+  const capacity = new Int32Array(n).fill(width);
+  // 0: kept list, 1: new row, 2: kept row left with fewer than k; both of the latter are scored against all rows.
   const kind = new Uint8Array(n);
   const scored: number[] = [];
   for (let row = 0; row < n; row++) {
@@ -68,41 +76,57 @@ export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Arra
       scored.push(row);
       continue;
     }
-    const offset = row * neighbours;
-    for (let slot = before * neighbours; slot < (before + 1) * neighbours; slot++) {
+    let listed = 0;
+    let removed = 0;
+    for (let slot = before * previous.k; slot < (before + 1) * previous.k; slot++) {
       const target = previous.indices[slot] as number;
       if (target < 0) continue;
-      const now = rowOfPrevious[target] as number;
-      if (now < 0) {
-        kind[row] = 2;
-        scored.push(row);
-        break;
-      }
-      offerToHeap(similarities, indices, offset, neighbours, previous.similarities[slot] as number, now);
+      listed++;
+      if ((rowOfPrevious[target] as number) < 0) removed++;
+    }
+    // A list of every other row is exact at any length: it can grow to `width`; any other list only keeps its length.
+    const kept = Math.min(width, listed === previous.n - 1 ? width : listed - removed);
+    if (kept < neighbours) {
+      kind[row] = 2;
+      scored.push(row);
+      continue;
+    }
+    capacity[row] = kept;
+    const offset = row * width;
+    for (let slot = before * previous.k; slot < (before + 1) * previous.k; slot++) {
+      const target = previous.indices[slot] as number;
+      const now = target < 0 ? -1 : (rowOfPrevious[target] as number);
+      if (now >= 0) offerToHeap(similarities, indices, offset, kept, previous.similarities[slot] as number, now);
     }
   }
   if (scored.length > Math.max(1, n * (options.maxScoredShare ?? 1 / 4))) return undefined;
 
   let addedRows = 0;
-  if (neighbours > 0 && scored.length > 0) {
+  if (width > 0 && scored.length > 0) {
     const resident = ResidentMatrix.load(matrix);
     for (const [done, row] of scored.entries()) {
       if (done > 0 && done % rowsPerPause === 0) yield;
-      const offset = row * neighbours;
-      clearHeap(similarities, indices, offset, neighbours);
+      const offset = row * width;
+      clearHeap(similarities, indices, offset, width);
       // A view of the kernel's scratch memory: read before the next call.
       const scores = resident.scoreRowBlock(row, row + 1, 0, n);
       const added = kind[row] === 1;
       for (let candidate = 0; candidate < n; candidate++) {
         if (candidate === row) continue;
         const score = scores[candidate] as number;
-        offerToHeap(similarities, indices, offset, neighbours, score, candidate);
+        offerToHeap(similarities, indices, offset, width, score, candidate);
         // A kept list takes the new row in; rows scored in full find it themselves.
-        if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * neighbours, neighbours, score, row);
+        if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
       }
       if (added) addedRows++;
     }
   }
-  for (let row = 0; row < n; row++) sortHeap(similarities, indices, row * neighbours, neighbours);
-  return { graph: { n, k: neighbours, indices, similarities }, addedRows, rescoredRows: scored.length - addedRows };
+  for (let row = 0; row < n; row++) {
+    const offset = row * width;
+    const length = capacity[row] as number;
+    sortHeap(similarities, indices, offset, length);
+    // Past a kept list's length the slots are padding, which the heap never held.
+    indices.fill(-1, offset + length, offset + width);
+  }
+  return { graph: { n, k: width, indices, similarities }, addedRows, rescoredRows: scored.length - addedRows };
 }

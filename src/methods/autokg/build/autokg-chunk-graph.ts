@@ -50,6 +50,8 @@ export interface AutokgChunkGraph {
   graph: KnnGraph;
   /** Whether the graph is exact; above `options.exactUpTo` kept chunks it is built by NN-descent. */
   exact: boolean;
+  /** Rows whose lists were searched: those the shared graph's lists ran short for (`run.allRows`), else every kept row. */
+  searchedRows: number;
 }
 
 /**
@@ -82,12 +84,12 @@ export async function autokgChunkGraph(vectors: DenseMatrix, lengths: ArrayLike<
     keptVectors = { rows: kept.length, cols, data };
   }
   const k = Math.max(0, Math.min(options.neighbours - 1, kept.length - 1));
-  if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true };
+  if (cols === 0 || k === 0) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n: kept.length, k: 0, indices: new Int32Array(0), similarities: new Float32Array(0) }, exact: true, searchedRows: 0 };
   // Rescoring a row scans every row: worth it for up to an eighth of the rows against the exact graph's n²/2 pairs, for
   // far fewer against NN-descent, which scores a small share of the pairs.
   const maxRescoredShare = run.allRows?.exact === false ? 1 / 32 : 1 / 8;
   const fromAllRows = run.allRows && run.allRows.graph.k >= k ? await runTask(knnGraphOfRowsTask(run.allRows.graph, kept, k, { matrix: vectors, maxRescoredShare }), { signal }) : undefined;
-  if (run.allRows && fromAllRows) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: fromAllRows.graph, exact: run.allRows.exact };
+  if (run.allRows && fromAllRows) return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: fromAllRows.graph, exact: run.allRows.exact, searchedRows: fromAllRows.rescored };
   const { n, indices, similarities, exact } = await knnGraphBySize(keptVectors, k, { exactUpTo: options.exactUpTo, signal });
-  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n, k, indices, similarities }, exact };
+  return { kept, duplicates: rows - kept.length, vectors: keptVectors, graph: { n, k, indices, similarities }, exact, searchedRows: kept.length };
 }

@@ -1,6 +1,6 @@
 import { sha256 } from '../../../core/ids.js';
 import { autokgChunkGraph, type AutokgChunkGraphOptions } from './autokg-chunk-graph.js';
-import { decodeChunkKnnGraph, encodeChunkKnnGraph } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
+import { decodeChunkKnnGraph, encodeChunkKnnGraph, knnListsWithReserve } from '../../../pipeline/steps/chunk-knn-graph-codec.js';
 import { chunkKnnArtifact, readChunkKnn } from '../../../pipeline/steps/chunk-knn-step.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import type { AutokgConfig } from '../config.js';
@@ -27,8 +27,8 @@ interface LeftOutChunks {
  * chunk, AutoKG's `remove_same_text`) are left out of the graph, and so out of clustering, keywords and search: the
  * blob's chunk ids are the kept chunks. The neighbours come from the index's shared chunk kNN graph (`chunk-knn`,
  * which KGP's passage graph reads too): each kept chunk keeps its first K − 1 kept neighbours there, which is the exact
- * graph of the kept chunks, and the few chunks that lost neighbours to a left-out twin are scored again
- * (`knnGraphOfRows`). Above `index.knn.exactUpTo` chunks the shared graph is NN-descent's, and so is this one
+ * graph of the kept chunks; a chunk that lost neighbours to a left-out twin takes the next ones from the shared graph's
+ * reserve, and only one that lost more is scored again (`knnGraphOfRows`). Above `index.knn.exactUpTo` chunks the shared graph is NN-descent's, and so is this one
  * (`approximate` in the step's counts). Stored as one blob ({@link chunkKnnGraphBlobKey}); similarities are stored,
  * not kernel weights, so the kernel can change without rebuilding the graph. While the chunk vectors are unchanged (the
  * same embedder), an update searches for near-duplicates only around the new chunks and those left out before
@@ -66,10 +66,10 @@ export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | '
       const vectors = matrixInRowOrder(loaded, chunkIds);
       const sameRows = shared.chunkIds.length === chunkIds.length && shared.chunkIds.every((id, row) => id === chunkIds[row]);
       const candidates = stored && leftOut?.embedderId === embedderId && leftOut.duplicateDistance === graphSettings.duplicateDistance ? nearDuplicateCandidates(chunkIds, decodeChunkKnnGraph(stored).chunkIds, leftOut.chunkIds) : undefined;
-      const { kept, duplicates, graph, exact } = await autokgChunkGraph({ rows: chunks.length, cols: dimensions, data: vectors }, chunks.map((chunk) => chunk.nTokens), graphSettings, {
+      const { kept, duplicates, graph, exact, searchedRows } = await autokgChunkGraph({ rows: chunks.length, cols: dimensions, data: vectors }, chunks.map((chunk) => chunk.nTokens), graphSettings, {
         signal: context.signal,
         onProgress: (done, total) => context.progress(done, total, 'vectors'),
-        ...(sameRows ? { allRows: { graph: shared.graph, exact: shared.exact !== false } } : {}),
+        ...(sameRows ? { allRows: { graph: knnListsWithReserve(shared), exact: shared.exact !== false } } : {}),
         ...(candidates ? { nearDuplicateCandidates: candidates } : {}),
       });
       const keptIds = new Set(Array.from(kept, (row) => chunkIds[row] as string));
@@ -84,6 +84,7 @@ export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | '
           edges: graph.indices.filter((index) => index >= 0).length,
           approximate: exact ? 0 : 1,
           duplicateCandidates: candidates?.length ?? chunkIds.length,
+          searchedRows,
         },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {

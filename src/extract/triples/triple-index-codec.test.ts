@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createRandom } from '../../core/random.js';
-import { appendTripleRows, decodeTripleIndex, encodeTripleIndex } from './triple-index-codec.js';
+import { allTripleIndexStrings, appendTripleRows, decodeTripleIndex, encodeTripleIndex } from './triple-index-codec.js';
 import { buildTripleIndex, type TripleIndex, type TripleRow } from './triple-index.js';
 
 const rows = [
@@ -85,4 +85,18 @@ test('rows of a chunk the index holds are not appended', () => {
   const encoded = encodeTripleIndex(buildTripleIndex(rows)) as Uint8Array;
   assert.equal(appendTripleRows(encoded, [{ id: 't9', subject: 'Kraków', predicate: 'is', object: 'a city', chunkId: 'c2' }]), undefined);
   assert.equal(appendTripleRows(new Uint8Array(0), []), undefined);
+});
+
+test('allTripleIndexStrings gives every string of a field at once, ASCII or not, as the index lists them', () => {
+  const built = buildTripleIndex(rows);
+  const encoded = encodeTripleIndex(built);
+  assert.ok(encoded);
+  const decoded = decodeTripleIndex(encoded);
+  assert.ok(decoded);
+  for (const field of ['phraseTexts', 'phraseIds', 'phraseLabels', 'factIds', 'factTexts', 'factPredicate', 'chunkIds'] as const) {
+    assert.deepEqual([...allTripleIndexStrings(decoded, field)], [...built[field]], field);
+    assert.deepEqual([...allTripleIndexStrings(built, field)], [...built[field]], field);
+  }
+  // A non-ASCII field (the labels hold "Zoë Ørsted 🌉") and an ASCII one (the ids) both came through.
+  assert.ok(allTripleIndexStrings(decoded, 'phraseLabels').includes('Zoë Ørsted 🌉'));
 });

@@ -85,10 +85,16 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
     }
   }
 
-  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): number[] =>
-    Array.from(first.keys())
-      .filter((item) => (first[item] as number) >= 0)
-      .sort((left, right) => (first[left] as number) - (first[right] as number) || (walked.has(first[left] as number) ? (rank.get(left) as number) - (rank.get(right) as number) : left - right));
+  // New order: by the chunk first seen in, then by rank; old indices are already in row order, so buckets need no sort
+  // but those of the walked chunks.
+  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): number[] => {
+    const buckets: number[][] = keptChunkIds.map(() => []);
+    first.forEach((chunk, item) => {
+      if (chunk >= 0) (buckets[chunk] as number[]).push(item);
+    });
+    for (const chunk of walked) (buckets[chunk] as number[]).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
+    return buckets.flat();
+  };
   const phraseOrder = order(phrases.first, phraseRank);
   const factOrder = order(facts.first, factRank);
   const newPhrase = new Int32Array(phrases.first.length).fill(-1);

@@ -120,4 +120,21 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       await alone.close();
     }
   });
+
+  it('a delete of documents among the others removes their chunks from the stored index instead of building it again', async () => {
+    const kgrag = await open();
+    try {
+      await kgrag.index(documents);
+      // Early documents: phrases and facts first seen in them move to the later chunks that name them too.
+      const sources = [0, 1, 3, 6].map((index) => `sample#${index}`);
+      const removed = await kgrag.delete(sources);
+      assert.equal(removed.deleted.length, sources.length);
+      const triples = stepCounts(removed.run, 'triples');
+      assert.ok((triples?.['removedTriples'] ?? 0) > 0, 'the deleted documents had triples');
+      assert.equal(triples?.['indexRebuilt'], 0, 'the stored index is updated in place');
+      await assertBuiltFromStored(kgrag);
+    } finally {
+      await kgrag.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { decodeTripleIndex, encodeTripleIndex } from '../extract/triples/triple-index-codec.js';
+import { allTripleIndexStrings, decodeTripleIndex, encodeTripleIndex } from '../extract/triples/triple-index-codec.js';
 import { buildTripleIndex, type TripleIndex } from '../extract/triples/triple-index.js';
 import { rowsOf, type StoredRowMap } from '../store/row-map.js';
 import type { Store } from '../store/store.js';
@@ -70,8 +70,8 @@ export async function storeTripleVectorRows(tx: Store, index: TripleIndex, index
     await tx.setMeta(tripleIndexKeys.vectorRowsMeta, null);
     return;
   }
-  const phraseRows = rowsOf(await tx.vectors('phrases').ids(), index.phraseIds);
-  const factRows = rowsOf(await tx.vectors('facts').ids(), index.factIds);
+  const phraseRows = rowsOf(await tx.vectors('phrases').ids(), allTripleIndexStrings(index, 'phraseIds'));
+  const factRows = rowsOf(await tx.vectors('facts').ids(), allTripleIndexStrings(index, 'factIds'));
   const bytes = new Uint8Array(4 * (phraseRows.length + factRows.length));
   new Int32Array(bytes.buffer, 0, phraseRows.length).set(phraseRows);
   new Int32Array(bytes.buffer, 4 * phraseRows.length, factRows.length).set(factRows);

@@ -1,8 +1,25 @@
 import { contentId } from '../../core/ids.js';
+import { allTripleIndexStrings } from '../../extract/triples/triple-index-codec.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { loadTripleIndex, storeTripleVectorRows } from '../stored-triple-index.js';
 import { embeddingSettings } from './embed-chunks-step.js';
-import { embedSpace } from './embed-space.js';
+import { embedSpace, type EmbeddingItem } from './embed-space.js';
+
+/**
+ * A phrase or fact to embed whose text is decoded from the stored index only when read: an update embeds the few
+ * new ones, and decoding all 128,000 texts of 2Wiki's index cost more than the rest of the step.
+ */
+class IndexItem implements EmbeddingItem {
+  constructor(
+    readonly id: string,
+    private readonly texts: readonly string[],
+    private readonly row: number,
+  ) {}
+
+  get text(): string {
+    return this.texts[this.row] as string;
+  }
+}
 
 /**
  * Embeds the triple index in two vector spaces: `phrases`, each distinct normalized triple argument under its
@@ -20,20 +37,21 @@ export const embedTriplesStep: PipelineStep = {
 
   async run(context) {
     const { index, version } = await loadTripleIndex(context.store);
+    const { phraseTexts, factTexts } = index;
     const phrases = await embedSpace(
       context,
       'phrases',
-      index.phraseIds.map((id, phrase) => ({ id, text: index.phraseTexts[phrase] as string })),
+      allTripleIndexStrings(index, 'phraseIds').map((id, phrase) => new IndexItem(id, phraseTexts, phrase)),
     );
     const facts = await embedSpace(
       context,
       'facts',
-      index.factIds.map((id, fact) => ({ id, text: index.factTexts[fact] as string })),
+      allTripleIndexStrings(index, 'factIds').map((id, fact) => new IndexItem(id, factTexts, fact)),
     );
     return {
       counts: {
-        phrases: index.phraseIds.length,
-        facts: index.factIds.length,
+        phrases: phraseTexts.length,
+        facts: factTexts.length,
         embedded: (phrases.counts['embedded'] ?? 0) + (facts.counts['embedded'] ?? 0),
         removed: (phrases.counts['removed'] ?? 0) + (facts.counts['removed'] ?? 0),
       },

@@ -13,9 +13,11 @@ import { createNlpTripleExtractor, nlpTripleExtractorVersion } from '../../extra
 import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
 import { buildTripleIndex, type TripleRow } from '../../extract/triples/triple-index.js';
-import { appendTripleRows, encodeTripleIndex } from '../../extract/triples/triple-index-codec.js';
+import { removeTripleChunks } from '../../extract/triples/remove-triple-chunks.js';
+import { appendTripleRows, decodeTripleIndex, encodeTripleIndex } from '../../extract/triples/triple-index-codec.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
+import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { Store } from '../../store/store.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepContext, StepOutput } from '../pipeline-step.js';
@@ -105,7 +107,12 @@ interface NlpChunksMeta {
   extractorVersion: number;
   /** The triple index version the chunk list goes with. */
   indexVersion: string;
+  /** Every stored row names two phrases, which lets a delete update the index in place (see `removeTripleChunks`). */
+  everyRowNamesTwoPhrases?: boolean;
 }
+
+/** Whether a row's subject and object both normalize to a phrase (the index skips a row whose one does not). */
+const namesTwoPhrases = (row: TripleRow): boolean => normalizePhrase(row.subject) !== '' && normalizePhrase(row.object) !== '';
 
 /** Extraction records are written in groups as replies arrive, so a killed run keeps what it paid for. */
 const recordsPerWrite = 16;
@@ -211,7 +218,7 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
           await tx.table('triples').upsert(rows);
           await storeTripleIndex(tx, buildTripleIndex(rows), outputVersion);
           if (epoch && !openie) {
-            await writeNlpChunks(tx, chunks.map((chunk) => chunk.id), outputVersion);
+            await writeNlpChunks(tx, chunks.map((chunk) => chunk.id), outputVersion, rows.every(namesTwoPhrases));
             await recordStatisticsEpoch(tx, 'triples', epoch.epoch);
           } else {
             await tx.setMeta(nlpChunkKeys.meta, null);
@@ -222,9 +229,9 @@ export function createTriplesStep(mode: 'fast' | 'standard'): PipelineStep {
   };
 }
 
-async function writeNlpChunks(tx: Store, chunkIds: readonly string[], indexVersion: string): Promise<void> {
+async function writeNlpChunks(tx: Store, chunkIds: readonly string[], indexVersion: string, everyRowNamesTwoPhrases: boolean): Promise<void> {
   await tx.setBlob(nlpChunkKeys.chunks, Buffer.from(JSON.stringify(chunkIds), 'utf8'));
-  const meta: NlpChunksMeta = { extractorVersion: nlpTripleExtractorVersion, indexVersion };
+  const meta: NlpChunksMeta = { extractorVersion: nlpTripleExtractorVersion, indexVersion, everyRowNamesTwoPhrases };
   await tx.setMeta(nlpChunkKeys.meta, meta);
 }
 
@@ -261,8 +268,15 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
   const newRows = tripleRowsOf(added, byChunk);
   const removedRows = removed.length === 0 ? [] : await store.table('triples').where('chunkId', removed);
 
-  const appendable = removedRows.length === 0 && (firstAdded < 0 || lastKept < firstAdded);
-  let blob = appendable ? appendTripleRows(stored.blob, newRows) : undefined;
+  const everyRowNamesTwoPhrases = meta.everyRowNamesTwoPhrases === true && newRows.every(namesTwoPhrases);
+  const appendable = firstAdded < 0 || lastKept < firstAdded;
+  // Removed chunks leave the stored index in place when every row names two phrases (see `removeTripleChunks`).
+  let base: Uint8Array | undefined = removedRows.length === 0 ? stored.blob : undefined;
+  if (removedRows.length > 0 && appendable && meta.everyRowNamesTwoPhrases === true) {
+    const index = decodeTripleIndex(stored.blob);
+    if (index) base = encodeTripleIndex(await removeTripleChunks(index, removed, (ids) => store.table('triples').where('chunkId', ids)));
+  }
+  let blob = appendable && base !== undefined ? (newRows.length === 0 ? base : appendTripleRows(base, newRows)) : undefined;
   let rewritten: TripleRecord[] | undefined;
   if (blob === undefined) {
     // Rows in chunk order, the stored ones as they were extracted: what a build reads.
@@ -297,7 +311,7 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
         await tx.table('triples').upsert(newRows);
       }
       await storeEncodedTripleIndex(tx, indexBlob, outputVersion);
-      await writeNlpChunks(tx, chunkIds, outputVersion);
+      await writeNlpChunks(tx, chunkIds, outputVersion, everyRowNamesTwoPhrases);
       await recordStatisticsEpoch(tx, 'triples', epoch);
     },
   };

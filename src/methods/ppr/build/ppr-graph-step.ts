@@ -7,6 +7,7 @@ import { rowsOf } from '../../../store/row-map.js';
 import { loadTripleIndex } from '../../../pipeline/stored-triple-index.js';
 import { assemblePprGraph, decodePprGraph, encodePprGraph, type PprGraph } from './ppr-graph.js';
 import type { TripleIndex } from '../../../extract/triples/triple-index.js';
+import { allTripleIndexStrings } from '../../../extract/triples/triple-index-codec.js';
 import {
   decodeSynonymState,
   encodeSynonymState,
@@ -170,11 +171,14 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
     async run(context) {
       const { store } = context;
       const { index, version } = await loadTripleIndex(store);
+      // Every id and text is read: decoded at once, not one by one through the stored index's lazy lists.
+      const phraseIds = allTripleIndexStrings(index, 'phraseIds');
+      const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
       // The whole space, not `load(ids)`: selecting tens of thousands of ids costs seconds, and the space holds the phrases only.
       const loaded = await store.vectors('phrases').loadSparse();
-      const vectors: Array<SparseVector | null> = index.phraseIds.map(() => null);
+      const vectors: Array<SparseVector | null> = phraseIds.map(() => null);
       let withVector = 0;
-      rowsOf(loaded.ids, index.phraseIds).forEach((phrase, row) => {
+      rowsOf(loaded.ids, phraseIds).forEach((phrase, row) => {
         if (phrase < 0) return;
         const start = loaded.rowPointers[row] as number;
         const end = loaded.rowPointers[row + 1] as number;
@@ -186,14 +190,14 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       const options = { topK: synonymyEdgeTopk, threshold: synonymyEdgeSimThreshold, search };
       const embedderId = (await store.vectors('phrases').info())?.embedderId;
       const previous = await previousSynonymState(store, { ...options, embedderId });
-      const updated = previous && updateSynonymEdges(index.phraseTexts, vectors, options, previous);
-      const { edges, state } = updated ?? (await synonymComputation(index.phraseTexts, vectors, options));
+      const updated = previous && updateSynonymEdges(phraseTexts, vectors, options, previous);
+      const { edges, state } = updated ?? (await synonymComputation(phraseTexts, vectors, options));
       context.progress(1, 1, 'synonym search');
       const passageIds = await passageIdsOf(store);
       const graph = encodePprGraph(assemblePprGraph(index, passageIds, edges));
       const meta: PprGraphMeta = {
-        phrases: index.phraseIds.length,
-        phraseDigest: phraseDigest(index.phraseIds),
+        phrases: phraseIds.length,
+        phraseDigest: phraseDigest(phraseIds),
         edges: edges.sources.length,
         synonymyEdgeTopk,
         synonymyEdgeSimThreshold,
@@ -209,7 +213,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
         counts: {
           phrases: meta.phrases,
           synonymEdges: meta.edges,
-          withoutVector: index.phraseIds.length - withVector,
+          withoutVector: phraseIds.length - withVector,
           exactSearch: search === 'exact' ? 1 : 0,
           updated: updated ? 1 : 0,
           searchedPhrases: updated ? updated.searched : state.texts.length,

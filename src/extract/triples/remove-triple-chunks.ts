@@ -1,0 +1,122 @@
+import { normalizePhrase } from '../../text/normalize-phrase.js';
+import { allTripleIndexStrings } from './triple-index-codec.js';
+import { factSentence, type TripleIndex, type TripleRow } from './triple-index.js';
+
+/** Reads the triples-table rows of chunks, in table order. */
+export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly TripleRow[]>;
+
+/**
+ * The triple index of `index`'s rows without those of `removedChunkIds`: field for field what `buildTripleIndex` gives
+ * for the kept rows (so its encoding is the same bytes), at the cost of the change — provided every row of the index
+ * has a subject and an object that normalize to a phrase (a row without one still names its other phrase, at a place
+ * no chunk list records; the caller then builds the index from the rows). Phrases and facts keep their
+ * relative order, but one whose first occurrence was in a removed chunk is now first seen in a later chunk, among
+ * that chunk's rows: only the rows of such chunks are read (`readRows`) and walked again; every other list is
+ * filtered and renumbered from the index itself, without normalizing a phrase.
+ */
+export async function removeTripleChunks(index: TripleIndex, removedChunkIds: readonly string[], readRows: ChunkRowReader): Promise<TripleIndex> {
+  const chunkIds = allTripleIndexStrings(index, 'chunkIds');
+  const removed = new Set(removedChunkIds);
+  // Old chunk index → new (−1: removed); chunks keep their order.
+  const chunkMap = new Int32Array(chunkIds.length);
+  const keptChunkIds: string[] = [];
+  chunkIds.forEach((id, chunk) => {
+    chunkMap[chunk] = removed.has(id) ? -1 : keptChunkIds.push(id) - 1;
+  });
+
+  // Each phrase's and fact's kept chunks and the chunk it is now first seen in (−1: gone).
+  const keptLists = (lists: TripleIndex['phraseChunks']) => {
+    const kept: number[][] = [];
+    const first = new Int32Array(lists.length);
+    const moved: number[] = [];
+    lists.forEach((list, item) => {
+      const chunks: number[] = [];
+      for (const chunk of list) if ((chunkMap[chunk] as number) >= 0) chunks.push(chunkMap[chunk] as number);
+      kept.push(chunks);
+      first[item] = chunks[0] ?? -1;
+      if (chunks.length > 0 && (chunkMap[list[0] as number] as number) < 0) moved.push(item);
+    });
+    return { kept, first, moved };
+  };
+  const phrases = keptLists(index.phraseChunks);
+  const facts = keptLists(index.factChunks);
+
+  // The chunks that now hold a first occurrence they did not: their rows say in what order, and in which surface form.
+  const walked = new Set<number>();
+  for (const phrase of phrases.moved) walked.add(phrases.first[phrase] as number);
+  for (const fact of facts.moved) walked.add(facts.first[fact] as number);
+  // Within a walked chunk, items rank by when its rows first name them; elsewhere by their old index (row order).
+  const phraseRank = new Map<number, number>();
+  const factRank = new Map<number, number>();
+  const phraseLabels = [...allTripleIndexStrings(index, 'phraseLabels')];
+  const factIds = [...allTripleIndexStrings(index, 'factIds')];
+  const factTexts = [...allTripleIndexStrings(index, 'factTexts')];
+  if (walked.size > 0) {
+    const walkedChunk = new Map([...walked].map((chunk) => [keptChunkIds[chunk] as string, chunk]));
+    const factByKey = new Map<string, number>();
+    const factPredicate = index.factPredicate;
+    for (let fact = 0; fact < factIds.length; fact++) {
+      if (walked.has(facts.first[fact] as number)) factByKey.set(`${index.factSubject[fact]}\u0000${factPredicate[fact]}\u0000${index.factObject[fact]}`, fact);
+    }
+    const movedPhrases = new Set(phrases.moved);
+    const movedFacts = new Set(facts.moved);
+    const phraseIndex = index.phraseIndex;
+    for (const row of await readRows([...walkedChunk.keys()])) {
+      const chunk = walkedChunk.get(row.chunkId);
+      const subject = phraseIndex.get(normalizePhrase(row.subject));
+      const object = phraseIndex.get(normalizePhrase(row.object));
+      if (subject === undefined || object === undefined || chunk === undefined) continue;
+      for (const [phrase, surface] of [
+        [subject, row.subject],
+        [object, row.object],
+      ] as const) {
+        if (phrases.first[phrase] !== chunk || phraseRank.has(phrase)) continue;
+        phraseRank.set(phrase, phraseRank.size);
+        if (movedPhrases.has(phrase)) phraseLabels[phrase] = surface.trim();
+      }
+      const predicate = row.predicate.trim().toLowerCase().replace(/\s+/g, ' ');
+      const fact = factByKey.get(`${subject}\u0000${predicate}\u0000${object}`);
+      if (fact === undefined || factRank.has(fact)) continue;
+      factRank.set(fact, factRank.size);
+      if (movedFacts.has(fact)) {
+        factIds[fact] = row.id;
+        factTexts[fact] = factSentence(row.subject, row.predicate, row.object);
+      }
+    }
+  }
+
+  // New order: by the chunk first seen in, then by rank; old indices are already in row order, so buckets need no sort
+  // but those of the walked chunks.
+  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): number[] => {
+    const buckets: number[][] = keptChunkIds.map(() => []);
+    first.forEach((chunk, item) => {
+      if (chunk >= 0) (buckets[chunk] as number[]).push(item);
+    });
+    for (const chunk of walked) (buckets[chunk] as number[]).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
+    return buckets.flat();
+  };
+  const phraseOrder = order(phrases.first, phraseRank);
+  const factOrder = order(facts.first, factRank);
+  const newPhrase = new Int32Array(phrases.first.length).fill(-1);
+  phraseOrder.forEach((phrase, position) => (newPhrase[phrase] = position));
+
+  const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
+  const phraseIds = allTripleIndexStrings(index, 'phraseIds');
+  const factPredicate = allTripleIndexStrings(index, 'factPredicate');
+  const pick = <T>(values: ArrayLike<T>, items: readonly number[]): T[] => items.map((item) => values[item] as T);
+  const newPhraseIndex = new Map(phraseOrder.map((phrase, position) => [phraseTexts[phrase] as string, position]));
+  return {
+    phraseTexts: pick(phraseTexts, phraseOrder),
+    phraseIds: pick(phraseIds, phraseOrder),
+    phraseLabels: pick(phraseLabels, phraseOrder),
+    phraseIndex: newPhraseIndex,
+    factIds: pick(factIds, factOrder),
+    factTexts: pick(factTexts, factOrder),
+    factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),
+    factObject: Int32Array.from(factOrder, (fact) => newPhrase[index.factObject[fact] as number] as number),
+    factPredicate: pick(factPredicate, factOrder),
+    factChunks: pick(facts.kept, factOrder),
+    chunkIds: keptChunkIds,
+    phraseChunks: pick(phrases.kept, phraseOrder),
+  };
+}

@@ -2,7 +2,7 @@ import { contentId } from '../../core/ids.js';
 import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import { maxOf } from '../../core/max-of.js';
-import type { ClaimRecord, CommunityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
+import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
 import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
@@ -173,19 +173,23 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     }),
 
     async run(context) {
-      const { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp } = await reportInputs(context, options);
+      const { communities, previous, earlier, settingsHash, entities, llmRelations, bottomUp } = await reportInputs(context, options);
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
       let reports: ReportRecord[];
       let criticalPath = 0;
       let ratingScale: number | undefined;
       if (llmRelations && context.llm) {
+        const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
         const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
         ({ reports, criticalPath } = await llmReports(context, context.llm, bottomUp, writer));
       } else {
         const inputsOf = createExtractiveReportInputs(entities);
-        reports = bottomUp.map((community, index) => {
+        const planned = bottomUp.map((community) => ({ community, kept: earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community) }));
+        // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
+        const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
+        const { extractive } = await reportSources(context, entities, undefined, built);
+        reports = planned.map(({ community, kept }, index) => {
           if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
-          const kept = earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community);
           if (!kept) return extractive(community);
           const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
           return { ...kept, rating: extractiveRating(members) };
@@ -239,12 +243,13 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { earlier, settingsHash, sources, llmRelations, extractive, bottomUp } = await reportInputs(context, options);
+      const { earlier, settingsHash, entities, llmRelations, bottomUp } = await reportInputs(context, options);
       if (!llmRelations) return { items: 0, calls: 0 };
       const round = shard.round ?? 0;
       const rounds = reportRounds(bottomUp);
       const owned = bottomUp.filter((community) => rounds.get(community.id) === round && ownsItem(shard, community.id));
       if (owned.length === 0) return { items: 0, calls: 0 };
+      const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
       const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
       const counted = withCallCount(llm);
       // Every report this prefetch writes or replays, once: siblings share their sub-communities' replays.
@@ -293,17 +298,32 @@ async function reportInputs(context: StepContext, options: ReportsStepOptions) {
     }),
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
-  const chunks = new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk]));
   const llmRelations = options.llm && context.llm ? new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])) : undefined;
+  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
+  return { communities, previous, earlier, settingsHash, entities, llmRelations, bottomUp };
+}
+
+/**
+ * The graph and texts reports are built from, and the extractive reporter over them. `built`: the only communities
+ * whose extractive reports will be built (their chunks are read, and the relations only if there is one), else every chunk.
+ */
+async function reportSources(
+  context: StepContext,
+  entities: ReadonlyMap<string, EntityRecord>,
+  llmRelations: ReadonlyMap<string, RelationRecord> | undefined,
+  built: readonly CommunityRecord[] | undefined,
+): Promise<{ sources: ReportSources; extractive: (community: CommunityRecord) => ReportRecord }> {
+  const { store, config } = context;
+  const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
   const sources: ReportSources = {
     entities,
     // The extractive reports read only the relations' endpoints: no descriptions and chunk lists to decode.
-    relations: llmRelations ?? new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation])),
-    chunks,
+    relations:
+      llmRelations ??
+      (built?.length === 0 ? new Map() : new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation]))),
+    chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
-  const extractive = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
-  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
-  return { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp };
+  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings }) };
 }
 
 /** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */

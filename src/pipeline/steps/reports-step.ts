@@ -2,7 +2,7 @@ import { contentId } from '../../core/ids.js';
 import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import { maxOf } from '../../core/max-of.js';
-import type { ClaimRecord, CommunityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
+import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
 import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
@@ -11,6 +11,7 @@ import { generateCommunityReport } from '../../extract/reports/generate-communit
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import { ownsItem } from '../owns-item.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
@@ -35,6 +36,11 @@ interface StoredReportInputs {
   byCommunity: Record<string, string>;
   /** Per LLM report (by community id), the records its `[Data: …]` references cite: table, number shown, record id. */
   citations?: Record<string, Array<[table: string, label: string, id: string]>>;
+  /**
+   * The raw extractive rating rated 10: the highest one at the last refresh (a corpus statistic, see
+   * corpus-statistics.ts). Kept between refreshes so that a new highest one does not re-rate, and rewrite, every report.
+   */
+  ratingScale?: number;
 }
 
 /** A report with every `[Data: …]` number passed through `renumber` (see `renumberDataReferences`). */
@@ -66,8 +72,11 @@ class EarlierReports {
   /** What every LLM report of this run cites, by community id. */
   readonly citations = new Map<string, Array<[string, string, string]>>();
   reused = 0;
+  /** The stored {@link StoredReportInputs.ratingScale}. */
+  readonly ratingScale: number | undefined;
 
   constructor(previous: readonly ReportRecord[], stored: StoredReportInputs | undefined) {
+    this.ratingScale = stored?.version === 1 ? stored.ratingScale : undefined;
     if (stored?.version !== 1) return;
     for (const report of previous) {
       const inputs = stored.byCommunity[report.communityId];
@@ -112,8 +121,8 @@ class EarlierReports {
     return { ...withoutHid(earlier), communityId: community.id, level: community.level };
   }
 
-  /** What to store for the next run: the inputs of `reports`. */
-  stored(reports: readonly ReportRecord[]): StoredReportInputs {
+  /** What to store for the next run: the inputs of `reports`, and the extractive rating scale they were rated on. */
+  stored(reports: readonly ReportRecord[], ratingScale: number | undefined): StoredReportInputs {
     const byCommunity: Record<string, string> = {};
     for (const report of reports) {
       const inputs = this.inputs.get(report.communityId);
@@ -124,7 +133,7 @@ class EarlierReports {
       const cited = this.citations.get(report.communityId);
       if (cited !== undefined && cited.length > 0) citations[report.communityId] = cited;
     }
-    return { version: 1, byCommunity, ...(Object.keys(citations).length > 0 ? { citations } : {}) };
+    return { version: 1, byCommunity, ...(Object.keys(citations).length > 0 ? { citations } : {}), ...(ratingScale === undefined ? {} : { ratingScale }) };
   }
 }
 
@@ -143,7 +152,10 @@ class EarlierReports {
  * members, their texts and mentions, and the community's chunks and inner relations
  * (`extractiveReportInputs`). A report whose hash is stored is kept as it was (its row and `hid` too, when
  * its community kept its id) and counted `reused`; the others are `regenerated`. Extractive ratings are
- * rescaled over all reports again, kept ones included.
+ * re-rated from their members' degrees, kept ones included, on a 0–10 scale whose 10 is the highest raw rating at
+ * the last refresh of the corpus statistics (`ratingScale` in `reports:inputs`; capped at 10 between refreshes): the
+ * scale is read as absolute (`minCommunityRank`, the extractive global answer's prior), so it stays, but refitting
+ * it on every update would re-rate and rewrite every report whenever the highest one moves.
  *
  * Prefetch (LLM reports only): an item is a community, owned by its id; its round is its height in the community
  * tree (0 without sub-communities, else one more than its highest sub-community), so a round's reports need only
@@ -154,30 +166,39 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   const step: PipelineStep = {
     name: 'reports',
     version: 3,
-    reads: ['communities', options.graphStep, ...(options.claims ? (['claims'] as const) : [])],
+    reads: ['communities', options.graphStep, 'statistics', ...(options.claims ? (['claims'] as const) : [])],
     settings: (config, environment) => ({
       reports: config.reports,
       llm: options.llm ? { model: environment.llmModel, prompts: promptsHash(environment.prompts, [communityReportPrompt, communityReportRepairPrompt], null) } : null,
     }),
 
     async run(context) {
-      const { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp } = await reportInputs(context, options);
+      const { communities, previous, earlier, settingsHash, entities, llmRelations, bottomUp } = await reportInputs(context, options);
+      const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
       let reports: ReportRecord[];
       let criticalPath = 0;
+      let ratingScale: number | undefined;
       if (llmRelations && context.llm) {
+        const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
         const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
         ({ reports, criticalPath } = await llmReports(context, context.llm, bottomUp, writer));
       } else {
         const inputsOf = createExtractiveReportInputs(entities);
-        reports = bottomUp.map((community, index) => {
+        const planned = bottomUp.map((community) => ({ community, kept: earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community) }));
+        // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
+        const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
+        const { extractive } = await reportSources(context, entities, undefined, built);
+        reports = planned.map(({ community, kept }, index) => {
           if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
-          const kept = earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community);
           if (!kept) return extractive(community);
           const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
           return { ...kept, rating: extractiveRating(members) };
         });
-        const highest = Math.max(1e-9, maxOf(reports.map((report) => report.rating)));
-        for (const report of reports) report.rating = Math.round((report.rating / highest) * 100) / 10;
+        // Between refreshes the scale fitted at the last one stays (a report above it is rated 10), so a new highest
+        // rating re-rates no other report; a refresh rates the highest one 10, as a fresh build does.
+        ratingScale = incremental && earlier.ratingScale !== undefined ? earlier.ratingScale : Math.max(1e-9, maxOf(reports.map((report) => report.rating)));
+        const scale = ratingScale;
+        for (const report of reports) report.rating = Math.min(10, Math.round((report.rating / scale) * 100) / 10);
       }
       context.progress(bottomUp.length, bottomUp.length, 'communities');
       const byCommunity = new Map(reports.map((report) => [report.communityId, report]));
@@ -186,8 +207,8 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       if (failed > 0) context.warn('report-failed', `${failed} community reports could not be generated by the LLM; they keep extractive reports with the error recorded`);
       const current = new Set(inCommunityOrder.map((report) => report.communityId));
       const removed = previous.filter((report) => !current.has(report.communityId)).map((report) => report.communityId);
-      const inputs = earlier.stored(inCommunityOrder);
-      // An update rewrites only the reports that changed (a kept report's rating moves with the highest one).
+      const inputs = earlier.stored(inCommunityOrder, ratingScale);
+      // An update rewrites only the reports that changed (a kept report's rating moves with its members' degrees).
       const previousById = new Map(previous.map((report) => [report.communityId, report]));
       const changed = inCommunityOrder.filter((report) => !sameReport(report, previousById.get(report.communityId)));
       return {
@@ -206,6 +227,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           else await tx.table('reports').clear();
           await tx.table('reports').upsert(changed);
           await tx.setMeta(reportInputsKey, inputs);
+          await recordStatisticsEpoch(tx, 'reports', epoch);
         },
       };
     },
@@ -221,12 +243,13 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { earlier, settingsHash, sources, llmRelations, extractive, bottomUp } = await reportInputs(context, options);
+      const { earlier, settingsHash, entities, llmRelations, bottomUp } = await reportInputs(context, options);
       if (!llmRelations) return { items: 0, calls: 0 };
       const round = shard.round ?? 0;
       const rounds = reportRounds(bottomUp);
       const owned = bottomUp.filter((community) => rounds.get(community.id) === round && ownsItem(shard, community.id));
       if (owned.length === 0) return { items: 0, calls: 0 };
+      const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
       const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
       const counted = withCallCount(llm);
       // Every report this prefetch writes or replays, once: siblings share their sub-communities' replays.
@@ -275,17 +298,32 @@ async function reportInputs(context: StepContext, options: ReportsStepOptions) {
     }),
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
-  const chunks = new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk]));
   const llmRelations = options.llm && context.llm ? new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])) : undefined;
+  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
+  return { communities, previous, earlier, settingsHash, entities, llmRelations, bottomUp };
+}
+
+/**
+ * The graph and texts reports are built from, and the extractive reporter over them. `built`: the only communities
+ * whose extractive reports will be built (their chunks are read, and the relations only if there is one), else every chunk.
+ */
+async function reportSources(
+  context: StepContext,
+  entities: ReadonlyMap<string, EntityRecord>,
+  llmRelations: ReadonlyMap<string, RelationRecord> | undefined,
+  built: readonly CommunityRecord[] | undefined,
+): Promise<{ sources: ReportSources; extractive: (community: CommunityRecord) => ReportRecord }> {
+  const { store, config } = context;
+  const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
   const sources: ReportSources = {
     entities,
     // The extractive reports read only the relations' endpoints: no descriptions and chunk lists to decode.
-    relations: llmRelations ?? new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation])),
-    chunks,
+    relations:
+      llmRelations ??
+      (built?.length === 0 ? new Map() : new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation]))),
+    chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
-  const extractive = createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings });
-  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
-  return { communities, previous, earlier, settingsHash, entities, sources, llmRelations, extractive, bottomUp };
+  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings }) };
 }
 
 /** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */

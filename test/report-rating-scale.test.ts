@@ -1,0 +1,73 @@
+// Issue 38: extractive report ratings are rescaled by the highest raw rating fitted at the last refresh, so an update
+// that raises the highest one does not rewrite every report row; a refresh rescales them as a fresh build does.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import type { ReportRecord } from '../src/core/types.js';
+import { extractiveRating } from '../src/extract/reports/extractive-report.js';
+
+const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'kgrag-report-rating-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const methods = ['global'];
+
+/** Each report with the raw rating of its community's members (before any rescaling). */
+async function ratedReports(kgrag: Kgrag): Promise<Map<string, { report: ReportRecord; raw: number }>> {
+  const degrees = new Map((await kgrag.store.table('entities').pick(['id', 'degree'])).map((entity) => [entity.id, entity]));
+  const members = new Map((await kgrag.store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
+  const rated = new Map<string, { report: ReportRecord; raw: number }>();
+  for (const report of await kgrag.store.table('reports').all()) {
+    rated.set(report.communityId, { report, raw: extractiveRating((members.get(report.communityId) ?? []).flatMap((id) => degrees.get(id) ?? [])) });
+  }
+  return rated;
+}
+
+const highestRaw = (rated: ReadonlyMap<string, { raw: number }>): number => Math.max(...[...rated.values()].map((entry) => entry.raw));
+
+/** Made-up places no document names: each becomes a new phrase tied to the ones it is mentioned with. */
+const newPlaces = ['Zarnby Mill', 'Quellon Yard', 'Vostrick Hall', 'Ombery Lock', 'Tessaly Wharf', 'Grindle Barn', 'Huxom Chapel', 'Pellory Court', 'Wendacre Forge', 'Brissel Cross', 'Moxley Stile', 'Dunnock Kiln'];
+
+/** A document that mentions the members of the highest-rated community with new places, raising their degrees. */
+async function hubOf(kgrag: Kgrag, rated: ReadonlyMap<string, { report: ReportRecord; raw: number }>): Promise<{ title: string; text: string }> {
+  const [top] = [...rated.entries()].sort((left, right) => right[1].raw - left[1].raw);
+  assert.ok(top);
+  const community = (await kgrag.store.table('communities').get([top[0]]))[0];
+  assert.ok(community);
+  const members = (await kgrag.store.table('entities').get(community.entityIds)).sort((left, right) => right.degree - left.degree || (left.id < right.id ? -1 : 1));
+  const titles = members.slice(0, 8).map((entity) => entity.title);
+  const sentences = newPlaces.map((place, index) => `The ${titles[index % titles.length]} and the ${titles[(index + 3) % titles.length]} were recorded at ${place}.`);
+  return { title: 'Kestermouth almanac', text: `# Kestermouth almanac\n\n${sentences.join(' ')}\n` };
+}
+
+describe('extractive report ratings between refreshes', () => {
+  test('an update that raises the highest raw rating rewrites only the reports whose own rating or text changed; a refresh rescales as a fresh build', async () => {
+    const kgrag = await createKgrag({ workspace: join(root, 'ws'), env: {}, config: { index: { mode: 'fast', refreshShare: 1 } } });
+    await kgrag.index([corpus], { methods });
+    const before = await ratedReports(kgrag);
+    assert.equal(Math.max(...[...before.values()].map((entry) => entry.report.rating)), 10, 'a fresh build rates its highest report 10');
+
+    await kgrag.index([await hubOf(kgrag, before)], { methods });
+    const updated = await ratedReports(kgrag);
+    assert.ok(highestRaw(updated) > highestRaw(before), 'the added document raises the highest raw rating (the case under test)');
+    let unchanged = 0;
+    for (const [communityId, { report, raw }] of updated) {
+      assert.ok(report.rating >= 0 && report.rating <= 10, `rating ${report.rating} stays on the 0–10 scale`);
+      const earlier = before.get(communityId);
+      if (earlier === undefined || earlier.raw !== raw || earlier.report.fullContent !== report.fullContent) continue;
+      unchanged++;
+      assert.equal(report.rating, earlier.report.rating, `${report.title}: same members' degrees, same rating`);
+      assert.equal(report.hid, earlier.report.hid, `${report.title}: its row is not rewritten`);
+    }
+    assert.ok(unchanged > 0, 'some reports kept their text and raw rating');
+
+    await kgrag.index([], { methods, refresh: true });
+    const refreshed = await ratedReports(kgrag);
+    const highest = highestRaw(refreshed);
+    for (const { report, raw } of refreshed.values()) assert.equal(report.rating, Math.round((raw / highest) * 100) / 10, `${report.title}: rescaled by the refreshed highest`);
+    await kgrag.close();
+  });
+});

@@ -92,6 +92,10 @@ const longestFirst = [
   'test/incremental-communities.test.ts',
   'test/local-method.test.ts',
   'test/large-inputs.test.ts',
+  // Issue 38: servers and CLIs that follow a folder (20–30 s each).
+  'test/serve-watch.test.ts',
+  'test/serve-watch-crash.test.ts',
+  'test/index-watch.test.ts',
 ];
 const rank = (file) => (longestFirst.includes(file) ? longestFirst.indexOf(file) : longestFirst.length);
 const ordered = otherFiles.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);

@@ -96,12 +96,18 @@ describe('kgrag index --watch', () => {
       lines().length >= count
         ? Promise.resolve()
         : Promise.race([new Promise<void>((resolve) => waiters.push({ count, resolve })), exit.then((code) => assert.fail(`kgrag exited (${code}) after ${lines().length} results:\n${stderr}`))]);
+    const watching = async (): Promise<void> => {
+      while (!/^watching /m.test(stderr)) {
+        if (child.exitCode !== null) assert.fail(`kgrag exited (${child.exitCode}) before watching:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
     const sources = (): string[] => readdirSync(docs).map((name) => join(docs, name)).sort();
     try {
       await updates(1);
       assert.equal(lines()[0]?.documents, 2);
-      // Watching starts right after the first result; give the watcher its first tick before changing files.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Files change only once the command says it watches them (a loaded machine can take seconds to get there).
+      await watching();
 
       writeNote(docs, 'bridge.md', 'Bridge', 'The Kester bridge opened in 1932.');
       await updates(2);

@@ -10,6 +10,8 @@ export interface WatchPathsOptions {
   ignore?: (path: string) => boolean;
   /** Ends the watch: the iteration finishes (a batch waiting for its quiet time is dropped). */
   signal?: AbortSignal;
+  /** Called once every path is watched: a change made after it is seen (one made before may not be). */
+  onWatching?: () => void;
 }
 
 /** The changes of one quiet period. */
@@ -75,6 +77,7 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
       });
       watchers.push(watcher);
     }
+    options.onWatching?.();
     while (!options.signal?.aborted) {
       if (failure !== undefined) throw failure;
       if (quiet && pending.size > 0) {

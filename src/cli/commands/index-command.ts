@@ -128,10 +128,12 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
   };
   const storeFiles = kgrag.config.store.backend === 'sqlite' ? resolve(kgrag.workspace, kgrag.config.store.path) : undefined;
   const roots = paths.map((path) => resolve(io.cwd, path));
-  writeLine(io.stderr, `watching ${roots.map((root) => sanitizeForTerminal(root)).join(', ')} (updates ${debounceMs / 1000} s after the last change; Ctrl-C stops)`);
+  // Said once the watchers are in place, so that what a reader changes after the line is seen.
+  const onWatching = (): void =>
+    writeLine(io.stderr, `watching ${roots.map((root) => sanitizeForTerminal(root)).join(', ')} (updates ${debounceMs / 1000} s after the last change; Ctrl-C stops)`);
   process.on('SIGINT', onInterrupt);
   try {
-    for await (const batch of watchPaths(roots, { debounceMs, signal: stop.signal, ...(storeFiles === undefined ? {} : { ignore: (path: string) => path.startsWith(storeFiles) }) })) {
+    for await (const batch of watchPaths(roots, { debounceMs, signal: stop.signal, onWatching, ...(storeFiles === undefined ? {} : { ignore: (path: string) => path.startsWith(storeFiles) }) })) {
       writeLine(io.stderr, `${batch.paths.length} path${batch.paths.length === 1 ? '' : 's'} changed (${batch.events} event${batch.events === 1 ? '' : 's'}): updating`);
       process.off('SIGINT', onInterrupt);
       try {

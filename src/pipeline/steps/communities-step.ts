@@ -253,7 +253,9 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const kept = keptFrom.filter((earlier) => earlier >= 0).length;
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
-    const rowHashes = Object.fromEntries(records.map((record) => [record.id, contentId('community-row', JSON.stringify(record))]));
+    // Each row serialized once: its hash says whether an update must rewrite it, and all of them version the output.
+    const rowTexts = records.map((record) => JSON.stringify(record));
+    const rowHashes = Object.fromEntries(records.map((record, index) => [record.id, contentId('community-row', rowTexts[index] as string)]));
     const nextState: CommunitiesState = { version: 1, clustering, digests };
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const storedRows = previous.length > 0 ? await store.getMeta<Record<string, string>>(communityRowsKey) : undefined;
@@ -266,7 +268,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves.
-      outputVersion: contentId('communities', records.map((record) => JSON.stringify(record))),
+      outputVersion: contentId('communities', rowTexts),
       async write(tx) {
         if (previous.length > 0) {
           // Kept communities stay in their rows (same hid); the rest go and the new ones are appended.

@@ -19,7 +19,7 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { createRandom } from '../src/core/random.js';
 import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
 import type { EvalDataset, EvalPassage } from '../src/eval/eval-dataset.js';
-import { runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
+import { evaluationDocument, runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
 import { sharedDatasets } from './bench-utils.js';
 import { generatedTwoWikiQuestionsWithTitles } from './two-wiki-generated-questions.js';
@@ -48,12 +48,7 @@ function twoWikiDataset(): EvalDataset {
 /** The documents of passages as `runEvaluation` indexes them, so that its own index call finds them up to date. */
 function documentsOf(dataset: EvalDataset, passages: readonly EvalPassage[]): InputDocument[] {
   const indexOf = new Map(dataset.passages.map((passage, index) => [passage, index]));
-  return passages.map((passage) => ({
-    title: passage.title,
-    text: `${passage.title}\n${passage.text}`,
-    source: `eval:${dataset.name}#${indexOf.get(passage) as number}`,
-    metadata: { evalKey: passage.key },
-  }));
+  return passages.map((passage) => evaluationDocument(dataset, passage, indexOf.get(passage) as number));
 }
 
 async function withWorkspace<T>(work: (kgrag: Kgrag) => Promise<T>): Promise<T> {

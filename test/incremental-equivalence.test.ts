@@ -10,7 +10,7 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
 import { loadSampleDataset } from '../src/eval/datasets/load-sample-dataset.js';
 import type { EvalDataset } from '../src/eval/eval-dataset.js';
-import { runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
+import { evaluationDocument, runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
 import { modularity } from '../src/graph/modularity.js';
 import { undirectedGraphCsr, type CsrMatrix, type IndexedEdge } from '../src/math/csr-matrix.js';
 import { hierarchicalLeidenFromEdges, type WeightedIdEdge } from '../src/graph/hierarchical-leiden.js';
@@ -52,12 +52,7 @@ const transient: InputDocument[] = [
 
 function documentsOf(dataset: EvalDataset): InputDocument[] {
   // As `runEvaluation` indexes them, so that evaluating either workspace finds its index up to date.
-  return dataset.passages.map((passage, index) => ({
-    title: passage.title,
-    text: `${passage.title}\n${passage.text}`,
-    source: `eval:${dataset.name}#${index}`,
-    metadata: { evalKey: passage.key },
-  }));
+  return dataset.passages.map((passage, index) => evaluationDocument(dataset, passage, index));
 }
 
 /** The entity graph as the clustering sees it (PMI weights shifted positive, as it shifts them), and its node order. */

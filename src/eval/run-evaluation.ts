@@ -2,11 +2,11 @@ import type { Kgrag } from '../api/create-kgrag.js';
 import type { ContextChunk } from '../answer/answer-types.js';
 import { appendAll } from '../core/append-all.js';
 import { maxOf } from '../core/max-of.js';
-import type { PipelineEvent } from '../pipeline/pipeline-step.js';
+import type { InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
 import { KgragError } from '../core/errors.js';
 import type { AnyQueryMethod, RankingInfo } from '../methods/query-method.js';
 import { configKeysOf } from '../methods/config-shape.js';
-import type { EvalDataset, EvalQuestion } from './eval-dataset.js';
+import type { EvalDataset, EvalPassage, EvalQuestion } from './eval-dataset.js';
 import { gradeAnswers } from './judge/graded-accuracy.js';
 import { judgePairs, type PairwiseTally } from './judge/pairwise-judge.js';
 import { emIn, exactMatch, f1Score } from './metrics/answer-metrics.js';
@@ -190,6 +190,14 @@ function countRankings(rows: readonly QuestionResult[]): MethodRankingCount[] {
 }
 
 /**
+ * The document an evaluation indexes for the `index`-th passage of a dataset: what `runEvaluation` indexes, so that a
+ * workspace built from these documents (in parts, or with some left out) is up to date when it is evaluated.
+ */
+export function evaluationDocument(dataset: Pick<EvalDataset, 'name'>, passage: EvalPassage, index: number): InputDocument {
+  return { title: passage.title, text: `${passage.title}\n${passage.text}`, source: `eval:${dataset.name}#${index}`, metadata: { evalKey: passage.key } };
+}
+
+/**
  * Indexes the dataset's passages into the workspace (each document's text is `title + "\n" + text`, as
  * HippoRAG indexes passages; unchanged corpora are found up to date and nothing is recomputed), with the
  * triples of an OpenIE file when one is given, then runs every method on every question: retrieval
@@ -202,12 +210,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   // Stored before indexing, so the triples step uses it right away and pays for no extraction it replaces.
   if (options.openie !== undefined) await kgrag.importOpenie(options.openie, { index: false });
   await kgrag.index(
-    dataset.passages.map((passage, index) => ({
-      title: passage.title,
-      text: `${passage.title}\n${passage.text}`,
-      source: `eval:${dataset.name}#${index}`,
-      metadata: { evalKey: passage.key },
-    })),
+    dataset.passages.map((passage, index) => evaluationDocument(dataset, passage, index)),
     { onEvent: (event) => emit({ type: 'index', event }), ...(options.signal === undefined ? {} : { signal: options.signal }) },
   );
   if (options.openie !== undefined) {

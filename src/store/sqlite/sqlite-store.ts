@@ -727,17 +727,23 @@ class SqliteVectorIndex implements VectorIndex {
     const first = this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number;
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of ids) insertKey.run(id);
-    const rows = items.map((item) => {
-      if (!(item.vector instanceof Float32Array)) return nonZerosOf(item.vector);
-      const { columnIndices, values } = sparseRowsOfDense(item.vector, 1, dimensions);
-      return { columns: columnIndices, values };
+    // The new rows' entries by coordinate, rows ascending (they come in row order): each list extends that coordinate's postings.
+    const added = new Map<number, { rows: number[]; values: number[] }>();
+    items.forEach((item, offset) => {
+      const { columns, values } = item.vector instanceof Float32Array ? denseRowNonZeros(item.vector, dimensions) : nonZerosOf(item.vector);
+      for (let entry = 0; entry < columns.length; entry++) {
+        const coordinate = columns[entry] as number;
+        let list = added.get(coordinate);
+        if (!list) added.set(coordinate, (list = { rows: [], values: [] }));
+        list.rows.push(first + offset);
+        list.values.push(values[entry] as number);
+      }
     });
     const read = this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
     const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
-    for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) {
-      const added = decodeCoordinatePostings(blob);
-      for (let entry = 0; entry < added.rows.length; entry++) added.rows[entry] = (added.rows[entry] as number) + first;
-      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, added.rows, added.values));
+    for (const coordinate of [...added.keys()].sort((left, right) => left - right)) {
+      const list = added.get(coordinate) as { rows: number[]; values: number[] };
+      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, Int32Array.from(list.rows), Float32Array.from(list.values)));
     }
     return true;
   }
@@ -918,4 +924,10 @@ class SqliteVectorIndex implements VectorIndex {
 
 function toBuffer(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** One dense vector's non-zero coordinates and values. */
+function denseRowNonZeros(vector: Float32Array, dimensions: number): { columns: Int32Array; values: Float32Array } {
+  const { columnIndices, values } = sparseRowsOfDense(vector, 1, dimensions);
+  return { columns: columnIndices, values };
 }

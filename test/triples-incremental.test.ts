@@ -101,6 +101,7 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       const triples = stepCounts(result, 'triples');
       assert.equal(triples?.['extracted'], 2, 'only the two new chunks are parsed');
       assert.equal(triples?.['indexRebuilt'], 0, 'the stored index is appended to');
+      assert.equal(stepCounts(result, 'embed-triples')?.['appended'], 1, 'the new phrases and facts are embedded and their rows appended, without comparing every id');
       assert.equal(stepCounts(result, 'ppr-graph')?.['updated'], 1, 'the synonym edges are updated, not recomputed');
       const after = await updated.store.table('triples').all();
       assert.deepEqual(rowsOfChunks(after, keptChunks), before, 'the kept chunks keep their triples');

@@ -13,13 +13,31 @@ import type { Store } from '../store/store.js';
 export const tripleIndexKeys = {
   /** Blob: the encoded index (empty when it could not be encoded). */
   index: 'triples:index',
-  /** Meta: `{ version }`, the `triples` output version the blob was built from. */
+  /** Meta: {@link TripleIndexMeta}. */
   indexMeta: 'triples:index-meta',
   /** Blob: the vector row maps. */
   vectorRows: 'triples:vector-rows',
   /** Meta: {@link VectorRowsMeta}. */
   vectorRowsMeta: 'triples:vector-rows-meta',
 } as const;
+
+/**
+ * The index an update appended to: the stored index is that one (of output version `version`) with phrases and facts
+ * after its first `phrases` and `facts`, which are that index's, in its order.
+ */
+export interface TripleIndexAppend {
+  version: string;
+  phrases: number;
+  facts: number;
+}
+
+/** What {@link tripleIndexKeys}.indexMeta holds. */
+interface TripleIndexMeta {
+  /** The `triples` output version the blob was built from. */
+  version: string;
+  /** Set by an update that appended to the index before (`appendTripleRows`), so its vectors can be appended to as well. */
+  appendedTo?: TripleIndexAppend;
+}
 
 /** What {@link tripleIndexKeys}.vectorRowsMeta holds. */
 interface VectorRowsMeta {
@@ -36,10 +54,11 @@ export async function storeTripleIndex(tx: Store, index: TripleIndex, version: s
   await storeEncodedTripleIndex(tx, encodeTripleIndex(index) ?? new Uint8Array(0), version);
 }
 
-/** {@link storeTripleIndex} of an index already encoded (an update appends to the stored blob). */
-export async function storeEncodedTripleIndex(tx: Store, blob: Uint8Array, version: string): Promise<void> {
+/** {@link storeTripleIndex} of an index already encoded (an update appends to the stored blob, and says to which in `appendedTo`). */
+export async function storeEncodedTripleIndex(tx: Store, blob: Uint8Array, version: string, appendedTo?: TripleIndexAppend): Promise<void> {
   await tx.setBlob(tripleIndexKeys.index, blob);
-  await tx.setMeta(tripleIndexKeys.indexMeta, { version });
+  const meta: TripleIndexMeta = appendedTo === undefined ? { version } : { version, appendedTo };
+  await tx.setMeta(tripleIndexKeys.indexMeta, meta);
 }
 
 /** The stored index as encoded, with its version, or undefined when none is stored. */
@@ -53,10 +72,10 @@ export async function loadEncodedTripleIndex(store: Store): Promise<{ blob: Uint
  * table when there is none (a workspace indexed before it was stored). `version` identifies the blob, or is
  * undefined for a rebuilt index.
  */
-export async function loadTripleIndex(store: Store): Promise<{ index: TripleIndex; version: string | undefined }> {
-  const [blob, meta] = await Promise.all([store.getBlob(tripleIndexKeys.index), store.getMeta<{ version: string }>(tripleIndexKeys.indexMeta)]);
+export async function loadTripleIndex(store: Store): Promise<{ index: TripleIndex; version: string | undefined; appendedTo?: TripleIndexAppend }> {
+  const [blob, meta] = await Promise.all([store.getBlob(tripleIndexKeys.index), store.getMeta<TripleIndexMeta>(tripleIndexKeys.indexMeta)]);
   const decoded = blob && meta ? decodeTripleIndex(blob) : undefined;
-  if (decoded && meta) return { index: decoded, version: meta.version };
+  if (decoded && meta) return meta.appendedTo === undefined ? { index: decoded, version: meta.version } : { index: decoded, version: meta.version, appendedTo: meta.appendedTo };
   return { index: buildTripleIndex(await store.table('triples').all()), version: undefined };
 }
 
@@ -72,12 +91,67 @@ export async function storeTripleVectorRows(tx: Store, index: TripleIndex, index
   }
   const phraseRows = rowsOf(await tx.vectors('phrases').ids(), allTripleIndexStrings(index, 'phraseIds'));
   const factRows = rowsOf(await tx.vectors('facts').ids(), allTripleIndexStrings(index, 'factIds'));
-  const bytes = new Uint8Array(4 * (phraseRows.length + factRows.length));
-  new Int32Array(bytes.buffer, 0, phraseRows.length).set(phraseRows);
-  new Int32Array(bytes.buffer, 4 * phraseRows.length, factRows.length).set(factRows);
+  await writeVectorRows(tx, indexVersion, { revision: phrases.revision, rows: phraseRows }, { revision: facts.revision, rows: factRows });
+}
+
+async function writeVectorRows(tx: Store, indexVersion: string, phrases: StoredRowMap, facts: StoredRowMap): Promise<void> {
+  const bytes = new Uint8Array(4 * (phrases.rows.length + facts.rows.length));
+  new Int32Array(bytes.buffer, 0, phrases.rows.length).set(phrases.rows);
+  new Int32Array(bytes.buffer, 4 * phrases.rows.length, facts.rows.length).set(facts.rows);
   await tx.setBlob(tripleIndexKeys.vectorRows, bytes);
-  const meta: VectorRowsMeta = { indexVersion, phrasesRevision: phrases.revision, factsRevision: facts.revision, phrases: phraseRows.length, facts: factRows.length };
+  const meta: VectorRowsMeta = { indexVersion, phrasesRevision: phrases.revision, factsRevision: facts.revision, phrases: phrases.rows.length, facts: facts.rows.length };
   await tx.setMeta(tripleIndexKeys.vectorRowsMeta, meta);
+}
+
+/** The row maps of the index an update appended to, when its vectors can be appended to as well ({@link appendableTripleVectorRows}). */
+export interface AppendableVectorRows {
+  phrases: Int32Array;
+  facts: Int32Array;
+}
+
+/**
+ * The stored row maps of the index `appendedTo` names, when the phrase and fact spaces hold exactly that index's
+ * vectors, made by `embedderId`, unchanged since the maps were stored: then the phrases and facts the appended index
+ * added are the ones without a vector, and an update embeds them and appends their rows without reading the spaces' ids.
+ */
+export async function appendableTripleVectorRows(store: Store, embedderId: string, appendedTo: TripleIndexAppend): Promise<AppendableVectorRows | undefined> {
+  const rows = await loadTripleVectorRows(store, appendedTo.version);
+  if (!rows) return undefined;
+  const [phrases, facts] = await Promise.all([store.vectors('phrases').info(), store.vectors('facts').info()]);
+  const current = (info: typeof phrases, map: StoredRowMap, count: number): boolean =>
+    info !== undefined && info.embedderId === embedderId && info.revision === map.revision && coversEveryRow(map.rows, count);
+  if (!current(phrases, rows.phrases, appendedTo.phrases) || !current(facts, rows.facts, appendedTo.facts)) return undefined;
+  return { phrases: rows.phrases.rows, facts: rows.facts.rows };
+}
+
+/** Whether `rows` maps the stored vectors one to one onto rows 0…count−1 (a vector for each, none of another index). */
+function coversEveryRow(rows: Int32Array, count: number): boolean {
+  if (rows.length !== count) return false;
+  const seen = new Uint8Array(count);
+  for (const row of rows) {
+    if (row < 0 || row >= count || seen[row] === 1) return false;
+    seen[row] = 1;
+  }
+  return true;
+}
+
+/**
+ * Stores the row maps after the vectors of the phrases and facts an appended index added were upserted in index order
+ * (new ids go after every stored one, `VectorIndex.ids`): the maps of the index appended to, followed by the new rows.
+ */
+export async function storeAppendedTripleVectorRows(tx: Store, previous: AppendableVectorRows, counts: { phrases: number; facts: number }, indexVersion: string): Promise<void> {
+  const [phrases, facts] = await Promise.all([tx.vectors('phrases').info(), tx.vectors('facts').info()]);
+  if (!phrases || !facts) {
+    await tx.setMeta(tripleIndexKeys.vectorRowsMeta, null);
+    return;
+  }
+  const extended = (rows: Int32Array, count: number): Int32Array => {
+    const all = new Int32Array(count);
+    all.set(rows);
+    for (let row = rows.length; row < count; row++) all[row] = row;
+    return all;
+  };
+  await writeVectorRows(tx, indexVersion, { revision: phrases.revision, rows: extended(previous.phrases, counts.phrases) }, { revision: facts.revision, rows: extended(previous.facts, counts.facts) });
 }
 
 /**

@@ -270,6 +270,14 @@ export function allTripleIndexStrings(index: TripleIndex, field: StringField): r
   return index instanceof StoredTripleIndex ? index.allStrings(field) : index[field];
 }
 
+/** The phrase, fact and chunk counts of an encoded index, read from its header; undefined for another format or version. */
+export function encodedTripleIndexCounts(blob: Uint8Array): { phrases: number; facts: number; chunks: number } | undefined {
+  if (blob.byteLength < 20) return undefined;
+  const header = new DataView(blob.buffer, blob.byteOffset, 20);
+  if (header.getInt32(0, true) !== magic || header.getInt32(4, true) !== version) return undefined;
+  return { phrases: header.getInt32(8, true), facts: header.getInt32(12, true), chunks: header.getInt32(16, true) };
+}
+
 /** Where a section lies in the blob, found by one pass over the section sizes. */
 interface Layout {
   counts: { phrases: number; facts: number; chunks: number };

@@ -77,12 +77,7 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
   context.progress(done, items.length, space);
 
   if (isCorpusFitted(embedder)) {
-    const onBatch = (_start: number, batch: readonly unknown[]): void => {
-      done += batch.length;
-      context.progress(done, items.length, space);
-    };
-    const texts = missing.map((item) => item.text);
-    const embedded = isSparseEmbedder(embedder) ? await embedSparseInBatches(embedder, texts, { batchSize: 512, onBatch }) : await embedInBatches(embedder, texts, { batchSize: 512, onBatch });
+    const embedded = await embedFitted(context, space, missing, done, items.length);
     return {
       counts,
       outputVersion,
@@ -128,4 +123,37 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
       await options.extraWrite?.(tx);
     },
   };
+}
+
+/**
+ * Embeds `items`, none of which has a vector in `space` yet, with a corpus-fitted embedder (the local one, whose vectors
+ * are written in the step's transaction), and writes them in `items` order after every stored vector: what an update
+ * that only adds to a space costs, without reading the space's ids or the other items. Undefined for another embedder,
+ * whose vectors are stored as they arrive ({@link embedSpace}).
+ */
+export async function embedNewItems(context: StepContext, space: VectorSpace, items: readonly EmbeddingItem[]): Promise<{ embedded: number; write(tx: Store): Promise<void> } | undefined> {
+  const { embedder } = context;
+  if (!isCorpusFitted(embedder)) return undefined;
+  context.progress(0, items.length, space);
+  const embedded = await embedFitted(context, space, items, 0, items.length);
+  return {
+    embedded: items.length,
+    async write(tx) {
+      await tx.vectors(space).upsert(
+        items.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector })),
+        embedder.id,
+      );
+    },
+  };
+}
+
+/** The vectors of `items` by the corpus-fitted embedder, in batches, reporting progress from `done` of `total`. */
+async function embedFitted(context: StepContext, space: VectorSpace, items: readonly EmbeddingItem[], done: number, total: number): Promise<ReadonlyArray<Float32Array | SparseVector>> {
+  const { embedder } = context;
+  const onBatch = (_start: number, batch: readonly unknown[]): void => {
+    done += batch.length;
+    context.progress(done, total, space);
+  };
+  const texts = items.map((item) => item.text);
+  return isSparseEmbedder(embedder) ? await embedSparseInBatches(embedder, texts, { batchSize: 512, onBatch }) : await embedInBatches(embedder, texts, { batchSize: 512, onBatch });
 }

@@ -14,7 +14,7 @@ import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
 import { buildTripleIndex, type TripleRow } from '../../extract/triples/triple-index.js';
 import { removeTripleChunks } from '../../extract/triples/remove-triple-chunks.js';
-import { appendTripleRows, decodeTripleIndex, encodeTripleIndex } from '../../extract/triples/triple-index-codec.js';
+import { appendTripleRows, decodeTripleIndex, encodeTripleIndex, encodedTripleIndexCounts } from '../../extract/triples/triple-index-codec.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
@@ -277,6 +277,8 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
     if (index) base = encodeTripleIndex(await removeTripleChunks(index, removed, (ids) => store.table('triples').where('chunkId', ids)));
   }
   let blob = appendable && base !== undefined ? (newRows.length === 0 ? base : appendTripleRows(base, newRows)) : undefined;
+  // The stored index with rows after its own: its phrases and facts keep their places, which lets `embed-triples` append too.
+  const storedCounts = blob !== undefined && base === stored.blob ? encodedTripleIndexCounts(stored.blob) : undefined;
   let rewritten: TripleRecord[] | undefined;
   if (blob === undefined) {
     // Rows in chunk order, the stored ones as they were extracted: what a build reads.
@@ -291,6 +293,7 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
   const entities = new Set<string>();
   for (const extraction of byChunk.values()) for (const entity of extraction.entities) entities.add(entity.toLowerCase());
   const indexBlob = blob;
+  const appendedTo = storedCounts && outputVersion !== stored.version ? { version: stored.version, phrases: storedCounts.phrases, facts: storedCounts.facts } : undefined;
   return {
     counts: {
       chunks: chunkIds.length,
@@ -310,7 +313,7 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
         if (removed.length > 0) await tx.table('triples').deleteWhere('chunkId', removed);
         await tx.table('triples').upsert(newRows);
       }
-      await storeEncodedTripleIndex(tx, indexBlob, outputVersion);
+      await storeEncodedTripleIndex(tx, indexBlob, outputVersion, appendedTo);
       await writeNlpChunks(tx, chunkIds, outputVersion, everyRowNamesTwoPhrases);
       await recordStatisticsEpoch(tx, 'triples', epoch);
     },

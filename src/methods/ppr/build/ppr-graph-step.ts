@@ -4,7 +4,7 @@ import type { Store } from '../../../store/store.js';
 import type { PprConfig } from '../config.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import { rowsOf } from '../../../store/row-map.js';
-import { loadTripleIndex } from '../../../pipeline/stored-triple-index.js';
+import { loadTripleIndex, loadTripleVectorRows } from '../../../pipeline/stored-triple-index.js';
 import { assemblePprGraph, decodePprGraph, encodePprGraph, type PprGraph } from './ppr-graph.js';
 import type { TripleIndex } from '../../../extract/triples/triple-index.js';
 import { allTripleIndexStrings } from '../../../extract/triples/triple-index-codec.js';
@@ -174,11 +174,18 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       // Every id and text is read: decoded at once, not one by one through the stored index's lazy lists.
       const phraseIds = allTripleIndexStrings(index, 'phraseIds');
       const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
+      const info = await store.vectors('phrases').info();
+      const storedRows = await loadTripleVectorRows(store, version);
       // The whole space, not `load(ids)`: selecting tens of thousands of ids costs seconds, and the space holds the phrases only.
       const loaded = await store.vectors('phrases').loadSparse();
+      // The row map `embed-triples` stored, when it is of the space as loaded: matching every id costs more than the rest of the loop.
+      const phraseOfRow =
+        storedRows !== undefined && info !== undefined && storedRows.phrases.revision === info.revision && storedRows.phrases.rows.length === loaded.ids.length
+          ? storedRows.phrases.rows
+          : rowsOf(loaded.ids, phraseIds);
       const vectors: Array<SparseVector | null> = phraseIds.map(() => null);
       let withVector = 0;
-      rowsOf(loaded.ids, phraseIds).forEach((phrase, row) => {
+      phraseOfRow.forEach((phrase, row) => {
         if (phrase < 0) return;
         const start = loaded.rowPointers[row] as number;
         const end = loaded.rowPointers[row + 1] as number;
@@ -188,7 +195,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       context.progress(0, 1, 'synonym search');
       const search = synonymSearchFor(context.config.embeddings.provider, withVector);
       const options = { topK: synonymyEdgeTopk, threshold: synonymyEdgeSimThreshold, search };
-      const embedderId = (await store.vectors('phrases').info())?.embedderId;
+      const embedderId = info?.embedderId;
       const previous = await previousSynonymState(store, { ...options, embedderId });
       const updated = previous && updateSynonymEdges(phraseTexts, vectors, options, previous);
       const { edges, state } = updated ?? (await synonymComputation(phraseTexts, vectors, options));

@@ -81,16 +81,22 @@ export async function loadTripleIndex(store: Store): Promise<{ index: TripleInde
 
 /**
  * Stores which row of the triple index (of `indexVersion`) each stored phrase and fact vector is, in the
- * `embed-triples` step's transaction after its vectors are written.
+ * `embed-triples` step's transaction after its vectors are written. `storedIds` are the spaces' ids in stored order
+ * when the caller knows them (else they are read).
  */
-export async function storeTripleVectorRows(tx: Store, index: TripleIndex, indexVersion: string | undefined): Promise<void> {
+export async function storeTripleVectorRows(
+  tx: Store,
+  index: TripleIndex,
+  indexVersion: string | undefined,
+  storedIds?: { phrases: readonly string[]; facts: readonly string[] },
+): Promise<void> {
   const [phrases, facts] = await Promise.all([tx.vectors('phrases').info(), tx.vectors('facts').info()]);
   if (indexVersion === undefined || !phrases || !facts) {
     await tx.setMeta(tripleIndexKeys.vectorRowsMeta, null);
     return;
   }
-  const phraseRows = rowsOf(await tx.vectors('phrases').ids(), allTripleIndexStrings(index, 'phraseIds'));
-  const factRows = rowsOf(await tx.vectors('facts').ids(), allTripleIndexStrings(index, 'factIds'));
+  const phraseRows = rowsOf(storedIds?.phrases ?? (await tx.vectors('phrases').ids()), allTripleIndexStrings(index, 'phraseIds'));
+  const factRows = rowsOf(storedIds?.facts ?? (await tx.vectors('facts').ids()), allTripleIndexStrings(index, 'factIds'));
   await writeVectorRows(tx, indexVersion, { revision: phrases.revision, rows: phraseRows }, { revision: facts.revision, rows: factRows });
 }
 

@@ -71,3 +71,20 @@ test('without textsChange an id with a vector is not embedded again (ids that ha
   assert.deepEqual(embedder.asked, []);
   await store.close();
 });
+
+test('the ids after the write, as embedSpace gives them, are the space’s stored order: deletes close up, new ids go last, a replaced vector keeps its place', async () => {
+  const store = openSqliteStore(':memory:');
+  // Written in the step's transaction, in order, as the local embedder's vectors are.
+  const embedder = Object.assign(recordingEmbedder(), { corpusFitted: true as const, fit: () => undefined, exportState: () => new Uint8Array(0), importState: () => undefined });
+  const rounds: EmbeddingItem[][] = [
+    [{ id: 'kester', text: 'Kester' }, { id: 'marle', text: 'Marle' }, { id: 'weir', text: 'Weir' }],
+    [{ id: 'ferry', text: 'Ferry' }, { id: 'weir', text: 'Weir bridge' }, { id: 'kester', text: 'Kester' }, { id: 'inn', text: 'Inn' }],
+    [{ id: 'inn', text: 'Inn' }, { id: 'regatta', text: 'Regatta' }],
+  ];
+  for (const items of rounds) {
+    const output = await embedSpace(contextOf(store, embedder), 'entities', items, { textsChange: true });
+    await store.transaction((tx) => output.write(tx));
+    assert.deepEqual(output.idsAfterWrite, await store.vectors('entities').ids());
+  }
+  await store.close();
+});

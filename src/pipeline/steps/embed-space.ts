@@ -22,7 +22,18 @@ export interface EmbedSpaceOptions {
   textsChange?: boolean;
   /** More writes for the step's transaction (the fitted embedder's state). */
   extraWrite?: (tx: Store) => Promise<void>;
+  /**
+   * The output version, when the caller can name the items more cheaply than by hashing their sorted ids (the triple
+   * index's version names every phrase and fact id).
+   */
+  outputVersion?: string;
 }
+
+/** What {@link embedSpace} gives: the step's output, and the space's ids in stored order once it is written, when known. */
+export type EmbedSpaceOutput = StepOutput & {
+  /** `VectorIndex.ids()` after `write`, known when the vectors are written in order in the step's transaction. */
+  idsAfterWrite?: readonly string[];
+};
 
 const textHashesKey = (space: VectorSpace): string => `vector-texts:${space}`;
 
@@ -52,23 +63,26 @@ function storedTextHashes(hashes: ReadonlyMap<string, string>): Uint8Array {
  * embedded again in full. The local embedder's vectors are cheap, so they are written in the step's transaction; a
  * remote embedder's are stored batch by batch as they arrive, so a crash never pays for the same embeddings twice.
  */
-export async function embedSpace(context: StepContext, space: VectorSpace, items: readonly EmbeddingItem[], options: EmbedSpaceOptions = {}): Promise<StepOutput> {
+export async function embedSpace(context: StepContext, space: VectorSpace, items: readonly EmbeddingItem[], options: EmbedSpaceOptions = {}): Promise<EmbedSpaceOutput> {
   const { store, embedder, config } = context;
   const vectors = store.vectors(space);
   const itemIds = new Set(items.map((item) => item.id));
   const hashes = options.textsChange ? new Map(items.map((item) => [item.id, textHash(item.text)])) : undefined;
   const info = await vectors.info();
   const sameEmbedder = info !== undefined && info.embedderId === embedder.id;
-  const present = new Set(sameEmbedder ? await vectors.ids() : []);
+  const storedIds = sameEmbedder ? await vectors.ids() : [];
+  const present = new Set(storedIds);
   const storedHashes = hashes && sameEmbedder ? await readTextHashes(store, space) : new Map<string, string>();
   const missing = items.filter((item) => !present.has(item.id) || (hashes !== undefined && storedHashes.get(item.id) !== hashes.get(item.id)));
-  const stale = [...present].filter((id) => !itemIds.has(id));
-  const outputVersion = contentId(
-    'vectors',
-    space,
-    embedder.id,
-    hashes ? [...hashes].map(([id, hash]) => `${id}:${hash}`).sort() : Array.from(itemIds).sort(),
-  );
+  const stale = storedIds.filter((id) => !itemIds.has(id));
+  const outputVersion =
+    options.outputVersion ??
+    contentId(
+      'vectors',
+      space,
+      embedder.id,
+      hashes ? [...hashes].map(([id, hash]) => `${id}:${hash}`).sort() : Array.from(itemIds).sort(),
+    );
   const counts = { [space]: items.length, embedded: missing.length, removed: stale.length };
   const writeHashes = async (tx: Store): Promise<void> => {
     if (hashes) await tx.setBlob(textHashesKey(space), storedTextHashes(hashes));
@@ -78,9 +92,12 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
 
   if (isCorpusFitted(embedder)) {
     const embedded = await embedFitted(context, space, missing, done, items.length);
+    // A delete keeps the other rows in order and new ids go after them; a replaced vector keeps its place.
+    const idsAfterWrite = [...(stale.length === 0 ? storedIds : storedIds.filter((id) => itemIds.has(id))), ...missing.filter((item) => !present.has(item.id)).map((item) => item.id)];
     return {
       counts,
       outputVersion,
+      idsAfterWrite,
       async write(tx) {
         const target = tx.vectors(space);
         if (!sameEmbedder) await target.clear();

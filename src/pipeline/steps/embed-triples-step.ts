@@ -41,15 +41,21 @@ export const embedTriplesStep: PipelineStep = {
     const appended = version !== undefined && appendedTo !== undefined ? await embedAppended(context, index, version, appendedTo) : undefined;
     if (appended) return appended;
     const { phraseTexts, factTexts } = index;
+    const phraseIds = allTripleIndexStrings(index, 'phraseIds');
+    const factIds = allTripleIndexStrings(index, 'factIds');
+    // The index's version names the items: the spaces need not hash their sorted ids.
+    const named = version === undefined ? {} : { outputVersion: '' };
     const phrases = await embedSpace(
       context,
       'phrases',
-      allTripleIndexStrings(index, 'phraseIds').map((id, phrase) => new IndexItem(id, phraseTexts, phrase)),
+      phraseIds.map((id, phrase) => new IndexItem(id, phraseTexts, phrase)),
+      named,
     );
     const facts = await embedSpace(
       context,
       'facts',
-      allTripleIndexStrings(index, 'factIds').map((id, fact) => new IndexItem(id, factTexts, fact)),
+      factIds.map((id, fact) => new IndexItem(id, factTexts, fact)),
+      named,
     );
     return {
       counts: {
@@ -63,7 +69,7 @@ export const embedTriplesStep: PipelineStep = {
       async write(tx) {
         await phrases.write(tx);
         await facts.write(tx);
-        await storeTripleVectorRows(tx, index, version);
+        await storeTripleVectorRows(tx, index, version, phrases.idsAfterWrite && facts.idsAfterWrite && { phrases: phrases.idsAfterWrite, facts: facts.idsAfterWrite });
       },
     };
   },

@@ -247,17 +247,24 @@ export function updateSynonymEdges(
   const dimensions = searchedPhrases.length === 0 ? 0 : dimensionsOf(vectors[searchedPhrases[0] as number] as Float32Array | SparseVector);
   const scratch = new Float32Array(dimensions);
   const searchedAgain = new Set(again);
+  // Which search last scored a phrase (searches are numbered from 1): a phrase in two of a phrase's blocks is scored once.
+  const scoredBy = new Int32Array(texts.length);
+  let searches = 0;
   const search = (phrase: number, visit: (other: number, similarity: number) => void): void => {
-    const scored = new Set<number>([phrase]);
+    const stamp = ++searches;
+    scoredBy[phrase] = stamp;
     const vector = sparseVectorOfAny(vectors[phrase] as Float32Array | SparseVector);
     vector.columns.forEach((coordinate, entry) => (scratch[coordinate] = vector.values[entry] as number));
     for (const word of contentWords(texts[phrase] as string)) {
       const block = blocks.get(word) as number[];
       if (block.length < 2 || block.length > maxSharedWordBlock) continue;
-      for (const other of block) {
-        if (scored.has(other)) continue;
-        scored.add(other);
-        const similarity = dotSparseWithScratch(sparseVectorOfAny(vectors[other] as Float32Array | SparseVector), scratch);
+      for (let position = 0; position < block.length; position++) {
+        const other = block[position] as number;
+        if (scoredBy[other] === stamp) continue;
+        scoredBy[other] = stamp;
+        const otherVector = vectors[other] as Float32Array | SparseVector;
+        const similarity =
+          otherVector instanceof Float32Array ? dotSparseWithScratch(sparseVectorOf(otherVector), scratch) : laneDot(otherVector.columns, otherVector.values, 0, otherVector.columns.length, scratch);
         if (similarity >= options.threshold) visit(other, similarity);
       }
     }

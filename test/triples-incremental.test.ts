@@ -103,6 +103,7 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       assert.equal(triples?.['indexRebuilt'], 0, 'the stored index is appended to');
       assert.equal(stepCounts(result, 'embed-triples')?.['appended'], 1, 'the new phrases and facts are embedded and their rows appended, without comparing every id');
       assert.equal(stepCounts(result, 'ppr-graph')?.['updated'], 1, 'the synonym edges are updated, not recomputed');
+      assert.equal(stepCounts(result, 'ppr-graph')?.['graphAppended'], 1, 'the stored ppr graph is updated, not assembled again');
       const after = await updated.store.table('triples').all();
       assert.deepEqual(rowsOfChunks(after, keptChunks), before, 'the kept chunks keep their triples');
       // The new chunks' triples are a fresh parse of them: what indexing them alone gives.

@@ -22,13 +22,15 @@ export const tripleIndexKeys = {
 } as const;
 
 /**
- * The index an update appended to: the stored index is that one (of output version `version`) with phrases and facts
- * after its first `phrases` and `facts`, which are that index's, in its order.
+ * The index an update appended to: the stored index is that one (of output version `version`) with phrases, facts and
+ * chunks after its first `phrases`, `facts` and `chunks`, which are that index's, in its order; the new rows are of new
+ * chunks only, so an old chunk's lists are unchanged and an old phrase's or fact's gain only new chunks.
  */
 export interface TripleIndexAppend {
   version: string;
   phrases: number;
   facts: number;
+  chunks: number;
 }
 
 /** What {@link tripleIndexKeys}.indexMeta holds. */

@@ -293,7 +293,7 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
   const entities = new Set<string>();
   for (const extraction of byChunk.values()) for (const entity of extraction.entities) entities.add(entity.toLowerCase());
   const indexBlob = blob;
-  const appendedTo = storedCounts && outputVersion !== stored.version ? { version: stored.version, phrases: storedCounts.phrases, facts: storedCounts.facts } : undefined;
+  const appendedTo = storedCounts && outputVersion !== stored.version ? { version: stored.version, ...storedCounts } : undefined;
   return {
     counts: {
       chunks: chunkIds.length,

@@ -4,8 +4,8 @@ import type { Store } from '../../../store/store.js';
 import type { PprConfig } from '../config.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import { rowsOf } from '../../../store/row-map.js';
-import { loadTripleIndex, loadTripleVectorRows } from '../../../pipeline/stored-triple-index.js';
-import { assemblePprGraph, decodePprGraph, encodePprGraph, type PprGraph } from './ppr-graph.js';
+import { loadTripleIndex, loadTripleVectorRows, type TripleIndexAppend } from '../../../pipeline/stored-triple-index.js';
+import { appendToPprGraph, assemblePprGraph, decodePprGraph, encodePprGraph, type PprGraph } from './ppr-graph.js';
 import type { TripleIndex } from '../../../extract/triples/triple-index.js';
 import { allTripleIndexStrings } from '../../../extract/triples/triple-index-codec.js';
 import {
@@ -117,6 +117,11 @@ export async function loadSynonymEdges(store: Store, phraseIds: readonly string[
       hint: 'run `kgrag index` again so that the ppr-graph step rebuilds them',
     });
   }
+  return decodeSynonymEdges(blob);
+}
+
+/** The edges of a blob written by {@link encodeSynonymEdges}. */
+function decodeSynonymEdges(blob: Uint8Array): SynonymEdges {
   // Copy into an aligned buffer: a blob read from the store may start at any byte offset.
   const bytes = Uint8Array.from(blob);
   const count = new Uint32Array(bytes.buffer, 0, 1)[0] as number;
@@ -170,7 +175,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
 
     async run(context) {
       const { store } = context;
-      const { index, version } = await loadTripleIndex(store);
+      const { index, version, appendedTo } = await loadTripleIndex(store);
       // Every id and text is read: decoded at once, not one by one through the stored index's lazy lists.
       const phraseIds = allTripleIndexStrings(index, 'phraseIds');
       const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
@@ -201,7 +206,8 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       const { edges, state } = updated ?? (await synonymComputation(phraseTexts, vectors, options));
       context.progress(1, 1, 'synonym search');
       const passageIds = await passageIdsOf(store);
-      const graph = encodePprGraph(assemblePprGraph(index, passageIds, edges));
+      const appended = appendedTo && (await appendedGraph(store, appendedTo, index, passageIds, edges));
+      const graph = appended ?? encodePprGraph(assemblePprGraph(index, passageIds, edges));
       const meta: PprGraphMeta = {
         phrases: phraseIds.length,
         phraseDigest: phraseDigest(phraseIds),
@@ -224,6 +230,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
           exactSearch: search === 'exact' ? 1 : 0,
           updated: updated ? 1 : 0,
           searchedPhrases: updated ? updated.searched : state.texts.length,
+          graphAppended: appended ? 1 : 0,
         },
         outputVersion: contentId('ppr-graph', meta.phraseDigest, sha256(blob)),
         async write(tx) {
@@ -235,6 +242,24 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       };
     },
   };
+}
+
+/**
+ * The graph of an index appended to (`appendedTo`) made from the stored graph of the index before, when that is what
+ * is stored (see `appendToPprGraph`); undefined otherwise.
+ */
+async function appendedGraph(store: Store, appendedTo: TripleIndexAppend, index: TripleIndex, passageIds: readonly string[], synonyms: SynonymEdges): Promise<Uint8Array | undefined> {
+  const meta = await store.getMeta<PprGraphMeta>(pprGraphKeys.meta);
+  if (meta?.tripleIndexVersion !== appendedTo.version || meta.phrases !== appendedTo.phrases || meta.passageDigest === undefined || typeof appendedTo.chunks !== 'number') return undefined;
+  const [graph, stored] = await Promise.all([store.getBlob(pprGraphKeys.graph), store.getBlob(pprGraphKeys.synonyms)]);
+  if (graph === undefined || stored === undefined) return undefined;
+  const before = {
+    facts: appendedTo.facts,
+    chunks: appendedTo.chunks,
+    synonyms: decodeSynonymEdges(stored),
+    passagesFit: (count: number) => passageDigest(passageIds.slice(0, count)) === meta.passageDigest,
+  };
+  return appendToPprGraph(graph, index, passageIds, before, synonyms);
 }
 
 /**

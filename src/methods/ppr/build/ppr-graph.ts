@@ -1,4 +1,4 @@
-import type { TripleIndex } from '../../../extract/triples/triple-index.js';
+import type { IndexList, TripleIndex } from '../../../extract/triples/triple-index.js';
 import { preparePageRankGraph, type PageRankGraph } from '../../../graph/pagerank.js';
 import { csrFromTriplets, type CsrMatrix } from '../../../math/csr-matrix.js';
 
@@ -177,14 +177,26 @@ const graphVersion = 1;
 
 /** Encodes the graph's parts (the triple index and passage ids are stored elsewhere). */
 export function encodePprGraph(graph: PprGraph): Uint8Array {
-  const matrices = [graph.graph.outgoing, graph.phraseGraph.outgoing, graph.passagePhraseCounts];
-  const relationKeys = relationKeysOf(graph);
+  return encodePprGraphParts(graph.passageIds.length, {
+    graphAdjacency: graph.graph.outgoing,
+    phraseAdjacency: graph.phraseGraph.outgoing,
+    passagePhraseCounts: graph.passagePhraseCounts,
+    phrasePassageCounts: graph.phrasePassageCounts,
+    relationKeys: relationKeysOf(graph),
+    counts: graph.counts,
+  });
+}
+
+function encodePprGraphParts(passages: number, parts: PprGraphParts): Uint8Array {
+  const phraseCount = parts.phraseAdjacency.rows;
+  const matrices = [parts.graphAdjacency, parts.phraseAdjacency, parts.passagePhraseCounts];
+  const { relationKeys, counts } = parts;
   const eight = (bytes: number): number => bytes + ((8 - (bytes % 8)) % 8);
   let size = 32;
   for (const matrix of matrices) size += 16 + eight(4 * (matrix.rows + 1)) + eight(4 * matrix.values.length) + 8 * matrix.values.length;
-  size += eight(4 * graph.phraseCount) + 8 * relationKeys.length;
+  size += eight(4 * phraseCount) + 8 * relationKeys.length;
   const buffer = new ArrayBuffer(size);
-  new Uint32Array(buffer, 0, 8).set([graphMagic, graphVersion, graph.phraseCount, graph.passageIds.length, graph.counts.relationEdges, graph.counts.synonymEdges, graph.counts.contextEdges, relationKeys.length]);
+  new Uint32Array(buffer, 0, 8).set([graphMagic, graphVersion, phraseCount, passages, counts.relationEdges, counts.synonymEdges, counts.contextEdges, relationKeys.length]);
   let offset = 32;
   for (const matrix of matrices) {
     new Uint32Array(buffer, offset, 3).set([matrix.rows, matrix.cols, matrix.values.length]);
@@ -196,8 +208,8 @@ export function encodePprGraph(graph: PprGraph): Uint8Array {
     new Float64Array(buffer, offset, matrix.values.length).set(matrix.values);
     offset += 8 * matrix.values.length;
   }
-  new Int32Array(buffer, offset, graph.phraseCount).set(graph.phrasePassageCounts);
-  offset += eight(4 * graph.phraseCount);
+  new Int32Array(buffer, offset, phraseCount).set(parts.phrasePassageCounts);
+  offset += eight(4 * phraseCount);
   new Float64Array(buffer, offset, relationKeys.length).set(relationKeys);
   return new Uint8Array(buffer);
 }
@@ -220,12 +232,19 @@ function relationKeysOf(graph: PprGraph): Float64Array {
  * blob is of another format or does not fit them.
  */
 export function decodePprGraph(blob: Uint8Array, triples: TripleIndex, passageIds: readonly string[]): PprGraph | undefined {
+  const decoded = decodePprGraphParts(blob);
+  if (!decoded || decoded.parts.phraseAdjacency.rows !== triples.phraseTexts.length || decoded.passages !== passageIds.length) return undefined;
+  return pprGraphFromParts(triples, passageIds, decoded.parts);
+}
+
+/** The parts of a blob written by {@link encodePprGraph} and its passage count, or undefined for another format. */
+function decodePprGraphParts(blob: Uint8Array): { parts: PprGraphParts; passages: number } | undefined {
   // An 8-byte aligned copy: a blob read from the store may start at any byte offset.
   const bytes = blob.byteOffset % 8 === 0 ? blob : Uint8Array.from(blob);
   if (bytes.byteLength < 32) return undefined;
   const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 8);
   const [magic, version, phraseCount, passages, relationEdges, synonymEdges, contextEdges, keyCount] = Array.from(header) as number[];
-  if (magic !== graphMagic || version !== graphVersion || phraseCount !== triples.phraseTexts.length || passages !== passageIds.length) return undefined;
+  if (magic !== graphMagic || version !== graphVersion) return undefined;
   const eight = (count: number): number => count + ((8 - (count % 8)) % 8);
   let offset = bytes.byteOffset + 32;
   const matrix = (): CsrMatrix => {
@@ -245,15 +264,18 @@ export function decodePprGraph(blob: Uint8Array, triples: TripleIndex, passageId
   const phrasePassageCounts = new Int32Array(bytes.buffer, offset, phraseCount);
   offset += eight(4 * (phraseCount as number));
   const relationKeys = new Float64Array(bytes.buffer, offset, keyCount);
-  if (offset + 8 * (keyCount as number) !== bytes.byteOffset + bytes.byteLength) return undefined;
-  return pprGraphFromParts(triples, passageIds, {
-    graphAdjacency,
-    phraseAdjacency,
-    phrasePassageCounts,
-    passagePhraseCounts,
-    relationKeys,
-    counts: { relationEdges: relationEdges as number, synonymEdges: synonymEdges as number, contextEdges: contextEdges as number },
-  });
+  if (offset + 8 * (keyCount as number) !== bytes.byteOffset + bytes.byteLength || phraseAdjacency.rows !== phraseCount) return undefined;
+  return {
+    passages: passages as number,
+    parts: {
+      graphAdjacency,
+      phraseAdjacency,
+      phrasePassageCounts,
+      passagePhraseCounts,
+      relationKeys,
+      counts: { relationEdges: relationEdges as number, synonymEdges: synonymEdges as number, contextEdges: contextEdges as number },
+    },
+  };
 }
 
 /** The symmetric adjacency of the first `count` undirected edges (parallel edges add up). */
@@ -273,4 +295,239 @@ function symmetricCsr(nodes: number, sources: readonly number[], targets: readon
     values[2 * edge + 1] = weight;
   }
   return csrFromTriplets(nodes, nodes, rows, columns, values);
+}
+
+/** What {@link appendToPprGraph} needs of the index a stored graph was built from. */
+export interface PprGraphBefore {
+  /** Facts and chunks of that triple index (its phrases are the graph's). */
+  facts: number;
+  chunks: number;
+  /** The synonym edges the graph was built with. */
+  synonyms: PhraseSynonyms;
+  /** Whether the graph's passages (its first `count` of the passage ids now) are the passages it was built with. */
+  passagesFit(count: number): boolean;
+}
+
+/**
+ * The encoded graph of `triples`, `passageIds` and `synonyms` made from `blob`, the stored graph of the triple index
+ * that `triples` appended rows of new chunks to (`before`), when its passages are the first of `passageIds`: byte for
+ * byte what `encodePprGraph(assemblePprGraph(triples, passageIds, synonyms))` gives, at the cost of the edges that came
+ * or changed and a copy of the others — old phrases and facts only gain new chunks, old passages keep their phrases,
+ * and passage nodes move up by the new phrases. Undefined when the blob does not fit, or a new chunk is no new passage.
+ */
+export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passageIds: readonly string[], before: PprGraphBefore, synonyms: PhraseSynonyms): Uint8Array | undefined {
+  const decoded = decodePprGraphParts(blob);
+  if (!decoded) return undefined;
+  const old = decoded.parts;
+  const oldPhrases = old.phraseAdjacency.rows;
+  const oldPassages = decoded.passages;
+  const phraseCount = triples.phraseTexts.length;
+  const passages = passageIds.length;
+  const facts = triples.factSubject.length;
+  const chunkCount = triples.chunkIds.length;
+  if (phraseCount < oldPhrases || passages < oldPassages || facts < before.facts || chunkCount < before.chunks || old.graphAdjacency.rows !== oldPhrases + oldPassages || !before.passagesFit(oldPassages)) {
+    return undefined;
+  }
+  const shift = phraseCount - oldPhrases;
+
+  // The new chunks' passages: new ones, after the old.
+  const newPassage = new Map<string, number>();
+  for (let passage = oldPassages; passage < passages; passage++) newPassage.set(passageIds[passage] as string, passage);
+  const chunkPassage = new Int32Array(chunkCount - before.chunks);
+  for (let chunk = before.chunks; chunk < chunkCount; chunk++) {
+    const passage = newPassage.get(triples.chunkIds[chunk] as string);
+    if (passage === undefined) return undefined;
+    chunkPassage[chunk - before.chunks] = passage;
+  }
+  // Where a list's new chunks start: lists gain new chunks at their end, and a new item's list is all new.
+  const firstNew = (list: IndexList, old: boolean): number => {
+    let first = list.length;
+    if (!old) return 0;
+    while (first > 0 && (list[first - 1] as number) >= before.chunks) first--;
+    return first;
+  };
+  const pairKey = (a: number, b: number): number => Math.min(a, b) * phraseCount + Math.max(a, b);
+
+  // Relation pairs that gain triples, and the new passages' (fact, chunk) occurrences.
+  const touched = new Set<number>();
+  const passageOccurrences = new Map<number, number[]>();
+  const { factSubject, factObject, factChunks } = triples;
+  for (let fact = 0; fact < facts; fact++) {
+    const chunks = factChunks[fact] as IndexList;
+    const first = firstNew(chunks, fact < before.facts);
+    if (first === chunks.length) continue;
+    const subject = factSubject[fact] as number;
+    const object = factObject[fact] as number;
+    if (subject !== object) touched.add(pairKey(subject, object));
+    for (let entry = first; entry < chunks.length; entry++) {
+      const passage = chunkPassage[(chunks[entry] as number) - before.chunks] as number;
+      let list = passageOccurrences.get(passage);
+      if (!list) passageOccurrences.set(passage, (list = []));
+      list.push(subject, object);
+    }
+  }
+  // Synonym pairs that came, went or changed weight.
+  const synonymWeights = (edges: PhraseSynonyms): Map<number, number> => {
+    const weights = new Map<number, number>();
+    for (let edge = 0; edge < edges.sources.length; edge++) weights.set(pairKey(edges.sources[edge] as number, edges.targets[edge] as number), edges.weights[edge] as number);
+    return weights;
+  };
+  const oldSynonyms = synonymWeights(before.synonyms);
+  const newSynonyms = synonymWeights(synonyms);
+  for (const [key, weight] of oldSynonyms) if (newSynonyms.get(key) !== weight) touched.add(key);
+  for (const [key, weight] of newSynonyms) if (oldSynonyms.get(key) !== weight) touched.add(key);
+  // Each touched pair's triples over the whole index, for its weight as a build sums it: relation, then synonym.
+  const triplesOf = new Map<number, number>();
+  for (let fact = 0; fact < facts; fact++) {
+    const subject = factSubject[fact] as number;
+    const object = factObject[fact] as number;
+    if (subject === object) continue;
+    const key = pairKey(subject, object);
+    if (touched.has(key)) triplesOf.set(key, (triplesOf.get(key) ?? 0) + (factChunks[fact] as IndexList).length);
+  }
+  // Row → the phrase entries it changes (NaN: removed), both ends of every touched pair.
+  const phraseChanges = new Map<number, Array<[number, number]>>();
+  const change = (row: number, column: number, value: number): void => {
+    let list = phraseChanges.get(row);
+    if (!list) phraseChanges.set(row, (list = []));
+    list.push([column, value]);
+  };
+  const newRelationKeys: number[] = [];
+  for (const key of touched) {
+    const a = Math.floor(key / phraseCount);
+    const b = key - a * phraseCount;
+    const count = triplesOf.get(key);
+    const synonym = newSynonyms.get(key);
+    let value = Number.NaN;
+    if (count !== undefined) value = relationEdgeWeight * count;
+    if (synonym !== undefined) value = count !== undefined ? value + synonymEdgeFactor * synonym : synonymEdgeFactor * synonym;
+    change(a, b, value);
+    change(b, a, value);
+    if (count !== undefined) newRelationKeys.push(key);
+  }
+  for (const list of phraseChanges.values()) list.sort((left, right) => left[0] - right[0]);
+
+  // Context edges to new passages, by phrase.
+  const newContext = new Map<number, number[]>();
+  const passagePhrases = new Map<number, number[]>();
+  const phrasePassageCounts = new Int32Array(phraseCount);
+  phrasePassageCounts.set(old.phrasePassageCounts);
+  let contextEdges = old.counts.contextEdges;
+  const { phraseChunks } = triples;
+  for (let phrase = 0; phrase < phraseCount; phrase++) {
+    const chunks = phraseChunks[phrase] as IndexList;
+    const first = firstNew(chunks, phrase < oldPhrases);
+    if (first === chunks.length) continue;
+    const list: number[] = [];
+    for (let entry = first; entry < chunks.length; entry++) {
+      const passage = chunkPassage[(chunks[entry] as number) - before.chunks] as number;
+      list.push(passage);
+      let phrases = passagePhrases.get(passage);
+      if (!phrases) passagePhrases.set(passage, (phrases = []));
+      phrases.push(phrase);
+    }
+    list.sort((left, right) => left - right);
+    newContext.set(phrase, list);
+    phrasePassageCounts[phrase] = (phrasePassageCounts[phrase] as number) + list.length;
+    contextEdges += list.length;
+  }
+
+  // The whole graph: phrase rows merge their old phrase entries with the changes, then their old passages (moved up) and
+  // new ones; old passage rows are copied, new ones list their phrases.
+  const graph = old.graphAdjacency;
+  const capacity = graph.values.length + 2 * touched.size + 2 * (contextEdges - old.counts.contextEdges);
+  const rowPointers = new Int32Array(phraseCount + passages + 1);
+  const columns = new Int32Array(capacity);
+  const values = new Float64Array(capacity);
+  let written = 0;
+  const push = (column: number, value: number): void => {
+    columns[written] = column;
+    values[written++] = value;
+  };
+  for (let row = 0; row < phraseCount; row++) {
+    const start = row < oldPhrases ? (graph.rowPointers[row] as number) : 0;
+    const end = row < oldPhrases ? (graph.rowPointers[row + 1] as number) : 0;
+    // Old columns below `oldPhrases` are phrases, the others passages.
+    let phraseEnd = start;
+    while (phraseEnd < end && (graph.columnIndices[phraseEnd] as number) < oldPhrases) phraseEnd++;
+    let entry = start;
+    for (const [column, value] of phraseChanges.get(row) ?? []) {
+      for (; entry < phraseEnd && (graph.columnIndices[entry] as number) < column; entry++) push(graph.columnIndices[entry] as number, graph.values[entry] as number);
+      if (entry < phraseEnd && graph.columnIndices[entry] === column) entry++;
+      if (!Number.isNaN(value)) push(column, value);
+    }
+    for (; entry < phraseEnd; entry++) push(graph.columnIndices[entry] as number, graph.values[entry] as number);
+    for (; entry < end; entry++) push((graph.columnIndices[entry] as number) + shift, graph.values[entry] as number);
+    for (const passage of newContext.get(row) ?? []) push(phraseCount + passage, contextEdgeWeight);
+    rowPointers[row + 1] = written;
+  }
+  const oldPassageStart = graph.rowPointers[oldPhrases] as number;
+  const oldPassageEnd = graph.rowPointers[oldPhrases + oldPassages] as number;
+  columns.set(graph.columnIndices.subarray(oldPassageStart, oldPassageEnd), written);
+  values.set(graph.values.subarray(oldPassageStart, oldPassageEnd), written);
+  for (let passage = 0; passage < oldPassages; passage++) rowPointers[phraseCount + passage + 1] = written + (graph.rowPointers[oldPhrases + passage + 1] as number) - oldPassageStart;
+  written += oldPassageEnd - oldPassageStart;
+  for (let passage = oldPassages; passage < passages; passage++) {
+    for (const phrase of (passagePhrases.get(passage) ?? []).sort((left, right) => left - right)) push(phrase, contextEdgeWeight);
+    rowPointers[phraseCount + passage + 1] = written;
+  }
+  const nodes = phraseCount + passages;
+  const graphAdjacency: CsrMatrix = { rows: nodes, cols: nodes, rowPointers, columnIndices: columns.slice(0, written), values: values.slice(0, written) };
+
+  // The phrase graph is the whole graph's phrase rows without their passages.
+  const phrasePointers = new Int32Array(phraseCount + 1);
+  let phraseEntries = 0;
+  for (let row = 0; row < phraseCount; row++) {
+    for (let entry = rowPointers[row] as number; entry < (rowPointers[row + 1] as number) && (graphAdjacency.columnIndices[entry] as number) < phraseCount; entry++) phraseEntries++;
+    phrasePointers[row + 1] = phraseEntries;
+  }
+  const phraseColumns = new Int32Array(phraseEntries);
+  const phraseValues = new Float64Array(phraseEntries);
+  for (let row = 0; row < phraseCount; row++) {
+    const from = rowPointers[row] as number;
+    const count = (phrasePointers[row + 1] as number) - (phrasePointers[row] as number);
+    phraseColumns.set(graphAdjacency.columnIndices.subarray(from, from + count), phrasePointers[row] as number);
+    phraseValues.set(graphAdjacency.values.subarray(from, from + count), phrasePointers[row] as number);
+  }
+
+  // Passage × phrase counts: the old rows, then the new passages' occurrences summed by phrase.
+  const counts = old.passagePhraseCounts;
+  const countPointers = new Int32Array(passages + 1);
+  countPointers.set(counts.rowPointers);
+  let occurrences = 0;
+  for (const list of passageOccurrences.values()) occurrences += list.length;
+  const countColumns = new Int32Array(counts.values.length + occurrences);
+  const countValues = new Float64Array(countColumns.length);
+  countColumns.set(counts.columnIndices);
+  countValues.set(counts.values);
+  let countEntries = counts.values.length;
+  for (let passage = oldPassages; passage < passages; passage++) {
+    const byPhrase = new Map<number, number>();
+    for (const phrase of passageOccurrences.get(passage) ?? []) byPhrase.set(phrase, (byPhrase.get(phrase) ?? 0) + 1);
+    for (const phrase of [...byPhrase.keys()].sort((left, right) => left - right)) {
+      countColumns[countEntries] = phrase;
+      countValues[countEntries++] = byPhrase.get(phrase) as number;
+    }
+    countPointers[passage + 1] = countEntries;
+  }
+
+  // Relation keys renumbered for the new phrase count (order is kept), with the new pairs.
+  const relationKeys = new Float64Array(old.relationKeys.length + newRelationKeys.length);
+  old.relationKeys.forEach((key, index) => {
+    const a = Math.floor(key / oldPhrases);
+    relationKeys[index] = a * phraseCount + (key - a * oldPhrases);
+  });
+  let keys = old.relationKeys.length;
+  const known = new Set(relationKeys.subarray(0, keys));
+  for (const key of newRelationKeys) if (!known.has(key)) relationKeys[keys++] = key;
+  const allKeys = relationKeys.slice(0, keys).sort();
+
+  return encodePprGraphParts(passages, {
+    graphAdjacency,
+    phraseAdjacency: { rows: phraseCount, cols: phraseCount, rowPointers: phrasePointers, columnIndices: phraseColumns, values: phraseValues },
+    phrasePassageCounts,
+    passagePhraseCounts: { rows: passages, cols: phraseCount, rowPointers: countPointers, columnIndices: countColumns.slice(0, countEntries), values: countValues.slice(0, countEntries) },
+    relationKeys: allKeys,
+    counts: { relationEdges: allKeys.length, synonymEdges: synonyms.sources.length, contextEdges },
+  });
 }

@@ -31,9 +31,18 @@ class BlobWriter {
   private size = 0;
 
   private push(part: Uint8Array): void {
-    this.parts.push(part);
-    this.size += part.byteLength;
-    const padding = (4 - (part.byteLength % 4)) % 4;
+    this.section([part]);
+  }
+
+  private section(section: readonly Uint8Array[]): void {
+    // A section's parts are copied once, into the blob (an appended string list is the old text and the new strings).
+    let bytes = 0;
+    for (const part of section) {
+      this.parts.push(part);
+      bytes += part.byteLength;
+    }
+    this.size += bytes;
+    const padding = (4 - (bytes % 4)) % 4;
     if (padding > 0) {
       this.parts.push(new Uint8Array(padding));
       this.size += padding;
@@ -50,7 +59,7 @@ class BlobWriter {
     encoded.forEach((bytes, index) => (offsets[index + 1] = (offsets[index] as number) + bytes.byteLength));
     this.ints([offsets[values.length] as number]);
     this.ints(offsets);
-    this.push(Buffer.concat(encoded));
+    this.section(encoded);
   }
 
   /** A string list as `strings` writes it, from the encoded list before it (offsets and UTF-8) and the strings after. */
@@ -62,7 +71,7 @@ class BlobWriter {
     encoded.forEach((bytes, index) => (all[count + index + 1] = (all[count + index] as number) + bytes.byteLength));
     this.ints([all[all.length - 1] as number]);
     this.push(new Uint8Array(all.buffer));
-    this.push(Buffer.concat([text, ...encoded]));
+    this.section([text, ...encoded]);
   }
 
   /**

@@ -439,36 +439,58 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
   const rowPointers = new Int32Array(phraseCount + passages + 1);
   const columns = new Int32Array(capacity);
   const values = new Float64Array(capacity);
+  const oldPointers = graph.rowPointers;
+  const oldColumns = graph.columnIndices;
+  const oldValues = graph.values;
   let written = 0;
-  const push = (column: number, value: number): void => {
-    columns[written] = column;
-    values[written++] = value;
-  };
   for (let row = 0; row < phraseCount; row++) {
-    const start = row < oldPhrases ? (graph.rowPointers[row] as number) : 0;
-    const end = row < oldPhrases ? (graph.rowPointers[row + 1] as number) : 0;
+    const start = row < oldPhrases ? (oldPointers[row] as number) : 0;
+    const end = row < oldPhrases ? (oldPointers[row + 1] as number) : 0;
     // Old columns below `oldPhrases` are phrases, the others passages.
     let phraseEnd = start;
-    while (phraseEnd < end && (graph.columnIndices[phraseEnd] as number) < oldPhrases) phraseEnd++;
+    while (phraseEnd < end && (oldColumns[phraseEnd] as number) < oldPhrases) phraseEnd++;
     let entry = start;
-    for (const [column, value] of phraseChanges.get(row) ?? []) {
-      for (; entry < phraseEnd && (graph.columnIndices[entry] as number) < column; entry++) push(graph.columnIndices[entry] as number, graph.values[entry] as number);
-      if (entry < phraseEnd && graph.columnIndices[entry] === column) entry++;
-      if (!Number.isNaN(value)) push(column, value);
+    const changes = phraseChanges.get(row);
+    if (changes !== undefined) {
+      for (const [column, value] of changes) {
+        for (; entry < phraseEnd && (oldColumns[entry] as number) < column; entry++, written++) {
+          columns[written] = oldColumns[entry] as number;
+          values[written] = oldValues[entry] as number;
+        }
+        if (entry < phraseEnd && oldColumns[entry] === column) entry++;
+        if (Number.isNaN(value)) continue;
+        columns[written] = column;
+        values[written++] = value;
+      }
     }
-    for (; entry < phraseEnd; entry++) push(graph.columnIndices[entry] as number, graph.values[entry] as number);
-    for (; entry < end; entry++) push((graph.columnIndices[entry] as number) + shift, graph.values[entry] as number);
-    for (const passage of newContext.get(row) ?? []) push(phraseCount + passage, contextEdgeWeight);
+    for (; entry < phraseEnd; entry++, written++) {
+      columns[written] = oldColumns[entry] as number;
+      values[written] = oldValues[entry] as number;
+    }
+    for (; entry < end; entry++, written++) {
+      columns[written] = (oldColumns[entry] as number) + shift;
+      values[written] = oldValues[entry] as number;
+    }
+    const context = newContext.get(row);
+    if (context !== undefined) {
+      for (const passage of context) {
+        columns[written] = phraseCount + passage;
+        values[written++] = contextEdgeWeight;
+      }
+    }
     rowPointers[row + 1] = written;
   }
-  const oldPassageStart = graph.rowPointers[oldPhrases] as number;
-  const oldPassageEnd = graph.rowPointers[oldPhrases + oldPassages] as number;
-  columns.set(graph.columnIndices.subarray(oldPassageStart, oldPassageEnd), written);
-  values.set(graph.values.subarray(oldPassageStart, oldPassageEnd), written);
-  for (let passage = 0; passage < oldPassages; passage++) rowPointers[phraseCount + passage + 1] = written + (graph.rowPointers[oldPhrases + passage + 1] as number) - oldPassageStart;
+  const oldPassageStart = oldPointers[oldPhrases] as number;
+  const oldPassageEnd = oldPointers[oldPhrases + oldPassages] as number;
+  columns.set(oldColumns.subarray(oldPassageStart, oldPassageEnd), written);
+  values.set(oldValues.subarray(oldPassageStart, oldPassageEnd), written);
+  for (let passage = 0; passage < oldPassages; passage++) rowPointers[phraseCount + passage + 1] = written + (oldPointers[oldPhrases + passage + 1] as number) - oldPassageStart;
   written += oldPassageEnd - oldPassageStart;
   for (let passage = oldPassages; passage < passages; passage++) {
-    for (const phrase of (passagePhrases.get(passage) ?? []).sort((left, right) => left - right)) push(phrase, contextEdgeWeight);
+    for (const phrase of (passagePhrases.get(passage) ?? []).sort((left, right) => left - right)) {
+      columns[written] = phrase;
+      values[written++] = contextEdgeWeight;
+    }
     rowPointers[phraseCount + passage + 1] = written;
   }
   const nodes = phraseCount + passages;
@@ -517,9 +539,9 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
     const a = Math.floor(key / oldPhrases);
     relationKeys[index] = a * phraseCount + (key - a * oldPhrases);
   });
-  let keys = old.relationKeys.length;
-  const known = new Set(relationKeys.subarray(0, keys));
-  for (const key of newRelationKeys) if (!known.has(key)) relationKeys[keys++] = key;
+  const oldKeys = old.relationKeys.length;
+  let keys = oldKeys;
+  for (const key of newRelationKeys) if (!sortedHas(relationKeys, oldKeys, key)) relationKeys[keys++] = key;
   const allKeys = relationKeys.slice(0, keys).sort();
 
   return encodePprGraphParts(passages, {
@@ -530,4 +552,18 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
     relationKeys: allKeys,
     counts: { relationEdges: allKeys.length, synonymEdges: synonyms.sources.length, contextEdges },
   });
+}
+
+/** Whether the ascending first `count` of `keys` hold `key`. */
+function sortedHas(keys: Float64Array, count: number, key: number): boolean {
+  let low = 0;
+  let high = count - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const value = keys[middle] as number;
+    if (value === key) return true;
+    if (value < key) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
 }

@@ -117,6 +117,12 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       assert.equal(removed.deleted.length, extra.length);
       assert.deepEqual(await updated.store.table('triples').all(), before, 'a delete leaves the triples the index had before the add');
       await assertBuiltFromStored(updated);
+
+      // After a delete (the index updated in place, every id compared), an add appends again.
+      const again = await updated.index(extra);
+      assert.equal(stepCounts(again, 'embed-triples')?.['appended'], 1);
+      assert.equal(stepCounts(again, 'ppr-graph')?.['graphAppended'], 1);
+      await assertBuiltFromStored(updated);
     } finally {
       await updated.close();
       await alone.close();

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { sha256 } from '../src/core/ids.js';
+import { chunkNounPhrases } from '../src/methods/autokg/build/chunk-noun-phrases.js';
 import { keywordClusterStateKey, readKeywordClusterState, type KeywordClusterState } from '../src/methods/autokg/build/keyword-cluster-state.js';
+import { decodePhraseTable, encodePhraseTable, phraseTableKey } from '../src/methods/autokg/build/phrase-table.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../src/testing/index.js';
@@ -64,6 +66,7 @@ async function markerPlaces(kgrag: Kgrag): Promise<string[]> {
   if ((await kgrag.store.table('extractions').all()).some(has)) places.push('extractions');
   const blob = await kgrag.store.getBlob(keywordClusterStateKey);
   if (blob !== undefined && new TextDecoder().decode(blob).includes(marker)) places.push('state');
+  if (has(decodePhraseTable(await kgrag.store.getBlob(phraseTableKey))?.surfaces ?? [])) places.push('phrase table');
   return places;
 }
 
@@ -174,6 +177,7 @@ describe('AutoKG keywords after a small change of the corpus', { timeout: 300_00
       assert.equal(counts.reclustered, 0);
       assert.equal(counts.renamedClusters, 2);
       assert.equal(counts.parsedChunks, 1, 'the noun phrases of the other chunks were stored by the build');
+      assert.equal(counts.phraseChunksRead, 1, 'the other chunks\' phrases come from the stored phrase table');
       const withMarker = await stateOf(kgrag);
       const [markerChunk] = (await kgrag.store.table('chunks').all()).filter((chunk) => chunk.text.includes(marker));
       assert.ok(markerChunk);
@@ -186,7 +190,12 @@ describe('AutoKG keywords after a small change of the corpus', { timeout: 300_00
         built.chunkIds.forEach((id, row) => assert.equal(clustering.assignments[withMarker.chunkIds.indexOf(id)], built.clusterings[index]?.assignments[row]));
       });
       assert.deepEqual((await kgrag.store.table('keywords').all()).map((keyword) => keyword.text), withMarker.keywords);
-      assert.deepEqual(await markerPlaces(kgrag), ['extractions'], 'the new chunk\'s noun phrases are stored');
+      assert.deepEqual(await markerPlaces(kgrag), ['extractions', 'phrase table'], 'the new chunk\'s noun phrases are stored');
+      // The table updated row by row is the one read afresh from every chunk's extraction, bytes included.
+      const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => new Map((await kgrag.store.table('chunks').get(ids)).map((chunk) => [chunk.id, chunk.text]));
+      const fresh = await chunkNounPhrases(kgrag.store, withMarker.chunkIds, textsOf);
+      assert.equal(fresh.readChunks, withMarker.chunkIds.length);
+      assert.ok(Buffer.from((await kgrag.store.getBlob(phraseTableKey)) ?? []).equals(Buffer.from(encodePhraseTable(fresh.table))));
 
       await kgrag.delete(['test:marker']);
       const afterDelete = await stateOf(kgrag);

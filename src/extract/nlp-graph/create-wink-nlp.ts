@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import winkNLP from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import type winkNLP from 'wink-nlp';
+import type model from 'wink-eng-lite-web-model';
 
 /** A wink-nlp instance. */
 export type WinkNlp = ReturnType<typeof winkNLP>;
@@ -23,7 +23,7 @@ let stableModel: typeof model | undefined;
 function stableEnglishModel(): typeof model {
   if (stableModel === undefined) {
     const metaModel = { machines: JSON.stringify(require('wink-eng-lite-web-model/dist/languages/cur/models/eng-cer-meta-model.json')), transformers: require('wink-eng-lite-web-model/dist/cer-transformers.js') as unknown };
-    stableModel = Object.assign(Object.create(null) as typeof model, model, { metaCER: () => metaModel });
+    stableModel = Object.assign(Object.create(null) as typeof model, require('wink-eng-lite-web-model') as typeof model, { metaCER: () => metaModel });
   }
   return stableModel;
 }
@@ -34,5 +34,7 @@ function stableEnglishModel(): typeof model {
  * drop it, so the memory a parse holds is bounded by the batch, not by the corpus.
  */
 export function createWinkNlp(pipe: WinkPipe): WinkNlp {
-  return winkNLP(stableEnglishModel(), pipe);
+  // Required on the first instance, not with this module: a process that parses nothing (a query, a delete) does not
+  // load wink-nlp and its model (~0.15 s of CPU).
+  return (require('wink-nlp') as typeof winkNLP)(stableEnglishModel(), pipe);
 }

@@ -1,4 +1,5 @@
 import { filterKeywords } from './filter-keywords.js';
+import { phraseTableOf, type PhraseTable } from './phrase-table.js';
 
 /*
  * LLM-free AutoKG keywords: the most distinctive noun phrases of every cluster by class-based TF-IDF
@@ -92,45 +93,37 @@ export function clusterTfidfKeywords(phrases: ReadonlyArray<readonly PhraseOccur
 
 /** {@link clusterTfidfKeywords} with every cluster's keywords, and clusters that keep theirs (`kept`). */
 export function clusterTfidfKeywordsByCluster(phrases: ReadonlyArray<readonly PhraseOccurrence[]>, clusterings: readonly TfidfClustering[], options: ClusterTfidfKeywordsOptions = {}): ClusterTfidfKeywordsResult {
+  return clusterTfidfKeywordsOfTable(phraseTableOf(phrases, options.texts), clusterings, options);
+}
+
+/**
+ * {@link clusterTfidfKeywordsByCluster} over the chunks' interned phrases (`table`, rows in the order of the
+ * clusterings' assignments); its lower-case words stand for `options.texts`, which it does not read.
+ */
+export function clusterTfidfKeywordsOfTable(table: PhraseTable, clusterings: readonly TfidfClustering[], options: Omit<ClusterTfidfKeywordsOptions, 'texts'> = {}): ClusterTfidfKeywordsResult {
   const keywordsPerCluster = options.keywordsPerCluster ?? 10;
   const maxWords = options.maxWords ?? 3;
   const minCount = options.minCount ?? 2;
   const minChunks = options.minChunks ?? 2;
 
-  // Phrase ids, corpus frequencies and the most frequent surface form of each key.
-  const idOf = new Map<string, number>();
-  const keys: string[] = [];
-  const surfaceCounts: Array<Map<string, number>> = [];
-  const chunkPhraseIds: Int32Array[] = phrases.map((mentions) => {
-    const ids = new Int32Array(mentions.length);
-    mentions.forEach((mention, index) => {
-      let id = idOf.get(mention.key);
-      if (id === undefined) {
-        id = keys.length;
-        idOf.set(mention.key, id);
-        keys.push(mention.key);
-        surfaceCounts.push(new Map());
-      }
-      const surfaces = surfaceCounts[id] as Map<string, number>;
-      surfaces.set(mention.surface, (surfaces.get(mention.surface) ?? 0) + 1);
-      ids[index] = id;
-    });
-    return ids;
-  });
+  // Corpus frequencies, and how each phrase is written. Typed arrays over the interned ids: this runs on every update.
+  const { keys, surfaces, mentionStart, mentionKey, mentionSurface, mentionProper } = table;
+  const chunkCount = table.chunkIds.length;
   const corpusFrequency = new Float64Array(keys.length);
-  for (const ids of chunkPhraseIds) for (const id of ids) corpusFrequency[id] = (corpusFrequency[id] as number) + 1;
   const proper = new Uint8Array(keys.length);
+  // Bit 1: seen capitalized; bit 2: seen in lower case (a property of the surface, tested once per surface).
   const written = new Uint8Array(keys.length);
-  phrases.forEach((mentions, chunk) => {
-    mentions.forEach((mention, index) => {
-      const id = (chunkPhraseIds[chunk] as Int32Array)[index] as number;
-      if (mention.kind === 'proper') proper[id] = 1;
-      // Bit 1: seen capitalized; bit 2: seen in lower case.
-      written[id] = (written[id] as number) | (/^\p{Lu}/u.test(mention.surface) ? 1 : 2);
-    });
-  });
-  const lowerWords = new Set<string>();
-  for (const text of options.texts ?? []) for (const word of text.match(/(?<![\p{L}\p{N}'’-])\p{Ll}[\p{Ll}'’-]*/gu) ?? []) lowerWords.add(word.replace(/['’]s$/u, ''));
+  const capitalized = new Uint8Array(surfaces.length);
+  for (let at = 0; at < mentionKey.length; at++) {
+    const id = mentionKey[at] as number;
+    const surface = mentionSurface[at] as number;
+    corpusFrequency[id] = (corpusFrequency[id] as number) + 1;
+    if (mentionProper[at] === 1) proper[id] = 1;
+    if (capitalized[surface] === 0) capitalized[surface] = /^\p{Lu}/u.test(surfaces[surface] as string) ? 1 : 2;
+    written[id] = (written[id] as number) | (capitalized[surface] as number);
+  }
+  const idOf = new Map(keys.map((key, id) => [key, id]));
+  const lowerWords = new Set(table.words);
   const nameStarts = new Set<string>();
   keys.forEach((key, id) => {
     const space = key.indexOf(' ');
@@ -140,38 +133,36 @@ export function clusterTfidfKeywordsByCluster(phrases: ReadonlyArray<readonly Ph
     const key = keys[id] as string;
     return proper[id] === 1 && written[id] === 1 && /^\p{L}{3,}$/u.test(key) && !lowerWords.has(key) && !nameStarts.has(key);
   };
-  const eligible = keys.map((key, id) => {
-    const words = key.split(' ').length;
-    return words <= maxWords && /\p{L}/u.test(key) && (words > 1 || isName(id));
-  });
-  const surfaceOf = (id: number): string => {
-    let best = '';
-    let bestCount = 0;
-    for (const [surface, count] of surfaceCounts[id] as Map<string, number>) {
-      if (count > bestCount) {
-        best = surface;
-        bestCount = count;
-      }
+  // Judged when a phrase is frequent enough in a cluster to be ranked, not for every phrase of the corpus.
+  const eligibility = new Int8Array(keys.length);
+  const eligible = (id: number): boolean => {
+    if (eligibility[id] === 0) {
+      const key = keys[id] as string;
+      const words = key.split(' ').length;
+      eligibility[id] = words <= maxWords && /\p{L}/u.test(key) && (words > 1 || isName(id)) ? 1 : -1;
     }
-    return best;
+    return eligibility[id] === 1;
   };
 
+  // Per cluster chosen: mentions and chunks of each phrase, counted over the cluster's chunks (zeroed after it).
+  const count = new Int32Array(keys.length);
+  const chunksWith = new Int32Array(keys.length);
+  const lastChunk = new Int32Array(keys.length).fill(-1);
   const byCluster: TfidfKeyword[][][] = [];
+  // The chosen keywords' surfaces, filled in once every cluster is chosen.
+  const placeholders: Array<{ keyword: TfidfKeyword; id: number }> = [];
   for (const clustering of clusterings) {
-    const counts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
-    const chunkCounts: Array<Map<number, number>> = Array.from({ length: clustering.clusters }, () => new Map());
+    const members: number[][] = Array.from({ length: clustering.clusters }, () => []);
     let mentions = 0;
-    chunkPhraseIds.forEach((ids, chunk) => {
-      const cluster = counts[clustering.assignments[chunk] as number];
-      const clusterChunks = chunkCounts[clustering.assignments[chunk] as number];
-      if (!cluster || !clusterChunks) return;
-      for (const id of ids) cluster.set(id, (cluster.get(id) ?? 0) + 1);
-      for (const id of new Set(ids)) clusterChunks.set(id, (clusterChunks.get(id) ?? 0) + 1);
-      mentions += ids.length;
-    });
+    for (let chunk = 0; chunk < chunkCount; chunk++) {
+      const list = members[clustering.assignments[chunk] as number];
+      if (!list) continue;
+      list.push(chunk);
+      mentions += (mentionStart[chunk + 1] as number) - (mentionStart[chunk] as number);
+    }
     const average = mentions / Math.max(1, clustering.clusters);
     const { kept } = clustering;
-    const current: TfidfKeyword[][] = counts.map((_, clusterIndex) => [...(kept?.[clusterIndex] ?? [])]);
+    const current: TfidfKeyword[][] = members.map((_, clusterIndex) => [...(kept?.[clusterIndex] ?? [])]);
     // A full choice avoids the earlier clusters' phrases; an update avoids every other cluster's current ones.
     const chainUsed = new Set<number>();
     const usedBy = (clusterIndex: number): Set<number> => {
@@ -186,19 +177,60 @@ export function clusterTfidfKeywordsByCluster(phrases: ReadonlyArray<readonly Ph
       });
       return used;
     };
-    counts.forEach((cluster, clusterIndex) => {
+    members.forEach((chunks, clusterIndex) => {
       if (kept?.[clusterIndex] !== undefined) return;
       const used = usedBy(clusterIndex);
-      const clusterChunks = chunkCounts[clusterIndex] as Map<number, number>;
-      const ranked = [...cluster.entries()]
-        .filter(([id, count]) => count >= minCount && (clusterChunks.get(id) ?? 0) >= minChunks && eligible[id] === true && !used.has(id))
-        .map(([id, count]) => ({ id, score: count * Math.log(1 + average / (corpusFrequency[id] as number)) }))
+      const seen: number[] = [];
+      for (const chunk of chunks) {
+        for (let at = mentionStart[chunk] as number; at < (mentionStart[chunk + 1] as number); at++) {
+          const id = mentionKey[at] as number;
+          if (count[id] === 0) seen.push(id);
+          count[id] = (count[id] as number) + 1;
+          if (lastChunk[id] !== chunk) {
+            lastChunk[id] = chunk;
+            chunksWith[id] = (chunksWith[id] as number) + 1;
+          }
+        }
+      }
+      const ranked = seen
+        .filter((id) => (count[id] as number) >= minCount && (chunksWith[id] as number) >= minChunks && eligible(id) && !used.has(id))
+        .map((id) => ({ id, score: (count[id] as number) * Math.log(1 + average / (corpusFrequency[id] as number)) }))
         .sort((left, right) => right.score - left.score || ((keys[left.id] as string) < (keys[right.id] as string) ? -1 : 1))
         .slice(0, keywordsPerCluster);
-      current[clusterIndex] = ranked.map(({ id }) => ({ key: keys[id] as string, surface: surfaceOf(id) }));
+      for (const id of seen) {
+        count[id] = 0;
+        chunksWith[id] = 0;
+        lastChunk[id] = -1;
+      }
+      current[clusterIndex] = ranked.map(({ id }) => {
+        const keyword = { key: keys[id] as string, surface: '' };
+        placeholders.push({ keyword, id });
+        return keyword;
+      });
       if (kept === undefined) for (const { id } of ranked) chainUsed.add(id);
     });
     byCluster.push(current);
+  }
+  // A keyword is written in its most frequent form, the first seen among equals: one pass over the mentions.
+  const surfaceCounts = new Map<number, Array<[number, number]>>(placeholders.map(({ id }) => [id, []]));
+  for (let at = 0; at < mentionKey.length; at++) {
+    const counts = surfaceCounts.get(mentionKey[at] as number);
+    if (counts === undefined) continue;
+    const surface = mentionSurface[at] as number;
+    const entry = counts.find(([known]) => known === surface);
+    if (entry) entry[1]++;
+    else counts.push([surface, 1]);
+  }
+  for (const { keyword, id } of placeholders) {
+    let best = '';
+    let bestCount = 0;
+    for (const [surface, surfaceCount] of surfaceCounts.get(id) ?? []) {
+      if (surfaceCount > bestCount) {
+        best = surfaces[surface] as string;
+        bestCount = surfaceCount;
+      }
+    }
+    keyword.surface = best;
   }
   return {
     byCluster,

@@ -4,7 +4,8 @@ import { createRandom } from '../../../core/random.js';
 import type { ExtractionRecord, KeywordChunkRecord, KeywordEdgeRecord, KeywordRecord } from '../../../core/types.js';
 import { buildKeywordGraph } from './build-keyword-graph.js';
 import { clusterChunkEmbeddings, type ChunkClustering } from './cluster-chunk-embeddings.js';
-import { clusterTfidfKeywordsByCluster } from './cluster-tfidf-keywords.js';
+import { clusterTfidfKeywordsOfTable } from './cluster-tfidf-keywords.js';
+import { decodePhraseTable, encodePhraseTable, phraseTableKey, phraseTableRows, type PhraseTable } from './phrase-table.js';
 import { extractLlmKeywords, paperTokenBound, type LlmKeywordCall, type LlmKeywordResult, type NamedCluster, type RewrittenList } from './extract-llm-keywords.js';
 import { autoKgKeywordTemplates } from './keyword-prompts.js';
 import { selectClusterChunks } from './select-cluster-chunks.js';
@@ -94,16 +95,21 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         throw new KgragError('The AutoKG chunk graph is missing from the index', { code: 'INDEX_KNN_GRAPH_MISSING', category: 'internal', hint: 'run `kgrag index` again so the chunk-graph step rebuilds it' });
       }
       const { chunkIds, graph } = decodeChunkKnnGraph(blob);
-      const [chunkRows, loaded] = await Promise.all([store.table('chunks').pick(['id', 'text']), store.vectors('chunks').load()]);
+      const llm = useLlm ? context.llm : undefined;
+      // The LLM's prompts quote every chunk; c-TF-IDF reads the texts of the chunks whose phrases it reads (textsOf).
+      const [chunkRows, loaded] = await Promise.all([llm ? store.table('chunks').pick(['id', 'text']) : Promise.resolve([]), store.vectors('chunks').load()]);
       const textOf = new Map(chunkRows.map((chunk) => [chunk.id, chunk.text]));
       const chunkTexts = chunkIds.map((id) => textOf.get(id) ?? '');
+      const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => {
+        const rows = ids.length * 2 > chunkIds.length ? await store.table('chunks').pick(['id', 'text']) : await store.table('chunks').pick(['id', 'text'], { column: 'id', values: ids });
+        return new Map(rows.map((chunk) => [chunk.id, chunk.text]));
+      };
       const rowOf = new Map(chunkIds.map((id, index) => [id, index]));
       const dimensions = loaded.dimensions;
       const data = matrixInRowOrder(loaded, chunkIds);
       const chunkVectors = { rows: chunkIds.length, cols: dimensions, data };
       const total = 4;
       const started = performance.now();
-      const llm = useLlm ? context.llm : undefined;
       const naming = llm ? 'llm' : 'tfidf';
 
       // The clusters of the last run are kept while the corpus has moved little since its last full clustering.
@@ -161,6 +167,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       let final: RewrittenList | undefined;
       let created: ExtractionRecord[] = [];
       let staleIds: string[] = [];
+      let phraseTable: PhraseTable | undefined;
       const keywordStart = performance.now();
       if (llm) {
         const extraction = {
@@ -287,27 +294,36 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       } else if (update && renamed === 0) {
         keywords = update.previous.keywords;
         named = update.previous.clusterings.map((clustering) => ({ tfidf: clustering.tfidf ?? [] }));
+        // The phrase table drops the chunks that left (with their words), and is read again for those that came.
+        const storedTable = decodePhraseTable(await store.getBlob(phraseTableKey));
+        if (storedTable && storedTable.chunkIds.join('\n') !== chunkIds.join('\n')) phraseTable = phraseTableRows(storedTable, chunkIds);
       } else {
-        const phrases = await chunkNounPhrases(store, chunkIds, chunkTexts, context.signal);
+        // Between refreshes the last run's phrase table stands for the chunks it holds; a refresh reads every chunk's.
+        const storedTable = incremental ? decodePhraseTable(await store.getBlob(phraseTableKey)) : undefined;
+        const phrases = await chunkNounPhrases(store, chunkIds, textsOf, storedTable, context.signal);
         created = phrases.created;
         staleIds = phrases.staleIds;
+        phraseTable = phrases.table;
         const previousClusterings = update?.previous.clusterings;
-        const result = clusterTfidfKeywordsByCluster(
-          phrases.phrases,
+        const result = clusterTfidfKeywordsOfTable(
+          phrases.table,
           clusterings.map((clustering, index) => {
             const changed = update?.changed[index];
             const stored = previousClusterings?.[index]?.tfidf;
             if (changed === undefined || stored === undefined) return clustering;
             return { ...clustering, kept: stored.map((pairs, cluster) => (changed[cluster] === 1 ? undefined : pairs.map(([key, surface]) => ({ key, surface })))) };
           }),
-          { keywordsPerCluster: settings.keywordsPerCluster, maxWords: settings.maxWords, texts: chunkTexts },
+          { keywordsPerCluster: settings.keywordsPerCluster, maxWords: settings.maxWords },
         );
         keywords = result.keywords;
         named = result.byCluster.map((clusters) => ({ tfidf: clusters.map((entries) => entries.map((entry): [string, string] => [entry.key, entry.surface])) }));
         counts.parsedChunks = created.length;
+        counts.phraseChunksRead = phrases.readChunks;
       }
       // This step's noun phrases of chunks that are gone go with them, whatever named the clusters.
       if (llm || (update && renamed === 0)) staleIds = [...staleIds, ...(await staleNounPhraseRecords(store, chunkIds))];
+      // The LLM reads no phrase table: one left by LLM-free keywords is emptied, its chunks' words with it.
+      const clearTable = llm !== undefined && ((await store.getBlob(phraseTableKey))?.length ?? 0) > 0;
       const state: KeywordClusterState = {
         version: 1,
         settings: stateSettings,
@@ -380,6 +396,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
           await tx.table('extractions').upsert(created);
           await tx.table('extractions').deleteWhere('id', staleIds);
           await tx.setBlob(keywordClusterStateKey, encodeKeywordClusterState(state));
+          if (phraseTable) await tx.setBlob(phraseTableKey, encodePhraseTable(phraseTable));
+          else if (clearTable) await tx.setBlob(phraseTableKey, new Uint8Array(0));
           await recordStatisticsEpoch(tx, 'keywords', epoch);
           await tx.table('keywords').clear();
           await tx.table('keywordChunks').clear();

@@ -64,7 +64,8 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
     async run(context) {
       const { store } = context;
       const [chunks, documents, entities, shared, stored, storedTermCounts] = await Promise.all([
-        store.table('chunks').pick(['id', 'documentId', 'ordinal', 'text']),
+        // Texts only of the chunks whose terms are counted (termCountsOf), not of every chunk.
+        store.table('chunks').pick(['id', 'documentId', 'ordinal']),
         store.table('documents').pick(['id', 'title']),
         graphs.includes('entity') ? store.table('entities').pick(['chunkIds']) : [],
         withKnn ? readChunkKnn(store) : undefined,
@@ -77,7 +78,10 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       context.progress(1, 4, 'graphs');
 
       const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));
-      const { terms, countedPassages } = termCountsOf(chunks, storedTermCounts === termCountsVersion ? stored : undefined);
+      const { terms, countedPassages } = await termCountsOf(chunks, storedTermCounts === termCountsVersion ? stored : undefined, async (ids) => {
+        const rows = ids.length === chunks.length ? await store.table('chunks').pick(['id', 'text']) : await store.table('chunks').pick(['id', 'text'], { column: 'id', values: ids });
+        return new Map(rows.map((chunk) => [chunk.id, chunk.text]));
+      });
       const keywordsOf = withKeywords ? topTfidfTerms(terms, config.keywordsPerPassage, (term) => englishStopwords.has(term) || isNumber.test(term)) : [];
       const keywordPassages = new Map<number, number[]>();
       keywordsOf.forEach((keywords, passage) => {
@@ -134,17 +138,25 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
  * its text), counted only for the others (`updateTermCounts`, the same counts as counting all). A stored graph that
  * cannot be read is counted afresh.
  */
-function termCountsOf(chunks: ReadonlyArray<{ id: string; text: string }>, stored: Uint8Array | undefined): { terms: TermCountMatrix; countedPassages: number } {
+async function termCountsOf(
+  chunks: ReadonlyArray<{ id: string }>,
+  stored: Uint8Array | undefined,
+  textsOf: (ids: readonly string[]) => Promise<Map<string, string>>,
+): Promise<{ terms: TermCountMatrix; countedPassages: number }> {
   let previous: PassageGraphIndex | undefined;
   try {
     previous = stored === undefined ? undefined : decodePassageGraphIndex(stored);
   } catch {
     previous = undefined;
   }
-  if (previous === undefined) return { terms: countTerms(chunks.map((chunk) => chunk.text)), countedPassages: chunks.length };
+  if (previous === undefined) {
+    const texts = await textsOf(chunks.map((chunk) => chunk.id));
+    return { terms: countTerms(chunks.map((chunk) => texts.get(chunk.id) ?? '')), countedPassages: chunks.length };
+  }
   const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
   const previousRowOf = Int32Array.from(chunks, (chunk) => rowOf.get(chunk.id) ?? -1);
-  return { terms: updateTermCounts(previous.terms, previousRowOf, (row) => (chunks[row] as { text: string }).text), countedPassages: previousRowOf.filter((row) => row < 0).length };
+  const texts = await textsOf(chunks.flatMap((chunk, row) => (previousRowOf[row] === -1 ? [chunk.id] : [])));
+  return { terms: updateTermCounts(previous.terms, previousRowOf, (row) => texts.get((chunks[row] as { id: string }).id) ?? ''), countedPassages: previousRowOf.filter((row) => row < 0).length };
 }
 
 /**

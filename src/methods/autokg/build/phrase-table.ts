@@ -1,0 +1,220 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { PhraseOccurrence } from './cluster-tfidf-keywords.js';
+
+/*
+ * The noun phrases of every chunk as the LLM-free keywords read them (cluster-tfidf-keywords.ts), with their strings
+ * interned: per chunk its mentions (phrase key, surface, proper or not) and the distinct words it writes in lower case.
+ * c-TF-IDF reads corpus-wide figures (a phrase's mentions, whether a word is ever written in lower case), so naming
+ * the clusters a new chunk joined needs every chunk's phrases; kept between runs in the blob {@link phraseTableKey},
+ * an update reads and parses the new chunks only instead of every chunk's stored extraction and text. Strings are
+ * numbered in first use over the chunks in order, so a table updated row by row is the table built afresh from the
+ * same chunks, bytes included.
+ */
+
+/** Store blob of the table. */
+export const phraseTableKey = 'autokg:phrase-table';
+
+/** One chunk's row as given to {@link PhraseTableBuilder.add}. */
+export interface PhraseRow {
+  chunkId: string;
+  mentions: readonly PhraseOccurrence[];
+  /** Distinct words of the text written in lower case ({@link lowerCaseWords}). */
+  words: Iterable<string>;
+  /** Whether the mentions are nlp-extract's extraction (1), or the keywords step's own (0). */
+  shared: 0 | 1;
+}
+
+/** Interned noun phrases of chunks in order; see the file header. */
+export interface PhraseTable {
+  /** Hash of what the mentions were extracted with; another one makes the table unusable. */
+  settings: string;
+  chunkIds: string[];
+  keys: string[];
+  surfaces: string[];
+  words: string[];
+  /** Chunk c's mentions are `[mentionStart[c], mentionStart[c + 1])`. */
+  mentionStart: Int32Array;
+  mentionKey: Int32Array;
+  mentionSurface: Int32Array;
+  mentionProper: Uint8Array;
+  /** Chunk c's lower-case words are `wordIds[wordStart[c] … wordStart[c + 1])`. */
+  wordStart: Int32Array;
+  wordIds: Int32Array;
+  /** Per chunk: 1 when its mentions are nlp-extract's. */
+  shared: Uint8Array;
+}
+
+const lowerCaseWord = /(?<![\p{L}\p{N}'’-])\p{Ll}[\p{Ll}'’-]*/gu;
+
+/** The distinct words a text writes in lower case, a trailing possessive dropped: what tells a common word from a name. */
+export function lowerCaseWords(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const word of text.match(lowerCaseWord) ?? []) words.add(word.replace(/['’]s$/u, ''));
+  return words;
+}
+
+/** Builds a {@link PhraseTable} row by row; rows of a stored table are copied with {@link PhraseTableBuilder.copy}. */
+export class PhraseTableBuilder {
+  private readonly chunkIds: string[] = [];
+  private readonly keys = new Interned();
+  private readonly surfaces = new Interned();
+  private readonly words = new Interned();
+  private readonly mentionStart: number[] = [0];
+  private readonly mentionKey: number[] = [];
+  private readonly mentionSurface: number[] = [];
+  private readonly mentionProper: number[] = [];
+  private readonly wordStart: number[] = [0];
+  private readonly wordIds: number[] = [];
+  private readonly shared: number[] = [];
+
+  constructor(private readonly settings: string) {}
+
+  add(row: PhraseRow): void {
+    this.chunkIds.push(row.chunkId);
+    for (const mention of row.mentions) this.mention(this.keys.id(mention.key), this.surfaces.id(mention.surface), mention.kind === 'proper' ? 1 : 0);
+    this.mentionStart.push(this.mentionKey.length);
+    for (const word of row.words) this.wordIds.push(this.words.id(word));
+    this.wordStart.push(this.wordIds.length);
+    this.shared.push(row.shared);
+  }
+
+  /** Appends row `chunk` of `table` as it is. */
+  copy(table: PhraseTable, chunk: number): void {
+    this.chunkIds.push(table.chunkIds[chunk] as string);
+    for (let at = table.mentionStart[chunk] as number; at < (table.mentionStart[chunk + 1] as number); at++) {
+      this.mention(this.keys.id(table.keys[table.mentionKey[at] as number] as string), this.surfaces.id(table.surfaces[table.mentionSurface[at] as number] as string), table.mentionProper[at] as number);
+    }
+    this.mentionStart.push(this.mentionKey.length);
+    for (let at = table.wordStart[chunk] as number; at < (table.wordStart[chunk + 1] as number); at++) this.wordIds.push(this.words.id(table.words[table.wordIds[at] as number] as string));
+    this.wordStart.push(this.wordIds.length);
+    this.shared.push(table.shared[chunk] as number);
+  }
+
+  build(): PhraseTable {
+    return {
+      settings: this.settings,
+      chunkIds: this.chunkIds,
+      keys: this.keys.values,
+      surfaces: this.surfaces.values,
+      words: this.words.values,
+      mentionStart: Int32Array.from(this.mentionStart),
+      mentionKey: Int32Array.from(this.mentionKey),
+      mentionSurface: Int32Array.from(this.mentionSurface),
+      mentionProper: Uint8Array.from(this.mentionProper),
+      wordStart: Int32Array.from(this.wordStart),
+      wordIds: Int32Array.from(this.wordIds),
+      shared: Uint8Array.from(this.shared),
+    };
+  }
+
+  private mention(key: number, surface: number, proper: number): void {
+    this.mentionKey.push(key);
+    this.mentionSurface.push(surface);
+    this.mentionProper.push(proper);
+  }
+}
+
+class Interned {
+  readonly values: string[] = [];
+  private readonly idOf = new Map<string, number>();
+
+  id(value: string): number {
+    let id = this.idOf.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.idOf.set(value, id);
+      this.values.push(value);
+    }
+    return id;
+  }
+}
+
+/** The rows of `table` for the chunks of `chunkIds` it holds, in that order (a chunk it does not hold is left out). */
+export function phraseTableRows(table: PhraseTable, chunkIds: readonly string[]): PhraseTable {
+  const rowOf = new Map(table.chunkIds.map((id, row) => [id, row]));
+  const builder = new PhraseTableBuilder(table.settings);
+  for (const id of chunkIds) {
+    const row = rowOf.get(id);
+    if (row !== undefined) builder.copy(table, row);
+  }
+  return builder.build();
+}
+
+/** A table of these rows (tests and one-off callers): chunk ids are the row numbers, every row the step's own. */
+export function phraseTableOf(phrases: ReadonlyArray<readonly PhraseOccurrence[]>, texts: readonly string[] = []): PhraseTable {
+  const builder = new PhraseTableBuilder('');
+  phrases.forEach((mentions, chunk) => builder.add({ chunkId: String(chunk), mentions, words: lowerCaseWords(texts[chunk] ?? ''), shared: 0 }));
+  return builder.build();
+}
+
+const arrays = ['mentionStart', 'mentionKey', 'mentionSurface', 'wordStart', 'wordIds'] as const;
+const bytes = ['mentionProper', 'shared'] as const;
+
+/** The table as stored, deflated: a 4-byte length, a JSON header with its strings, then its lists as little-endian int32. */
+export function encodePhraseTable(table: PhraseTable): Uint8Array {
+  const header = Buffer.from(JSON.stringify({ version: 1, settings: table.settings, chunkIds: table.chunkIds, keys: table.keys, surfaces: table.surfaces, words: table.words }), 'utf8');
+  const lists = [...arrays.map((name) => table[name]), ...bytes.map((name) => Int32Array.from(table[name]))];
+  const body = new Int32Array(lists.length + lists.reduce((sum, list) => sum + list.length, 0));
+  lists.forEach((list, index) => (body[index] = list.length));
+  let at = lists.length;
+  for (const list of lists) {
+    body.set(list, at);
+    at += list.length;
+  }
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  // The fastest level: the table is rewritten on every update.
+  return deflateRawSync(Buffer.concat([length, header, Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), { level: 1 });
+}
+
+/** The stored table, or undefined when it is missing or unreadable (the step then reads every chunk's phrases). */
+export function decodePhraseTable(stored: Uint8Array | undefined): PhraseTable | undefined {
+  if (stored === undefined || stored.length === 0) return undefined;
+  try {
+    const raw = inflateRawSync(stored);
+    const headerLength = raw.readUInt32LE(0);
+    const header = JSON.parse(raw.subarray(4, 4 + headerLength).toString('utf8')) as Pick<PhraseTable, 'settings' | 'chunkIds' | 'keys' | 'surfaces' | 'words'> & { version: number };
+    const numbers = new Int32Array(raw.buffer.slice(raw.byteOffset + 4 + headerLength, raw.byteOffset + raw.byteLength));
+    const listCount = arrays.length + bytes.length;
+    const lists: Int32Array[] = [];
+    let at = listCount;
+    for (let list = 0; list < listCount; list++) {
+      const size = numbers[list] as number;
+      lists.push(numbers.slice(at, at + size));
+      at += size;
+    }
+    const [mentionStart, mentionKey, mentionSurface, wordStart, wordIds, mentionProper, shared] = lists as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
+    const table: PhraseTable = {
+      settings: header.settings,
+      chunkIds: header.chunkIds,
+      keys: header.keys,
+      surfaces: header.surfaces,
+      words: header.words,
+      mentionStart,
+      mentionKey,
+      mentionSurface,
+      mentionProper: Uint8Array.from(mentionProper),
+      wordStart,
+      wordIds,
+      shared: Uint8Array.from(shared),
+    };
+    const chunks = table.chunkIds.length;
+    const consistent =
+      header.version === 1 &&
+      at === numbers.length &&
+      mentionStart.length === chunks + 1 &&
+      wordStart.length === chunks + 1 &&
+      shared.length === chunks &&
+      mentionStart[chunks] === mentionKey.length &&
+      mentionKey.length === mentionSurface.length &&
+      mentionKey.length === mentionProper.length &&
+      wordStart[chunks] === wordIds.length &&
+      mentionKey.every((id) => id >= 0 && id < table.keys.length) &&
+      mentionSurface.every((id) => id >= 0 && id < table.surfaces.length) &&
+      wordIds.every((id) => id >= 0 && id < table.words.length);
+    return consistent ? table : undefined;
+  } catch {
+    // An unreadable table only costs reading every chunk's phrases.
+    return undefined;
+  }
+}

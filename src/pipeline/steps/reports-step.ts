@@ -5,7 +5,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -41,6 +41,41 @@ interface StoredReportInputs {
    * corpus-statistics.ts). Kept between refreshes so that a new highest one does not re-rate, and rewrite, every report.
    */
   ratingScale?: number;
+}
+
+/** Meta key of the degrees and frequencies extractive reports are ordered by between refreshes. */
+export const reportOrderingKey = 'reports:ordering';
+
+/** The meta record under {@link reportOrderingKey}: every entity's degree and frequency at the refresh `epoch`. */
+interface StoredReportOrdering {
+  version: 1;
+  epoch: string;
+  byEntity: Record<string, [degree: number, frequency: number]>;
+}
+
+/**
+ * What orders the extractive reports of this run: between refreshes, the degrees and frequencies stored at the last
+ * one (`ordering`); at a refresh, a first build, or when none are stored for the current epoch, the entities' own,
+ * which `store` then holds for the next runs.
+ */
+async function extractiveOrdering(
+  context: StepContext,
+  entities: ReadonlyMap<string, EntityRecord>,
+  epoch: string,
+  incremental: boolean,
+): Promise<{ ordering: Map<string, EntityOrdering> | undefined; store: StoredReportOrdering | undefined }> {
+  const stored = incremental ? await context.store.getMeta<StoredReportOrdering>(reportOrderingKey) : undefined;
+  if (stored?.version === 1 && stored.epoch === epoch) {
+    const ordering = new Map<string, EntityOrdering>();
+    for (const id in stored.byEntity) {
+      const [degree, frequency] = stored.byEntity[id] as [number, number];
+      ordering.set(id, { degree, frequency });
+    }
+    return { ordering, store: undefined };
+  }
+  const byEntity: StoredReportOrdering['byEntity'] = {};
+  for (const entity of entities.values()) byEntity[entity.id] = [entity.degree, entity.frequency];
+  return { ordering: undefined, store: { version: 1, epoch, byEntity } };
 }
 
 /** A report with every `[Data: …]` number passed through `renumber` (see `renumberDataReferences`). */
@@ -155,7 +190,11 @@ class EarlierReports {
  * re-rated from their members' degrees, kept ones included, on a 0–10 scale whose 10 is the highest raw rating at
  * the last refresh of the corpus statistics (`ratingScale` in `reports:inputs`; capped at 10 between refreshes): the
  * scale is read as absolute (`minCommunityRank`, the extractive global answer's prior), so it stays, but refitting
- * it on every update would re-rate and rewrite every report whenever the highest one moves.
+ * it on every update would re-rate and rewrite every report whenever the highest one moves. For the same reason an
+ * extractive report built between refreshes orders its members, sentences and neighbours by the degrees and
+ * frequencies of the last refresh (`reports:ordering`; an entity new since orders by its own): degrees move whenever
+ * an entity gains an edge anywhere, and a report rebuilt for one new member would otherwise reshuffle its title and
+ * findings around the old ones. A refresh orders by the current figures, as a fresh build does.
  *
  * Prefetch (LLM reports only): an item is a community, owned by its id; its round is its height in the community
  * tree (0 without sub-communities, else one more than its highest sub-community), so a round's reports need only
@@ -178,6 +217,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       let reports: ReportRecord[];
       let criticalPath = 0;
       let ratingScale: number | undefined;
+      let orderingToStore: StoredReportOrdering | undefined;
       if (llmRelations && context.llm) {
         const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
         const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
@@ -187,7 +227,9 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
         const planned = bottomUp.map((community) => ({ community, kept: earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community) }));
         // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
         const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
-        const { extractive } = await reportSources(context, entities, undefined, built);
+        const { ordering, store: nextOrdering } = await extractiveOrdering(context, entities, epoch, incremental);
+        orderingToStore = nextOrdering;
+        const { extractive } = await reportSources(context, entities, undefined, built, ordering);
         reports = planned.map(({ community, kept }, index) => {
           if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
           if (!kept) return extractive(community);
@@ -227,6 +269,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           else await tx.table('reports').clear();
           await tx.table('reports').upsert(changed);
           await tx.setMeta(reportInputsKey, inputs);
+          if (orderingToStore) await tx.setMeta(reportOrderingKey, orderingToStore);
           await recordStatisticsEpoch(tx, 'reports', epoch);
         },
       };
@@ -312,6 +355,7 @@ async function reportSources(
   entities: ReadonlyMap<string, EntityRecord>,
   llmRelations: ReadonlyMap<string, RelationRecord> | undefined,
   built: readonly CommunityRecord[] | undefined,
+  ordering?: ReadonlyMap<string, EntityOrdering>,
 ): Promise<{ sources: ReportSources; extractive: (community: CommunityRecord) => ReportRecord }> {
   const { store, config } = context;
   const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
@@ -323,7 +367,7 @@ async function reportSources(
       (built?.length === 0 ? new Map() : new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation]))),
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
-  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings }) };
+  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings, ...(ordering ? { ordering } : {}) }) };
 }
 
 /** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */

@@ -41,12 +41,11 @@ async function findingEntities(kgrag: Kgrag): Promise<Map<string, string[]>> {
   const members = new Map((await kgrag.store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
   const found = new Map<string, string[]>();
   for (const report of await kgrag.store.table('reports').all()) {
-    const bySummary = new Map(
-      (members.get(report.communityId) ?? []).flatMap((id) => {
-        const entity = entities.get(id);
-        return entity ? [[`${entity.title} (${entity.type})`, id] as const] : [];
-      }),
-    );
+    const bySummary = new Map<string, string>();
+    for (const id of members.get(report.communityId) ?? []) {
+      const entity = entities.get(id);
+      if (entity) bySummary.set(`${entity.title} (${entity.type})`, id);
+    }
     found.set(report.communityId, report.findings.map((finding) => bySummary.get(finding.summary) ?? ''));
   }
   return found;

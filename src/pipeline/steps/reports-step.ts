@@ -361,13 +361,23 @@ async function reportSources(
   const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
   const sources: ReportSources = {
     entities,
-    // The extractive reports read only the relations' endpoints: no descriptions and chunk lists to decode.
-    relations:
-      llmRelations ??
-      (built?.length === 0 ? new Map() : new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation]))),
+    relations: llmRelations ?? (await relationEndpoints(context, built)),
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
   return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings, ...(ordering ? { ordering } : {}) }) };
+}
+
+/**
+ * The endpoints of the relations the extractive reports of `built` read (every relation's when undefined): only the
+ * endpoints, no descriptions and chunk lists to decode, and on an update only the inner relations of the communities
+ * whose reports are built, unless they are most of the table.
+ */
+async function relationEndpoints(context: StepContext, built: readonly CommunityRecord[] | undefined): Promise<Map<string, Pick<RelationRecord, 'source' | 'target'>>> {
+  const table = context.store.table('relations');
+  if (built?.length === 0) return new Map();
+  const ids = built === undefined ? undefined : [...new Set(built.flatMap((community) => community.relationIds))];
+  const rows = ids === undefined || ids.length * 2 > (await table.count()) ? await table.pick(['id', 'source', 'target']) : await table.pick(['id', 'source', 'target'], { column: 'id', values: ids });
+  return new Map(rows.map((relation) => [relation.id, relation]));
 }
 
 /** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */

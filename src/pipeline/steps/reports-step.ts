@@ -46,26 +46,28 @@ interface StoredReportInputs {
 /** Meta key of the degrees and frequencies extractive reports are ordered by between refreshes. */
 export const reportOrderingKey = 'reports:ordering';
 
-/** The meta record under {@link reportOrderingKey}: every entity's degree and frequency at the refresh `epoch`. */
+/**
+ * The meta record under {@link reportOrderingKey}: every entity's degree and frequency at the last refresh. It is written
+ * with the reports of that refresh, so the step's statistics epoch (`statisticsEpochOf`) says whether it is current; it
+ * names no epoch itself, as an updated index must equal a fresh build after a refresh.
+ */
 interface StoredReportOrdering {
   version: 1;
-  epoch: string;
   byEntity: Record<string, [degree: number, frequency: number]>;
 }
 
 /**
  * What orders the extractive reports of this run: between refreshes, the degrees and frequencies stored at the last
- * one (`ordering`); at a refresh, a first build, or when none are stored for the current epoch, the entities' own,
+ * one (`ordering`); at a refresh, a first build, or when none are stored, the entities' own,
  * which `store` then holds for the next runs.
  */
 async function extractiveOrdering(
   context: StepContext,
   entities: ReadonlyMap<string, EntityRecord>,
-  epoch: string,
   incremental: boolean,
 ): Promise<{ ordering: Map<string, EntityOrdering> | undefined; store: StoredReportOrdering | undefined }> {
   const stored = incremental ? await context.store.getMeta<StoredReportOrdering>(reportOrderingKey) : undefined;
-  if (stored?.version === 1 && stored.epoch === epoch) {
+  if (stored?.version === 1) {
     const ordering = new Map<string, EntityOrdering>();
     for (const id in stored.byEntity) {
       const [degree, frequency] = stored.byEntity[id] as [number, number];
@@ -75,7 +77,7 @@ async function extractiveOrdering(
   }
   const byEntity: StoredReportOrdering['byEntity'] = {};
   for (const entity of entities.values()) byEntity[entity.id] = [entity.degree, entity.frequency];
-  return { ordering: undefined, store: { version: 1, epoch, byEntity } };
+  return { ordering: undefined, store: { version: 1, byEntity } };
 }
 
 /** A report with every `[Data: …]` number passed through `renumber` (see `renumberDataReferences`). */
@@ -227,7 +229,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
         const planned = bottomUp.map((community) => ({ community, kept: earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community) }));
         // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
         const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
-        const { ordering, store: nextOrdering } = await extractiveOrdering(context, entities, epoch, incremental);
+        const { ordering, store: nextOrdering } = await extractiveOrdering(context, entities, incremental);
         orderingToStore = nextOrdering;
         const { extractive } = await reportSources(context, entities, undefined, built, ordering);
         reports = planned.map(({ community, kept }, index) => {

@@ -103,39 +103,64 @@ function mix32(value: number): number {
  * order the members' relations come in the table.
  */
 function rowInputDigests(
-  entities: ReadonlyArray<Pick<EntityRecord, 'id' | 'chunkIds'>>,
-  relations: ReadonlyArray<Pick<RelationRecord, 'id' | 'source' | 'target' | 'chunkIds'>>,
+  entities: ReadonlyArray<Pick<EntityRecord, 'id'>>,
+  relations: ReadonlyArray<Pick<RelationRecord, 'id'>>,
+  endpoints: Int32Array,
+  lists: { entityChunks: ChunkLists; relationChunks: ChunkLists; chunkIds: readonly string[] },
   entityRelationStarts: Int32Array,
   entityRelations: Int32Array,
 ): Record<string, string> {
-  const listHash = (seed: number, ...lists: ReadonlyArray<readonly string[]>): number => {
-    let hash = seed;
-    for (const list of lists) {
-      for (const item of list) hash = fnv1a(item, Math.imul(hash ^ 0x2f, 0x01000193));
-      hash = Math.imul(hash ^ 0x1f, 0x01000193);
+  // Every string is hashed once (chunk ids are shared by many relations); lists fold the hashes in order.
+  const chunkLow = Uint32Array.from(lists.chunkIds, (id) => fnv1a(id, 0x811c9dc5));
+  const chunkHigh = Uint32Array.from(chunkLow, (hash) => mix32(hash ^ 0x5bd1e995));
+  const entityLow = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
+  const entityHigh = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
+  const fold = (hash: number, value: number): number => mix32(Math.imul(hash, 31) ^ value);
+  const foldChunks = (low: number, high: number, chunks: ChunkLists, row: number): [number, number] => {
+    const start = chunks.starts[row] as number;
+    const end = chunks.starts[row + 1] as number;
+    for (let position = start; position < end; position++) {
+      const chunk = chunks.chunks[position] as number;
+      low = fold(low, chunkLow[chunk] as number);
+      high = fold(high, chunkHigh[chunk] as number);
     }
-    return hash >>> 0;
+    // The length ends the list, so that chunks do not run into what is folded after them.
+    return [fold(low, end - start), fold(high, end - start)];
   };
   const relationLow = new Uint32Array(relations.length);
   const relationHigh = new Uint32Array(relations.length);
   relations.forEach((relation, index) => {
-    const lists = [[relation.id, relation.source, relation.target], relation.chunkIds];
-    relationLow[index] = listHash(0x811c9dc5, ...lists);
-    relationHigh[index] = listHash(0x01000193, ...lists);
+    const id = fnv1a(relation.id, 0x811c9dc5);
+    const source = endpoints[index * 2] as number;
+    const target = endpoints[index * 2 + 1] as number;
+    const [low, high] = foldChunks(
+      fold(fold(id, source < 0 ? 0 : (entityLow[source] as number)), target < 0 ? 0 : (entityLow[target] as number)),
+      fold(fold(mix32(id ^ 0x27d4eb2f), source < 0 ? 0 : (entityHigh[source] as number)), target < 0 ? 0 : (entityHigh[target] as number)),
+      lists.relationChunks,
+      index,
+    );
+    relationLow[index] = low;
+    relationHigh[index] = high;
   });
   const digests: Record<string, string> = {};
   entities.forEach((entity, position) => {
-    let low = listHash(0x811c9dc5, entity.chunkIds);
-    let high = listHash(0x01000193, entity.chunkIds);
+    let [low, high] = foldChunks(0x811c9dc5, 0x01000193, lists.entityChunks, position);
+    const start = entityRelationStarts[position] as number;
     const end = entityRelationStarts[position + 1] as number;
-    for (let slot = entityRelationStarts[position] as number; slot < end; slot++) {
+    for (let slot = start; slot < end; slot++) {
       const relation = entityRelations[slot] as number;
-      low = mix32(Math.imul(low, 31) ^ (relationLow[relation] as number));
-      high = mix32(Math.imul(high, 37) + (relationHigh[relation] as number));
+      low = fold(low, relationLow[relation] as number);
+      high = fold(high, relationHigh[relation] as number);
     }
-    digests[entity.id] = `${(end - (entityRelationStarts[position] as number)).toString(36)}:${low.toString(16)}:${high.toString(16)}`;
+    digests[entity.id] = `${(end - start).toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
   });
   return digests;
+}
+
+/** Lists of chunk numbers, row r's at `chunks[starts[r]]…chunks[starts[r + 1]]` (CSR). */
+interface ChunkLists {
+  starts: Int32Array;
+  chunks: Int32Array;
 }
 
 /**
@@ -228,7 +253,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const chunkIndex = new Map<string, number>();
     const chunkIds: string[] = [];
     // Lists of numbers are rows of one flat array each (CSR): millions of small arrays cost more to collect than to fill.
-    const chunkLists = (lists: ReadonlyArray<readonly string[]>): { starts: Int32Array; chunks: Int32Array } => {
+    const chunkLists = (lists: ReadonlyArray<readonly string[]>): ChunkLists => {
       const starts = new Int32Array(lists.length + 1);
       lists.forEach((list, index) => {
         starts[index + 1] = (starts[index] as number) + list.length;
@@ -271,7 +296,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
     const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
-    const rowDigests = rowInputDigests(entities, relations, entityRelationStarts, entityRelations);
+    const rowDigests = rowInputDigests(entities, relations, endpoints, { entityChunks, relationChunks, chunkIds }, entityRelationStarts, entityRelations);
     const parentId = (community: (typeof hierarchy)[number]): string | null => (community.parent === null ? null : (ids[community.parent] as string));
     // A kept community with the same members, parent, children and title, none of whose members' relations or chunks
     // changed, has the row it had: its stored hash stands for it and it is not built again.
@@ -317,7 +342,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         }
       }
       const communityChunks: string[] = [];
-      const addChunks = (lists: { starts: Int32Array; chunks: Int32Array }, row: number): void => {
+      const addChunks = (lists: ChunkLists, row: number): void => {
         const end = lists.starts[row + 1] as number;
         for (let position = lists.starts[row] as number; position < end; position++) {
           const chunk = lists.chunks[position] as number;

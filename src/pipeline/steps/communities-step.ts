@@ -202,8 +202,9 @@ function titleNumber(title: string): number {
  * level whose members it shares by Jaccard ≥ `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
  * keep their place (`hid`), new ones are appended with new ids (content hashes) and the next free
  * "Community N" titles. A kept community with the same members, parent, children and title, none of whose members'
- * relations or chunks changed (a digest per entity in `communities:rows`), is not built again: its row is the stored one. A first build, or one with `incremental: false`, is the plain clustering: ids are
- * content hashes and titles number the communities in order.
+ * relations or chunks changed (a digest per entity in `communities:rows`), is not built again: its row is the stored
+ * one. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
+ * number the communities in order.
  */
 export function createCommunitiesStep(graphStep: StepName): PipelineStep {
   return {

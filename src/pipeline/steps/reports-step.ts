@@ -109,6 +109,8 @@ class EarlierReports {
   /** What every LLM report of this run cites, by community id. */
   readonly citations = new Map<string, Array<[string, string, string]>>();
   reused = 0;
+  /** Communities whose kept report is the stored report of the same community, row for row but for its level and rating. */
+  readonly keptInPlace = new Set<string>();
   /** The stored {@link StoredReportInputs.ratingScale}. */
   readonly ratingScale: number | undefined;
 
@@ -155,6 +157,7 @@ class EarlierReports {
     const earlier = this.byInputs.get(inputs);
     if (!earlier) return undefined;
     this.reused++;
+    if (earlier.communityId === community.id) this.keptInPlace.add(community.id);
     return { ...withoutHid(earlier), communityId: community.id, level: community.level };
   }
 
@@ -254,7 +257,12 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       const inputs = earlier.stored(inCommunityOrder, ratingScale);
       // An update rewrites only the reports that changed (a kept report's rating moves with its members' degrees).
       const previousById = new Map(previous.map((report) => [report.communityId, report]));
-      const changed = inCommunityOrder.filter((report) => !sameReport(report, previousById.get(report.communityId)));
+      const changed = inCommunityOrder.filter((report) => {
+        const stored = previousById.get(report.communityId);
+        // A kept extractive report in place differs from its row at most in level and rating: no need to compare every field.
+        if (!llmRelations && stored !== undefined && earlier.keptInPlace.has(report.communityId)) return stored.level !== report.level || stored.rating !== report.rating;
+        return !sameReport(report, stored);
+      });
       return {
         counts: {
           reports: inCommunityOrder.length,

@@ -50,7 +50,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, written: 0, changedEntities: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();
@@ -83,6 +83,33 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.close();
   });
 
+  test('an update builds only the rows whose members or their relations and chunks changed; the others are the rows it would build', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([corpus], { methods });
+    const summary = await kgrag.index(
+      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      { methods },
+    );
+    const counts = summary.counts.communities ?? {};
+    assert.ok((counts['written'] ?? 0) > 0, 'the document changed some rows');
+    assert.ok((counts['built'] ?? 0) < (counts['communities'] ?? 0), `built ${counts['built']} of ${counts['communities']} rows`);
+    await kgrag.close();
+    // On a copy, the step runs again over the same graph without the stored entity digests (as an index written before
+    // them has none): it builds every row, and every row it builds is the row the update kept.
+    const copy = join(root, `copy-${workspaces}.db`);
+    copyFileSync(join(workspace, 'kgrag.db'), copy);
+    const store = openSqliteStore(copy);
+    const stored = await store.getMeta<{ rows: Record<string, string> }>('communities:rows');
+    assert.ok(stored?.rows);
+    await store.transaction(async (tx) => tx.setMeta('communities:rows', stored.rows));
+    const config = configSchema.parse({});
+    const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+    const output = await createCommunitiesStep('nlp-extract').run(context);
+    assert.equal(output.counts?.['built'], counts['communities']);
+    assert.equal(output.counts?.['written'], 0, 'every row built anew equals the stored one');
+    await store.close();
+  });
 
   test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {
     const workspace = join(root, `ws-${workspaces++}`);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { contentId } from '../../core/ids.js';
 import type { CommunityRecord, EntityRecord } from '../../core/types.js';
 import { createExtractiveReportInputs } from './extractive-report-inputs.js';
 
@@ -23,4 +24,14 @@ test('extractive report inputs change with what the report quotes, not with degr
   assert.notEqual(extractiveReportInputs({ ...community, chunkIds: ['k1', 'k2', 'k3'] }, entities()), base);
   assert.notEqual(extractiveReportInputs({ ...community, relationIds: ['r1', 'r2'] }, entities()), base);
   assert.notEqual(extractiveReportInputs({ ...community, entityIds: ['mill'] }, entities()), base);
+});
+
+test('extractive report inputs hash as they did per item, so that the hashes an index stores stay valid', () => {
+  const mill = entity('mill', ['k1', 'k2']);
+  const weir = entity('weir', ['k2']);
+  const entityHash = (item: EntityRecord): string => contentId('extractive-entity', JSON.stringify([item.id, item.title, item.type, item.description, item.aliases]));
+  const perItem = contentId('extractive-report-inputs', [`${entityHash(mill)}\u0000k1,k2`, `${entityHash(weir)}\u0000k2`], '\u0001', ['k1', 'k2'], '\u0001', ['r1']);
+  assert.equal(createExtractiveReportInputs(new Map([['mill', mill], ['weir', weir]]))(community), perItem);
+  const lonely: CommunityRecord = { ...community, entityIds: ['mill'], relationIds: [], chunkIds: [] };
+  assert.equal(createExtractiveReportInputs(new Map([['mill', mill]]))(lonely), contentId('extractive-report-inputs', [`${entityHash(mill)}\u0000`], '\u0001', [], '\u0001', []));
 });

@@ -15,6 +15,18 @@ export interface ExtractiveReportOptions {
   maxChunks?: number;
   /** Sentences in the summary. @default 2 */
   summarySentences?: number;
+  /**
+   * The degrees and frequencies that order members, sentences and neighbours, by entity id, where they are not the
+   * entities' own: an update orders by the figures of the last refresh (see the reports step). An entity missing
+   * from it orders by its own. The rating always reads the entities' own degrees.
+   */
+  ordering?: ReadonlyMap<string, EntityOrdering>;
+}
+
+/** What orders an entity in an extractive report: its degree, then its frequency. */
+export interface EntityOrdering {
+  degree: number;
+  frequency: number;
 }
 
 /** The graph and text a report is built from. */
@@ -91,6 +103,8 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
   const maxFindings = options.maxFindings ?? 5;
   const maxChunks = options.maxChunks ?? 40;
   const summarySentences = options.summarySentences ?? 2;
+  const ordering = options.ordering;
+  const orderOf = (entity: EntityRecord): EntityOrdering => ordering?.get(entity.id) ?? entity;
   const entitiesByChunk = new Map<string, EntityRecord[]>();
   for (const entity of sources.entities.values()) {
     for (const chunkId of entity.chunkIds) {
@@ -137,9 +151,13 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     const members = community.entityIds
       .map((id) => sources.entities.get(id))
       .filter((entity): entity is EntityRecord => entity !== undefined)
-      .sort((left, right) => right.degree - left.degree || right.frequency - left.frequency || (left.id < right.id ? -1 : 1));
+      .sort((left, right) => {
+        const leftOrder = orderOf(left);
+        const rightOrder = orderOf(right);
+        return rightOrder.degree - leftOrder.degree || rightOrder.frequency - leftOrder.frequency || (left.id < right.id ? -1 : 1);
+      });
     const memberIds = new Set(members.map((entity) => entity.id));
-    const weight = new Map(members.map((entity) => [entity.id, Math.log(2 + entity.degree)]));
+    const weight = new Map(members.map((entity) => [entity.id, Math.log(2 + orderOf(entity).degree)]));
 
     const communityChunks = new Set(community.chunkIds);
     const mentionsPerChunk = new Map<string, number>();
@@ -195,7 +213,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
       const related = [...(neighbours.get(entity.id) ?? [])]
         .map((id) => sources.entities.get(id))
         .filter((neighbour): neighbour is EntityRecord => neighbour !== undefined)
-        .sort((left, right) => right.degree - left.degree)
+        .sort((left, right) => orderOf(right).degree - orderOf(left).degree)
         .slice(0, 4)
         .map((neighbour) => neighbour.title);
       const explanation = [evidence?.text ?? entity.description, related.length > 0 ? `Connected here to ${joinTitles(related)}.` : '']

@@ -17,8 +17,25 @@ interface CommunitiesState {
   digests: Record<string, string>;
 }
 
-/** Meta key of community id → hash of its row as written, so that an update rewrites only the rows that changed. */
+/** Meta key of {@link StoredRows}: what an update compares with to build and rewrite only the rows that changed. */
 const communityRowsKey = 'communities:rows';
+
+/** The meta record under {@link communityRowsKey}. */
+interface StoredRows {
+  version: 2;
+  /** Community id → hash of its row as written. */
+  rows: Record<string, string>;
+  /** Entity id → digest of what a row reads of the entity (see `rowInputDigests`). */
+  entities: Record<string, string>;
+}
+
+/** The stored rows record; one written before version 2 is the bare id → hash map, without entity digests. */
+function storedRowsOf(stored: unknown): { rows: Record<string, string>; entities: Record<string, string> | undefined } | undefined {
+  if (stored === undefined || stored === null || typeof stored !== 'object') return undefined;
+  const record = stored as Partial<StoredRows>;
+  if (record.version === 2 && record.rows && record.entities) return { rows: record.rows, entities: record.entities };
+  return { rows: stored as Record<string, string>, entities: undefined };
+}
 
 type ClusteringSettings = Pick<CommunitiesConfig, 'maxClusterSize' | 'resolution' | 'seed'> & { algorithm: string };
 
@@ -79,6 +96,74 @@ function mix32(value: number): number {
 }
 
 /**
+ * A digest of what a community row reads of each entity: the entity's own chunk list, and its relations in table order,
+ * each with its id, its two ends and its chunk list in order. A community whose members are the same and whose
+ * members' digests did not change lists the same inner relations and the same chunks in the same order, so an update
+ * keeps its stored row without building it again. Order-sensitive where the row is: the chunks are listed in the
+ * order the members' relations come in the table.
+ */
+function rowInputDigests(
+  entities: ReadonlyArray<Pick<EntityRecord, 'id'>>,
+  relations: ReadonlyArray<Pick<RelationRecord, 'id'>>,
+  endpoints: Int32Array,
+  lists: { entityChunks: ChunkLists; relationChunks: ChunkLists; chunkIds: readonly string[] },
+  entityRelationStarts: Int32Array,
+  entityRelations: Int32Array,
+): Record<string, string> {
+  // Every string is hashed once (chunk ids are shared by many relations); lists fold the hashes in order.
+  const chunkLow = Uint32Array.from(lists.chunkIds, (id) => fnv1a(id, 0x811c9dc5));
+  const chunkHigh = Uint32Array.from(chunkLow, (hash) => mix32(hash ^ 0x5bd1e995));
+  const entityLow = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
+  const entityHigh = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
+  const fold = (hash: number, value: number): number => mix32(Math.imul(hash, 31) ^ value);
+  const foldChunks = (low: number, high: number, chunks: ChunkLists, row: number): [number, number] => {
+    const start = chunks.starts[row] as number;
+    const end = chunks.starts[row + 1] as number;
+    for (let position = start; position < end; position++) {
+      const chunk = chunks.chunks[position] as number;
+      low = fold(low, chunkLow[chunk] as number);
+      high = fold(high, chunkHigh[chunk] as number);
+    }
+    // The length ends the list, so that chunks do not run into what is folded after them.
+    return [fold(low, end - start), fold(high, end - start)];
+  };
+  const relationLow = new Uint32Array(relations.length);
+  const relationHigh = new Uint32Array(relations.length);
+  relations.forEach((relation, index) => {
+    const id = fnv1a(relation.id, 0x811c9dc5);
+    const source = endpoints[index * 2] as number;
+    const target = endpoints[index * 2 + 1] as number;
+    const [low, high] = foldChunks(
+      fold(fold(id, source < 0 ? 0 : (entityLow[source] as number)), target < 0 ? 0 : (entityLow[target] as number)),
+      fold(fold(mix32(id ^ 0x27d4eb2f), source < 0 ? 0 : (entityHigh[source] as number)), target < 0 ? 0 : (entityHigh[target] as number)),
+      lists.relationChunks,
+      index,
+    );
+    relationLow[index] = low;
+    relationHigh[index] = high;
+  });
+  const digests: Record<string, string> = {};
+  entities.forEach((entity, position) => {
+    let [low, high] = foldChunks(0x811c9dc5, 0x01000193, lists.entityChunks, position);
+    const start = entityRelationStarts[position] as number;
+    const end = entityRelationStarts[position + 1] as number;
+    for (let slot = start; slot < end; slot++) {
+      const relation = entityRelations[slot] as number;
+      low = fold(low, relationLow[relation] as number);
+      high = fold(high, relationHigh[relation] as number);
+    }
+    digests[entity.id] = `${(end - start).toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
+  });
+  return digests;
+}
+
+/** Lists of chunk numbers, row r's at `chunks[starts[r]]…chunks[starts[r + 1]]` (CSR). */
+interface ChunkLists {
+  starts: Int32Array;
+  chunks: Int32Array;
+}
+
+/**
  * Each row's place in id order (`rank`) and the rows in id order (`byRank`): a community lists its relations by id,
  * and their places sort as numbers, far faster than the ids as strings. The relations table is usually in id order
  * already (fast mode writes it so); then both are the row numbers themselves, and nothing is sorted.
@@ -116,8 +201,10 @@ function titleNumber(title: string): number {
  * (graph/hierarchical-leiden.ts). Then each community keeps the id and title of the previous community of its
  * level whose members it shares by Jaccard ≥ `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
  * keep their place (`hid`), new ones are appended with new ids (content hashes) and the next free
- * "Community N" titles. A first build, or one with `incremental: false`, is the plain clustering: ids are
- * content hashes and titles number the communities in order.
+ * "Community N" titles. A kept community with the same members, parent, children and title, none of whose members'
+ * relations or chunks changed (a digest per entity in `communities:rows`), is not built again: its row is the stored
+ * one. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
+ * number the communities in order.
  */
 export function createCommunitiesStep(graphStep: StepName): PipelineStep {
   return {
@@ -142,7 +229,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     });
     const digests = adjacencyDigests(entities, relations, endpoints);
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
-    const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'title', 'entityIds']) : [];
+    const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await store.getMeta<CommunitiesState>(communitiesStateKey) : undefined;
     let start: LeidenHierarchyStart<string> | undefined;
     let level0Fresh = false;
@@ -167,7 +254,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const chunkIndex = new Map<string, number>();
     const chunkIds: string[] = [];
     // Lists of numbers are rows of one flat array each (CSR): millions of small arrays cost more to collect than to fill.
-    const chunkLists = (lists: ReadonlyArray<readonly string[]>): { starts: Int32Array; chunks: Int32Array } => {
+    const chunkLists = (lists: ReadonlyArray<readonly string[]>): ChunkLists => {
       const starts = new Int32Array(lists.length + 1);
       lists.forEach((list, index) => {
         starts[index + 1] = (starts[index] as number) + list.length;
@@ -209,7 +296,37 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
-    const records: CommunityRecord[] = hierarchy.map((community, index) => {
+    const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
+    const rowDigests = rowInputDigests(entities, relations, endpoints, { entityChunks, relationChunks, chunkIds }, entityRelationStarts, entityRelations);
+    const parentId = (community: (typeof hierarchy)[number]): string | null => (community.parent === null ? null : (ids[community.parent] as string));
+    // A kept community with the same members, parent, children and title, none of whose members' relations or chunks
+    // changed, has the row it had: its stored hash stands for it and it is not built again.
+    const unchangedRow = (community: (typeof hierarchy)[number], index: number): string | undefined => {
+      const earlier = keptFrom[index] as number;
+      if (earlier < 0 || stored?.entities === undefined) return undefined;
+      const before = previous[earlier] as (typeof previous)[number];
+      const hash = stored.rows[before.id];
+      if (
+        hash === undefined ||
+        before.title !== titles[index] ||
+        before.parent !== parentId(community) ||
+        before.entityIds.length !== community.members.length ||
+        before.children.length !== community.children.length ||
+        community.children.some((child, position) => ids[child] !== before.children[position]) ||
+        community.members.some((member, position) => member !== before.entityIds[position] || stored.entities?.[member] !== rowDigests[member])
+      ) {
+        return undefined;
+      }
+      return hash;
+    };
+    const rowHashes: Record<string, string> = {};
+    const records: CommunityRecord[] = [];
+    hierarchy.forEach((community, index) => {
+      const kept = unchangedRow(community, index);
+      if (kept !== undefined) {
+        rowHashes[ids[index] as string] = kept;
+        return;
+      }
       const members = community.members.map((member) => entityIndex.get(member) ?? -1);
       for (const member of members) if (member >= 0) memberStamp[member] = index;
       const isMember = (entity: number): boolean => entity >= 0 && memberStamp[entity] === index;
@@ -226,7 +343,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         }
       }
       const communityChunks: string[] = [];
-      const addChunks = (lists: { starts: Int32Array; chunks: Int32Array }, row: number): void => {
+      const addChunks = (lists: ChunkLists, row: number): void => {
         const end = lists.starts[row + 1] as number;
         for (let position = lists.starts[row] as number; position < end; position++) {
           const chunk = lists.chunks[position] as number;
@@ -237,10 +354,10 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       };
       for (const relation of inner) addChunks(relationChunks, relation);
       if (communityChunks.length === 0) for (const member of members) if (member >= 0) addChunks(entityChunks, member);
-      return {
+      const record: CommunityRecord = {
         id: ids[index] as string,
         level: community.level,
-        parent: community.parent === null ? null : (ids[community.parent] as string),
+        parent: parentId(community),
         children: community.children.map((child) => ids[child] as string),
         title: titles[index] as string,
         entityIds: community.members,
@@ -248,27 +365,26 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         chunkIds: communityChunks,
         size: community.members.length,
       };
+      records.push(record);
+      rowHashes[record.id] = contentId('community-row', JSON.stringify(record));
     });
-    const levels = new Set(records.map((record) => record.level)).size;
+    const levels = new Set(hierarchy.map((community) => community.level)).size;
     const kept = keptFrom.filter((earlier) => earlier >= 0).length;
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
-    // Each row serialized once: its hash says whether an update must rewrite it, and all of them version the output.
-    const rowTexts = records.map((record) => JSON.stringify(record));
-    const rowHashes = Object.fromEntries(records.map((record, index) => [record.id, contentId('community-row', rowTexts[index] as string)]));
     const nextState: CommunitiesState = { version: 1, clustering, digests };
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
-    const storedRows = previous.length > 0 ? await store.getMeta<Record<string, string>>(communityRowsKey) : undefined;
-    const changedRecords = storedRows === undefined ? records : records.filter((record) => storedRows[record.id] !== rowHashes[record.id]);
+    const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
+    const nextRows: StoredRows = { version: 2, rows: rowHashes, entities: rowDigests };
     return {
       counts: {
-        communities: records.length,
+        communities: hierarchy.length,
         levels,
-        ...(settings.incremental ? { kept, added: records.length - kept, removed: removed.length, warmStart: start ? 1 : 0, written: changedRecords.length } : {}),
+        ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length } : {}),
         ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
-      // Kept ids no longer name their members, so the version hashes the rows themselves.
-      outputVersion: contentId('communities', rowTexts),
+      // Kept ids no longer name their members, so the version hashes the rows themselves (by their hashes).
+      outputVersion: contentId('communities', hierarchy.map((_, index) => rowHashes[ids[index] as string] as string)),
       async write(tx) {
         if (previous.length > 0) {
           // Kept communities stay in their rows (same hid); the rest go and the new ones are appended.
@@ -278,7 +394,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         }
         await tx.table('communities').upsert(changedRecords);
         await tx.setMeta(communitiesStateKey, nextState);
-        await tx.setMeta(communityRowsKey, rowHashes);
+        await tx.setMeta(communityRowsKey, nextRows);
       },
     };
   },

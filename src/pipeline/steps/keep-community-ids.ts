@@ -34,7 +34,9 @@ export interface KeptCommunityIds {
  * only matters below ½.
  */
 export function keepCommunityIds(next: readonly NewCommunity[], previous: readonly PreviousCommunity[], threshold: number): KeptCommunityIds {
-  const contentIds = next.map((community) => contentId('community', community.level, community.members));
+  // Members as one part hash to the same bytes as the list, in one update instead of one per member.
+  const contentIds = next.map((community) => contentId('community', community.level, community.members.length === 0 ? [] : [community.members.join('\u0000')]));
+  const previousSizes = previous.map((community) => new Set(community.entityIds).size);
   const keptFrom = next.map(() => -1);
   const levels = new Set(next.map((community) => community.level));
   for (const level of levels) {
@@ -50,8 +52,7 @@ export function keepCommunityIds(next: readonly NewCommunity[], previous: readon
         if (earlier !== undefined) shared.set(earlier, (shared.get(earlier) ?? 0) + 1);
       }
       for (const [earlier, overlap] of shared) {
-        const size = new Set((previous[earlier] as PreviousCommunity).entityIds).size;
-        const similarity = overlap / (community.members.length + size - overlap);
+        const similarity = overlap / (community.members.length + (previousSizes[earlier] as number) - overlap);
         if (similarity >= threshold) candidates.push({ similarity, next: index, previous: earlier });
       }
     });

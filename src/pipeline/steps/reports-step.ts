@@ -5,7 +5,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveRating, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -43,6 +43,43 @@ interface StoredReportInputs {
   ratingScale?: number;
 }
 
+/** Meta key of the degrees and frequencies extractive reports are ordered by between refreshes. */
+export const reportOrderingKey = 'reports:ordering';
+
+/**
+ * The meta record under {@link reportOrderingKey}: every entity's degree and frequency at the last refresh. It is written
+ * with the reports of that refresh, so the step's statistics epoch (`statisticsEpochOf`) says whether it is current; it
+ * names no epoch itself, as an updated index must equal a fresh build after a refresh.
+ */
+interface StoredReportOrdering {
+  version: 1;
+  byEntity: Record<string, [degree: number, frequency: number]>;
+}
+
+/**
+ * What orders the extractive reports of this run: between refreshes, the degrees and frequencies stored at the last
+ * one (`ordering`); at a refresh, a first build, or when none are stored, the entities' own,
+ * which `store` then holds for the next runs.
+ */
+async function extractiveOrdering(
+  context: StepContext,
+  entities: ReadonlyMap<string, EntityRecord>,
+  incremental: boolean,
+): Promise<{ ordering: Map<string, EntityOrdering> | undefined; store: StoredReportOrdering | undefined }> {
+  const stored = incremental ? await context.store.getMeta<StoredReportOrdering>(reportOrderingKey) : undefined;
+  if (stored?.version === 1) {
+    const ordering = new Map<string, EntityOrdering>();
+    for (const id in stored.byEntity) {
+      const [degree, frequency] = stored.byEntity[id] as [number, number];
+      ordering.set(id, { degree, frequency });
+    }
+    return { ordering, store: undefined };
+  }
+  const byEntity: StoredReportOrdering['byEntity'] = {};
+  for (const entity of entities.values()) byEntity[entity.id] = [entity.degree, entity.frequency];
+  return { ordering: undefined, store: { version: 1, byEntity } };
+}
+
 /** A report with every `[Data: …]` number passed through `renumber` (see `renumberDataReferences`). */
 function renumberReport(report: ReportRecord, renumber: (table: string, label: string) => string | undefined): ReportRecord {
   const rewrite = (text: string): string => renumberDataReferences(text, renumber);
@@ -72,6 +109,8 @@ class EarlierReports {
   /** What every LLM report of this run cites, by community id. */
   readonly citations = new Map<string, Array<[string, string, string]>>();
   reused = 0;
+  /** Communities whose kept report is the stored report of the same community, row for row but for its level and rating. */
+  readonly keptInPlace = new Set<string>();
   /** The stored {@link StoredReportInputs.ratingScale}. */
   readonly ratingScale: number | undefined;
 
@@ -118,6 +157,7 @@ class EarlierReports {
     const earlier = this.byInputs.get(inputs);
     if (!earlier) return undefined;
     this.reused++;
+    if (earlier.communityId === community.id) this.keptInPlace.add(community.id);
     return { ...withoutHid(earlier), communityId: community.id, level: community.level };
   }
 
@@ -155,7 +195,11 @@ class EarlierReports {
  * re-rated from their members' degrees, kept ones included, on a 0–10 scale whose 10 is the highest raw rating at
  * the last refresh of the corpus statistics (`ratingScale` in `reports:inputs`; capped at 10 between refreshes): the
  * scale is read as absolute (`minCommunityRank`, the extractive global answer's prior), so it stays, but refitting
- * it on every update would re-rate and rewrite every report whenever the highest one moves.
+ * it on every update would re-rate and rewrite every report whenever the highest one moves. For the same reason an
+ * extractive report built between refreshes orders its members, sentences and neighbours by the degrees and
+ * frequencies of the last refresh (`reports:ordering`; an entity new since orders by its own): degrees move whenever
+ * an entity gains an edge anywhere, and a report rebuilt for one new member would otherwise reshuffle its title and
+ * findings around the old ones. A refresh orders by the current figures, as a fresh build does.
  *
  * Prefetch (LLM reports only): an item is a community, owned by its id; its round is its height in the community
  * tree (0 without sub-communities, else one more than its highest sub-community), so a round's reports need only
@@ -178,6 +222,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       let reports: ReportRecord[];
       let criticalPath = 0;
       let ratingScale: number | undefined;
+      let orderingToStore: StoredReportOrdering | undefined;
       if (llmRelations && context.llm) {
         const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
         const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
@@ -187,7 +232,9 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
         const planned = bottomUp.map((community) => ({ community, kept: earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community) }));
         // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
         const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
-        const { extractive } = await reportSources(context, entities, undefined, built);
+        const { ordering, store: nextOrdering } = await extractiveOrdering(context, entities, incremental);
+        orderingToStore = nextOrdering;
+        const { extractive } = await reportSources(context, entities, undefined, built, ordering);
         reports = planned.map(({ community, kept }, index) => {
           if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
           if (!kept) return extractive(community);
@@ -210,7 +257,12 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       const inputs = earlier.stored(inCommunityOrder, ratingScale);
       // An update rewrites only the reports that changed (a kept report's rating moves with its members' degrees).
       const previousById = new Map(previous.map((report) => [report.communityId, report]));
-      const changed = inCommunityOrder.filter((report) => !sameReport(report, previousById.get(report.communityId)));
+      const changed = inCommunityOrder.filter((report) => {
+        const stored = previousById.get(report.communityId);
+        // A kept extractive report in place differs from its row at most in level and rating: no need to compare every field.
+        if (!llmRelations && stored !== undefined && earlier.keptInPlace.has(report.communityId)) return stored.level !== report.level || stored.rating !== report.rating;
+        return !sameReport(report, stored);
+      });
       return {
         counts: {
           reports: inCommunityOrder.length,
@@ -227,6 +279,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           else await tx.table('reports').clear();
           await tx.table('reports').upsert(changed);
           await tx.setMeta(reportInputsKey, inputs);
+          if (orderingToStore) await tx.setMeta(reportOrderingKey, orderingToStore);
           await recordStatisticsEpoch(tx, 'reports', epoch);
         },
       };
@@ -312,18 +365,29 @@ async function reportSources(
   entities: ReadonlyMap<string, EntityRecord>,
   llmRelations: ReadonlyMap<string, RelationRecord> | undefined,
   built: readonly CommunityRecord[] | undefined,
+  ordering?: ReadonlyMap<string, EntityOrdering>,
 ): Promise<{ sources: ReportSources; extractive: (community: CommunityRecord) => ReportRecord }> {
   const { store, config } = context;
   const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
   const sources: ReportSources = {
     entities,
-    // The extractive reports read only the relations' endpoints: no descriptions and chunk lists to decode.
-    relations:
-      llmRelations ??
-      (built?.length === 0 ? new Map() : new Map((await store.table('relations').pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation]))),
+    relations: llmRelations ?? (await relationEndpoints(context, built)),
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
-  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings }) };
+  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings, ...(ordering ? { ordering } : {}) }) };
+}
+
+/**
+ * The endpoints of the relations the extractive reports of `built` read (every relation's when undefined): only the
+ * endpoints, no descriptions and chunk lists to decode, and on an update only the inner relations of the communities
+ * whose reports are built, unless they are most of the table.
+ */
+async function relationEndpoints(context: StepContext, built: readonly CommunityRecord[] | undefined): Promise<Map<string, Pick<RelationRecord, 'source' | 'target'>>> {
+  const table = context.store.table('relations');
+  if (built?.length === 0) return new Map();
+  const ids = built === undefined ? undefined : [...new Set(built.flatMap((community) => community.relationIds))];
+  const rows = ids === undefined || ids.length * 2 > (await table.count()) ? await table.pick(['id', 'source', 'target']) : await table.pick(['id', 'source', 'target'], { column: 'id', values: ids });
+  return new Map(rows.map((relation) => [relation.id, relation]));
 }
 
 /** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ChunkRecord, CommunityRecord, EntityRecord } from '../../core/types.js';
+import { createExtractiveReporter, extractiveRating, type ReportSources } from './extractive-report.js';
+
+function entity(id: string, title: string, degree: number, chunkIds: string[]): EntityRecord {
+  return { id, title, type: 'geo', description: `${title} is a place.`, aliases: [], frequency: chunkIds.length, degree, chunkIds };
+}
+
+const chunk = (id: string, text: string): ChunkRecord => ({ id, documentId: 'd', ordinal: 0, text, nTokens: 0, start: 0, end: text.length });
+
+const entities = [entity('a', 'Arlow', 9, ['c1']), entity('b', 'Brenmoor', 5, ['c2']), entity('c', 'Corvale', 1, ['c1', 'c2'])];
+const sources: ReportSources = {
+  entities: new Map(entities.map((item) => [item.id, item])),
+  relations: new Map([
+    ['r1', { source: 'a', target: 'c' }],
+    ['r2', { source: 'b', target: 'c' }],
+  ]),
+  chunks: new Map([
+    ['c1', chunk('c1', 'Arlow lies upstream of Corvale on the river.')],
+    ['c2', chunk('c2', 'Brenmoor and Corvale share one market square.')],
+  ]),
+};
+const community: CommunityRecord = { id: 'k', level: 0, parent: null, children: [], title: 'Community 1', entityIds: ['a', 'b', 'c'], relationIds: ['r1', 'r2'], chunkIds: ['c1', 'c2'], size: 3 };
+
+describe('createExtractiveReporter ordering', () => {
+  it("orders members, sentences and neighbours by the entities' own degrees without an ordering", () => {
+    const report = createExtractiveReporter(sources)(community);
+    assert.equal(report.title, 'Arlow, Brenmoor and Corvale');
+    assert.deepEqual(
+      report.findings.map((finding) => finding.summary),
+      ['Arlow (geo)', 'Brenmoor (geo)', 'Corvale (geo)'],
+    );
+  });
+
+  it('orders by the given degrees where given, by the own degree elsewhere; the rating reads the own degrees', () => {
+    const ordering = new Map([
+      ['a', { degree: 1, frequency: 1 }],
+      ['c', { degree: 7, frequency: 2 }],
+    ]);
+    const report = createExtractiveReporter(sources, { ordering })(community);
+    // Corvale 7 (given), Brenmoor 5 (its own), Arlow 1 (given).
+    assert.equal(report.title, 'Corvale, Brenmoor and Arlow');
+    assert.deepEqual(
+      report.findings.map((finding) => finding.summary),
+      ['Corvale (geo)', 'Brenmoor (geo)', 'Arlow (geo)'],
+    );
+    assert.match(report.findings[0]?.explanation ?? '', /Connected here to Brenmoor and Arlow\.$/);
+    assert.equal(report.rating, extractiveRating(entities));
+  });
+});

@@ -73,7 +73,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     run: benchServe,
   },
   'watch-update': {
-    describe: 'issue 38: kgrag serve --watch on the sample corpus (fast, every method): seconds from a write to one file to a served answer holding it, with the default debounce (2 s, target < 3 s) and 250 ms; the update job\'s own run time',
+    describe: 'issue 38: kgrag serve --watch on the sample corpus (fast, every method): seconds from a write to one file to a served answer holding it, with the default debounce (500 ms; target < 3 s) and 250 ms; the update job\'s own run time',
     defaultRuns: 3,
     run: benchWatchUpdate,
   },

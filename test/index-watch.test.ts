@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { watchPaths } from '../src/core/watch-paths.js';
+import { defaultWatchDebounceMs, watchDebounceMs } from '../src/cli/watch-debounce-ms.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
 import { temporaryFolders, writeNote } from './helpers/watched-notes.js';
 
@@ -61,6 +62,35 @@ describe('watchPaths', () => {
     assert.ok(!batch.value?.paths.some((path) => path.endsWith('.ignored')));
     stop.abort();
     assert.equal((await batches.next()).done, true, 'an abort ends the watch');
+  });
+
+  it("hands out an editor's save as one batch with the default quiet period, which is half a second", async () => {
+    assert.equal(watchDebounceMs(undefined), defaultWatchDebounceMs);
+    assert.equal(defaultWatchDebounceMs, 500, 'an update waits half a second after a save, not two');
+    const folder = temporary('kgrag-watch-');
+    writeFileSync(join(folder, 'notes.md'), 'first draft');
+    const stop = new AbortController();
+    let watching!: () => void;
+    const ready = new Promise<void>((resolve) => (watching = resolve));
+    const batches = watchPaths([folder], { debounceMs: defaultWatchDebounceMs, signal: stop.signal, onWatching: () => watching() });
+    const first = batches.next();
+    await ready;
+    // Node's recursive watch on Linux takes its first events a moment after it is set up (as in the test above).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A safe save: a backup copy, the new text written to a temporary file and renamed over the file, its time set.
+    writeFileSync(join(folder, 'notes.md~'), 'first draft');
+    writeFileSync(join(folder, '.notes.md.tmp'), 'second draft');
+    renameSync(join(folder, '.notes.md.tmp'), join(folder, 'notes.md'));
+    utimesSync(join(folder, 'notes.md'), new Date(), new Date());
+    rmSync(join(folder, 'notes.md~'));
+    const batch = await first;
+    // The temporary files may be gone before Node's watcher looks at them; the saved file is the change.
+    assert.ok(batch.value?.paths.includes(join(folder, 'notes.md')), JSON.stringify(batch.value));
+    const second = batches.next();
+    const quiet = await Promise.race([second.then(() => 'another batch'), new Promise((resolve) => setTimeout(() => resolve('quiet'), 2 * defaultWatchDebounceMs))]);
+    assert.equal(quiet, 'quiet', 'the save was one batch');
+    stop.abort();
+    assert.equal((await second).done, true);
   });
 
   it('says which path cannot be watched', async () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { JobView } from '../src/server/index-job-queue.js';
@@ -57,6 +57,24 @@ async function passagesFor(server: ServedWorkspaces, question: string): Promise<
   return ((await response.json()) as { context: { chunks: Array<{ text: string }> } }).context.chunks.map((chunk) => chunk.text);
 }
 
+/** The processes this one started that are alive (Linux: read from /proc), by pid: the jobs' processes. */
+function childProcesses(): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (command) state ppid …: the command may hold spaces and parentheses, so the fields after its last ')' count.
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(parent) === process.pid && state !== 'Z') children.push(Number(entry));
+  }
+  return children.sort((a, b) => a - b);
+}
+
 describe('kgrag serve --watch', () => {
   it('picks up an add, an edit, a rename and a delete as one index job each, and its own index files are no change', { timeout: 120_000 }, async () => {
     const workspace = basicWorkspace();
@@ -91,6 +109,27 @@ describe('kgrag serve --watch', () => {
       // Quiet for several debounce periods: the updates' own writes to the database and job files queued nothing.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await jobsEnded(server, 5);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('runs its updates one after another in one process, kept waiting between them', { timeout: 120_000, skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const workspace = basicWorkspace();
+    const others = new Set(childProcesses());
+    const jobProcesses = (): number[] => childProcesses().filter((pid) => !others.has(pid));
+    const server = await startTestServer({ directory: workspace, watch: { paths: [workspace], debounceMs: 200 } });
+    try {
+      await jobsEnded(server, 1);
+      const kept = jobProcesses();
+      assert.equal(kept.length, 1, `one process waits for the next update: ${kept.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8')).join('\n')}`);
+      for (const [update, year] of [1932, 1933].entries()) {
+        writeNote(workspace, 'bridge.md', 'Bridge', `The Kester bridge opened in ${year}.`);
+        const jobs = await jobsEnded(server, update + 2);
+        assert.equal(jobs[0]?.status, 'succeeded', JSON.stringify(jobs[0]?.error));
+        assert.ok((await passagesFor(server, 'When did the Kester bridge open?')).some((text) => text.includes(String(year))));
+        assert.deepEqual(jobProcesses(), kept, `update ${update + 1} ran in the process the one before left waiting, which waits again`);
+      }
     } finally {
       await server.close();
     }

@@ -7,6 +7,7 @@ import { packageVersion } from '../core/package-version.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
 import { INTERRUPTED_CODE } from './interrupted-error.js';
+import { defaultWatchDebounceMs } from './watch-debounce-ms.js';
 import type { DeleteCommandOptions } from './commands/delete-command.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
 import type { ExportCommandOptions } from './commands/export-command.js';
@@ -70,7 +71,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--workers <n>', 'start n worker processes for the LLM calls of extraction, claims, summaries and reports (postgres backend; workers.local)')
     .option('--remote-workers', 'also hand that work to `kgrag worker` processes on other machines (postgres backend; workers.remote)')
     .option('--watch', 'after indexing, follow the paths and update the index after each burst of changes (adds, edits, deletes, renames; implies --prune) until Ctrl-C')
-    .option('--debounce <ms>', 'with --watch: the quiet time after the last change before an update (default: 2000)')
+    .option('--debounce <ms>', `with --watch: the quiet time after the last change before an update (default: ${defaultWatchDebounceMs})`)
     .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
 
   program
@@ -175,7 +176,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
       'follow these files or folders (repeat it, or separate with commas) and update the index after each burst of changes, as an index job (adds, edits, deletes, renames; prunes what is gone)',
       (value: string, previous: string[] = []) => [...previous, ...value.split(',').filter((path) => path.length > 0)],
     )
-    .option('--debounce <ms>', 'with --watch: the quiet time after the last change before an update (default: 2000)')
+    .option('--debounce <ms>', `with --watch: the quiet time after the last change before an update (default: ${defaultWatchDebounceMs})`)
     .addOption(new Option('--insecure', 'removed: fails with a message saying to set an API key').hideHelp())
     .addOption(new Option('--log-level <level>', 'request log level (stderr, JSON lines)').choices(['debug', 'info', 'warn', 'error']))
     .action(async (options: ServeCommandOptions) => (await import('./commands/serve-command.js')).serveCommand(options, global(), io));

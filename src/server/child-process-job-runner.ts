@@ -19,12 +19,24 @@ export interface JobProcessOptions {
   /** Drops the draft a killed cancelled job left, so that the next job does not publish its documents. */
   discardDraft: () => Promise<void>;
   /**
-   * Keep one process started ahead, its modules loaded, for the next job (`kgrag serve --watch`, whose updates should
-   * be served seconds after a write): starting a process and loading kgrag takes a second or more, several on a busy
-   * machine. It costs one idle process; it does not keep the server's process alive, and ends with it.
+   * Keep one process ready for the next job (`kgrag serve --watch`, whose updates should be served seconds after a
+   * write): started ahead, or kept from the job before, since starting a process and loading kgrag's index pipeline takes
+   * a second or more, several on a busy machine, and a process that ran a job has them loaded. It costs one idle
+   * process; it does not keep the server's process alive, and ends with it.
    */
   keepSpare?: boolean;
+  /**
+   * A process that holds more memory than this after its job (its resident set) is not kept for the next one: the heap
+   * a large job grew would otherwise stay taken while the server waits. @default {@link keptProcessMaxRssBytes}
+   */
+  keptProcessMaxRssBytes?: number;
 }
+
+/**
+ * What a process may hold after a job and still be kept for the next (512 MiB): one that has run an update of a
+ * small or middle-sized corpus holds about 300 MB (kgrag's modules and the NLP model under tsx, the heap's slack).
+ */
+export const keptProcessMaxRssBytes = 512 * 1024 * 1024;
 
 /**
  * The scheduling priority (nice value) of a job's process: below the server's, so that on a busy machine the queries
@@ -58,21 +70,25 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
     } catch {
       // A platform or sandbox that refuses it: the job then runs at the server's priority.
     }
+    // A spare that fails or ends while it waits is simply not used (a job's own listeners report a failure during it).
+    child.on('error', () => undefined);
+    child.once('exit', () => {
+      if (spare === child) spare = undefined;
+    });
     return child;
   };
   let spare: ChildProcess | undefined;
+  let closed = false;
+  /** Holds an idle process for the next job: idle, it keeps neither the server's event loop nor its exit. */
+  const park = (child: ChildProcess): void => {
+    child.unref();
+    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    (child.stderr as { unref?: () => void } | null)?.unref?.();
+    spare = child;
+  };
   const startSpare = (): void => {
     try {
-      const child = startProcess();
-      // Idle, it holds neither the server's event loop nor its exit; a failed one is simply not used.
-      child.once('error', () => undefined);
-      child.once('exit', () => {
-        if (spare === child) spare = undefined;
-      });
-      child.unref();
-      (child.channel as { unref?: () => void } | undefined)?.unref?.();
-      (child.stderr as { unref?: () => void } | null)?.unref?.();
-      spare = child;
+      park(startProcess());
     } catch {
       spare = undefined;
     }
@@ -90,7 +106,7 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
     taken?.kill('SIGKILL');
     return startProcess();
   };
-  let closed = false;
+  const maxKeptRss = options.keptProcessMaxRssBytes ?? keptProcessMaxRssBytes;
   if (options.keepSpare === true) startSpare();
   return {
     close() {
@@ -108,9 +124,10 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
           return;
         }
         let stderr = '';
-        child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+        const onStderr = (text: string): void => {
           stderr = (stderr + text).slice(-stderrTailBytes);
-        });
+        };
+        child.stderr?.setEncoding('utf8').on('data', onStderr);
         let outcome: JobChildMessage | undefined;
         let stopTimer: NodeJS.Timeout | undefined;
         let stopped: 'cancel' | 'shutdown' | undefined;
@@ -125,20 +142,53 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
         const onCancel = (): void => stop('cancel', runOptions.cancelSignal);
         runOptions.signal.addEventListener('abort', onShutdown, { once: true });
         runOptions.cancelSignal.addEventListener('abort', onCancel, { once: true });
-        child.on('message', (message: JobChildMessage) => {
-          if (message.type === 'event') runOptions.onEvent(message.event);
-          else outcome = message;
-        });
-        child.once('error', (error) => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-          outcome ??= { type: 'error', error: serializeError(error) };
-        });
-        child.once('exit', (code, signal) => {
+        /** Lets go of the process: this job listens to it no more. */
+        const release = (): void => {
           clearTimeout(stopTimer);
-          // The next job's process loads while nothing runs (a job's own process ends with it).
-          if (options.keepSpare === true && spare === undefined && !closed && !runOptions.signal.aborted) startSpare();
           runOptions.signal.removeEventListener('abort', onShutdown);
           runOptions.cancelSignal.removeEventListener('abort', onCancel);
+          child.stderr?.off('data', onStderr);
+          child.off('message', onMessage);
+          child.off('error', onError);
+          child.off('exit', onExit);
+        };
+        /**
+         * Whether the process is kept for the next job: only after a job that ended well, neither stopped nor failed
+         * (a failure may leave the process in any state), and only while it holds no more memory than allowed.
+         */
+        const keepsProcess = (ended: JobChildMessage): boolean =>
+          options.keepSpare === true &&
+          !closed &&
+          spare === undefined &&
+          ended.type === 'result' &&
+          stopped === undefined &&
+          !runOptions.signal.aborted &&
+          !runOptions.cancelSignal.aborted &&
+          child.connected &&
+          (ended.rssBytes ?? Number.POSITIVE_INFINITY) <= maxKeptRss;
+        const onMessage = (message: JobChildMessage): void => {
+          if (message.type === 'event') {
+            runOptions.onEvent(message.event);
+            return;
+          }
+          outcome = message;
+          if (message.type === 'result' && keepsProcess(message)) {
+            release();
+            park(child);
+            resolve(message.result);
+            return;
+          }
+          // Not kept: the process ends as its channel closes, and the job settles with its exit.
+          if (child.connected) child.disconnect();
+        };
+        const onError = (error: Error): void => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          outcome ??= { type: 'error', error: serializeError(error) };
+        };
+        const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+          release();
+          // The next job's process loads while nothing runs.
+          if (options.keepSpare === true && spare === undefined && !closed && !runOptions.signal.aborted) startSpare();
           if (outcome?.type === 'result') return resolve(outcome.result);
           if (outcome?.type === 'error') return reject(deserializeError(outcome.error));
           const ended = exitError(code, signal, stderr, stopped);
@@ -151,7 +201,10 @@ export function childProcessJobRunner(options: JobProcessOptions): JobRunner {
             return;
           }
           reject(stopped === 'shutdown' ? runOptions.signal.reason : ended);
-        });
+        };
+        child.on('message', onMessage);
+        child.once('error', onError);
+        child.once('exit', onExit);
         const start: JobParentMessage = { type: 'run', workspace: options.workspace, request, command: runOptions.command };
         child.send(start);
         if (runOptions.cancelSignal.aborted) onCancel();

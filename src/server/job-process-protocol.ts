@@ -18,8 +18,11 @@ export type JobParentMessage =
   | { type: 'run'; workspace: JobWorkspaceOptions; request: JobRequest; command: string }
   | { type: 'stop'; how: 'cancel' | 'shutdown'; reason: SerializedError };
 
-/** What a job's process sends the server. */
-export type JobChildMessage = { type: 'event'; event: PipelineEvent } | { type: 'result'; result: JobResult } | { type: 'error'; error: SerializedError };
+/**
+ * What a job's process sends the server. The outcome says how much memory the process holds after the job (its
+ * resident set, in bytes), which tells the server whether to keep it for the next job.
+ */
+export type JobChildMessage = { type: 'event'; event: PipelineEvent } | { type: 'result'; result: JobResult; rssBytes?: number } | { type: 'error'; error: SerializedError; rssBytes?: number };
 
 /** An error as it crosses the process boundary: what the job's view and the logs need of it. */
 export interface SerializedError {

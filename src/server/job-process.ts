@@ -1,6 +1,8 @@
-// The process one index or delete job of `kgrag serve` runs in (started by child-process-job-runner.ts): it opens the
-// workspace, runs the job, and reports the pipeline's events and the outcome over IPC. The server's event loop thus
-// never runs index work, and a job that exhausts its memory or hangs in a parser ends this process, not the server.
+// The process index and delete jobs of `kgrag serve` run in (started by child-process-job-runner.ts): for each job it
+// opens the workspace, runs the job, and reports the pipeline's events and the outcome over IPC. The server's event loop
+// thus never runs index work, and a job that exhausts its memory or hangs in a parser ends this process, not the server.
+// The server may give it several jobs, one after another (a watched workspace keeps it for its next update); it ends
+// when the server disconnects.
 import { createKgrag } from '../api/create-kgrag.js';
 import { KgragError } from '../core/errors.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
@@ -16,17 +18,24 @@ const send = (message: JobChildMessage): Promise<void> =>
     process.send?.(message, undefined, {}, () => resolve());
   });
 
-const abort = new AbortController();
-const cancel = new AbortController();
-let started = false;
+/**
+ * The index pipeline and the steps it imports (the NLP model among them) are imported on demand by an index run, which
+ * takes a second or more (several on a busy machine): loaded while the process waits for its first job, an update does
+ * not wait for them. A failure here is the job's to report, when its own import fails the same way.
+ */
+void import('../api/index-pipeline.js').catch(() => undefined);
+
+/** The job running now, with its two ways to stop; one at a time. */
+let current: { abort: AbortController; cancel: AbortController } | undefined;
 
 process.on('message', (message: JobParentMessage) => {
   if (message.type === 'stop') {
-    (message.how === 'cancel' ? cancel : abort).abort(deserializeError(message.reason));
+    if (current !== undefined) (message.how === 'cancel' ? current.cancel : current.abort).abort(deserializeError(message.reason));
     return;
   }
-  if (started) return;
-  started = true;
+  if (current !== undefined) return;
+  const job = { abort: new AbortController(), cancel: new AbortController() };
+  current = job;
   void (async () => {
     let lastProgress = 0;
     const onEvent = (event: PipelineEvent): void => {
@@ -42,21 +51,23 @@ process.on('message', (message: JobParentMessage) => {
     try {
       const kgrag = await createKgrag({ workspace, env, ...(config === undefined ? {} : { config }), ...(configFile === undefined ? {} : { configFile }) });
       try {
-        outcome = { type: 'result', result: await runJob(kgrag, message.request, { command: message.command, onEvent, signal: abort.signal, cancelSignal: cancel.signal }) };
+        outcome = { type: 'result', result: await runJob(kgrag, message.request, { command: message.command, onEvent, signal: job.abort.signal, cancelSignal: job.cancel.signal }) };
       } finally {
         await kgrag.close();
       }
     } catch (error) {
       outcome = { type: 'error', error: serializeError(error) };
     }
-    await send(outcome);
-    process.disconnect();
+    current = undefined;
+    // What the process holds once the job is done: the server retires a process that keeps too much for its next job.
+    await send({ ...outcome, rssBytes: process.memoryUsage().rss });
   })();
 });
 
 // The server going away (killed, or its IPC channel closed) is a shutdown: keep the draft for the next start to resume.
+// Between jobs nothing runs, and the process ends as its channel closes.
 process.on('disconnect', () => {
-  if (!abort.signal.aborted && !cancel.signal.aborted) {
-    abort.abort(new KgragError('the server stopped; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));
+  if (current !== undefined && !current.abort.signal.aborted && !current.cancel.signal.aborted) {
+    current.abort.abort(new KgragError('the server stopped; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));
   }
 });

@@ -39,7 +39,7 @@ export interface IndexCommandOptions {
   remoteWorkers?: boolean;
   /** `--watch`: after the run, follow the paths and update the index once per quiet period (implies prune). */
   watch?: boolean;
-  /** `--debounce <ms>`: the quiet period of `--watch`. @default 2000 */
+  /** `--debounce <ms>`: the quiet period of `--watch`. @default 500 (`defaultWatchDebounceMs`) */
   debounce?: string;
 }
 

@@ -26,7 +26,7 @@ export interface ServeCommandOptions {
   logLevel?: string;
   /** `--watch <paths>` (repeatable, or a comma list): files and folders the server follows, one index job per quiet period. */
   watch?: string[];
-  /** `--debounce <ms>`: the quiet period of `--watch`. @default 2000 */
+  /** `--debounce <ms>`: the quiet period of `--watch`. @default 500 (`defaultWatchDebounceMs`) */
   debounce?: string;
 }
 

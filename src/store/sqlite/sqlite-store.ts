@@ -6,7 +6,14 @@ import { toEnvironmentError } from '../../core/environment-error.js';
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex } from '../../math/similarity-index.js';
-import { appendedCoordinatePostings, csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
+import {
+  appendedCoordinatePostings,
+  concatenatedCoordinatePostings,
+  csrRowsFromCoordinatePostings,
+  decodeCoordinatePostings,
+  encodedCoordinatePostings,
+  type CoordinatePostings,
+} from '../postings-codec.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
@@ -44,6 +51,12 @@ const indexTextFunction = 'kgrag_index_text';
 const mmapBytes = 256 * 1024 * 1024;
 /** sqlite-vec's largest `k`; larger searches fall back to a scan in JavaScript. */
 const maxVecK = 4096;
+/**
+ * The share of a coordinate's stored postings (in bytes) its appended tail may reach before an append folds the tail
+ * into them: an append rewrites at most this share of a posting list, and folding every so many appends keeps the
+ * rewriting of the whole list within a few times the bytes appended.
+ */
+const maxTailShare = 1 / 8;
 
 type SqlValue = string | number | bigint | Buffer | null;
 
@@ -586,11 +599,11 @@ interface StoredSpaceInfo {
  * `clear()` keeps, so it never repeats.
  */
 /**
- * The tables of a space: sqlite-vec's table and its key table (dense), the key and postings tables (sparse), and
- * `_pages`, which an early sparse layout used.
+ * The tables of a space: sqlite-vec's table and its key table (dense), the key, postings and appended-tail tables
+ * (sparse), and `_pages`, which an early sparse layout used.
  */
-function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, pages: string] {
-  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_pages`];
+function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, tail: string, pages: string] {
+  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_tail`, `vec_${space}_pages`];
 }
 
 /** The meta records of a space: its description and its revision, which `clear()` keeps so that it never repeats. */
@@ -603,6 +616,7 @@ class SqliteVectorIndex implements VectorIndex {
   private readonly keyTable: string;
   private readonly sparseKeyTable: string;
   private readonly postingTable: string;
+  private readonly tailTable: string;
   private readonly infoKey: string;
   private readonly revisionKey: string;
   private cache: SpaceCache | undefined;
@@ -611,7 +625,7 @@ class SqliteVectorIndex implements VectorIndex {
     private readonly store: SqliteStore,
     private readonly space: VectorSpace,
   ) {
-    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable] = vectorSpaceTables(space);
+    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, this.tailTable] = vectorSpaceTables(space);
     [this.infoKey, this.revisionKey] = vectorSpaceMetaKeys(space);
   }
 
@@ -668,6 +682,7 @@ class SqliteVectorIndex implements VectorIndex {
         if (layout === 'sparse') {
           this.store.exec(`CREATE TABLE ${this.sparseKeyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
           this.store.exec(`CREATE TABLE ${this.postingTable} (coordinate INTEGER PRIMARY KEY, postings BLOB NOT NULL)`);
+          this.createTail();
         } else {
           this.store.exec(
             `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
@@ -739,18 +754,62 @@ class SqliteVectorIndex implements VectorIndex {
         list.values.push(values[entry] as number);
       }
     });
+    this.createTail();
+    const storedLength = this.store.statement(`SELECT length(postings) FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
     const read = this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
+    const readTail = this.store.statement(`SELECT postings FROM ${this.tailTable} WHERE coordinate = ?`, 'pluck');
     const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const writeTail = this.store.statement(`INSERT INTO ${this.tailTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const deleteTail = this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`);
     for (const coordinate of [...added.keys()].sort((left, right) => left - right)) {
       const list = added.get(coordinate) as { rows: number[]; values: number[] };
-      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, Int32Array.from(list.rows), Float32Array.from(list.values)));
+      const storedTail = readTail.get(coordinate) as Buffer | undefined;
+      const tail = appendedCoordinatePostings(storedTail, Int32Array.from(list.rows), Float32Array.from(list.values));
+      if (tail.length <= ((storedLength.get(coordinate) as number | undefined) ?? 0) * maxTailShare) {
+        writeTail.run(coordinate, tail);
+        continue;
+      }
+      const { rows, values } = decodeCoordinatePostings(tail);
+      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, rows, values));
+      if (storedTail !== undefined) deleteTail.run(coordinate);
     }
     return true;
+  }
+
+  /** Creates the table of appended tails (a space written before they existed has none). */
+  private createTail(): void {
+    this.store.exec(`CREATE TABLE IF NOT EXISTS ${this.tailTable} (coordinate INTEGER PRIMARY KEY, postings BLOB NOT NULL)`);
+  }
+
+  private hasTail(): boolean {
+    return this.store.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", 'pluck').get(this.tailTable) !== undefined;
+  }
+
+  /**
+   * The postings of `coordinates` (all when undefined), coordinate ascending, each followed by its appended tail: the
+   * tail's rows come after the stored ones (appends take the largest positions, and any other write folds tails in).
+   */
+  private readPostings(coordinates: readonly number[] | undefined): Array<[number, CoordinatePostings]> {
+    const where = coordinates === undefined ? '' : ' WHERE coordinate IN (SELECT value FROM json_each(?))';
+    const parameter = coordinates === undefined ? undefined : JSON.stringify(coordinates);
+    const read = (table: string): Array<[number, Buffer]> =>
+      allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table}${where} ORDER BY coordinate`, 'raw'), parameter);
+    const tails = new Map(this.hasTail() ? read(this.tailTable) : []);
+    const postings = read(this.postingTable).map(([coordinate, blob]): [number, CoordinatePostings] => {
+      const tail = tails.get(coordinate);
+      tails.delete(coordinate);
+      const stored = decodeCoordinatePostings(blob);
+      return [coordinate, tail === undefined ? stored : concatenatedCoordinatePostings(stored, decodeCoordinatePostings(tail))];
+    });
+    if (tails.size === 0) return postings;
+    for (const [coordinate, tail] of tails) postings.push([coordinate, decodeCoordinatePostings(tail)]);
+    return postings.sort(([left], [right]) => left - right);
   }
 
   /** Replaces every posting with those of `rows` (row index = position). */
   private writePostings(rows: readonly SparseRow[], dimensions: number): void {
     this.store.statement(`DELETE FROM ${this.postingTable}`).run();
+    if (this.hasTail()) this.store.statement(`DELETE FROM ${this.tailTable}`).run();
     const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
     for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) insert.run(coordinate, blob);
   }
@@ -807,10 +866,7 @@ class SqliteVectorIndex implements VectorIndex {
   private scoreSparse(info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Float32Array {
     const missing = missingCoordinates(cache, queries, count, info.dimensions);
     if (missing.length > 0) {
-      const read = this.store
-        .statement(`SELECT coordinate, postings FROM ${this.postingTable} WHERE coordinate IN (SELECT value FROM json_each(?))`, 'raw')
-        .all(JSON.stringify(missing)) as Array<[number, Buffer]>;
-      keepPostings(cache, missing, read);
+      keepPostings(cache, missing, this.readPostings(missing));
     }
     return sparseScores(cache, queries, count, info.dimensions);
   }
@@ -834,9 +890,7 @@ class SqliteVectorIndex implements VectorIndex {
    */
   private readSparseRows(): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
-    const postings = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw')).map(
-      ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
-    );
+    const postings = this.readPostings(undefined);
     const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }

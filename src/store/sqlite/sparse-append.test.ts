@@ -123,3 +123,41 @@ test('a sparse space written before appended tails existed is read and appended 
     rmSync(directory, { recursive: true, force: true });
   }
 });
+
+test('replacing a vector among appended ones rewrites only the posting lists of the coordinates it had or has', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-replace-'));
+  try {
+    const random = createRandom(383);
+    const items = Array.from({ length: 300 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'replaced.db');
+    const store = openSqliteStore(path);
+    await store.vectors('phrases').upsert(items, 'test');
+    await store.close();
+    const listsOf = (): Map<number, string> => {
+      const db = new Database(path, { readonly: true });
+      const rows = db.prepare('SELECT coordinate, hex(postings) AS postings FROM vec_phrases_postings').all() as Array<{ coordinate: number; postings: string }>;
+      db.close();
+      return new Map(rows.map((row) => [row.coordinate, row.postings]));
+    };
+    const before = listsOf();
+    const old = items[40]?.vector as SparseVector;
+    const replacement = { id: 'p40', vector: sparseVector(random) };
+    const added = { id: 'p300', vector: sparseVector(random) };
+    const again = openSqliteStore(path);
+    await again.vectors('phrases').upsert([added, replacement], 'test');
+    await again.close();
+    const after = listsOf();
+    const touched = new Set([...old.columns, ...replacement.vector.columns]);
+    const changed = [...before.keys()].filter((coordinate) => after.get(coordinate) !== before.get(coordinate));
+    assert.ok(changed.length > 0);
+    assert.deepEqual(changed.filter((coordinate) => !touched.has(coordinate)), []);
+    const whole = openSqliteStore(':memory:');
+    await whole.vectors('phrases').upsert([...items.slice(0, 40), replacement, ...items.slice(41), added], 'test');
+    const reopened = openSqliteStore(path, { readonly: true });
+    assert.deepEqual(await described(reopened), await described(whole));
+    await reopened.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});

@@ -11,6 +11,7 @@ import {
   concatenatedCoordinatePostings,
   csrRowsFromCoordinatePostings,
   decodeCoordinatePostings,
+  encodeCoordinatePostings,
   encodedCoordinatePostings,
   type CoordinatePostings,
 } from '../postings-codec.js';
@@ -23,7 +24,7 @@ import { specOfTable } from '../core/spec-of-table.js';
 import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, maxKeptMatrixBytes, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
-import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { denseMatrixOfSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
 import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
   type ScoredId,
@@ -717,15 +718,59 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   /**
-   * Replaces the vectors of ids already stored (keeping their position) and appends the others, then rewrites
-   * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
+   * Replaces the vectors of ids already stored (keeping their position) and appends the others: new ids get the next
+   * vids, so positions (ranks in vid order) of existing rows do not move. Only the posting lists of coordinates that a
+   * replaced vector had or has are rewritten — found by reading every list, since nothing else records a row's
+   * coordinates — and the old entries go with them; the other lists get the new rows' entries appended.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
     if (this.appendSparse(items, dimensions)) return;
-    const { rows, added } = mergeSparseRows(this.readSparseRows(), items);
+    const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    const stored = ids.length;
+    const position = new Map(ids.map((id, row) => [id, row]));
+    // The last vector given for each row, as `mergeSparseRows` keeps it.
+    const latest = new Map<number, SparseRow>();
+    const added: string[] = [];
+    for (const item of items) {
+      let row = position.get(item.id);
+      if (row === undefined) {
+        row = stored + added.length;
+        position.set(item.id, row);
+        added.push(item.id);
+      }
+      latest.set(row, rowNonZeros(item, dimensions));
+    }
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of added) insertKey.run(id);
-    this.writePostings(rows, dimensions);
+    const replaced = new Uint8Array(stored);
+    for (const row of latest.keys()) if (row < stored) replaced[row] = 1;
+    const entries = entriesByCoordinate([...latest].sort(([left], [right]) => left - right));
+    this.createTail();
+    const lists = new Map<number, { stored?: Buffer; tail?: Buffer }>();
+    for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable}`, 'raw'))) lists.set(coordinate, { stored: blob });
+    for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw'))) {
+      lists.set(coordinate, { ...lists.get(coordinate), tail: blob });
+    }
+    const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const deleteStored = this.store.statement(`DELETE FROM ${this.postingTable} WHERE coordinate = ?`);
+    const deleteTail = this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`);
+    for (const coordinate of [...new Set([...lists.keys(), ...entries.keys()])].sort((left, right) => left - right)) {
+      const list = lists.get(coordinate);
+      const entry = entries.get(coordinate);
+      const current = concatenatedCoordinatePostings(
+        list?.stored === undefined ? emptyPostings : decodeCoordinatePostings(list.stored),
+        list?.tail === undefined ? emptyPostings : decodeCoordinatePostings(list.tail),
+      );
+      const removes = current.rows.some((row) => row < stored && replaced[row] === 1);
+      if (!removes && (entry === undefined || (entry.rows[0] as number) >= stored)) {
+        if (entry !== undefined) this.appendToCoordinate(coordinate, entry, list?.tail, list?.stored);
+        continue;
+      }
+      const merged = mergedPostings(current, replaced, entry);
+      if (merged.rows.length > 0) write.run(coordinate, encodeCoordinatePostings(merged.rows, merged.values));
+      else if (list?.stored !== undefined) deleteStored.run(coordinate);
+      if (list?.tail !== undefined) deleteTail.run(coordinate);
+    }
   }
 
   /**
@@ -742,38 +787,33 @@ class SqliteVectorIndex implements VectorIndex {
     const first = this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number;
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of ids) insertKey.run(id);
-    // The new rows' entries by coordinate, rows ascending (they come in row order): each list extends that coordinate's postings.
-    const added = new Map<number, { rows: number[]; values: number[] }>();
-    items.forEach((item, offset) => {
-      const { columns, values } = item.vector instanceof Float32Array ? denseRowNonZeros(item.vector, dimensions) : nonZerosOf(item.vector);
-      for (let entry = 0; entry < columns.length; entry++) {
-        const coordinate = columns[entry] as number;
-        let list = added.get(coordinate);
-        if (!list) added.set(coordinate, (list = { rows: [], values: [] }));
-        list.rows.push(first + offset);
-        list.values.push(values[entry] as number);
-      }
-    });
+    const added = entriesByCoordinate(items.map((item, offset) => [first + offset, rowNonZeros(item, dimensions)] as const));
     this.createTail();
-    const storedLength = this.store.statement(`SELECT length(postings) FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
-    const read = this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
     const readTail = this.store.statement(`SELECT postings FROM ${this.tailTable} WHERE coordinate = ?`, 'pluck');
-    const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
-    const writeTail = this.store.statement(`INSERT INTO ${this.tailTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
-    const deleteTail = this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`);
     for (const coordinate of [...added.keys()].sort((left, right) => left - right)) {
-      const list = added.get(coordinate) as { rows: number[]; values: number[] };
-      const storedTail = readTail.get(coordinate) as Buffer | undefined;
-      const tail = appendedCoordinatePostings(storedTail, Int32Array.from(list.rows), Float32Array.from(list.values));
-      if (tail.length <= ((storedLength.get(coordinate) as number | undefined) ?? 0) * maxTailShare) {
-        writeTail.run(coordinate, tail);
-        continue;
-      }
-      const { rows, values } = decodeCoordinatePostings(tail);
-      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, rows, values));
-      if (storedTail !== undefined) deleteTail.run(coordinate);
+      this.appendToCoordinate(coordinate, added.get(coordinate) as CoordinatePostings, readTail.get(coordinate) as Buffer | undefined, undefined);
     }
     return true;
+  }
+
+  /**
+   * Appends entries (rows after every stored one) to a coordinate's tail, or folds the tail into the stored list once
+   * it passes {@link maxTailShare} of it. `stored` is the stored list when the caller has read it already.
+   */
+  private appendToCoordinate(coordinate: number, entries: CoordinatePostings, storedTail: Buffer | undefined, stored: Buffer | undefined): void {
+    const tail = appendedCoordinatePostings(storedTail, entries.rows, entries.values);
+    const storedLength =
+      stored?.length ?? ((this.store.statement(`SELECT length(postings) FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck').get(coordinate) as number | undefined) ?? 0);
+    if (tail.length <= storedLength * maxTailShare) {
+      this.store.statement(`INSERT INTO ${this.tailTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`).run(coordinate, tail);
+      return;
+    }
+    const { rows, values } = decodeCoordinatePostings(tail);
+    const current = stored ?? (this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck').get(coordinate) as Buffer | undefined);
+    this.store
+      .statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`)
+      .run(coordinate, appendedCoordinatePostings(current, rows, values));
+    if (storedTail !== undefined) this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`).run(coordinate);
   }
 
   /** Creates the table of appended tails (a space written before they existed has none). */
@@ -980,8 +1020,50 @@ function toBuffer(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** One dense vector's non-zero coordinates and values. */
-function denseRowNonZeros(vector: Float32Array, dimensions: number): { columns: Int32Array; values: Float32Array } {
-  const { columnIndices, values } = sparseRowsOfDense(vector, 1, dimensions);
+/** One item's non-zero coordinates (ascending) and values. */
+function rowNonZeros(item: VectorItem, dimensions: number): SparseRow {
+  if (!(item.vector instanceof Float32Array)) return nonZerosOf(item.vector);
+  const { columnIndices, values } = sparseRowsOfDense(item.vector, 1, dimensions);
   return { columns: columnIndices, values };
+}
+
+const emptyPostings: CoordinatePostings = { rows: new Int32Array(0), values: new Float32Array(0) };
+
+/** The entries of `rows` (given in ascending row order) by coordinate, each coordinate's rows ascending. */
+function entriesByCoordinate(rows: ReadonlyArray<readonly [row: number, nonZeros: SparseRow]>): Map<number, CoordinatePostings> {
+  const lists = new Map<number, { rows: number[]; values: number[] }>();
+  for (const [row, { columns, values }] of rows) {
+    for (let entry = 0; entry < columns.length; entry++) {
+      const coordinate = columns[entry] as number;
+      let list = lists.get(coordinate);
+      if (!list) lists.set(coordinate, (list = { rows: [], values: [] }));
+      list.rows.push(row);
+      list.values.push(values[entry] as number);
+    }
+  }
+  return new Map([...lists].map(([coordinate, list]) => [coordinate, { rows: Int32Array.from(list.rows), values: Float32Array.from(list.values) }]));
+}
+
+/** A coordinate's postings without the entries of `replaced` rows, merged in row order with `entries` (their new ones and appended rows'). */
+function mergedPostings(current: CoordinatePostings, replaced: Uint8Array, entries: CoordinatePostings | undefined): CoordinatePostings {
+  const added = entries ?? emptyPostings;
+  const rows = new Int32Array(current.rows.length + added.rows.length);
+  const values = new Float32Array(rows.length);
+  let size = 0;
+  let next = 0;
+  for (let entry = 0; entry < current.rows.length; entry++) {
+    const row = current.rows[entry] as number;
+    if (replaced[row] === 1) continue;
+    for (; next < added.rows.length && (added.rows[next] as number) < row; next++, size++) {
+      rows[size] = added.rows[next] as number;
+      values[size] = added.values[next] as number;
+    }
+    rows[size] = row;
+    values[size++] = current.values[entry] as number;
+  }
+  for (; next < added.rows.length; next++, size++) {
+    rows[size] = added.rows[next] as number;
+    values[size] = added.values[next] as number;
+  }
+  return { rows: rows.subarray(0, size), values: values.subarray(0, size) };
 }

@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KgragError } from '../../core/errors.js';
@@ -155,7 +155,9 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
     }
     if (existsSync(path)) {
       const partial = `${draftPath}.copying`;
-      copyFileSync(path, partial);
+      // A clone where the file system has them (Btrfs, XFS, APFS): the draft shares the published file's blocks until
+      // it writes its own, instead of copying the whole index (190 MB for 2Wiki) before every update.
+      copyFileSync(path, partial, constants.COPYFILE_FICLONE);
       renameSync(partial, draftPath);
     }
     return { store: openSqliteStore(draftPath, writable), resumed: false };

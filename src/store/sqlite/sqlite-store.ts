@@ -85,6 +85,12 @@ export interface SqliteStoreOptions extends StoreExtensions {
    * @default true
    */
   secureDelete?: boolean;
+  /**
+   * Pages the write-ahead log may hold before a commit copies them into the database (`PRAGMA wal_autocheckpoint`;
+   * 0: only when the store is sealed).
+   * @default 1000 (SQLite's)
+   */
+  autoCheckpointPages?: number;
 }
 
 /**
@@ -107,6 +113,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       if (options.secureDelete !== false) db.pragma('secure_delete = ON');
+      if (options.autoCheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autoCheckpointPages))}`);
     }
     migrate(db, path, options.readonly === true);
     if (!options.readonly) db.transaction(() => Object.values(pluginTables).forEach((spec) => createTable(db, spec)))();

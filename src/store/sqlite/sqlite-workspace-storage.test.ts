@@ -126,3 +126,20 @@ describe('the draft of an update', () => {
     }
   });
 });
+
+describe('the workspace state file', () => {
+  it('is not written by a process that only reads it', () => {
+    mkdirSync(join(root, 'state'));
+    const path = join(root, 'state', 'kgrag.db-state');
+    const writer = new WorkspaceStateFile(path);
+    assert.equal(writer.tryLock({ pid: process.pid, hostname: hostname(), startTicks: null, command: 'kgrag index', startedAt: 'now' }, 'token'), undefined);
+    writer.close();
+    // The header's file change counter (bytes 24–27) counts the transactions that wrote the file.
+    const changes = (): number => readFileSync(path).readUInt32BE(24);
+    const before = changes();
+    const reader = new WorkspaceStateFile(path);
+    assert.equal(reader.writer()?.pid, process.pid);
+    reader.close();
+    assert.equal(changes(), before);
+  });
+});

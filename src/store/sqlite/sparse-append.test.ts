@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createRandom } from '../../core/random.js';
 import type { SparseVector } from '../../providers/embed/embedder.js';
+import { denseMatrixOfSparseRows } from '../core/sparse-rows.js';
 import type { Store } from '../store.js';
 import { openSqliteStore } from './sqlite-store.js';
 
@@ -21,7 +22,14 @@ function sparseVector(random: () => number): SparseVector {
 async function described(store: Store): Promise<unknown> {
   const space = store.vectors('phrases');
   const query = new Float32Array(dimensions).fill(0.125);
-  return { ids: await space.ids(), sparse: await space.loadSparse(), scores: Array.from((await space.scoreMany(query, 1)).scores) };
+  const ids = await space.ids();
+  const some = ids.filter((_, index) => index % 3 === 1).reverse();
+  const sparse = await space.loadSparse();
+  const [dense, someDense] = [await space.load(), await space.load(some)];
+  // The dense matrices filled from the postings are the sparse rows spread out.
+  assert.deepEqual(dense, denseMatrixOfSparseRows(sparse, dimensions));
+  assert.deepEqual(someDense, denseMatrixOfSparseRows(sparse, dimensions, some));
+  return { ids, sparse, dense, someDense, scores: Array.from((await space.scoreMany(query, 1)).scores) };
 }
 
 test('new ids appended to a sparse space (after a deletion too) give the space one upsert of all of them gives', async () => {

@@ -24,7 +24,7 @@ import { specOfTable } from '../core/spec-of-table.js';
 import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, maxKeptMatrixBytes, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
-import { denseMatrixOfSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
 import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
   type ScoredId,
@@ -950,10 +950,34 @@ class SqliteVectorIndex implements VectorIndex {
       const cache = ids === undefined ? this.cacheFor(info) : undefined;
       // Copies: a caller may change the matrix it gets.
       if (cache?.matrix) return { ids: [...cache.matrix.ids], dimensions, matrix: cache.matrix.matrix.slice() };
-      const loaded = info.layout === 'dense' ? this.readDense(dimensions, ids) : denseMatrixOfSparseRows(this.readSparseRows(), dimensions, ids);
+      const loaded = info.layout === 'dense' ? this.readDense(dimensions, ids) : this.readSparseAsDense(dimensions, ids);
       if (cache && loaded.matrix.byteLength <= maxKeptMatrixBytes) cache.matrix = { ids: [...loaded.ids], dimensions, matrix: loaded.matrix.slice() };
       return loaded;
     });
+  }
+
+  /**
+   * The vectors of a sparse space (of `ids` when given) in vid order as a dense matrix, filled from the postings
+   * directly: the transposition into rows that `readSparseRows` does would only be spread out again.
+   */
+  private readSparseAsDense(dimensions: number, ids: readonly string[] | undefined): VectorMatrix {
+    const allIds = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    const wanted = ids === undefined ? undefined : new Set(ids);
+    const slot = new Int32Array(allIds.length).fill(-1);
+    const kept: string[] = [];
+    allIds.forEach((id, row) => {
+      if (wanted !== undefined && !wanted.has(id)) return;
+      slot[row] = kept.length;
+      kept.push(id);
+    });
+    const matrix = new Float32Array(kept.length * dimensions);
+    for (const [coordinate, { rows, values }] of this.readPostings(undefined)) {
+      for (let entry = 0; entry < rows.length; entry++) {
+        const at = slot[rows[entry] as number] as number;
+        if (at >= 0) matrix[at * dimensions + coordinate] = values[entry] as number;
+      }
+    }
+    return { ids: kept, dimensions, matrix };
   }
 
   async loadSparse(): Promise<SparseVectorMatrix> {

@@ -602,9 +602,10 @@ interface StoredSpaceInfo {
  * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost). Sparse layout:
  * a key table (vid, id) and one row of postings per coordinate — the positions (in vid order) of the vectors
  * with a non-zero value there and the values — so a query reads only the postings of its own non-zero
- * coordinates (2Wiki's fact space: about 2 MB of 27 MB for a question). A write to a sparse space rewrites its
- * postings (the local embedder writes a space in one call). The revision lives in its own meta record, which
- * `clear()` keeps, so it never repeats.
+ * coordinates (2Wiki's fact space: about 2 MB of 27 MB for a question). Appended rows' entries go to a tail per
+ * coordinate (`_tail`), read after the list and folded into it past {@link maxTailShare}; a replacement rewrites the
+ * lists of the coordinates it touches, a deletion every list (positions shift). The revision lives in its own meta
+ * record, which `clear()` keeps, so it never repeats.
  */
 /**
  * The tables of a space: sqlite-vec's table and its key table (dense), the key, postings and appended-tail tables

@@ -66,6 +66,12 @@ export const storeMigrations: readonly StoreMigration[] = [
       { kind: 'dropVectorSpace', space: 'relations' },
     ],
   },
+  {
+    version: 8,
+    description:
+      "SQLite's sparse spaces keep the postings of appended rows in a tail table beside the stored postings (an append no longer rewrites every posting list): an older kgrag, which reads only the stored postings, must not open the file",
+    steps: [],
+  },
 ];
 
 /** The schema version this kgrag writes; stores of an older version are migrated on open, newer ones refused. */

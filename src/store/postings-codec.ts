@@ -128,14 +128,19 @@ export function decodeCoordinatePostings(blob: Buffer): CoordinatePostings {
  */
 export function appendedCoordinatePostings(blob: Buffer | undefined, rows: Int32Array, values: Float32Array): Buffer {
   if (blob === undefined) return encodeCoordinatePostings(rows, values);
-  const stored = decodeCoordinatePostings(blob);
-  const allRows = new Int32Array(stored.rows.length + rows.length);
-  allRows.set(stored.rows);
-  allRows.set(rows, stored.rows.length);
-  const allValues = new Float32Array(allRows.length);
-  allValues.set(stored.values);
-  allValues.set(values, stored.values.length);
-  return encodeCoordinatePostings(allRows, allValues);
+  const all = concatenatedCoordinatePostings(decodeCoordinatePostings(blob), { rows, values });
+  return encodeCoordinatePostings(all.rows, all.values);
+}
+
+/** One coordinate's postings followed by more of its postings, whose rows all come after the first's. */
+export function concatenatedCoordinatePostings(first: CoordinatePostings, then: CoordinatePostings): CoordinatePostings {
+  const rows = new Int32Array(first.rows.length + then.rows.length);
+  rows.set(first.rows);
+  rows.set(then.rows, first.rows.length);
+  const values = new Float32Array(rows.length);
+  values.set(first.values);
+  values.set(then.values, first.values.length);
+  return { rows, values };
 }
 
 /**

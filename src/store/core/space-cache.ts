@@ -45,9 +45,9 @@ export function missingCoordinates(cache: SpaceCache, queries: Float32Array, cou
 }
 
 /** Keeps the postings read for `missing` coordinates; a coordinate no row uses gets empty postings. */
-export function keepPostings(cache: SpaceCache, missing: readonly number[], read: Iterable<readonly [number, Buffer]>): void {
+export function keepPostings(cache: SpaceCache, missing: readonly number[], read: Iterable<readonly [number, Buffer | CoordinatePostings]>): void {
   for (const coordinate of missing) cache.postings.set(coordinate, { rows: new Int32Array(0), values: new Float32Array(0) });
-  for (const [coordinate, blob] of read) cache.postings.set(coordinate, decodeCoordinatePostings(blob));
+  for (const [coordinate, postings] of read) cache.postings.set(coordinate, Buffer.isBuffer(postings) ? decodeCoordinatePostings(postings) : postings);
 }
 
 /**

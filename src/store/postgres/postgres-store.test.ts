@@ -8,6 +8,7 @@ import { openSqliteStore } from '../sqlite/sqlite-store.js';
 import { describeStoreContract } from '../describe-store-contract.js';
 import { sampleRows, type StoreContractOptions } from '../store-contract.js';
 import type { TableName } from '../schema.js';
+import { storeSchemaVersion } from '../migrations.js';
 import type { RowAccess, Store } from '../store.js';
 import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
@@ -315,7 +316,7 @@ describe('Postgres store: servers, migrations and search quality', () => {
     const stores = await Promise.all(pools.map((pool, index) => openPostgresStore(pool, { workspace: `w${index}`, generation: 0 }, { onWarning: () => undefined })));
     await Promise.all(stores.map((store, index) => store.table('documents').upsert([{ ...sampleRows.documents[0], id: `d${index}` }])));
     const admin = running.pool(url);
-    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 7 }]);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: storeSchemaVersion }]);
     await admin.query('UPDATE kgrag.kgrag_schema SET version = 99');
     await assert.rejects(openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined }), (error: unknown) => {
       return KgragError.isInstance(error) && error.code === 'STORE_TOO_NEW' && /upgrade kgrag/.test(error.hint ?? '');
@@ -341,7 +342,7 @@ describe('Postgres store: servers, migrations and search quality', () => {
     assert.deepEqual((await admin.query("SELECT to_regclass('kgrag.chunk_edges') AS t")).rows, [{ t: null }]);
     assert.deepEqual((await admin.query("SELECT count(*)::int AS n FROM kgrag.vector_rows WHERE space = 'relations'")).rows, [{ n: 0 }]);
     assert.deepEqual((await admin.query("SELECT count(*)::int AS n FROM kgrag.vector_spaces WHERE space = 'relations'")).rows, [{ n: 0 }]);
-    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: 7 }]);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: storeSchemaVersion }]);
   });
 
   test('an unreachable server is a KgragError naming store.url', async () => {

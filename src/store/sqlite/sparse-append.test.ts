@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { createRandom } from '../../core/random.js';
 import type { SparseVector } from '../../providers/embed/embedder.js';
+import { denseMatrixOfSparseRows } from '../core/sparse-rows.js';
 import type { Store } from '../store.js';
 import { openSqliteStore } from './sqlite-store.js';
 
@@ -17,7 +22,14 @@ function sparseVector(random: () => number): SparseVector {
 async function described(store: Store): Promise<unknown> {
   const space = store.vectors('phrases');
   const query = new Float32Array(dimensions).fill(0.125);
-  return { ids: await space.ids(), sparse: await space.loadSparse(), scores: Array.from((await space.scoreMany(query, 1)).scores) };
+  const ids = await space.ids();
+  const some = ids.filter((_, index) => index % 3 === 1).reverse();
+  const sparse = await space.loadSparse();
+  const [dense, someDense] = [await space.load(), await space.load(some)];
+  // The dense matrices filled from the postings are the sparse rows spread out.
+  assert.deepEqual(dense, denseMatrixOfSparseRows(sparse, dimensions));
+  assert.deepEqual(someDense, denseMatrixOfSparseRows(sparse, dimensions, some));
+  return { ids, sparse, dense, someDense, scores: Array.from((await space.scoreMany(query, 1)).scores) };
 }
 
 test('new ids appended to a sparse space (after a deletion too) give the space one upsert of all of them gives', async () => {
@@ -38,4 +50,122 @@ test('new ids appended to a sparse space (after a deletion too) give the space o
   assert.deepEqual(await described(appended), await described(whole));
   await whole.close();
   await appended.close();
+});
+
+/** The sum of the stored bytes of a space's postings and of its appended tails, read from the file. */
+function storedPostingBytes(path: string, space: string): { postings: number; tails: number } {
+  const db = new Database(path, { readonly: true });
+  try {
+    const sum = (table: string): number => {
+      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+      return exists ? ((db.prepare(`SELECT coalesce(sum(length(postings)), 0) FROM ${table}`).pluck().get() as number) ?? 0) : 0;
+    };
+    return { postings: sum(`vec_${space}_postings`), tails: sum(`vec_${space}_tail`) };
+  } finally {
+    db.close();
+  }
+}
+
+test('a small append leaves the stored postings as they are and writes only the new entries; reads, merges and reopening see the whole space', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-tail-'));
+  try {
+    const random = createRandom(381);
+    const items = Array.from({ length: 600 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'appended.db');
+    const whole = openSqliteStore(':memory:');
+    const appended = openSqliteStore(path);
+    await appended.vectors('phrases').upsert(items.slice(0, 500), 'test');
+    const before = storedPostingBytes(path, 'phrases');
+    await appended.vectors('phrases').upsert(items.slice(500, 505), 'test');
+    const after = storedPostingBytes(path, 'phrases');
+    assert.equal(after.postings, before.postings);
+    assert.ok(after.tails > 0 && after.tails < before.postings / 20, `tails of ${after.tails} bytes against postings of ${before.postings}`);
+    await whole.vectors('phrases').upsert(items.slice(0, 505), 'test');
+    assert.deepEqual(await described(appended), await described(whole));
+    // Appends until the tails pass their share are folded into the postings: the same space, read in another connection too.
+    for (let start = 505; start < 600; start += 5) await appended.vectors('phrases').upsert(items.slice(start, start + 5), 'test');
+    await whole.vectors('phrases').upsert(items.slice(505), 'test');
+    assert.ok(storedPostingBytes(path, 'phrases').tails < storedPostingBytes(path, 'phrases').postings / 4);
+    assert.deepEqual(await described(appended), await described(whole));
+    await appended.close();
+    const reopened = openSqliteStore(path, { readonly: true });
+    assert.deepEqual(await described(reopened), await described(whole));
+    await reopened.close();
+    // A deletion and a replacement rewrite the postings whole, tails included.
+    const again = openSqliteStore(path);
+    for (const store of [again, whole]) {
+      await store.vectors('phrases').delete(['p3', 'p505']);
+      await store.vectors('phrases').upsert([{ id: 'p7', vector: sparseVector(createRandom(7)) }], 'test');
+    }
+    assert.equal(storedPostingBytes(path, 'phrases').tails, 0);
+    assert.deepEqual(await described(again), await described(whole));
+    await again.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('a sparse space written before appended tails existed is read and appended to', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-tail-'));
+  try {
+    const random = createRandom(382);
+    const items = Array.from({ length: 80 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'older.db');
+    const older = openSqliteStore(path);
+    await older.vectors('phrases').upsert(items.slice(0, 70), 'test');
+    await older.close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE IF EXISTS vec_phrases_tail');
+    raw.close();
+    const whole = openSqliteStore(':memory:');
+    await whole.vectors('phrases').upsert(items.slice(0, 70), 'test');
+    const reopened = openSqliteStore(path);
+    assert.deepEqual(await described(reopened), await described(whole));
+    await reopened.vectors('phrases').upsert(items.slice(70), 'test');
+    await whole.vectors('phrases').upsert(items.slice(70), 'test');
+    assert.deepEqual(await described(reopened), await described(whole));
+    await reopened.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('replacing a vector among appended ones rewrites only the posting lists of the coordinates it had or has', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-replace-'));
+  try {
+    const random = createRandom(383);
+    const items = Array.from({ length: 300 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'replaced.db');
+    const store = openSqliteStore(path);
+    await store.vectors('phrases').upsert(items, 'test');
+    await store.close();
+    const listsOf = (): Map<number, string> => {
+      const db = new Database(path, { readonly: true });
+      const rows = db.prepare('SELECT coordinate, hex(postings) AS postings FROM vec_phrases_postings').all() as Array<{ coordinate: number; postings: string }>;
+      db.close();
+      return new Map(rows.map((row) => [row.coordinate, row.postings]));
+    };
+    const before = listsOf();
+    const old = items[40]?.vector as SparseVector;
+    const replacement = { id: 'p40', vector: sparseVector(random) };
+    const added = { id: 'p300', vector: sparseVector(random) };
+    const again = openSqliteStore(path);
+    await again.vectors('phrases').upsert([added, replacement], 'test');
+    await again.close();
+    const after = listsOf();
+    const touched = new Set([...old.columns, ...replacement.vector.columns]);
+    const changed = [...before.keys()].filter((coordinate) => after.get(coordinate) !== before.get(coordinate));
+    assert.ok(changed.length > 0);
+    assert.deepEqual(changed.filter((coordinate) => !touched.has(coordinate)), []);
+    const whole = openSqliteStore(':memory:');
+    await whole.vectors('phrases').upsert([...items.slice(0, 40), replacement, ...items.slice(41), added], 'test');
+    const reopened = openSqliteStore(path, { readonly: true });
+    assert.deepEqual(await described(reopened), await described(whole));
+    await reopened.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 });

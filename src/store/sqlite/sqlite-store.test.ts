@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { KgragError } from '../../core/errors.js';
 import { describeStoreContract } from '../describe-store-contract.js';
 import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
+import { storeSchemaVersion } from '../migrations.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kgrag-sqlite-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -65,7 +66,7 @@ test('a version-1 database is migrated: full-text index rebuilt without stopword
     await migrated.close();
   }
   const check = new Database(path, { readonly: true });
-  assert.equal(check.pragma('user_version', { simple: true }), 7);
+  assert.equal(check.pragma('user_version', { simple: true }), storeSchemaVersion);
   assert.ok((check.prepare('PRAGMA table_info(reports)').all() as Array<{ name: string }>).some((column) => column.name === 'error'));
   check.close();
 });
@@ -171,6 +172,6 @@ test('a version-6 database is migrated: the dead chunk_edges table and the relat
   const check = new Database(path, { readonly: true });
   const names = (check.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'chunk_edges%' OR name LIKE 'vec_relations%'").all() as Array<{ name: string }>).map((row) => row.name);
   assert.deepEqual(names, []);
-  assert.equal(check.pragma('user_version', { simple: true }), 7);
+  assert.equal(check.pragma('user_version', { simple: true }), storeSchemaVersion);
   check.close();
 });

@@ -6,7 +6,15 @@ import { toEnvironmentError } from '../../core/environment-error.js';
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
 import { createSimilarityIndex } from '../../math/similarity-index.js';
-import { appendedCoordinatePostings, csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
+import {
+  appendedCoordinatePostings,
+  concatenatedCoordinatePostings,
+  csrRowsFromCoordinatePostings,
+  decodeCoordinatePostings,
+  encodeCoordinatePostings,
+  encodedCoordinatePostings,
+  type CoordinatePostings,
+} from '../postings-codec.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
@@ -16,7 +24,7 @@ import { specOfTable } from '../core/spec-of-table.js';
 import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, maxKeptMatrixBytes, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
-import { denseMatrixOfSparseRows, mergeSparseRows, sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
 import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
   type ScoredId,
@@ -44,6 +52,12 @@ const indexTextFunction = 'kgrag_index_text';
 const mmapBytes = 256 * 1024 * 1024;
 /** sqlite-vec's largest `k`; larger searches fall back to a scan in JavaScript. */
 const maxVecK = 4096;
+/**
+ * The share of a coordinate's stored postings (in bytes) its appended tail may reach before an append folds the tail
+ * into them: an append rewrites at most this share of a posting list, and folding every so many appends keeps the
+ * rewriting of the whole list within a few times the bytes appended.
+ */
+const maxTailShare = 1 / 8;
 
 type SqlValue = string | number | bigint | Buffer | null;
 
@@ -71,6 +85,12 @@ export interface SqliteStoreOptions extends StoreExtensions {
    * @default true
    */
   secureDelete?: boolean;
+  /**
+   * Pages the write-ahead log may hold before a commit copies them into the database (`PRAGMA wal_autocheckpoint`;
+   * 0: only when the store is sealed).
+   * @default 1000 (SQLite's)
+   */
+  autoCheckpointPages?: number;
 }
 
 /**
@@ -93,6 +113,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       if (options.secureDelete !== false) db.pragma('secure_delete = ON');
+      if (options.autoCheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autoCheckpointPages))}`);
     }
     migrate(db, path, options.readonly === true);
     if (!options.readonly) db.transaction(() => Object.values(pluginTables).forEach((spec) => createTable(db, spec)))();
@@ -581,16 +602,17 @@ interface StoredSpaceInfo {
  * row ids vec0 needs (its text primary keys have no rowid, so insertion order would be lost). Sparse layout:
  * a key table (vid, id) and one row of postings per coordinate — the positions (in vid order) of the vectors
  * with a non-zero value there and the values — so a query reads only the postings of its own non-zero
- * coordinates (2Wiki's fact space: about 2 MB of 27 MB for a question). A write to a sparse space rewrites its
- * postings (the local embedder writes a space in one call). The revision lives in its own meta record, which
- * `clear()` keeps, so it never repeats.
+ * coordinates (2Wiki's fact space: about 2 MB of 27 MB for a question). Appended rows' entries go to a tail per
+ * coordinate (`_tail`), read after the list and folded into it past {@link maxTailShare}; a replacement rewrites the
+ * lists of the coordinates it touches, a deletion every list (positions shift). The revision lives in its own meta
+ * record, which `clear()` keeps, so it never repeats.
  */
 /**
- * The tables of a space: sqlite-vec's table and its key table (dense), the key and postings tables (sparse), and
- * `_pages`, which an early sparse layout used.
+ * The tables of a space: sqlite-vec's table and its key table (dense), the key, postings and appended-tail tables
+ * (sparse), and `_pages`, which an early sparse layout used.
  */
-function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, pages: string] {
-  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_pages`];
+function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, tail: string, pages: string] {
+  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_tail`, `vec_${space}_pages`];
 }
 
 /** The meta records of a space: its description and its revision, which `clear()` keeps so that it never repeats. */
@@ -603,6 +625,7 @@ class SqliteVectorIndex implements VectorIndex {
   private readonly keyTable: string;
   private readonly sparseKeyTable: string;
   private readonly postingTable: string;
+  private readonly tailTable: string;
   private readonly infoKey: string;
   private readonly revisionKey: string;
   private cache: SpaceCache | undefined;
@@ -611,7 +634,7 @@ class SqliteVectorIndex implements VectorIndex {
     private readonly store: SqliteStore,
     private readonly space: VectorSpace,
   ) {
-    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable] = vectorSpaceTables(space);
+    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, this.tailTable] = vectorSpaceTables(space);
     [this.infoKey, this.revisionKey] = vectorSpaceMetaKeys(space);
   }
 
@@ -668,6 +691,7 @@ class SqliteVectorIndex implements VectorIndex {
         if (layout === 'sparse') {
           this.store.exec(`CREATE TABLE ${this.sparseKeyTable} (vid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE)`);
           this.store.exec(`CREATE TABLE ${this.postingTable} (coordinate INTEGER PRIMARY KEY, postings BLOB NOT NULL)`);
+          this.createTail();
         } else {
           this.store.exec(
             `CREATE VIRTUAL TABLE ${this.vecTable} USING vec0(vid INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`,
@@ -702,15 +726,59 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   /**
-   * Replaces the vectors of ids already stored (keeping their position) and appends the others, then rewrites
-   * the postings. New ids get the next vids, so positions (ranks in vid order) of existing rows do not move.
+   * Replaces the vectors of ids already stored (keeping their position) and appends the others: new ids get the next
+   * vids, so positions (ranks in vid order) of existing rows do not move. Only the posting lists of coordinates that a
+   * replaced vector had or has are rewritten — found by reading every list, since nothing else records a row's
+   * coordinates — and the old entries go with them; the other lists get the new rows' entries appended.
    */
   private upsertSparse(items: readonly VectorItem[], dimensions: number): void {
     if (this.appendSparse(items, dimensions)) return;
-    const { rows, added } = mergeSparseRows(this.readSparseRows(), items);
+    const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    const stored = ids.length;
+    const position = new Map(ids.map((id, row) => [id, row]));
+    // The last vector given for each row, as `mergeSparseRows` keeps it.
+    const latest = new Map<number, SparseRow>();
+    const added: string[] = [];
+    for (const item of items) {
+      let row = position.get(item.id);
+      if (row === undefined) {
+        row = stored + added.length;
+        position.set(item.id, row);
+        added.push(item.id);
+      }
+      latest.set(row, rowNonZeros(item, dimensions));
+    }
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of added) insertKey.run(id);
-    this.writePostings(rows, dimensions);
+    const replaced = new Uint8Array(stored);
+    for (const row of latest.keys()) if (row < stored) replaced[row] = 1;
+    const entries = entriesByCoordinate([...latest].sort(([left], [right]) => left - right));
+    this.createTail();
+    const lists = new Map<number, { stored?: Buffer; tail?: Buffer }>();
+    for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable}`, 'raw'))) lists.set(coordinate, { stored: blob });
+    for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw'))) {
+      lists.set(coordinate, { ...lists.get(coordinate), tail: blob });
+    }
+    const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const deleteStored = this.store.statement(`DELETE FROM ${this.postingTable} WHERE coordinate = ?`);
+    const deleteTail = this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`);
+    for (const coordinate of [...new Set([...lists.keys(), ...entries.keys()])].sort((left, right) => left - right)) {
+      const list = lists.get(coordinate);
+      const entry = entries.get(coordinate);
+      const current = concatenatedCoordinatePostings(
+        list?.stored === undefined ? emptyPostings : decodeCoordinatePostings(list.stored),
+        list?.tail === undefined ? emptyPostings : decodeCoordinatePostings(list.tail),
+      );
+      const removes = current.rows.some((row) => row < stored && replaced[row] === 1);
+      if (!removes && (entry === undefined || (entry.rows[0] as number) >= stored)) {
+        if (entry !== undefined) this.appendToCoordinate(coordinate, entry, list?.tail, list?.stored);
+        continue;
+      }
+      const merged = mergedPostings(current, replaced, entry);
+      if (merged.rows.length > 0) write.run(coordinate, encodeCoordinatePostings(merged.rows, merged.values));
+      else if (list?.stored !== undefined) deleteStored.run(coordinate);
+      if (list?.tail !== undefined) deleteTail.run(coordinate);
+    }
   }
 
   /**
@@ -727,30 +795,69 @@ class SqliteVectorIndex implements VectorIndex {
     const first = this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number;
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of ids) insertKey.run(id);
-    // The new rows' entries by coordinate, rows ascending (they come in row order): each list extends that coordinate's postings.
-    const added = new Map<number, { rows: number[]; values: number[] }>();
-    items.forEach((item, offset) => {
-      const { columns, values } = item.vector instanceof Float32Array ? denseRowNonZeros(item.vector, dimensions) : nonZerosOf(item.vector);
-      for (let entry = 0; entry < columns.length; entry++) {
-        const coordinate = columns[entry] as number;
-        let list = added.get(coordinate);
-        if (!list) added.set(coordinate, (list = { rows: [], values: [] }));
-        list.rows.push(first + offset);
-        list.values.push(values[entry] as number);
-      }
-    });
-    const read = this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck');
-    const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const added = entriesByCoordinate(items.map((item, offset) => [first + offset, rowNonZeros(item, dimensions)] as const));
+    this.createTail();
+    const readTail = this.store.statement(`SELECT postings FROM ${this.tailTable} WHERE coordinate = ?`, 'pluck');
     for (const coordinate of [...added.keys()].sort((left, right) => left - right)) {
-      const list = added.get(coordinate) as { rows: number[]; values: number[] };
-      write.run(coordinate, appendedCoordinatePostings(read.get(coordinate) as Buffer | undefined, Int32Array.from(list.rows), Float32Array.from(list.values)));
+      this.appendToCoordinate(coordinate, added.get(coordinate) as CoordinatePostings, readTail.get(coordinate) as Buffer | undefined, undefined);
     }
     return true;
+  }
+
+  /**
+   * Appends entries (rows after every stored one) to a coordinate's tail, or folds the tail into the stored list once
+   * it passes {@link maxTailShare} of it. `stored` is the stored list when the caller has read it already.
+   */
+  private appendToCoordinate(coordinate: number, entries: CoordinatePostings, storedTail: Buffer | undefined, stored: Buffer | undefined): void {
+    const tail = appendedCoordinatePostings(storedTail, entries.rows, entries.values);
+    const storedLength =
+      stored?.length ?? ((this.store.statement(`SELECT length(postings) FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck').get(coordinate) as number | undefined) ?? 0);
+    if (tail.length <= storedLength * maxTailShare) {
+      this.store.statement(`INSERT INTO ${this.tailTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`).run(coordinate, tail);
+      return;
+    }
+    const { rows, values } = decodeCoordinatePostings(tail);
+    const current = stored ?? (this.store.statement(`SELECT postings FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck').get(coordinate) as Buffer | undefined);
+    this.store
+      .statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`)
+      .run(coordinate, appendedCoordinatePostings(current, rows, values));
+    if (storedTail !== undefined) this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`).run(coordinate);
+  }
+
+  /** Creates the table of appended tails (a space written before they existed has none). */
+  private createTail(): void {
+    this.store.exec(`CREATE TABLE IF NOT EXISTS ${this.tailTable} (coordinate INTEGER PRIMARY KEY, postings BLOB NOT NULL)`);
+  }
+
+  private hasTail(): boolean {
+    return this.store.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", 'pluck').get(this.tailTable) !== undefined;
+  }
+
+  /**
+   * The postings of `coordinates` (all when undefined), coordinate ascending, each followed by its appended tail: the
+   * tail's rows come after the stored ones (appends take the largest positions, and any other write folds tails in).
+   */
+  private readPostings(coordinates: readonly number[] | undefined): Array<[number, CoordinatePostings]> {
+    const where = coordinates === undefined ? '' : ' WHERE coordinate IN (SELECT value FROM json_each(?))';
+    const parameter = coordinates === undefined ? undefined : JSON.stringify(coordinates);
+    const read = (table: string): Array<[number, Buffer]> =>
+      allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table}${where} ORDER BY coordinate`, 'raw'), parameter);
+    const tails = new Map(this.hasTail() ? read(this.tailTable) : []);
+    const postings = read(this.postingTable).map(([coordinate, blob]): [number, CoordinatePostings] => {
+      const tail = tails.get(coordinate);
+      tails.delete(coordinate);
+      const stored = decodeCoordinatePostings(blob);
+      return [coordinate, tail === undefined ? stored : concatenatedCoordinatePostings(stored, decodeCoordinatePostings(tail))];
+    });
+    if (tails.size === 0) return postings;
+    for (const [coordinate, tail] of tails) postings.push([coordinate, decodeCoordinatePostings(tail)]);
+    return postings.sort(([left], [right]) => left - right);
   }
 
   /** Replaces every posting with those of `rows` (row index = position). */
   private writePostings(rows: readonly SparseRow[], dimensions: number): void {
     this.store.statement(`DELETE FROM ${this.postingTable}`).run();
+    if (this.hasTail()) this.store.statement(`DELETE FROM ${this.tailTable}`).run();
     const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
     for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) insert.run(coordinate, blob);
   }
@@ -807,10 +914,7 @@ class SqliteVectorIndex implements VectorIndex {
   private scoreSparse(info: VectorSpaceInfo, cache: SpaceCache, queries: Float32Array, count: number): Float32Array {
     const missing = missingCoordinates(cache, queries, count, info.dimensions);
     if (missing.length > 0) {
-      const read = this.store
-        .statement(`SELECT coordinate, postings FROM ${this.postingTable} WHERE coordinate IN (SELECT value FROM json_each(?))`, 'raw')
-        .all(JSON.stringify(missing)) as Array<[number, Buffer]>;
-      keepPostings(cache, missing, read);
+      keepPostings(cache, missing, this.readPostings(missing));
     }
     return sparseScores(cache, queries, count, info.dimensions);
   }
@@ -834,9 +938,7 @@ class SqliteVectorIndex implements VectorIndex {
    */
   private readSparseRows(): SparseRows {
     const rows = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
-    const postings = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw')).map(
-      ([coordinate, blob]) => [coordinate, decodeCoordinatePostings(blob)] as const,
-    );
+    const postings = this.readPostings(undefined);
     const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     return { ids, ...csrRowsFromCoordinatePostings(postings, rows) };
   }
@@ -849,10 +951,34 @@ class SqliteVectorIndex implements VectorIndex {
       const cache = ids === undefined ? this.cacheFor(info) : undefined;
       // Copies: a caller may change the matrix it gets.
       if (cache?.matrix) return { ids: [...cache.matrix.ids], dimensions, matrix: cache.matrix.matrix.slice() };
-      const loaded = info.layout === 'dense' ? this.readDense(dimensions, ids) : denseMatrixOfSparseRows(this.readSparseRows(), dimensions, ids);
+      const loaded = info.layout === 'dense' ? this.readDense(dimensions, ids) : this.readSparseAsDense(dimensions, ids);
       if (cache && loaded.matrix.byteLength <= maxKeptMatrixBytes) cache.matrix = { ids: [...loaded.ids], dimensions, matrix: loaded.matrix.slice() };
       return loaded;
     });
+  }
+
+  /**
+   * The vectors of a sparse space (of `ids` when given) in vid order as a dense matrix, filled from the postings
+   * directly: the transposition into rows that `readSparseRows` does would only be spread out again.
+   */
+  private readSparseAsDense(dimensions: number, ids: readonly string[] | undefined): VectorMatrix {
+    const allIds = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    const wanted = ids === undefined ? undefined : new Set(ids);
+    const slot = new Int32Array(allIds.length).fill(-1);
+    const kept: string[] = [];
+    allIds.forEach((id, row) => {
+      if (wanted !== undefined && !wanted.has(id)) return;
+      slot[row] = kept.length;
+      kept.push(id);
+    });
+    const matrix = new Float32Array(kept.length * dimensions);
+    for (const [coordinate, { rows, values }] of this.readPostings(undefined)) {
+      for (let entry = 0; entry < rows.length; entry++) {
+        const at = slot[rows[entry] as number] as number;
+        if (at >= 0) matrix[at * dimensions + coordinate] = values[entry] as number;
+      }
+    }
+    return { ids: kept, dimensions, matrix };
   }
 
   async loadSparse(): Promise<SparseVectorMatrix> {
@@ -926,8 +1052,50 @@ function toBuffer(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** One dense vector's non-zero coordinates and values. */
-function denseRowNonZeros(vector: Float32Array, dimensions: number): { columns: Int32Array; values: Float32Array } {
-  const { columnIndices, values } = sparseRowsOfDense(vector, 1, dimensions);
+/** One item's non-zero coordinates (ascending) and values. */
+function rowNonZeros(item: VectorItem, dimensions: number): SparseRow {
+  if (!(item.vector instanceof Float32Array)) return nonZerosOf(item.vector);
+  const { columnIndices, values } = sparseRowsOfDense(item.vector, 1, dimensions);
   return { columns: columnIndices, values };
+}
+
+const emptyPostings: CoordinatePostings = { rows: new Int32Array(0), values: new Float32Array(0) };
+
+/** The entries of `rows` (given in ascending row order) by coordinate, each coordinate's rows ascending. */
+function entriesByCoordinate(rows: ReadonlyArray<readonly [row: number, nonZeros: SparseRow]>): Map<number, CoordinatePostings> {
+  const lists = new Map<number, { rows: number[]; values: number[] }>();
+  for (const [row, { columns, values }] of rows) {
+    for (let entry = 0; entry < columns.length; entry++) {
+      const coordinate = columns[entry] as number;
+      let list = lists.get(coordinate);
+      if (!list) lists.set(coordinate, (list = { rows: [], values: [] }));
+      list.rows.push(row);
+      list.values.push(values[entry] as number);
+    }
+  }
+  return new Map([...lists].map(([coordinate, list]) => [coordinate, { rows: Int32Array.from(list.rows), values: Float32Array.from(list.values) }]));
+}
+
+/** A coordinate's postings without the entries of `replaced` rows, merged in row order with `entries` (their new ones and appended rows'). */
+function mergedPostings(current: CoordinatePostings, replaced: Uint8Array, entries: CoordinatePostings | undefined): CoordinatePostings {
+  const added = entries ?? emptyPostings;
+  const rows = new Int32Array(current.rows.length + added.rows.length);
+  const values = new Float32Array(rows.length);
+  let size = 0;
+  let next = 0;
+  for (let entry = 0; entry < current.rows.length; entry++) {
+    const row = current.rows[entry] as number;
+    if (replaced[row] === 1) continue;
+    for (; next < added.rows.length && (added.rows[next] as number) < row; next++, size++) {
+      rows[size] = added.rows[next] as number;
+      values[size] = added.values[next] as number;
+    }
+    rows[size] = row;
+    values[size++] = current.values[entry] as number;
+  }
+  for (; next < added.rows.length; next++, size++) {
+    rows[size] = added.rows[next] as number;
+    values[size] = added.values[next] as number;
+  }
+  return { rows: rows.subarray(0, size), values: values.subarray(0, size) };
 }

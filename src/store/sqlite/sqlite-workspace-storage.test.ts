@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -86,5 +86,60 @@ describe('plugin tables in a SQLite workspace', () => {
       await storage.close();
     }
     assert.throws(() => openSqliteWorkspaceStorage(join(root, 'plugin', 'other.db'), { tables: { chunks: tables.pluginScores } }), /built-in table/);
+  });
+});
+
+describe('the draft of an update', () => {
+  it('keeps its commits in its write-ahead log until it publishes (none is copied into the draft file before), across a resumed run too', async () => {
+    mkdirSync(join(root, 'log'));
+    const path = join(root, 'log', 'kgrag.db');
+    const storage = openSqliteWorkspaceStorage(path);
+    const first = await storage.beginWrite({ command: 'kgrag index (first)' });
+    await first.store.setMeta('round', 1);
+    await first.publish();
+    await first.end();
+    const published = readFileSync(path);
+    // Blobs of 5 MB: more than SQLite's default of 1,000 pages (4 MB) in the log would make a commit checkpoint.
+    const blob = (seed: number): Uint8Array => {
+      const bytes = new Uint8Array(5 * 1024 * 1024);
+      for (let index = 0; index < bytes.length; index++) bytes[index] = (index * seed) % 251;
+      return bytes;
+    };
+    const update = await storage.beginWrite({ command: 'kgrag index (update)' });
+    await update.store.setBlob('first', blob(3));
+    await update.store.setBlob('second', blob(5));
+    // Past the header, which switching the draft to a write-ahead log changes.
+    assert.ok(readFileSync(`${path}-draft`).subarray(100).equals(published.subarray(100)), 'the draft file is the published copy until sealed');
+    await update.end({ status: 'failed', step: 'chunk', error: 'stopped' });
+    const resumed = await storage.beginWrite({ command: 'kgrag index (resumed)' });
+    assert.equal(resumed.resumed, true);
+    await resumed.store.setMeta('round', 2);
+    await resumed.publish();
+    await resumed.end();
+    const snapshot = await storage.snapshot();
+    try {
+      assert.equal(await snapshot?.store.getMeta('round'), 2);
+      assert.deepEqual(await snapshot?.store.getBlob('second'), blob(5));
+    } finally {
+      snapshot?.release();
+      await storage.close();
+    }
+  });
+});
+
+describe('the workspace state file', () => {
+  it('is not written by a process that only reads it', () => {
+    mkdirSync(join(root, 'state'));
+    const path = join(root, 'state', 'kgrag.db-state');
+    const writer = new WorkspaceStateFile(path);
+    assert.equal(writer.tryLock({ pid: process.pid, hostname: hostname(), startTicks: null, command: 'kgrag index', startedAt: 'now' }, 'token'), undefined);
+    writer.close();
+    // The header's file change counter (bytes 24–27) counts the transactions that wrote the file.
+    const changes = (): number => readFileSync(path).readUInt32BE(24);
+    const before = changes();
+    const reader = new WorkspaceStateFile(path);
+    assert.equal(reader.writer()?.pid, process.pid);
+    reader.close();
+    assert.equal(changes(), before);
   });
 });

@@ -49,7 +49,8 @@ export class WorkspaceStateFile {
         db.pragma('journal_mode = DELETE');
         // Cleared cache entries are overwritten, not only unlinked from the tree (see `clearCached`).
         if (this.options.secureDelete !== false) db.pragma('secure_delete = ON');
-        db.pragma(`application_id = ${stateApplicationId}`);
+        // Set once: writing it at every open made each reader (a query asking who writes) a writer of the file.
+        if (db.pragma('application_id', { simple: true }) !== stateApplicationId) db.pragma(`application_id = ${stateApplicationId}`);
         db.exec(`
           CREATE TABLE IF NOT EXISTS writer (slot INTEGER PRIMARY KEY CHECK (slot = 1), pid INTEGER NOT NULL, hostname TEXT NOT NULL,
             start_ticks INTEGER, command TEXT NOT NULL, started_at TEXT NOT NULL, token TEXT NOT NULL);

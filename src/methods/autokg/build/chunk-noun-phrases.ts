@@ -4,7 +4,7 @@ import { runTask } from '../../../core/cooperative-task.js';
 import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
 import { nounPhraseExtractor } from '../../../pipeline/steps/nlp-extract-step.js';
 import type { Store } from '../../../store/store.js';
-import type { PhraseOccurrence } from './cluster-tfidf-keywords.js';
+import type { PhraseOccurrence } from './phrase-table.js';
 import { lowerCaseWords, PhraseTableBuilder, type PhraseTable } from './phrase-table.js';
 
 /** `extractor` of the noun phrases the `keywords` step parsed itself, one record per chunk in `extractions`. */

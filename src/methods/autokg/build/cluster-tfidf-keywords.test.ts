@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { clusterTfidfKeywords, clusterTfidfKeywordsByCluster, type PhraseOccurrence } from './cluster-tfidf-keywords.js';
+import { clusterTfidfKeywords, clusterTfidfKeywordsByCluster } from './cluster-tfidf-keywords.js';
+import type { PhraseOccurrence } from './phrase-table.js';
 
 const mention = (surface: string): PhraseOccurrence => ({ key: surface.toLowerCase(), surface, kind: /^\p{Lu}/u.test(surface) ? 'proper' : 'phrase' });
 

@@ -1,5 +1,5 @@
 import { filterKeywords } from './filter-keywords.js';
-import { phraseTableOf, type PhraseTable } from './phrase-table.js';
+import { phraseTableOf, type PhraseOccurrence, type PhraseTable } from './phrase-table.js';
 
 /*
  * LLM-free AutoKG keywords: the most distinctive noun phrases of every cluster by class-based TF-IDF
@@ -32,14 +32,6 @@ import { phraseTableOf, type PhraseTable } from './phrase-table.js';
  *
  * Defaults: l1 = 10 keywords per cluster, l2 = 3 words, minCount 2, minChunks 2.
  */
-
-/** One noun-phrase mention: its normalized key and its text as written. */
-export interface PhraseOccurrence {
-  key: string;
-  surface: string;
-  /** The tagger's kind: a proper-noun span or a common noun phrase. Without it a phrase counts as common. */
-  kind?: 'proper' | 'phrase';
-}
 
 /** Options of {@link clusterTfidfKeywords}. */
 export interface ClusterTfidfKeywordsOptions {

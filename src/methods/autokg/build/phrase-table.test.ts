@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { PhraseOccurrence } from './cluster-tfidf-keywords.js';
-import { decodePhraseTable, encodePhraseTable, lowerCaseWords, phraseTableRows, PhraseTableBuilder, type PhraseRow } from './phrase-table.js';
+import { decodePhraseTable, encodePhraseTable, lowerCaseWords, phraseTableRows, PhraseTableBuilder, type PhraseOccurrence, type PhraseRow } from './phrase-table.js';
 
 const mention = (surface: string, key = surface.toLowerCase()): PhraseOccurrence => ({ key, surface, kind: /^\p{Lu}/u.test(surface) ? 'proper' : 'phrase' });
 

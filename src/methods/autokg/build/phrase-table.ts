@@ -1,5 +1,4 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { PhraseOccurrence } from './cluster-tfidf-keywords.js';
 
 /*
  * The noun phrases of every chunk as the LLM-free keywords read them (cluster-tfidf-keywords.ts), with their strings
@@ -10,6 +9,14 @@ import type { PhraseOccurrence } from './cluster-tfidf-keywords.js';
  * numbered in first use over the chunks in order, so a table updated row by row is the table built afresh from the
  * same chunks, bytes included.
  */
+
+/** One noun-phrase mention: its normalized key and its text as written. */
+export interface PhraseOccurrence {
+  key: string;
+  surface: string;
+  /** The tagger's kind: a proper-noun span or a common noun phrase. Without it a phrase counts as common. */
+  kind?: 'proper' | 'phrase';
+}
 
 /** Store blob of the table. */
 export const phraseTableKey = 'autokg:phrase-table';

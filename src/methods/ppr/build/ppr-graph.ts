@@ -146,17 +146,7 @@ function pprGraphFromParts(triples: TripleIndex, passageIds: readonly string[], 
     phraseGraph: preparePageRankGraph(parts.phraseAdjacency, { symmetric: true }),
     phrasePassageCounts: parts.phrasePassageCounts,
     related(a, b) {
-      const key = Math.min(a, b) * phraseCount + Math.max(a, b);
-      let low = 0;
-      let high = relationKeys.length - 1;
-      while (low <= high) {
-        const middle = (low + high) >> 1;
-        const value = relationKeys[middle] as number;
-        if (value === key) return true;
-        if (value < key) low = middle + 1;
-        else high = middle - 1;
-      }
-      return false;
+      return sortedHas(relationKeys, relationKeys.length, Math.min(a, b) * phraseCount + Math.max(a, b));
     },
     passagePhraseCounts: parts.passagePhraseCounts,
     counts: parts.counts,

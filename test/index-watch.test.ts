@@ -125,7 +125,11 @@ describe('kgrag index --watch', () => {
     const updates = (count: number): Promise<void> =>
       lines().length >= count
         ? Promise.resolve()
-        : Promise.race([new Promise<void>((resolve) => waiters.push({ count, resolve })), exit.then((code) => assert.fail(`kgrag exited (${code}) after ${lines().length} results:\n${stderr}`))]);
+        : Promise.race([
+            new Promise<void>((resolve) => waiters.push({ count, resolve })),
+            exit.then((code) => assert.fail(`kgrag exited (${code}) after ${lines().length} results:\n${stderr}`)),
+            new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`no result ${count} within 40 s; stdout:\n${stdout}\nstderr:\n${stderr}`)), 40_000).unref()),
+          ]);
     const watching = async (): Promise<void> => {
       while (!/^watching /m.test(stderr)) {
         if (child.exitCode !== null) assert.fail(`kgrag exited (${child.exitCode}) before watching:\n${stderr}`);
@@ -158,7 +162,8 @@ describe('kgrag index --watch', () => {
       assert.deepEqual(lines()[4]?.pruned?.map((document) => document.source), [join(docs, 'weir.md')]);
 
       child.kill('SIGINT');
-      assert.equal(await exit, 0, stderr);
+      const stopped = await Promise.race([exit, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 15_000).unref())]);
+      assert.equal(stopped, 0, `after Ctrl-C; stdout:\n${stdout}\nstderr:\n${stderr}`);
       assert.match(stderr, /stopped watching/);
       assert.equal(lines().length, 5, 'one update per change, none for the index files it wrote');
       const kgrag = await createKgrag({ workspace, env: {} });

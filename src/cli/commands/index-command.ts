@@ -117,8 +117,8 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
  * Follows `paths` and brings the index up to date once per quiet period of `debounceMs`: a burst of file events (a
  * checkout, a copy of a thousand files) is one update, and events during an update wait for the next. Ctrl-C between
  * updates stops watching at once (exit 0); during an update it is the ordinary interrupt of `kgrag index` (the step
- * in progress is kept, exit 130, the next run resumes). The workspace's own index files, when they lie inside a
- * watched folder, are not changes.
+ * in progress is kept, exit 130, the next run resumes), and an update that completes anyway stops watching after it.
+ * The workspace's own index files, when they lie inside a watched folder, are not changes.
  */
 async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs: number, io: CliIo, update: () => Promise<void>): Promise<void> {
   const stop = new AbortController();
@@ -135,12 +135,19 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
   try {
     for await (const batch of watchPaths(roots, { debounceMs, signal: stop.signal, onWatching, ...(storeFiles === undefined ? {} : { ignore: (path: string) => path.startsWith(storeFiles) }) })) {
       writeLine(io.stderr, `${batch.paths.length} path${batch.paths.length === 1 ? '' : 's'} changed (${batch.events} event${batch.events === 1 ? '' : 's'}): updating`);
+      // During an update Ctrl-C is the index run's own interrupt; it also ends the watch once the update returns, since
+      // an update may already have printed its result (its last step done) when the signal comes, and then nothing
+      // else would stop.
       process.off('SIGINT', onInterrupt);
+      const stopAfterUpdate = (): void => stop.abort();
+      process.on('SIGINT', stopAfterUpdate);
       try {
         await update();
       } finally {
+        process.off('SIGINT', stopAfterUpdate);
         process.on('SIGINT', onInterrupt);
       }
+      if (stop.signal.aborted) writeLine(io.stderr, '\nstopped watching');
     }
   } finally {
     process.off('SIGINT', onInterrupt);

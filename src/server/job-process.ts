@@ -19,11 +19,15 @@ const send = (message: JobChildMessage): Promise<void> =>
   });
 
 /**
- * The index pipeline and the steps it imports (the NLP model among them) are imported on demand by an index run, which
- * takes a second or more (several on a busy machine): loaded while the process waits for its first job, an update does
- * not wait for them. A failure here is the job's to report, when its own import fails the same way.
+ * The index pipeline and the steps it imports are imported on demand by an index run, and wink-nlp's model loads at its
+ * first instance, which together take a second or more (several on a busy machine): loaded while the process waits for
+ * its first job, an update does not wait for them. A failure here is the job's to report, when its own import fails the
+ * same way.
  */
-void import('../api/index-pipeline.js').catch(() => undefined);
+void import('../api/index-pipeline.js')
+  .then(() => import('../extract/nlp-graph/create-wink-nlp.js'))
+  .then(({ loadWinkNlp }) => loadWinkNlp())
+  .catch(() => undefined);
 
 /** The job running now, with its two ways to stop; one at a time. */
 let current: { abort: AbortController; cancel: AbortController } | undefined;

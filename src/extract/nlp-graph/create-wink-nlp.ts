@@ -29,6 +29,15 @@ function stableEnglishModel(): typeof model {
 }
 
 /**
+ * Loads wink-nlp and its English model now rather than at the first instance: a process that waits for work (the job
+ * process of a watched workspace) takes the ~0.15 s of CPU before its update instead of during it.
+ */
+export function loadWinkNlp(): void {
+  require('wink-nlp');
+  stableEnglishModel();
+}
+
+/**
  * A new wink-nlp instance of the English model. Each instance has its own lexicon, which grows by every word it has not
  * seen (about 20 bytes per character of never-repeating text): callers that parse a corpus create one per batch and
  * drop it, so the memory a parse holds is bounded by the batch, not by the corpus.

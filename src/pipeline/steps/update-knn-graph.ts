@@ -25,8 +25,14 @@ export interface UpdateKnnGraphOptions {
   reserve?: number;
 }
 
-/** Rows scored between two pauses of {@link updateKnnGraphTask}. */
-const rowsPerPause = 16;
+/**
+ * Rows scored against all rows together: every tile of rows is read once per block rather than once per row (61 new rows
+ * of 6,119 chunk vectors of 1,024 dimensions: 0.19 s one row at a time, about 0.05 s in blocks).
+ */
+const queriesPerBlock = 64;
+
+/** Rows of a tile, 1 MB of 1,024-dimensional vectors, which stays in cache while a block of rows is scored against it. */
+const rowsPerTile = 256;
 
 /**
  * The kNN graph of the rows of `matrix` (unit rows, cosine similarity) from `previous`, the lists of an earlier set of
@@ -104,21 +110,34 @@ export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Arra
   let addedRows = 0;
   if (width > 0 && scored.length > 0) {
     const resident = ResidentMatrix.load(matrix);
-    for (const [done, row] of scored.entries()) {
-      if (done > 0 && done % rowsPerPause === 0) yield;
-      const offset = row * width;
-      clearHeap(similarities, indices, offset, width);
-      // A view of the kernel's scratch memory: read before the next call.
-      const scores = resident.scoreRowBlock(row, row + 1, 0, n);
-      const added = kind[row] === 1;
-      for (let candidate = 0; candidate < n; candidate++) {
-        if (candidate === row) continue;
-        const score = scores[candidate] as number;
-        offerToHeap(similarities, indices, offset, width, score, candidate);
-        // A kept list takes the new row in; rows scored in full find it themselves.
-        if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
+    const queries = Int32Array.from(scored);
+    const everyRow = Int32Array.from({ length: n }, (_, row) => row);
+    const block = new Float32Array(Math.min(queriesPerBlock, scored.length) * n);
+    for (let first = 0; first < scored.length; first += queriesPerBlock) {
+      const count = Math.min(queriesPerBlock, scored.length - first);
+      // Tiles of rows that stay in cache while every query of the block is scored against them; the kernel scores a pair
+      // alike in any tile, so these are the scores of one row at a time, bit for bit.
+      for (let start = 0; start < n; start += rowsPerTile) {
+        const rows = Math.min(rowsPerTile, n - start);
+        const tile = resident.scoreRowSets(queries.subarray(first), count, everyRow.subarray(start), rows);
+        for (let query = 0; query < count; query++) block.set(tile.subarray(query * rows, (query + 1) * rows), query * n + start);
+        yield;
       }
-      if (added) addedRows++;
+      for (let query = 0; query < count; query++) {
+        const row = queries[first + query] as number;
+        const offset = row * width;
+        clearHeap(similarities, indices, offset, width);
+        const scores = block.subarray(query * n, (query + 1) * n);
+        const added = kind[row] === 1;
+        for (let candidate = 0; candidate < n; candidate++) {
+          if (candidate === row) continue;
+          const score = scores[candidate] as number;
+          offerToHeap(similarities, indices, offset, width, score, candidate);
+          // A kept list takes the new row in; rows scored in full find it themselves.
+          if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
+        }
+        if (added) addedRows++;
+      }
     }
   }
   for (let row = 0; row < n; row++) {

@@ -5,9 +5,9 @@ import { csrFromTriplets, type CsrMatrix } from '../../../math/csr-matrix.js';
 import { transposeCsr } from '../../../math/csr-operations.js';
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
-import { createSimilarityIndex } from '../../../math/similarity-index.js';
+import { createSimilarityIndex, maxSparseDensity } from '../../../math/similarity-index.js';
+import { kernelEqualScores, kernelEqualScoresApply } from '../../../math/wasm/kernel-equal-scores.js';
 import { sparseMatrixProduct } from '../../../math/sparse-matrix-product.js';
-import { dotAt } from '../../../math/dense-vectors.js';
 
 /*
  * AutoKG's keyword graph (Chen & Bertozzi, arXiv 2311.14740 §3.2; wispcarey/AutoKG `make_graph(30)`,
@@ -128,10 +128,17 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
     return kept && options.newChunks ? updatedSeeds(kept.seeds, options.newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
   });
   const scored = seeds.flatMap((seed, keyword) => (seed === undefined ? [keyword] : []));
-  if (scored.length > 0) {
+  const { cols } = keywordVectors;
+  if (scored.length > 0 && fewSparseQueries(chunkVectors, keywordVectors, scored)) {
+    // A few keywords (an update's new ones): scored without loading the chunk vectors into an index, to the same bits.
+    const scores = new Float32Array(n);
+    for (const keyword of scored) {
+      kernelEqualScores(chunkVectors, keywordVectors.data, keyword * cols, scores);
+      seeds[keyword] = selectAutoKgSeeds(scores, seedOptions);
+    }
+  } else if (scored.length > 0) {
     // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
     const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
-    const { cols } = keywordVectors;
     const block = 64;
     for (let first = 0; first < scored.length; first += block) {
       const batch = scored.slice(first, first + block);
@@ -176,6 +183,26 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
   };
 }
 
+/**
+ * Whether the keywords `scored` are better scored one by one with {@link kernelEqualScores} than through a similarity
+ * index: the index would hold the chunk vectors in the SIMD kernel (dense, which `createSimilarityIndex` chooses above
+ * its sparse share), whose scores those are bit for bit, and the keywords' non-zero coordinates together are fewer than
+ * one chunk vector has coordinates, so scoring them reads less than loading the index copies.
+ */
+function fewSparseQueries(chunkVectors: DenseMatrix, keywordVectors: DenseMatrix, scored: readonly number[]): boolean {
+  const { cols } = keywordVectors;
+  let queryNonZeros = 0;
+  for (const keyword of scored) {
+    for (let coordinate = keyword * cols; coordinate < (keyword + 1) * cols; coordinate++) if (keywordVectors.data[coordinate] !== 0) queryNonZeros++;
+    if (queryNonZeros > cols) return false;
+  }
+  if (!kernelEqualScoresApply()) return false;
+  const { data } = chunkVectors;
+  let nonZeros = 0;
+  for (let position = 0; position < data.length; position++) if (data[position] !== 0) nonZeros++;
+  return nonZeros > maxSparseDensity * data.length;
+}
+
 function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {
   const kept = new Set(Array.from(left.positives));
   return left.positives.length === right.positives.length && Array.from(right.positives).every((chunk) => kept.has(chunk));
@@ -194,7 +221,9 @@ function updatedSeeds(kept: KeywordSeeds, newChunks: Uint8Array, chunks: DenseMa
   });
   const unique = [...new Set(candidates)];
   const { cols } = chunks;
-  const scoreOf = new Map(unique.map((chunk) => [chunk, dotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols)]));
+  // The keyword's non-zero coordinates: a short text's vector is mostly zeros, and the score is dotAt's, bit for bit.
+  const nonZero = nonZeroCoordinates(keywordVectors.data, keyword * cols, cols);
+  const scoreOf = new Map(unique.map((chunk) => [chunk, sparseDotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols, nonZero)]));
   // Best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
   const byScore = unique.sort((left, right) => (scoreOf.get(right) as number) - (scoreOf.get(left) as number) || left - right);
   const positives = byScore.slice(0, Math.min(options.trustNum, chunks.rows));
@@ -205,6 +234,36 @@ function updatedSeeds(kept: KeywordSeeds, newChunks: Uint8Array, chunks: DenseMa
     .sort((left, right) => (scoreOf.get(left) as number) - (scoreOf.get(right) as number) || left - right)
     .slice(0, negativeCount);
   return { positives: Int32Array.from(positives), negatives: Int32Array.from(negatives) };
+}
+
+/** The coordinates of `vector[offset … offset + length)` that are not zero, ascending. */
+function nonZeroCoordinates(vector: Float32Array, offset: number, length: number): Int32Array {
+  const coordinates: number[] = [];
+  for (let coordinate = 0; coordinate < length; coordinate++) if (vector[offset + coordinate] !== 0) coordinates.push(coordinate);
+  return Int32Array.from(coordinates);
+}
+
+/**
+ * `dotAt(a, aOffset, b, bOffset, length)` bit for bit, adding only the products at `coordinates` (b's non-zero ones):
+ * dotAt sums in float64 over four lanes by coordinate mod 4 (the tail past the last multiple of 4 into the first) and
+ * adds (s0 + s1) + (s2 + s3); a zero product leaves a lane's sum as it is (a sum is never −0, as it starts at +0).
+ */
+function sparseDotAt(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, length: number, coordinates: Int32Array): number {
+  const unrolledEnd = length - (length % 4);
+  let sum0 = 0;
+  let sum1 = 0;
+  let sum2 = 0;
+  let sum3 = 0;
+  for (let entry = 0; entry < coordinates.length; entry++) {
+    const coordinate = coordinates[entry] as number;
+    const product = (a[aOffset + coordinate] as number) * (b[bOffset + coordinate] as number);
+    const lane = coordinate < unrolledEnd ? coordinate & 3 : 0;
+    if (lane === 0) sum0 += product;
+    else if (lane === 1) sum1 += product;
+    else if (lane === 2) sum2 += product;
+    else sum3 += product;
+  }
+  return sum0 + sum1 + (sum2 + sum3);
 }
 
 /**

@@ -25,19 +25,19 @@ describe('kernelEqualScores', () => {
         [0.3, 11],
         [1, 12],
       ] as const) {
-        const query = sparseRows(1, cols, density, seed * 100 + querySeed);
-        const expected = Array.from(resident.scoreQueries(query, 1));
-        const actual = new Float32Array(rows + 2);
-        kernelEqualScores(matrix, query, 0, actual, 2);
-        assert.deepEqual(Array.from(actual.subarray(2)), expected, `cols ${cols}, density ${density}`);
+        const queries = sparseRows(3, cols, density, seed * 100 + querySeed);
+        const expected = Array.from(resident.scoreQueries(queries, 3));
+        const actual = new Float32Array(3 * rows);
+        kernelEqualScores(matrix, queries, 3, actual);
+        assert.deepEqual(Array.from(actual), expected, `cols ${cols}, density ${density}`);
       }
     }
   });
 
-  test('reads the query at its offset in a matrix of queries', () => {
+  test('scores query q against row r at q · rows + r', () => {
     const matrix = { rows: 2, cols: 4, data: Float32Array.of(1, 0, 0, 0, 0, 1, 0, 0) };
-    const out = new Float32Array(2);
-    kernelEqualScores(matrix, Float32Array.of(9, 9, 9, 9, 0.5, 0.25, 0, 0), 4, out);
-    assert.deepEqual(Array.from(out), [0.5, 0.25]);
+    const out = new Float32Array(4);
+    kernelEqualScores(matrix, Float32Array.of(2, 3, 0, 0, 0.5, 0.25, 0, 0), 2, out);
+    assert.deepEqual(Array.from(out), [2, 3, 0.5, 0.25]);
   });
 });

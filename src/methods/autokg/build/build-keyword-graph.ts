@@ -131,11 +131,11 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
   const { cols } = keywordVectors;
   if (scored.length > 0 && fewSparseQueries(chunkVectors, keywordVectors, scored)) {
     // A few keywords (an update's new ones): scored without loading the chunk vectors into an index, to the same bits.
-    const scores = new Float32Array(n);
-    for (const keyword of scored) {
-      kernelEqualScores(chunkVectors, keywordVectors.data, keyword * cols, scores);
-      seeds[keyword] = selectAutoKgSeeds(scores, seedOptions);
-    }
+    const queries = new Float32Array(scored.length * cols);
+    scored.forEach((keyword, offset) => queries.set(keywordVectors.data.subarray(keyword * cols, (keyword + 1) * cols), offset * cols));
+    const scores = new Float32Array(scored.length * n);
+    kernelEqualScores(chunkVectors, queries, scored.length, scores);
+    scored.forEach((keyword, offset) => (seeds[keyword] = selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), seedOptions)));
   } else if (scored.length > 0) {
     // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
     const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
@@ -198,9 +198,14 @@ function fewSparseQueries(chunkVectors: DenseMatrix, keywordVectors: DenseMatrix
   }
   if (!kernelEqualScoresApply()) return false;
   const { data } = chunkVectors;
+  const sparseAtMost = maxSparseDensity * data.length;
   let nonZeros = 0;
-  for (let position = 0; position < data.length; position++) if (data[position] !== 0) nonZeros++;
-  return nonZeros > maxSparseDensity * data.length;
+  for (let position = 0; position < data.length; position++) {
+    if (data[position] === 0) continue;
+    // Past the sparse share the index is dense, whatever the rest holds.
+    if (++nonZeros > sparseAtMost) return true;
+  }
+  return false;
 }
 
 function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {

@@ -56,6 +56,46 @@ export interface PhraseSynonyms {
 
 /** Builds {@link PprGraph} from the triple index, the chunk ids in chunks-table order and the synonym edges. */
 export function assemblePprGraph(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): PprGraph {
+  return pprGraphFromParts(triples, passageIds, assemblePprGraphParts(triples, passageIds, synonyms));
+}
+
+/**
+ * `encodePprGraph(assemblePprGraph(triples, passageIds, synonyms))`, byte for byte, without preparing the graphs for
+ * PageRank (the step stores them; a query prepares what it loads) and without finding the relation keys again.
+ */
+export function encodeAssembledPprGraph(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): Uint8Array {
+  const parts = assemblePprGraphParts(triples, passageIds, synonyms);
+  return encodePprGraphParts(passageIds.length, { ...parts, relationKeys: adjacentRelationKeys(parts.phraseAdjacency, parts.relationKeys) });
+}
+
+/**
+ * The relation keys that `relationKeysOf` finds in a graph: those of `relationKeys` (ascending) whose pair is an entry
+ * of the phrase adjacency, found by walking each row's ascending columns along the keys of that row.
+ */
+function adjacentRelationKeys(phraseAdjacency: CsrMatrix, relationKeys: Float64Array): Float64Array {
+  const phraseCount = phraseAdjacency.rows;
+  const { rowPointers, columnIndices } = phraseAdjacency;
+  const kept = new Float64Array(relationKeys.length);
+  let count = 0;
+  let row = -1;
+  let entry = 0;
+  let end = 0;
+  for (const key of relationKeys) {
+    const a = Math.floor(key / phraseCount);
+    const b = key - a * phraseCount;
+    if (a !== row) {
+      row = a;
+      entry = rowPointers[a] as number;
+      end = rowPointers[a + 1] as number;
+    }
+    while (entry < end && (columnIndices[entry] as number) < b) entry++;
+    if (entry < end && columnIndices[entry] === b) kept[count++] = key;
+  }
+  return kept.slice(0, count);
+}
+
+/** The parts of the graph {@link assemblePprGraph} builds. */
+function assemblePprGraphParts(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): PprGraphParts {
   const passageIndex = new Map(passageIds.map((id, index) => [id, index]));
   const phraseCount = triples.phraseTexts.length;
   const nodeCount = phraseCount + passageIds.length;
@@ -111,14 +151,14 @@ export function assemblePprGraph(triples: TripleIndex, passageIds: readonly stri
     }
   });
 
-  return pprGraphFromParts(triples, passageIds, {
+  return {
     graphAdjacency: symmetricCsr(nodeCount, sources, targets, weights, sources.length),
     phraseAdjacency: symmetricCsr(phraseCount, sources, targets, weights, phraseEdges),
     phrasePassageCounts,
     passagePhraseCounts: csrFromTriplets(passageIds.length, phraseCount, passageRows, passagePhrases, new Float64Array(passageRows.length).fill(1)),
     relationKeys: Float64Array.from(relationPairs.keys()).sort(),
     counts: { relationEdges, synonymEdges: synonyms.sources.length, contextEdges },
-  });
+  };
 }
 
 /** What a {@link PprGraph} is made of besides the triple index and the passage ids: what the `ppr-graph` step stores. */

@@ -52,8 +52,18 @@ const rowsPerTile = 256;
  * `maxScoredShare` of the rows, where the caller searches afresh.
  */
 export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Array, matrix: DenseMatrix, k: number, options: UpdateKnnGraphOptions = {}): CooperativeTask<UpdatedKnnGraph | undefined> {
-  const n = matrix.rows;
-  if (previousRowOf.length !== n) throw new RangeError(`updateKnnGraph: ${previousRowOf.length} row links for ${n} rows`);
+  if (previousRowOf.length !== matrix.rows) throw new RangeError(`updateKnnGraph: ${previousRowOf.length} row links for ${matrix.rows} rows`);
+  const plan = planKnnGraphUpdate(previous, previousRowOf, k, options);
+  return plan && (yield* finishKnnGraphUpdateTask(plan, matrix));
+}
+
+/**
+ * The part of {@link updateKnnGraphTask} that needs no vectors: the kept lists, and the rows to score against all
+ * (`scored`; none after a delete whose rows' reserves hold, when the vectors need not be read at all). Undefined where
+ * `updateKnnGraphTask` returns undefined.
+ */
+export function planKnnGraphUpdate(previous: KnnGraph, previousRowOf: Int32Array, k: number, options: UpdateKnnGraphOptions = {}): KnnGraphUpdatePlan | undefined {
+  const n = previousRowOf.length;
   const neighbours = Math.max(0, Math.min(k, n - 1));
   const width = Math.max(0, Math.min(k + (options.reserve ?? 0), n - 1));
   const rowOfPrevious = new Int32Array(previous.n).fill(-1);
@@ -106,6 +116,35 @@ export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Arra
     }
   }
   if (scored.length > Math.max(1, n * (options.maxScoredShare ?? 1 / 4))) return undefined;
+  return { n, width, similarities, indices, capacity, kind, scored };
+}
+
+/** Whether finishing `plan` scores rows, and so reads the vectors. */
+export function knnGraphUpdateScores(plan: KnnGraphUpdatePlan): boolean {
+  return plan.width > 0 && plan.scored.length > 0;
+}
+
+/** What {@link planKnnGraphUpdate} leaves to score: the heaps of every row, and the rows to score against all. */
+export interface KnnGraphUpdatePlan {
+  n: number;
+  width: number;
+  similarities: Float32Array;
+  indices: Int32Array;
+  /** The length of each row's heap. */
+  capacity: Int32Array;
+  /** 0: kept list, 1: new row, 2: kept row scored again. */
+  kind: Uint8Array;
+  /** The rows to score against all rows, ascending. */
+  scored: readonly number[];
+}
+
+/**
+ * Scores a plan's rows against the rows of `matrix` (unit rows, the plan's row order) and sorts every list, in the plan's
+ * arrays. `matrix` is read only when the plan has rows to score ({@link knnGraphUpdateScores}).
+ */
+export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: DenseMatrix): CooperativeTask<UpdatedKnnGraph> {
+  const { n, width, similarities, indices, capacity, kind, scored } = plan;
+  if (matrix.rows !== n && knnGraphUpdateScores(plan)) throw new RangeError(`updateKnnGraph: a matrix of ${matrix.rows} rows for ${n}`);
 
   let addedRows = 0;
   if (width > 0 && scored.length > 0) {

@@ -473,6 +473,8 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
   const oldColumns = graph.columnIndices;
   const oldValues = graph.values;
   let written = 0;
+  // Each phrase row's phrase entries, which come before its passages: the rows of the phrase graph.
+  const phraseLengths = new Int32Array(phraseCount);
   for (let row = 0; row < phraseCount; row++) {
     const start = row < oldPhrases ? (oldPointers[row] as number) : 0;
     const end = row < oldPhrases ? (oldPointers[row + 1] as number) : 0;
@@ -497,6 +499,7 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
       columns[written] = oldColumns[entry] as number;
       values[written] = oldValues[entry] as number;
     }
+    phraseLengths[row] = written - (rowPointers[row] as number);
     for (; entry < end; entry++, written++) {
       columns[written] = (oldColumns[entry] as number) + shift;
       values[written] = oldValues[entry] as number;
@@ -528,18 +531,19 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
 
   // The phrase graph is the whole graph's phrase rows without their passages.
   const phrasePointers = new Int32Array(phraseCount + 1);
-  let phraseEntries = 0;
-  for (let row = 0; row < phraseCount; row++) {
-    for (let entry = rowPointers[row] as number; entry < (rowPointers[row + 1] as number) && (graphAdjacency.columnIndices[entry] as number) < phraseCount; entry++) phraseEntries++;
-    phrasePointers[row + 1] = phraseEntries;
-  }
+  for (let row = 0; row < phraseCount; row++) phrasePointers[row + 1] = (phrasePointers[row] as number) + (phraseLengths[row] as number);
+  const phraseEntries = phrasePointers[phraseCount] as number;
   const phraseColumns = new Int32Array(phraseEntries);
   const phraseValues = new Float64Array(phraseEntries);
+  const allColumns = graphAdjacency.columnIndices;
+  const allValues = graphAdjacency.values;
   for (let row = 0; row < phraseCount; row++) {
-    const from = rowPointers[row] as number;
-    const count = (phrasePointers[row + 1] as number) - (phrasePointers[row] as number);
-    phraseColumns.set(graphAdjacency.columnIndices.subarray(from, from + count), phrasePointers[row] as number);
-    phraseValues.set(graphAdjacency.values.subarray(from, from + count), phrasePointers[row] as number);
+    // Copied entry by entry: a subarray per row would make two views for each of 50,000 rows.
+    let from = rowPointers[row] as number;
+    for (let to = phrasePointers[row] as number; to < (phrasePointers[row + 1] as number); to++, from++) {
+      phraseColumns[to] = allColumns[from] as number;
+      phraseValues[to] = allValues[from] as number;
+    }
   }
 
   // Passage × phrase counts: the old rows, then the new passages' occurrences summed by phrase.
@@ -570,9 +574,13 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
     relationKeys[index] = a * phraseCount + (key - a * oldPhrases);
   });
   const oldKeys = old.relationKeys.length;
-  let keys = oldKeys;
-  for (const key of newRelationKeys) if (!sortedHas(relationKeys, oldKeys, key)) relationKeys[keys++] = key;
-  const allKeys = relationKeys.slice(0, keys).sort();
+  // The renumbering keeps the order (a phrase's number only grows by the new ones after it), so the few new pairs are
+  // merged in rather than sorting every key again.
+  const added = Float64Array.from(newRelationKeys.filter((key) => !sortedHas(relationKeys, oldKeys, key))).sort();
+  const allKeys = new Float64Array(oldKeys + added.length);
+  for (let kept = 0, fresh = 0, at = 0; at < allKeys.length; at++) {
+    allKeys[at] = fresh < added.length && (kept >= oldKeys || (added[fresh] as number) < (relationKeys[kept] as number)) ? (added[fresh++] as number) : (relationKeys[kept++] as number);
+  }
 
   return encodePprGraphParts(passages, {
     graphAdjacency,

@@ -184,10 +184,11 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
 }
 
 /**
- * Whether the keywords `scored` are better scored one by one with {@link kernelEqualScores} than through a similarity
- * index: the index would hold the chunk vectors in the SIMD kernel (dense, which `createSimilarityIndex` chooses above
- * its sparse share), whose scores those are bit for bit, and the keywords' non-zero coordinates together are fewer than
- * one chunk vector has coordinates, so scoring them reads less than loading the index copies.
+ * Whether the keywords `scored` are better scored with {@link kernelEqualScores}, straight from the chunk vectors, than
+ * through a similarity index: the index would hold the chunk vectors in the SIMD kernel (dense, which
+ * `createSimilarityIndex` chooses above its sparse share), whose scores those are bit for bit, and the keywords'
+ * non-zero coordinates together are fewer than one chunk vector has coordinates, so scoring them reads less than
+ * loading the index copies.
  */
 function fewSparseQueries(chunkVectors: DenseMatrix, keywordVectors: DenseMatrix, scored: readonly number[]): boolean {
   const { cols } = keywordVectors;

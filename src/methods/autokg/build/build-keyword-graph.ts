@@ -123,9 +123,10 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
 
   const seedOptions = { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives };
   // A kept keyword whose seeds are all still chunks chooses among them and the new chunks only; the others score all.
+  const newChunks = options.newChunks && Array.from(options.newChunks.keys()).filter((chunk) => options.newChunks?.[chunk] === 1);
   const seeds: Array<KeywordSeeds | undefined> = Array.from({ length: keywords }, (_, keyword) => {
     const kept = options.kept?.[keyword];
-    return kept && options.newChunks ? updatedSeeds(kept.seeds, options.newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
+    return kept && newChunks ? updatedSeeds(kept.seeds, newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
   });
   const scored = seeds.flatMap((seed, keyword) => (seed === undefined ? [keyword] : []));
   const { cols } = keywordVectors;
@@ -219,27 +220,23 @@ function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {
  * the nearest and farthest chunks of the changed corpus are among those when every kept seed is still a chunk (−1:
  * gone, then undefined). Scored in float64 here, so a near tie may fall otherwise than in the similarity index.
  */
-function updatedSeeds(kept: KeywordSeeds, newChunks: Uint8Array, chunks: DenseMatrix, keywordVectors: DenseMatrix, keyword: number, options: { trustNum: number; negatives: number }): KeywordSeeds | undefined {
+function updatedSeeds(kept: KeywordSeeds, newChunks: readonly number[], chunks: DenseMatrix, keywordVectors: DenseMatrix, keyword: number, options: { trustNum: number; negatives: number }): KeywordSeeds | undefined {
   const candidates = [...Array.from(kept.positives), ...Array.from(kept.negatives)];
   if (candidates.some((chunk) => chunk < 0)) return undefined;
-  newChunks.forEach((flag, chunk) => {
-    if (flag === 1) candidates.push(chunk);
-  });
-  const unique = [...new Set(candidates)];
+  const unique = [...new Set([...candidates, ...newChunks])];
   const { cols } = chunks;
   // The keyword's non-zero coordinates: a short text's vector is mostly zeros, and the score is dotAt's, bit for bit.
   const nonZero = nonZeroCoordinates(keywordVectors.data, keyword * cols, cols);
-  const scoreOf = new Map(unique.map((chunk) => [chunk, sparseDotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols, nonZero)]));
-  // Best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
-  const byScore = unique.sort((left, right) => (scoreOf.get(right) as number) - (scoreOf.get(left) as number) || left - right);
-  const positives = byScore.slice(0, Math.min(options.trustNum, chunks.rows));
-  const chosen = new Set(positives);
-  const negativeCount = Math.min(options.negatives, chunks.rows - positives.length);
+  const scores = Float64Array.from(unique, (chunk) => sparseDotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols, nonZero));
+  // Positions in `unique`, best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
+  const byScore = Array.from(unique.keys()).sort((left, right) => (scores[right] as number) - (scores[left] as number) || (unique[left] as number) - (unique[right] as number));
+  const positiveCount = Math.min(options.trustNum, chunks.rows);
+  const negativeCount = Math.min(options.negatives, chunks.rows - Math.min(positiveCount, byScore.length));
   const negatives = byScore
-    .filter((chunk) => !chosen.has(chunk))
-    .sort((left, right) => (scoreOf.get(left) as number) - (scoreOf.get(right) as number) || left - right)
+    .slice(positiveCount)
+    .sort((left, right) => (scores[left] as number) - (scores[right] as number) || (unique[left] as number) - (unique[right] as number))
     .slice(0, negativeCount);
-  return { positives: Int32Array.from(positives), negatives: Int32Array.from(negatives) };
+  return { positives: Int32Array.from(byScore.slice(0, positiveCount), (at) => unique[at] as number), negatives: Int32Array.from(negatives, (at) => unique[at] as number) };
 }
 
 /** The coordinates of `vector[offset … offset + length)` that are not zero, ascending. */

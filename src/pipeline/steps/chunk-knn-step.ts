@@ -11,7 +11,7 @@ import type { ArtifactProvider } from '../compose-pipeline.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep } from '../pipeline-step.js';
 import { decodeChunkKnnGraph, encodeChunkKnnGraph, knnListsWithReserve, type ChunkKnnGraph, type KnnReserve } from './chunk-knn-graph-codec.js';
-import { updateKnnGraphTask, type UpdatedKnnGraph } from './update-knn-graph.js';
+import { finishKnnGraphUpdateTask, knnGraphUpdateScores, planKnnGraphUpdate, type UpdatedKnnGraph } from './update-knn-graph.js';
 
 /** The artifact's name, as steps request it: `{ artifact: chunkKnnArtifact, params: { k } }`. */
 export const chunkKnnArtifact = 'chunk-knn';
@@ -52,17 +52,18 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
 
     async run(context) {
       const { store } = context;
-      const [chunks, loaded, info, stored, storedEmbedder] = await Promise.all([
+      const [chunks, info, stored, storedEmbedder] = await Promise.all([
         store.table('chunks').pick(['id']),
-        store.vectors('chunks').load(),
         store.vectors('chunks').info(),
         store.getBlob(chunkKnnBlobKey),
         store.getMeta<string>(chunkKnnEmbedderKey),
       ]);
       const chunkIds = chunks.map((chunk) => chunk.id);
-      const { dimensions } = loaded;
+      const dimensions = info?.dimensions ?? 0;
       const neighbours = Math.max(0, Math.min(k, chunkIds.length - 1));
-      const matrix = { rows: chunkIds.length, cols: dimensions, data: matrixInRowOrder(loaded, chunkIds) };
+      // The vectors are read only to score rows: a delete whose lists keep enough neighbours in reserve reads none.
+      let matrix: DenseMatrix | undefined;
+      const matrixOf = async (): Promise<DenseMatrix> => (matrix ??= { rows: chunkIds.length, cols: dimensions, data: matrixInRowOrder(await store.vectors('chunks').load(), chunkIds) });
       const embedderId = info?.embedderId ?? '';
       const { epoch, incremental } = await statisticsEpochOf(context, 'chunk-knn');
       // A chunk without a vector (none after embed-chunks) keeps a zero row.
@@ -70,7 +71,7 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
       let update: UpdatedKnnGraph | undefined;
       if (dimensions > 0 && neighbours > 0) {
         const previous = stored !== undefined && storedEmbedder === embedderId ? decodeChunkKnnGraph(stored) : undefined;
-        const exact = freshGraphIsExact(matrix, knn.exactUpTo);
+        const exact = await freshGraphIsExact(chunkIds.length, matrixOf, knn.exactUpTo);
         // Only exact lists keep a reserve: an NN-descent list past its k would not be the next neighbours.
         const reserve = exact ? reservePerRow(k) : 0;
         // A refresh searches afresh, so that the reserves too are what a fresh build stores.
@@ -78,11 +79,15 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
           const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
           const previousRowOf = Int32Array.from(chunkIds, (id) => rowOf.get(id) ?? -1);
           // Updating an NN-descent graph pays only for what is far cheaper than its search.
-          update = await runTask(updateKnnGraphTask(knnListsWithReserve(previous), previousRowOf, matrix, neighbours, exact ? { reserve } : { maxScoredShare: 1 / 32 }), { signal: context.signal });
+          const plan = planKnnGraphUpdate(knnListsWithReserve(previous), previousRowOf, neighbours, exact ? { reserve } : { maxScoredShare: 1 / 32 });
+          if (plan) {
+            const rows = knnGraphUpdateScores(plan) ? await matrixOf() : { rows: chunkIds.length, cols: dimensions, data: new Float32Array(0) };
+            update = await runTask(finishKnnGraphUpdateTask(plan, rows), { signal: context.signal });
+          }
         }
         if (update) built = { graph: update.graph, exact };
         else {
-          const { n, k: searched, indices, similarities, exact: searchedExactly } = await knnGraphBySize(matrix, exact ? neighbours + reserve : neighbours, { exactUpTo: knn.exactUpTo, signal: context.signal });
+          const { n, k: searched, indices, similarities, exact: searchedExactly } = await knnGraphBySize(await matrixOf(), exact ? neighbours + reserve : neighbours, { exactUpTo: knn.exactUpTo, signal: context.signal });
           built = { graph: { n, k: searched, indices, similarities }, exact: searchedExactly };
         }
       }
@@ -135,10 +140,14 @@ function splitReserve(lists: KnnGraph, k: number): { graph: KnnGraph; reserve: K
   return { graph, reserve };
 }
 
-/** Whether {@link knnGraphBySize} would build the exact graph of `matrix`: it searches at most `exactUpTo` rows. */
-function freshGraphIsExact(matrix: DenseMatrix, exactUpTo: number | undefined): boolean {
+/**
+ * Whether {@link knnGraphBySize} would build the exact graph of the `rows` vectors: it searches at most `exactUpTo` rows
+ * (past that the vectors are read, to count the distinct ones).
+ */
+async function freshGraphIsExact(rows: number, matrixOf: () => Promise<DenseMatrix>, exactUpTo: number | undefined): Promise<boolean> {
   const limit = exactUpTo ?? knnGraphBySizeDefaults.exactUpTo;
-  if (matrix.rows <= limit) return true;
+  if (rows <= limit) return true;
+  const matrix = await matrixOf();
   const groups = identicalRowGroups(matrix.data, matrix.rows, matrix.cols);
   return groups.count <= matrix.rows * knnGraphBySizeDefaults.groupBelowDistinctShare && groups.count <= limit;
 }

@@ -88,3 +88,30 @@ test('the ids after the write, as embedSpace gives them, are the space’s store
   }
   await store.close();
 });
+
+test('a run that changes nothing does not write the text hashes again, and a later change is still seen', async () => {
+  const store = openSqliteStore(':memory:');
+  const embedder = recordingEmbedder();
+  const items = [{ id: 'kester', text: 'Kester: a river' }, { id: 'marle', text: 'Marle: a town' }];
+  await run(store, embedder, items, true);
+  const blobsWritten: string[] = [];
+  const output = await embedSpace(contextOf(store, embedder), 'entities', items, { textsChange: true });
+  await store.transaction((tx) =>
+    output.write(
+      new Proxy(tx, {
+        get: (target, property) =>
+          property === 'setBlob'
+            ? async (key: string, value: Uint8Array) => {
+                blobsWritten.push(key);
+                await target.setBlob(key, value);
+              }
+            : Reflect.get(target, property),
+      }),
+    ),
+  );
+  assert.deepEqual(blobsWritten, []);
+  embedder.asked.length = 0;
+  await run(store, embedder, [{ id: 'kester', text: 'Kester: a river' }, { id: 'marle', text: 'Marle: a market town' }], true);
+  assert.deepEqual(embedder.asked, ['Marle: a market town']);
+  await store.close();
+});

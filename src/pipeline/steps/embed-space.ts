@@ -53,7 +53,8 @@ async function readTextHashes(store: Store, space: VectorSpace): Promise<Map<str
 }
 
 function storedTextHashes(hashes: ReadonlyMap<string, string>): Uint8Array {
-  return deflateRawSync(Buffer.from(JSON.stringify(Object.fromEntries(hashes)), 'utf8'));
+  // The fastest level: the hashes are random, so a higher one saves little, and the blob is written on every change.
+  return deflateRawSync(Buffer.from(JSON.stringify(Object.fromEntries(hashes)), 'utf8'), { level: 1 });
 }
 
 /**
@@ -84,8 +85,10 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
       hashes ? [...hashes].map(([id, hash]) => `${id}:${hash}`).sort() : Array.from(itemIds).sort(),
     );
   const counts = { [space]: items.length, embedded: missing.length, removed: stale.length };
+  // The stored hashes are these when every item kept its vector and text and no vector went.
+  const hashesUnchanged = sameEmbedder && missing.length === 0 && stale.length === 0 && storedHashes.size === hashes?.size;
   const writeHashes = async (tx: Store): Promise<void> => {
-    if (hashes) await tx.setBlob(textHashesKey(space), storedTextHashes(hashes));
+    if (hashes && !hashesUnchanged) await tx.setBlob(textHashesKey(space), storedTextHashes(hashes));
   };
   let done = items.length - missing.length;
   context.progress(done, items.length, space);

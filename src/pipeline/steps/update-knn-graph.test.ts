@@ -82,6 +82,19 @@ describe('updateKnnGraphTask', () => {
     assert.ok(rescored > 0, 'some rows lost a neighbour to a deletion and were scored again');
   });
 
+  test('more rows to score than one block, against more rows than one tile: the exact graph, bit for bit', async () => {
+    const cols = 12;
+    const vectors = pool(700, cols, 5);
+    const ids = Array.from({ length: 560 }, (_, id) => id);
+    const next = [...ids.filter((id) => id % 50 !== 3), ...Array.from({ length: 140 }, (_, index) => 560 + index)];
+    const graph = await exactKnnGraph(matrixOf(vectors, cols, ids), 6, { threads: 1 });
+    const matrix = matrixOf(vectors, cols, next);
+    const updated = finishTask(updateKnnGraphTask(graph, previousRows(ids, next), matrix, 6, { maxScoredShare: 1 }));
+    assert.ok(updated);
+    assert.equal(updated.addedRows, 140);
+    assert.deepEqual(plain(updated.graph), plain(await exactKnnGraph(matrix, 6, { threads: 1 })));
+  });
+
   test('with a reserve: adds and deletes keep every list the exact top of the rows, and rows that lose no more than their reserve are not scored again', async () => {
     const cols = 12;
     const k = 6;

@@ -25,8 +25,14 @@ export interface UpdateKnnGraphOptions {
   reserve?: number;
 }
 
-/** Rows scored between two pauses of {@link updateKnnGraphTask}. */
-const rowsPerPause = 16;
+/**
+ * Rows scored against all rows together: every tile of rows is read once per block rather than once per row (61 new rows
+ * of 6,119 chunk vectors of 1,024 dimensions: 0.19 s one row at a time, about 0.05 s in blocks).
+ */
+const queriesPerBlock = 64;
+
+/** Rows of a tile, 1 MB of 1,024-dimensional vectors, which stays in cache while a block of rows is scored against it. */
+const rowsPerTile = 256;
 
 /**
  * The kNN graph of the rows of `matrix` (unit rows, cosine similarity) from `previous`, the lists of an earlier set of
@@ -46,8 +52,18 @@ const rowsPerPause = 16;
  * `maxScoredShare` of the rows, where the caller searches afresh.
  */
 export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Array, matrix: DenseMatrix, k: number, options: UpdateKnnGraphOptions = {}): CooperativeTask<UpdatedKnnGraph | undefined> {
-  const n = matrix.rows;
-  if (previousRowOf.length !== n) throw new RangeError(`updateKnnGraph: ${previousRowOf.length} row links for ${n} rows`);
+  if (previousRowOf.length !== matrix.rows) throw new RangeError(`updateKnnGraph: ${previousRowOf.length} row links for ${matrix.rows} rows`);
+  const plan = planKnnGraphUpdate(previous, previousRowOf, k, options);
+  return plan && (yield* finishKnnGraphUpdateTask(plan, matrix));
+}
+
+/**
+ * The part of {@link updateKnnGraphTask} that needs no vectors: the kept lists, and the rows to score against all
+ * (`scored`; none after a delete whose rows' reserves hold, when the vectors need not be read at all). Undefined where
+ * `updateKnnGraphTask` returns undefined.
+ */
+export function planKnnGraphUpdate(previous: KnnGraph, previousRowOf: Int32Array, k: number, options: UpdateKnnGraphOptions = {}): KnnGraphUpdatePlan | undefined {
+  const n = previousRowOf.length;
   const neighbours = Math.max(0, Math.min(k, n - 1));
   const width = Math.max(0, Math.min(k + (options.reserve ?? 0), n - 1));
   const rowOfPrevious = new Int32Array(previous.n).fill(-1);
@@ -100,25 +116,67 @@ export function* updateKnnGraphTask(previous: KnnGraph, previousRowOf: Int32Arra
     }
   }
   if (scored.length > Math.max(1, n * (options.maxScoredShare ?? 1 / 4))) return undefined;
+  return { n, width, similarities, indices, capacity, kind, scored };
+}
+
+/** Whether finishing `plan` scores rows, and so reads the vectors. */
+export function knnGraphUpdateScores(plan: KnnGraphUpdatePlan): boolean {
+  return plan.width > 0 && plan.scored.length > 0;
+}
+
+/** What {@link planKnnGraphUpdate} leaves to score: the heaps of every row, and the rows to score against all. */
+export interface KnnGraphUpdatePlan {
+  n: number;
+  width: number;
+  similarities: Float32Array;
+  indices: Int32Array;
+  /** The length of each row's heap. */
+  capacity: Int32Array;
+  /** 0: kept list, 1: new row, 2: kept row scored again. */
+  kind: Uint8Array;
+  /** The rows to score against all rows, ascending. */
+  scored: readonly number[];
+}
+
+/**
+ * Scores a plan's rows against the rows of `matrix` (unit rows, the plan's row order) and sorts every list, in the plan's
+ * arrays. `matrix` is read only when the plan has rows to score ({@link knnGraphUpdateScores}).
+ */
+export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: DenseMatrix): CooperativeTask<UpdatedKnnGraph> {
+  const { n, width, similarities, indices, capacity, kind, scored } = plan;
+  if (matrix.rows !== n && knnGraphUpdateScores(plan)) throw new RangeError(`updateKnnGraph: a matrix of ${matrix.rows} rows for ${n}`);
 
   let addedRows = 0;
   if (width > 0 && scored.length > 0) {
     const resident = ResidentMatrix.load(matrix);
-    for (const [done, row] of scored.entries()) {
-      if (done > 0 && done % rowsPerPause === 0) yield;
-      const offset = row * width;
-      clearHeap(similarities, indices, offset, width);
-      // A view of the kernel's scratch memory: read before the next call.
-      const scores = resident.scoreRowBlock(row, row + 1, 0, n);
-      const added = kind[row] === 1;
-      for (let candidate = 0; candidate < n; candidate++) {
-        if (candidate === row) continue;
-        const score = scores[candidate] as number;
-        offerToHeap(similarities, indices, offset, width, score, candidate);
-        // A kept list takes the new row in; rows scored in full find it themselves.
-        if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
+    const queries = Int32Array.from(scored);
+    const everyRow = Int32Array.from({ length: n }, (_, row) => row);
+    const block = new Float32Array(Math.min(queriesPerBlock, scored.length) * n);
+    for (let first = 0; first < scored.length; first += queriesPerBlock) {
+      const count = Math.min(queriesPerBlock, scored.length - first);
+      // Tiles of rows that stay in cache while every query of the block is scored against them; the kernel scores a pair
+      // alike in any tile, so these are the scores of one row at a time, bit for bit.
+      for (let start = 0; start < n; start += rowsPerTile) {
+        const rows = Math.min(rowsPerTile, n - start);
+        const tile = resident.scoreRowSets(queries.subarray(first), count, everyRow.subarray(start), rows);
+        for (let query = 0; query < count; query++) block.set(tile.subarray(query * rows, (query + 1) * rows), query * n + start);
+        yield;
       }
-      if (added) addedRows++;
+      for (let query = 0; query < count; query++) {
+        const row = queries[first + query] as number;
+        const offset = row * width;
+        clearHeap(similarities, indices, offset, width);
+        const scores = block.subarray(query * n, (query + 1) * n);
+        const added = kind[row] === 1;
+        for (let candidate = 0; candidate < n; candidate++) {
+          if (candidate === row) continue;
+          const score = scores[candidate] as number;
+          offerToHeap(similarities, indices, offset, width, score, candidate);
+          // A kept list takes the new row in; rows scored in full find it themselves.
+          if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
+        }
+        if (added) addedRows++;
+      }
     }
   }
   for (let row = 0; row < n; row++) {

@@ -5,9 +5,9 @@ import { csrFromTriplets, type CsrMatrix } from '../../../math/csr-matrix.js';
 import { transposeCsr } from '../../../math/csr-operations.js';
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
-import { createSimilarityIndex } from '../../../math/similarity-index.js';
+import { createSimilarityIndex, maxSparseDensity } from '../../../math/similarity-index.js';
+import { kernelEqualScores, kernelEqualScoresApply } from '../../../math/wasm/kernel-equal-scores.js';
 import { sparseMatrixProduct } from '../../../math/sparse-matrix-product.js';
-import { dotAt } from '../../../math/dense-vectors.js';
 
 /*
  * AutoKG's keyword graph (Chen & Bertozzi, arXiv 2311.14740 §3.2; wispcarey/AutoKG `make_graph(30)`,
@@ -123,15 +123,23 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
 
   const seedOptions = { trustNum: options.positives ?? buildKeywordGraphDefaults.positives, negatives: options.negatives ?? buildKeywordGraphDefaults.negatives };
   // A kept keyword whose seeds are all still chunks chooses among them and the new chunks only; the others score all.
+  const newChunks = options.newChunks && Array.from(options.newChunks.keys()).filter((chunk) => options.newChunks?.[chunk] === 1);
   const seeds: Array<KeywordSeeds | undefined> = Array.from({ length: keywords }, (_, keyword) => {
     const kept = options.kept?.[keyword];
-    return kept && options.newChunks ? updatedSeeds(kept.seeds, options.newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
+    return kept && newChunks ? updatedSeeds(kept.seeds, newChunks, chunkVectors, keywordVectors, keyword, seedOptions) : undefined;
   });
   const scored = seeds.flatMap((seed, keyword) => (seed === undefined ? [keyword] : []));
-  if (scored.length > 0) {
+  const { cols } = keywordVectors;
+  if (scored.length > 0 && fewSparseQueries(chunkVectors, keywordVectors, scored)) {
+    // A few keywords (an update's new ones): scored without loading the chunk vectors into an index, to the same bits.
+    const queries = new Float32Array(scored.length * cols);
+    scored.forEach((keyword, offset) => queries.set(keywordVectors.data.subarray(keyword * cols, (keyword + 1) * cols), offset * cols));
+    const scores = new Float32Array(scored.length * n);
+    kernelEqualScores(chunkVectors, queries, scored.length, scores);
+    scored.forEach((keyword, offset) => (seeds[keyword] = selectAutoKgSeeds(scores.subarray(offset * n, (offset + 1) * n), seedOptions)));
+  } else if (scored.length > 0) {
     // Seeds from the exact keyword × chunk similarities, a block of keywords at a time.
     const index = createSimilarityIndex(n, chunkVectors.cols, chunkVectors.data);
-    const { cols } = keywordVectors;
     const block = 64;
     for (let first = 0; first < scored.length; first += block) {
       const batch = scored.slice(first, first + block);
@@ -176,6 +184,32 @@ export async function buildKeywordGraph(graph: KnnGraph, chunkVectors: DenseMatr
   };
 }
 
+/**
+ * Whether the keywords `scored` are better scored with {@link kernelEqualScores}, straight from the chunk vectors, than
+ * through a similarity index: the index would hold the chunk vectors in the SIMD kernel (dense, which
+ * `createSimilarityIndex` chooses above its sparse share), whose scores those are bit for bit, and the keywords'
+ * non-zero coordinates together are fewer than one chunk vector has coordinates, so scoring them reads less than
+ * loading the index copies.
+ */
+function fewSparseQueries(chunkVectors: DenseMatrix, keywordVectors: DenseMatrix, scored: readonly number[]): boolean {
+  const { cols } = keywordVectors;
+  let queryNonZeros = 0;
+  for (const keyword of scored) {
+    for (let coordinate = keyword * cols; coordinate < (keyword + 1) * cols; coordinate++) if (keywordVectors.data[coordinate] !== 0) queryNonZeros++;
+    if (queryNonZeros > cols) return false;
+  }
+  if (!kernelEqualScoresApply()) return false;
+  const { data } = chunkVectors;
+  const sparseAtMost = maxSparseDensity * data.length;
+  let nonZeros = 0;
+  for (let position = 0; position < data.length; position++) {
+    if (data[position] === 0) continue;
+    // Past the sparse share the index is dense, whatever the rest holds.
+    if (++nonZeros > sparseAtMost) return true;
+  }
+  return false;
+}
+
 function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {
   const kept = new Set(Array.from(left.positives));
   return left.positives.length === right.positives.length && Array.from(right.positives).every((chunk) => kept.has(chunk));
@@ -186,25 +220,53 @@ function samePositives(left: KeywordSeeds, right: KeywordSeeds): boolean {
  * the nearest and farthest chunks of the changed corpus are among those when every kept seed is still a chunk (−1:
  * gone, then undefined). Scored in float64 here, so a near tie may fall otherwise than in the similarity index.
  */
-function updatedSeeds(kept: KeywordSeeds, newChunks: Uint8Array, chunks: DenseMatrix, keywordVectors: DenseMatrix, keyword: number, options: { trustNum: number; negatives: number }): KeywordSeeds | undefined {
+function updatedSeeds(kept: KeywordSeeds, newChunks: readonly number[], chunks: DenseMatrix, keywordVectors: DenseMatrix, keyword: number, options: { trustNum: number; negatives: number }): KeywordSeeds | undefined {
   const candidates = [...Array.from(kept.positives), ...Array.from(kept.negatives)];
   if (candidates.some((chunk) => chunk < 0)) return undefined;
-  newChunks.forEach((flag, chunk) => {
-    if (flag === 1) candidates.push(chunk);
-  });
-  const unique = [...new Set(candidates)];
+  const unique = [...new Set([...candidates, ...newChunks])];
   const { cols } = chunks;
-  const scoreOf = new Map(unique.map((chunk) => [chunk, dotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols)]));
-  // Best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
-  const byScore = unique.sort((left, right) => (scoreOf.get(right) as number) - (scoreOf.get(left) as number) || left - right);
-  const positives = byScore.slice(0, Math.min(options.trustNum, chunks.rows));
-  const chosen = new Set(positives);
-  const negativeCount = Math.min(options.negatives, chunks.rows - positives.length);
+  // The keyword's non-zero coordinates: a short text's vector is mostly zeros, and the score is dotAt's, bit for bit.
+  const nonZero = nonZeroCoordinates(keywordVectors.data, keyword * cols, cols);
+  const scores = Float64Array.from(unique, (chunk) => sparseDotAt(chunks.data, chunk * cols, keywordVectors.data, keyword * cols, cols, nonZero));
+  // Positions in `unique`, best first, ties by the lower chunk, as selectAutoKgSeeds ranks them.
+  const byScore = Array.from(unique.keys()).sort((left, right) => (scores[right] as number) - (scores[left] as number) || (unique[left] as number) - (unique[right] as number));
+  const positiveCount = Math.min(options.trustNum, chunks.rows);
+  const negativeCount = Math.min(options.negatives, chunks.rows - Math.min(positiveCount, byScore.length));
   const negatives = byScore
-    .filter((chunk) => !chosen.has(chunk))
-    .sort((left, right) => (scoreOf.get(left) as number) - (scoreOf.get(right) as number) || left - right)
+    .slice(positiveCount)
+    .sort((left, right) => (scores[left] as number) - (scores[right] as number) || (unique[left] as number) - (unique[right] as number))
     .slice(0, negativeCount);
-  return { positives: Int32Array.from(positives), negatives: Int32Array.from(negatives) };
+  return { positives: Int32Array.from(byScore.slice(0, positiveCount), (at) => unique[at] as number), negatives: Int32Array.from(negatives, (at) => unique[at] as number) };
+}
+
+/** The coordinates of `vector[offset … offset + length)` that are not zero, ascending. */
+function nonZeroCoordinates(vector: Float32Array, offset: number, length: number): Int32Array {
+  const coordinates: number[] = [];
+  for (let coordinate = 0; coordinate < length; coordinate++) if (vector[offset + coordinate] !== 0) coordinates.push(coordinate);
+  return Int32Array.from(coordinates);
+}
+
+/**
+ * `dotAt(a, aOffset, b, bOffset, length)` bit for bit, adding only the products at `coordinates` (b's non-zero ones):
+ * dotAt sums in float64 over four lanes by coordinate mod 4 (the tail past the last multiple of 4 into the first) and
+ * adds (s0 + s1) + (s2 + s3); a zero product leaves a lane's sum as it is (a sum is never −0, as it starts at +0).
+ */
+function sparseDotAt(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, length: number, coordinates: Int32Array): number {
+  const unrolledEnd = length - (length % 4);
+  let sum0 = 0;
+  let sum1 = 0;
+  let sum2 = 0;
+  let sum3 = 0;
+  for (let entry = 0; entry < coordinates.length; entry++) {
+    const coordinate = coordinates[entry] as number;
+    const product = (a[aOffset + coordinate] as number) * (b[bOffset + coordinate] as number);
+    const lane = coordinate < unrolledEnd ? coordinate & 3 : 0;
+    if (lane === 0) sum0 += product;
+    else if (lane === 1) sum1 += product;
+    else if (lane === 2) sum2 += product;
+    else sum3 += product;
+  }
+  return sum0 + sum1 + (sum2 + sum3);
 }
 
 /**

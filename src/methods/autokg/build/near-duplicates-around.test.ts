@@ -32,10 +32,11 @@ function pick(source: Float32Array, cols: number, ids: readonly number[]): Dense
 test('searching around the rows left out before and the new ones finds what a search of all rows finds, over adds and deletes', () => {
   const cols = 10;
   const distance = 1e-6 * 4;
-  const { data, lengths } = pool(500, cols, 5);
+  // More rows than one tile of the search (256).
+  const { data, lengths } = pool(800, cols, 5);
   const random = createRandom(9);
-  let ids = Array.from({ length: 120 }, (_, id) => id);
-  let nextId = 120;
+  let ids = Array.from({ length: 300 }, (_, id) => id);
+  let nextId = 300;
   let leftOut = new Set<number>();
   {
     const matrix = pick(data, cols, ids);

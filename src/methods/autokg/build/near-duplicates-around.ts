@@ -3,8 +3,11 @@ import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import { nearDuplicateRowsTask } from '../../../math/near-duplicate-rows.js';
 import { ResidentMatrix } from '../../../math/wasm/resident-matrix.js';
 
-/** Candidate rows scored between two pauses of {@link nearDuplicatesAroundTask}. */
-const rowsPerPause = 16;
+/** Rows of a tile, 1 MB of 1,024-dimensional vectors, which stays in cache while the candidates are scored against it. */
+const rowsPerTile = 256;
+
+/** Candidates scored per kernel call, which bounds its scratch memory. */
+const candidatesPerCall = 256;
 
 /**
  * The kernel scores in float32 and `nearDuplicateRows` in float64: rows this much farther than the distance are taken
@@ -27,12 +30,19 @@ export function* nearDuplicatesAroundTask(vectors: DenseMatrix, lengths: ArrayLi
   const searched = new Uint8Array(rows);
   const resident = ResidentMatrix.load(vectors);
   const floor = 1 - maxCosineDistance - scoreSlack;
-  for (const [done, candidate] of candidates.entries()) {
-    if (done > 0 && done % rowsPerPause === 0) yield;
-    searched[candidate] = 1;
-    // A view of the kernel's scratch memory: read before the next call.
-    const scores = resident.scoreRowBlock(candidate, candidate + 1, 0, rows);
-    for (let row = 0; row < rows; row++) if ((scores[row] as number) >= floor) searched[row] = 1;
+  const queries = Int32Array.from(candidates);
+  for (const candidate of candidates) searched[candidate] = 1;
+  // Every candidate against a tile of rows at a time: the tile is read once for all of them, not once per candidate.
+  for (let start = 0; start < rows; start += rowsPerTile) {
+    const tileRows = Math.min(rowsPerTile, rows - start);
+    const rowIndices = Int32Array.from({ length: tileRows }, (_, offset) => start + offset);
+    for (let first = 0; first < queries.length; first += candidatesPerCall) {
+      const count = Math.min(candidatesPerCall, queries.length - first);
+      // A view of the kernel's scratch memory: read before the next call.
+      const scores = resident.scoreRowSets(queries.subarray(first), count, rowIndices, tileRows);
+      for (let entry = 0; entry < count * tileRows; entry++) if ((scores[entry] as number) >= floor) searched[start + (entry % tileRows)] = 1;
+    }
+    yield;
   }
   const subset: number[] = [];
   searched.forEach((flag, row) => {

@@ -92,20 +92,31 @@ export function updateChunkClustering(previous: StoredChunkClustering, chunkIds:
     changed[best] = 1;
   }
 
-  // Distances to the centres of the clusters as they are now, new members included.
+  const clustering = { method: previous.method, assignments, clusters } as ChunkClustering;
+  // Only the LLM's naming reads the distances (to choose the chunks it shows): LLM-free keywords do not pay for a second
+  // pass over every chunk vector and a distance per chunk. Not enumerable, so a copy of the clustering does not compute them.
+  let distances: Float64Array | undefined;
+  Object.defineProperty(clustering, 'centreDistances', { get: () => (distances ??= centreDistancesOf(assignments, clusters, vectors)), enumerable: false });
+  return { clustering, changed, added, removed };
+}
+
+/** Distances to the centres of the clusters as they are now, new members included. */
+function centreDistancesOf(assignments: Int32Array, clusters: number, vectors: DenseMatrix): Float64Array {
+  const { cols, data } = vectors;
+  const rows = assignments.length;
   const centres = new Float64Array(clusters * cols);
   const sizes = new Float64Array(clusters);
-  for (let row = 0; row < chunkIds.length; row++) {
+  for (let row = 0; row < rows; row++) {
     const cluster = assignments[row] as number;
     sizes[cluster] = (sizes[cluster] as number) + 1;
     addRow(centres, cluster * cols, data, row * cols, cols);
   }
   for (let cluster = 0; cluster < clusters; cluster++) scaleRow(centres, cluster * cols, cols, 1 / Math.max(1, sizes[cluster] as number));
-  const centreDistances = new Float64Array(chunkIds.length);
-  for (let row = 0; row < chunkIds.length; row++) {
+  const centreDistances = new Float64Array(rows);
+  for (let row = 0; row < rows; row++) {
     centreDistances[row] = Math.sqrt(squaredDistance(data, row * cols, centres, (assignments[row] as number) * cols, cols));
   }
-  return { clustering: { method: previous.method, assignments, centreDistances, clusters }, changed, added, removed };
+  return centreDistances;
 }
 
 function addRow(target: Float64Array, offset: number, source: Float32Array, sourceOffset: number, length: number): void {

@@ -5,7 +5,7 @@ import type { PprConfig } from '../config.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import { rowsOf } from '../../../store/row-map.js';
 import { loadTripleIndex, loadTripleVectorRows, type TripleIndexAppend } from '../../../pipeline/stored-triple-index.js';
-import { appendToPprGraph, assemblePprGraph, decodePprGraph, encodePprGraph, type PprGraph } from './ppr-graph.js';
+import { appendToPprGraph, assemblePprGraph, decodePprGraph, encodeAssembledPprGraph, type PprGraph } from './ppr-graph.js';
 import type { TripleIndex } from '../../../extract/triples/triple-index.js';
 import { allTripleIndexStrings } from '../../../extract/triples/triple-index-codec.js';
 import {
@@ -207,7 +207,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       context.progress(1, 1, 'synonym search');
       const passageIds = await passageIdsOf(store);
       const appended = appendedTo && (await appendedGraph(store, appendedTo, index, passageIds, edges));
-      const graph = appended ?? encodePprGraph(assemblePprGraph(index, passageIds, edges));
+      const graph = appended ?? encodeAssembledPprGraph(index, passageIds, edges);
       const meta: PprGraphMeta = {
         phrases: phraseIds.length,
         phraseDigest: phraseDigest(phraseIds),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTripleIndex, type TripleRow } from '../../../extract/triples/triple-index.js';
-import { appendToPprGraph, assemblePprGraph, encodePprGraph, type PhraseSynonyms } from './ppr-graph.js';
+import { appendToPprGraph, assemblePprGraph, encodeAssembledPprGraph, encodePprGraph, type PhraseSynonyms } from './ppr-graph.js';
 
 const row = (chunkId: string, subject: string, predicate: string, object: string): TripleRow => ({ id: `${chunkId}:${subject}:${predicate}:${object}`, subject, predicate, object, chunkId });
 
@@ -45,6 +45,9 @@ test('a graph appended to is the graph assembled from the appended index, byte f
   const appended = appendToPprGraph(stored, index, passages, { facts: old.factIds.length, chunks: old.chunkIds.length, synonyms: oldSynonyms, passagesFit: (count) => count === oldPassages.length }, synonyms);
   assert.ok(appended);
   assert.deepEqual(Buffer.from(appended), Buffer.from(encodePprGraph(assemblePprGraph(index, passages, synonyms))));
+  // Encoded without the graph: the same bytes.
+  assert.deepEqual(Buffer.from(encodeAssembledPprGraph(index, passages, synonyms)), Buffer.from(encodePprGraph(assemblePprGraph(index, passages, synonyms))));
+  assert.deepEqual(Buffer.from(encodeAssembledPprGraph(old, oldPassages, oldSynonyms)), Buffer.from(stored));
   // Passages that are not the graph's: no update.
   assert.equal(appendToPprGraph(stored, index, passages, { facts: old.factIds.length, chunks: old.chunkIds.length, synonyms: oldSynonyms, passagesFit: () => false }, synonyms), undefined);
 });

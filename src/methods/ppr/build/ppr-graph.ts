@@ -56,6 +56,46 @@ export interface PhraseSynonyms {
 
 /** Builds {@link PprGraph} from the triple index, the chunk ids in chunks-table order and the synonym edges. */
 export function assemblePprGraph(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): PprGraph {
+  return pprGraphFromParts(triples, passageIds, assemblePprGraphParts(triples, passageIds, synonyms));
+}
+
+/**
+ * `encodePprGraph(assemblePprGraph(triples, passageIds, synonyms))`, byte for byte, without preparing the graphs for
+ * PageRank (the step stores them; a query prepares what it loads) and without finding the relation keys again.
+ */
+export function encodeAssembledPprGraph(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): Uint8Array {
+  const parts = assemblePprGraphParts(triples, passageIds, synonyms);
+  return encodePprGraphParts(passageIds.length, { ...parts, relationKeys: adjacentRelationKeys(parts.phraseAdjacency, parts.relationKeys) });
+}
+
+/**
+ * The relation keys that `relationKeysOf` finds in a graph: those of `relationKeys` (ascending) whose pair is an entry
+ * of the phrase adjacency, found by walking each row's ascending columns along the keys of that row.
+ */
+function adjacentRelationKeys(phraseAdjacency: CsrMatrix, relationKeys: Float64Array): Float64Array {
+  const phraseCount = phraseAdjacency.rows;
+  const { rowPointers, columnIndices } = phraseAdjacency;
+  const kept = new Float64Array(relationKeys.length);
+  let count = 0;
+  let row = -1;
+  let entry = 0;
+  let end = 0;
+  for (const key of relationKeys) {
+    const a = Math.floor(key / phraseCount);
+    const b = key - a * phraseCount;
+    if (a !== row) {
+      row = a;
+      entry = rowPointers[a] as number;
+      end = rowPointers[a + 1] as number;
+    }
+    while (entry < end && (columnIndices[entry] as number) < b) entry++;
+    if (entry < end && columnIndices[entry] === b) kept[count++] = key;
+  }
+  return kept.slice(0, count);
+}
+
+/** The parts of the graph {@link assemblePprGraph} builds. */
+function assemblePprGraphParts(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): PprGraphParts {
   const passageIndex = new Map(passageIds.map((id, index) => [id, index]));
   const phraseCount = triples.phraseTexts.length;
   const nodeCount = phraseCount + passageIds.length;
@@ -111,14 +151,14 @@ export function assemblePprGraph(triples: TripleIndex, passageIds: readonly stri
     }
   });
 
-  return pprGraphFromParts(triples, passageIds, {
+  return {
     graphAdjacency: symmetricCsr(nodeCount, sources, targets, weights, sources.length),
     phraseAdjacency: symmetricCsr(phraseCount, sources, targets, weights, phraseEdges),
     phrasePassageCounts,
     passagePhraseCounts: csrFromTriplets(passageIds.length, phraseCount, passageRows, passagePhrases, new Float64Array(passageRows.length).fill(1)),
     relationKeys: Float64Array.from(relationPairs.keys()).sort(),
     counts: { relationEdges, synonymEdges: synonyms.sources.length, contextEdges },
-  });
+  };
 }
 
 /** What a {@link PprGraph} is made of besides the triple index and the passage ids: what the `ppr-graph` step stores. */
@@ -433,6 +473,8 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
   const oldColumns = graph.columnIndices;
   const oldValues = graph.values;
   let written = 0;
+  // Each phrase row's phrase entries, which come before its passages: the rows of the phrase graph.
+  const phraseLengths = new Int32Array(phraseCount);
   for (let row = 0; row < phraseCount; row++) {
     const start = row < oldPhrases ? (oldPointers[row] as number) : 0;
     const end = row < oldPhrases ? (oldPointers[row + 1] as number) : 0;
@@ -457,6 +499,7 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
       columns[written] = oldColumns[entry] as number;
       values[written] = oldValues[entry] as number;
     }
+    phraseLengths[row] = written - (rowPointers[row] as number);
     for (; entry < end; entry++, written++) {
       columns[written] = (oldColumns[entry] as number) + shift;
       values[written] = oldValues[entry] as number;
@@ -488,18 +531,19 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
 
   // The phrase graph is the whole graph's phrase rows without their passages.
   const phrasePointers = new Int32Array(phraseCount + 1);
-  let phraseEntries = 0;
-  for (let row = 0; row < phraseCount; row++) {
-    for (let entry = rowPointers[row] as number; entry < (rowPointers[row + 1] as number) && (graphAdjacency.columnIndices[entry] as number) < phraseCount; entry++) phraseEntries++;
-    phrasePointers[row + 1] = phraseEntries;
-  }
+  for (let row = 0; row < phraseCount; row++) phrasePointers[row + 1] = (phrasePointers[row] as number) + (phraseLengths[row] as number);
+  const phraseEntries = phrasePointers[phraseCount] as number;
   const phraseColumns = new Int32Array(phraseEntries);
   const phraseValues = new Float64Array(phraseEntries);
+  const allColumns = graphAdjacency.columnIndices;
+  const allValues = graphAdjacency.values;
   for (let row = 0; row < phraseCount; row++) {
-    const from = rowPointers[row] as number;
-    const count = (phrasePointers[row + 1] as number) - (phrasePointers[row] as number);
-    phraseColumns.set(graphAdjacency.columnIndices.subarray(from, from + count), phrasePointers[row] as number);
-    phraseValues.set(graphAdjacency.values.subarray(from, from + count), phrasePointers[row] as number);
+    // Copied entry by entry: a subarray per row would make two views for each of 50,000 rows.
+    let from = rowPointers[row] as number;
+    for (let to = phrasePointers[row] as number; to < (phrasePointers[row + 1] as number); to++, from++) {
+      phraseColumns[to] = allColumns[from] as number;
+      phraseValues[to] = allValues[from] as number;
+    }
   }
 
   // Passage × phrase counts: the old rows, then the new passages' occurrences summed by phrase.
@@ -530,9 +574,13 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
     relationKeys[index] = a * phraseCount + (key - a * oldPhrases);
   });
   const oldKeys = old.relationKeys.length;
-  let keys = oldKeys;
-  for (const key of newRelationKeys) if (!sortedHas(relationKeys, oldKeys, key)) relationKeys[keys++] = key;
-  const allKeys = relationKeys.slice(0, keys).sort();
+  // The renumbering keeps the order (a phrase's number only grows by the new ones after it), so the few new pairs are
+  // merged in rather than sorting every key again.
+  const added = Float64Array.from(newRelationKeys.filter((key) => !sortedHas(relationKeys, oldKeys, key))).sort();
+  const allKeys = new Float64Array(oldKeys + added.length);
+  for (let kept = 0, fresh = 0, at = 0; at < allKeys.length; at++) {
+    allKeys[at] = fresh < added.length && (kept >= oldKeys || (added[fresh] as number) < (relationKeys[kept] as number)) ? (added[fresh++] as number) : (relationKeys[kept++] as number);
+  }
 
   return encodePprGraphParts(passages, {
     graphAdjacency,

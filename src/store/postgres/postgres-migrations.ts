@@ -334,7 +334,7 @@ async function installVector(run: SqlRunner, schema: string): Promise<Pick<Postg
 
 /**
  * Creates the tables plugins declare, unless they exist, under the migration lock: built like the schema's
- * (`createTableStatements`), so that generations copy and drop them alike.
+ * (`createTableStatements`), so that they keep row versions alike (a table of an older kgrag is converted first).
  */
 export async function createPostgresPluginTables(pool: pg.Pool, state: PostgresSchemaState, tables: PluginTables): Promise<void> {
   const specs = Object.values(tables);

@@ -80,7 +80,7 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
       spec.hid
         ? `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, b.last + row_number() OVER (ORDER BY u.ordinal), ${selected.join(', ')} ` +
           `FROM ${source} CROSS JOIN ${last} b ${condition} ORDER BY u.ordinal`
-        : `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} FROM ${source} ${condition} ORDER BY u.ordinal`;
+        : `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} FROM ${source} ${condition} ORDER BY u.ordinal ${conflict}`;
     const returned = fullText ? ` RETURNING hid, ${key} AS key` : '';
     this.upsertSql =
       `WITH u AS (SELECT * FROM ${rows}), ` +
@@ -102,6 +102,12 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
   async upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void> {
     if (rows.length === 0) return;
     const batches = this.batches(this.deduplicated(rows as unknown as ReadonlyArray<Record<string, unknown>>));
+    if (!this.spec.fullText && !this.spec.hid && batches.length === 1) {
+      // One statement, which another writer of the table cannot interleave with: it numbers no rows, and a key it
+      // retires or adds at the same moment as another statement meets that statement's new version as a conflict.
+      await this.store.runner().rows(this.upsertSql, this.parameters(batches[0] as Array<Record<string, unknown>>));
+      return;
+    }
     await this.store.atomically(async (run) => {
       // The term changes of all batches are written once: the postings of a term common to several batches are
       // read and rewritten once, not once per batch.

@@ -456,6 +456,29 @@ describe('Postgres store: servers, migrations and search quality', () => {
     assert.ok(Math.abs((scores.scores[0] as number) - 1) < 1e-6);
   });
 
+  test('a schema of version 8 on pgvector gets one HNSW index per workspace and space in place of its per-generation ones', async () => {
+    const { server: running, url, pool, options } = await freshTarget(pglite, 'hnswmigrate');
+    const schema = options.schema as string;
+    const store = await openPostgresStore(pool, { workspace: 'w', generation: 3 }, options);
+    const next = random(8);
+    await store.vectors('entities').upsert(Array.from({ length: 50 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, 8) })), 'test:8');
+    // Version 8's table of indexes, one per generation, and an index it listed that no space needs any more.
+    await pool.query(`ALTER TABLE ${schema}.vector_indexes ADD COLUMN generation integer NOT NULL DEFAULT 3`);
+    await pool.query(`ALTER TABLE ${schema}.vector_indexes DROP CONSTRAINT vector_indexes_pkey`);
+    await pool.query(`ALTER TABLE ${schema}.vector_indexes ADD PRIMARY KEY (workspace, generation, space, dimensions)`);
+    await pool.query(`CREATE INDEX vector_hnsw_old ON ${schema}.vector_rows (vid)`);
+    await pool.query(`INSERT INTO ${schema}.vector_indexes (workspace, generation, space, dimensions, name) VALUES ('w', 2, 'entities', 8, 'vector_hnsw_old')`);
+    await pool.query(`UPDATE ${schema}.kgrag_schema SET version = 8`);
+    const migrated = await openPostgresStore(running.pool(url), { workspace: 'w', generation: 3 }, options);
+    const indexes = (await pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vector_hnsw_%'`, [schema])).rows.map((row: { indexname: string }) => row.indexname);
+    assert.equal(indexes.length, 1);
+    assert.notEqual(indexes[0], 'vector_hnsw_old');
+    assert.deepEqual((await pool.query(`SELECT space, dimensions, name FROM ${schema}.vector_indexes`)).rows, [{ space: 'entities', dimensions: 8, name: indexes[0] }]);
+    const query = unitVector(random(9), 8);
+    const exact = await openPostgresStore(pool, { workspace: 'w', generation: 3 }, { ...options, exactVectorSearch: true });
+    assert.deepEqual((await migrated.vectors('entities').search(query, 5)).map((hit) => hit.id), (await exact.vectors('entities').search(query, 5)).map((hit) => hit.id));
+  });
+
   test('HNSW search (PGlite + pgvector) finds the exact top 10 with recall of at least 0.95', async () => {
     const { pool, options } = await freshTarget(pglite, 'hnsw');
     const store = await openPostgresStore(pool, { workspace: 'w', generation: 0 }, options);

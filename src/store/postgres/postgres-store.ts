@@ -103,9 +103,11 @@ function validScope(scope: PostgresScope): PostgresScope {
 
 /**
  * Opens the store of one workspace generation in a Postgres database, migrating kgrag's schema first when needed.
- * The pool stays the caller's: `close()` ends the store, not the pool. Tables are the ones of `store/schema.ts`, each
- * keyed by workspace and generation; BM25 ranks as SQLite's FTS5 does (term statistics in tables); dense vectors use
- * pgvector's HNSW index when the server has pgvector, else an exact scan (with a warning, once per pool).
+ * The pool stays the caller's: `close()` ends the store, not the pool. Tables are the ones of `store/schema.ts`, whose
+ * rows are versions of every generation of every workspace (`postgres-row-versions.ts`): the store sees the versions
+ * of its generation, and writes only where its generation is the workspace's newest (a draft over the published one).
+ * BM25 ranks as SQLite's FTS5 does (term statistics in tables); dense vectors use pgvector's HNSW index when the
+ * server has pgvector, else an exact scan (with a warning, once per pool).
  */
 export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, options: PostgresStoreOptions = {}): Promise<Store> {
   const { workspace, generation } = validScope(scope);

@@ -60,7 +60,8 @@ interface StoredSpace {
 /**
  * One vector space of a workspace generation. Rows (`vector_rows`) hold the ids in insertion (`vid`) order and, in
  * a dense space, the float32 coordinates as bytes (read exactly by `load` and `scoreMany`), plus pgvector's copy
- * when the server has pgvector, under a partial HNSW cosine index per space and dimension that `search` uses. A
+ * when the server has pgvector, under a partial HNSW cosine index per workspace, space and dimension (shared by the
+ * generations: `search` keeps the versions its generation sees). A
  * sparse space keeps per coordinate the positions and values of its non-zero rows (`vector_postings`), as the SQLite
  * backend does, so scoring reads only the query's coordinates. The layout is chosen as the SQLite backend chooses it.
  */

@@ -24,7 +24,13 @@ export type MigrationStep =
    */
   | { kind: 'rebuildFullText' }
   /** SQLite only: rewrites the file once, so that bytes of rows deleted by an older kgrag are gone. */
-  | { kind: 'compact' };
+  | { kind: 'compact' }
+  /**
+   * Postgres only: rows become versions (the generation that wrote a row and the one that retired it), so that an
+   * update writes the rows it changes instead of copying the index; a database keeps each workspace's published
+   * generation, and a draft restarts from it.
+   */
+  | { kind: 'rowVersions' };
 
 /** What one schema version changed. */
 export interface StoreMigration {
@@ -71,6 +77,12 @@ export const storeMigrations: readonly StoreMigration[] = [
     description:
       "SQLite's sparse spaces keep the postings of appended rows in a tail table beside the stored postings (an append no longer rewrites every posting list): an older kgrag, which reads only the stored postings, must not open the file",
     steps: [],
+  },
+  {
+    version: 9,
+    description:
+      "Postgres keeps row versions: an update writes the rows it changes and retires the ones they replace, instead of copying every row of the published generation (SQLite's file is unchanged)",
+    steps: [{ kind: 'rowVersions' }],
   },
 ];
 

@@ -6,6 +6,7 @@ import { fullTextIndexText } from '../core/full-text-index-text.js';
 import type { ScoredId } from '../store.js';
 import { termTableOf } from './postgres-migrations.js';
 import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { retireOlder, visibleAt } from './postgres-row-versions.js';
 import { decodeTermPostings, encodeTermPostings, type TermPostings } from '../postings-codec.js';
 
 /*
@@ -137,7 +138,7 @@ async function readPostings(run: SqlRunner, index: FullTextScope, cache: FullTex
   }
   if (missing.length === 0) return found;
   const rows = await run.rows<{ term: string; postings: Buffer }>(
-    `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($3, ' '))`,
+    `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND ${visibleAt()} AND term = ANY(string_to_array($3, ' '))`,
     [...index.scope, joinedTerms(missing)],
   );
   const read = new Map(rows.map((row) => [row.term, decodeTermPostings(row.postings)]));
@@ -160,7 +161,7 @@ export async function searchFullText(run: SqlRunner, index: FullTextScope, terms
   let cache = index.caches.get(index.spec.sqlName);
   if (!index.frozen || !cache) {
     const [totals] = await run.rows<{ rows: number; tokens: number; revision: number }>(
-      `SELECT rows, tokens, revision FROM ${index.schema}.full_text_totals WHERE workspace = $1 AND generation = $2 AND table_name = $3`,
+      `SELECT rows, tokens, revision FROM ${index.schema}.full_text_totals WHERE workspace = $1 AND ${visibleAt()} AND table_name = $3`,
       [...index.scope, index.spec.sqlName],
     );
     // An index never written has no totals: revision -1, which no write gives.
@@ -194,7 +195,7 @@ export async function searchFullText(run: SqlRunner, index: FullTextScope, terms
   if (unknown.length > 0) {
     const key = quoteIdentifier(snakeCase(index.spec.key[0] as string));
     const rows = await run.rows<{ hid: number; id: string }>(
-      `SELECT hid, ${key} AS id FROM ${index.schema}.${quoteIdentifier(index.spec.sqlName)} WHERE workspace = $1 AND generation = $2 AND hid = ANY($3::bigint[])`,
+      `SELECT hid, ${key} AS id FROM ${index.schema}.${quoteIdentifier(index.spec.sqlName)} WHERE workspace = $1 AND ${visibleAt()} AND hid = ANY($3::bigint[])`,
       [...index.scope, unknown],
     );
     for (const row of rows) cache.ids.set(row.hid, row.id);
@@ -227,7 +228,7 @@ async function phrasePostings(run: SqlRunner, index: FullTextScope, cache: FullT
   if (candidates.length > 0) {
     const columns = (index.spec.fullText ?? []).map((column) => `${quoteIdentifier(snakeCase(column))} AS ${quoteIdentifier(column)}`);
     const rows = await run.rows<Record<string, unknown> & { hid: number }>(
-      `SELECT hid, ${columns.join(', ')} FROM ${index.schema}.${quoteIdentifier(index.spec.sqlName)} WHERE workspace = $1 AND generation = $2 AND hid = ANY($3::bigint[]) ORDER BY hid`,
+      `SELECT hid, ${columns.join(', ')} FROM ${index.schema}.${quoteIdentifier(index.spec.sqlName)} WHERE workspace = $1 AND ${visibleAt()} AND hid = ANY($3::bigint[]) ORDER BY hid`,
       [...index.scope, candidates],
     );
     for (const row of rows) {
@@ -303,7 +304,7 @@ export async function applyTermChanges(run: SqlRunner, index: FullTextScope, cha
   const stored = new Map(
     (
       await run.rows<{ term: string; postings: Buffer }>(
-        `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($3, ' '))`,
+        `SELECT term, postings FROM ${termTable(index)} WHERE workspace = $1 AND ${visibleAt()} AND term = ANY(string_to_array($3, ' '))`,
         [...index.scope, joinedTerms(terms)],
       )
     ).map((row) => [row.term, decodeTermPostings(row.postings)]),
@@ -348,17 +349,26 @@ export async function applyTermChanges(run: SqlRunner, index: FullTextScope, cha
     }
   }
   const { bytes, lengths } = concatenated(blobs);
+  // New versions of the terms written and of the totals, in place of what the generation itself wrote, retiring
+  // older ones; emptied terms deleted or retired.
+  const changedTerms = "string_to_array($4, ' ') || string_to_array($5, ' ')";
   await run.rows(
-    `WITH emptied AS (
-       DELETE FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND term = ANY(string_to_array($4, ' '))
+    `WITH own AS (
+       DELETE FROM ${termTable(index)} WHERE workspace = $1 AND generation = $2 AND retired IS NULL AND term = ANY(string_to_array($4, ' '))
+     ), older AS (
+       ${retireOlder(termTable(index), `term = ANY(${changedTerms})`)}
      ), written AS (
        INSERT INTO ${termTable(index)} (workspace, generation, term, postings)
        SELECT $1, $2, t.term, b.blob FROM unnest(string_to_array($5, ' ')) WITH ORDINALITY AS t(term, ordinal) JOIN ${splitBlobs('$6', '$7')} b ON b.ordinal = t.ordinal
        ORDER BY t.ordinal
-       ON CONFLICT (workspace, generation, term) DO UPDATE SET postings = excluded.postings
+       ON CONFLICT (workspace, term, generation) DO UPDATE SET postings = excluded.postings
+     ), totals AS (
+       ${retireOlder(`${index.schema}.full_text_totals`, 'table_name = $3')}
      )
-     INSERT INTO ${index.schema}.full_text_totals (workspace, generation, table_name, rows, tokens, revision) VALUES ($1, $2, $3, $8, $9, nextval(${quoteLiteral(`${index.schema}.revisions`)}))
-     ON CONFLICT (workspace, generation, table_name) DO UPDATE SET rows = full_text_totals.rows + excluded.rows, tokens = full_text_totals.tokens + excluded.tokens, revision = excluded.revision`,
+     INSERT INTO ${index.schema}.full_text_totals (workspace, generation, table_name, rows, tokens, revision)
+     SELECT $1, $2, $3, coalesce(o.rows, 0) + $8, coalesce(o.tokens, 0) + $9, nextval(${quoteLiteral(`${index.schema}.revisions`)})
+     FROM (SELECT 1) one LEFT JOIN (SELECT rows, tokens FROM ${index.schema}.full_text_totals WHERE workspace = $1 AND ${visibleAt()} AND table_name = $3) o ON true
+     ON CONFLICT (workspace, table_name, generation) DO UPDATE SET rows = excluded.rows, tokens = excluded.tokens, revision = excluded.revision`,
     [...index.scope, index.spec.sqlName, joinedTerms(emptied), joinedTerms(written), bytes, lengths, changes.rows, changes.tokens],
   );
 }

@@ -10,7 +10,7 @@ import { sampleRows, type StoreContractOptions } from '../store-contract.js';
 import type { TableName } from '../schema.js';
 import { storeSchemaVersion } from '../migrations.js';
 import type { RowAccess, Store } from '../store.js';
-import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
+import { collectRetiredRows, discardPostgresDraft } from './postgres-generations.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 
 const embedded = lazyServer(startEmbeddedPostgres);
@@ -143,31 +143,50 @@ describe('Postgres store: workspaces and generations', () => {
       assert.ok((await first.searchText('chunks', ['river'], 5)).length > 0);
     });
 
-    test(`${label}: generations are independent; a copied generation is the same store, and dropping one leaves the others`, async () => {
+    test(`${label}: a draft sees its base generation and changes alone; it is discarded, or published and its old versions collected`, async () => {
       const { pool, options } = await freshTarget(server, 'generations');
       const published = await openPostgresStore(pool, { workspace: 'w', generation: 1 }, options);
-      const other = await openPostgresStore(pool, { workspace: 'w', generation: 7 }, options);
+      const other = await openPostgresStore(pool, { workspace: 'other', generation: 1 }, options);
       await fill(published, 'published');
       await fill(other, 'other');
-      await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema });
       const draft = await openPostgresStore(pool, { workspace: 'w', generation: 2 }, options);
-      assert.deepEqual(await contents(draft), await contents(published));
+      const before = await contents(published);
+      assert.deepEqual(await contents(draft), before);
       assert.deepEqual(await draft.vectors('chunks').info(), await published.vectors('chunks').info());
       const query = unitVector(random(99), 8);
       assert.deepEqual(await draft.vectors('chunks').search(query, 5), await published.vectors('chunks').search(query, 5));
-      // The draft changes alone, and new rows come after the copied ones.
-      await draft.table('chunks').upsert([{ id: 'new', documentId: 'd', ordinal: 0, text: 'a new river', nTokens: 3, start: 0, end: 1 }]);
-      await draft.vectors('chunks').delete(['v3']);
-      assert.deepEqual((await draft.table('chunks').all()).map((row) => row.id), ['c1', 'c2', 'c-published', 'new']);
-      assert.equal(await published.table('chunks').count(), 3);
+      const change = async (): Promise<void> => {
+        await draft.table('chunks').upsert([
+          { id: 'new', documentId: 'd', ordinal: 0, text: 'a new river', nTokens: 3, start: 0, end: 1 },
+          { id: 'c1', documentId: 'd1', ordinal: 0, text: 'a changed bridge', nTokens: 3, start: 0, end: 1 },
+        ]);
+        await draft.table('chunks').deleteWhere('id', ['c2']);
+        await draft.vectors('chunks').delete(['v3']);
+        await draft.vectors('phrases').upsert([{ id: 'q', vector: { dimensions: 64, columns: Int32Array.of(9), values: Float32Array.of(1) } }], 'test:64');
+        await draft.setMeta('state', { salt: 'draft' });
+      };
+      await change();
+      // The draft changes alone; a changed row keeps its place, and new rows come after the published ones.
+      assert.deepEqual((await draft.table('chunks').all()).map((row) => [row.id, row.text]), [
+        ['c1', 'a changed bridge'],
+        ['c-published', 'the published river bridge'],
+        ['new', 'a new river'],
+      ]);
+      assert.deepEqual(await contents(published), before);
       assert.equal(await published.vectors('chunks').count(), 20);
-      // Copying again replaces what the target held.
-      await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema });
-      assert.deepEqual(await contents(draft), await contents(published));
-      await dropPostgresGeneration(pool, 'w', 1, { schema: options.schema });
-      const dropped = await contents(published);
-      assert.deepEqual(dropped, await contents(await openPostgresStore(pool, { workspace: 'w', generation: 99 }, options)));
-      assert.equal(await draft.table('chunks').count(), 3);
+      assert.equal(await draft.vectors('chunks').count(), 19);
+      // Discarding the draft leaves the published generation as it was.
+      await discardPostgresDraft(pool, 'w', 1, { schema: options.schema });
+      assert.deepEqual(await contents(draft), before);
+      await change();
+      const changed = await contents(draft);
+      await collectRetiredRows(pool, 'w', 2, { schema: options.schema });
+      assert.deepEqual(await contents(draft), changed);
+      // What the draft replaced or deleted is gone from the tables: the deleted chunk's text, the old vector.
+      const left = await pool.query(`SELECT count(*)::int AS n FROM ${options.schema}.chunks WHERE workspace = 'w' AND (retired IS NOT NULL OR id = 'c2')`);
+      assert.equal(left.rows[0].n, 0);
+      const vectors = await pool.query(`SELECT count(*)::int AS n FROM ${options.schema}.vector_rows WHERE workspace = 'w' AND space = 'chunks'`);
+      assert.equal(vectors.rows[0].n, 19);
       assert.deepEqual(await other.getMeta('state'), { salt: 'other' });
       assert.equal(await other.vectors('chunks').count(), 20);
     });
@@ -175,7 +194,7 @@ describe('Postgres store: workspaces and generations', () => {
 });
 
 describe('Postgres store: plugin tables', () => {
-  test('are created in the schema once, copied and dropped with their generation, and kept apart per workspace', async () => {
+  test('are created in the schema once, versioned with their workspace, and kept apart per workspace', async () => {
     const { pool, options } = await freshTarget(embedded, 'plugin-tables');
     const tables = { pluginScores: { sqlName: 'plugin_scores', key: ['id'], hid: true, columns: { id: { type: 'text' as const }, score: { type: 'real' as const } } } };
     const scores = (store: Store): RowAccess<{ id: string; score: number; hid?: number }> => store.table('pluginScores' as TableName) as unknown as RowAccess<{ id: string; score: number; hid?: number }>;
@@ -186,14 +205,16 @@ describe('Postgres store: plugin tables', () => {
       { id: 'b', score: 2 },
     ]);
     assert.equal(await scores(elsewhere).count(), 0);
-    await copyPostgresGeneration(pool, 'w', 1, 2, { schema: options.schema, tables });
     const draft = await openPostgresStore(pool, { workspace: 'w', generation: 2 }, { ...options, tables });
     assert.deepEqual(await scores(draft).all(), await scores(published).all());
-    await scores(draft).upsert([{ id: 'c', score: 3 }]);
-    assert.deepEqual((await scores(draft).all()).map((row) => [row.id, row.hid]), [['a', 1], ['b', 2], ['c', 3]]);
-    await dropPostgresGeneration(pool, 'w', 1, { schema: options.schema, tables });
-    assert.equal(await scores(published).count(), 0);
-    assert.equal(await scores(draft).count(), 3);
+    await scores(draft).upsert([
+      { id: 'c', score: 3 },
+      { id: 'a', score: 4 },
+    ]);
+    assert.deepEqual((await scores(draft).all()).map((row) => [row.id, row.hid, row.score]), [['a', 1, 4], ['b', 2, 2], ['c', 3, 3]]);
+    assert.deepEqual((await scores(published).all()).map((row) => [row.id, row.score]), [['a', 1], ['b', 2]]);
+    await discardPostgresDraft(pool, 'w', 1, { schema: options.schema, tables });
+    assert.equal(await scores(draft).count(), 2);
     await assert.rejects(openPostgresStore(pool, { workspace: 'w', generation: 3 }, { ...options, tables: { pluginScores: { ...tables.pluginScores, sqlName: 'meta' } } }), /taken by a built-in or backend table/);
   });
 });
@@ -345,6 +366,52 @@ describe('Postgres store: servers, migrations and search quality', () => {
     assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: storeSchemaVersion }]);
   });
 
+  test('a schema of version 8 keeps row versions: each workspace keeps its published rows, in order, and a lost draft\'s rows go', async () => {
+    const running = await embedded.get();
+    const url = await running.freshDatabase();
+    const admin = running.pool(url);
+    await (await openPostgresStore(running.pool(url), { workspace: 'w', generation: 0 }, { onWarning: () => undefined })).close();
+    // Version 8's layout: keys led by the generation, no retired column.
+    for (const [table, key] of [
+      ['chunks', 'id'],
+      ['meta', 'key'],
+    ] as const) {
+      await admin.query(`ALTER TABLE kgrag.${table} DROP COLUMN retired`);
+      for (const { conname } of (await admin.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'kgrag.${table}'::regclass AND contype IN ('p', 'u')`)).rows) {
+        await admin.query(`ALTER TABLE kgrag.${table} DROP CONSTRAINT ${conname}`);
+      }
+      await admin.query(`ALTER TABLE kgrag.${table} ADD PRIMARY KEY (workspace, generation, ${table === 'chunks' ? 'hid' : key})`);
+      if (table === 'chunks') await admin.query(`ALTER TABLE kgrag.${table} ADD UNIQUE (workspace, generation, ${key})`);
+    }
+    const chunk = (workspace: string, generation: number, hid: number, id: string) =>
+      admin.query("INSERT INTO kgrag.chunks (workspace, generation, hid, id, document_id, ordinal, text, n_tokens, start, \"end\") VALUES ($1, $2, $3, $4, 'd', 0, 't', 1, 0, 1)", [workspace, generation, hid, id]);
+    // Workspace w: generation 3 published, 4 a draft (a copy with one row more); workspace x written without a pointer.
+    for (const [hid, id] of [[1, 'b'], [2, 'a']] as const) {
+      await chunk('w', 3, hid, id);
+      await chunk('w', 4, hid, id);
+    }
+    await chunk('w', 4, 3, 'draft');
+    await chunk('x', 0, 1, 'old');
+    await chunk('x', 2, 1, 'new');
+    await admin.query("INSERT INTO kgrag.meta (workspace, generation, key, value) VALUES ('w', 3, 'state', '1'), ('w', 4, 'state', '2')");
+    await admin.query("INSERT INTO kgrag.workspaces (workspace, published_generation, draft_generation, draft_base) VALUES ('w', 3, 4, 3)");
+    await admin.query('UPDATE kgrag.kgrag_schema SET version = 8');
+    const open = (workspace: string, generation: number) => openPostgresStore(running.pool(url), { workspace, generation }, { onWarning: () => undefined });
+    const ids = async (store: Store) => (await store.table('chunks').all()).map((row) => row.id);
+    assert.deepEqual(await ids(await open('w', 3)), ['b', 'a']);
+    const draft = await open('w', 4);
+    assert.deepEqual(await ids(draft), ['b', 'a']);
+    assert.equal(await draft.getMeta('state'), 1);
+    assert.deepEqual(await ids(await open('x', 2)), ['new']);
+    // The draft writes versions over the converted rows.
+    await draft.table('chunks').upsert([{ id: 'a', documentId: 'd', ordinal: 0, text: 'changed', nTokens: 1, start: 0, end: 1 }]);
+    await draft.setMeta('state', 2);
+    assert.deepEqual((await draft.table('chunks').all()).map((row) => [row.id, row.text]), [['b', 't'], ['a', 'changed']]);
+    assert.deepEqual((await (await open('w', 3)).table('chunks').all()).map((row) => row.text), ['t', 't']);
+    assert.equal(await (await open('w', 3)).getMeta('state'), 1);
+    assert.deepEqual((await admin.query('SELECT version FROM kgrag.kgrag_schema')).rows, [{ version: storeSchemaVersion }]);
+  });
+
   test('an unreachable server is a KgragError naming store.url', async () => {
     const running = await embedded.get();
     const url = await running.freshDatabase();
@@ -387,6 +454,29 @@ describe('Postgres store: servers, migrations and search quality', () => {
     assert.deepEqual([...phrases.ids].sort(), ['w0', 'w1', 'w2'].flatMap((writer) => Array.from({ length: 5 }, (_, index) => `${writer}-${index}`)));
     const scores = await store.vectors('phrases').scoreMany(phrases.matrix.subarray(0, 64), 1);
     assert.ok(Math.abs((scores.scores[0] as number) - 1) < 1e-6);
+  });
+
+  test('a schema of version 8 on pgvector gets one HNSW index per workspace and space in place of its per-generation ones', async () => {
+    const { server: running, url, pool, options } = await freshTarget(pglite, 'hnswmigrate');
+    const schema = options.schema as string;
+    const store = await openPostgresStore(pool, { workspace: 'w', generation: 3 }, options);
+    const next = random(8);
+    await store.vectors('entities').upsert(Array.from({ length: 50 }, (_, index) => ({ id: `v${index}`, vector: unitVector(next, 8) })), 'test:8');
+    // Version 8's table of indexes, one per generation, and an index it listed that no space needs any more.
+    await pool.query(`ALTER TABLE ${schema}.vector_indexes ADD COLUMN generation integer NOT NULL DEFAULT 3`);
+    await pool.query(`ALTER TABLE ${schema}.vector_indexes DROP CONSTRAINT vector_indexes_pkey`);
+    await pool.query(`ALTER TABLE ${schema}.vector_indexes ADD PRIMARY KEY (workspace, generation, space, dimensions)`);
+    await pool.query(`CREATE INDEX vector_hnsw_old ON ${schema}.vector_rows (vid)`);
+    await pool.query(`INSERT INTO ${schema}.vector_indexes (workspace, generation, space, dimensions, name) VALUES ('w', 2, 'entities', 8, 'vector_hnsw_old')`);
+    await pool.query(`UPDATE ${schema}.kgrag_schema SET version = 8`);
+    const migrated = await openPostgresStore(running.pool(url), { workspace: 'w', generation: 3 }, options);
+    const indexes = (await pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vector_hnsw_%'`, [schema])).rows.map((row: { indexname: string }) => row.indexname);
+    assert.equal(indexes.length, 1);
+    assert.notEqual(indexes[0], 'vector_hnsw_old');
+    assert.deepEqual((await pool.query(`SELECT space, dimensions, name FROM ${schema}.vector_indexes`)).rows, [{ space: 'entities', dimensions: 8, name: indexes[0] }]);
+    const query = unitVector(random(9), 8);
+    const exact = await openPostgresStore(pool, { workspace: 'w', generation: 3 }, { ...options, exactVectorSearch: true });
+    assert.deepEqual((await migrated.vectors('entities').search(query, 5)).map((hit) => hit.id), (await exact.vectors('entities').search(query, 5)).map((hit) => hit.id));
   });
 
   test('HNSW search (PGlite + pgvector) finds the exact top 10 with recall of at least 0.95', async () => {

@@ -7,6 +7,7 @@ import { postingsBytes, searchFullText, type FullTextCache, type PostingsCache }
 import { createPostgresPluginTables, migratePostgresSchema, type PostgresSchemaState } from './postgres-migrations.js';
 import { connectClient, inPostgresTransaction, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { PostgresTable } from './postgres-table.js';
+import { retireOlder, visibleAt } from './postgres-row-versions.js';
 import { PostgresVectorIndex, type PostgresVectorAccess } from './postgres-vector-index.js';
 import type { SpaceCache } from '../core/space-cache.js';
 import { memoized } from '../core/memoized.js';
@@ -35,7 +36,7 @@ export interface PostgresStoreOptions extends StoreExtensions {
    */
   onWarning?: (message: string) => void;
   /**
-   * The generation is a published one, which no writer changes again (a writer copies it to the next generation):
+   * The generation is a published one, which no writer changes again (a writer writes the next generation's row versions):
    * what a search reads of it (collection statistics, vector space descriptions) stays in memory without asking the
    * server for its revision each time. Only for reading.
    */
@@ -102,9 +103,11 @@ function validScope(scope: PostgresScope): PostgresScope {
 
 /**
  * Opens the store of one workspace generation in a Postgres database, migrating kgrag's schema first when needed.
- * The pool stays the caller's: `close()` ends the store, not the pool. Tables are the ones of `store/schema.ts`, each
- * keyed by workspace and generation; BM25 ranks as SQLite's FTS5 does (term statistics in tables); dense vectors use
- * pgvector's HNSW index when the server has pgvector, else an exact scan (with a warning, once per pool).
+ * The pool stays the caller's: `close()` ends the store, not the pool. Tables are the ones of `store/schema.ts`, whose
+ * rows are versions of every generation of every workspace (`postgres-row-versions.ts`): the store sees the versions
+ * of its generation, and writes only where its generation is the workspace's newest (a draft over the published one).
+ * BM25 ranks as SQLite's FTS5 does (term statistics in tables); dense vectors use pgvector's HNSW index when the
+ * server has pgvector, else an exact scan (with a warning, once per pool).
  */
 export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, options: PostgresStoreOptions = {}): Promise<Store> {
   const { workspace, generation } = validScope(scope);
@@ -275,7 +278,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
   }
 
   async getMeta<V>(key: string): Promise<V | undefined> {
-    const [row] = await this.runner().rows<{ value: string | null }>(`SELECT value FROM ${this.schema}.meta WHERE workspace = $1 AND generation = $2 AND key = $3`, [
+    const [row] = await this.runner().rows<{ value: string | null }>(`SELECT value FROM ${this.schema}.meta WHERE workspace = $1 AND ${visibleAt()} AND key = $3`, [
       ...this.scope,
       key,
     ]);
@@ -284,13 +287,27 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   async setMeta(key: string, value: unknown): Promise<void> {
     await this.runner().rows(
-      `INSERT INTO ${this.schema}.meta (workspace, generation, key, value) VALUES ($1, $2, $3, $4) ON CONFLICT (workspace, generation, key) DO UPDATE SET value = excluded.value`,
+      this.metaWrite('value'),
       [...this.scope, key, JSON.stringify(value)],
     );
   }
 
+  /**
+   * Writes one of a meta key's two columns (`$4`): a new version of the key's row that keeps the other column's value,
+   * retiring an older version, or in place of the version the generation wrote.
+   */
+  private metaWrite(column: 'value' | 'blob'): string {
+    const other = column === 'value' ? 'blob' : 'value';
+    return (
+      `WITH retired AS (${retireOlder(`${this.schema}.meta`, 'key = $3')}) ` +
+      `INSERT INTO ${this.schema}.meta (workspace, generation, key, ${column}, ${other}) ` +
+      `SELECT $1, $2, $3, $4::${column === 'value' ? 'text' : 'bytea'}, (SELECT ${other} FROM ${this.schema}.meta WHERE workspace = $1 AND ${visibleAt()} AND key = $3) ` +
+      `ON CONFLICT (workspace, key, generation) DO UPDATE SET ${column} = excluded.${column}`
+    );
+  }
+
   async getBlob(key: string): Promise<Uint8Array | undefined> {
-    const [row] = await this.runner().rows<{ blob: Buffer | null }>(`SELECT blob FROM ${this.schema}.meta WHERE workspace = $1 AND generation = $2 AND key = $3`, [
+    const [row] = await this.runner().rows<{ blob: Buffer | null }>(`SELECT blob FROM ${this.schema}.meta WHERE workspace = $1 AND ${visibleAt()} AND key = $3`, [
       ...this.scope,
       key,
     ]);
@@ -299,14 +316,14 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   async setBlob(key: string, value: Uint8Array): Promise<void> {
     await this.runner().rows(
-      `INSERT INTO ${this.schema}.meta (workspace, generation, key, blob) VALUES ($1, $2, $3, $4) ON CONFLICT (workspace, generation, key) DO UPDATE SET blob = excluded.blob`,
+      this.metaWrite('blob'),
       [...this.scope, key, Buffer.from(value.buffer, value.byteOffset, value.byteLength)],
     );
   }
 
   async blobKeys(): Promise<string[]> {
     const rows = await this.runner().rows<{ key: string }>(
-      `SELECT key FROM ${this.schema}.meta WHERE workspace = $1 AND generation = $2 AND blob IS NOT NULL ORDER BY key COLLATE "C"`,
+      `SELECT key FROM ${this.schema}.meta WHERE workspace = $1 AND ${visibleAt()} AND blob IS NOT NULL ORDER BY key COLLATE "C"`,
       [...this.scope],
     );
     return rows.map((row) => row.key);
@@ -314,7 +331,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   async metaKeys(): Promise<string[]> {
     const rows = await this.runner().rows<{ key: string }>(
-      `SELECT key FROM ${this.schema}.meta WHERE workspace = $1 AND generation = $2 AND value IS NOT NULL ORDER BY key COLLATE "C"`,
+      `SELECT key FROM ${this.schema}.meta WHERE workspace = $1 AND ${visibleAt()} AND value IS NOT NULL ORDER BY key COLLATE "C"`,
       [...this.scope],
     );
     return rows.map((row) => row.key);

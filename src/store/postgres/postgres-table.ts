@@ -4,6 +4,7 @@ import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type Tabl
 import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms, type PostingsCache } from './postgres-full-text.js';
 import { postgresColumnType, termTableOf } from './postgres-migrations.js';
 import { lockForWrite, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
+import { versionedDelete, visibleAt } from './postgres-row-versions.js';
 
 /** What tables and vector spaces need of the store they belong to. */
 export interface PostgresScopeAccess {
@@ -39,8 +40,8 @@ function arrayType(column: ColumnSpec): string {
 export class PostgresTable<T extends TableName> extends TableBase<T> {
   private readonly table: string;
   private readonly upsertSql: string;
-  /** The upsert of a hid table into a generation that holds none of its rows yet: no existing row to look up. */
-  private readonly freshUpsertSql: string | undefined;
+  /** The upsert into a generation that sees none of the table's rows: no existing row to look up. */
+  private readonly freshUpsertSql: string;
   private readonly keyColumns: string[];
 
   constructor(
@@ -57,54 +58,53 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
     const parameters = this.columns.map(([, column], index) => `$${index + 3}::${arrayType(column)}`);
     const selected = aliases.map((alias, index) => (this.columns[index]?.[1].type === 'json' ? `u.${alias}::json` : `u.${alias}`));
     const updates = inserted.filter((column) => !this.keyColumns.includes(column)).map((column) => `${column} = excluded.${column}`);
-    const conflict = `ON CONFLICT (workspace, generation, ${this.keyColumns.join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+    const conflict = `ON CONFLICT (workspace, ${this.keyColumns.join(', ')}, generation) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
     const rows = `unnest(${parameters.join(', ')}) WITH ORDINALITY AS u(${aliases.join(', ')}, ordinal)`;
-    let insert: string;
-    let freshInsert: string | undefined;
-    if (spec.hid) {
-      // A table whose hid rows show is numbered per workspace generation, as a SQLite file numbers its rows (1, 2, …
-      // in insertion order; a replaced row keeps its number), so that the same input gives the same rows whichever
-      // workspace of the database it is indexed into. Writers of one table take turns (`upsert` locks it).
-      const keyJoin = spec.key.map((column) => {
-        const index = this.columns.findIndex(([name]) => name === column);
-        return `e.${quoteIdentifier(snakeCase(column))} = u.${aliases[index]}`;
-      });
-      // New rows are numbered on from the generation's last hid, in the order given.
-      const numbered = (hid: string, source: string): string =>
-        `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, ${hid}, ${selected.join(', ')} FROM ${source} ` +
-        `CROSS JOIN (SELECT coalesce(max(hid), 0) AS last FROM ${this.table} WHERE workspace = $1 AND generation = $2) b ORDER BY u.ordinal ${conflict}`;
-      insert = numbered(
-        'coalesce(e.hid, b.last + row_number() OVER (PARTITION BY e.hid IS NULL ORDER BY u.ordinal))',
-        `${rows} LEFT JOIN ${this.table} e ON e.workspace = $1 AND e.generation = $2 AND ${keyJoin.join(' AND ')}`,
-      );
-      // Without the join. A generation being written has no planner statistics until it is published, so Postgres
-      // estimates it holds a few rows and hashes all of them for every batch's join: quadratic in the rows written
-      // (2.4 million relations in 485 batches: 267 s). Writing a table from empty is what a build does.
-      freshInsert = numbered('b.last + u.ordinal', rows);
-    } else {
-      insert = `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} FROM ${rows} ORDER BY u.ordinal ${conflict}`;
-    }
-    if (!fullText) {
-      this.upsertSql = insert;
-      this.freshUpsertSql = freshInsert;
-    } else {
-      // The rows' old full-text values, read in the statement's snapshot (before the insert), so that the terms they
-      // indexed can be taken out; full-text tables have a single-column key.
-      const key = this.keyColumns[0] as string;
-      const keyIndex = this.columns.findIndex(([name]) => name === spec.key[0]);
-      const oldColumns = (spec.fullText ?? []).map((column) => `t.${quoteIdentifier(snakeCase(column))} AS ${quoteIdentifier(column)}`);
-      this.upsertSql =
-        `WITH old AS (SELECT t.hid, ${oldColumns.join(', ')} FROM ${this.table} t WHERE t.workspace = $1 AND t.generation = $2 AND t.${key} = ANY($${keyIndex + 3}::text[])), ` +
-        `up AS (${insert} RETURNING hid, ${key} AS key) ` +
-        `SELECT up.hid, up.key, old.hid IS NOT NULL AS existed, ${(spec.fullText ?? []).map((column) => `old.${quoteIdentifier(column)}`).join(', ')} FROM up LEFT JOIN old ON old.hid = up.hid`;
-      this.freshUpsertSql = freshInsert === undefined ? undefined : `WITH up AS (${freshInsert} RETURNING hid, ${key} AS key) SELECT up.hid, up.key, false AS existed FROM up`;
-    }
+    const keyJoin = spec.key.map((column) => {
+      const index = this.columns.findIndex(([name]) => name === column);
+      return `t.${quoteIdentifier(snakeCase(column))} = u.${aliases[index]}`;
+    });
+    // Whether the stored version holds the values given (json compared as the text it was given as): such a row is
+    // not written again, so that an update writes only the rows it changes.
+    const same = inserted.map((column, index) =>
+      this.columns[index]?.[1].type === 'json' ? `t.${column}::text IS NOT DISTINCT FROM u.${aliases[index]}` : `t.${column} IS NOT DISTINCT FROM u.${aliases[index]}`,
+    );
+    const oldFullText = (spec.fullText ?? []).map((column) => `t.${quoteIdentifier(snakeCase(column))} AS ${quoteIdentifier(column)}`);
+    const key = this.keyColumns[0] as string;
+    // A table whose hid rows show is numbered per workspace generation, as a SQLite file numbers its rows (1, 2, … in
+    // insertion order; a replaced row keeps its number), so that the same input gives the same rows whichever
+    // workspace of the database it is indexed into; the other tables take the identity's next values, in the order
+    // given. Writers of one table take turns (`upsert` locks it). A new version keeps its row's hid.
+    const last = `(SELECT coalesce(max(hid), 0) AS last FROM ${this.table} WHERE workspace = $1 AND ${visibleAt()})`;
+    const fresh = (source: string, condition: string): string =>
+      spec.hid
+        ? `INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, b.last + row_number() OVER (ORDER BY u.ordinal), ${selected.join(', ')} ` +
+          `FROM ${source} CROSS JOIN ${last} b ${condition} ORDER BY u.ordinal`
+        : `INSERT INTO ${this.table} (workspace, generation, ${inserted.join(', ')}) SELECT $1, $2, ${selected.join(', ')} FROM ${source} ${condition} ORDER BY u.ordinal ${conflict}`;
+    const returned = fullText ? ` RETURNING hid, ${key} AS key` : '';
+    this.upsertSql =
+      `WITH u AS (SELECT * FROM ${rows}), ` +
+      `e AS (SELECT t.hid, t.generation AS born, u.ordinal, (${same.join(' AND ')}) AS same${oldFullText.length > 0 ? `, ${oldFullText.join(', ')}` : ''} ` +
+      `FROM u JOIN ${this.table} t ON t.workspace = $1 AND ${visibleAt('t')} AND ${keyJoin.join(' AND ')}), ` +
+      `retired AS (UPDATE ${this.table} t SET retired = $2 FROM e WHERE t.workspace = $1 AND t.hid = e.hid AND t.generation = e.born AND e.born < $2 AND NOT e.same), ` +
+      `replaced AS (INSERT INTO ${this.table} (workspace, generation, hid, ${inserted.join(', ')}) SELECT $1, $2, e.hid, ${selected.join(', ')} ` +
+      `FROM u JOIN e ON e.ordinal = u.ordinal WHERE NOT e.same ORDER BY u.ordinal ${conflict}${returned}), ` +
+      `added AS (${fresh('u LEFT JOIN e ON e.ordinal = u.ordinal', 'WHERE e.hid IS NULL')}${returned}) ` +
+      (fullText
+        ? `SELECT w.hid, w.key, e.hid IS NOT NULL AS existed, ${(spec.fullText ?? []).map((column) => `e.${quoteIdentifier(column)}`).join(', ')} ` +
+          `FROM (SELECT hid, key FROM replaced UNION ALL SELECT hid, key FROM added) w LEFT JOIN e ON e.hid = w.hid`
+        : 'SELECT 1');
+    // Without the join. Writing a table that holds none of the workspace's rows is what a build does: no row to look up.
+    const freshInsert = fresh(rows, '');
+    this.freshUpsertSql = fullText ? `WITH up AS (${freshInsert} RETURNING hid, ${key} AS key) SELECT up.hid, up.key, false AS existed FROM up` : freshInsert;
   }
 
   async upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void> {
     if (rows.length === 0) return;
     const batches = this.batches(this.deduplicated(rows as unknown as ReadonlyArray<Record<string, unknown>>));
     if (!this.spec.fullText && !this.spec.hid && batches.length === 1) {
+      // One statement, which another writer of the table cannot interleave with: it numbers no rows, and a key it
+      // retires or adds at the same moment as another statement meets that statement's new version as a conflict.
       await this.store.runner().rows(this.upsertSql, this.parameters(batches[0] as Array<Record<string, unknown>>));
       return;
     }
@@ -112,10 +112,10 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
       // The term changes of all batches are written once: the postings of a term common to several batches are
       // read and rewritten once, not once per batch.
       const changes = emptyTermChanges();
-      // Rows are numbered from the generation's last hid: two writers of one table must not take the same numbers.
-      if (this.spec.hid) await lockForWrite(run, JSON.stringify([this.store.schema, ...this.store.scope, 'rows', this.spec.sqlName]));
+      // Rows are numbered from the generation's last hid, and replaced rows retired: two writers of one table must not interleave.
+      await lockForWrite(run, JSON.stringify([this.store.schema, ...this.store.scope, 'rows', this.spec.sqlName]));
       // Under that lock no other writer adds rows, and the batches hold distinct keys: rows absent now stay new.
-      const sql = this.freshUpsertSql !== undefined && !(await this.hasRows(run)) ? this.freshUpsertSql : this.upsertSql;
+      const sql = !(await this.hasRows(run)) ? this.freshUpsertSql : this.upsertSql;
       for (const batch of batches) {
         if (!this.spec.fullText) {
           await run.rows(sql, this.parameters(batch));
@@ -142,7 +142,7 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
 
   /** Whether the generation holds any row of this table. */
   private async hasRows(run: SqlRunner): Promise<boolean> {
-    const [row] = await run.rows<{ present: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${this.table} WHERE workspace = $1 AND generation = $2) AS present`, [...this.store.scope]);
+    const [row] = await run.rows<{ present: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${this.table} WHERE workspace = $1 AND ${visibleAt()}) AS present`, [...this.store.scope]);
     return row?.present === true;
   }
 
@@ -199,7 +199,7 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
   protected async select(columns: ReadonlyArray<[string, ColumnSpec]>, where: RowFilter | undefined): Promise<Array<Record<string, unknown>>> {
     const list = [...(this.spec.hid ? ['hid'] : []), ...columns.map(([name]) => quoteIdentifier(snakeCase(name)))];
     const rows = await this.store.runner().rows<Record<string, unknown>>(
-      `SELECT ${list.length > 0 ? list.join(', ') : 'hid'} FROM ${this.table} WHERE workspace = $1 AND generation = $2${where ? ` AND ${this.matches(where.column)}` : ''} ORDER BY hid`,
+      `SELECT ${list.length > 0 ? list.join(', ') : 'hid'} FROM ${this.table} WHERE workspace = $1 AND ${visibleAt()}${where ? ` AND ${this.matches(where.column)}` : ''} ORDER BY hid`,
       where ? [...this.store.scope, where.values] : [...this.store.scope],
     );
     return rows.map((row) => this.decode(row, columns));
@@ -207,14 +207,18 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
 
   async deleteWhere<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<number> {
     if (values.length === 0) return 0;
-    const sql = `DELETE FROM ${this.table} WHERE workspace = $1 AND generation = $2 AND ${this.matches(column)}`;
     if (!this.spec.fullText) {
-      const [row] = await this.store.runner().rows<{ n: number }>(`WITH deleted AS (${sql} RETURNING 1) SELECT count(*) AS n FROM deleted`, [...this.store.scope, values]);
+      const [row] = await this.store
+        .runner()
+        .rows<{ n: number }>(versionedDelete(this.table, this.matches(column)), [...this.store.scope, values]);
       return row?.n ?? 0;
     }
     return this.store.atomically(async (run) => {
       const fullText = (this.spec.fullText ?? []).map((name) => `${quoteIdentifier(snakeCase(name))} AS ${quoteIdentifier(name)}`);
-      const deleted = await run.rows<Record<string, unknown> & { hid: number }>(`${sql} RETURNING hid, ${fullText.join(', ')}`, [...this.store.scope, values]);
+      const deleted = await run.rows<Record<string, unknown> & { hid: number }>(versionedDelete(this.table, this.matches(column), `hid, ${fullText.join(', ')}`), [
+        ...this.store.scope,
+        values,
+      ]);
       const changes = emptyTermChanges();
       for (const row of deleted) recordTermChange(changes, row.hid, indexedTermsOf(this.spec, row), undefined);
       await applyTermChanges(run, this.fullText, changes);
@@ -223,21 +227,16 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
   }
 
   async clear(): Promise<void> {
-    const scope = 'workspace = $1 AND generation = $2';
-    if (!this.spec.fullText) {
-      await this.store.runner().rows(`DELETE FROM ${this.table} WHERE ${scope}`, [...this.store.scope]);
-      return;
-    }
-    await this.store.runner().rows(
-      `WITH postings AS (DELETE FROM ${this.store.schema}.${quoteIdentifier(termTableOf(this.spec))} WHERE ${scope}),
-       totals AS (DELETE FROM ${this.store.schema}.full_text_totals WHERE ${scope} AND table_name = $3)
-       DELETE FROM ${this.table} WHERE ${scope}`,
-      [...this.store.scope, this.spec.sqlName],
-    );
+    await this.store.atomically(async (run) => {
+      await run.rows(versionedDelete(this.table, 'true'), [...this.store.scope]);
+      if (!this.spec.fullText) return;
+      await run.rows(versionedDelete(`${this.store.schema}.${quoteIdentifier(termTableOf(this.spec))}`, 'true'), [...this.store.scope]);
+      await run.rows(versionedDelete(`${this.store.schema}.full_text_totals`, 'table_name = $3'), [...this.store.scope, this.spec.sqlName]);
+    });
   }
 
   async count(): Promise<number> {
-    const [row] = await this.store.runner().rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.table} WHERE workspace = $1 AND generation = $2`, [...this.store.scope]);
+    const [row] = await this.store.runner().rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.table} WHERE workspace = $1 AND ${visibleAt()}`, [...this.store.scope]);
     return row?.n ?? 0;
   }
 

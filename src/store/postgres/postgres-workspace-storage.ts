@@ -9,7 +9,7 @@ import type { BeginWriteOptions, IndexSnapshot, WorkspaceStatus, WorkspaceStorag
 import { draftWriteSession, failedWriteSetup } from '../draft-write-session.js';
 import { layeredQueryCache } from '../layered-query-cache.js';
 import { readWriteRecord, startedWriteRecord, unpublishedRunOf, type WriteRecord } from '../write-record.js';
-import { copyPostgresGeneration, dropPostgresGeneration } from './postgres-generations.js';
+import { collectRetiredRows, discardPostgresDraft } from './postgres-generations.js';
 import { connectClient, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type PostgresStoreOptions } from './postgres-store.js';
 
@@ -38,10 +38,10 @@ interface WorkspaceRow {
  * A workspace in a Postgres database, shared by every process that opens it: each index version is a generation
  * (rows keyed by workspace and generation), `workspaces` says which one is published, and a query reads the
  * published one. A writer holds a session advisory lock on one connection for as long as it writes — the server
- * releases it when that connection ends, so a killed writer never leaves a stale lock — copies the published
- * generation to the next, writes there, and publishes by switching the pointer in one transaction; the
- * generation it replaced is then dropped. A write that stops before publishing leaves its draft generation,
- * which the next writer resumes. Queries check the pointer at each snapshot, so several servers on one database
+ * releases it when that connection ends, so a killed writer never leaves a stale lock — writes the next generation
+ * as row versions over the published one (the rows it changes: `postgres-row-versions.ts`), and publishes by
+ * switching the pointer in one transaction; the versions the new generation replaced are then deleted. A write that
+ * stops before publishing leaves its draft generation, which the next writer resumes. Queries check the pointer at each snapshot, so several servers on one database
  * see a new index as soon as it is published.
  */
 export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, options: PostgresWorkspaceStorageOptions = {}): WorkspaceStorage {
@@ -174,13 +174,11 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
       const record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : []);
       await updateRow(pooled, { writer: holder, unpublished: (started = record) });
       if (!resumed) {
-        if (row?.draft_generation != null) await dropPostgresGeneration(pool, workspace, row.draft_generation, generationOptions);
-        // A generation above the published one holds nothing anyone reads: whatever is there is a lost draft's.
-        await dropPostgresGeneration(pool, workspace, generation, generationOptions);
-        if (base >= 0) {
-          await copyPostgresGeneration(pool, workspace, base, generation, generationOptions);
-          await analyze();
-        }
+        // What a lost draft wrote goes (a draft is recorded before it writes its first row), and the draft starts
+        // as the published generation: it sees the published rows, and writes only what it changes.
+        if (row?.draft_generation != null) await discardPostgresDraft(pool, workspace, base, generationOptions);
+        // And what a writer that published but stopped before deleting the versions it replaced left (none, usually).
+        if (base >= 0) await collectRetiredRows(pool, workspace, base, generationOptions);
         await updateRow(pooled, { draft_generation: generation, draft_base: base });
       }
       const store = await openPostgresStore(pool, { workspace, generation }, storeOptions);
@@ -191,11 +189,12 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
           await updateRow(pooled, { published_generation: generation, published_at: now().toISOString(), draft_generation: null, draft_base: null, unpublished: null });
         },
         async published() {
-          // Deleting means gone: the replaced index goes at once (a query still reading it elsewhere finds its rows gone).
-          if (base >= 0) await dropPostgresGeneration(pool, workspace, base, generationOptions);
+          // Deleting means gone: the rows the new index replaced or deleted go at once (a query still reading the old
+          // generation elsewhere finds them gone).
+          await collectRetiredRows(pool, workspace, generation, generationOptions);
         },
         async discard() {
-          await dropPostgresGeneration(pool, workspace, generation, generationOptions);
+          await discardPostgresDraft(pool, workspace, base, generationOptions);
           await updateRow(pooled, { draft_generation: null, draft_base: null, unpublished: null });
         },
         async saveRecord(current) {

@@ -50,7 +50,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, level0Checked: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();

@@ -2,6 +2,7 @@ import type { CommunitiesConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../../core/types.js';
 import { hierarchicalLeidenFromEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { keepCommunityIds } from './keep-community-ids.js';
 
@@ -27,14 +28,21 @@ interface StoredRows {
   rows: Record<string, string>;
   /** Entity id → digest of what a row reads of the entity (see `rowInputDigests`). */
   entities: Record<string, string>;
+  /**
+   * The modularity of the last fresh level-0 clustering (a first build's, or the check of an update at a refresh):
+   * between refreshes an update checks its level 0 against a fresh clustering only when it falls below this
+   * (`qualityReference`, graph/hierarchical-leiden.ts). Here rather than in `communities:graph`, which a fresh build of
+   * the same graph reproduces: this depends on the clustering's history.
+   */
+  level0Quality?: number;
 }
 
 /** The stored rows record; one written before version 2 is the bare id → hash map, without entity digests. */
-function storedRowsOf(stored: unknown): { rows: Record<string, string>; entities: Record<string, string> | undefined } | undefined {
+function storedRowsOf(stored: unknown): { rows: Record<string, string>; entities: Record<string, string> | undefined; level0Quality: number | undefined } | undefined {
   if (stored === undefined || stored === null || typeof stored !== 'object') return undefined;
   const record = stored as Partial<StoredRows>;
-  if (record.version === 2 && record.rows && record.entities) return { rows: record.rows, entities: record.entities };
-  return { rows: stored as Record<string, string>, entities: undefined };
+  if (record.version === 2 && record.rows && record.entities) return { rows: record.rows, entities: record.entities, level0Quality: typeof record.level0Quality === 'number' ? record.level0Quality : undefined };
+  return { rows: stored as Record<string, string>, entities: undefined, level0Quality: undefined };
 }
 
 type ClusteringSettings = Pick<CommunitiesConfig, 'maxClusterSize' | 'resolution' | 'seed'> & { algorithm: string };
@@ -198,7 +206,10 @@ function titleNumber(title: string): number {
  * with the same clustering settings, the hierarchy is updated rather than recomputed — Leiden starts from the
  * previous partition and revisits only the entities whose edges changed since (a digest of each entity's edges
  * is kept in the meta record `communities:graph`), and unchanged communities keep their sub-communities
- * (graph/hierarchical-leiden.ts). Then each community keeps the id and title of the previous community of its
+ * (graph/hierarchical-leiden.ts). Between refreshes of the corpus statistics the updated level 0 is held to the
+ * modularity of the last fresh level-0 clustering (`level0Quality` in `communities:rows`) and clustered afresh for
+ * comparison only when it falls below it; a refresh, like a first build, compares with a fresh clustering (count
+ * `level0Checked`). Then each community keeps the id and title of the previous community of its
  * level whose members it shares by Jaccard ≥ `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
  * keep their place (`hid`), new ones are appended with new ids (content hashes) and the next free
  * "Community N" titles. A kept community with the same members, parent, children and title, none of whose members'
@@ -231,22 +242,40 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
     const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await store.getMeta<CommunitiesState>(communitiesStateKey) : undefined;
+    const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
+    // Between refreshes of the corpus statistics an update's level 0 is held to the quality of the last fresh check
+    // instead of a fresh clustering each time; a refresh checks it against a fresh one again, as before.
+    const { epoch, incremental: sameEpoch } = await statisticsEpochOf(context, 'communities');
+    let level0Quality = sameEpoch ? stored?.level0Quality : undefined;
     let start: LeidenHierarchyStart<string> | undefined;
     let level0Fresh = false;
+    let level0Checked = false;
     if (state?.version === 1 && JSON.stringify(state.clustering) === JSON.stringify(clustering)) {
       const changed = new Set(entities.flatMap((entity) => (state.digests[entity.id] === digests[entity.id] ? [] : [entity.id])));
       start = {
         communities: previous.map((community) => ({ level: community.level, members: community.entityIds })),
         changed,
+        ...(level0Quality === undefined ? {} : { qualityReference: level0Quality }),
         onLevel0Check: (check) => {
           level0Fresh = check.keptFresh;
+          level0Checked = check.fresh !== undefined;
         },
       };
     }
     const hierarchy = hierarchicalLeidenFromEdges(
       entities.map((entity) => entity.id),
       relations.map((relation) => ({ source: relation.source, target: relation.target, weight: relation.weight })),
-      { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, moveMargin: settings.moveMargin, maxQualityLoss: settings.maxModularityLoss, maxSplitQualityLoss: settings.maxSplitModularityLoss },
+      {
+        maxClusterSize: settings.maxClusterSize,
+        resolution: settings.resolution,
+        seed: settings.seed,
+        moveMargin: settings.moveMargin,
+        maxQualityLoss: settings.maxModularityLoss,
+        maxSplitQualityLoss: settings.maxSplitModularityLoss,
+        onFreshLevel0: (quality) => {
+          level0Quality = quality;
+        },
+      },
       start,
     );
     // Entities, relations and chunks as numbers, and a community's members marked by its index in stamp
@@ -296,7 +325,6 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
-    const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
     const rowDigests = rowInputDigests(entities, relations, endpoints, { entityChunks, relationChunks, chunkIds }, entityRelationStarts, entityRelations);
     const parentId = (community: (typeof hierarchy)[number]): string | null => (community.parent === null ? null : (ids[community.parent] as string));
     // A kept community with the same members, parent, children and title, none of whose members' relations or chunks
@@ -375,13 +403,13 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const nextState: CommunitiesState = { version: 1, clustering, digests };
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
-    const nextRows: StoredRows = { version: 2, rows: rowHashes, entities: rowDigests };
+    const nextRows: StoredRows = { version: 2, rows: rowHashes, entities: rowDigests, ...(level0Quality === undefined ? {} : { level0Quality }) };
     return {
       counts: {
         communities: hierarchy.length,
         levels,
         ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length } : {}),
-        ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Fresh: level0Fresh ? 1 : 0 } : {}),
+        ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves (by their hashes).
       outputVersion: contentId('communities', hierarchy.map((_, index) => rowHashes[ids[index] as string] as string)),
@@ -395,6 +423,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         await tx.table('communities').upsert(changedRecords);
         await tx.setMeta(communitiesStateKey, nextState);
         await tx.setMeta(communityRowsKey, nextRows);
+        await recordStatisticsEpoch(tx, 'communities', epoch);
       },
     };
   },

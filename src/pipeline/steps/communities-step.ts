@@ -1,6 +1,7 @@
 import type { CommunitiesConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../../core/types.js';
+import type { Store } from '../../store/store.js';
 import { hierarchicalLeidenFromEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepName } from '../pipeline-step.js';
@@ -43,6 +44,14 @@ function storedRowsOf(stored: unknown): { rows: Record<string, string>; entities
   const record = stored as Partial<StoredRows>;
   if (record.version === 2 && record.rows && record.entities) return { rows: record.rows, entities: record.entities, level0Quality: typeof record.level0Quality === 'number' ? record.level0Quality : undefined };
   return { rows: stored as Record<string, string>, entities: undefined, level0Quality: undefined };
+}
+
+/**
+ * The hash of every community row as the communities step last wrote it (community id → hash), or undefined when the
+ * index holds none: equal hashes, equal rows. The reports step compares them to know which communities it need not read.
+ */
+export async function communityRowHashes(store: Pick<Store, 'getMeta'>): Promise<Readonly<Record<string, string>> | undefined> {
+  return storedRowsOf(await store.getMeta(communityRowsKey))?.rows;
 }
 
 type ClusteringSettings = Pick<CommunitiesConfig, 'maxClusterSize' | 'resolution' | 'seed'> & { algorithm: string };

@@ -1,7 +1,7 @@
 import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
-import { undirectedGraphCsr } from '../math/csr-matrix.js';
-import type { CsrMatrix, IndexedEdge } from '../math/csr-matrix.js';
+import { csrFromTriplets } from '../math/csr-matrix.js';
+import type { CsrMatrix } from '../math/csr-matrix.js';
 import { leiden } from './leiden.js';
 
 /*
@@ -408,24 +408,61 @@ export function hierarchicalLeidenFromEdges(
   options: HierarchicalLeidenOptions = {},
   start?: LeidenHierarchyStart<string>,
 ): LeidenHierarchyCommunity<string>[] {
+  const unique = [...new Set(nodes)];
+  const indexOf = new Map(unique.map((id, index) => [id, index]));
+  const ends = new Int32Array(edges.length * 2);
+  const weights = new Float64Array(edges.length);
+  edges.forEach((edge, index) => {
+    ends[index * 2] = indexOf.get(edge.source) ?? -1;
+    ends[index * 2 + 1] = indexOf.get(edge.target) ?? -1;
+    weights[index] = edge.weight;
+  });
+  return hierarchicalLeidenFromNodeEdges(unique, ends, weights, options, start);
+}
+
+/**
+ * {@link hierarchicalLeidenFromEdges} with each edge given by the positions of its ends in `nodes` (ids, each once):
+ * edge i joins `ends[2i]` and `ends[2i + 1]` (−1: not a node, ignored) with weight `weights[i]`. The same hierarchy as
+ * the id edges give, without a map lookup per end (the communities step has the positions already).
+ */
+export function hierarchicalLeidenFromNodeEdges(
+  nodes: readonly string[],
+  ends: Int32Array,
+  weights: ArrayLike<number>,
+  options: HierarchicalLeidenOptions = {},
+  start?: LeidenHierarchyStart<string>,
+): LeidenHierarchyCommunity<string>[] {
   // Indices in sorted id order, so "sorted indices" and "smallest member first" mean the same for ids.
-  const ids = [...new Set(nodes)].sort();
-  const indexOf = new Map(ids.map((id, index) => [id, index]));
-  const kept: IndexedEdge[] = [];
+  const order = Array.from(nodes.keys()).sort((left, right) => ((nodes[left] as string) < (nodes[right] as string) ? -1 : 1));
+  const ids = order.map((position) => nodes[position] as string);
+  const rank = new Int32Array(nodes.length);
+  order.forEach((position, index) => {
+    rank[position] = index;
+  });
+  const rowIndices: number[] = [];
+  const columnIndices: number[] = [];
+  const values: number[] = [];
   let minimum = Number.POSITIVE_INFINITY;
   let maximum = Number.NEGATIVE_INFINITY;
-  for (const edge of edges) {
-    const source = indexOf.get(edge.source);
-    const target = indexOf.get(edge.target);
-    if (source === undefined || target === undefined || source === target) continue;
-    kept.push({ source, target, weight: edge.weight });
-    minimum = Math.min(minimum, edge.weight);
-    maximum = Math.max(maximum, edge.weight);
+  for (let edge = 0; edge < weights.length; edge++) {
+    const sourceAt = ends[edge * 2] as number;
+    const targetAt = ends[edge * 2 + 1] as number;
+    if (sourceAt < 0 || targetAt < 0 || sourceAt === targetAt) continue;
+    const source = rank[sourceAt] as number;
+    const target = rank[targetAt] as number;
+    const weight = weights[edge] as number;
+    // Both directions of the edge, as undirectedGraphCsr lists them.
+    rowIndices.push(source, target);
+    columnIndices.push(target, source);
+    values.push(weight, weight);
+    minimum = Math.min(minimum, weight);
+    maximum = Math.max(maximum, weight);
   }
   if (minimum <= 0) {
     const floor = maximum > minimum ? (maximum - minimum) * 0.01 : 1;
-    for (const edge of kept) edge.weight = edge.weight - minimum + floor;
+    for (let entry = 0; entry < values.length; entry++) values[entry] = (values[entry] as number) - minimum + floor;
   }
+  const indexOf = new Map(ids.map((id, index) => [id, index]));
   const indexStart: LeidenHierarchyStart | undefined = start && {
     communities: start.communities.map((community) => ({
       level: community.level,
@@ -438,6 +475,6 @@ export function hierarchicalLeidenFromEdges(
     ...(start.qualityReference === undefined ? {} : { qualityReference: start.qualityReference }),
     ...(start.onLevel0Check === undefined ? {} : { onLevel0Check: start.onLevel0Check }),
   };
-  const hierarchy = hierarchicalLeiden(undirectedGraphCsr(ids.length, kept), options, indexStart);
+  const hierarchy = hierarchicalLeiden(csrFromTriplets(ids.length, ids.length, rowIndices, columnIndices, values), options, indexStart);
   return hierarchy.map((community) => ({ ...community, members: community.members.map((index) => ids[index] as string) }));
 }

@@ -2,7 +2,7 @@ import type { CommunitiesConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../../core/types.js';
 import type { Store } from '../../store/store.js';
-import { hierarchicalLeidenFromEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
+import { hierarchicalLeidenFromNodeEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { keepCommunityIds } from './keep-community-ids.js';
@@ -270,9 +270,10 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         },
       };
     }
-    const hierarchy = hierarchicalLeidenFromEdges(
+    const hierarchy = hierarchicalLeidenFromNodeEdges(
       entities.map((entity) => entity.id),
-      relations.map((relation) => ({ source: relation.source, target: relation.target, weight: relation.weight })),
+      endpoints,
+      Float64Array.from(relations, (relation) => relation.weight),
       {
         maxClusterSize: settings.maxClusterSize,
         resolution: settings.resolution,

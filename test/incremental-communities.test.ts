@@ -85,6 +85,25 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.close();
   });
 
+  test('between refreshes an update does not cluster the whole graph afresh to check its level 0; a refresh does', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([corpus], { methods });
+    const update = await kgrag.index(
+      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      { methods },
+    );
+    assert.equal(update.counts.communities?.['warmStart'], 1);
+    assert.ok((update.counts.communities?.['changedEntities'] ?? 0) > 0);
+    assert.equal(update.counts.communities?.['level0Checked'], 0);
+    const refresh = await kgrag.index(
+      [{ title: 'Quay ferry', text: '# Quay ferry\n\nThe Quay ferry carries bread from Hollins Bakery across the River Kester to the Ferry Inn.\n' }],
+      { methods, refresh: true },
+    );
+    assert.equal(refresh.counts.communities?.['level0Checked'], 1);
+    await kgrag.close();
+  });
+
   test('an update builds only the rows whose members or their relations and chunks changed; the others are the rows it would build', async () => {
     const workspace = join(root, `ws-${workspaces++}`);
     const kgrag = await createKgrag({ workspace, env: {} });

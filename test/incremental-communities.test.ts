@@ -11,7 +11,9 @@ import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import type { StepContext } from '../src/pipeline/pipeline-step.js';
 import { createCommunitiesStep } from '../src/pipeline/steps/communities-step.js';
+import { createReportsStep } from '../src/pipeline/steps/reports-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../src/store/store.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
@@ -50,7 +52,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, level0Checked: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();
@@ -83,6 +85,25 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.close();
   });
 
+  test('between refreshes an update does not cluster the whole graph afresh to check its level 0; a refresh does', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([corpus], { methods });
+    const update = await kgrag.index(
+      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      { methods },
+    );
+    assert.equal(update.counts.communities?.['warmStart'], 1);
+    assert.ok((update.counts.communities?.['changedEntities'] ?? 0) > 0);
+    assert.equal(update.counts.communities?.['level0Checked'], 0);
+    const refresh = await kgrag.index(
+      [{ title: 'Quay ferry', text: '# Quay ferry\n\nThe Quay ferry carries bread from Hollins Bakery across the River Kester to the Ferry Inn.\n' }],
+      { methods, refresh: true },
+    );
+    assert.equal(refresh.counts.communities?.['level0Checked'], 1);
+    await kgrag.close();
+  });
+
   test('an update builds only the rows whose members or their relations and chunks changed; the others are the rows it would build', async () => {
     const workspace = join(root, `ws-${workspaces++}`);
     const kgrag = await createKgrag({ workspace, env: {} });
@@ -109,6 +130,62 @@ describe('fast mode: communities and reports after a change', () => {
     assert.equal(output.counts?.['built'], counts['communities']);
     assert.equal(output.counts?.['written'], 0, 'every row built anew equals the stored one');
     await store.close();
+  });
+
+  test('an update hashes the report inputs only of communities whose row or members changed; the others carry theirs, as hashing gives them', async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([corpus], { methods });
+    const summary = await kgrag.index(
+      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      { methods },
+    );
+    const counts = summary.counts.reports ?? {};
+    assert.ok((counts['inputsHashed'] ?? 0) < (counts['reports'] ?? 0), `hashed ${counts['inputsHashed']} of ${counts['reports']}`);
+    assert.ok((counts['inputsHashed'] ?? 0) >= (counts['regenerated'] ?? 0));
+    await kgrag.close();
+    const rerun = async (change: (tx: Store) => Promise<void>) => {
+      const copy = join(root, `copy-${workspaces++}.db`);
+      copyFileSync(join(workspace, 'kgrag.db'), copy);
+      const store = openSqliteStore(copy);
+      await store.transaction(change);
+      const config = configSchema.parse({});
+      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+      const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
+      await store.transaction(async (tx) => output.write?.(tx));
+      const inputs = await store.getMeta<{ byCommunity: Record<string, string> }>('reports:inputs');
+      const result = { counts: output.counts ?? {}, byCommunity: inputs?.byCommunity, reports: await store.table('reports').all(), communities: await store.table('communities').pick(['id', 'entityIds']) };
+      await store.close();
+      return result;
+    };
+    // Without the stored basis every community is hashed again, and to the inputs the update carried.
+    const stored = await (async () => {
+      const store = openSqliteStore(join(workspace, 'kgrag.db'));
+      const record = await store.getMeta<{ byCommunity: Record<string, string> }>('reports:inputs');
+      await store.close();
+      return record;
+    })();
+    const hashedAll = await rerun(async (tx) => {
+      const record = await tx.getMeta<Record<string, unknown>>('reports:inputs');
+      const { extractive: _extractive, ...rest } = record ?? {};
+      await tx.setMeta('reports:inputs', rest);
+    });
+    assert.equal(hashedAll.counts['inputsHashed'], hashedAll.counts['reports']);
+    assert.equal(hashedAll.counts['regenerated'], 0);
+    assert.deepEqual(hashedAll.byCommunity, stored?.byCommunity);
+    // A member whose description changed: the communities holding it are hashed and rebuilt, no other.
+    const entity = (await (async () => {
+      const store = openSqliteStore(join(workspace, 'kgrag.db'));
+      const rows = await store.table('entities').all();
+      await store.close();
+      return rows;
+    })()).find((row) => row.description.length > 0);
+    assert.ok(entity);
+    const described = await rerun(async (tx) => tx.table('entities').upsert([{ ...entity, description: `${entity.description} Rebuilt in 1911.` }]));
+    const holding = described.communities.filter((community) => community.entityIds.includes(entity.id)).length;
+    assert.ok(holding > 0);
+    assert.equal(described.counts['inputsHashed'], holding);
+    assert.equal(described.counts['regenerated'], holding);
   });
 
   test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {

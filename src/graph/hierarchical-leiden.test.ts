@@ -5,7 +5,7 @@ import { createRandom } from '../core/random.js';
 import { csrFromTriplets, undirectedGraphCsr } from '../math/csr-matrix.js';
 import type { CsrMatrix, IndexedEdge } from '../math/csr-matrix.js';
 import { hierarchicalLeiden, hierarchicalLeidenDefaults, hierarchicalLeidenFromEdges } from './hierarchical-leiden.js';
-import type { LeidenHierarchyCommunity, WeightedIdEdge } from './hierarchical-leiden.js';
+import type { LeidenHierarchyCommunity, LeidenHierarchyStart, WeightedIdEdge } from './hierarchical-leiden.js';
 import { leiden } from './leiden.js';
 import { modularity } from './modularity.js';
 
@@ -323,7 +323,7 @@ describe('hierarchicalLeiden updates', () => {
     const { graph, nodes } = plantedWithExtras(4, 0.25);
     // A poor earlier partition: nodes dealt round-robin into 12 groups, unrelated to the planted ones.
     const poor = Array.from({ length: 12 }, (_, group) => ({ level: 0, members: range(nodes).filter((node) => node % 12 === group) }));
-    const checks: Array<{ updated: number; fresh: number; keptFresh: boolean }> = [];
+    const checks: Array<{ updated: number; fresh: number | undefined; keptFresh: boolean }> = [];
     const updated = hierarchicalLeiden(graph, { seed: 4, moveMargin: 0.2 }, { communities: poor, changed: new Set([0]), onLevel0Check: (check) => checks.push(check) });
     assert.equal(checks.length, 1);
     assert.ok(checks[0]?.keptFresh, `updated ${checks[0]?.updated} vs fresh ${checks[0]?.fresh}`);
@@ -333,6 +333,33 @@ describe('hierarchicalLeiden updates', () => {
       fresh.filter((community) => community.level === 0).map((community) => community.members),
     );
     assertWellFormed(updated, range(nodes), 10, byNumber);
+  });
+
+  test('with a quality reference, level 0 is checked against a fresh clustering only when the update falls below it', () => {
+    const { graph, nodes } = plantedWithExtras(4, 0.25);
+    const earlier = hierarchicalLeiden(graph, { seed: 4 });
+    const freshQualities: number[] = [];
+    hierarchicalLeiden(graph, { seed: 4, onFreshLevel0: (quality) => freshQualities.push(quality) });
+    assert.equal(freshQualities.length, 1, 'a first run reports its level 0');
+    const reference = freshQualities[0] as number;
+    const run = (communities: LeidenHierarchyStart['communities'], qualityReference: number) => {
+      const checks: Array<{ updated: number; fresh: number | undefined; keptFresh: boolean }> = [];
+      const fresh: number[] = [];
+      const updated = hierarchicalLeiden(graph, { seed: 4, moveMargin: 0.2, onFreshLevel0: (quality) => fresh.push(quality) }, { communities, changed: new Set([0, 1]), qualityReference, onLevel0Check: (check) => checks.push(check) });
+      return { updated, checks, fresh };
+    };
+    // The earlier hierarchy of the same graph keeps to the reference: no fresh clustering.
+    const kept = run(earlier, reference);
+    assert.equal(kept.checks.length, 1);
+    assert.equal(kept.checks[0]?.fresh, undefined);
+    assert.deepEqual(kept.fresh, []);
+    assertWellFormed(kept.updated, range(nodes), 10, byNumber);
+    // Below a reference (here one no partition reaches), level 0 is checked against a fresh clustering again.
+    const breached = run(earlier, 1);
+    assert.equal(breached.checks.length, 1);
+    assert.equal(breached.fresh.length, 1);
+    assert.equal(breached.checks[0]?.fresh, breached.fresh[0]);
+    assertWellFormed(breached.updated, range(nodes), 10, byNumber);
   });
 
   test('by ids: earlier members that are gone are ignored and new nodes are placed', () => {

@@ -1,7 +1,7 @@
 import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
-import { undirectedGraphCsr } from '../math/csr-matrix.js';
-import type { CsrMatrix, IndexedEdge } from '../math/csr-matrix.js';
+import { csrFromTriplets } from '../math/csr-matrix.js';
+import type { CsrMatrix } from '../math/csr-matrix.js';
 import { leiden } from './leiden.js';
 
 /*
@@ -39,7 +39,11 @@ import { leiden } from './leiden.js';
  * clustering of the same graph and replaced by it when its quality (modularity) is lower by more than
  * `maxQualityLoss` (level 0) or `maxSplitQualityLoss` (a deeper split) of the fresh one's: a warm start with a
  * move margin can fall behind on a graph with weak structure that changed much, and then churn is the price of
- * quality.
+ * quality. A fresh clustering of the whole graph costs as much as the update itself, so a caller that knows the
+ * quality of a fresh level 0 from an earlier check (`start.qualityReference`, kept between refreshes of the corpus
+ * statistics) has the fresh one computed only on a breach: when the updated level 0 falls below that reference by
+ * more than `maxQualityLoss` of it, and for a deeper split when most of its members are on its frontier (a split
+ * that changed little starts from a partition the earlier check passed).
  */
 
 /** Defaults of {@link hierarchicalLeiden}. */
@@ -100,6 +104,11 @@ export interface HierarchicalLeidenOptions {
    * since two fresh clusterings of a small subgraph differ by more than 0.5 % with the seed alone. @default 0.05
    */
   maxSplitQualityLoss?: number;
+  /**
+   * Told the quality of every fresh clustering of the whole graph at level 0: a first run's, or the one an update's
+   * level 0 was checked against. What a caller keeps as the next update's `qualityReference`.
+   */
+  onFreshLevel0?: (quality: number) => void;
 }
 
 /** One community of the hierarchy; `parent` and `children` index into the returned array. */
@@ -122,8 +131,26 @@ export interface LeidenHierarchyStart<Member = number> {
   communities: ReadonlyArray<{ level: number; members: readonly Member[] }>;
   /** Nodes whose edges changed since the earlier hierarchy was computed. @default every node */
   changed?: ReadonlySet<Member>;
-  /** Told the quality of the updated level 0 and of the fresh one it was checked against, and which was kept. */
-  onLevel0Check?: (check: { updated: number; fresh: number; keptFresh: boolean }) => void;
+  /**
+   * The modularity of a fresh level 0 found by an earlier check (see the header): when given, fresh clusterings are
+   * computed only where the update breaches it. @default none: every redone clustering is checked
+   */
+  qualityReference?: number;
+  /**
+   * Told the quality of the updated level 0 and of the fresh one it was checked against (undefined when no fresh
+   * one was needed: the update kept to `qualityReference`), and which was kept.
+   */
+  onLevel0Check?: (check: { updated: number; fresh: number | undefined; keptFresh: boolean }) => void;
+}
+
+/** Share of a split's members on its frontier above which, with a quality reference, the split is still checked. */
+const splitCheckShare = 0.5;
+
+/** Whether more than `share` of the nodes are marked. */
+function markedShareAbove(marks: Uint8Array, share: number): boolean {
+  let marked = 0;
+  for (const mark of marks) marked += mark;
+  return marked > share * marks.length;
 }
 
 /**
@@ -263,17 +290,27 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
       } else {
         const subgraph = members.length === n ? graph : inducedSubgraph(graph, members, local, buffers);
         let result = leiden(subgraph, warm ? { ...leidenOptions, initialMembership: warm.initial, affected: warm.affected } : leidenOptions);
+        if (!warm && parent === null) options.onFreshLevel0?.(result.quality);
         // A community that grew past the cap from an earlier one that was not split: split it as a fresh run would.
         if (warm && parent !== null && result.count < 2) result = leiden(subgraph, leidenOptions);
         clustered = result;
         // Every updated clustering, of the whole graph or of one community's subgraph, is held to a fresh one's quality:
         // a warm start that fell behind at a deeper level would lower that level's modularity just the same.
         if (warm && Number.isFinite(maxQualityLoss)) {
-          const fresh = leiden(subgraph, { ...leidenOptions, random: createRandom(options.seed ?? hierarchicalLeidenDefaults.seed) });
           const allowed = parent === null ? maxQualityLoss : maxSplitQualityLoss;
-          const keptFresh = result.quality < fresh.quality - allowed * Math.abs(fresh.quality);
-          if (keptFresh) clustered = fresh;
-          if (parent === null) start?.onLevel0Check?.({ updated: result.quality, fresh: fresh.quality, keptFresh });
+          const reference = start?.qualityReference;
+          const check =
+            reference === undefined ||
+            (parent === null ? result.quality < reference - allowed * Math.abs(reference) : markedShareAbove(warm.affected, splitCheckShare));
+          if (check) {
+            const fresh = leiden(subgraph, { ...leidenOptions, random: createRandom(options.seed ?? hierarchicalLeidenDefaults.seed) });
+            if (parent === null) options.onFreshLevel0?.(fresh.quality);
+            const keptFresh = result.quality < fresh.quality - allowed * Math.abs(fresh.quality);
+            if (keptFresh) clustered = fresh;
+            if (parent === null) start?.onLevel0Check?.({ updated: result.quality, fresh: fresh.quality, keptFresh });
+          } else if (parent === null) {
+            start?.onLevel0Check?.({ updated: result.quality, fresh: undefined, keptFresh: false });
+          }
         }
       }
       const { membership, count } = clustered;
@@ -371,24 +408,61 @@ export function hierarchicalLeidenFromEdges(
   options: HierarchicalLeidenOptions = {},
   start?: LeidenHierarchyStart<string>,
 ): LeidenHierarchyCommunity<string>[] {
+  const unique = [...new Set(nodes)];
+  const indexOf = new Map(unique.map((id, index) => [id, index]));
+  const ends = new Int32Array(edges.length * 2);
+  const weights = new Float64Array(edges.length);
+  edges.forEach((edge, index) => {
+    ends[index * 2] = indexOf.get(edge.source) ?? -1;
+    ends[index * 2 + 1] = indexOf.get(edge.target) ?? -1;
+    weights[index] = edge.weight;
+  });
+  return hierarchicalLeidenFromNodeEdges(unique, ends, weights, options, start);
+}
+
+/**
+ * {@link hierarchicalLeidenFromEdges} with each edge given by the positions of its ends in `nodes` (ids, each once):
+ * edge i joins `ends[2i]` and `ends[2i + 1]` (−1: not a node, ignored) with weight `weights[i]`. The same hierarchy as
+ * the id edges give, without a map lookup per end (the communities step has the positions already).
+ */
+export function hierarchicalLeidenFromNodeEdges(
+  nodes: readonly string[],
+  ends: Int32Array,
+  weights: ArrayLike<number>,
+  options: HierarchicalLeidenOptions = {},
+  start?: LeidenHierarchyStart<string>,
+): LeidenHierarchyCommunity<string>[] {
   // Indices in sorted id order, so "sorted indices" and "smallest member first" mean the same for ids.
-  const ids = [...new Set(nodes)].sort();
-  const indexOf = new Map(ids.map((id, index) => [id, index]));
-  const kept: IndexedEdge[] = [];
+  const order = Array.from(nodes.keys()).sort((left, right) => ((nodes[left] as string) < (nodes[right] as string) ? -1 : 1));
+  const ids = order.map((position) => nodes[position] as string);
+  const rank = new Int32Array(nodes.length);
+  order.forEach((position, index) => {
+    rank[position] = index;
+  });
+  const rowIndices: number[] = [];
+  const columnIndices: number[] = [];
+  const values: number[] = [];
   let minimum = Number.POSITIVE_INFINITY;
   let maximum = Number.NEGATIVE_INFINITY;
-  for (const edge of edges) {
-    const source = indexOf.get(edge.source);
-    const target = indexOf.get(edge.target);
-    if (source === undefined || target === undefined || source === target) continue;
-    kept.push({ source, target, weight: edge.weight });
-    minimum = Math.min(minimum, edge.weight);
-    maximum = Math.max(maximum, edge.weight);
+  for (let edge = 0; edge < weights.length; edge++) {
+    const sourceAt = ends[edge * 2] as number;
+    const targetAt = ends[edge * 2 + 1] as number;
+    if (sourceAt < 0 || targetAt < 0 || sourceAt === targetAt) continue;
+    const source = rank[sourceAt] as number;
+    const target = rank[targetAt] as number;
+    const weight = weights[edge] as number;
+    // Both directions of the edge, as undirectedGraphCsr lists them.
+    rowIndices.push(source, target);
+    columnIndices.push(target, source);
+    values.push(weight, weight);
+    minimum = Math.min(minimum, weight);
+    maximum = Math.max(maximum, weight);
   }
   if (minimum <= 0) {
     const floor = maximum > minimum ? (maximum - minimum) * 0.01 : 1;
-    for (const edge of kept) edge.weight = edge.weight - minimum + floor;
+    for (let entry = 0; entry < values.length; entry++) values[entry] = (values[entry] as number) - minimum + floor;
   }
+  const indexOf = new Map(ids.map((id, index) => [id, index]));
   const indexStart: LeidenHierarchyStart | undefined = start && {
     communities: start.communities.map((community) => ({
       level: community.level,
@@ -398,8 +472,9 @@ export function hierarchicalLeidenFromEdges(
       }),
     })),
     ...(start.changed === undefined ? {} : { changed: new Set([...start.changed].flatMap((id) => indexOf.get(id) ?? [])) }),
+    ...(start.qualityReference === undefined ? {} : { qualityReference: start.qualityReference }),
     ...(start.onLevel0Check === undefined ? {} : { onLevel0Check: start.onLevel0Check }),
   };
-  const hierarchy = hierarchicalLeiden(undirectedGraphCsr(ids.length, kept), options, indexStart);
+  const hierarchy = hierarchicalLeiden(csrFromTriplets(ids.length, ids.length, rowIndices, columnIndices, values), options, indexStart);
   return hierarchy.map((community) => ({ ...community, members: community.members.map((index) => ids[index] as string) }));
 }

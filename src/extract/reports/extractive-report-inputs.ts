@@ -43,3 +43,22 @@ export function createExtractiveReportInputs(entities: ReadonlyMap<string, Entit
 function joined(list: readonly string[]): string[] {
   return list.length === 0 ? [] : [list.join('\u0000')];
 }
+
+/**
+ * A digest of everything {@link createExtractiveReportInputs} reads of one entity (its id, title, type, description,
+ * aliases and chunk list): a community whose row is unchanged and none of whose members' digests changed has the
+ * inputs it had, without hashing them again (the reports step). Two 32-bit FNV-1a-style hashes of the fields' JSON,
+ * with the length: a few milliseconds for thousands of entities, where a cryptographic hash each cost tens.
+ */
+export function extractiveEntityDigest(entity: Pick<EntityRecord, 'id' | 'title' | 'type' | 'description' | 'aliases' | 'chunkIds'>): string {
+  const text = JSON.stringify([entity.id, entity.title, entity.type, entity.description, entity.aliases, entity.chunkIds]);
+  let low = 0x811c9dc5;
+  let high = 0x9747b28c;
+  for (let position = 0; position < text.length; position++) {
+    const code = text.charCodeAt(position);
+    low = Math.imul(low ^ code, 0x01000193);
+    high = Math.imul(high ^ code, 0x5bd1e995);
+    high ^= high >>> 15;
+  }
+  return `${text.length.toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
+}

@@ -1,7 +1,9 @@
 import type { CommunitiesConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../../core/types.js';
-import { hierarchicalLeidenFromEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
+import type { Store } from '../../store/store.js';
+import { hierarchicalLeidenFromNodeEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
+import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { keepCommunityIds } from './keep-community-ids.js';
 
@@ -22,19 +24,38 @@ const communityRowsKey = 'communities:rows';
 
 /** The meta record under {@link communityRowsKey}. */
 interface StoredRows {
-  version: 2;
+  version: 3;
   /** Community id → hash of its row as written. */
   rows: Record<string, string>;
-  /** Entity id → digest of what a row reads of the entity (see `rowInputDigests`). */
-  entities: Record<string, string>;
+  /** Community id → digest of what its row lists of the graph: its inner relations and chunks (see `rowItemHashes`). */
+  inner: Record<string, string>;
+  /**
+   * The modularity of the last fresh level-0 clustering (a first build's, or the check of an update at a refresh):
+   * between refreshes an update checks its level 0 against a fresh clustering only when it falls below this
+   * (`qualityReference`, graph/hierarchical-leiden.ts). Here rather than in `communities:graph`, which a fresh build of
+   * the same graph reproduces: this depends on the clustering's history.
+   */
+  level0Quality?: number;
 }
 
-/** The stored rows record; one written before version 2 is the bare id → hash map, without entity digests. */
-function storedRowsOf(stored: unknown): { rows: Record<string, string>; entities: Record<string, string> | undefined } | undefined {
+/**
+ * The stored rows record. One written before version 3 has no inner digests (version 2 kept per-entity digests, version 1
+ * is the bare id → hash map): its rows are all built once, and compared with the stored hashes.
+ */
+function storedRowsOf(stored: unknown): { rows: Record<string, string>; inner: Record<string, string> | undefined; level0Quality: number | undefined } | undefined {
   if (stored === undefined || stored === null || typeof stored !== 'object') return undefined;
-  const record = stored as Partial<StoredRows>;
-  if (record.version === 2 && record.rows && record.entities) return { rows: record.rows, entities: record.entities };
-  return { rows: stored as Record<string, string>, entities: undefined };
+  const record = stored as Partial<Omit<StoredRows, 'version'>> & { version?: number };
+  if (record.version === 3 && record.rows && record.inner) return { rows: record.rows, inner: record.inner, level0Quality: typeof record.level0Quality === 'number' ? record.level0Quality : undefined };
+  if (record.version === 2 && record.rows) return { rows: record.rows, inner: undefined, level0Quality: undefined };
+  return { rows: stored as Record<string, string>, inner: undefined, level0Quality: undefined };
+}
+
+/**
+ * The hash of every community row as the communities step last wrote it (community id → hash), or undefined when the
+ * index holds none: equal hashes, equal rows. The reports step compares them to know which communities it need not read.
+ */
+export async function communityRowHashes(store: Pick<Store, 'getMeta'>): Promise<Readonly<Record<string, string>> | undefined> {
+  return storedRowsOf(await store.getMeta(communityRowsKey))?.rows;
 }
 
 type ClusteringSettings = Pick<CommunitiesConfig, 'maxClusterSize' | 'resolution' | 'seed'> & { algorithm: string };
@@ -96,36 +117,30 @@ function mix32(value: number): number {
 }
 
 /**
- * A digest of what a community row reads of each entity: the entity's own chunk list, and its relations in table order,
- * each with its id, its two ends and its chunk list in order. A community whose members are the same and whose
- * members' digests did not change lists the same inner relations and the same chunks in the same order, so an update
- * keeps its stored row without building it again. Order-sensitive where the row is: the chunks are listed in the
- * order the members' relations come in the table.
+ * 64-bit hashes (two 32-bit halves) of what a community row lists of each relation and entity: a relation's id, two ends
+ * and chunk list in order; an entity's chunk list in order (a row without inner relations lists its members' chunks).
+ * Every string is hashed once (chunk ids are shared by many relations); lists fold the hashes in order.
  */
-function rowInputDigests(
+function rowItemHashes(
   entities: ReadonlyArray<Pick<EntityRecord, 'id'>>,
   relations: ReadonlyArray<Pick<RelationRecord, 'id'>>,
   endpoints: Int32Array,
   lists: { entityChunks: ChunkLists; relationChunks: ChunkLists; chunkIds: readonly string[] },
-  entityRelationStarts: Int32Array,
-  entityRelations: Int32Array,
-): Record<string, string> {
-  // Every string is hashed once (chunk ids are shared by many relations); lists fold the hashes in order.
+): { relationLow: Uint32Array; relationHigh: Uint32Array; entityLow: Uint32Array; entityHigh: Uint32Array } {
   const chunkLow = Uint32Array.from(lists.chunkIds, (id) => fnv1a(id, 0x811c9dc5));
   const chunkHigh = Uint32Array.from(chunkLow, (hash) => mix32(hash ^ 0x5bd1e995));
-  const entityLow = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
-  const entityHigh = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
-  const fold = (hash: number, value: number): number => mix32(Math.imul(hash, 31) ^ value);
+  const idLow = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
+  const idHigh = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
   const foldChunks = (low: number, high: number, chunks: ChunkLists, row: number): [number, number] => {
     const start = chunks.starts[row] as number;
     const end = chunks.starts[row + 1] as number;
     for (let position = start; position < end; position++) {
       const chunk = chunks.chunks[position] as number;
-      low = fold(low, chunkLow[chunk] as number);
-      high = fold(high, chunkHigh[chunk] as number);
+      low = foldHash(low, chunkLow[chunk] as number);
+      high = foldHash(high, chunkHigh[chunk] as number);
     }
     // The length ends the list, so that chunks do not run into what is folded after them.
-    return [fold(low, end - start), fold(high, end - start)];
+    return [foldHash(low, end - start), foldHash(high, end - start)];
   };
   const relationLow = new Uint32Array(relations.length);
   const relationHigh = new Uint32Array(relations.length);
@@ -134,27 +149,27 @@ function rowInputDigests(
     const source = endpoints[index * 2] as number;
     const target = endpoints[index * 2 + 1] as number;
     const [low, high] = foldChunks(
-      fold(fold(id, source < 0 ? 0 : (entityLow[source] as number)), target < 0 ? 0 : (entityLow[target] as number)),
-      fold(fold(mix32(id ^ 0x27d4eb2f), source < 0 ? 0 : (entityHigh[source] as number)), target < 0 ? 0 : (entityHigh[target] as number)),
+      foldHash(foldHash(id, source < 0 ? 0 : (idLow[source] as number)), target < 0 ? 0 : (idLow[target] as number)),
+      foldHash(foldHash(mix32(id ^ 0x27d4eb2f), source < 0 ? 0 : (idHigh[source] as number)), target < 0 ? 0 : (idHigh[target] as number)),
       lists.relationChunks,
       index,
     );
     relationLow[index] = low;
     relationHigh[index] = high;
   });
-  const digests: Record<string, string> = {};
-  entities.forEach((entity, position) => {
-    let [low, high] = foldChunks(0x811c9dc5, 0x01000193, lists.entityChunks, position);
-    const start = entityRelationStarts[position] as number;
-    const end = entityRelationStarts[position + 1] as number;
-    for (let slot = start; slot < end; slot++) {
-      const relation = entityRelations[slot] as number;
-      low = fold(low, relationLow[relation] as number);
-      high = fold(high, relationHigh[relation] as number);
-    }
-    digests[entity.id] = `${(end - start).toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
+  const entityLow = new Uint32Array(entities.length);
+  const entityHigh = new Uint32Array(entities.length);
+  entities.forEach((_, position) => {
+    const [low, high] = foldChunks(idLow[position] as number, idHigh[position] as number, lists.entityChunks, position);
+    entityLow[position] = low;
+    entityHigh[position] = high;
   });
-  return digests;
+  return { relationLow, relationHigh, entityLow, entityHigh };
+}
+
+/** One step of an order-sensitive fold of 32-bit hashes. */
+function foldHash(hash: number, value: number): number {
+  return mix32(Math.imul(hash, 31) ^ value);
 }
 
 /** Lists of chunk numbers, row r's at `chunks[starts[r]]…chunks[starts[r + 1]]` (CSR). */
@@ -198,12 +213,16 @@ function titleNumber(title: string): number {
  * with the same clustering settings, the hierarchy is updated rather than recomputed — Leiden starts from the
  * previous partition and revisits only the entities whose edges changed since (a digest of each entity's edges
  * is kept in the meta record `communities:graph`), and unchanged communities keep their sub-communities
- * (graph/hierarchical-leiden.ts). Then each community keeps the id and title of the previous community of its
+ * (graph/hierarchical-leiden.ts). Between refreshes of the corpus statistics the updated level 0 is held to the
+ * modularity of the last fresh level-0 clustering (`level0Quality` in `communities:rows`) and clustered afresh for
+ * comparison only when it falls below it; a refresh, like a first build, compares with a fresh clustering (count
+ * `level0Checked`). Then each community keeps the id and title of the previous community of its
  * level whose members it shares by Jaccard ≥ `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
  * keep their place (`hid`), new ones are appended with new ids (content hashes) and the next free
- * "Community N" titles. A kept community with the same members, parent, children and title, none of whose members'
- * relations or chunks changed (a digest per entity in `communities:rows`), is not built again: its row is the stored
- * one. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
+ * "Community N" titles. A kept community with the same members, parent, children and title, whose inner relations
+ * (their ids, ends and chunk lists, in the order the row meets them) are the ones it listed (a digest per community in
+ * `communities:rows`), is not built again: its row is the stored one. Its inner relations are still found (a walk
+ * over its members' relations as numbers), but not turned into id and chunk lists and hashed. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
  * number the communities in order.
  */
 export function createCommunitiesStep(graphStep: StepName): PipelineStep {
@@ -231,22 +250,41 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
     const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await store.getMeta<CommunitiesState>(communitiesStateKey) : undefined;
+    const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
+    // Between refreshes of the corpus statistics an update's level 0 is held to the quality of the last fresh check
+    // instead of a fresh clustering each time; a refresh checks it against a fresh one again, as before.
+    const { epoch, incremental: sameEpoch } = await statisticsEpochOf(context, 'communities');
+    let level0Quality = sameEpoch ? stored?.level0Quality : undefined;
     let start: LeidenHierarchyStart<string> | undefined;
     let level0Fresh = false;
+    let level0Checked = false;
     if (state?.version === 1 && JSON.stringify(state.clustering) === JSON.stringify(clustering)) {
       const changed = new Set(entities.flatMap((entity) => (state.digests[entity.id] === digests[entity.id] ? [] : [entity.id])));
       start = {
         communities: previous.map((community) => ({ level: community.level, members: community.entityIds })),
         changed,
+        ...(level0Quality === undefined ? {} : { qualityReference: level0Quality }),
         onLevel0Check: (check) => {
           level0Fresh = check.keptFresh;
+          level0Checked = check.fresh !== undefined;
         },
       };
     }
-    const hierarchy = hierarchicalLeidenFromEdges(
+    const hierarchy = hierarchicalLeidenFromNodeEdges(
       entities.map((entity) => entity.id),
-      relations.map((relation) => ({ source: relation.source, target: relation.target, weight: relation.weight })),
-      { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, moveMargin: settings.moveMargin, maxQualityLoss: settings.maxModularityLoss, maxSplitQualityLoss: settings.maxSplitModularityLoss },
+      endpoints,
+      Float64Array.from(relations, (relation) => relation.weight),
+      {
+        maxClusterSize: settings.maxClusterSize,
+        resolution: settings.resolution,
+        seed: settings.seed,
+        moveMargin: settings.moveMargin,
+        maxQualityLoss: settings.maxModularityLoss,
+        maxSplitQualityLoss: settings.maxSplitModularityLoss,
+        onFreshLevel0: (quality) => {
+          level0Quality = quality;
+        },
+      },
       start,
     );
     // Entities, relations and chunks as numbers, and a community's members marked by its index in stamp
@@ -296,42 +334,41 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
-    const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
-    const rowDigests = rowInputDigests(entities, relations, endpoints, { entityChunks, relationChunks, chunkIds }, entityRelationStarts, entityRelations);
+    const itemHashes = rowItemHashes(entities, relations, endpoints, { entityChunks, relationChunks, chunkIds });
     const parentId = (community: (typeof hierarchy)[number]): string | null => (community.parent === null ? null : (ids[community.parent] as string));
-    // A kept community with the same members, parent, children and title, none of whose members' relations or chunks
-    // changed, has the row it had: its stored hash stands for it and it is not built again.
-    const unchangedRow = (community: (typeof hierarchy)[number], index: number): string | undefined => {
+    // A kept community with the same members, parent, children and title whose inner relations and chunks are the
+    // ones it listed (its inner digest) has the row it had: its stored hash stands for it and it is not built again.
+    const unchangedRow = (community: (typeof hierarchy)[number], index: number, inner: string): string | undefined => {
       const earlier = keptFrom[index] as number;
-      if (earlier < 0 || stored?.entities === undefined) return undefined;
+      if (earlier < 0 || stored?.inner === undefined) return undefined;
       const before = previous[earlier] as (typeof previous)[number];
       const hash = stored.rows[before.id];
       if (
         hash === undefined ||
+        stored.inner[before.id] !== inner ||
         before.title !== titles[index] ||
         before.parent !== parentId(community) ||
         before.entityIds.length !== community.members.length ||
         before.children.length !== community.children.length ||
         community.children.some((child, position) => ids[child] !== before.children[position]) ||
-        community.members.some((member, position) => member !== before.entityIds[position] || stored.entities?.[member] !== rowDigests[member])
+        community.members.some((member, position) => member !== before.entityIds[position])
       ) {
         return undefined;
       }
       return hash;
     };
     const rowHashes: Record<string, string> = {};
+    const innerDigests: Record<string, string> = {};
     const records: CommunityRecord[] = [];
     hierarchy.forEach((community, index) => {
-      const kept = unchangedRow(community, index);
-      if (kept !== undefined) {
-        rowHashes[ids[index] as string] = kept;
-        return;
-      }
       const members = community.members.map((member) => entityIndex.get(member) ?? -1);
       for (const member of members) if (member >= 0) memberStamp[member] = index;
       const isMember = (entity: number): boolean => entity >= 0 && memberStamp[entity] === index;
       // Inner relations in the order first met: by member, then by the member's relations in table order.
       const inner: number[] = [];
+      let low = 0x811c9dc5;
+      let high = 0x01000193;
+      let innerChunks = 0;
       for (const member of members) {
         if (member < 0) continue;
         const end = entityRelationStarts[member + 1] as number;
@@ -340,7 +377,26 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
           if (relationStamp[relation] === index || !isMember(endpoints[relation * 2] as number) || !isMember(endpoints[relation * 2 + 1] as number)) continue;
           relationStamp[relation] = index;
           inner.push(relation);
+          low = foldHash(low, itemHashes.relationLow[relation] as number);
+          high = foldHash(high, itemHashes.relationHigh[relation] as number);
+          innerChunks += (relationChunks.starts[relation + 1] as number) - (relationChunks.starts[relation] as number);
         }
+      }
+      // Without a chunk from its inner relations, a row lists its members' chunks.
+      if (innerChunks === 0) {
+        for (const member of members) {
+          if (member < 0) continue;
+          low = foldHash(low, itemHashes.entityLow[member] as number);
+          high = foldHash(high, itemHashes.entityHigh[member] as number);
+        }
+      }
+      const id = ids[index] as string;
+      const innerDigest = `${inner.length.toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
+      innerDigests[id] = innerDigest;
+      const kept = unchangedRow(community, index, innerDigest);
+      if (kept !== undefined) {
+        rowHashes[id] = kept;
+        return;
       }
       const communityChunks: string[] = [];
       const addChunks = (lists: ChunkLists, row: number): void => {
@@ -355,7 +411,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       for (const relation of inner) addChunks(relationChunks, relation);
       if (communityChunks.length === 0) for (const member of members) if (member >= 0) addChunks(entityChunks, member);
       const record: CommunityRecord = {
-        id: ids[index] as string,
+        id,
         level: community.level,
         parent: parentId(community),
         children: community.children.map((child) => ids[child] as string),
@@ -375,13 +431,13 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const nextState: CommunitiesState = { version: 1, clustering, digests };
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
-    const nextRows: StoredRows = { version: 2, rows: rowHashes, entities: rowDigests };
+    const nextRows: StoredRows = { version: 3, rows: rowHashes, inner: innerDigests, ...(level0Quality === undefined ? {} : { level0Quality }) };
     return {
       counts: {
         communities: hierarchy.length,
         levels,
         ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length } : {}),
-        ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Fresh: level0Fresh ? 1 : 0 } : {}),
+        ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves (by their hashes).
       outputVersion: contentId('communities', hierarchy.map((_, index) => rowHashes[ids[index] as string] as string)),
@@ -395,6 +451,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         await tx.table('communities').upsert(changedRecords);
         await tx.setMeta(communitiesStateKey, nextState);
         await tx.setMeta(communityRowsKey, nextRows);
+        await recordStatisticsEpoch(tx, 'communities', epoch);
       },
     };
   },

@@ -6,7 +6,7 @@ import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, Report
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
 import { createExtractiveReporter, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
-import { createExtractiveReportInputs } from '../../extract/reports/extractive-report-inputs.js';
+import { createExtractiveReportInputs, extractiveEntityDigest } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
@@ -15,6 +15,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.j
 import { ownsItem } from '../owns-item.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
+import { communityRowHashes } from './communities-step.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /** Options of {@link createReportsStep}. */
@@ -41,6 +42,19 @@ interface StoredReportInputs {
    * corpus-statistics.ts). Kept between refreshes so that a new highest one does not re-rate, and rewrite, every report.
    */
   ratingScale?: number;
+  /** What the extractive inputs of this run were hashed from, so that the next run carries unchanged ones forward. */
+  extractive?: ExtractiveInputsBasis;
+}
+
+/**
+ * What `byCommunity` of extractive reports was hashed from: the settings hash, each community's row hash
+ * (`communityRowHashes`), each entity's digest (`extractiveEntityDigest`). A community whose row hash and members'
+ * digests are the stored ones, under the same settings, has the stored inputs: they are not hashed again.
+ */
+interface ExtractiveInputsBasis {
+  settings: string;
+  rows: Record<string, string>;
+  entities: Record<string, string>;
 }
 
 /** Meta key of the degrees and frequencies extractive reports are ordered by between refreshes. */
@@ -113,10 +127,12 @@ class EarlierReports {
   readonly keptInPlace = new Set<string>();
   /** The stored {@link StoredReportInputs.ratingScale}. */
   readonly ratingScale: number | undefined;
+  private readonly storedInputs: StoredReportInputs | undefined;
 
   constructor(previous: readonly ReportRecord[], stored: StoredReportInputs | undefined) {
     this.ratingScale = stored?.version === 1 ? stored.ratingScale : undefined;
     if (stored?.version !== 1) return;
+    this.storedInputs = stored;
     for (const report of previous) {
       const inputs = stored.byCommunity[report.communityId];
       if (inputs === undefined) continue;
@@ -151,6 +167,21 @@ class EarlierReports {
     return current;
   }
 
+  /**
+   * The stored extractive inputs of a community whose row and members are as they were when they were hashed (see
+   * {@link ExtractiveInputsBasis}), else undefined: they must be hashed.
+   */
+  carried(basis: ExtractiveInputsBasis, community: Pick<CommunityRecord, 'id' | 'entityIds'>): string | undefined {
+    const stored = this.storedInputs;
+    const before = stored?.extractive;
+    if (!stored || before?.settings !== basis.settings) return undefined;
+    const inputs = stored.byCommunity[community.id];
+    const row = basis.rows[community.id];
+    if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
+    for (const member of community.entityIds) if (before.entities[member] !== basis.entities[member]) return undefined;
+    return inputs;
+  }
+
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
   take(inputs: string, community: CommunityRecord): ReportRecord | undefined {
     this.inputs.set(community.id, inputs);
@@ -162,7 +193,7 @@ class EarlierReports {
   }
 
   /** What to store for the next run: the inputs of `reports`, and the extractive rating scale they were rated on. */
-  stored(reports: readonly ReportRecord[], ratingScale: number | undefined): StoredReportInputs {
+  stored(reports: readonly ReportRecord[], ratingScale: number | undefined, basis?: ExtractiveInputsBasis): StoredReportInputs {
     const byCommunity: Record<string, string> = {};
     for (const report of reports) {
       const inputs = this.inputs.get(report.communityId);
@@ -173,7 +204,22 @@ class EarlierReports {
       const cited = this.citations.get(report.communityId);
       if (cited !== undefined && cited.length > 0) citations[report.communityId] = cited;
     }
-    return { version: 1, byCommunity, ...(Object.keys(citations).length > 0 ? { citations } : {}), ...(ratingScale === undefined ? {} : { ratingScale }) };
+    let extractive: ExtractiveInputsBasis | undefined;
+    if (basis) {
+      const rows: Record<string, string> = {};
+      for (const report of reports) {
+        const row = basis.rows[report.communityId];
+        if (row !== undefined && byCommunity[report.communityId] !== undefined) rows[report.communityId] = row;
+      }
+      extractive = { ...basis, rows };
+    }
+    return {
+      version: 1,
+      byCommunity,
+      ...(Object.keys(citations).length > 0 ? { citations } : {}),
+      ...(ratingScale === undefined ? {} : { ratingScale }),
+      ...(extractive === undefined ? {} : { extractive }),
+    };
   }
 }
 
@@ -190,7 +236,9 @@ class EarlierReports {
  * substituted sub-reports with their texts, without display numbers and degree columns), so a parent whose
  * context substitutes a regenerated sub-report is regenerated too, bottom-up; for an extractive report, its
  * members, their texts and mentions, and the community's chunks and inner relations
- * (`extractiveReportInputs`). A report whose hash is stored is kept as it was (its row and `hid` too, when
+ * (`extractiveReportInputs`). An extractive update hashes only the communities whose row changed (`communities:rows`)
+or one of whose members did (`extractiveEntityDigest`): the others carry their stored hash (`extractive` in
+`reports:inputs`, count `inputsHashed`). A report whose hash is stored is kept as it was (its row and `hid` too, when
  * its community kept its id) and counted `reused`; the others are `regenerated`. Extractive ratings are
  * re-rated from their members' degrees, kept ones included, on a 0–10 scale whose 10 is the highest raw rating at
  * the last refresh of the corpus statistics (`ratingScale` in `reports:inputs`; capped at 10 between refreshes): the
@@ -223,13 +271,26 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       let criticalPath = 0;
       let ratingScale: number | undefined;
       let orderingToStore: StoredReportOrdering | undefined;
+      let basis: ExtractiveInputsBasis | undefined;
+      let hashed = 0;
       if (llmRelations && context.llm) {
         const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
         const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
         ({ reports, criticalPath } = await llmReports(context, context.llm, bottomUp, writer));
       } else {
         const inputsOf = createExtractiveReportInputs(entities);
-        const planned = bottomUp.map((community) => ({ community, kept: earlier.take(contentId('report-inputs', settingsHash, inputsOf(community)), community) }));
+        const digests: Record<string, string> = {};
+        for (const entity of entities.values()) digests[entity.id] = extractiveEntityDigest(entity);
+        basis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entities: digests };
+        const inputsBasis = basis;
+        const planned = bottomUp.map((community) => {
+          let inputs = earlier.carried(inputsBasis, community);
+          if (inputs === undefined) {
+            inputs = contentId('report-inputs', settingsHash, inputsOf(community));
+            hashed++;
+          }
+          return { community, kept: earlier.take(inputs, community) };
+        });
         // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
         const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
         const { ordering, store: nextOrdering } = await extractiveOrdering(context, entities, incremental);
@@ -254,7 +315,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       if (failed > 0) context.warn('report-failed', `${failed} community reports could not be generated by the LLM; they keep extractive reports with the error recorded`);
       const current = new Set(inCommunityOrder.map((report) => report.communityId));
       const removed = previous.filter((report) => !current.has(report.communityId)).map((report) => report.communityId);
-      const inputs = earlier.stored(inCommunityOrder, ratingScale);
+      const inputs = earlier.stored(inCommunityOrder, ratingScale, basis);
       // An update rewrites only the reports that changed (a kept report's rating moves with its members' degrees).
       const previousById = new Map(previous.map((report) => [report.communityId, report]));
       const changed = inCommunityOrder.filter((report) => {
@@ -269,6 +330,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           failed,
           reused: earlier.reused,
           regenerated: inCommunityOrder.length - earlier.reused,
+          ...(llmRelations ? {} : { inputsHashed: hashed }),
           written: changed.length,
           ...(llmRelations ? { llmCriticalPath: criticalPath } : {}),
         },

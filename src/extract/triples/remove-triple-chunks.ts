@@ -1,6 +1,6 @@
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import { allTripleIndexStrings } from './triple-index-codec.js';
-import { factSentence, type TripleIndex, type TripleRow } from './triple-index.js';
+import { factSentence, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
 
 /** Reads the triples-table rows of chunks, in table order. */
 export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly TripleRow[]>;
@@ -9,19 +9,48 @@ export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly T
  * The triple index of `index`'s rows without those of `removedChunkIds`: field for field what `buildTripleIndex` gives
  * for the kept rows (so its encoding is the same bytes), at the cost of the change — provided every row of the index
  * has a subject and an object that normalize to a phrase (a row without one still names its other phrase, at a place
- * no chunk list records; the caller then builds the index from the rows). Phrases and facts keep their
- * relative order, but one whose first occurrence was in a removed chunk is now first seen in a later chunk, among
- * that chunk's rows: only the rows of such chunks are read (`readRows`) and walked again; every other list is
- * filtered and renumbered from the index itself, without normalizing a phrase.
+ * no chunk list records; the caller then builds the index from the rows). See {@link planTripleChunkRemoval}.
  */
 export async function removeTripleChunks(index: TripleIndex, removedChunkIds: readonly string[], readRows: ChunkRowReader): Promise<TripleIndex> {
+  const removal = await planTripleChunkRemoval(index, removedChunkIds, readRows);
+  const pick = <T>(values: ArrayLike<T>, items: readonly number[], replaced?: ReadonlyMap<number, T>): T[] => items.map((item) => replaced?.get(item) ?? (values[item] as T));
+  const phraseTexts = pick(allTripleIndexStrings(index, 'phraseTexts'), removal.phraseOrder);
+  const { newPhrase, factOrder } = removal;
+  return {
+    phraseTexts,
+    phraseIds: pick(allTripleIndexStrings(index, 'phraseIds'), removal.phraseOrder),
+    phraseLabels: pick(allTripleIndexStrings(index, 'phraseLabels'), removal.phraseOrder, removal.phraseLabels),
+    phraseIndex: new Map(phraseTexts.map((text, position) => [text, position])),
+    factIds: pick(allTripleIndexStrings(index, 'factIds'), factOrder, removal.factIds),
+    factTexts: pick(allTripleIndexStrings(index, 'factTexts'), factOrder, removal.factTexts),
+    factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),
+    factObject: Int32Array.from(factOrder, (fact) => newPhrase[index.factObject[fact] as number] as number),
+    factPredicate: pick(allTripleIndexStrings(index, 'factPredicate'), factOrder),
+    factChunks: removal.factChunks.map((list) => [...list]),
+    chunkIds: [...removal.chunkIds],
+    phraseChunks: removal.phraseChunks.map((list) => [...list]),
+  };
+}
+
+/**
+ * What removing `removedChunkIds` does to `index` ({@link TripleIndexRemoval}), at the cost of the change: phrases and
+ * facts keep their relative order, but one whose first occurrence was in a removed chunk is now first seen in a later
+ * chunk, among that chunk's rows: only the rows of such chunks are read (`readRows`) and walked again; every other
+ * list is filtered and renumbered from the index itself, without decoding or normalizing a phrase.
+ */
+export async function planTripleChunkRemoval(index: TripleIndex, removedChunkIds: readonly string[], readRows: ChunkRowReader): Promise<TripleIndexRemoval> {
   const chunkIds = allTripleIndexStrings(index, 'chunkIds');
   const removed = new Set(removedChunkIds);
   // Old chunk index → new (−1: removed); chunks keep their order.
   const chunkMap = new Int32Array(chunkIds.length);
   const keptChunkIds: string[] = [];
+  const chunkOrder: number[] = [];
   chunkIds.forEach((id, chunk) => {
-    chunkMap[chunk] = removed.has(id) ? -1 : keptChunkIds.push(id) - 1;
+    if (removed.has(id)) chunkMap[chunk] = -1;
+    else {
+      chunkMap[chunk] = keptChunkIds.push(id) - 1;
+      chunkOrder.push(chunk);
+    }
   });
 
   // Each phrase's and fact's kept chunks and the chunk it is now first seen in (−1: gone).
@@ -48,14 +77,14 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
   // Within a walked chunk, items rank by when its rows first name them; elsewhere by their old index (row order).
   const phraseRank = new Map<number, number>();
   const factRank = new Map<number, number>();
-  const phraseLabels = [...allTripleIndexStrings(index, 'phraseLabels')];
-  const factIds = [...allTripleIndexStrings(index, 'factIds')];
-  const factTexts = [...allTripleIndexStrings(index, 'factTexts')];
+  const phraseLabels = new Map<number, string>();
+  const factIds = new Map<number, string>();
+  const factTexts = new Map<number, string>();
   if (walked.size > 0) {
     const walkedChunk = new Map([...walked].map((chunk) => [keptChunkIds[chunk] as string, chunk]));
     const factByKey = new Map<string, number>();
     const factPredicate = index.factPredicate;
-    for (let fact = 0; fact < factIds.length; fact++) {
+    for (let fact = 0; fact < facts.first.length; fact++) {
       if (walked.has(facts.first[fact] as number)) factByKey.set(`${index.factSubject[fact]}\u0000${factPredicate[fact]}\u0000${index.factObject[fact]}`, fact);
     }
     const movedPhrases = new Set(phrases.moved);
@@ -72,15 +101,15 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
       ] as const) {
         if (phrases.first[phrase] !== chunk || phraseRank.has(phrase)) continue;
         phraseRank.set(phrase, phraseRank.size);
-        if (movedPhrases.has(phrase)) phraseLabels[phrase] = surface.trim();
+        if (movedPhrases.has(phrase)) phraseLabels.set(phrase, surface.trim());
       }
       const predicate = row.predicate.trim().toLowerCase().replace(/\s+/g, ' ');
       const fact = factByKey.get(`${subject}\u0000${predicate}\u0000${object}`);
       if (fact === undefined || factRank.has(fact)) continue;
       factRank.set(fact, factRank.size);
       if (movedFacts.has(fact)) {
-        factIds[fact] = row.id;
-        factTexts[fact] = factSentence(row.subject, row.predicate, row.object);
+        factIds.set(fact, row.id);
+        factTexts.set(fact, factSentence(row.subject, row.predicate, row.object));
       }
     }
   }
@@ -95,28 +124,24 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
     for (const chunk of walked) (buckets[chunk] as number[]).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
     return buckets.flat();
   };
+  const renumbered = (items: readonly number[], count: number): Int32Array => {
+    const map = new Int32Array(count).fill(-1);
+    items.forEach((item, position) => (map[item] = position));
+    return map;
+  };
   const phraseOrder = order(phrases.first, phraseRank);
   const factOrder = order(facts.first, factRank);
-  const newPhrase = new Int32Array(phrases.first.length).fill(-1);
-  phraseOrder.forEach((phrase, position) => (newPhrase[phrase] = position));
-
-  const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
-  const phraseIds = allTripleIndexStrings(index, 'phraseIds');
-  const factPredicate = allTripleIndexStrings(index, 'factPredicate');
-  const pick = <T>(values: ArrayLike<T>, items: readonly number[]): T[] => items.map((item) => values[item] as T);
-  const newPhraseIndex = new Map(phraseOrder.map((phrase, position) => [phraseTexts[phrase] as string, position]));
   return {
-    phraseTexts: pick(phraseTexts, phraseOrder),
-    phraseIds: pick(phraseIds, phraseOrder),
-    phraseLabels: pick(phraseLabels, phraseOrder),
-    phraseIndex: newPhraseIndex,
-    factIds: pick(factIds, factOrder),
-    factTexts: pick(factTexts, factOrder),
-    factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),
-    factObject: Int32Array.from(factOrder, (fact) => newPhrase[index.factObject[fact] as number] as number),
-    factPredicate: pick(factPredicate, factOrder),
-    factChunks: pick(facts.kept, factOrder),
+    newPhrase: renumbered(phraseOrder, phrases.first.length),
+    phraseOrder,
+    newFact: renumbered(factOrder, facts.first.length),
+    factOrder,
+    chunkOrder,
     chunkIds: keptChunkIds,
-    phraseChunks: pick(phrases.kept, phraseOrder),
+    phraseChunks: phraseOrder.map((phrase) => phrases.kept[phrase] as number[]),
+    factChunks: factOrder.map((fact) => facts.kept[fact] as number[]),
+    phraseLabels,
+    factIds,
+    factTexts,
   };
 }

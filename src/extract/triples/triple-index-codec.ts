@@ -1,4 +1,4 @@
-import { tripleIndexAddition, type IndexList, type PhraseLookup, type TripleIndex, type TripleRow } from './triple-index.js';
+import { tripleIndexAddition, type IndexList, type PhraseLookup, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 
 /*
@@ -76,6 +76,37 @@ class BlobWriter {
     this.ints([all[all.length - 1] as number]);
     this.push(new Uint8Array(all.buffer));
     this.section([text, ...encoded]);
+  }
+
+  /**
+   * A string list as `strings` writes it, of the strings of an encoded list (`offsets`, `text`) at `order`, those in
+   * `replaced` (by their place in the encoded list) replaced: the kept bytes are copied, a run of consecutive strings
+   * at once, and not decoded.
+   */
+  pickedStrings(offsets: Int32Array, text: Uint8Array, order: readonly number[], replaced: ReadonlyMap<number, string>): void {
+    const encoded = new Map([...replaced].map(([item, value]) => [item, Buffer.from(value, 'utf8')]));
+    const out = new Int32Array(order.length + 1);
+    order.forEach((item, position) => {
+      const bytes = encoded.get(item);
+      out[position + 1] = (out[position] as number) + (bytes ? bytes.byteLength : (offsets[item + 1] as number) - (offsets[item] as number));
+    });
+    const all = new Uint8Array(out[order.length] as number);
+    for (let position = 0; position < order.length; ) {
+      const item = order[position] as number;
+      const bytes = encoded.get(item);
+      if (bytes) {
+        all.set(bytes, out[position] as number);
+        position++;
+        continue;
+      }
+      let end = position + 1;
+      while (end < order.length && order[end] === (order[end - 1] as number) + 1 && !encoded.has(order[end] as number)) end++;
+      all.set(text.subarray(offsets[item] as number, offsets[(order[end - 1] as number) + 1] as number), out[position] as number);
+      position = end;
+    }
+    this.ints([all.length]);
+    this.push(new Uint8Array(out.buffer));
+    this.push(all);
   }
 
   /**
@@ -237,6 +268,58 @@ export function appendTripleRows(blob: Uint8Array, rows: ReadonlyArray<TripleRow
     writer.appendedLists(index.ints(pointers, oldCount + 1), index.ints(values, entries), count, key === 'factChunks' ? addition.factChunks : addition.phraseChunks);
   }
   writer.ints(mergedPhraseOrder(index, layout, addition.phraseTexts));
+  return writer.bytes();
+}
+
+/**
+ * The encoded index of `blob`'s index after `removal` (see `planTripleChunkRemoval`): byte for byte what
+ * {@link encodeTripleIndex} gives for the index `removeTripleChunks` makes, but the kept strings are copied as they are
+ * encoded, not decoded and encoded again, and the phrase order is the stored one without the removed phrases (the
+ * kept phrases keep their texts). Undefined when `blob` is not an encoded index or a new string is not well-formed
+ * UTF-16 (the caller then builds the index from the rows).
+ */
+export function encodeTripleIndexRemoval(blob: Uint8Array, removal: TripleIndexRemoval): Uint8Array | undefined {
+  const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
+  const layout = layoutOf(bytes);
+  if (layout === undefined) return undefined;
+  for (const strings of [removal.phraseLabels, removal.factIds, removal.factTexts]) for (const value of strings.values()) if (loneSurrogate.test(value)) return undefined;
+  const index = new StoredTripleIndex(bytes, layout);
+  const { phraseOrder, factOrder, newPhrase } = removal;
+  const orders: Record<StringField, readonly number[]> = {
+    phraseTexts: phraseOrder,
+    phraseIds: phraseOrder,
+    phraseLabels: phraseOrder,
+    factIds: factOrder,
+    factTexts: factOrder,
+    factPredicate: factOrder,
+    chunkIds: removal.chunkOrder,
+  };
+  const none = new Map<number, string>();
+  const replaced: Record<StringField, ReadonlyMap<number, string>> = {
+    phraseTexts: none,
+    phraseIds: none,
+    phraseLabels: removal.phraseLabels,
+    factIds: removal.factIds,
+    factTexts: removal.factTexts,
+    factPredicate: none,
+    chunkIds: none,
+  };
+  const writer = new BlobWriter();
+  writer.ints([magic, version, phraseOrder.length, factOrder.length, removal.chunkOrder.length]);
+  for (const field of stringFields) {
+    const { offsets, text, count } = layout.strings[field];
+    const bounds = index.ints(offsets, count + 1);
+    writer.pickedStrings(bounds, new Uint8Array(bytes.buffer, bytes.byteOffset + text, bounds[count] as number), orders[field], replaced[field]);
+  }
+  const factSubject = index.factSubject;
+  const factObject = index.factObject;
+  writer.ints(Int32Array.from(factOrder, (fact) => newPhrase[factSubject[fact] as number] as number));
+  writer.ints(Int32Array.from(factOrder, (fact) => newPhrase[factObject[fact] as number] as number));
+  writer.lists(removal.factChunks);
+  writer.lists(removal.phraseChunks);
+  const kept: number[] = [];
+  for (const phrase of index.ints(layout.phraseOrder, layout.counts.phrases)) if ((newPhrase[phrase] as number) >= 0) kept.push(newPhrase[phrase] as number);
+  writer.ints(kept);
   return writer.bytes();
 }
 

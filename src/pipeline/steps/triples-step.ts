@@ -13,8 +13,8 @@ import { createNlpTripleExtractor, nlpTripleExtractorVersion } from '../../extra
 import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
 import { buildTripleIndex, type TripleRow } from '../../extract/triples/triple-index.js';
-import { removeTripleChunks } from '../../extract/triples/remove-triple-chunks.js';
-import { appendTripleRows, decodeTripleIndex, encodeTripleIndex, encodedTripleIndexCounts } from '../../extract/triples/triple-index-codec.js';
+import { planTripleChunkRemoval } from '../../extract/triples/remove-triple-chunks.js';
+import { appendTripleRows, decodeTripleIndex, encodeTripleIndex, encodeTripleIndexRemoval, encodedTripleIndexCounts } from '../../extract/triples/triple-index-codec.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
@@ -274,7 +274,7 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
   let base: Uint8Array | undefined = removedRows.length === 0 ? stored.blob : undefined;
   if (removedRows.length > 0 && appendable && meta.everyRowNamesTwoPhrases === true) {
     const index = decodeTripleIndex(stored.blob);
-    if (index) base = encodeTripleIndex(await removeTripleChunks(index, removed, (ids) => store.table('triples').where('chunkId', ids)));
+    if (index) base = encodeTripleIndexRemoval(stored.blob, await planTripleChunkRemoval(index, removed, (ids) => store.table('triples').where('chunkId', ids)));
   }
   let blob = appendable && base !== undefined ? (newRows.length === 0 ? base : appendTripleRows(base, newRows)) : undefined;
   // The stored index with rows after its own: its phrases and facts keep their places, which lets `embed-triples` append too.

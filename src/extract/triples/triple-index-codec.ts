@@ -333,7 +333,7 @@ function concatenated(first: ArrayLike<number>, second: readonly number[]): Int3
 /** The stored phrase order with the new phrases (numbered after the old ones) merged in by text. */
 function mergedPhraseOrder(index: StoredTripleIndex, layout: Layout, newTexts: readonly string[]): Int32Array {
   const old = index.ints(layout.phraseOrder, layout.counts.phrases);
-  const oldTexts = index.phraseTexts;
+  const oldText = index.stringAt('phraseTexts');
   const first = layout.counts.phrases;
   const fresh = Array.from(newTexts.keys()).sort((left, right) => byText(newTexts, left, right));
   const merged = new Int32Array(old.length + fresh.length);
@@ -346,7 +346,7 @@ function mergedPhraseOrder(index: StoredTripleIndex, layout: Layout, newTexts: r
     let high = old.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if ((oldTexts[old[middle] as number] as string) < text) low = middle + 1;
+      if (oldText(old[middle] as number) < text) low = middle + 1;
       else high = middle;
     }
     merged.set(old.subarray(from, low), to);
@@ -458,6 +458,16 @@ class StoredTripleIndex implements TripleIndex {
    * `list[i]`, `length`, `map` and iteration work as on the array a rebuilt index has.
    */
   private strings(field: StringField): string[] {
+    return this.lazyStrings(field).list;
+  }
+
+  /** The string of `field` at an index, decoded on first use: what the lazy list gives, without its proxy's trap. */
+  stringAt(field: StringField): (index: number) => string {
+    return this.lazyStrings(field).at;
+  }
+
+  /** A field's lazy list ({@link strings}) and the function behind it. */
+  private lazyStrings(field: StringField): { list: string[]; at: (index: number) => string } {
     return this.once(field, () => {
       const { offsets, text, count } = this.layout.strings[field];
       const bounds = this.ints(offsets, count + 1);
@@ -471,7 +481,7 @@ class StoredTripleIndex implements TripleIndex {
         }
         return value;
       };
-      return new Proxy(decoded as string[], {
+      const list = new Proxy(decoded as string[], {
         get(target, property, receiver) {
           if (typeof property === 'string') {
             const index = Number(property);
@@ -480,6 +490,7 @@ class StoredTripleIndex implements TripleIndex {
           return Reflect.get(target, property, receiver) as unknown;
         },
       });
+      return { list, at };
     });
   }
 
@@ -517,7 +528,7 @@ class StoredTripleIndex implements TripleIndex {
   get phraseIndex(): PhraseLookup {
     return this.once('phraseIndex', () => {
       const order = this.ints(this.layout.phraseOrder, this.layout.counts.phrases);
-      const texts = this.phraseTexts;
+      const textAt = this.lazyStrings('phraseTexts').at;
       return {
         get(text: string): number | undefined {
           let low = 0;
@@ -525,7 +536,7 @@ class StoredTripleIndex implements TripleIndex {
           while (low <= high) {
             const middle = (low + high) >> 1;
             const phrase = order[middle] as number;
-            const candidate = texts[phrase] as string;
+            const candidate = textAt(phrase);
             if (candidate === text) return phrase;
             if (candidate < text) low = middle + 1;
             else high = middle - 1;

@@ -1,6 +1,6 @@
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import { allTripleIndexStrings } from './triple-index-codec.js';
-import { factSentence, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
+import { factSentence, type FlatIndexLists, type IndexList, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
 
 /** Reads the triples-table rows of chunks, in table order. */
 export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly TripleRow[]>;
@@ -13,9 +13,10 @@ export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly T
  */
 export async function removeTripleChunks(index: TripleIndex, removedChunkIds: readonly string[], readRows: ChunkRowReader): Promise<TripleIndex> {
   const removal = await planTripleChunkRemoval(index, removedChunkIds, readRows);
-  const pick = <T>(values: ArrayLike<T>, items: readonly number[], replaced?: ReadonlyMap<number, T>): T[] => items.map((item) => replaced?.get(item) ?? (values[item] as T));
+  const pick = <T>(values: ArrayLike<T>, items: Int32Array, replaced?: ReadonlyMap<number, T>): T[] => Array.from(items, (item) => replaced?.get(item) ?? (values[item] as T));
   const phraseTexts = pick(allTripleIndexStrings(index, 'phraseTexts'), removal.phraseOrder);
   const { newPhrase, factOrder } = removal;
+  const lists = ({ pointers, values }: FlatIndexLists): Int32Array[] => Array.from({ length: pointers.length - 1 }, (_, item) => values.subarray(pointers[item], pointers[item + 1]));
   return {
     phraseTexts,
     phraseIds: pick(allTripleIndexStrings(index, 'phraseIds'), removal.phraseOrder),
@@ -26,9 +27,9 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
     factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),
     factObject: Int32Array.from(factOrder, (fact) => newPhrase[index.factObject[fact] as number] as number),
     factPredicate: pick(allTripleIndexStrings(index, 'factPredicate'), factOrder),
-    factChunks: removal.factChunks.map((list) => [...list]),
+    factChunks: lists(removal.factChunks),
     chunkIds: [...removal.chunkIds],
-    phraseChunks: removal.phraseChunks.map((list) => [...list]),
+    phraseChunks: lists(removal.phraseChunks),
   };
 }
 
@@ -53,19 +54,29 @@ export async function planTripleChunkRemoval(index: TripleIndex, removedChunkIds
     }
   });
 
-  // Each phrase's and fact's kept chunks and the chunk it is now first seen in (−1: gone).
+  // Each phrase's and fact's kept chunks (renumbered, flat in item order) and the chunk it is now first seen in (−1: gone).
   const keptLists = (lists: TripleIndex['phraseChunks']) => {
-    const kept: number[][] = [];
-    const first = new Int32Array(lists.length);
+    const count = lists.length;
+    let total = 0;
+    for (let item = 0; item < count; item++) total += (lists[item] as IndexList).length;
+    const start = new Int32Array(count + 1);
+    const values = new Int32Array(total);
+    const first = new Int32Array(count);
     const moved: number[] = [];
-    lists.forEach((list, item) => {
-      const chunks: number[] = [];
-      for (const chunk of list) if ((chunkMap[chunk] as number) >= 0) chunks.push(chunkMap[chunk] as number);
-      kept.push(chunks);
-      first[item] = chunks[0] ?? -1;
-      if (chunks.length > 0 && (chunkMap[list[0] as number] as number) < 0) moved.push(item);
-    });
-    return { kept, first, moved };
+    let at = 0;
+    for (let item = 0; item < count; item++) {
+      const list = lists[item] as IndexList;
+      start[item] = at;
+      for (let position = 0; position < list.length; position++) {
+        const chunk = chunkMap[list[position] as number] as number;
+        if (chunk >= 0) values[at++] = chunk;
+      }
+      const kept = at > (start[item] as number);
+      first[item] = kept ? (values[start[item] as number] as number) : -1;
+      if (kept && (chunkMap[list[0] as number] as number) < 0) moved.push(item);
+    }
+    start[count] = at;
+    return { start, values, first, moved };
   };
   const phrases = keptLists(index.phraseChunks);
   const facts = keptLists(index.factChunks);
@@ -114,20 +125,39 @@ export async function planTripleChunkRemoval(index: TripleIndex, removedChunkIds
     }
   }
 
-  // New order: by the chunk first seen in, then by rank; old indices are already in row order, so buckets need no sort
-  // but those of the walked chunks.
-  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): number[] => {
-    const buckets: number[][] = keptChunkIds.map(() => []);
+  // New order: by the chunk first seen in, then by rank; old indices are already in row order, so a counting sort by
+  // chunk keeps them, and only the items of the walked chunks are sorted.
+  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): Int32Array => {
+    const start = new Int32Array(keptChunkIds.length + 1);
+    for (const chunk of first) if (chunk >= 0) start[chunk + 1] = (start[chunk + 1] as number) + 1;
+    for (let chunk = 0; chunk < keptChunkIds.length; chunk++) start[chunk + 1] = (start[chunk + 1] as number) + (start[chunk] as number);
+    const fill = start.slice(0, keptChunkIds.length);
+    const items = new Int32Array(start[keptChunkIds.length] as number);
     first.forEach((chunk, item) => {
-      if (chunk >= 0) (buckets[chunk] as number[]).push(item);
+      if (chunk < 0) return;
+      items[fill[chunk] as number] = item;
+      fill[chunk] = (fill[chunk] as number) + 1;
     });
-    for (const chunk of walked) (buckets[chunk] as number[]).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
-    return buckets.flat();
+    for (const chunk of walked) items.subarray(start[chunk] as number, start[chunk + 1] as number).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
+    return items;
   };
-  const renumbered = (items: readonly number[], count: number): Int32Array => {
+  const renumbered = (items: Int32Array, count: number): Int32Array => {
     const map = new Int32Array(count).fill(-1);
     items.forEach((item, position) => (map[item] = position));
     return map;
+  };
+  // The kept lists in the new order: runs of consecutive items copied at once.
+  const reordered = (lists: { start: Int32Array; values: Int32Array }, items: Int32Array): FlatIndexLists => {
+    const pointers = new Int32Array(items.length + 1);
+    items.forEach((item, position) => (pointers[position + 1] = (pointers[position] as number) + (lists.start[item + 1] as number) - (lists.start[item] as number)));
+    const values = new Int32Array(pointers[items.length] as number);
+    for (let position = 0; position < items.length; ) {
+      let end = position + 1;
+      while (end < items.length && items[end] === (items[end - 1] as number) + 1) end++;
+      values.set(lists.values.subarray(lists.start[items[position] as number] as number, lists.start[(items[end - 1] as number) + 1] as number), pointers[position] as number);
+      position = end;
+    }
+    return { pointers, values };
   };
   const phraseOrder = order(phrases.first, phraseRank);
   const factOrder = order(facts.first, factRank);
@@ -138,8 +168,8 @@ export async function planTripleChunkRemoval(index: TripleIndex, removedChunkIds
     factOrder,
     chunkOrder,
     chunkIds: keptChunkIds,
-    phraseChunks: phraseOrder.map((phrase) => phrases.kept[phrase] as number[]),
-    factChunks: factOrder.map((fact) => facts.kept[fact] as number[]),
+    phraseChunks: reordered(phrases, phraseOrder),
+    factChunks: reordered(facts, factOrder),
     phraseLabels,
     factIds,
     factTexts,

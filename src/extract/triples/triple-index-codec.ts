@@ -1,4 +1,4 @@
-import { tripleIndexAddition, type IndexList, type PhraseLookup, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
+import { tripleIndexAddition, type FlatIndexLists, type IndexList, type PhraseLookup, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 
 /*
@@ -83,13 +83,14 @@ class BlobWriter {
    * `replaced` (by their place in the encoded list) replaced: the kept bytes are copied, a run of consecutive strings
    * at once, and not decoded.
    */
-  pickedStrings(offsets: Int32Array, text: Uint8Array, order: readonly number[], replaced: ReadonlyMap<number, string>): void {
+  pickedStrings(offsets: Int32Array, text: Uint8Array, order: ArrayLike<number>, replaced: ReadonlyMap<number, string>): void {
     const encoded = new Map([...replaced].map(([item, value]) => [item, Buffer.from(value, 'utf8')]));
     const out = new Int32Array(order.length + 1);
-    order.forEach((item, position) => {
+    for (let position = 0; position < order.length; position++) {
+      const item = order[position] as number;
       const bytes = encoded.get(item);
       out[position + 1] = (out[position] as number) + (bytes ? bytes.byteLength : (offsets[item + 1] as number) - (offsets[item] as number));
-    });
+    }
     const all = new Uint8Array(out[order.length] as number);
     for (let position = 0; position < order.length; ) {
       const item = order[position] as number;
@@ -147,6 +148,18 @@ class BlobWriter {
     this.ints([all.length]);
     this.push(new Uint8Array(out.buffer));
     this.push(new Uint8Array(all.buffer));
+  }
+
+  /** Numbers as `ints` writes them, already 32-bit integers (not copied here: `bytes` copies every part). */
+  int32s(values: Int32Array): void {
+    this.push(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  }
+
+  /** Lists as `lists` writes them, already one after another. */
+  flatLists({ pointers, values }: FlatIndexLists): void {
+    this.ints([values.length]);
+    this.push(new Uint8Array(pointers.buffer, pointers.byteOffset, pointers.byteLength));
+    this.push(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
   }
 
   lists(lists: ReadonlyArray<IndexList>): void {
@@ -285,7 +298,7 @@ export function encodeTripleIndexRemoval(blob: Uint8Array, removal: TripleIndexR
   for (const strings of [removal.phraseLabels, removal.factIds, removal.factTexts]) for (const value of strings.values()) if (loneSurrogate.test(value)) return undefined;
   const index = new StoredTripleIndex(bytes, layout);
   const { phraseOrder, factOrder, newPhrase } = removal;
-  const orders: Record<StringField, readonly number[]> = {
+  const orders: Record<StringField, ArrayLike<number>> = {
     phraseTexts: phraseOrder,
     phraseIds: phraseOrder,
     phraseLabels: phraseOrder,
@@ -313,13 +326,21 @@ export function encodeTripleIndexRemoval(blob: Uint8Array, removal: TripleIndexR
   }
   const factSubject = index.factSubject;
   const factObject = index.factObject;
-  writer.ints(Int32Array.from(factOrder, (fact) => newPhrase[factSubject[fact] as number] as number));
-  writer.ints(Int32Array.from(factOrder, (fact) => newPhrase[factObject[fact] as number] as number));
-  writer.lists(removal.factChunks);
-  writer.lists(removal.phraseChunks);
-  const kept: number[] = [];
-  for (const phrase of index.ints(layout.phraseOrder, layout.counts.phrases)) if ((newPhrase[phrase] as number) >= 0) kept.push(newPhrase[phrase] as number);
-  writer.ints(kept);
+  const subjects = new Int32Array(factOrder.length);
+  const objects = new Int32Array(factOrder.length);
+  for (let position = 0; position < factOrder.length; position++) {
+    const fact = factOrder[position] as number;
+    subjects[position] = newPhrase[factSubject[fact] as number] as number;
+    objects[position] = newPhrase[factObject[fact] as number] as number;
+  }
+  writer.int32s(subjects);
+  writer.int32s(objects);
+  writer.flatLists(removal.factChunks);
+  writer.flatLists(removal.phraseChunks);
+  const kept = new Int32Array(phraseOrder.length);
+  let next = 0;
+  for (const phrase of index.ints(layout.phraseOrder, layout.counts.phrases)) if ((newPhrase[phrase] as number) >= 0) kept[next++] = newPhrase[phrase] as number;
+  writer.int32s(kept.subarray(0, next));
   return writer.bytes();
 }
 

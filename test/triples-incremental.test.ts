@@ -116,9 +116,10 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       const removed = await updated.delete(extra.map((document) => document.source as string));
       assert.equal(removed.deleted.length, extra.length);
       assert.deepEqual(await updated.store.table('triples').all(), before, 'a delete leaves the triples the index had before the add');
+      assert.equal(stepCounts(removed.run, 'embed-triples')?.['followedRemoval'], 1, 'the vectors follow the removal, without comparing every id');
       await assertBuiltFromStored(updated);
 
-      // After a delete (the index updated in place, every id compared), an add appends again.
+      // After a delete (the index and its vectors updated in place), an add appends again.
       const again = await updated.index(extra);
       assert.equal(stepCounts(again, 'embed-triples')?.['appended'], 1);
       assert.equal(stepCounts(again, 'ppr-graph')?.['graphAppended'], 1);
@@ -140,6 +141,7 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       const triples = stepCounts(removed.run, 'triples');
       assert.ok((triples?.['removedTriples'] ?? 0) > 0, 'the deleted documents had triples');
       assert.equal(triples?.['indexRebuilt'], 0, 'the stored index is updated in place');
+      assert.equal(stepCounts(removed.run, 'embed-triples')?.['followedRemoval'], 1, 'the vectors follow the removal');
       await assertBuiltFromStored(kgrag);
     } finally {
       await kgrag.close();

@@ -19,6 +19,8 @@ export const tripleIndexKeys = {
   vectorRows: 'triples:vector-rows',
   /** Meta: {@link VectorRowsMeta}. */
   vectorRowsMeta: 'triples:vector-rows-meta',
+  /** Blob: where the phrases and facts of the index a delete removed chunks from went ({@link TripleIndexRemovalRecord}); empty after any other update. */
+  removal: 'triples:index-removal',
 } as const;
 
 /**
@@ -33,12 +35,36 @@ export interface TripleIndexAppend {
   chunks: number;
 }
 
+/**
+ * The index a delete removed chunks from (`encodeTripleIndexRemoval`): the stored index is that one (of output version
+ * `version`, with `phrases` phrases and `facts` facts) without the phrases and facts only the removed chunks named, the
+ * others renumbered (the maps in {@link tripleIndexKeys}.removal), and with new ids for the facts whose first
+ * occurrence was removed (now that of a later row). What an update of the vectors needs to follow it without comparing
+ * every id: the ids whose vectors go, and the facts to embed under their new ids.
+ */
+export interface TripleIndexRemovalRecord extends TripleIndexAppend {
+  /** Ids of the phrases no kept chunk names. */
+  removedPhraseIds: string[];
+  /** Ids of the facts no kept chunk states, and the old ids of the facts that took a new one. */
+  staleFactIds: string[];
+  /** New indices of the facts that took a new id, ascending. */
+  renamedFacts: number[];
+}
+
+/** Where the phrases and facts of the index before a delete went: old index → new, −1 for gone. */
+export interface TripleIndexRemovalMaps {
+  phrases: Int32Array;
+  facts: Int32Array;
+}
+
 /** What {@link tripleIndexKeys}.indexMeta holds. */
 interface TripleIndexMeta {
   /** The `triples` output version the blob was built from. */
   version: string;
   /** Set by an update that appended to the index before (`appendTripleRows`), so its vectors can be appended to as well. */
   appendedTo?: TripleIndexAppend;
+  /** Set by a delete that removed chunks from the index before, so its vectors can follow (maps in {@link tripleIndexKeys}.removal). */
+  removedFrom?: TripleIndexRemovalRecord;
 }
 
 /** What {@link tripleIndexKeys}.vectorRowsMeta holds. */
@@ -56,11 +82,37 @@ export async function storeTripleIndex(tx: Store, index: TripleIndex, version: s
   await storeEncodedTripleIndex(tx, encodeTripleIndex(index) ?? new Uint8Array(0), version);
 }
 
-/** {@link storeTripleIndex} of an index already encoded (an update appends to the stored blob, and says to which in `appendedTo`). */
-export async function storeEncodedTripleIndex(tx: Store, blob: Uint8Array, version: string, appendedTo?: TripleIndexAppend): Promise<void> {
+/**
+ * {@link storeTripleIndex} of an index already encoded (an update appends to the stored blob, and says to which in
+ * `appendedTo`; a delete removes chunks from it, and says from which in `removed`).
+ */
+export async function storeEncodedTripleIndex(
+  tx: Store,
+  blob: Uint8Array,
+  version: string,
+  appendedTo?: TripleIndexAppend,
+  removed?: { from: TripleIndexRemovalRecord; maps: TripleIndexRemovalMaps },
+): Promise<void> {
   await tx.setBlob(tripleIndexKeys.index, blob);
-  const meta: TripleIndexMeta = appendedTo === undefined ? { version } : { version, appendedTo };
+  const meta: TripleIndexMeta = { version, ...(appendedTo === undefined ? {} : { appendedTo }), ...(removed === undefined ? {} : { removedFrom: removed.from }) };
   await tx.setMeta(tripleIndexKeys.indexMeta, meta);
+  const maps = new Int32Array(removed === undefined ? 0 : removed.maps.phrases.length + removed.maps.facts.length);
+  if (removed) {
+    maps.set(removed.maps.phrases);
+    maps.set(removed.maps.facts, removed.maps.phrases.length);
+  }
+  await tx.setBlob(tripleIndexKeys.removal, new Uint8Array(maps.buffer));
+}
+
+/** The maps of the delete `removedFrom` records, or undefined when the stored ones are not of that index. */
+export async function loadTripleIndexRemovalMaps(store: Store, removedFrom: TripleIndexRemovalRecord): Promise<TripleIndexRemovalMaps | undefined> {
+  const blob = await store.getBlob(tripleIndexKeys.removal);
+  if (!blob || blob.byteLength !== 4 * (removedFrom.phrases + removedFrom.facts)) return undefined;
+  const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
+  return {
+    phrases: new Int32Array(bytes.buffer, bytes.byteOffset, removedFrom.phrases),
+    facts: new Int32Array(bytes.buffer, bytes.byteOffset + 4 * removedFrom.phrases, removedFrom.facts),
+  };
 }
 
 /** The stored index as encoded, with its version, or undefined when none is stored. */
@@ -74,10 +126,14 @@ export async function loadEncodedTripleIndex(store: Store): Promise<{ blob: Uint
  * table when there is none (a workspace indexed before it was stored). `version` identifies the blob, or is
  * undefined for a rebuilt index.
  */
-export async function loadTripleIndex(store: Store): Promise<{ index: TripleIndex; version: string | undefined; appendedTo?: TripleIndexAppend }> {
+export async function loadTripleIndex(
+  store: Store,
+): Promise<{ index: TripleIndex; version: string | undefined; appendedTo?: TripleIndexAppend; removedFrom?: TripleIndexRemovalRecord }> {
   const [blob, meta] = await Promise.all([store.getBlob(tripleIndexKeys.index), store.getMeta<TripleIndexMeta>(tripleIndexKeys.indexMeta)]);
   const decoded = blob && meta ? decodeTripleIndex(blob) : undefined;
-  if (decoded && meta) return meta.appendedTo === undefined ? { index: decoded, version: meta.version } : { index: decoded, version: meta.version, appendedTo: meta.appendedTo };
+  if (decoded && meta) {
+    return { index: decoded, version: meta.version, ...(meta.appendedTo === undefined ? {} : { appendedTo: meta.appendedTo }), ...(meta.removedFrom === undefined ? {} : { removedFrom: meta.removedFrom }) };
+  }
   return { index: buildTripleIndex(await store.table('triples').all()), version: undefined };
 }
 
@@ -160,6 +216,19 @@ export async function storeAppendedTripleVectorRows(tx: Store, previous: Appenda
     return all;
   };
   await writeVectorRows(tx, indexVersion, { revision: phrases.revision, rows: extended(previous.phrases, counts.phrases) }, { revision: facts.revision, rows: extended(previous.facts, counts.facts) });
+}
+
+/**
+ * Stores the row maps of the phrase and fact vectors for the index of `indexVersion` (the stored vectors' rows in that
+ * index, in stored order), after the vectors are written in the step's transaction.
+ */
+export async function storeTripleVectorRowMaps(tx: Store, indexVersion: string, rows: { phrases: Int32Array; facts: Int32Array }): Promise<void> {
+  const [phrases, facts] = await Promise.all([tx.vectors('phrases').info(), tx.vectors('facts').info()]);
+  if (!phrases || !facts) {
+    await tx.setMeta(tripleIndexKeys.vectorRowsMeta, null);
+    return;
+  }
+  await writeVectorRows(tx, indexVersion, { revision: phrases.revision, rows: rows.phrases }, { revision: facts.revision, rows: rows.facts });
 }
 
 /**

@@ -489,7 +489,7 @@ function referenceGraph(lists: readonly string[][], config: NlpExtractConfig): {
 }
 
 describe('extractNounPhrases', () => {
-  // One extractor for the whole describe: making its wink-nlp instance takes most of a second.
+  // One extractor for the whole describe: it keeps one wink-nlp instance, as a caller of several texts does.
   const extractor = createNounPhraseExtractor();
   const text = 'Dr. Mara Ellison studied at the University of Paris. She returned to Kestermouth in March 1952.';
   const extraction = extractor.extract(text);

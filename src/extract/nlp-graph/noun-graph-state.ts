@@ -1,4 +1,4 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import type { ChunkPhrases, NounGraphFit } from './build-noun-graph.js';
 import type { TypingCutoff } from './type-entities.js';
@@ -144,8 +144,26 @@ export function fitNounGraphState(
 const numberLists = ['proper', 'finalDegree', 'described', 'memberStart', 'members', 'paired'] as const;
 
 /**
- * The state as stored, deflated: a 4-byte length, a JSON header with every string and figure (surfaces and type hints
- * as flat lists of values with their counts and each node's share), then the number lists as little-endian int32.
+ * First word of the stored state (little-endian "\xffkgs"). Its first byte is not the start of a raw deflate stream
+ * (block type 3 is reserved), which tells it from the deflated state of kgrag before it ({@link decodeDeflatedState}).
+ */
+const stateMagic = 0x73676bff;
+
+/** The state's big string lists, stored as one UTF-8 text and each string's length (JSON parses them slowly too). */
+const stringLists = ['keys', 'chunkIds'] as const;
+
+/**
+ * The state as stored: a magic word, the length of a JSON header with the figures, then the string lists (keys, chunk
+ * ids, surface values, type-hint values) as one UTF-8 text with each string's length in UTF-16 code units, and the
+ * number lists, all as little-endian int32:
+ *
+ *   u32 magic, u32 headerBytes, header (padded to 4), u32 textEncoding, u32 textBytes, text (padded to 4),
+ *   i32 sizes[listCount], i32 lists… (the number lists, surface and hint counts and sizes, the 4 string lists' lengths)
+ *
+ * The text is UTF-8 (encoding 0) unless a string holds a lone surrogate, which UTF-8 cannot carry: then UTF-16LE (1).
+ *
+ * Not compressed: an update reads and writes the whole state (3.5 MB for 2Wiki), and deflating it took longer than
+ * writing the bytes it saved; parsing 100,000 strings out of JSON took longer than slicing them out of one text.
  */
 export function encodeNounGraphState(state: NounGraphState): Uint8Array {
   const flat = (lists: ReadonlyArray<ReadonlyArray<[string, number]>>): { values: string[]; counts: number[]; sizes: number[] } => {
@@ -161,9 +179,20 @@ export function encodeNounGraphState(state: NounGraphState): Uint8Array {
   };
   const surfaces = flat(state.surfaces);
   const typeHints = flat(state.typeHints);
-  const { proper: _p, finalDegree: _f, described: _d, memberStart: _s, members: _m, paired: _a, surfaces: _u, typeHints: _t, ...rest } = state;
-  const header = Buffer.from(JSON.stringify({ ...rest, surfaceValues: surfaces.values, hintValues: typeHints.values }), 'utf8');
-  const lists = [...numberLists.map((name) => state[name]), surfaces.counts, surfaces.sizes, typeHints.counts, typeHints.sizes];
+  const { proper: _p, finalDegree: _f, described: _d, memberStart: _s, members: _m, paired: _a, surfaces: _u, typeHints: _t, keys: _k, chunkIds: _c, ...rest } = state;
+  const header = Buffer.from(JSON.stringify(rest), 'utf8');
+  const strings = [...stringLists.map((name) => state[name]), surfaces.values, typeHints.values];
+  const joined = strings.map((list) => list.join('')).join('');
+  const encoding = loneSurrogate.test(joined) ? 1 : 0;
+  const text = Buffer.from(joined, encoding === 1 ? 'utf16le' : 'utf8');
+  const lists: ReadonlyArray<readonly number[]> = [
+    ...numberLists.map((name) => state[name]),
+    surfaces.counts,
+    surfaces.sizes,
+    typeHints.counts,
+    typeHints.sizes,
+    ...strings.map((list) => list.map((value) => value.length)),
+  ];
   const sizes = Int32Array.from(lists, (list) => list.length);
   const body = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
   let at = 0;
@@ -171,45 +200,64 @@ export function encodeNounGraphState(state: NounGraphState): Uint8Array {
     body.set(list, at);
     at += list.length;
   }
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(header.length);
-  // The fastest level: the state is rewritten on every update.
-  return deflateRawSync(Buffer.concat([length, header, Buffer.from(sizes.buffer), Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), { level: 1 });
+  const bytes = new Uint8Array(8 + padded(header.length) + 8 + padded(text.length) + sizes.byteLength + body.byteLength);
+  const words = new DataView(bytes.buffer);
+  words.setUint32(0, stateMagic, true);
+  words.setUint32(4, header.length, true);
+  bytes.set(header, 8);
+  let offset = 8 + padded(header.length);
+  words.setUint32(offset, encoding, true);
+  words.setUint32(offset + 4, text.length, true);
+  bytes.set(text, offset + 8);
+  offset += 8 + padded(text.length);
+  bytes.set(new Uint8Array(sizes.buffer), offset);
+  bytes.set(new Uint8Array(body.buffer), offset + sizes.byteLength);
+  return bytes;
 }
+
+/** A surrogate code unit outside a pair (in `u` mode pairs match as one code point). */
+const loneSurrogate = /\p{Cs}/u;
+
+const padded = (length: number): number => length + ((4 - (length % 4)) % 4);
 
 /** The stored state, or undefined when it is missing or unreadable (the step then rebuilds the graph). */
 export function decodeNounGraphState(bytes: Uint8Array | undefined): NounGraphState | undefined {
   if (bytes === undefined) return undefined;
   try {
-    const raw = inflateRawSync(bytes);
-    const headerLength = raw.readUInt32LE(0);
-    const header = JSON.parse(raw.subarray(4, 4 + headerLength).toString('utf8')) as Omit<NounGraphState, (typeof numberLists)[number] | 'surfaces' | 'typeHints'> & {
-      surfaceValues: string[];
-      hintValues: string[];
-    };
-    const listCount = numberLists.length + 4;
-    const numbers = new Int32Array(raw.buffer.slice(raw.byteOffset + 4 + headerLength, raw.byteOffset + raw.byteLength));
-    const sizes = numbers.subarray(0, listCount);
-    const lists: number[][] = [];
-    let at = listCount;
-    for (const size of sizes) {
-      const list = new Array<number>(size);
-      for (let index = 0; index < size; index++) list[index] = numbers[at + index] as number;
-      lists.push(list);
-      at += size;
-    }
-    const nested = (values: readonly string[], counts: readonly number[], perNode: readonly number[]): Array<Array<[string, number]>> => {
-      let next = 0;
-      return perNode.map((size) => {
-        const list: Array<[string, number]> = [];
-        for (let end = next + size; next < end; next++) list.push([values[next] as string, counts[next] as number]);
-        return list;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (bytes.byteLength < 8 || view.getUint32(0, true) !== stateMagic) return decodeDeflatedState(bytes);
+    const headerLength = view.getUint32(4, true);
+    const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, headerLength).toString('utf8')) as Omit<
+      NounGraphState,
+      (typeof numberLists)[number] | (typeof stringLists)[number] | 'surfaces' | 'typeHints'
+    >;
+    let offset = 8 + padded(headerLength);
+    const encoding = view.getUint32(offset, true);
+    const textLength = view.getUint32(offset + 4, true);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset + offset + 8, textLength).toString(encoding === 1 ? 'utf16le' : 'utf8');
+    offset += 8 + padded(textLength);
+    // An aligned copy of the number lists: a blob read from the store may start at any byte offset.
+    const numbers = new Int32Array(bytes.slice(offset).buffer);
+    const listCount = numberLists.length + 4 + stringLists.length + 2;
+    const { lists, end } = readLists(numbers, listCount);
+    const [proper, finalDegree, described, memberStart, members, paired, surfaceCounts, surfaceSizes, hintCounts, hintSizes, keyLengths, chunkIdLengths, surfaceLengths, hintLengths] = lists as [
+      number[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[],
+    ];
+    let position = 0;
+    const sliced = (lengths: readonly number[]): string[] =>
+      lengths.map((length) => {
+        const value = text.slice(position, position + length);
+        position += length;
+        return value;
       });
-    };
-    const [proper, finalDegree, described, memberStart, members, paired, surfaceCounts, surfaceSizes, hintCounts, hintSizes] = lists as [number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
-    const { surfaceValues, hintValues, ...rest } = header;
+    const keys = sliced(keyLengths);
+    const chunkIds = sliced(chunkIdLengths);
+    const surfaceValues = sliced(surfaceLengths);
+    const hintValues = sliced(hintLengths);
     const state: NounGraphState = {
-      ...rest,
+      ...header,
+      keys,
+      chunkIds,
       proper,
       finalDegree,
       described,
@@ -219,17 +267,73 @@ export function decodeNounGraphState(bytes: Uint8Array | undefined): NounGraphSt
       surfaces: nested(surfaceValues, surfaceCounts, surfaceSizes),
       typeHints: nested(hintValues, hintCounts, hintSizes),
     };
-    const consistent =
-      state.version === 1 &&
-      at === numbers.length &&
-      state.keys.length === state.surfaces.length &&
-      state.keys.length === state.finalDegree.length &&
-      state.memberStart.length === state.chunkIds.length + 1 &&
-      state.members.length === state.paired.length &&
-      state.graphHash.length === 4;
-    return consistent ? state : undefined;
+    return end === numbers.length && position === text.length && consistent(state) ? state : undefined;
   } catch {
     // An unreadable state only costs a rebuild.
     return undefined;
   }
+}
+
+/** `count` lists stored as their sizes and then their values, from the start of `numbers`, and where they end. */
+function readLists(numbers: Int32Array, count: number): { lists: number[][]; end: number } {
+  const sizes = numbers.subarray(0, count);
+  const lists: number[][] = [];
+  let at = count;
+  for (const size of sizes) {
+    const list = new Array<number>(size);
+    for (let index = 0; index < size; index++) list[index] = numbers[at + index] as number;
+    lists.push(list);
+    at += size;
+  }
+  return { lists, end: at };
+}
+
+/** [value, count] lists of each node, from the flat values and counts and each node's share. */
+function nested(values: readonly string[], counts: readonly number[], perNode: readonly number[]): Array<Array<[string, number]>> {
+  let next = 0;
+  return perNode.map((size) => {
+    const list: Array<[string, number]> = [];
+    for (let end = next + size; next < end; next++) list.push([values[next] as string, counts[next] as number]);
+    return list;
+  });
+}
+
+function consistent(state: NounGraphState): boolean {
+  return (
+    state.version === 1 &&
+    state.keys.length === state.surfaces.length &&
+    state.keys.length === state.finalDegree.length &&
+    state.memberStart.length === state.chunkIds.length + 1 &&
+    state.members.length === state.paired.length &&
+    state.graphHash.length === 4
+  );
+}
+
+/**
+ * The state as kgrag stored it before {@link encodeNounGraphState}: deflated, a 4-byte length, a JSON header with every
+ * string and figure, then the number lists. Read, so that an index updated by an older kgrag is updated, not refitted.
+ */
+function decodeDeflatedState(bytes: Uint8Array): NounGraphState | undefined {
+  const raw = inflateRawSync(bytes);
+  const headerLength = raw.readUInt32LE(0);
+  const header = JSON.parse(raw.subarray(4, 4 + headerLength).toString('utf8')) as Omit<NounGraphState, (typeof numberLists)[number] | 'surfaces' | 'typeHints'> & {
+    surfaceValues: string[];
+    hintValues: string[];
+  };
+  const numbers = new Int32Array(raw.buffer.slice(raw.byteOffset + 4 + headerLength, raw.byteOffset + raw.byteLength));
+  const { lists, end } = readLists(numbers, numberLists.length + 4);
+  const [proper, finalDegree, described, memberStart, members, paired, surfaceCounts, surfaceSizes, hintCounts, hintSizes] = lists as [number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
+  const { surfaceValues, hintValues, ...rest } = header;
+  const state: NounGraphState = {
+    ...rest,
+    proper,
+    finalDegree,
+    described,
+    memberStart,
+    members,
+    paired,
+    surfaces: nested(surfaceValues, surfaceCounts, surfaceSizes),
+    typeHints: nested(hintValues, hintCounts, hintSizes),
+  };
+  return end === numbers.length && consistent(state) ? state : undefined;
 }

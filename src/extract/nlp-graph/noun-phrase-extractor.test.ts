@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { finishTask } from '../../core/cooperative-task.js';
 import { createNounPhraseExtractor, extractNounPhrases, extractNounPhrasesTask } from './noun-phrase-extractor.js';
 
-// One extractor for the file: making its wink-nlp instance takes most of a second.
+// One extractor for the file: it keeps one wink-nlp instance, as a caller of several texts does.
 const extractor = createNounPhraseExtractor();
 const keys = (text: string): string[] => extractor.extract(text).mentions.map((mention) => mention.key);
 

@@ -153,8 +153,8 @@ export function* extractNounPhrasesTask(
 /**
  * Finds candidate entity mentions in one text. Kept, as in GraphRAG's extractor: spans containing a
  * proper noun, multi-word noun phrases, and hyphenated compounds; dropped: dates, numbers, calendar
- * words, and tokens that are not word-like or are overly long. Makes an extractor for the one text (most of a second):
- * a caller with several texts keeps a {@link createNounPhraseExtractor}.
+ * words, and tokens that are not word-like or are overly long. Makes an extractor for the one text: a caller with
+ * several texts keeps a {@link createNounPhraseExtractor}.
  */
 export function extractNounPhrases(text: string): PhraseExtraction {
   return createNounPhraseExtractor().extract(text);
@@ -168,8 +168,8 @@ export interface NounPhraseExtractor {
 }
 
 /**
- * A reader of single texts that owns its wink-nlp instance. Making one takes most of a second, so an extractor keeps
- * it across texts; it replaces it by a fresh one once it has read `maxCharacters`, because the instance's lexicon grows
+ * A reader of single texts that owns its wink-nlp instance, kept across texts (the first instance of a process parses
+ * wink's model, ~0.1 s; later ones copy it, a few milliseconds); it replaces it by a fresh one once it has read `maxCharacters`, because the instance's lexicon grows
  * by every word it has not seen (about 20 bytes per character of never-repeating text): a long-lived process (a server
  * answering questions) holds memory bounded by `maxCharacters`, not by everything it was ever asked. The instance is
  * made on the first text, not with the extractor. {@link extractNounPhrases} makes one for a single text.

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { deflateRawSync } from 'node:zlib';
 import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config/config-schema.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { buildNounGraph, type ChunkPhrases, type NounGraphFit, phraseEntityId, pmiWeight } from './build-noun-graph.js';
@@ -113,4 +114,34 @@ test('the stored state reads back as it was written', async () => {
   const update = await updateNounGraph(base.state, { added: [chunkOf('c8', ['w', 'x', 'new phrase'])], removed: [] }, config, base.reader);
   for (const state of [base.state, update.state]) assert.deepEqual(decodeNounGraphState(encodeNounGraphState(state)), state);
   assert.equal(decodeNounGraphState(new Uint8Array([1, 2, 3])), undefined, 'unreadable bytes rebuild the graph');
+  const odd = { ...update.state, keys: update.state.keys.map((key, node) => (node === 0 ? `${key} é\ud800` : node === 1 ? `${key} 😀` : key)) };
+  assert.deepEqual(decodeNounGraphState(encodeNounGraphState(odd)), odd, 'any string, a lone surrogate included');
+  const stored = encodeNounGraphState(update.state);
+  const unaligned = new Uint8Array(stored.byteLength + 1).subarray(1);
+  unaligned.set(stored);
+  assert.deepEqual(decodeNounGraphState(unaligned), update.state, 'from any byte offset');
 });
+
+test('a state stored deflated, as kgrag stored it before, reads back', () => {
+  const { state } = fresh(corpus());
+  assert.deepEqual(decodeNounGraphState(deflatedState(state)), state);
+});
+
+/** The state as kgrag stored it before its current format: deflated, a length, a JSON header with every string, the number lists. */
+function deflatedState(state: NounGraphState): Uint8Array {
+  const numberLists = [state.proper, state.finalDegree, state.described, state.memberStart, state.members, state.paired];
+  const flat = (lists: ReadonlyArray<ReadonlyArray<[string, number]>>) => ({
+    values: lists.flatMap((list) => list.map(([value]) => value)),
+    counts: lists.flatMap((list) => list.map(([, count]) => count)),
+    sizes: lists.map((list) => list.length),
+  });
+  const surfaces = flat(state.surfaces);
+  const hints = flat(state.typeHints);
+  const { proper: _p, finalDegree: _f, described: _d, memberStart: _s, members: _m, paired: _a, surfaces: _u, typeHints: _t, ...rest } = state;
+  const header = Buffer.from(JSON.stringify({ ...rest, surfaceValues: surfaces.values, hintValues: hints.values }), 'utf8');
+  const lists = [...numberLists, surfaces.counts, surfaces.sizes, hints.counts, hints.sizes];
+  const numbers = Int32Array.from([...lists.map((list) => list.length), ...lists.flat()]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  return deflateRawSync(Buffer.concat([length, header, Buffer.from(numbers.buffer)]), { level: 1 });
+}

@@ -1,6 +1,6 @@
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import { allTripleIndexStrings } from './triple-index-codec.js';
-import { factSentence, type TripleIndex, type TripleRow } from './triple-index.js';
+import { factSentence, type FlatIndexLists, type IndexList, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
 
 /** Reads the triples-table rows of chunks, in table order. */
 export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly TripleRow[]>;
@@ -9,34 +9,74 @@ export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly T
  * The triple index of `index`'s rows without those of `removedChunkIds`: field for field what `buildTripleIndex` gives
  * for the kept rows (so its encoding is the same bytes), at the cost of the change — provided every row of the index
  * has a subject and an object that normalize to a phrase (a row without one still names its other phrase, at a place
- * no chunk list records; the caller then builds the index from the rows). Phrases and facts keep their
- * relative order, but one whose first occurrence was in a removed chunk is now first seen in a later chunk, among
- * that chunk's rows: only the rows of such chunks are read (`readRows`) and walked again; every other list is
- * filtered and renumbered from the index itself, without normalizing a phrase.
+ * no chunk list records; the caller then builds the index from the rows). See {@link planTripleChunkRemoval}.
  */
 export async function removeTripleChunks(index: TripleIndex, removedChunkIds: readonly string[], readRows: ChunkRowReader): Promise<TripleIndex> {
+  const removal = await planTripleChunkRemoval(index, removedChunkIds, readRows);
+  const pick = <T>(values: ArrayLike<T>, items: Int32Array, replaced?: ReadonlyMap<number, T>): T[] => Array.from(items, (item) => replaced?.get(item) ?? (values[item] as T));
+  const phraseTexts = pick(allTripleIndexStrings(index, 'phraseTexts'), removal.phraseOrder);
+  const { newPhrase, factOrder } = removal;
+  const lists = ({ pointers, values }: FlatIndexLists): Int32Array[] => Array.from({ length: pointers.length - 1 }, (_, item) => values.subarray(pointers[item], pointers[item + 1]));
+  return {
+    phraseTexts,
+    phraseIds: pick(allTripleIndexStrings(index, 'phraseIds'), removal.phraseOrder),
+    phraseLabels: pick(allTripleIndexStrings(index, 'phraseLabels'), removal.phraseOrder, removal.phraseLabels),
+    phraseIndex: new Map(phraseTexts.map((text, position) => [text, position])),
+    factIds: pick(allTripleIndexStrings(index, 'factIds'), factOrder, removal.factIds),
+    factTexts: pick(allTripleIndexStrings(index, 'factTexts'), factOrder, removal.factTexts),
+    factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),
+    factObject: Int32Array.from(factOrder, (fact) => newPhrase[index.factObject[fact] as number] as number),
+    factPredicate: pick(allTripleIndexStrings(index, 'factPredicate'), factOrder),
+    factChunks: lists(removal.factChunks),
+    chunkIds: [...removal.chunkIds],
+    phraseChunks: lists(removal.phraseChunks),
+  };
+}
+
+/**
+ * What removing `removedChunkIds` does to `index` ({@link TripleIndexRemoval}), at the cost of the change: phrases and
+ * facts keep their relative order, but one whose first occurrence was in a removed chunk is now first seen in a later
+ * chunk, among that chunk's rows: only the rows of such chunks are read (`readRows`) and walked again; every other
+ * list is filtered and renumbered from the index itself, without decoding or normalizing a phrase.
+ */
+export async function planTripleChunkRemoval(index: TripleIndex, removedChunkIds: readonly string[], readRows: ChunkRowReader): Promise<TripleIndexRemoval> {
   const chunkIds = allTripleIndexStrings(index, 'chunkIds');
   const removed = new Set(removedChunkIds);
   // Old chunk index → new (−1: removed); chunks keep their order.
   const chunkMap = new Int32Array(chunkIds.length);
   const keptChunkIds: string[] = [];
+  const chunkOrder: number[] = [];
   chunkIds.forEach((id, chunk) => {
-    chunkMap[chunk] = removed.has(id) ? -1 : keptChunkIds.push(id) - 1;
+    if (removed.has(id)) chunkMap[chunk] = -1;
+    else {
+      chunkMap[chunk] = keptChunkIds.push(id) - 1;
+      chunkOrder.push(chunk);
+    }
   });
 
-  // Each phrase's and fact's kept chunks and the chunk it is now first seen in (−1: gone).
+  // Each phrase's and fact's kept chunks (renumbered, flat in item order) and the chunk it is now first seen in (−1: gone).
   const keptLists = (lists: TripleIndex['phraseChunks']) => {
-    const kept: number[][] = [];
-    const first = new Int32Array(lists.length);
+    const count = lists.length;
+    let total = 0;
+    for (let item = 0; item < count; item++) total += (lists[item] as IndexList).length;
+    const start = new Int32Array(count + 1);
+    const values = new Int32Array(total);
+    const first = new Int32Array(count);
     const moved: number[] = [];
-    lists.forEach((list, item) => {
-      const chunks: number[] = [];
-      for (const chunk of list) if ((chunkMap[chunk] as number) >= 0) chunks.push(chunkMap[chunk] as number);
-      kept.push(chunks);
-      first[item] = chunks[0] ?? -1;
-      if (chunks.length > 0 && (chunkMap[list[0] as number] as number) < 0) moved.push(item);
-    });
-    return { kept, first, moved };
+    let at = 0;
+    for (let item = 0; item < count; item++) {
+      const list = lists[item] as IndexList;
+      start[item] = at;
+      for (let position = 0; position < list.length; position++) {
+        const chunk = chunkMap[list[position] as number] as number;
+        if (chunk >= 0) values[at++] = chunk;
+      }
+      const kept = at > (start[item] as number);
+      first[item] = kept ? (values[start[item] as number] as number) : -1;
+      if (kept && (chunkMap[list[0] as number] as number) < 0) moved.push(item);
+    }
+    start[count] = at;
+    return { start, values, first, moved };
   };
   const phrases = keptLists(index.phraseChunks);
   const facts = keptLists(index.factChunks);
@@ -48,14 +88,14 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
   // Within a walked chunk, items rank by when its rows first name them; elsewhere by their old index (row order).
   const phraseRank = new Map<number, number>();
   const factRank = new Map<number, number>();
-  const phraseLabels = [...allTripleIndexStrings(index, 'phraseLabels')];
-  const factIds = [...allTripleIndexStrings(index, 'factIds')];
-  const factTexts = [...allTripleIndexStrings(index, 'factTexts')];
+  const phraseLabels = new Map<number, string>();
+  const factIds = new Map<number, string>();
+  const factTexts = new Map<number, string>();
   if (walked.size > 0) {
     const walkedChunk = new Map([...walked].map((chunk) => [keptChunkIds[chunk] as string, chunk]));
     const factByKey = new Map<string, number>();
     const factPredicate = index.factPredicate;
-    for (let fact = 0; fact < factIds.length; fact++) {
+    for (let fact = 0; fact < facts.first.length; fact++) {
       if (walked.has(facts.first[fact] as number)) factByKey.set(`${index.factSubject[fact]}\u0000${factPredicate[fact]}\u0000${index.factObject[fact]}`, fact);
     }
     const movedPhrases = new Set(phrases.moved);
@@ -72,51 +112,66 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
       ] as const) {
         if (phrases.first[phrase] !== chunk || phraseRank.has(phrase)) continue;
         phraseRank.set(phrase, phraseRank.size);
-        if (movedPhrases.has(phrase)) phraseLabels[phrase] = surface.trim();
+        if (movedPhrases.has(phrase)) phraseLabels.set(phrase, surface.trim());
       }
       const predicate = row.predicate.trim().toLowerCase().replace(/\s+/g, ' ');
       const fact = factByKey.get(`${subject}\u0000${predicate}\u0000${object}`);
       if (fact === undefined || factRank.has(fact)) continue;
       factRank.set(fact, factRank.size);
       if (movedFacts.has(fact)) {
-        factIds[fact] = row.id;
-        factTexts[fact] = factSentence(row.subject, row.predicate, row.object);
+        factIds.set(fact, row.id);
+        factTexts.set(fact, factSentence(row.subject, row.predicate, row.object));
       }
     }
   }
 
-  // New order: by the chunk first seen in, then by rank; old indices are already in row order, so buckets need no sort
-  // but those of the walked chunks.
-  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): number[] => {
-    const buckets: number[][] = keptChunkIds.map(() => []);
+  // New order: by the chunk first seen in, then by rank; old indices are already in row order, so a counting sort by
+  // chunk keeps them, and only the items of the walked chunks are sorted.
+  const order = (first: Int32Array, rank: ReadonlyMap<number, number>): Int32Array => {
+    const start = new Int32Array(keptChunkIds.length + 1);
+    for (const chunk of first) if (chunk >= 0) start[chunk + 1] = (start[chunk + 1] as number) + 1;
+    for (let chunk = 0; chunk < keptChunkIds.length; chunk++) start[chunk + 1] = (start[chunk + 1] as number) + (start[chunk] as number);
+    const fill = start.slice(0, keptChunkIds.length);
+    const items = new Int32Array(start[keptChunkIds.length] as number);
     first.forEach((chunk, item) => {
-      if (chunk >= 0) (buckets[chunk] as number[]).push(item);
+      if (chunk < 0) return;
+      items[fill[chunk] as number] = item;
+      fill[chunk] = (fill[chunk] as number) + 1;
     });
-    for (const chunk of walked) (buckets[chunk] as number[]).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
-    return buckets.flat();
+    for (const chunk of walked) items.subarray(start[chunk] as number, start[chunk + 1] as number).sort((left, right) => (rank.get(left) as number) - (rank.get(right) as number));
+    return items;
+  };
+  const renumbered = (items: Int32Array, count: number): Int32Array => {
+    const map = new Int32Array(count).fill(-1);
+    items.forEach((item, position) => (map[item] = position));
+    return map;
+  };
+  // The kept lists in the new order: runs of consecutive items copied at once.
+  const reordered = (lists: { start: Int32Array; values: Int32Array }, items: Int32Array): FlatIndexLists => {
+    const pointers = new Int32Array(items.length + 1);
+    items.forEach((item, position) => (pointers[position + 1] = (pointers[position] as number) + (lists.start[item + 1] as number) - (lists.start[item] as number)));
+    const values = new Int32Array(pointers[items.length] as number);
+    for (let position = 0; position < items.length; ) {
+      let end = position + 1;
+      while (end < items.length && items[end] === (items[end - 1] as number) + 1) end++;
+      values.set(lists.values.subarray(lists.start[items[position] as number] as number, lists.start[(items[end - 1] as number) + 1] as number), pointers[position] as number);
+      position = end;
+    }
+    return { pointers, values };
   };
   const phraseOrder = order(phrases.first, phraseRank);
   const factOrder = order(facts.first, factRank);
-  const newPhrase = new Int32Array(phrases.first.length).fill(-1);
-  phraseOrder.forEach((phrase, position) => (newPhrase[phrase] = position));
-
-  const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
-  const phraseIds = allTripleIndexStrings(index, 'phraseIds');
-  const factPredicate = allTripleIndexStrings(index, 'factPredicate');
-  const pick = <T>(values: ArrayLike<T>, items: readonly number[]): T[] => items.map((item) => values[item] as T);
-  const newPhraseIndex = new Map(phraseOrder.map((phrase, position) => [phraseTexts[phrase] as string, position]));
   return {
-    phraseTexts: pick(phraseTexts, phraseOrder),
-    phraseIds: pick(phraseIds, phraseOrder),
-    phraseLabels: pick(phraseLabels, phraseOrder),
-    phraseIndex: newPhraseIndex,
-    factIds: pick(factIds, factOrder),
-    factTexts: pick(factTexts, factOrder),
-    factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),
-    factObject: Int32Array.from(factOrder, (fact) => newPhrase[index.factObject[fact] as number] as number),
-    factPredicate: pick(factPredicate, factOrder),
-    factChunks: pick(facts.kept, factOrder),
+    newPhrase: renumbered(phraseOrder, phrases.first.length),
+    phraseOrder,
+    newFact: renumbered(factOrder, facts.first.length),
+    factOrder,
+    chunkOrder,
     chunkIds: keptChunkIds,
-    phraseChunks: pick(phrases.kept, phraseOrder),
+    phraseChunks: reordered(phrases, phraseOrder),
+    factChunks: reordered(facts, factOrder),
+    phraseLabels,
+    factIds,
+    factTexts,
   };
 }

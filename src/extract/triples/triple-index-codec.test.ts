@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createRandom } from '../../core/random.js';
-import { removeTripleChunks } from './remove-triple-chunks.js';
-import { allTripleIndexStrings, appendTripleRows, decodeTripleIndex, encodeTripleIndex } from './triple-index-codec.js';
+import { planTripleChunkRemoval, removeTripleChunks } from './remove-triple-chunks.js';
+import { allTripleIndexStrings, appendTripleRows, decodeTripleIndex, encodeTripleIndex, encodeTripleIndexRemoval } from './triple-index-codec.js';
 import { buildTripleIndex, type TripleIndex, type TripleRow } from './triple-index.js';
 
 const rows = [
@@ -118,15 +118,20 @@ test('removing chunks from a stored index gives the bytes a build over the kept 
     const removed = chunks.filter(() => random() < 0.3);
     const gone = new Set(removed);
     const kept = rows.filter((row) => !gone.has(row.chunkId));
-    const stored = decodeTripleIndex(encodeTripleIndex(buildTripleIndex(rows)) as Uint8Array);
+    const blob = encodeTripleIndex(buildTripleIndex(rows)) as Uint8Array;
+    const stored = decodeTripleIndex(blob);
     assert.ok(stored);
     const read: string[] = [];
-    const updated = await removeTripleChunks(stored, removed, async (chunkIds) => {
+    const readRows = async (chunkIds: readonly string[]): Promise<TripleRow[]> => {
       read.push(...chunkIds);
       const wanted = new Set(chunkIds);
       return kept.filter((row) => wanted.has(row.chunkId));
-    });
-    assert.deepEqual(Buffer.from(encodeTripleIndex(updated) as Uint8Array), Buffer.from(encodeTripleIndex(buildTripleIndex(kept)) as Uint8Array), `seed ${seed}`);
+    };
+    const updated = await removeTripleChunks(stored, removed, readRows);
+    const expected = Buffer.from(encodeTripleIndex(buildTripleIndex(kept)) as Uint8Array);
+    assert.deepEqual(Buffer.from(encodeTripleIndex(updated) as Uint8Array), expected, `seed ${seed}`);
+    const removal = await planTripleChunkRemoval(stored, removed, readRows);
+    assert.deepEqual(Buffer.from(encodeTripleIndexRemoval(blob, removal) as Uint8Array), expected, `seed ${seed}: the encoded index, its bytes copied`);
     for (const text of updated.phraseTexts) assert.equal(updated.phraseIndex.get(text), updated.phraseTexts.indexOf(text), `seed ${seed}`);
     assert.ok(read.every((chunkId) => !gone.has(chunkId)), `seed ${seed}: only kept chunks are read`);
     if (read.length > 0) walkedSome++;

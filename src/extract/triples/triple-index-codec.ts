@@ -1,4 +1,4 @@
-import { tripleIndexAddition, type IndexList, type PhraseLookup, type TripleIndex, type TripleRow } from './triple-index.js';
+import { tripleIndexAddition, type FlatIndexLists, type IndexList, type PhraseLookup, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 
 /*
@@ -79,6 +79,38 @@ class BlobWriter {
   }
 
   /**
+   * A string list as `strings` writes it, of the strings of an encoded list (`offsets`, `text`) at `order`, those in
+   * `replaced` (by their place in the encoded list) replaced: the kept bytes are copied, a run of consecutive strings
+   * at once, and not decoded.
+   */
+  pickedStrings(offsets: Int32Array, text: Uint8Array, order: ArrayLike<number>, replaced: ReadonlyMap<number, string>): void {
+    const encoded = new Map([...replaced].map(([item, value]) => [item, Buffer.from(value, 'utf8')]));
+    const out = new Int32Array(order.length + 1);
+    for (let position = 0; position < order.length; position++) {
+      const item = order[position] as number;
+      const bytes = encoded.get(item);
+      out[position + 1] = (out[position] as number) + (bytes ? bytes.byteLength : (offsets[item + 1] as number) - (offsets[item] as number));
+    }
+    const all = new Uint8Array(out[order.length] as number);
+    for (let position = 0; position < order.length; ) {
+      const item = order[position] as number;
+      const bytes = encoded.get(item);
+      if (bytes) {
+        all.set(bytes, out[position] as number);
+        position++;
+        continue;
+      }
+      let end = position + 1;
+      while (end < order.length && order[end] === (order[end - 1] as number) + 1 && !encoded.has(order[end] as number)) end++;
+      all.set(text.subarray(offsets[item] as number, offsets[(order[end - 1] as number) + 1] as number), out[position] as number);
+      position = end;
+    }
+    this.ints([all.length]);
+    this.push(new Uint8Array(out.buffer));
+    this.push(all);
+  }
+
+  /**
    * Lists as `lists` writes them, from the encoded lists before (`pointers`, `values`) and what each list gains (new
    * lists are numbered after the old ones): the runs of lists that gain nothing are copied in one piece each.
    */
@@ -116,6 +148,18 @@ class BlobWriter {
     this.ints([all.length]);
     this.push(new Uint8Array(out.buffer));
     this.push(new Uint8Array(all.buffer));
+  }
+
+  /** Numbers as `ints` writes them, already 32-bit integers (not copied here: `bytes` copies every part). */
+  int32s(values: Int32Array): void {
+    this.push(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  }
+
+  /** Lists as `lists` writes them, already one after another. */
+  flatLists({ pointers, values }: FlatIndexLists): void {
+    this.ints([values.length]);
+    this.push(new Uint8Array(pointers.buffer, pointers.byteOffset, pointers.byteLength));
+    this.push(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
   }
 
   lists(lists: ReadonlyArray<IndexList>): void {
@@ -240,6 +284,66 @@ export function appendTripleRows(blob: Uint8Array, rows: ReadonlyArray<TripleRow
   return writer.bytes();
 }
 
+/**
+ * The encoded index of `blob`'s index after `removal` (see `planTripleChunkRemoval`): byte for byte what
+ * {@link encodeTripleIndex} gives for the index `removeTripleChunks` makes, but the kept strings are copied as they are
+ * encoded, not decoded and encoded again, and the phrase order is the stored one without the removed phrases (the
+ * kept phrases keep their texts). Undefined when `blob` is not an encoded index or a new string is not well-formed
+ * UTF-16 (the caller then builds the index from the rows).
+ */
+export function encodeTripleIndexRemoval(blob: Uint8Array, removal: TripleIndexRemoval): Uint8Array | undefined {
+  const bytes = blob.byteOffset % 4 === 0 ? blob : Uint8Array.from(blob);
+  const layout = layoutOf(bytes);
+  if (layout === undefined) return undefined;
+  for (const strings of [removal.phraseLabels, removal.factIds, removal.factTexts]) for (const value of strings.values()) if (loneSurrogate.test(value)) return undefined;
+  const index = new StoredTripleIndex(bytes, layout);
+  const { phraseOrder, factOrder, newPhrase } = removal;
+  const orders: Record<StringField, ArrayLike<number>> = {
+    phraseTexts: phraseOrder,
+    phraseIds: phraseOrder,
+    phraseLabels: phraseOrder,
+    factIds: factOrder,
+    factTexts: factOrder,
+    factPredicate: factOrder,
+    chunkIds: removal.chunkOrder,
+  };
+  const none = new Map<number, string>();
+  const replaced: Record<StringField, ReadonlyMap<number, string>> = {
+    phraseTexts: none,
+    phraseIds: none,
+    phraseLabels: removal.phraseLabels,
+    factIds: removal.factIds,
+    factTexts: removal.factTexts,
+    factPredicate: none,
+    chunkIds: none,
+  };
+  const writer = new BlobWriter();
+  writer.ints([magic, version, phraseOrder.length, factOrder.length, removal.chunkOrder.length]);
+  for (const field of stringFields) {
+    const { offsets, text, count } = layout.strings[field];
+    const bounds = index.ints(offsets, count + 1);
+    writer.pickedStrings(bounds, new Uint8Array(bytes.buffer, bytes.byteOffset + text, bounds[count] as number), orders[field], replaced[field]);
+  }
+  const factSubject = index.factSubject;
+  const factObject = index.factObject;
+  const subjects = new Int32Array(factOrder.length);
+  const objects = new Int32Array(factOrder.length);
+  for (let position = 0; position < factOrder.length; position++) {
+    const fact = factOrder[position] as number;
+    subjects[position] = newPhrase[factSubject[fact] as number] as number;
+    objects[position] = newPhrase[factObject[fact] as number] as number;
+  }
+  writer.int32s(subjects);
+  writer.int32s(objects);
+  writer.flatLists(removal.factChunks);
+  writer.flatLists(removal.phraseChunks);
+  const kept = new Int32Array(phraseOrder.length);
+  let next = 0;
+  for (const phrase of index.ints(layout.phraseOrder, layout.counts.phrases)) if ((newPhrase[phrase] as number) >= 0) kept[next++] = newPhrase[phrase] as number;
+  writer.int32s(kept.subarray(0, next));
+  return writer.bytes();
+}
+
 function concatenated(first: ArrayLike<number>, second: readonly number[]): Int32Array {
   const all = new Int32Array(first.length + second.length);
   all.set(first);
@@ -250,7 +354,7 @@ function concatenated(first: ArrayLike<number>, second: readonly number[]): Int3
 /** The stored phrase order with the new phrases (numbered after the old ones) merged in by text. */
 function mergedPhraseOrder(index: StoredTripleIndex, layout: Layout, newTexts: readonly string[]): Int32Array {
   const old = index.ints(layout.phraseOrder, layout.counts.phrases);
-  const oldTexts = index.phraseTexts;
+  const oldText = index.stringAt('phraseTexts');
   const first = layout.counts.phrases;
   const fresh = Array.from(newTexts.keys()).sort((left, right) => byText(newTexts, left, right));
   const merged = new Int32Array(old.length + fresh.length);
@@ -263,7 +367,7 @@ function mergedPhraseOrder(index: StoredTripleIndex, layout: Layout, newTexts: r
     let high = old.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if ((oldTexts[old[middle] as number] as string) < text) low = middle + 1;
+      if (oldText(old[middle] as number) < text) low = middle + 1;
       else high = middle;
     }
     merged.set(old.subarray(from, low), to);
@@ -375,6 +479,16 @@ class StoredTripleIndex implements TripleIndex {
    * `list[i]`, `length`, `map` and iteration work as on the array a rebuilt index has.
    */
   private strings(field: StringField): string[] {
+    return this.lazyStrings(field).list;
+  }
+
+  /** The string of `field` at an index, decoded on first use: what the lazy list gives, without its proxy's trap. */
+  stringAt(field: StringField): (index: number) => string {
+    return this.lazyStrings(field).at;
+  }
+
+  /** A field's lazy list ({@link strings}) and the function behind it. */
+  private lazyStrings(field: StringField): { list: string[]; at: (index: number) => string } {
     return this.once(field, () => {
       const { offsets, text, count } = this.layout.strings[field];
       const bounds = this.ints(offsets, count + 1);
@@ -388,7 +502,7 @@ class StoredTripleIndex implements TripleIndex {
         }
         return value;
       };
-      return new Proxy(decoded as string[], {
+      const list = new Proxy(decoded as string[], {
         get(target, property, receiver) {
           if (typeof property === 'string') {
             const index = Number(property);
@@ -397,6 +511,7 @@ class StoredTripleIndex implements TripleIndex {
           return Reflect.get(target, property, receiver) as unknown;
         },
       });
+      return { list, at };
     });
   }
 
@@ -434,7 +549,7 @@ class StoredTripleIndex implements TripleIndex {
   get phraseIndex(): PhraseLookup {
     return this.once('phraseIndex', () => {
       const order = this.ints(this.layout.phraseOrder, this.layout.counts.phrases);
-      const texts = this.phraseTexts;
+      const textAt = this.lazyStrings('phraseTexts').at;
       return {
         get(text: string): number | undefined {
           let low = 0;
@@ -442,7 +557,7 @@ class StoredTripleIndex implements TripleIndex {
           while (low <= high) {
             const middle = (low + high) >> 1;
             const phrase = order[middle] as number;
-            const candidate = texts[phrase] as string;
+            const candidate = textAt(phrase);
             if (candidate === text) return phrase;
             if (candidate < text) low = middle + 1;
             else high = middle - 1;

@@ -35,6 +35,36 @@ export interface TripleIndex {
   phraseChunks: ReadonlyArray<IndexList>;
 }
 
+/** Lists of indices one after another: list `i` is `values[pointers[i] … pointers[i + 1])`. */
+export interface FlatIndexLists {
+  pointers: Int32Array;
+  values: Int32Array;
+}
+
+/**
+ * What removing chunks does to a {@link TripleIndex} (`planTripleChunkRemoval`), in terms of the index before: which
+ * phrases, facts and chunks stay and in what order, their lists, and the strings that change (a phrase or fact whose
+ * first occurrence was removed now takes its label, id and text from the row that names it first). Applied to the
+ * index (`removeTripleChunks`) or to its encoding (`encodeTripleIndexRemoval`), which copies the kept strings' bytes.
+ */
+export interface TripleIndexRemoval {
+  /** Old phrase index → new (−1: gone), and the old indices in new order. */
+  newPhrase: Int32Array;
+  phraseOrder: Int32Array;
+  newFact: Int32Array;
+  factOrder: Int32Array;
+  /** Old chunk indices kept, in order, and their ids. */
+  chunkOrder: readonly number[];
+  chunkIds: readonly string[];
+  /** Per new phrase and fact, its new chunk indices. */
+  phraseChunks: FlatIndexLists;
+  factChunks: FlatIndexLists;
+  /** New strings by old index: labels of phrases, ids and texts of facts, first seen in another row now. */
+  phraseLabels: ReadonlyMap<number, string>;
+  factIds: ReadonlyMap<number, string>;
+  factTexts: ReadonlyMap<number, string>;
+}
+
 /** The sentence a fact is embedded and shown as: its three parts joined by spaces (Milvus `" ".join(triplet)`). */
 export function factSentence(subject: string, predicate: string, object: string): string {
   return `${subject} ${predicate} ${object}`.replace(/\s+/g, ' ').trim();

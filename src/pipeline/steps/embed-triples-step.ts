@@ -2,7 +2,16 @@ import { contentId } from '../../core/ids.js';
 import type { TripleIndex } from '../../extract/triples/triple-index.js';
 import { allTripleIndexStrings } from '../../extract/triples/triple-index-codec.js';
 import type { PipelineStep, StepContext, StepOutput } from '../pipeline-step.js';
-import { appendableTripleVectorRows, loadTripleIndex, storeAppendedTripleVectorRows, storeTripleVectorRows, type TripleIndexAppend } from '../stored-triple-index.js';
+import {
+  appendableTripleVectorRows,
+  loadTripleIndex,
+  loadTripleIndexRemovalMaps,
+  storeAppendedTripleVectorRows,
+  storeTripleVectorRowMaps,
+  storeTripleVectorRows,
+  type TripleIndexAppend,
+  type TripleIndexRemovalRecord,
+} from '../stored-triple-index.js';
 import { embeddingSettings } from './embed-chunks-step.js';
 import { embedNewItems, embedSpace, type EmbeddingItem } from './embed-space.js';
 
@@ -37,9 +46,11 @@ export const embedTriplesStep: PipelineStep = {
   settings: embeddingSettings,
 
   async run(context) {
-    const { index, version, appendedTo } = await loadTripleIndex(context.store);
+    const { index, version, appendedTo, removedFrom } = await loadTripleIndex(context.store);
     const appended = version !== undefined && appendedTo !== undefined ? await embedAppended(context, index, version, appendedTo) : undefined;
     if (appended) return appended;
+    const removed = version !== undefined && removedFrom !== undefined ? await followRemoval(context, index, version, removedFrom) : undefined;
+    if (removed) return removed;
     const { phraseTexts, factTexts } = index;
     const phraseIds = allTripleIndexStrings(index, 'phraseIds');
     const factIds = allTripleIndexStrings(index, 'factIds');
@@ -64,6 +75,7 @@ export const embedTriplesStep: PipelineStep = {
         embedded: (phrases.counts['embedded'] ?? 0) + (facts.counts['embedded'] ?? 0),
         removed: (phrases.counts['removed'] ?? 0) + (facts.counts['removed'] ?? 0),
         appended: 0,
+        followedRemoval: 0,
       },
       outputVersion: outputVersionOf(context.embedder.id, version, phrases.outputVersion, facts.outputVersion),
       async write(tx) {
@@ -98,12 +110,53 @@ async function embedAppended(context: StepContext, index: TripleIndex, version: 
   const facts = phrases && (await embedNewItems(context, 'facts', newItems(index.factIds, index.factTexts, appendedTo.facts, counts.facts)));
   if (!phrases || !facts) return undefined;
   return {
-    counts: { ...counts, embedded: phrases.embedded + facts.embedded, removed: 0, appended: 1 },
+    counts: { ...counts, embedded: phrases.embedded + facts.embedded, removed: 0, appended: 1, followedRemoval: 0 },
     outputVersion: outputVersionOf(context.embedder.id, version, '', ''),
     async write(tx) {
       await phrases.write(tx);
       await facts.write(tx);
       await storeAppendedTripleVectorRows(tx, previous, counts, version);
+    },
+  };
+}
+
+/**
+ * An update of an index that a delete removed chunks from (`removedFrom`) while the spaces hold exactly the vectors of
+ * the index before: the vectors of the phrases and facts that went are deleted, the facts that took a new id (their
+ * first occurrence was removed) are embedded under it, and the row maps follow the renumbering, without reading the
+ * spaces' ids or the index's. Undefined when that does not hold (or the embedder stores its vectors as they arrive):
+ * then every id is compared.
+ */
+async function followRemoval(context: StepContext, index: TripleIndex, version: string, removedFrom: TripleIndexRemovalRecord): Promise<StepOutput | undefined> {
+  const [previous, maps] = await Promise.all([appendableTripleVectorRows(context.store, context.embedder.id, removedFrom), loadTripleIndexRemovalMaps(context.store, removedFrom)]);
+  if (!previous || !maps) return undefined;
+  const counts = { phrases: index.phraseTexts.length, facts: index.factTexts.length };
+  const renamed = removedFrom.renamedFacts;
+  const facts = await embedNewItems(
+    context,
+    'facts',
+    renamed.map((fact) => new IndexItem(index.factIds[fact] as string, index.factTexts, fact)),
+  );
+  if (!facts) return undefined;
+  // The stored vectors keep their order when others are deleted; the renamed facts' vectors go after them.
+  const follow = (rows: Int32Array, map: Int32Array, skip: ReadonlySet<number>, appended: readonly number[]): Int32Array => {
+    const next: number[] = [];
+    for (const row of rows) {
+      const moved = map[row] as number;
+      if (moved >= 0 && !skip.has(moved)) next.push(moved);
+    }
+    return Int32Array.from([...next, ...appended]);
+  };
+  const phraseRows = follow(previous.phrases, maps.phrases, new Set(), []);
+  const factRows = follow(previous.facts, maps.facts, new Set(renamed), renamed);
+  return {
+    counts: { ...counts, embedded: facts.embedded, removed: removedFrom.removedPhraseIds.length + removedFrom.staleFactIds.length, appended: 0, followedRemoval: 1 },
+    outputVersion: outputVersionOf(context.embedder.id, version, '', ''),
+    async write(tx) {
+      await tx.vectors('phrases').delete(removedFrom.removedPhraseIds);
+      await tx.vectors('facts').delete(removedFrom.staleFactIds);
+      await facts.write(tx);
+      await storeTripleVectorRowMaps(tx, version, { phrases: phraseRows, facts: factRows });
     },
   };
 }

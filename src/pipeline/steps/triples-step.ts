@@ -12,16 +12,16 @@ import type { TripleExtraction } from '../../extract/triples/extracted-triples.j
 import { createNlpTripleExtractor, nlpTripleExtractorVersion } from '../../extract/triples/nlp-triples.js';
 import { openiePrompts } from '../../extract/triples/openie-prompts.js';
 import type { OpenieFile } from '../../extract/triples/parse-openie-file.js';
-import { buildTripleIndex, type TripleRow } from '../../extract/triples/triple-index.js';
-import { removeTripleChunks } from '../../extract/triples/remove-triple-chunks.js';
-import { appendTripleRows, decodeTripleIndex, encodeTripleIndex, encodedTripleIndexCounts } from '../../extract/triples/triple-index-codec.js';
+import { buildTripleIndex, type TripleIndex, type TripleIndexRemoval, type TripleRow } from '../../extract/triples/triple-index.js';
+import { planTripleChunkRemoval } from '../../extract/triples/remove-triple-chunks.js';
+import { appendTripleRows, decodeTripleIndex, encodeTripleIndex, encodeTripleIndexRemoval, encodedTripleIndexCounts } from '../../extract/triples/triple-index-codec.js';
 import { LlmCallError } from '../../providers/llm/llm-call-error.js';
 import { withCallCount } from '../../providers/llm/with-call-count.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { Store } from '../../store/store.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepContext, StepOutput } from '../pipeline-step.js';
-import { loadEncodedTripleIndex, storeEncodedTripleIndex, storeTripleIndex } from '../stored-triple-index.js';
+import { loadEncodedTripleIndex, storeEncodedTripleIndex, storeTripleIndex, type TripleIndexRemovalMaps, type TripleIndexRemovalRecord } from '../stored-triple-index.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /** `extractor` of LLM OpenIE replies in the `extractions` table. */
@@ -272,9 +272,13 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
   const appendable = firstAdded < 0 || lastKept < firstAdded;
   // Removed chunks leave the stored index in place when every row names two phrases (see `removeTripleChunks`).
   let base: Uint8Array | undefined = removedRows.length === 0 ? stored.blob : undefined;
+  let removal: { from: TripleIndexRemovalRecord; maps: TripleIndexRemovalMaps } | undefined;
   if (removedRows.length > 0 && appendable && meta.everyRowNamesTwoPhrases === true) {
     const index = decodeTripleIndex(stored.blob);
-    if (index) base = encodeTripleIndex(await removeTripleChunks(index, removed, (ids) => store.table('triples').where('chunkId', ids)));
+    const plan = index && (await planTripleChunkRemoval(index, removed, (ids) => store.table('triples').where('chunkId', ids)));
+    base = plan && encodeTripleIndexRemoval(stored.blob, plan);
+    // A delete alone: `embed-triples` follows the removal instead of comparing every id.
+    if (index && plan && base && newRows.length === 0) removal = removalRecord(stored.version, index, plan);
   }
   let blob = appendable && base !== undefined ? (newRows.length === 0 ? base : appendTripleRows(base, newRows)) : undefined;
   // The stored index with rows after its own: its phrases and facts keep their places, which lets `embed-triples` append too.
@@ -313,10 +317,34 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
         if (removed.length > 0) await tx.table('triples').deleteWhere('chunkId', removed);
         await tx.table('triples').upsert(newRows);
       }
-      await storeEncodedTripleIndex(tx, indexBlob, outputVersion, appendedTo);
+      await storeEncodedTripleIndex(tx, indexBlob, outputVersion, appendedTo, removal);
       await writeNlpChunks(tx, chunkIds, outputVersion, everyRowNamesTwoPhrases);
       await recordStatisticsEpoch(tx, 'triples', epoch);
     },
+  };
+}
+
+/** What `embed-triples` needs to follow the removal `plan` made from `index` (of output version `version`): see {@link TripleIndexRemovalRecord}. */
+function removalRecord(version: string, index: TripleIndex, plan: TripleIndexRemoval): { from: TripleIndexRemovalRecord; maps: TripleIndexRemovalMaps } {
+  const gone = (map: Int32Array, ids: readonly string[]): string[] => {
+    const found: string[] = [];
+    map.forEach((item, old) => {
+      if (item < 0) found.push(ids[old] as string);
+    });
+    return found;
+  };
+  const renamed = [...plan.factIds.keys()];
+  return {
+    from: {
+      version,
+      phrases: plan.newPhrase.length,
+      facts: plan.newFact.length,
+      chunks: index.chunkIds.length,
+      removedPhraseIds: gone(plan.newPhrase, index.phraseIds),
+      staleFactIds: [...gone(plan.newFact, index.factIds), ...renamed.map((fact) => index.factIds[fact] as string)],
+      renamedFacts: renamed.map((fact) => plan.newFact[fact] as number).sort((left, right) => left - right),
+    },
+    maps: { phrases: plan.newPhrase, facts: plan.newFact },
   };
 }
 

@@ -9,10 +9,10 @@ import { createSimilarityIndex } from '../../math/similarity-index.js';
 import {
   appendedCoordinatePostings,
   concatenatedCoordinatePostings,
+  coordinatePostingsAfterDeletion,
   csrRowsFromCoordinatePostings,
   decodeCoordinatePostings,
   encodeCoordinatePostings,
-  encodedCoordinatePostings,
   type CoordinatePostings,
 } from '../postings-codec.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
@@ -24,7 +24,7 @@ import { specOfTable } from '../core/spec-of-table.js';
 import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, maxKeptMatrixBytes, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
-import { sparseRowsWithout, type SparseRow, type SparseRows } from '../core/sparse-rows.js';
+import { type SparseRow, type SparseRows } from '../core/sparse-rows.js';
 import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
   type ScoredId,
@@ -604,7 +604,8 @@ interface StoredSpaceInfo {
  * with a non-zero value there and the values — so a query reads only the postings of its own non-zero
  * coordinates (2Wiki's fact space: about 2 MB of 27 MB for a question). Appended rows' entries go to a tail per
  * coordinate (`_tail`), read after the list and folded into it past {@link maxTailShare}; a replacement rewrites the
- * lists of the coordinates it touches, a deletion every list (positions shift). The revision lives in its own meta
+ * lists of the coordinates it touches, a deletion the lists holding a row at or after its first deleted one
+ * (positions shift). The revision lives in its own meta
  * record, which `clear()` keeps, so it never repeats.
  */
 /**
@@ -854,14 +855,6 @@ class SqliteVectorIndex implements VectorIndex {
     return postings.sort(([left], [right]) => left - right);
   }
 
-  /** Replaces every posting with those of `rows` (row index = position). */
-  private writePostings(rows: readonly SparseRow[], dimensions: number): void {
-    this.store.statement(`DELETE FROM ${this.postingTable}`).run();
-    if (this.hasTail()) this.store.statement(`DELETE FROM ${this.tailTable}`).run();
-    const insert = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?)`);
-    for (const { coordinate, blob } of encodedCoordinatePostings(rows, dimensions)) insert.run(coordinate, blob);
-  }
-
   async search(query: Float32Array, k: number): Promise<ScoredId[]> {
     const info = this.readInfo();
     if (!info || k <= 0) return [];
@@ -1013,10 +1006,7 @@ class SqliteVectorIndex implements VectorIndex {
     await this.store.transaction(async () => {
       this.bumpRevision(info);
       if (info.layout === 'sparse') {
-        const kept = sparseRowsWithout(this.readSparseRows(), ids);
-        if (kept === undefined) return;
-        this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
-        this.writePostings(kept, info.dimensions);
+        this.deleteSparse(ids);
         return;
       }
       const vids = this.store
@@ -1029,6 +1019,52 @@ class SqliteVectorIndex implements VectorIndex {
         deleteVector.run(BigInt(vid));
       }
     });
+  }
+
+  /**
+   * Deletes rows of a sparse space: the positions after a deleted row move down, so each posting list holding a deleted
+   * row or a row after the first one is rewritten, filtered and renumbered as bytes (tails folded in); a list whose
+   * rows all come before the first deleted row is left as it is. No row is decoded into arrays, nor the space
+   * transposed into rows and back (1.3 s for a 1 % deletion from 2Wiki's spaces).
+   */
+  private deleteSparse(ids: readonly string[]): void {
+    const vids = allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    const deleted = new Set(
+      allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck'), JSON.stringify(ids)),
+    );
+    if (deleted.size === 0) return;
+    const positions = new Int32Array(vids.length);
+    let firstChanged = -1;
+    let next = 0;
+    vids.forEach((vid, row) => {
+      if (!deleted.has(vid)) positions[row] = next++;
+      else {
+        positions[row] = -1;
+        if (firstChanged < 0) firstChanged = row;
+      }
+    });
+    this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE vid IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...deleted]));
+    const tails = new Map(this.hasTail() ? allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw')) : []);
+    const stored = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw'));
+    const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const remove = this.store.statement(`DELETE FROM ${this.postingTable} WHERE coordinate = ?`);
+    const rewrite = (coordinate: number, blobs: Buffer[], isStored: boolean): void => {
+      const postings = coordinatePostingsAfterDeletion(blobs, positions, firstChanged);
+      // A tail without a stored list (appends fold those at once) moves to the stored lists even when unchanged.
+      if (postings === undefined) {
+        if (!isStored) write.run(coordinate, blobs[0] as Buffer);
+        return;
+      }
+      if (postings !== null) write.run(coordinate, postings);
+      else if (isStored) remove.run(coordinate);
+    };
+    for (const [coordinate, blob] of stored) {
+      const tail = tails.get(coordinate);
+      tails.delete(coordinate);
+      rewrite(coordinate, tail === undefined ? [blob] : [blob, tail], true);
+    }
+    for (const [coordinate, tail] of tails) rewrite(coordinate, [tail], false);
+    if (this.hasTail()) this.store.statement(`DELETE FROM ${this.tailTable}`).run();
   }
 
   async clear(): Promise<void> {

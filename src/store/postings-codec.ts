@@ -268,3 +268,23 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   }
   return buffer.subarray(0, offset);
 }
+
+/** Whether a coordinate's stored postings hold a row flagged 1 in `rows` (a row past its end is not flagged), read as bytes. */
+export function coordinatePostingsHoldAny(blob: Buffer, rows: Uint8Array): boolean {
+  const count = blob.readUInt32LE(0);
+  let offset = 4 + 4 * count;
+  let row = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = blob[offset++] as number;
+      gap += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte & 0x80);
+    row += gap + 1;
+    if (rows[row] === 1) return true;
+  }
+  return false;
+}

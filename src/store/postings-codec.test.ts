@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createRandom } from '../core/random.js';
-import { coordinatePostingsAfterDeletion, encodeCoordinatePostings } from './postings-codec.js';
+import { coordinatePostingsAfterDeletion, coordinatePostingsHoldAny, encodeCoordinatePostings } from './postings-codec.js';
 
-test('a posting list after a deletion is the encoding of its kept rows, renumbered; unchanged or emptied lists say so', () => {
+test('a posting list after a deletion is the encoding of its kept rows, renumbered; unchanged or emptied lists say so; a scan finds the deleted rows it holds', () => {
   const random = createRandom(3801);
   for (let trial = 0; trial < 200; trial++) {
     const size = 1 + Math.floor(random() * 400);
@@ -26,6 +26,7 @@ test('a posting list after a deletion is the encoding of its kept rows, renumber
     const split = trial % 2 === 0 ? rows.length : Math.floor(random() * (rows.length + 1));
     const blobs = [encodeCoordinatePostings(Int32Array.from(rows.slice(0, split)), values.slice(0, split))];
     if (split < rows.length) blobs.push(encodeCoordinatePostings(Int32Array.from(rows.slice(split)), values.slice(split)));
+    assert.equal(coordinatePostingsHoldAny(blobs[0] as Buffer, deleted), rows.slice(0, split).some((row) => deleted[row] === 1));
     const keptEntries = rows.flatMap((row, entry) => (deleted[row] === 1 ? [] : [entry]));
     const expected =
       keptEntries.length === 0

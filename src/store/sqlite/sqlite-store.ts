@@ -176,9 +176,18 @@ export function sqliteFileNeedsUpgrade(path: string): boolean {
  * file switched to rollback journaling, so that it can be renamed into place and read by read-only
  * connections without a `-wal` or `-shm` file beside it.
  */
-export function sealSqliteStore(store: Store): void {
+export function sealSqliteStore(store: Store, options: SealOptions = {}): void {
   if (!(store instanceof SqliteStore)) throw new Error('sealSqliteStore: not an SQLite store');
-  store.seal();
+  store.seal(options.unsynced === true);
+}
+
+/** Options of {@link sealSqliteStore}. */
+export interface SealOptions {
+  /**
+   * Fold the log in without syncing it or the file (the caller syncs the file before it relies on it, and discards it
+   * should the process stop before): syncing the log first wrote to disk, once more, every page it was about to copy.
+   */
+  unsynced?: boolean;
 }
 
 function migrate(db: Database.Database, path: string, readonly: boolean): void {
@@ -481,9 +490,10 @@ class SqliteStore implements Store {
     }
   }
 
-  seal(): void {
+  seal(unsynced: boolean): void {
     if (this.closed) return;
     try {
+      if (unsynced) this.db.pragma('synchronous = OFF');
       // The log holds every page image the run wrote, deleted rows' included: it must be folded in and gone, or the
       // published file would be read with it (and a deleted document's text stay beside it).
       const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;

@@ -183,3 +183,108 @@ function transposed(
   }
   return { pointers, ids, values };
 }
+
+/**
+ * A coordinate's postings after a deletion, from its stored bytes: `blobs` are its stored list and then its appended
+ * tail (if any), `positions[row]` a kept row's new position (ascending with the row) or −1 for a deleted row, and
+ * `firstChanged` the first row whose position changes. The entries before `firstChanged` are copied as bytes; the
+ * others are read as bytes, without decoding the list into arrays, and the list is written once: the same bytes as
+ * encoding the kept rows. Undefined when the list stays as it is (one list whose rows all come before
+ * `firstChanged`), null when no row of it is kept.
+ */
+export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positions: Int32Array, firstChanged: number): Buffer | null | undefined {
+  if (blobs.length === 0 || blobs.length > 2) throw new Error('coordinatePostingsAfterDeletion: a list and its tail at most');
+  const first = blobs[0] as Buffer;
+  const firstCount = first.readUInt32LE(0);
+  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row.
+  let prefix = 0;
+  let prefixEnd = 4 + 4 * firstCount;
+  let prefixRow = -1;
+  for (let offset = prefixEnd; prefix < firstCount; prefix++) {
+    let gap = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = first[offset++] as number;
+      gap += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte & 0x80);
+    if (prefixRow + gap + 1 >= firstChanged) break;
+    prefixRow += gap + 1;
+    prefixEnd = offset;
+  }
+  if (prefix === firstCount && blobs.length === 1) return undefined;
+  let total = -prefix;
+  for (const blob of blobs) total += blob.readUInt32LE(0);
+  // The kept entries after the prefix: their new rows, and where their values are (index in the list, then the list).
+  const rows = new Int32Array(total);
+  const sources = new Int32Array(total);
+  let entries = 0;
+  for (let list = 0; list < blobs.length; list++) {
+    const blob = blobs[list] as Buffer;
+    const count = blob.readUInt32LE(0);
+    let offset = list === 0 ? prefixEnd : 4 + 4 * count;
+    let row = list === 0 ? prefixRow : -1;
+    for (let entry = list === 0 ? prefix : 0; entry < count; entry++) {
+      let gap = 0;
+      let scale = 1;
+      let byte: number;
+      do {
+        byte = blob[offset++] as number;
+        gap += (byte & 0x7f) * scale;
+        scale *= 0x80;
+      } while (byte & 0x80);
+      row += gap + 1;
+      const position = positions[row] as number;
+      if (position < 0) continue;
+      rows[entries] = position;
+      sources[entries++] = entry * 2 + list;
+    }
+  }
+  const kept = prefix + entries;
+  if (kept === 0) return null;
+  const prefixGapBytes = prefixEnd - (4 + 4 * firstCount);
+  const buffer = Buffer.allocUnsafe(4 + 4 * kept + prefixGapBytes + 5 * entries);
+  buffer.writeUInt32LE(kept, 0);
+  first.copy(buffer, 4, 4, 4 + 4 * prefix);
+  for (let entry = 0; entry < entries; entry++) {
+    const source = sources[entry] as number;
+    const from = blobs[source & 1] as Buffer;
+    const at = 4 + 4 * (source >> 1);
+    const to = 4 + 4 * (prefix + entry);
+    buffer[to] = from[at] as number;
+    buffer[to + 1] = from[at + 1] as number;
+    buffer[to + 2] = from[at + 2] as number;
+    buffer[to + 3] = from[at + 3] as number;
+  }
+  let offset = 4 + 4 * kept;
+  first.copy(buffer, offset, 4 + 4 * firstCount, prefixEnd);
+  offset += prefixGapBytes;
+  let previous = prefixRow;
+  for (let entry = 0; entry < entries; entry++) {
+    const row = rows[entry] as number;
+    offset = writeVarint(buffer, offset, row - previous - 1);
+    previous = row;
+  }
+  return buffer.subarray(0, offset);
+}
+
+/** Whether a coordinate's stored postings hold a row flagged 1 in `rows` (a row past its end is not flagged), read as bytes. */
+export function coordinatePostingsHoldAny(blob: Buffer, rows: Uint8Array): boolean {
+  const count = blob.readUInt32LE(0);
+  let offset = 4 + 4 * count;
+  let row = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = blob[offset++] as number;
+      gap += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte & 0x80);
+    row += gap + 1;
+    if (rows[row] === 1) return true;
+  }
+  return false;
+}

@@ -169,3 +169,49 @@ test('replacing a vector among appended ones rewrites only the posting lists of 
     rmSync(directory, { recursive: true, force: true });
   }
 });
+
+test('a deletion rewrites only the posting lists that hold a row at or after the first deleted one, to the bytes of a space written without the deleted rows', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-delete-'));
+  try {
+    const random = createRandom(384);
+    const items = Array.from({ length: 305 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'deleted.db');
+    const store = openSqliteStore(path);
+    await store.vectors('phrases').upsert(items.slice(0, 300), 'test');
+    // An append leaves tails, which the deletion folds in.
+    await store.vectors('phrases').upsert(items.slice(300), 'test');
+    await store.close();
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE written (coordinate INTEGER)');
+    for (const event of ['INSERT', 'UPDATE']) raw.exec(`CREATE TRIGGER written_${event} AFTER ${event} ON vec_phrases_postings BEGIN INSERT INTO written VALUES (new.coordinate); END`);
+    raw.exec('CREATE TRIGGER written_delete AFTER DELETE ON vec_phrases_postings BEGIN INSERT INTO written VALUES (old.coordinate); END');
+    raw.close();
+    const deleted = ['p290', 'p296', 'p303'];
+    const again = openSqliteStore(path);
+    await again.vectors('phrases').delete(deleted);
+    await again.close();
+    const db = new Database(path, { readonly: true });
+    const written = new Set(db.prepare('SELECT coordinate FROM written').pluck().all() as number[]);
+    const lists = new Map((db.prepare('SELECT coordinate, hex(postings) AS postings FROM vec_phrases_postings').all() as Array<{ coordinate: number; postings: string }>).map((row) => [row.coordinate, row.postings]));
+    assert.equal(db.prepare('SELECT count(*) FROM vec_phrases_tail').pluck().get(), 0);
+    db.close();
+    const afterFirst = new Set(items.slice(290).flatMap((item) => [...(item.vector as SparseVector).columns]));
+    assert.ok(written.size > 0);
+    assert.deepEqual([...written].filter((coordinate) => !afterFirst.has(coordinate)), []);
+
+    const wholePath = join(directory, 'whole.db');
+    const whole = openSqliteStore(wholePath);
+    await whole.vectors('phrases').upsert(items.filter((item) => !deleted.includes(item.id)), 'test');
+    await whole.close();
+    const wholeDb = new Database(wholePath, { readonly: true });
+    const wholeLists = new Map((wholeDb.prepare('SELECT coordinate, hex(postings) AS postings FROM vec_phrases_postings').all() as Array<{ coordinate: number; postings: string }>).map((row) => [row.coordinate, row.postings]));
+    wholeDb.close();
+    assert.deepEqual(lists, wholeLists);
+    const [reopened, wholeReopened] = [openSqliteStore(path, { readonly: true }), openSqliteStore(wholePath, { readonly: true })];
+    assert.deepEqual(await described(reopened), await described(wholeReopened));
+    await reopened.close();
+    await wholeReopened.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});

@@ -175,3 +175,23 @@ test('a version-6 database is migrated: the dead chunk_edges table and the relat
   assert.equal(check.pragma('user_version', { simple: true }), storeSchemaVersion);
   check.close();
 });
+
+test('a whole table of more rows than one page of a read comes back once each, in insertion order, hid gaps and all', async () => {
+  const store = openSqliteStore(':memory:');
+  const documents = store.table('documents');
+  const rows = Array.from({ length: 9000 }, (_, index) => ({
+    id: `d${index}`,
+    title: `Document ${index}`,
+    source: `s${index}`,
+    text: 't',
+    metadata: { index },
+    contentHash: 'h',
+    createdAt: '2026-01-01',
+  }));
+  await documents.upsert(rows);
+  await documents.deleteWhere('id', ['d0', 'd4095', 'd4096', 'd8999']);
+  const kept = rows.filter((row) => !['d0', 'd4095', 'd4096', 'd8999'].includes(row.id));
+  assert.deepEqual((await documents.all()).map(({ hid: _, ...row }) => row), kept);
+  assert.deepEqual((await documents.pick(['id', 'metadata'])).map((row) => [row.id, row.metadata]), kept.map((row) => [row.id, row.metadata]));
+  await store.close();
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -120,6 +120,39 @@ describe('the draft of an update', () => {
     try {
       assert.equal(await snapshot?.store.getMeta('round'), 2);
       assert.deepEqual(await snapshot?.store.getBlob('second'), blob(5));
+    } finally {
+      snapshot?.release();
+      await storage.close();
+    }
+  });
+});
+
+describe('a draft whose seal was cut short', () => {
+  it('is not resumed: its log was folded in without a sync, so the next write copies the published index again', async () => {
+    mkdirSync(join(root, 'sealing'));
+    const path = join(root, 'sealing', 'kgrag.db');
+    const storage = openSqliteWorkspaceStorage(path);
+    const first = await storage.beginWrite({ command: 'kgrag index (first)' });
+    await first.store.setMeta('round', 1);
+    await first.publish();
+    await first.end();
+    const update = await storage.beginWrite({ command: 'kgrag index (update)' });
+    await update.store.setMeta('round', 2);
+    await update.end({ status: 'interrupted', step: null, error: null });
+    // What a process killed while sealing leaves beside its draft.
+    writeFileSync(`${path}-draft.sealing`, '');
+    const next = await storage.beginWrite({ command: 'kgrag index (next)' });
+    assert.equal(next.resumed, false);
+    assert.equal(await next.store.getMeta('round'), 1);
+    assert.equal(existsSync(`${path}-draft.sealing`), false);
+    await next.store.setMeta('round', 3);
+    await next.publish();
+    await next.end();
+    assert.equal(existsSync(`${path}-draft.sealing`), false);
+    assert.equal(existsSync(`${path}-draft`), false);
+    const snapshot = await storage.snapshot();
+    try {
+      assert.equal(await snapshot?.store.getMeta('round'), 3);
     } finally {
       snapshot?.release();
       await storage.close();

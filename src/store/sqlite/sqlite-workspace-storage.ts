@@ -1,4 +1,4 @@
-import { closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KgragError } from '../../core/errors.js';
@@ -38,6 +38,8 @@ export interface SqliteWorkspaceStorageOptions extends StoreExtensions {
 export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspaceStorageOptions = {}): WorkspaceStorage {
   const now = options.now ?? (() => new Date());
   const draftPath = `${path}-draft`;
+  /** Beside a draft while it is sealed (see `publish`). */
+  const sealingPath = `${draftPath}.sealing`;
   const secureDelete = options.secureDelete !== false;
   const writable: SqliteStoreOptions = { secureDelete, tables: validatePluginTables(options.tables) };
   const state = new WorkspaceStateFile(`${path}-state`, { secureDelete });
@@ -152,8 +154,12 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
     return size === undefined ? writable : { ...writable, autoCheckpointPages: Math.ceil(Math.max(64 * 1024 * 1024, size) / 4096) };
   };
 
-  /** The draft for this write: the one an earlier write left for the same published generation, else a fresh copy. */
+  /**
+   * The draft for this write: the one an earlier write left for the same published generation, else a fresh copy. A
+   * draft whose seal was cut short (its marker is there) is not resumed: its log was folded in without a sync.
+   */
   const openDraft = async (base: number): Promise<{ store: Store; resumed: boolean }> => {
+    if (existsSync(sealingPath)) removeDraft();
     if (existsSync(draftPath)) {
       try {
         const store = openSqliteStore(draftPath, draftOptions());
@@ -175,7 +181,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   };
 
   const removeDraft = (): void => {
-    for (const suffix of ['', '-wal', '-shm', '-journal', '.copying']) rmSync(`${draftPath}${suffix}`, { force: true });
+    // The marker last: a removal cut short is done again by the next writer.
+    for (const suffix of ['', '-wal', '-shm', '-journal', '.copying', '.sealing']) rmSync(`${draftPath}${suffix}`, { force: true });
   };
 
   /** The state file's record of the last write, or undefined when the file cannot be read. */
@@ -216,13 +223,20 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       return draftWriteSession(store, { generation, resumed, record, now }, {
         async publish(draft) {
           await store.setMeta(draftBaseKey, null);
-          sealSqliteStore(store);
+          // Marked (durably) before the log is folded in without a sync, and the file synced once before the rename:
+          // a crash in between leaves a draft that may miss pages, which the marker keeps from being resumed (the
+          // draft base cleared above says the same, but sits in one of the pages that may be missing).
+          writeFileSync(sealingPath, '');
+          syncFile(sealingPath);
+          syncFile(dirname(path));
+          sealSqliteStore(store, { unsynced: true });
           draft.closed();
           syncFile(draftPath);
           renameSync(draftPath, path);
           syncFile(dirname(path));
         },
         async published() {
+          rmSync(sealingPath, { force: true });
           state.setWriteRecord(undefined);
         },
         async discard() {

@@ -122,8 +122,13 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
  */
 async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs: number, io: CliIo, update: () => Promise<void>): Promise<void> {
   const stop = new AbortController();
+  let updating = false;
+  // One listener for the whole watch. Swapping listeners between phases let the count touch zero, and Node then closes
+  // its signal handle: a Ctrl-C already caught by libuv for the closed handle was dropped, and kgrag kept watching.
   const onInterrupt = (): void => {
-    if (!stop.signal.aborted) writeLine(io.stderr, '\nstopped watching');
+    // During an update Ctrl-C is also the index run's own interrupt (its listener stops the run); the watch ends once
+    // the update returns, since the update may already have printed its result when the signal comes.
+    if (!updating && !stop.signal.aborted) writeLine(io.stderr, '\nstopped watching');
     stop.abort();
   };
   const storeFiles = kgrag.config.store.backend === 'sqlite' ? resolve(kgrag.workspace, kgrag.config.store.path) : undefined;
@@ -135,17 +140,11 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
   try {
     for await (const batch of watchPaths(roots, { debounceMs, signal: stop.signal, onWatching, ...(storeFiles === undefined ? {} : { ignore: (path: string) => path.startsWith(storeFiles) }) })) {
       writeLine(io.stderr, `${batch.paths.length} path${batch.paths.length === 1 ? '' : 's'} changed (${batch.events} event${batch.events === 1 ? '' : 's'}): updating`);
-      // During an update Ctrl-C is the index run's own interrupt; it also ends the watch once the update returns, since
-      // an update may already have printed its result (its last step done) when the signal comes, and then nothing
-      // else would stop.
-      process.off('SIGINT', onInterrupt);
-      const stopAfterUpdate = (): void => stop.abort();
-      process.on('SIGINT', stopAfterUpdate);
+      updating = true;
       try {
         await update();
       } finally {
-        process.off('SIGINT', stopAfterUpdate);
-        process.on('SIGINT', onInterrupt);
+        updating = false;
       }
       if (stop.signal.aborted) writeLine(io.stderr, '\nstopped watching');
     }

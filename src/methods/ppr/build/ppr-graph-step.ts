@@ -7,7 +7,7 @@ import { rowsOf } from '../../../store/row-map.js';
 import { loadTripleIndex, loadTripleIndexRemovalMaps, loadTripleVectorRows, type TripleIndexAppend, type TripleIndexRemovalRecord } from '../../../pipeline/stored-triple-index.js';
 import { appendToPprGraph, assemblePprGraph, decodePprGraph, encodeAssembledPprGraph, removeFromPprGraph, type PprGraph } from './ppr-graph.js';
 import type { TripleIndex } from '../../../extract/triples/triple-index.js';
-import { allTripleIndexStrings } from '../../../extract/triples/triple-index-codec.js';
+import { allTripleIndexStrings, tripleIndexPhraseOrder } from '../../../extract/triples/triple-index-codec.js';
 import {
   decodeSynonymState,
   encodeSynonymState,
@@ -209,7 +209,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       const options = { topK: synonymyEdgeTopk, threshold: synonymyEdgeSimThreshold, search };
       const embedderId = info?.embedderId;
       const previous = await previousSynonymState(store, { ...options, embedderId });
-      const updated = previous && updateSynonymEdges(phraseTexts, vectors, options, previous);
+      const updated = previous && updateSynonymEdges(phraseTexts, vectors, options, previous, tripleIndexPhraseOrder(index));
       const { edges, state } = updated ?? (await synonymComputation(phraseTexts, vectors, options));
       context.progress(1, 1, 'synonym search');
       const passageIds = await passageIdsOf(store);

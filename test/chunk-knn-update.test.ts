@@ -14,6 +14,8 @@ import { chunkKnnBlobKey } from '../src/pipeline/steps/chunk-knn-step.js';
 import { decodePassageGraphIndex } from '../src/methods/kgp/build/passage-graph-codec.js';
 import { passageGraphBlobKey } from '../src/methods/kgp/build/passage-graph-step.js';
 import { matrixInRowOrder } from '../src/store/matrix-in-row-order.js';
+import { autokgChunkGraph } from '../src/methods/autokg/build/autokg-chunk-graph.js';
+import { chunkKnnGraphBlobKey } from '../src/methods/autokg/build/chunk-graph-step.js';
 import { countTerms } from '../src/text/term-count-matrix.js';
 
 const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
@@ -61,6 +63,20 @@ async function assertExactGraph(kgrag: Kgrag): Promise<void> {
   }
 }
 
+/** AutoKG's stored chunk graph against the graph of every chunk vector searched afresh. */
+async function assertAutokgGraph(kgrag: Kgrag): Promise<void> {
+  const bytes = await kgrag.store.getBlob(chunkKnnGraphBlobKey);
+  assert.ok(bytes);
+  const stored = decodeChunkKnnGraph(bytes);
+  const chunks = await kgrag.store.table('chunks').pick(['id', 'nTokens']);
+  const chunkIds = chunks.map((chunk) => chunk.id);
+  const loaded = await kgrag.store.vectors('chunks').load();
+  const fresh = await autokgChunkGraph({ rows: chunkIds.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, chunkIds) }, chunks.map((chunk) => chunk.nTokens), { neighbours: 8, duplicateDistance: 1e-6 });
+  assert.deepEqual(stored.chunkIds, Array.from(fresh.kept, (row) => chunkIds[row]));
+  assert.deepEqual(Array.from(stored.graph.indices), Array.from(fresh.graph.indices));
+  assert.deepEqual(Array.from(stored.graph.similarities), Array.from(fresh.graph.similarities));
+}
+
 /** KGP's stored term counts against the counts of every chunk's text. */
 async function assertTermCounts(kgrag: Kgrag): Promise<void> {
   const bytes = await kgrag.store.getBlob(passageGraphBlobKey);
@@ -91,6 +107,9 @@ describe('chunk-knn between refreshes', () => {
       assert.equal(graphCounts['duplicates'], (first.counts['chunk-graph']?.['duplicates'] ?? 0) + 1);
       // The lists that held the left-out twin take the next neighbours from the shared graph's reserve: none is searched.
       assert.equal(graphCounts['searchedRows'], 0, JSON.stringify(graphCounts));
+      // Only the vectors of the rows near the candidates are read, and the graph is the one a fresh search gives.
+      assert.equal(graphCounts['vectorsRead'], 0, JSON.stringify(graphCounts));
+      await assertAutokgGraph(kgrag);
 
       // AutoKG keeps the clusters and the members of every keyword whose Laplace seeds are the same, and solves the rest.
       const keywordCounts = added.counts['keywords'] ?? {};
@@ -106,7 +125,9 @@ describe('chunk-knn between refreshes', () => {
       const deleteCounts = deleted.run.counts['chunk-knn'] ?? {};
       assert.equal(deleteCounts['updated'], 1, JSON.stringify(deleteCounts));
       assert.equal(deleteCounts['rescoredRows'], 0, JSON.stringify(deleteCounts));
+      assert.equal(deleted.run.counts['chunk-graph']?.['vectorsRead'], 0, JSON.stringify(deleted.run.counts['chunk-graph']));
       await assertExactGraph(kgrag);
+      await assertAutokgGraph(kgrag);
       await assertTermCounts(kgrag);
     } finally {
       await kgrag.close();

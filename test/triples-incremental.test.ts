@@ -117,6 +117,7 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       assert.equal(removed.deleted.length, extra.length);
       assert.deepEqual(await updated.store.table('triples').all(), before, 'a delete leaves the triples the index had before the add');
       assert.equal(stepCounts(removed.run, 'embed-triples')?.['followedRemoval'], 1, 'the vectors follow the removal, without comparing every id');
+      assert.equal(stepCounts(removed.run, 'ppr-graph')?.['graphRemovedFrom'], 1, 'the stored ppr graph follows the removal, not assembled again');
       await assertBuiltFromStored(updated);
 
       // After a delete (the index and its vectors updated in place), an add appends again.
@@ -142,6 +143,7 @@ describe('triples, their vectors and the ppr graph updated between refreshes', {
       assert.ok((triples?.['removedTriples'] ?? 0) > 0, 'the deleted documents had triples');
       assert.equal(triples?.['indexRebuilt'], 0, 'the stored index is updated in place');
       assert.equal(stepCounts(removed.run, 'embed-triples')?.['followedRemoval'], 1, 'the vectors follow the removal');
+      assert.equal(stepCounts(removed.run, 'ppr-graph')?.['graphRemovedFrom'], 1, 'the stored ppr graph follows the removal');
       await assertBuiltFromStored(kgrag);
     } finally {
       await kgrag.close();

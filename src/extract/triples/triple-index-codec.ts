@@ -387,6 +387,11 @@ export function allTripleIndexStrings(index: TripleIndex, field: StringField): r
   return index instanceof StoredTripleIndex ? index.allStrings(field) : index[field];
 }
 
+/** The phrase indices by ascending text (JavaScript string order) that a stored index holds; undefined for one built in memory. */
+export function tripleIndexPhraseOrder(index: TripleIndex): Int32Array | undefined {
+  return index instanceof StoredTripleIndex ? index.phraseOrder() : undefined;
+}
+
 /** The phrase, fact and chunk counts of an encoded index, read from its header; undefined for another format or version. */
 export function encodedTripleIndexCounts(blob: Uint8Array): { phrases: number; facts: number; chunks: number } | undefined {
   if (blob.byteLength < 20) return undefined;
@@ -546,9 +551,13 @@ class StoredTripleIndex implements TripleIndex {
   get phraseLabels(): readonly string[] {
     return this.strings('phraseLabels');
   }
+  /** The stored phrase order ({@link tripleIndexPhraseOrder}). */
+  phraseOrder(): Int32Array {
+    return this.once('phraseOrder', () => this.ints(this.layout.phraseOrder, this.layout.counts.phrases));
+  }
   get phraseIndex(): PhraseLookup {
     return this.once('phraseIndex', () => {
-      const order = this.ints(this.layout.phraseOrder, this.layout.counts.phrases);
+      const order = this.phraseOrder();
       const textAt = this.lazyStrings('phraseTexts').at;
       return {
         get(text: string): number | undefined {

@@ -5,6 +5,8 @@ import { chunkKnnArtifact, readChunkKnn } from '../../../pipeline/steps/chunk-kn
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import type { AutokgConfig } from '../config.js';
 import { matrixInRowOrder } from '../../../store/matrix-in-row-order.js';
+import type { DenseMatrix } from '../../../math/dense-matrix.js';
+import { chunkGraphFromShared } from './chunk-graph-from-shared.js';
 
 /** Store blob holding AutoKG's chunk graph (`decodeChunkKnnGraph` reads it). */
 export const chunkKnnGraphBlobKey = 'autokg-knn-graph';
@@ -51,27 +53,54 @@ export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | '
 
     async run(context) {
       const { store } = context;
-      const [chunks, loaded, info, shared, stored, leftOut] = await Promise.all([
+      const [chunks, info, shared, stored, leftOut] = await Promise.all([
         store.table('chunks').pick(['id', 'nTokens']),
-        store.vectors('chunks').load(),
         store.vectors('chunks').info(),
         readChunkKnn(store),
         store.getBlob(chunkKnnGraphBlobKey),
         store.getMeta<LeftOutChunks>(leftOutKey),
       ]);
       const embedderId = info?.embedderId ?? '';
-      // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
-      const dimensions = loaded.dimensions;
       const chunkIds = chunks.map((chunk) => chunk.id);
-      const vectors = matrixInRowOrder(loaded, chunkIds);
+      const lengths = chunks.map((chunk) => chunk.nTokens);
+      // Rows in chunk order; a chunk without a vector (none after embed-chunks) keeps a zero row.
+      let whole: DenseMatrix | undefined;
+      const allVectors = async (): Promise<DenseMatrix> => {
+        if (whole) return whole;
+        const loaded = await store.vectors('chunks').load();
+        return (whole = { rows: chunkIds.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, chunkIds) });
+      };
       const sameRows = shared.chunkIds.length === chunkIds.length && shared.chunkIds.every((id, row) => id === chunkIds[row]);
       const candidates = stored && leftOut?.embedderId === embedderId && leftOut.duplicateDistance === graphSettings.duplicateDistance ? nearDuplicateCandidates(chunkIds, decodeChunkKnnGraph(stored).chunkIds, leftOut.chunkIds) : undefined;
-      const { kept, duplicates, graph, exact, searchedRows } = await autokgChunkGraph({ rows: chunks.length, cols: dimensions, data: vectors }, chunks.map((chunk) => chunk.nTokens), graphSettings, {
-        signal: context.signal,
-        onProgress: (done, total) => context.progress(done, total, 'vectors'),
-        ...(sameRows ? { allRows: { graph: knnListsWithReserve(shared), exact: shared.exact !== false } } : {}),
-        ...(candidates ? { nearDuplicateCandidates: candidates } : {}),
-      });
+      const allRows = sameRows ? knnListsWithReserve(shared) : undefined;
+      // An update reads the vectors of the rows near its candidates only, when the shared graph is exact.
+      const fromShared =
+        allRows && candidates && shared.exact !== false && info !== undefined && info.dimensions > 0
+          ? await chunkGraphFromShared(
+              {
+                rows: chunkIds.length,
+                lengths,
+                shared: allRows,
+                candidates,
+                vectorsOf: async (rows) => {
+                  const ids = rows.map((row) => chunkIds[row] as string);
+                  const loaded = await store.vectors('chunks').load(ids);
+                  return { rows: ids.length, cols: loaded.dimensions, data: matrixInRowOrder(loaded, ids) };
+                },
+                allVectors,
+              },
+              graphSettings,
+              context.signal,
+            )
+          : undefined;
+      const { kept, duplicates, graph, exact, searchedRows } =
+        fromShared ??
+        (await autokgChunkGraph(await allVectors(), lengths, graphSettings, {
+          signal: context.signal,
+          onProgress: (done, total) => context.progress(done, total, 'vectors'),
+          ...(allRows ? { allRows: { graph: allRows, exact: shared.exact !== false } } : {}),
+          ...(candidates ? { nearDuplicateCandidates: candidates } : {}),
+        }));
       const keptIds = new Set(Array.from(kept, (row) => chunkIds[row] as string));
       const nowLeftOut: LeftOutChunks = { embedderId, duplicateDistance: graphSettings.duplicateDistance, chunkIds: chunkIds.filter((id) => !keptIds.has(id)) };
       context.progress(1, 1, 'graphs');
@@ -85,6 +114,7 @@ export function createChunkGraphStep(config: Pick<AutokgConfig, 'neighbours' | '
           approximate: exact ? 0 : 1,
           duplicateCandidates: candidates?.length ?? chunkIds.length,
           searchedRows,
+          vectorsRead: whole ? chunkIds.length : 0,
         },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {

@@ -13,7 +13,7 @@ const candidatesPerCall = 256;
  * The kernel scores in float32 and `nearDuplicateRows` in float64: rows this much farther than the distance are taken
  * in too, so that no pair the exact check finds is missed (taking in more rows changes nothing, see below).
  */
-const scoreSlack = 1e-3;
+export const scoreSlack = 1e-3;
 
 /**
  * `nearDuplicateRows` of the whole matrix when every pair of rows within `maxCosineDistance` has one row among

@@ -4,10 +4,10 @@ import type { Store } from '../../../store/store.js';
 import type { PprConfig } from '../config.js';
 import type { PipelineStep } from '../../../pipeline/pipeline-step.js';
 import { rowsOf } from '../../../store/row-map.js';
-import { loadTripleIndex, loadTripleVectorRows, type TripleIndexAppend } from '../../../pipeline/stored-triple-index.js';
-import { appendToPprGraph, assemblePprGraph, decodePprGraph, encodeAssembledPprGraph, type PprGraph } from './ppr-graph.js';
+import { loadTripleIndex, loadTripleIndexRemovalMaps, loadTripleVectorRows, type TripleIndexAppend, type TripleIndexRemovalRecord } from '../../../pipeline/stored-triple-index.js';
+import { appendToPprGraph, assemblePprGraph, decodePprGraph, encodeAssembledPprGraph, removeFromPprGraph, type PprGraph } from './ppr-graph.js';
 import type { TripleIndex } from '../../../extract/triples/triple-index.js';
-import { allTripleIndexStrings } from '../../../extract/triples/triple-index-codec.js';
+import { allTripleIndexStrings, tripleIndexPhraseOrder } from '../../../extract/triples/triple-index-codec.js';
 import {
   decodeSynonymState,
   encodeSynonymState,
@@ -30,10 +30,17 @@ import {
  */
 
 /**
- * Store keys of the synonym edges (blob), the whole `ppr` graph (blob), their description (meta) and the state an
- * update of the synonym edges starts from (blob, `SynonymState`).
+ * Store keys of the synonym edges (blob), the whole `ppr` graph (blob), their description (meta), the state an
+ * update of the synonym edges starts from (blob, `SynonymState`) and the graph's passage ids (blob, one per line: a
+ * delete finds the passages it removed in them).
  */
-export const pprGraphKeys = { synonyms: 'ppr-graph:synonyms', graph: 'ppr-graph:graph', meta: 'ppr-graph:meta', synonymState: 'ppr-graph:synonym-state' } as const;
+export const pprGraphKeys = {
+  synonyms: 'ppr-graph:synonyms',
+  graph: 'ppr-graph:graph',
+  meta: 'ppr-graph:meta',
+  synonymState: 'ppr-graph:synonym-state',
+  passages: 'ppr-graph:passages',
+} as const;
 
 /** What {@link pprGraphKeys}.meta holds. */
 export interface PprGraphMeta {
@@ -175,7 +182,7 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
 
     async run(context) {
       const { store } = context;
-      const { index, version, appendedTo } = await loadTripleIndex(store);
+      const { index, version, appendedTo, removedFrom } = await loadTripleIndex(store);
       // Every id and text is read: decoded at once, not one by one through the stored index's lazy lists.
       const phraseIds = allTripleIndexStrings(index, 'phraseIds');
       const phraseTexts = allTripleIndexStrings(index, 'phraseTexts');
@@ -202,12 +209,13 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
       const options = { topK: synonymyEdgeTopk, threshold: synonymyEdgeSimThreshold, search };
       const embedderId = info?.embedderId;
       const previous = await previousSynonymState(store, { ...options, embedderId });
-      const updated = previous && updateSynonymEdges(phraseTexts, vectors, options, previous);
+      const updated = previous && updateSynonymEdges(phraseTexts, vectors, options, previous, tripleIndexPhraseOrder(index));
       const { edges, state } = updated ?? (await synonymComputation(phraseTexts, vectors, options));
       context.progress(1, 1, 'synonym search');
       const passageIds = await passageIdsOf(store);
       const appended = appendedTo && (await appendedGraph(store, appendedTo, index, passageIds, edges));
-      const graph = appended ?? encodeAssembledPprGraph(index, passageIds, edges);
+      const removedGraph = !appended && removedFrom ? await graphRemovedFrom(store, removedFrom, index, passageIds, edges) : undefined;
+      const graph = appended ?? removedGraph ?? encodeAssembledPprGraph(index, passageIds, edges);
       const meta: PprGraphMeta = {
         phrases: phraseIds.length,
         phraseDigest: phraseDigest(phraseIds),
@@ -231,12 +239,14 @@ export function createPprGraphStep(config: Pick<PprConfig, 'synonymyEdgeTopk' | 
           updated: updated ? 1 : 0,
           searchedPhrases: updated ? updated.searched : state.texts.length,
           graphAppended: appended ? 1 : 0,
+          graphRemovedFrom: removedGraph ? 1 : 0,
         },
         outputVersion: contentId('ppr-graph', meta.phraseDigest, sha256(blob)),
         async write(tx) {
           await tx.setBlob(pprGraphKeys.synonyms, blob);
           await tx.setBlob(pprGraphKeys.graph, graph);
           await tx.setBlob(pprGraphKeys.synonymState, stateBlob);
+          await tx.setBlob(pprGraphKeys.passages, Buffer.from(passageIds.join('\n'), 'utf8'));
           await tx.setMeta(pprGraphKeys.meta, meta);
         },
       };
@@ -260,6 +270,26 @@ async function appendedGraph(store: Store, appendedTo: TripleIndexAppend, index:
     passagesFit: (count: number) => passageDigest(passageIds.slice(0, count)) === meta.passageDigest,
   };
   return appendToPprGraph(graph, index, passageIds, before, synonyms);
+}
+
+/**
+ * The graph of an index that a delete removed chunks from (`removedFrom`) made from the stored graph of the index
+ * before, when that is what is stored (see `removeFromPprGraph`); undefined otherwise.
+ */
+async function graphRemovedFrom(store: Store, removedFrom: TripleIndexRemovalRecord, index: TripleIndex, passageIds: readonly string[], synonyms: SynonymEdges): Promise<Uint8Array | undefined> {
+  const meta = await store.getMeta<PprGraphMeta>(pprGraphKeys.meta);
+  if (meta?.tripleIndexVersion !== removedFrom.version || meta.phrases !== removedFrom.phrases || meta.passageDigest === undefined) return undefined;
+  const [graph, stored, passagesBlob, maps] = await Promise.all([
+    store.getBlob(pprGraphKeys.graph),
+    store.getBlob(pprGraphKeys.synonyms),
+    store.getBlob(pprGraphKeys.passages),
+    loadTripleIndexRemovalMaps(store, removedFrom),
+  ]);
+  if (graph === undefined || stored === undefined || passagesBlob === undefined || maps === undefined) return undefined;
+  const text = Buffer.from(passagesBlob.buffer, passagesBlob.byteOffset, passagesBlob.byteLength).toString('utf8');
+  const oldPassageIds = text.length === 0 ? [] : text.split('\n');
+  if (passageDigest(oldPassageIds) !== meta.passageDigest) return undefined;
+  return removeFromPprGraph(graph, index, passageIds, { phrases: maps.phrases, passageIds: oldPassageIds, synonyms: decodeSynonymEdges(stored) }, synonyms);
 }
 
 /**

@@ -605,3 +605,249 @@ function sortedHas(keys: Float64Array, count: number, key: number): boolean {
   }
   return false;
 }
+
+/** What {@link removeFromPprGraph} needs of the index a stored graph was built from. */
+export interface PprGraphBeforeRemoval {
+  /** Its phrases (the graph's) → the phrases of the index now, −1 for those no kept chunk names. */
+  phrases: Int32Array;
+  /** The graph's passages, in order: the passage ids now are these without the removed ones. */
+  passageIds: readonly string[];
+  /** The synonym edges the graph was built with. */
+  synonyms: PhraseSynonyms;
+}
+
+/**
+ * The encoded graph of `triples`, `passageIds` and `synonyms` made from `blob`, the stored graph of the triple index
+ * that `triples` is with the rows of some chunks removed (`before`): byte for byte what
+ * `encodePprGraph(assemblePprGraph(triples, passageIds, synonyms))` gives, at the cost of a pass over the stored
+ * entries — the removed passages' rows and entries go, the kept phrases are renumbered (a phrase first named by a
+ * removed chunk moves after others, so a row is sorted again where its columns came out of order), and only the pairs
+ * of phrases of a removed passage's facts and the synonym pairs that changed are weighed again. Undefined when the blob
+ * does not fit `before`, or a passage now is none of the graph's.
+ */
+export function removeFromPprGraph(blob: Uint8Array, triples: TripleIndex, passageIds: readonly string[], before: PprGraphBeforeRemoval, synonyms: PhraseSynonyms): Uint8Array | undefined {
+  const decoded = decodePprGraphParts(blob);
+  if (!decoded) return undefined;
+  const old = decoded.parts;
+  const oldPhrases = old.phraseAdjacency.rows;
+  const oldPassages = decoded.passages;
+  const phraseCount = triples.phraseTexts.length;
+  const passages = passageIds.length;
+  const phraseMap = before.phrases;
+  if (phraseMap.length !== oldPhrases || before.passageIds.length !== oldPassages || old.graphAdjacency.rows !== oldPhrases + oldPassages) return undefined;
+  // New phrase → old; every new phrase is an old one.
+  const oldPhraseOf = new Int32Array(phraseCount).fill(-1);
+  for (let phrase = 0; phrase < oldPhrases; phrase++) {
+    const now = phraseMap[phrase] as number;
+    if (now >= phraseCount) return undefined;
+    if (now >= 0) oldPhraseOf[now] = phrase;
+  }
+  if (oldPhraseOf.includes(-1)) return undefined;
+  // Old passage → new (−1: removed); the passages now are the old ones in their order.
+  const passageMap = new Int32Array(oldPassages).fill(-1);
+  const oldPassageOf = new Int32Array(passages);
+  let matched = 0;
+  for (let passage = 0; passage < oldPassages && matched < passages; passage++) {
+    if (before.passageIds[passage] !== passageIds[matched]) continue;
+    passageMap[passage] = matched;
+    oldPassageOf[matched++] = passage;
+  }
+  if (matched !== passages) return undefined;
+  const oldPair = (a: number, b: number): number => Math.min(a, b) * oldPhrases + Math.max(a, b);
+  const pairKey = (a: number, b: number): number => Math.min(a, b) * phraseCount + Math.max(a, b);
+  const graph = old.graphAdjacency;
+  const oldPointers = graph.rowPointers;
+  const oldColumns = graph.columnIndices;
+  const oldValues = graph.values;
+
+  // The removed passages: their context edges go, and the relation pairs of their facts may lose triples.
+  const phrasePassageCounts = new Int32Array(phraseCount);
+  for (let phrase = 0; phrase < phraseCount; phrase++) phrasePassageCounts[phrase] = old.phrasePassageCounts[oldPhraseOf[phrase] as number] as number;
+  let contextEdges = old.counts.contextEdges;
+  const touched = new Set<number>();
+  const counts = old.passagePhraseCounts;
+  for (let passage = 0; passage < oldPassages; passage++) {
+    if ((passageMap[passage] as number) >= 0) continue;
+    const start = oldPointers[oldPhrases + passage] as number;
+    const end = oldPointers[oldPhrases + passage + 1] as number;
+    contextEdges -= end - start;
+    for (let entry = start; entry < end; entry++) {
+      const now = phraseMap[oldColumns[entry] as number] as number;
+      if (now >= 0) phrasePassageCounts[now] = (phrasePassageCounts[now] as number) - 1;
+    }
+    // The subjects and objects of the passage's facts: a pair of them that is a relation is weighed again.
+    const first = counts.rowPointers[passage] as number;
+    const last = counts.rowPointers[passage + 1] as number;
+    for (let left = first; left < last; left++) {
+      const a = counts.columnIndices[left] as number;
+      const nowA = phraseMap[a] as number;
+      if (nowA < 0) continue;
+      for (let right = left + 1; right < last; right++) {
+        const b = counts.columnIndices[right] as number;
+        const nowB = phraseMap[b] as number;
+        if (nowB >= 0 && sortedHas(old.relationKeys, old.relationKeys.length, oldPair(a, b))) touched.add(pairKey(nowA, nowB));
+      }
+    }
+  }
+  // Synonym pairs that went or changed weight (a delete adds none between kept phrases that a search did not find).
+  const oldSynonyms = new Map<number, number>();
+  for (let edge = 0; edge < before.synonyms.sources.length; edge++) {
+    const a = phraseMap[before.synonyms.sources[edge] as number] as number;
+    const b = phraseMap[before.synonyms.targets[edge] as number] as number;
+    if (a >= 0 && b >= 0) oldSynonyms.set(pairKey(a, b), before.synonyms.weights[edge] as number);
+  }
+  const newSynonyms = new Map<number, number>();
+  for (let edge = 0; edge < synonyms.sources.length; edge++) newSynonyms.set(pairKey(synonyms.sources[edge] as number, synonyms.targets[edge] as number), synonyms.weights[edge] as number);
+  for (const [key, weight] of oldSynonyms) if (newSynonyms.get(key) !== weight) touched.add(key);
+  for (const [key, weight] of newSynonyms) if (oldSynonyms.get(key) !== weight) touched.add(key);
+  // Each touched pair's triples over the whole index, for its weight as a build sums it: relation, then synonym.
+  const triplesOf = new Map<number, number>();
+  const { factSubject, factObject, factChunks } = triples;
+  for (let fact = 0; fact < factSubject.length; fact++) {
+    const subject = factSubject[fact] as number;
+    const object = factObject[fact] as number;
+    if (subject === object) continue;
+    const key = pairKey(subject, object);
+    if (touched.has(key)) triplesOf.set(key, (triplesOf.get(key) ?? 0) + (factChunks[fact] as IndexList).length);
+  }
+  // Row → the phrase entries it changes (NaN: removed), both ends of every touched pair.
+  const phraseChanges = new Map<number, Array<[number, number]>>();
+  const change = (row: number, column: number, value: number): void => {
+    let list = phraseChanges.get(row);
+    if (!list) phraseChanges.set(row, (list = []));
+    list.push([column, value]);
+  };
+  for (const key of touched) {
+    const a = Math.floor(key / phraseCount);
+    const b = key - a * phraseCount;
+    const count = triplesOf.get(key);
+    const synonym = newSynonyms.get(key);
+    let value = Number.NaN;
+    if (count !== undefined) value = relationEdgeWeight * count;
+    if (synonym !== undefined) value = count !== undefined ? value + synonymEdgeFactor * synonym : synonymEdgeFactor * synonym;
+    change(a, b, value);
+    change(b, a, value);
+  }
+
+  // The whole graph, row by row in the new order: a row's old entries renumbered, then sorted when renumbering moved one.
+  const rowPointers = new Int32Array(phraseCount + passages + 1);
+  const columns = new Int32Array(oldValues.length + 2 * touched.size);
+  const values = new Float64Array(columns.length);
+  const phraseLengths = new Int32Array(phraseCount);
+  let written = 0;
+  const sortRow = (start: number, end: number): void => {
+    for (let entry = start + 1; entry < end; entry++) if ((columns[entry] as number) < (columns[entry - 1] as number)) return sortEntries(columns, values, start, end);
+  };
+  // Which row last changed a column (rows are numbered from 1), so that a changed entry is not also copied.
+  const changedIn = new Int32Array(phraseCount);
+  for (let row = 0; row < phraseCount; row++) {
+    const from = oldPhraseOf[row] as number;
+    const start = oldPointers[from] as number;
+    const end = oldPointers[from + 1] as number;
+    const changes = phraseChanges.get(row);
+    if (changes) for (const [column] of changes) changedIn[column] = row + 1;
+    let entry = start;
+    for (; entry < end && (oldColumns[entry] as number) < oldPhrases; entry++) {
+      const column = phraseMap[oldColumns[entry] as number] as number;
+      if (column < 0 || (changes && changedIn[column] === row + 1)) continue;
+      columns[written] = column;
+      values[written++] = oldValues[entry] as number;
+    }
+    if (changes) {
+      for (const [column, value] of changes) {
+        if (Number.isNaN(value)) continue;
+        columns[written] = column;
+        values[written++] = value;
+      }
+    }
+    sortRow(rowPointers[row] as number, written);
+    phraseLengths[row] = written - (rowPointers[row] as number);
+    // Passages keep their order: their entries stay sorted.
+    for (; entry < end; entry++) {
+      const passage = passageMap[(oldColumns[entry] as number) - oldPhrases] as number;
+      if (passage < 0) continue;
+      columns[written] = phraseCount + passage;
+      values[written++] = oldValues[entry] as number;
+    }
+    rowPointers[row + 1] = written;
+  }
+  for (let passage = 0; passage < passages; passage++) {
+    const from = oldPhrases + (oldPassageOf[passage] as number);
+    const rowStart = written;
+    // A kept passage's phrases are all kept (a kept chunk names them).
+    for (let entry = oldPointers[from] as number; entry < (oldPointers[from + 1] as number); entry++) {
+      columns[written] = phraseMap[oldColumns[entry] as number] as number;
+      values[written++] = oldValues[entry] as number;
+    }
+    sortRow(rowStart, written);
+    rowPointers[phraseCount + passage + 1] = written;
+  }
+  const nodes = phraseCount + passages;
+  const graphAdjacency: CsrMatrix = { rows: nodes, cols: nodes, rowPointers, columnIndices: columns.slice(0, written), values: values.slice(0, written) };
+
+  // The phrase graph is the whole graph's phrase rows without their passages.
+  const phrasePointers = new Int32Array(phraseCount + 1);
+  for (let row = 0; row < phraseCount; row++) phrasePointers[row + 1] = (phrasePointers[row] as number) + (phraseLengths[row] as number);
+  const phraseEntries = phrasePointers[phraseCount] as number;
+  const phraseColumns = new Int32Array(phraseEntries);
+  const phraseValues = new Float64Array(phraseEntries);
+  for (let row = 0; row < phraseCount; row++) {
+    let from = rowPointers[row] as number;
+    for (let to = phrasePointers[row] as number; to < (phrasePointers[row + 1] as number); to++, from++) {
+      phraseColumns[to] = columns[from] as number;
+      phraseValues[to] = values[from] as number;
+    }
+  }
+
+  // Passage × phrase counts: the kept rows, renumbered.
+  const countPointers = new Int32Array(passages + 1);
+  const countColumns = new Int32Array(counts.values.length);
+  const countValues = new Float64Array(counts.values.length);
+  let countEntries = 0;
+  for (let passage = 0; passage < passages; passage++) {
+    const from = oldPassageOf[passage] as number;
+    const rowStart = countEntries;
+    for (let entry = counts.rowPointers[from] as number; entry < (counts.rowPointers[from + 1] as number); entry++) {
+      countColumns[countEntries] = phraseMap[counts.columnIndices[entry] as number] as number;
+      countValues[countEntries++] = counts.values[entry] as number;
+    }
+    for (let entry = rowStart + 1; entry < countEntries; entry++) {
+      if ((countColumns[entry] as number) < (countColumns[entry - 1] as number)) {
+        sortEntries(countColumns, countValues, rowStart, countEntries);
+        break;
+      }
+    }
+    countPointers[passage + 1] = countEntries;
+  }
+
+  // Relation keys: the kept pairs that still have a triple, renumbered.
+  const keys = new Float64Array(old.relationKeys.length);
+  let keyCount = 0;
+  for (const key of old.relationKeys) {
+    const a = phraseMap[Math.floor(key / oldPhrases)] as number;
+    const b = phraseMap[key % oldPhrases] as number;
+    if (a < 0 || b < 0) continue;
+    const now = pairKey(a, b);
+    if (touched.has(now) && !triplesOf.has(now)) continue;
+    keys[keyCount++] = now;
+  }
+  const relationKeys = keys.slice(0, keyCount).sort();
+
+  return encodePprGraphParts(passages, {
+    graphAdjacency,
+    phraseAdjacency: { rows: phraseCount, cols: phraseCount, rowPointers: phrasePointers, columnIndices: phraseColumns, values: phraseValues },
+    phrasePassageCounts,
+    passagePhraseCounts: { rows: passages, cols: phraseCount, rowPointers: countPointers, columnIndices: countColumns.slice(0, countEntries), values: countValues.slice(0, countEntries) },
+    relationKeys,
+    counts: { relationEdges: keyCount, synonymEdges: synonyms.sources.length, contextEdges },
+  });
+}
+
+/** Sorts entries `start…end` of a CSR row by column (columns are distinct), moving their values with them. */
+function sortEntries(columns: Int32Array, values: Float64Array, start: number, end: number): void {
+  const order = Array.from({ length: end - start }, (_, offset) => start + offset).sort((left, right) => (columns[left] as number) - (columns[right] as number));
+  const sortedColumns = Int32Array.from(order, (entry) => columns[entry] as number);
+  const sortedValues = Float64Array.from(order, (entry) => values[entry] as number);
+  columns.set(sortedColumns, start);
+  values.set(sortedValues, start);
+}

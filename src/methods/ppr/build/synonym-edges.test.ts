@@ -87,6 +87,12 @@ describe('synonym edges: an update equals a fresh computation', () => {
       assert.deepEqual([...updated.edges.weights], [...fresh.edges.weights], `seed ${seed}: weights`);
       assert.deepEqual(encodeSynonymState(updated.state), encodeSynonymState(fresh.state), `seed ${seed}: the state the next update starts from`);
       assert.ok(updated.searched <= added.length + before.length - removed.size);
+      // With the phrases' text order (a stored triple index holds it), the old phrases are found by a walk: the same result.
+      const textOrder = Int32Array.from(after.map((_, phrase) => phrase).sort((left, right) => ((after[left] as string) < (after[right] as string) ? -1 : 1)));
+      const walked = updateSynonymEdges(after, vectors, options, state, textOrder);
+      assert.ok(walked);
+      assert.deepEqual(encodeSynonymState(walked.state), encodeSynonymState(updated.state), `seed ${seed}: with the text order`);
+      assert.deepEqual([walked.edges.sources, walked.edges.targets, walked.edges.weights].map((part) => [...part]), [updated.edges.sources, updated.edges.targets, updated.edges.weights].map((part) => [...part]));
     }
     assert.equal(updates, 60);
   });

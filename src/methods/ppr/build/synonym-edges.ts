@@ -140,23 +140,24 @@ export async function synonymComputation(texts: readonly string[], vectors: Read
  * (the one that follows was not kept). The result equals {@link synonymComputation}'s. It costs the phrases that came,
  * went or are linked, and one pass over the texts for the blocks of their words; nothing is sorted but those. Undefined
  * when the update cannot be exact that way: an exact (all-pairs) search, or a content word whose block crossed
- * {@link maxSharedWordBlock} (its pairs come or go all at once).
+ * {@link maxSharedWordBlock} (its pairs come or go all at once). `textOrder`, the phrase indices by ascending text when
+ * the caller has them (a stored triple index holds them), spares a map of every text.
  */
 export function updateSynonymEdges(
   texts: readonly string[],
   vectors: ReadonlyArray<Float32Array | SparseVector | null>,
   options: SynonymEdgeOptions,
   previous: SynonymState,
+  textOrder?: Int32Array,
 ): (SynonymComputation & { searched: number }) | undefined {
   if (options.search !== 'shared-word') return undefined;
   const eligible = (phrase: number): boolean => vectors[phrase] !== null && vectors[phrase] !== undefined;
-  const phraseOf = new Map<string, number>();
-  texts.forEach((text, phrase) => phraseOf.set(text, phrase));
   // Old positions → phrases (−1: removed); the phrases that take part and are not old are new.
-  const oldPhrases = Int32Array.from(previous.texts, (text) => {
-    const phrase = phraseOf.get(text);
-    return phrase !== undefined && eligible(phrase) ? phrase : -1;
-  });
+  const oldPhrases = (textOrder && oldPhrasesInOrder(texts, textOrder, previous.texts)) ?? oldPhrasesByText(texts, previous.texts);
+  for (let position = 0; position < oldPhrases.length; position++) {
+    const phrase = oldPhrases[position] as number;
+    if (phrase >= 0 && !eligible(phrase)) oldPhrases[position] = -1;
+  }
   // 1: an old phrase still searched, 2: a new one.
   const role = new Uint8Array(texts.length);
   for (const phrase of oldPhrases) if (phrase >= 0) role[phrase] = 1;
@@ -311,6 +312,33 @@ export function updateSynonymEdges(
     rowTexts.push(texts[added[next] as number] as string);
   }
   return { ...computationOf(edges, relabeled(edges, rowOf), rowTexts, [...previous.oversizedWords]), searched: searchedPhrases.length };
+}
+
+/** The phrase of each of `previousTexts`, −1 for a text that is none of `texts`, by a map of every text. */
+function oldPhrasesByText(texts: readonly string[], previousTexts: readonly string[]): Int32Array {
+  const phraseOf = new Map<string, number>();
+  texts.forEach((text, phrase) => phraseOf.set(text, phrase));
+  return Int32Array.from(previousTexts, (text) => phraseOf.get(text) ?? -1);
+}
+
+/**
+ * {@link oldPhrasesByText} by one walk along `textOrder` (the phrases by ascending text), `previousTexts` being ascending
+ * too, as a state's texts are: no map of 50,000 texts. Undefined when they are not, or the order is not of `texts`.
+ */
+function oldPhrasesInOrder(texts: readonly string[], textOrder: Int32Array, previousTexts: readonly string[]): Int32Array | undefined {
+  if (textOrder.length !== texts.length) return undefined;
+  const phrases = new Int32Array(previousTexts.length);
+  let cursor = 0;
+  let last: string | undefined;
+  for (let position = 0; position < previousTexts.length; position++) {
+    const text = previousTexts[position] as string;
+    if (last !== undefined && !(last < text)) return undefined;
+    last = text;
+    while (cursor < textOrder.length && (texts[textOrder[cursor] as number] as string) < text) cursor++;
+    const phrase = cursor < textOrder.length ? (textOrder[cursor] as number) : -1;
+    phrases[position] = phrase >= 0 && texts[phrase] === text ? phrase : -1;
+  }
+  return phrases;
 }
 
 function dimensionsOf(vector: Float32Array | SparseVector): number {

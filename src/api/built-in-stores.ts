@@ -19,10 +19,13 @@ export type WorkspaceStorageOpener = (config: KgragConfig, workspace: string, ex
 const openPostgres: WorkspaceStorageOpener = async (config, workspace, extensions) => {
   const { store } = config;
   const [{ default: pg }, { openPostgresWorkspaceStorage }] = await Promise.all([import('pg'), import('../store/postgres/postgres-workspace-storage.js')]);
-  const pool = new pg.Pool({ connectionString: store.url, max: store.poolSize });
+  // TCP keepalive: a writer's lock connection that dies without a word (a network cut) is noticed, and the lock with it.
+  // The application name tells kgrag's connections apart in pg_stat_activity.
+  const name = postgresWorkspaceName(config, workspace);
+  const pool = new pg.Pool({ connectionString: store.url, max: store.poolSize, keepAlive: true, application_name: `kgrag ${name}`.slice(0, 63) });
   // An idle connection the server drops must not crash the process; the next statement reports the failure.
   pool.on('error', () => undefined);
-  const storage = openPostgresWorkspaceStorage(pool, postgresWorkspaceName(config, workspace), {
+  const storage = openPostgresWorkspaceStorage(pool, name, {
     schema: store.schema,
     exactVectorSearch: store.exactVectorSearch,
     postingsCacheBytes: store.postingsCacheMb * 1024 * 1024,

@@ -46,6 +46,11 @@ export interface PostgresStoreOptions extends StoreExtensions {
    * @default {@link defaultPostingsCacheBytes}
    */
   postingsCacheBytes?: number;
+  /**
+   * Called before each statement of a draft and before each commit: throws when the write may no longer go on (its
+   * writer lock was lost with the connection that held it), so that nothing more is written without the lock.
+   */
+  writeGuard?: () => void;
 }
 
 /**
@@ -133,6 +138,7 @@ export async function openPostgresStore(pool: pg.Pool, scope: PostgresScope, opt
     closed: false,
     warn,
     pluginTables,
+    guard: options.writeGuard ?? (() => undefined),
   };
   return new PostgresStore(context, undefined);
 }
@@ -151,6 +157,7 @@ interface StoreContext {
   closed: boolean;
   warn: (message: string) => void;
   pluginTables: PluginTables;
+  guard: () => void;
 }
 
 /** Runs one task after another: savepoints of one transaction level must not interleave. */
@@ -223,12 +230,14 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   runner(): SqlRunner {
     if (this.context.closed) throw new Error('the Postgres store is closed');
+    this.context.guard();
     if (!this.session) return this.context.poolRunner;
     if (!this.session.open.value) throw new Error('a transaction store was used after its transaction ended; use the outer store');
     return this.session.run;
   }
 
   pool(): SqlRunner {
+    this.context.guard();
     return this.context.poolRunner;
   }
 
@@ -239,6 +248,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
   async snapshot<R>(read: (run: SqlRunner) => Promise<R>): Promise<R> {
     if (this.session) return read(this.runner());
     if (this.context.closed) throw new Error('the Postgres store is closed');
+    this.context.guard();
     return inPostgresTransaction(this.context.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
@@ -258,6 +268,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
 
   private async connect(): Promise<pg.PoolClient> {
     if (this.context.closed) throw new Error('the Postgres store is closed');
+    this.context.guard();
     return connectClient(this.context.pool);
   }
 
@@ -369,6 +380,7 @@ class PostgresStore implements Store, PostgresVectorAccess {
     try {
       await session.run.rows('BEGIN');
       result = await fn(new PostgresStore(this.context, session));
+      this.context.guard();
       await session.run.rows('COMMIT');
     } catch (error) {
       broken = await client.query('ROLLBACK').then(

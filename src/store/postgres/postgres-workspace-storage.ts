@@ -23,6 +23,14 @@ export interface PostgresWorkspaceStorageOptions extends Pick<PostgresStoreOptio
   location?: string;
 }
 
+/** A writer's lock: the connection that holds it, and the check that it still does. */
+interface HeldLock {
+  client: pg.PoolClient;
+  /** Throws once the connection dropped (see `lock`). */
+  guard: () => void;
+  onLost: (error: Error) => void;
+}
+
 /** A workspace's row in `workspaces`. */
 interface WorkspaceRow {
   published_generation: number | null;
@@ -125,17 +133,37 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
       details: { holder, workspace },
     });
 
-  /** The advisory lock of this workspace's writer, on a connection of its own that holds it until released. */
-  const lock = async (writeOptions: BeginWriteOptions): Promise<pg.PoolClient> => {
+  /**
+   * The advisory lock of this workspace's writer, on a connection of its own that holds it until released. The lock
+   * lives as long as that connection: once it drops (the server restarted, the network cut), another writer may take
+   * the lock, so `guard` refuses every later statement of this write, and the publish runs on the lock's connection,
+   * which proves the lock is still held.
+   */
+  const lock = async (writeOptions: BeginWriteOptions): Promise<HeldLock> => {
     await schema();
     const client = await connectClient(pool);
     const run = sqlRunner(client);
+    let lost: Error | undefined;
+    const onLost = (error: Error): void => {
+      lost ??= error;
+    };
+    client.on('error', onLost);
+    const guard = (): void => {
+      if (lost === undefined) return;
+      throw new KgragError(`the connection that held the writer lock of ${location} was lost (${lost.message}); this run stopped writing, as another writer may hold the lock now`, {
+        code: 'STORE_WRITER_LOCK_LOST',
+        category: 'store',
+        hint: 'run the same command again once the database is reachable: it resumes this run\'s draft',
+        details: { retryAfterSeconds: 5 },
+        cause: lost,
+      });
+    };
     let announced = false;
     try {
       for (;;) {
         writeOptions.signal?.throwIfAborted();
         const [taken] = await run.rows<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`kgrag:writer:${schemaName}:${workspace}`]);
-        if (taken?.locked) return client;
+        if (taken?.locked) return { client, guard, onLost };
         const holder = (await readRow(run))?.writer ?? undefined;
         if (writeOptions.wait === false) throw busyError(holder);
         if (!announced && holder) {
@@ -145,12 +173,14 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
         await sleep(lockPollMs, undefined, writeOptions.signal === undefined ? {} : { signal: writeOptions.signal });
       }
     } catch (error) {
+      client.off('error', onLost);
       client.release();
       throw error;
     }
   };
 
-  const unlock = async (client: pg.PoolClient): Promise<void> => {
+  const unlock = async ({ client, onLost }: HeldLock): Promise<void> => {
+    client.off('error', onLost);
     try {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`kgrag:writer:${schemaName}:${workspace}`]);
       client.release();
@@ -161,7 +191,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
   };
 
   const beginWrite = async (writeOptions: BeginWriteOptions): Promise<WriteSession> => {
-    const lockClient = await lock(writeOptions);
+    const held = await lock(writeOptions);
     /** The record this write keeps, once it has written it. */
     let started: WriteRecord | undefined;
     try {
@@ -181,12 +211,13 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
         if (base >= 0) await collectRetiredRows(pool, workspace, base, generationOptions);
         await updateRow(pooled, { draft_generation: generation, draft_base: base });
       }
-      const store = await openPostgresStore(pool, { workspace, generation }, storeOptions);
+      const store = await openPostgresStore(pool, { workspace, generation }, { ...storeOptions, writeGuard: held.guard });
       return draftWriteSession(store, { generation, resumed, record, now }, {
         async publish(draft) {
           await draft.close();
           await analyze();
-          await updateRow(pooled, { published_generation: generation, published_at: now().toISOString(), draft_generation: null, draft_base: null, unpublished: null });
+          held.guard();
+          await updateRow(sqlRunner(held.client), { published_generation: generation, published_at: now().toISOString(), draft_generation: null, draft_base: null, unpublished: null });
         },
         async published() {
           // Deleting means gone: the rows the new index replaced or deleted go at once (a query still reading the old
@@ -203,10 +234,10 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
         async recordEnd(ended) {
           await updateRow(pooled, { writer: null, ...(ended ? { unpublished: ended } : {}) });
         },
-        release: () => unlock(lockClient),
+        release: () => unlock(held),
       });
     } catch (error) {
-      return failedWriteSetup(error, { started, now, recordEnd: (ended) => updateRow(pooled, { writer: null, unpublished: ended }), release: () => unlock(lockClient) });
+      return failedWriteSetup(error, { started, now, recordEnd: (ended) => updateRow(pooled, { writer: null, unpublished: ended }), release: () => unlock(held) });
     }
   };
 

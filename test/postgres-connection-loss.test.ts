@@ -106,6 +106,60 @@ describe('a Postgres database lost while kgrag works', () => {
     }
   });
 
+  test('kgrag serve: while the database is gone it stays up, answers 503 with Retry-After and is not ready; once it is back it serves again', { timeout: 120_000 }, async () => {
+    const { direct, proxied, proxy } = await databaseBehindProxy();
+    const workspace = folder();
+    const built = await createKgrag({ workspace, env: { KGRAG_DATABASE_URL: direct }, config: { index: { mode: 'fast' } } });
+    await built.index([sampleCorpus]);
+    await built.close();
+
+    let url: string | undefined;
+    const serve = runKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], proxied, (stderr) => {
+      url ??= /serving .* at (http:\/\/[^\s]+) —/.exec(stderr)?.[1];
+    });
+    try {
+      while (url === undefined) {
+        const exited = await Promise.race([serve.done, sleep(50).then(() => undefined)]);
+        assert.equal(exited, undefined, `kgrag serve exited: ${exited?.stderr}`);
+      }
+      const ask = () => fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who keeps the lantern?', method: 'basic:bm25' }) });
+      assert.equal((await ask()).status, 200);
+      assert.equal((await fetch(`${url}/health/ready`)).status, 200);
+
+      await proxy.cut();
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const refused = await ask();
+        const body = await refused.text();
+        assert.equal(refused.status, 503, body);
+        assert.equal(refused.headers.get('retry-after'), '5');
+        const problem = JSON.parse(body) as { code: string; detail: string };
+        assert.match(problem.code, /^STORE_(UNREACHABLE|UNAVAILABLE)$/);
+        assert.doesNotMatch(problem.detail, /kgrag-test/, 'the detail does not show the password');
+      }
+      const ready = await fetch(`${url}/health/ready`);
+      assert.equal(ready.status, 503);
+      assert.equal(ready.headers.get('retry-after'), '5');
+      assert.equal((await fetch(`${url}/health/live`)).status, 200, 'alive, though not ready');
+      // Whatever the server does in the background meanwhile (jobs, the explorer's polls) does not end it.
+      await sleep(1500);
+      assert.equal(serve.child.exitCode, null, 'kgrag serve is still running');
+
+      await proxy.restore();
+      let back = 0;
+      for (let attempt = 0; attempt < 50 && back !== 200; attempt++) {
+        back = (await ask()).status;
+        if (back !== 200) await sleep(100);
+      }
+      assert.equal(back, 200);
+      assert.equal((await fetch(`${url}/health/ready`)).status, 200);
+    } finally {
+      serve.child.kill('SIGTERM');
+      const ended = await serve.done;
+      assert.equal(ended.code, 0, ended.stderr);
+      assert.equal(ended.stdout, '');
+    }
+  });
+
   test('a writer whose lock connection drops writes nothing more and cannot publish; the next writer resumes its draft', async () => {
     const url = await server.freshDatabase();
     const pool = new pg.Pool({ connectionString: url, max: 4 });

@@ -19,10 +19,11 @@ export type WorkspaceStorageOpener = (config: KgragConfig, workspace: string, ex
 const openPostgres: WorkspaceStorageOpener = async (config, workspace, extensions) => {
   const { store } = config;
   const [{ default: pg }, { openPostgresWorkspaceStorage }] = await Promise.all([import('pg'), import('../store/postgres/postgres-workspace-storage.js')]);
-  // TCP keepalive: a writer's lock connection that dies without a word (a network cut) is noticed, and the lock with it.
+  // TCP keepalive: a writer's lock connection that dies without a word (a network cut) is noticed, and the lock with it;
+  // a server that does not answer a connection (a host gone from the network) fails it after 10 s instead of never.
   // The application name tells kgrag's connections apart in pg_stat_activity.
   const name = postgresWorkspaceName(config, workspace);
-  const pool = new pg.Pool({ connectionString: store.url, max: store.poolSize, keepAlive: true, application_name: `kgrag ${name}`.slice(0, 63) });
+  const pool = new pg.Pool({ connectionString: store.url, max: store.poolSize, keepAlive: true, connectionTimeoutMillis: 10_000, application_name: `kgrag ${name}`.slice(0, 63) });
   // An idle connection the server drops must not crash the process; the next statement reports the failure.
   pool.on('error', () => undefined);
   const storage = openPostgresWorkspaceStorage(pool, name, {

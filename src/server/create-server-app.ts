@@ -89,7 +89,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...chatRoutes(queries),
     ...(options.routes ?? []),
   ];
-  const publicPaths = new Set(['/health', '/openapi.json', '/docs']);
+  const publicPaths = new Set(['/health', '/health/live', '/health/ready', '/openapi.json', '/docs']);
   const openapi = openApiDocument(routes, prefix, options.version, keys.required);
 
   app.use('*', async (c, next) => {

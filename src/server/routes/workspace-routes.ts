@@ -19,6 +19,36 @@ async function statsOf(workspace: ServedWorkspace) {
   };
 }
 
+/** How long a readiness check waits for a workspace's store before it calls it not ready. */
+const readinessTimeoutMs = 3000;
+
+/**
+ * Whether every workspace's store answers: its status read (on Postgres, the workspace row, after the schema's
+ * migrations are checked) within {@link readinessTimeoutMs}. What failed is named by workspace and error code only: the
+ * endpoint needs no key, and an error's message may name hosts.
+ */
+async function readiness(registry: WorkspaceRegistry): Promise<Array<{ name: string; ready: boolean; code?: string }>> {
+  return Promise.all(
+    registry.names().map(async (name) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: 'STORE_TIMEOUT' })), readinessTimeoutMs);
+      });
+      try {
+        await Promise.race([registry.open(name).then((workspace) => workspace.kgrag.status()), timeout]);
+        return { name, ready: true };
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        return { name, ready: false, code: typeof code === 'string' ? code : 'INTERNAL' };
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+}
+
+const healthSchema = z.object({ status: z.literal('ok'), version: z.string() });
+
 /** Health, version, and the workspaces: list, create (folder layout), stats. */
 export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
   return [
@@ -28,9 +58,37 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
       tag: 'server',
       global: true,
       public: true,
-      summary: 'Liveness: 200 while the server takes requests (no API key needed)',
-      responses: { 200: { description: 'Healthy', schema: z.object({ status: z.literal('ok'), version: z.string() }) } },
+      summary: 'Liveness: 200 while the server takes requests (no API key needed); the same as /health/live',
+      responses: { 200: { description: 'Healthy', schema: healthSchema } },
       handler: (c) => c.json({ status: 'ok' as const, version }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/health/live',
+      tag: 'server',
+      global: true,
+      public: true,
+      summary: 'Liveness: 200 while the process takes requests, whatever its store does (no API key needed)',
+      responses: { 200: { description: 'Alive', schema: healthSchema } },
+      handler: (c) => c.json({ status: 'ok' as const, version }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/health/ready',
+      tag: 'server',
+      global: true,
+      public: true,
+      summary: 'Readiness: 200 when every workspace\'s store answers, else 503 with Retry-After (no API key needed)',
+      responses: {
+        200: { description: 'Ready', schema: z.object({ status: z.literal('ready'), version: z.string(), workspaces: z.array(z.object({ name: z.string(), ready: z.boolean() })) }) },
+        503: { description: 'A workspace\'s store does not answer', schema: z.object({ status: z.literal('unavailable'), version: z.string(), workspaces: z.array(z.object({ name: z.string(), ready: z.boolean(), code: z.string().optional() })) }) },
+      },
+      handler: async (c) => {
+        const workspaces = await readiness(registry);
+        if (workspaces.every((workspace) => workspace.ready)) return c.json({ status: 'ready' as const, version, workspaces }, 200);
+        c.header('retry-after', '5');
+        return c.json({ status: 'unavailable' as const, version, workspaces }, 503);
+      },
     }),
     defineRoute({
       method: 'get',

@@ -183,6 +183,19 @@ describe('a workspace on Postgres', () => {
     }
   });
 
+  test('writers of two workspaces whose names share a 32-bit hash do not block each other', async () => {
+    // hashtext('kgrag:writer:kgrag:team-20950') = hashtext('kgrag:writer:kgrag:team-143755') = 1831980980: a 32-bit
+    // lock key made the second workspace wait for the first's writer (found among 200,000 names by the birthday bound).
+    const pool = server.pool(await server.freshDatabase());
+    const first = await openPostgresWorkspaceStorage(pool, 'team-20950').beginWrite({ command: 'kgrag index a/' });
+    try {
+      const second = await openPostgresWorkspaceStorage(pool, 'team-143755').beginWrite({ command: 'kgrag index b/', wait: false });
+      await second.end();
+    } finally {
+      await first.end();
+    }
+  });
+
   test('configuration: KGRAG_DATABASE_URL selects the postgres backend; postgres without a URL is refused with the fix', async () => {
     const workspace = folder();
     const { config } = await loadConfig({ workspace, env: { KGRAG_DATABASE_URL: 'postgres://kgrag@db.example:5432/kgrag' } });

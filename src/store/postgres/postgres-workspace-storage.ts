@@ -162,7 +162,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
     try {
       for (;;) {
         writeOptions.signal?.throwIfAborted();
-        const [taken] = await run.rows<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`kgrag:writer:${schemaName}:${workspace}`]);
+        const [taken] = await run.rows<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [`kgrag:writer:${schemaName}:${workspace}`]);
         if (taken?.locked) return { client, guard, onLost };
         const holder = (await readRow(run))?.writer ?? undefined;
         if (writeOptions.wait === false) throw busyError(holder);
@@ -182,7 +182,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
   const unlock = async ({ client, onLost }: HeldLock): Promise<void> => {
     client.off('error', onLost);
     try {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`kgrag:writer:${schemaName}:${workspace}`]);
+      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`kgrag:writer:${schemaName}:${workspace}`]);
       client.release();
     } catch {
       // A broken connection has lost the lock with it; it must not go back to the pool.
@@ -268,7 +268,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
   const liveWriter = async (row: WorkspaceRow | undefined): Promise<WriterHolder | undefined> => {
     if (!row?.writer) return undefined;
     const [held] = await pooled.rows<{ held: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND objid = (hashtext($1)::bigint & 4294967295)::oid AND classid = (hashtext($1)::bigint >> 32 & 4294967295)::oid) AS held`,
+      `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND objid = (hashtextextended($1, 0) & 4294967295)::oid AND classid = (hashtextextended($1, 0) >> 32 & 4294967295)::oid) AS held`,
       [`kgrag:writer:${schemaName}:${workspace}`],
     );
     return held?.held ? row.writer : undefined;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -157,6 +157,49 @@ describe('a Postgres database lost while kgrag works', () => {
       const ended = await serve.done;
       assert.equal(ended.code, 0, ended.stderr);
       assert.equal(ended.stdout, '');
+    }
+  });
+
+  test('kgrag worker: waits for a database that is not up yet, survives it going away, and says why it refuses a shard', { timeout: 120_000 }, async () => {
+    const { direct, proxied, proxy } = await databaseBehindProxy();
+    const workspace = folder();
+    await proxy.cut();
+    const lines: string[] = [];
+    const waitFor = async (pattern: RegExp, what: string): Promise<void> => {
+      for (let waited = 0; !lines.some((line) => pattern.test(line)); waited += 50) {
+        assert.ok(waited < 30_000, `${what}; stderr:\n${lines.join('\n')}`);
+        assert.equal(worker.child.exitCode, null, `the worker exited; stderr:\n${lines.join('\n')}`);
+        await sleep(50);
+      }
+    };
+    const worker = runKgrag(['-w', workspace, 'worker'], proxied, (stderr) => lines.splice(0, lines.length, ...stderr.split('\n')));
+    try {
+      await waitFor(/cannot reach the Postgres database.*retrying in \d+ s/, 'a worker started before its database says it waits');
+      await proxy.restore();
+
+      // A shard it cannot do (no LLM configured here) is refused, and said.
+      const { openPrefetchQueue } = await import('../src/api/workers/prefetch-queue.js');
+      const queue = await openPrefetchQueue({ url: direct, schema: 'kgrag', workspace: basename(workspace), leaseSeconds: 60, supervise: false });
+      try {
+        const [id] = await queue.send([{ workspace: basename(workspace), generation: 0, mode: 'standard', methods: ['local'], step: 'extract', round: 0, shard: { index: 0, count: 1 }, fingerprint: 'another run' }]);
+        await waitFor(/refused extract shard 1\/1: standard mode needs an LLM.* — set KGRAG_LLM_BASE_URL/, 'the refusal is said, with its fix');
+        await queue.cancel([id as string]);
+      } finally {
+        await queue.stop();
+      }
+
+      // The database goes away while the worker waits for shards: it is said, and the worker stays.
+      const before = lines.length;
+      await proxy.cut();
+      await waitFor(/kgrag worker: cannot reach the Postgres database/, 'the lost database is said');
+      assert.ok(lines.length >= before);
+      await sleep(1500);
+      assert.equal(worker.child.exitCode, null);
+      await proxy.restore();
+    } finally {
+      worker.child.kill('SIGINT');
+      const ended = await worker.done;
+      assert.equal(ended.code, 0, ended.stderr);
     }
   });
 

@@ -1,4 +1,5 @@
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
+import type { KgragError } from '../core/errors.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import type { SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
@@ -253,6 +254,16 @@ export interface WorkOptions {
   signal?: AbortSignal;
   /** Called after each shard. */
   onShard?: (shard: { step: string; round: number; index: number; count: number; items: number; calls: number }) => void;
+  /**
+   * Called when this worker refuses a shard it cannot do as the index run would (`WORKER_CONFIG_MISMATCH`,
+   * `WORKER_CANNOT_PREFETCH`): the shard goes back to the queue for another worker, or to the run itself.
+   */
+  onRefused?: (refusal: { step: string; round: number; index: number; count: number; error: KgragError }) => void;
+  /**
+   * Called when the queue's database cannot be reached (at start, or while waiting for shards): the worker keeps
+   * trying, with a growing pause, instead of exiting. `retryInSeconds` is set when it waits before the next attempt.
+   */
+  onStoreError?: (error: KgragError, retryInSeconds?: number) => void;
 }
 
 /** What {@link Kgrag.work} did. */

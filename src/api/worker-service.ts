@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { KgragError } from '../core/errors.js';
 import type { PipelineStep } from '../pipeline/pipeline-step.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
+import { explainPostgresError } from '../store/postgres/explain-postgres-error.js';
 import type { Store } from '../store/store.js';
 import type { WorkOptions, WorkSummary } from './kgrag.js';
 import { postgresWorkspaceName } from './postgres-workspace-name.js';
@@ -29,16 +31,52 @@ function requireDistributedStorage(session: WorkspaceSession, command: string): 
 }
 
 /** The workspace's queue of prefetch shards; its supervisor (the indexing process) hands a killed worker's shard on. */
-async function openWorkspaceQueue(session: WorkspaceSession, supervise: boolean): Promise<PrefetchQueue> {
+async function openWorkspaceQueue(session: WorkspaceSession, supervise: boolean, onError?: (error: unknown) => void): Promise<PrefetchQueue> {
   const { config } = session;
   const { openPrefetchQueue } = await import('./workers/prefetch-queue.js');
-  return openPrefetchQueue({
-    url: config.store.url ?? '',
-    schema: config.store.schema,
-    workspace: postgresWorkspaceName(config, session.workspace),
-    leaseSeconds: config.workers.leaseSeconds,
-    supervise,
-  });
+  try {
+    return await openPrefetchQueue({
+      url: config.store.url ?? '',
+      schema: config.store.schema,
+      workspace: postgresWorkspaceName(config, session.workspace),
+      leaseSeconds: config.workers.leaseSeconds,
+      supervise,
+      ...(onError === undefined ? {} : { onError }),
+    });
+  } catch (error) {
+    throw explainPostgresError(error);
+  }
+}
+
+/** Pauses between a worker's attempts to open its queue while the database is down: 1 s, doubling, at most 30 s. */
+const reconnectPausesSeconds = { first: 1, most: 30 };
+
+/** Whether an error is the database being away (the worker waits for it) rather than something to report and stop on. */
+function isStoreAway(error: unknown): error is KgragError {
+  return KgragError.isInstance(error) && (error.code === 'STORE_UNREACHABLE' || error.code === 'STORE_UNAVAILABLE');
+}
+
+/**
+ * The worker's queue, opened as soon as the database lets it: a worker started before its database (a deployment
+ * that starts everything at once, a database restarting) waits for it rather than exiting.
+ */
+async function openQueueWhenReachable(session: WorkspaceSession, options: WorkOptions): Promise<PrefetchQueue | undefined> {
+  const reportQueueError = (error: unknown): void => {
+    const explained = explainPostgresError(error);
+    if (isStoreAway(explained)) options.onStoreError?.(explained);
+  };
+  let pause = reconnectPausesSeconds.first;
+  for (;;) {
+    if (options.signal?.aborted) return undefined;
+    try {
+      return await openWorkspaceQueue(session, false, reportQueueError);
+    } catch (error) {
+      if (!isStoreAway(error)) throw error;
+      options.onStoreError?.(error, pause);
+      await sleep(pause * 1000, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(() => undefined);
+      pause = Math.min(reconnectPausesSeconds.most, pause * 2);
+    }
+  }
 }
 
 /** The prefetch queue and local worker processes of an index run, when `workers` asks for them. */
@@ -109,15 +147,23 @@ function prefetchStepOf(session: WorkspaceSession, steps: readonly PipelineStep[
 export async function workOnShards(session: WorkspaceSession, options: WorkOptions): Promise<WorkSummary> {
   const { config, llm } = session;
   const target = requireDistributedStorage(session, 'kgrag worker');
-  const queue = await openWorkspaceQueue(session, false);
+  const queue = await openQueueWhenReachable(session, options);
   const summary: WorkSummary = { shards: 0, calls: 0 };
+  if (queue === undefined) return summary;
   const { indexPipeline } = await import('./index-pipeline.js');
   await queue.work(async (job) => {
     const draft = await target(job.generation);
     session.useWriteCache(config.llm.cache ? createStoreLlmCache(draft) : undefined);
     try {
-      const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, registry: session.methods, methodConfigs: session.methodConfigs, methods: session.registry.select(job.methods, 'the methods of the index run') });
-      const step = prefetchStepOf(session, steps, job);
+      let step: ReturnType<typeof prefetchStepOf>;
+      try {
+        const steps = await indexPipeline({ config, mode: job.mode, hasLlm: llm !== undefined, registry: session.methods, methodConfigs: session.methodConfigs, methods: session.registry.select(job.methods, 'the methods of the index run') });
+        step = prefetchStepOf(session, steps, job);
+      } catch (error) {
+        // Refused: the shard fails here and goes to another worker or back to the run; the operator must hear why.
+        if (KgragError.isInstance(error)) options.onRefused?.({ step: job.step, round: job.round, ...job.shard, error });
+        throw error;
+      }
       const result = await step.prefetch(
         {
           store: draft,

@@ -49,6 +49,8 @@ export interface PrefetchQueueOptions {
   leaseSeconds: number;
   /** Whether this process runs the queue's maintenance (expiring leases): the coordinator does. */
   supervise: boolean;
+  /** Hears what the queue's connections report (pg-boss retries on its own): a database gone, a failed poll. */
+  onError?: (error: unknown) => void;
 }
 
 const pollMs = 500;
@@ -73,8 +75,8 @@ export async function openPrefetchQueue(options: PrefetchQueueOptions): Promise<
     // Leases are checked this often by the supervising process.
     maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(options.leaseSeconds / 2))),
   });
-  // A dropped connection is retried by pg-boss; the error is not the process's end.
-  boss.on('error', () => undefined);
+  // A dropped connection is retried by pg-boss; the error is not the process's end, but the caller may say so.
+  boss.on('error', (error: unknown) => options.onError?.(error));
   await boss.start();
   const name = queueName(options.workspace);
   await boss.createQueue(name, { name, retryLimit, retryDelay: 0, expireInSeconds: options.leaseSeconds });

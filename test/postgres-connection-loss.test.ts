@@ -5,7 +5,7 @@
 // process sees of a killed server: its connections end, new ones are refused).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -157,6 +157,54 @@ describe('a Postgres database lost while kgrag works', () => {
       const ended = await serve.done;
       assert.equal(ended.code, 0, ended.stderr);
       assert.equal(ended.stdout, '');
+    }
+  });
+
+  test('kgrag serve: an index job the database\'s loss stops waits for it, then resumes its draft and succeeds', { timeout: 180_000 }, async () => {
+    const { proxied, proxy } = await databaseBehindProxy();
+    const workspace = folder();
+    let url: string | undefined;
+    const serve = runKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], proxied, (stderr) => {
+      url ??= /serving .* at (http:\/\/[^\s]+) —/.exec(stderr)?.[1];
+    });
+    try {
+      while (url === undefined) {
+        const exited = await Promise.race([serve.done, sleep(50).then(() => undefined)]);
+        assert.equal(exited, undefined, `kgrag serve exited: ${exited?.stderr}`);
+      }
+      const documents = readdirSync(sampleCorpus)
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => ({ title: name, text: readFileSync(join(sampleCorpus, name), 'utf8') }));
+      const submitted = await fetch(`${url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents, mode: 'fast' }) });
+      assert.equal(submitted.status, 202);
+      const { job } = (await submitted.json()) as { job: { id: string } };
+      type Job = { status: string; resumed: number; warnings: string[]; steps: Array<{ step: string; status: string }> };
+      const jobNow = async (): Promise<Job> => ((await (await fetch(`${url}/v1/jobs/${job.id}`)).json()) as { job: Job }).job;
+      const until = async (done: (view: Job) => boolean, what: string): Promise<Job> => {
+        for (let waited = 0; ; waited += 50) {
+          const view = await jobNow();
+          if (done(view)) return view;
+          assert.ok(waited < 120_000 && view.status !== 'failed' && view.status !== 'succeeded', `${what}: ${JSON.stringify(view)}`);
+          await sleep(50);
+        }
+      };
+      await until((view) => view.steps.some((step) => step.step === 'communities' && step.status === 'done'), 'the job reaches its later steps');
+      await proxy.cut();
+      const waiting = await until((view) => view.status === 'queued' && view.resumed === 1, 'the job waits for its database');
+      assert.match(waiting.warnings.join('\n'), /cannot reach the Postgres database.*runs again in \d+ s/);
+      await sleep(2500);
+      assert.equal(serve.child.exitCode, null, 'kgrag serve is still running');
+      await proxy.restore();
+      const ended = await until((view) => view.status === 'succeeded', 'the job ends once the database is back');
+      assert.ok(ended.resumed >= 1);
+      const answered = await fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who keeps the ferry inn?', method: 'basic:bm25' }) });
+      const body = await answered.text();
+      assert.equal(answered.status, 200, body);
+      assert.match(body, /Ferry Inn/i);
+    } finally {
+      serve.child.kill('SIGTERM');
+      const ended = await serve.done;
+      assert.equal(ended.code, 0, ended.stderr);
     }
   });
 

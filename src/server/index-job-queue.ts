@@ -31,7 +31,7 @@ export interface JobView {
   /** What it was asked: document titles, uploaded file names, selectors (never document text). */
   input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null; watched: string[] };
   steps: JobStep[];
-  /** Times a server restart resumed it. */
+  /** Times it ran again to resume its draft: after a server restart, or once its database was back. */
   resumed: number;
   warnings: string[];
   /** The one-line reason of a failure. */
@@ -87,6 +87,15 @@ interface JobRecord {
 const jobIdPattern = /^job-(\d{6,})$/;
 
 /**
+ * Failures that say the index's database is away (down, restarting, the network cut, the writer's lock connection
+ * lost), not that the job is wrong: the job waits for the database and runs again, resuming its draft.
+ */
+const storeAwayCodes: ReadonlySet<string> = new Set(['STORE_UNREACHABLE', 'STORE_UNAVAILABLE', 'STORE_WRITER_LOCK_LOST']);
+
+/** Pauses of the queue while its database is away: 1 s, doubling, at most 30 s. */
+const storeRetrySeconds = { first: 1, most: 30 };
+
+/**
  * Opens the job queue of a workspace. Jobs live in files beside the index, so that a server stopped by SIGTERM (or
  * killed) finds the jobs it had not finished and runs them again: a rerun resumes the unfinished draft, so the
  * steps already done are not paid for twice. Ids count up (`job-000001`), the same on every run of the same work.
@@ -101,6 +110,9 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
   /** The running job: its two ways to stop, and a promise that settles once it has ended (cancel and shutdown wait on it). */
   let running: { id: string; abort: AbortController; cancel: AbortController; stopped: Promise<void> } | undefined;
   let stopping = false;
+  /** While the database is away the queue holds every job (in order) until this timer fires. */
+  let held: { timer: NodeJS.Timeout; pauseSeconds: number } | undefined;
+  let nextPauseSeconds = storeRetrySeconds.first;
   let nextNumber = 1;
   let idleWaiters: Array<() => void> = [];
 
@@ -210,8 +222,25 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     emit(record, event);
   };
 
+  /** Puts a job the database's absence stopped back at the head of the queue, and holds the queue for a while. */
+  const waitForStore = (record: JobRecord, error: KgragError): void => {
+    const pauseSeconds = nextPauseSeconds;
+    nextPauseSeconds = Math.min(storeRetrySeconds.most, pauseSeconds * 2);
+    record.view.resumed += 1;
+    if (record.view.warnings.length < 100) record.view.warnings.push(`${now()}: ${error.message}; the job runs again in ${pauseSeconds} s and resumes its draft`);
+    waiting.unshift(record.view.id);
+    setStatus(record, 'queued');
+    held = {
+      pauseSeconds,
+      timer: setTimeout(() => {
+        held = undefined;
+        kick();
+      }, pauseSeconds * 1000),
+    };
+  };
+
   const runNext = async (): Promise<void> => {
-    if (running || stopping) return;
+    if (running || stopping || held) return;
     const id = waiting.shift();
     if (id === undefined) {
       const waiters = idleWaiters;
@@ -229,6 +258,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     try {
       const onEvent = (event: PipelineEvent): void => applyEvent(record, event);
       record.view.result = await options.runner.run(record.request, { command: `kgrag serve (${record.view.id})`, onEvent, signal: abort.signal, cancelSignal: cancel.signal });
+      nextPauseSeconds = storeRetrySeconds.first;
       await finish(record, 'succeeded');
     } catch (error) {
       if (cancel.signal.aborted) await finish(record, 'cancelled');
@@ -236,6 +266,8 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
         // Interrupted by shutdown: stays queued in its file, for the next server to resume.
         record.view.status = 'queued';
         persist(record);
+      } else if (KgragError.isInstance(error) && storeAwayCodes.has(error.code)) {
+        waitForStore(record, error);
       } else {
         record.view.error = { code: KgragError.isInstance(error) ? error.code : 'INTERNAL', message: formatErrorLine(error) };
         await finish(record, 'failed');
@@ -331,6 +363,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     },
     async shutdown() {
       stopping = true;
+      if (held) clearTimeout(held.timer);
       options.runner.close?.();
       const current = running;
       if (!current) return;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -180,6 +180,24 @@ describe('a workspace on Postgres', () => {
     } finally {
       await poolA.end();
       await poolB.end();
+    }
+  });
+
+  test('an update between refreshes writes only the keyword rows that changed', { timeout: 120_000 }, async () => {
+    const url = await server.freshDatabase();
+    const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+    const names = readdirSync(corpus).filter((name) => name.endsWith('.md')).sort();
+    const documentOf = (name: string): InputDocument => ({ title: name, text: readFileSync(join(corpus, name), 'utf8'), source: name });
+    const kgrag = await open(folder(), { backend: 'postgres', url, workspace: 'keywords' });
+    await kgrag.index(names.slice(0, -1).map(documentOf));
+    const added = await kgrag.index(names.slice(-1).map(documentOf));
+    assert.equal((added.counts.keywords as Record<string, number>).reclustered, 0, 'the clusters were kept: an update, not a refresh');
+    const generation = (await kgrag.status()).generation;
+    const pool = server.pool(url);
+    for (const table of ['keywords', 'keyword_chunks', 'keyword_edges']) {
+      const [counts] = (await pool.query<{ born: number; rows: number }>(`SELECT count(*) FILTER (WHERE generation = $1)::int AS born, count(*)::int AS rows FROM kgrag.${table} WHERE workspace = 'keywords' AND retired IS NULL`, [generation])).rows;
+      assert.ok(counts && counts.rows > 0, table);
+      assert.ok(counts.born < counts.rows, `${table}: the update wrote ${counts.born} of its ${counts.rows} rows`);
     }
   });
 

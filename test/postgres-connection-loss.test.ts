@@ -92,8 +92,9 @@ describe('a Postgres database lost while kgrag works', () => {
     await proxy.restore();
     const second = await runKgrag(['-w', workspace, 'index', sampleCorpus, '--mode', 'fast'], proxied).done;
     assert.equal(second.code, 0, second.stderr);
-    // Resumed: what the first run wrote to its draft before the cut is not done again.
+    // Resumed: what the first run wrote to its draft before the cut is not done again, and the run says whose draft it took.
     assert.match(second.stderr, /^nlp-extract: up to date$/m, second.stderr);
+    assert.match(second.stderr, /resumes the unfinished draft of "kgrag index [^"]*" in process \d+ on [^ ]+, started [^ ]+ \((failed at step [\w-]+|whose process stopped without ending it)\)/, second.stderr);
 
     const resumed = await createKgrag({ workspace, env: { KGRAG_DATABASE_URL: direct }, config: {} });
     const clean = await createKgrag({ workspace: folder(), env: { KGRAG_DATABASE_URL: await server.freshDatabase() }, config: { index: { mode: 'fast' } } });
@@ -197,6 +198,7 @@ describe('a Postgres database lost while kgrag works', () => {
       await proxy.restore();
       const ended = await until((view) => view.status === 'succeeded', 'the job ends once the database is back');
       assert.ok(ended.resumed >= 1);
+      assert.match(ended.warnings.join('\n'), new RegExp(`resumes the unfinished draft of "kgrag serve \\(${job.id}\\)"`));
       const answered = await fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who keeps the ferry inn?', method: 'basic:bm25' }) });
       const body = await answered.text();
       assert.equal(answered.status, 200, body);

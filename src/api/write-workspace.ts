@@ -2,12 +2,28 @@ import { errorMessage } from '../core/error-message.js';
 import { KgragError } from '../core/errors.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
-import type { WriteSession } from '../store/workspace-storage.js';
+import type { PipelineEvent } from '../pipeline/pipeline-step.js';
+import type { ResumedWrite, WriteSession } from '../store/workspace-storage.js';
 import type { WorkspaceSession } from './workspace-session.js';
 import type { CancellableWriteOptions } from './write-options.js';
 
-/** How a write waits for the lock and stops: the caller's lock options and signals. */
-export type WriteControl = CancellableWriteOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal };
+/** How a write waits for the lock and stops: the caller's lock options and signals, and where its events go. */
+export type WriteControl = CancellableWriteOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal; onEvent?: (event: PipelineEvent) => void };
+
+/**
+ * The warning that a write continues another's unfinished draft: the job or command that resumes it says whose, so
+ * that work adopted from another process or server is never silent.
+ */
+function resumedDraftWarning(from: ResumedWrite): PipelineEvent {
+  const where = from.process ? ` in process ${from.process.pid} on ${from.process.hostname}` : '';
+  const how = from.status === 'running' ? 'whose process stopped without ending it' : from.status;
+  const at = from.step ? ` at step ${from.step}` : '';
+  const started = from.startedAt ? `, started ${from.startedAt}` : '';
+  return {
+    type: 'warning',
+    warning: { step: 'draft', code: 'resumed-draft', message: `resumes the unfinished draft of "${from.command ?? 'an earlier run'}"${where}${started} (${how}${at}); the steps it finished are kept` },
+  };
+}
 
 /** Work done as the workspace's writer, on its draft, with an embedder for the draft; `currentStep` names the step running. */
 export type WriteWork<R> = (draft: WriteSession, embedder: Embedder, currentStep: (step: string) => void) => Promise<R>;
@@ -37,6 +53,7 @@ export async function writeWorkspace<R extends { changed: boolean }>(session: Wo
     ...lockSignal(control.signal, control.stopAfterStep),
   });
   let step: string | null = null;
+  if (draft.resumedFrom) control.onEvent?.(resumedDraftWarning(draft.resumedFrom));
   try {
     session.useWriteCache(session.config.llm.cache ? createStoreLlmCache(draft.store) : undefined);
     const result = await work(draft, await session.embedderFor(draft.store), (name) => {

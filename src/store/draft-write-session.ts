@@ -16,6 +16,8 @@ export interface DraftHandle {
 export interface DraftStart {
   generation: number;
   resumed: boolean;
+  /** The record of the earlier write a resumed draft continues, when it was kept. */
+  resumedFrom?: WriteRecord | undefined;
   /** The write record as the write started it. */
   record: WriteRecord;
   now: () => Date;
@@ -58,10 +60,14 @@ export function draftWriteSession(store: Store, start: DraftStart, steps: DraftW
       draftOpen = false;
     },
   };
+  const earlier = resumed ? start.resumedFrom : undefined;
   return {
     store,
     generation,
     resumed,
+    ...(earlier === undefined
+      ? {}
+      : { resumedFrom: { command: earlier.command, startedAt: earlier.startedAt, status: earlier.status, step: earlier.step, process: earlier.process && { pid: earlier.process.pid, hostname: earlier.process.hostname } } }),
     async publish() {
       if (finished) return;
       await store.setMeta(generationMetaKeys.generation, generation);

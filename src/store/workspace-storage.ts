@@ -42,6 +42,17 @@ export interface UnpublishedRun {
   processGone: boolean;
 }
 
+/** The write whose draft a new write resumes ({@link WriteSession.resumedFrom}). */
+export interface ResumedWrite {
+  command: string | null;
+  startedAt: string | null;
+  /** `running` when its process stopped without recording an end (killed, crashed, or its server lost). */
+  status: 'running' | UnpublishedRun['status'];
+  step: string | null;
+  /** Its process, while the record says it ran (null once it recorded an end). */
+  process: { pid: number; hostname: string } | null;
+}
+
 /** How a writer says its write ended without publishing (`WriteSession.end`). */
 export type UnpublishedEnd = Pick<UnpublishedRun, 'status' | 'step' | 'error'>;
 
@@ -90,6 +101,11 @@ export interface WriteSession {
   readonly generation: number;
   /** True when the draft continues an earlier write that stopped before publishing. */
   readonly resumed: boolean;
+  /**
+   * The earlier write whose draft this one continues, as it was recorded (what it ran, when, in which process, where
+   * it stopped), when the record was kept: a writer in another process or on another server may have left it.
+   */
+  readonly resumedFrom?: ResumedWrite;
   /** Makes the draft the published index, atomically. The session stays open for `end`. */
   publish(): Promise<void>;
   /** Drops the draft without publishing: nothing changed, the published index stays. */

@@ -80,7 +80,8 @@ export async function openPrefetchQueue(options: PrefetchQueueOptions): Promise<
   await boss.start();
   const name = queueName(options.workspace);
   await boss.createQueue(name, { name, retryLimit, retryDelay: 0, expireInSeconds: options.leaseSeconds });
-  let working: string | undefined;
+  let working = false;
+  let loop: Promise<void> | undefined;
 
   return {
     async send(jobs) {
@@ -115,13 +116,32 @@ export async function openPrefetchQueue(options: PrefetchQueueOptions): Promise<
       if (ids.length > 0) await boss.cancel(name, [...ids]).catch(() => undefined);
     },
     async work(handler) {
-      working = await boss.work<PrefetchJob>(name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-        if (!job) return undefined;
-        return handler(job.data);
-      });
+      // A loop of its own rather than pg-boss's `work`: pg-boss 10 completes or fails a job without awaiting it, so a
+      // database lost at that moment rejected where nothing listened, and Node ended the worker.
+      working = true;
+      loop = (async () => {
+        while (working) {
+          const [job] = await boss.fetch<PrefetchJob>(name, { batchSize: 1 }).catch((error: unknown) => {
+            options.onError?.(error);
+            return [];
+          });
+          if (!job) {
+            await sleep(pollMs);
+            continue;
+          }
+          try {
+            const result = await handler(job.data);
+            await boss.complete(name, job.id, result as unknown as object).catch((error: unknown) => options.onError?.(error));
+          } catch (error) {
+            // The shard goes back to the queue (pg-boss retries it) with the reason the coordinator reports if it fails for good.
+            await boss.fail(name, job.id, { message: (error as Error).message ?? String(error) }).catch((failure: unknown) => options.onError?.(failure));
+          }
+        }
+      })();
     },
     async stop() {
-      if (working !== undefined) await boss.offWork(name).catch(() => undefined);
+      working = false;
+      await loop;
       await boss.stop({ graceful: false, wait: true, close: true });
     },
   };

@@ -212,7 +212,8 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
         await updateRow(pooled, { draft_generation: generation, draft_base: base });
       }
       const store = await openPostgresStore(pool, { workspace, generation }, { ...storeOptions, writeGuard: held.guard });
-      return draftWriteSession(store, { generation, resumed, record, now }, {
+      const earlier = readWriteRecord(row?.unpublished);
+      return draftWriteSession(store, { generation, resumed, record, now, resumedFrom: earlier?.generation === generation ? earlier : undefined }, {
         async publish(draft) {
           await draft.close();
           await analyze();

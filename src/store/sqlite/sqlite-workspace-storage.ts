@@ -212,7 +212,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       }
       const generation = base + 1;
       // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
-      let record = startedWriteRecord(session.holder, generation, lastWriteRecord()?.deleting);
+      const earlier = lastWriteRecord();
+      let record = startedWriteRecord(session.holder, generation, earlier?.deleting);
       state.setWriteRecord((started = record));
       const { store, resumed } = await openDraft(base);
       if (!resumed) {
@@ -220,7 +221,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
         // A fresh draft holds no earlier write's deletions.
         if (record.deleting.length > 0) state.setWriteRecord((started = record = { ...record, deleting: [] }));
       }
-      return draftWriteSession(store, { generation, resumed, record, now }, {
+      return draftWriteSession(store, { generation, resumed, record, now, resumedFrom: earlier?.generation === generation ? earlier : undefined }, {
         async publish(draft) {
           await store.setMeta(draftBaseKey, null);
           // Marked (durably) before the log is folded in without a sync, and the file synced once before the rename:

@@ -293,22 +293,25 @@ describe('kgrag serve: documents and uploads', () => {
     const uploaded = await fetch(`${base}/documents`, { method: 'POST', body: uploadForm('notes.md', '# Notes\n\nThe ferry Cormorant crosses to Skerrow at noon.') });
     assert.equal((await waitForJob(base, (await body<{ job: Job }>(uploaded)).job.id)).status, 'succeeded');
     const uploadPath = join(directory, 'uploads', 'notes.md');
-    const upload = (await documents()).find((document) => document.source === uploadPath);
+    // An upload is stored as `upload:<name>`, whichever server's folder holds it.
+    const upload = (await documents()).find((document) => document.source === 'upload:notes.md');
     assert.ok(upload);
 
     const added = await fetch(
       `${base}/documents`,
       jsonDocuments([
         { title: 'Forged', text: 'The ferry Cormorant was sold for scrap.', source: uploadPath },
+        { title: 'Forged label', text: 'The ferry Cormorant was sold for parts.', source: 'upload:notes.md' },
         { title: 'Probe present', text: 'A probe for a file that exists.', source: '/etc/hostname' },
         { title: 'Probe absent', text: 'A probe for a file that does not exist.', source: '/nonexistent/secret.txt' },
       ]),
     );
     assert.equal((await waitForJob(base, (await body<{ job: Job }>(added)).job.id)).status, 'succeeded');
     const listed = await documents();
-    assert.ok(listed.some((document) => document.id === upload.id && document.source === uploadPath), 'the upload keeps its document');
+    assert.ok(listed.some((document) => document.id === upload.id && document.source === 'upload:notes.md'), 'the upload keeps its document');
     const forged = listed.find((document) => document.title === 'Forged');
     assert.equal(forged?.source, `api:${uploadPath}`);
+    assert.equal(listed.find((document) => document.title === 'Forged label')?.source, 'api:upload:notes.md');
     for (const title of ['Probe present', 'Probe absent']) assert.equal(listed.find((document) => document.title === title)?.status, 'indexed', title);
 
     const deleted = await fetch(`${base}/documents/${forged.id}`, { method: 'DELETE' });

@@ -29,6 +29,7 @@ export function normalizeInputs(inputs: IndexInputsGiven): IndexInputs {
     ...(partial.remove === undefined ? {} : { remove: partial.remove }),
     ...(partial.prune === undefined ? {} : { prune: partial.prune }),
     ...(partial.refresh === undefined ? {} : { refresh: partial.refresh }),
+    ...(partial.sourceLabels === undefined ? {} : { sourceLabels: partial.sourceLabels }),
   };
 }
 

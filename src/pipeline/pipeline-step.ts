@@ -61,6 +61,12 @@ export interface IndexInputs {
   prune?: boolean;
   /** Refit the corpus statistics in this run whatever the drift (`kgrag index --refresh`; see `index.refreshShare`). */
   refresh?: boolean;
+  /**
+   * The source a file of `paths` is stored under instead of its path (records of it get `<label>#…`): `kgrag serve`
+   * stores an upload as `upload:<name>`, the same on every server whatever folder keeps the file, so an edited upload
+   * through any server replaces the document. A document stored under the path itself before is replaced too.
+   */
+  sourceLabels?: Readonly<Record<string, string>>;
 }
 
 /** A problem with one input that did not stop the run. */

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
 import type { RunUsage } from '../core/types.js';
 import type { InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
@@ -54,6 +55,18 @@ export interface JobRunner {
   close?(): void;
 }
 
+/** What an upload's documents are stored under: `upload:<name>`, whichever server's folder holds the file. */
+export function uploadSource(path: string): string {
+  return `${uploadSourcePrefix}${basename(path)}`;
+}
+
+/** What the source of every uploaded file's documents starts with. */
+export const uploadSourcePrefix = 'upload:';
+
+function uploadSources(paths: readonly string[]): Record<string, string> {
+  return Object.fromEntries(paths.map((path) => [path, uploadSource(path)]));
+}
+
 /** Runs one job with an open workspace: what both runners do, in this process or in the job's own. */
 export async function runJob(kgrag: Kgrag, request: JobRequest, options: JobRunOptions): Promise<JobResult> {
   const { command, onEvent, signal, cancelSignal } = options;
@@ -61,7 +74,7 @@ export async function runJob(kgrag: Kgrag, request: JobRequest, options: JobRunO
   if (request.kind === 'index') {
     const watched = request.watched ?? [];
     const summary = await kgrag.index(
-      { paths: [...request.paths, ...watched], documents: request.documents },
+      { paths: [...request.paths, ...watched], documents: request.documents, sourceLabels: uploadSources(request.paths) },
       { ...run, ...(request.methods === undefined ? {} : { methods: request.methods }), ...(watched.length === 0 ? {} : { prune: true }) },
     );
     return { durationMs: summary.durationMs, usage: summary.usage };

@@ -3,7 +3,7 @@ import { basename, join, resolve, sep } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
 import { httpError } from './http-problem.js';
 import { type IndexJobQueue, openIndexJobQueue } from './index-job-queue.js';
-import { inProcessJobRunner, type JobRunner } from './job-runner.js';
+import { inProcessJobRunner, type JobRunner, uploadSource } from './job-runner.js';
 
 /** What is at `path` itself (a link is not followed), or undefined when nothing is. */
 function entryAt(path: string): Stats | undefined {
@@ -127,7 +127,7 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
                   .filter((other) => other.id !== job.id && (other.status === 'queued' || other.status === 'running'))
                   .flatMap((other) => other.input.files),
               );
-              for (const path of request.paths) if (!sources.has(path) && !waitingFiles.has(basename(path))) rmSync(path, { force: true });
+              for (const path of request.paths) if (!sources.has(uploadSource(path)) && !sources.has(path) && !waitingFiles.has(basename(path))) rmSync(path, { force: true });
             }
           },
         });

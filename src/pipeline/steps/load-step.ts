@@ -45,6 +45,15 @@ export const loadStep: PipelineStep = {
     const existingBySource = new Map(existing.map((document) => [document.source, document]));
     const loaded = new Map<string, DocumentRecord>();
     const loadedSources = new Set<string>();
+    const labels = Object.entries(inputs.sourceLabels ?? {});
+    /** A loaded file's source as stored: its label, for a labelled path (and `<label>#…` for its records). */
+    const labelled = (source: string): string => {
+      for (const [path, label] of labels) {
+        if (source === path) return label;
+        if (source.startsWith(`${path}#`)) return `${label}${source.slice(path.length)}`;
+      }
+      return source;
+    };
     /** Sources of files this run could not read: their documents are never pruned. */
     const unreadSources: string[] = [];
     const createdAt = new Date().toISOString();
@@ -115,9 +124,9 @@ export const loadStep: PipelineStep = {
       };
       for await (const event of loadDocuments([...inputs.paths], loadOptions)) {
         if (event.type === 'document') {
-          accept(event.document.title, event.document.source, event.document.text, event.document.metadata);
+          accept(event.document.title, labelled(event.document.source), event.document.text, event.document.metadata);
         } else if (event.type === 'warning') {
-          if (!readAnyway.has(event.warning.code)) unreadSources.push(event.warning.source);
+          if (!readAnyway.has(event.warning.code)) unreadSources.push(labelled(event.warning.source));
           context.warn(event.warning.code, event.warning.message, event.warning.source);
         } else {
           context.progress(event.bytes, event.totalBytes, 'bytes');
@@ -130,13 +139,19 @@ export const loadStep: PipelineStep = {
       const previous = existingBySource.get(source);
       if (previous && !loaded.has(previous.id)) replaced.add(previous.id);
     }
+    // A labelled file indexed before under its path (an upload of an older kgrag) is the same source.
+    for (const [path, label] of labels) {
+      const previous = existingBySource.get(path);
+      if (previous && loadedSources.has(label) && !loaded.has(previous.id)) replaced.add(previous.id);
+    }
+    const inputSources = [...inputs.paths, ...labels.map(([, label]) => label)];
     const removed = new Set((inputs.remove ?? []).filter((id) => existingById.has(id) && !loaded.has(id)));
     const unseen = existing.filter(
       (document) =>
         !loaded.has(document.id) &&
         !replaced.has(document.id) &&
         !removed.has(document.id) &&
-        isUnder(document.source, inputs.paths) &&
+        isUnder(document.source, inputSources) &&
         !unreadSources.some((source) => document.source === source || document.source.startsWith(`${source}#`)),
     );
     if (inputs.prune === true) {
@@ -153,7 +168,7 @@ export const loadStep: PipelineStep = {
     // the new source; its chunks and everything after them are unchanged, so no later step runs for a move.
     const moved = [...loaded.values()].flatMap((document) => {
       const previous = existingById.get(document.id);
-      if (previous === undefined || previous.source === document.source || loadedSources.has(previous.source) || !isUnder(previous.source, inputs.paths)) return [];
+      if (previous === undefined || previous.source === document.source || loadedSources.has(previous.source) || !isUnder(previous.source, inputSources)) return [];
       return [{ ...document, createdAt: previous.createdAt }];
     });
     const finalIds = [...existing.map((document) => document.id).filter((id) => !replaced.has(id) && !removed.has(id)), ...added.map((d) => d.id)];

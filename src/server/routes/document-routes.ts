@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { detectText } from '../../text/load/detect-text.js';
@@ -8,14 +8,28 @@ import { labelApiSources } from '../api-document-sources.js';
 import { defineRoute, type ServerEnv } from '../api-route.js';
 import { fileWriteError } from '../file-write-error.js';
 import { httpError } from '../http-problem.js';
+import { uploadSourcePrefix } from '../job-runner.js';
 import { addDocumentsSchema, deleteDocumentQuery, idParams, looseObject } from '../request-schemas.js';
 import { documentDetailSchema, documentSchema, jobResponseSchema, problemResponse } from '../response-schemas.js';
 import { sanitizeFileName } from '../sanitize-file-name.js';
 import type { ServedWorkspace } from '../workspace-registry.js';
 
 
-/** Whether `path` lies inside the workspace's uploads folder (only such files are the server's to delete). */
-export function isUpload(workspace: ServedWorkspace, path: string): boolean {
+/**
+ * The uploaded file a document's source names in this server's uploads folder, if any (only such files are the
+ * server's to delete): `upload:<name>`, or the file's path itself for a document an older kgrag stored.
+ */
+export function uploadedFileOf(workspace: ServedWorkspace, source: string): string | undefined {
+  if (source.startsWith(uploadSourcePrefix)) {
+    const name = source.slice(uploadSourcePrefix.length).split('#')[0] ?? '';
+    const path = join(workspace.uploads, name);
+    return name.length > 0 && basename(path) === name && isUpload(workspace, path) ? path : undefined;
+  }
+  return isUpload(workspace, source) ? source : undefined;
+}
+
+/** Whether `path` lies inside the workspace's uploads folder. */
+function isUpload(workspace: ServedWorkspace, path: string): boolean {
   if (!isAbsolute(path)) return false;
   const rest = relative(workspace.uploads, path);
   return rest.length > 0 && !rest.startsWith('..') && !rest.includes(`..${sep}`) && !rest.startsWith(sep);
@@ -161,7 +175,7 @@ export const documentRoutes = [
       const job = workspace.jobs.submit({
         kind: 'delete',
         selectors: [document.id],
-        files: isUpload(workspace, document.source) ? [document.source] : [],
+        files: [uploadedFileOf(workspace, document.source) ?? []].flat(),
         ...(query.keepCache === 'true' ? { keepCache: true } : {}),
       });
       return c.json({ job }, 202);

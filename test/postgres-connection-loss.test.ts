@@ -126,6 +126,10 @@ describe('a Postgres database lost while kgrag works', () => {
       const ask = () => fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who keeps the lantern?', method: 'basic:bm25' }) });
       assert.equal((await ask()).status, 200);
       assert.equal((await fetch(`${url}/health/ready`)).status, 200);
+      // The pool's connections are a series of /metrics.
+      const scrape = await (await fetch(`${url}/metrics`)).text();
+      const total = /^kgrag_store_pool_connections\{workspace="default",state="total"\} (\d+)$/m.exec(scrape)?.[1];
+      assert.ok(Number(total) >= 1, scrape.split('\n').filter((line) => line.includes('pool')).join('\n'));
 
       await proxy.cut();
       for (let attempt = 0; attempt < 3; attempt++) {

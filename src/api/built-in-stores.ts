@@ -35,6 +35,7 @@ const openPostgres: WorkspaceStorageOpener = async (config, workspace, extension
   });
   return {
     ...storage,
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       try {
         await storage.close();

@@ -54,6 +54,7 @@ export async function createKgrag<const Methods extends readonly AnyQueryMethod[
     retrieve: (question, retrieveOptions = {}) => engine.retrieve({ ...retrieveOptions, question }),
     work: (workOptions = {}) => workOnShards(session, workOptions),
     usage: () => session.meter.snapshot(),
+    storeConnections: () => session.storage.connections?.(),
     stats: () => indexStats(session),
     importOpenie: (file, importOptions = {}) => importOpenie(session, engine, file, importOptions),
     importGraphrag: (directory, importOptions = {}) => importGraphrag(session, engine, directory, importOptions),

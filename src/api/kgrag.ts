@@ -1,5 +1,6 @@
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
 import type { KgragError } from '../core/errors.js';
+import type { StoreConnections } from '../store/workspace-storage.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import type { SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
@@ -243,6 +244,8 @@ export interface Kgrag<Methods extends readonly AnyQueryMethod[] = any> {
   work(options?: WorkOptions): Promise<WorkSummary>;
   /** LLM usage and cost since the workspace was opened. */
   usage(): UsageSnapshot;
+  /** The database connections the workspace's store holds now (Postgres), or undefined for a store without a pool. */
+  storeConnections(): StoreConnections | undefined;
   /** Row counts of the main index tables. */
   stats(): Promise<IndexStats>;
   close(): Promise<void>;

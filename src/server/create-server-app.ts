@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
+import { routePath } from 'hono/route';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../core/config/config-schema.js';
@@ -12,6 +13,7 @@ import { httpError, problemOf } from './http-problem.js';
 import { openApiDocument } from './openapi-document.js';
 import { createQueryGate, type QueryGate } from './query-gate.js';
 import { sameMachineGuard } from './same-machine-guard.js';
+import type { ServerMetrics } from './server-metrics.js';
 import { isExplorerPath, serveExplorerFiles } from './serve-explorer-files.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { documentRoutes } from './routes/document-routes.js';
@@ -32,6 +34,8 @@ export interface ServerAppOptions {
   mcp?: (workspace: ServedWorkspace) => (request: Request) => Promise<Response>;
   /** The built web explorer served at `/` (default: the package's `dist/web`). */
   webDirectory?: string;
+  /** Series served at `/metrics`; without them the server has no `/metrics`. */
+  metrics?: ServerMetrics;
 }
 
 /** The HTTP application and what a graceful shutdown needs of it. */
@@ -89,7 +93,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...chatRoutes(queries),
     ...(options.routes ?? []),
   ];
-  const publicPaths = new Set(['/health', '/health/live', '/health/ready', '/openapi.json', '/docs']);
+  const publicPaths = new Set(['/health', '/health/live', '/health/ready', '/openapi.json', '/docs', ...(config.metricsPublic ? ['/metrics'] : [])]);
   const openapi = openApiDocument(routes, prefix, options.version, keys.required);
 
   app.use('*', async (c, next) => {
@@ -100,7 +104,11 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     const started = performance.now();
     await next();
     setSecurityHeaders(c.res.headers, isExplorerPath(c.req.path));
-    const entry = { requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started), caller: c.get('caller') };
+    const seconds = (performance.now() - started) / 1000;
+    const entry = { requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000), caller: c.get('caller') };
+    // The matched route's pattern, never the path sent: a label per caller-chosen path would grow without bound.
+    const route = routePath(c, -1);
+    options.metrics?.observeRequest(isExplorerPath(c.req.path) ? 'explorer' : route === '*' || route === '/*' ? 'unmatched' : route, c.req.method, c.res.status, seconds);
     if (c.res.status >= 500) logger.error(entry, 'request failed');
     else logger.info(entry, 'request');
   });
@@ -141,6 +149,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     app.all(registry.layout === 'single' ? '/mcp' : `${prefix}/mcp`, async (c) => mcp(await workspaceOf(c))(c.req.raw));
   }
 
+  const metrics = options.metrics;
+  if (metrics) app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }));
   app.get('/openapi.json', (c) => c.json(openapi));
   const page = renderApiPage(openapi);
   app.get('/docs', (c) => c.html(page));

@@ -58,6 +58,8 @@ export interface IndexJobQueueOptions {
   onEnded?: (job: JobView, request: JobRequest) => Promise<void>;
   /** Jobs kept after they ended, newest first. @default 200 */
   keepEnded?: number;
+  /** Hears every pipeline event of every job (metrics). */
+  onEvent?: (job: JobView, event: PipelineEvent) => void;
 }
 
 /** The index jobs of one workspace: run one at a time (the workspace has one writer), the rest wait in order. */
@@ -219,6 +221,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
         break;
     }
     if (event.type !== 'step-progress') persist(record);
+    options.onEvent?.(record.view, event);
     emit(record, event);
   };
 

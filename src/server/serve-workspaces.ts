@@ -8,6 +8,7 @@ import { labelApiSources } from './api-document-sources.js';
 import { childProcessJobRunner } from './child-process-job-runner.js';
 import type { ApiRoute } from './api-route.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
+import { createServerMetrics } from './server-metrics.js';
 import { followWatchedPaths, type WatchedPaths, type WatchedPathsFollower } from './follow-watched-paths.js';
 import type { JobWorkspaceOptions } from './job-process-protocol.js';
 import { graphRoutes } from './routes/graph-routes.js';
@@ -132,15 +133,22 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
       hint: 'serve the workspace alone with `kgrag serve -w <workspace> --watch <folder>`, or run `kgrag index <folder> --watch -w <workspace>` beside this server (it answers from each update once it is published)',
     });
   }
+  // The metrics read the registry's workspaces at each scrape; the registry tells them of its jobs.
+  let workspaces: WorkspaceRegistry | undefined;
+  const metrics = createServerMetrics(() => workspaces?.loaded() ?? []);
   const registry = createWorkspaceRegistry({
     layout: options.layout,
     directory: options.directory,
     openKgrag: options.openKgrag,
+    onJobEvent: (name, job, event) => metrics.observeJobEvent(name, job, event),
+    onJobEnded: (name, job) => metrics.observeJobEnded(name, job),
     onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger),
     ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config, options.watch !== undefined) }),
   });
+  workspaces = registry;
   const app = createServerApp({
     registry,
+    metrics,
     config,
     version: options.version,
     logger: options.logger,

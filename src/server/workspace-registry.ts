@@ -2,7 +2,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, type Stats } fro
 import { basename, join, resolve, sep } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
 import { httpError } from './http-problem.js';
-import { type IndexJobQueue, openIndexJobQueue } from './index-job-queue.js';
+import type { PipelineEvent } from '../pipeline/pipeline-step.js';
+import { type IndexJobQueue, type JobView, openIndexJobQueue } from './index-job-queue.js';
 import { inProcessJobRunner, type JobRunner, uploadSource } from './job-runner.js';
 
 /** What is at `path` itself (a link is not followed), or undefined when nothing is. */
@@ -48,6 +49,8 @@ export interface WorkspaceRegistry {
   readonly layout: 'single' | 'folder';
   /** Names of the workspaces (folder layout: sub-folders with a valid name; single: the one). */
   names(): string[];
+  /** The workspaces whose opening has finished (asking opens none and waits for none). */
+  loaded(): ServedWorkspace[];
   /** Opens (once) and returns a workspace; a 404 problem for an unknown name, 400 for an invalid one. */
   open(name: string): Promise<ServedWorkspace>;
   /** Creates a workspace folder (folder layout only) and opens it. */
@@ -78,6 +81,10 @@ export interface WorkspaceRegistryOptions {
   onIndexReady?: (workspace: ServedWorkspace) => void;
   /** How a workspace's jobs run. @default in this process, on the workspace's open `Kgrag` */
   jobRunner?: (directory: string, kgrag: Kgrag) => JobRunner;
+  /** Hears every pipeline event of a workspace's jobs (metrics). */
+  onJobEvent?: (workspace: string, job: JobView, event: PipelineEvent) => void;
+  /** Hears every job that ended, with how (metrics). */
+  onJobEnded?: (workspace: string, job: JobView) => void;
 }
 
 /**
@@ -88,6 +95,8 @@ export interface WorkspaceRegistryOptions {
 export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): WorkspaceRegistry {
   const root = resolve(options.directory);
   const open = new Map<string, Promise<ServedWorkspace>>();
+  /** The workspaces whose opening finished, for readers that must not wait or open (metrics). */
+  const ready = new Map<string, ServedWorkspace>();
   let closing = false;
 
   const directoryOf = (name: string): string => {
@@ -112,7 +121,9 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
         const jobs: IndexJobQueue = openIndexJobQueue({
           directory: join(directory, jobsFolder),
           runner: options.jobRunner?.(directory, kgrag) ?? inProcessJobRunner(async () => kgrag),
+          ...(options.onJobEvent === undefined ? {} : { onEvent: (job: JobView, event: PipelineEvent) => options.onJobEvent?.(name, job, event) }),
           onEnded: async (job, request) => {
+            options.onJobEnded?.(name, job);
             // A job ends long after the workspace opened: its entry is there.
             if (job.status === 'succeeded') void open.get(name)?.then((workspace) => options.onIndexReady?.(workspace));
             // An uploaded file is a copy of its document: deleting the document deletes it; a file from which no
@@ -136,7 +147,7 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
         return workspace;
       })();
       open.set(name, pending);
-      pending.catch(() => open.delete(name));
+      pending.then((workspace) => ready.set(name, workspace)).catch(() => open.delete(name));
     }
     return pending;
   };
@@ -150,6 +161,9 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
 
   return {
     layout: options.layout,
+    loaded() {
+      return [...ready.values()];
+    },
     names() {
       if (options.layout === 'single') return [singleWorkspaceName];
       if (!existsSync(root)) return [];

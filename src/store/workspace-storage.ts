@@ -154,5 +154,16 @@ export interface WorkspaceStorage {
    * replies to its cache. Only a storage that several processes share has it (Postgres).
    */
   openDraft?(generation: number): Promise<Store>;
+  /** The database connections the storage holds now, for metrics (a pooled backend: Postgres; SQLite has none). */
+  connections?(): StoreConnections;
   close(): Promise<void>;
+}
+
+/** A connection pool's state ({@link WorkspaceStorage.connections}). */
+export interface StoreConnections {
+  /** Open connections, idle or in use. */
+  total: number;
+  idle: number;
+  /** Requests waiting for a connection (the pool is at its size). */
+  waiting: number;
 }

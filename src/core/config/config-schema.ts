@@ -286,6 +286,10 @@ export const serverConfigSchema = z
       .default([])
       .describe('Bearer keys accepted by `kgrag serve` (also KGRAG_API_KEYS, comma-separated; in kgrag.yaml write "${NAME}" to name a variable); none: only this machine (loopback names, same-origin writes)'),
     corsOrigins: z.array(z.string().min(1)).default([]).describe('Browser origins allowed to call the API (CORS), e.g. ["https://app.example.com"]; none: same origin only'),
+    metricsPublic: z
+      .boolean()
+      .default(false)
+      .describe('Serve /metrics without an API key (for a scraper inside the cluster). Off: the series name workspaces, models and routes, and with keys a scrape sends one like any caller'),
     maxJsonBytes: positiveInt().default(1_048_576).describe('Largest JSON request body, in bytes'),
     maxUploadBytes: positiveInt().default(52_428_800).describe('Largest multipart upload (all files of one request), in bytes'),
     requestsPerMinute: positiveInt().default(6000).describe('Requests one API key (or, without keys, one client address) may make per minute; more get 429 with Retry-After'),

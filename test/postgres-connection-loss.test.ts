@@ -292,7 +292,7 @@ describe('a Postgres database lost while kgrag works', () => {
     }
   });
 
-  test('a role without the privileges kgrag needs gets an error naming the missing privilege, not "a bug in kgrag"', async () => {
+  test('a role that may not create kgrag\'s schema is told to run `kgrag migrate` as the owner, naming the missing privilege, not "a bug in kgrag"', async () => {
     const url = new URL(await server.freshDatabase());
     const admin = new pg.Pool({ connectionString: url.toString(), max: 1 });
     const role = `kgrag_reader_${process.pid}`;
@@ -306,9 +306,9 @@ describe('a Postgres database lost while kgrag works', () => {
       try {
         await assert.rejects(kgrag.index([sampleCorpus]), (error: unknown) => {
           assert.ok(KgragError.isInstance(error), String(error));
-          assert.equal(error.code, 'STORE_PERMISSION_DENIED');
-          assert.match(error.message, /permission denied/);
-          assert.match(error.hint ?? '', /GRANT|grant/);
+          assert.equal(error.code, 'STORE_MIGRATION_NEEDED');
+          assert.match(error.message, /does not exist and kgrag needs version \d+.*permission denied/);
+          assert.match(error.hint ?? '', /kgrag migrate` once as the schema's owner/);
           return true;
         });
       } finally {

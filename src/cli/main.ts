@@ -75,6 +75,12 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
 
   program
+    .command('migrate')
+    .description("bring the workspace's store to the schema this kgrag needs (on Postgres, run it as the schema's owner); --check changes nothing")
+    .option('--check', 'exit non-zero, naming the versions, when the store is behind; change nothing')
+    .action(async (options: { check?: boolean }) => (await import('./commands/migrate-command.js')).migrateCommand(options, global(), io));
+
+  program
     .command('worker')
     .description("work on the LLM calls of index runs on this workspace's Postgres database (extraction, claims, summaries, reports) until stopped")
     .action(async () => (await import('./commands/worker-command.js')).workerCommand(global(), io));

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { KgragError } from '../../core/errors.js';
 import { snakeCase, tableNames, tableSpec, type AnyTableSpec, type ColumnSpec } from '../schema.js';
-import { inPostgresTransaction, quoteIdentifier, type SqlRunner } from './postgres-sql.js';
+import { inPostgresTransaction, quoteIdentifier, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import type { PluginTables } from '../store-extensions.js';
 import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
 import { ensureHnswIndex } from './postgres-hnsw-index.js';
@@ -264,8 +264,54 @@ async function convertToRowVersions(run: SqlRunner, schema: string, tables: read
  * server has it (`CREATE EXTENSION` may be refused: then dense vectors are scanned exactly instead).
  * @throws KgragError `STORE_TOO_NEW` when a newer kgrag migrated the schema.
  */
-export async function migratePostgresSchema(pool: pg.Pool, schemaName: string): Promise<PostgresSchemaState> {
+export async function migratePostgresSchema(pool: pg.Pool, schemaName: string, options: { always?: boolean } = {}): Promise<PostgresSchemaState> {
   const schema = quoteIdentifier(schemaName);
+  // A current schema is read, not written: a runtime role with no CREATE privilege opens it, and no start takes the
+  // migration lock or runs DDL. `always` (`kgrag migrate`) runs the migration path anyway, which also installs pgvector
+  // when the server has gained it since.
+  const current = options.always === true ? undefined : await currentSchemaState(sqlRunner(pool), schemaName);
+  if (current) return current;
+  try {
+    return await migrateSchemaNow(pool, schemaName, schema);
+  } catch (error) {
+    if (KgragError.isInstance(error) && error.code === 'STORE_PERMISSION_DENIED') {
+      const found = await schemaVersion(sqlRunner(pool), schemaName).catch(() => undefined);
+      throw new KgragError(
+        `the Postgres schema "${schemaName}" ${found === undefined ? 'does not exist' : `is at version ${found}`} and kgrag needs version ${postgresSchemaVersion}, which this role may not migrate to: ${error.message}`,
+        {
+          code: 'STORE_MIGRATION_NEEDED',
+          category: 'store',
+          hint: 'run `kgrag migrate` once as the schema\'s owner (a role that may create it), then start kgrag with this role',
+          details: { schema: schemaName, version: found ?? null, needed: postgresSchemaVersion, httpStatus: 500 },
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The schema's recorded version, or undefined when it has none (no schema, or no version table). */
+export async function schemaVersion(run: SqlRunner, schemaName: string): Promise<number | undefined> {
+  const schema = quoteIdentifier(schemaName);
+  const [present] = await run.rows<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [`${schema}.kgrag_schema`]);
+  if (!present?.table) return undefined;
+  const [row] = await run.rows<{ version: number }>(`SELECT version FROM ${schema}.kgrag_schema`);
+  return row?.version ?? 0;
+}
+
+/** The state of a schema already at {@link postgresSchemaVersion} whose pgvector column needs nothing, else undefined. */
+async function currentSchemaState(run: SqlRunner, schemaName: string): Promise<PostgresSchemaState | undefined> {
+  if ((await schemaVersion(run, schemaName)) !== postgresSchemaVersion) return undefined;
+  const schema = quoteIdentifier(schemaName);
+  const [extension] = await run.rows<{ namespace: string }>("SELECT extnamespace::regnamespace::text AS namespace FROM pg_extension WHERE extname = 'vector'");
+  if (extension === undefined) return { schema, vector: undefined, vectorUnavailable: 'the vector extension is not installed in the database (CREATE EXTENSION vector, then `kgrag migrate`)' };
+  const [column] = await run.rows<{ n: number }>("SELECT count(*) AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'vector_rows' AND column_name = 'embedding'", [schemaName]);
+  if ((column?.n ?? 0) === 0) return undefined;
+  return { schema, vector: { namespace: extension.namespace.startsWith('"') ? extension.namespace : quoteIdentifier(extension.namespace) } };
+}
+
+async function migrateSchemaNow(pool: pg.Pool, schemaName: string, schema: string): Promise<PostgresSchemaState> {
   return inPostgresTransaction(pool, async (run) => {
     await run.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`kgrag:migrate:${schemaName}`]);
     await run.rows(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -339,6 +385,13 @@ async function installVector(run: SqlRunner, schema: string): Promise<Pick<Postg
 export async function createPostgresPluginTables(pool: pg.Pool, state: PostgresSchemaState, tables: PluginTables): Promise<void> {
   const specs = Object.values(tables);
   if (specs.length === 0) return;
+  // Tables made already (with row versions) are read, not written: a runtime role without CREATE opens them.
+  const names = specs.map((spec) => spec.sqlName);
+  const [made] = await sqlRunner(pool).rows<{ n: number }>(
+    "SELECT count(*) AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2::text[]) AND column_name = 'retired'",
+    [state.schema.slice(1, -1).replaceAll('""', '"'), names],
+  );
+  if ((made?.n ?? 0) === names.length) return;
   await inPostgresTransaction(pool, async (run) => {
     await run.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`kgrag:migrate:${state.schema}`]);
     // A plugin's table made by an older kgrag holds generations, not row versions, until converted.

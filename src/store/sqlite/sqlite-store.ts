@@ -171,6 +171,20 @@ export function sqliteFileNeedsUpgrade(path: string): boolean {
   }
 }
 
+/** The schema version (`user_version`) of the database file at `path`, or null when there is no such file. */
+export function sqliteFileVersion(path: string): number | null {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, 'r');
+    const header = Buffer.alloc(64);
+    return readSync(descriptor, header, 0, 64, 0) < 64 ? 0 : header.readUInt32BE(60);
+  } catch {
+    return null;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
 /**
  * Makes a store's file self-contained and closes it: the write-ahead log is folded into the database and the
  * file switched to rollback journaling, so that it can be renamed into place and read by read-only

@@ -74,6 +74,19 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--debounce <ms>', `with --watch: the quiet time after the last change before an update (default: ${defaultWatchDebounceMs})`)
     .action(async (paths: string[], options: IndexCommandOptions) => (await import('./commands/index-command.js')).indexCommand(paths, options, global(), io));
 
+  const keys = program.command('keys').description('API keys of `kgrag serve` limited to workspaces and a role');
+  keys
+    .command('create')
+    .description('print a new random key (once, on stdout) and the server.apiKeys entry that admits it by its hash (on stderr)')
+    .option('--workspaces <names>', 'the workspaces the key may use, comma-separated (default: all); -w names the workspace a command opens, not this')
+    .addOption(new Option('--role <role>', 'read: ask; write: also add and delete documents; admin: also create workspaces').choices(['read', 'write', 'admin']).default('read'))
+    .option('--name <name>', 'what logs and rate limits call the key')
+    .action(async (options: { workspaces?: string; role?: 'read' | 'write' | 'admin'; name?: string }) => (await import('./commands/keys-command.js')).keysCreateCommand(options, io));
+  keys
+    .command('hash')
+    .description('print the keyHash of a key read on stdin, for a server.apiKeys entry')
+    .action(async () => (await import('./commands/keys-command.js')).keysHashCommand(io, process.stdin));
+
   program
     .command('migrate')
     .description("bring the workspace's store to the schema this kgrag needs (on Postgres, run it as the schema's owner); --check changes nothing")

@@ -2,13 +2,16 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { httpError } from './http-problem.js';
+import { type KeyGrant, type KeyRole, roleAllows } from './api-keys.js';
 import type { ServedWorkspace } from './workspace-registry.js';
 
 /** Values the server's middleware sets on every request. */
 export interface ServerVariables {
   requestId: string;
-  /** Who is calling: `key-N` with API keys, else `ip:<address>`. */
+  /** Who is calling: the key's name (`key-N`) with API keys, else `ip:<address>`. */
   caller: string;
+  /** What the caller may reach: its key's workspaces and role (everything without keys: this machine only). */
+  grant: KeyGrant;
 }
 
 export type ServerEnv = { Variables: ServerVariables };
@@ -44,6 +47,11 @@ export interface ApiRoute<P = unknown, Q = unknown, B = unknown> {
   global?: boolean;
   /** No API key needed (`/health`). */
   public?: boolean;
+  /**
+   * The role a key needs (`api-keys.ts`). @default `read` for GET, else `write`: a POST that only asks (a query, a
+   * chat) says `read`.
+   */
+  role?: KeyRole;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   /** JSON body schema; `multipart` routes also accept `multipart/form-data` (validated by the handler). */
@@ -153,6 +161,11 @@ export function registerRoutes(
     app.on(route.method.toUpperCase(), path, async (c, next) => {
       return (isUpload(c) ? uploadLimit : jsonLimit)(c, next);
     }, async (c) => {
+      const grant = c.get('grant');
+      const needed = route.role ?? (route.method === 'get' ? 'read' : 'write');
+      if (!roleAllows(grant.role, needed)) {
+        throw httpError(403, 'AUTH_ROLE_FORBIDDEN', `the API key "${grant.name}" has the role ${grant.role}, and ${route.method.toUpperCase()} ${route.path} needs ${needed}`, 'use a key with that role (kgrag keys create --role …)');
+      }
       const params = parse(route.params, c.req.param(), 'path');
       const query = parse(route.query, c.req.query(), 'query string');
       const body = route.body === undefined || isUpload(c) ? undefined : parse(route.body, await readJson(c), 'body');

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from '../core/config/config-schema.js';
 import { type ApiRoute, registerRoutes, type ServerEnv } from './api-route.js';
 import { renderApiPage } from './api-page.js';
-import { createApiKeys } from './api-keys.js';
+import { createApiKeys, grantCovers, type KeyGrant } from './api-keys.js';
 import { createCallerLimits } from './caller-limits.js';
 import { httpError, problemOf } from './http-problem.js';
 import { openApiDocument } from './openapi-document.js';
@@ -31,7 +31,7 @@ export interface ServerAppOptions {
   /** Extra routes of other layers (graph browsing), registered like the built-in ones. */
   routes?: readonly ApiRoute[];
   /** Serves MCP (streamable HTTP) for a workspace at `/mcp` (or `/v1/workspaces/{name}/mcp`). */
-  mcp?: (workspace: ServedWorkspace) => (request: Request) => Promise<Response>;
+  mcp?: (workspace: ServedWorkspace, grant: KeyGrant) => (request: Request) => Promise<Response>;
   /** The built web explorer served at `/` (default: the package's `dist/web`). */
   webDirectory?: string;
   /** Series served at `/metrics`; without them the server has no `/metrics`. */
@@ -122,6 +122,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.use('*', async (c, next) => {
     if (publicPaths.has(c.req.path) || isExplorerPath(c.req.path) || c.req.method === 'OPTIONS') {
       c.set('caller', `ip:${clientAddress(c)}`);
+      c.set('grant', { name: c.get('caller'), workspaces: '*', role: 'read' });
       return next();
     }
     if (keys.required) {
@@ -130,23 +131,34 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       if (token === undefined) {
         throw httpError(401, 'AUTH_MISSING_KEY', 'this server needs an API key', 'send the header "Authorization: Bearer <key>" with a key of server.apiKeys');
       }
-      const caller = keys.identify(token);
-      if (caller === undefined) throw httpError(403, 'AUTH_INVALID_KEY', 'the API key is not valid for this server', 'check the key; the server accepts the keys of its server.apiKeys (KGRAG_API_KEYS)');
-      c.set('caller', caller);
+      const grant = keys.identify(token);
+      if (grant === undefined) throw httpError(403, 'AUTH_INVALID_KEY', 'the API key is not valid for this server', 'check the key; the server accepts the keys of its server.apiKeys (KGRAG_API_KEYS)');
+      c.set('caller', grant.name);
+      c.set('grant', grant);
     } else {
+      // Without keys only this machine is served (sameMachineGuard), with every right.
       c.set('caller', `ip:${clientAddress(c)}`);
+      c.set('grant', { name: c.get('caller'), workspaces: '*', role: 'admin' });
     }
     const refused = limits.admit(c.get('caller'));
     if (refused) throw httpError(429, 'SERVER_RATE_LIMITED', `more than ${config.requestsPerMinute} requests a minute`, `retry after ${refused.retryAfterSeconds} s`, refused.retryAfterSeconds);
     return next();
   });
 
-  const workspaceOf = (c: Context<ServerEnv>): Promise<ServedWorkspace> => registry.open(registry.layout === 'single' ? singleWorkspaceName : (c.req.param('workspace') ?? ''));
+  const workspaceOf = (c: Context<ServerEnv>): Promise<ServedWorkspace> => {
+    const name = registry.layout === 'single' ? singleWorkspaceName : (c.req.param('workspace') ?? '');
+    const grant = c.get('grant');
+    // Checked before the workspace is opened: a key cannot even learn whether another tenant's workspace exists.
+    if (!grantCovers(grant, name)) {
+      throw httpError(403, 'AUTH_WORKSPACE_FORBIDDEN', `the API key "${grant.name}" is not for workspace "${name.slice(0, 80)}"`, 'use a key whose workspaces list it (kgrag keys create --workspaces …)');
+    }
+    return registry.open(name);
+  };
   registerRoutes(app, routes, prefix, { maxJsonBytes: config.maxJsonBytes, maxUploadBytes: config.maxUploadBytes }, workspaceOf);
 
   if (options.mcp) {
     const mcp = options.mcp;
-    app.all(registry.layout === 'single' ? '/mcp' : `${prefix}/mcp`, async (c) => mcp(await workspaceOf(c))(c.req.raw));
+    app.all(registry.layout === 'single' ? '/mcp' : `${prefix}/mcp`, async (c) => mcp(await workspaceOf(c), c.get('grant'))(c.req.raw));
   }
 
   const metrics = options.metrics;

@@ -5,6 +5,8 @@ import { KgragError } from '../core/errors.js';
 import { createMcpHttpHandler } from '../mcp/mcp-http-handler.js';
 import type { McpTarget } from '../mcp/create-mcp-server.js';
 import { labelApiSources } from './api-document-sources.js';
+import { type KeyGrant, roleAllows } from './api-keys.js';
+import { httpError } from './http-problem.js';
 import { childProcessJobRunner } from './child-process-job-runner.js';
 import type { ApiRoute } from './api-route.js';
 import { createServerApp, type ServerApp } from './create-server-app.js';
@@ -22,10 +24,13 @@ import { createWorkspaceRegistry, type ServedWorkspace, type WorkspaceRegistry }
 export const servedRoutes: readonly ApiRoute[] = [...methodRoutes, ...graphRoutes];
 
 /** MCP's view of a served workspace: `add_documents` queues an index job like POST /documents. */
-function mcpTargetOf(workspace: ServedWorkspace, prefix: string): McpTarget {
+function mcpTargetOf(workspace: ServedWorkspace, prefix: string, grant: KeyGrant): McpTarget {
   return {
     kgrag: workspace.kgrag,
     async addDocuments(documents) {
+      if (!roleAllows(grant.role, 'write')) {
+        throw httpError(403, 'AUTH_ROLE_FORBIDDEN', `the API key "${grant.name}" has the role ${grant.role}, and add_documents needs write`, 'use a key with the write role (kgrag keys create --role write)');
+      }
       const job = workspace.jobs.submit({ kind: 'index', documents: labelApiSources(documents), paths: [] });
       return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (GET ${prefix}/jobs/${job.id})` };
     },
@@ -105,8 +110,10 @@ function checkExposure(config: ServerConfig): void {
       hint: 'set server.apiKeys (or KGRAG_API_KEYS, e.g. `KGRAG_API_KEYS=$(openssl rand -hex 32)`) and send the key as "Authorization: Bearer <key>" (a proxy in front can add it), or listen on 127.0.0.1',
     });
   }
-  const weak = config.apiKeys.flatMap((key, index) => {
-    const reason = weakApiKeyReason(key);
+  const weak = config.apiKeys.flatMap((entry, index) => {
+    // A key given by its hash was generated (`kgrag keys create`) and is not in the file to judge.
+    const key = typeof entry === 'string' ? entry : entry.key;
+    const reason = key === undefined ? undefined : weakApiKeyReason(key);
     return reason === undefined ? [] : [`key-${index + 1} (number ${index + 1} of server.apiKeys) ${reason}`];
   });
   if (weak.length > 0) {
@@ -153,7 +160,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     version: options.version,
     logger: options.logger,
     routes: servedRoutes,
-    mcp: (workspace) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`)),
+    mcp: (workspace, grant) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`, grant)),
     webDirectory: options.webDirectory,
   });
   let running: RunningServer;

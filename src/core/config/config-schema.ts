@@ -276,13 +276,32 @@ export const queryConfigSchema = z
   })
   .strict();
 
+/**
+ * An API key limited to some workspaces and a role (`kgrag keys create` prints one). The key itself (`key`) or, so that
+ * the file need not hold it, its SHA-256 (`keyHash: sha256:<hex>`). Roles: `read` asks (queries, chat, MCP reads,
+ * listings), `write` also adds and deletes documents and cancels jobs, `admin` also creates workspaces.
+ */
+export const scopedApiKeySchema = z
+  .object({
+    key: z.string().min(16, { error: 'an API key needs at least 16 characters; generate one with `kgrag keys create`' }).optional(),
+    keyHash: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, { error: 'keyHash is "sha256:" and 64 lower-case hex digits, as `kgrag keys hash` prints it' })
+      .optional(),
+    name: z.string().regex(/^[\w.-]{1,64}$/, { error: 'a key name is 1–64 letters, digits, ".", "_" or "-"' }).optional().describe('What logs and rate limits call the key (default key-<n>)'),
+    workspaces: z.array(z.string().min(1)).min(1).default(['*']).describe('Workspaces the key may use ("*": all)'),
+    role: z.enum(['read', 'write', 'admin']).default('admin').describe('read: ask; write: also add and delete documents; admin: also create workspaces'),
+  })
+  .strict()
+  .refine((entry) => (entry.key === undefined) !== (entry.keyHash === undefined), { error: 'give an API key entry either key or keyHash, not both or neither' });
+
 /** `kgrag serve`: where it listens, who may call it, and how much one caller may ask of it. */
 export const serverConfigSchema = z
   .object({
     host: z.string().min(1).default('127.0.0.1').describe('Address `kgrag serve` binds; a non-loopback address needs API keys (real ones: no placeholder)'),
     port: z.number().int().min(0).max(65535).default(8080).describe('Port of `kgrag serve` (0: any free port, printed at start)'),
     apiKeys: z
-      .array(z.string().min(16, { error: 'an API key needs at least 16 characters; generate one with `openssl rand -hex 32`' }))
+      .array(z.union([z.string().min(16, { error: 'an API key needs at least 16 characters; generate one with `openssl rand -hex 32`' }), scopedApiKeySchema]))
       .default([])
       .describe('Bearer keys accepted by `kgrag serve` (also KGRAG_API_KEYS, comma-separated; in kgrag.yaml write "${NAME}" to name a variable); none: only this machine (loopback names, same-origin writes)'),
     corsOrigins: z.array(z.string().min(1)).default([]).describe('Browser origins allowed to call the API (CORS), e.g. ["https://app.example.com"]; none: same origin only'),

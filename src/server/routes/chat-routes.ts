@@ -85,6 +85,7 @@ export function chatRoutes(gate: QueryGate) {
     }),
     defineRoute({
       method: 'post',
+      role: 'read',
       path: '/chat/completions',
       tag: 'openai',
       summary: 'OpenAI-compatible chat completion: the last user message is the question, earlier turns the history',

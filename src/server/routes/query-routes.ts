@@ -40,6 +40,7 @@ export function queryRoutes(gate: QueryGate) {
   return [
     defineRoute({
       method: 'post',
+      role: 'read',
       path: '/query',
       tag: 'query',
       summary: 'Answer a question with one method (JSON, or server-sent events with `stream: true`)',

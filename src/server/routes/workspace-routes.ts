@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { grantCovers } from '../api-keys.js';
 import { defineRoute } from '../api-route.js';
+import { httpError } from '../http-problem.js';
 import { createWorkspaceSchema, looseObject } from '../request-schemas.js';
 import { problemResponse, workspaceStatsSchema } from '../response-schemas.js';
 import type { ServedWorkspace, WorkspaceRegistry } from '../workspace-registry.js';
@@ -106,10 +108,12 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
       global: true,
       summary: 'The workspaces this server serves',
       responses: { 200: { description: 'Workspace names', schema: z.object({ layout: z.enum(['single', 'folder']), workspaces: z.array(z.object({ name: z.string() })) }) } },
-      handler: (c) => c.json({ layout: registry.layout, workspaces: registry.names().map((name) => ({ name })) }),
+      // A key sees only the workspaces it is for.
+      handler: (c) => c.json({ layout: registry.layout, workspaces: registry.names().filter((name) => grantCovers(c.get('grant'), name)).map((name) => ({ name })) }),
     }),
     defineRoute({
       method: 'post',
+      role: 'admin',
       path: '/v1/workspaces',
       tag: 'workspaces',
       global: true,
@@ -121,7 +125,13 @@ export function workspaceRoutes(registry: WorkspaceRegistry, version: string) {
         405: problemResponse('The server serves a single workspace'),
         409: problemResponse('The workspace exists'),
       },
-      handler: async (c, { body }) => c.json(await statsOf(await registry.create(body.name)), 201),
+      handler: async (c, { body }) => {
+        const grant = c.get('grant');
+        if (!grantCovers(grant, body.name)) {
+          throw httpError(403, 'AUTH_WORKSPACE_FORBIDDEN', `the API key "${grant.name}" is not for workspace "${body.name}"`, 'use a key whose workspaces list it, or "*"');
+        }
+        return c.json(await statsOf(await registry.create(body.name)), 201);
+      },
     }),
     defineRoute({
       method: 'get',

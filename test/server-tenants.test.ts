@@ -3,18 +3,20 @@
 // only A; a read key cannot add documents; a plain key (today's configuration) keeps every right. `kgrag keys` makes
 // keys and the hashes that admit them.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { apiKeyHash } from '../src/server/api-keys.js';
 import type { ServedWorkspaces } from '../src/server/serve-workspaces.js';
 import { nodeScriptArgs, repositoryRoot } from './helpers/node-script.js';
-import { startTestServer } from './helpers/test-server.js';
+import { startEmbeddedPostgres } from './helpers/postgres-servers.js';
+import { readEvents, startTestServer } from './helpers/test-server.js';
 
 const admin = 'admin-key-0123456789abcdef';
 const writerOfA = 'writer-of-a-0123456789abcdef';
@@ -119,4 +121,45 @@ test('kgrag keys create prints a key once and the entry that admits it; kgrag ke
   const hashed = cli(['hash'], `${key}\n`);
   assert.equal(hashed.status, 0, hashed.stderr);
   assert.equal(hashed.stdout.trim(), hash);
+});
+
+test("the --workspaces folder's kgrag.yaml is every tenant's base: its store: puts a new tenant's index in Postgres, not in a SQLite file", { timeout: 120_000 }, async () => {
+  const postgres = await startEmbeddedPostgres();
+  const folder = mkdtempSync(join(tmpdir(), 'kgrag-tenant-base-'));
+  try {
+    const url = await postgres.freshDatabase();
+    writeFileSync(join(folder, 'kgrag.yaml'), `store:\n  backend: postgres\n  url: ${url}\nindex:\n  mode: fast\npipeline:\n  methods: [basic]\n`);
+    const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), 'serve', '--workspaces', folder, '--port', '0', '--log-level', 'warn'], { cwd: repositoryRoot, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const base = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (data: Buffer) => {
+        stderr += data.toString();
+        const found = /serving .* at (http:\/\/[^\s]+) —/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
+    });
+    try {
+      assert.equal((await fetch(`${base}/v1/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'tenant1' }) })).status, 201);
+      const added = await fetch(`${base}/v1/workspaces/tenant1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents: [{ title: 'Weir', text: 'The weir at Halvard was rebuilt in 1952 by the river board.' }] }) });
+      const { job } = (await added.json()) as { job: { id: string } };
+      const events = await readEvents(await fetch(`${base}/v1/workspaces/tenant1/jobs/${job.id}/events`));
+      assert.equal(JSON.parse(events.at(-1)?.data ?? '{}').status, 'succeeded', events.at(-1)?.data);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const rows = await pool.query<{ title: string }>("SELECT title FROM kgrag.documents WHERE workspace = 'tenant1' AND retired IS NULL");
+      assert.deepEqual(rows.rows.map((row) => row.title), ['Weir'], 'the tenant\'s index is in the database');
+    } finally {
+      await pool.end();
+    }
+    assert.ok(!readdirSync(join(folder, 'tenant1')).some((name) => name.endsWith('.db')), 'and no SQLite file beside it');
+    assert.ok(existsSync(join(folder, 'tenant1')));
+  } finally {
+    await postgres.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
 });

@@ -34,6 +34,11 @@ export interface KgragOptions<Methods extends readonly AnyQueryMethod[] = any> {
   config?: KgragConfigInput<Methods>;
   /** An explicit configuration file instead of `<workspace>/kgrag.yaml`. */
   configFile?: string;
+  /**
+   * A configuration file beneath the workspace's own: `kgrag serve --workspaces <folder>` opens every tenant on the
+   * folder's `kgrag.yaml` (its `store:`, `llm:`, …), which a tenant's own file may override.
+   */
+  baseConfigFile?: string;
   /** Environment variables. @default process.env */
   env?: Record<string, string | undefined>;
   /**

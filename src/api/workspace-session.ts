@@ -84,6 +84,7 @@ export async function openWorkspaceSession(options: KgragOptions): Promise<Works
   const loaded = await loadConfig({
     workspace: options.workspace ?? process.cwd(),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+    ...(options.baseConfigFile === undefined ? {} : { baseConfigFile: options.baseConfigFile }),
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.config === undefined ? {} : { overrides: options.config }),
     // The plugins kgrag.yaml lists are loaded first: their sections are part of the configuration they validate.

@@ -11,6 +11,8 @@ export interface JobWorkspaceOptions {
   /** Configuration overrides (`--set`), plain data. */
   config?: Record<string, unknown>;
   configFile?: string;
+  /** The `--workspaces` folder's kgrag.yaml, beneath the workspace's own. */
+  baseConfigFile?: string;
 }
 
 /** What the server sends a job's process. */

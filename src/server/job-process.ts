@@ -50,10 +50,16 @@ process.on('message', (message: JobParentMessage) => {
       }
       void send({ type: 'event', event });
     };
-    const { workspace, env, config, configFile } = message.workspace;
+    const { workspace, env, config, configFile, baseConfigFile } = message.workspace;
     let outcome: JobChildMessage;
     try {
-      const kgrag = await createKgrag({ workspace, env, ...(config === undefined ? {} : { config }), ...(configFile === undefined ? {} : { configFile }) });
+      const kgrag = await createKgrag({
+        workspace,
+        env,
+        ...(config === undefined ? {} : { config }),
+        ...(configFile === undefined ? {} : { configFile }),
+        ...(baseConfigFile === undefined ? {} : { baseConfigFile }),
+      });
       try {
         outcome = { type: 'result', result: await runJob(kgrag, message.request, { command: message.command, onEvent, signal: job.abort.signal, cancelSignal: job.cancel.signal }) };
       } finally {

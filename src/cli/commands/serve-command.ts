@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
@@ -64,7 +64,13 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     overrides: mergeConfig(overrides, serverFlags),
     ...(global.config === undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
   });
-  const opened = { env: io.env, config: overrides, ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }) };
+  // A folder of workspaces: its kgrag.yaml (or -c) is every tenant's base, beneath the tenant's own file.
+  const opened = {
+    env: io.env,
+    config: overrides,
+    ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
+    ...(folder === undefined ? {} : { baseConfigFile: global.config === undefined ? join(folder, 'kgrag.yaml') : resolve(io.cwd, global.config) }),
+  };
   const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, pino.destination({ dest: 2, sync: true }));
   const served = await serveWorkspaces({
     layout: folder === undefined ? 'single' : 'folder',

@@ -114,6 +114,11 @@ export interface LoadConfigOptions {
   workspace: string;
   /** An explicit configuration file instead of the workspace's. */
   configFile?: string;
+  /**
+   * A configuration file read beneath the workspace's own (the `--workspaces` folder's `kgrag.yaml`, which every tenant
+   * starts from); missing is fine.
+   */
+  baseConfigFile?: string;
   /** Environment variables. @default process.env */
   env?: Record<string, string | undefined>;
   /** Values from command-line flags (highest precedence). */
@@ -261,14 +266,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const layers: Array<{ name: string; values: PlainObject }> = [];
 
   await checkWorkspaceFolder(workspace);
-  const file = options.configFile ? resolve(options.configFile) : join(workspace, configFileName);
-  let text: string | undefined;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (options.configFile || (error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(unreadableConfigProblem(file, error));
-  }
-  if (text !== undefined) {
+  const readLayer = async (file: string, required: boolean): Promise<void> => {
+    let text: string | undefined;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if (required || (error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(unreadableConfigProblem(file, error));
+    }
+    if (text === undefined) return;
     const values = await parseYaml(text, file, problems);
     if (values !== undefined && values !== null && !isPlainObject(values)) {
       problems.push(`${file}: must be a mapping of keys (like "llm:"), not a ${Array.isArray(values) ? 'list' : typeof values}`);
@@ -277,7 +282,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       layers.push({ name: file, values });
       sources.push(file);
     }
-  }
+  };
+  const file = options.configFile ? resolve(options.configFile) : join(workspace, configFileName);
+  if (options.baseConfigFile !== undefined && resolve(options.baseConfigFile) !== file) await readLayer(resolve(options.baseConfigFile), false);
+  await readLayer(file, options.configFile !== undefined);
 
   const methodSchemas = typeof options.methods === 'function' ? await options.methods(pluginsOf(layers, env, options.overrides), workspace) : options.methods;
   const schema = methodSchemas ? workspaceConfigSchema(methodSchemas) : configSchema;

@@ -11,7 +11,7 @@ export type { GraphragImportSummary, ImportGraphragOptions } from './api/import-
 export { exportFormats } from './api/export-index.js';
 export { builtInExporters } from './api/index-exporter.js';
 export type { ExportedFile, IndexExporter } from './api/index-exporter.js';
-export { builtInStores } from './api/built-in-stores.js';
+export { builtInStores, builtInStoresSharingPools } from './api/built-in-stores.js';
 export type { WorkspaceStorageOpener } from './api/built-in-stores.js';
 export type { ExportFormat, ExportOptions, ExportSummary } from './api/export-index.js';
 export type { TableAccounting } from './interop/graphrag/graphrag-to-records.js';

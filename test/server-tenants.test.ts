@@ -163,3 +163,50 @@ test("the --workspaces folder's kgrag.yaml is every tenant's base: its store: pu
     rmSync(folder, { recursive: true, force: true });
   }
 });
+
+test('16 tenants on one Postgres database stay within the server\'s pool: store.poolSize caps its connections, not each tenant\'s', { timeout: 120_000 }, async () => {
+  const postgres = await startEmbeddedPostgres();
+  const folder = mkdtempSync(join(tmpdir(), 'kgrag-tenant-pool-'));
+  const url = await postgres.freshDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const watcher = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    writeFileSync(join(folder, 'kgrag.yaml'), `store:\n  backend: postgres\n  url: ${url}\n  poolSize: 4\nindex:\n  mode: fast\n`);
+    const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), 'serve', '--workspaces', folder, '--port', '0', '--log-level', 'warn'], { cwd: repositoryRoot, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const base = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (data: Buffer) => {
+        stderr += data.toString();
+        const found = /serving .* at (http:\/\/[^\s]+) —/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
+    });
+    let most = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const [row] = (await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows;
+        most = Math.max(most, row?.n ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    try {
+      const names = Array.from({ length: 16 }, (_, index) => `tenant${index}`);
+      for (const name of names) assert.equal((await fetch(`${base}/v1/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })).status, 201, name);
+      const answers = await Promise.all(names.flatMap((name) => [1, 2, 3].map(async () => (await fetch(`${base}/v1/workspaces/${name}/stats`)).status)));
+      assert.deepEqual([...new Set(answers)], [200]);
+    } finally {
+      sampling = false;
+      await sampler;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    assert.ok(most >= 1, 'the server used the database');
+    assert.ok(most <= 4, `the server held ${most} connections to the database at once; store.poolSize is 4`);
+  } finally {
+    await watcher.end();
+    await postgres.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
+import { builtInStoresSharingPools } from '../../api/built-in-stores.js';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
 import { KgragError } from '../../core/errors.js';
@@ -71,6 +72,7 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
     ...(folder === undefined ? {} : { baseConfigFile: global.config === undefined ? join(folder, 'kgrag.yaml') : resolve(io.cwd, global.config) }),
   };
+  const stores = builtInStoresSharingPools();
   const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, pino.destination({ dest: 2, sync: true }));
   const served = await serveWorkspaces({
     layout: folder === undefined ? 'single' : 'folder',
@@ -78,7 +80,8 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     config: loaded.config.server,
     version: packageVersion(),
     logger,
-    openKgrag: (workspace) => createKgrag({ workspace, ...opened }),
+    // The server's workspaces on one database share one pool: store.poolSize is the server's connections to it.
+    openKgrag: (workspace) => createKgrag({ workspace, ...opened, stores }),
     // Index jobs run in processes of their own, opened the same way: the server's event loop stays free for queries.
     jobProcess: opened,
     ...(watch === undefined ? {} : { watch }),

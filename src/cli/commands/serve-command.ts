@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { builtInStoresSharingPools } from '../../api/built-in-stores.js';
+import { readableLogLine } from '../readable-log-line.js';
 import { createKgrag } from '../../api/create-kgrag.js';
 import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
 import { KgragError } from '../../core/errors.js';
@@ -73,7 +74,9 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
     ...(folder === undefined ? {} : { baseConfigFile: global.config === undefined ? join(folder, 'kgrag.yaml') : resolve(io.cwd, global.config) }),
   };
   const stores = builtInStoresSharingPools();
-  const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, pino.destination({ dest: 2, sync: true }));
+  // JSON lines for a log collector; on a terminal, lines a person reads (`GET /v1/query 200 12 ms`).
+  const destination = io.stderr.isTTY === true ? { write: (line: string) => void io.stderr.write(`${readableLogLine(line)}\n`) } : pino.destination({ dest: 2, sync: true });
+  const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, destination);
   const served = await serveWorkspaces({
     layout: folder === undefined ? 'single' : 'folder',
     directory,

@@ -4,8 +4,8 @@
  * database inserted, updated and deleted for that addition (pg_stat_user_tables' n_tup_ins + n_tup_upd + n_tup_del
  * over kgrag's schema, read after every connection of the update has closed, so that the counters are flushed);
  * `incremental_rows_index` is the live rows the index held before it (n_live_tup), what a copy of the published
- * generation wrote before the Postgres tables kept row versions (866,395 rows written for 425,366; now 12,972, most of
- * them the keyword tables and the keywords space, which the keywords step rewrites whole).
+ * generation wrote before the Postgres tables kept row versions (866,395 rows written for 425,366; 12,981 with row
+ * versions while the keywords step rewrote its tables whole; 5,147 since it writes the keyword rows that changed).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -69,6 +69,18 @@ function runKgrag(args: string[], databaseUrl: string, onStderr: (stderr: string
   return { child, done };
 }
 
+/** The address `kgrag serve` says it serves at, once it says so. */
+async function servingUrl(serve: ReturnType<typeof runKgrag>): Promise<string> {
+  let stderr = '';
+  serve.child.stderr!.on('data', (data: Buffer) => (stderr += data.toString()));
+  for (;;) {
+    const found = /serving .* at (http:\/\/[^\s]+) —/.exec(stderr)?.[1];
+    if (found !== undefined) return found;
+    const exited = await Promise.race([serve.done, sleep(50).then(() => undefined)]);
+    assert.equal(exited, undefined, `kgrag serve exited: ${exited?.stderr}`);
+  }
+}
+
 describe('a Postgres database lost while kgrag works', () => {
   test('kgrag index: the database goes mid-run → one line, no stack trace; run again once it is back → resumed, equal to a clean build', { timeout: 240_000 }, async () => {
     const { direct, proxied, proxy } = await databaseBehindProxy();
@@ -114,15 +126,9 @@ describe('a Postgres database lost while kgrag works', () => {
     await built.index([sampleCorpus]);
     await built.close();
 
-    let url: string | undefined;
-    const serve = runKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], proxied, (stderr) => {
-      url ??= /serving .* at (http:\/\/[^\s]+) —/.exec(stderr)?.[1];
-    });
+    const serve = runKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], proxied);
     try {
-      while (url === undefined) {
-        const exited = await Promise.race([serve.done, sleep(50).then(() => undefined)]);
-        assert.equal(exited, undefined, `kgrag serve exited: ${exited?.stderr}`);
-      }
+      const url = await servingUrl(serve);
       const ask = () => fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who keeps the lantern?', method: 'basic:bm25' }) });
       assert.equal((await ask()).status, 200);
       assert.equal((await fetch(`${url}/health/ready`)).status, 200);
@@ -168,15 +174,9 @@ describe('a Postgres database lost while kgrag works', () => {
   test('kgrag serve: an index job the database\'s loss stops waits for it, then resumes its draft and succeeds', { timeout: 180_000 }, async () => {
     const { proxied, proxy } = await databaseBehindProxy();
     const workspace = folder();
-    let url: string | undefined;
-    const serve = runKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], proxied, (stderr) => {
-      url ??= /serving .* at (http:\/\/[^\s]+) —/.exec(stderr)?.[1];
-    });
+    const serve = runKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn'], proxied);
     try {
-      while (url === undefined) {
-        const exited = await Promise.race([serve.done, sleep(50).then(() => undefined)]);
-        assert.equal(exited, undefined, `kgrag serve exited: ${exited?.stderr}`);
-      }
+      const url = await servingUrl(serve);
       const documents = readdirSync(sampleCorpus)
         .filter((name) => name.endsWith('.md'))
         .map((name) => ({ title: name, text: readFileSync(join(sampleCorpus, name), 'utf8') }));

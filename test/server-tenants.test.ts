@@ -3,7 +3,7 @@
 // only A; a read key cannot add documents; a plain key (today's configuration) keeps every right. `kgrag keys` makes
 // keys and the hashes that admit them.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,22 +123,28 @@ test('kgrag keys create prints a key once and the entry that admits it; kgrag ke
   assert.equal(hashed.stdout.trim(), hash);
 });
 
+/** `kgrag serve --workspaces <folder>` in a child process, and its address once it serves. */
+async function serveFolder(folder: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), 'serve', '--workspaces', folder, '--port', '0', '--log-level', 'warn'], { cwd: repositoryRoot, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (data: Buffer) => {
+      stderr += data.toString();
+      const found = /serving .* at (http:\/\/[^\s]+) —/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, base };
+}
+
 test("the --workspaces folder's kgrag.yaml is every tenant's base: its store: puts a new tenant's index in Postgres, not in a SQLite file", { timeout: 120_000 }, async () => {
   const postgres = await startEmbeddedPostgres();
   const folder = mkdtempSync(join(tmpdir(), 'kgrag-tenant-base-'));
   try {
     const url = await postgres.freshDatabase();
     writeFileSync(join(folder, 'kgrag.yaml'), `store:\n  backend: postgres\n  url: ${url}\nindex:\n  mode: fast\npipeline:\n  methods: [basic]\n`);
-    const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), 'serve', '--workspaces', folder, '--port', '0', '--log-level', 'warn'], { cwd: repositoryRoot, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    const base = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on('data', (data: Buffer) => {
-        stderr += data.toString();
-        const found = /serving .* at (http:\/\/[^\s]+) —/.exec(stderr);
-        if (found) resolve(found[1] as string);
-      });
-      child.once('exit', (code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
-    });
+    const { child, base } = await serveFolder(folder);
     try {
       assert.equal((await fetch(`${base}/v1/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'tenant1' }) })).status, 201);
       const added = await fetch(`${base}/v1/workspaces/tenant1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents: [{ title: 'Weir', text: 'The weir at Halvard was rebuilt in 1952 by the river board.' }] }) });
@@ -172,16 +178,7 @@ test('16 tenants on one Postgres database stay within the server\'s pool: store.
   const watcher = new pg.Pool({ connectionString: url, max: 1 });
   try {
     writeFileSync(join(folder, 'kgrag.yaml'), `store:\n  backend: postgres\n  url: ${url}\n  poolSize: 4\nindex:\n  mode: fast\n`);
-    const child = spawn(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), 'serve', '--workspaces', folder, '--port', '0', '--log-level', 'warn'], { cwd: repositoryRoot, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    const base = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on('data', (data: Buffer) => {
-        stderr += data.toString();
-        const found = /serving .* at (http:\/\/[^\s]+) —/.exec(stderr);
-        if (found) resolve(found[1] as string);
-      });
-      child.once('exit', (code) => reject(new Error(`kgrag serve exited with ${code}: ${stderr}`)));
-    });
+    const { child, base } = await serveFolder(folder);
     let most = 0;
     let sampling = true;
     const sampler = (async () => {

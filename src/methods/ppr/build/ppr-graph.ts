@@ -402,39 +402,8 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
     for (let edge = 0; edge < edges.sources.length; edge++) weights.set(pairKey(edges.sources[edge] as number, edges.targets[edge] as number), edges.weights[edge] as number);
     return weights;
   };
-  const oldSynonyms = synonymWeights(before.synonyms);
-  const newSynonyms = synonymWeights(synonyms);
-  for (const [key, weight] of oldSynonyms) if (newSynonyms.get(key) !== weight) touched.add(key);
-  for (const [key, weight] of newSynonyms) if (oldSynonyms.get(key) !== weight) touched.add(key);
-  // Each touched pair's triples over the whole index, for its weight as a build sums it: relation, then synonym.
-  const triplesOf = new Map<number, number>();
-  for (let fact = 0; fact < facts; fact++) {
-    const subject = factSubject[fact] as number;
-    const object = factObject[fact] as number;
-    if (subject === object) continue;
-    const key = pairKey(subject, object);
-    if (touched.has(key)) triplesOf.set(key, (triplesOf.get(key) ?? 0) + (factChunks[fact] as IndexList).length);
-  }
-  // Row → the phrase entries it changes (NaN: removed), both ends of every touched pair.
-  const phraseChanges = new Map<number, Array<[number, number]>>();
-  const change = (row: number, column: number, value: number): void => {
-    let list = phraseChanges.get(row);
-    if (!list) phraseChanges.set(row, (list = []));
-    list.push([column, value]);
-  };
-  const newRelationKeys: number[] = [];
-  for (const key of touched) {
-    const a = Math.floor(key / phraseCount);
-    const b = key - a * phraseCount;
-    const count = triplesOf.get(key);
-    const synonym = newSynonyms.get(key);
-    let value = Number.NaN;
-    if (count !== undefined) value = relationEdgeWeight * count;
-    if (synonym !== undefined) value = count !== undefined ? value + synonymEdgeFactor * synonym : synonymEdgeFactor * synonym;
-    change(a, b, value);
-    change(b, a, value);
-    if (count !== undefined) newRelationKeys.push(key);
-  }
+  const { phraseChanges, triplesOf } = touchedPhraseEntries(triples, touched, synonymWeights(before.synonyms), synonymWeights(synonyms));
+  const newRelationKeys = [...touched].filter((key) => triplesOf.has(key));
   for (const list of phraseChanges.values()) list.sort((left, right) => left[0] - right[0]);
 
   // Context edges to new passages, by phrase.
@@ -593,6 +562,50 @@ export function appendToPprGraph(blob: Uint8Array, triples: TripleIndex, passage
 }
 
 /** Whether the ascending first `count` of `keys` hold `key`. */
+/**
+ * What an update changes in the phrase rows. `touched` holds the relation pairs whose triples changed; the synonym
+ * pairs that came, went or changed weight are added to it. Each touched pair gets its weight as a build sums it — the
+ * relation's over its triples in the whole index, then the synonym's — at both ends, or NaN where the pair is gone.
+ * Row → [column, value] in the order met; `triplesOf`: each touched pair's triples (a pair without is no relation).
+ */
+function touchedPhraseEntries(
+  triples: TripleIndex,
+  touched: Set<number>,
+  oldSynonyms: ReadonlyMap<number, number>,
+  newSynonyms: ReadonlyMap<number, number>,
+): { phraseChanges: Map<number, Array<[number, number]>>; triplesOf: Map<number, number> } {
+  const phraseCount = triples.phraseTexts.length;
+  for (const [key, weight] of oldSynonyms) if (newSynonyms.get(key) !== weight) touched.add(key);
+  for (const [key, weight] of newSynonyms) if (oldSynonyms.get(key) !== weight) touched.add(key);
+  const triplesOf = new Map<number, number>();
+  const { factSubject, factObject, factChunks } = triples;
+  for (let fact = 0; fact < factSubject.length; fact++) {
+    const subject = factSubject[fact] as number;
+    const object = factObject[fact] as number;
+    if (subject === object) continue;
+    const key = Math.min(subject, object) * phraseCount + Math.max(subject, object);
+    if (touched.has(key)) triplesOf.set(key, (triplesOf.get(key) ?? 0) + (factChunks[fact] as IndexList).length);
+  }
+  const phraseChanges = new Map<number, Array<[number, number]>>();
+  const change = (row: number, column: number, value: number): void => {
+    let list = phraseChanges.get(row);
+    if (!list) phraseChanges.set(row, (list = []));
+    list.push([column, value]);
+  };
+  for (const key of touched) {
+    const a = Math.floor(key / phraseCount);
+    const b = key - a * phraseCount;
+    const count = triplesOf.get(key);
+    const synonym = newSynonyms.get(key);
+    let value = Number.NaN;
+    if (count !== undefined) value = relationEdgeWeight * count;
+    if (synonym !== undefined) value = count !== undefined ? value + synonymEdgeFactor * synonym : synonymEdgeFactor * synonym;
+    change(a, b, value);
+    change(b, a, value);
+  }
+  return { phraseChanges, triplesOf };
+}
+
 function sortedHas(keys: Float64Array, count: number, key: number): boolean {
   let low = 0;
   let high = count - 1;
@@ -698,36 +711,7 @@ export function removeFromPprGraph(blob: Uint8Array, triples: TripleIndex, passa
   }
   const newSynonyms = new Map<number, number>();
   for (let edge = 0; edge < synonyms.sources.length; edge++) newSynonyms.set(pairKey(synonyms.sources[edge] as number, synonyms.targets[edge] as number), synonyms.weights[edge] as number);
-  for (const [key, weight] of oldSynonyms) if (newSynonyms.get(key) !== weight) touched.add(key);
-  for (const [key, weight] of newSynonyms) if (oldSynonyms.get(key) !== weight) touched.add(key);
-  // Each touched pair's triples over the whole index, for its weight as a build sums it: relation, then synonym.
-  const triplesOf = new Map<number, number>();
-  const { factSubject, factObject, factChunks } = triples;
-  for (let fact = 0; fact < factSubject.length; fact++) {
-    const subject = factSubject[fact] as number;
-    const object = factObject[fact] as number;
-    if (subject === object) continue;
-    const key = pairKey(subject, object);
-    if (touched.has(key)) triplesOf.set(key, (triplesOf.get(key) ?? 0) + (factChunks[fact] as IndexList).length);
-  }
-  // Row → the phrase entries it changes (NaN: removed), both ends of every touched pair.
-  const phraseChanges = new Map<number, Array<[number, number]>>();
-  const change = (row: number, column: number, value: number): void => {
-    let list = phraseChanges.get(row);
-    if (!list) phraseChanges.set(row, (list = []));
-    list.push([column, value]);
-  };
-  for (const key of touched) {
-    const a = Math.floor(key / phraseCount);
-    const b = key - a * phraseCount;
-    const count = triplesOf.get(key);
-    const synonym = newSynonyms.get(key);
-    let value = Number.NaN;
-    if (count !== undefined) value = relationEdgeWeight * count;
-    if (synonym !== undefined) value = count !== undefined ? value + synonymEdgeFactor * synonym : synonymEdgeFactor * synonym;
-    change(a, b, value);
-    change(b, a, value);
-  }
+  const { phraseChanges, triplesOf } = touchedPhraseEntries(triples, touched, oldSynonyms, newSynonyms);
 
   // The whole graph, row by row in the new order: a row's old entries renumbered, then sorted when renumbering moved one.
   const rowPointers = new Int32Array(phraseCount + passages + 1);

@@ -1,6 +1,6 @@
-// An uploaded file is stored as `upload:<name>`, not as the path of the server's copy: two servers on one Postgres
-// workspace keep uploads in folders of their own, and an edited file uploaded through the other server must replace
-// the document, not add a second one. An upload an older kgrag stored under its path is replaced the same way.
+// An uploaded file is stored as `upload:<name>`, not as the path of a server's copy: on one Postgres workspace an upload
+// lives with its job in the database, whichever server runs the job, and an edited file uploaded through the other
+// server must replace the document, not add a second one. An upload an older kgrag stored under its path is replaced the same way.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +51,7 @@ async function listed(base: string): Promise<Listed[]> {
   return ((await (await fetch(`${base}/documents`)).json()) as { documents: Listed[] }).documents;
 }
 
-test('an edited file uploaded through another server on the same Postgres workspace replaces its document; deleting it removes that server\'s copy', { timeout: 120_000 }, async () => {
+test('an edited file uploaded through another server on the same Postgres workspace replaces its document; no server keeps a copy of an upload after its job', { timeout: 120_000 }, async () => {
   const store = { backend: 'postgres' as const, url: await postgres.freshDatabase(), workspace: 'shared-notes' };
   const kgrag = { config: { store, index: { mode: 'fast' as const }, pipeline: { methods: ['basic'] } } };
   const first = await startTestServer({ directory: folder(), kgrag });
@@ -66,13 +66,13 @@ test('an edited file uploaded through another server on the same Postgres worksp
     const text = ((await (await fetch(`${first.url}/v1/documents/${document?.id}`)).json()) as { text: string }).text;
     assert.match(text, /at dawn/);
 
-    const secondCopy = join((await second.registry.open('default')).uploads, 'ferry.md');
-    assert.ok(existsSync(secondCopy));
+    // On Postgres an upload lives in the database with its job, and goes when the job ends: no server keeps a copy.
+    for (const server of [first, second]) assert.ok(!existsSync(join((await server.registry.open('default')).uploads, 'ferry.md')));
+    assert.deepEqual((await postgres.pool(store.url).query('SELECT count(*)::int AS n FROM kgrag.job_uploads')).rows, [{ n: 0 }], 'no upload outlives its job');
     const deleted = await fetch(`${second.url}/v1/documents/${document?.id}`, { method: 'DELETE' });
     assert.equal(deleted.status, 202);
     await finished(`${second.url}/v1`, ((await deleted.json()) as { job: { id: string } }).job.id);
     assert.deepEqual((await listed(`${first.url}/v1`)).map((listedDocument) => listedDocument.source), ['upload:inn.md']);
-    assert.ok(!existsSync(secondCopy), 'the deleting server removed its copy of the upload');
   } finally {
     await first.close();
     await second.close();

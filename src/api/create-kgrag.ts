@@ -55,6 +55,7 @@ export async function createKgrag<const Methods extends readonly AnyQueryMethod[
     work: (workOptions = {}) => workOnShards(session, workOptions),
     usage: () => session.meter.snapshot(),
     storeConnections: () => session.storage.connections?.(),
+    sharedJobs: () => session.storage.jobs,
     stats: () => indexStats(session),
     importOpenie: (file, importOptions = {}) => importOpenie(session, engine, file, importOptions),
     importGraphrag: (directory, importOptions = {}) => importGraphrag(session, engine, directory, importOptions),

@@ -1,6 +1,7 @@
 import type { KgragConfig, KgragConfigInput } from '../core/config/config-schema.js';
 import type { KgragError } from '../core/errors.js';
 import type { StoreConnections } from '../store/workspace-storage.js';
+import type { SharedJobStore } from '../store/shared-job-store.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import type { SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
@@ -251,6 +252,11 @@ export interface Kgrag<Methods extends readonly AnyQueryMethod[] = any> {
   usage(): UsageSnapshot;
   /** The database connections the workspace's store holds now (Postgres), or undefined for a store without a pool. */
   storeConnections(): StoreConnections | undefined;
+  /**
+   * The workspace's index jobs in its database, which every server and indexer worker on it shares (Postgres), or
+   * undefined for a store whose jobs are one server's files (SQLite).
+   */
+  sharedJobs(): SharedJobStore | undefined;
   /** Row counts of the main index tables. */
   stats(): Promise<IndexStats>;
   close(): Promise<void>;

@@ -11,6 +11,7 @@ import { defaultWatchDebounceMs } from './watch-debounce-ms.js';
 import type { DeleteCommandOptions } from './commands/delete-command.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
 import type { ExportCommandOptions } from './commands/export-command.js';
+import type { WorkerCommandOptions } from './commands/worker-command.js';
 import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
 import type { ImportGraphragCommandOptions, ImportOpenieCommandOptions } from './commands/import-command.js';
 import type { IndexCommandOptions } from './commands/index-command.js';
@@ -95,8 +96,14 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
 
   program
     .command('worker')
-    .description("work on the LLM calls of index runs on this workspace's Postgres database (extraction, claims, summaries, reports) until stopped")
-    .action(async () => (await import('./commands/worker-command.js')).workerCommand(global(), io));
+    .description("work for index runs on this workspace's Postgres database until stopped: their LLM calls (--role shards), or whole index jobs that kgrag serve queued (--role indexer)")
+    .addOption(
+      new Option('--role <role>', 'shards: LLM calls of running index runs (extraction, claims, summaries, reports); indexer: whole index and delete jobs, so that query servers (server.indexJobs: workers) only read')
+        .choices(['shards', 'indexer'])
+        .default('shards'),
+    )
+    .option('--workspaces <dir>', 'with --role indexer: run the jobs of every workspace folder inside <dir> (as kgrag serve --workspaces serves them)')
+    .action(async (options: WorkerCommandOptions) => (await import('./commands/worker-command.js')).workerCommand(options, global(), io));
 
   program
     .command('delete')
@@ -196,6 +203,9 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
       (value: string, previous: string[] = []) => [...previous, ...value.split(',').filter((path) => path.length > 0)],
     )
     .option('--debounce <ms>', `with --watch: the quiet time after the last change before an update (default: ${defaultWatchDebounceMs})`)
+    .addOption(
+      new Option('--index-jobs <where>', 'where index jobs run: here, or workers (only `kgrag worker --role indexer` runs them; postgres store; default: server.indexJobs, here)').choices(['here', 'workers']),
+    )
     .addOption(new Option('--insecure', 'removed: fails with a message saying to set an API key').hideHelp())
     .addOption(new Option('--log-level <level>', 'request log level (stderr, JSON lines)').choices(['debug', 'info', 'warn', 'error']))
     .action(async (options: ServeCommandOptions) => (await import('./commands/serve-command.js')).serveCommand(options, global(), io));

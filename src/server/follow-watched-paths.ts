@@ -45,13 +45,13 @@ export function followWatchedPaths(workspace: ServedWorkspace, watched: WatchedP
     }
   }
   let waiting: string | undefined;
-  const queueUpdate = (reason: Record<string, unknown>): void => {
-    if (waiting !== undefined && workspace.jobs.get(waiting)?.status === 'queued') {
+  const queueUpdate = async (reason: Record<string, unknown>): Promise<void> => {
+    if (waiting !== undefined && (await workspace.jobs.get(waiting))?.status === 'queued') {
       logger.info({ workspace: workspace.name, job: waiting, ...reason }, 'watched files changed: the queued update will read them');
       return;
     }
     try {
-      waiting = workspace.jobs.submit({ kind: 'index', documents: [], paths: [], watched: roots }).id;
+      waiting = (await workspace.jobs.submit({ kind: 'index', documents: [], paths: [], watched: roots })).id;
       logger.info({ workspace: workspace.name, job: waiting, ...reason }, 'watched files changed: update queued');
     } catch (error) {
       // A shutdown in progress takes no job; a job file that cannot be written fails this update, not the watch.
@@ -59,11 +59,11 @@ export function followWatchedPaths(workspace: ServedWorkspace, watched: WatchedP
     }
   };
   const stop = new AbortController();
-  queueUpdate({ paths: roots.length, events: 0, start: true });
+  void queueUpdate({ paths: roots.length, events: 0, start: true });
   const following = (async () => {
     try {
       for await (const batch of watchPaths(roots, { debounceMs: watched.debounceMs, signal: stop.signal, ignore: ownFilesOf(workspace) })) {
-        queueUpdate({ paths: batch.paths.length, events: batch.events });
+        void queueUpdate({ paths: batch.paths.length, events: batch.events });
       }
     } catch (error) {
       logger.error({ workspace: workspace.name, err: error }, 'stopped watching: the watched files are no longer followed');

@@ -4,47 +4,12 @@ import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import { fileWriteError } from './file-write-error.js';
+import type { UploadedFile } from '../store/shared-job-store.js';
 import type { JobRequest, JobResult, JobRunner } from './job-runner.js';
+import { applyPipelineEvent, newJobView, warnJob, type JobEvent, type JobStatus, type JobView } from './job-view.js';
 
 export type { JobRequest } from './job-runner.js';
-
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-
-/** Progress of one pipeline step of a job. */
-export interface JobStep {
-  step: string;
-  status: 'pending' | 'running' | 'done' | 'skipped';
-  done: number;
-  total: number;
-  unit: string;
-  durationMs: number | undefined;
-}
-
-/** A job as the API shows it. */
-export interface JobView {
-  id: string;
-  kind: JobRequest['kind'];
-  status: JobStatus;
-  createdAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  /** What it was asked: document titles, uploaded file names, selectors (never document text). */
-  input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null; watched: string[] };
-  steps: JobStep[];
-  /** Times it ran again to resume its draft: after a server restart, or once its database was back. */
-  resumed: number;
-  warnings: string[];
-  /** The one-line reason of a failure. */
-  error: { code: string; message: string } | null;
-  /** Totals of a finished run. */
-  result: JobResult | null;
-}
-
-/** An update of a job for its event stream: the job's new state and the pipeline event that caused it. */
-export interface JobEvent {
-  job: JobView;
-  event: PipelineEvent | { type: 'job-status'; status: JobStatus };
-}
+export type { JobEvent, JobStatus, JobStep, JobView } from './job-view.js';
 
 /** Options of {@link openIndexJobQueue}. */
 export interface IndexJobQueueOptions {
@@ -60,14 +25,17 @@ export interface IndexJobQueueOptions {
   keepEnded?: number;
   /** Hears every pipeline event of every job (metrics). */
   onEvent?: (job: JobView, event: PipelineEvent) => void;
+  /** Stores a job's uploaded files where it indexes them from (the workspace's uploads folder); returns their paths. */
+  storeUploads?: (files: readonly UploadedFile[]) => string[];
 }
 
 /** The index jobs of one workspace: run one at a time (the workspace has one writer), the rest wait in order. */
 export interface IndexJobQueue {
-  submit(request: JobRequest): JobView;
-  get(id: string): JobView | undefined;
+  /** Queues a job; `uploads` are files it indexes besides the request's paths (an index job). */
+  submit(request: JobRequest, uploads?: readonly UploadedFile[]): Promise<JobView>;
+  get(id: string): Promise<JobView | undefined>;
   /** Every kept job, newest first. */
-  list(): JobView[];
+  list(): Promise<JobView[]>;
   /** Cancels a queued job, or aborts a running one (its draft is dropped) and waits for it to stop. Undefined for an unknown id. */
   cancel(id: string): Promise<JobView | undefined>;
   /** Receives every change of the job until it ends; returns the unsubscribe function. */
@@ -92,10 +60,10 @@ const jobIdPattern = /^job-(\d{6,})$/;
  * Failures that say the index's database is away (down, restarting, the network cut, the writer's lock connection
  * lost), not that the job is wrong: the job waits for the database and runs again, resuming its draft.
  */
-const storeAwayCodes: ReadonlySet<string> = new Set(['STORE_UNREACHABLE', 'STORE_UNAVAILABLE', 'STORE_WRITER_LOCK_LOST']);
+export const storeAwayCodes: ReadonlySet<string> = new Set(['STORE_UNREACHABLE', 'STORE_UNAVAILABLE', 'STORE_WRITER_LOCK_LOST']);
 
 /** Pauses of the queue while its database is away: 1 s, doubling, at most 30 s. */
-const storeRetrySeconds = { first: 1, most: 30 };
+export const storeRetrySeconds = { first: 1, most: 30 };
 
 /**
  * Opens the job queue of a workspace. Jobs live in files beside the index, so that a server stopped by SIGTERM (or
@@ -143,7 +111,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     try {
       await options.onEnded?.({ ...structuredClone(record.view), status }, request);
     } catch (error) {
-      if (record.view.warnings.length < 100) record.view.warnings.push(`cleaning up after the job failed: ${formatErrorLine(error)}`);
+      warnJob(record.view, `cleaning up after the job failed: ${formatErrorLine(error)}`);
     }
     record.view.status = status;
     record.view.endedAt = now();
@@ -169,8 +137,9 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       continue;
     }
     const record = JSON.parse(readFileSync(join(options.directory, name), 'utf8')) as JobRecord;
-    // Job files written before watched updates existed.
+    // Job files written before watched updates and shared jobs existed.
     record.view.input.watched ??= [];
+    record.view.runBy ??= null;
     records.set(id, record);
     nextNumber = Math.max(nextNumber, Number(number) + 1);
     if (record.view.status === 'running' || record.view.status === 'queued') {
@@ -182,44 +151,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
   }
 
   const applyEvent = (record: JobRecord, event: PipelineEvent): void => {
-    const view = record.view;
-    const stepOf = (name: string): JobStep => {
-      let step = view.steps.find((candidate) => candidate.step === name);
-      if (!step) {
-        step = { step: name, status: 'pending', done: 0, total: 0, unit: '', durationMs: undefined };
-        view.steps.push(step);
-      }
-      return step;
-    };
-    switch (event.type) {
-      case 'pipeline-start':
-        view.steps = event.steps.map((step) => ({ step, status: 'pending', done: 0, total: 0, unit: '', durationMs: undefined }));
-        break;
-      case 'step-start':
-        stepOf(event.step).status = 'running';
-        break;
-      case 'step-progress': {
-        const step = stepOf(event.step);
-        step.done = event.done;
-        step.total = event.total;
-        step.unit = event.unit;
-        break;
-      }
-      case 'step-skip':
-        stepOf(event.step).status = 'skipped';
-        break;
-      case 'step-end': {
-        const step = stepOf(event.step);
-        step.status = 'done';
-        step.durationMs = event.durationMs;
-        break;
-      }
-      case 'warning':
-        if (view.warnings.length < 100) view.warnings.push(event.warning.message);
-        break;
-      case 'pipeline-end':
-        break;
-    }
+    applyPipelineEvent(record.view, event);
     if (event.type !== 'step-progress') persist(record);
     options.onEvent?.(record.view, event);
     emit(record, event);
@@ -230,7 +162,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     const pauseSeconds = nextPauseSeconds;
     nextPauseSeconds = Math.min(storeRetrySeconds.most, pauseSeconds * 2);
     record.view.resumed += 1;
-    if (record.view.warnings.length < 100) record.view.warnings.push(`${now()}: ${error.message}; the job runs again in ${pauseSeconds} s and resumes its draft`);
+    warnJob(record.view, `${now()}: ${error.message}; the job runs again in ${pauseSeconds} s and resumes its draft`);
     waiting.unshift(record.view.id);
     setStatus(record, 'queued');
     held = {
@@ -291,30 +223,15 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
   queueMicrotask(kick);
 
   return {
-    submit(request) {
+    async submit(given, uploads = []) {
       if (stopping) throw stoppedError();
+      let request = given;
+      if (uploads.length > 0) {
+        if (request.kind !== 'index' || !options.storeUploads) throw new Error('uploads belong to index jobs of a queue that stores them');
+        request = { ...request, paths: [...request.paths, ...options.storeUploads(uploads)] };
+      }
       const id = `job-${String(nextNumber++).padStart(6, '0')}`;
-      const view: JobView = {
-        id,
-        kind: request.kind,
-        status: 'queued',
-        createdAt: now(),
-        startedAt: null,
-        endedAt: null,
-        input: {
-          documents: request.kind === 'index' ? request.documents.map((document) => document.title) : [],
-          files: request.kind === 'index' ? request.paths.map((path) => path.split(/[\\/]/).pop() ?? path) : [],
-          selectors: request.kind === 'delete' ? request.selectors : [],
-          mode: request.mode ?? null,
-          methods: request.kind === 'index' ? (request.methods ?? null) : null,
-          watched: request.kind === 'index' ? (request.watched ?? []) : [],
-        },
-        steps: [],
-        resumed: 0,
-        warnings: [],
-        error: null,
-        result: null,
-      };
+      const view = newJobView(id, request, now());
       const record = { view, request };
       records.set(id, record);
       try {
@@ -333,11 +250,11 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       kick();
       return submitted;
     },
-    get(id) {
+    async get(id) {
       const record = records.get(id);
       return record === undefined ? undefined : structuredClone(record.view);
     },
-    list() {
+    async list() {
       return [...records.values()].map((record) => structuredClone(record.view)).sort((a, b) => b.id.localeCompare(a.id));
     },
     async cancel(id) {

@@ -51,7 +51,8 @@ export const jobSchema = z.object({
     watched: z.array(z.string()).describe('The files and folders `kgrag serve --watch` follows, when this job is one of its updates (read whole, with prune)'),
   }),
   steps: z.array(jobStepSchema),
-  resumed: z.number().int(),
+  resumed: z.number().int().describe('Times the job ran again to resume its draft (a restart, the database back, or taken over from a process that died)'),
+  runBy: z.string().nullable().describe('The process (host:pid) that runs the job or last ran it, for jobs shared through a Postgres store; null otherwise'),
   warnings: z.array(z.string()),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   result: z

@@ -31,7 +31,7 @@ function mcpTargetOf(workspace: ServedWorkspace, prefix: string, grant: KeyGrant
       if (!roleAllows(grant.role, 'write')) {
         throw httpError(403, 'AUTH_ROLE_FORBIDDEN', `the API key "${grant.name}" has the role ${grant.role}, and add_documents needs write`, 'use a key with the write role (kgrag keys create --role write)');
       }
-      const job = workspace.jobs.submit({ kind: 'index', documents: labelApiSources(documents), paths: [] });
+      const job = await workspace.jobs.submit({ kind: 'index', documents: labelApiSources(documents), paths: [] });
       return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (GET ${prefix}/jobs/${job.id})` };
     },
   };
@@ -51,7 +51,7 @@ function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
 }
 
 /** Runs a workspace's jobs in processes of their own, with `server.jobMemoryMb` of heap and `server.shutdownGraceMs` to stop when asked to. */
-function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig, watched: boolean) {
+export function jobProcessRunner(jobProcess: NonNullable<ServeWorkspacesOptions['jobProcess']>, config: ServerConfig, watched: boolean) {
   return (directory: string, kgrag: Kgrag) =>
     childProcessJobRunner({
       workspace: { ...jobProcess, workspace: directory },
@@ -151,6 +151,14 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     onJobEnded: (name, job) => metrics.observeJobEnded(name, job),
     onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger),
     ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config, options.watch !== undefined) }),
+    sharedJobs: {
+      runsJobs: config.indexJobs === 'here',
+      leaseSeconds: config.jobLeaseSeconds,
+      onError: (name, error) => options.logger.warn({ workspace: name, err: error }, 'index jobs: could not reach the database; retrying'),
+      ...(config.indexJobs === 'workers'
+        ? { refuseUnshared: { reason: 'server.indexJobs is workers, and no worker can run them', hint: 'set store.backend: postgres (every server and worker shares its jobs), or server.indexJobs: here' } }
+        : {}),
+    },
   });
   workspaces = registry;
   const app = createServerApp({

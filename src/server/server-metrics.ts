@@ -53,10 +53,10 @@ export function createServerMetrics(workspaces: () => readonly ServedWorkspace[]
     help: 'Index jobs queued or running now, by workspace and state (queued is the queue depth)',
     labelNames: ['workspace', 'state'],
     registers: [registry],
-    collect() {
+    async collect() {
       this.reset();
       for (const workspace of workspaces()) {
-        const jobs = workspace.jobs.list();
+        const jobs = await workspace.jobs.list();
         for (const state of ['queued', 'running'] as const) this.set({ workspace: workspace.name, state }, jobs.filter((job) => job.status === state).length);
       }
     },

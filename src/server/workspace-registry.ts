@@ -1,10 +1,13 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
+import { KgragError } from '../core/errors.js';
 import { httpError } from './http-problem.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import { type IndexJobQueue, type JobView, openIndexJobQueue } from './index-job-queue.js';
 import { inProcessJobRunner, type JobRunner, uploadSource } from './job-runner.js';
+import { openSharedIndexJobQueue } from './shared-index-job-queue.js';
+import { writeUpload } from './write-upload.js';
 
 /** What is at `path` itself (a link is not followed), or undefined when nothing is. */
 function entryAt(path: string): Stats | undefined {
@@ -85,6 +88,18 @@ export interface WorkspaceRegistryOptions {
   onJobEvent?: (workspace: string, job: JobView, event: PipelineEvent) => void;
   /** Hears every job that ended, with how (metrics). */
   onJobEnded?: (workspace: string, job: JobView) => void;
+  /**
+   * Jobs of workspaces whose store shares them (Postgres): whether this process runs them or only queues and reads
+   * them (query servers beside indexer workers), how it names itself in a job's writer, and its lease.
+   */
+  sharedJobs?: {
+    runsJobs?: boolean;
+    command?: string;
+    leaseSeconds?: number;
+    onError?: (workspace: string, error: unknown) => void;
+    /** Why a workspace whose jobs are one server's files cannot be served so (a worker, or a server that runs no job), and the fix. */
+    refuseUnshared?: { reason: string; hint: string };
+  };
 }
 
 /**
@@ -118,30 +133,56 @@ export function createWorkspaceRegistry(options: WorkspaceRegistryOptions): Work
       pending = (async () => {
         checkServerFolders(name, directory);
         const kgrag = await options.openKgrag(directory);
-        const jobs: IndexJobQueue = openIndexJobQueue({
-          directory: join(directory, jobsFolder),
-          runner: options.jobRunner?.(directory, kgrag) ?? inProcessJobRunner(async () => kgrag),
-          ...(options.onJobEvent === undefined ? {} : { onEvent: (job: JobView, event: PipelineEvent) => options.onJobEvent?.(name, job, event) }),
-          onEnded: async (job, request) => {
-            options.onJobEnded?.(name, job);
-            // A job ends long after the workspace opened: its entry is there.
-            if (job.status === 'succeeded') void open.get(name)?.then((workspace) => options.onIndexReady?.(workspace));
-            // An uploaded file is a copy of its document: deleting the document deletes it; a file from which no
-            // indexed document comes when its job ends goes too — the job failed or was cancelled, or skipped the
-            // file (binary, too large, unreadable) — unless a job still waiting names it (a later upload of that name).
-            if (request.kind === 'delete' && job.status === 'succeeded') for (const path of request.files) rmSync(path, { force: true });
-            if (request.kind === 'index' && request.paths.length > 0) {
-              const sources = new Set((await kgrag.documents()).map((document) => document.source.split('#')[0]));
-              const waitingFiles = new Set(
-                jobs
-                  .list()
-                  .filter((other) => other.id !== job.id && (other.status === 'queued' || other.status === 'running'))
-                  .flatMap((other) => other.input.files),
-              );
-              for (const path of request.paths) if (!sources.has(uploadSource(path)) && !sources.has(path) && !waitingFiles.has(basename(path))) rmSync(path, { force: true });
-            }
-          },
-        });
+        const runner = options.jobRunner?.(directory, kgrag) ?? inProcessJobRunner(async () => kgrag);
+        const onEvent = options.onJobEvent === undefined ? {} : { onEvent: (job: JobView, event: PipelineEvent) => options.onJobEvent?.(name, job, event) };
+        const ended = (job: JobView): void => {
+          options.onJobEnded?.(name, job);
+          // A job ends long after the workspace opened: its entry is there.
+          if (job.status === 'succeeded') void open.get(name)?.then((workspace) => options.onIndexReady?.(workspace));
+        };
+        const shared = kgrag.sharedJobs();
+        const refusal = options.sharedJobs?.refuseUnshared;
+        if (shared === undefined && refusal !== undefined) {
+          await kgrag.close();
+          throw new KgragError(`workspace "${name}" keeps its index in SQLite, whose jobs are files of the one server that serves it: ${refusal.reason}`, {
+            code: 'SERVER_JOBS_NOT_SHARED',
+            category: 'config',
+            hint: refusal.hint,
+          });
+        }
+        const jobs: IndexJobQueue = shared
+          ? openSharedIndexJobQueue({
+              store: shared,
+              runner,
+              runsJobs: options.sharedJobs?.runsJobs ?? true,
+              ...(options.sharedJobs?.command === undefined ? {} : { command: options.sharedJobs.command }),
+              ...(options.sharedJobs?.leaseSeconds === undefined ? {} : { leaseSeconds: options.sharedJobs.leaseSeconds }),
+              ...onEvent,
+              onError: (error) => options.sharedJobs?.onError?.(name, error),
+              onEnded: async (job) => ended(job),
+            })
+          : openIndexJobQueue({
+              directory: join(directory, jobsFolder),
+              runner,
+              ...onEvent,
+              storeUploads: (files) => files.map((file) => writeUpload(join(directory, uploadsFolder), file)),
+              onEnded: async (job, request) => {
+                ended(job);
+                // An uploaded file is a copy of its document: deleting the document deletes it; a file from which no
+                // indexed document comes when its job ends goes too — the job failed or was cancelled, or skipped the
+                // file (binary, too large, unreadable) — unless a job still waiting names it (a later upload of that name).
+                if (request.kind === 'delete' && job.status === 'succeeded') for (const path of request.files) rmSync(path, { force: true });
+                if (request.kind === 'index' && request.paths.length > 0) {
+                  const sources = new Set((await kgrag.documents()).map((document) => document.source.split('#')[0]));
+                  const waitingFiles = new Set(
+                    (await jobs.list())
+                      .filter((other) => other.id !== job.id && (other.status === 'queued' || other.status === 'running'))
+                      .flatMap((other) => other.input.files),
+                  );
+                  for (const path of request.paths) if (!sources.has(uploadSource(path)) && !sources.has(path) && !waitingFiles.has(basename(path))) rmSync(path, { force: true });
+                }
+              },
+            });
         const workspace: ServedWorkspace = { name, directory, kgrag, jobs, uploads: join(directory, uploadsFolder) };
         options.onIndexReady?.(workspace);
         return workspace;

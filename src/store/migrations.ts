@@ -30,7 +30,12 @@ export type MigrationStep =
    * update writes the rows it changes instead of copying the index; a database keeps each workspace's published
    * generation, and a draft restarts from it.
    */
-  | { kind: 'rowVersions' };
+  | { kind: 'rowVersions' }
+  /**
+   * Postgres only: the tables of index jobs (jobs, their uploaded files and event logs), which every server on the
+   * database shares; SQLite's jobs stay files of the one server that serves the workspace.
+   */
+  | { kind: 'jobTables' };
 
 /** What one schema version changed. */
 export interface StoreMigration {
@@ -83,6 +88,11 @@ export const storeMigrations: readonly StoreMigration[] = [
     description:
       "Postgres keeps row versions: an update writes the rows it changes and retires the ones they replace, instead of copying every row of the published generation (SQLite's file is unchanged)",
     steps: [{ kind: 'rowVersions' }],
+  },
+  {
+    version: 10,
+    description: 'Postgres keeps index jobs, their uploads and their events in the database, so that every server lists and follows them and any process runs them',
+    steps: [{ kind: 'jobTables' }],
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { ProcessIdentity } from '../core/process-identity.js';
 import type { LlmResponseCache } from '../providers/llm/llm-response-cache.js';
+import type { SharedJobStore } from './shared-job-store.js';
 import type { Store } from './store.js';
 
 /** The process that holds a workspace's writer lock, and what it runs. */
@@ -156,6 +157,8 @@ export interface WorkspaceStorage {
   openDraft?(generation: number): Promise<Store>;
   /** The database connections the storage holds now, for metrics (a pooled backend: Postgres; SQLite has none). */
   connections?(): StoreConnections;
+  /** The workspace's index jobs, shared by every process on the database (Postgres); SQLite's are a server's files. */
+  readonly jobs?: SharedJobStore;
   close(): Promise<void>;
 }
 

@@ -1,17 +1,15 @@
-import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import pino from 'pino';
-import { builtInStoresSharingPools } from '../../api/built-in-stores.js';
 import { readableLogLine } from '../readable-log-line.js';
 import { createKgrag } from '../../api/create-kgrag.js';
-import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
 import { KgragError } from '../../core/errors.js';
 import { packageVersion } from '../../core/package-version.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { serveWorkspaces } from '../../server/serve-workspaces.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { watchDebounceMs } from '../watch-debounce-ms.js';
-import { type GlobalOptions, parseSetOptions } from '../workspace-options.js';
+import { servedWorkspaceOptions } from '../served-workspace-options.js';
+import type { GlobalOptions } from '../workspace-options.js';
 
 /** How the start line describes authentication. */
 function keysNote(keys: number): string {
@@ -30,6 +28,8 @@ export interface ServeCommandOptions {
   watch?: string[];
   /** `--debounce <ms>`: the quiet period of `--watch`. @default 500 (`defaultWatchDebounceMs`) */
   debounce?: string;
+  /** `--index-jobs here|workers`: server.indexJobs. */
+  indexJobs?: 'here' | 'workers';
 }
 
 /**
@@ -46,34 +46,18 @@ export async function serveCommand(options: ServeCommandOptions, global: GlobalO
       hint: 'set an API key (KGRAG_API_KEYS=$(openssl rand -hex 32), or server.apiKeys in kgrag.yaml) and send it as "Authorization: Bearer <key>" (a proxy in front can add it); or drop --insecure and listen on 127.0.0.1',
     });
   }
-  const folder = options.workspaces === undefined ? undefined : resolve(io.cwd, options.workspaces);
-  const directory = folder ?? resolve(io.cwd, global.workspace ?? io.env.KGRAG_WORKSPACE ?? '.');
-  if (folder !== undefined && global.workspace !== undefined) {
-    throw new KgragError('give either -w (one workspace) or --workspaces (a folder of workspaces), not both', { code: 'CLI_SERVE_LAYOUT', category: 'input', hint: 'drop one of the two options' });
-  }
   if (options.watch === undefined && options.debounce !== undefined) {
     throw new KgragError('--debounce sets the quiet time of --watch, which is not given', { code: 'CLI_DEBOUNCE_WITHOUT_WATCH', category: 'input', hint: 'add --watch <folder>, or drop --debounce' });
   }
   const watch = options.watch === undefined ? undefined : { paths: options.watch.map((path) => resolve(io.cwd, path)), debounceMs: watchDebounceMs(options.debounce) };
-  if (folder !== undefined && !(existsSync(folder) && statSync(folder).isDirectory())) {
-    throw new KgragError(`--workspaces ${folder} is not a folder`, { code: 'CLI_SERVE_NO_FOLDER', category: 'input', hint: 'create it first (`mkdir -p …`); the server creates workspaces inside it' });
-  }
-  const overrides = parseSetOptions(global.set ?? []) as Record<string, unknown>;
-  const serverFlags = { server: { ...(options.host === undefined ? {} : { host: options.host }), ...(options.port === undefined ? {} : { port: options.port }) } };
-  const loaded = await loadConfig({
-    workspace: directory,
-    env: io.env,
-    overrides: mergeConfig(overrides, serverFlags),
-    ...(global.config === undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
-  });
-  // A folder of workspaces: its kgrag.yaml (or -c) is every tenant's base, beneath the tenant's own file.
-  const opened = {
-    env: io.env,
-    config: overrides,
-    ...(global.config === undefined || folder !== undefined ? {} : { configFile: resolve(io.cwd, global.config) }),
-    ...(folder === undefined ? {} : { baseConfigFile: global.config === undefined ? join(folder, 'kgrag.yaml') : resolve(io.cwd, global.config) }),
+  const serverFlags = {
+    server: {
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.indexJobs === undefined ? {} : { indexJobs: options.indexJobs }),
+    },
   };
-  const stores = builtInStoresSharingPools();
+  const { folder, directory, loaded, opened, stores } = await servedWorkspaceOptions(options.workspaces, serverFlags, global, io);
   // JSON lines for a log collector; on a terminal, lines a person reads (`GET /v1/query 200 12 ms`).
   const destination = io.stderr.isTTY === true ? { write: (line: string) => void io.stderr.write(`${readableLogLine(line)}\n`) } : pino.destination({ dest: 2, sync: true });
   const logger = pino({ level: options.logLevel ?? (global.quiet ? 'warn' : 'info'), base: undefined }, destination);

@@ -315,6 +315,16 @@ export const serverConfigSchema = z
     maxConcurrentQueries: positiveInt().default(64).describe('Queries answered at once per key (or client address); more get 429 with Retry-After'),
     queryTimeoutMs: positiveInt().default(120_000).describe('Deadline of one query or chat request; a query past it is cancelled with 504'),
     shutdownGraceMs: positiveInt().default(10_000).describe('On SIGTERM: how long running queries may take to finish, and a running index job to stop, before the server exits'),
+    indexJobs: z
+      .enum(['here', 'workers'])
+      .default('here')
+      .describe(
+        "Where this server's index jobs run: here (in processes the server starts), or workers (only `kgrag worker --role indexer` processes run them, and this server only queues and reads them: its queries never wait on index work). workers needs the postgres store, whose jobs every server shares",
+      ),
+    jobLeaseSeconds: positiveInt()
+      .min(2)
+      .default(30)
+      .describe("How long a job a process runs stays that process's without a renewal (renewed every third of it; postgres store). A job whose process died is taken over by another after this long"),
     jobMemoryMb: positiveInt()
       .optional()
       .describe("Heap of each index job's process, in MB (Node's --max-old-space-size; default: Node's, about a quarter of the machine's memory); a job past it fails alone, the server keeps serving"),

@@ -1,12 +1,11 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import type { Context } from 'hono';
 import { z } from 'zod';
+import type { UploadedFile } from '../../store/shared-job-store.js';
 import { detectText } from '../../text/load/detect-text.js';
 import { fileFormatOf } from '../../text/load/file-format.js';
 import { labelApiSources } from '../api-document-sources.js';
 import { defineRoute, type ServerEnv } from '../api-route.js';
-import { fileWriteError } from '../file-write-error.js';
 import { httpError } from '../http-problem.js';
 import { uploadSourcePrefix } from '../job-runner.js';
 import { addDocumentsSchema, deleteDocumentQuery, idParams, looseObject } from '../request-schemas.js';
@@ -52,29 +51,11 @@ function unreadableUpload(name: string, bytes: Uint8Array): Error | undefined {
   return httpError(415, 'SERVER_UNSUPPORTED_FILE', `"${name}" is binary data, not text, which kgrag cannot read`, 'upload the document as PDF, DOCX, Markdown, HTML or plain text');
 }
 
-/** Writes one upload (to a temporary name, then renamed), as a 503 problem naming the file and the cause if it cannot. */
-function writeUpload(workspace: ServedWorkspace, name: string, bytes: Uint8Array): string {
-  const path = join(workspace.uploads, name);
-  try {
-    mkdirSync(workspace.uploads, { recursive: true });
-    writeFileSync(`${path}.part`, bytes);
-    renameSync(`${path}.part`, path);
-    return path;
-  } catch (error) {
-    try {
-      rmSync(`${path}.part`, { force: true });
-    } catch {
-      // What stands in the way (a folder of that name) is the cause the problem names.
-    }
-    throw fileWriteError(`the upload "${name}"`, `uploads/${name}`, error);
-  }
-}
-
 /**
- * Stores uploaded files in the workspace's uploads folder and returns their paths. Every file is checked before any
- * is stored: one that kgrag cannot read refuses the whole upload with 415.
+ * The uploaded files of a multipart body. Every file is checked before any is stored: one that kgrag cannot read
+ * refuses the whole upload with 415.
  */
-async function storeUploads(c: Context<ServerEnv>, workspace: ServedWorkspace): Promise<string[]> {
+async function readUploads(c: Context<ServerEnv>): Promise<UploadedFile[]> {
   let form: FormData;
   try {
     form = await c.req.formData();
@@ -95,7 +76,7 @@ async function storeUploads(c: Context<ServerEnv>, workspace: ServedWorkspace): 
       return { name, bytes };
     }),
   );
-  return prepared.map(({ name, bytes }) => writeUpload(workspace, name, bytes));
+  return prepared;
 }
 
 /** Documents: list, get, add (JSON text or file upload: an index job), delete (a delete job, or its dry run). */
@@ -126,8 +107,8 @@ export const documentRoutes = [
     },
     handler: async (c, { body, workspace }) => {
       const job = body
-        ? workspace.jobs.submit({ kind: 'index', documents: labelApiSources(body.documents), paths: [], ...(body.mode === undefined ? {} : { mode: body.mode }) })
-        : workspace.jobs.submit({ kind: 'index', documents: [], paths: await storeUploads(c, workspace) });
+        ? await workspace.jobs.submit({ kind: 'index', documents: labelApiSources(body.documents), paths: [], ...(body.mode === undefined ? {} : { mode: body.mode }) })
+        : await workspace.jobs.submit({ kind: 'index', documents: [], paths: [] }, await readUploads(c));
       c.header('location', `${c.req.path.replace(/\/documents$/, '')}/jobs/${job.id}`);
       return c.json({ job }, 202);
     },
@@ -172,7 +153,7 @@ export const documentRoutes = [
       const [document] = await workspace.kgrag.documents([params.id]);
       if (!document) throw httpError(404, 'SERVER_UNKNOWN_DOCUMENT', `no document with id "${params.id}"`, 'list the documents with GET /documents');
       if (query.dryRun === 'true') return c.json(await workspace.kgrag.estimateDelete([document.id]));
-      const job = workspace.jobs.submit({
+      const job = await workspace.jobs.submit({
         kind: 'delete',
         selectors: [document.id],
         files: [uploadedFileOf(workspace, document.source) ?? []].flat(),

@@ -20,8 +20,8 @@ export const jobRoutes = [
     summary: 'Start an index job that brings the index up to date (or builds it for more methods)',
     body: startJobSchema,
     responses: { 202: { description: 'The queued job', schema: jobResponseSchema }, 400: problemResponse('Invalid job') },
-    handler: (c, { body, workspace }) => {
-      const job = workspace.jobs.submit({
+    handler: async (c, { body, workspace }) => {
+      const job = await workspace.jobs.submit({
         kind: 'index',
         documents: [],
         paths: [],
@@ -37,7 +37,7 @@ export const jobRoutes = [
     tag: 'jobs',
     summary: 'The jobs of the workspace, newest first',
     responses: { 200: { description: 'Jobs', schema: z.object({ jobs: z.array(jobSchema) }) } },
-    handler: (c, { workspace }) => c.json({ jobs: workspace.jobs.list() }),
+    handler: async (c, { workspace }) => c.json({ jobs: await workspace.jobs.list() }),
   }),
   defineRoute({
     method: 'get',
@@ -46,8 +46,8 @@ export const jobRoutes = [
     summary: 'A job with its per-step progress',
     params: idParams,
     responses: { 200: { description: 'The job', schema: jobResponseSchema }, 404: problemResponse('No such job') },
-    handler: (c, { params, workspace }) => {
-      const job = workspace.jobs.get(params.id);
+    handler: async (c, { params, workspace }) => {
+      const job = await workspace.jobs.get(params.id);
       if (!job) throw unknownJob(params.id);
       return c.json({ job });
     },
@@ -74,8 +74,8 @@ export const jobRoutes = [
       'Events: `job` (the job now, first), `pipeline` (a pipeline event: step-start, step-progress at most 4 per second, step-end, step-skip, warning), `status` (queued/running/…), and a last `end` with the ended job; then the stream closes.',
     params: idParams,
     responses: { 200: { description: 'An event stream', contentType: 'text/event-stream' }, 404: problemResponse('No such job') },
-    handler: (c, { params, workspace }) => {
-      const current = workspace.jobs.get(params.id);
+    handler: async (c, { params, workspace }) => {
+      const current = await workspace.jobs.get(params.id);
       if (!current) throw unknownJob(params.id);
       return streamSSE(c, async (stream) => {
         const queue: JobEvent[] = [];
@@ -96,7 +96,7 @@ export const jobRoutes = [
         });
         try {
           // Subscribed first, then read: no event between the two is lost.
-          const start = workspace.jobs.get(params.id) ?? current;
+          const start = (await workspace.jobs.get(params.id)) ?? current;
           await stream.writeSSE({ event: 'job', data: JSON.stringify(start) });
           let job = start;
           while (!ended(job) && !stream.aborted) {

@@ -9,7 +9,7 @@ import type { ServedWorkspace, WorkspaceRegistry } from '../workspace-registry.j
 
 async function statsOf(workspace: ServedWorkspace) {
   const [{ statistics, ...counts }, status] = await Promise.all([workspace.kgrag.stats(), workspace.kgrag.status()]);
-  const jobs = workspace.jobs.list();
+  const jobs = await workspace.jobs.list();
   return {
     name: workspace.name,
     index: { generation: status.generation ?? null, publishedAt: status.publishedAt, writer: status.writer ?? null, unpublished: status.unpublished ?? null },

@@ -5,6 +5,7 @@ import { inPostgresTransaction, quoteIdentifier, sqlRunner, type SqlRunner } fro
 import type { PluginTables } from '../store-extensions.js';
 import { pendingMigrationSteps, storeSchemaVersion, type MigrationStep } from '../migrations.js';
 import { ensureHnswIndex } from './postgres-hnsw-index.js';
+import { jobTableStatements } from './postgres-job-store.js';
 
 /**
  * The schema version this kgrag writes: the shared list's (`store/migrations.ts`). Databases at an older version are
@@ -153,6 +154,7 @@ function createdSchema(schema: string): string[] {
     `CREATE TABLE ${schema}.query_cache (workspace text NOT NULL, key text NOT NULL, value jsonb NOT NULL, created_at text NOT NULL, PRIMARY KEY (workspace, key))`,
     // The HNSW indexes of dense spaces, one per workspace, space and dimension, serving every generation.
     `CREATE TABLE ${schema}.vector_indexes (workspace text NOT NULL, space text NOT NULL, dimensions integer NOT NULL, name text NOT NULL, PRIMARY KEY (workspace, space, dimensions))`,
+    ...jobTableStatements(schema),
   ];
 }
 
@@ -185,6 +187,9 @@ async function migrationStep(run: SqlRunner, schema: string, step: MigrationStep
       return;
     case 'rowVersions':
       await convertToRowVersions(run, schema, builtInVersionedTables());
+      return;
+    case 'jobTables':
+      for (const statement of jobTableStatements(schema)) await run.rows(statement);
       return;
   }
 }

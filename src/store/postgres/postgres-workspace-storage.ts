@@ -10,6 +10,7 @@ import { draftWriteSession, failedWriteSetup } from '../draft-write-session.js';
 import { layeredQueryCache } from '../layered-query-cache.js';
 import { readWriteRecord, startedWriteRecord, unpublishedRunOf, type WriteRecord } from '../write-record.js';
 import { collectRetiredRows, discardPostgresDraft } from './postgres-generations.js';
+import { openPostgresJobStore } from './postgres-job-store.js';
 import { connectClient, sqlRunner, type SqlRunner } from './postgres-sql.js';
 import { defaultPostgresSchema, openPostgresStore, postgresSchemaState, type PostgresStoreOptions } from './postgres-store.js';
 
@@ -296,6 +297,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
       return { generation: published, publishedAt: row?.published_at ?? null, writer, unpublished };
     },
     openDraft: (generation) => openPostgresStore(pool, { workspace, generation }, storeOptions),
+    jobs: openPostgresJobStore(pool, pooled, schema, workspace),
     async close() {
       generations.retire();
     },

@@ -282,6 +282,9 @@ function migrationStep(db: Database.Database, step: MigrationStep): void {
     case 'compact':
       // VACUUM cannot run in a transaction: `migrate` runs it after the commit.
       return;
+    case 'jobTables':
+      // A SQLite workspace's jobs are files of the one server that serves it.
+      return;
   }
 }
 

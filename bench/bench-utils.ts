@@ -66,12 +66,12 @@ export interface ServeProcess {
  * Starts `kgrag serve` on `workspace` on a free loopback port, without an LLM key (extractive answers), and resolves
  * once it says where it serves. `command` wraps the Node command line (e.g. `taskset`); `args` are more serve flags.
  */
-export async function startServe(workspace: string, options: { command?: readonly string[]; args?: readonly string[] } = {}): Promise<ServeProcess> {
+export async function startServe(workspace: string, options: { command?: readonly string[]; args?: readonly string[]; env?: Record<string, string> } = {}): Promise<ServeProcess> {
   const [command, ...prefix] = [...(options.command ?? []), process.execPath];
   const child = spawn(
     command as string,
     [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', ...(options.args ?? [])],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   let stderr = '';

@@ -27,7 +27,7 @@ import { benchPostgres } from './postgres.js';
 import { benchReliability } from './reliability.js';
 import { benchScale, parseScaleBackends, parseScaleSizes } from './scale.js';
 import { benchScaleKnnRecall } from './scale-knn-recall.js';
-import { benchServe } from './serve.js';
+import { benchServe, benchServePostgres } from './serve.js';
 import { benchTot } from './tot.js';
 import { benchWatchUpdate } from './watch-update.js';
 
@@ -70,7 +70,12 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
   serve: {
     describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents; issue 35: the server\'s event-loop delay while a job adds one document (p99 < 100 ms)',
     defaultRuns: 3,
-    run: benchServe,
+    run: async (runs) => ({ ...(await benchServe(runs)), ...(await benchServePostgres(runs)) }),
+  },
+  'serve-postgres': {
+    describe: "issue 39: query p95 on a Postgres 2Wiki deployment (50 clients) idle, while the query server runs an index job adding 1 % more documents, and while a separate `kgrag worker --role indexer` runs it (`--index-jobs workers`)",
+    defaultRuns: 3,
+    run: benchServePostgres,
   },
   'watch-update': {
     describe: 'issue 38: kgrag serve --watch on the sample corpus (fast, every method): seconds from a write to one file to a served answer holding it, with the default debounce (500 ms; target < 3 s) and 250 ms; the update job\'s own run time',

@@ -15,7 +15,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createKgrag } from '../src/api/create-kgrag.js';
-import { type BenchResult, result, runChild, sharedDatasets, startServe, twoWikiQuestions } from './bench-utils.js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres } from '../test/helpers/postgres-servers.js';
+import { type BenchResult, result, runChild, sharedDatasets, startServe, type ServeProcess, twoWikiQuestions } from './bench-utils.js';
 
 const connections = 50;
 const durationSeconds = 20;
@@ -43,6 +46,8 @@ function pinned(pinning: CpuPinning | undefined): string[] {
 interface LoadResult {
   errors: number;
   p50: number;
+  /** From every response's own time: autocannon's histogram reports p90 and p97.5, not p95. */
+  p95: number;
   p99: number;
   rps: number;
 }
@@ -59,14 +64,18 @@ async function httpLoad(url: string): Promise<LoadResult> {
     timeout: 120,
     requests: mix.map(({ question, method }) => ({ method: 'POST', path: '/v1/query', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) })),
   });
-  instance.on('response', (_client, statusCode) => {
+  const times: number[] = [];
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode >= 300) count(`HTTP ${statusCode}`);
+    times.push(responseTime);
   });
   instance.on('reqError', (error) => count(error.message));
   const run = await instance;
   // Say what failed: a count alone cannot tell a refused connection from a server error.
   if (failures.size > 0) process.stderr.write(`  failures: ${[...failures].map(([what, times]) => `${what} × ${times}`).join(', ')}\n`);
-  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p99: run.latency.p99, rps: run.requests.total / durationSeconds };
+  times.sort((a, b) => a - b);
+  const p95 = times[Math.min(times.length - 1, Math.floor(times.length * 0.95))] ?? Number.NaN;
+  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p95: Math.round(p95), p99: run.latency.p99, rps: run.requests.total / durationSeconds };
 }
 
 /**
@@ -185,6 +194,110 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
       serve_event_loop_lag_max_ms_while_indexing_job_on_server_thread: result(measured.inProcessLagMax, 'ms (jobs on the server\'s thread, as before issue 35)'),
     };
   } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** Warms a server up: the explorer's first graph and each method's structures are built on their first request. */
+async function warmUp(server: ServeProcess): Promise<void> {
+  const prepared = await fetch(`${server.url}/v1/graph?layout=true`);
+  if (prepared.status !== 200) throw new Error(`the explorer graph request failed with ${prepared.status}: ${await prepared.text()}`);
+  for (const { question, method } of mix.slice(0, methods.length)) {
+    const response = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) });
+    if (response.status !== 200) throw new Error(`warm-up query (${method}) failed with ${response.status}: ${await response.text()}`);
+  }
+}
+
+/** Queues an index job adding `documents` on `server`, runs the load while it works, and checks that it succeeded. */
+async function loadWhileAdding(server: ServeProcess, documents: ReadonlyArray<{ title: string; text: string; source: string }>): Promise<LoadResult & { jobSeconds: number }> {
+  const added = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents }) });
+  const { job } = (await added.json()) as { job: { id: string } };
+  const started = performance.now();
+  const during = await httpLoad(server.url);
+  const events = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
+  const ended = JSON.parse(/event: end\ndata: (.*)\n/.exec(events)?.[1] ?? '{}') as { status?: string; error?: unknown };
+  if (ended.status !== 'succeeded') throw new Error(`the index job did not succeed: ${JSON.stringify(ended.error ?? events.slice(-300))}`);
+  return { ...during, jobSeconds: (performance.now() - started) / 1000 };
+}
+
+/** `kgrag worker --role indexer` on a Postgres workspace, on the given CPUs. */
+function startIndexer(workspace: string, databaseUrl: string, command: readonly string[]): ChildProcess {
+  const [program, ...prefix] = [...command, process.execPath];
+  const child = spawn(program as string, [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'worker', '--role', 'indexer'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { PATH: process.env.PATH ?? '', KGRAG_DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+/**
+ * Issue 39: query latency on a Postgres deployment while an index job adds 1 % more documents (61 MuSiQue passages)
+ * to the 2Wiki fast index: idle, with the job in the query server (its own process, on the server's CPU), and with
+ * `kgrag serve --index-jobs workers` beside a `kgrag worker --role indexer` that runs it. Pinned with `taskset`, the
+ * server gets one CPU and the load generator and the worker share the other — as a worker on another machine would
+ * leave the server's CPU alone; without `taskset` all share every CPU, and the unit says so. Each run adds its own
+ * 122 passages, so later runs' index is up to 2 % larger.
+ */
+export async function benchServePostgres(runs: number): Promise<Record<string, BenchResult>> {
+  const corpus = join(sharedDatasets, '2wiki-corpus/corpus.json');
+  const extra = JSON.parse(readFileSync(join(sharedDatasets, 'musique-train-100/corpus.json'), 'utf8')) as Array<{ title: string; text: string }>;
+  const base = mkdtempSync(join(tmpdir(), 'kgrag-bench-serve-pg-'));
+  const workspace = join(base, 'twowiki');
+  const postgres = await startEmbeddedPostgres();
+  const measured = { idle: [] as number[], inServer: [] as number[], onWorker: [] as number[], inServerJob: [] as number[], onWorkerJob: [] as number[], errors: [] as number[] };
+  const pinning = cpuPinning();
+  const unit = pinning ? 'ms' : 'ms (not pinned: the server, the worker and the load generator share the CPUs)';
+  try {
+    const url = await postgres.freshDatabase();
+    process.stderr.write('  indexing 2Wiki (fast mode) into embedded Postgres\n');
+    runChild('./index-child.ts', ['--store', JSON.stringify({ backend: 'postgres', url }), workspace, corpus]);
+    if (pinning) spawnSync('taskset', ['-a', '-p', '-c', pinning.client, String(process.pid)], { stdio: 'ignore' });
+    const env = { KGRAG_DATABASE_URL: url };
+    const serveArgs = ['--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`];
+    const batch = (run: number, where: string): Array<{ title: string; text: string; source: string }> =>
+      extra.slice(0, 61).map((passage, index) => ({ title: `${passage.title} (${where} ${run})`, text: passage.text, source: `bench:${where}:${run}:${index}` }));
+    for (let run = 0; run < runs; run++) {
+      const inServer = await startServe(workspace, { command: pinned(pinning), args: serveArgs, env });
+      try {
+        await warmUp(inServer);
+        const idle = await httpLoad(inServer.url);
+        const during = await loadWhileAdding(inServer, batch(run, 'server'));
+        measured.idle.push(idle.p95);
+        measured.inServer.push(during.p95);
+        measured.inServerJob.push(during.jobSeconds);
+        measured.errors.push(idle.errors + during.errors);
+        process.stderr.write(`  run ${run + 1}/${runs}: p95 idle ${idle.p95} ms, while the server indexes ${during.p95} ms (job ${during.jobSeconds.toFixed(1)} s)\n`);
+      } finally {
+        inServer.child.kill('SIGTERM');
+        await inServer.exited;
+      }
+      const queries = await startServe(workspace, { command: pinned(pinning), args: [...serveArgs, '--index-jobs', 'workers'], env });
+      const indexer = startIndexer(workspace, url, pinning ? ['taskset', '-c', pinning.client] : []);
+      try {
+        await warmUp(queries);
+        const during = await loadWhileAdding(queries, batch(run, 'worker'));
+        measured.onWorker.push(during.p95);
+        measured.onWorkerJob.push(during.jobSeconds);
+        measured.errors.push(during.errors);
+        process.stderr.write(`  run ${run + 1}/${runs}: p95 while a worker indexes ${during.p95} ms (job ${during.jobSeconds.toFixed(1)} s)\n`);
+      } finally {
+        indexer.kill('SIGINT');
+        queries.child.kill('SIGTERM');
+        await queries.exited;
+        await new Promise((resolve) => (indexer.exitCode === null ? indexer.once('exit', resolve) : resolve(undefined)));
+      }
+    }
+    return {
+      serve_p95_ms_postgres: result(measured.idle, unit),
+      serve_p95_ms_while_indexing_in_server: result(measured.inServer, unit),
+      serve_p95_ms_while_indexing_on_worker: result(measured.onWorker, unit),
+      index_job_s_in_server: result(measured.inServerJob, 's'),
+      index_job_s_on_worker: result(measured.onWorkerJob, 's'),
+      serve_errors_postgres: result(measured.errors, 'count'),
+    };
+  } finally {
+    await postgres.stop();
     rmSync(base, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 // The Dockerfile, .dockerignore and compose.yaml, checked without a Docker daemon (none runs here): the build context
 // holds every file the image's build stage copies and nothing the build makes or the repository keeps out, the
-// runtime stage runs unprivileged with a health check, and compose wires the database, the migration, two servers, a
-// worker and Prometheus. What the runtime stage installs — the packed package with its production dependencies — is
+// runtime stage runs unprivileged with a health check, and compose wires the database, the migration, two query servers,
+// an indexer and a shards worker, and Prometheus. What the runtime stage installs — the packed package with its production dependencies — is
 // what test/packed-install.test.ts installs and runs.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -104,17 +104,17 @@ test('the runtime stage runs the installed package as an unprivileged user, with
   assert.equal(`/app/node_modules/kgrag/${bin}`, entrypoint[1]);
 });
 
-test('compose: the owner\'s migration first, then two servers and a worker on one database, and Prometheus scraping both', () => {
+test('compose: the owner\'s migration first, then two query servers, an indexer and a shards worker on one database, and Prometheus scraping both', () => {
   const compose = parse(readFileSync(join(checkoutRoot, 'compose.yaml'), 'utf8'), { merge: true }) as {
     services: Record<string, { image?: string; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }> | string[]; healthcheck?: { test?: string[]; disable?: boolean }; volumes?: string[] }>;
   };
   const { services } = compose;
-  assert.deepEqual(Object.keys(services).sort(), ['db', 'migrate', 'prometheus', 'server-a', 'server-b', 'worker']);
+  assert.deepEqual(Object.keys(services).sort(), ['db', 'indexer', 'migrate', 'prometheus', 'server-a', 'server-b', 'worker']);
   assert.match(services.db?.image ?? '', /^pgvector\/pgvector:/);
   assert.ok(services.db?.healthcheck?.test?.join(' ').includes('pg_isready'));
   assert.deepEqual(services.migrate?.command, ['migrate']);
   assert.deepEqual(services.migrate?.depends_on, { db: { condition: 'service_healthy' } });
-  for (const name of ['server-a', 'server-b', 'worker']) {
+  for (const name of ['server-a', 'server-b', 'indexer', 'worker']) {
     const service = services[name];
     assert.deepEqual(service?.depends_on, { migrate: { condition: 'service_completed_successfully' } }, name);
     const environment = service?.environment ?? {};
@@ -122,9 +122,11 @@ test('compose: the owner\'s migration first, then two servers and a worker on on
     assert.match(environment.KGRAG_API_KEYS ?? '', /^\$\{KGRAG_API_KEYS:\?/, `${name}: no key written in the file; compose refuses to start without one`);
     assert.equal(environment.KGRAG_STORE_WORKSPACE, '${KGRAG_WORKSPACE_NAME:-default}', `${name}: every process on the same workspace`);
   }
-  assert.deepEqual(services['server-a']?.command, ['serve']);
-  assert.deepEqual(services['server-b']?.command, ['serve']);
-  assert.deepEqual(services.worker?.command, ['worker']);
+  // The query servers run no index work; the indexer runs every job, whichever server queued it.
+  assert.deepEqual(services['server-a']?.command, ['serve', '--index-jobs', 'workers']);
+  assert.deepEqual(services['server-b']?.command, ['serve', '--index-jobs', 'workers']);
+  assert.deepEqual(services.indexer?.command, ['worker', '--role', 'indexer']);
+  assert.deepEqual(services.worker?.command, ['worker', '--role', 'shards']);
   const scrape = parse(readFileSync(join(checkoutRoot, 'deploy', 'prometheus.yml'), 'utf8')) as { scrape_configs: Array<{ metrics_path: string; static_configs: Array<{ targets: string[] }> }> };
   assert.equal(scrape.scrape_configs[0]?.metrics_path, '/metrics');
   assert.deepEqual(scrape.scrape_configs[0]?.static_configs[0]?.targets, ['server-a:8080', 'server-b:8080']);

@@ -43,8 +43,8 @@ export interface PrefetchQueueOptions {
   schema: string;
   workspace: string;
   /**
-   * How long a worker may hold a job before it is given to another: a killed worker's job is retried after its
-   * lease (pg-boss's expiration). Longer than a shard takes, or a slow worker's shard is done twice.
+   * How long a job stays a worker's without a renewal (pg-boss's expiration): a worker renews it every third of it
+   * while it works, so a killed worker's job is retried after one lease, however long shards take.
    */
   leaseSeconds: number;
   /** Whether this process runs the queue's maintenance (expiring leases): the coordinator does. */
@@ -66,6 +66,7 @@ function queueName(workspace: string): string {
 /** Opens (creating when missing) the prefetch queue of a workspace in the database at `url`. */
 export async function openPrefetchQueue(options: PrefetchQueueOptions): Promise<PrefetchQueue> {
   const { default: PgBoss } = await import('pg-boss');
+  const queueSchema = `"${`${options.schema}_queue`.replaceAll('"', '""')}"`;
   const boss = new PgBoss({
     connectionString: options.url,
     schema: `${options.schema}_queue`,
@@ -129,12 +130,24 @@ export async function openPrefetchQueue(options: PrefetchQueueOptions): Promise<
             await sleep(pollMs);
             continue;
           }
+          // pg-boss 10 has no heartbeat: the lease runs from `started_on`, which the worker moves on while it works.
+          const renewal = setInterval(
+            () => {
+              boss
+                .getDb()
+                .executeSql(`UPDATE ${queueSchema}.job SET started_on = now() WHERE name = $1 AND id = $2 AND state = 'active'`, [name, job.id])
+                .catch((error: unknown) => options.onError?.(error));
+            },
+            Math.max(500, (options.leaseSeconds * 1000) / 3),
+          );
           try {
             const result = await handler(job.data);
             await boss.complete(name, job.id, result as unknown as object).catch((error: unknown) => options.onError?.(error));
           } catch (error) {
             // The shard goes back to the queue (pg-boss retries it) with the reason the coordinator reports if it fails for good.
             await boss.fail(name, job.id, { message: (error as Error).message ?? String(error) }).catch((failure: unknown) => options.onError?.(failure));
+          } finally {
+            clearInterval(renewal);
           }
         }
       })();

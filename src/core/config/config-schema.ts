@@ -450,7 +450,7 @@ export const configSchema = z
         local: z.number().int().min(0).max(64).default(0).describe('Worker processes `kgrag index` starts beside itself to make the per-chunk and per-community LLM calls (extraction, claims, summaries, reports) in parallel; postgres backend only'),
         remote: z.boolean().default(false).describe('Also hand that work to `kgrag worker` processes on other machines sharing the database; postgres backend only'),
         shardsPerRound: z.number().int().min(1).max(10000).default(16).describe("Shards a step's LLM work is split into for the workers: more shards balance better, fewer cost less queue traffic"),
-        leaseSeconds: z.number().int().min(2).max(86400).default(900).describe("Seconds a worker may hold a shard before it is given to another (a killed worker's shard is retried after its lease); keep it above the time one shard takes"),
+        leaseSeconds: z.number().int().min(2).max(86400).default(60).describe("Seconds a shard stays a worker's without a renewal; a working worker renews it every third of it, so a killed worker's shard goes to another after this long"),
       })
       .strict()
       .prefault({}),

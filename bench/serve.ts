@@ -52,7 +52,7 @@ interface LoadResult {
   rps: number;
 }
 
-async function httpLoad(url: string): Promise<LoadResult> {
+async function httpLoad(url: string, seconds = durationSeconds): Promise<LoadResult> {
   const failures = new Map<string, number>();
   const count = (what: string): void => {
     failures.set(what, (failures.get(what) ?? 0) + 1);
@@ -60,7 +60,7 @@ async function httpLoad(url: string): Promise<LoadResult> {
   const instance = autocannon({
     url,
     connections,
-    duration: durationSeconds,
+    duration: seconds,
     timeout: 120,
     requests: mix.map(({ question, method }) => ({ method: 'POST', path: '/v1/query', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) })),
   });
@@ -75,7 +75,7 @@ async function httpLoad(url: string): Promise<LoadResult> {
   if (failures.size > 0) process.stderr.write(`  failures: ${[...failures].map(([what, times]) => `${what} × ${times}`).join(', ')}\n`);
   times.sort((a, b) => a - b);
   const p95 = times[Math.min(times.length - 1, Math.floor(times.length * 0.95))] ?? Number.NaN;
-  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p95: Math.round(p95), p99: run.latency.p99, rps: run.requests.total / durationSeconds };
+  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p95: Math.round(p95), p99: run.latency.p99, rps: run.requests.total / seconds };
 }
 
 /**
@@ -261,6 +261,8 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
       const inServer = await startServe(workspace, { command: pinned(pinning), args: serveArgs, env });
       try {
         await warmUp(inServer);
+        // Caches (Postgres's and kgrag's postings) fill during the first seconds of load: not the idle figure.
+        await httpLoad(inServer.url, 10);
         const idle = await httpLoad(inServer.url);
         const during = await loadWhileAdding(inServer, batch(run, 'server'));
         measured.idle.push(idle.p95);
@@ -276,6 +278,7 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
       const indexer = startIndexer(workspace, url, pinning ? ['taskset', '-c', pinning.client] : []);
       try {
         await warmUp(queries);
+        await httpLoad(queries.url, 10);
         const during = await loadWhileAdding(queries, batch(run, 'worker'));
         measured.onWorker.push(during.p95);
         measured.onWorkerJob.push(during.jobSeconds);

@@ -42,9 +42,11 @@ function mcpTargetOf(workspace: ServedWorkspace, prefix: string, grant: KeyGrant
  * asks: on 2Wiki the generation's graph tables and the layout take ~1.5 s, which the browser would wait for. The
  * browser's request shares the computation if it comes while it runs; an index with nothing in it has no graph yet.
  */
-function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger): void {
+function warmExplorerGraph(workspace: ServedWorkspace, logger: Logger, closing: () => boolean): void {
   setImmediate(() => {
     workspace.kgrag.graph.slice({ layout: true }).catch((error: unknown) => {
+      // A server shutting down closes the store under a computation that a job's end started: nothing to say.
+      if (closing()) return;
       if (!(error instanceof KgragError && error.code === 'STORE_NO_INDEX')) logger.warn({ workspace: workspace.name, err: error }, 'could not prepare the explorer graph');
     });
   });
@@ -142,6 +144,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
   }
   // The metrics read the registry's workspaces at each scrape; the registry tells them of its jobs.
   let workspaces: WorkspaceRegistry | undefined;
+  let closing = false;
   const metrics = createServerMetrics(() => workspaces?.loaded() ?? []);
   const registry = createWorkspaceRegistry({
     layout: options.layout,
@@ -149,7 +152,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     openKgrag: options.openKgrag,
     onJobEvent: (name, job, event) => metrics.observeJobEvent(name, job, event),
     onJobEnded: (name, job) => metrics.observeJobEnded(name, job),
-    onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger),
+    onIndexReady: (workspace) => warmExplorerGraph(workspace, options.logger, () => closing),
     ...(options.jobProcess === undefined ? {} : { jobRunner: jobProcessRunner(options.jobProcess, config, options.watch !== undefined) }),
     sharedJobs: {
       runsJobs: config.indexJobs === 'here',
@@ -186,6 +189,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     ...running,
     // Watching stops first, so no update is queued while the running one is interrupted (kept, to resume).
     close: async () => {
+      closing = true;
       await follower?.stop();
       await running.close();
     },

@@ -28,6 +28,8 @@ declare module 'autocannon' {
   interface Instance extends Promise<Result> {
     on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, ms: number) => void): this;
     on(event: 'reqError', listener: (error: Error) => void): this;
+    /** Ends the run early; the promise then resolves with what was measured. */
+    stop(): void;
   }
   function autocannon(options: Options): Instance;
   export default autocannon;

@@ -52,15 +52,20 @@ interface LoadResult {
   rps: number;
 }
 
-async function httpLoad(url: string, seconds = durationSeconds): Promise<LoadResult> {
+/**
+ * Runs the query mix for `seconds` on `clients` connections, or, with `until`, from now until it settles (a job's
+ * end): the load then spans the whole job, whatever it takes.
+ */
+async function httpLoad(url: string, seconds = durationSeconds, clients = connections, until?: Promise<unknown>): Promise<LoadResult> {
   const failures = new Map<string, number>();
   const count = (what: string): void => {
     failures.set(what, (failures.get(what) ?? 0) + 1);
   };
+  const started = performance.now();
   const instance = autocannon({
     url,
-    connections,
-    duration: seconds,
+    connections: clients,
+    duration: until === undefined ? seconds : 3600,
     timeout: 120,
     requests: mix.map(({ question, method }) => ({ method: 'POST', path: '/v1/query', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) })),
   });
@@ -70,12 +75,14 @@ async function httpLoad(url: string, seconds = durationSeconds): Promise<LoadRes
     times.push(responseTime);
   });
   instance.on('reqError', (error) => count(error.message));
+  void until?.finally(() => instance.stop());
   const run = await instance;
+  const elapsed = (performance.now() - started) / 1000;
   // Say what failed: a count alone cannot tell a refused connection from a server error.
   if (failures.size > 0) process.stderr.write(`  failures: ${[...failures].map(([what, times]) => `${what} × ${times}`).join(', ')}\n`);
   times.sort((a, b) => a - b);
   const p95 = times[Math.min(times.length - 1, Math.floor(times.length * 0.95))] ?? Number.NaN;
-  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p95: Math.round(p95), p99: run.latency.p99, rps: run.requests.total / seconds };
+  return { errors: run.errors + run.timeouts + run.non2xx, p50: run.latency.p50, p95: Math.round(p95), p99: run.latency.p99, rps: run.requests.total / elapsed };
 }
 
 /**
@@ -141,14 +148,7 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
         args: ['--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`],
       });
       try {
-        // Start-up work is not steady state: the server prepares the explorer's first graph when it opens the index
-        // (this request waits for it), and each method builds its structures on its first query.
-        const prepared = await fetch(`${server.url}/v1/graph?layout=true`);
-        if (prepared.status !== 200) throw new Error(`the explorer graph request failed with ${prepared.status}: ${await prepared.text()}`);
-        for (const { question, method } of mix.slice(0, methods.length)) {
-          const response = await fetch(`${server.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, method }) });
-          if (response.status !== 200) throw new Error(`warm-up query (${method}) failed with ${response.status}: ${await response.text()}`);
-        }
+        await warmUp(server);
         const load = await httpLoad(server.url);
         measured.errors.push(load.errors);
         measured.p50.push(load.p50);
@@ -159,15 +159,11 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
         process.stderr.write(`  run ${run + 1}/${runs}: HTTP ${load.rps.toFixed(1)} q/s (p50 ${load.p50} ms, p99 ${load.p99} ms, ${load.errors} errors), in-process ${inProcess.toFixed(1)} q/s\n`);
 
         // The same load while a job adds 1 % more documents.
-        const documents = extra.map((passage, index) => ({ title: passage.title, text: passage.text, source: `bench:musique:${index}` }));
-        const added = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents }) });
-        const { job } = (await added.json()) as { job: { id: string } };
-        const started = performance.now();
-        const during = await httpLoad(server.url);
-        const events = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
-        const ended = JSON.parse(/event: end\ndata: (.*)\n/.exec(events)?.[1] ?? '{}') as { status?: string; error?: unknown };
-        if (ended.status !== 'succeeded') throw new Error(`the index job did not succeed: ${JSON.stringify(ended.error ?? events.slice(-300))}`);
-        measured.jobSeconds.push((performance.now() - started) / 1000);
+        const during = await loadWhileAdding(
+          server,
+          extra.map((passage, index) => ({ title: passage.title, text: passage.text, source: `bench:musique:${index}` })),
+        );
+        measured.jobSeconds.push(during.jobSeconds);
         measured.indexingErrors.push(during.errors);
         measured.indexingRps.push(during.rps);
         measured.indexingP99.push(during.p99);
@@ -198,7 +194,10 @@ export async function benchServe(runs: number): Promise<Record<string, BenchResu
   }
 }
 
-/** Warms a server up: the explorer's first graph and each method's structures are built on their first request. */
+/**
+ * Warms a server up: start-up work is not steady state. The server prepares the explorer's first graph when it opens
+ * the index (this request waits for it), and each method builds its structures on its first query.
+ */
 async function warmUp(server: ServeProcess): Promise<void> {
   const prepared = await fetch(`${server.url}/v1/graph?layout=true`);
   if (prepared.status !== 200) throw new Error(`the explorer graph request failed with ${prepared.status}: ${await prepared.text()}`);
@@ -208,16 +207,26 @@ async function warmUp(server: ServeProcess): Promise<void> {
   }
 }
 
-/** Queues an index job adding `documents` on `server`, runs the load while it works, and checks that it succeeded. */
-async function loadWhileAdding(server: ServeProcess, documents: ReadonlyArray<{ title: string; text: string; source: string }>): Promise<LoadResult & { jobSeconds: number }> {
+/**
+ * Queues an index job adding `documents` on `server` and runs the load on `clients` connections while it works —
+ * until it ends (`untilJobEnds`) or for the usual duration — and checks that it succeeded.
+ */
+async function loadWhileAdding(
+  server: ServeProcess,
+  documents: ReadonlyArray<{ title: string; text: string; source: string }>,
+  options: { clients?: number; untilJobEnds?: boolean } = {},
+): Promise<LoadResult & { jobSeconds: number }> {
   const added = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documents }) });
   const { job } = (await added.json()) as { job: { id: string } };
   const started = performance.now();
-  const during = await httpLoad(server.url);
-  const events = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
-  const ended = JSON.parse(/event: end\ndata: (.*)\n/.exec(events)?.[1] ?? '{}') as { status?: string; error?: unknown };
-  if (ended.status !== 'succeeded') throw new Error(`the index job did not succeed: ${JSON.stringify(ended.error ?? events.slice(-300))}`);
-  return { ...during, jobSeconds: (performance.now() - started) / 1000 };
+  const ended = (async () => {
+    const events = await (await fetch(`${server.url}/v1/jobs/${job.id}/events`)).text();
+    const end = JSON.parse(/event: end\ndata: (.*)\n/.exec(events)?.[1] ?? '{}') as { status?: string; error?: unknown };
+    if (end.status !== 'succeeded') throw new Error(`the index job did not succeed: ${JSON.stringify(end.error ?? events.slice(-300))}`);
+    return (performance.now() - started) / 1000;
+  })();
+  const during = await httpLoad(server.url, durationSeconds, options.clients ?? connections, options.untilJobEnds === true ? ended.catch(() => undefined) : undefined);
+  return { ...during, jobSeconds: await ended };
 }
 
 /** `kgrag worker --role indexer` on a Postgres workspace, on the given CPUs. */
@@ -231,13 +240,18 @@ function startIndexer(workspace: string, databaseUrl: string, command: readonly 
   return child;
 }
 
+/** Clients of the issue-39 loads below saturation: with 50, latency is mostly waiting in line (50 / throughput). */
+const fewClients = 8;
+
 /**
  * Issue 39: query latency on a Postgres deployment while an index job adds 1 % more documents (61 MuSiQue passages)
- * to the 2Wiki fast index: idle, with the job in the query server (its own process, on the server's CPU), and with
- * `kgrag serve --index-jobs workers` beside a `kgrag worker --role indexer` that runs it. Pinned with `taskset`, the
- * server gets one CPU and the load generator and the worker share the other — as a worker on another machine would
- * leave the server's CPU alone; without `taskset` all share every CPU, and the unit says so. Each run adds its own
- * 122 passages, so later runs' index is up to 2 % larger.
+ * to the 2Wiki fast index: idle, with the job in the query server (its own process at nice 10, on the server's CPU),
+ * and with `kgrag serve --index-jobs workers` beside a `kgrag worker --role indexer` that runs it. The load runs from
+ * the job's submission to its end, on 8 clients (below saturation: latency is a query's own) and on 50 (saturated:
+ * latency is mostly queueing, as in issue 19). Pinned with `taskset`, the server gets one CPU and the load generator
+ * and the worker share the other — as a worker on another machine would leave the server's CPU alone; without
+ * `taskset` all share every CPU, and the unit says so. The embedded server has no pgvector: dense searches scan in
+ * kgrag. Each run adds four batches, so the index of later runs is up to 12 % larger.
  */
 export async function benchServePostgres(runs: number): Promise<Record<string, BenchResult>> {
   const corpus = join(sharedDatasets, '2wiki-corpus/corpus.json');
@@ -245,9 +259,10 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
   const base = mkdtempSync(join(tmpdir(), 'kgrag-bench-serve-pg-'));
   const workspace = join(base, 'twowiki');
   const postgres = await startEmbeddedPostgres();
-  const measured = { idle: [] as number[], inServer: [] as number[], onWorker: [] as number[], inServerJob: [] as number[], onWorkerJob: [] as number[], errors: [] as number[] };
+  const keys = ['idle', 'inServer', 'onWorker', 'idle50', 'inServer50', 'onWorker50', 'inServerJob', 'onWorkerJob', 'errors'] as const;
+  const measured = Object.fromEntries(keys.map((key) => [key, [] as number[]])) as Record<(typeof keys)[number], number[]>;
   const pinning = cpuPinning();
-  const unit = pinning ? 'ms' : 'ms (not pinned: the server, the worker and the load generator share the CPUs)';
+  const unit = (clients: number): string => `ms (${clients} clients${pinning ? '' : '; not pinned: the server, the worker and the load generator share the CPUs'})`;
   try {
     const url = await postgres.freshDatabase();
     process.stderr.write('  indexing 2Wiki (fast mode) into embedded Postgres\n');
@@ -257,19 +272,26 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
     const serveArgs = ['--set', 'server.requestsPerMinute=100000000', '--set', `server.maxConcurrentQueries=${connections * 2}`];
     const batch = (run: number, where: string): Array<{ title: string; text: string; source: string }> =>
       extra.slice(0, 61).map((passage, index) => ({ title: `${passage.title} (${where} ${run})`, text: passage.text, source: `bench:${where}:${run}:${index}` }));
+    const errors = (...loads: LoadResult[]): number => loads.reduce((sum, load) => sum + load.errors, 0);
     for (let run = 0; run < runs; run++) {
       const inServer = await startServe(workspace, { command: pinned(pinning), args: serveArgs, env });
       try {
         await warmUp(inServer);
         // Caches (Postgres's and kgrag's postings) fill during the first seconds of load: not the idle figure.
-        await httpLoad(inServer.url, 10);
-        const idle = await httpLoad(inServer.url);
-        const during = await loadWhileAdding(inServer, batch(run, 'server'));
+        await httpLoad(inServer.url, 10, fewClients);
+        const idle = await httpLoad(inServer.url, durationSeconds, fewClients);
+        const idle50 = await httpLoad(inServer.url, durationSeconds, connections);
+        const during = await loadWhileAdding(inServer, batch(run, 'server'), { clients: fewClients, untilJobEnds: true });
+        const during50 = await loadWhileAdding(inServer, batch(run, 'server-50'), { clients: connections, untilJobEnds: true });
         measured.idle.push(idle.p95);
+        measured.idle50.push(idle50.p95);
         measured.inServer.push(during.p95);
+        measured.inServer50.push(during50.p95);
         measured.inServerJob.push(during.jobSeconds);
-        measured.errors.push(idle.errors + during.errors);
-        process.stderr.write(`  run ${run + 1}/${runs}: p95 idle ${idle.p95} ms, while the server indexes ${during.p95} ms (job ${during.jobSeconds.toFixed(1)} s)\n`);
+        measured.errors.push(errors(idle, idle50, during, during50));
+        process.stderr.write(
+          `  run ${run + 1}/${runs}: p95 idle ${idle.p95} ms (${idle.rps.toFixed(1)} q/s), while the server indexes ${during.p95} ms (${during.rps.toFixed(1)} q/s, job ${during.jobSeconds.toFixed(1)} s); 50 clients: ${idle50.p95} → ${during50.p95} ms\n`,
+        );
       } finally {
         inServer.child.kill('SIGTERM');
         await inServer.exited;
@@ -278,12 +300,14 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
       const indexer = startIndexer(workspace, url, pinning ? ['taskset', '-c', pinning.client] : []);
       try {
         await warmUp(queries);
-        await httpLoad(queries.url, 10);
-        const during = await loadWhileAdding(queries, batch(run, 'worker'));
+        await httpLoad(queries.url, 10, fewClients);
+        const during = await loadWhileAdding(queries, batch(run, 'worker'), { clients: fewClients, untilJobEnds: true });
+        const during50 = await loadWhileAdding(queries, batch(run, 'worker-50'), { clients: connections, untilJobEnds: true });
         measured.onWorker.push(during.p95);
+        measured.onWorker50.push(during50.p95);
         measured.onWorkerJob.push(during.jobSeconds);
-        measured.errors.push(during.errors);
-        process.stderr.write(`  run ${run + 1}/${runs}: p95 while a worker indexes ${during.p95} ms (job ${during.jobSeconds.toFixed(1)} s)\n`);
+        measured.errors.push(errors(during, during50));
+        process.stderr.write(`  run ${run + 1}/${runs}: p95 while a worker indexes ${during.p95} ms (${during.rps.toFixed(1)} q/s, job ${during.jobSeconds.toFixed(1)} s); 50 clients: ${during50.p95} ms\n`);
       } finally {
         indexer.kill('SIGINT');
         queries.child.kill('SIGTERM');
@@ -292,11 +316,14 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
       }
     }
     return {
-      serve_p95_ms_postgres: result(measured.idle, unit),
-      serve_p95_ms_while_indexing_in_server: result(measured.inServer, unit),
-      serve_p95_ms_while_indexing_on_worker: result(measured.onWorker, unit),
-      index_job_s_in_server: result(measured.inServerJob, 's'),
-      index_job_s_on_worker: result(measured.onWorkerJob, 's'),
+      serve_p95_ms_postgres: result(measured.idle, unit(fewClients)),
+      serve_p95_ms_while_indexing_in_server: result(measured.inServer, unit(fewClients)),
+      serve_p95_ms_while_indexing_on_worker: result(measured.onWorker, unit(fewClients)),
+      serve_p95_ms_postgres_50_clients: result(measured.idle50, unit(connections)),
+      serve_p95_ms_while_indexing_in_server_50_clients: result(measured.inServer50, unit(connections)),
+      serve_p95_ms_while_indexing_on_worker_50_clients: result(measured.onWorker50, unit(connections)),
+      index_job_s_in_server: result(measured.inServerJob, 's (8 clients querying)'),
+      index_job_s_on_worker: result(measured.onWorkerJob, 's (8 clients querying)'),
       serve_errors_postgres: result(measured.errors, 'count'),
     };
   } finally {

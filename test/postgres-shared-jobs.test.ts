@@ -12,25 +12,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 import { nodeScriptArgs, repositoryRoot } from './helpers/node-script.js';
-import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
+import { postgresTestContext } from './helpers/postgres-test-context.js';
 import { readEvents, sampleCorpus, startTestServer } from './helpers/test-server.js';
 
-let postgres: TestPostgresServer;
-const folders: string[] = [];
-
-before(async () => {
-  postgres = await startEmbeddedPostgres();
-});
-after(async () => {
-  await postgres?.stop();
-  for (const path of folders) rmSync(path, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const path = mkdtempSync(join(tmpdir(), 'kgrag-shared-jobs-'));
-  folders.push(path);
-  return path;
-}
+const context = postgresTestContext('kgrag-shared-jobs-');
+const folder = context.folder;
 
 interface Job {
   id: string;
@@ -92,7 +78,7 @@ async function servingUrl(serve: ReturnType<typeof runKgrag>): Promise<string> {
 
 describe('index jobs shared through Postgres', () => {
   test('a job submitted on a query-only server is followed and run on another; both list it under one id', { timeout: 120_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await context.postgres().freshDatabase();
     const kgrag = { config: { store: { backend: 'postgres' as const, url, workspace: 'shared' }, index: { mode: 'fast' as const }, pipeline: { methods: ['basic'] } } };
     const queries = await startTestServer({ directory: folder(), kgrag, server: { indexJobs: 'workers' } });
     const indexer = await startTestServer({ directory: folder(), kgrag, server: { jobLeaseSeconds: 3 } });
@@ -118,7 +104,7 @@ describe('index jobs shared through Postgres', () => {
   });
 
   test('a server killed mid-job: another takes the job over once its lease runs out, says so, resumes its draft, and the index equals a clean build', { timeout: 240_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await context.postgres().freshDatabase();
     const workspace = folder();
     const first = runKgrag(['-w', workspace, '--set', 'server.jobLeaseSeconds=2', 'serve', '--port', '0', '--log-level', 'warn'], url);
     let second: Awaited<ReturnType<typeof startTestServer>> | undefined;
@@ -141,7 +127,7 @@ describe('index jobs shared through Postgres', () => {
       assert.ok(ended.steps.some((step) => step.step === 'nlp-extract' && step.status === 'skipped'), `the finished steps were not done again: ${JSON.stringify(ended.steps)}`);
 
       const resumed = await createKgrag({ workspace, env: { KGRAG_DATABASE_URL: url }, config: {} });
-      const clean = await createKgrag({ workspace: folder(), env: { KGRAG_DATABASE_URL: await postgres.freshDatabase() }, config: { index: { mode: 'fast' } } });
+      const clean = await createKgrag({ workspace: folder(), env: { KGRAG_DATABASE_URL: await context.postgres().freshDatabase() }, config: { index: { mode: 'fast' } } });
       try {
         await clean.index({ documents: sampleDocuments() });
         assert.deepEqual(await indexSnapshot(resumed), await indexSnapshot(clean));
@@ -156,7 +142,7 @@ describe('index jobs shared through Postgres', () => {
   });
 
   test('kgrag worker --role indexer runs the jobs a query-only server queues, and gives a running one back on Ctrl-C', { timeout: 120_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await context.postgres().freshDatabase();
     const workspace = folder();
     const kgrag = { config: { store: { backend: 'postgres' as const, url }, index: { mode: 'fast' as const }, pipeline: { methods: ['basic'] } } };
     const queries = await startTestServer({ directory: workspace, kgrag, server: { indexJobs: 'workers' } });

@@ -7,25 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
-import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
+import { postgresTestContext } from './helpers/postgres-test-context.js';
 import { readEvents, startTestServer } from './helpers/test-server.js';
 
-let postgres: TestPostgresServer;
-const folders: string[] = [];
-
-before(async () => {
-  postgres = await startEmbeddedPostgres();
-});
-after(async () => {
-  await postgres?.stop();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const path = mkdtempSync(join(tmpdir(), 'kgrag-upload-sources-'));
-  folders.push(path);
-  return path;
-}
+const context = postgresTestContext('kgrag-upload-sources-');
+const folder = context.folder;
 
 interface Listed {
   id: string;
@@ -52,7 +38,7 @@ async function listed(base: string): Promise<Listed[]> {
 }
 
 test('an edited file uploaded through another server on the same Postgres workspace replaces its document; no server keeps a copy of an upload after its job', { timeout: 120_000 }, async () => {
-  const store = { backend: 'postgres' as const, url: await postgres.freshDatabase(), workspace: 'shared-notes' };
+  const store = { backend: 'postgres' as const, url: await context.postgres().freshDatabase(), workspace: 'shared-notes' };
   const kgrag = { config: { store, index: { mode: 'fast' as const }, pipeline: { methods: ['basic'] } } };
   const first = await startTestServer({ directory: folder(), kgrag });
   const second = await startTestServer({ directory: folder(), kgrag });
@@ -68,7 +54,7 @@ test('an edited file uploaded through another server on the same Postgres worksp
 
     // On Postgres an upload lives in the database with its job, and goes when the job ends: no server keeps a copy.
     for (const server of [first, second]) assert.ok(!existsSync(join((await server.registry.open('default')).uploads, 'ferry.md')));
-    assert.deepEqual((await postgres.pool(store.url).query('SELECT count(*)::int AS n FROM kgrag.job_uploads')).rows, [{ n: 0 }], 'no upload outlives its job');
+    assert.deepEqual((await context.postgres().pool(store.url).query('SELECT count(*)::int AS n FROM kgrag.job_uploads')).rows, [{ n: 0 }], 'no upload outlives its job');
     const deleted = await fetch(`${second.url}/v1/documents/${document?.id}`, { method: 'DELETE' });
     assert.equal(deleted.status, 202);
     await finished(`${second.url}/v1`, ((await deleted.json()) as { job: { id: string } }).job.id);

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { nodeScriptArgs, repositoryRoot } from './helpers/node-script.js';
 import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
-import { sampleCorpus } from './helpers/test-server.js';
+import { readEvents, sampleCorpus, startTestServer } from './helpers/test-server.js';
 
 let server: TestPostgresServer;
 const folders: string[] = [];
@@ -41,7 +41,7 @@ const runtimeGrants = (role: string, database: string): string[] => [
   `GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA kgrag TO ${role}`,
 ];
 
-test('the owner migrates once; a runtime role with only the grants indexes and queries; without them it is told what it lacks', { timeout: 240_000 }, async () => {
+test('the owner migrates once; a runtime role with only the grants indexes, queries and serves jobs; without them it is told what it lacks', { timeout: 240_000 }, async () => {
   const ownerUrl = new URL(await server.freshDatabase());
   const database = ownerUrl.pathname.slice(1);
   const workspace = mkdtempSync(join(tmpdir(), 'kgrag-least-privilege-'));
@@ -73,6 +73,19 @@ test('the owner migrates once; a runtime role with only the grants indexes and q
     const answered = kgrag(['query', 'Who keeps the ferry inn?', '-m', 'basic:bm25', '--json'], runtimeUrl.toString(), workspace);
     assert.equal(answered.status, 0, answered.stderr);
     assert.match(answered.stdout, /Ferry Inn/i);
+    // Served: a job (a row of the jobs table, its events and its uploads' rows) runs with the same grants.
+    const served = await startTestServer({ directory: workspace, kgrag: { env: { KGRAG_DATABASE_URL: runtimeUrl.toString() } } });
+    try {
+      const form = new FormData();
+      form.append('file', new Blob(['# Weir\n\nThe Kester Weir marks the tidal limit of the River Kester.']), 'weir.md');
+      const submitted = await fetch(`${served.url}/v1/documents`, { method: 'POST', body: form });
+      assert.equal(submitted.status, 202, await submitted.clone().text());
+      const { job } = (await submitted.json()) as { job: { id: string } };
+      const events = await readEvents(await fetch(`${served.url}/v1/jobs/${job.id}/events`));
+      assert.equal((JSON.parse(events.at(-1)?.data ?? '{}') as { status: string }).status, 'succeeded', events.at(-1)?.data);
+    } finally {
+      await served.close();
+    }
     const current = kgrag(['migrate', '--check'], runtimeUrl.toString(), workspace);
     assert.equal(current.status, 0, current.stderr);
     assert.match(current.stdout, /current/);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createKgrag } from '../api/create-kgrag.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { createTokenizer } from '../text/tokenizer.js';
-import { createQueryEngine } from './query-engine.js';
+import { createQueryEngine, type IndexSource } from './query-engine.js';
 import { methodSpecificationVersion, type QueryMethod } from './query-method.js';
 
 const corpus = fileURLToPath(new URL('../../examples/sample-corpus', import.meta.url));
@@ -84,6 +84,49 @@ describe('query engine', () => {
       fail = false;
       await engine.retrieve({ question: 'c', method: 'counting' });
       assert.equal(builds, 2);
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('a query still running on the previous index does not leave what it derived from it to queries of the new one', async () => {
+    const kgrag = await createKgrag({ workspace: await chunkedWorkspace(), env: {} });
+    // Two published generations over the same rows; only which one a query read is compared.
+    let generation = 1;
+    const source: IndexSource = {
+      location: 'two generations',
+      status: () => kgrag.status(),
+      snapshot: async () => ({ store: kgrag.store, generation, publishedAt: null, release: () => undefined }),
+    };
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated: QueryMethod = {
+      specificationVersion: methodSpecificationVersion,
+      name: 'gated',
+      description: 'memoizes the generation its first query read, after a gate',
+      variants: [],
+      config: z.object({ wait: z.boolean().default(false), read: z.boolean().default(true) }).strict(),
+      ranking: { kind: 'native' },
+      requires: ['chunk'],
+      async retrieve(context, _question, params) {
+        const read = generation;
+        if (params.wait) await gate;
+        const derived = params.read ? await context.memo('derived-from', async () => read) : 0;
+        return { chunks: [], keywords: [{ id: 'generation', text: 'generation', score: derived }], state: undefined };
+      },
+    };
+    const embedder: Embedder = { id: 'unused', dimensions: 1, maxBatchSize: 1, embed: async (texts) => texts.map(() => new Float32Array([1])) };
+    const engine = createQueryEngine({ index: source, config: kgrag.config, embedder, tokenizer: await createTokenizer(), methods: [gated] });
+    try {
+      const slow = engine.retrieve({ question: 'a', method: 'gated', params: { wait: true } });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      generation = 2;
+      // A query of the new generation that derives nothing: the engine now holds the new generation's values.
+      await engine.retrieve({ question: 'b', method: 'gated', params: { read: false } });
+      release();
+      assert.equal((await slow).retrieval.keywords?.[0]?.score, 1);
+      const fresh = await engine.retrieve({ question: 'c', method: 'gated' });
+      assert.equal(fresh.retrieval.keywords?.[0]?.score, 2, 'the new generation derived its own value');
     } finally {
       await kgrag.close();
     }

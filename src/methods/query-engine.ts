@@ -124,6 +124,14 @@ export interface QueryEngineOptions {
   costOf?: (usage: { inputTokens: number; outputTokens: number }) => number;
 }
 
+/** What the engine derives from one published generation: method memos, the steps it has, its query embedder. */
+interface GenerationDerived {
+  generation: number | undefined;
+  memos: Map<string, Promise<unknown>>;
+  readySteps?: Set<string>;
+  embedder?: Promise<Embedder>;
+}
+
 /** Answers questions with any registered method over one index. */
 export interface QueryEngine {
   query(request: QueryRequest): Promise<QueryResult>;
@@ -161,13 +169,14 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   const byName = new Map(options.methods.map((method) => [method.name, method]));
   const costOf = options.costOf ?? (() => 0);
   const prompts = options.prompts ?? builtInPrompts;
-  let readySteps: Set<string> | undefined;
-  let memos = new Map<string, Promise<unknown>>();
+  /**
+   * What was derived from the newest generation a query opened. Each query keeps the one of its own generation: a
+   * query still running on the previous index must not leave what it derived (from a store that is closed once it
+   * ends) to the queries of the new one.
+   */
+  let derived: GenerationDerived = { generation: undefined, memos: new Map() };
   /** Stands in for the index while a workspace has published none; a method that reads anything fails with "no index". */
   let emptyIndex: Store | undefined;
-  /** The generation `readySteps`, `memos` and `generationEmbedder` were derived from. */
-  let derivedFrom: number | undefined;
-  let generationEmbedder: Promise<Embedder> | undefined;
 
   const assertVariant = (method: AnyQueryMethod, variant: string | undefined): void => {
     if (variant === undefined || method.variants.includes(variant)) return;
@@ -244,12 +253,11 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   };
 
   /** Fails unless every step in `steps` has run (done steps are read once, until the next index run). */
-  const ensureIndexed = async (store: Store, methodName: string, steps: readonly StepName[], hint?: string): Promise<void> => {
+  const ensureIndexed = async (store: Store, generation: GenerationDerived, methodName: string, steps: readonly StepName[], hint?: string): Promise<void> => {
     if (store === emptyIndex && steps.length > 0) throw noIndexError(source.location, await source.status(), hint);
-    if (!readySteps) {
-      readySteps = new Set((await store.table('runs').all()).filter((run) => run.status === 'done').map((run) => run.step));
-    }
-    const missing = steps.filter((step) => !readySteps?.has(step));
+    generation.readySteps ??= new Set((await store.table('runs').all()).filter((run) => run.status === 'done').map((run) => run.step));
+    const ready = generation.readySteps;
+    const missing = steps.filter((step) => !ready.has(step));
     if (missing.length > 0) {
       const built = await builtMethods(store);
       if (built !== undefined && !built.includes(methodName)) {
@@ -271,6 +279,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
 
   const createContext = (
     store: Store,
+    generation: GenerationDerived,
     embedder: Embedder,
     methodName: string,
     request: Pick<QueryRequest, 'signal' | 'onProgress' | 'contextOnly' | 'history'>,
@@ -280,15 +289,15 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   ): MethodContext => {
     const queryVectors = new Map<string, Promise<Float32Array>>();
     const { signal, onProgress } = request;
+    const { memos } = generation;
     const memo = <T>(key: string, build: () => Promise<T>): Promise<T> => {
       let value = memos.get(key) as Promise<T> | undefined;
       if (!value) {
         value = build();
         memos.set(key, value);
         // A failed build (an abort, a missing table) is retried by the next query rather than remembered.
-        const current = memos;
         value.catch(() => {
-          if (current.get(key) === value) current.delete(key);
+          if (memos.get(key) === value) memos.delete(key);
         });
       }
       return value;
@@ -317,7 +326,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
         onProgress?.(event);
       },
       requireSteps(steps, hint) {
-        return ensureIndexed(store, methodName, steps, hint);
+        return ensureIndexed(store, generation, methodName, steps, hint);
       },
       memo,
       embedQuery(text) {
@@ -363,28 +372,25 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
   };
 
   /** The newest published index, with what a reader should know about runs that have not published. */
-  const openSnapshot = async (): Promise<{ snapshot: IndexSnapshot; embedder: Embedder; warnings: string[] }> => {
+  const openSnapshot = async (): Promise<{ snapshot: IndexSnapshot; embedder: Embedder; warnings: string[]; derived: GenerationDerived }> => {
     // Two independent reads, together: a remote store pays a round trip for each.
     const [status, published] = await Promise.all([source.status(), source.snapshot()]);
     // Without a published index, methods that need none (tot over remote graphs) still run, on an empty one.
     emptyIndex ??= openSqliteStore(':memory:');
     const snapshot = published ?? { store: emptyIndex, generation: -1, publishedAt: null, release: () => undefined };
-    if (derivedFrom !== snapshot.generation) {
-      derivedFrom = snapshot.generation;
-      readySteps = undefined;
-      memos = new Map();
-      generationEmbedder = undefined;
-    }
-    if (!generationEmbedder) {
+    // A query of an older generation than the newest one seen (it opened its snapshot first) derives for itself.
+    if (derived.generation !== snapshot.generation) derived = { generation: snapshot.generation, memos: new Map() };
+    const current = derived;
+    if (!current.embedder) {
       const store = snapshot.store;
       const building = (options.embedderFor ? options.embedderFor(store) : Promise.resolve(embedder)).then((built) => indexMatchedEmbedder(built, store));
-      generationEmbedder = building;
+      current.embedder = building;
       building.catch(() => {
-        if (generationEmbedder === building) generationEmbedder = undefined;
+        if (current.embedder === building) delete current.embedder;
       });
     }
     try {
-      return { snapshot, embedder: await generationEmbedder, warnings: statusWarnings(status, snapshot) };
+      return { snapshot, embedder: await current.embedder, warnings: statusWarnings(status, snapshot), derived: current };
     } catch (error) {
       snapshot.release();
       throw error;
@@ -399,13 +405,13 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const started = performance.now();
     const { method, variant: requested } = resolveMethod(request.method);
     const { params, variant, ignoredTopK } = resolveParams(method, requested, request.params, request.topK);
-    const { snapshot, embedder: queryEmbedder, warnings } = await openSnapshot();
+    const { snapshot, embedder: queryEmbedder, warnings, derived: generation } = await openSnapshot();
     if (ignoredTopK !== undefined) warnings.push(ignoredTopK);
     try {
-      await ensureIndexed(snapshot.store, method.name, method.requires);
+      await ensureIndexed(snapshot.store, generation, method.name, method.requires);
       const trace = createTrace();
       const historyUse = { read: false };
-      const context = createContext(snapshot.store, queryEmbedder, method.name, request, trace, warnings, historyUse);
+      const context = createContext(snapshot.store, generation, queryEmbedder, method.name, request, trace, warnings, historyUse);
       const index: AnsweredFrom = { generation: snapshot.generation, publishedAt: snapshot.publishedAt };
       return { method, params, variant, trace, context, started, snapshot, index, warnings, historyUse };
     } catch (error) {
@@ -418,10 +424,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     methods: options.methods,
 
     invalidate() {
-      readySteps = undefined;
-      memos = new Map();
-      derivedFrom = undefined;
-      generationEmbedder = undefined;
+      derived = { generation: undefined, memos: new Map() };
     },
 
     async retrieve(request) {

@@ -17,6 +17,7 @@ import { benchCoreSparse } from './core-sparse.js';
 import { benchEmbedderRecall } from './embedder-recall.js';
 import { benchExactScan } from './exact-scan.js';
 import { benchExplorer } from './explorer.js';
+import { benchGraphQuality } from './graph-quality.js';
 import { benchIncremental } from './incremental.js';
 import { benchKnnGraphChunkRecall } from './knn-graph-chunk-recall.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
@@ -76,6 +77,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: "issue 39: query p95 on a Postgres 2Wiki deployment (50 clients) idle, while the query server runs an index job adding 1 % more documents, and while a separate `kgrag worker --role indexer` runs it (`--index-jobs workers`)",
     defaultRuns: 3,
     run: benchServePostgres,
+  },
+  'graph-quality': {
+    describe: "issue 40: the fast-mode entity graph of 2Wiki as a newcomer sees it: share of generic names (no capital, no digit) among the 300 highest-degree entities, share of passage titles found as entities, alias merges (lists on stderr)",
+    defaultRuns: 1,
+    run: benchGraphQuality,
   },
   'watch-update': {
     describe: 'issue 38: kgrag serve --watch on the sample corpus (fast, every method): seconds from a write to one file to a served answer holding it, with the default debounce (500 ms; target < 3 s) and 250 ms; the update job\'s own run time',

@@ -127,6 +127,8 @@ export interface QueryEngineOptions {
 /** What the engine derives from one published generation: method memos, the steps it has, its query embedder. */
 interface GenerationDerived {
   generation: number | undefined;
+  /** The store it was read from: one generation opened twice is two stores, and each closes on its own. */
+  store?: Store;
   memos: Map<string, Promise<unknown>>;
   readySteps?: Set<string>;
   embedder?: Promise<Embedder>;
@@ -379,7 +381,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     emptyIndex ??= openSqliteStore(':memory:');
     const snapshot = published ?? { store: emptyIndex, generation: -1, publishedAt: null, release: () => undefined };
     // A query of an older generation than the newest one seen (it opened its snapshot first) derives for itself.
-    if (derived.generation !== snapshot.generation) derived = { generation: snapshot.generation, memos: new Map() };
+    if (derived.generation !== snapshot.generation || derived.store !== snapshot.store) derived = { generation: snapshot.generation, store: snapshot.store, memos: new Map() };
     const current = derived;
     if (!current.embedder) {
       const store = snapshot.store;

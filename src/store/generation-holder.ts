@@ -30,6 +30,12 @@ interface Held<Key> extends OpenedGeneration<Key> {
 /** Keeps one published generation open for as long as a query reads it or no newer one is published. */
 export function createGenerationHolder<Key>(): GenerationHolder<Key> {
   let current: Held<Key> | undefined;
+  /**
+   * The generation being opened: queries that ask for it meanwhile wait for the same opening. Two openings of one
+   * generation made two stores, the second superseding the first while queries read it; a reader that kept something
+   * of the first (a method's memo) then read a closed store.
+   */
+  let opening: { key: Key; waiters: number; held: Promise<Held<Key>> } | undefined;
   const closeIfUnused = (held: Held<Key>): void => {
     if (held.superseded && held.users === 0) void held.store.close();
   };
@@ -41,13 +47,28 @@ export function createGenerationHolder<Key>(): GenerationHolder<Key> {
   };
   return {
     async hold(key, open) {
-      if (!current || current.key !== key) {
-        const opened = await open();
-        retire();
-        current = { ...opened, key: opened.key ?? key, users: 0, superseded: false };
+      let held: Held<Key>;
+      if (current && current.key === key) {
+        held = current;
+        held.users++;
+      } else if (opening && opening.key === key) {
+        // Counted before the wait: the generation cannot close between its opening and this query's turn.
+        opening.waiters++;
+        held = await opening.held;
+      } else {
+        const record: { key: Key; waiters: number; held: Promise<Held<Key>> } = { key, waiters: 1, held: Promise.resolve(undefined as never) };
+        record.held = open().then((opened) => {
+          retire();
+          current = { ...opened, key: opened.key ?? key, users: record.waiters, superseded: false };
+          return current;
+        });
+        opening = record;
+        try {
+          held = await record.held;
+        } finally {
+          if (opening === record) opening = undefined;
+        }
       }
-      const held = current;
-      held.users++;
       let released = false;
       return {
         store: held.store,

@@ -1,0 +1,65 @@
+/*
+ * Issue 40: what a newcomer sees first of the fast-mode entity graph. The 2Wiki fast index (built for `local`, whose
+ * graph and communities the explorer draws) is read back:
+ * - `top300_generic_share`: of the 300 entities of highest degree (the explorer's first screen), the share whose name is
+ *   a generic phrase — no capital letter and no digit ("same time", "commercial success"); the list goes to stderr;
+ * - `title_entity_recall`: the share of 2Wiki's passage titles (each names the person, film or place its passage is
+ *   about) found as an entity's name or alias, compared case- and punctuation-insensitively;
+ * - `alias_merges`: how many aliases the graph's entities hold, with 20 drawn at random (seeded) for a person to check.
+ * Deterministic: one run.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { createRandom } from '../src/core/random.js';
+import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
+
+/** A name compared without case, accents' marks aside, or punctuation. */
+function comparable(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** A generic phrase: no capital letter and no digit anywhere in the name. */
+export function isGenericName(name: string): boolean {
+  return !/[\p{Lu}\p{N}]/u.test(name);
+}
+
+export async function benchGraphQuality(): Promise<Record<string, BenchResult>> {
+  const corpusFile = join(sharedDatasets, '2wiki-corpus/corpus.json');
+  const corpus = JSON.parse(readFileSync(corpusFile, 'utf8')) as Array<{ title: string }>;
+  const workspace = mkdtempSync(join(tmpdir(), 'kgrag-bench-graph-quality-'));
+  try {
+    process.stderr.write('  indexing 2Wiki (fast mode, method local)\n');
+    runChild('./index-child.ts', ['--methods', 'local', workspace, corpusFile]);
+    const kgrag = await createKgrag({ workspace, env: {} });
+    try {
+      const entities = await kgrag.store.table('entities').all();
+      const top = [...entities].sort((a, b) => b.degree - a.degree || a.title.localeCompare(b.title)).slice(0, 300);
+      const generic = top.filter((entity) => isGenericName(entity.title));
+      process.stderr.write(`  generic names among the top ${top.length} by degree (${generic.length}): ${generic.map((entity) => entity.title).join(', ')}\n`);
+      const names = new Set(entities.flatMap((entity) => [entity.title, ...entity.aliases].map(comparable)));
+      const titles = [...new Set(corpus.map((passage) => comparable(passage.title)))];
+      const found = titles.filter((title) => names.has(title)).length;
+      const aliases = entities.flatMap((entity) => entity.aliases.filter((alias) => alias !== entity.title).map((alias) => `${alias} → ${entity.title}`));
+      const random = createRandom(40);
+      const sample = Array.from({ length: Math.min(20, aliases.length) }, () => aliases[Math.floor(random() * aliases.length)] as string);
+      process.stderr.write(`  ${aliases.length} aliases; 20 drawn at random: ${sample.join('; ') || 'none'}\n`);
+      return {
+        top300_generic_share: result([generic.length / Math.max(1, top.length)], `share (${generic.length} of ${top.length}; the list is on stderr)`),
+        title_entity_recall: result([found / Math.max(1, titles.length)], `share (${found} of ${titles.length} distinct passage titles)`),
+        alias_merges: result([aliases.length], 'aliases held by entities (20 on stderr)'),
+        entities: result([entities.length], 'count'),
+      };
+    } finally {
+      await kgrag.close();
+    }
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}

@@ -245,7 +245,7 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
       if (stopping) throw stoppedError();
       const id = newJobId();
       const view = newJobView(id, request, now());
-      view.input.files.push(...uploads.map((upload) => upload.name));
+      view.input.files = view.input.files.concat(uploads.map((upload) => upload.name));
       await store.insert({ id, view, request, uploads });
       wake?.();
       return view;

@@ -7,7 +7,7 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { type CliRun, runCliCaptured } from './helpers/run-cli-captured.js';
 import type { EvalDataset } from '../src/eval/eval-dataset.js';
 import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
-import { writeEvaluationFiles } from '../src/eval/evaluation-report-files.js';
+import { renderMarkdownReport, writeEvaluationFiles } from '../src/eval/evaluation-report-files.js';
 import { expandMethods, runEvaluation, type EvaluationResult } from '../src/eval/run-evaluation.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 
@@ -120,6 +120,47 @@ describe('evaluation on the sample dataset without an LLM', () => {
       );
     } finally {
       await locks.close();
+    }
+  });
+
+  test('extractive answers are scored when asked: EM-in of the quoted text and the share of quoted sentences from gold passages', async () => {
+    const passage = (title: string, text: string): EvalDataset['passages'][number] => ({ key: `${title}\n${text}`, title, text });
+    const mill = passage('Sedley Mill', 'The Sedley mill closed in 1966 after a fire. The mill ground oats for the valley farms.');
+    const fire = passage('Valley fires', 'A fire in 1966 also destroyed the Marle boatworks. Fires were common in the valley mills.');
+    const wall = passage('Flood wall', 'The flood wall was finished in 1971 after the great flood.');
+    const mills = await createKgrag({ workspace: join(root, 'extractive'), env: {}, config: { pipeline: { methods: ['basic'] } } });
+    try {
+      const { report, questions } = await runEvaluation({
+        kgrag: mills,
+        dataset: {
+          name: 'mills',
+          passages: [mill, fire, wall],
+          questions: [
+            { id: 'mill', question: 'When did the Sedley mill close?', answers: ['1966'], goldKeys: [mill.key] },
+            { id: 'wall', question: 'When was the flood wall finished?', answers: ['1971'], goldKeys: [wall.key] },
+          ],
+        },
+        methods: ['basic:bm25'],
+        extractive: true,
+      });
+      const method = report.methods['basic:bm25'];
+      assert.ok(method);
+      assert.equal(method.em, null, 'no LLM: no generated answer');
+      const rows = questions.filter((row) => row.method === 'basic:bm25');
+      for (const row of rows) {
+        assert.equal(row.answerKind, 'extractive');
+        assert.ok((row.quotedSentences?.total ?? 0) > 0, `${row.id} quotes sentences`);
+      }
+      // Recomputed from the rows: the mean over questions of gold quotes / quotes, in percent.
+      const shares = rows.map((row) => (row.quotedSentences?.fromGold ?? 0) / (row.quotedSentences?.total ?? 1));
+      assert.equal(method.answer_sentence_precision, Math.round((10_000 * shares.reduce((sum, share) => sum + share, 0)) / shares.length) / 100);
+      assert.equal(method.extractive_em_in, 100, 'both answers quote the year');
+      const millRow = rows.find((row) => row.id === 'mill');
+      assert.match(millRow?.answer ?? '', /closed in 1966/);
+      const markdown = renderMarkdownReport(report);
+      assert.match(markdown, /sentence precision \(extractive\)/);
+    } finally {
+      await mills.close();
     }
   });
 

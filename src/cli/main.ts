@@ -145,7 +145,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--k <list>', 'recall cut-offs', '1,2,5,10')
     .option('--limit <n>', 'only the first n questions', positiveInteger)
     .option('-o, --out <file>', 'report path (default: kgrag-eval/<dataset>/report.json; .md, .svg and .questions.jsonl go beside it)')
-    .option('--no-answer', 'measure retrieval only, even when an LLM is configured')
+    .option('--no-answer', 'measure retrieval only: no generated answers even when an LLM is configured, and without one no extractive answers')
     .option('--judge <a,b>', 'compare the answers of two of the methods with an LLM judge (needs an LLM)')
     .option('--openie <file>', 'import a HippoRAG OpenIE file of the corpus into the evaluation workspace first: its triples replace extraction for the passages it covers')
     .option('--json', 'print the report as JSON instead of a markdown table')

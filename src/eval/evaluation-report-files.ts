@@ -25,6 +25,8 @@ export function renderMarkdownReport(report: EvaluationReport): string {
     'EM',
     'F1',
     'EM-in',
+    'EM-in (extractive)',
+    'sentence precision (extractive)',
     'Acc',
     'p50 ms',
     'p95 ms',
@@ -47,6 +49,8 @@ export function renderMarkdownReport(report: EvaluationReport): string {
       measured(method.em),
       measured(method.f1),
       measured(method.em_in),
+      measured(method.extractive_em_in),
+      measured(method.answer_sentence_precision),
       measured(method.accuracy),
       cell(method.latency_ms_p50),
       cell(method.latency_ms_p95),
@@ -68,6 +72,7 @@ export function renderMarkdownReport(report: EvaluationReport): string {
     ...judgeSection(report),
     'Recall@k and AR@k: percentage of gold passages in the top k, and of questions with all gold passages in the top k (HippoRAG).',
     'EM/F1: SQuAD normalization, max over answer aliases. "–": not applicable (e.g. no LLM configured, so no generated answers).',
+    'Extractive (no LLM): each method\'s answer quotes sentences of its context. EM-in (extractive): a gold answer within the quoted text; sentence precision: the share of quoted sentences whose passage is a gold one, over the questions that have gold passages and whose answer quotes any.',
     '',
   ].join('\n');
 }

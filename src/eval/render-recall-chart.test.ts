@@ -66,6 +66,8 @@ function method(index: number, overrides: Partial<MethodReport> = {}): MethodRep
     em: null,
     f1: null,
     em_in: null,
+    extractive_em_in: null,
+    answer_sentence_precision: null,
     accuracy: null,
     accuracy_failures: null,
     latency_ms_p50: 1,

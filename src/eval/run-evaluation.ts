@@ -22,6 +22,13 @@ export interface MethodReport {
   f1: number | null;
   /** Tree-of-Traversals' EM-in: a gold answer contained in the prediction. */
   em_in: number | null;
+  /**
+   * Extractive answers (no LLM: the method's answer quotes sentences of its context): EM-in of the quoted text, and
+   * the share of quoted sentences whose passage is a gold passage (over the questions with gold passages whose
+   * answer quotes any). Null when answers came from an LLM or were not scored.
+   */
+  extractive_em_in: number | null;
+  answer_sentence_precision: number | null;
   /** LLM-graded accuracy with KGP's grading prompt; failures count as wrong. */
   accuracy: number | null;
   accuracy_failures: number | null;
@@ -69,6 +76,10 @@ export interface QuestionResult {
   retrieved: Array<{ key: string; title: string; score: number }>;
   hits: Record<string, number | null>;
   answer?: string;
+  /** `extractive` when the answer quotes the context (no LLM). */
+  answerKind?: 'extractive';
+  /** Of the extractive answer's quoted sentences: how many, and how many from a gold passage. */
+  quotedSentences?: { total: number; fromGold: number };
   answers?: string[];
   em?: number | null;
   f1?: number | null;
@@ -105,6 +116,12 @@ export interface EvaluationOptions {
   answer?: boolean;
   /** Grade answers with the LLM (KGP's prompt). @default same as `answer` */
   grade?: boolean;
+  /**
+   * Without LLM answers: also answer with each method's extractive answerer and score it (EM-in, the share of quoted
+   * sentences from gold passages), labelled extractive. Each question is then asked twice (retrieval, then the
+   * answer), so it is off by default here; `kgrag eval` turns it on when no LLM answers. @default false
+   */
+  extractive?: boolean;
   /**
    * Two of `methods` whose answers an LLM judge compares on comprehensiveness, diversity, empowerment
    * and directness, both answer orders, `judgeRepeats` times (GraphRAG's evaluation). Needs an LLM.
@@ -235,6 +252,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const depth = maxOf(cutoffs);
   const questions = options.limit === undefined ? dataset.questions : dataset.questions.slice(0, options.limit);
   const answering = options.answer ?? kgrag.llm !== undefined;
+  const extractive = !answering && options.extractive === true;
   const grading = (options.grade ?? answering) && answering && kgrag.llm !== undefined;
   const methods = expandMethods(kgrag.engine.methods, options.methods);
   const registry = new Map(kgrag.engine.methods.map((method) => [method.name, method]));
@@ -249,7 +267,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     const methodRows: QuestionResult[] = [];
     for (const [index, question] of questions.entries()) {
       if (options.signal?.aborted) throw new Error('evaluation cancelled');
-      methodRows.push(await evaluateQuestion(kgrag, question, methodName, params, answering, keyOfDocument, cutoffs, method?.ranking));
+      methodRows.push(await evaluateQuestion(kgrag, question, methodName, params, answering ? 'llm' : extractive ? 'extractive' : 'none', keyOfDocument, cutoffs, method?.ranking));
       emit({ type: 'question', method: methodName, done: index + 1, total: questions.length });
     }
     let accuracy: number | null = null;
@@ -276,6 +294,8 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       em: answering ? round(mean(methodRows.map((row) => row.em))) : null,
       f1: answering ? round(mean(methodRows.map((row) => row.f1))) : null,
       em_in: answering ? round(mean(methodRows.map((row) => (row.answer === undefined ? null : emIn(row.answer, row.answers ?? []))))) : null,
+      extractive_em_in: extractive ? round(mean(methodRows.map((row) => (row.answerKind === 'extractive' && row.answer !== undefined ? emIn(row.answer, row.answers ?? []) : null)))) : null,
+      answer_sentence_precision: extractive ? round(mean(methodRows.map(sentencePrecision))) : null,
       accuracy: round(accuracy),
       accuracy_failures: accuracyFailures,
       latency_ms_p50: Math.round(percentile(latencies, 0.5) * 100) / 100,
@@ -327,12 +347,19 @@ async function judgeMethods(kgrag: Kgrag, [first, second]: readonly [string, str
   return { [`${first} vs ${second}`]: judged.byCriterion };
 }
 
+/** One question's share of quoted sentences from gold passages, or null when it has no gold or quotes nothing. */
+function sentencePrecision(row: QuestionResult): number | null {
+  const quoted = row.quotedSentences;
+  if (quoted === undefined || quoted.total === 0 || row.gold.length === 0) return null;
+  return quoted.fromGold / quoted.total;
+}
+
 async function evaluateQuestion(
   kgrag: Kgrag,
   question: EvalQuestion,
   method: string,
   params: Record<string, unknown>,
-  answering: boolean,
+  answering: 'llm' | 'extractive' | 'none',
   keyOfDocument: ReadonlyMap<string, string>,
   cutoffs: readonly number[],
   methodRanking: RankingInfo | undefined,
@@ -341,9 +368,10 @@ async function evaluateQuestion(
   let chunks: ContextChunk[] = [];
   let ranking: RankingInfo | undefined;
   let answer: string | undefined;
+  let quoted: string[] | undefined;
   let error: string | undefined;
   try {
-    if (answering) {
+    if (answering === 'llm') {
       const result = await kgrag.query(question.question, { method, params });
       chunks = result.context.chunks;
       ranking = result.context.ranking ?? methodRanking;
@@ -357,6 +385,21 @@ async function evaluateQuestion(
     error = caught instanceof Error ? caught.message : String(caught);
   }
   const latencyMs = performance.now() - started;
+  // The extractive answer is asked for after retrieval is timed; a method that cannot answer without an LLM (drift)
+  // still has its retrieval measured, and its answer is left out of the extractive scores.
+  if (answering === 'extractive' && error === undefined) {
+    try {
+      const result = await kgrag.query(question.question, { method, params });
+      if (result.answer.kind === 'extractive') {
+        answer = result.answer.text;
+        // Each quoted sentence is one citation; a citation of no passage (a report, an entity) is from none.
+        const documentOfChunk = new Map(result.context.chunks.map((chunk) => [chunk.id, chunk.documentId]));
+        quoted = result.citations.map((citation) => (citation.id === undefined ? '' : (documentOfChunk.get(citation.id) ?? '')));
+      }
+    } catch {
+      // No extractive answer: nothing to score.
+    }
+  }
   const seen = new Set<string>();
   const retrieved: QuestionResult['retrieved'] = [];
   for (const chunk of chunks) {
@@ -372,13 +415,19 @@ async function evaluateQuestion(
     hits[`ar@${k}`] = allRecallAtK(keys, question.goldKeys, k);
   }
   const row: QuestionResult = { id: question.id, method, question: question.question, gold: question.goldKeys, retrieved, hits, latencyMs };
-  if (answering) {
+  if (answering === 'llm') {
     row.answers = question.answers;
     if (answer !== undefined) {
       row.answer = answer;
       row.em = exactMatch(answer, question.answers);
       row.f1 = f1Score(answer, question.answers);
     }
+  } else if (answering === 'extractive' && answer !== undefined && quoted !== undefined) {
+    const gold = new Set(question.goldKeys);
+    row.answers = question.answers;
+    row.answer = answer;
+    row.answerKind = 'extractive';
+    row.quotedSentences = { total: quoted.length, fromGold: quoted.filter((documentId) => gold.has(keyOfDocument.get(documentId) ?? '')).length };
   }
   if (ranking !== undefined && ranking.kind !== 'native') row.ranking = ranking;
   if (error !== undefined) row.error = error;

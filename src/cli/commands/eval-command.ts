@@ -105,6 +105,8 @@ export async function evalCommand(options: EvalCommandOptions, global: GlobalOpt
       ...(cutoffs === undefined ? {} : { cutoffs }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
       ...(options.answer === false ? { answer: false } : {}),
+      // Without an LLM, each method's extractive answer is scored too (labelled extractive); --no-answer skips it.
+      extractive: options.answer !== false,
       ...(options.judge === undefined ? {} : { judge: parseJudge(options.judge) }),
       ...(options.openie === undefined ? {} : { openie: resolve(io.cwd, options.openie) }),
       onEvent(event) {

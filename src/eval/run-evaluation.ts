@@ -294,7 +294,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       em: answering ? round(mean(methodRows.map((row) => row.em))) : null,
       f1: answering ? round(mean(methodRows.map((row) => row.f1))) : null,
       em_in: answering ? round(mean(methodRows.map((row) => (row.answer === undefined ? null : emIn(row.answer, row.answers ?? []))))) : null,
-      extractive_em_in: extractive ? round(mean(methodRows.map((row) => (row.answerKind === 'extractive' && row.answer !== undefined ? emIn(row.answer, row.answers ?? []) : null)))) : null,
+      extractive_em_in: extractive ? round(mean(methodRows.map((row) => (row.answerKind === 'extractive' && row.answer !== undefined ? emIn(row.answer, row.answers ?? [], { wholeWords: true }) : null)))) : null,
       answer_sentence_precision: extractive ? round(mean(methodRows.map(sentencePrecision))) : null,
       accuracy: round(accuracy),
       accuracy_failures: accuracyFailures,

@@ -69,6 +69,12 @@ describe('f1Score', () => {
 });
 
 describe('emIn', () => {
+  it('with wholeWords a gold answer counts only as whole words of the prediction', () => {
+    assert.equal(emIn('Jingdezhen is in northeastern Jiangxi.', ['no']), 1, "Tree-of-Traversals' substring test");
+    assert.equal(emIn('Jingdezhen is in northeastern Jiangxi.', ['no'], { wholeWords: true }), 0);
+    assert.equal(emIn('No, they are in different states.', ['no'], { wholeWords: true }), 1);
+    assert.equal(emIn('It was founded by the Sangre de Cristo mission.', ['Sangre de Cristo'], { wholeWords: true }), 1);
+  });
   it('is 1 when a normalized alias is contained in the normalized prediction', () => {
     assert.equal(emIn('I think it was G. Stanley Hall, in 1892.', ['G. Stanley Hall']), 1);
     assert.equal(emIn('It was Stanley Hall.', ['G. Stanley Hall', 'Stanley Hall']), 1, 'one alias is enough');

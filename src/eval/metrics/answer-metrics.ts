@@ -100,14 +100,21 @@ export interface EmInOptions {
    * @default false
    */
   multiAnswer?: boolean;
+  /**
+   * Count a gold answer only as whole words of the prediction: "no" is then not found in "northeastern". Tree-of-
+   * Traversals' EM-in is a plain substring test (the default); the extractive scores of `kgrag eval`, whose answers
+   * are whole sentences, use whole words, or a yes/no question would be "answered" by any sentence with "no" in a word.
+   * @default false
+   */
+  wholeWords?: boolean;
 }
 
-function contains(normalizedPrediction: string, gold: string): boolean {
+function contains(normalizedPrediction: string, gold: string, wholeWords: boolean): boolean {
   const normalizedGold = normalizeAnswer(gold);
   // An answer that normalizes to nothing ("The") is a substring of everything; it only matches an
   // equally empty prediction.
   if (normalizedGold === '') return normalizedPrediction === '';
-  return normalizedPrediction.includes(normalizedGold);
+  return wholeWords ? ` ${normalizedPrediction} `.includes(` ${normalizedGold} `) : normalizedPrediction.includes(normalizedGold);
 }
 
 /**
@@ -128,7 +135,7 @@ export function emIn(
   if (options.multiAnswer !== true) {
     const aliases = usableGolds(golds.flat());
     if (aliases.length === 0) return null;
-    return aliases.some((alias) => contains(normalizedPrediction, alias)) ? 1 : 0;
+    return aliases.some((alias) => contains(normalizedPrediction, alias, options.wholeWords === true)) ? 1 : 0;
   }
   // Tree-of-Traversals scores a set of normalized labels, so an answer listed twice counts once.
   const answers = new Map<string, string[]>();
@@ -141,7 +148,7 @@ export function emIn(
   if (answers.size === 0) return null;
   let found = 0;
   for (const aliases of answers.values()) {
-    if (aliases.some((alias) => contains(normalizedPrediction, alias))) found += 1;
+    if (aliases.some((alias) => contains(normalizedPrediction, alias, options.wholeWords === true))) found += 1;
   }
   return found / answers.size;
 }

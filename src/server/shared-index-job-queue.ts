@@ -135,6 +135,7 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
     let uploadsFolder: string | undefined;
     let leaseLost = false;
     let progressTimer: NodeJS.Timeout | undefined;
+    let latestProgress: PipelineEvent | undefined;
     const heartbeat = setInterval(
       () => {
         write(async () => {
@@ -166,9 +167,11 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
           return;
         }
         // Progress is many events a second: the newest is stored at most every half second.
+        latestProgress = event;
         progressTimer ??= setTimeout(() => {
           progressTimer = undefined;
-          write(() => store.record(id, holder, view, event));
+          const newest = latestProgress;
+          write(() => store.record(id, holder, view, newest));
         }, progressWriteMs);
       };
       view.result = await runner.run(request, { command: `${command} (${id})`, onEvent, signal: abort.signal, cancelSignal: cancel.signal });

@@ -62,6 +62,13 @@ export function openPostgresJobStore(pool: pg.Pool, run: SqlRunner, schema: () =
     },
     async claim(holder, leaseSeconds) {
       const s = await schema();
+      // Every process that runs jobs asks about once a second: with nothing to claim, one indexed read answers, without
+      // a transaction or the workspace's lock.
+      const [claimable] = await run.rows(
+        `SELECT 1 FROM ${s}.jobs WHERE workspace = $1 AND (status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < now()))) LIMIT 1`,
+        [workspace],
+      );
+      if (claimable === undefined) return undefined;
       return inPostgresTransaction(pool, async (tx): Promise<ClaimedJob | undefined> => {
         await lockForWrite(tx, `kgrag-jobs:${s}:${workspace}`);
         const active = await tx.rows<{ id: string; status: string; holder: string | null; expired: boolean }>(
@@ -135,13 +142,13 @@ export function openPostgresJobStore(pool: pg.Pool, run: SqlRunner, schema: () =
     },
     async prune(keep) {
       const s = await schema();
-      await run.rows(
-        `DELETE FROM ${s}.jobs WHERE workspace = $1 AND id IN (SELECT id FROM ${s}.jobs WHERE workspace = $1 AND status NOT IN ${activeStatuses} ORDER BY seq DESC OFFSET $2)`,
+      const pruned = await run.rows<{ id: string }>(
+        `DELETE FROM ${s}.jobs WHERE workspace = $1 AND id IN (SELECT id FROM ${s}.jobs WHERE workspace = $1 AND status NOT IN ${activeStatuses} ORDER BY seq DESC OFFSET $2) RETURNING id`,
         [workspace, keep],
       );
-      for (const table of ['job_events', 'job_uploads']) {
-        await run.rows(`DELETE FROM ${s}.${table} t WHERE t.workspace = $1 AND NOT EXISTS (SELECT 1 FROM ${s}.jobs j WHERE j.workspace = t.workspace AND j.id = t.job_id)`, [workspace]);
-      }
+      if (pruned.length === 0) return;
+      const ids = pruned.map((job) => job.id);
+      for (const table of ['job_events', 'job_uploads']) await run.rows(`DELETE FROM ${s}.${table} WHERE workspace = $1 AND job_id = ANY($2)`, [workspace, ids]);
     },
   };
 }

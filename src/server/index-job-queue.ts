@@ -62,6 +62,21 @@ const jobIdPattern = /^job-(\d{6,})$/;
  */
 export const storeAwayCodes: ReadonlySet<string> = new Set(['STORE_UNREACHABLE', 'STORE_UNAVAILABLE', 'STORE_WRITER_LOCK_LOST']);
 
+/** Why a queue that is shutting down refuses a job: 503, to retry. */
+export function takesNoJobsError(): KgragError {
+  return new KgragError('the server is shutting down and takes no new jobs', { code: 'SERVER_SHUTTING_DOWN', category: 'environment', hint: 'retry once the server is back', details: { httpStatus: 503, retryAfterSeconds: 5 } });
+}
+
+/** The reason a cancelled job's run is aborted with (its draft is dropped). */
+export function jobCancelledError(id: string): KgragError {
+  return new KgragError(`job ${id} was cancelled`, { code: 'JOB_CANCELLED', category: 'input' });
+}
+
+/** The reason a shutdown interrupts a running job with (its draft is kept, to be resumed). */
+export function shutdownInterruption(): KgragError {
+  return new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' });
+}
+
 /** Pauses of the queue while its database is away: 1 s, doubling, at most 30 s. */
 export const storeRetrySeconds = { first: 1, most: 30 };
 
@@ -217,14 +232,11 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
     void runNext();
   };
 
-  const stoppedError = (): KgragError =>
-    new KgragError('the server is shutting down and takes no new jobs', { code: 'SERVER_SHUTTING_DOWN', category: 'environment', hint: 'retry once the server is back', details: { httpStatus: 503, retryAfterSeconds: 5 } });
-
   queueMicrotask(kick);
 
   return {
     async submit(given, uploads = []) {
-      if (stopping) throw stoppedError();
+      if (stopping) throw takesNoJobsError();
       let request = given;
       if (uploads.length > 0) {
         if (request.kind !== 'index' || !options.storeUploads) throw new Error('uploads belong to index jobs of a queue that stores them');
@@ -265,7 +277,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
         if (position >= 0) waiting.splice(position, 1);
         await finish(record, 'cancelled');
       } else if (record.view.status === 'running' && running?.id === id) {
-        running.cancel.abort(new KgragError(`job ${id} was cancelled`, { code: 'JOB_CANCELLED', category: 'input' }));
+        running.cancel.abort(jobCancelledError(id));
         await running.stopped;
       }
       return structuredClone(record.view);
@@ -287,7 +299,7 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       options.runner.close?.();
       const current = running;
       if (!current) return;
-      current.abort.abort(new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));
+      current.abort.abort(shutdownInterruption());
       await current.stopped;
     },
     idle() {

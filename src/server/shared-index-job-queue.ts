@@ -6,7 +6,7 @@ import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
 import type { ClaimedJob, SharedJobStore, StoredJob } from '../store/shared-job-store.js';
-import { type IndexJobQueue, storeAwayCodes, storeRetrySeconds } from './index-job-queue.js';
+import { type IndexJobQueue, jobCancelledError, shutdownInterruption, storeAwayCodes, storeRetrySeconds, takesNoJobsError } from './index-job-queue.js';
 import { newJobId } from './job-id.js';
 import type { JobRequest, JobRunner } from './job-runner.js';
 import { applyPipelineEvent, newJobView, warnJob, type JobEvent, type JobStatus, type JobView } from './job-view.js';
@@ -144,7 +144,7 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
             leaseLost = true;
             abort.abort(new KgragError(`job ${id} was taken over by another process: its lease ran out`, { code: 'JOB_LEASE_LOST', category: 'environment' }));
           } else if (lease.cancelRequested && !cancel.signal.aborted) {
-            cancel.abort(new KgragError(`job ${id} was cancelled`, { code: 'JOB_CANCELLED', category: 'input' }));
+            cancel.abort(jobCancelledError(id));
           }
         });
       },
@@ -235,9 +235,6 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
   };
   if (options.runsJobs) loop = work();
 
-  const stoppedError = (): KgragError =>
-    new KgragError('the server is shutting down and takes no new jobs', { code: 'SERVER_SHUTTING_DOWN', category: 'environment', hint: 'retry once the server is back', details: { httpStatus: 503, retryAfterSeconds: 5 } });
-
   const get = async (id: string): Promise<JobView | undefined> => {
     const job = await store.get(id);
     return job === undefined ? undefined : viewOf(job);
@@ -245,7 +242,7 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
 
   return {
     async submit(request, uploads = []) {
-      if (stopping) throw stoppedError();
+      if (stopping) throw takesNoJobsError();
       const id = newJobId();
       const view = newJobView(id, request, now());
       view.input.files = view.input.files.concat(uploads.map((upload) => upload.name));
@@ -265,7 +262,7 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
         if (await finish(id, null, view, job.request as JobRequest, 'cancelled')) return view;
       }
       if (running?.id === id) {
-        running.cancel.abort(new KgragError(`job ${id} was cancelled`, { code: 'JOB_CANCELLED', category: 'input' }));
+        running.cancel.abort(jobCancelledError(id));
         await running.stopped;
         return get(id);
       }
@@ -311,7 +308,7 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
       wake?.();
       runner.close?.();
       const current = running;
-      current?.abort.abort(new KgragError('the server is shutting down; the job resumes when it starts again', { code: 'SERVER_SHUTTING_DOWN', category: 'environment' }));
+      current?.abort.abort(shutdownInterruption());
       await current?.stopped;
       await loop;
     },

@@ -117,9 +117,9 @@ export interface EvaluationOptions {
   /** Grade answers with the LLM (KGP's prompt). @default same as `answer` */
   grade?: boolean;
   /**
-   * Without LLM answers: also answer with each method's extractive answerer and score it (EM-in, the share of quoted
-   * sentences from gold passages), labelled extractive. Each question is then asked twice (retrieval, then the
-   * answer), so it is off by default here; `kgrag eval` turns it on when no LLM answers. @default false
+   * Without LLM answers: answer with each method's extractive answerer and score it (EM-in, the share of quoted
+   * sentences from gold passages), labelled extractive; latency then includes the extractive answer, as it includes
+   * the generated one with an LLM. `kgrag eval` turns it on when no LLM answers. @default false
    */
   extractive?: boolean;
   /**
@@ -364,18 +364,32 @@ async function evaluateQuestion(
   cutoffs: readonly number[],
   methodRanking: RankingInfo | undefined,
 ): Promise<QuestionResult> {
-  const started = performance.now();
+  let started = performance.now();
   let chunks: ContextChunk[] = [];
   let ranking: RankingInfo | undefined;
   let answer: string | undefined;
   let quoted: string[] | undefined;
   let error: string | undefined;
   try {
-    if (answering === 'llm') {
-      const result = await kgrag.query(question.question, { method, params });
-      chunks = result.context.chunks;
-      ranking = result.context.ranking ?? methodRanking;
-      answer = result.answer.text;
+    // One query gives both the retrieval (its context holds every retrieved chunk) and the answer. Without an LLM, a
+    // method that cannot answer (drift) is still measured on its retrieval, and left out of the extractive scores.
+    const asked =
+      answering === 'none'
+        ? undefined
+        : await kgrag.query(question.question, { method, params }).catch((caught: unknown) => {
+            if (answering === 'llm') throw caught;
+            started = performance.now();
+            return undefined;
+          });
+    if (asked !== undefined) {
+      chunks = asked.context.chunks;
+      ranking = asked.context.ranking ?? methodRanking;
+      if (answering === 'llm' || asked.answer.kind === 'extractive') answer = asked.answer.text;
+      if (answering === 'extractive' && asked.answer.kind === 'extractive') {
+        // Each quoted sentence is one citation; a citation of no passage (a report, an entity) is from none.
+        const documentOfChunk = new Map(chunks.map((chunk) => [chunk.id, chunk.documentId]));
+        quoted = asked.citations.map((citation) => (citation.id === undefined ? '' : (documentOfChunk.get(citation.id) ?? '')));
+      }
     } else {
       const retrieved = await kgrag.retrieve(question.question, { method, params });
       chunks = retrieved.retrieval.chunks;
@@ -385,21 +399,6 @@ async function evaluateQuestion(
     error = caught instanceof Error ? caught.message : String(caught);
   }
   const latencyMs = performance.now() - started;
-  // The extractive answer is asked for after retrieval is timed; a method that cannot answer without an LLM (drift)
-  // still has its retrieval measured, and its answer is left out of the extractive scores.
-  if (answering === 'extractive' && error === undefined) {
-    try {
-      const result = await kgrag.query(question.question, { method, params });
-      if (result.answer.kind === 'extractive') {
-        answer = result.answer.text;
-        // Each quoted sentence is one citation; a citation of no passage (a report, an entity) is from none.
-        const documentOfChunk = new Map(result.context.chunks.map((chunk) => [chunk.id, chunk.documentId]));
-        quoted = result.citations.map((citation) => (citation.id === undefined ? '' : (documentOfChunk.get(citation.id) ?? '')));
-      }
-    } catch {
-      // No extractive answer: nothing to score.
-    }
-  }
   const seen = new Set<string>();
   const retrieved: QuestionResult['retrieved'] = [];
   for (const chunk of chunks) {

@@ -3,25 +3,13 @@
 // role without them gets an error naming what it lacks. `kgrag migrate --check` changes nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import pg from 'pg';
 import { nodeScriptArgs, repositoryRoot } from './helpers/node-script.js';
-import { startEmbeddedPostgres, type TestPostgresServer } from './helpers/postgres-servers.js';
+import { postgresTestContext } from './helpers/postgres-test-context.js';
 import { readEvents, sampleCorpus, startTestServer } from './helpers/test-server.js';
 
-let server: TestPostgresServer;
-const folders: string[] = [];
-
-before(async () => {
-  server = await startEmbeddedPostgres();
-});
-after(async () => {
-  await server?.stop();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
+const context = postgresTestContext('kgrag-least-privilege-');
 
 function kgrag(args: string[], url: string, workspace: string): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [...nodeScriptArgs('src/cli/main.ts'), '-w', workspace, ...args], {
@@ -42,10 +30,9 @@ const runtimeGrants = (role: string, database: string): string[] => [
 ];
 
 test('the owner migrates once; a runtime role with only the grants indexes, queries and serves jobs; without them it is told what it lacks', { timeout: 240_000 }, async () => {
-  const ownerUrl = new URL(await server.freshDatabase());
+  const ownerUrl = new URL(await context.postgres().freshDatabase());
   const database = ownerUrl.pathname.slice(1);
-  const workspace = mkdtempSync(join(tmpdir(), 'kgrag-least-privilege-'));
-  folders.push(workspace);
+  const workspace = context.folder();
   const admin = new pg.Pool({ connectionString: ownerUrl.toString(), max: 1 });
   try {
     // --check on a new database: behind, and nothing is created.

@@ -4,10 +4,9 @@
 // and the index equals a clean build; `kgrag worker --role indexer` runs the jobs a query-only server queued.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';

@@ -2,10 +2,9 @@
 // lives with its job in the database, whichever server runs the job, and an edited file uploaded through the other
 // server must replace the document, not add a second one. An upload an older kgrag stored under its path is replaced the same way.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createKgrag } from '../src/api/create-kgrag.js';
 import { postgresTestContext } from './helpers/postgres-test-context.js';
 import { readEvents, startTestServer } from './helpers/test-server.js';

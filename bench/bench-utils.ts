@@ -63,16 +63,24 @@ export interface ServeProcess {
 }
 
 /**
+ * `kgrag <args>` from the sources in a child process, without an LLM key: `command` wraps the Node command line (e.g.
+ * `taskset`), `env` adds variables; stdout is ignored and stderr piped or passed through.
+ */
+export function spawnKgrag(args: readonly string[], options: { command?: readonly string[]; env?: Record<string, string>; stderr: 'pipe' | 'inherit' }): ChildProcess {
+  const [command, ...prefix] = [...(options.command ?? []), process.execPath];
+  return spawn(command as string, [...prefix, '--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'ignore', options.stderr],
+  });
+}
+
+/**
  * Starts `kgrag serve` on `workspace` on a free loopback port, without an LLM key (extractive answers), and resolves
  * once it says where it serves. `command` wraps the Node command line (e.g. `taskset`); `args` are more serve flags.
  */
 export async function startServe(workspace: string, options: { command?: readonly string[]; args?: readonly string[]; env?: Record<string, string> } = {}): Promise<ServeProcess> {
-  const [command, ...prefix] = [...(options.command ?? []), process.execPath];
-  const child = spawn(
-    command as string,
-    [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', ...(options.args ?? [])],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawnKgrag(['-w', workspace, 'serve', '--port', '0', '--log-level', 'warn', ...(options.args ?? [])], { ...options, stderr: 'pipe' });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {

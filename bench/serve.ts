@@ -15,10 +15,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createKgrag } from '../src/api/create-kgrag.js';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres } from '../test/helpers/postgres-servers.js';
-import { type BenchResult, result, runChild, sharedDatasets, startServe, type ServeProcess, twoWikiQuestions } from './bench-utils.js';
+import { type BenchResult, result, runChild, sharedDatasets, spawnKgrag, startServe, type ServeProcess, twoWikiQuestions } from './bench-utils.js';
 
 const connections = 50;
 const durationSeconds = 20;
@@ -229,17 +227,6 @@ async function loadWhileAdding(
   return { ...during, jobSeconds: await ended };
 }
 
-/** `kgrag worker --role indexer` on a Postgres workspace, on the given CPUs. */
-function startIndexer(workspace: string, databaseUrl: string, command: readonly string[]): ChildProcess {
-  const [program, ...prefix] = [...command, process.execPath];
-  const child = spawn(program as string, [...prefix, '--import', 'tsx', 'src/cli/main.ts', '-w', workspace, 'worker', '--role', 'indexer'], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { PATH: process.env.PATH ?? '', KGRAG_DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}
-
 /** Clients of the issue-39 loads below saturation: with 50, latency is mostly waiting in line (50 / throughput). */
 const fewClients = 8;
 
@@ -297,7 +284,7 @@ export async function benchServePostgres(runs: number): Promise<Record<string, B
         await inServer.exited;
       }
       const queries = await startServe(workspace, { command: pinned(pinning), args: [...serveArgs, '--index-jobs', 'workers'], env });
-      const indexer = startIndexer(workspace, url, pinning ? ['taskset', '-c', pinning.client] : []);
+      const indexer = spawnKgrag(['-w', workspace, 'worker', '--role', 'indexer'], { command: pinning ? ['taskset', '-c', pinning.client] : [], env, stderr: 'inherit' });
       try {
         await warmUp(queries);
         await httpLoad(queries.url, 10, fewClients);

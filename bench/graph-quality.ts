@@ -15,14 +15,15 @@ import { createKgrag } from '../src/api/create-kgrag.js';
 import { createRandom } from '../src/core/random.js';
 import { type BenchResult, result, runChild, sharedDatasets } from './bench-utils.js';
 
-/** A name compared without case, accents' marks aside, or punctuation. */
+/** A name compared without case, accent marks, punctuation or a leading article ("The Intercept" is "Intercept"). */
 function comparable(name: string): string {
   return name
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+    .trim()
+    .replace(/^(the|a|an) /, '');
 }
 
 /** A generic phrase: no capital letter and no digit anywhere in the name. */
@@ -44,8 +45,12 @@ export async function benchGraphQuality(): Promise<Record<string, BenchResult>> 
       const generic = top.filter((entity) => isGenericName(entity.title));
       process.stderr.write(`  generic names among the top ${top.length} by degree (${generic.length}): ${generic.map((entity) => entity.title).join(', ')}\n`);
       const names = new Set(entities.flatMap((entity) => [entity.title, ...entity.aliases].map(comparable)));
-      const titles = [...new Set(corpus.map((passage) => comparable(passage.title)))];
+      const titles = [...new Set(corpus.map((passage) => comparable(passage.title.replace(/\s*\([^()]*\)$/, ''))))];
       const found = titles.filter((title) => names.has(title)).length;
+      const missing = titles.filter((title) => !names.has(title));
+      const missingRandom = createRandom(41);
+      const missingSample = Array.from({ length: Math.min(40, missing.length) }, () => missing[Math.floor(missingRandom() * missing.length)] as string);
+      process.stderr.write(`  ${missing.length} titles not found; 40 drawn at random: ${missingSample.join('; ')}\n`);
       const aliases = entities.flatMap((entity) => entity.aliases.filter((alias) => alias !== entity.title).map((alias) => `${alias} → ${entity.title}`));
       const random = createRandom(40);
       const sample = Array.from({ length: Math.min(20, aliases.length) }, () => aliases[Math.floor(random() * aliases.length)] as string);

@@ -246,8 +246,8 @@ describe('graph browser over the sample corpus index', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  test('"kester weir" finds the Kester Weir Bridge first, and its exact title matches whatever the case', async () => {
-    const [first] = await kgrag.graph.searchEntities('kester weir');
+  test('"kester weir br" finds the Kester Weir Bridge first, and its exact title matches whatever the case', async () => {
+    const [first] = await kgrag.graph.searchEntities('kester weir br');
     assert.equal(first?.title, 'Kester Weir Bridge');
     assert.equal(first?.match, 'prefix');
     const [exact] = await kgrag.graph.searchEntities('KESTER WEIR BRIDGE');

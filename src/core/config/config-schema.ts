@@ -140,7 +140,13 @@ export const inputConfigSchema = z
 
 export const nlpExtractConfigSchema = z
   .object({
-    minNodeFrequency: positiveInt().default(2).describe('Drop phrases found in fewer chunks (GraphRAG fast: 2)'),
+    minNodeFrequency: positiveInt().default(2).describe('Drop common noun phrases found in fewer chunks (GraphRAG fast: 2)'),
+    minProperNameFrequency: positiveInt()
+      .default(1)
+      .describe('Drop proper names found in fewer chunks; 1 keeps a name mentioned once, so it is an entity as soon as its document is added (GraphRAG fast: 2, as for phrases)'),
+    minPhraseRepeats: positiveInt()
+      .default(2)
+      .describe('A common noun phrase counts in a chunk only when the chunk mentions it this often: a passage about it repeats it, one that merely uses it does not ("same time", "film director"); 1 counts every mention (GraphRAG fast)'),
     minNodeDegree: z
       .number()
       .int()

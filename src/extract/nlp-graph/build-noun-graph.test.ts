@@ -3,14 +3,17 @@ import { describe, test } from 'node:test';
 import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config/config-schema.js';
 import { createRandom } from '../../core/random.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
-import { buildNounGraph, percentile, phraseEntityId } from './build-noun-graph.js';
+import { buildNounGraph, describePhrase, descriptionWindow, percentile, phraseEntityId } from './build-noun-graph.js';
 import type { ChunkPhrases, NounGraph } from './build-noun-graph.js';
+import { graphMentions } from './graph-mentions.js';
 import { createNounPhraseExtractor, extractNounPhrases } from './noun-phrase-extractor.js';
 import type { MentionKind, PhraseMention } from './noun-phrase-extractor.js';
 
 /** Every pruning step off: only "nodes without edges are dropped" remains. */
 const noPruning: NlpExtractConfig = {
   minNodeFrequency: 1,
+  minProperNameFrequency: 1,
+  minPhraseRepeats: 1,
   minNodeDegree: 0,
   minEdgeWeightPercentile: 0,
   removeEgoNodes: false,
@@ -258,7 +261,7 @@ describe('buildNounGraph: pruning (GraphRAG prune_graph order)', () => {
 
   test('the GraphRAG fast defaults on the example', () => {
     // freq ≥ 2 drops d; ego a (degree 3) goes; only bc is left, and it is at its own 40th percentile.
-    const graph = buildNounGraph(example(), { minNodeFrequency: 2, minNodeDegree: 1, minEdgeWeightPercentile: 40, removeEgoNodes: true, maxPhrasesPerChunk: 64, typing: 'auto' });
+    const graph = buildNounGraph(example(), { minNodeFrequency: 2, minProperNameFrequency: 2, minPhraseRepeats: 1, minNodeDegree: 1, minEdgeWeightPercentile: 40, removeEgoNodes: true, maxPhrasesPerChunk: 64, typing: 'auto' });
     assert.deepEqual(pairsOf(graph, vocabulary), ['b-c']);
     assert.deepEqual(keysOf(graph, vocabulary), ['b', 'c']);
   });
@@ -344,6 +347,8 @@ describe('buildNounGraph: ids, determinism and descriptions', () => {
         removeEgoNodes: random() < 0.5,
         maxPhrasesPerChunk: 2 + Math.floor(random() * 8),
         typing: 'none',
+        minProperNameFrequency: 1,
+        minPhraseRepeats: 1,
       };
       const expected = referenceGraph(lists, config);
       const graph = buildNounGraph(chunksOf(...lists), config);
@@ -636,3 +641,37 @@ describe('phrases found in one chunk only', () => {
     }
   });
 });
+
+describe('specific entities in fast mode (issue 40)', () => {
+  const defaults: NlpExtractConfig = { ...noPruning, minNodeFrequency: 2, minProperNameFrequency: 1, minPhraseRepeats: 2 };
+
+  test('a proper name found in one chunk is an entity; a common phrase found in one chunk is not', () => {
+    const chunks = [
+      chunkOf('c1', [{ key: 'ada lovelace', surface: 'Ada Lovelace', kind: 'proper' }, 'analytical engine', 'punched card']),
+      chunkOf('c2', ['analytical engine', 'punched card']),
+    ];
+    chunks[0]?.extraction.mentions.push({ key: 'same time', surface: 'same time', start: 0, end: 0, sentence: 0, kind: 'phrase' });
+    const keys = buildNounGraph(chunks, defaults).entities.map((found) => found.id);
+    assert.ok(keys.includes(phraseEntityId('ada lovelace')));
+    assert.ok(!keys.includes(phraseEntityId('same time')));
+  });
+
+  test('a common phrase counts in a chunk only where the chunk repeats it; proper names always count', () => {
+    const chunk = chunkOf('c1', [{ key: 'charles babbage', surface: 'Charles Babbage', kind: 'proper' }, 'difference engine', 'difference engine', 'same time']);
+    assert.deepEqual(
+      graphMentions(chunk.extraction, 2).mentions.map((found) => found.key),
+      ['charles babbage', 'difference engine', 'difference engine'],
+    );
+    assert.equal(graphMentions(chunk.extraction, 1), chunk.extraction, 'minPhraseRepeats 1 is GraphRAG: every mention');
+  });
+
+  test('a description puts the sentence defining the name first, and reads as prose', () => {
+    const sentences = ['# Engines\nIn 1834 Babbage began the Analytical Engine.', 'Charles Babbage was an English **mathematician**.'];
+    const described = describePhrase(sentences.map((text, position) => ({ position, read: () => text })), 'Charles Babbage');
+    assert.equal(described.text, 'Charles Babbage was an English mathematician. In 1834 Babbage began the Analytical Engine.');
+    assert.equal(described.through, 0);
+    const many = Array.from({ length: descriptionWindow + 2 }, (_, position) => ({ position, read: () => `Sentence ${position} names Babbage.` }));
+    assert.equal(describePhrase(many, 'Babbage').through, descriptionWindow, 'the first chunks decide it; later ones cannot change it');
+  });
+});
+

@@ -1,6 +1,7 @@
 import type { NlpExtractConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
+import { plainSentence } from '../../text/plain-sentence.js';
 import type { MentionKind, PhraseExtraction } from './noun-phrase-extractor.js';
 
 /*
@@ -158,7 +159,8 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   });
   nodeIndex.clear();
   const nodeCount = keys.length;
-  const light = (index: number): boolean => config.minNodeFrequency >= 2 && frequency[index] === 1;
+  const minFrequency = (index: number): number => (proper[index] === 1 ? config.minProperNameFrequency : config.minNodeFrequency);
+  const light = (index: number): boolean => minFrequency(index) >= 2 && frequency[index] === 1;
 
   // The phrases of each chunk that pair up: all, or the most frequent when there are more than maxPhrasesPerChunk.
   const capped: number[][] = [];
@@ -228,7 +230,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     egoKey = keys[ego] as string;
   }
   for (let index = 0; index < nodeCount; index++) {
-    if ((degree[index] as number) < config.minNodeDegree || (frequency[index] as number) < config.minNodeFrequency) removed[index] = 1;
+    if ((degree[index] as number) < config.minNodeDegree || (frequency[index] as number) < minFrequency(index)) removed[index] = 1;
   }
   const alive = (pair: number): boolean => {
     const key = pairKeys[pair] as number;
@@ -309,7 +311,10 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     const aliases = [...node.surfaces.keys()].filter((surface) => surface !== title && surface.toLowerCase() !== title.toLowerCase()).slice(0, 10);
     const id = phraseEntityId(node.key);
     entityIdOfNode.set(index, id);
-    const description = describePhrase(node.sentences.map(([chunkIndex, start, end, position]) => ({ position, read: () => (chunks[chunkIndex] as ChunkPhrases).text.slice(start, end) })));
+    const description = describePhrase(
+      node.sentences.map(([chunkIndex, start, end, position]) => ({ position, read: () => (chunks[chunkIndex] as ChunkPhrases).text.slice(start, end) })),
+      title,
+    );
     described[index] = description.through;
     entities.push({
       id,
@@ -362,25 +367,48 @@ export interface MentionSentence {
   read(): string;
 }
 
+/** Sentences a description chooses from: the first mention sentence of each of a node's first chunks. */
+export const descriptionWindow = 6;
+
 /**
- * Up to two distinct sentences mentioning a node, from its first chunks (each chunk's first mention sentence, in
- * corpus order, read lazily: most descriptions are made from the first two): an extractive description. `through` is
- * how many of the node's leading chunks decided it when it stopped early (0 when it read them all): chunks added after
- * those cannot change it.
+ * Up to two distinct sentences mentioning a node, chosen among the first mention sentences of its first
+ * {@link descriptionWindow} chunks (in corpus order, read lazily), cleaned of markdown: sentences that define the
+ * name ("Charles Babbage was an English mathematician …") first, then the others in order — an extractive
+ * description. `through` is how many of the node's leading chunks decided it when the node has more (0 when it read
+ * them all): chunks added after those cannot change it.
  */
-export function describePhrase(sentences: Iterable<MentionSentence>): { text: string; through: number } {
+export function describePhrase(sentences: Iterable<MentionSentence>, name: string): { text: string; through: number } {
+  const candidates: Array<{ text: string; defining: boolean }> = [];
+  let through = 0;
+  let lastPosition = -1;
+  for (const { position, read } of sentences) {
+    if (candidates.length === descriptionWindow) {
+      through = lastPosition + 1;
+      break;
+    }
+    lastPosition = position;
+    const text = plainSentence(read());
+    if (text.length > 0 && !candidates.some((candidate) => candidate.text === text)) candidates.push({ text, defining: definesName(text, name) });
+  }
+  const ordered = [...candidates.filter((candidate) => candidate.defining), ...candidates.filter((candidate) => !candidate.defining)];
   const parts: string[] = [];
   let length = 0;
-  for (const { position, read } of sentences) {
-    const sentence = read().replace(/\s+/g, ' ').trim();
-    if (parts.includes(sentence) || sentence.length === 0) continue;
-    if (parts.length > 0 && length + sentence.length > maxDescriptionLength) return { text: parts.join(' '), through: position + 1 };
-    parts.push(sentence.length > maxDescriptionLength ? `${sentence.slice(0, maxDescriptionLength - 1)}…` : sentence);
-    length += sentence.length;
-    if (parts.length === 2) return { text: parts.join(' '), through: position + 1 };
+  for (const { text } of ordered) {
+    if (parts.length > 0 && length + text.length > maxDescriptionLength) break;
+    parts.push(text.length > maxDescriptionLength ? `${text.slice(0, maxDescriptionLength - 1)}…` : text);
+    length += text.length;
+    if (parts.length === 2) break;
   }
-  return { text: parts.join(' '), through: 0 };
+  return { text: parts.join(' '), through };
 }
+
+/** Whether a sentence defines the name: the name near its start, then "is a", "was the", "are" … */
+export function definesName(sentence: string, name: string): boolean {
+  const at = sentence.toLowerCase().indexOf(name.toLowerCase());
+  if (at < 0 || at > 60) return false;
+  return /^[^.;:]{0,80}?\b(?:is|was|are|were|has been|had been)\s+(?:also\s+)?(?:a|an|the|one)\b/i.test(sentence.slice(at + name.length));
+}
+
 
 /** The sentences mentioning a phrase key in a chunk, distinct, in mention order. */
 export type SentenceLookup = (chunk: ChunkPhrases, key: string) => readonly number[];
@@ -410,7 +438,7 @@ export function sharedSentence(keyA: string, keyB: string, shared: Iterable<Chun
     for (const sentence of sentencesOf(chunk, keyB)) {
       if (!left.includes(sentence)) continue;
       const span = chunk.extraction.sentences[sentence];
-      if (span) return chunk.text.slice(span[0], span[1]).replace(/\s+/g, ' ').trim().slice(0, maxDescriptionLength);
+      if (span) return plainSentence(chunk.text.slice(span[0], span[1])).slice(0, maxDescriptionLength);
     }
   }
   return '';

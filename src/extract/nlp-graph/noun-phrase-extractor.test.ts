@@ -59,6 +59,30 @@ describe('text inside long runs without whitespace', () => {
   });
 });
 
+describe('names beyond the part-of-speech patterns (issue 40)', () => {
+  const mention = (text: string, key: string) => extractor.extract(text).mentions.find((found) => found.key === key);
+
+  test('a title-case name holding words that are no proper nouns is one name, marked joined', () => {
+    assert.equal(mention('Life Is What You Make It is a 2017 documentary film.', 'life is what you make it')?.joined, true);
+    assert.ok(mention('He was King Constantine I until 1917.', 'constantine i'));
+  });
+
+  test('names joined by a preposition in prose stay apart, and a sentence-initial function word is no part of a name', () => {
+    assert.equal(mention('Mara Ellison met Jonas Reed in Kestermouth.', 'jonas reed in kestermouth'), undefined);
+    assert.equal(mention('In Kester Weir Bridge news, nothing.', 'in kester weir bridge'), undefined);
+  });
+
+  test('a name with its style after a comma is one name besides its parts', () => {
+    const found = mention('William Alington, 3rd Baron Alington was an English peer.', 'william alington 3rd baron alington');
+    assert.equal(found?.surface, 'William Alington, 3rd Baron Alington');
+    assert.ok(mention('William Alington, 3rd Baron Alington was an English peer.', 'william alington'));
+  });
+
+  test('a roman numeral ending a sentence leaves its full stop out of the name', () => {
+    assert.equal(mention('The first machine sold was the UNIVAC I.', 'univac i')?.surface, 'UNIVAC I');
+  });
+});
+
 describe('a noun-phrase extractor of single texts', () => {
   const texts = ['Mara Ellison crossed the Weir Bridge at dawn.', 'The Kestermouth Brass Band played at the Harvest Festival.', 'Captain Jonas Reed sailed from Porthkerris.'];
   const keysOf = (found: ReturnType<typeof extractNounPhrases>): string[] => found.mentions.map((mention) => mention.key);

@@ -26,6 +26,8 @@ export interface PhraseMention {
   kind: MentionKind;
   /** A type suggested by the words around or inside the mention, if any. */
   typeHint?: string;
+  /** A name found over several pattern spans — a title-case run or a name with its style — besides those spans. */
+  joined?: true;
 }
 
 /** Candidate mentions and sentence spans of one text. */
@@ -35,7 +37,7 @@ export interface PhraseExtraction {
 }
 
 /** Bumped when extraction output changes, so stored extractions are recomputed. */
-export const nounPhraseExtractorVersion = 2;
+export const nounPhraseExtractorVersion = 3;
 
 /** Words that may join two proper nouns into one name ("University of Paris"); other prepositions split. */
 const nameConnectors = '[of|de|del|della|di|du|des|van|von|der|for|la|le]';
@@ -71,6 +73,17 @@ const calendarWords = new Set([
 const tokenPattern = /^[\p{L}\p{N}][\p{L}\p{N}\-'’.&]*$/u;
 const connectorWords = new Set(['of', 'de', 'del', 'della', 'di', 'du', 'des', 'van', 'von', 'der', 'for', 'la', 'le']);
 const maxTokenLength = 25;
+/** Lower-case words a title-case name may hold between its capitalised words ("Return to the Hiding Place"). */
+const titleSmallWords = new Set([...connectorWords, 'a', 'an', 'the', 'in', 'on', 'to', 'into', 'from', 'with', 'upon']);
+const leadingArticles = new Set(['the', 'a', 'an']);
+/** Parts of speech of a sentence's first word that is capitalised only because it starts the sentence ("In", "Later", "He"). */
+const functionTags = new Set(['ADV', 'ADP', 'PRON', 'DET', 'CCONJ', 'SCONJ', 'AUX', 'PART', 'INTJ', 'NUM']);
+/** Words that open a style after a name and a comma: "William Alington, 3rd Baron Alington", "Louis I, Count of Nevers". */
+const styleWords = new Set(['duke', 'duchess', 'count', 'countess', 'earl', 'baron', 'baroness', 'baronet', 'viscount', 'viscountess', 'marquess', 'marquis', 'marchioness', 'emperor', 'empress', 'king', 'queen', 'prince', 'princess', 'lord', 'lady', 'elector', 'electress', 'margrave', 'landgrave', 'grand', 'bishop', 'archbishop', 'abbot', 'abbess', 'sultan', 'khan', 'emir', 'shah', 'tsar', 'czar']);
+/** Between a name and its style: a comma, and an ordinal for a numbered peerage. */
+const styleJoint = /^,\s*(?:\d+(?:st|nd|rd|th)\s+)?$/;
+/** Tokens a title-case name spans at most. */
+const maxTitleTokens = 10;
 /**
  * Tokens inside a run of more characters than this without whitespace — base64, hashes, paths, identifiers, glued
  * lists — are no entity candidates: wink splits such a run at its punctuation into word-like pieces, and a file of
@@ -260,6 +273,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     }
     mentions.push(span);
   });
+  addTitleCaseNames();
+  addStyledNames();
   // Hyphenated common nouns ("car-wash", "sea-wall") count even alone, as in GraphRAG.
   for (let index = 2; index < values.length; index++) {
     if (values[index - 1] !== '-' || !glued(index - 1) || !glued(index) || tags[index] !== 'NOUN' || !isNounLike(tags[index - 2])) continue;
@@ -272,6 +287,81 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
   }
   mentions.sort((left, right) => left.start - right.start || left.end - right.end);
   return { sentences, mentions };
+
+  /**
+   * Names written in title case whose words are not all proper nouns to the tagger — the titles of works and
+   * institutions ("Life Is What You Make It", "Return to the Hiding Place", "Constantine I", "Jan IV of Oświęcim"):
+   * a run of capitalised words within a sentence, with the small words of titles between them, at least two
+   * capitalised words, a leading article or title left out. A sentence's first word leaves the run when it is a function word
+   * ("In", "Later", "He"): it is capitalised because it starts the sentence. A run the patterns above already found as
+   * one span adds nothing.
+   */
+  function addTitleCaseNames(): void {
+    const capitalised = (index: number): boolean => /^\p{Lu}/u.test(values[index] as string) && isWord(index) && !excluded[index] && !inLongRun[index];
+    const small = (index: number): boolean => titleSmallWords.has(values[index] as string);
+    const sameSentence = (a: number, b: number): boolean => sentenceOfToken[a] === sentenceOfToken[b];
+    const spans = new Set(mentions.map((mention) => `${mention.start}:${mention.end}`));
+    for (let index = 0; index < values.length; ) {
+      if (!capitalised(index)) {
+        index++;
+        continue;
+      }
+      let last = index;
+      let capitals = 1;
+      for (let next = index + 1; next < values.length && next - index < maxTitleTokens && sameSentence(index, next); next++) {
+        if (capitalised(next)) {
+          last = next;
+          capitals++;
+        } else if (!small(next)) break;
+      }
+      let first = index;
+      const startsSentence = (at: number): boolean => at === 0 || !sameSentence(at - 1, at);
+      const leading = (at: number): boolean => {
+        const lower = (values[at] as string).toLowerCase();
+        return leadingArticles.has(lower) || personTitles.has(lower.replace(/\.$/, '')) || (startsSentence(at) && functionTags.has(tags[at] as string));
+      };
+      while (first < last && leading(first)) {
+        if (capitalised(first)) capitals--;
+        first++;
+        while (first < last && small(first)) first++;
+      }
+      index = last + 1;
+      if (capitals < 2 || first >= last) continue;
+      // Names joined by a preposition are prose ("Hewlett-Packard in Kestermouth"); a title has a word that is no name.
+      let joined = false;
+      let titleWord = false;
+      for (let at = first; at <= last; at++) {
+        if (small(at)) joined = true;
+        else if (tags[at] !== 'PROPN') titleWord = true;
+      }
+      if (joined && !titleWord) continue;
+      const span = buildMention(first, last, 'proper');
+      if (!span || spans.has(`${span.start}:${span.end}`)) continue;
+      spans.add(`${span.start}:${span.end}`);
+      mentions.push({ ...span, joined: true });
+    }
+  }
+
+  /** A name with its style after a comma, as one name besides its parts: "Robert Petre, 9th Baron Petre". */
+  function addStyledNames(): void {
+    const proper = mentions.filter((mention) => mention.kind === 'proper').sort((left, right) => left.start - right.start || right.end - left.end);
+    const byStart = new Map<number, PhraseMention>();
+    for (const mention of proper) if (!byStart.has(mention.start) || (byStart.get(mention.start) as PhraseMention).end < mention.end) byStart.set(mention.start, mention);
+    for (const name of proper) {
+      const gap = /^,\s*(?:\d+(?:st|nd|rd|th)\s+)?/.exec(text.slice(name.end, name.end + 12));
+      if (!gap || !styleJoint.test(gap[0])) continue;
+      const style = byStart.get(name.end + gap[0].length);
+      if (!style || style.sentence !== name.sentence || !styleWords.has(style.key.split(' ')[0] as string)) continue;
+      const surface = text.slice(name.start, style.end);
+      const key = normalizePhraseKey(surface.split(/\s+/));
+      if (mentions.some((mention) => mention.start === name.start && mention.end === style.end)) continue;
+      mentions.push({ key, surface, start: name.start, end: style.end, sentence: name.sentence, kind: 'proper', typeHint: name.typeHint ?? 'person', joined: true });
+    }
+  }
+
+  function isWord(index: number): boolean {
+    return tokenPattern.test(values[index] ?? '');
+  }
 
   function glued(index: number): boolean {
     return (spaces[index] as string).length === 0;
@@ -294,7 +384,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     const lower = words.map((word) => word.toLowerCase());
     if (lower.every((word) => calendarWords.has(word) || /^\p{N}+$/u.test(word))) return undefined;
     const start = starts[first] as number;
-    const end = tokenEnd(last);
+    // A roman numeral ending a sentence keeps the full stop in its token: "UNIVAC I." is "UNIVAC I".
+    const end = tokenEnd(last) - (words.length > 1 && /^[IVXLC]+\.$/.test(values[last] as string) ? 1 : 0);
     const surface = text.slice(start, end).replace(/['’]s$/, '');
     let keySource = surface;
     if (kind === 'phrase') {

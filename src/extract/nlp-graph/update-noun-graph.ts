@@ -174,12 +174,13 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     return false;
   };
   const isEgo = (node: number): boolean => state.egoKey !== null && keys[node] === state.egoKey;
+  const minFrequency = (properMentions: number | undefined): number => ((properMentions ?? 0) > 0 ? config.minProperNameFrequency : config.minNodeFrequency);
   const aliveNow = new Int8Array(nodeCount);
   const alive = (node: number): boolean => {
-    if (aliveNow[node] === 0) aliveNow[node] = !isEgo(node) && (frequency[node] as number) >= config.minNodeFrequency && hasDegree(node, 1) ? 1 : -1;
+    if (aliveNow[node] === 0) aliveNow[node] = !isEgo(node) && (frequency[node] as number) >= minFrequency(proper[node]) && hasDegree(node, 1) ? 1 : -1;
     return aliveNow[node] === 1;
   };
-  const wasAlive = (node: number): boolean => !isEgo(node) && (oldFrequency[node] as number) >= config.minNodeFrequency && hasDegree(node, 2);
+  const wasAlive = (node: number): boolean => !isEgo(node) && (oldFrequency[node] as number) >= minFrequency(state.proper[node]) && hasDegree(node, 2);
 
   const touched = new Set<number>();
   for (let chunk = 0; chunk < chunkIds.length; chunk++) {
@@ -328,7 +329,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     quotes.push({
       chunks: entity.chunkIds,
       run(chunkAt) {
-        const description = describePhrase(mentionSentences(key, entity.chunkIds.length, chunkAt));
+        const description = describePhrase(mentionSentences(key, entity.chunkIds.length, chunkAt), title);
         entity.description = description.text;
         described[node] = description.through;
       },

@@ -2,6 +2,7 @@ import { runTask } from '../../core/cooperative-task.js';
 import { contentId } from '../../core/ids.js';
 import type { ChunkRecord, ExtractionRecord } from '../../core/types.js';
 import { buildNounGraph, type ChunkPhrases, type NounGraphFit } from '../../extract/nlp-graph/build-noun-graph.js';
+import { graphMentions } from '../../extract/nlp-graph/graph-mentions.js';
 import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../extract/nlp-graph/noun-phrase-extractor.js';
 import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from '../../extract/nlp-graph/noun-graph-state.js';
 import { autoTypingCutoff, typeEntities } from '../../extract/nlp-graph/type-entities.js';
@@ -77,7 +78,7 @@ async function freshStep(context: StepContext, epoch: string, settings: string):
   const chunks = await store.table('chunks').all();
   const stored = ownExtractions(await store.table('extractions').where('extractor', [extractor]));
   const { extractions, created } = await extract(context, chunks, stored, chunks.length);
-  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: extractions.get(chunk.id) as PhraseExtraction }));
+  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, nlp.minPhraseRepeats) }));
   let fit: NounGraphFit | undefined;
   const graph = buildNounGraph(phrases, nlp, (fitted) => (fit = fitted));
   const typingCutoff = nlp.typing === 'auto' ? autoTypingCutoff(graph.entities) : null;
@@ -131,11 +132,12 @@ async function updateStep(context: StepContext, state: NounGraphState, epoch: st
   const added = addedIds.map((id) => addedChunks.get(id) as ChunkRecord);
   const storedAdded = new Map([...changedExtractions].filter(([chunkId]) => addedChunks.has(chunkId)));
   const { extractions, created } = await extract(context, added, storedAdded, added.length);
+  const repeats = config.extract.nlp.minPhraseRepeats;
   const update = await updateNounGraph(
     state,
     {
-      added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: extractions.get(chunk.id) as PhraseExtraction })),
-      removed: removedIds.map((chunkId) => ({ chunkId, extraction: (changedExtractions.get(chunkId) as ExtractionRecord).parsed as PhraseExtraction })),
+      added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, repeats) })),
+      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as PhraseExtraction, repeats) })),
     },
     config.extract.nlp,
     {
@@ -144,7 +146,7 @@ async function updateStep(context: StepContext, state: NounGraphState, epoch: st
         const parsed = ownExtractions(await store.table('extractions').where('chunkId', ids));
         return texts.flatMap((chunk) => {
           const record = parsed.get(chunk.id);
-          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: record.parsed as PhraseExtraction }] : [];
+          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(record.parsed as PhraseExtraction, repeats) }] : [];
         });
       },
       entities: (ids) => store.table('entities').get(ids),

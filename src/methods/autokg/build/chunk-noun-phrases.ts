@@ -130,6 +130,7 @@ function decodeMentions(stored: StoredMentions): PhraseOccurrence[] {
   return stored.mentions.map(([surface, proper, key]) => ({ key: key ?? surface.toLowerCase(), surface, kind: proper === 1 ? 'proper' : 'phrase' }));
 }
 
+/** AutoKG's keywords are the pattern spans; the names joined over several of them (`joined`) are the graph's. */
 function mentionsOf(extraction: PhraseExtraction): PhraseOccurrence[] {
-  return extraction.mentions.map((mention) => ({ key: mention.key, surface: mention.surface, kind: mention.kind }));
+  return extraction.mentions.filter((mention) => !mention.joined).map((mention) => ({ key: mention.key, surface: mention.surface, kind: mention.kind }));
 }

@@ -3,6 +3,8 @@
  * graph and communities the explorer draws) is read back:
  * - `top300_generic_share`: of the 300 entities of highest degree (the explorer's first screen), the share whose name is
  *   a generic phrase — no capital letter and no digit ("same time", "commercial success"); the list goes to stderr;
+ * - `top300_common_word_share`: of the same 300, the share of one-word names that the corpus writes in lower case more
+ *   often than capitalised inside a sentence ("Born", "Shortly": capitalised only where they open a sentence);
  * - `title_entity_recall`: the share of 2Wiki's passage titles (each names the person, film or place its passage is
  *   about) found as an entity's name or alias, compared case- and punctuation-insensitively;
  * - `alias_merges`: how many aliases the graph's entities hold, with 20 drawn at random (seeded) for a person to check.
@@ -33,7 +35,7 @@ export function isGenericName(name: string): boolean {
 
 export async function benchGraphQuality(): Promise<Record<string, BenchResult>> {
   const corpusFile = join(sharedDatasets, '2wiki-corpus/corpus.json');
-  const corpus = JSON.parse(readFileSync(corpusFile, 'utf8')) as Array<{ title: string }>;
+  const corpus = JSON.parse(readFileSync(corpusFile, 'utf8')) as Array<{ title: string; text: string }>;
   const workspace = mkdtempSync(join(tmpdir(), 'kgrag-bench-graph-quality-'));
   try {
     process.stderr.write('  indexing 2Wiki (fast mode, method local)\n');
@@ -44,6 +46,19 @@ export async function benchGraphQuality(): Promise<Record<string, BenchResult>> 
       const top = [...entities].sort((a, b) => b.degree - a.degree || a.title.localeCompare(b.title)).slice(0, 300);
       const generic = top.filter((entity) => isGenericName(entity.title));
       process.stderr.write(`  generic names among the top ${top.length} by degree (${generic.length}): ${generic.map((entity) => entity.title).join(', ')}\n`);
+      // Words of the corpus written in lower case, and capitalised inside a sentence (after a word, not after a full stop).
+      const lowerCase = new Map<string, number>();
+      const capitalisedInside = new Map<string, number>();
+      for (const passage of corpus) {
+        for (const match of passage.text.matchAll(/(^|[.!?]\s+|\s)(\p{L}+)/gu)) {
+          const word = match[2] as string;
+          const opening = match[1] !== ' ' && match[1] !== '\n' && match[1] !== '\t';
+          if (/^\p{Ll}/u.test(word)) lowerCase.set(word, (lowerCase.get(word) ?? 0) + 1);
+          else if (!opening) capitalisedInside.set(word.toLowerCase(), (capitalisedInside.get(word.toLowerCase()) ?? 0) + 1);
+        }
+      }
+      const commonWord = top.filter((entity) => /^\p{Lu}\p{Ll}+$/u.test(entity.title) && (lowerCase.get(entity.title.toLowerCase()) ?? 0) > (capitalisedInside.get(entity.title.toLowerCase()) ?? 0));
+      process.stderr.write(`  one-word names among the top ${top.length} that the corpus writes in lower case more often than capitalised inside a sentence (${commonWord.length}): ${commonWord.map((entity) => entity.title).join(', ')}\n`);
       const names = new Set(entities.flatMap((entity) => [entity.title, ...entity.aliases].map(comparable)));
       const titles = [...new Set(corpus.map((passage) => comparable(passage.title.replace(/\s*\([^()]*\)$/, ''))))];
       const found = titles.filter((title) => names.has(title)).length;
@@ -57,6 +72,7 @@ export async function benchGraphQuality(): Promise<Record<string, BenchResult>> 
       process.stderr.write(`  ${aliases.length} aliases; 20 drawn at random: ${sample.join('; ') || 'none'}\n`);
       return {
         top300_generic_share: result([generic.length / Math.max(1, top.length)], `share (${generic.length} of ${top.length}; the list is on stderr)`),
+        top300_common_word_share: result([commonWord.length / Math.max(1, top.length)], `share (${commonWord.length} of ${top.length}: one-word names the corpus mostly writes in lower case — "Born", "Shortly"; list on stderr)`),
         title_entity_recall: result([found / Math.max(1, titles.length)], `share (${found} of ${titles.length} distinct passage titles)`),
         alias_merges: result([aliases.length], 'aliases held by entities (20 on stderr)'),
         entities: result([entities.length], 'count'),

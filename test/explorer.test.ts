@@ -222,7 +222,7 @@ test('the communities view lists the hierarchy, opens a report and highlights th
 });
 
 test('upload files, watch their job finish, find their entity, then delete one after the preview', async () => {
-  // Fast mode keeps a phrase found in two passages or more: two files name the new observatory.
+  // Fast mode keeps a proper name from its first mention: Gallows Hill, named by one of the files, is an entity.
   const files = [
     ['oakhollow-observatory.md', '# Oakhollow Observatory\n\nThe Oakhollow Observatory stands on Gallows Hill above Kestermouth. Winifred Saltash founded the Oakhollow Observatory in 1911, and its dome still opens to visitors on clear evenings.\n'],
     ['saltash-diaries.md', '# The Saltash diaries\n\nWinifred Saltash kept a diary of every night she spent at the Oakhollow Observatory. Her niece gave the diaries to the Kester River Museum in 1972.\n'],
@@ -235,7 +235,7 @@ test('upload files, watch their job finish, find their entity, then delete one a
   await page.setInputFiles('[data-testid=documents-file-input]', files);
   await page.waitForSelector('[data-testid=job-card][data-status=succeeded]', { timeout: 120_000 });
   await screenshot(page, '07-job');
-  await searchEntity('Oakhollow Observatory');
+  await searchEntity('Gallows Hill');
 
   await openView('documents');
   const row = page.locator('[data-testid=document-row]', { hasText: 'Oakhollow Observatory' });
@@ -246,16 +246,16 @@ test('upload files, watch their job finish, find their entity, then delete one a
   await page.click('[data-testid=delete-confirm]');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=job-card][data-status=succeeded]').length >= 2, undefined, { timeout: 120_000 });
   await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=document-row]')].some((found) => found.textContent?.includes('Oakhollow Observatory')));
-  // Named by one passage now, the phrase is gone from the graph's search, as from a fresh index of what is left.
+  // Named only by the deleted file, the name is gone from the graph's search, as from a fresh index of what is left.
   // The side panel, still on the entity, says it is gone.
   await page.waitForSelector('[data-testid=inspector] [data-testid=entity-gone]');
   await openView('graph');
   await page.fill('[data-testid=entity-search]', '');
-  const searched = page.waitForResponse((response) => response.url().includes('/entities?q=Oakhollow'));
-  await page.fill('[data-testid=entity-search]', 'Oakhollow Observatory');
+  const searched = page.waitForResponse((response) => response.url().includes('/entities?q=Gallows'));
+  await page.fill('[data-testid=entity-search]', 'Gallows Hill');
   await searched;
   await page.waitForTimeout(200);
-  assert.equal(await page.locator('[data-testid=entity-suggestions] li:has-text("Oakhollow Observatory")').count(), 0);
+  assert.equal(await page.locator('[data-testid=entity-suggestions] li:has-text("Gallows Hill")').count(), 0);
   expectedProblems.push(/^HTTP 404: GET .*\/v1\/entities\/[0-9a-f]+\?maxSources=10$/, /^console error: Failed to load resource: .*404/);
 });
 

@@ -90,7 +90,7 @@ describe('kgrag mcp over stdio (the real CLI)', () => {
   });
 
   test('search_entities, get_entity, neighbours and community_report browse the graph', async () => {
-    const search = await call(client, 'search_entities', { query: 'kester weir', limit: 3 });
+    const search = await call(client, 'search_entities', { query: 'kester weir br', limit: 3 });
     const [first] = search.data.entities as EntityMatch[];
     assert.equal(first?.title, 'Kester Weir Bridge');
     assert.match(search.text, /^1\. Kester Weir Bridge \(geo; id [0-9a-f]+;/);
@@ -217,7 +217,7 @@ describe('the MCP server over streamable HTTP', () => {
 
   test('serves the same tools statelessly: every request gets its own server', async () => {
     assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), toolNames);
-    const [first] = (await call(client, 'search_entities', { query: 'kester weir' })).data.entities as EntityMatch[];
+    const [first] = (await call(client, 'search_entities', { query: 'kester weir br' })).data.entities as EntityMatch[];
     assert.equal(first?.title, 'Kester Weir Bridge');
     const results = await Promise.all(['Clara Ivesley', 'Sedley Mill', 'Lantern Fair'].map((name) => call(client, 'get_entity', { name })));
     assert.deepEqual(

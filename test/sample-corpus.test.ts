@@ -18,7 +18,9 @@ const CLUE_STORY_FILES = [
 /** Another morning of the same person, explicitly rainy. */
 const DISTRACTOR_FILE = '31-sam-marle-notebook-20-october-2011.md';
 
-const QUESTION_TYPES = new Set(['multi-hop', 'global', 'family', 'implicit', 'single-hop']);
+const QUESTION_TYPES = new Set(['multi-hop', 'comparison', 'global', 'family', 'implicit', 'single-hop']);
+/** Bridge questions ("multi-hop") and comparison questions: each joins facts from two or more documents. */
+const JOINING_TYPES = new Set(['multi-hop', 'comparison']);
 
 interface CorpusDoc {
   file: string;
@@ -116,8 +118,8 @@ describe('sample questions', () => {
   const passages = new Set(docs.map((doc) => `${doc.title}\n${doc.body}`));
   const lines = loadQuestionLines();
 
-  it('has 30 to 40 well-formed questions with unique ids', () => {
-    assert.ok(lines.length >= 30 && lines.length <= 40, `found ${lines.length} questions`);
+  it('has 50 to 70 well-formed questions with unique ids', () => {
+    assert.ok(lines.length >= 50 && lines.length <= 70, `found ${lines.length} questions`);
     const ids = lines.map((line) => parseQuestion(line).id);
     assert.equal(new Set(ids).size, ids.length);
   });
@@ -129,6 +131,7 @@ describe('sample questions', () => {
       counts.set(type, (counts.get(type) ?? 0) + 1);
     }
     assert.ok((counts.get('multi-hop') ?? 0) >= 10, 'at least 10 multi-hop questions');
+    assert.ok((counts.get('comparison') ?? 0) >= 10, 'at least 10 comparison questions');
     assert.ok((counts.get('global') ?? 0) >= 4, 'at least 4 global questions');
     assert.ok((counts.get('family') ?? 0) >= 5, 'at least 5 family questions');
     assert.ok((counts.get('implicit') ?? 0) >= 2, 'at least 2 implicit questions');
@@ -144,17 +147,23 @@ describe('sample questions', () => {
     }
   });
 
-  it('joins several documents for multi-hop and global questions', () => {
+  it('joins several documents for multi-hop, comparison and global questions', () => {
+    let joining = 0;
     for (const line of lines) {
       const q = parseQuestion(line);
-      if (q.type === 'multi-hop') {
+      if (JOINING_TYPES.has(q.type)) {
         assert.ok(q.hops >= 2 && q.hops <= 4, `${q.id} has ${q.hops} hops`);
-        assert.ok(q.gold_passages.length >= 2, `${q.id} needs at least two documents`);
+        const documents = new Set(q.gold_passages.map((gold) => gold.split('\n')[0]));
+        assert.ok(documents.size >= 2, `${q.id} needs at least two different documents`);
+        assert.equal(q.hops, documents.size, `${q.id}: hops must count its gold documents`);
+        if (q.type === 'comparison') assert.equal(q.hops, 2, `${q.id}: a comparison joins two documents`);
+        joining += 1;
       }
       if (q.type === 'global') {
         assert.ok(q.gold_passages.length >= 3 && q.gold_passages.length <= 6, `${q.id} gold size`);
       }
     }
+    assert.ok(joining >= 20, `only ${joining} bridge or comparison questions join two or more documents`);
   });
 });
 

@@ -58,10 +58,10 @@ describe('resolveNamedDataset', () => {
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it('loads the bundled sample: 36 questions, 35 passages, every gold passage in the corpus', async () => {
+  it('loads the bundled sample: 64 questions, 35 passages, every gold passage in the corpus', async () => {
     const dataset = await resolveNamedDataset('sample');
     assert.equal(dataset.name, 'sample');
-    assert.equal(dataset.questions.length, 36);
+    assert.equal(dataset.questions.length, 64);
     assert.equal(dataset.passages.length, 35);
     const { gold, found } = goldFound(dataset);
     assert.equal(found, gold);

@@ -665,6 +665,25 @@ describe('specific entities in fast mode (issue 40)', () => {
     assert.equal(graphMentions(chunk.extraction, 1), chunk.extraction, 'minPhraseRepeats 1 is GraphRAG: every mention');
   });
 
+  test('a one-word proper noun opening a sentence counts only in the first sentence or where the chunk names it inside one', () => {
+    const chunk = chunkOf(
+      'c1',
+      [
+        { key: 'zagreb', surface: 'Zagreb', kind: 'proper' },
+        { key: 'shortly', surface: 'Shortly', sentence: 1, kind: 'proper' },
+        { key: 'mara', surface: 'Mara', sentence: 2, kind: 'proper' },
+        { key: 'mara', surface: 'Mara', sentence: 2, kind: 'proper' },
+      ],
+      ['Zagreb is a city.', 'Shortly after, it grew.', 'Mara left and Mara came back.'],
+    );
+    const own = chunk.extraction.mentions[3] as PhraseMention;
+    own.start = chunk.text.lastIndexOf('Mara');
+    assert.deepEqual(
+      graphMentions(chunk.extraction, 2).mentions.map((found) => found.key),
+      ['zagreb', 'mara', 'mara'],
+    );
+  });
+
   test('a description puts the sentence defining the name first, and reads as prose', () => {
     const sentences = ['# Engines\nIn 1834 Babbage began the Analytical Engine.', 'Charles Babbage was an English **mathematician**.'];
     const described = describePhrase(sentences.map((text, position) => ({ position, read: () => text })), 'Charles Babbage');

@@ -208,7 +208,14 @@ describe('kgrag CLI', () => {
   test('the real process: `kgrag demo` prints cited answers and exits 0', () => {
     const child = spawnSync(process.execPath, [...nodeScriptArgs(mainScript), 'demo'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     assert.equal(child.status, 0, child.stderr);
-    const blocks = child.stdout.split('━━ ').slice(1);
+    const all = child.stdout.split('━━ ').slice(1);
+    // The multi-hop comparison lists ranked documents, not answers: BM25 and two graph methods, then every method's
+    // recall over the sample's multi-hop questions.
+    const multiHop = all.find((block) => /^q\d+ \(multi-hop, \d documents\)/.test(block));
+    assert.ok(multiHop, 'a multi-hop question side by side');
+    for (const method of ['basic:bm25', 'ppr', 'kgp']) assert.match(multiHop, new RegExp(`^${method}[^\\n]*, top 5 passages:\\n(?: {2}\\d\\. [✓ ] [^\\n]+\\n){5}`, 'm'));
+    assert.match(multiHop, /All \d+ multi-hop and comparison questions[^\n]*basic:bm25 \d+\.\d, ppr \d+\.\d, kgp \d+\.\d/);
+    const blocks = all.filter((block) => block !== multiHop);
     const themes = blocks.filter((block) => block.startsWith('themes '));
     assert.ok(blocks.length - themes.length >= 6, 'at least six questions');
     for (const block of blocks) assert.match(block, /\[extractive answer \(no LLM configured\)\]/);

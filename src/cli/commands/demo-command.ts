@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKgrag } from '../../api/create-kgrag.js';
+import type { Kgrag } from '../../api/kgrag.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { formatQueryResult } from '../format-result.js';
 import { llmPriceOf } from '../llm-price-of.js';
@@ -19,11 +20,61 @@ const demoMethods = ['basic:hybrid'];
 const themesQuestion = 'What are the main themes in the history of Kestermouth?';
 const themesMethods = ['global', 'basic:hybrid'];
 
+/**
+ * Where graphs help: a bridge question (the boatyard's founder is named in one document, his death in another), the
+ * passages BM25 and two LLM-free graph methods rank for it, then each method's recall over every multi-hop and
+ * comparison question of the sample, so that the one example is read against the whole set.
+ */
+const multiHopQuestionId = 'q02';
+const multiHopMethods = ['basic:bm25', 'ppr', 'kgp'];
+const multiHopTypes = new Set(['multi-hop', 'comparison']);
+const recallDepth = 5;
+
 interface SampleQuestion {
   id: string;
   question: string;
   answers: string[];
   type: string;
+  gold_passages: string[];
+}
+
+/** A gold passage is its document's title line and text: the titles name the documents a question needs. */
+const goldTitles = (question: SampleQuestion): Set<string> => new Set(question.gold_passages.map((passage) => passage.split('\n')[0] ?? ''));
+
+/** The distinct document titles of the first `depth` passages a method ranks for the question. */
+async function rankedTitles(kgrag: Kgrag, question: string, method: string, depth: number): Promise<{ titles: string[]; note: string | undefined }> {
+  const result = await kgrag.retrieve(question, { method });
+  const titles = result.retrieval.chunks.slice(0, depth).map((chunk) => chunk.documentTitle);
+  return { titles, note: result.ranking.kind === 'native' ? undefined : `${result.ranking.kind}: ${result.ranking.note ?? ''}` };
+}
+
+/** The bridge question side by side, then document recall@5 of each method over the sample's multi-hop questions. */
+async function showMultiHop(kgrag: Kgrag, questions: readonly SampleQuestion[], io: CliIo): Promise<void> {
+  const example = questions.find((question) => question.id === multiHopQuestionId);
+  if (example) {
+    const gold = goldTitles(example);
+    writeLine(io.stdout, `\n━━ ${example.id} (multi-hop, ${gold.size} documents) ${example.question}`);
+    writeLine(io.stdout, `documents it needs: ${[...gold].join('; ')} — expected answer: ${example.answers[0]}`);
+    for (const method of multiHopMethods) {
+      const { titles, note } = await rankedTitles(kgrag, example.question, method, recallDepth);
+      writeLine(io.stdout, `${method}${note ? ` (${note})` : ''}, top ${recallDepth} passages:`);
+      titles.forEach((title, index) => writeLine(io.stdout, `  ${index + 1}. ${gold.has(title) ? '✓' : ' '} ${title}`));
+    }
+  }
+  const multiHop = questions.filter((question) => multiHopTypes.has(question.type));
+  const recalls: string[] = [];
+  for (const method of multiHopMethods) {
+    let found = 0;
+    let needed = 0;
+    for (const question of multiHop) {
+      const gold = goldTitles(question);
+      const { titles } = await rankedTitles(kgrag, question.question, method, recallDepth);
+      found += [...gold].filter((title) => titles.includes(title)).length;
+      needed += gold.size;
+    }
+    recalls.push(`${method} ${((100 * found) / Math.max(1, needed)).toFixed(1)}`);
+  }
+  writeLine(io.stdout, `\nAll ${multiHop.length} multi-hop and comparison questions of the sample: share of the documents they need found among the top ${recallDepth} passages — ${recalls.join(', ')} (kgrag eval --dataset sample measures passage recall)`);
 }
 
 /**
@@ -57,6 +108,7 @@ export async function demoCommand(options: { keep?: boolean }, io: CliIo): Promi
         writeLine(io.stdout, `expected answer: ${question.answers[0]}`);
       }
     }
+    await showMultiHop(kgrag, questions, io);
     for (const method of themesMethods) {
       const result = await kgrag.query(themesQuestion, { method });
       writeLine(io.stdout, `\n━━ themes (global question, ${method}) ${themesQuestion}`);

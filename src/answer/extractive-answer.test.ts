@@ -36,20 +36,47 @@ describe('extractiveAnswer', () => {
     assert.match(extractiveLabel, /extractive/);
   });
 
-  test('adds further matching sentences best first, one line and one citation each', async () => {
-    // Both bridge sentences match "weir bridge"; the one with "rebuilt" ranks first. Sentences that match
-    // no question term are not added after the first.
-    const result = await extractiveAnswer('When was the Weir Bridge rebuilt?', [town, bridge, weather]);
+  test('adds the sentences that answer the other parts of the question, best first, one line and one citation each', async () => {
+    // Each bridge sentence answers one half of the question; the town and weather sentences answer neither.
+    const result = await extractiveAnswer('When was the Weir Bridge rebuilt, and in which flood did it fall?', [town, bridge, weather]);
     const lines = result.answer.text.split('\n');
     assert.deepEqual(lines, [
-      'Engineers rebuilt the Weir Bridge in 1954 using local granite. [Data: Sources (9)]',
       'The Weir Bridge collapsed during the great flood of 1952. [Data: Sources (9)]',
+      'Engineers rebuilt the Weir Bridge in 1954 using local granite. [Data: Sources (9)]',
     ]);
     assert.deepEqual(
       result.citations.map((citation) => citation.quote),
-      ['Engineers rebuilt the Weir Bridge in 1954 using local granite.', 'The Weir Bridge collapsed during the great flood of 1952.'],
+      ['The Weir Bridge collapsed during the great flood of 1952.', 'Engineers rebuilt the Weir Bridge in 1954 using local granite.'],
     );
     for (const citation of result.citations) assert.ok(bridge.text.includes(citation.quote as string));
+  });
+
+  test('a sentence about its document\'s subject that does not name it counts the title\'s words, at half weight', async () => {
+    const article = { ...chunk(3, 'The Kester Weir Bridge carries Ferry Street across the river below the weir. After years of petitions, the design was entrusted to the engineering firm Ivesley & Thorne.'), documentTitle: 'Kester Weir Bridge' };
+    const firm = { ...chunk(4, 'In its first years the firm designed small road bridges and sluice gates along the Kester.'), documentTitle: 'Ivesley & Thorne' };
+    const result = await extractiveAnswer('Who designed the Kester Weir Bridge?', [firm, article]);
+    assert.ok(
+      result.citations.some((citation) => citation.quote === 'After years of petitions, the design was entrusted to the engineering firm Ivesley & Thorne.'),
+      JSON.stringify(result.citations.map((citation) => citation.quote)),
+    );
+  });
+
+  test('a sentence defining what the question names answers its "what is" part, though it shares no new word', async () => {
+    const myth = { ...chunk(7, 'In Akkadian mythology it is associated with other demons like Gallu and Lilu.'), documentTitle: 'Alû' };
+    const lilu = { ...chunk(8, 'A lilu is a masculine Akkadian word for a spirit, related to the demon Alû.'), documentTitle: 'Lilu (mythology)' };
+    const result = await extractiveAnswer('If Gallu is a demon Lilu is what?', [myth, lilu]);
+    assert.ok(result.citations.some((citation) => citation.quote === 'A lilu is a masculine Akkadian word for a spirit, related to the demon Alû.'), JSON.stringify(result.citations.map((citation) => citation.quote)));
+  });
+
+  test('quotes a further sentence only when it answers a part of the question the quoted ones do not', async () => {
+    const colossus = { ...chunk(5, 'Colossus was designed by the engineer Tommy Flowers. It was built at the Post Office Research Station at Dollis Hill in London. Colossus first worked in December 1943.'), documentTitle: 'Colossus computer' };
+    const scheutz = { ...chunk(6, 'The difference engine of Per Georg Scheutz was designed and built in Stockholm in 1853.'), documentTitle: 'Scheutz difference engine' };
+    const result = await extractiveAnswer('Who designed Colossus and where was it built?', [colossus, scheutz]);
+    assert.deepEqual(
+      result.citations.map((citation) => citation.quote),
+      ['Colossus was designed by the engineer Tommy Flowers.', 'It was built at the Post Office Research Station at Dollis Hill in London.'],
+      'the Scheutz sentence shares "designed" and "built" but answers nothing the two do not',
+    );
   });
 
   test('cites the chunk of each quoted sentence', async () => {
@@ -117,11 +144,12 @@ describe('extractiveAnswer', () => {
     }
   });
 
-  test('quotes only the sentences that support the answer', async () => {
+  test('quotes only the sentences that answer: not another sentence that merely names the subject again', async () => {
+    // The rebuilding sentence names the Weir Bridge and a year, but the collapse sentence already answered "when".
     const result = await extractiveAnswer('When did the Weir Bridge collapse?', [town, bridge, weather]);
     assert.deepEqual(
       result.citations.map((citation) => citation.quote),
-      ['The Weir Bridge collapsed during the great flood of 1952.', 'Engineers rebuilt the Weir Bridge in 1954 using local granite.'],
+      ['The Weir Bridge collapsed during the great flood of 1952.'],
     );
   });
 

@@ -28,6 +28,22 @@ interface Candidate {
   /** The sentence's terms and its document title's: "It opened in 1938" is about the title's subject. */
   contextTerms: Set<string>;
   score: number;
+  /** Its own relevance to the question (question terms and meaning), without its passage's rank. */
+  relevance: number;
+  /** Whether it holds an answer of the type the question asks for (a date for "when"). */
+  holdsAnswer: boolean;
+  /** The capitalised words of the sentence and its title (names), lower-cased. */
+  names: Set<string>;
+}
+
+/** Capitalised words that are not stopwords ("The", "It" start sentences), lower-cased: the names a text mentions. */
+function namesOf(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of text.matchAll(/\p{Lu}[\p{L}\p{N}'’-]+/gu)) {
+    const word = match[0].toLowerCase().replace(/['’]s$/, '');
+    if (!englishStopwords.has(word)) names.add(word);
+  }
+  return names;
 }
 
 /** Sentences shorter than this (a CJK letter counting two, see {@link sentenceLength}) are too short to quote. */
@@ -35,6 +51,8 @@ const minSentenceLength = 20;
 const cjkLetters = new RegExp(`[${cjkLetterClass}]`, 'gu');
 /** Similarity to the question from which a sentence supports an answer without its words: close paraphrases only. */
 const minSupportingSimilarity = 0.5;
+/** A further sentence answering no new part of the question is quoted when its relevance is at least this share of the best's. */
+const alternativeRelevance = 0.8;
 /** The answer when no retrieved sentence supports one. */
 export const unsupportedAnswer = 'The retrieved passages do not answer this question: no sentence in them shares enough of its words.';
 
@@ -100,7 +118,7 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
       const text = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
       if (sentenceLength(text) < minSentenceLength || /^#+\s/.test(text)) continue;
       const terms = new Set(wordTokens(text).map(lightStem));
-      candidates.push({ chunk, rank, text, terms, contextTerms: new Set([...terms, ...titleTerms]), score: 0 });
+      candidates.push({ chunk, rank, text, terms, contextTerms: new Set([...terms, ...titleTerms]), score: 0, relevance: 0, holdsAnswer: holdsExpectedAnswer(question, text), names: namesOf(`${chunk.documentTitle} ${text}`) });
     }
   });
   if (candidates.length === 0) {
@@ -124,14 +142,17 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     });
   }
   candidates.forEach((candidate, index) => {
-    const lexical = terms.reduce((sum, term) => sum + (candidate.terms.has(term) ? idf(term) : 0), 0) / maxLexical;
+    // A term only its document's title holds counts half: "the design was entrusted to …" in the Kester Weir Bridge's
+    // article is about the bridge without naming it.
+    const lexical = terms.reduce((sum, term) => sum + (candidate.terms.has(term) ? idf(term) : candidate.contextTerms.has(term) ? 0.5 * idf(term) : 0), 0) / maxLexical;
     // Headlines, datelines and list items name the subject without saying anything about it.
     // CJK text has no spaces: its terms (character bigrams) stand in for words there.
     const spaced = candidate.text.split(/\s+/).length;
     const words = hasCjkLetter(candidate.text) ? Math.max(spaced, candidate.terms.size) : spaced;
     const form = /^[-*•]\s/.test(candidate.text) || words < 6 ? 0.6 : /[.!?。！？]["')\]」』]?$/.test(candidate.text) ? 1 : 0.85;
-    const answerType = holdsExpectedAnswer(question, candidate.text) ? 1.4 : 1;
-    candidate.score = (0.6 * lexical + 0.3 * (semantic[index] as number)) * form * answerType + 0.1 / (1 + candidate.rank);
+    const answerType = candidate.holdsAnswer ? 1.4 : 1;
+    candidate.relevance = 0.6 * lexical + 0.3 * (semantic[index] as number);
+    candidate.score = candidate.relevance * form * answerType + 0.1 / (1 + candidate.rank);
   });
 
   // Only sentences that support an answer are quoted; when none does, saying so beats quoting the best of unrelated text.
@@ -147,11 +168,49 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   if (remaining.length === 0) {
     return { answer: { text: unsupportedAnswer, kind: 'extractive', label: extractiveLabel }, citations: [] };
   }
+  // After the best sentence, a sentence is quoted only if it answers a part of the question the quoted ones do not:
+  // it says something about a question term none of them holds (the second hop of a two-hop question), or it holds
+  // the kind of answer the question asks for (a date for "when") where none of them does. A sentence that merely
+  // shares the question's words again — another passage's "designed and built" — pads the answer.
+  // Or it answers the same part about as well as the best one (its own relevance at least `alternativeRelevance` of
+  // the best's): when the best sentence is the wrong one, the right one is often its near-equal. Once the best
+  // sentence names what the question names, a further one must be about that too: from a quoted sentence's document,
+  // or naming a name the question or a quoted sentence names (the second hop's subject, named in the first) — not
+  // another passage's "designed and built" about another machine.
+  const asksForType = answerTypes.some((type) => type.question.test(question));
+  const covered = new Set<string>();
+  const questionNames = namesOf(question);
+  const names = new Set(questionNames);
+  const quotedDocuments = new Set<string>();
+  let answerQuoted = false;
+  let mustConnect = false;
+  let firstRelevance = 0;
+  const connected = (candidate: Candidate): boolean => quotedDocuments.has(candidate.chunk.documentId) || [...candidate.names].some((name) => names.has(name));
+  // A sentence defining something the question names ("A lilu … is a masculine Akkadian word for a spirit") answers
+  // its "what is" part, even when every word it shares with the question is already quoted.
+  const definesQuestionTerm = (candidate: Candidate): boolean => {
+    const definition = /^([^.;:]{0,80}?)\b(?:is|was|are|were)\s+(?:also\s+)?(?:a|an|the|one)\b/i.exec(candidate.text);
+    if (!definition) return false;
+    const subject = new Set(wordTokens(definition[1] ?? '').map(lightStem));
+    return supportTerms.some((term) => subject.has(term));
+  };
+  let defined = false;
+  const answersMore = (candidate: Candidate): boolean => {
+    if (selected.length === 0) return true;
+    if (mustConnect && !connected(candidate)) return false;
+    return (
+      supportTerms.some((term) => candidate.terms.has(term) && !covered.has(term)) ||
+      (asksForType && !answerQuoted && candidate.holdsAnswer) ||
+      (!defined && definesQuestionTerm(candidate)) ||
+      candidate.relevance >= alternativeRelevance * firstRelevance
+    );
+  };
   const selected: Candidate[] = [];
-  while (selected.length < maxSentences && remaining.length > 0) {
-    let bestIndex = 0;
+  while (selected.length < maxSentences) {
+    let bestIndex = -1;
     let bestValue = Number.NEGATIVE_INFINITY;
     remaining.forEach((candidate, index) => {
+      if (!answersMore(candidate)) return;
       const redundancy = Math.max(0, maxOf(selected.map((chosen) => jaccard(chosen.terms, candidate.terms))));
       const value = candidate.score - 0.5 * redundancy;
       if (value > bestValue) {
@@ -159,10 +218,21 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
         bestIndex = index;
       }
     });
+    if (bestIndex < 0) break;
     const [best] = remaining.splice(bestIndex, 1);
     if (!best) break;
     // The same line in two chunks (a list repeated across documents) is quoted once.
-    if (!selected.some((chosen) => chosen.text === best.text)) selected.push(best);
+    if (selected.some((chosen) => chosen.text === best.text)) continue;
+    selected.push(best);
+    if (selected.length === 1) {
+      firstRelevance = best.relevance;
+      mustConnect = [...best.names].some((name) => questionNames.has(name));
+    }
+    for (const term of supportTerms) if (best.contextTerms.has(term)) covered.add(term);
+    for (const name of best.names) names.add(name);
+    quotedDocuments.add(best.chunk.documentId);
+    answerQuoted ||= best.holdsAnswer;
+    defined ||= definesQuestionTerm(best);
   }
 
   return {

@@ -7,7 +7,8 @@
  *   often than capitalised inside a sentence ("Born", "Shortly": capitalised only where they open a sentence);
  * - `title_entity_recall`: the share of 2Wiki's passage titles (each names the person, film or place its passage is
  *   about) found as an entity's name or alias, compared case- and punctuation-insensitively;
- * - `alias_merges`: how many aliases the graph's entities hold, with 20 drawn at random (seeded) for a person to check.
+ * - `alias_merges`: how many short names were merged into a longer name of their chunk (`kgrag entities merges`), with
+ *   20 drawn at random (seeded) for a person to check; `aliases`: every alias the entities hold.
  * Deterministic: one run.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -66,15 +67,17 @@ export async function benchGraphQuality(): Promise<Record<string, BenchResult>> 
       const missingRandom = createRandom(41);
       const missingSample = Array.from({ length: Math.min(40, missing.length) }, () => missing[Math.floor(missingRandom() * missing.length)] as string);
       process.stderr.write(`  ${missing.length} titles not found; 40 drawn at random: ${missingSample.join('; ')}\n`);
-      const aliases = entities.flatMap((entity) => entity.aliases.filter((alias) => alias !== entity.title).map((alias) => `${alias} → ${entity.title}`));
+      const aliases = entities.flatMap((entity) => entity.aliases.filter((alias) => alias !== entity.title));
+      const merges = (await kgrag.graph.aliasMerges({ limit: 10_000 })).map((merge) => `${merge.name} → ${merge.title}`);
       const random = createRandom(40);
-      const sample = Array.from({ length: Math.min(20, aliases.length) }, () => aliases[Math.floor(random() * aliases.length)] as string);
-      process.stderr.write(`  ${aliases.length} aliases; 20 drawn at random: ${sample.join('; ') || 'none'}\n`);
+      const sample = Array.from({ length: Math.min(20, merges.length) }, () => merges[Math.floor(random() * merges.length)] as string);
+      process.stderr.write(`  ${merges.length} short names merged into a longer name of their chunk; 20 drawn at random: ${sample.join('; ') || 'none'}\n`);
       return {
         top300_generic_share: result([generic.length / Math.max(1, top.length)], `share (${generic.length} of ${top.length}; the list is on stderr)`),
         top300_common_word_share: result([commonWord.length / Math.max(1, top.length)], `share (${commonWord.length} of ${top.length}: one-word names the corpus mostly writes in lower case — "Born", "Shortly"; list on stderr)`),
         title_entity_recall: result([found / Math.max(1, titles.length)], `share (${found} of ${titles.length} distinct passage titles)`),
-        alias_merges: result([aliases.length], 'aliases held by entities (20 on stderr)'),
+        alias_merges: result([merges.length], 'short names merged into a longer name of their chunk ("Babbage" into "Charles Babbage"; 20 on stderr)'),
+        aliases: result([aliases.length], 'aliases held by entities (other spellings and inflections besides the merges)'),
         entities: result([entities.length], 'count'),
       };
     } finally {

@@ -8,6 +8,7 @@ import { createGenerationMemo } from './generation-memo.js';
 import {
   graphBrowserLimits,
   maxSearchQueryLength,
+  type AliasMerge,
   type CommunityView,
   type EntityCommunity,
   type EntityMatch,
@@ -265,6 +266,22 @@ export function createGraphBrowser(store: Store): GraphBrowser {
         if (matches.length >= limit) break;
       }
       return matches;
+    },
+
+    async aliasMerges(options = {}) {
+      const limit = integerOption('limit', options.limit, graphBrowserLimits.mergeLimit);
+      const names = await memo.get('names');
+      const merges: AliasMerge[] = [];
+      for (const entity of [...names.entities].sort((a, b) => b.degree - a.degree || byIdOrder(a.title, b.title))) {
+        const words = entity.title.split(/\s+/);
+        if (words.length < 2) continue;
+        const last = foldLabel(words[words.length - 1] as string);
+        for (const alias of entity.aliases) {
+          if (!/\s/.test(alias) && foldLabel(alias) === last) merges.push({ name: alias, entityId: entity.id, title: entity.title, frequency: entity.frequency });
+        }
+        if (merges.length >= limit) break;
+      }
+      return merges.slice(0, limit);
     },
 
     async entity(id, options = {}) {

@@ -115,6 +115,8 @@ export interface OptionRange {
 export const graphBrowserLimits = {
   /** Hits of `searchEntities`. */
   searchLimit: { default: 10, min: 1, max: 100 },
+  /** Merges listed by `aliasMerges`. */
+  mergeLimit: { default: 100, min: 1, max: 10_000 },
   /** Passages of `entity`. */
   maxSources: { default: 5, min: 0, max: 50 },
   /** Hops of `neighbours`. */
@@ -164,4 +166,21 @@ export interface GraphBrowser {
    * must not change.
    */
   slice(options?: { top?: number; maxEdges?: number; type?: string; layout?: boolean }): Promise<GraphSlice>;
+  /**
+   * The short names fast mode merged into a longer one (`extract.nlp.mergeShortNames`: "Babbage" into "Charles
+   * Babbage"), as recorded in the entities' aliases, by entity degree then title. `kgrag entities merges --undo`
+   * keeps a short name apart (`extract.nlp.keepApart`).
+   */
+  aliasMerges(options?: { limit?: number }): Promise<AliasMerge[]>;
+}
+
+/** A short name merged into the entity of a longer name that ends in it. */
+export interface AliasMerge {
+  /** The short name as written ("Babbage"). */
+  name: string;
+  /** The entity it was merged into. */
+  entityId: string;
+  title: string;
+  /** Chunks the entity is mentioned in (under any of its names). */
+  frequency: number;
 }

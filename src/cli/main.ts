@@ -10,6 +10,7 @@ import { INTERRUPTED_CODE } from './interrupted-error.js';
 import { defaultWatchDebounceMs } from './watch-debounce-ms.js';
 import type { DeleteCommandOptions } from './commands/delete-command.js';
 import type { EvalCommandOptions } from './commands/eval-command.js';
+import type { MergesCommandOptions } from './commands/entities-command.js';
 import type { ExportCommandOptions } from './commands/export-command.js';
 import type { WorkerCommandOptions } from './commands/worker-command.js';
 import type { GenerateQuestionsOptions } from './commands/generate-questions-command.js';
@@ -121,6 +122,15 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .description('list the indexed documents: id, title, source, chunks, when indexed, and whether the source file still exists')
     .option('--json', 'print the list as JSON')
     .action(async (options: { json?: boolean }) => (await import('./commands/documents-command.js')).documentsCommand(options, global(), io));
+
+  const entities = program.command('entities').description("the index's entities: what fast mode merged");
+  entities
+    .command('merges')
+    .description('list the short names fast mode merged into a longer name of their chunk ("Babbage" into "Charles Babbage"); --undo keeps names apart and updates the index')
+    .option('--undo <names...>', 'keep these short names apart (added to extract.nlp.keepApart in kgrag.yaml), then update the index')
+    .option('--limit <n>', 'list at most n merges (default 100)')
+    .option('--json', 'print the list as JSON')
+    .action(async (options: MergesCommandOptions) => (await import('./commands/entities-command.js')).mergesCommand(options, global(), io));
 
   program
     .command('query')

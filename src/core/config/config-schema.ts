@@ -147,6 +147,14 @@ export const nlpExtractConfigSchema = z
     minPhraseRepeats: positiveInt()
       .default(2)
       .describe('A common noun phrase counts in a chunk only when the chunk mentions it this often: a passage about it repeats it, one that merely uses it does not ("same time", "film director"); 1 counts every mention (GraphRAG fast)'),
+    mergeShortNames: z
+      .boolean()
+      .default(true)
+      .describe('A one-word name used after a longer name ending in it, in the same chunk, is that name ("Charles Babbage" … "Babbage"); `kgrag entities merges` lists and undoes the merges'),
+    keepApart: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('One-word names never merged into a longer one (`kgrag entities merges --undo <name>` adds to it)'),
     minNodeDegree: z
       .number()
       .int()

@@ -5,7 +5,7 @@ import { createRandom } from '../../core/random.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { buildNounGraph, describePhrase, descriptionWindow, percentile, phraseEntityId } from './build-noun-graph.js';
 import type { ChunkPhrases, NounGraph } from './build-noun-graph.js';
-import { graphMentions } from './graph-mentions.js';
+import { type GraphMentionRules, graphMentions } from './graph-mentions.js';
 import { createNounPhraseExtractor, extractNounPhrases } from './noun-phrase-extractor.js';
 import type { MentionKind, PhraseMention } from './noun-phrase-extractor.js';
 
@@ -14,6 +14,8 @@ const noPruning: NlpExtractConfig = {
   minNodeFrequency: 1,
   minProperNameFrequency: 1,
   minPhraseRepeats: 1,
+  mergeShortNames: false,
+  keepApart: [],
   minNodeDegree: 0,
   minEdgeWeightPercentile: 0,
   removeEgoNodes: false,
@@ -261,7 +263,7 @@ describe('buildNounGraph: pruning (GraphRAG prune_graph order)', () => {
 
   test('the GraphRAG fast defaults on the example', () => {
     // freq ≥ 2 drops d; ego a (degree 3) goes; only bc is left, and it is at its own 40th percentile.
-    const graph = buildNounGraph(example(), { minNodeFrequency: 2, minProperNameFrequency: 2, minPhraseRepeats: 1, minNodeDegree: 1, minEdgeWeightPercentile: 40, removeEgoNodes: true, maxPhrasesPerChunk: 64, typing: 'auto' });
+    const graph = buildNounGraph(example(), { minNodeFrequency: 2, minProperNameFrequency: 2, minPhraseRepeats: 1, mergeShortNames: false, keepApart: [], minNodeDegree: 1, minEdgeWeightPercentile: 40, removeEgoNodes: true, maxPhrasesPerChunk: 64, typing: 'auto' });
     assert.deepEqual(pairsOf(graph, vocabulary), ['b-c']);
     assert.deepEqual(keysOf(graph, vocabulary), ['b', 'c']);
   });
@@ -349,6 +351,8 @@ describe('buildNounGraph: ids, determinism and descriptions', () => {
         typing: 'none',
         minProperNameFrequency: 1,
         minPhraseRepeats: 1,
+        mergeShortNames: false,
+        keepApart: [],
       };
       const expected = referenceGraph(lists, config);
       const graph = buildNounGraph(chunksOf(...lists), config);
@@ -643,6 +647,7 @@ describe('phrases found in one chunk only', () => {
 });
 
 describe('specific entities in fast mode (issue 40)', () => {
+  const rules = (minPhraseRepeats: number, keepApart: string[] = []): GraphMentionRules => ({ minPhraseRepeats, mergeShortNames: true, keepApart });
   const defaults: NlpExtractConfig = { ...noPruning, minNodeFrequency: 2, minProperNameFrequency: 1, minPhraseRepeats: 2 };
 
   test('a proper name found in one chunk is an entity; a common phrase found in one chunk is not', () => {
@@ -659,10 +664,10 @@ describe('specific entities in fast mode (issue 40)', () => {
   test('a common phrase counts in a chunk only where the chunk repeats it; proper names always count', () => {
     const chunk = chunkOf('c1', [{ key: 'charles babbage', surface: 'Charles Babbage', kind: 'proper' }, 'difference engine', 'difference engine', 'same time']);
     assert.deepEqual(
-      graphMentions(chunk.extraction, 2).mentions.map((found) => found.key),
+      graphMentions(chunk.extraction, rules(2)).mentions.map((found) => found.key),
       ['charles babbage', 'difference engine', 'difference engine'],
     );
-    assert.equal(graphMentions(chunk.extraction, 1), chunk.extraction, 'minPhraseRepeats 1 is GraphRAG: every mention');
+    assert.equal(graphMentions(chunk.extraction, rules(1)), chunk.extraction, 'minPhraseRepeats 1 is GraphRAG: every mention');
   });
 
   test('a one-word proper noun opening a sentence counts only in the first sentence or where the chunk names it inside one', () => {
@@ -679,7 +684,7 @@ describe('specific entities in fast mode (issue 40)', () => {
     const own = chunk.extraction.mentions[3] as PhraseMention;
     own.start = chunk.text.lastIndexOf('Mara');
     assert.deepEqual(
-      graphMentions(chunk.extraction, 2).mentions.map((found) => found.key),
+      graphMentions(chunk.extraction, rules(2)).mentions.map((found) => found.key),
       ['zagreb', 'mara', 'mara'],
     );
   });
@@ -692,5 +697,27 @@ describe('specific entities in fast mode (issue 40)', () => {
     const many = Array.from({ length: descriptionWindow + 2 }, (_, position) => ({ position, read: () => `Sentence ${position} names Babbage.` }));
     assert.equal(describePhrase(many, 'Babbage').through, descriptionWindow, 'the first chunks decide it; later ones cannot change it');
   });
-});
 
+  test('a one-word name after the one longer name of its chunk ending in it is that name, unless kept apart', () => {
+    const chunk = chunkOf(
+      'c1',
+      [
+        { key: 'charles babbage', surface: 'Charles Babbage', kind: 'proper' },
+        { key: 'babbage', surface: 'Babbage', sentence: 1, kind: 'proper' },
+      ],
+      ['Charles Babbage designed engines.', 'Later Babbage built a model.'],
+    );
+    assert.deepEqual(graphMentions(chunk.extraction, rules(2)).mentions.map((found) => [found.key, found.surface]), [['charles babbage', 'Charles Babbage'], ['charles babbage', 'Babbage']]);
+    assert.deepEqual(graphMentions(chunk.extraction, rules(2, ['Babbage'])).mentions.map((found) => found.key), ['charles babbage', 'babbage']);
+    const ambiguous = chunkOf(
+      'c2',
+      [
+        { key: 'charles babbage', surface: 'Charles Babbage', kind: 'proper' },
+        { key: 'georgiana babbage', surface: 'Georgiana Babbage', kind: 'proper' },
+        { key: 'babbage', surface: 'Babbage', sentence: 1, kind: 'proper' },
+      ],
+      ['Charles Babbage married Georgiana Babbage.', 'Later Babbage built a model.'],
+    );
+    assert.deepEqual(graphMentions(ambiguous.extraction, rules(2)).mentions.map((found) => found.key), ['charles babbage', 'georgiana babbage', 'babbage'], 'two Babbages: no merge');
+  });
+});

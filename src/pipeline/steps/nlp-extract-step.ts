@@ -78,7 +78,7 @@ async function freshStep(context: StepContext, epoch: string, settings: string):
   const chunks = await store.table('chunks').all();
   const stored = ownExtractions(await store.table('extractions').where('extractor', [extractor]));
   const { extractions, created } = await extract(context, chunks, stored, chunks.length);
-  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, nlp.minPhraseRepeats) }));
+  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, nlp) }));
   let fit: NounGraphFit | undefined;
   const graph = buildNounGraph(phrases, nlp, (fitted) => (fit = fitted));
   const typingCutoff = nlp.typing === 'auto' ? autoTypingCutoff(graph.entities) : null;
@@ -132,12 +132,12 @@ async function updateStep(context: StepContext, state: NounGraphState, epoch: st
   const added = addedIds.map((id) => addedChunks.get(id) as ChunkRecord);
   const storedAdded = new Map([...changedExtractions].filter(([chunkId]) => addedChunks.has(chunkId)));
   const { extractions, created } = await extract(context, added, storedAdded, added.length);
-  const repeats = config.extract.nlp.minPhraseRepeats;
+  const rules = config.extract.nlp;
   const update = await updateNounGraph(
     state,
     {
-      added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, repeats) })),
-      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as PhraseExtraction, repeats) })),
+      added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, rules) })),
+      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as PhraseExtraction, rules) })),
     },
     config.extract.nlp,
     {
@@ -146,7 +146,7 @@ async function updateStep(context: StepContext, state: NounGraphState, epoch: st
         const parsed = ownExtractions(await store.table('extractions').where('chunkId', ids));
         return texts.flatMap((chunk) => {
           const record = parsed.get(chunk.id);
-          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(record.parsed as PhraseExtraction, repeats) }] : [];
+          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(record.parsed as PhraseExtraction, rules) }] : [];
         });
       },
       entities: (ids) => store.table('entities').get(ids),

@@ -16,7 +16,7 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'kgrag-merges-'));
   workspace = join(root, 'ws');
   mkdirSync(workspace);
-  writeFileSync(join(workspace, 'kgrag.yaml'), '# my settings\nchunking:\n  size: 600 # tokens\n');
+  writeFileSync(join(workspace, 'kgrag.yaml'), '# my settings\nchunking:\n  size: 600 # tokens\nextract:\n  nlp:\n    mergeShortNames: true\n');
   const indexed = await runCliCaptured(['-w', workspace, 'index', corpus, '-q'], { cwd: root });
   assert.equal(indexed.code, 0, indexed.stderr);
 });

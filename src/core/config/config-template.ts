@@ -21,6 +21,7 @@ const examples: Record<string, unknown> = {
   'input.idField': 'id',
   'server.apiKeys': ['${KGRAG_SERVER_KEY}'],
   'server.corsOrigins': ['https://app.example.com'],
+  'extract.nlp.keepApart': ['Babbage'],
   'server.jobMemoryMb': 4096,
   'index.knn.exactUpTo': 200000,
   'store.url': 'postgres://kgrag:secret@localhost:5432/kgrag',

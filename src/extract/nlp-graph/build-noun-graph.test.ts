@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config/config-schema.js';
 import { createRandom } from '../../core/random.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
-import { buildNounGraph, describePhrase, descriptionWindow, percentile, phraseEntityId } from './build-noun-graph.js';
+import { buildNounGraph, describePhrase, descriptionWindow, percentile, phraseEntityId, properTitle } from './build-noun-graph.js';
 import type { ChunkPhrases, NounGraph } from './build-noun-graph.js';
 import { type GraphMentionRules, graphMentions } from './graph-mentions.js';
 import { createNounPhraseExtractor, extractNounPhrases } from './noun-phrase-extractor.js';
@@ -720,4 +720,10 @@ describe('specific entities in fast mode (issue 40)', () => {
     );
     assert.deepEqual(graphMentions(ambiguous.extraction, rules(2)).mentions.map((found) => found.key), ['charles babbage', 'georgiana babbage', 'babbage'], 'two Babbages: no merge');
   });
+
+  test('a merged name keeps its whole spelling as title, however often the short one is used', () => {
+    assert.equal(properTitle([['Thorne', 5], ['Walter Thorne', 2]], 'walter thorne'), 'Walter Thorne');
+    assert.equal(properTitle([['UNIVAC', 1], ['Univac', 3]], 'univac'), 'Univac');
+  });
 });
+

@@ -2,7 +2,7 @@ import type { NlpExtractConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { plainSentence } from '../../text/plain-sentence.js';
-import type { MentionKind, PhraseExtraction } from './noun-phrase-extractor.js';
+import { type MentionKind, normalizePhraseKey, type PhraseExtraction } from './noun-phrase-extractor.js';
 
 /*
  * GraphRAG's fast-mode graph (microsoft/graphrag `index/operations/build_noun_graph/`; graphrag `build_noun_graph`,
@@ -107,6 +107,15 @@ export function mostCommon(counts: Iterable<readonly [string, number]>): string 
     }
   }
   return best;
+}
+
+/**
+ * The title of a proper name: its most common spelling among those that spell the whole name, so that "Walter Thorne"
+ * stays the title when the short "Thorne" merged into it is used more often; the most common spelling otherwise.
+ */
+export function properTitle(surfaces: Iterable<readonly [string, number]>, key: string): string {
+  const all = [...surfaces];
+  return mostCommon(all.filter(([surface]) => normalizePhraseKey(surface.split(/\s+/)) === key)) ?? mostCommon(all) ?? key;
 }
 
 const maxDescriptionLength = 400;
@@ -307,7 +316,7 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   const entityIdOfNode = new Map<number, string>();
   const described = new Int32Array(nodeCount);
   for (const [index, node] of accumulators) {
-    const title = node.kind === 'proper' ? (mostCommon(node.surfaces) ?? node.key) : node.key;
+    const title = node.kind === 'proper' ? properTitle(node.surfaces, node.key) : node.key;
     const aliases = [...node.surfaces.keys()].filter((surface) => surface !== title && surface.toLowerCase() !== title.toLowerCase()).slice(0, 10);
     const id = phraseEntityId(node.key);
     entityIdOfNode.set(index, id);

@@ -11,6 +11,7 @@ import {
   pairedPhrases,
   phraseEntityId,
   pmiWeight,
+  properTitle,
   sharedSentence,
 } from './build-noun-graph.js';
 import { addRowHash, countValue, graphRowHash, type NounGraphState } from './noun-graph-state.js';
@@ -306,7 +307,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     const key = keys[node] as string;
     const isProper = (proper[node] as number) > 0;
     const own = surfaces[node] as Array<[string, number]>;
-    const title = isProper ? (mostCommon(own) ?? key) : key;
+    const title = isProper ? properTitle(own, key) : key;
     const chunks: number[] = [];
     for (let at = mentioned.start[node] as number; at < (mentioned.start[node + 1] as number); at++) if (status[mentioned.chunks[at] as number] !== 1) chunks.push(mentioned.chunks[at] as number);
     const entity: EntityRecord = {

@@ -49,3 +49,12 @@ describe('createExtractiveReporter ordering', () => {
     assert.equal(report.rating, extractiveRating(entities));
   });
 });
+
+describe('createExtractiveReporter prose', () => {
+  it('quotes sentences without the markdown heading the sentence splitter glued to them', () => {
+    const marked: ReportSources = { ...sources, chunks: new Map([['c1', chunk('c1', '# The river towns\nArlow lies upstream of **Corvale** on the river.')], ['c2', chunk('c2', 'Brenmoor and Corvale share one market square.')]]) };
+    const report = createExtractiveReporter(marked)(community);
+    assert.match(report.summary, /Arlow lies upstream of Corvale on the river\./);
+    assert.doesNotMatch(report.summary, /#|\*\*/);
+  });
+});

@@ -1,5 +1,6 @@
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationRecord, ReportFinding, ReportRecord } from '../../core/types.js';
 import { splitSentences } from '../../text/sentences.js';
+import { plainSentence } from '../../text/plain-sentence.js';
 
 /*
  * Community reports without an LLM (SPEC §4.3): the structure of GraphRAG's report (title, summary,
@@ -132,7 +133,8 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     const named = entitiesByChunk.get(chunkId) ?? [];
     if (chunk && named.length > 0) {
       for (const span of splitSentences(chunk.text)) {
-        const raw = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
+        // Prose, as entity descriptions are: a heading the sentence splitter glued to it, list markers and emphasis left out.
+        const raw = plainSentence(chunk.text.slice(span.start, span.end));
         if (raw.length < 20) continue;
         // List items and headlines have no closing punctuation; joined into prose they would run into the next sentence.
         const text = /[.!?…]["'”’)\]]?$/u.test(raw) ? raw : `${raw}.`;

@@ -4,7 +4,7 @@ import { type NlpExtractConfig, nlpExtractConfigSchema } from '../../core/config
 import { createRandom } from '../../core/random.js';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import { buildNounGraph, describePhrase, descriptionWindow, percentile, phraseEntityId, properTitle } from './build-noun-graph.js';
-import type { ChunkPhrases, NounGraph } from './build-noun-graph.js';
+import type { ChunkPhrases, NounGraph, NounGraphFit } from './build-noun-graph.js';
 import { type GraphMentionRules, graphMentions } from './graph-mentions.js';
 import { createNounPhraseExtractor, extractNounPhrases } from './noun-phrase-extractor.js';
 import type { MentionKind, PhraseMention } from './noun-phrase-extractor.js';
@@ -202,6 +202,27 @@ describe('buildNounGraph: pruning (GraphRAG prune_graph order)', () => {
     near(relation(graph, 'b', 'c').weight, pmi.bc);
     assert.equal(relation(graph, 'a', 'b').combinedDegree, 3);
     assert.deepEqual(graph.stats, { candidates: 9, pairs: 4, prunedNodes: 1, prunedEdges: 2 });
+  });
+
+  test('a proper name of one chunk keeps its strongest pair below the percentile; a common phrase does not', () => {
+    // As above, with d a proper name mentioned in c3 only: ad is under the threshold and d's only pair.
+    const chunks = example();
+    const named = chunkOf('c3', ['a', { key: 'd', kind: 'proper' }]);
+    const graph = buildNounGraph([chunks[0], chunks[1], named, chunks[3]] as ChunkPhrases[], withConfig({ minEdgeWeightPercentile: 40 }));
+    assert.deepEqual(pairsOf(graph, vocabulary), ['a-b', 'a-d', 'b-c']);
+    assert.equal(entity(graph, 'd').degree, 1);
+    // Of z's three pairs, all under the threshold, only the strongest stays; once z is in two chunks, none.
+    const lists = [['a', 'b', 'c'], ['a', 'b'], ['a', 'b', 'c'], ['b', 'c'], ['a', 'c']];
+    const proper = (id: string, keys: string[]): ChunkPhrases => chunkOf(id, keys.map((key) => (key === 'z' ? { key, kind: 'proper' as const } : key)));
+    const once = buildNounGraph([...chunksOf(...lists), proper('c6', ['a', 'b', 'c', 'z'])], withConfig({ minEdgeWeightPercentile: 90 }));
+    const unpruned = buildNounGraph([...chunksOf(...lists), proper('c6', ['a', 'b', 'c', 'z'])], withConfig({}));
+    const zPairs = ['a', 'b', 'c'].map((other) => ({ other, weight: relation(unpruned, other, 'z').weight }));
+    const strongest = zPairs.reduce((best, pair) => (pair.weight > best.weight || (pair.weight === best.weight && pair.other < best.other) ? pair : best));
+    assert.deepEqual(pairsOf(once, [...vocabulary, 'z']).filter((pair) => pair.includes('z')), [[strongest.other, 'z'].sort().join('-')]);
+    let fit: NounGraphFit | undefined;
+    const twice = buildNounGraph([...chunksOf(...lists), proper('c6', ['a', 'b', 'c', 'z']), proper('c7', ['z', 'a', 'b', 'c'])], withConfig({ minEdgeWeightPercentile: 90 }), (fitted) => (fit = fitted));
+    const zIds = new Set([phraseEntityId('z')]);
+    for (const edge of twice.relations.filter((candidate) => zIds.has(candidate.source) || zIds.has(candidate.target))) assert.ok(edge.weight >= (fit as NounGraphFit).figures.threshold, 'only pairs over the threshold');
   });
 
   test('an edge exactly at the percentile is kept', () => {

@@ -63,6 +63,17 @@ export interface NounGraphFit {
   described: Int32Array;
 }
 
+/** Whether a pair of weight `weight` with `partner` is stronger than one of `otherWeight` with `otherPartner`. */
+export function strongerTie(weight: number, partner: string, otherWeight: number, otherPartner: string): boolean {
+  return weight > otherWeight || (weight === otherWeight && partner < otherPartner);
+}
+
+/** The other end of pair number `key` (`a * nodeCount + b`) from `node`. */
+function otherEnd(key: number, node: number, nodeCount: number): number {
+  const a = Math.floor(key / nodeCount);
+  return a === node ? key % nodeCount : a;
+}
+
 /** PMI of a pair seen together in `pairWeight` chunks: p(x, y) · log2(p(x, y) / (p(x) · p(y))). */
 export function pmiWeight(pairWeight: number, frequencyA: number, frequencyB: number, totalWeight: number, totalFrequency: number): number {
   const joint = pairWeight / totalWeight;
@@ -250,9 +261,26 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   const survivingWeights = new Float64Array(survivingCount);
   for (let pair = 0, at = 0; pair < pairCount; pair++) if (alive(pair)) survivingWeights[at++] = edgeWeight[pair] as number;
   const threshold = percentile(survivingWeights, config.minEdgeWeightPercentile);
+  // A proper name of one chunk keeps its strongest pair even below the threshold: its pairs are all seen once, so
+  // the percentile drops every one ("Gabriele Palme" of one 2Wiki passage), and a name found nowhere in the graph
+  // cannot be searched or explored. Ties go to the partner whose key sorts first, as in updates.
+  const strongest = new Map<number, number>();
+  for (let pair = 0; pair < pairCount; pair++) {
+    if (!alive(pair)) continue;
+    const key = pairKeys[pair] as number;
+    const ends = [Math.floor(key / nodeCount), key % nodeCount];
+    ends.forEach((node, side) => {
+      if (proper[node] !== 1 || frequency[node] !== 1) return;
+      const current = strongest.get(node);
+      const partner = keys[ends[1 - side] as number] as string;
+      if (current === undefined || strongerTie(edgeWeight[pair] as number, partner, edgeWeight[current] as number, keys[otherEnd(pairKeys[current] as number, node, nodeCount)] as string)) strongest.set(node, pair);
+    });
+  }
+  const rescued = new Uint8Array(pairCount);
+  for (const pair of strongest.values()) rescued[pair] = 1;
   const kept: number[] = [];
   for (let pair = 0; pair < pairCount; pair++) {
-    if (alive(pair) && (config.minEdgeWeightPercentile <= 0 || (edgeWeight[pair] as number) >= threshold)) kept.push(pair);
+    if (alive(pair) && (config.minEdgeWeightPercentile <= 0 || (edgeWeight[pair] as number) >= threshold || rescued[pair] === 1)) kept.push(pair);
   }
   const finalDegree = new Int32Array(nodeCount);
   for (const pair of kept) {

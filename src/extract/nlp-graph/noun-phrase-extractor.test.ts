@@ -72,6 +72,18 @@ describe('names beyond the part-of-speech patterns (issue 40)', () => {
     assert.equal(mention('In Kester Weir Bridge news, nothing.', 'in kester weir bridge'), undefined);
   });
 
+  test('names joined by a preposition are one name as the subject their sentence defines', () => {
+    assert.equal(mention('Thunder on the Hill is a 1951 American film noir directed by Douglas Sirk.', 'thunder on the hill')?.surface, 'Thunder on the Hill');
+    assert.ok(mention('The Exploits of the Emden is a 1928 silent Australian film.', 'exploits of the emden'));
+    assert.equal(mention('Mara Ellison met Jonas Reed in Kestermouth (a port) in May.', 'jonas reed in kestermouth'), undefined);
+  });
+
+  test('a name written with Latin letters beyond Latin-1 is one name, cut from the original text', () => {
+    assert.equal(mention('Miloš Zličić( born 29 December 1999) is a Serbian football forward.', 'miloš zličić')?.surface, 'Miloš Zličić');
+    assert.equal(mention('Michał Waszyński was a film director in Poland.', 'michał waszyński')?.surface, 'Michał Waszyński');
+    assert.ok(mention('Bolesław IV of Legnica( ca. 1349 – 1394) was a Duke of Legnica.', 'bolesław iv of legnica'));
+  });
+
   test('a name with its style after a comma is one name besides its parts', () => {
     const found = mention('William Alington, 3rd Baron Alington was an English peer.', 'william alington 3rd baron alington');
     assert.equal(found?.surface, 'William Alington, 3rd Baron Alington');

@@ -1,6 +1,7 @@
 import type { ItemCustomEntity, ItemEntity, ItsFunction } from 'wink-nlp';
 import type { CooperativeTask } from '../../core/cooperative-task.js';
 import { breakLongRuns } from '../../text/break-long-runs.js';
+import { foldLatinLetters } from '../../text/fold-latin-letters.js';
 import { createWinkNlp, type WinkNlp } from './create-wink-nlp.js';
 
 /*
@@ -37,7 +38,7 @@ export interface PhraseExtraction {
 }
 
 /** Bumped when extraction output changes, so stored extractions are recomputed. */
-export const nounPhraseExtractorVersion = 3;
+export const nounPhraseExtractorVersion = 4;
 
 /** Words that may join two proper nouns into one name ("University of Paris"); other prepositions split. */
 const nameConnectors = '[of|de|del|della|di|du|des|van|von|der|for|la|le]';
@@ -76,6 +77,8 @@ const maxTokenLength = 25;
 /** Lower-case words a title-case name may hold between its capitalised words ("Return to the Hiding Place"). */
 const titleSmallWords = new Set([...connectorWords, 'a', 'an', 'the', 'in', 'on', 'to', 'into', 'from', 'with', 'upon']);
 const leadingArticles = new Set(['the', 'a', 'an']);
+/** What follows the subject of a defining sentence: "X is a …", "X (1816–1892) was …". */
+const definingFollowers = new Set(['is', 'was', 'are', 'were', '(']);
 /** Parts of speech of a sentence's first word that is capitalised only because it starts the sentence ("In", "Later", "He"). */
 const functionTags = new Set(['ADV', 'ADP', 'PRON', 'DET', 'CCONJ', 'SCONJ', 'AUX', 'PART', 'INTJ', 'NUM']);
 /** Words that open a style after a name and a comma: "William Alington, 3rd Baron Alington", "Louis I, Count of Nevers". */
@@ -144,7 +147,7 @@ export function* extractNounPhrasesTask(
       const text = texts[index] as string;
       if (extracted.has(text)) continue;
       extracted.set(text, undefined);
-      nlp.readDoc(breakLongRuns(text));
+      nlp.readDoc(foldLatinLetters(breakLongRuns(text)));
       yield;
     }
     for (let index = first; index < end; index++) {
@@ -210,8 +213,9 @@ export function createNounPhraseExtractor(options: { maxCharacters?: number } = 
 
 function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
   const its = nlp.its;
-  // Same length and offsets; a run of thousands of characters without whitespace would make wink's tokenizer quadratic.
-  const document = nlp.readDoc(breakLongRuns(text));
+  // Same length and offsets: a run of thousands of characters without whitespace would make wink's tokenizer
+  // quadratic, and it cuts words at Latin letters beyond Latin-1 ("Zličić"). Names are cut from `text` by offset.
+  const document = nlp.readDoc(foldLatinLetters(breakLongRuns(text)));
   const values = document.tokens().out(its.value) as string[];
   const spaces = document.tokens().out(its.precedingSpaces) as string[];
   // The lemma helper's declared type wants model add-ons that readDoc passes itself.
@@ -327,19 +331,31 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
       }
       index = last + 1;
       if (capitals < 2 || first >= last) continue;
-      // Names joined by a preposition are prose ("Hewlett-Packard in Kestermouth"); a title has a word that is no name.
+      // Names joined by a preposition are prose ("Hewlett-Packard in Kestermouth"); a title has a word that is no name,
+      // or is the subject its sentence defines ("Thunder on the Hill is a 1951 film", "Bolesław IV of Legnica (…) was").
       let joined = false;
       let titleWord = false;
       for (let at = first; at <= last; at++) {
         if (small(at)) joined = true;
         else if (tags[at] !== 'PROPN') titleWord = true;
       }
-      if (joined && !titleWord) continue;
+      if (joined && !titleWord && !definedSubject(first, last)) continue;
       const span = buildMention(first, last, 'proper');
       if (!span || spans.has(`${span.start}:${span.end}`)) continue;
       spans.add(`${span.start}:${span.end}`);
       mentions.push({ ...span, joined: true });
     }
+  }
+
+  /** Whether tokens first..last open their sentence (after an article or a quote) and a copula or a bracket follows. */
+  function definedSubject(first: number, last: number): boolean {
+    let start = first;
+    while (start > 0 && sentenceOfToken[start - 1] === sentenceOfToken[first]) {
+      const before = (values[start - 1] as string).toLowerCase();
+      if (!leadingArticles.has(before) && !/^["'“‘]$/.test(before)) return false;
+      start--;
+    }
+    return definingFollowers.has((values[last + 1] ?? '').toLowerCase());
   }
 
   /** A name with its style after a comma, as one name besides its parts: "Robert Petre, 9th Baron Petre". */

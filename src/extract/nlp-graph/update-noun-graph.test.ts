@@ -101,6 +101,32 @@ describe('updateNounGraph: the noun graph between refreshes', () => {
     assert.deepEqual(shrunk.state, base.state, 'the state forgets the phrases only the removed chunk had');
   });
 
+  test('a proper name of one added chunk keeps its strongest pair, as in a fresh build, and loses it at its second chunk', async () => {
+    const base = fresh(corpus());
+    const named = (chunkId: string, keys: string[]): ChunkPhrases => {
+      const chunk = chunkOf(chunkId, keys);
+      return { ...chunk, extraction: { ...chunk.extraction, mentions: chunk.extraction.mentions.map((mention) => (mention.key === 'zed' ? { ...mention, kind: 'proper' } : mention)) } };
+    };
+    const added = named('c8', ['a', 'b', 'zed']);
+    const update = await updateNounGraph(base.state, { added: [added], removed: [] }, config, base.reader);
+    const zedRelations = (rows: readonly RelationRecord[]): RelationRecord[] => rows.filter((relation) => [relation.source, relation.target].includes(phraseEntityId('zed')));
+    const kept = zedRelations(update.relations);
+    assert.equal(kept.length, 1, 'one pair, under the threshold, keeps the name in the graph');
+    assert.ok(update.entities.some((entity) => entity.id === phraseEntityId('zed')));
+    assert.ok((kept[0] as RelationRecord).weight < (base.state.threshold ?? 0), 'the pair is under the stored threshold');
+    const rebuilt = zedRelations([...fresh([...corpus(), added]).relations.values()]);
+    assert.deepEqual(kept.map((relation) => relation.id), rebuilt.map((relation) => relation.id), 'the pair a fresh build keeps');
+    // A second chunk naming zed with other phrases: zed is no longer a one-chunk name, its rescued pair goes.
+    const relations = new Map(base.relations);
+    for (const relation of update.relations) relations.set(relation.id, relation);
+    const entities = new Map(base.entities);
+    for (const entity of update.entities) entities.set(entity.id, entity);
+    const byId = new Map([...corpus(), added].map((chunk) => [chunk.chunkId, chunk]));
+    const reader: NounGraphReader = { chunks: async (ids) => ids.flatMap((id) => byId.get(id) ?? []), entities: async (ids) => ids.flatMap((id) => entities.get(id) ?? []), relations: async (ids) => ids.flatMap((id) => relations.get(id) ?? []) };
+    const second = await updateNounGraph(update.state, { added: [named('c9', ['zed', 'w'])], removed: [] }, config, reader);
+    assert.ok(second.removedRelationIds.includes((kept[0] as RelationRecord).id), 'the rescued pair is removed');
+  });
+
   test('no change writes nothing', async () => {
     const base = fresh(corpus());
     const update = await updateNounGraph(base.state, { added: [], removed: [] }, config, base.reader);

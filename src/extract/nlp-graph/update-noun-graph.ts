@@ -13,6 +13,7 @@ import {
   pmiWeight,
   properTitle,
   sharedSentence,
+  strongerTie,
 } from './build-noun-graph.js';
 import { addRowHash, countValue, graphRowHash, type NounGraphState } from './noun-graph-state.js';
 import { typeEntities, withinTypingCutoff } from './type-entities.js';
@@ -197,9 +198,18 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     const list = pairedIn(chunk);
     for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) addPair(list[i] as number, list[j] as number);
   }
-  for (const node of touched) {
-    if (wasAlive(node) === alive(node)) continue;
+  // A proper name of one chunk keeps its strongest pair below the threshold (as in `buildNounGraph`): every pair of a
+  // name that gains or loses that standing is weighed again, and so is every pair of such a name whose pairs are.
+  const isRescued = (node: number): boolean => (proper[node] ?? 0) > 0 && frequency[node] === 1 && alive(node);
+  const wasRescued = (node: number): boolean => (state.proper[node] ?? 0) > 0 && oldFrequency[node] === 1 && wasAlive(node);
+  const addPairsOf = (node: number): void => {
     for (let at = pairing.start[node] as number; at < (pairing.start[node + 1] as number); at++) for (const other of pairedIn(pairing.chunks[at] as number)) addPair(node, other);
+  };
+  for (const node of touched) {
+    if (wasAlive(node) !== alive(node) || wasRescued(node) !== isRescued(node)) addPairsOf(node);
+  }
+  for (const key of [...pairs]) {
+    for (const node of [Math.floor(key / nodeCount), key % nodeCount]) if (isRescued(node)) addPairsOf(node);
   }
 
   const entityIds = new Map<number, string>();
@@ -248,6 +258,17 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     const [source, target] = [entityIdOf(a), entityIdOf(b)].sort() as [string, string];
     evaluated.push({ a, b, id: contentId('relation', source, target), source, target, kept, weight: pmi, shared });
   }
+  const strongest = new Map<number, Evaluated>();
+  for (const pair of evaluated) {
+    if (pair.shared.length === 0 || !alive(pair.a) || !alive(pair.b)) continue;
+    for (const [node, partner] of [[pair.a, pair.b], [pair.b, pair.a]] as const) {
+      if (!isRescued(node)) continue;
+      const current = strongest.get(node);
+      const currentPartner = current === undefined ? undefined : current.a === node ? current.b : current.a;
+      if (current === undefined || strongerTie(pair.weight, keys[partner] as string, current.weight, keys[currentPartner as number] as string)) strongest.set(node, pair);
+    }
+  }
+  for (const pair of strongest.values()) pair.kept = true;
 
   const oldRelations = new Map((await reader.relations(evaluated.map((pair) => pair.id))).map((row) => [row.id, row]));
   const changedNodes = new Set(touched);

@@ -212,6 +212,10 @@ test('the communities view lists the hierarchy, opens a report and highlights th
   await page.waitForSelector('[data-testid=community-tree] [role=treeitem]');
   await page.click('[data-testid=community-tree] .tree-row button.link >> nth=0');
   await page.waitForSelector('[data-testid=community-panel] [data-testid=community-report]');
+  // A fast index's reports are extractive: their score is called connectivity, and explained on hover.
+  const score = await page.waitForSelector('[data-testid=community-panel] [data-testid=report-score]');
+  assert.match((await score.textContent()) ?? '', /^connectivity \d+(\.\d)?$/);
+  assert.match((await score.getAttribute('title')) ?? '', /no language model rated this report/);
   await screenshot(page, '06-communities');
   // Selecting it highlighted its members on the graph.
   await openView('graph');

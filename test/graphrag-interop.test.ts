@@ -183,6 +183,17 @@ for (const generation of generations) {
       const global = await kgrag.query('What are the main themes of the story?', { method: 'global' });
       assert.match(global.answer.text, /\[Data: Reports \(\d+/, 'the extractive global answer cites the imported reports');
     });
+
+    test("local's extractive answer quotes GraphRAG's own entity, relationship and report text, cited as such", async () => {
+      const result = await kgrag.query('Who leads the team at Dulce base?', { method: 'local' });
+      const written = result.citations.filter((citation) => citation.dataset !== 'Sources');
+      assert.ok(written.length > 0, result.answer.text);
+      for (const citation of written) {
+        assert.ok(citation.quote && result.answer.text.includes(`${citation.quote} [Data: ${citation.dataset} (${citation.hid})]`));
+        const shown = result.context.text.includes(citation.quote as string);
+        assert.ok(shown, `the quoted ${citation.dataset} text is in the context the method built: ${citation.quote}`);
+      }
+    });
   });
 }
 

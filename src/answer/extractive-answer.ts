@@ -5,7 +5,7 @@ import { splitSentences } from '../text/sentences.js';
 import { lightStem } from '../text/light-stem.js';
 import { englishStopwords } from '../text/stopwords.js';
 import { queryTerms, wordTokens } from '../text/word-tokens.js';
-import type { CitedAnswer, ContextChunk } from './answer-types.js';
+import type { CitedAnswer, CitedDataset, ContextChunk } from './answer-types.js';
 
 /** The label shown with answers built without an LLM. */
 export const extractiveLabel = 'extractive answer (no LLM configured)';
@@ -18,10 +18,37 @@ export interface ExtractiveAnswerOptions {
   maxChunks?: number;
   /** Adds semantic similarity to the lexical score when given. */
   embedder?: Embedder;
+  /**
+   * Written records of the context besides its passages — LLM-written entity descriptions, relationships and
+   * community reports — quoted like passages and cited by their own dataset (`[Data: Entities (3)]`). Read after
+   * the passages: they rank below them.
+   */
+  records?: readonly ExtractiveRecord[];
+}
+
+/** A record of the context the extractive answer may quote: its text, and what to cite. */
+export interface ExtractiveRecord {
+  dataset: Exclude<CitedDataset, 'Sources'>;
+  hid: number;
+  id: string;
+  /** The entity's name, the two ends of a relationship, or the report's title: what its sentences are about. */
+  title: string;
+  text: string;
+}
+
+/** What a quoted sentence cites, and the document (or record) it comes from. */
+interface QuotedSource {
+  dataset: CitedDataset;
+  hid: number;
+  id: string;
+  title: string;
+  source?: string;
+  /** Sentences of one document (or record) are about one subject. */
+  documentId: string;
 }
 
 interface Candidate {
-  chunk: ContextChunk;
+  from: QuotedSource;
   rank: number;
   text: string;
   terms: Set<string>;
@@ -112,15 +139,22 @@ function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number 
 export async function extractiveAnswer(question: string, chunks: readonly ContextChunk[], options: ExtractiveAnswerOptions = {}): Promise<CitedAnswer> {
   const maxSentences = options.maxSentences ?? 3;
   const candidates: Candidate[] = [];
-  chunks.slice(0, options.maxChunks ?? 5).forEach((chunk, rank) => {
-    const titleTerms = wordTokens(chunk.documentTitle).map(lightStem);
-    for (const span of splitSentences(chunk.text)) {
-      const text = chunk.text.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
+  const addSentences = (from: QuotedSource, body: string, rank: number): void => {
+    const titleTerms = wordTokens(from.title).map(lightStem);
+    for (const span of splitSentences(body)) {
+      const text = body.slice(span.start, span.end).replace(/\s+/g, ' ').trim();
       if (sentenceLength(text) < minSentenceLength || /^#+\s/.test(text)) continue;
       const terms = new Set(wordTokens(text).map(lightStem));
-      candidates.push({ chunk, rank, text, terms, contextTerms: new Set([...terms, ...titleTerms]), score: 0, relevance: 0, holdsAnswer: holdsExpectedAnswer(question, text), names: namesOf(`${chunk.documentTitle} ${text}`) });
+      candidates.push({ from, rank, text, terms, contextTerms: new Set([...terms, ...titleTerms]), score: 0, relevance: 0, holdsAnswer: holdsExpectedAnswer(question, text), names: namesOf(`${from.title} ${text}`) });
     }
-  });
+  };
+  const read = chunks.slice(0, options.maxChunks ?? 5);
+  read.forEach((chunk, rank) =>
+    addSentences({ dataset: 'Sources', hid: chunk.hid, id: chunk.id, title: chunk.documentTitle, source: chunk.source, documentId: chunk.documentId }, chunk.text, rank),
+  );
+  for (const record of options.records ?? []) {
+    addSentences({ dataset: record.dataset, hid: record.hid, id: record.id, title: record.title, documentId: `${record.dataset}:${record.id}` }, record.text, read.length);
+  }
   if (candidates.length === 0) {
     return { answer: { text: 'No passage in the index matches this question.', kind: 'extractive', label: extractiveLabel }, citations: [] };
   }
@@ -161,13 +195,32 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   const supportTerms = terms.filter((term) => !hasCjkLetter(term) || candidates.some((candidate) => candidate.contextTerms.has(term)));
   const neededTerms = Math.max(Math.min(2, supportTerms.length), Math.ceil(supportTerms.length / 2));
   const shared = (held: ReadonlySet<string>): number => supportTerms.filter((term) => held.has(term)).length;
+  // A relationship's or a report's sentence ("Alex Mercer is a participant in Operation: Dulce") says how things
+  // relate, not what one is: the definition is the entity's own description or a passage's.
+  const definedSubject = (candidate: Candidate): string | undefined => {
+    if (candidate.from.dataset === 'Relationships' || candidate.from.dataset === 'Reports') return undefined;
+    return /^([^.;:]{0,80}?)\b(?:is|was|are|were)\s+(?:also\s+)?(?:a|an|the|one)\b/i.exec(candidate.text)?.[1];
+  };
+  const definesQuestionTerm = (candidate: Candidate): boolean => {
+    const subject = new Set(wordTokens(definedSubject(candidate) ?? '').map(lightStem));
+    return supportTerms.some((term) => subject.has(term));
+  };
+  // A definition of a name the question names ("Agent Alex Mercer is a … operative" for "Who is Alex Mercer and what
+  // is his role in …?") answers its "who is" part even when it holds few of the question's other words.
+  const questionNames = namesOf(question);
+  const namedBySubject = (candidate: Candidate): number => [...namesOf(definedSubject(candidate) ?? '')].filter((name) => questionNames.has(name)).length;
+  const definesQuestionName = (candidate: Candidate): boolean => namedBySubject(candidate) > 0;
   const supports = (candidate: Candidate, index: number): boolean =>
     (shared(candidate.terms) > 0 && shared(candidate.contextTerms) >= neededTerms) ||
+    definesQuestionName(candidate) ||
     (semantic[index] as number) >= minSupportingSimilarity;
   const remaining = candidates.filter(supports);
   if (remaining.length === 0) {
     return { answer: { text: unsupportedAnswer, kind: 'extractive', label: extractiveLabel }, citations: [] };
   }
+  // Of the definitions, the one of the most of the question's names: "Agent Alex Mercer is …" before "The mission
+  // to Dulce Base is …" for a question about Alex Mercer's role in Operation: Dulce.
+  const mostNamed = maxOf(remaining.filter(definesQuestionTerm).map(namedBySubject));
   // After the best sentence, a sentence is quoted only if it answers a part of the question the quoted ones do not:
   // it says something about a question term none of them holds (the second hop of a two-hop question), or it holds
   // the kind of answer the question asks for (a date for "when") where none of them does. A sentence that merely
@@ -179,21 +232,14 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   // another passage's "designed and built" about another machine.
   const asksForType = answerTypes.some((type) => type.question.test(question));
   const covered = new Set<string>();
-  const questionNames = namesOf(question);
   const names = new Set(questionNames);
   const quotedDocuments = new Set<string>();
   let answerQuoted = false;
   let mustConnect = false;
   let firstRelevance = 0;
-  const connected = (candidate: Candidate): boolean => quotedDocuments.has(candidate.chunk.documentId) || [...candidate.names].some((name) => names.has(name));
+  const connected = (candidate: Candidate): boolean => quotedDocuments.has(candidate.from.documentId) || [...candidate.names].some((name) => names.has(name));
   // A sentence defining something the question names ("A lilu … is a masculine Akkadian word for a spirit") answers
   // its "what is" part, even when every word it shares with the question is already quoted.
-  const definesQuestionTerm = (candidate: Candidate): boolean => {
-    const definition = /^([^.;:]{0,80}?)\b(?:is|was|are|were)\s+(?:also\s+)?(?:a|an|the|one)\b/i.exec(candidate.text);
-    if (!definition) return false;
-    const subject = new Set(wordTokens(definition[1] ?? '').map(lightStem));
-    return supportTerms.some((term) => subject.has(term));
-  };
   let defined = false;
   const answersMore = (candidate: Candidate): boolean => {
     if (selected.length === 0) return true;
@@ -201,7 +247,7 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     return (
       supportTerms.some((term) => candidate.terms.has(term) && !covered.has(term)) ||
       (asksForType && !answerQuoted && candidate.holdsAnswer) ||
-      (!defined && definesQuestionTerm(candidate)) ||
+      (!defined && definesQuestionTerm(candidate) && namedBySubject(candidate) >= mostNamed) ||
       candidate.relevance >= alternativeRelevance * firstRelevance
     );
   };
@@ -230,24 +276,24 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     }
     for (const term of supportTerms) if (best.contextTerms.has(term)) covered.add(term);
     for (const name of best.names) names.add(name);
-    quotedDocuments.add(best.chunk.documentId);
+    quotedDocuments.add(best.from.documentId);
     answerQuoted ||= best.holdsAnswer;
     defined ||= definesQuestionTerm(best);
   }
 
   return {
     answer: {
-      text: selected.map((candidate) => `${candidate.text} [Data: Sources (${candidate.chunk.hid})]`).join('\n'),
+      text: selected.map((candidate) => `${candidate.text} [Data: ${candidate.from.dataset} (${candidate.from.hid})]`).join('\n'),
       kind: 'extractive',
       label: extractiveLabel,
     },
-    citations: selected.map((candidate) => ({
-      dataset: 'Sources' as const,
-      hid: candidate.chunk.hid,
-      id: candidate.chunk.id,
-      title: candidate.chunk.documentTitle,
-      source: candidate.chunk.source,
-      quote: candidate.text,
+    citations: selected.map(({ from, text }) => ({
+      dataset: from.dataset,
+      hid: from.hid,
+      id: from.id,
+      title: from.title,
+      ...(from.source === undefined ? {} : { source: from.source }),
+      quote: text,
     })),
   };
 }

@@ -231,7 +231,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
       summary,
       findings,
       rating: extractiveRating(members),
-      ratingExplanation: `Extractive rating from the community's connectivity: ${members.length} entities, ${community.relationIds.length} relations inside it.`,
+      ratingExplanation: `Connectivity, not a judgement of importance: no language model rated this report. The score grows with the log of the members' total degree, on a 0–10 scale whose 10 is the best-connected community at the last refresh; ${members.length} entities, ${community.relationIds.length} relations inside it.`,
       fullContent: reportMarkdown(title, summary, findings),
       generatedBy: 'extractive',
       error: null,

@@ -1,9 +1,11 @@
+import { builtMode } from '../../pipeline/built-methods.js';
 import { answerFromContext } from '../shared/answer-from-context.js';
 import { methodSpecificationVersion, type MethodAnswer, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import { buildLocalContext, type LocalContext, type LocalContextOptions } from './build-local-context.js';
 import { localSubgraph } from './local-subgraph.js';
 import { localAnswerSystemPrompt, renderLocalAnswerPrompt } from './local-answer-prompt.js';
 import { localConfig, type LocalConfig } from './config.js';
+import { writtenRecords } from './written-records.js';
 
 /** Resolves the parameters into builder options (the budget defaults to `query.maxContextTokens`). */
 export function localContextOptions(context: MethodContext, params: LocalConfig): LocalContextOptions {
@@ -41,6 +43,7 @@ export const localMethod: QueryMethod<LocalConfig, LocalContext> = {
 
   async answer(context, question, retrieval, _params, options): Promise<MethodAnswer> {
     const built = retrieval.state;
+    const records = context.llm === undefined && !options.contextOnly ? writtenRecords(built, (await context.memo('local:graph-mode', () => builtMode(context.store))) === 'standard') : [];
     return answerFromContext(
       context,
       {
@@ -50,6 +53,7 @@ export const localMethod: QueryMethod<LocalConfig, LocalContext> = {
         passages: built.chunks,
         systemPrompt: renderLocalAnswerPrompt(context.prompts.text(localAnswerSystemPrompt), built.text, context.config.query.responseType),
         citable: built.citable,
+        records,
       },
       options,
     );

@@ -1,6 +1,6 @@
 import type { CitedDataset, ContextChunk } from '../../answer/answer-types.js';
 import { basicAnswerSystemPrompt, renderBasicAnswerPrompt } from '../../answer/basic-answer-prompt.js';
-import { extractiveAnswer } from '../../answer/extractive-answer.js';
+import { extractiveAnswer, type ExtractiveRecord } from '../../answer/extractive-answer.js';
 import { generateAnswer, type CitableRecord } from '../../answer/generate-answer.js';
 import { isCorpusFitted } from '../../providers/embed/embedder.js';
 import type { LanguageModel } from '../../providers/llm/language-model.js';
@@ -20,13 +20,15 @@ export interface PackedAnswerContext {
   citable?: Partial<Record<CitedDataset, ReadonlyMap<number, CitableRecord>>>;
   /** The model to call (e.g. a metered one); default: the workspace's. */
   model?: LanguageModel;
+  /** Written records besides the passages that the extractive answer may quote (LLM-written descriptions and reports). */
+  records?: readonly ExtractiveRecord[];
 }
 
 const noUsage = { usage: { inputTokens: 0, outputTokens: 0 }, llmCalls: 0, unknownReferences: 0 };
 
 /**
  * The last step every method shares once its context is packed: nothing but the context (`--context-only`),
- * the best evidence sentences of its passages when no LLM is configured, or one (streamed) generated answer
+ * the best evidence sentences of its passages (and of its written records) when no LLM is configured, or one (streamed) generated answer
  * whose `[Data: …]` references map back to records.
  */
 export async function answerFromContext(context: MethodContext, input: PackedAnswerContext, options: AnswerOptions): Promise<MethodAnswer> {
@@ -35,7 +37,9 @@ export async function answerFromContext(context: MethodContext, input: PackedAns
   const model = input.model ?? context.llm;
   if (!model) {
     const { embedder } = context;
-    const extractive = await context.trace.time('extractive-answer', () => extractiveAnswer(input.question, input.passages, isCorpusFitted(embedder) ? { embedder } : {}));
+    const extractive = await context.trace.time('extractive-answer', () =>
+      extractiveAnswer(input.question, input.passages, { ...(isCorpusFitted(embedder) ? { embedder } : {}), ...(input.records === undefined ? {} : { records: input.records }) }),
+    );
     return { ...extractive, contextText, contextTokens, ...noUsage };
   }
   const citable = input.citable ?? {

@@ -3,6 +3,7 @@ import { ApiError } from '../api-client';
 import type { ChunkView, CommunityView, EntityDetail } from '../api-types';
 import { type Inspected, useExplorer } from '../explorer-context';
 import { Markdown } from './markdown';
+import { ReportScore } from './report-score';
 
 /** Loads what `load` returns whenever its key changes; the error of a failed load is shown, not thrown. */
 export function useLoaded<T>(key: string, load: () => Promise<T>): { value: T | undefined; error: string | undefined } {
@@ -135,7 +136,7 @@ export function CommunityReport({ id, open = false }: { id: string; open?: boole
     <details class="report" data-testid="community-report" open={open}>
       <summary>
         <strong>{report?.title ?? community.title}</strong>
-        {report && <span class="rating">rating {report.rating}</span>}
+        {report && <ReportScore report={report} />}
         <span class="muted"> · level {community.level} · {community.size} entities</span>
       </summary>
       {report ? <Markdown text={report.fullContent || [report.summary, ...report.findings.map((finding) => `## ${finding.summary}\n\n${finding.explanation}`)].join('\n\n')} /> : <p class="muted">No report for this community (fast index, or reports not built).</p>}

@@ -2,9 +2,10 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError } from '../api-client';
 import type { CommunityView } from '../api-types';
 import { highlightMembers, useLoaded } from '../components/inspector';
+import { ReportScore } from '../components/report-score';
 import { useExplorer } from '../explorer-context';
 
-/** The community hierarchy as a tree: report titles and ratings; selecting one shows its report and members. */
+/** The community hierarchy as a tree: report titles and scores (LLM importance, or extractive connectivity); selecting one shows its report and members. */
 export function CommunitiesView({ active }: { active: boolean }) {
   const explorer = useExplorer();
   const { value: all, error } = useLoaded(`${explorer.generation}`, () => loadAll(explorer.api));
@@ -81,7 +82,8 @@ function CommunityNode({ community, byId, matching, selected, onSelect }: NodePr
         </button>
         <span class="muted">
           {' '}
-          L{community.level} · {community.size} entities{community.report ? ` · rating ${community.report.rating}` : ''}
+          L{community.level} · {community.size} entities{community.report ? ' · ' : ''}
+          {community.report && <ReportScore report={community.report} />}
         </span>
         <button class="link small" onClick={() => void highlightMembers(explorer, community.id)}>
           on graph

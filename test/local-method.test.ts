@@ -11,6 +11,7 @@ import type { LocalGraph } from '../src/methods/local/local-lookups.js';
 import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createTokenizer } from '../src/text/tokenizer.js';
+import { queryTerms } from '../src/text/word-tokens.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-local-'));
@@ -93,9 +94,10 @@ describe('local: context assembly', () => {
     );
   });
 
-  test('keeps all 2 × topKEntities oversampled hits; reports are ordered by matched entities then rating; text units by entity order then relationship count', async () => {
+  test('keeps all 2 × topKEntities oversampled hits; reports are ordered by matched entities then rating; text units by entity order, then BM25 score, then relationship count', async () => {
     const kgrag = await open();
-    const result = await kgrag.query('What happened during the flood of 1947 in Kestermouth?', { method: 'local', contextOnly: true, params: { topKEntities: 6 } });
+    const question = 'What happened during the flood of 1947 in Kestermouth?';
+    const result = await kgrag.query(question, { method: 'local', contextOnly: true, params: { topKEntities: 6 } });
     const selected = (result.context.subgraph?.edges ?? []).filter((edge) => edge.kind === 'match').map((edge) => edge.target);
     assert.equal(selected.length, 12, 'GraphRAG keeps every oversampled hit');
     const entities = new Map((await kgrag.store.table('entities').get(selected)).map((entity) => [entity.id, entity]));
@@ -116,18 +118,21 @@ describe('local: context assembly', () => {
     }
 
     const relations = await kgrag.store.table('relations').all();
-    const unitKey = (chunkId: string): [number, number] => {
+    const bm25 = new Map((await kgrag.store.searchText('chunks', queryTerms(question), 200)).map((hit) => [hit.id, hit.score]));
+    const unitKey = (chunkId: string): [number, number, number] => {
       const order = selected.findIndex((id) => entities.get(id)?.chunkIds.includes(chunkId));
       const owner = selected[order] as string;
       const count = relations.filter((relation) => (relation.source === owner || relation.target === owner) && relation.chunkIds.includes(chunkId)).length;
-      return [order, count];
+      return [order, bm25.get(chunkId) ?? 0, count];
     };
     const unitKeys = result.context.chunks.map((chunk) => unitKey(chunk.id));
+    assert.ok(unitKeys.some(([, score]) => score > 0) && unitKeys.some(([, score]) => score === 0), 'the order is decided by both');
     for (let index = 1; index < unitKeys.length; index++) {
-      const [previousOrder, previousCount] = unitKeys[index - 1]!;
-      const [order, count] = unitKeys[index]!;
+      const [previousOrder, previousScore, previousCount] = unitKeys[index - 1]!;
+      const [order, score, count] = unitKeys[index]!;
       assert.ok(order >= 0);
-      assert.ok(previousOrder < order || (previousOrder === order && previousCount >= count), `text unit ${index} is out of order`);
+      const sameEntity = previousOrder === order;
+      assert.ok(previousOrder < order || (sameEntity && (previousScore > score || (previousScore === score && previousCount >= count))), `text unit ${index} is out of order`);
     }
     await kgrag.close();
   });

@@ -2,6 +2,7 @@ import type { CitedDataset, ContextChunk } from '../../answer/answer-types.js';
 import type { CitableRecord } from '../../answer/generate-answer.js';
 import { packTable, tableCell, type PackedTable, type TableRow } from '../../answer/pack-table.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
+import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
 import { hasClaims, localCommunities, localGraph, type LocalGraph } from './local-lookups.js';
 
@@ -51,6 +52,9 @@ export interface LocalContext {
   /** Records the answer may cite, by dataset and hid. */
   citable: Partial<Record<CitedDataset, Map<number, CitableRecord>>>;
 }
+
+/** The question's best chunks by BM25 that order an entity's text units; the others come after them. */
+const textRankDepth = 200;
 
 /** Tokens kept free per section for the blank line that joins it to the previous one. */
 const separatorReserve = 2;
@@ -334,10 +338,15 @@ async function localSection(
 
 /**
  * GraphRAG `_build_text_unit_context`: the chunks of the selected entities, by the entity's position in
- * the selection, then by how many of that entity's relationships were extracted from the chunk.
+ * the selection, then — a deviation — by the chunk's BM25 score for the question (its rank among the
+ * `textRankDepth` best), then by how many of that entity's relationships were extracted from the chunk. An entity
+ * named in hundreds of chunks (a singer, in every song of his band) otherwise fills the budget with those that
+ * list most of its relations, not those about what was asked; GraphRAG's order decides among chunks the question's
+ * words do not tell apart. musique-train-100 / hotpotqa-train-100 Recall@5: 56.5 / 74.5 → 58.25 / 76.5.
  */
 async function sourcesSection(
   context: MethodContext,
+  question: string,
   selected: ReadonlyArray<{ entity: EntityRecord; score: number }>,
   budget: number,
 ): Promise<PackedTable<ContextChunk>> {
@@ -359,12 +368,15 @@ async function sourcesSection(
       units.push({ id: chunkId, order, relationships: counts.get(chunkId) ?? 0, position, score });
     });
   });
-  units.sort((left, right) => left.order - right.order || right.relationships - left.relationships || left.position - right.position);
+  const terms = queryTerms(question);
+  const textScores = new Map(terms.length === 0 ? [] : (await context.store.searchText('chunks', terms, textRankDepth)).map((hit) => [hit.id, hit.score]));
+  const textScore = (unit: (typeof units)[number]): number => textScores.get(unit.id) ?? 0;
+  units.sort((left, right) => left.order - right.order || textScore(right) - textScore(left) || right.relationships - left.relationships || left.position - right.position);
   return packFetched(
     'Sources',
     'id|text',
     units,
-    (batch) => context.chunks(batch.map((unit) => ({ id: unit.id, score: unit.score, scores: { entityOrder: unit.order, relationships: unit.relationships } }))),
+    (batch) => context.chunks(batch.map((unit) => ({ id: unit.id, score: unit.score, scores: { entityOrder: unit.order, bm25: textScore(unit), relationships: unit.relationships } }))),
     (chunk) => `${chunk.hid}|${tableCell(chunk.text)}`,
     context,
     budget,
@@ -426,7 +438,7 @@ export async function buildLocalContext(context: MethodContext, question: string
       const [matchedReports, localTables, sourceTable, rows] = await Promise.all([
         reportsFor(hitIds),
         localSection(context, hitIds, selectedRows, options, shares.local - reserve),
-        selectedRows.then((found) => sourcesSection(context, found, shares.sources - reserve)),
+        selectedRows.then((found) => sourcesSection(context, question, found, shares.sources - reserve)),
         selectedRows,
       ]);
       // A match without a row (not in a consistent index) must not count in the reports' order.

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
+import { startTestServer } from './helpers/test-server.js';
 
 // Issue 40: fast mode merges a short name into the longer one its chunk used first ("Clara Ivesley" … "Ivesley"),
 // lists the merges, and undoes one on request.
@@ -27,6 +28,18 @@ test('kgrag entities merges lists a short name merged into the longer name of it
   assert.equal(listed.code, 0, listed.stderr);
   const merges = (JSON.parse(listed.stdout) as { merges: Array<{ name: string; title: string }> }).merges;
   assert.ok(merges.some((merge) => merge.name === 'Ivesley' && merge.title === 'Clara Ivesley'), JSON.stringify(merges));
+
+  // The same list over HTTP, for a program or the explorer.
+  const server = await startTestServer({ directory: workspace });
+  try {
+    const response = await fetch(`${server.url}/v1/entities/merges?limit=50`);
+    assert.equal(response.status, 200);
+    const served = (await response.json()) as { merges: Array<{ name: string; title: string }> };
+    assert.deepEqual(served.merges, merges.slice(0, 50));
+    assert.equal((await fetch(`${server.url}/v1/entities/merges?limit=0`)).status, 400);
+  } finally {
+    await server.close();
+  }
 
   const undone = await runCliCaptured(['-w', workspace, 'entities', 'merges', '--undo', 'Ivesley'], { cwd: root });
   assert.equal(undone.code, 0, undone.stderr);

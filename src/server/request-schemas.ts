@@ -72,6 +72,8 @@ export const entitySearchQuery = z.object({
   type: searchEntitiesInput.shape.type,
 });
 
+export const aliasMergesQuery = z.object({ limit: integerText(graphBrowserLimits.mergeLimit, 'Most merges to return') });
+
 export const entityQuery = z.object({ maxSources: integerText(graphBrowserLimits.maxSources, 'Most source passages to include') });
 
 export const neighboursQuery = z.object({

@@ -137,6 +137,13 @@ const entitySummaryShape = {
 };
 
 /** One hit of an entity search. */
+export const aliasMergeSchema = z.object({
+  name: z.string().describe('The short name as written ("Babbage")'),
+  entityId: z.string().describe('The entity it was merged into'),
+  title: z.string().describe("That entity's name"),
+  frequency: z.number().int().describe('Chunks the entity is mentioned in, under any of its names'),
+});
+
 export const entityMatchSchema = z.object({
   ...entitySummaryShape,
   match: z.enum(['exact', 'prefix', 'word', 'contains', 'text']),

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { GraphBrowser } from '../../api/graph-browser.js';
 import { type ApiRoute, defineRoute } from '../api-route.js';
 import { httpError } from '../http-problem.js';
-import { communitiesQuery, entityQuery, entitySearchQuery, graphSliceQuery, idParams, neighboursQuery } from '../request-schemas.js';
-import { chunkViewSchema, communityDetailSchema, communityPageSchema, entityDetailSchema, entityMatchSchema, graphSliceSchema, problemResponse } from '../response-schemas.js';
+import { aliasMergesQuery, communitiesQuery, entityQuery, entitySearchQuery, graphSliceQuery, idParams, neighboursQuery } from '../request-schemas.js';
+import { aliasMergeSchema, chunkViewSchema, communityDetailSchema, communityPageSchema, entityDetailSchema, entityMatchSchema, graphSliceSchema, problemResponse } from '../response-schemas.js';
 
 /**
  * `GET <path>/:id`: one record the graph browser finds by id, or 404 naming what was asked and where ids come from.
@@ -47,6 +47,16 @@ export const graphRoutes = [
     query: entitySearchQuery,
     responses: { 200: { description: 'Matches', schema: z.object({ entities: z.array(entityMatchSchema) }) }, 400: problemResponse('Invalid query') },
     handler: async (c, { query, workspace }) => c.json({ entities: await workspace.kgrag.graph.searchEntities(query.q, query) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/entities/merges',
+    tag: 'graph',
+    summary:
+      'Short names fast mode merged into a longer name of their chunk ("Babbage" into "Charles Babbage"; only with extract.nlp.mergeShortNames), best-connected first; a name listed in extract.nlp.keepApart stays apart at the next update',
+    query: aliasMergesQuery,
+    responses: { 200: { description: 'Merges', schema: z.object({ merges: z.array(aliasMergeSchema) }) }, 400: problemResponse('Invalid query') },
+    handler: async (c, { query, workspace }) => c.json({ merges: await workspace.kgrag.graph.aliasMerges(query) }),
   }),
   recordRoute({
     path: '/entities/:id',

@@ -94,4 +94,35 @@ describe('OpenAI-compatible chat: each method is a model', () => {
     const stranger = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'wrong-key-0123456789abcdef', maxRetries: 0 });
     await assert.rejects(stranger.models.list(), (error: InstanceType<typeof OpenAI.APIError>) => error.status === 403);
   });
+
+  test("errors reach the client with the server's message in OpenAI's shape, and models.retrieve finds a method", async () => {
+    // The openai SDK reads `error.message` of the body: a problem document alone read "404 status code (no body)".
+    const unknown = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => assert.fail('an unknown model is refused'),
+      (error: InstanceType<typeof OpenAI.APIError>) => error,
+    );
+    assert.match(unknown.message, /^404 .*gpt-4o.*kgrag-/);
+    assert.doesNotMatch(unknown.message, /no body/);
+    assert.equal(unknown.type, 'not_found_error');
+    assert.equal(unknown.param, 'model');
+    assert.equal(unknown.code, 'SERVER_UNKNOWN_MODEL');
+    const empty = await client.chat.completions.create({ model: 'kgrag-basic', messages: [{ role: 'system', content: 'hi' }] }).catch((error: InstanceType<typeof OpenAI.APIError>) => error);
+    assert.ok(empty instanceof OpenAI.BadRequestError);
+    assert.match(empty.message, /^400 .*user message/);
+    assert.equal(empty.type, 'invalid_request_error');
+    const stranger = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'wrong-key-0123456789abcdef', maxRetries: 0 });
+    const forbidden = await stranger.models.list().catch((error: InstanceType<typeof OpenAI.APIError>) => error);
+    assert.ok(forbidden instanceof OpenAI.PermissionDeniedError && !/no body/.test(forbidden.message), String(forbidden));
+
+    const model = await client.models.retrieve('kgrag-ppr');
+    assert.deepEqual({ id: model.id, object: model.object, owned_by: model.owned_by }, { id: 'kgrag-ppr', object: 'model', owned_by: 'kgrag' });
+    const missing = await client.models.retrieve('kgrag-nosuch').catch((error: InstanceType<typeof OpenAI.APIError>) => error);
+    assert.ok(missing instanceof OpenAI.NotFoundError);
+    assert.match(missing.message, /kgrag-nosuch/);
+    // Other clients keep reading the problem document: its members are still there.
+    const raw = await fetch(`${server.url}/v1/models/kgrag-nosuch`, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await raw.json()) as { status: number; code: string; detail: string; error: { message: string } };
+    assert.equal(body.status, 404);
+    assert.equal(body.error.message, body.detail);
+  });
 });

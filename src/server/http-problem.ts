@@ -1,6 +1,15 @@
 import { KgragError } from '../core/errors.js';
 import { toEnvironmentError } from '../core/environment-error.js';
 
+/** OpenAI's error object (`{"error": {message, type, param, code}}`), which the `openai` SDK and its kin read. */
+export interface OpenAiError {
+  message: string;
+  type: string;
+  /** The request field at fault, where one is: `model` for an unknown model. */
+  param: string | null;
+  code: string;
+}
+
 /** An RFC 9457 problem document, the body of every error response. */
 export interface Problem {
   type: string;
@@ -12,7 +21,25 @@ export interface Problem {
   code: string;
   /** The request id, also in the `x-request-id` header and in the server's log. */
   requestId?: string;
+  /**
+   * The same error as OpenAI writes it (an RFC 9457 extension member): an OpenAI client pointed at `/v1` shows
+   * `error.message`, and a body without it reads as "404 status code (no body)".
+   */
+  error: OpenAiError;
 }
+
+/** OpenAI's error type for a status. */
+function openAiErrorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/** Error codes that name one request field, for OpenAI's `param`. */
+const paramOfCode: Readonly<Record<string, string>> = { SERVER_UNKNOWN_MODEL: 'model', SERVER_NO_QUESTION: 'messages' };
 
 const titles: Record<number, string> = {
   400: 'Bad Request',
@@ -76,16 +103,19 @@ export function problemOf(error: unknown, requestId?: string): { problem: Proble
   const shown = known !== undefined && known.category !== 'internal' ? known : undefined;
   const status = shown === undefined ? 500 : statusOf(shown);
   const retry = shown?.details?.['retryAfterSeconds'];
+  const detail = shown === undefined
+    ? `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`
+    : shown.hint ? `${shown.message} — ${shown.hint}` : shown.message;
+  const code = shown?.code ?? 'INTERNAL';
   return {
     problem: {
       type: 'about:blank',
       title: titles[status] ?? 'Error',
       status,
-      detail: shown === undefined
-        ? `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`
-        : shown.hint ? `${shown.message} — ${shown.hint}` : shown.message,
-      code: shown?.code ?? 'INTERNAL',
+      detail,
+      code,
       ...(requestId === undefined ? {} : { requestId }),
+      error: { message: detail, type: openAiErrorType(status), param: paramOfCode[code] ?? null, code },
     },
     retryAfterSeconds: typeof retry === 'number' ? retry : undefined,
     expected: shown !== undefined,

@@ -16,6 +16,9 @@ export const problemSchema = z.object({
   detail: z.string().describe('What went wrong with which input, then the fix'),
   code: z.string().describe('kgrag’s stable error code'),
   requestId: z.string().optional(),
+  error: z
+    .object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string() })
+    .describe('The same error in OpenAI’s shape, which OpenAI clients read: message is detail, code is code'),
 });
 
 /** An error response of the OpenAPI document: a problem document with `description`. */

@@ -59,6 +59,11 @@ export function sourcesText(citations: readonly Citation[]): string {
   return `\n\nSources:\n${lines.join('\n')}`;
 }
 
+/** A method as OpenAI describes a model. */
+function modelObject(id: string) {
+  return { id, object: 'model', created: 0, owned_by: 'kgrag' };
+}
+
 function completionId(request: ChatCompletionRequest, requestId: string): string {
   return `chatcmpl-${createHash('sha256').update(requestId).update(JSON.stringify(request.messages)).digest('hex').slice(0, 24)}`;
 }
@@ -81,7 +86,19 @@ export function chatRoutes(gate: QueryGate) {
       tag: 'openai',
       summary: 'The methods as OpenAI models (kgrag-<method>, kgrag-<method>:<variant>)',
       responses: { 200: { description: 'OpenAI model list', schema: z.object({ object: z.literal('list'), data: z.array(looseObject) }) } },
-      handler: (c, { workspace }) => c.json({ object: 'list', data: chatModels(workspace.kgrag.engine.methods).map((id) => ({ id, object: 'model', created: 0, owned_by: 'kgrag' })) }),
+      handler: (c, { workspace }) => c.json({ object: 'list', data: chatModels(workspace.kgrag.engine.methods).map(modelObject) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/models/:model',
+      tag: 'openai',
+      summary: 'One method as an OpenAI model (`models.retrieve`)',
+      params: z.object({ model: z.string().min(1).max(200) }),
+      responses: { 200: { description: 'OpenAI model', schema: looseObject }, 404: problemResponse('Unknown model') },
+      handler: (c, { params, workspace }) => {
+        methodOfModel(params.model, workspace.kgrag.engine.methods);
+        return c.json(modelObject(params.model));
+      },
     }),
     defineRoute({
       method: 'post',
@@ -138,7 +155,7 @@ export function chatRoutes(gate: QueryGate) {
             await chunk({}, 'stop', { kgrag: kgragField(result), ...(body.stream_options?.include_usage ? { usage: usageOf(result) } : {}) });
           } catch (error) {
             const { problem } = problemOf(error, c.get('requestId'));
-            await stream.writeSSE({ data: JSON.stringify({ error: { message: problem.detail, type: problem.code, code: problem.status } }) });
+            await stream.writeSSE({ data: JSON.stringify({ error: problem.error }) });
           }
           await stream.writeSSE({ data: '[DONE]' });
         });

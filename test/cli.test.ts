@@ -121,12 +121,21 @@ describe('kgrag CLI', () => {
     assert.match(setFlag.stderr, /^kgrag: error: --set "llm\.model" is not of the form key=value — write e\.g\. --set llm\.model=gpt-4\.1-mini/);
   });
 
-  test('user errors are one line naming the input and a fix, with exit code 1', async () => {
+  test('user errors are one line naming the input and a fix; a method, variant or parameter the command does not know is a usage error (exit 2)', async () => {
     const unknownMethod = await kgrag(['query', 'x', '-w', workspace, '-m', 'nope']);
-    assert.equal(unknownMethod.code, 1);
+    assert.equal(unknownMethod.code, 2);
     assert.match(unknownMethod.stderr, /^kgrag: error: unknown method "nope" — choose one of: basic, local, global, drift, ppr, relations, kgp, autokg, tot\n$/);
+    const misspelt = await kgrag(['query', 'x', '-w', workspace, '-m', 'pprr']);
+    assert.equal(misspelt.code, 2);
+    assert.match(misspelt.stderr, /^kgrag: error: unknown method "pprr" — did you mean ppr\? choose one of: /);
+    const lightRag = await kgrag(['query', 'x', '-w', workspace, '-m', 'naive']);
+    assert.match(lightRag.stderr, /LightRAG's naive mode is vector search over chunks: basic:dense here/);
+    const misspeltKey = await kgrag(['query', 'x', '-w', workspace, '-m', 'ppr', '-p', 'dampng=0.5']);
+    assert.equal(misspeltKey.code, 2);
+    assert.match(misspeltKey.stderr, /"dampng": did you mean damping\? valid keys: /);
 
     const badVariant = await kgrag(['query', 'x', '-w', workspace, '-m', 'basic:fuzzy']);
+    assert.equal(badVariant.code, 2);
     assert.match(badVariant.stderr, /no variant "fuzzy" — choose one of: basic:hybrid, basic:bm25, basic:dense/);
 
     const empty = join(root, 'empty-ws');
@@ -141,7 +150,7 @@ describe('kgrag CLI', () => {
     assert.match(nothing.stderr, /kgrag: error: nothing to index/);
 
     const badParam = await kgrag(['query', 'x', '-w', workspace, '-p', 'k=0']);
-    assert.equal(badParam.code, 1);
+    assert.equal(badParam.code, 2);
     assert.match(badParam.stderr, /methods\.basic\.k/);
   });
 

@@ -234,6 +234,9 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
   return program;
 }
 
+/** Errors in what the command line asked for (a method, variant or parameter it does not know): usage errors, exit 2. */
+const usageErrorCodes: ReadonlySet<string> = new Set(['QUERY_UNKNOWN_METHOD', 'QUERY_UNKNOWN_VARIANT', 'QUERY_INVALID_PARAMS', 'QUERY_INDEX_SETTING', 'QUERY_CONFIG_ONLY_PARAM']);
+
 /**
  * Runs the CLI and returns the exit code: 0 success, 1 a problem with input, configuration, a provider
  * or the store (one line naming it and the fix), 2 a usage error, 130 interrupted with Ctrl-C.
@@ -254,7 +257,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     writeLine(io.stderr, `kgrag: error: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
     if (!KgragError.isInstance(error) && io.env.KGRAG_DEBUG) writeLine(io.stderr, (error as Error).stack ?? '');
-    return 1;
+    return KgragError.isInstance(error) && usageErrorCodes.has(error.code) ? 2 : 1;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../providers/llm/language-model.js';
 import type { Answer, Citation, ContextChunk } from '../answer/answer-types.js';
 import { packSourcesTable } from '../answer/pack-context.js';
+import { closestWord } from '../core/closest-word.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
 import { KgragError } from '../core/errors.js';
 import { builtInPrompts, type PromptLibrary } from '../core/prompt-library.js';
@@ -21,6 +22,17 @@ import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryP
 import { configKeysOf } from './config-shape.js';
 import { indexMatchedEmbedder } from './index-matched-embedder.js';
 import { noCallsModel } from './no-calls-model.js';
+
+/**
+ * LightRAG's query modes, which its users type as method names, with the kgrag method that does the same (or the
+ * closest). kgrag's own `basic:hybrid` is BM25 plus dense search over chunks, not LightRAG's hybrid.
+ */
+const lightRagModes: Readonly<Record<string, string>> = {
+  naive: "LightRAG's naive mode is vector search over chunks: basic:dense here. ",
+  hybrid: "LightRAG's hybrid mode retrieves by entities and by relations: local (entities with their relations and text units) or relations here; basic:hybrid is BM25 plus dense search over chunks. ",
+  mix: "LightRAG's mix mode joins the graph with chunk vectors: local, whose context holds entities, relations and their text units, is the closest here. ",
+  bypass: "LightRAG's bypass mode sends the question to the LLM without retrieval; every kgrag method retrieves. ",
+};
 
 /** One question to answer. */
 export interface QueryRequest {
@@ -193,10 +205,13 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const [name = '', variant] = (spec ?? config.query.method).split(':');
     const method = byName.get(name);
     if (!method) {
+      const names = [...byName.keys()];
+      const lightRag = lightRagModes[name.toLowerCase()];
+      const nearest = lightRag === undefined ? closestWord(name, names) : undefined;
       throw new KgragError(`unknown method "${name}"`, {
         code: 'QUERY_UNKNOWN_METHOD',
         category: 'input',
-        hint: `choose one of: ${[...byName.keys()].join(', ')}`,
+        hint: `${lightRag ?? (nearest === undefined ? '' : `did you mean ${nearest}? `)}choose one of: ${names.join(', ')}`,
       });
     }
     assertVariant(method, variant);
@@ -237,10 +252,16 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     const parsed = method.config.safeParse(raw);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `methods.${method.name}.${issue.path.join('.') || '(all)'}: ${issue.message}`);
+      const validKeys = keys.filter((key) => !indexSettings.has(key));
+      const misspelt = Object.keys(params ?? {}).filter((key) => !keys.includes(key));
+      const suggestions = misspelt.flatMap((key) => {
+        const nearest = closestWord(key, validKeys);
+        return nearest === undefined ? [] : [`"${key}": did you mean ${nearest}?`];
+      });
       throw new KgragError(`invalid parameters for method "${method.name}": ${problems.join('; ')}`, {
         code: 'QUERY_INVALID_PARAMS',
         category: 'input',
-        hint: `valid keys: ${keys.filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`,
+        hint: `${suggestions.length > 0 ? `${suggestions.join('; ')} ` : ''}valid keys: ${validKeys.join(', ') || 'none'}`,
         details: { problems },
       });
     }

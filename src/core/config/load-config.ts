@@ -7,6 +7,7 @@ import { KgragError } from '../errors.js';
 import { redactUrl } from '../redact-url.js';
 import { configSchema, movedConfigKeys, type KgragConfig, type KgragConfigInput } from './config-schema.js';
 import { expandVariables } from './expand-variables.js';
+import { closestWord } from '../closest-word.js';
 
 /** The configuration file name looked up in a workspace. */
 export const configFileName = 'kgrag.yaml';
@@ -224,34 +225,6 @@ function parseEnvironmentValue(raw: string, type: string): unknown {
   }
 }
 
-/** The closest known key to a misspelled one, for "did you mean" hints. */
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(left: string, right: string): number {
-  const previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= left.length; i++) {
-    let diagonal = previous[0] as number;
-    previous[0] = i;
-    for (let j = 1; j <= right.length; j++) {
-      const above = previous[j] as number;
-      previous[j] = Math.min(above + 1, (previous[j - 1] as number) + 1, diagonal + (left[i - 1] === right[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return previous[right.length] as number;
-}
-
 /**
  * Resolves the configuration of a workspace: defaults < `kgrag.yaml` < `KGRAG_*` environment
  * variables (`KGRAG_LLM_BASE_URL`, …; `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `KGRAG_API_KEYS` (server.apiKeys) as fallbacks) < flags.
@@ -437,7 +410,7 @@ function describeIssue(issue: z.core.$ZodIssue, path: readonly PropertyKey[], kn
   if (issue.code === 'unrecognized_keys') {
     const parent = path.slice(0, -1).map(String);
     const siblings = [...new Set(known.filter((key) => parent.every((part, index) => key.path[index] === part)).map((key) => key.path[parent.length] ?? ''))];
-    const suggestion = closest(String(path[path.length - 1]), siblings.filter(Boolean));
+    const suggestion = closestWord(String(path[path.length - 1]), siblings.filter(Boolean));
     return `unknown key${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
   }
   const key = known.find((candidate) => candidate.path.join('.') === path.map(String).join('.'));

@@ -19,6 +19,7 @@ import type { IndexCommandOptions } from './commands/index-command.js';
 import type { QueryCommandOptions } from './commands/query-command.js';
 import type { ServeCommandOptions } from './commands/serve-command.js';
 import type { GlobalOptions } from './workspace-options.js';
+import { methodListHelp } from './method-list-help.js';
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
@@ -142,6 +143,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--json', 'print the whole result as JSON')
     .option('--context-only', 'print the assembled context, without calling an LLM')
     .option('--stream', 'stream the generated answer as it is written')
+    .addHelpText('after', methodListHelp)
     .action(async (question: string, options: QueryCommandOptions) => (await import('./commands/query-command.js')).queryCommand(question, options, global(), io, args));
 
   program

@@ -98,6 +98,7 @@ async function select(
     };
   }
   const staticKey = `${params.communityLevel}:${params.minCommunityRank}`;
+  if (dynamic) context.warn(`global:dynamic needs an LLM to rate the community reports and none is configured: the static selection of level ${params.communityLevel} was used`);
   const chosen = await context.trace.time(
     'global-select',
     async () => {

@@ -305,6 +305,7 @@ export const kgpMethod: QueryMethod<KgpConfig> = {
         }
         // KGP without its agent is KG-TF-IDF (the paper's "KGP w/o LLM"); the trace says so.
         await context.trace.time('kgp-fallback', async () => undefined, () => ({ requested: `kgp:${chosen}`, ran: 'kgp:kg-tfidf', reason: 'no LLM is configured' }));
+        context.warn(`kgp:${chosen} needs an LLM for its agent and none is configured: kgp:kg-tfidf ran instead (KGP without its agent)`);
         ranking = await kgTfidfRanking(run);
         fallback = { kind: 'fallback', note: 'no LLM: kg-tfidf instead of the agent' };
         break;

@@ -123,6 +123,15 @@ describe('kgrag mcp over stdio (the real CLI)', () => {
     assert.equal((one.data.communities as CommunityView[])[0]?.report?.title, deepest?.reportTitle);
     const atLevel = await call(client, 'community_report', { entityId: entity.id, level: deepest?.level });
     assert.equal((atLevel.data.communities as CommunityView[]).length, 1);
+
+    // A name works where an id does, as for get_entity.
+    const aroundByName = await call(client, 'neighbours', { name: 'kester weir bridge', depth: 2, limit: 5 });
+    assert.deepEqual(aroundByName.data, around.data);
+    const reportsByName = await call(client, 'community_report', { entityName: 'Kester Weir Bridge' });
+    assert.deepEqual(reportsByName.data, reports.data);
+    assert.match(await toolError(client, 'neighbours', { name: 'Zebulon Quince' }), /no entity is named "Zebulon Quince"/);
+    assert.match(await toolError(client, 'neighbours', { id: entity.id, name: 'x' }), /either id or name/);
+    assert.match(await toolError(client, 'community_report', { entityName: 'x', entityId: entity.id }), /one of communityId, entityId or entityName/);
   });
 
   test('query answers with citations, and contextOnly returns the context', async () => {
@@ -235,7 +244,7 @@ describe('the MCP server over streamable HTTP', () => {
 
   test('tool errors are results, and what is not a JSON-RPC POST is refused', async () => {
     assert.match(await toolError(client, 'get_entity', { id: 'no-such-entity' }), /no entity with id/);
-    assert.match(await toolError(client, 'community_report', { entityId: 'x', communityId: 'y' }), /either communityId or entityId/);
+    assert.match(await toolError(client, 'community_report', { entityId: 'x', communityId: 'y' }), /one of communityId, entityId or entityName/);
     const address = await url;
     const get = await fetch(address, { headers: { accept: 'text/event-stream' } });
     assert.equal(get.status, 405);

@@ -123,6 +123,20 @@ function formatReports(communities: readonly CommunityView[]): string {
 export function createMcpServer(target: McpTarget): McpServer {
   const { kgrag } = target;
   const server = new McpServer({ name: 'kgrag', version: packageVersion() }, { instructions });
+  /** The id given, or that of the best exact or prefix match of the name given. */
+  const entityIdOf = async (input: { id?: string | undefined; name?: string | undefined }): Promise<string> => {
+    if (input.id !== undefined) return input.id;
+    const name = input.name ?? '';
+    const [best] = await kgrag.graph.searchEntities(name, { limit: 1 });
+    if (best === undefined || (best.match !== 'exact' && best.match !== 'prefix')) {
+      throw new KgragError(`no entity is named "${name}" or has a name starting with it`, {
+        code: 'MCP_NO_SUCH_NAME',
+        category: 'input',
+        hint: 'search_entities finds entities by any part of a name; pass the id it returns',
+      });
+    }
+    return best.id;
+  };
   const methods = kgrag.engine.methods.map((method) => `- ${method.name}${method.variants.length > 0 ? ` (variants: ${method.variants.join(', ')})` : ''}: ${method.description}`).join('\n');
 
   registerTool(server, 'query', {
@@ -171,19 +185,7 @@ export function createMcpServer(target: McpTarget): McpServer {
       'Returns one entity of the knowledge graph: its description, aliases, the passages that mention it (with their document titles) and the communities (topics) it belongs to. Give its id from search_entities, or a name (the best exact or prefix match of a title or alias is taken).',
     inputSchema: getEntityInput,
     async run(input) {
-      let id = input.id;
-      if (id === undefined) {
-        const name = input.name ?? '';
-        const [best] = await kgrag.graph.searchEntities(name, { limit: 1 });
-        if (best === undefined || (best.match !== 'exact' && best.match !== 'prefix')) {
-          throw new KgragError(`no entity is named "${name}" or has a name starting with it`, {
-            code: 'MCP_NO_SUCH_NAME',
-            category: 'input',
-            hint: 'search_entities finds entities by any part of a name; pass the id it returns',
-          });
-        }
-        id = best.id;
-      }
+      const id = await entityIdOf(input);
       const entity = await kgrag.graph.entity(id, { maxSources: input.maxSources });
       if (entity === undefined) throw notFound('entity', id, 'search_entities finds entities by name and returns their ids');
       return success(formatEntity(entity), { entity });
@@ -193,19 +195,20 @@ export function createMcpServer(target: McpTarget): McpServer {
   registerTool(server, 'neighbours', {
     title: 'Walk the graph around an entity',
     description:
-      'Returns the entities related to one entity, up to a few hops away (strongest relations first), and the relations among them with the sentences they come from. Use it to see how things are connected; `truncated` says when the limits left some out.',
+      'Returns the entities related to one entity (by id, or by name), up to a few hops away (strongest relations first), and the relations among them with the sentences they come from. Use it to see how things are connected; `truncated` says when the limits left some out.',
     inputSchema: neighboursInput,
     async run(input) {
-      const slice = await kgrag.graph.neighbours(input.id, { depth: input.depth, limit: input.limit, maxEdges: input.maxEdges });
-      if (slice === undefined) throw notFound('entity', input.id, 'search_entities finds entities by name and returns their ids');
-      return success(formatNeighbourhood(input.id, slice), { ...slice });
+      const id = await entityIdOf(input);
+      const slice = await kgrag.graph.neighbours(id, { depth: input.depth, limit: input.limit, maxEdges: input.maxEdges });
+      if (slice === undefined) throw notFound('entity', id, 'search_entities finds entities by name and returns their ids');
+      return success(formatNeighbourhood(id, slice), { ...slice });
     },
   });
 
   registerTool(server, 'community_report', {
     title: 'Read community reports',
     description:
-      'Returns the report of a community: a summary of one topic of the documents (a cluster of related entities) with its key findings. Give a community id (get_entity lists them), or an entity id to read the reports of every community containing it (or only the one at `level`; 0 is the broadest).',
+      'Returns the report of a community: a summary of one topic of the documents (a cluster of related entities) with its key findings. Give a community id (get_entity lists them), or an entity id or name to read the reports of every community containing it (or only the one at `level`; 0 is the broadest).',
     inputSchema: communityReportInput,
     async run(input) {
       let communities: CommunityView[];
@@ -214,7 +217,7 @@ export function createMcpServer(target: McpTarget): McpServer {
         if (community === undefined) throw notFound('community', input.communityId, 'get_entity lists the communities of an entity with their ids');
         communities = [community];
       } else {
-        const entityId = input.entityId ?? '';
+        const entityId = await entityIdOf({ id: input.entityId, name: input.entityName });
         const entity = await kgrag.graph.entity(entityId, { maxSources: 0 });
         if (entity === undefined) throw notFound('entity', entityId, 'search_entities finds entities by name and returns their ids');
         const chosen = entity.communities.filter((community) => input.level === undefined || community.level === input.level);

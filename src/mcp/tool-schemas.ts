@@ -53,32 +53,41 @@ export const searchEntitiesInput = z.object({
   type: z.string().min(1).max(100).optional().describe('Only entities of this type, e.g. "person", "organization", "geo"'),
 });
 
+/** An entity's name, as a person or an agent writes it. */
+const entityName = z.string().trim().min(1).max(maxSearchQueryLength);
+
 /** `get_entity`: one entity by id, or by name. */
 export const getEntityInput = z
   .object({
     id: entityId.optional().describe('Entity id, as search_entities returns it'),
-    name: z.string().trim().min(1).max(maxSearchQueryLength).optional().describe('Entity name, when the id is not known: the best exact or prefix match of a title or alias'),
+    name: entityName.optional().describe('Entity name, when the id is not known: the best exact or prefix match of a title or alias'),
     maxSources: bounded(graphBrowserLimits.maxSources, 'Most source passages to include'),
   })
   .refine((input) => (input.id === undefined) !== (input.name === undefined), { message: 'give either id or name, not both and not neither' });
 
 /** `neighbours`: the entities around one entity. */
-export const neighboursInput = z.object({
-  id: entityId.describe('Entity id, as search_entities or get_entity returns it'),
-  depth: bounded(graphBrowserLimits.depth, 'Hops to walk'),
-  limit: bounded(graphBrowserLimits.neighbourLimit, 'Most entities to return, the start included'),
-  maxEdges: bounded(graphBrowserLimits.neighbourMaxEdges, 'Most relations to return'),
-});
+export const neighboursInput = z
+  .object({
+    id: entityId.optional().describe('Entity id, as search_entities or get_entity returns it'),
+    name: entityName.optional().describe('Entity name, when the id is not known: the best exact or prefix match of a title or alias'),
+    depth: bounded(graphBrowserLimits.depth, 'Hops to walk'),
+    limit: bounded(graphBrowserLimits.neighbourLimit, 'Most entities to return, the start included'),
+    maxEdges: bounded(graphBrowserLimits.neighbourMaxEdges, 'Most relations to return'),
+  })
+  .refine((input) => (input.id === undefined) !== (input.name === undefined), { message: 'give either id or name, not both and not neither' });
 
 /** `community_report`: the report of a community, or of the communities containing an entity. */
 export const communityReportInput = z
   .object({
     communityId: z.string().min(1).max(200).optional().describe('Community id, as get_entity lists them'),
     entityId: entityId.optional().describe("Entity id: the reports of the communities containing it"),
-    level: z.number().int().min(0).max(100).optional().describe('With entityId: only the community at this hierarchy level (0 is the coarsest); default: every level'),
+    entityName: entityName.optional().describe('Entity name, when the id is not known (the best exact or prefix match): the reports of its communities'),
+    level: z.number().int().min(0).max(100).optional().describe('With entityId or entityName: only the community at this hierarchy level (0 is the coarsest); default: every level'),
   })
-  .refine((input) => (input.communityId === undefined) !== (input.entityId === undefined), { message: 'give either communityId or entityId, not both and not neither' })
-  .refine((input) => input.level === undefined || input.entityId !== undefined, { message: 'level applies only with entityId' });
+  .refine((input) => [input.communityId, input.entityId, input.entityName].filter((given) => given !== undefined).length === 1, {
+    message: 'give one of communityId, entityId or entityName',
+  })
+  .refine((input) => input.level === undefined || input.communityId === undefined, { message: 'level applies only with entityId or entityName' });
 
 /** One document to add. */
 export const documentInput = z.object({

@@ -46,7 +46,7 @@ describe('OpenAI-compatible chat: each method is a model', () => {
     });
     const text = completion.choices[0]?.message.content ?? '';
     assert.match(text, /^The Kester Weir Bridge was designed by Clara Ivesley/);
-    assert.match(text, /\n\nSources:\n\[Sources \d+\] /);
+    assert.match(text, /\n\nSources:\n\[\d+\] \S/, "the same lines as the CLI's Sources");
     assert.equal(completion.choices[0]?.finish_reason, 'stop');
     const extra = (completion as unknown as { kgrag: { method: string; citations: Array<{ dataset: string; id: string }>; warnings: string[] } }).kgrag;
     assert.equal(extra.method, 'basic');

@@ -1,3 +1,4 @@
+import { sourceList } from '../answer/source-list.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import type { QueryResult } from '../methods/query-engine.js';
 
@@ -20,20 +21,8 @@ export function formatQueryResult(result: QueryResult, options: { showAnswer?: b
   }
   if (result.answer.label) lines.push(`[${line(result.answer.label)}]`);
   if (options.showAnswer !== false) lines.push(block(result.answer.text));
-  const seen = new Set<string>();
-  const sources = result.citations.filter((citation) => {
-    const key = `${citation.dataset}:${citation.hid}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  if (sources.length > 0) {
-    lines.push('', 'Sources:');
-    for (const citation of sources) {
-      const origin = citation.source && citation.source !== citation.title ? ` (${line(citation.source)})` : '';
-      lines.push(`  [${citation.dataset === 'Sources' ? '' : `${citation.dataset} `}${citation.hid}] ${line(citation.title)}${origin}`);
-    }
-  }
+  const sources = sourceList(result.citations, line);
+  if (sources.length > 0) lines.push('', 'Sources:', ...sources.map((source) => `  ${source}`));
   const usage = result.usage;
   // A cost of 0 for a model without a known price is unknown, not free.
   const cost = options.priced ? `$${usage.costUsd.toFixed(4)}` : 'cost unknown';

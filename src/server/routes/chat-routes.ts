@@ -10,6 +10,7 @@ import { httpError, problemOf } from '../http-problem.js';
 import type { QueryGate } from '../query-gate.js';
 import { type ChatCompletionRequest, chatCompletionRequestSchema, looseObject } from '../request-schemas.js';
 import { problemResponse } from '../response-schemas.js';
+import { sourceList } from '../../answer/source-list.js';
 
 const modelPrefix = 'kgrag-';
 
@@ -54,9 +55,8 @@ export function conversationOf(request: ChatCompletionRequest): { question: stri
 
 /** The sources list appended to the answer text, so that a plain chat front-end shows where the answer comes from. */
 export function sourcesText(citations: readonly Citation[]): string {
-  if (citations.length === 0) return '';
-  const lines = citations.map((citation) => `[${citation.dataset} ${citation.hid}] ${citation.title}${citation.source && citation.source !== 'community' ? ` (${citation.source})` : ''}`);
-  return `\n\nSources:\n${lines.join('\n')}`;
+  const lines = sourceList(citations);
+  return lines.length === 0 ? '' : `\n\nSources:\n${lines.join('\n')}`;
 }
 
 /** A method as OpenAI describes a model. */

@@ -91,7 +91,11 @@ describe('kgrag serve: one workspace over HTTP', () => {
     assert.ok('topK' in query.content['application/json'].schema.properties);
     const page = await fetch(`${url}/docs`);
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
-    assert.match(await page.text(), /\/v1\/chat\/completions/);
+    const html = await page.text();
+    assert.match(html, /\/v1\/chat\/completions/);
+    // The curl lines name this server, not a fixed port.
+    assert.ok(html.includes(`${url}/v1/query`), 'curl lines use the address the page was asked at');
+    assert.doesNotMatch(html, /127\.0\.0\.1:8080/);
   });
 
   test('the methods list gives each method its variants, a JSON Schema of its parameters, and whether the index has it', async () => {

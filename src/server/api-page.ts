@@ -11,9 +11,10 @@ interface Operation {
 
 /**
  * The human-readable API page (`/docs`): every endpoint of the OpenAPI document grouped by tag, with its parameters
- * and a curl line. Rendered on the server from the same document, with no script and nothing loaded from elsewhere.
+ * and a curl line to `origin` (the address the page was asked at). Rendered on the server from the same document,
+ * with no script and nothing loaded from elsewhere.
  */
-export function renderApiPage(document: Record<string, unknown>): string {
+export function renderApiPage(document: Record<string, unknown>, origin: string): string {
   const info = document['info'] as { title: string; version: string; description: string };
   const paths = document['paths'] as Record<string, Record<string, Operation>>;
   const secured = (document['security'] as unknown[]).length > 0;
@@ -23,7 +24,7 @@ export function renderApiPage(document: Record<string, unknown>): string {
       const tag = operation.tags?.[0] ?? 'other';
       const auth = secured && !(operation.security && operation.security.length === 0) ? ` -H "Authorization: Bearer $KGRAG_API_KEY"` : '';
       const body = operation.requestBody ? ` -H 'content-type: application/json' -d '{…}'` : '';
-      const curl = `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`}${auth}${body} http://127.0.0.1:8080${path}`;
+      const curl = `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`}${auth}${body} ${origin}${path}`;
       const parameters = (operation.parameters ?? [])
         .map((parameter) => `<li><code>${escape(parameter.name)}</code> (${parameter.in}${parameter.required ? ', required' : ''})${parameter.description ? ` — ${escape(parameter.description)}` : ''}</li>`)
         .join('');

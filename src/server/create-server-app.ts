@@ -164,8 +164,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const metrics = options.metrics;
   if (metrics) app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }));
   app.get('/openapi.json', (c) => c.json(openapi));
-  const page = renderApiPage(openapi);
-  app.get('/docs', (c) => c.html(page));
+  // Rendered per request: the curl lines name the address the reader used (escaped, as any text of the page).
+  app.get('/docs', (c) => c.html(renderApiPage(openapi, new URL(c.req.url).origin)));
   serveExplorerFiles(app, options.webDirectory);
 
   const problemResponse = (error: unknown, c: Context<ServerEnv>): Response => {

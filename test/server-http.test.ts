@@ -142,9 +142,11 @@ describe('kgrag serve: one workspace over HTTP', () => {
       body: JSON.stringify({ model: 'kgrag-basic:bm25', messages: [{ role: 'user', content: 'Tell me about the bridge.' }, { role: 'assistant', content: 'It crosses the Kester.' }, { role: 'user', content: 'When was it opened?' }] }),
     });
     assert.equal(response.status, 200);
-    const completion = await body<{ kgrag: { answerKind: string; warnings: string[] } }>(response);
+    const completion = await body<{ kgrag: { answerKind: string; warnings: string[] }; choices: Array<{ message: { content: string } }> }>(response);
     assert.equal(completion.kgrag.answerKind, 'extractive');
     assert.ok(completion.kgrag.warnings.some((warning) => /last question alone/.test(warning)), JSON.stringify(completion.kgrag.warnings));
+    // A chat front-end shows the reply only: it says so there too, before the sources.
+    assert.match(completion.choices[0]?.message.content ?? '', /\n\n_Only your last message was used; the earlier turns of this conversation were not \(the server has no LLM to read them\)\._\n\nSources:/);
   });
 
   test('a streamed query ends with one result event holding the answer, citations and trace', async () => {

@@ -10,7 +10,8 @@ const key = 'chat-key-0123456789abcdef';
 
 describe('OpenAI-compatible chat: each method is a model', () => {
   const llm = createScriptedLanguageModel({
-    responses: [],
+    // The question condensed before retrieval names what "it" was.
+    responses: [{ match: (request) => request.purpose === 'condense-question', reply: () => 'Who designed the Kester Weir Bridge in Kestermouth?' }],
     // Cites the first passage of the context the method gave it.
     fallback: (request) => `The Kester Weir Bridge was designed by Clara Ivesley of Ivesley and Thorne. [Data: Sources (${/^(\d+)\|/m.exec(request.messages[0]?.content ?? '')?.[1] ?? '0'})]`,
   });
@@ -52,8 +53,13 @@ describe('OpenAI-compatible chat: each method is a model', () => {
     assert.equal(extra.method, 'basic');
     assert.ok(!extra.warnings.some((warning) => /last question alone/.test(warning)));
     assert.equal(extra.citations[0]?.dataset, 'Sources');
-    const call = llm.calls[before];
+    // First the question condensed with the conversation, retrieval searched with it; then the answer, which reads the
+    // conversation itself and answers the question as asked.
+    const [condense, call] = llm.calls.slice(before);
+    assert.equal(condense?.purpose, 'condense-question');
+    assert.match(condense?.messages[0]?.content ?? '', /User: Tell me about the bridge in Kestermouth\.\nAssistant: The Kester Weir Bridge carries Ferry Street over the river\.[^]*Last question: Who designed it\?/);
     assert.ok(call);
+    assert.match(call.messages[0]?.content ?? '', /Kester Weir Bridge/, 'the standalone question retrieved passages about the bridge');
     const roles = call.messages.map((message) => message.role);
     assert.deepEqual(roles, ['system', 'user', 'assistant', 'user']);
     assert.equal(call.messages.at(-1)?.content, 'Who designed it?');

@@ -1,4 +1,5 @@
 import { basicAnswerSystemPrompt } from '../answer/basic-answer-prompt.js';
+import { condenseQuestionPrompt } from '../answer/condense-question.js';
 import type { PromptTemplate } from '../core/prompt-library.js';
 import { extractClaimsPrompts } from '../extract/claims/extract-claims-prompt.js';
 import { resolveEntitiesPrompt } from '../extract/entity-resolution/resolve-entities-prompt.js';
@@ -27,6 +28,7 @@ const sharedPromptTemplates: readonly PromptTemplate[] = [
   openiePrompts.ner,
   openiePrompts.triples,
   basicAnswerSystemPrompt,
+  condenseQuestionPrompt,
 ];
 
 /** Every prompt a workspace with these methods can override, in the order `kgrag init` writes them. */

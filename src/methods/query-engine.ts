@@ -17,6 +17,7 @@ import type { IndexSnapshot, RunDocument, WorkspaceStatus, WorkspaceStorage } fr
 import type { Tokenizer } from '../text/tokenizer.js';
 import { lineCachedTokenizer } from '../text/line-cached-tokenizer.js';
 import type { StepName } from '../pipeline/pipeline-step.js';
+import { condenseQuestion, condenseQuestionPrompt } from '../answer/condense-question.js';
 import { answerFromContext } from './shared/answer-from-context.js';
 import type { AnswerOptions, AnyQueryMethod, MethodAnswer, MethodContext, QueryProgress, QueryTrace, RankingInfo, Retrieval, TraceStep } from './query-method.js';
 import { configKeysOf } from './config-shape.js';
@@ -33,6 +34,9 @@ const lightRagModes: Readonly<Record<string, string>> = {
   mix: "LightRAG's mix mode joins the graph with chunk vectors: local, whose context holds entities, relations and their text units, is the closest here. ",
   bypass: "LightRAG's bypass mode sends the question to the LLM without retrieval; every kgrag method retrieves. ",
 };
+
+/** The words of the warning a result carries when the conversation before its question went unused. */
+export const lastQuestionAlone = 'answered the last question alone';
 
 /** One question to answer. */
 export interface QueryRequest {
@@ -471,18 +475,35 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     },
   };
 
+  /**
+   * The question retrieval searches with: with an LLM and earlier user turns, the last question rewritten to stand
+   * alone ("Who designed it?" → "Who designed the Kester Weir Bridge?"); otherwise the question as asked.
+   */
+  async function retrievalQuestion(request: QueryRequest, context: MethodContext): Promise<{ question: string; usage: { inputTokens: number; outputTokens: number }; calls: number }> {
+    const asked = { question: request.question, usage: { inputTokens: 0, outputTokens: 0 }, calls: 0 };
+    const history = request.history ?? [];
+    if (llm === undefined || request.contextOnly === true || !history.some((turn) => turn.role === 'user')) return asked;
+    const condensed = await context.trace.time(
+      'condense-question',
+      () => condenseQuestion({ model: llm, template: prompts.text(condenseQuestionPrompt), history, question: request.question, ...(request.signal === undefined ? {} : { abortSignal: request.signal }) }),
+      (result) => ({ question: result.question }),
+    );
+    return { question: condensed.question, usage: condensed.usage, calls: condensed.called ? 1 : 0 };
+  }
+
   async function answerQuery(request: QueryRequest, prepared: Omit<Awaited<ReturnType<typeof prepare>>, 'snapshot'>): Promise<QueryResult> {
     const { method, params, variant, trace, context, started, index, warnings, historyUse } = prepared;
-    const retrieval = await method.retrieve(context, request.question, params, variant);
+    const standalone = await retrievalQuestion(request, context);
+    const retrieval = await method.retrieve(context, standalone.question, params, variant);
     const contextOnly = request.contextOnly === true;
     const answerOptions: AnswerOptions = { contextOnly, ...(request.onText ? { onText: request.onText } : {}) };
     const answered = method.answer
       ? await method.answer(context, request.question, retrieval, params, answerOptions)
       : await defaultAnswer(context, request.question, retrieval, answerOptions);
     if ((request.history?.length ?? 0) > 0 && !historyUse.read && !contextOnly) {
-      warnings.push(`${method.name} answered the last question alone: ${answered.answer.kind === 'generated' ? 'its answer does not read' : 'an answer without an LLM cannot use'} the earlier turns of the conversation`);
+      warnings.push(`${method.name} ${lastQuestionAlone}: ${answered.answer.kind === 'generated' ? 'its answer does not read' : 'an answer without an LLM cannot use'} the earlier turns of the conversation`);
     }
-    const usage = answered.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const usage = { inputTokens: (answered.usage?.inputTokens ?? 0) + standalone.usage.inputTokens, outputTokens: (answered.usage?.outputTokens ?? 0) + standalone.usage.outputTokens };
     const { chunks, ...rest } = withoutState(retrieval);
     return {
       question: request.question,
@@ -493,7 +514,7 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
       context: { ...rest, chunks, text: answered.contextText, tokens: answered.contextTokens },
       trace: { steps: trace.steps, params, unknownReferences: answered.unknownReferences ?? 0 },
       usage: {
-        llmCalls: answered.llmCalls ?? 0,
+        llmCalls: (answered.llmCalls ?? 0) + standalone.calls,
         inputTokens: usage.inputTokens,
         outputTokens: usage.outputTokens,
         costUsd: costOf(usage),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Citation } from '../../answer/answer-types.js';
-import type { QueryResult } from '../../methods/query-engine.js';
+import { lastQuestionAlone, type QueryResult } from '../../methods/query-engine.js';
 import type { AnyQueryMethod } from '../../methods/query-method.js';
 import type { ChatMessage } from '../../providers/llm/language-model.js';
 import { defineRoute } from '../api-route.js';
@@ -51,6 +51,16 @@ export function conversationOf(request: ChatCompletionRequest): { question: stri
     .map((message) => ({ role: message.role as 'user' | 'assistant', content: textOf(message.content) }))
     .filter((message) => message.content.length > 0);
   return { question, history };
+}
+
+/**
+ * What a chat reader must know beside the answer: that the earlier turns went unused (without an LLM, or a method
+ * that does not read them), so "it" in the question was not resolved. The same words are in `kgrag.warnings`.
+ */
+function historyNote(result: QueryResult): string {
+  if (!result.warnings.some((warning) => warning.includes(lastQuestionAlone))) return '';
+  const why = result.answer.kind === 'generated' ? `the ${result.method} method does not read them` : 'the server has no LLM to read them';
+  return `\n\n_Only your last message was used; the earlier turns of this conversation were not (${why})._`;
 }
 
 /** The sources list appended to the answer text, so that a plain chat front-end shows where the answer comes from. */
@@ -130,7 +140,7 @@ export function chatRoutes(gate: QueryGate) {
             object: 'chat.completion',
             created,
             model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: result.answer.text + sourcesText(result.citations) }, finish_reason: 'stop', logprobs: null }],
+            choices: [{ index: 0, message: { role: 'assistant', content: result.answer.text + historyNote(result) + sourcesText(result.citations) }, finish_reason: 'stop', logprobs: null }],
             usage: usageOf(result),
             kgrag: kgragField(result),
           });
@@ -150,7 +160,7 @@ export function chatRoutes(gate: QueryGate) {
               }),
             );
             // An extractive answer (no LLM) or a cached one arrives whole: send it as one delta.
-            const rest = (streamed ? '' : result.answer.text) + sourcesText(result.citations);
+            const rest = (streamed ? '' : result.answer.text) + historyNote(result) + sourcesText(result.citations);
             if (rest.length > 0) await chunk({ content: rest }, null);
             await chunk({}, 'stop', { kgrag: kgragField(result), ...(body.stream_options?.include_usage ? { usage: usageOf(result) } : {}) });
           } catch (error) {

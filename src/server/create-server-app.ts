@@ -16,6 +16,7 @@ import { sameMachineGuard } from './same-machine-guard.js';
 import type { ServerMetrics } from './server-metrics.js';
 import { isExplorerPath, serveExplorerFiles } from './serve-explorer-files.js';
 import { chatRoutes } from './routes/chat-routes.js';
+import { ollamaRoutes } from './routes/ollama-routes.js';
 import { documentRoutes } from './routes/document-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { queryRoutes } from './routes/query-routes.js';
@@ -85,6 +86,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const queries = createQueryGate(limits, config.queryTimeoutMs);
   const app = new Hono<ServerEnv>();
   const prefix = registry.layout === 'single' ? '/v1' : '/v1/workspaces/:workspace';
+  const ollamaPath = registry.layout === 'single' ? /^\/api\// : /^\/v1\/workspaces\/[^/]+\/api\//;
   const routes: ApiRoute[] = [
     ...workspaceRoutes(registry, options.version),
     ...documentRoutes,
@@ -94,7 +96,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...(options.routes ?? []),
   ];
   const publicPaths = new Set(['/health', '/health/live', '/health/ready', '/openapi.json', '/docs', ...(config.metricsPublic ? ['/metrics'] : [])]);
-  const openapi = openApiDocument(routes, prefix, options.version, keys.required);
+  // Ollama clients call `<host>/api/…`: at the root for one workspace, under the workspace's path for several.
+  const ollamaPrefix = registry.layout === 'single' ? '' : prefix;
+  const ollama = ollamaRoutes(queries);
+  const openapi = openApiDocument([...routes, ...ollama.map((route) => ({ ...route, path: `${ollamaPrefix}${route.path}`, global: true }))], prefix, options.version, keys.required);
 
   app.use('*', async (c, next) => {
     const given = c.req.header('x-request-id');
@@ -155,6 +160,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     return registry.open(name);
   };
   registerRoutes(app, routes, prefix, { maxJsonBytes: config.maxJsonBytes, maxUploadBytes: config.maxUploadBytes }, workspaceOf);
+  registerRoutes(app, ollama, ollamaPrefix, { maxJsonBytes: config.maxJsonBytes, maxUploadBytes: config.maxUploadBytes }, workspaceOf);
 
   if (options.mcp) {
     const mcp = options.mcp;
@@ -171,10 +177,12 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const problemResponse = (error: unknown, c: Context<ServerEnv>): Response => {
     const { problem, retryAfterSeconds, expected } = problemOf(error, c.get('requestId'));
     if (!expected) logger.error({ requestId: c.get('requestId'), err: error }, 'unexpected error');
-    const headers: Record<string, string> = { 'content-type': 'application/problem+json', 'x-request-id': c.get('requestId') };
+    const ollamaClient = ollamaPath.test(c.req.path);
+    const headers: Record<string, string> = { 'content-type': ollamaClient ? 'application/json' : 'application/problem+json', 'x-request-id': c.get('requestId') };
     if (retryAfterSeconds !== undefined) headers['retry-after'] = String(retryAfterSeconds);
     if (problem.status === 401) headers['www-authenticate'] = 'Bearer realm="kgrag"';
-    return new Response(JSON.stringify(problem), { status: problem.status, headers });
+    // Ollama clients read `{"error": "…"}` of a JSON body.
+    return new Response(JSON.stringify(ollamaClient ? { error: problem.detail } : problem), { status: problem.status, headers });
   };
   app.notFound((c) => problemResponse(httpError(404, 'SERVER_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path.slice(0, 200)}`, 'see /docs or /openapi.json for the endpoints'), c));
   app.onError((error, c) => problemResponse(error, c));

@@ -123,3 +123,23 @@ export const chatCompletionRequestSchema = z
 export type ChatCompletionRequest = z.output<typeof chatCompletionRequestSchema>;
 
 export const looseObject = z.object({}).loose();
+
+/** An Ollama model name: `kgrag-<method>[:<variant>|:latest]`. */
+const ollamaModel = z.string().min(1).max(200).describe('kgrag-<method>:latest or kgrag-<method>:<variant> (GET /api/tags lists them)');
+
+/** The part of Ollama's `/api/chat` request kgrag reads; options, format, tools and keep_alive are accepted and ignored. */
+export const ollamaChatRequestSchema = z
+  .object({
+    model: ollamaModel,
+    messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string().max(1_000_000) }).loose()).min(1).max(200),
+    stream: z.boolean().optional().describe('Ollama streams NDJSON unless this is false'),
+  })
+  .loose();
+
+/** The part of Ollama's `/api/generate` request kgrag reads: the prompt is the question. */
+export const ollamaGenerateRequestSchema = z
+  .object({ model: ollamaModel, prompt: z.string().max(1_000_000), stream: z.boolean().optional().describe('Ollama streams NDJSON unless this is false') })
+  .loose();
+
+/** Ollama's `/api/show` request. */
+export const ollamaShowRequestSchema = z.object({ model: ollamaModel.optional(), name: ollamaModel.optional() }).loose();

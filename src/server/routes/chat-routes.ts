@@ -19,7 +19,8 @@ export function chatModels(methods: readonly AnyQueryMethod[]): string[] {
   return methods.flatMap((method) => [`${modelPrefix}${method.name}`, ...method.variants.map((variant) => `${modelPrefix}${method.name}:${variant}`)]);
 }
 
-function methodOfModel(model: string, methods: readonly AnyQueryMethod[]): string {
+/** The method (`name` or `name:variant`) a chat model names; 404 naming the models for any other. */
+export function methodOfModel(model: string, methods: readonly AnyQueryMethod[]): string {
   const models = chatModels(methods);
   if (!models.includes(model)) {
     throw httpError(404, 'SERVER_UNKNOWN_MODEL', `no model "${model.slice(0, 100)}"`, `choose one of GET /v1/models, e.g. ${models.slice(0, 4).join(', ')}`);
@@ -57,7 +58,7 @@ export function conversationOf(request: ChatCompletionRequest): { question: stri
  * What a chat reader must know beside the answer: that the earlier turns went unused (without an LLM, or a method
  * that does not read them), so "it" in the question was not resolved. The same words are in `kgrag.warnings`.
  */
-function historyNote(result: QueryResult): string {
+export function historyNote(result: QueryResult): string {
   if (!result.warnings.some((warning) => warning.includes(lastQuestionAlone))) return '';
   const why = result.answer.kind === 'generated' ? `the ${result.method} method does not read them` : 'the server has no LLM to read them';
   return `\n\n_Only your last message was used; the earlier turns of this conversation were not (${why})._`;

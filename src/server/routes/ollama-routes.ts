@@ -1,0 +1,193 @@
+import type { Context } from 'hono';
+import { stream } from 'hono/streaming';
+import { z } from 'zod';
+import type { QueryResult } from '../../methods/query-engine.js';
+import type { AnyQueryMethod } from '../../methods/query-method.js';
+import type { ChatMessage } from '../../providers/llm/language-model.js';
+import { type ApiRoute, defineRoute, type ServerEnv } from '../api-route.js';
+import { httpError, problemOf } from '../http-problem.js';
+import type { QueryGate } from '../query-gate.js';
+import { looseObject, ollamaChatRequestSchema, ollamaGenerateRequestSchema, ollamaShowRequestSchema } from '../request-schemas.js';
+import { problemResponse } from '../response-schemas.js';
+import type { ServedWorkspace } from '../workspace-registry.js';
+import { chatModels, historyNote, methodOfModel, sourcesText } from './chat-routes.js';
+
+/**
+ * The Ollama API version these endpoints follow, reported by `/api/version`: clients such as Open WebUI read it to
+ * decide what they may ask, so it names the API kgrag speaks, not kgrag's own version.
+ */
+export const ollamaApiVersion = '0.9.0';
+
+const latest = ':latest';
+
+/** Each method as an Ollama model: `kgrag-<method>:latest` (its default variant) and `kgrag-<method>:<variant>`. */
+function ollamaModels(methods: readonly AnyQueryMethod[]): string[] {
+  return chatModels(methods).map((model) => (model.includes(':') ? model : `${model}${latest}`));
+}
+
+/** The method an Ollama model name asks for; an Ollama client adds `:latest` to a name without a tag. */
+function methodOfOllamaModel(model: string, methods: readonly AnyQueryMethod[]): string {
+  try {
+    return methodOfModel(model.endsWith(latest) ? model.slice(0, -latest.length) : model, methods);
+  } catch {
+    const models = ollamaModels(methods);
+    throw httpError(404, 'SERVER_UNKNOWN_MODEL', `model "${model.slice(0, 100)}" not found`, `choose one of /api/tags, e.g. ${models.slice(0, 4).join(', ')}`);
+  }
+}
+
+/** Ollama's model details, for a method: no weights, no quantization. */
+const details = { parent_model: '', format: 'kgrag', family: 'kgrag', families: ['kgrag'], parameter_size: '', quantization_level: '' };
+
+/** The last user message is the question, the user and assistant turns before it the conversation. */
+function conversationOf(messages: ReadonlyArray<{ role: string; content: string }>): { question: string; history: ChatMessage[] } {
+  let last = -1;
+  messages.forEach((message, index) => {
+    if (message.role === 'user') last = index;
+  });
+  const question = last < 0 ? '' : (messages[last]?.content ?? '').trim();
+  if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the conversation has no user message with text to answer', 'end the messages with {"role": "user", "content": "your question"}');
+  const history = messages
+    .slice(0, last)
+    .filter((message) => (message.role === 'user' || message.role === 'assistant') && message.content.trim().length > 0)
+    .map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
+  return { question, history };
+}
+
+/** Ollama's timing and token fields of a finished reply (durations in nanoseconds). */
+function finalFields(result: QueryResult, startedNs: bigint) {
+  return {
+    done: true,
+    done_reason: 'stop',
+    total_duration: Number(process.hrtime.bigint() - startedNs),
+    load_duration: 0,
+    prompt_eval_count: result.usage.inputTokens,
+    prompt_eval_duration: 0,
+    eval_count: result.usage.outputTokens,
+    eval_duration: 0,
+  };
+}
+
+/**
+ * Answers one Ollama request, whole or as NDJSON lines (Ollama streams unless `stream` is false): `line(delta)` shapes
+ * a partial reply, `last(result, rest)` the final one. A failure while streaming ends the stream with `{"error": …}`,
+ * as Ollama does.
+ */
+async function answer(
+  c: Context<ServerEnv>,
+  gate: QueryGate,
+  workspace: ServedWorkspace,
+  request: { question: string; history: ChatMessage[]; method: string; stream: boolean },
+  shape: { partial: (delta: string) => Record<string, unknown>; final: (result: QueryResult, text: string) => Record<string, unknown> },
+): Promise<Response> {
+  const ask = (signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> =>
+    workspace.kgrag.query(request.question, { method: request.method, history: request.history, signal, ...(onText === undefined ? {} : { onText }) });
+  const slot = gate.admit(c.get('caller'));
+  if (!request.stream) {
+    const result = await slot.run(c.req.raw.signal, (signal) => ask(signal));
+    return c.json(shape.final(result, result.answer.text + historyNote(result) + sourcesText(result.citations)));
+  }
+  c.header('content-type', 'application/x-ndjson');
+  return stream(c, async (out) => {
+    const client = new AbortController();
+    out.onAbort(() => client.abort());
+    const write = (value: Record<string, unknown>) => out.write(`${JSON.stringify(value)}\n`);
+    let streamed = false;
+    try {
+      const result = await slot.run(client.signal, (signal) =>
+        ask(signal, (delta) => {
+          streamed = true;
+          void write(shape.partial(delta));
+        }),
+      );
+      // An extractive or cached answer arrives whole: one partial line, then the final one.
+      const rest = (streamed ? '' : result.answer.text) + historyNote(result) + sourcesText(result.citations);
+      if (rest.length > 0) await write(shape.partial(rest));
+      await write(shape.final(result, ''));
+    } catch (error) {
+      await write({ error: problemOf(error, c.get('requestId')).problem.detail });
+    }
+  });
+}
+
+/**
+ * The Ollama-compatible endpoints (`/api/chat`, `/api/generate`, `/api/tags`, `/api/show`, `/api/version`), as
+ * LightRAG offers them: Open WebUI and other Ollama clients connect with no plug-in, and each method is a model.
+ * Errors are Ollama's `{"error": "…"}`.
+ */
+export function ollamaRoutes(gate: QueryGate): ApiRoute[] {
+  const created = (): string => new Date().toISOString();
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/version',
+      tag: 'ollama',
+      summary: 'The Ollama API version these endpoints follow',
+      responses: { 200: { description: 'Version', schema: z.object({ version: z.string() }) } },
+      handler: (c) => c.json({ version: ollamaApiVersion }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/tags',
+      tag: 'ollama',
+      summary: 'The methods as Ollama models (kgrag-<method>:latest, kgrag-<method>:<variant>)',
+      responses: { 200: { description: 'Ollama model list', schema: z.object({ models: z.array(looseObject) }) } },
+      handler: (c, { workspace }) =>
+        c.json({
+          models: ollamaModels(workspace.kgrag.engine.methods).map((name) => ({ name, model: name, modified_at: new Date(0).toISOString(), size: 0, digest: '', details })),
+        }),
+    }),
+    defineRoute({
+      method: 'post',
+      role: 'read',
+      path: '/api/show',
+      tag: 'ollama',
+      summary: 'One method as an Ollama model',
+      body: ollamaShowRequestSchema,
+      responses: { 200: { description: 'Ollama model', schema: looseObject }, 404: problemResponse('Unknown model') },
+      handler: (c, { body, workspace }) => {
+        const model = body.model ?? body.name ?? '';
+        const method = methodOfOllamaModel(model, workspace.kgrag.engine.methods);
+        const description = workspace.kgrag.engine.methods.find((candidate) => candidate.name === method.split(':')[0])?.description ?? '';
+        return c.json({ license: '', modelfile: '', parameters: '', template: '', system: description, details, model_info: {}, capabilities: ['completion'], modified_at: new Date(0).toISOString() });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      role: 'read',
+      path: '/api/chat',
+      tag: 'ollama',
+      summary: 'Ollama chat: the last user message is the question, earlier turns the conversation; NDJSON unless stream is false',
+      description: 'The answer ends with a "Sources:" list, as the OpenAI-compatible chat.',
+      body: ollamaChatRequestSchema,
+      responses: { 200: { description: 'An Ollama chat response (or NDJSON lines of them)', schema: looseObject }, 400: problemResponse('Invalid request'), 404: problemResponse('Unknown model') },
+      handler: (c, { body, workspace }) => {
+        const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
+        const { question, history } = conversationOf(body.messages);
+        const startedNs = process.hrtime.bigint();
+        return answer(c, gate, workspace, { question, history, method, stream: body.stream !== false }, {
+          partial: (delta) => ({ model: body.model, created_at: created(), message: { role: 'assistant', content: delta }, done: false }),
+          final: (result, text) => ({ model: body.model, created_at: created(), message: { role: 'assistant', content: text }, ...finalFields(result, startedNs) }),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      role: 'read',
+      path: '/api/generate',
+      tag: 'ollama',
+      summary: 'Ollama generate: the prompt is the question; NDJSON unless stream is false',
+      body: ollamaGenerateRequestSchema,
+      responses: { 200: { description: 'An Ollama generate response (or NDJSON lines of them)', schema: looseObject }, 400: problemResponse('Invalid request'), 404: problemResponse('Unknown model') },
+      handler: (c, { body, workspace }) => {
+        const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
+        const question = body.prompt.trim();
+        if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the prompt is empty', 'send the question as "prompt"');
+        const startedNs = process.hrtime.bigint();
+        return answer(c, gate, workspace, { question, history: [], method, stream: body.stream !== false }, {
+          partial: (delta) => ({ model: body.model, created_at: created(), response: delta, done: false }),
+          final: (result, text) => ({ model: body.model, created_at: created(), response: text, context: [], ...finalFields(result, startedNs) }),
+        });
+      },
+    }),
+  ];
+}

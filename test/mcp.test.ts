@@ -21,7 +21,7 @@ import { nodeScriptArgs } from './helpers/node-script.js';
 const repository = fileURLToPath(new URL('..', import.meta.url));
 const mainScript = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const workspace = await sampleWorkspace();
-const toolNames = ['add_documents', 'community_report', 'get_entity', 'neighbours', 'query', 'search_entities'];
+const toolNames = ['add_documents', 'community_report', 'delete_documents', 'get_entity', 'list_documents', 'neighbours', 'query', 'search_entities'];
 
 /** Calls a tool and returns its result, text and structured content. */
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ result: CallToolResult; text: string; data: Record<string, unknown> }> {
@@ -212,6 +212,9 @@ describe('the MCP server over streamable HTTP', () => {
     async addDocuments(documents) {
       added.push(documents.map((document) => document.title));
       return { message: `queued ${documents.length} documents`, jobId: 'job-1' };
+    },
+    async deleteDocuments(ids) {
+      return { message: `queued the deletion of ${ids.length} documents`, jobId: 'job-2' };
     },
   }));
   const server = serve({ fetch: handler, port: 0, hostname: '127.0.0.1' });

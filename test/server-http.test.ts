@@ -284,14 +284,14 @@ describe('kgrag serve: one workspace over HTTP', () => {
     await get('/entities/x/neighbours?depth=9', 400);
   });
 
-  test('MCP is served at /mcp behind the same key, and add_documents queues an index job', async () => {
+  test('MCP is served at /mcp behind the same key; add_documents and delete_documents queue jobs an agent follows with job_status', async () => {
     const unauthorised = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     assert.equal(unauthorised.status, 401);
     const client = new Client({ name: 'server-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: auth } }));
     try {
       const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-      assert.deepEqual(tools, ['add_documents', 'community_report', 'get_entity', 'neighbours', 'query', 'search_entities']);
+      assert.deepEqual(tools, ['add_documents', 'community_report', 'delete_documents', 'get_entity', 'job_status', 'list_documents', 'list_jobs', 'neighbours', 'query', 'search_entities']);
       const found = (await client.callTool({ name: 'search_entities', arguments: { query: 'clara ives' } })) as { isError?: boolean; content: Array<{ text: string }> };
       assert.ok(!found.isError);
       assert.match(found.content[0]?.text ?? '', /Clara Ivesley/i);
@@ -299,8 +299,30 @@ describe('kgrag serve: one workspace over HTTP', () => {
       const jobId = /job-\d+/.exec(added.content[0]?.text ?? '')?.[0];
       assert.ok(jobId, added.content[0]?.text);
       assert.equal((await waitForJob(url, jobId)).status, 'succeeded');
+      type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: Record<string, unknown> };
+      const call = async (name: string, args: Record<string, unknown>): Promise<ToolResult> => (await client.callTool({ name, arguments: args })) as ToolResult;
+      const status = await call('job_status', { id: jobId });
+      assert.match(status.content[0]?.text ?? '', new RegExp(`^${jobId} index succeeded \\[Lighthouse\\]`));
+      assert.match((await call('list_jobs', { limit: 3 })).content[0]?.text ?? '', new RegExp(jobId));
+      assert.match((await call('job_status', { id: 'job-999999' })).content[0]?.text ?? '', /no job with id "job-999999".*list_jobs/);
       const answer = (await client.callTool({ name: 'query', arguments: { question: 'Who first lit the Quarrel Rock lighthouse?', method: 'basic:bm25', topK: 2 } })) as { content: Array<{ text: string }> };
       assert.match(answer.content.map((part) => part.text).join('\n'), /Elowen Pascoe/);
+
+      // Deleting takes a preview first, then a confirmation; the job that deletes is followed like any other.
+      const listed = await call('list_documents', {});
+      const lighthouse = (listed.structuredContent?.['documents'] as Array<{ id: string; title: string }>).find((document) => document.title === 'Lighthouse');
+      assert.ok(lighthouse, listed.content[0]?.text);
+      const preview = await call('delete_documents', { ids: [lighthouse.id] });
+      assert.match(preview.content[0]?.text ?? '', /^Preview, nothing deleted: these 1 document\(s\) would be removed[^]*Lighthouse[^]*confirm: true/);
+      assert.ok((listed.structuredContent?.['documents'] as unknown[]).length > 0);
+      assert.match((await call('list_documents', {})).content[0]?.text ?? '', /Lighthouse/, 'a preview deletes nothing');
+      assert.match((await call('delete_documents', { ids: ['no-such-document'] })).content[0]?.text ?? '', /no indexed document has the id "no-such-document".*list_documents/);
+      const deleted = await call('delete_documents', { ids: [lighthouse.id], confirm: true });
+      const deleteJob = /job-\d+/.exec(deleted.content[0]?.text ?? '')?.[0];
+      assert.ok(deleteJob, deleted.content[0]?.text);
+      assert.equal((await waitForJob(url, deleteJob)).status, 'succeeded');
+      assert.match((await call('job_status', { id: deleteJob })).content[0]?.text ?? '', / delete succeeded/);
+      assert.doesNotMatch((await call('list_documents', {})).content[0]?.text ?? '', /Lighthouse/);
     } finally {
       await client.close();
     }

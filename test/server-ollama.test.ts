@@ -64,10 +64,10 @@ describe('Ollama-compatible API: each method is a model', () => {
   test('generate answers the prompt; an unknown model and an empty conversation are Ollama errors with the message', async () => {
     const generated = await ollama.generate({ model: 'kgrag-local:latest', prompt: 'Who designed the Kester Weir Bridge?' });
     assert.equal(generated.done, true);
-    assert.match(generated.response, /Clara Ivesley/);
+    assert.match(generated.response ?? '', /Clara Ivesley/);
     const streamed = await ollama.generate({ model: 'kgrag-basic', prompt: 'Who designed the Kester Weir Bridge?', stream: true });
     let text = '';
-    for await (const part of streamed) text += part.response;
+    for await (const part of streamed) text += part.response ?? '';
     assert.match(text, /Clara Ivesley[^]*Sources:/);
 
     await assert.rejects(ollama.chat({ model: 'llama3:8b', messages: [{ role: 'user', content: 'hi' }] }), (error: Error & { status_code?: number }) => {

@@ -8,14 +8,29 @@ import { formatErrorLine } from '../core/format-error-line.js';
 import { packageVersion } from '../core/package-version.js';
 import type { QueryResult } from '../methods/query-engine.js';
 import type { InputDocument } from '../pipeline/pipeline-step.js';
-import { addDocumentsInput, communityReportInput, getEntityInput, neighboursInput, queryInput, searchEntitiesInput } from './tool-schemas.js';
+import { addDocumentsInput, communityReportInput, deleteDocumentsInput, getEntityInput, jobStatusInput, listDocumentsInput, listJobsInput, neighboursInput, queryInput, searchEntitiesInput } from './tool-schemas.js';
 
-/** What an MCP server serves: a workspace, and how documents are added to it. */
+/** What an MCP server serves: a workspace, and how documents are added to it and deleted from it. */
 export interface McpTarget {
   /** The workspace: `query()`, `graph` (the graph browser), `config`. */
   kgrag: Kgrag;
   /** Adds documents and brings the index up to date; the HTTP server passes one that queues an index job. */
   addDocuments(documents: InputDocument[]): Promise<{ message: string; jobId?: string }>;
+  /** Deletes documents by id and brings the index up to date; the HTTP server queues a delete job. */
+  deleteDocuments(ids: string[]): Promise<{ message: string; jobId?: string }>;
+  /** The server's jobs, where documents are added and deleted by jobs (`kgrag serve`); absent over stdio. */
+  jobs?: { get(id: string): Promise<McpJob | undefined>; list(): Promise<McpJob[]> };
+}
+
+/** What the job tools read of a server's job (the server's `JobView` has these and more, all returned as structured content). */
+export interface McpJob {
+  id: string;
+  kind: string;
+  status: string;
+  input: { documents: string[]; files: string[]; selectors: string[] };
+  steps: ReadonlyArray<{ status: string }>;
+  warnings: string[];
+  error: { message: string } | null;
 }
 
 const instructions = [
@@ -37,12 +52,14 @@ interface ToolDefinition<Input extends z.ZodType> {
   inputSchema: Input;
   /** Whether the tool changes the workspace. @default false */
   writes?: boolean;
+  /** Whether what it changes is gone (a deletion). @default false */
+  destructive?: boolean;
   run(input: z.output<Input>, signal: AbortSignal): Promise<CallToolResult>;
 }
 
 /** Registers a tool whose every failure becomes a tool error with one line that says what to do: never a crash. */
 function registerTool<Input extends z.ZodType>(server: McpServer, name: string, tool: ToolDefinition<Input>): void {
-  const annotations = tool.writes ? { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false };
+  const annotations = tool.writes ? { readOnlyHint: false, destructiveHint: tool.destructive === true, idempotentHint: true, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false };
   // The SDK has parsed the input with this schema before the callback runs; it types the input by the schema it is given.
   const inputSchema: z.ZodType = tool.inputSchema;
   server.registerTool(name, { title: tool.title, description: tool.description, inputSchema, annotations }, async (input, extra) => {
@@ -52,6 +69,13 @@ function registerTool<Input extends z.ZodType>(server: McpServer, name: string, 
       return { isError: true, content: [{ type: 'text', text: formatErrorLine(error) }] };
     }
   });
+}
+
+/** One line about a job: id, kind, status, what it was asked, and how it ended. */
+function formatJob(job: McpJob): string {
+  const asked = [...job.input.documents, ...job.input.files, ...job.input.selectors].slice(0, 5).join(', ');
+  const ended = job.error ? `: ${job.error.message}` : job.status === 'running' ? ` (${job.steps.filter((step) => step.status === 'done').length} of ${job.steps.length} steps done)` : '';
+  return `${job.id} ${job.kind} ${job.status}${asked ? ` [${asked}]` : ''}${ended}${job.warnings.length > 0 ? ` (${job.warnings.length} warning(s))` : ''}`;
 }
 
 function notFound(what: string, id: string, hint: string): KgragError {
@@ -239,6 +263,65 @@ export function createMcpServer(target: McpTarget): McpServer {
       return success(formatReports(communities), { communities });
     },
   });
+
+  registerTool(server, 'list_documents', {
+    title: 'List the indexed documents',
+    description: 'Lists the documents of the index, newest first: title, id, source, chunks and status (source-missing: its file is gone). Ids are what delete_documents takes.',
+    inputSchema: listDocumentsInput,
+    async run(input) {
+      const all = (await kgrag.documents()).sort((a, b) => b.indexedAt.localeCompare(a.indexedAt) || a.title.localeCompare(b.title));
+      const documents = all.slice(0, input.limit ?? 100);
+      const lines = documents.map((document) => `- ${document.title} (id ${document.id}; ${document.source}; ${document.chunks} chunks${document.status === 'indexed' ? '' : `; ${document.status}`})`);
+      return success(`${all.length} document(s)${documents.length < all.length ? `, the ${documents.length} newest` : ''}:\n${lines.join('\n')}`, { total: all.length, documents });
+    },
+  });
+
+  registerTool(server, 'delete_documents', {
+    title: 'Delete documents from the index',
+    description:
+      'Deletes documents and everything derived only from them (passages, entities, cached LLM replies). First call it without confirm: it only previews what would go. Then, if that is what the user wants, call it again with the same ids and confirm: true.',
+    inputSchema: deleteDocumentsInput,
+    writes: true,
+    destructive: true,
+    async run(input) {
+      // Ids only (a selector of the CLI may also be a path or a glob): an unknown one is named here, with this tool's fix.
+      const found = new Set((await kgrag.documents(input.ids)).map((document) => document.id));
+      const unknown = input.ids.filter((id) => !found.has(id));
+      if (unknown.length > 0) {
+        throw new KgragError(`no indexed document has the id ${unknown.map((id) => `"${id}"`).join(', ')}`, { code: 'MCP_NOT_FOUND', category: 'input', hint: 'list_documents lists the documents with their ids' });
+      }
+      const preview = await kgrag.estimateDelete(input.ids);
+      if (input.confirm !== true) {
+        const titles = preview.deleting.map((document) => `- ${document.title} (id ${document.id}; ${document.chunks} chunks)`).join('\n');
+        return success(`Preview, nothing deleted: these ${preview.deleting.length} document(s) would be removed with everything derived only from them:\n${titles}\nCall delete_documents again with confirm: true to delete them.`, { preview: true, deleting: preview.deleting });
+      }
+      const outcome = await target.deleteDocuments(input.ids);
+      return success(outcome.message, { preview: false, ...outcome });
+    },
+  });
+
+  const jobs = target.jobs;
+  if (jobs) {
+    registerTool(server, 'job_status', {
+      title: 'Follow an index or delete job',
+      description: 'Returns one job of the server (add_documents and delete_documents queue them): its status (queued, running, done, failed, cancelled), steps, warnings, error and result.',
+      inputSchema: jobStatusInput,
+      async run(input) {
+        const job = await jobs.get(input.id);
+        if (job === undefined) throw notFound('job', input.id, 'list_jobs lists the recent jobs with their ids');
+        return success(formatJob(job), { job });
+      },
+    });
+    registerTool(server, 'list_jobs', {
+      title: 'List the recent jobs',
+      description: "Lists the server's index and delete jobs, newest first, with their status.",
+      inputSchema: listJobsInput,
+      async run(input) {
+        const listed = (await jobs.list()).slice(0, input.limit ?? 10);
+        return success(listed.length === 0 ? 'no job yet' : listed.map(formatJob).join('\n'), { jobs: listed });
+      },
+    });
+  }
 
   registerTool(server, 'add_documents', {
     title: 'Add documents to the index',

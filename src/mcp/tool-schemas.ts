@@ -107,3 +107,20 @@ export const addDocumentsInput = z.object({
     })
     .describe(`Documents to add (at most ${maxDocumentsPerCall}, ${maxDocumentsLength} characters of text in all)`),
 });
+
+/** `list_documents`: the indexed documents. */
+export const listDocumentsInput = z.object({
+  limit: z.number().int().min(1).max(1000).optional().describe('Most documents to list (default 100), newest first'),
+});
+
+/** `delete_documents`: a preview, then the deletion once confirmed. */
+export const deleteDocumentsInput = z.object({
+  ids: z.array(z.string().min(1).max(200)).min(1).max(100).describe('Document ids, as list_documents returns them'),
+  confirm: z.boolean().optional().describe('false or absent: only preview what would be deleted; true: delete, after a preview'),
+});
+
+/** `job_status`: one index or delete job of the server. */
+export const jobStatusInput = z.object({ id: z.string().min(1).max(200).describe('Job id, as add_documents or delete_documents returns it') });
+
+/** `list_jobs`: the server's recent jobs. */
+export const listJobsInput = z.object({ limit: z.number().int().min(1).max(100).optional().describe('Most jobs to list (default 10), newest first') });

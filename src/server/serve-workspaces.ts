@@ -13,6 +13,7 @@ import { createServerApp, type ServerApp } from './create-server-app.js';
 import { createServerMetrics } from './server-metrics.js';
 import { followWatchedPaths, type WatchedPaths, type WatchedPathsFollower } from './follow-watched-paths.js';
 import type { JobWorkspaceOptions } from './job-process-protocol.js';
+import { uploadedFileOf } from './routes/document-routes.js';
 import { graphRoutes } from './routes/graph-routes.js';
 import { methodRoutes } from './routes/method-routes.js';
 import { isLoopback } from './is-loopback.js';
@@ -24,16 +25,25 @@ import { createWorkspaceRegistry, type ServedWorkspace, type WorkspaceRegistry }
 export const servedRoutes: readonly ApiRoute[] = [...methodRoutes, ...graphRoutes];
 
 /** MCP's view of a served workspace: `add_documents` queues an index job like POST /documents. */
-function mcpTargetOf(workspace: ServedWorkspace, prefix: string, grant: KeyGrant): McpTarget {
+function mcpTargetOf(workspace: ServedWorkspace, grant: KeyGrant): McpTarget {
   return {
     kgrag: workspace.kgrag,
     async addDocuments(documents) {
       if (!roleAllows(grant.role, 'write')) {
-        throw httpError(403, 'AUTH_ROLE_FORBIDDEN', `the API key "${grant.name}" has the role ${grant.role}, and add_documents needs write`, 'use a key with the write role (kgrag keys create --role write)');
+        throw httpError(403, 'AUTH_ROLE_FORBIDDEN', `the API key "${grant.name}" has the role ${grant.role}, and add_documents needs write`, 'use a key with the write role');
       }
       const job = await workspace.jobs.submit({ kind: 'index', documents: labelApiSources(documents), paths: [] });
-      return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (GET ${prefix}/jobs/${job.id})` };
+      return { jobId: job.id, message: `queued index job ${job.id} for ${documents.length} document(s); they become searchable when it ends (follow it with job_status)` };
     },
+    async deleteDocuments(ids) {
+      if (!roleAllows(grant.role, 'write')) {
+        throw httpError(403, 'AUTH_ROLE_FORBIDDEN', `the API key "${grant.name}" has the role ${grant.role}, and delete_documents needs write`, 'use a key with the write role');
+      }
+      const documents = await workspace.kgrag.documents(ids);
+      const job = await workspace.jobs.submit({ kind: 'delete', selectors: documents.map((document) => document.id), files: documents.flatMap((document) => uploadedFileOf(workspace, document.source) ?? []) });
+      return { jobId: job.id, message: `queued delete job ${job.id} for ${documents.length} document(s); they are gone from the index when it ends (follow it with job_status)` };
+    },
+    jobs: { get: (id) => workspace.jobs.get(id), list: () => workspace.jobs.list() },
   };
 }
 
@@ -171,7 +181,7 @@ export async function serveWorkspaces(options: ServeWorkspacesOptions): Promise<
     version: options.version,
     logger: options.logger,
     routes: servedRoutes,
-    mcp: (workspace, grant) => createMcpHttpHandler(async () => mcpTargetOf(workspace, options.layout === 'single' ? '/v1' : `/v1/workspaces/${workspace.name}`, grant)),
+    mcp: (workspace, grant) => createMcpHttpHandler(async () => mcpTargetOf(workspace, grant)),
     webDirectory: options.webDirectory,
   });
   let running: RunningServer;

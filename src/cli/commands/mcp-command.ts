@@ -78,6 +78,23 @@ export async function mcpCommand(global: GlobalOptions, io: CliIo): Promise<void
           running.delete(run);
         }
       },
+      async deleteDocuments(ids) {
+        const run = workspace.delete(ids, {
+          ...writerLockOptions('kgrag mcp (delete_documents)', true, io),
+          signal: shutdown.signal,
+          onEvent: (event) => {
+            if (event.type === 'step-start') retries.setScope(event.step);
+            renderer.onEvent(event);
+          },
+        });
+        running.add(run);
+        try {
+          const summary = await run;
+          return { message: `deleted ${summary.deleted.length} ${summary.deleted.length === 1 ? 'document' : 'documents'} (${summary.deleted.map((document) => document.title).join(', ')}) and everything derived only from them; queries no longer see them` };
+        } finally {
+          running.delete(run);
+        }
+      },
     };
     const server = createMcpServer(target);
     // The transport only writes and waits for 'drain', which every writable stream of the CLI's io supports.

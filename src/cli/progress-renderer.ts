@@ -35,9 +35,14 @@ export interface ProgressRendererOptions {
   priced: () => boolean;
 }
 
+/**
+ * A step's counts for a person: the first (what the step is about) always, the others only when not zero, named in
+ * words ("hubEntitiesSkipped" is "hub entities skipped"); timings of a step's internals (`…Ms`) are for `--json`.
+ */
 function formatCounts(counts: Record<string, number>): string {
   return Object.entries(counts)
-    .map(([name, value]) => `${value} ${name}`)
+    .filter(([name, value], index) => !/Ms$/.test(name) && (index === 0 || value !== 0))
+    .map(([name, value]) => `${value} ${name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()}`)
     .join(', ');
 }
 

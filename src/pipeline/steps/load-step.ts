@@ -186,8 +186,17 @@ export const loadStep: PipelineStep = {
         hint: 'check the paths and the warnings above; supported files are .txt .md .html .pdf .json .jsonl .csv',
       });
     }
+    // A new version of an indexed source is one replacement, not an addition besides it.
+    const replacing = added.filter((document) => existingBySource.has(document.source) || labels.some(([path, label]) => label === document.source && existingBySource.has(path))).length;
     return {
-      counts: { documents: finalIds.length, added: added.length, replaced: replaced.size, removed: removed.size, moved: moved.length, unchanged: loaded.size - added.length - moved.length },
+      counts: {
+        documents: finalIds.length,
+        added: added.length - replacing,
+        replaced: replaced.size,
+        removed: removed.size,
+        moved: moved.length,
+        unchanged: loaded.size - added.length - moved.length,
+      },
       outputVersion: contentId('documents', Array.from(finalIds).sort()),
       changedRecords: moved.length > 0,
       async write(tx) {

@@ -20,6 +20,7 @@ import type { QueryCommandOptions } from './commands/query-command.js';
 import type { ServeCommandOptions } from './commands/serve-command.js';
 import type { GlobalOptions } from './workspace-options.js';
 import { methodListHelp } from './method-list-help.js';
+import { supportedFileTypesText } from '../text/load/file-format.js';
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
@@ -61,7 +62,7 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
 
   program
     .command('index')
-    .description('index files and folders (txt, md, html, pdf, docx, json, jsonl, csv, tsv) into the workspace')
+    .description(`index files and folders (${supportedFileTypesText}) into the workspace`)
     .argument('[paths...]', 'files or folders (none: bring the index of the documents already in the workspace up to date)')
     .option('--methods <list>', 'comma-separated methods to build the index for (default: pipeline.methods, all); methods built earlier are kept up to date')
     .addOption(new Option('--mode <mode>', 'fast: NLP graph, no LLM; standard: LLM extraction').choices(['fast', 'standard']))

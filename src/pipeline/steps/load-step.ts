@@ -6,6 +6,7 @@ import { listWithMore } from '../../text/load/list-with-more.js';
 import { loadDocuments } from '../../text/load/load-documents.js';
 import type { LoadWarningCode } from '../../text/load/load-types.js';
 import { normalizeText } from '../../text/normalize-text.js';
+import { supportedFileTypesText } from '../../text/load/file-format.js';
 import { memorySize, indexCapacity } from '../index-capacity.js';
 import type { PipelineStep, StepContext } from '../pipeline-step.js';
 
@@ -183,7 +184,7 @@ export const loadStep: PipelineStep = {
       throw new KgragError('nothing to index: no readable document was found in the inputs', {
         code: 'INDEX_NO_DOCUMENTS',
         category: 'input',
-        hint: 'check the paths and the warnings above; supported files are .txt .md .html .pdf .json .jsonl .csv',
+        hint: `check the paths and the warnings above; kgrag reads ${supportedFileTypesText} files`,
       });
     }
     // A new version of an indexed source is one replacement, not an addition besides it.

@@ -12,6 +12,7 @@ import { addDocumentsSchema, deleteDocumentQuery, idParams, looseObject } from '
 import { documentDetailSchema, documentSchema, jobResponseSchema, problemResponse } from '../response-schemas.js';
 import { sanitizeFileName } from '../sanitize-file-name.js';
 import type { ServedWorkspace } from '../workspace-registry.js';
+import { supportedFileTypesText } from '../../text/load/file-format.js';
 
 
 /**
@@ -95,7 +96,7 @@ export const documentRoutes = [
     tag: 'documents',
     summary: 'Add documents (JSON text, or files as multipart/form-data) and start an index job',
     description:
-      'JSON: `{"documents": [{"title", "text", "source?", "metadata?"}]}`; a `source` is a label, stored as `api:<source>`: a later document with the same label replaces it. Multipart: one or more fields named `file` (txt, md, html, pdf, docx, json, jsonl, csv, tsv, or any other name whose bytes are text); a file with the name of an earlier upload replaces its documents, and a file the job skips is removed when it ends. Answers 202 with the queued job; follow it at `/jobs/{id}/events`.',
+      `JSON: \`{"documents": [{"title", "text", "source?", "metadata?"}]}\`; a \`source\` is a label, stored as \`api:<source>\`: a later document with the same label replaces it. Multipart: one or more fields named \`file\` (${supportedFileTypesText}, or any other name whose bytes are text); a file with the name of an earlier upload replaces its documents, and a file the job skips is removed when it ends. Answers 202 with the queued job; follow it at \`/jobs/{id}/events\`.`,
     body: addDocumentsSchema,
     multipart: true,
     responses: {

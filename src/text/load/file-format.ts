@@ -41,6 +41,15 @@ const formatsByExtension: Record<string, FileFormat> = {
   '.numbers': { kind: 'unsupported', description: 'an Apple Numbers spreadsheet' },
 };
 
+/**
+ * The file types kgrag reads, by their usual extension, as every surface lists them (the CLI's help, errors, the
+ * upload endpoint, the explorer's drop zone); other spellings (`.markdown`, `.htm`, `.ndjson`) are read too.
+ */
+export const supportedFileTypes = ['txt', 'md', 'html', 'pdf', 'docx', 'json', 'jsonl', 'csv', 'tsv'] as const;
+
+/** {@link supportedFileTypes} for a sentence: "txt, md, html, pdf, docx, json, jsonl, csv, tsv". */
+export const supportedFileTypesText = supportedFileTypes.join(', ');
+
 /** The format of a file from its extension, case-insensitively. */
 export function fileFormatOf(fileName: string): FileFormat {
   return formatsByExtension[extname(fileName).toLowerCase()] ?? { kind: 'unknown' };

@@ -18,10 +18,21 @@ function kind(step: Pick<StepCostEstimate, 'exact' | 'minCalls'>): string {
   return step.exact ? 'exact' : 'estimated';
 }
 
-/** A dry run (`kgrag index --dry-run`, `kgrag delete --dry-run`) as a table: one row per LLM step and the totals, then how each row was obtained. */
-export function formatDryRun(estimate: IndexDryRun): string {
+/**
+ * A dry run (`kgrag index --dry-run`, `kgrag delete --dry-run`) as a table: one row per LLM step and the totals, then
+ * how each row was obtained. A deletion's (`deleting`, after the list of what goes) says what the index keeps and skips
+ * the notes on how an index is built.
+ */
+export function formatDryRun(estimate: IndexDryRun, options: { deleting?: boolean } = {}): string {
   const lines: string[] = [];
   const { documents, chunks } = estimate;
+  if (options.deleting) {
+    lines.push(`the index would keep ${count(documents.total, 'document')}, ${count(chunks.total, 'chunk')} of ${count(chunks.tokens, 'token')}`);
+    if (estimate.mode === 'fast') {
+      lines.push('fast mode: 0 LLM calls, 0 tokens, $0');
+      return lines.join('\n');
+    }
+  }
   const changes = [
     documents.added > 0 ? `${integer.format(documents.added)} new` : '',
     documents.replaced > 0 ? `${integer.format(documents.replaced)} replacing older versions` : '',
@@ -29,9 +40,7 @@ export function formatDryRun(estimate: IndexDryRun): string {
   ]
     .filter(Boolean)
     .join(', ');
-  lines.push(
-    `${count(documents.total, 'document')}${changes ? ` (${changes})` : ''}, ${count(chunks.total, 'chunk')} of ${count(chunks.tokens, 'token')}`,
-  );
+  if (!options.deleting) lines.push(`${count(documents.total, 'document')}${changes ? ` (${changes})` : ''}, ${count(chunks.total, 'chunk')} of ${count(chunks.tokens, 'token')}`);
   if (estimate.mode === 'fast') {
     lines.push('fast mode: 0 LLM calls, 0 tokens, $0');
     for (const note of estimate.notes) lines.push(`note: ${note}`);

@@ -49,7 +49,7 @@ export async function deleteCommand(selectors: string[], options: DeleteCommandO
       }
       writeLine(io.stdout, `would delete ${integer.format(estimate.deleting.length)} document${estimate.deleting.length === 1 ? '' : 's'}:`);
       for (const document of estimate.deleting) writeLine(io.stdout, documentLine(document));
-      writeLine(io.stdout, formatDryRun(estimate));
+      writeLine(io.stdout, formatDryRun(estimate, { deleting: true }));
       return;
     }
     await deleteNow(kgrag, selectors, options, io, renderer);

@@ -87,6 +87,10 @@ describe('kgrag mcp over stdio (the real CLI)', () => {
     assert.deepEqual(query?.inputSchema.required, ['question']);
     assert.match(query?.description ?? '', /ppr/);
     assert.equal(tools.find((tool) => tool.name === 'add_documents')?.annotations?.readOnlyHint, false);
+    assert.equal(tools.find((tool) => tool.name === 'delete_documents')?.annotations?.destructiveHint, true);
+    // Every tool declares the shape of its structured content.
+    for (const tool of tools) assert.equal(tool.outputSchema?.type, 'object', `${tool.name} declares an outputSchema`);
+    assert.deepEqual(Object.keys(query?.outputSchema?.properties ?? {}).sort(), ['answer', 'citations', 'context', 'contextChunkIds', 'index', 'method', 'variant', 'warnings']);
   });
 
   test('search_entities, get_entity, neighbours and community_report browse the graph', async () => {

@@ -8,7 +8,28 @@ import { formatErrorLine } from '../core/format-error-line.js';
 import { packageVersion } from '../core/package-version.js';
 import type { QueryResult } from '../methods/query-engine.js';
 import type { InputDocument } from '../pipeline/pipeline-step.js';
-import { addDocumentsInput, communityReportInput, deleteDocumentsInput, getEntityInput, jobStatusInput, listDocumentsInput, listJobsInput, neighboursInput, queryInput, searchEntitiesInput } from './tool-schemas.js';
+import {
+  addDocumentsInput,
+  communityReportInput,
+  communityReportOutput,
+  deleteDocumentsInput,
+  deleteDocumentsOutput,
+  documentsChangedOutput,
+  getEntityInput,
+  getEntityOutput,
+  jobStatusInput,
+  jobStatusOutput,
+  listDocumentsInput,
+  listDocumentsOutput,
+  listJobsInput,
+  listJobsOutput,
+  neighboursInput,
+  neighboursOutput,
+  queryInput,
+  queryOutput,
+  searchEntitiesInput,
+  searchEntitiesOutput,
+} from './tool-schemas.js';
 
 /** What an MCP server serves: a workspace, and how documents are added to it and deleted from it. */
 export interface McpTarget {
@@ -50,6 +71,8 @@ interface ToolDefinition<Input extends z.ZodType> {
   /** For the agent: what the tool returns and when to use it. */
   description: string;
   inputSchema: Input;
+  /** The shape of its `structuredContent`. */
+  outputSchema: z.ZodType;
   /** Whether the tool changes the workspace. @default false */
   writes?: boolean;
   /** Whether what it changes is gone (a deletion). @default false */
@@ -62,7 +85,8 @@ function registerTool<Input extends z.ZodType>(server: McpServer, name: string, 
   const annotations = tool.writes ? { readOnlyHint: false, destructiveHint: tool.destructive === true, idempotentHint: true, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false };
   // The SDK has parsed the input with this schema before the callback runs; it types the input by the schema it is given.
   const inputSchema: z.ZodType = tool.inputSchema;
-  server.registerTool(name, { title: tool.title, description: tool.description, inputSchema, annotations }, async (input, extra) => {
+  const outputSchema: z.ZodType = tool.outputSchema;
+  server.registerTool(name, { title: tool.title, description: tool.description, inputSchema, outputSchema, annotations }, async (input, extra) => {
     try {
       return await tool.run(input as z.output<Input>, extra.signal);
     } catch (error) {
@@ -172,6 +196,7 @@ export function createMcpServer(target: McpTarget): McpServer {
       methods,
     ].join('\n'),
     inputSchema: queryInput,
+    outputSchema: queryOutput,
     async run(input, signal) {
       const method = input.variant === undefined ? input.method : `${input.method ?? kgrag.config.query.method.split(':')[0]}:${input.variant}`;
       const result = await kgrag.query(input.question, { method, params: input.params, topK: input.topK, contextOnly: input.contextOnly, signal });
@@ -193,6 +218,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     description:
       'Finds entities (people, places, organizations, things) of the knowledge graph whose name or alias contains the query, best match first (exact, prefix, word prefix, substring, then a full-text match of name or description). Returns their ids, titles, types and how many relations each has; pass an id to get_entity, neighbours or community_report.',
     inputSchema: searchEntitiesInput,
+    outputSchema: searchEntitiesOutput,
     async run(input) {
       const entities = await kgrag.graph.searchEntities(input.query, { limit: input.limit, type: input.type });
       const text =
@@ -208,6 +234,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     description:
       'Returns one entity of the knowledge graph: its description, aliases, the passages that mention it (with their document titles) and the communities (topics) it belongs to. Give its id from search_entities, or a name (the best exact or prefix match of a title or alias is taken).',
     inputSchema: getEntityInput,
+    outputSchema: getEntityOutput,
     async run(input) {
       const id = await entityIdOf(input);
       const entity = await kgrag.graph.entity(id, { maxSources: input.maxSources });
@@ -221,6 +248,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     description:
       'Returns the entities related to one entity (by id, or by name), up to a few hops away (strongest relations first), and the relations among them with the sentences they come from. Use it to see how things are connected; `truncated` says when the limits left some out.',
     inputSchema: neighboursInput,
+    outputSchema: neighboursOutput,
     async run(input) {
       const id = await entityIdOf(input);
       const slice = await kgrag.graph.neighbours(id, { depth: input.depth, limit: input.limit, maxEdges: input.maxEdges });
@@ -234,6 +262,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     description:
       'Returns the report of a community: a summary of one topic of the documents (a cluster of related entities) with its key findings. Give a community id (get_entity lists them), or an entity id or name to read the reports of every community containing it (or only the one at `level`; 0 is the broadest).',
     inputSchema: communityReportInput,
+    outputSchema: communityReportOutput,
     async run(input) {
       let communities: CommunityView[];
       if (input.communityId !== undefined) {
@@ -268,6 +297,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     title: 'List the indexed documents',
     description: 'Lists the documents of the index, newest first: title, id, source, chunks and status (source-missing: its file is gone). Ids are what delete_documents takes.',
     inputSchema: listDocumentsInput,
+    outputSchema: listDocumentsOutput,
     async run(input) {
       const all = (await kgrag.documents()).sort((a, b) => b.indexedAt.localeCompare(a.indexedAt) || a.title.localeCompare(b.title));
       const documents = all.slice(0, input.limit ?? 100);
@@ -281,6 +311,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     description:
       'Deletes documents and everything derived only from them (passages, entities, cached LLM replies). First call it without confirm: it only previews what would go. Then, if that is what the user wants, call it again with the same ids and confirm: true.',
     inputSchema: deleteDocumentsInput,
+    outputSchema: deleteDocumentsOutput,
     writes: true,
     destructive: true,
     async run(input) {
@@ -306,6 +337,7 @@ export function createMcpServer(target: McpTarget): McpServer {
       title: 'Follow an index or delete job',
       description: 'Returns one job of the server (add_documents and delete_documents queue them): its status (queued, running, done, failed, cancelled), steps, warnings, error and result.',
       inputSchema: jobStatusInput,
+      outputSchema: jobStatusOutput,
       async run(input) {
         const job = await jobs.get(input.id);
         if (job === undefined) throw notFound('job', input.id, 'list_jobs lists the recent jobs with their ids');
@@ -316,6 +348,7 @@ export function createMcpServer(target: McpTarget): McpServer {
       title: 'List the recent jobs',
       description: "Lists the server's index and delete jobs, newest first, with their status.",
       inputSchema: listJobsInput,
+      outputSchema: listJobsOutput,
       async run(input) {
         const listed = (await jobs.list()).slice(0, input.limit ?? 10);
         return success(listed.length === 0 ? 'no job yet' : listed.map(formatJob).join('\n'), { jobs: listed });
@@ -328,6 +361,7 @@ export function createMcpServer(target: McpTarget): McpServer {
     description:
       'Adds documents (title and full text) to the collection and brings the index up to date, so that later queries can find them. A document with the same source (or, without one, the same title) as an indexed one replaces it. Returns what was done, or the id of the index job that will do it.',
     inputSchema: addDocumentsInput,
+    outputSchema: documentsChangedOutput,
     writes: true,
     async run(input) {
       const documents = input.documents.map((document): InputDocument => ({ title: document.title, text: document.text, source: document.source }));

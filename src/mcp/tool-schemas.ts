@@ -124,3 +124,30 @@ export const jobStatusInput = z.object({ id: z.string().min(1).max(200).describe
 
 /** `list_jobs`: the server's recent jobs. */
 export const listJobsInput = z.object({ limit: z.number().int().min(1).max(100).optional().describe('Most jobs to list (default 10), newest first') });
+
+/*
+ * Output schemas: what each tool returns as `structuredContent`, declared so that a client can rely on its shape
+ * (MCP 2025-06-18). The records inside are the library's own types (documented in the TypeScript declarations); the
+ * schemas name the keys a program reads and leave the records open, so a field added to a record is no breaking change.
+ */
+const record = z.object({}).loose();
+
+export const queryOutput = z.object({
+  method: z.string(),
+  variant: z.string().nullable(),
+  answer: z.object({ text: z.string(), kind: z.string() }).loose(),
+  citations: z.array(z.object({ dataset: z.string(), hid: z.number(), id: z.string(), title: z.string() }).loose()),
+  contextChunkIds: z.array(z.string()),
+  context: z.string().optional().describe('The packed context, when contextOnly asked for it'),
+  index: record,
+  warnings: z.array(z.string()),
+});
+export const searchEntitiesOutput = z.object({ entities: z.array(z.object({ id: z.string(), title: z.string(), type: z.string() }).loose()) });
+export const getEntityOutput = z.object({ entity: z.object({ id: z.string(), title: z.string(), description: z.string() }).loose() });
+export const neighboursOutput = z.object({ nodes: z.array(record), edges: z.array(record), truncated: z.boolean() }).loose();
+export const communityReportOutput = z.object({ communities: z.array(z.object({ id: z.string(), level: z.number() }).loose()) });
+export const listDocumentsOutput = z.object({ total: z.number(), documents: z.array(z.object({ id: z.string(), title: z.string(), source: z.string() }).loose()) });
+export const deleteDocumentsOutput = z.object({ preview: z.boolean(), deleting: z.array(record).optional(), message: z.string().optional(), jobId: z.string().optional() });
+export const documentsChangedOutput = z.object({ message: z.string(), jobId: z.string().optional().describe('The job that does it, when the server queues one') });
+export const jobStatusOutput = z.object({ job: z.object({ id: z.string(), status: z.string() }).loose() });
+export const listJobsOutput = z.object({ jobs: z.array(z.object({ id: z.string(), status: z.string() }).loose()) });

@@ -28,7 +28,7 @@ const layers: ReadonlyArray<readonly string[]> = [
   ['eval'],
   ['mcp'],
   ['server'],
-  ['cli', 'testing'],
+  ['cli', 'testing', 'adapters'],
 ];
 
 function layerOf(file: string): number {

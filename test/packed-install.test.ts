@@ -38,6 +38,7 @@ test('the package holds every file the runtime reads: compiled code, CLI, web ex
 test('every module the compiled code imports resolves in an install without devDependencies', () => {
   // Static imports as tsc writes them (one statement per line start) and literal dynamic imports.
   const specifiers = new Set<string>();
+  const peerImporters = new Set<string>();
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
@@ -45,17 +46,26 @@ test('every module the compiled code imports resolves in an install without devD
         if (relative(packed.installed, path) !== join('dist', 'web')) walk(path);
       } else if (name.endsWith('.js')) {
         const code = readFileSync(path, 'utf8');
-        for (const match of code.matchAll(/^(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]/gm)) specifiers.add(match[1]!);
+        for (const match of code.matchAll(/^(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]/gm)) {
+          specifiers.add(match[1]!);
+          if (match[1]!.startsWith('@langchain/')) peerImporters.add(relative(packed.installed, path));
+        }
         for (const match of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) specifiers.add(match[1]!);
       }
     }
   };
   walk(join(packed.installed, 'dist'));
-  const bare = [...specifiers].filter((specifier) => !/^(\.|node:)/.test(specifier)).sort();
+  // An optional peer dependency (a framework an adapter entry point plugs into, `@langchain/core` for kgrag/langchain)
+  // is the user's to install: only the adapters may import it.
+  const manifest = JSON.parse(readFileSync(join(packed.installed, 'package.json'), 'utf8')) as { peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+  const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {}).flatMap(([name, meta]) => (meta.optional ? [name] : []));
+  const ofOptionalPeer = (specifier: string): boolean => optionalPeers.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+  const bare = [...specifiers].filter((specifier) => !/^(\.|node:)/.test(specifier) && !ofOptionalPeer(specifier)).sort();
   assert.ok(bare.includes('graphology') && bare.includes('better-sqlite3'), `the scan found the imports: ${bare.join(', ')}`);
   const script = `const failed = []; for (const specifier of ${JSON.stringify(bare)}) { try { import.meta.resolve(specifier); } catch (error) { failed.push(specifier + ': ' + error.code); } } console.log(JSON.stringify(failed));`;
   const failed = JSON.parse(runCommand(process.execPath, ['--input-type=module', '-e', script], packed.installed)) as string[];
   assert.deepEqual(failed, [], 'modules the runtime imports that the installed package cannot find');
+  assert.deepEqual([...peerImporters], [join('dist', 'adapters', 'langchain.js')], 'only the LangChain adapter imports its optional peer');
 });
 
 test("`import('kgrag')` and its subpath exports load in the installed package", () => {

@@ -22,7 +22,10 @@ export function formatQueryResult(result: QueryResult, options: { showAnswer?: b
   if (result.answer.label) lines.push(`[${line(result.answer.label)}]`);
   if (options.showAnswer !== false) lines.push(block(result.answer.text));
   const sources = sourceList(result.citations, line);
-  if (sources.length > 0) lines.push('', 'Sources:', ...sources.map((source) => `  ${source}`));
+  if (sources.length > 0) {
+    lines.push('', 'Sources:');
+    for (const source of sources) lines.push(`  ${source}`);
+  }
   const usage = result.usage;
   // A cost of 0 for a model without a known price is unknown, not free.
   const cost = options.priced ? `$${usage.costUsd.toFixed(4)}` : 'cost unknown';

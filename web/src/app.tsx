@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiClient, ApiError, onUnauthorized, storeApiKey, storedApiKey } from './api-client';
 import type { MethodDescription, WorkspaceStats } from './api-types';
 import { ApiKeyForm } from './components/api-key-form';
@@ -114,6 +114,16 @@ export function App() {
 
   useEffect(() => setVisited((seen) => (seen.has(view) ? seen : new Set([...seen, view]))), [view]);
 
+  // A workspace nothing was indexed into opens on the Documents view (its drop zone), unless the address asked for a
+  // view; the graph is drawn when the first job publishes.
+  const unindexed = stats !== undefined && stats.index.generation === null;
+  const openedEmpty = useRef(false);
+  useEffect(() => {
+    if (!unindexed || openedEmpty.current) return;
+    openedEmpty.current = true;
+    if (!new URLSearchParams(location.hash.slice(1)).has('view')) show('documents');
+  }, [unindexed, show]);
+
   const explorer = useMemo<Explorer | undefined>(
     () =>
       api && {
@@ -122,7 +132,8 @@ export function App() {
         methods: methods.methods,
         defaultMethod: methods.default,
         refreshStats,
-        generation: stats?.index.generation ?? 0,
+        // No index yet is not generation 0, the first one published: the views load again when it comes.
+        generation: stats?.index.generation ?? -1,
         show,
         inspect: setInspected,
         expand: (entityId) => {
@@ -180,6 +191,11 @@ export function App() {
         {drift && (
           <span class="statistics-drift" data-testid="statistics-drift" title={drift.title}>
             {drift.text}
+          </span>
+        )}
+        {unindexed && (
+          <span class="notice" data-testid="empty-index">
+            No index yet: add documents in the Documents view
           </span>
         )}
         {noLlm && (

@@ -26,8 +26,10 @@ export const methodRoutes = [
     summary: "The query methods: description, variants, parameters (JSON Schema of the method's settings), and whether the index is built for each",
     responses: { 200: { description: 'Methods', schema: z.object({ default: z.string().describe('The method a query without one uses'), methods: z.array(methodDescriptionSchema) }) } },
     handler: async (c, { workspace }) => {
-      // An index from before methods were chosen holds every method's steps; an empty workspace none.
-      const built = await builtMethods(workspace.kgrag.store);
+      // An index from before methods were chosen holds every method's steps; an empty workspace none (it has no
+      // published index to read yet: the explorer opens on it, to add the first documents).
+      const published = (await workspace.kgrag.status()).generation != null;
+      const built = published ? await builtMethods(workspace.kgrag.store) : [];
       const documents = built === undefined ? (await workspace.kgrag.stats()).documents : 0;
       return c.json({
         default: workspace.kgrag.config.query.method,

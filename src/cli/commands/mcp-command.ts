@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Kgrag } from '../../api/create-kgrag.js';
 import { createMcpServer, type McpTarget } from '../../mcp/create-mcp-server.js';
-import type { InputDocument } from '../../pipeline/pipeline-step.js';
+import type { InputDocument, PipelineEvent } from '../../pipeline/pipeline-step.js';
 import type { PipelineSummary } from '../../pipeline/run-pipeline.js';
 import { type CliIo, writeLine } from '../cli-io.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -60,40 +60,32 @@ export async function mcpCommand(global: GlobalOptions, io: CliIo): Promise<void
     kgrag = await openWorkspace({ ...workspaceOptions(global, io), onRetry: retries.onRetry }, io);
     priced = llmPriceOf(kgrag).price !== undefined;
     const workspace = kgrag;
+    // A write of a tool: the writer lock as the CLI takes it, progress on stderr, and kept until it ends (a stop waits).
+    const write = async <T>(tool: string, start: (options: ReturnType<typeof writerLockOptions> & { signal: AbortSignal; onEvent: (event: PipelineEvent) => void }) => Promise<T>): Promise<T> => {
+      const run = start({
+        ...writerLockOptions(`kgrag mcp (${tool})`, true, io),
+        signal: shutdown.signal,
+        onEvent: (event) => {
+          if (event.type === 'step-start') retries.setScope(event.step);
+          renderer.onEvent(event);
+        },
+      });
+      running.add(run);
+      try {
+        return await run;
+      } finally {
+        running.delete(run);
+      }
+    };
     const target: McpTarget = {
       kgrag: workspace,
       async addDocuments(documents) {
-        const run = workspace.index(documents, {
-          ...writerLockOptions('kgrag mcp (add_documents)', true, io),
-          signal: shutdown.signal,
-          onEvent: (event) => {
-            if (event.type === 'step-start') retries.setScope(event.step);
-            renderer.onEvent(event);
-          },
-        });
-        running.add(run);
-        try {
-          return { message: addedMessage(documents, await run) };
-        } finally {
-          running.delete(run);
-        }
+        return { message: addedMessage(documents, await write('add_documents', (options) => workspace.index(documents, options))) };
       },
       async deleteDocuments(ids) {
-        const run = workspace.delete(ids, {
-          ...writerLockOptions('kgrag mcp (delete_documents)', true, io),
-          signal: shutdown.signal,
-          onEvent: (event) => {
-            if (event.type === 'step-start') retries.setScope(event.step);
-            renderer.onEvent(event);
-          },
-        });
-        running.add(run);
-        try {
-          const summary = await run;
-          return { message: `deleted ${summary.deleted.length} ${summary.deleted.length === 1 ? 'document' : 'documents'} (${summary.deleted.map((document) => document.title).join(', ')}) and everything derived only from them; queries no longer see them` };
-        } finally {
-          running.delete(run);
-        }
+        const summary = await write('delete_documents', (options) => workspace.delete(ids, options));
+        const titles = summary.deleted.map((document) => document.title).join(', ');
+        return { message: `deleted ${summary.deleted.length} ${summary.deleted.length === 1 ? 'document' : 'documents'} (${titles}) and everything derived only from them; queries no longer see them` };
       },
     };
     const server = createMcpServer(target);

@@ -68,17 +68,24 @@ function finalFields(result: QueryResult, startedNs: bigint) {
 }
 
 /**
- * Answers one Ollama request, whole or as NDJSON lines (Ollama streams unless `stream` is false): `line(delta)` shapes
- * a partial reply, `last(result, rest)` the final one. A failure while streaming ends the stream with `{"error": …}`,
- * as Ollama does.
+ * Answers one Ollama request, whole or as NDJSON lines (Ollama streams unless `stream` is false): each line is
+ * `{model, created_at, …content(text), done}`, the last one with the timings and counts (and `finalExtra`). A failure
+ * while streaming ends the stream with `{"error": …}`, as Ollama does.
  */
 async function answer(
   c: Context<ServerEnv>,
   gate: QueryGate,
   workspace: ServedWorkspace,
-  request: { question: string; history: ChatMessage[]; method: string; stream: boolean },
-  shape: { partial: (delta: string) => Record<string, unknown>; final: (result: QueryResult, text: string) => Record<string, unknown> },
+  request: { model: string; question: string; history: ChatMessage[]; method: string; stream: boolean },
+  content: (text: string) => Record<string, unknown>,
+  finalExtra: Record<string, unknown> = {},
 ): Promise<Response> {
+  const startedNs = process.hrtime.bigint();
+  const line = (text: string) => ({ model: request.model, created_at: new Date().toISOString(), ...content(text) });
+  const shape = {
+    partial: (delta: string) => ({ ...line(delta), done: false }),
+    final: (result: QueryResult, text: string) => ({ ...line(text), ...finalExtra, ...finalFields(result, startedNs) }),
+  };
   const ask = (signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> =>
     workspace.kgrag.query(request.question, { method: request.method, history: request.history, signal, ...(onText === undefined ? {} : { onText }) });
   const slot = gate.admit(c.get('caller'));
@@ -115,7 +122,6 @@ async function answer(
  * Errors are Ollama's `{"error": "…"}`.
  */
 export function ollamaRoutes(gate: QueryGate): ApiRoute[] {
-  const created = (): string => new Date().toISOString();
   return [
     defineRoute({
       method: 'get',
@@ -163,11 +169,7 @@ export function ollamaRoutes(gate: QueryGate): ApiRoute[] {
       handler: (c, { body, workspace }) => {
         const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
         const { question, history } = conversationOf(body.messages);
-        const startedNs = process.hrtime.bigint();
-        return answer(c, gate, workspace, { question, history, method, stream: body.stream !== false }, {
-          partial: (delta) => ({ model: body.model, created_at: created(), message: { role: 'assistant', content: delta }, done: false }),
-          final: (result, text) => ({ model: body.model, created_at: created(), message: { role: 'assistant', content: text }, ...finalFields(result, startedNs) }),
-        });
+        return answer(c, gate, workspace, { model: body.model, question, history, method, stream: body.stream !== false }, (text) => ({ message: { role: 'assistant', content: text } }));
       },
     }),
     defineRoute({
@@ -182,11 +184,7 @@ export function ollamaRoutes(gate: QueryGate): ApiRoute[] {
         const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
         const question = body.prompt.trim();
         if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the prompt is empty', 'send the question as "prompt"');
-        const startedNs = process.hrtime.bigint();
-        return answer(c, gate, workspace, { question, history: [], method, stream: body.stream !== false }, {
-          partial: (delta) => ({ model: body.model, created_at: created(), response: delta, done: false }),
-          final: (result, text) => ({ model: body.model, created_at: created(), response: text, context: [], ...finalFields(result, startedNs) }),
-        });
+        return answer(c, gate, workspace, { model: body.model, question, history: [], method, stream: body.stream !== false }, (text) => ({ response: text }), { context: [] });
       },
     }),
   ];

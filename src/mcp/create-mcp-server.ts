@@ -80,6 +80,15 @@ interface ToolDefinition<Input extends z.ZodType> {
   run(input: z.output<Input>, signal: AbortSignal): Promise<CallToolResult>;
 }
 
+/** The fix through these tools of errors whose own hint names the command line (`kgrag index <paths>`, `--context-only`). */
+const mcpHints: Readonly<Record<string, string>> = {
+  STORE_NO_INDEX: 'add documents first with add_documents',
+  QUERY_NO_INDEX: 'add documents first with add_documents',
+  QUERY_INDEX_NOT_READY: 'the index is still being built: ask again when its job ends (job_status over HTTP)',
+  QUERY_METHOD_NOT_BUILT: 'choose a method the index was built for (the error lists them)',
+  QUERY_CONTEXT_ONLY_UNSUPPORTED: 'call query with contextOnly false, or choose a method whose context needs no LLM',
+};
+
 /** Registers a tool whose every failure becomes a tool error with one line that says what to do: never a crash. */
 function registerTool<Input extends z.ZodType>(server: McpServer, name: string, tool: ToolDefinition<Input>): void {
   const annotations = tool.writes ? { readOnlyHint: false, destructiveHint: tool.destructive === true, idempotentHint: true, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false };
@@ -90,7 +99,8 @@ function registerTool<Input extends z.ZodType>(server: McpServer, name: string, 
     try {
       return await tool.run(input as z.output<Input>, extra.signal);
     } catch (error) {
-      return { isError: true, content: [{ type: 'text', text: formatErrorLine(error) }] };
+      const hint = KgragError.isInstance(error) ? mcpHints[error.code] : undefined;
+      return { isError: true, content: [{ type: 'text', text: hint === undefined ? formatErrorLine(error) : `${(error as KgragError).message} — ${hint}` }] };
     }
   });
 }

@@ -38,6 +38,18 @@ function openAiErrorType(status: number): string {
   return 'invalid_request_error';
 }
 
+/**
+ * The fix over HTTP of errors whose own hint names the command line (`kgrag index <paths>`, `--context-only`): a
+ * client of the API, or a person in the explorer, cannot run those.
+ */
+const httpHints: Readonly<Record<string, string>> = {
+  STORE_NO_INDEX: 'add documents first: POST /v1/documents (JSON or files), or drop files on the explorer\'s Documents view; the index is there when that job ends',
+  QUERY_NO_INDEX: 'add documents first: POST /v1/documents (JSON or files), or drop files on the explorer\'s Documents view; the index is there when that job ends',
+  QUERY_INDEX_NOT_READY: 'start an index job (POST /v1/jobs) and ask again when it ends; an interrupted one resumes where it stopped',
+  QUERY_METHOD_NOT_BUILT: 'build the index for it with POST /v1/jobs {"methods": ["<method>"]}, then ask again',
+  QUERY_CONTEXT_ONLY_UNSUPPORTED: 'send contextOnly: false to run it, or choose a method whose context needs no LLM',
+};
+
 /** Error codes that name one request field, for OpenAI's `param`. */
 const paramOfCode: Readonly<Record<string, string>> = { SERVER_UNKNOWN_MODEL: 'model', SERVER_NO_QUESTION: 'messages' };
 
@@ -105,7 +117,7 @@ export function problemOf(error: unknown, requestId?: string): { problem: Proble
   const retry = shown?.details?.['retryAfterSeconds'];
   const detail = shown === undefined
     ? `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`
-    : shown.hint ? `${shown.message} — ${shown.hint}` : shown.message;
+    : (httpHints[shown.code] ?? shown.hint) ? `${shown.message} — ${httpHints[shown.code] ?? shown.hint}` : shown.message;
   const code = shown?.code ?? 'INTERNAL';
   return {
     problem: {

@@ -6,7 +6,7 @@ import { KgragError } from '../../core/errors.js';
  * one would misrepresent the method.
  */
 export function contextOnlyUnsupported(method: string, why: string, instead: string): KgragError {
-  return new KgragError(`--context-only cannot show the context of ${method}: ${why}, which takes LLM calls`, {
+  return new KgragError(`the context of ${method} cannot be shown without running it: ${why}, which takes LLM calls`, {
     code: 'QUERY_CONTEXT_ONLY_UNSUPPORTED',
     category: 'input',
     hint: `drop --context-only to run it, or ${instead}`,

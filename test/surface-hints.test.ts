@@ -1,0 +1,53 @@
+// Issue 41: an error a person meets over HTTP or MCP says the fix of that surface, not a command-line flag.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ServedWorkspaces } from '../src/server/serve-workspaces.js';
+import { sampleWorkspace, startTestServer } from './helpers/test-server.js';
+
+let scratch: string;
+let empty: ServedWorkspaces;
+let sample: ServedWorkspaces;
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'kgrag-surface-hints-'));
+  [empty, sample] = await Promise.all([startTestServer({ directory: scratch }), sampleWorkspace().then((directory) => startTestServer({ directory }))]);
+});
+after(async () => {
+  await Promise.all([empty?.close(), sample?.close()]);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const cliFlag = /`kgrag |--context-only|--workspace|--methods|-p name/;
+
+test('HTTP errors give the HTTP fix', async () => {
+  const graph = (await (await fetch(`${empty.url}/v1/graph`)).json()) as { detail: string };
+  assert.match(graph.detail, /POST \/v1\/documents/);
+  assert.doesNotMatch(graph.detail, cliFlag);
+  const query = await fetch(`${empty.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'x' }) });
+  const problem = (await query.json()) as { detail: string };
+  assert.equal(query.status, 409);
+  assert.doesNotMatch(problem.detail, cliFlag);
+  const contextOnly = await fetch(`${sample.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'x', method: 'global:dynamic', contextOnly: true }) });
+  const refused = (await contextOnly.json()) as { detail: string; code: string };
+  if (refused.code === 'QUERY_CONTEXT_ONLY_UNSUPPORTED') {
+    assert.match(refused.detail, /contextOnly/);
+    assert.doesNotMatch(refused.detail, cliFlag);
+  }
+});
+
+test('MCP tool errors give the MCP fix', async () => {
+  const client = new Client({ name: 'hints-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${empty.url}/mcp`)));
+  try {
+    const result = (await client.callTool({ name: 'query', arguments: { question: 'x' } })) as { isError?: boolean; content: Array<{ text: string }> };
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]?.text ?? '', /add_documents/);
+    assert.doesNotMatch(result.content[0]?.text ?? '', cliFlag);
+  } finally {
+    await client.close();
+  }
+});

@@ -5,6 +5,7 @@ import type { Kgrag } from '../api/create-kgrag.js';
 import type { CommunityView, EntityDetail, GraphSlice } from '../api/graph-browser.js';
 import { KgragError } from '../core/errors.js';
 import { formatErrorLine } from '../core/format-error-line.js';
+import { withSurfaceHint } from '../core/surface-hint.js';
 import { packageVersion } from '../core/package-version.js';
 import type { QueryResult } from '../methods/query-engine.js';
 import type { InputDocument } from '../pipeline/pipeline-step.js';
@@ -80,7 +81,7 @@ interface ToolDefinition<Input extends z.ZodType> {
   run(input: z.output<Input>, signal: AbortSignal): Promise<CallToolResult>;
 }
 
-/** The fix through these tools of errors whose own hint names the command line (`kgrag index <paths>`, `--context-only`). */
+/** The fix through these tools of errors whose own hint names the command line (`kgrag index <paths>`, `--context-only`; {@link withSurfaceHint}). */
 const mcpHints: Readonly<Record<string, string>> = {
   STORE_NO_INDEX: 'add documents first with add_documents',
   QUERY_NO_INDEX: 'add documents first with add_documents',
@@ -99,8 +100,7 @@ function registerTool<Input extends z.ZodType>(server: McpServer, name: string, 
     try {
       return await tool.run(input as z.output<Input>, extra.signal);
     } catch (error) {
-      const hint = KgragError.isInstance(error) ? mcpHints[error.code] : undefined;
-      return { isError: true, content: [{ type: 'text', text: hint === undefined ? formatErrorLine(error) : `${(error as KgragError).message} — ${hint}` }] };
+      return { isError: true, content: [{ type: 'text', text: formatErrorLine(withSurfaceHint(error, mcpHints)) }] };
     }
   });
 }

@@ -1,5 +1,7 @@
 import { KgragError } from '../core/errors.js';
 import { toEnvironmentError } from '../core/environment-error.js';
+import { formatErrorLine } from '../core/format-error-line.js';
+import { withSurfaceHint } from '../core/surface-hint.js';
 
 /** OpenAI's error object (`{"error": {message, type, param, code}}`), which the `openai` SDK and its kin read. */
 export interface OpenAiError {
@@ -40,7 +42,7 @@ function openAiErrorType(status: number): string {
 
 /**
  * The fix over HTTP of errors whose own hint names the command line (`kgrag index <paths>`, `--context-only`): a
- * client of the API, or a person in the explorer, cannot run those.
+ * client of the API, or a person in the explorer, cannot run those ({@link withSurfaceHint}).
  */
 const httpHints: Readonly<Record<string, string>> = {
   STORE_NO_INDEX: 'add documents first: POST /v1/documents (JSON or files), or drop files on the explorer\'s Documents view; the index is there when that job ends',
@@ -117,7 +119,7 @@ export function problemOf(error: unknown, requestId?: string): { problem: Proble
   const retry = shown?.details?.['retryAfterSeconds'];
   const detail = shown === undefined
     ? `internal error${requestId === undefined ? '' : ` (request ${requestId})`}; the server log has the details`
-    : (httpHints[shown.code] ?? shown.hint) ? `${shown.message} — ${httpHints[shown.code] ?? shown.hint}` : shown.message;
+    : formatErrorLine(withSurfaceHint(shown, httpHints));
   const code = shown?.code ?? 'INTERNAL';
   return {
     problem: {

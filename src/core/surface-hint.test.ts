@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KgragError } from './errors.js';
+import { withSurfaceHint } from './surface-hint.js';
+
+test('a hint naming the command line gives way to the surface fix; a hint that needs none is kept', () => {
+  const hints = { QUERY_NO_INDEX: 'add documents first with add_documents' };
+  const cli = new KgragError('there is no index yet', { code: 'QUERY_NO_INDEX', category: 'input', hint: 'index documents first (`kgrag index <paths> -w <workspace>`)', details: { location: 'x' } });
+  const shown = withSurfaceHint(cli, hints) as KgragError;
+  assert.equal(shown.hint, 'add documents first with add_documents');
+  assert.deepEqual([shown.code, shown.category, shown.message, shown.details], [cli.code, cli.category, cli.message, cli.details]);
+  const waiting = new KgragError('there is no index yet; a run is writing it', { code: 'QUERY_NO_INDEX', category: 'input', hint: 'wait for the run to finish, then ask again' });
+  assert.equal(withSurfaceHint(waiting, hints), waiting);
+  const flag = new KgragError('x', { code: 'QUERY_NO_INDEX', category: 'input', hint: 'drop --context-only to run it' });
+  assert.equal((withSurfaceHint(flag, hints) as KgragError).hint, hints.QUERY_NO_INDEX);
+  const other = new KgragError('x', { code: 'OTHER', category: 'input', hint: 'run `kgrag index`' });
+  assert.equal(withSurfaceHint(other, hints), other);
+  const plain = new Error('boom');
+  assert.equal(withSurfaceHint(plain, hints), plain);
+});

@@ -37,16 +37,16 @@ function textOf(content: ChatCompletionRequest['messages'][number]['content']): 
 /**
  * The question and the conversation before it. The last user message is the question; earlier user and assistant
  * turns are the history the answering LLM reads; system and developer messages are not passed on (the method's own
- * prompt is the system prompt), tool messages neither.
+ * prompt is the system prompt), tool messages neither. Ollama's messages (text content) read the same.
  */
-export function conversationOf(request: ChatCompletionRequest): { question: string; history: ChatMessage[] } {
+export function conversationOf(messages: ReadonlyArray<{ role: string; content?: ChatCompletionRequest['messages'][number]['content'] }>): { question: string; history: ChatMessage[] } {
   let last = -1;
-  request.messages.forEach((message, index) => {
+  messages.forEach((message, index) => {
     if (message.role === 'user') last = index;
   });
-  const question = last < 0 ? '' : textOf(request.messages[last]?.content).trim();
+  const question = last < 0 ? '' : textOf(messages[last]?.content).trim();
   if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the conversation has no user message with text to answer', 'end the messages with {"role": "user", "content": "your question"}');
-  const history = request.messages
+  const history = messages
     .slice(0, last)
     .filter((message) => message.role === 'user' || message.role === 'assistant')
     .map((message) => ({ role: message.role as 'user' | 'assistant', content: textOf(message.content) }))
@@ -58,10 +58,18 @@ export function conversationOf(request: ChatCompletionRequest): { question: stri
  * What a chat reader must know beside the answer: that the earlier turns went unused (without an LLM, or a method
  * that does not read them), so "it" in the question was not resolved. The same words are in `kgrag.warnings`.
  */
-export function historyNote(result: QueryResult): string {
+function historyNote(result: QueryResult): string {
   if (!result.warnings.some((warning) => warning.includes(lastQuestionAlone))) return '';
   const why = result.answer.kind === 'generated' ? `the ${result.method} method does not read them` : 'the server has no LLM to read them';
   return `\n\n_Only your last message was used; the earlier turns of this conversation were not (${why})._`;
+}
+
+/**
+ * What a chat reply holds after the answer's streamed text (`streamed`), or all of it: the answer when it was not
+ * streamed (an extractive or cached one arrives whole), the note on the conversation, and the sources.
+ */
+export function replyText(result: QueryResult, streamed = false): string {
+  return (streamed ? '' : result.answer.text) + historyNote(result) + sourcesText(result.citations);
 }
 
 /** The sources list appended to the answer text, so that a plain chat front-end shows where the answer comes from. */
@@ -128,7 +136,7 @@ export function chatRoutes(gate: QueryGate) {
       handler: async (c, { body, workspace }) => {
         // Checked before a query slot is taken: a bad request must not count against the caller's concurrency.
         const method = methodOfModel(body.model, workspace.kgrag.engine.methods);
-        const { question, history } = conversationOf(body);
+        const { question, history } = conversationOf(body.messages);
         const answer = (signal: AbortSignal, onText?: (delta: string) => void): Promise<QueryResult> =>
           workspace.kgrag.query(question, { method, history, signal, ...(onText === undefined ? {} : { onText }) });
         const slot = gate.admit(c.get('caller'));
@@ -141,7 +149,7 @@ export function chatRoutes(gate: QueryGate) {
             object: 'chat.completion',
             created,
             model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: result.answer.text + historyNote(result) + sourcesText(result.citations) }, finish_reason: 'stop', logprobs: null }],
+            choices: [{ index: 0, message: { role: 'assistant', content: replyText(result) }, finish_reason: 'stop', logprobs: null }],
             usage: usageOf(result),
             kgrag: kgragField(result),
           });
@@ -160,8 +168,7 @@ export function chatRoutes(gate: QueryGate) {
                 void chunk({ content: delta }, null);
               }),
             );
-            // An extractive answer (no LLM) or a cached one arrives whole: send it as one delta.
-            const rest = (streamed ? '' : result.answer.text) + historyNote(result) + sourcesText(result.citations);
+            const rest = replyText(result, streamed);
             if (rest.length > 0) await chunk({ content: rest }, null);
             await chunk({}, 'stop', { kgrag: kgragField(result), ...(body.stream_options?.include_usage ? { usage: usageOf(result) } : {}) });
           } catch (error) {

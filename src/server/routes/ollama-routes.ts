@@ -10,7 +10,7 @@ import type { QueryGate } from '../query-gate.js';
 import { looseObject, ollamaChatRequestSchema, ollamaGenerateRequestSchema, ollamaShowRequestSchema } from '../request-schemas.js';
 import { problemResponse } from '../response-schemas.js';
 import type { ServedWorkspace } from '../workspace-registry.js';
-import { chatModels, historyNote, methodOfModel, sourcesText } from './chat-routes.js';
+import { chatModels, conversationOf, methodOfModel, replyText } from './chat-routes.js';
 
 /**
  * The Ollama API version these endpoints follow, reported by `/api/version`: clients such as Open WebUI read it to
@@ -27,31 +27,15 @@ function ollamaModels(methods: readonly AnyQueryMethod[]): string[] {
 
 /** The method an Ollama model name asks for; an Ollama client adds `:latest` to a name without a tag. */
 function methodOfOllamaModel(model: string, methods: readonly AnyQueryMethod[]): string {
-  try {
-    return methodOfModel(model.endsWith(latest) ? model.slice(0, -latest.length) : model, methods);
-  } catch {
-    const models = ollamaModels(methods);
-    throw httpError(404, 'SERVER_UNKNOWN_MODEL', `model "${model.slice(0, 100)}" not found`, `choose one of /api/tags, e.g. ${models.slice(0, 4).join(', ')}`);
+  const name = model.endsWith(latest) ? model.slice(0, -latest.length) : model;
+  if (!chatModels(methods).includes(name)) {
+    throw httpError(404, 'SERVER_UNKNOWN_MODEL', `model "${model.slice(0, 100)}" not found`, `choose one of /api/tags, e.g. ${ollamaModels(methods).slice(0, 4).join(', ')}`);
   }
+  return methodOfModel(name, methods);
 }
 
 /** Ollama's model details, for a method: no weights, no quantization. */
 const details = { parent_model: '', format: 'kgrag', family: 'kgrag', families: ['kgrag'], parameter_size: '', quantization_level: '' };
-
-/** The last user message is the question, the user and assistant turns before it the conversation. */
-function conversationOf(messages: ReadonlyArray<{ role: string; content: string }>): { question: string; history: ChatMessage[] } {
-  let last = -1;
-  messages.forEach((message, index) => {
-    if (message.role === 'user') last = index;
-  });
-  const question = last < 0 ? '' : (messages[last]?.content ?? '').trim();
-  if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the conversation has no user message with text to answer', 'end the messages with {"role": "user", "content": "your question"}');
-  const history = messages
-    .slice(0, last)
-    .filter((message) => (message.role === 'user' || message.role === 'assistant') && message.content.trim().length > 0)
-    .map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
-  return { question, history };
-}
 
 /** Ollama's timing and token fields of a finished reply (durations in nanoseconds). */
 function finalFields(result: QueryResult, startedNs: bigint) {
@@ -91,7 +75,7 @@ async function answer(
   const slot = gate.admit(c.get('caller'));
   if (!request.stream) {
     const result = await slot.run(c.req.raw.signal, (signal) => ask(signal));
-    return c.json(shape.final(result, result.answer.text + historyNote(result) + sourcesText(result.citations)));
+    return c.json(shape.final(result, replyText(result)));
   }
   c.header('content-type', 'application/x-ndjson');
   return stream(c, async (out) => {
@@ -106,8 +90,7 @@ async function answer(
           void write(shape.partial(delta));
         }),
       );
-      // An extractive or cached answer arrives whole: one partial line, then the final one.
-      const rest = (streamed ? '' : result.answer.text) + historyNote(result) + sourcesText(result.citations);
+      const rest = replyText(result, streamed);
       if (rest.length > 0) await write(shape.partial(rest));
       await write(shape.final(result, ''));
     } catch (error) {
@@ -122,6 +105,29 @@ async function answer(
  * Errors are Ollama's `{"error": "…"}`.
  */
 export function ollamaRoutes(gate: QueryGate): ApiRoute[] {
+  /** `/api/chat` and `/api/generate`: a model names the method, the body the question; the reply ends with the sources. */
+  const answeringRoute = <B extends { model: string; stream?: boolean | undefined }>(route: {
+    path: string;
+    summary: string;
+    body: z.ZodType<B>;
+    conversation: (body: B) => { question: string; history: ChatMessage[] };
+    content: (text: string) => Record<string, unknown>;
+    finalExtra?: Record<string, unknown>;
+  }): ApiRoute =>
+    defineRoute({
+      method: 'post',
+      role: 'read',
+      path: route.path,
+      tag: 'ollama',
+      summary: route.summary,
+      description: 'The answer ends with a "Sources:" list, as the OpenAI-compatible chat.',
+      body: route.body,
+      responses: { 200: { description: 'An Ollama response (or NDJSON lines of them)', schema: looseObject }, 400: problemResponse('Invalid request'), 404: problemResponse('Unknown model') },
+      handler: (c, { body, workspace }) => {
+        const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
+        return answer(c, gate, workspace, { model: body.model, method, stream: body.stream !== false, ...route.conversation(body) }, route.content, route.finalExtra);
+      },
+    });
   return [
     defineRoute({
       method: 'get',
@@ -157,35 +163,24 @@ export function ollamaRoutes(gate: QueryGate): ApiRoute[] {
         return c.json({ license: '', modelfile: '', parameters: '', template: '', system: description, details, model_info: {}, capabilities: ['completion'], modified_at: new Date(0).toISOString() });
       },
     }),
-    defineRoute({
-      method: 'post',
-      role: 'read',
+    answeringRoute({
       path: '/api/chat',
-      tag: 'ollama',
       summary: 'Ollama chat: the last user message is the question, earlier turns the conversation; NDJSON unless stream is false',
-      description: 'The answer ends with a "Sources:" list, as the OpenAI-compatible chat.',
       body: ollamaChatRequestSchema,
-      responses: { 200: { description: 'An Ollama chat response (or NDJSON lines of them)', schema: looseObject }, 400: problemResponse('Invalid request'), 404: problemResponse('Unknown model') },
-      handler: (c, { body, workspace }) => {
-        const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
-        const { question, history } = conversationOf(body.messages);
-        return answer(c, gate, workspace, { model: body.model, question, history, method, stream: body.stream !== false }, (text) => ({ message: { role: 'assistant', content: text } }));
-      },
+      conversation: (body) => conversationOf(body.messages),
+      content: (text) => ({ message: { role: 'assistant', content: text } }),
     }),
-    defineRoute({
-      method: 'post',
-      role: 'read',
+    answeringRoute({
       path: '/api/generate',
-      tag: 'ollama',
       summary: 'Ollama generate: the prompt is the question; NDJSON unless stream is false',
       body: ollamaGenerateRequestSchema,
-      responses: { 200: { description: 'An Ollama generate response (or NDJSON lines of them)', schema: looseObject }, 400: problemResponse('Invalid request'), 404: problemResponse('Unknown model') },
-      handler: (c, { body, workspace }) => {
-        const method = methodOfOllamaModel(body.model, workspace.kgrag.engine.methods);
+      conversation: (body) => {
         const question = body.prompt.trim();
         if (question.length === 0) throw httpError(400, 'SERVER_NO_QUESTION', 'the prompt is empty', 'send the question as "prompt"');
-        return answer(c, gate, workspace, { model: body.model, question, history: [], method, stream: body.stream !== false }, (text) => ({ response: text }), { context: [] });
+        return { question, history: [] };
       },
+      content: (text) => ({ response: text }),
+      finalExtra: { context: [] },
     }),
   ];
 }

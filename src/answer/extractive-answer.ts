@@ -201,16 +201,24 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     if (candidate.from.dataset === 'Relationships' || candidate.from.dataset === 'Reports') return undefined;
     return /^([^.;:]{0,80}?)\b(?:is|was|are|were)\s+(?:also\s+)?(?:a|an|the|one)\b/i.exec(candidate.text)?.[1];
   };
-  const definesQuestionTerm = (candidate: Candidate): boolean => {
-    const subject = new Set(wordTokens(definedSubject(candidate) ?? '').map(lightStem));
-    return supportTerms.some((term) => subject.has(term));
-  };
   // An entity's own definition of a name the question names ("Agent Alex Mercer is a … operative" for "Who is Alex
   // Mercer and what is his role in …?") answers its "who is" part even when it holds few of the question's other
   // words. Not a passage's: on hotpotqa-train-100 that quoted definitions from passages that were not the gold ones
   // (EM-in up, sentence precision down 5 to 9 points for every method).
   const questionNames = namesOf(question);
-  const namedBySubject = (candidate: Candidate): number => [...namesOf(definedSubject(candidate) ?? '')].filter((name) => questionNames.has(name)).length;
+  // Read once per sentence: the selection loop below asks for every remaining sentence on every pick.
+  const definitions = new Map<Candidate, { definesTerm: boolean; namesDefined: number }>();
+  for (const candidate of candidates) {
+    const subject = definedSubject(candidate);
+    if (subject === undefined) continue;
+    const subjectTerms = new Set(wordTokens(subject).map(lightStem));
+    definitions.set(candidate, {
+      definesTerm: supportTerms.some((term) => subjectTerms.has(term)),
+      namesDefined: [...namesOf(subject)].filter((name) => questionNames.has(name)).length,
+    });
+  }
+  const definesQuestionTerm = (candidate: Candidate): boolean => definitions.get(candidate)?.definesTerm ?? false;
+  const namedBySubject = (candidate: Candidate): number => definitions.get(candidate)?.namesDefined ?? 0;
   const definesQuestionName = (candidate: Candidate): boolean => namedBySubject(candidate) > 0;
   const supports = (candidate: Candidate, index: number): boolean =>
     (shared(candidate.terms) > 0 && shared(candidate.contextTerms) >= neededTerms) ||

@@ -268,13 +268,15 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
   for (let pair = 0; pair < pairCount; pair++) {
     if (!alive(pair)) continue;
     const key = pairKeys[pair] as number;
-    const ends = [Math.floor(key / nodeCount), key % nodeCount];
-    ends.forEach((node, side) => {
-      if (proper[node] !== 1 || frequency[node] !== 1) return;
+    const low = Math.floor(key / nodeCount);
+    const high = key % nodeCount;
+    for (let side = 0; side < 2; side++) {
+      const node = side === 0 ? low : high;
+      if (proper[node] !== 1 || frequency[node] !== 1) continue;
       const current = strongest.get(node);
-      const partner = keys[ends[1 - side] as number] as string;
+      const partner = keys[side === 0 ? high : low] as string;
       if (current === undefined || strongerTie(edgeWeight[pair] as number, partner, edgeWeight[current] as number, keys[otherEnd(pairKeys[current] as number, node, nodeCount)] as string)) strongest.set(node, pair);
-    });
+    }
   }
   const rescued = new Uint8Array(pairCount);
   for (const pair of strongest.values()) rescued[pair] = 1;

@@ -202,14 +202,20 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   // name that gains or loses that standing is weighed again, and so is every pair of such a name whose pairs are.
   const isRescued = (node: number): boolean => (proper[node] ?? 0) > 0 && frequency[node] === 1 && alive(node);
   const wasRescued = (node: number): boolean => (state.proper[node] ?? 0) > 0 && oldFrequency[node] === 1 && wasAlive(node);
+  const expanded = new Set<number>();
   const addPairsOf = (node: number): void => {
+    if (expanded.has(node)) return;
+    expanded.add(node);
     for (let at = pairing.start[node] as number; at < (pairing.start[node + 1] as number); at++) for (const other of pairedIn(pairing.chunks[at] as number)) addPair(node, other);
   };
   for (const node of touched) {
     if (wasAlive(node) !== alive(node) || wasRescued(node) !== isRescued(node)) addPairsOf(node);
   }
   for (const key of [...pairs]) {
-    for (const node of [Math.floor(key / nodeCount), key % nodeCount]) if (isRescued(node)) addPairsOf(node);
+    const low = Math.floor(key / nodeCount);
+    const high = key % nodeCount;
+    if (isRescued(low)) addPairsOf(low);
+    if (isRescued(high)) addPairsOf(high);
   }
 
   const entityIds = new Map<number, string>();

@@ -27,10 +27,14 @@ test('HTTP errors give the HTTP fix', async () => {
   const graph = (await (await fetch(`${empty.url}/v1/graph`)).json()) as { detail: string };
   assert.match(graph.detail, /POST \/v1\/documents/);
   assert.doesNotMatch(graph.detail, cliFlag);
+  // Where the server keeps the workspace is not the client's business.
+  assert.match(graph.detail, /no index in this workspace yet/);
+  assert.ok(!graph.detail.includes(scratch), graph.detail);
   const query = await fetch(`${empty.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'x' }) });
   const problem = (await query.json()) as { detail: string };
   assert.equal(query.status, 409);
   assert.doesNotMatch(problem.detail, cliFlag);
+  assert.ok(!problem.detail.includes(scratch), problem.detail);
   const contextOnly = await fetch(`${sample.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'x', method: 'global:dynamic', contextOnly: true }) });
   const refused = (await contextOnly.json()) as { detail: string; code: string };
   if (refused.code === 'QUERY_CONTEXT_ONLY_UNSUPPORTED') {
@@ -47,6 +51,7 @@ test('MCP tool errors give the MCP fix', async () => {
     assert.equal(result.isError, true);
     assert.match(result.content[0]?.text ?? '', /add_documents/);
     assert.doesNotMatch(result.content[0]?.text ?? '', cliFlag);
+    assert.ok(!(result.content[0]?.text ?? '').includes(scratch));
   } finally {
     await client.close();
   }

@@ -18,3 +18,14 @@ test('a hint naming the command line gives way to the surface fix; a hint that n
   const plain = new Error('boom');
   assert.equal(withSurfaceHint(plain, hints), plain);
 });
+
+test('the storage location in a message is a server path or URL: another surface says "this workspace" instead', () => {
+  const hints = { STORE_NO_INDEX: 'add documents first with add_documents' };
+  const cli = new KgragError('there is no index at /srv/kgrag/ws/kgrag.db yet', { code: 'STORE_NO_INDEX', category: 'input', hint: 'index documents first (`kgrag index <paths>`)', details: { location: '/srv/kgrag/ws/kgrag.db' } });
+  const shown = withSurfaceHint(cli, hints) as KgragError;
+  assert.equal(shown.message, 'there is no index in this workspace yet');
+  const waiting = new KgragError('there is no index at /srv/ws/kgrag.db yet; an index run is in progress', { code: 'QUERY_NO_INDEX', category: 'input', hint: 'wait for the run to finish, then ask again', details: { location: '/srv/ws/kgrag.db' } });
+  const shownWaiting = withSurfaceHint(waiting, hints) as KgragError;
+  assert.equal(shownWaiting.message, 'there is no index in this workspace yet; an index run is in progress');
+  assert.equal(shownWaiting.hint, 'wait for the run to finish, then ask again');
+});

@@ -16,6 +16,7 @@ export function publishedStoreView(storage: Pick<WorkspaceStorage, 'snapshot' | 
         code: 'STORE_NO_INDEX',
         category: 'input',
         hint: 'index documents first (`kgrag index <paths>`)',
+        details: { location: storage.location },
       });
     }
     try {

@@ -6,7 +6,8 @@
 
 // Workspace facade
 export { createKgrag } from './api/create-kgrag.js';
-export type { CancellableWriteOptions, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, StatisticsDrift, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export type { CancellableWriteOptions, EntityEditSummary, EstimateIndexOptions, ImportOpenieOptions, IndexOptions, IndexStats, Kgrag, StatisticsDrift, KgragOptions, OpenieImportSummary, WriterLockOptions } from './api/create-kgrag.js';
+export type { EntityEdit, EntityEditRequest } from './extract/entity-edits/entity-edit-rules.js';
 export type { GraphragImportSummary, ImportGraphragOptions } from './api/import-graphrag.js';
 export { exportFormats } from './api/export-index.js';
 export { builtInExporters } from './api/index-exporter.js';

@@ -114,7 +114,7 @@ describe('Ctrl-C during kgrag index (a real child process and SIGINT)', () => {
       assert.match(stoppedNow.stderr, /kgrag: indexing interrupted \(Ctrl-C\) during step "llm-extract"/);
       assert.match(stoppedNow.stderr, /run the same command again to resume/);
       const afterHardStop = await draftRuns(workspace);
-      assert.deepEqual(stepsDone(afterHardStop), ['chunk', 'embed-chunks', 'load', 'statistics']);
+      assert.deepEqual(stepsDone(afterHardStop), ['chunk', 'embed-chunks', 'entity-edits', 'load', 'statistics']);
       assert.equal(afterHardStop.find((run) => run.step === 'llm-extract')?.status, 'failed', 'llm-extract started and was not finished');
 
       // 2. The next run resumes at llm-extract; one Ctrl-C there lets it finish, and nothing after it starts.
@@ -133,7 +133,7 @@ describe('Ctrl-C during kgrag index (a real child process and SIGINT)', () => {
       assert.equal(extract?.status, 'done');
       assert.equal(extract?.counts['chunks'], 35);
       assert.equal(extract?.counts['failed'], 0);
-      assert.deepEqual(afterStop.map((run) => run.step).sort(), ['chunk', 'embed-chunks', 'llm-extract', 'load', 'statistics'], 'no step after llm-extract started');
+      assert.deepEqual(afterStop.map((run) => run.step).sort(), ['chunk', 'embed-chunks', 'entity-edits', 'llm-extract', 'load', 'statistics'], 'no step after llm-extract started');
 
       // 3. Run again: it skips what the interrupted runs kept and completes.
       const last = runIndex(workspace, ['--json']);
@@ -141,7 +141,7 @@ describe('Ctrl-C during kgrag index (a real child process and SIGINT)', () => {
       assert.equal(completed.code, 0, completed.stderr);
       const summary = JSON.parse(completed.stdout) as { ran: string[]; skipped: string[]; entities: number };
       // (load reads the inputs on every run, and finds them unchanged.)
-      assert.deepEqual(summary.skipped, ['chunk', 'statistics', 'embed-chunks', 'llm-extract']);
+      assert.deepEqual(summary.skipped, ['chunk', 'statistics', 'entity-edits', 'embed-chunks', 'llm-extract']);
       // Only `local`'s steps: the interrupted runs' draft says which methods they were building.
       assert.deepEqual(summary.ran, ['load', 'resolve-entities', 'summarize', 'communities', 'reports', 'embed-entities']);
       assert.ok(summary.entities > 0);

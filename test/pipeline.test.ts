@@ -47,7 +47,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
     const kgrag = await open(referenceWorkspace);
     const summary = await kgrag.index([corpus]);
     fastSteps = (await indexPipeline({ config: kgrag.config, mode: 'fast', hasLlm: false })).map((step) => step.name);
-    assert.deepEqual(fastSteps.slice(0, 11), ['load', 'chunk', 'statistics', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports', 'triples', 'embed-triples']);
+    assert.deepEqual(fastSteps.slice(0, 12), ['load', 'chunk', 'statistics', 'entity-edits', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports', 'triples', 'embed-triples']);
     assert.deepEqual(summary.ran, fastSteps);
     reference = await indexSnapshot(kgrag);
     await kgrag.close();
@@ -114,7 +114,7 @@ describe('fast-mode pipeline on the sample corpus', () => {
 
     const second = await open(workspace);
     const summary = await second.index([corpus]);
-    assert.deepEqual(summary.skipped, ['chunk', 'statistics', 'embed-chunks'], 'finished steps are not redone');
+    assert.deepEqual(summary.skipped, ['chunk', 'statistics', 'entity-edits', 'embed-chunks'], 'finished steps are not redone');
     assert.deepEqual(await indexSnapshot(second), reference);
     await second.close();
   });
@@ -180,7 +180,7 @@ describe('the pipeline of an index built for some methods', () => {
   };
 
   test('GraphRAG methods build the entity graph, its reports and vectors, and nothing of the multi-hop methods', async () => {
-    assert.deepEqual(await stepsFor(['basic', 'local', 'global', 'drift']), ['load', 'chunk', 'statistics', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports']);
+    assert.deepEqual(await stepsFor(['basic', 'local', 'global', 'drift']), ['load', 'chunk', 'statistics', 'entity-edits', 'embed-chunks', 'nlp-extract', 'communities', 'reports', 'embed-entities', 'embed-reports']);
   });
 
   test('tot builds the workspace graph it walks when its graphs include the index, and nothing when they do not', async () => {

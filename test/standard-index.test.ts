@@ -85,10 +85,11 @@ describe('standard-mode index of the sample corpus (scripted LLM, hand-written f
 
   it('runs every standard step and calls the LLM once per chunk turn, group, summary and report', () => {
     const { summary, purposes, communities } = index();
-    assert.deepEqual(summary.ran.slice(0, 15), [
+    assert.deepEqual(summary.ran.slice(0, 16), [
       'load',
       'chunk',
       'statistics',
+      'entity-edits',
       'embed-chunks',
       'llm-extract',
       'resolve-entities',

@@ -3,6 +3,7 @@ import type { AnyQueryMethod } from '../methods/query-method.js';
 import type { builtInMethods } from './built-in-methods.js';
 import { createGraphBrowser } from './create-graph-browser.js';
 import { deleteDocuments, estimateDelete } from './delete-service.js';
+import { editEntities, listEntityEdits } from './entity-edit-service.js';
 import { discardDraft, estimateIndex, indexDocuments, indexStats, publishedDocuments } from './index-service.js';
 import { exportPublished, importGraphrag, importOpenie } from './interop-service.js';
 import type { Kgrag, KgragOptions } from './kgrag.js';
@@ -14,6 +15,7 @@ export type {
   DeleteDryRun,
   DeleteOptions,
   DeleteSummary,
+  EntityEditSummary,
   EstimateIndexOptions,
   ImportOpenieOptions,
   IndexedDocument,
@@ -63,6 +65,8 @@ export async function createKgrag<const Methods extends readonly AnyQueryMethod[
     documents: (ids) => publishedDocuments(session, ids),
     delete: (selectors, deleteOptions = {}) => deleteDocuments(session, engine, selectors, deleteOptions),
     estimateDelete: (selectors, estimateOptions = {}) => estimateDelete(session, selectors, estimateOptions),
+    editEntities: (edit, editOptions = {}) => editEntities(session, engine, edit, editOptions),
+    entityEdits: () => listEntityEdits(session),
     async close() {
       await session.storage.close();
       if (session.givenStore) await session.givenStore.close();

@@ -30,6 +30,7 @@ export function normalizeInputs(inputs: IndexInputsGiven): IndexInputs {
     ...(partial.prune === undefined ? {} : { prune: partial.prune }),
     ...(partial.refresh === undefined ? {} : { refresh: partial.refresh }),
     ...(partial.sourceLabels === undefined ? {} : { sourceLabels: partial.sourceLabels }),
+    ...(partial.entityEdit === undefined ? {} : { entityEdit: partial.entityEdit }),
   };
 }
 

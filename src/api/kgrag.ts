@@ -3,6 +3,7 @@ import type { KgragError } from '../core/errors.js';
 import type { StoreConnections } from '../store/workspace-storage.js';
 import type { SharedJobStore } from '../store/shared-job-store.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
+import type { EntityEdit, EntityEditRequest } from '../extract/entity-edits/entity-edit-rules.js';
 import type { SkippedOpenieRecord } from '../extract/triples/parse-openie-file.js';
 import type { AnyQueryMethod } from '../methods/query-method.js';
 import type { QueryEngine, QueryRequest, QueryResult, RetrievalResult } from '../methods/query-engine.js';
@@ -77,6 +78,12 @@ export interface KgragOptions<Methods extends readonly AnyQueryMethod[] = any> {
    * the attempt, the reason and the wait: a long run that is retrying should say so rather than fall silent.
    */
   onRetry?: (event: RetryEvent) => void;
+}
+
+/** What `Kgrag.editEntities` did: the edit as recorded, and the index run that applied it. */
+export interface EntityEditSummary {
+  edit: EntityEdit;
+  run: PipelineSummary;
 }
 
 /** Options of {@link Kgrag.index}. */
@@ -240,6 +247,16 @@ export interface Kgrag<Methods extends readonly AnyQueryMethod[] = any> {
    * the writer lock, waiting like `index`; true when there was such a draft.
    */
   discardDraft(options?: WriterLockOptions): Promise<boolean>;
+  /**
+   * Merges entities into one, splits an alias off an entity into an entity of its own, or undoes such an edit, then
+   * brings the index up to date (an index run with no new documents; fast mode builds its entity graph again, standard
+   * mode resolves its entities again, reusing the LLM's cached replies). Entities are named by id, name or alias.
+   * Edits are kept with the index, apply to every later run and a fresh build alike, and stay listed when undone
+   * (`entityEdits`).
+   */
+  editEntities(edit: EntityEditRequest, options?: IndexOptions): Promise<EntityEditSummary>;
+  /** The entity edits of the published index, oldest first, undone ones included. */
+  entityEdits(): Promise<EntityEdit[]>;
   /** What `delete(selectors)` would remove and redo, and its LLM cost, without changing anything. */
   estimateDelete(selectors: readonly string[], options?: EstimateIndexOptions & Pick<DeleteOptions, 'cwd'>): Promise<DeleteDryRun>;
   /**

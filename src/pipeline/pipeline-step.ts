@@ -1,3 +1,4 @@
+import type { EntityEditRequest } from '../extract/entity-edits/entity-edit-rules.js';
 import type { KgragConfig } from '../core/config/config-schema.js';
 import type { PromptLibrary } from '../core/prompt-library.js';
 import type { RunRecord, RunUsage } from '../core/types.js';
@@ -17,6 +18,7 @@ export const sharedStepNames = [
   'load',
   'chunk',
   'statistics',
+  'entity-edits',
   'embed-chunks',
   'nlp-extract',
   'llm-extract',
@@ -61,6 +63,8 @@ export interface IndexInputs {
   prune?: boolean;
   /** Refit the corpus statistics in this run whatever the drift (`kgrag index --refresh`; see `index.refreshShare`). */
   refresh?: boolean;
+  /** An entity merge, split or undo to record before the graph is built again (`Kgrag.editEntities`). */
+  entityEdit?: EntityEditRequest;
   /**
    * The source a file of `paths` is stored under instead of its path (records of it get `<label>#…`): `kgrag serve`
    * stores an upload as `upload:<name>`, the same on every server whatever folder keeps the file, so an edited upload

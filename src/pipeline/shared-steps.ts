@@ -7,6 +7,7 @@ import { chunkKnnProvider } from './steps/chunk-knn-step.js';
 import { claimsStep } from './steps/claims-step.js';
 import { createCommunitiesStep } from './steps/communities-step.js';
 import { embedChunksStep } from './steps/embed-chunks-step.js';
+import { entityEditsStep } from './steps/entity-edits-step.js';
 import { embedTriplesStep } from './steps/embed-triples-step.js';
 import { createEmbedEntitiesStep, embedReportsStep } from './steps/embed-graph-steps.js';
 import { llmExtractStep } from './steps/llm-extract-step.js';
@@ -36,6 +37,7 @@ export function sharedSteps(mode: 'fast' | 'standard', config: KgragConfig, hasL
       loadStep,
       chunkStep,
       statisticsStep,
+      entityEditsStep,
       embedChunksStep,
       nlpExtractStep,
       createCommunitiesStep('nlp-extract'),
@@ -58,6 +60,7 @@ export function sharedSteps(mode: 'fast' | 'standard', config: KgragConfig, hasL
     loadStep,
     chunkStep,
     statisticsStep,
+    entityEditsStep,
     embedChunksStep,
     llmExtractStep,
     resolveEntitiesStep,

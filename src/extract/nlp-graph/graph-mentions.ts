@@ -1,8 +1,17 @@
 import type { NlpExtractConfig } from '../../core/config/config-schema.js';
-import type { PhraseExtraction, PhraseMention } from './noun-phrase-extractor.js';
+import type { EntityEditRules } from '../entity-edits/entity-edit-rules.js';
+import { normalizePhraseKey, type PhraseExtraction, type PhraseMention } from './noun-phrase-extractor.js';
 
-/** What {@link graphMentions} reads of the `extract.nlp` configuration. */
-export type GraphMentionRules = Pick<NlpExtractConfig, 'minPhraseRepeats' | 'mergeShortNames' | 'keepApart'>;
+/**
+ * What {@link graphMentions} reads: the `extract.nlp` configuration, and the rules of the entity edits people made
+ * (over phrase keys, {@link phraseKeyOfName}).
+ */
+export type GraphMentionRules = Pick<NlpExtractConfig, 'minPhraseRepeats' | 'mergeShortNames' | 'keepApart'> & { edits?: EntityEditRules };
+
+/** The phrase key of a name as a person wrote it (an entity's title or alias): what fast mode's entity ids hash. */
+export function phraseKeyOfName(name: string): string {
+  return normalizePhraseKey(name.split(/\s+/));
+}
 
 /**
  * The mentions of one chunk that count for the entity graph: proper names, and a common noun phrase only where
@@ -16,12 +25,28 @@ export type GraphMentionRules = Pick<NlpExtractConfig, 'minPhraseRepeats' | 'mer
  * With `mergeShortNames`, a one-word name used after a longer name ending in it is that name ("Charles Babbage" …
  * "Babbage"), when the chunk holds one such longer name only and `keepApart` does not list the short one: the short
  * form becomes an alias, and `kgrag entities merges` lists and undoes these merges.
+ * Then the entity edits: a name merged into another is re-keyed to it, and a name split off is kept apart as above.
  * The stored extraction keeps every mention (AutoKG's keywords read them all); the graph's builders read this view.
  */
 export function graphMentions(extraction: PhraseExtraction, rules: GraphMentionRules): PhraseExtraction {
   const filtered = rules.minPhraseRepeats <= 1 ? extraction.mentions : specificMentions(extraction, rules.minPhraseRepeats);
-  const mentions = rules.mergeShortNames ? mergeShortNames(filtered, new Set(rules.keepApart.map((name) => name.toLowerCase()))) : filtered;
+  const keepApart = new Set(rules.keepApart.map((name) => name.toLowerCase()));
+  for (const key of rules.edits?.keepApart ?? []) keepApart.add(key);
+  const shortened = rules.mergeShortNames ? mergeShortNames(filtered, keepApart) : filtered;
+  const mentions = rules.edits && rules.edits.sameAs.size > 0 ? mergedByEdits(shortened, rules.edits.sameAs) : shortened;
   return mentions === extraction.mentions ? extraction : { sentences: extraction.sentences, mentions };
+}
+
+/** The mentions with each name a person merged into another re-keyed to that one. */
+function mergedByEdits(mentions: PhraseMention[], sameAs: ReadonlyMap<string, string>): PhraseMention[] {
+  let changed = false;
+  const merged = mentions.map((mention) => {
+    const key = sameAs.get(mention.key);
+    if (key === undefined) return mention;
+    changed = true;
+    return { ...mention, key };
+  });
+  return changed ? merged : mentions;
 }
 
 function specificMentions(extraction: PhraseExtraction, minPhraseRepeats: number): PhraseMention[] {

@@ -2,13 +2,15 @@ import { runTask } from '../../core/cooperative-task.js';
 import { contentId } from '../../core/ids.js';
 import type { ChunkRecord, ExtractionRecord } from '../../core/types.js';
 import { buildNounGraph, type ChunkPhrases, type NounGraphFit } from '../../extract/nlp-graph/build-noun-graph.js';
-import { graphMentions } from '../../extract/nlp-graph/graph-mentions.js';
+import { activeEntityEdits, entityEditRules } from '../../extract/entity-edits/entity-edit-rules.js';
+import { type GraphMentionRules, graphMentions, phraseKeyOfName } from '../../extract/nlp-graph/graph-mentions.js';
 import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../extract/nlp-graph/noun-phrase-extractor.js';
 import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from '../../extract/nlp-graph/noun-graph-state.js';
 import { autoTypingCutoff, typeEntities } from '../../extract/nlp-graph/type-entities.js';
 import { updateNounGraph } from '../../extract/nlp-graph/update-noun-graph.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { StepContext, StepOutput, PipelineStep } from '../pipeline-step.js';
+import { readEntityEdits } from './entity-edits-step.js';
 
 /** `extractor` of the noun-phrase extractions in the `extractions` table (AutoKG's LLM-free keywords reuse them). */
 export const nounPhraseExtractor = 'nlp-noun-phrases';
@@ -29,16 +31,23 @@ export const nlpExtractStep: PipelineStep = {
   name: 'nlp-extract',
   // 2: figures frozen between refreshes; the output version is a multiset hash of the rows.
   version: 2,
-  reads: ['chunk', 'statistics'],
+  reads: ['chunk', 'statistics', 'entity-edits'],
   settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion }),
   englishOnly: () => true,
 
   async run(context) {
-    const settings = contentId('nlp-graph-settings', JSON.stringify(context.config.extract.nlp), extractorVersion);
+    const edits = entityEditRules(activeEntityEdits(await readEntityEdits(context.store)), phraseKeyOfName);
+    const rules: GraphMentionRules = { ...context.config.extract.nlp, edits };
+    // An edit changes which mentions are one entity everywhere: the graph is built afresh, as for other settings.
+    const configured = JSON.stringify(context.config.extract.nlp);
+    const settings =
+      edits.sameAs.size + edits.keepApart.size === 0
+        ? contentId('nlp-graph-settings', configured, extractorVersion)
+        : contentId('nlp-graph-settings', configured, extractorVersion, JSON.stringify([[...edits.sameAs].sort(), [...edits.keepApart].sort()]));
     const { epoch, incremental } = await statisticsEpochOf(context, 'nlp-extract');
     const state = incremental ? decodeNounGraphState(await context.store.getBlob(nounGraphStateKey)) : undefined;
-    const updated = state?.settings === settings ? await updateStep(context, state, epoch) : undefined;
-    return updated ?? (await freshStep(context, epoch, settings));
+    const updated = state?.settings === settings ? await updateStep(context, rules, state, epoch) : undefined;
+    return updated ?? (await freshStep(context, rules, epoch, settings));
   },
 };
 
@@ -72,13 +81,13 @@ function ownExtractions(records: readonly ExtractionRecord[]): Map<string, Extra
 const graphVersion = (state: NounGraphState): string => contentId('graph', state.graphHash.join(':'));
 
 /** The graph built afresh with figures fitted on the whole corpus: a refresh, a first build, or other settings. */
-async function freshStep(context: StepContext, epoch: string, settings: string): Promise<StepOutput> {
+async function freshStep(context: StepContext, rules: GraphMentionRules, epoch: string, settings: string): Promise<StepOutput> {
   const { store, config } = context;
   const nlp = config.extract.nlp;
   const chunks = await store.table('chunks').all();
   const stored = ownExtractions(await store.table('extractions').where('extractor', [extractor]));
   const { extractions, created } = await extract(context, chunks, stored, chunks.length);
-  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, nlp) }));
+  const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, rules) }));
   let fit: NounGraphFit | undefined;
   const graph = buildNounGraph(phrases, nlp, (fitted) => (fit = fitted));
   const typingCutoff = nlp.typing === 'auto' ? autoTypingCutoff(graph.entities) : null;
@@ -116,7 +125,7 @@ async function freshStep(context: StepContext, epoch: string, settings: string):
  * the rows that differ. Undefined when the stored state does not fit the corpus (a chunk removed without its
  * extraction, or kept chunks in another order): the step then builds afresh.
  */
-async function updateStep(context: StepContext, state: NounGraphState, epoch: string): Promise<StepOutput | undefined> {
+async function updateStep(context: StepContext, rules: GraphMentionRules, state: NounGraphState, epoch: string): Promise<StepOutput | undefined> {
   const { store, config } = context;
   const current = (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
   const known = new Set(state.chunkIds);
@@ -132,7 +141,6 @@ async function updateStep(context: StepContext, state: NounGraphState, epoch: st
   const added = addedIds.map((id) => addedChunks.get(id) as ChunkRecord);
   const storedAdded = new Map([...changedExtractions].filter(([chunkId]) => addedChunks.has(chunkId)));
   const { extractions, created } = await extract(context, added, storedAdded, added.length);
-  const rules = config.extract.nlp;
   const update = await updateNounGraph(
     state,
     {

@@ -1,13 +1,19 @@
 import { contentId } from '../../core/ids.js';
+import { activeEntityEdits, entityEditRules } from '../../extract/entity-edits/entity-edit-rules.js';
+import { mergesWithEdits } from '../../extract/entity-edits/merges-with-edits.js';
 import { applyMerges } from '../../extract/entity-resolution/apply-merges.js';
 import { confirmMerges } from '../../extract/entity-resolution/confirm-merges.js';
 import { findResolutionCandidates } from '../../extract/entity-resolution/find-resolution-candidates.js';
 import { mergesWithoutLlm } from '../../extract/entity-resolution/merges-without-llm.js';
+import { normalizeEntityName } from '../../extract/entity-resolution/normalize-entity-name.js';
 import { resolveEntitiesPrompt } from '../../extract/entity-resolution/resolve-entities-prompt.js';
 import { embedInBatches } from '../../providers/embed/embed-in-batches.js';
+import type { EntityRecord } from '../../core/types.js';
+import type { EntityMerge } from '../../extract/entity-resolution/resolution-types.js';
 import type { Store } from '../../store/store.js';
-import type { PipelineStep } from '../pipeline-step.js';
+import type { PipelineStep, StepContext } from '../pipeline-step.js';
 import { embeddingSettings } from './embed-chunks-step.js';
+import { readEntityEdits } from './entity-edits-step.js';
 import { extractedLlmGraph } from './extracted-llm-graph.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
 import { promptsHash } from './llm-extract-step.js';
@@ -28,7 +34,7 @@ const undecidedGroupsKey = 'resolve-entities:undecided';
 export const resolveEntitiesStep: PipelineStep = {
   name: 'resolve-entities',
   version: 1,
-  reads: ['llm-extract', 'embed-chunks'],
+  reads: ['llm-extract', 'embed-chunks', 'entity-edits'],
   // `failures`: what a run of an older kgrag called its undecided groups (it did not remember which they were).
   unfinished: (previous) => (previous.counts['undecided'] ?? previous.counts['failures'] ?? 0) > 0,
   settings: (config, environment) => ({
@@ -39,7 +45,7 @@ export const resolveEntitiesStep: PipelineStep = {
   }),
 
   async run(context) {
-    const { store, config, llm, embedder } = context;
+    const { store, config } = context;
     // Not the tables: after an earlier run of this step they hold its merges and summarize's descriptions.
     const { entities, relations } = await extractedLlmGraph(store);
     const passThrough = {
@@ -47,52 +53,16 @@ export const resolveEntitiesStep: PipelineStep = {
       outputVersion: contentId('resolved', entities.map((entity) => entity.id), relations.map((relation) => `${relation.id}:${relation.weight}`)),
       write: async (tx: Store) => tx.setMeta(undecidedGroupsKey, null),
     };
-    if (!config.resolution.enabled || entities.length < 2) return passThrough;
-
-    const texts = entities.map((entity) => (entity.description ? `${entity.title}: ${entity.description}` : entity.title));
-    const embedded = await embedInBatches(embedder, texts, {
-      batchSize: config.embeddings.batchSize,
-      concurrency: config.embeddings.concurrency,
-      ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-    });
-    const vectors = new Map(entities.map((entity, index) => [entity.id, embedded[index] as Float32Array]));
-    const groups = findResolutionCandidates(entities, vectors, {
-      nameSimilarity: config.resolution.nameSimilarity,
-      embeddingSimilarity: config.resolution.embeddingSimilarity,
-      maxGroupSize: config.resolution.maxGroupSize,
-    });
-    const byId = new Map(entities.map((entity) => [entity.id, entity]));
-    let undecided: string[] = [];
-    let criticalPath = 0;
-    let merges;
-    if (llm) {
-      let confirmed = 0;
-      const hashes = await chunkTextHashes(store);
-      const result = await confirmMerges(llm, groups, byId, {
-        prompts: context.prompts,
-        concurrency: Math.max(1, config.llm.concurrency * 2),
-        // A group's prompt shows what its entities' chunks said of them.
-        sourcesOf: (ids) => hashes.of(ids.flatMap((id) => byId.get(id)?.chunkIds ?? [])),
-        askAgain: new Set((await store.getMeta<string[]>(undecidedGroupsKey)) ?? []),
-        ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
-      });
-      confirmed += result.calls;
-      context.progress(confirmed, groups.length, 'groups');
-      merges = result.merges;
-      undecided = result.undecided;
-      criticalPath = result.criticalPath;
-    } else {
-      merges = mergesWithoutLlm(groups, byId, vectors, { embeddingSimilarity: config.resolution.embeddingSimilarity });
-    }
-    if (undecided.length > 0) {
-      const groupsText = undecided.length === 1 ? '1 candidate group' : `${undecided.length} candidate groups`;
-      context.warn(
-        'resolution-undecided',
-        `${groupsText} could not be decided (the LLM's replies stayed unusable after a repair turn) and ${undecided.length === 1 ? 'was' : 'were'} left unmerged; the next index run asks the LLM again`,
-      );
-    }
-    const applied = applyMerges(entities, relations, merges);
-    const merged = merges.reduce((sum, merge) => sum + merge.members.length - 1, 0);
+    const edits = entityEditRules(activeEntityEdits(await readEntityEdits(store)), normalizeEntityName);
+    const edited = edits.sameAs.size + edits.keepApart.size > 0;
+    // A person's merges apply with resolution turned off too: they are not resolution's guesses.
+    if ((!config.resolution.enabled && !edited) || entities.length < 2) return passThrough;
+    const { merges, groups, undecided, criticalPath } = config.resolution.enabled
+      ? await resolutionMerges(context, entities)
+      : { merges: [], groups: [], undecided: [], criticalPath: 0 };
+    const final = mergesWithEdits(merges, entities, edits, normalizeEntityName);
+    const applied = applyMerges(entities, relations, final);
+    const merged = final.reduce((sum, merge) => sum + merge.members.length - 1, 0);
     return {
       counts: { entities: applied.entities.length, relations: applied.relations.length, groups: groups.length, merged, undecided: undecided.length, llmCriticalPath: criticalPath },
       outputVersion: contentId(
@@ -110,3 +80,43 @@ export const resolveEntitiesStep: PipelineStep = {
     };
   },
 };
+
+/** Resolution's own merges: candidate groups by name and embedding, confirmed by the LLM or by strict rules. */
+async function resolutionMerges(
+  context: StepContext,
+  entities: readonly EntityRecord[],
+): Promise<{ merges: EntityMerge[]; groups: readonly unknown[]; undecided: string[]; criticalPath: number }> {
+  const { store, config, llm, embedder } = context;
+  const texts = entities.map((entity) => (entity.description ? `${entity.title}: ${entity.description}` : entity.title));
+  const embedded = await embedInBatches(embedder, texts, {
+    batchSize: config.embeddings.batchSize,
+    concurrency: config.embeddings.concurrency,
+    ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+  });
+  const vectors = new Map(entities.map((entity, index) => [entity.id, embedded[index] as Float32Array]));
+  const groups = findResolutionCandidates(entities, vectors, {
+    nameSimilarity: config.resolution.nameSimilarity,
+    embeddingSimilarity: config.resolution.embeddingSimilarity,
+    maxGroupSize: config.resolution.maxGroupSize,
+  });
+  const byId = new Map(entities.map((entity) => [entity.id, entity]));
+  if (!llm) return { merges: mergesWithoutLlm(groups, byId, vectors, { embeddingSimilarity: config.resolution.embeddingSimilarity }), groups, undecided: [], criticalPath: 0 };
+  const hashes = await chunkTextHashes(store);
+  const result = await confirmMerges(llm, groups, byId, {
+    prompts: context.prompts,
+    concurrency: Math.max(1, config.llm.concurrency * 2),
+    // A group's prompt shows what its entities' chunks said of them.
+    sourcesOf: (ids) => hashes.of(ids.flatMap((id) => byId.get(id)?.chunkIds ?? [])),
+    askAgain: new Set((await store.getMeta<string[]>(undecidedGroupsKey)) ?? []),
+    ...(context.signal === undefined ? {} : { abortSignal: context.signal }),
+  });
+  context.progress(result.calls, groups.length, 'groups');
+  if (result.undecided.length > 0) {
+    const count = result.undecided.length;
+    context.warn(
+      'resolution-undecided',
+      `${count === 1 ? '1 candidate group' : `${count} candidate groups`} could not be decided (the LLM's replies stayed unusable after a repair turn) and ${count === 1 ? 'was' : 'were'} left unmerged; the next index run asks the LLM again`,
+    );
+  }
+  return { merges: result.merges, groups, undecided: result.undecided, criticalPath: result.criticalPath };
+}

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { EntityRecord } from '../src/core/types.js';
+import { runCliCaptured } from './helpers/run-cli-captured.js';
+import { readEvents, startTestServer } from './helpers/test-server.js';
 
 const documents = [
   {
@@ -75,4 +77,62 @@ test('merge, split and undo: each is recorded, changes the graph, and undoing th
     ],
   );
   assert.deepEqual((await entities()).map((entity) => `${entity.id} ${entity.title}`).sort(), original);
+});
+
+test('over HTTP: an edit is a job, listed once it succeeds, undone by another; a bad edit is refused or fails naming the entity', async () => {
+  const directory = join(scratch, 'served');
+  const writer = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
+  await writer.index(documents);
+  await writer.close();
+  const server = await startTestServer({ directory });
+  const post = async (body: unknown): Promise<Response> =>
+    fetch(`${server.url}/v1/entities/edits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const ended = async (response: Response): Promise<{ kind: string; status: string; input: { entityEdit: unknown }; error: { message: string } | null }> => {
+    assert.equal(response.status, 202);
+    const { job } = (await response.json()) as { job: { id: string; kind: string } };
+    assert.equal(job.kind, 'entity-edit');
+    const events = await readEvents(await fetch(`${server.url}/v1/jobs/${job.id}/events`));
+    return JSON.parse(events.at(-1)?.data ?? '{}');
+  };
+  try {
+    const merged = await ended(await post({ merge: ['Lovelace'], into: 'Ada Lovelace' }));
+    assert.equal(merged.status, 'succeeded', JSON.stringify(merged.error));
+    assert.deepEqual(merged.input.entityEdit, { merge: ['Lovelace'], into: 'Ada Lovelace' });
+    const { edits } = (await (await fetch(`${server.url}/v1/entities/edits`)).json()) as { edits: Array<{ id: string; names: string[]; undoneAt?: string }> };
+    assert.deepEqual(edits.map((edit) => [edit.id, edit.names, edit.undoneAt]), [['edit-1', ['Lovelace'], undefined]]);
+    const { entities } = (await (await fetch(`${server.url}/v1/entities?q=Lovelace`)).json()) as { entities: Array<{ title: string }> };
+    assert.ok(!entities.some((entity) => entity.title === 'Lovelace'), 'served from the edited index');
+
+    assert.equal((await ended(await post({ undo: 'edit-1' }))).status, 'succeeded');
+    const after = (await (await fetch(`${server.url}/v1/entities/edits`)).json()) as { edits: Array<{ undoneAt?: string }> };
+    assert.ok(after.edits[0]?.undoneAt);
+
+    const invalid = await post({ merge: [], into: 'x' });
+    assert.equal(invalid.status, 400);
+    const unknown = await ended(await post({ merge: ['Grace Hopper'], into: 'Ada Lovelace' }));
+    assert.equal(unknown.status, 'failed');
+    assert.match(unknown.error?.message ?? '', /no entity is named "Grace Hopper"/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('on the command line: merge, edits, undo; an unknown entity is an error that names it', async () => {
+  const cwd = join(scratch, 'cli');
+  const writer = await createKgrag({ workspace: cwd, env: {}, config: { index: { mode: 'fast' }, pipeline: { methods: ['local'] } } });
+  await writer.index(documents);
+  await writer.close();
+  const merged = await runCliCaptured(['entities', 'merge', 'Countess of Lovelace', '--into', 'Ada Lovelace', '-q'], { cwd });
+  assert.equal(merged.code, 0, merged.stderr);
+  assert.equal(merged.stdout, 'edit-1  merge  Countess of Lovelace → Ada Lovelace  (made)\n');
+  assert.match(merged.stderr, /kgrag entities undo edit-1 takes it back/);
+  const listed = await runCliCaptured(['entities', 'edits', '--json'], { cwd });
+  assert.deepEqual((JSON.parse(listed.stdout) as { edits: Array<{ id: string }> }).edits.map((edit) => edit.id), ['edit-1']);
+  const undone = await runCliCaptured(['entities', 'undo', 'edit-1', '-q'], { cwd });
+  assert.equal(undone.code, 0, undone.stderr);
+  assert.match(undone.stdout, /^edit-1 {2}merge .*\(undone\)$/m);
+  const unknown = await runCliCaptured(['entities', 'merge', 'Grace Hopper', '--into', 'Ada Lovelace', '-q'], { cwd });
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no entity is named "Grace Hopper" \(merge\)/);
+  assert.equal(unknown.stdout, '');
 });

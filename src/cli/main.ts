@@ -125,7 +125,30 @@ export function createProgram(io: CliIo, args: readonly string[] = []): Command 
     .option('--json', 'print the list as JSON')
     .action(async (options: { json?: boolean }) => (await import('./commands/documents-command.js')).documentsCommand(options, global(), io));
 
-  const entities = program.command('entities').description("the index's entities: what fast mode merged");
+  const entities = program.command('entities').description("the index's entities: merge, split and undo, and what fast mode merged");
+  const entityCommands = async () => import('./commands/entity-edit-commands.js');
+  entities
+    .command('merge')
+    .description('merge entities into one (by id, name or alias), then update the index; kgrag entities undo takes it back')
+    .argument('<entities...>', 'the entities to merge into --into')
+    .requiredOption('--into <entity>', 'the entity they become')
+    .action(async (names: string[], options: { into: string }) => (await entityCommands()).entityEditCommand({ merge: names, into: options.into }, global(), io));
+  entities
+    .command('split')
+    .description('make one name of an entity an entity of its own, then update the index')
+    .argument('<name>', 'the name (an alias) that becomes its own entity')
+    .requiredOption('--from <entity>', 'the entity it is a name of')
+    .action(async (name: string, options: { from: string }) => (await entityCommands()).entityEditCommand({ split: name, from: options.from }, global(), io));
+  entities
+    .command('undo')
+    .description('undo an entity merge or split (kgrag entities edits lists them), then update the index')
+    .argument('<edit>', 'the edit id, e.g. edit-1')
+    .action(async (id: string) => (await entityCommands()).entityEditCommand({ undo: id }, global(), io));
+  entities
+    .command('edits')
+    .description('list the entity merges and splits made, oldest first, undone ones included')
+    .option('--json', 'print the list as JSON')
+    .action(async (options: { json?: boolean }) => (await entityCommands()).entityEditsCommand(options, global(), io));
   entities
     .command('merges')
     .description('list the short names fast mode merged into a longer name of their chunk ("Babbage" into "Charles Babbage"); --undo keeps names apart and updates the index')

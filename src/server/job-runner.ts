@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { Kgrag } from '../api/create-kgrag.js';
 import type { RunUsage } from '../core/types.js';
+import type { EntityEditRequest } from '../extract/entity-edits/entity-edit-rules.js';
 import type { InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js';
 
 /** What a job was asked to do. Documents are kept (in the job's file) only until the job has ended. */
@@ -18,6 +19,11 @@ export type JobRequest =
       watched?: string[];
       mode?: 'fast' | 'standard';
       methods?: string[];
+    }
+  | {
+      kind: 'entity-edit';
+      edit: EntityEditRequest;
+      mode?: 'fast' | 'standard';
     }
   | {
       kind: 'delete';
@@ -47,7 +53,7 @@ export interface JobRunOptions {
   cancelSignal: AbortSignal;
 }
 
-/** Runs index and delete jobs on a workspace: in the server's process, or in a process of their own. */
+/** Runs index, delete and entity-edit jobs on a workspace: in the server's process, or in a process of their own. */
 export interface JobRunner {
   /** Runs one job to its end; rejects with its error (or the abort's reason after `signal` or `cancelSignal`). */
   run(request: JobRequest, options: JobRunOptions): Promise<JobResult>;
@@ -77,6 +83,10 @@ export async function runJob(kgrag: Kgrag, request: JobRequest, options: JobRunO
       { paths: [...request.paths, ...watched], documents: request.documents, sourceLabels: uploadSources(request.paths) },
       { ...run, ...(request.methods === undefined ? {} : { methods: request.methods }), ...(watched.length === 0 ? {} : { prune: true }) },
     );
+    return { durationMs: summary.durationMs, usage: summary.usage };
+  }
+  if (request.kind === 'entity-edit') {
+    const { run: summary } = await kgrag.editEntities(request.edit, run);
     return { durationMs: summary.durationMs, usage: summary.usage };
   }
   const summary = await kgrag.delete(request.selectors, { ...run, ...(request.keepCache === undefined ? {} : { keepCache: request.keepCache }) });

@@ -21,8 +21,16 @@ export interface JobView {
   createdAt: string;
   startedAt: string | null;
   endedAt: string | null;
-  /** What it was asked: document titles, uploaded file names, selectors (never document text). */
-  input: { documents: string[]; files: string[]; selectors: string[]; mode: string | null; methods: string[] | null; watched: string[] };
+  /** What it was asked: document titles, uploaded file names, selectors, the entity edit (never document text). */
+  input: {
+    documents: string[];
+    files: string[];
+    selectors: string[];
+    mode: string | null;
+    methods: string[] | null;
+    watched: string[];
+    entityEdit: Record<string, unknown> | null;
+  };
   steps: JobStep[];
   /** Times it ran again to resume its draft: after a server restart, once its database was back, or taken over. */
   resumed: number;
@@ -63,6 +71,7 @@ export function newJobView(id: string, request: JobRequest, createdAt: string): 
       mode: request.mode ?? null,
       methods: request.kind === 'index' ? (request.methods ?? null) : null,
       watched: request.kind === 'index' ? (request.watched ?? []) : [],
+      entityEdit: request.kind === 'entity-edit' ? { ...request.edit } : null,
     },
     steps: [],
     resumed: 0,

@@ -47,6 +47,15 @@ export const startJobSchema = z
   })
   .strict();
 
+const entityName = z.string().trim().min(1).max(500);
+
+/** `POST /entities/edits`: merge entities into one, split a name off an entity, or undo an edit. */
+export const entityEditSchema = z.union([
+  z.object({ merge: z.array(entityName).min(1).max(100).describe('Entities (ids, names or aliases) merged into `into`'), into: entityName.describe('The entity they become (id, name or alias)') }).strict(),
+  z.object({ split: entityName.describe('The name that becomes an entity of its own'), from: entityName.describe('The entity it is a name of (id, name or alias)') }).strict(),
+  z.object({ undo: z.string().regex(/^edit-\d+$/, { error: 'expected an edit id such as "edit-1" (GET /entities/edits lists them)' }) }).strict(),
+]);
+
 export const createWorkspaceSchema = z.object({ name: z.string().min(1).max(200) }).strict();
 
 export const idParams = z.object({ id: z.string().min(1).max(500) });

@@ -40,7 +40,7 @@ const jobStepSchema = z.object({
 /** An index or delete job as the API shows it. */
 export const jobSchema = z.object({
   id: z.string(),
-  kind: z.enum(['index', 'delete']),
+  kind: z.enum(['index', 'delete', 'entity-edit']),
   status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
@@ -52,6 +52,7 @@ export const jobSchema = z.object({
     mode: z.string().nullable(),
     methods: z.array(z.string()).nullable(),
     watched: z.array(z.string()).describe('The files and folders `kgrag serve --watch` follows, when this job is one of its updates (read whole, with prune)'),
+    entityEdit: z.record(z.string(), z.unknown()).nullable().describe('The merge, split or undo an entity-edit job records (the body of POST /entities/edits)'),
   }),
   steps: z.array(jobStepSchema),
   resumed: z.number().int().describe('Times the job ran again to resume its draft (a restart, the database back, or taken over from a process that died)'),
@@ -66,6 +67,16 @@ export const jobSchema = z.object({
     })
     .nullable()
     .describe('Totals of a finished run'),
+});
+
+/** A recorded entity edit (`GET /entities/edits`). */
+export const entityEditRecordSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['merge', 'split']),
+  entity: z.object({ id: z.string(), title: z.string(), name: z.string() }).describe('The entity merged into, or split from, as it was at the edit'),
+  names: z.array(z.string()).describe('merge: the names merged into the entity; split: the name that left it'),
+  at: z.string(),
+  undoneAt: z.string().optional(),
 });
 
 /** `{ job }`: the answer of every route that queues, reads or cancels one job. */

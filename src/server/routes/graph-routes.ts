@@ -2,8 +2,19 @@ import { z } from 'zod';
 import type { GraphBrowser } from '../../api/graph-browser.js';
 import { type ApiRoute, defineRoute } from '../api-route.js';
 import { httpError } from '../http-problem.js';
-import { aliasMergesQuery, communitiesQuery, entityQuery, entitySearchQuery, graphSliceQuery, idParams, neighboursQuery } from '../request-schemas.js';
-import { aliasMergeSchema, chunkViewSchema, communityDetailSchema, communityPageSchema, entityDetailSchema, entityMatchSchema, graphSliceSchema, problemResponse } from '../response-schemas.js';
+import { aliasMergesQuery, communitiesQuery, entityEditSchema, entityQuery, entitySearchQuery, graphSliceQuery, idParams, neighboursQuery } from '../request-schemas.js';
+import {
+  aliasMergeSchema,
+  chunkViewSchema,
+  communityDetailSchema,
+  communityPageSchema,
+  entityDetailSchema,
+  entityEditRecordSchema,
+  entityMatchSchema,
+  graphSliceSchema,
+  jobResponseSchema,
+  problemResponse,
+} from '../response-schemas.js';
 
 /**
  * `GET <path>/:id`: one record the graph browser finds by id, or 404 naming what was asked and where ids come from.
@@ -57,6 +68,29 @@ export const graphRoutes = [
     query: aliasMergesQuery,
     responses: { 200: { description: 'Merges', schema: z.object({ merges: z.array(aliasMergeSchema) }) }, 400: problemResponse('Invalid query') },
     handler: async (c, { query, workspace }) => c.json({ merges: await workspace.kgrag.graph.aliasMerges(query) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/entities/edits',
+    tag: 'graph',
+    summary: 'The entity merges and splits people made, oldest first, undone ones included',
+    responses: { 200: { description: 'Edits', schema: z.object({ edits: z.array(entityEditRecordSchema) }) } },
+    handler: async (c, { workspace }) => c.json({ edits: await workspace.kgrag.entityEdits() }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/entities/edits',
+    tag: 'graph',
+    summary: 'Merge entities into one, split a name off an entity into an entity of its own, or undo an edit (an index job)',
+    description:
+      'Body: `{"merge": ["<entity>", …], "into": "<entity>"}`, `{"split": "<name>", "from": "<entity>"}` or `{"undo": "edit-<n>"}`; entities by id, name or alias. The edit is kept with the index and applies to every later update; the job builds the entity graph again with it (fast mode) or resolves the entities again (standard mode, from the cached LLM replies). Answers 202 with the queued job; GET /entities/edits lists the edits once it has succeeded.',
+    body: entityEditSchema,
+    responses: { 202: { description: 'The entity-edit job', schema: jobResponseSchema }, 400: problemResponse('Invalid edit') },
+    handler: async (c, { body, workspace }) => {
+      const job = await workspace.jobs.submit({ kind: 'entity-edit', edit: body });
+      c.header('location', `${c.req.path.replace(/\/entities\/edits$/, '')}/jobs/${job.id}`);
+      return c.json({ job }, 202);
+    },
   }),
   recordRoute({
     path: '/entities/:id',

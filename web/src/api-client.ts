@@ -6,6 +6,8 @@ import type {
   DocumentDetail,
   DocumentInfo,
   EntityDetail,
+  EntityEdit,
+  EntityEditRequest,
   EntityMatch,
   GraphSlice,
   JobView,
@@ -109,6 +111,16 @@ export class ApiClient {
 
   entity(id: string, maxSources = 5): Promise<EntityDetail> {
     return request(`${this.base}/entities/${encodeURIComponent(id)}${queryString({ maxSources })}`);
+  }
+
+  /** The entity merges and splits people made, oldest first, undone ones included. */
+  entityEdits(): Promise<{ edits: EntityEdit[] }> {
+    return request(`${this.base}/entities/edits`);
+  }
+
+  /** Starts the job that merges entities, splits a name off one, or undoes an edit. */
+  editEntities(edit: EntityEditRequest): Promise<{ job: JobView }> {
+    return request(`${this.base}/entities/edits`, { method: 'POST', body: JSON.stringify(edit), headers: { 'content-type': 'application/json' } });
   }
 
   neighbours(id: string, options: { depth?: number; limit?: number; maxEdges?: number } = {}): Promise<GraphSlice> {

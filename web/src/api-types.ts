@@ -35,6 +35,8 @@ export type DocumentDetail = Reply<'getV1DocumentsId', 200>;
 /** What deleting a document would remove and cost (`DELETE /documents/{id}?dryRun=true`). */
 export type DeletePreview = Reply<'deleteV1DocumentsId', 200>;
 export type JobView = Reply<'getV1JobsId', 200>['job'];
+export type EntityEdit = Reply<'getV1EntitiesEdits', 200>['edits'][number];
+export type EntityEditRequest = operations['postV1EntitiesEdits']['requestBody']['content']['application/json'];
 export type JobStep = JobView['steps'][number];
 
 type Methods = Reply<'getV1Methods', 200>;

@@ -3,7 +3,7 @@ import type { EntityMatch } from '../api-types';
 import { useExplorer } from '../explorer-context';
 
 /** A search box with entity suggestions as one types (names, aliases, then full text); Enter takes the first. */
-export function EntitySearch({ onChoose }: { onChoose: (entityId: string) => void }) {
+export function EntitySearch({ onChoose, placeholder = 'Search entities…', testId = 'entity-search' }: { onChoose: (entityId: string, match: EntityMatch) => void; placeholder?: string; testId?: string }) {
   const { api, generation } = useExplorer();
   const [text, setText] = useState('');
   const [matches, setMatches] = useState<EntityMatch[]>([]);
@@ -45,16 +45,16 @@ export function EntitySearch({ onChoose }: { onChoose: (entityId: string) => voi
     if (!match) return;
     setText(match.title);
     setOpen(false);
-    onChoose(match.id);
+    onChoose(match.id, match);
   }
 
   return (
     <div class="entity-search" role="combobox" aria-expanded={open && matches.length > 0}>
       <input
         type="search"
-        placeholder="Search entities…"
-        aria-label="Search entities"
-        data-testid="entity-search"
+        placeholder={placeholder}
+        aria-label={placeholder.replace(/…$/, '')}
+        data-testid={testId}
         value={text}
         onInput={(event) => {
           setText(event.currentTarget.value);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api-client';
 import type { ChunkView, CommunityView, EntityDetail } from '../api-types';
 import { type Inspected, useExplorer } from '../explorer-context';
+import { EntityEditControls } from './entity-edit-controls';
 import { Markdown } from './markdown';
 import { ReportScore } from './report-score';
 
@@ -63,6 +64,7 @@ function EntityPanel({ id }: { id: string }) {
           Also: {entity.aliases.join(', ')}
         </p>
       )}
+      <EntityEditControls entity={entity} />
       {entity.communities.length > 0 && (
         <section>
           <h3>Communities</h3>

@@ -1,0 +1,52 @@
+/*
+ * Issue 41: merge and split from the explorer's entity panel, through the same API as `kgrag entities merge|split|
+ * undo`, with undo. Debian's chromium through playwright-core.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createKgrag } from '../src/api/create-kgrag.js';
+import { screenshot } from './helpers/browser.js';
+import { explorerSession } from './helpers/explorer-session.js';
+import { startTestServer } from './helpers/test-server.js';
+
+const documents = [
+  { title: 'The Analytical Engine', text: 'Ada Lovelace wrote the first program for the Analytical Engine of Charles Babbage. Lovelace saw that the Analytical Engine could compose music; Lovelace published her notes in 1843.' },
+  { title: 'Lovelace in London', text: 'Ada Lovelace lived in London and met Charles Babbage at a party in 1833. The Countess of Lovelace, as Ada Lovelace became, corresponded with Charles Babbage about the Analytical Engine.' },
+];
+
+const session = explorerSession('explorer-entity-edits', async (scratch, webDirectory) => {
+  const directory = join(scratch, 'ws');
+  const kgrag = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
+  await kgrag.index(documents);
+  await kgrag.close();
+  return startTestServer({ directory, webDirectory: await webDirectory });
+});
+
+test('merge an entity into the one in the panel, see the merge recorded, and undo it', { timeout: 120_000 }, async () => {
+  const { page } = session;
+  await page.goto(`${session.server.url}/#view=graph`);
+  await page.fill('[data-testid=entity-search]', 'Countess of Lovelace');
+  await page.waitForSelector('[data-testid=entity-suggestions] li:has-text("Countess of Lovelace")');
+  await page.press('[data-testid=entity-search]', 'Enter');
+  await page.waitForSelector('[data-testid=entity-panel] h2:text-is("Countess of Lovelace")');
+
+  await page.click('[data-testid=entity-edits] summary');
+  await page.fill('[data-testid=merge-search]', 'Lovelace');
+  await page.click('[data-testid=entity-edits] [data-testid=entity-suggestions] li:has(strong:text-is("Lovelace"))');
+  await page.click('[data-testid=merge-entity]');
+  await page.waitForSelector('[data-testid=entity-edit][data-edit-id=edit-1]', { timeout: 60_000 });
+  assert.match((await page.textContent('[data-testid=entity-panel] .aliases')) ?? '', /Lovelace/);
+  assert.match((await page.textContent('[data-testid=entity-edit]')) ?? '', /^Lovelace merged in/);
+  await screenshot(page, 'entity-edit-01-merged');
+  const { entities } = (await (await fetch(`${session.server.url}/v1/entities?q=Lovelace`)).json()) as { entities: Array<{ title: string }> };
+  // The index holds the merge: the name finds the entity it was merged into, first, and no entity of its own.
+  assert.equal(entities[0]?.title, 'Countess of Lovelace');
+  assert.ok(!entities.some((entity) => entity.title === 'Lovelace'));
+
+  await page.click('[data-testid=undo-edit]');
+  await page.waitForSelector('[data-testid=entity-edit]', { state: 'detached', timeout: 60_000 });
+  await page.waitForSelector('[data-testid=entity-panel] .aliases', { state: 'detached' });
+  await screenshot(page, 'entity-edit-02-undone');
+  assert.deepEqual(session.problems.list(), []);
+});

@@ -10,6 +10,14 @@ function duration(ms: number | null | undefined): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** An entity-edit job's request in words: "merge Lovelace into Ada Lovelace". */
+function describeEntityEdit(edit: Record<string, unknown>): string {
+  const text = (value: unknown): string => (Array.isArray(value) ? value.map(String).join(', ') : String(value));
+  if ('undo' in edit) return `undo ${text(edit.undo)}`;
+  if ('split' in edit) return `split ${text(edit.split)} off ${text(edit.from)}`;
+  return `merge ${text(edit.merge)} into ${text(edit.into)}`;
+}
+
 /** What the job was asked to do, in words. */
 function describeInput(job: JobView, titleOf: (documentId: string) => string | undefined): string {
   const { input } = job;
@@ -23,6 +31,7 @@ function describeInput(job: JobView, titleOf: (documentId: string) => string | u
     return title ? `“${title}”` : selector;
   };
   if (input.selectors.length > 0) parts.push(`delete ${input.selectors.map(named).join(', ')}`);
+  if (input.entityEdit) parts.push(describeEntityEdit(input.entityEdit));
   if (input.mode) parts.push(`${input.mode} mode`);
   if (input.methods && input.methods.length > 0) parts.push(`for ${input.methods.join(', ')}`);
   return parts.length === 0 ? 'bring the index up to date' : parts.join(' · ');
@@ -75,7 +84,7 @@ export function JobCard({ job, live, titleOf, onCancel }: JobCardProps) {
         <span class={`job-status ${job.status}`} data-testid="job-status">
           {job.status}
         </span>
-        <strong>{job.kind === 'delete' ? 'Delete' : 'Index'}</strong>
+        <strong>{job.kind === 'delete' ? 'Delete' : job.kind === 'entity-edit' ? 'Entity edit' : 'Index'}</strong>
         <span class="job-input" data-testid="job-input">
           {describeInput(job, titleOf)}
         </span>

@@ -84,7 +84,8 @@ test('over HTTP: an edit is a job, listed once it succeeds, undone by another; a
   const writer = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
   await writer.index(documents);
   await writer.close();
-  const server = await startTestServer({ directory });
+  // Jobs in this process: the child-process runner is tested elsewhere, and its start-up is most of this test's time.
+  const server = await startTestServer({ directory, kgrag: {} });
   const post = async (body: unknown): Promise<Response> =>
     fetch(`${server.url}/v1/entities/edits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const ended = async (response: Response): Promise<{ kind: string; status: string; input: { entityEdit: unknown }; error: { message: string } | null }> => {

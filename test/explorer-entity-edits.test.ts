@@ -20,7 +20,8 @@ const session = explorerSession('explorer-entity-edits', async (scratch, webDire
   const kgrag = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
   await kgrag.index(documents);
   await kgrag.close();
-  return startTestServer({ directory, webDirectory: await webDirectory });
+  // Jobs in this process: what is tested is the panel, and a job process's start-up would be most of the wait.
+  return startTestServer({ directory, webDirectory: await webDirectory, kgrag: {} });
 });
 
 test('merge an entity into the one in the panel, see the merge recorded, and undo it', { timeout: 120_000 }, async () => {

@@ -46,6 +46,8 @@ export function GraphView({ active, highlight, expansion }: Props) {
   const [selected, setSelected] = useState<string | undefined>();
   const [hovered, setHovered] = useState<string | undefined>();
   const [version, setVersion] = useState(0);
+  // What the frame description reads: kept in a ref so that sigma's listener, registered once, sees the current values.
+  const frameFacts = useRef<FrameFacts>({ focus: undefined, emphasised: undefined });
 
   useEffect(() => {
     let current = true;
@@ -139,6 +141,10 @@ export function GraphView({ active, highlight, expansion }: Props) {
       performance.mark('kgrag:graph-drawn');
       container.current.setAttribute('data-drawn', String(graph.order));
     }
+    // What the last frame showed, for the browser tests and for anyone inspecting the page: how many labels, whether
+    // edges were drawn (sigma leaves them out while the camera moves), and how many of the emphasised nodes are in
+    // the viewport.
+    renderer.on('afterRender', () => describeFrame(renderer, graph, container.current, frameFacts.current));
     renderer.on('clickNode', ({ node }) => {
       setSelected(node);
       explorer.inspect({ kind: 'entity', id: node });
@@ -151,9 +157,12 @@ export function GraphView({ active, highlight, expansion }: Props) {
 
   useEffect(() => () => sigma.current?.kill(), []);
 
-  // A hidden container has no size: sigma measures again when the view is shown.
+  // A hidden container has no size, and another view may have changed the width it will have (the side panel):
+  // sigma measures again when the view is shown, and draws again — resizing clears its canvases.
   useEffect(() => {
-    if (active) sigma.current?.resize();
+    if (!active) return;
+    sigma.current?.resize();
+    sigma.current?.refresh();
   }, [active]);
 
   // What is shown: type and community filters; selection, hover and highlight emphasise nodes and their edges.
@@ -163,8 +172,9 @@ export function GraphView({ active, highlight, expansion }: Props) {
     const focus = hovered ?? selected;
     const focusNeighbours = focus !== undefined && graph.hasNode(focus) ? new Set(graph.neighbors(focus)) : undefined;
     const emphasised = highlight?.entityIds;
+    frameFacts.current = { focus, emphasised };
     renderer.setSetting('nodeReducer', (node, data) => {
-      const shown = { ...data } as Partial<NodeAttributes> & { hidden?: boolean; highlighted?: boolean; zIndex?: number };
+      const shown = { ...data } as Partial<NodeAttributes> & { hidden?: boolean; highlighted?: boolean; zIndex?: number; forceLabel?: boolean };
       if (hiddenTypes.has(data.entityType) || (community !== undefined && data.communities[level] !== community)) shown.hidden = true;
       const dimmed = (focusNeighbours !== undefined && node !== focus && !focusNeighbours.has(node)) || (emphasised !== undefined && !emphasised.has(node));
       if (dimmed) {
@@ -172,7 +182,11 @@ export function GraphView({ active, highlight, expansion }: Props) {
         shown.label = '';
         shown.zIndex = 0;
       } else shown.zIndex = 1;
-      if (node === focus || emphasised?.has(node)) shown.highlighted = true;
+      // Sigma draws a highlighted node's label box even when the label is blanked: only what is not dimmed is.
+      if (!dimmed && (node === focus || emphasised?.has(node))) shown.highlighted = true;
+      // The focused entity's neighbours are what the user asked to see (an expansion adds them small, below the size
+      // that earns a label): they are named at any zoom.
+      if (!dimmed && focus !== undefined && (node === focus || focusNeighbours?.has(node) === true)) shown.forceLabel = true;
       return shown;
     });
     renderer.setSetting('edgeReducer', (edge, data) => {
@@ -196,7 +210,12 @@ export function GraphView({ active, highlight, expansion }: Props) {
       placeAround(graph, entityId, neighbourhood);
       setVersion((value) => value + 1);
       setSelected(entityId);
-      await focusOn(entityId);
+      // The neighbours asked for take the place of a highlight, which would dim those outside it.
+      if (highlight) explorer.highlight(undefined);
+      // The neighbours asked for are framed with the entity, not left beyond the edge of the view.
+      const renderer = sigma.current;
+      const target = renderer && framing(renderer, graph, [entityId, ...neighbourhood.nodes.map((node) => node.id)]);
+      if (renderer && target) await moveCamera(renderer, { ...target, ratio: Math.min(target.ratio, 1) });
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     }
@@ -204,9 +223,24 @@ export function GraphView({ active, highlight, expansion }: Props) {
 
   async function focusOn(entityId: string): Promise<void> {
     const renderer = sigma.current;
-    const position = renderer?.getNodeDisplayData(entityId);
-    if (renderer && position) await renderer.getCamera().animate({ x: position.x, y: position.y, ratio: 0.4 }, { duration: 400 });
+    if (!renderer || !graph.hasNode(entityId)) return;
+    const centre = renderer.viewportToFramedGraph(renderer.graphToViewport(graph.getNodeAttributes(entityId)));
+    await moveCamera(renderer, { x: centre.x, y: centre.y, ratio: 0.4 });
   }
+
+  // A new highlight (a community's members, a query's entities) is framed once, when its members are on the graph
+  // and the view is shown: the camera may be on another entity.
+  const framed = useRef<GraphHighlight | undefined>(undefined);
+  useEffect(() => {
+    const renderer = sigma.current;
+    if (!renderer || !highlight || !active || framed.current === highlight) return;
+    const target = framing(renderer, graph, highlight.entityIds);
+    if (!target) return;
+    framed.current = highlight;
+    // The highlight takes the place of the entity focused before: it would dim every member that is not its neighbour.
+    setSelected(undefined);
+    void moveCamera(renderer, target);
+  }, [highlight, active, version]);
 
   async function choose(entityId: string): Promise<void> {
     explorer.inspect({ kind: 'entity', id: entityId });
@@ -329,4 +363,79 @@ function placeAround(graph: Graph<NodeAttributes>, centre: string, neighbourhood
     graph.addNode(node.id, nodeAttributes(node, maxDegree, origin.x + radius * Math.cos(angle), origin.y + radius * Math.sin(angle)));
   });
   for (const edge of neighbourhood.edges) if (graph.hasNode(edge.source) && graph.hasNode(edge.target) && !graph.hasEdge(edge.source, edge.target)) graph.addEdge(edge.source, edge.target, { size: 0.5 + Math.min(3, Math.log1p(edge.weight)) });
+}
+
+/** What {@link describeFrame} reports on besides the frame itself. */
+interface FrameFacts {
+  focus: string | undefined;
+  emphasised: ReadonlySet<string> | undefined;
+}
+
+/**
+ * Writes what sigma's last frame showed on the graph's container: `data-camera` ("x,y,ratio"), `data-labels` (labels
+ * drawn), `data-edges-drawn`,
+ * `data-focus-labelled` ("k/n": the focused entity's neighbours with a label) and `data-highlight-in-view` ("k/n": the
+ * emphasised entities inside the viewport).
+ */
+function describeFrame(renderer: Sigma<NodeAttributes>, graph: Graph<NodeAttributes>, element: HTMLElement | null, facts: FrameFacts): void {
+  if (!element) return;
+  const labelled = renderer.getNodeDisplayedLabels();
+  const camera = renderer.getCamera();
+  const hideEdges = renderer.getSetting('hideEdgesOnMove') && camera.isAnimated();
+  const state = camera.getState();
+  element.dataset.camera = `${state.x.toFixed(3)},${state.y.toFixed(3)},${state.ratio.toFixed(3)}`;
+  element.dataset.labels = String(labelled.size);
+  element.dataset.edgesDrawn = String(graph.size > 0 && !hideEdges);
+  if (facts.focus !== undefined && graph.hasNode(facts.focus)) {
+    const neighbours = graph.neighbors(facts.focus);
+    element.dataset.focusLabelled = `${neighbours.filter((node) => labelled.has(node)).length}/${neighbours.length}`;
+  } else delete element.dataset.focusLabelled;
+  if (facts.emphasised !== undefined) {
+    const { width, height } = renderer.getDimensions();
+    let onGraph = 0;
+    let inView = 0;
+    for (const node of facts.emphasised) {
+      const data = renderer.getNodeDisplayData(node);
+      if (!data) continue;
+      onGraph++;
+      const point = renderer.framedGraphToViewport(data);
+      if (point.x >= 0 && point.x <= width && point.y >= 0 && point.y <= height) inView++;
+    }
+    element.dataset.highlightInView = `${inView}/${onGraph}`;
+  } else delete element.dataset.highlightInView;
+}
+
+/**
+ * Animates the camera, then draws once more: sigma leaves edges and labels out of the frames drawn while the camera
+ * moves (`hideEdgesOnMove`, `hideLabelsOnMove`), and its last animation frame still counts as moving.
+ */
+async function moveCamera(renderer: Sigma<NodeAttributes>, state: { x: number; y: number; ratio: number }): Promise<void> {
+  await renderer.getCamera().animate(state, { duration: 400 });
+  renderer.refresh({ skipIndexation: true });
+}
+
+/**
+ * The camera state that shows every one of `ids` on the graph, with a margin; undefined when none is on it. Measured
+ * in the viewport from the graph's own coordinates: sigma's cached display data is only normalized at its next frame.
+ */
+function framing(renderer: Sigma<NodeAttributes>, graph: Graph<NodeAttributes>, ids: Iterable<string>): { x: number; y: number; ratio: number } | undefined {
+  let minX = Number.POSITIVE_INFINITY;
+  let maxX = Number.NEGATIVE_INFINITY;
+  let minY = Number.POSITIVE_INFINITY;
+  let maxY = Number.NEGATIVE_INFINITY;
+  for (const id of ids) {
+    if (!graph.hasNode(id)) continue;
+    const point = renderer.graphToViewport(graph.getNodeAttributes(id));
+    minX = Math.min(minX, point.x);
+    maxX = Math.max(maxX, point.x);
+    minY = Math.min(minY, point.y);
+    maxY = Math.max(maxY, point.y);
+  }
+  if (minX > maxX) return undefined;
+  const { width, height } = renderer.getDimensions();
+  const centre = renderer.viewportToFramedGraph({ x: (minX + maxX) / 2, y: (minY + maxY) / 2 });
+  // The share of the viewport the members span now, with two fifths more as margin for the labels, scales the current zoom.
+  const span = Math.max((maxX - minX) / Math.max(1, width), (maxY - minY) / Math.max(1, height));
+  const ratio = Math.min(1.2, Math.max(0.05, renderer.getCamera().ratio * Math.max(0.1, span) * 1.4));
+  return { x: centre.x, y: centre.y, ratio };
 }

@@ -1,0 +1,93 @@
+/*
+ * Issue 41: the graph view's drawing bugs, each reproduced through the page before its fix — a graph drawn empty
+ * after another view changed its width, neighbours added without labels or edges, and a highlighted community left
+ * off-screen. What a frame showed is read from the canvas's pixels and from the attributes the view writes after
+ * every frame (data-labels, data-edges-drawn, data-focus-labelled, data-highlight-in-view). Debian's chromium through
+ * playwright-core, on the sample corpus's fast index.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { screenshot } from './helpers/browser.js';
+import { explorerSession } from './helpers/explorer-session.js';
+import { sampleWorkspace, startTestServer } from './helpers/test-server.js';
+
+const session = explorerSession('explorer-graph-drawing', async (_scratch, webDirectory) => {
+  const [directory, web] = await Promise.all([sampleWorkspace(), webDirectory]);
+  return startTestServer({ directory, webDirectory: web });
+});
+
+const canvas = '[data-testid=graph-canvas]';
+
+/** Painted pixels on sigma's label layer: zero when the graph shows nothing. */
+async function labelPixels(): Promise<number> {
+  return session.page.evaluate(() => {
+    const layer = document.querySelector<HTMLCanvasElement>('[data-testid=graph-canvas] canvas.sigma-labels');
+    if (!layer || layer.width === 0 || layer.height === 0) return 0;
+    const pixels = layer.getContext('2d')?.getImageData(0, 0, layer.width, layer.height).data ?? new Uint8ClampedArray();
+    let painted = 0;
+    for (let index = 3; index < pixels.length; index += 4) if ((pixels[index] as number) > 0) painted++;
+    return painted;
+  });
+}
+
+/** Waits two animation frames, so that what the view scheduled has been drawn. */
+async function frames(): Promise<void> {
+  await session.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+}
+
+async function openView(name: string): Promise<void> {
+  await session.page.click(`nav [role=tab][data-view=${name}]`);
+  await session.page.waitForSelector(`section.view[data-view=${name}]:not([hidden])`);
+}
+
+test('the graph is drawn again when its tab is shown after another view opened the side panel', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await page.goto(`${session.server.url}/#view=graph`);
+  await page.waitForSelector(`${canvas}[data-drawn]`);
+  await frames();
+  assert.ok((await labelPixels()) > 0, 'the first frame shows labels');
+  await openView('communities');
+  await page.waitForSelector('[data-testid=community-tree] [role=treeitem]');
+  await page.click('[data-testid=community-tree] .tree-row button.link >> nth=0');
+  await page.waitForSelector('[data-testid=community-report]');
+  await openView('graph');
+  await frames();
+  await screenshot(page, 'drawing-01-graph-after-report');
+  assert.ok((await labelPixels()) > 0, 'the graph is drawn, not an empty canvas');
+});
+
+test('"Expand neighbours" labels the neighbours it adds and draws their edges once the camera stops', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('graph');
+  await page.fill('[data-testid=entity-search]', 'Kester Weir Bridge');
+  await page.waitForSelector('[data-testid=entity-suggestions] li:has-text("Kester Weir Bridge")');
+  await page.press('[data-testid=entity-search]', 'Enter');
+  await page.waitForSelector('[data-testid=entity-panel] h2:text-is("Kester Weir Bridge")');
+  await page.click('[data-testid=expand-neighbours]');
+  await page.waitForFunction((selector) => document.querySelector(selector)?.getAttribute('data-edges-drawn') === 'true', canvas);
+  // The camera's animation is over (400 ms); the last frame is what stays on screen.
+  await page.waitForTimeout(600);
+  await frames();
+  await screenshot(page, 'drawing-02-expanded');
+  assert.equal(await page.getAttribute(canvas, 'data-edges-drawn'), 'true');
+  const [labelled, neighbours] = ((await page.getAttribute(canvas, 'data-focus-labelled')) ?? '0/0').split('/').map(Number);
+  assert.ok((neighbours ?? 0) > 0, 'the entity has neighbours on the graph');
+  assert.equal(labelled, neighbours, 'every neighbour of the expanded entity has its label');
+});
+
+test('"on graph" moves the camera to the highlighted community, away from the entity focused before', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('communities');
+  await page.waitForSelector('[data-testid=community-tree] [role=treeitem]');
+  // The last community listed: the one least likely to hold the bridge the camera is on.
+  await page.click('[data-testid=community-tree] button.link.small:has-text("on graph") >> nth=-1');
+  await page.waitForSelector('section.view[data-view=graph]:not([hidden])');
+  await page.waitForSelector('[data-testid=graph-highlight]');
+  await page.waitForTimeout(600);
+  await frames();
+  await screenshot(page, 'drawing-03-community-on-graph');
+  const [inView, onGraph] = ((await page.getAttribute(canvas, 'data-highlight-in-view')) ?? '0/0').split('/').map(Number);
+  assert.ok((onGraph ?? 0) > 0, 'members of the community are on the graph');
+  assert.equal(inView, onGraph, 'every highlighted member on the graph is in the viewport');
+  assert.deepEqual(session.problems.list(), []);
+});

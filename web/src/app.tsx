@@ -178,7 +178,17 @@ export function App() {
         )}
         <nav role="tablist">
           {views.map((entry) => (
-            <button role="tab" aria-selected={view === entry.name} data-view={entry.name} onClick={() => show(entry.name)}>
+            <button
+              role="tab"
+              aria-selected={view === entry.name}
+              data-view={entry.name}
+              onClick={() => {
+                // The side panel belongs to the view it was opened from: in another it takes a third of the width
+                // from the query subgraph or the evaluation table. Going to the graph from the panel keeps it.
+                if (entry.name !== view) setInspected(undefined);
+                show(entry.name);
+              }}
+            >
               {entry.label}
             </button>
           ))}

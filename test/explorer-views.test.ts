@@ -1,5 +1,5 @@
 /*
- * Issue 41: the graph view's drawing bugs, each reproduced through the page before its fix — a graph drawn empty
+ * Issue 41: the views' layout, and the graph view's drawing bugs, each reproduced through the page before its fix — a graph drawn empty
  * after another view changed its width, neighbours added without labels or edges, and a highlighted community left
  * off-screen. What a frame showed is read from the canvas's pixels and from the attributes the view writes after
  * every frame (data-labels, data-edges-drawn, data-focus-labelled, data-highlight-in-view). Debian's chromium through
@@ -11,7 +11,7 @@ import { screenshot } from './helpers/browser.js';
 import { explorerSession } from './helpers/explorer-session.js';
 import { sampleWorkspace, startTestServer } from './helpers/test-server.js';
 
-const session = explorerSession('explorer-graph-drawing', async (_scratch, webDirectory) => {
+const session = explorerSession('explorer-views', async (_scratch, webDirectory) => {
   const [directory, web] = await Promise.all([sampleWorkspace(), webDirectory]);
   return startTestServer({ directory, webDirectory: web });
 });
@@ -73,6 +73,20 @@ test('"Expand neighbours" labels the neighbours it adds and draws their edges on
   const [labelled, neighbours] = ((await page.getAttribute(canvas, 'data-focus-labelled')) ?? '0/0').split('/').map(Number);
   assert.ok((neighbours ?? 0) > 0, 'the entity has neighbours on the graph');
   assert.equal(labelled, neighbours, 'every neighbour of the expanded entity has its label');
+});
+
+test('the side panel closes when another view is chosen, which then has the whole width', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('query');
+  await openView('graph');
+  await page.fill('[data-testid=entity-search]', 'Kester Weir Bridge');
+  await page.waitForSelector('[data-testid=entity-suggestions] li:has-text("Kester Weir Bridge")');
+  await page.press('[data-testid=entity-search]', 'Enter');
+  await page.waitForSelector('[data-testid=entity-panel]');
+  await openView('query');
+  await page.waitForSelector('[data-testid=inspector]', { state: 'detached' });
+  const main = await page.locator('main').boundingBox();
+  assert.ok((main?.width ?? 0) >= 1300, `the query view has the whole width: ${main?.width}`);
 });
 
 test('"on graph" moves the camera to the highlighted community, away from the entity focused before', { timeout: 60_000 }, async () => {

@@ -75,6 +75,22 @@ test('"Expand neighbours" labels the neighbours it adds and draws their edges on
   assert.equal(labelled, neighbours, 'every neighbour of the expanded entity has its label');
 });
 
+test('the graph has a colour key for its communities; choosing one shows it alone', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('graph');
+  const entries = page.locator('[data-testid=community-legend] [data-testid=legend-entry]');
+  await entries.first().waitFor();
+  const colours = await page.locator('[data-testid=community-legend] .swatch').evaluateAll((swatches) => swatches.map((swatch) => getComputedStyle(swatch).backgroundColor));
+  assert.ok(colours.length >= 2, `several communities: ${colours.length}`);
+  assert.equal(new Set(colours).size, colours.length, 'the communities named have colours of their own');
+  const chosen = await entries.first().getAttribute('data-community');
+  await entries.first().click();
+  assert.equal(await page.inputValue('select[aria-label="Show one community"]'), chosen);
+  await screenshot(page, 'views-legend');
+  await entries.first().click();
+  assert.equal(await page.inputValue('select[aria-label="Show one community"]'), '');
+});
+
 test('the side panel closes when another view is chosen, which then has the whole width', { timeout: 60_000 }, async () => {
   const { page } = session;
   await openView('query');

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import Sigma from 'sigma';
 import { ApiError } from '../api-client';
 import type { GraphNode, GraphSlice } from '../api-types';
+import { CommunityLegend } from '../components/community-legend';
 import { EntitySearch } from '../components/entity-search';
 import { type GraphHighlight, useExplorer } from '../explorer-context';
 import { communityColours, neutralColour } from '../graph-colors';
@@ -320,7 +321,10 @@ export function GraphView({ active, highlight, expansion }: Props) {
       {error && <p class="error" role="alert">{error}</p>}
       {empty && <p class="empty">No entities yet: add documents in the Documents view, and they appear here when their index job ends.</p>}
       {!slice && !error && <p class="loading">Laying out the graph…</p>}
-      <div class="sigma" ref={container} data-testid="graph-canvas" />
+      <div class="graph-stage">
+        <div class="sigma" ref={container} data-testid="graph-canvas" />
+        <CommunityLegend sizes={communitySizes} colours={colours} titles={communityTitles} level={level} chosen={community} onChoose={setCommunity} />
+      </div>
     </div>
   );
 }

@@ -91,6 +91,17 @@ test('the graph has a colour key for its communities; choosing one shows it alon
   assert.equal(await page.inputValue('select[aria-label="Show one community"]'), '');
 });
 
+test('the community tree opens with as many levels shown as fit on the first screen', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('communities');
+  await page.waitForSelector('[data-testid=community-tree] [role=treeitem]');
+  const roots = await page.locator('[data-testid=community-tree] > [role=treeitem]').count();
+  const rows = await page.locator('[data-testid=community-tree] [role=treeitem]').count();
+  assert.ok(rows > roots, `more than the ${roots} top-level communities are shown: ${rows}`);
+  assert.ok(rows <= 40, `no more than a screen: ${rows}`);
+  await screenshot(page, 'views-community-tree');
+});
+
 test('the side panel closes when another view is chosen, which then has the whole width', { timeout: 60_000 }, async () => {
   const { page } = session;
   await openView('query');

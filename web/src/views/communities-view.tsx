@@ -13,6 +13,7 @@ export function CommunitiesView({ active }: { active: boolean }) {
   const [selected, setSelected] = useState<string | undefined>();
   const byId = useMemo(() => new Map((all ?? []).map((community) => [community.id, community])), [all]);
   const roots = useMemo(() => (all ?? []).filter((community) => community.parent === null || !byId.has(community.parent)), [all, byId]);
+  const initiallyOpen = useMemo(() => openingRows(roots, byId), [roots, byId]);
   const matching = useMemo(() => {
     const text = filter.trim().toLowerCase();
     if (!text) return undefined;
@@ -47,7 +48,7 @@ export function CommunitiesView({ active }: { active: boolean }) {
       </div>
       <ul class="tree" role="tree" data-testid="community-tree">
         {roots.filter((root) => !matching || matching.has(root.id)).map((root) => (
-          <CommunityNode community={root} byId={byId} matching={matching} selected={selected} onSelect={setSelected} />
+          <CommunityNode community={root} byId={byId} matching={matching} initiallyOpen={initiallyOpen} selected={selected} onSelect={setSelected} />
         ))}
       </ul>
     </div>
@@ -58,14 +59,16 @@ interface NodeProps {
   community: CommunityView;
   byId: ReadonlyMap<string, CommunityView>;
   matching: ReadonlySet<string> | undefined;
+  /** Communities shown open at first ({@link openingRows}). */
+  initiallyOpen: ReadonlySet<string>;
   selected: string | undefined;
   onSelect: (id: string) => void;
 }
 
-function CommunityNode({ community, byId, matching, selected, onSelect }: NodeProps) {
+function CommunityNode({ community, byId, matching, initiallyOpen, selected, onSelect }: NodeProps) {
   const explorer = useExplorer();
   const children = community.children.map((id) => byId.get(id)).filter((child): child is CommunityView => child !== undefined && (!matching || matching.has(child.id)));
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(initiallyOpen.has(community.id));
   const expanded = open || (matching !== undefined && children.length > 0);
   return (
     <li role="treeitem" aria-expanded={children.length > 0 ? expanded : undefined} aria-selected={selected === community.id}>
@@ -92,12 +95,37 @@ function CommunityNode({ community, byId, matching, selected, onSelect }: NodePr
       {expanded && children.length > 0 && (
         <ul role="group">
           {children.map((child) => (
-            <CommunityNode community={child} byId={byId} matching={matching} selected={selected} onSelect={onSelect} />
+            <CommunityNode community={child} byId={byId} matching={matching} initiallyOpen={initiallyOpen} selected={selected} onSelect={onSelect} />
           ))}
         </ul>
       )}
     </li>
   );
+}
+
+/** About the rows the pane shows without scrolling. */
+const firstScreenRows = 32;
+
+/**
+ * The communities to show open at first: level by level, the largest first, each whose children still fit on the
+ * first screen — a tree of a few roots no longer opens as a few lines and an empty pane.
+ */
+function openingRows(roots: readonly CommunityView[], byId: ReadonlyMap<string, CommunityView>): Set<string> {
+  const open = new Set<string>();
+  let rows = roots.length;
+  let level = [...roots];
+  while (level.length > 0) {
+    const next: CommunityView[] = [];
+    for (const community of [...level].sort((left, right) => right.size - left.size)) {
+      const children = community.children.flatMap((id) => byId.get(id) ?? []);
+      if (children.length === 0 || rows + children.length > firstScreenRows) continue;
+      open.add(community.id);
+      rows += children.length;
+      for (const child of children) next.push(child);
+    }
+    level = next;
+  }
+  return open;
 }
 
 /** Every community of every level, read page by page. */

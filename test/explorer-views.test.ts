@@ -6,6 +6,8 @@
  * playwright-core, on the sample corpus's fast index.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { screenshot } from './helpers/browser.js';
 import { explorerSession } from './helpers/explorer-session.js';
@@ -114,6 +116,33 @@ test('the side panel closes when another view is chosen, which then has the whol
   await page.waitForSelector('[data-testid=inspector]', { state: 'detached' });
   const main = await page.locator('main').boundingBox();
   assert.ok((main?.width ?? 0) >= 1300, `the query view has the whole width: ${main?.width}`);
+});
+
+test('a new upload is listed first and marked new; a delete preview opens under its button', { timeout: 120_000 }, async () => {
+  const { page } = session;
+  await openView('documents');
+  await page.waitForSelector('[data-testid=document-row]');
+  const file = join(session.scratch, 'harbour-bell.md');
+  writeFileSync(file, '# The Harbour Bell of Kestermouth\n\nThe harbour bell of Kestermouth was cast in 1788 and rang for every boat lost at sea until 1902.\n');
+  await page.setInputFiles('[data-testid=documents-file-input]', [file]);
+  const row = page.locator('[data-testid=document-row]', { hasText: 'The Harbour Bell of Kestermouth' });
+  await row.waitFor({ timeout: 90_000 });
+  assert.equal(await page.locator('[data-testid=document-row]').first().getAttribute('data-document-id'), await row.getAttribute('data-document-id'), 'listed first');
+  assert.equal(await row.getAttribute('data-new'), 'true', 'marked as new');
+  const rowBox = await row.boundingBox();
+  assert.ok(rowBox && rowBox.y >= 0 && rowBox.y + rowBox.height <= 900, `in sight without scrolling: ${JSON.stringify(rowBox)}`);
+
+  await row.locator('[data-testid=document-delete]').click();
+  const preview = page.locator('[data-testid=delete-preview]');
+  await preview.waitFor();
+  const [button, box] = await Promise.all([row.locator('[data-testid=document-delete]').boundingBox(), preview.boundingBox()]);
+  assert.ok(button && box);
+  await screenshot(page, 'views-delete-preview');
+  const buttonCentre = button.x + button.width / 2;
+  assert.ok(box.x <= buttonCentre && buttonCentre <= box.x + box.width, 'the preview spans its button');
+  assert.ok(button.x - box.x < 700, `the preview starts near its button: ${box.x} for a button at ${button.x}`);
+  assert.ok(box.y >= button.y + button.height - 2 && box.y - (button.y + button.height) < 40, 'right under its button');
+  await page.click("[data-testid=delete-cancel]");
 });
 
 test('"on graph" moves the camera to the highlighted community, away from the entity focused before', { timeout: 60_000 }, async () => {

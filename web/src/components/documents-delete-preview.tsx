@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api-client';
 import type { DocumentInfo } from '../api-types';
 
@@ -99,8 +99,11 @@ export function DocumentsDeletePreview({ api, document, onConfirm, onCancel }: D
   }, [api, document.id]);
 
   const removedChunks = estimate?.deleting.reduce((sum, entry) => sum + entry.chunks, 0) ?? 0;
+  // Opened under a row near the bottom of the window, it would be out of sight.
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), []);
   return (
-    <div class="delete-preview" role="dialog" aria-label={`Delete ${document.title}`} data-testid="delete-preview">
+    <div class="delete-preview" role="dialog" aria-label={`Delete ${document.title}`} data-testid="delete-preview" ref={box}>
       <h3>Delete “{document.title}”?</h3>
       {error && (
         <p class="error" role="alert">

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api-client';
 import type { DocumentInfo } from '../api-types';
 import { DocumentsDeletePreview } from './documents-delete-preview';
@@ -13,12 +13,26 @@ export interface DocumentsTableProps {
 
 const columnCount = 6;
 
-/** The indexed documents with a filter, counts, and per-row delete through a dry-run preview. */
+/**
+ * The indexed documents, the most recently indexed first (what was just uploaded is in sight, marked new), with a
+ * filter, counts, and per-row delete through a dry-run preview under the row's button.
+ */
 export function DocumentsTable({ api, documents, onDelete }: DocumentsTableProps) {
   const [filter, setFilter] = useState('');
   const [deleting, setDeleting] = useState<string | undefined>();
+  // Documents indexed after the table first showed are new to the person looking at it.
+  const opened = useRef(Date.now());
+  const ordered = useMemo(
+    () =>
+      documents
+        .map((document, index) => ({ document, index, at: Date.parse(document.indexedAt) || 0 }))
+        .sort((left, right) => right.at - left.at || left.index - right.index)
+        .map(({ document }) => document),
+    [documents],
+  );
+  const isNew = (document: DocumentInfo): boolean => Date.parse(document.indexedAt) > opened.current;
   const needle = filter.trim().toLowerCase();
-  const shown = needle === '' ? documents : documents.filter((document) => `${document.title}\n${document.source}\n${document.id}`.toLowerCase().includes(needle));
+  const shown = needle === '' ? ordered : ordered.filter((document) => `${document.title}\n${document.source}\n${document.id}`.toLowerCase().includes(needle));
   const missing = documents.filter((document) => document.status === 'source-missing').length;
   const chunks = documents.reduce((sum, document) => sum + document.chunks, 0);
   return (
@@ -60,8 +74,17 @@ export function DocumentsTable({ api, documents, onDelete }: DocumentsTableProps
             </tr>
           )}
           {shown.flatMap((document) => [
-            <tr class={document.status === 'source-missing' ? 'source-missing' : undefined} data-testid="document-row" data-document-id={document.id} key={document.id}>
-              <td class="title">{document.title}</td>
+            <tr
+              class={[document.status === 'source-missing' ? 'source-missing' : '', isNew(document) ? 'new' : ''].filter(Boolean).join(' ') || undefined}
+              data-testid="document-row"
+              data-document-id={document.id}
+              data-new={isNew(document) ? 'true' : undefined}
+              key={document.id}
+            >
+              <td class="title">
+                {document.title}
+                {isNew(document) && <span class="new-mark">new</span>}
+              </td>
               <td class="source" title={document.source}>
                 {document.source}
               </td>

@@ -1,6 +1,7 @@
 /*
- * Issue 41: merge and split from the explorer's entity panel, through the same API as `kgrag entities merge|split|
- * undo`, with undo. Debian's chromium through playwright-core.
+ * Issue 41: what the explorer changes in an index — merge and split from the entity panel, through the same API as
+ * `kgrag entities merge|split|undo`, with undo; and building a method the index lacks from the query view. Debian's
+ * chromium through playwright-core, on a small fast index built for `local` only.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -17,11 +18,26 @@ const documents = [
 
 const session = explorerSession('explorer-entity-edits', async (scratch, webDirectory) => {
   const directory = join(scratch, 'ws');
-  const kgrag = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' } } });
+  const kgrag = await createKgrag({ workspace: directory, env: {}, config: { index: { mode: 'fast' }, pipeline: { methods: ['local'] } } });
   await kgrag.index(documents);
   await kgrag.close();
   // Jobs in this process: what is tested is the panel, and a job process's start-up would be most of the wait.
   return startTestServer({ directory, webDirectory: await webDirectory, kgrag: {} });
+});
+
+test('the query view builds a method the index lacks on request, and then runs it', { timeout: 120_000 }, async () => {
+  const { page } = session;
+  await page.goto(`${session.server.url}/#view=query`);
+  await page.selectOption('[data-testid=query-method]', 'ppr');
+  const notice = page.locator('[data-testid=method-not-built]');
+  assert.match((await notice.textContent()) ?? '', /ppr is not built for this index/);
+  assert.doesNotMatch((await notice.textContent()) ?? '', /kgrag index|--methods/, 'no command line in the web');
+  await notice.locator('button').click();
+  await notice.waitFor({ state: 'detached', timeout: 60_000 });
+  assert.doesNotMatch((await page.textContent('[data-testid=query-method] option[value=ppr]')) ?? '', /not built/);
+  await page.fill('[data-testid=query-question]', 'Where did Ada Lovelace live?');
+  await page.click('[data-testid=query-run]');
+  await page.waitForSelector('[data-testid=answer]', { timeout: 60_000 });
 });
 
 test('merge an entity into the one in the panel, see the merge recorded, and undo it', { timeout: 120_000 }, async () => {

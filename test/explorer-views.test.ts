@@ -145,6 +145,25 @@ test('a new upload is listed first and marked new; a delete preview opens under 
   await page.click("[data-testid=delete-cancel]");
 });
 
+test('a method that needs an LLM is marked in the list before Run, and runs only for its context', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('query');
+  const option = page.locator('[data-testid=query-method] option[value=drift]');
+  assert.match((await option.textContent()) ?? '', /drift \(needs an LLM\)/);
+  assert.equal(await page.locator('[data-testid=query-method] option[data-needs-llm]').count(), 2, 'drift and tot');
+  await page.selectOption('[data-testid=query-method]', 'drift');
+  await page.fill('[data-testid=query-question]', 'Who built the Kester Weir Bridge?');
+  await page.waitForSelector('[data-testid=method-needs-llm]');
+  assert.doesNotMatch((await page.textContent('[data-testid=method-needs-llm]')) ?? '', /--[a-z]|`kgrag/, 'no command-line flag in the web');
+  assert.equal(await page.isDisabled('[data-testid=query-run]'), true);
+  await page.check('[data-testid=query-context-only]');
+  assert.equal(await page.isDisabled('[data-testid=query-run]'), false);
+  await page.uncheck('[data-testid=query-context-only]');
+  await page.selectOption('[data-testid=query-method]', 'ppr');
+  assert.equal(await page.isDisabled('[data-testid=query-run]'), false);
+  await screenshot(page, 'views-needs-llm');
+});
+
 test('"on graph" moves the camera to the highlighted community, away from the entity focused before', { timeout: 60_000 }, async () => {
   const { page } = session;
   await openView('communities');

@@ -21,7 +21,7 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const cliFlag = /`kgrag |--context-only|--workspace|--methods|-p name/;
+const cliFlag = /`kgrag |--context-only|--workspace|--methods|--method\b|-p name/;
 
 test('HTTP errors give the HTTP fix', async () => {
   const graph = (await (await fetch(`${empty.url}/v1/graph`)).json()) as { detail: string };
@@ -41,6 +41,16 @@ test('HTTP errors give the HTTP fix', async () => {
     assert.match(refused.detail, /contextOnly/);
     assert.doesNotMatch(refused.detail, cliFlag);
   }
+});
+
+test('a method that needs an LLM says so before it is asked, and its error over HTTP names no flag', async () => {
+  const { methods } = (await (await fetch(`${sample.url}/v1/methods`)).json()) as { methods: Array<{ name: string; needsLlm: boolean }> };
+  assert.deepEqual(methods.filter((method) => method.needsLlm).map((method) => method.name).sort(), ['drift', 'tot']);
+  const response = await fetch(`${sample.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Who built the bridge?', method: 'drift' }) });
+  const problem = (await response.json()) as { detail: string; code: string };
+  assert.equal(problem.code, 'QUERY_NEEDS_LLM');
+  assert.match(problem.detail, /KGRAG_LLM_BASE_URL/);
+  assert.doesNotMatch(problem.detail, cliFlag);
 });
 
 test('MCP tool errors give the MCP fix', async () => {

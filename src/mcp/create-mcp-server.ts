@@ -88,6 +88,7 @@ const mcpHints: Readonly<Record<string, string>> = {
   QUERY_INDEX_NOT_READY: 'the index is still being built: ask again when its job ends (job_status over HTTP)',
   QUERY_METHOD_NOT_BUILT: 'choose a method the index was built for (the error lists them)',
   QUERY_CONTEXT_ONLY_UNSUPPORTED: 'call query with contextOnly false, or choose a method whose context needs no LLM',
+  QUERY_NEEDS_LLM: 'configure a chat model for the server (KGRAG_LLM_BASE_URL, or OPENAI_API_KEY), or query with a method that answers without one (local, basic, ppr, kgp)',
 };
 
 /** Registers a tool whose every failure becomes a tool error with one line that says what to do: never a crash. */

@@ -183,6 +183,12 @@ export interface QueryMethod<Config extends Record<string, unknown> = Record<str
    * that falls back to another procedure says so in `Retrieval.ranking`.
    */
   readonly ranking: RankingInfo;
+  /**
+   * The method cannot answer without a chat model (DRIFT's follow-up searches, Tree-of-Traversals' walk): clients mark
+   * it before a question is sent, not after it fails. A method that only answers better with one (an LLM-free
+   * fallback, extractive answers) leaves it unset. @default false
+   */
+  readonly needsLlm?: boolean;
   /** Index steps whose output the method reads: shared ones and those it contributes. */
   readonly requires: readonly StepName[];
   /**

@@ -50,6 +50,7 @@ const httpHints: Readonly<Record<string, string>> = {
   QUERY_INDEX_NOT_READY: 'start an index job (POST /v1/jobs) and ask again when it ends; an interrupted one resumes where it stopped',
   QUERY_METHOD_NOT_BUILT: 'build the index for it with POST /v1/jobs {"methods": ["<method>"]}, then ask again',
   QUERY_CONTEXT_ONLY_UNSUPPORTED: 'send contextOnly: false to run it, or choose a method whose context needs no LLM',
+  QUERY_NEEDS_LLM: 'configure a chat model for the server (KGRAG_LLM_BASE_URL, or OPENAI_API_KEY), or choose a method that answers without one (GET /methods: needsLlm false)',
 };
 
 /** Error codes that name one request field, for OpenAI's `param`. */

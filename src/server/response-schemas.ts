@@ -140,6 +140,7 @@ export const methodDescriptionSchema = z.object({
   ranking: rankingSchema.describe('How the method ranks passages, for evaluation: its own ranking, or a proxy'),
   parameters: z.record(z.string(), z.unknown()).describe("JSON Schema of the method's settings (input side)"),
   built: z.boolean().describe('Whether the index is built for the method'),
+  needsLlm: z.boolean().describe('Whether the method cannot answer without a chat model (see GET /stats `llm.configured`)'),
 });
 
 const entitySummaryShape = {

@@ -113,6 +113,11 @@ export class ApiClient {
     return request(`${this.base}/entities/${encodeURIComponent(id)}${queryString({ maxSources })}`);
   }
 
+  /** Starts an index job, e.g. for a method the index is not built for. */
+  startJob(body: { methods?: string[]; mode?: 'fast' | 'standard' }): Promise<{ job: JobView }> {
+    return request(`${this.base}/jobs`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  }
+
   /** The entity merges and splits people made, oldest first, undone ones included. */
   entityEdits(): Promise<{ edits: EntityEdit[] }> {
     return request(`${this.base}/entities/edits`);

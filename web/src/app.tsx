@@ -95,6 +95,16 @@ export function App() {
       .catch((error: unknown) => setFailure(String(error)));
   }, [api, refreshStats]);
 
+  // What each method is built for changes with the index (a job for one method, the first documents).
+  const generation = stats?.index.generation;
+  useEffect(() => {
+    if (!api || generation === undefined) return;
+    api
+      .methods()
+      .then(setMethods)
+      .catch(() => undefined);
+  }, [api, generation]);
+
   useEffect(() => {
     const onHash = () => setView(viewFromHash());
     addEventListener('hashchange', onHash);

@@ -27,6 +27,7 @@ export const driftMethod: QueryMethod<DriftConfig, DriftPreview> = {
   // DRIFT answers from a primer over reports and rounds of follow-up local searches; its passages for
   // evaluation are a local search of the question itself.
   ranking: { kind: 'proxy', note: 'passages of a local search of the question; DRIFT answers from reports and follow-up searches' },
+  needsLlm: true,
   prompts: [driftPrompts.hyde, driftPrompts.primer, driftPrompts.local, driftPrompts.reduce],
   topKParam: 'localSearchTopKMappedEntities',
   requires: ['chunk', 'communities', 'reports', 'embed-entities', 'embed-reports'],

@@ -65,6 +65,7 @@ export function createTotMethod(options: TotMethodOptions = {}): QueryMethod<Tot
     config: totConfig,
     configOnly: totConfigOnlySettings,
     ranking: { kind: 'native' },
+    needsLlm: true,
     prompts: totPromptTemplates,
     topKParam: 'maxChunks',
     requires: [],

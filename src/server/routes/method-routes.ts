@@ -13,6 +13,7 @@ const describeMethod = (method: AnyQueryMethod) => {
     variants: [...method.variants],
     topKParam: method.topKParam ?? null,
     ranking: method.ranking,
+    needsLlm: method.needsLlm === true,
     parameters,
   };
 };

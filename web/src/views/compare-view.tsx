@@ -32,6 +32,9 @@ interface Run {
 export function CompareView({ active }: { active: boolean }) {
   const explorer = useExplorer();
   const choices = useMemo(() => choicesOf(explorer.methods), [explorer.methods]);
+  // Marked before a run: without a chat model such a method's column would only say it cannot answer.
+  const noLlm = explorer.stats?.llm !== undefined && !explorer.stats.llm.configured;
+  const needsLlm = (choice: string): boolean => noLlm && explorer.methods.some((method) => method.needsLlm && method.name === choice.split(':')[0]);
   const [columns, setColumns] = useState<string[]>([]);
   const [question, setQuestion] = useState('');
   const [evalFile, setEvalFile] = useState<EvalFile | undefined>();
@@ -91,7 +94,10 @@ export function CompareView({ active }: { active: boolean }) {
                 setColumns(next);
               }}>
                 {choices.map((choice) => (
-                  <option value={choice}>{choice}</option>
+                  <option value={choice}>
+                    {choice}
+                    {needsLlm(choice) ? ' (needs an LLM)' : ''}
+                  </option>
                 ))}
               </select>
               {columns.length > 2 && (

@@ -96,7 +96,10 @@ export function QueryView({ active }: { active: boolean }) {
   }, [result]);
 
   const entityIds = useMemo(() => (result ? resultEntityIds(result) : new Set<string>()), [result]);
-  const canRun = question.trim() !== '' && method !== undefined && method.built && !query.running;
+  // A method that cannot answer without a chat model is marked in the list, and runs only for its context.
+  const noLlm = explorer.stats?.llm !== undefined && !explorer.stats.llm.configured;
+  const blockedByLlm = method !== undefined && method.needsLlm && noLlm && !contextOnly;
+  const canRun = question.trim() !== '' && method !== undefined && method.built && !blockedByLlm && !query.running;
 
   return (
     <div class="query-view">
@@ -131,9 +134,10 @@ export function QueryView({ active }: { active: boolean }) {
               setParams({});
             }}>
               {explorer.methods.map((entry) => (
-                <option value={entry.name} title={entry.description}>
+                <option value={entry.name} title={entry.description} data-needs-llm={entry.needsLlm && noLlm ? 'true' : undefined}>
                   {entry.name}
                   {entry.built ? '' : ' (not built)'}
+                  {entry.needsLlm && noLlm ? ' (needs an LLM)' : ''}
                 </option>
               ))}
             </select>
@@ -167,9 +171,10 @@ export function QueryView({ active }: { active: boolean }) {
           )}
         </div>
         {method && <p class="method-description muted" data-testid="method-description">{method.description}</p>}
-        {method && !method.built && (
-          <p class="notice" data-testid="method-not-built">
-            {method.name} is not built for this index: run <code>kgrag index --methods {method.name}</code>
+        {method && !method.built && <MethodNotBuilt name={method.name} />}
+        {method && method.needsLlm && noLlm && (
+          <p class="notice" data-testid="method-needs-llm">
+            {method.name} cannot answer without a language model, and the server has none: choose another method, or tick “Context only” to see what it would read. The server's configuration sets a model (KGRAG_LLM_BASE_URL, or OPENAI_API_KEY).
           </p>
         )}
         {method && Object.keys(method.parameters.properties ?? {}).length > 0 && (
@@ -222,5 +227,31 @@ export function QueryView({ active }: { active: boolean }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** Says the index is not built for a method, and builds it on request (an index job for it). */
+function MethodNotBuilt({ name }: { name: string }) {
+  const explorer = useExplorer();
+  const [state, setState] = useState<{ running: boolean; error?: string }>({ running: false });
+  async function build(): Promise<void> {
+    setState({ running: true });
+    try {
+      const { job } = await explorer.api.startJob({ methods: [name] });
+      const ended = await explorer.api.followJob(job.id, () => undefined);
+      setState(ended?.status === 'succeeded' ? { running: false } : { running: false, error: ended?.error?.message ?? `the job ended ${ended?.status ?? 'without a result'}` });
+      await explorer.refreshStats();
+    } catch (error) {
+      setState({ running: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return (
+    <p class="notice" data-testid="method-not-built">
+      {name} is not built for this index.{' '}
+      <button type="button" class="link" disabled={state.running} onClick={() => void build()}>
+        {state.running ? 'Building…' : `Build it now`}
+      </button>
+      {state.error && <span class="error"> {state.error}</span>}
+    </p>
   );
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { screenshot } from './helpers/browser.js';
+import { markTime, screenshot } from './helpers/browser.js';
 import { explorerSession } from './helpers/explorer-session.js';
 import { sampleWorkspace, startTestServer } from './helpers/test-server.js';
 
@@ -162,6 +162,10 @@ test('a method that needs an LLM is marked in the list before Run, and runs only
   await page.selectOption('[data-testid=query-method]', 'ppr');
   assert.equal(await page.isDisabled('[data-testid=query-run]'), false);
   await screenshot(page, 'views-needs-llm');
+  // What scripts and the explorer benchmark time an answer by, with no hook into the page's code.
+  await page.click('[data-testid=query-run]');
+  await markTime(page, 'kgrag:answer-drawn');
+  assert.equal(await page.evaluate(() => 'kgragExplorer' in window), false);
 });
 
 test('"on graph" moves the camera to the highlighted community, away from the entity focused before', { timeout: 60_000 }, async () => {

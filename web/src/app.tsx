@@ -40,9 +40,8 @@ export function App() {
   const [needsKey, setNeedsKey] = useState(false);
   const [failure, setFailure] = useState<string | undefined>();
   const [view, setView] = useState<ViewName>(viewFromHash());
-  // The query view mounts at once (hidden): it registers `window.kgragExplorer.ask`, which scripts and the explorer
-  // benchmark call from page load.
-  const [visited, setVisited] = useState<ReadonlySet<ViewName>>(new Set([viewFromHash(), 'query']));
+  // A view mounts when first shown and stays mounted (hidden) after: its state survives a look at another view.
+  const [visited, setVisited] = useState<ReadonlySet<ViewName>>(new Set([viewFromHash()]));
   const [stats, setStats] = useState<WorkspaceStats | undefined>();
   const [methods, setMethods] = useState<{ default: string; methods: MethodDescription[] }>({ default: 'ppr', methods: [] });
   const [inspected, setInspected] = useState<Inspected | undefined>();

@@ -10,19 +10,6 @@ import { SubgraphCanvas } from '../components/subgraph-canvas';
 import { useExplorer } from '../explorer-context';
 import './query-view.css';
 
-declare global {
-  interface Window {
-    /** Scripted access for tests and demos: asks a question and resolves once the answer and subgraph are drawn. */
-    kgragExplorer?: { ask(question: string, method: string): Promise<void> };
-  }
-}
-
-/** Splits `basic:bm25` into the method and its variant. */
-function splitMethod(name: string): { method: string; variant: string | undefined } {
-  const [method = name, variant] = name.split(':');
-  return { method, variant: variant || undefined };
-}
-
 /**
  * The query playground: a question to one method (variant, parameters from its JSON Schema, topK, context only),
  * streamed; the answer with linked references, the retrieved subgraph, the passages with their ranking kind, the
@@ -37,8 +24,6 @@ export function QueryView({ active }: { active: boolean }) {
   const [topK, setTopK] = useState('');
   const [contextOnly, setContextOnly] = useState(false);
   const query = useQueryRun();
-  // `ask` waits for the subgraph to be drawn (or for a result without one to render).
-  const drawnWaiter = useRef<{ result: QueryResult; resolve: () => void } | undefined>(undefined);
 
   const method = explorer.methods.find((entry) => entry.name === methodName);
   useEffect(() => {
@@ -62,34 +47,13 @@ export function QueryView({ active }: { active: boolean }) {
     };
   }
 
-  const askRef = useRef<(text: string, name: string) => Promise<void>>(async () => undefined);
-  askRef.current = async (text: string, name: string) => {
-    const split = splitMethod(name);
-    setQuestion(text);
-    setMethodName(split.method);
-    setVariant(split.variant ?? '');
-    setParams({});
-    const result = await submit({ question: text, method: split.method, ...(split.variant ? { variant: split.variant } : {}) });
-    if (!result) throw new Error(`the query to ${name} failed`);
-    await new Promise<void>((resolve) => {
-      drawnWaiter.current = { result, resolve };
-    });
-  };
-
-  useEffect(() => {
-    window.kgragExplorer = { ask: (text, name) => askRef.current(text, name) };
-    return () => {
-      delete window.kgragExplorer;
-    };
-  }, []);
-
   const result = query.result;
+  // The mark scripts and the explorer benchmark time an answer by: set once a result and its subgraph are drawn.
+  const markedResult = useRef<QueryResult | undefined>(undefined);
   const answerDrawn = (drawn: QueryResult) => {
-    const waiter = drawnWaiter.current;
-    if (waiter?.result !== drawn) return;
-    drawnWaiter.current = undefined;
+    if (markedResult.current === drawn) return;
+    markedResult.current = drawn;
     performance.mark('kgrag:answer-drawn');
-    waiter.resolve();
   };
   useEffect(() => {
     if (result && !result.context.subgraph) answerDrawn(result);

@@ -168,6 +168,59 @@ test('a method that needs an LLM is marked in the list before Run, and runs only
   assert.equal(await page.evaluate(() => 'kgragExplorer' in window), false);
 });
 
+/** A report.json as `kgrag eval` writes it, for 19 methods: every built-in method and variant, proxies and a fallback among them. */
+function nineteenMethodReport(): string {
+  const names = ['basic', 'basic:bm25', 'basic:hybrid', 'local', 'global', 'global:dynamic', 'drift', 'ppr', 'ppr:v1', 'kgp', 'kgp:lexical-agent', 'kgp:agent', 'tot', 'autokg', 'milvus', 'milvus:no-rerank', 'bm25-rerank', 'hyde', 'ppr:no-ner'];
+  const methods = Object.fromEntries(
+    names.map((name, index) => [
+      name,
+      {
+        'recall@1': 20 + index,
+        'recall@2': 35 + index,
+        'recall@5': 50 + index,
+        'recall@10': 60 + index,
+        latency_ms_p50: 10 + 3 * index,
+        latency_ms_p95: 30 + 5 * index,
+        llm_calls: 0,
+        tokens_in: 0,
+        tokens_out: 0,
+        questions: 100,
+        ranking: [{ kind: name === 'global' || name === 'drift' ? 'proxy' : name === 'kgp:agent' ? 'fallback' : 'native', note: null, questions: 100 }],
+      },
+    ]),
+  );
+  return JSON.stringify({ dataset: 'musique-train-100', n: 100, methods });
+}
+
+test('the evaluation charts of 19 methods fit their pane: one row per method, one colour per cut-off, proxies hatched', { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('evaluation');
+  const file = join(session.scratch, 'report.json');
+  writeFileSync(file, nineteenMethodReport());
+  await page.setInputFiles('[data-testid=eval-file-input]', [file]);
+  const chart = page.locator('[data-testid=eval-chart-recall]');
+  await chart.waitFor();
+  await screenshot(page, 'views-eval-19');
+  const [chartBox, paneBox] = await Promise.all([chart.locator('svg').boundingBox(), page.locator('section.view[data-view=evaluation]').boundingBox()]);
+  assert.ok(chartBox && paneBox);
+  assert.ok(chartBox.x >= paneBox.x && chartBox.x + chartBox.width <= paneBox.x + paneBox.width, `the chart is inside its pane: ${JSON.stringify({ chartBox, paneBox })}`);
+  assert.equal(await chart.locator('.eval-chart-row').count(), 19, 'a row per method');
+  const labels = await chart.locator('.eval-chart-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-row')));
+  assert.equal(new Set(labels).size, 19);
+  const colours = await chart.locator('.eval-chart-row rect[fill^="#"]').evaluateAll((bars) => [...new Set(bars.map((bar) => bar.getAttribute('fill')))]);
+  assert.equal(colours.length, 4, 'one colour per cut-off (1, 2, 5, 10), none repeated');
+  assert.equal(await chart.locator('.eval-chart-row[data-row=global] rect[fill^="url("]').count(), 4, 'a proxy ranking is hatched');
+  // Every legend entry and every label lies inside the drawing: nothing is cut.
+  const cut = await chart.locator('svg').evaluate((svg) => {
+    const box = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('text')].filter((text) => {
+      const inner = text.getBoundingClientRect();
+      return inner.left < box.left - 0.5 || inner.right > box.right + 0.5 || inner.top < box.top - 0.5 || inner.bottom > box.bottom + 0.5;
+    }).map((text) => text.textContent);
+  });
+  assert.deepEqual(cut, []);
+});
+
 test('"on graph" moves the camera to the highlighted community, away from the entity focused before', { timeout: 60_000 }, async () => {
   const { page } = session;
   await openView('communities');

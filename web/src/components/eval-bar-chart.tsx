@@ -1,42 +1,48 @@
-/** One bar's value; `marked` bars (a proxy's or a fallback's ranking) are hatched and say so in their tooltip. */
-export interface EvalBar {
-  value: number | null;
+/** One row of the chart: a method, with the marks of its status ("proxy", "fallback", "error 3/10"). */
+export interface EvalBarRow {
+  label: string;
+  /** Status marks shown under the name. */
+  note?: string;
+  /** Why its bars are hatched: its ranking is a proxy's or a fallback's, not its own. */
   marked?: string;
+  /** Every question failed: no bars, the note says why. */
+  failed?: boolean;
 }
 
-/** A series of bars, one per group, drawn in one colour and named in the legend. */
+/** One measure drawn for every row (a cut-off k, a latency percentile), in one colour, named in the legend. */
 export interface EvalBarSeries {
   label: string;
   color: string;
-  bars: EvalBar[];
+  /** One value per row; null when it does not apply. */
+  values: Array<number | null>;
 }
 
 /** Props of {@link EvalBarChart}. */
 export interface EvalBarChartProps {
   title: string;
-  /** The groups along the x axis. */
-  groups: string[];
-  xLabel: string;
-  yLabel: string;
+  rows: EvalBarRow[];
   series: EvalBarSeries[];
-  /** The top of the y axis; a round number above the largest value when absent. */
+  /** What the values measure, under the axis. */
+  axisLabel: string;
+  /** The end of the axis; a round number above the largest value when absent. */
   max?: number;
   format: (value: number) => string;
   testId: string;
 }
 
-/** Series colours (Tableau 10), in legend order. */
+/** Series colours (Tableau 10): a chart has a few measures, each its own colour, however many methods it shows. */
 export const evalSeriesColors = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'] as const;
 
-const plotHeight = 200;
-const barWidth = 26;
-const barGap = 2;
-const groupGap = 22;
-const left = 58;
-const right = 16;
-const top = 34;
+const margin = 12;
+const titleFont = 14;
 const font = 11;
-/** Average glyph width of the 11px system font, to lay out the legend without measuring. */
+const smallFont = 9;
+const plotWidth = 320;
+const barHeight = 9;
+const barGap = 2;
+const rowPadding = 10;
+const labelGap = 8;
+/** Average glyph width of the 11px system font, to lay out without measuring. */
 const glyph = 6.2;
 
 /** A round step for about five ticks up to `max`. */
@@ -48,43 +54,32 @@ function tickStep(max: number): number {
 }
 
 /**
- * A grouped vertical bar chart as hand-written SVG: y axis with ticks and label, groups along the x axis with their
- * label, a value over each bar, and a legend that wraps. Missing values (not applicable, or a failed method) get no
- * bar but a dash, so an absent number never reads as zero.
+ * A horizontal bar chart as hand-written SVG, laid out as `kgrag eval`'s report.svg: one row per method with its name
+ * (and status marks) on the left, one bar per measure, the value after each bar, a legend of the measures under the
+ * title. Rows grow the chart downwards, never sideways, so any number of methods fits the pane; colours name the
+ * measures, not the methods, so they never repeat. A proxy's or fallback's bars are hatched; a missing value is a
+ * dash, never a zero-length bar.
  */
-export function EvalBarChart({ title, groups, xLabel, yLabel, series, max, format, testId }: EvalBarChartProps) {
-  const largest = Math.max(0, ...series.flatMap((entry) => entry.bars.map((bar) => bar.value ?? 0)));
+export function EvalBarChart({ title, rows, series, axisLabel, max, format, testId }: EvalBarChartProps) {
+  const largest = Math.max(0, ...series.flatMap((entry) => entry.values.map((value) => value ?? 0)));
   const step = tickStep(max ?? (largest > 0 ? largest : 1));
-  const top_ = max ?? Math.ceil((largest > 0 ? largest : 1) / step) * step;
-  const ticks = Array.from({ length: Math.floor(top_ / step + 1e-9) + 1 }, (_, index) => index * step);
-  const groupWidth = series.length * barWidth + (series.length - 1) * barGap;
-  // Each group's slot is wide enough for its bars and for the longest group label under them.
-  const slot = Math.max(groupWidth + groupGap, Math.max(0, ...groups.map((group) => group.length)) * glyph + 14);
-  const titleWidth = title.length * glyph * (14 / font);
-  const plotWidth = Math.max(260, groups.length * slot + groupGap, titleWidth - left + 10);
-  const width = left + plotWidth + right;
-  const hatched = series.some((entry) => entry.bars.some((bar) => bar.marked !== undefined));
-
-  // The legend wraps into rows as wide as the chart.
-  const legendItems = series.map((entry) => ({ label: entry.label, color: entry.color, hatched: false }));
-  if (hatched) legendItems.push({ label: 'hatched: proxy or fallback ranking, not the method’s own', color: '#999', hatched: true });
-  const legendRows: Array<Array<{ label: string; color: string; hatched: boolean; x: number }>> = [[]];
-  let x = left;
-  for (const item of legendItems) {
-    const itemWidth = 16 + item.label.length * glyph + 16;
-    const row = legendRows[legendRows.length - 1] as Array<{ label: string; color: string; hatched: boolean; x: number }>;
-    if (row.length > 0 && x + itemWidth > width - right) {
-      legendRows.push([]);
-      x = left;
-    }
-    (legendRows[legendRows.length - 1] as typeof row).push({ ...item, x });
-    x += itemWidth;
-  }
-  const plotBottom = top + plotHeight;
-  const legendTop = plotBottom + 52;
-  const height = legendTop + legendRows.length * 18 + 6;
-  const y = (value: number) => plotBottom - (Math.min(value, top_) / top_) * plotHeight;
+  const end = max ?? Math.ceil((largest > 0 ? largest : 1) / step) * step;
+  const ticks = Array.from({ length: Math.floor(end / step + 1e-9) + 1 }, (_, index) => index * step);
+  const labelWidth = Math.max(0, ...rows.map((row) => Math.max(row.label.length * glyph, (row.note?.length ?? 0) * glyph * (smallFont / font))));
+  const plotLeft = margin + labelWidth + labelGap;
+  const valueWidth = Math.max(0, ...series.flatMap((entry) => entry.values.map((value) => (value === null ? 1 : format(value).length)))) * glyph * (smallFont / font) + 6;
+  const hatched = rows.some((row) => row.marked !== undefined);
+  const legend = [...series.map((entry) => ({ label: entry.label, color: entry.color, hatched: false })), ...(hatched ? [{ label: 'hatched: proxy or fallback ranking', color: '#999', hatched: true }] : [])];
+  const legendWidth = legend.reduce((sum, item) => sum + 16 + item.label.length * glyph + 14, 0);
+  const width = Math.ceil(Math.max(plotLeft + plotWidth + valueWidth + margin, margin * 2 + title.length * glyph * (titleFont / font), margin * 2 + legendWidth));
+  const legendTop = margin + titleFont + 16;
+  const plotTop = legendTop + 14;
+  const rowHeight = series.length * barHeight + (series.length - 1) * barGap + rowPadding;
+  const plotBottom = plotTop + Math.max(1, rows.length) * rowHeight;
+  const height = plotBottom + 2 * font + 14;
+  const x = (value: number) => plotLeft + (Math.min(Math.max(value, 0), end) / end) * plotWidth;
   const patternId = `${testId}-hatch`;
+  let legendX = margin;
 
   return (
     <figure class="eval-chart" data-testid={testId}>
@@ -95,68 +90,78 @@ export function EvalBarChart({ title, groups, xLabel, yLabel, series, max, forma
             <line x1="0" y1="0" x2="0" y2="6" stroke="#fff" stroke-width="3" />
           </pattern>
         </defs>
-        <text x={left} y={18} font-size={14} font-weight="600" fill="#1d1d1f">
+        <text x={margin} y={margin + titleFont - 2} font-size={titleFont} font-weight="600" fill="#1d1d1f">
           {title}
         </text>
-        {ticks.map((tick) => (
-          <g>
-            <line x1={left} x2={left + plotWidth} y1={y(tick)} y2={y(tick)} stroke={tick === 0 ? '#888' : '#e6e6e6'} />
-            <text x={left - 6} y={y(tick) + 4} text-anchor="end" fill="#555">
-              {format(tick)}
-            </text>
-          </g>
-        ))}
-        <line x1={left} x2={left} y1={top} y2={plotBottom} stroke="#888" />
-        <text transform={`translate(14 ${top + plotHeight / 2}) rotate(-90)`} text-anchor="middle" fill="#333">
-          {yLabel}
-        </text>
-        {groups.map((group, groupIndex) => {
-          const groupLeft = left + groupGap / 2 + groupIndex * slot + (slot - groupWidth) / 2;
+        {legend.map((item) => {
+          const at = legendX;
+          legendX += 16 + item.label.length * glyph + 14;
           return (
-            <g data-group={group}>
-              {series.map((entry, seriesIndex) => {
-                const bar = entry.bars[groupIndex] ?? { value: null };
-                const barLeft = groupLeft + seriesIndex * (barWidth + barGap);
-                const describe = `${entry.label}, ${group}: ${bar.value === null ? 'no value' : format(bar.value)}${bar.marked ? ` (${bar.marked})` : ''}`;
-                if (bar.value === null) {
-                  return (
-                    <text x={barLeft + barWidth / 2} y={plotBottom - 4} text-anchor="middle" fill="#999">
-                      <title>{describe}</title>–
-                    </text>
-                  );
-                }
-                const barTop = y(bar.value);
-                return (
-                  <g>
-                    <title>{describe}</title>
-                    <rect x={barLeft} y={barTop} width={barWidth} height={Math.max(0, plotBottom - barTop)} fill={entry.color} />
-                    {bar.marked !== undefined && <rect x={barLeft} y={barTop} width={barWidth} height={Math.max(0, plotBottom - barTop)} fill={`url(#${patternId})`} />}
-                    <text x={barLeft + barWidth / 2} y={barTop - 3} text-anchor="middle" font-size={9} fill="#333">
-                      {format(bar.value)}
-                    </text>
-                  </g>
-                );
-              })}
-              <text x={groupLeft + groupWidth / 2} y={plotBottom + 16} text-anchor="middle" fill="#333">
-                {group}
+            <g class="legend-item">
+              <rect x={at} y={legendTop - 9} width={11} height={11} fill={item.color} />
+              {item.hatched && <rect x={at} y={legendTop - 9} width={11} height={11} fill={`url(#${patternId})`} />}
+              <text x={at + 16} y={legendTop} fill="#333">
+                {item.label}
               </text>
             </g>
           );
         })}
-        <text x={left + plotWidth / 2} y={plotBottom + 36} text-anchor="middle" fill="#333">
-          {xLabel}
+        {ticks.map((tick) => (
+          <g>
+            <line x1={x(tick)} x2={x(tick)} y1={plotTop} y2={plotBottom} stroke={tick === 0 ? '#888' : '#e6e6e6'} />
+            <text x={x(tick)} y={plotBottom + font + 2} text-anchor="middle" fill="#555">
+              {format(tick)}
+            </text>
+          </g>
+        ))}
+        <text x={plotLeft + plotWidth / 2} y={plotBottom + 2 * font + 8} text-anchor="middle" fill="#333">
+          {axisLabel}
         </text>
-        {legendRows.map((row, rowIndex) =>
-          row.map((item) => (
-            <g class="legend-item">
-              <rect x={item.x} y={legendTop + rowIndex * 18 - 9} width={11} height={11} fill={item.color} />
-              {item.hatched && <rect x={item.x} y={legendTop + rowIndex * 18 - 9} width={11} height={11} fill={`url(#${patternId})`} />}
-              <text x={item.x + 16} y={legendTop + rowIndex * 18} fill="#333">
-                {item.label}
+        {rows.map((row, rowIndex) => {
+          const rowTop = plotTop + rowIndex * rowHeight + rowPadding / 2;
+          const barsHeight = rowHeight - rowPadding;
+          return (
+            <g class="eval-chart-row" data-row={row.label}>
+              <text x={plotLeft - labelGap} y={row.note ? rowTop + barsHeight / 2 - 1 : rowTop + barsHeight / 2 + font * 0.35} text-anchor="end" fill="#1d1d1f">
+                {row.label}
               </text>
+              {row.note && (
+                <text x={plotLeft - labelGap} y={rowTop + barsHeight / 2 + smallFont} text-anchor="end" font-size={smallFont} fill="#b03a2e">
+                  {row.note}
+                </text>
+              )}
+              {row.failed ? (
+                <text x={plotLeft + 6} y={rowTop + barsHeight / 2 + font * 0.35} fill="#b03a2e">
+                  no result
+                </text>
+              ) : (
+                series.map((entry, seriesIndex) => {
+                  const value = entry.values[rowIndex] ?? null;
+                  const top = rowTop + seriesIndex * (barHeight + barGap);
+                  const describe = `${row.label}, ${entry.label}: ${value === null ? 'no value' : format(value)}${row.marked ? ` (${row.marked})` : ''}`;
+                  if (value === null) {
+                    return (
+                      <text x={plotLeft + 4} y={top + barHeight - 1} font-size={smallFont} fill="#999">
+                        <title>{describe}</title>–
+                      </text>
+                    );
+                  }
+                  const right = x(value);
+                  return (
+                    <g>
+                      <title>{describe}</title>
+                      <rect x={plotLeft} y={top} width={Math.max(0, right - plotLeft)} height={barHeight} fill={entry.color} />
+                      {row.marked !== undefined && <rect x={plotLeft} y={top} width={Math.max(0, right - plotLeft)} height={barHeight} fill={`url(#${patternId})`} />}
+                      <text x={right + 3} y={top + barHeight - 1} font-size={smallFont} fill="#333">
+                        {format(value)}
+                      </text>
+                    </g>
+                  );
+                })
+              )}
             </g>
-          )),
-        )}
+          );
+        })}
       </svg>
     </figure>
   );

@@ -94,7 +94,7 @@ export function EvalMethodsTable({ report }: { report: EvalReport }) {
         Recall@k and AR@k: percentage of gold passages in the top k, and of questions with all gold passages in the top k (HippoRAG).
         {answerColumns
           ? ' EM/F1: SQuAD normalization, max over answer aliases. "–": not applicable.'
-          : ' No answer metrics in this report: answers were not generated (no LLM configured, or --no-answer).'}
+          : ' No answer metrics in this report: answers were not generated (no LLM was configured, or the run was asked not to answer).'}
       </p>
     </div>
   );

@@ -36,7 +36,7 @@ export function CommunitiesView({ active }: { active: boolean }) {
 
   if (error) return <p class="error">{error}</p>;
   if (!all) return <p class="loading">Loading communities…</p>;
-  if (all.length === 0) return <p class="empty">This index has no communities (they are built with the GraphRAG methods: kgrag index --methods local).</p>;
+  if (all.length === 0) return <p class="empty">This index has no communities: they are built for the GraphRAG methods (local, global, drift), which the query view builds on request.</p>;
   const levels = new Set(all.map((community) => community.level)).size;
   return (
     <div class="communities-view">

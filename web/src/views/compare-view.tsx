@@ -6,6 +6,7 @@ import { QueryPassages, RankingBadge, rankingOf } from '../components/query-pass
 import { type RecallResult, recallOf } from '../components/query-recall';
 import { useQueryRun } from '../components/query-run';
 import { QueryUsage } from '../components/query-trace';
+import { MethodNotBuilt } from '../components/method-not-built';
 import { SubgraphCanvas } from '../components/subgraph-canvas';
 import { useExplorer } from '../explorer-context';
 import './query-view.css';
@@ -210,7 +211,7 @@ function CompareColumn({ name, run, keyRule, active }: ColumnProps) {
           </button>
         )}
       </h3>
-      {method && !method.built && <p class="notice">not built: run <code>kgrag index --methods {method.name}</code></p>}
+      {method && !method.built && <MethodNotBuilt name={method.name} />}
       {query.error && <p class="error">{query.error}</p>}
       {result && <RankingBadge ranking={ranking} />}
       {run.gold && result && (

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { EvalBarChart, type EvalBarSeries, evalSeriesColors } from '../components/eval-bar-chart';
+import { EvalBarChart, type EvalBarRow, type EvalBarSeries, evalSeriesColors } from '../components/eval-bar-chart';
 import { EvalJudgeTable } from '../components/eval-judge-table';
 import { evalMethodStatus } from '../components/eval-method-status';
 import { EvalMethodsTable } from '../components/eval-methods-table';
@@ -16,39 +16,34 @@ interface OpenedReport {
 const percent = (value: number) => String(Math.round(value * 10) / 10);
 const milliseconds = (value: number) => (value >= 100 ? String(Math.round(value)) : String(Math.round(value * 10) / 10));
 
-/** A method's legend name: its status marks beside it, as the markdown report's status column has them. */
-function seriesLabel(method: EvalMethodResult): string {
-  const { labels } = evalMethodStatus(method);
-  return labels.length === 0 ? method.name : `${method.name} — ${labels.join(', ')}`;
-}
-
-/** One series per method over the cut-offs; a method whose every question failed has no bars. */
-function cutoffSeries(report: EvalReport, cutoffs: number[], read: (method: EvalMethodResult, k: number) => number | null): EvalBarSeries[] {
-  return report.methods.map((method, index) => {
+/** One chart row per method: its name, its status marks, and whether its bars are hatched or absent. */
+function methodRows(report: EvalReport): EvalBarRow[] {
+  return report.methods.map((method) => {
     const status = evalMethodStatus(method);
     const marked = status.notOwnRanking ? status.labels.filter((label) => !label.startsWith('error')).join(', ') : undefined;
     return {
-      label: seriesLabel(method),
-      color: evalSeriesColors[index % evalSeriesColors.length] ?? '#888',
-      bars: cutoffs.map((k) => ({ value: status.failed ? null : read(method, k), ...(marked ? { marked } : {}) })),
+      label: method.name,
+      ...(status.labels.length > 0 ? { note: status.labels.join(', ') } : {}),
+      ...(marked ? { marked } : {}),
+      ...(status.failed ? { failed: true } : {}),
     };
   });
 }
 
+/** One series per cut-off k over the methods. */
+function cutoffSeries(report: EvalReport, cutoffs: number[], read: (method: EvalMethodResult, k: number) => number | null): EvalBarSeries[] {
+  return cutoffs.map((k, index) => ({
+    label: `k = ${k}`,
+    color: evalSeriesColors[index % evalSeriesColors.length] ?? '#888',
+    values: report.methods.map((method) => (evalMethodStatus(method).failed ? null : read(method, k))),
+  }));
+}
+
 function latencySeries(report: EvalReport): EvalBarSeries[] {
-  const marks = report.methods.map((method) => {
-    const status = evalMethodStatus(method);
-    return status.notOwnRanking ? status.labels.filter((label) => !label.startsWith('error')).join(', ') : undefined;
-  });
-  const series = (label: string, color: string, read: (method: EvalMethodResult) => number): EvalBarSeries => ({
-    label,
-    color,
-    bars: report.methods.map((method, index) => {
-      const marked = marks[index];
-      return { value: read(method), ...(marked ? { marked } : {}) };
-    }),
-  });
-  return [series('p50 (median)', '#4e79a7', (method) => method.latencyP50), series('p95', '#f28e2b', (method) => method.latencyP95)];
+  return [
+    { label: 'p50 (median)', color: '#4e79a7', values: report.methods.map((method) => method.latencyP50) },
+    { label: 'p95', color: '#f28e2b', values: report.methods.map((method) => method.latencyP95) },
+  ];
 }
 
 function ReportFacts({ opened }: { opened: OpenedReport }) {
@@ -159,9 +154,8 @@ export function EvaluationView(_props: { active: boolean }) {
             <EvalBarChart
               testId="eval-chart-recall"
               title="Recall@k per method"
-              groups={report.cutoffs.map((k) => `k = ${k}`)}
-              xLabel="cut-off k"
-              yLabel="Recall@k (%)"
+              rows={methodRows(report)}
+              axisLabel="Recall@k (% of gold passages in the top k)"
               max={100}
               format={percent}
               series={cutoffSeries(report, report.cutoffs, (method, k) => method.recall.get(k) ?? null)}
@@ -170,23 +164,14 @@ export function EvaluationView(_props: { active: boolean }) {
               <EvalBarChart
                 testId="eval-chart-all-recall"
                 title="AR@k per method (all gold passages in the top k)"
-                groups={report.allRecallCutoffs.map((k) => `k = ${k}`)}
-                xLabel="cut-off k"
-                yLabel="AR@k (%)"
+                rows={methodRows(report)}
+                axisLabel="AR@k (%)"
                 max={100}
                 format={percent}
                 series={cutoffSeries(report, report.allRecallCutoffs, (method, k) => method.allRecall.get(k) ?? null)}
               />
             )}
-            <EvalBarChart
-              testId="eval-chart-latency"
-              title="Latency per question"
-              groups={report.methods.map((method) => method.name)}
-              xLabel="method"
-              yLabel="latency (ms)"
-              format={milliseconds}
-              series={latencySeries(report)}
-            />
+            <EvalBarChart testId="eval-chart-latency" title="Latency per question" rows={methodRows(report)} axisLabel="latency (ms)" format={milliseconds} series={latencySeries(report)} />
           </div>
           {report.judge.map((pair) => (
             <EvalJudgeTable pair={pair} />

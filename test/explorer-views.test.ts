@@ -168,6 +168,43 @@ test('a method that needs an LLM is marked in the list before Run, and runs only
   assert.equal(await page.evaluate(() => 'kgragExplorer' in window), false);
 });
 
+test("local's subgraph names the top of each kind inside its frame, with a score scale; global lists the communities it used", { timeout: 60_000 }, async () => {
+  const { page } = session;
+  await openView('query');
+  await page.selectOption('[data-testid=query-method]', 'local');
+  await page.fill('[data-testid=query-question]', 'Who designed the Kester Weir Bridge?');
+  await page.click('[data-testid=query-run]');
+  await page.waitForSelector('[data-testid=subgraph-canvas][data-drawn]');
+  await frames();
+  await screenshot(page, 'views-local-subgraph');
+  // Labels drawn, none running past the right edge: the last columns of the label layer are blank.
+  const { painted, atEdge } = await page.evaluate(() => {
+    const layer = document.querySelector<HTMLCanvasElement>('[data-testid=subgraph-canvas] canvas.sigma-labels');
+    if (!layer) return { painted: 0, atEdge: -1 };
+    const context = layer.getContext('2d');
+    const all = context?.getImageData(0, 0, layer.width, layer.height).data ?? new Uint8ClampedArray();
+    const edge = context?.getImageData(layer.width - 3, 0, 3, layer.height).data ?? new Uint8ClampedArray();
+    const count = (pixels: Uint8ClampedArray) => {
+      let found = 0;
+      for (let index = 3; index < pixels.length; index += 4) if ((pixels[index] as number) > 0) found++;
+      return found;
+    };
+    return { painted: count(all), atEdge: count(edge) };
+  });
+  assert.ok(painted > 0, 'labels are drawn');
+  assert.equal(atEdge, 0, 'no label runs past the right edge');
+  assert.match((await page.textContent('[data-testid=subgraph-legend]')) ?? '', /entity \(\d+\) · score \d\.\d+–\d\.\d+/);
+
+  await page.selectOption('[data-testid=query-method]', 'global');
+  await page.click('[data-testid=query-run]');
+  const used = page.locator('[data-testid=query-communities] li');
+  await used.first().waitFor();
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=query-communities] li button:first-child')].some((button) => /^Community \d+$/.test(button.textContent ?? '')));
+  await used.first().locator('button').first().click();
+  await page.waitForSelector('[data-testid=community-panel]');
+  await screenshot(page, 'views-global-communities');
+});
+
 /** A report.json as `kgrag eval` writes it, for 19 methods: every built-in method and variant, proxies and a fallback among them. */
 function nineteenMethodReport(): string {
   const names = ['basic', 'basic:bm25', 'basic:hybrid', 'local', 'global', 'global:dynamic', 'drift', 'ppr', 'ppr:v1', 'kgp', 'kgp:lexical-agent', 'kgp:agent', 'tot', 'autokg', 'milvus', 'milvus:no-rerank', 'bm25-rerank', 'hyde', 'ppr:no-ner'];

@@ -24,7 +24,7 @@ interface Props {
   onDrawn?: () => void;
   /** Whether the canvas is visible (sigma measures its container again when it is shown). */
   active?: boolean;
-  /** Labels drawn without hovering: the query and this many top-scored nodes. */
+  /** Labels drawn without hovering: the query and this many top-scored nodes of each kind. */
   labelled?: number;
   testId?: string;
 }
@@ -67,31 +67,43 @@ function buildGraph(subgraph: QuerySubgraph, labelled: number): Graph<NodeAttrib
   const columns = columnsOf(subgraph);
   const maxScore = new Map<string, number>();
   for (const node of subgraph.nodes) maxScore.set(node.kind, Math.max(maxScore.get(node.kind) ?? 0, Math.abs(node.score ?? 0)));
-  const topIds = new Set(
+  // The nodes that matter are named: the top-scored of each kind (entities and passages alike), not the top of all.
+  const topIds = new Set<string>();
+  for (const kind of maxScore.keys()) {
+    if (kind === 'query') continue;
     subgraph.nodes
-      .filter((node) => node.kind !== 'query' && node.score !== undefined)
-      .sort((left, right) => (right.score ?? 0) / (maxScore.get(right.kind) || 1) - (left.score ?? 0) / (maxScore.get(left.kind) || 1) || (left.id < right.id ? -1 : 1))
+      .filter((node) => node.kind === kind)
+      .sort((left, right) => (right.score ?? 0) - (left.score ?? 0) || (left.id < right.id ? -1 : 1))
       .slice(0, labelled)
-      .map((node) => node.id),
-  );
+      .forEach((node) => topIds.add(node.id));
+  }
   const byColumn = new Map<number, QuerySubgraph['nodes']>();
   for (const node of subgraph.nodes) {
     const column = columns.get(node.id) ?? 0;
     byColumn.set(column, [...(byColumn.get(column) ?? []), node]);
   }
-  const tallest = Math.max(1, ...[...byColumn.values()].map((nodes) => nodes.length));
-  // Sigma fits the drawing to the canvas: tall columns would make the nodes overlap, so they shrink.
-  const shrink = Math.min(1, 16 / tallest);
-  for (const [column, nodes] of byColumn) {
-    // Highest scores at the top of each column; a column is centred on the tallest one.
+  // A layer of more than `layerRows` nodes is laid out in several narrow columns, the highest scores in the first:
+  // one column of 33 entities was a comb of dots too close to label.
+  const layerRows = 12;
+  const tallest = Math.min(layerRows, Math.max(1, ...[...byColumn.values()].map((nodes) => nodes.length)));
+  const shrink = Math.min(1, 12 / tallest);
+  const columnGap = 9;
+  let x = 0;
+  for (const column of [...byColumn.keys()].sort((left, right) => left - right)) {
+    const nodes = byColumn.get(column) ?? [];
     nodes.sort((left, right) => (right.score ?? 0) - (left.score ?? 0) || (left.id < right.id ? -1 : 1));
-    nodes.forEach((node, row) => {
+    const subColumns = Math.ceil(nodes.length / layerRows);
+    const rows = Math.min(layerRows, nodes.length);
+    nodes.forEach((node, index) => {
       if (graph.hasNode(node.id)) return;
       const relative = (maxScore.get(node.kind) ?? 0) > 0 ? Math.abs(node.score ?? 0) / (maxScore.get(node.kind) as number) : 0.5;
-      const text = node.label.length > 48 ? `${node.label.slice(0, 47)}…` : node.label;
+      const text = node.label.length > 40 ? `${node.label.slice(0, 39)}…` : node.label;
+      const subColumn = Math.floor(index / layerRows);
+      const row = index % layerRows;
       graph.addNode(node.id, {
-        x: column * Math.max(4, tallest / 2),
-        y: -(row - (nodes.length - 1) / 2) * 1.2,
+        // Sub-columns sit close, and rows alternate a little, so that the labels of neighbours do not meet.
+        x: x + subColumn * 2.4,
+        y: -(row - (rows - 1) / 2) * 1.2 - (subColumn % 2) * 0.6,
         size: node.kind === 'query' ? 12 : (3 + 8 * relative) * shrink + 1,
         label: text,
         color: kindColour(node.kind),
@@ -99,6 +111,7 @@ function buildGraph(subgraph: QuerySubgraph, labelled: number): Graph<NodeAttrib
         forceLabel: node.kind === 'query' || topIds.has(node.id),
       });
     });
+    x += (subColumns - 1) * 2.4 + columnGap;
   }
   for (const edge of subgraph.edges) {
     if (edge.source === edge.target || !graph.hasNode(edge.source) || !graph.hasNode(edge.target)) continue;
@@ -107,8 +120,32 @@ function buildGraph(subgraph: QuerySubgraph, labelled: number): Graph<NodeAttrib
   return graph;
 }
 
+/**
+ * Sigma's label drawer, but a label that would run past the canvas's right edge is drawn on the node's left: the
+ * last layer's labels stay inside the frame.
+ */
+function drawLabelInside(context: CanvasRenderingContext2D, data: { x: number; y: number; size: number; label?: string | null; color: string }, settings: { labelSize: number; labelFont: string; labelWeight: string }): void {
+  if (!data.label) return;
+  context.fillStyle = '#222';
+  context.font = `${settings.labelWeight} ${settings.labelSize}px ${settings.labelFont}`;
+  const width = context.measureText(data.label).width;
+  const canvasWidth = context.canvas.width / (window.devicePixelRatio || 1);
+  const right = data.x + data.size + 3 + width > canvasWidth - 4;
+  context.fillText(data.label, right ? data.x - data.size - 3 - width : data.x + data.size + 3, data.y + settings.labelSize / 3);
+}
+
+/** "0.05–0.43": the range of a kind's scores, for the legend's scale. */
+function scoreRange(subgraph: QuerySubgraph, kind: string): string | undefined {
+  const scores = subgraph.nodes.filter((node) => node.kind === kind && node.score !== undefined).map((node) => node.score as number);
+  if (scores.length === 0) return undefined;
+  const format = (value: number) => (Math.abs(value) >= 10 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toFixed(2));
+  const low = Math.min(...scores);
+  const high = Math.max(...scores);
+  return low === high ? format(high) : `${format(low)}–${format(high)}`;
+}
+
 /** A query's retrieved subgraph drawn with sigma: layered from the query, coloured by kind, sized by score. */
-export function SubgraphCanvas({ subgraph, method, onDrawn, active = true, labelled = 8, testId = 'subgraph-canvas' }: Props) {
+export function SubgraphCanvas({ subgraph, method, onDrawn, active = true, labelled = 6, testId = 'subgraph-canvas' }: Props) {
   const explorer = useExplorer();
   const container = useRef<HTMLDivElement>(null);
   const renderer = useRef<Sigma<NodeAttributes> | undefined>(undefined);
@@ -133,6 +170,7 @@ export function SubgraphCanvas({ subgraph, method, onDrawn, active = true, label
       defaultEdgeType: 'arrow',
       labelSize: 11,
       stagePadding: 40,
+      defaultDrawNodeLabel: drawLabelInside,
     });
     sigma.once('afterRender', () => {
       container.current?.setAttribute('data-drawn', String(graph.order));
@@ -168,12 +206,16 @@ export function SubgraphCanvas({ subgraph, method, onDrawn, active = true, label
     <div class="subgraph">
       <div class="subgraph-canvas" ref={container} data-testid={testId} aria-label="Retrieved subgraph" role="img" />
       <ul class="subgraph-legend" data-testid="subgraph-legend">
-        {kinds.map(([kind, count]) => (
-          <li>
-            <span class="swatch" style={{ background: kindColour(kind) }} />
-            {kind} ({count})
-          </li>
-        ))}
+        {kinds.map(([kind, count]) => {
+          const range = kind === 'query' ? undefined : scoreRange(subgraph, kind);
+          return (
+            <li>
+              <span class="swatch" style={{ background: kindColour(kind) }} />
+              {kind} ({count}){range && <span class="muted"> · score {range}</span>}
+            </li>
+          );
+        })}
+        <li class="muted">larger = higher score within its kind; the top {labelled} of each kind are named, the rest on hover</li>
       </ul>
     </div>
   );

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { QueryRequest, QueryResult } from '../api-types';
 import { type ChangedParams, nestParams, ParamsForm } from '../components/params-form';
 import { QueryAnswer } from '../components/query-answer';
+import { QueryCommunities } from '../components/query-communities';
 import { QueryPassages, RankingBadge, rankingOf } from '../components/query-passages';
 import { useQueryRun } from '../components/query-run';
 import { resultEntityIds } from '../components/query-subgraph-targets';
@@ -172,6 +173,12 @@ export function QueryView({ active }: { active: boolean }) {
                 )}
               </h3>
               <SubgraphCanvas subgraph={result.context.subgraph} method={result.method} active={active} onDrawn={() => answerDrawn(result)} />
+            </section>
+          )}
+          {result && !result.context.subgraph && (result.context.communities?.length ?? 0) > 0 && (
+            <section class="panel communities-panel">
+              <h3>Communities used ({result.context.communities?.length})</h3>
+              <QueryCommunities communities={result.context.communities ?? []} />
             </section>
           )}
           {result && (

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { EntityRecord } from '../src/core/types.js';
+import { startMockOpenAiServer } from '../src/testing/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
+import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+import { standardTestLlmConfig } from './helpers/standard-test-config.js';
 import { readEvents, startTestServer } from './helpers/test-server.js';
 
 const documents = [
@@ -136,4 +139,43 @@ test('on the command line: merge, edits, undo; an unknown entity is an error tha
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /no entity is named "Grace Hopper" \(merge\)/);
   assert.equal(unknown.stdout, '');
+});
+
+test('standard mode: a merge joins resolution\'s merges, splitting the name off undoes it, and the LLM is asked nothing new', async () => {
+  const corpus = new URL('../examples/sample-corpus/', import.meta.url).pathname;
+  let resolutionCalls = 0;
+  const llm = await startMockOpenAiServer({
+    reply: (request) => {
+      if (request.messages.some((message) => message.content.includes('{"clusters"'))) resolutionCalls++;
+      return sampleLlmReply(request);
+    },
+  });
+  const standard = await createKgrag({
+    workspace: join(scratch, 'standard'),
+    env: {},
+    config: { index: { mode: 'standard' }, llm: standardTestLlmConfig(llm.url), pipeline: { methods: ['local'] } } as never,
+  });
+  try {
+    await standard.index(['04-ivesley-and-thorne.md', '05-clara-ivesley.md'].map((name) => join(corpus, name)));
+    const before = await standard.store.table('entities').all();
+    const byDegree = [...before].sort((left, right) => right.degree - left.degree || left.title.localeCompare(right.title));
+    const [into, merged] = byDegree;
+    assert.ok(into && merged, 'two entities to merge');
+    const calls = resolutionCalls;
+    const { edit, run } = await standard.editEntities({ merge: [merged.title], into: into.title });
+    assert.equal(edit.kind, 'merge');
+    assert.ok(run.ran.includes('resolve-entities'), `resolution runs again: ${run.ran.join(', ')}`);
+    const after = await standard.store.table('entities').all();
+    assert.equal(after.length, before.length - 1);
+    const kept = after.find((entity) => entity.id === into.id);
+    assert.ok(kept?.aliases.includes(merged.title), `"${merged.title}" is now a name of "${into.title}": ${kept?.aliases.join(', ')}`);
+    assert.equal(resolutionCalls, calls, 'resolution read its earlier replies from the cache');
+
+    await standard.editEntities({ split: merged.title, from: into.title });
+    const split = await standard.store.table('entities').all();
+    assert.ok(split.some((entity) => entity.id === merged.id), 'the name is its own entity again');
+  } finally {
+    await standard.close();
+    await llm.close();
+  }
 });

@@ -65,5 +65,17 @@ test('merge an entity into the one in the panel, see the merge recorded, and und
   await page.waitForSelector('[data-testid=entity-edit]', { state: 'detached', timeout: 60_000 });
   await page.waitForSelector('[data-testid=entity-panel] .aliases', { state: 'detached' });
   await screenshot(page, 'entity-edit-02-undone');
-  assert.deepEqual(session.problems.list(), []);
+
+  // An edit another client makes: the side panel, open on the entity merged away, says it is gone.
+  await page.fill('[data-testid=entity-search]', 'Lovelace');
+  await page.click('[data-testid=entity-suggestions] li:has(strong:text-is("Lovelace"))');
+  await page.waitForSelector('[data-testid=entity-panel] h2:text-is("Lovelace")');
+  const edit = await fetch(`${session.server.url}/v1/entities/edits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ merge: ['Lovelace'], into: 'Countess of Lovelace' }) });
+  assert.equal(edit.status, 202);
+  await page.waitForSelector('[data-testid=inspector] [data-testid=entity-gone]', { timeout: 60_000 });
+  const gone = /^HTTP 404: GET .*\/v1\/entities\/[0-9a-f]+\?maxSources=10$|^console error: Failed to load resource: .*404/;
+  assert.deepEqual(
+    session.problems.list().filter((line) => !gone.test(line)),
+    [],
+  );
 });

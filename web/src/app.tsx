@@ -88,20 +88,22 @@ export function App() {
     if (!api) return;
     setStats(undefined);
     void refreshStats().catch((error: unknown) => setFailure(String(error)));
-    api
-      .methods()
-      .then(setMethods)
-      .catch((error: unknown) => setFailure(String(error)));
   }, [api, refreshStats]);
 
-  // What each method is built for changes with the index (a job for one method, the first documents).
+  // Asked once the stats say which generation is published, and again for each new one: what each method is built
+  // for changes with the index (a job for one method, the first documents).
   const generation = stats?.index.generation;
+  const methodsLoaded = useRef(false);
   useEffect(() => {
     if (!api || generation === undefined) return;
     api
       .methods()
-      .then(setMethods)
-      .catch(() => undefined);
+      .then((loaded) => {
+        methodsLoaded.current = true;
+        setMethods(loaded);
+      })
+      // Without the method list the explorer cannot work; a later reload that fails keeps the list it has.
+      .catch((error: unknown) => !methodsLoaded.current && setFailure(String(error)));
   }, [api, generation]);
 
   useEffect(() => {

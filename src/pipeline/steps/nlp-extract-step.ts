@@ -43,7 +43,7 @@ export const nlpExtractStep: PipelineStep = {
     const settings =
       edits.sameAs.size + edits.keepApart.size === 0
         ? contentId('nlp-graph-settings', configured, extractorVersion)
-        : contentId('nlp-graph-settings', configured, extractorVersion, JSON.stringify([[...edits.sameAs].sort(), [...edits.keepApart].sort()]));
+        : contentId('nlp-graph-settings', configured, extractorVersion, JSON.stringify([Array.from(edits.sameAs).sort(), Array.from(edits.keepApart).sort()]));
     const { epoch, incremental } = await statisticsEpochOf(context, 'nlp-extract');
     const state = incremental ? decodeNounGraphState(await context.store.getBlob(nounGraphStateKey)) : undefined;
     const updated = state?.settings === settings ? await updateStep(context, rules, state, epoch) : undefined;

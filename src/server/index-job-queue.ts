@@ -38,8 +38,12 @@ export interface IndexJobQueue {
   list(): Promise<JobView[]>;
   /** Cancels a queued job, or aborts a running one (its draft is dropped) and waits for it to stop. Undefined for an unknown id. */
   cancel(id: string): Promise<JobView | undefined>;
-  /** Receives every change of the job until it ends; returns the unsubscribe function. */
-  subscribe(id: string, listener: (event: JobEvent) => void): () => void;
+  /**
+   * Follows a job: resolves with the job as it is now, and from then on the listener receives every later event in
+   * order, the last being the `job-status` event that ends it (none when the job had already ended). Undefined for an
+   * unknown id.
+   */
+  subscribe(id: string, listener: (event: JobEvent) => void): Promise<JobSubscription | undefined>;
   /**
    * Stops taking jobs and interrupts the running one, keeping its draft and marking it queued in its file, so
    * that the next server resumes it where it stopped. Resolves when the running job has stopped.
@@ -47,6 +51,13 @@ export interface IndexJobQueue {
   shutdown(): Promise<void>;
   /** Resolves once no job is queued or running (tests, benchmarks). */
   idle(): Promise<void>;
+}
+
+/** A job being followed: {@link IndexJobQueue.subscribe}. */
+export interface JobSubscription {
+  /** The job when the subscription began; every event after it goes to the listener. */
+  job: JobView;
+  unsubscribe(): void;
 }
 
 interface JobRecord {
@@ -282,15 +293,20 @@ export function openIndexJobQueue(options: IndexJobQueueOptions): IndexJobQueue 
       }
       return structuredClone(record.view);
     },
-    subscribe(id, listener) {
+    async subscribe(id, listener) {
+      const record = records.get(id);
+      if (!record) return undefined;
       let set = listeners.get(id);
       if (!set) {
         set = new Set();
         listeners.set(id, set);
       }
       set.add(listener);
-      return () => {
-        set.delete(listener);
+      return {
+        job: structuredClone(record.view),
+        unsubscribe: () => {
+          set.delete(listener);
+        },
       };
     },
     async shutdown() {

@@ -276,22 +276,28 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
       }
       return current;
     },
-    subscribe(id, listener) {
+    async subscribe(id, listener) {
+      // The row's view and its last event are read together: every event after this view reaches the listener.
+      const stored = await store.get(id);
+      if (stored === undefined) return undefined;
       let closed = false;
       void (async () => {
-        let after: number | undefined;
+        let after = stored.lastEvent;
         while (!closed) {
           try {
-            if (after === undefined) after = (await store.get(id))?.lastEvent ?? 0;
             const events = await store.eventsAfter(id, after);
             if (events.length > 0) {
+              // The job as it is after these events (a later one may already have changed it too).
               const job = await get(id);
+              if (job === undefined) return;
               for (const { seq, event } of events) {
+                if (closed) return;
                 after = seq;
-                if (job === undefined || closed) break;
-                listener({ job, event: event as JobEvent['event'] });
+                const jobEvent = event as JobEvent['event'];
+                listener({ job, event: jobEvent });
+                if (jobEvent.type === 'job-status' && isEnded(jobEvent.status)) return;
               }
-              if (job === undefined || isEnded(job.status)) return;
+              continue;
             }
           } catch {
             // The database is away: the stream waits for it and goes on where it was.
@@ -299,8 +305,11 @@ export function openSharedIndexJobQueue(options: SharedIndexJobQueueOptions): In
           await new Promise((resolve) => setTimeout(resolve, followMs));
         }
       })();
-      return () => {
-        closed = true;
+      return {
+        job: viewOf(stored),
+        unsubscribe: () => {
+          closed = true;
+        },
       };
     },
     async shutdown() {

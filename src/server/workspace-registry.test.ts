@@ -20,11 +20,10 @@ test('onIndexReady is told when a workspace opens and after each job that publis
     assert.deepEqual(ready, ['default']);
     const ended = (id: string): Promise<void> =>
       new Promise((resolve) => {
-        const unsubscribe = workspace.jobs.subscribe(id, ({ job }) => {
-          if (job.endedAt !== null) {
-            unsubscribe();
-            resolve();
-          }
+        void workspace.jobs.subscribe(id, ({ job }) => {
+          if (job.endedAt !== null) resolve();
+        }).then((subscription) => {
+          if (subscription?.job.endedAt !== null) resolve();
         });
       });
     const added = await workspace.jobs.submit({ kind: 'index', documents: [{ title: 'Weir', text: 'The Kester Weir marks the tidal limit of the River Kester.' }], paths: [] });

@@ -75,31 +75,30 @@ export const jobRoutes = [
     params: idParams,
     responses: { 200: { description: 'An event stream', contentType: 'text/event-stream' }, 404: problemResponse('No such job') },
     handler: async (c, { params, workspace }) => {
-      const current = await workspace.jobs.get(params.id);
-      if (!current) throw unknownJob(params.id);
+      const queue: JobEvent[] = [];
+      let wake: (() => void) | undefined;
+      let lastProgress = 0;
+      const subscription = await workspace.jobs.subscribe(params.id, (event) => {
+        if (event.event.type === 'step-progress') {
+          const time = Date.now();
+          if (time - lastProgress < progressIntervalMs) return;
+          lastProgress = time;
+        }
+        queue.push(event);
+        wake?.();
+      });
+      if (!subscription) throw unknownJob(params.id);
       return streamSSE(c, async (stream) => {
-        const queue: JobEvent[] = [];
-        let wake: (() => void) | undefined;
-        let lastProgress = 0;
-        const unsubscribe = workspace.jobs.subscribe(params.id, (event) => {
-          if (event.event.type === 'step-progress') {
-            const time = Date.now();
-            if (time - lastProgress < progressIntervalMs) return;
-            lastProgress = time;
-          }
-          queue.push(event);
-          wake?.();
-        });
         stream.onAbort(() => {
-          unsubscribe();
+          subscription.unsubscribe();
           wake?.();
         });
         try {
-          // Subscribed first, then read: no event between the two is lost.
-          const start = (await workspace.jobs.get(params.id)) ?? current;
-          await stream.writeSSE({ event: 'job', data: JSON.stringify(start) });
-          let job = start;
-          while (!ended(job) && !stream.aborted) {
+          let job = subscription.job;
+          await stream.writeSSE({ event: 'job', data: JSON.stringify(job) });
+          // The stream ends on the event that ends the job: every event before it is sent, however late it arrives.
+          let done = ended(job);
+          while (!done && !stream.aborted) {
             const next = queue.shift();
             if (!next) {
               await new Promise<void>((resolve) => {
@@ -109,12 +108,14 @@ export const jobRoutes = [
               continue;
             }
             job = next.job;
-            if (next.event.type === 'job-status') await stream.writeSSE({ event: 'status', data: JSON.stringify({ status: next.event.status }) });
-            else await stream.writeSSE({ event: 'pipeline', data: JSON.stringify(next.event) });
+            if (next.event.type === 'job-status') {
+              await stream.writeSSE({ event: 'status', data: JSON.stringify({ status: next.event.status }) });
+              done = next.event.status !== 'queued' && next.event.status !== 'running';
+            } else await stream.writeSSE({ event: 'pipeline', data: JSON.stringify(next.event) });
           }
           if (!stream.aborted) await stream.writeSSE({ event: 'end', data: JSON.stringify(job) });
         } finally {
-          unsubscribe();
+          subscription.unsubscribe();
         }
       });
     },

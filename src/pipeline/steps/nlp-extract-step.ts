@@ -7,6 +7,7 @@ import { type GraphMentionRules, graphMentions, phraseKeyOfName } from '../../ex
 import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../extract/nlp-graph/noun-phrase-extractor.js';
 import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from '../../extract/nlp-graph/noun-graph-state.js';
 import { autoTypingCutoff, typeEntities } from '../../extract/nlp-graph/type-entities.js';
+import { titleMentions, withTitleMentions, type TitledPhraseExtraction } from '../../extract/nlp-graph/title-mentions.js';
 import { updateNounGraph } from '../../extract/nlp-graph/update-noun-graph.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { StepContext, StepOutput, PipelineStep } from '../pipeline-step.js';
@@ -16,6 +17,8 @@ import { readEntityEdits } from './entity-edits-step.js';
 export const nounPhraseExtractor = 'nlp-noun-phrases';
 const extractor = nounPhraseExtractor;
 const extractorVersion = String(nounPhraseExtractorVersion);
+/** Bumped when the graph's reading of document titles changes (`title-mentions.ts`): the graph is built afresh. */
+const titleReading = 1;
 
 /** Blob key of the noun graph's state (`noun-graph-state.ts`): its figures and counts, for updates between refreshes. */
 export const nounGraphStateKey = 'nlp-graph:state';
@@ -32,7 +35,7 @@ export const nlpExtractStep: PipelineStep = {
   // 2: figures frozen between refreshes; the output version is a multiset hash of the rows.
   version: 2,
   reads: ['chunk', 'statistics', 'entity-edits'],
-  settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion }),
+  settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion, titles: titleReading }),
   englishOnly: () => true,
 
   async run(context) {
@@ -42,8 +45,8 @@ export const nlpExtractStep: PipelineStep = {
     const configured = JSON.stringify(context.config.extract.nlp);
     const settings =
       edits.sameAs.size + edits.keepApart.size === 0
-        ? contentId('nlp-graph-settings', configured, extractorVersion)
-        : contentId('nlp-graph-settings', configured, extractorVersion, JSON.stringify([Array.from(edits.sameAs).sort(), Array.from(edits.keepApart).sort()]));
+        ? contentId('nlp-graph-settings', configured, extractorVersion, titleReading)
+        : contentId('nlp-graph-settings', configured, extractorVersion, titleReading, JSON.stringify([Array.from(edits.sameAs).sort(), Array.from(edits.keepApart).sort()]));
     const { epoch, incremental } = await statisticsEpochOf(context, 'nlp-extract');
     const state = incremental ? decodeNounGraphState(await context.store.getBlob(nounGraphStateKey)) : undefined;
     const updated = state?.settings === settings ? await updateStep(context, rules, state, epoch) : undefined;
@@ -51,26 +54,43 @@ export const nlpExtractStep: PipelineStep = {
   },
 };
 
-/** Parses the chunks that have no stored extraction of this extractor's version, pausing after each chunk. */
-async function extract(context: StepContext, chunks: readonly Pick<ChunkRecord, 'id' | 'text'>[], stored: ReadonlyMap<string, ExtractionRecord>, total: number): Promise<{ extractions: Map<string, PhraseExtraction>; created: ExtractionRecord[] }> {
+/**
+ * Parses the chunks that have no stored extraction of this extractor's version, pausing after each chunk, and finds
+ * where each chunk writes its document's title; an extraction stored before titles were read is given them and
+ * written again.
+ */
+async function extract(
+  context: StepContext,
+  chunks: readonly Pick<ChunkRecord, 'id' | 'text' | 'documentId'>[],
+  stored: ReadonlyMap<string, ExtractionRecord>,
+  total: number,
+): Promise<{ extractions: Map<string, PhraseExtraction>; created: ExtractionRecord[] }> {
   const pending = chunks.filter((chunk) => !stored.has(chunk.id));
   const onExtracted = (done: number): void => {
     if (done === 1 || done % 250 === 0 || done === pending.length) context.progress(total - pending.length + done, total, 'chunks');
   };
   // Parsing is most of a fresh build: it pauses after every chunk, so that Ctrl-C, SIGTERM and progress get through.
   const parsed = await runTask(extractNounPhrasesTask(pending.map((chunk) => chunk.text), onExtracted), { signal: context.signal });
-  const created: ExtractionRecord[] = pending.map((chunk, index) => ({
-    id: contentId('extraction', chunk.id, extractor, extractorVersion),
-    chunkId: chunk.id,
-    extractor,
-    model: 'wink-eng-lite-web-model',
-    promptHash: extractorVersion,
-    raw: '',
-    parsed: parsed[index],
-  }));
+  const untitled = chunks.filter((chunk) => !stored.has(chunk.id) || (stored.get(chunk.id)?.parsed as TitledPhraseExtraction).titleMentions === undefined);
+  const documentIds = Array.from(new Set(untitled.map((chunk) => chunk.documentId)));
+  const titles = new Map((await context.store.table('documents').pick(['id', 'title'], { column: 'id', values: documentIds })).map((document) => [document.id, document.title]));
+  const parsedOf = new Map(pending.map((chunk, index) => [chunk.id, parsed[index] as PhraseExtraction]));
+  const created: ExtractionRecord[] = untitled.map((chunk) => {
+    const extraction = parsedOf.get(chunk.id) ?? (stored.get(chunk.id)?.parsed as PhraseExtraction);
+    const titled: TitledPhraseExtraction = { ...extraction, titleMentions: titleMentions(chunk.text, extraction, titles.get(chunk.documentId)) };
+    return {
+      id: contentId('extraction', chunk.id, extractor, extractorVersion),
+      chunkId: chunk.id,
+      extractor,
+      model: 'wink-eng-lite-web-model',
+      promptHash: extractorVersion,
+      raw: '',
+      parsed: titled,
+    };
+  });
   const extractions = new Map<string, PhraseExtraction>();
-  for (const [chunkId, record] of stored) extractions.set(chunkId, record.parsed as PhraseExtraction);
-  created.forEach((record) => extractions.set(record.chunkId, record.parsed as PhraseExtraction));
+  for (const [chunkId, record] of stored) extractions.set(chunkId, withTitleMentions(record.parsed as TitledPhraseExtraction));
+  created.forEach((record) => extractions.set(record.chunkId, withTitleMentions(record.parsed as TitledPhraseExtraction)));
   return { extractions, created };
 }
 
@@ -145,7 +165,7 @@ async function updateStep(context: StepContext, rules: GraphMentionRules, state:
     state,
     {
       added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, rules) })),
-      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as PhraseExtraction, rules) })),
+      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions(withTitleMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as TitledPhraseExtraction), rules) })),
     },
     config.extract.nlp,
     {
@@ -154,7 +174,7 @@ async function updateStep(context: StepContext, rules: GraphMentionRules, state:
         const parsed = ownExtractions(await store.table('extractions').where('chunkId', ids));
         return texts.flatMap((chunk) => {
           const record = parsed.get(chunk.id);
-          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(record.parsed as PhraseExtraction, rules) }] : [];
+          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(withTitleMentions(record.parsed as TitledPhraseExtraction), rules) }] : [];
         });
       },
       entities: (ids) => store.table('entities').get(ids),

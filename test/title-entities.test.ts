@@ -1,0 +1,51 @@
+// Issue 40: a document's title names what it is about; where its text writes the title, the fast graph has it as one
+// entity even when the tagger cuts it apart — in a fresh build and in an update between refreshes.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import type { InputDocument } from '../src/pipeline/pipeline-step.js';
+
+const folders: string[] = [];
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+const open = (refreshShare: number): Promise<Kgrag> => {
+  const folder = mkdtempSync(join(tmpdir(), 'kgrag-title-entities-'));
+  folders.push(folder);
+  return createKgrag({ workspace: folder, env: {}, config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['local'] } } });
+};
+
+const film: InputDocument = {
+  title: "Man's Favorite Sport? (film)",
+  text: "Man's Favorite Sport? is a 1964 American comedy film directed by Howard Hawks and starring Rock Hudson and Paula Prentiss. Hawks later said that Rock Hudson was miscast in Man's Favorite Sport?.",
+  source: 'test:film',
+};
+const others: InputDocument[] = [
+  { title: 'Howard Hawks', text: 'Howard Hawks was an American film director. Howard Hawks directed Bringing Up Baby with Cary Grant.', source: 'test:hawks' },
+  { title: 'Rock Hudson', text: 'Rock Hudson was an American actor. Rock Hudson starred with Doris Day in Pillow Talk.', source: 'test:hudson' },
+  { title: 'Paula Prentiss', text: 'Paula Prentiss is an American actress. Paula Prentiss married Richard Benjamin.', source: 'test:prentiss' },
+];
+const names = async (kgrag: Kgrag): Promise<string[]> => (await kgrag.store.table('entities').all()).flatMap((entity) => [entity.title, ...entity.aliases]);
+
+describe('document titles in the fast graph', () => {
+  it('finds a title the tagger cuts apart as one entity, in a fresh build and in an update between refreshes, and a delete takes it away', async () => {
+    const fresh = await open(0);
+    const updated = await open(1);
+    try {
+      await fresh.index(others.concat(film));
+      assert.ok((await names(fresh)).includes("Man's Favorite Sport?"), (await names(fresh)).join(', '));
+      await updated.index(others);
+      assert.ok(!(await names(updated)).includes("Man's Favorite Sport?"));
+      await updated.index([film]);
+      assert.ok((await names(updated)).includes("Man's Favorite Sport?"), 'added between refreshes');
+      await updated.delete([film.source as string]);
+      assert.ok(!(await names(updated)).includes("Man's Favorite Sport?"), 'deleted with its document');
+    } finally {
+      await fresh.close();
+      await updated.close();
+    }
+  });
+});

@@ -154,6 +154,7 @@ describe('local: context assembly', () => {
     });
     const graph: LocalGraph = {
       entityTitle: new Map(),
+      entityByName: new Map(),
       relationIds: source.map((_, index) => `r${index}`),
       relationSource: source,
       relationTarget: target,
@@ -165,6 +166,40 @@ describe('local: context assembly', () => {
     assert.deepEqual(rankRelationships(graph, ['a', 'b'], 10), [5, 1, 0, 2, 3, 4]);
     assert.deepEqual(rankRelationships(graph, ['a', 'b'], 1), [5, 1, 0, 2], 'cap: 1 × 2 entities');
     assert.deepEqual(rankRelationships(graph, ['a'], 10), [3, 0, 5, 1], 'for a alone every relation leaves the set; ties keep table order');
+  });
+});
+
+describe('local: entities the question names', () => {
+  test('lead the selection and take turns in the text units: a comparison of two names gets both, however often one is named elsewhere', async () => {
+    const folder = mkdtempSync(join(root, 'named-'));
+    const kgrag = await createKgrag({ workspace: folder, env: {} });
+    try {
+      const songs = ['Down', 'Amber', 'Creatures', 'Beautiful Disaster', 'Come Original', 'Hey You'].map((song) => ({
+        title: `${song} (311 song)`,
+        text: `${song} is a song by the American rock band 311, written by the singer Nick Hexum. The American singer Nick Hexum sang ${song} on tour in America, and Nick Hexum later called ${song} his favourite song of 311.`,
+        source: `test:${song}`,
+      }));
+      // Singers whose names share a word with one the question names, as in any large corpus.
+      const singers = ['Carole King', 'Ben E. King', 'B.B. King', 'Albert King', 'Freddie King', 'Evelyn King', 'Mark Lanegan', 'Mark McGrath', 'Mark Hoppus', 'Mark Wills', 'Mark Chesnutt', 'Mark Kozelek'].map((name) => ({
+        title: name,
+        text: `${name} is an American singer. The American singer ${name} recorded songs in America, and ${name} was named the best American singer of the year.`,
+        source: `test:${name}`,
+      }));
+      await kgrag.index(
+        songs.concat(singers, [
+          { title: 'Mark King (musician)', text: 'Mark King is a bass player from England, of the band Level 42. Mark King was born on the Isle of Wight.', source: 'test:king' },
+          { title: 'Nick Hexum', text: 'Nick Hexum is an American singer and guitarist, the lead vocalist of 311. Nick Hexum was born in Madison.', source: 'test:hexum' },
+        ]),
+        { mode: 'fast' },
+      );
+      const result = await kgrag.query('Which singer is American, Mark King or Nick Hexum?', { method: 'local', contextOnly: true });
+      const firstTwo = result.context.chunks.slice(0, 2).map((chunk) => chunk.documentTitle);
+      assert.ok(firstTwo.includes('Mark King (musician)') && firstTwo.some((title) => title?.includes('Hexum') || title?.includes('311')), firstTwo.join(', '));
+      const embeddingOnly = await kgrag.query('Which singer is American, Mark King or Nick Hexum?', { method: 'local', contextOnly: true, params: { namedEntities: false } });
+      assert.notEqual(embeddingOnly.context.chunks[0]?.documentTitle, 'Mark King (musician)', "GraphRAG's match alone ranks the other singers' descriptions first");
+    } finally {
+      await kgrag.close();
+    }
   });
 });
 

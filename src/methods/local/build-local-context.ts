@@ -2,8 +2,10 @@ import type { CitedDataset, ContextChunk } from '../../answer/answer-types.js';
 import type { CitableRecord } from '../../answer/generate-answer.js';
 import { packTable, tableCell, type PackedTable, type TableRow } from '../../answer/pack-table.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
+import { normalizePhrase } from '../../text/normalize-phrase.js';
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
+import { questionNounPhrases } from '../shared/question-noun-phrases.js';
 import { hasClaims, localCommunities, localGraph, type LocalGraph } from './local-lookups.js';
 
 /** What shapes a local context; {@link LocalConfig} with the budget resolved. */
@@ -16,6 +18,8 @@ export interface LocalContextOptions {
   communityLevel: number;
   conversationHistory: ReadonlyArray<{ role: string; content: string }>;
   conversationHistoryMaxTurns: number;
+  /** Entities the question names lead the selection (a deviation from GraphRAG). @default true */
+  namedEntities?: boolean;
 }
 
 /** Rows {@link buildLocalContext} reads besides those it shows. */
@@ -348,6 +352,7 @@ async function sourcesSection(
   context: MethodContext,
   question: string,
   selected: ReadonlyArray<{ entity: EntityRecord; score: number }>,
+  named: number,
   budget: number,
 ): Promise<PackedTable<ContextChunk>> {
   const graph = await localGraph(context);
@@ -372,6 +377,17 @@ async function sourcesSection(
   const textScores = new Map(terms.length === 0 ? [] : (await context.store.searchText('chunks', terms, textRankDepth)).map((hit) => [hit.id, hit.score]));
   const textScore = (unit: (typeof units)[number]): number => textScores.get(unit.id) ?? 0;
   units.sort((left, right) => left.order - right.order || textScore(right) - textScore(left) || right.relationships - left.relationships || left.position - right.position);
+  // The entities the question names take turns, each its best unit first: a comparison of two names needs both.
+  const turn = new Map<string, number>();
+  const rounds = new Map<number, number>();
+  for (const unit of units) {
+    if (unit.order >= named) continue;
+    const round = rounds.get(unit.order) ?? 0;
+    rounds.set(unit.order, round + 1);
+    turn.set(unit.id, round);
+  }
+  const turnOf = (unit: (typeof units)[number]): number => turn.get(unit.id) ?? units.length;
+  units.sort((left, right) => turnOf(left) - turnOf(right) || left.order - right.order || textScore(right) - textScore(left) || right.relationships - left.relationships || left.position - right.position);
   return packFetched(
     'Sources',
     'id|text',
@@ -383,17 +399,29 @@ async function sourcesSection(
   );
 }
 
-/** Matches the question (and the recent user turns) to entities by their description embeddings: ids and scores, best first. */
-async function matchEntities(context: MethodContext, question: string, options: LocalContextOptions): Promise<Array<{ id: string; score: number }>> {
+/**
+ * Matches the question (and the recent user turns) to entities by their description embeddings, as GraphRAG does,
+ * after — a deviation — the entities the question names: a proper name or noun phrase of the question (the
+ * noun-phrase extractor, no LLM call) that is an entity's title or alias. A description embedding ranks a name the
+ * question writes below entities whose descriptions share its other words ("Which singer is American, Mark King or
+ * Nick Hexum?" matched Nick Hexum's band's songs, not Mark King). Ids and scores, best first, with how many lead as named.
+ */
+async function matchEntities(context: MethodContext, question: string, options: LocalContextOptions): Promise<{ hits: Array<{ id: string; score: number }>; named: number }> {
   const turns = recentUserTurns(options.conversationHistory, options.conversationHistoryMaxTurns);
   const text = turns.length > 0 ? `${question}\n${turns.join('\n')}` : question;
-  const vector = await context.embedQuery(text);
+  const byName = options.namedEntities ?? true;
+  const [vector, phrases, graph] = await Promise.all([context.embedQuery(text), byName ? questionNounPhrases(question) : [], localGraph(context)]);
   // GraphRAG keeps every one of the oversampled hits (2 × topKEntities), not just the top k.
-  return context.trace.time(
+  const found = await context.trace.time(
     'entity-search',
     () => context.store.vectors('entities').search(vector, options.topKEntities * 2),
-    (found) => ({ hits: found.length }),
+    (hits) => ({ hits: hits.length }),
   );
+  const namedIds = Array.from(new Set(phrases.flatMap((phrase) => graph.entityByName.get(normalizePhrase(phrase)) ?? [])));
+  const best = found[0]?.score ?? 1;
+  const named = namedIds.map((id) => ({ id, score: found.find((hit) => hit.id === id)?.score ?? best }));
+  const namedSet = new Set(namedIds);
+  return { hits: named.concat(found.filter((hit) => !namedSet.has(hit.id))), named: named.length };
 }
 
 /** The rows of the matched entities, in match order; a match without a row is left out. */
@@ -419,7 +447,7 @@ export async function buildLocalContext(context: MethodContext, question: string
     stopAtFirstMiss: true,
   });
   const historySection: LocalSection = { text: history.included.length > 0 ? history.text : '', tokens: history.included.length > 0 ? history.tokens : 0, budget: maxTokens };
-  const hits = await matchEntities(context, question, options);
+  const { hits, named } = await matchEntities(context, question, options);
   const hitIds = hits.map((hit) => hit.id);
   // Read once, and awaited by each section only where it needs the rows: the reports and the relationships are
   // chosen from the matched ids alone, so their reads go out beside this one (a round trip each on a remote store).
@@ -438,7 +466,7 @@ export async function buildLocalContext(context: MethodContext, question: string
       const [matchedReports, localTables, sourceTable, rows] = await Promise.all([
         reportsFor(hitIds),
         localSection(context, hitIds, selectedRows, options, shares.local - reserve),
-        selectedRows.then((found) => sourcesSection(context, question, found, shares.sources - reserve)),
+        selectedRows.then((found) => sourcesSection(context, question, found, named, shares.sources - reserve)),
         selectedRows,
       ]);
       // A match without a row (not in a consistent index) must not count in the reports' order.

@@ -22,6 +22,10 @@ export const localConfig = z
     communityLevel: z.number().int().min(0).default(2).describe('Deepest community level whose reports are used (GraphRAG CLI --community-level)'),
     conversationHistory: z.array(conversationTurn).default([]).describe('Earlier turns of the conversation, oldest first'),
     conversationHistoryMaxTurns: z.number().int().min(0).default(5).describe('Most recent user turns used from the conversation history'),
+    namedEntities: z
+      .boolean()
+      .default(true)
+      .describe("A deviation: entities the question names (an entity's title or alias) lead the selection and their text units take turns; false matches by description embedding alone, as GraphRAG does"),
   })
   .strict()
   .refine((params) => params.textUnitProp + params.communityProp <= 1, {

@@ -1,9 +1,12 @@
+import { normalizePhrase } from '../../text/normalize-phrase.js';
 import type { MethodContext } from '../query-method.js';
 
 /** The relation graph in arrays, loaded once per index so a query never scans the relations table. */
 export interface LocalGraph {
   /** Entity id → title, for the source/target cells of relationship rows. */
   entityTitle: ReadonlyMap<string, string>;
+  /** A name as {@link normalizePhrase} leaves it → the entity of that title (else of that alias), the most connected first. */
+  entityByName: ReadonlyMap<string, string>;
   relationIds: readonly string[];
   relationSource: readonly string[];
   relationTarget: readonly string[];
@@ -26,7 +29,7 @@ export interface LocalCommunities {
 export function localGraph(context: MethodContext): Promise<LocalGraph> {
   return context.memo('local:graph', async () => {
     const [entities, relations] = await Promise.all([
-      context.store.table('entities').pick(['id', 'title']),
+      context.store.table('entities').pick(['id', 'title', 'aliases', 'degree']),
       context.store.table('relations').pick(['id', 'source', 'target', 'combinedDegree', 'chunkIds']),
     ]);
     const adjacency = new Map<string, number[]>();
@@ -41,8 +44,21 @@ export function localGraph(context: MethodContext): Promise<LocalGraph> {
       link(relation.source, index);
       if (relation.target !== relation.source) link(relation.target, index);
     });
+    const entityByName = new Map<string, string>();
+    const byDegree = entities.slice().sort((left, right) => right.degree - left.degree || (left.id < right.id ? -1 : 1));
+    for (const entity of byDegree) {
+      const name = normalizePhrase(entity.title);
+      if (name.length > 0 && !entityByName.has(name)) entityByName.set(name, entity.id);
+    }
+    for (const entity of byDegree) {
+      for (const alias of entity.aliases) {
+        const name = normalizePhrase(alias);
+        if (name.length > 0 && !entityByName.has(name)) entityByName.set(name, entity.id);
+      }
+    }
     return {
       entityTitle: new Map(entities.map((entity) => [entity.id, entity.title])),
+      entityByName,
       relationIds: relations.map((relation) => relation.id),
       relationSource: relations.map((relation) => relation.source),
       relationTarget: relations.map((relation) => relation.target),

@@ -163,7 +163,7 @@ describe('query engine', () => {
       assert.deepEqual(scores(await engine.retrieve({ question: 'a', method: 'both', topK: 7, params: { second: 4 } })), { first: 7, second: 4, depth: 3 });
       const none = await engine.retrieve({ question: 'a', method: 'none', topK: 7 });
       assert.deepEqual(scores(none), { first: 1, second: 2, depth: 3 });
-      assert.deepEqual(none.warnings, ['topK (-k) does not apply to method "none", which has no top-k parameter, so it was ignored; set one of its parameters instead (-p name=value): first, second, depth']);
+      assert.deepEqual(none.warnings, ['topK does not apply to method "none", which has no top-k parameter, so it was ignored; set one of its parameters instead: first, second, depth']);
     } finally {
       await kgrag.close();
     }

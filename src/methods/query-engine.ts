@@ -271,10 +271,11 @@ export function createQueryEngine(options: QueryEngineOptions): QueryEngine {
     }
     const chosenVariant = variant ?? configuredVariant ?? method.variants[0];
     assertVariant(method, chosenVariant);
-    // A top-k the method has no parameter for would otherwise be dropped without a word.
+    // A top-k the method has no parameter for would otherwise be dropped without a word. The warning reaches every
+    // surface (CLI, HTTP, MCP, explorer), so it names the request's field and the method's keys, not a flag.
     const ignoredTopK =
       topK !== undefined && topKParams.length === 0
-        ? `topK (-k) does not apply to method "${method.name}", which has no top-k parameter, so it was ignored; set one of its parameters instead (-p name=value): ${keys.filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`
+        ? `topK does not apply to method "${method.name}", which has no top-k parameter, so it was ignored; set one of its parameters instead: ${keys.filter((key) => !indexSettings.has(key)).join(', ') || 'none'}`
         : undefined;
     return { params: parsed.data as Record<string, unknown>, variant: chosenVariant, ignoredTopK };
   };

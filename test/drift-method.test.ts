@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { sampleWorkspace } from './helpers/test-server.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel, type ScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 
-const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'kgrag-drift-'));
-const workspace = join(root, 'sample');
+/** A copy of the sample corpus's fast index, built once per test run (test/helpers/test-server.ts). */
+let workspace = '';
 
 const open = (options: Parameters<typeof createKgrag>[0] = {}): Promise<Kgrag> => createKgrag({ workspace, env: {}, ...options });
 
@@ -55,12 +52,10 @@ function driftModel(): { llm: ScriptedLanguageModel; cited: { report: number; so
 }
 
 before(async () => {
-  const kgrag = await open();
-  await kgrag.index([corpus], { mode: 'fast' });
-  await kgrag.close();
+  workspace = await sampleWorkspace();
 });
 
-after(() => rmSync(root, { recursive: true, force: true }));
+after(() => rmSync(workspace, { recursive: true, force: true }));
 
 describe('drift', () => {
   const params = { driftKFollowups: 6, primerFolds: 3, nDepth: 2 };

@@ -166,8 +166,10 @@ describe('an index updated with refreshShare 0 (every update refits the corpus s
     }
   });
 
-  it('keeps every method’s recall on the sample questions', async () => {
-    const evaluate = async (kgrag: Kgrag): Promise<EvaluationReport> => (await runEvaluation({ kgrag, dataset, methods: ['all'], answer: false })).report;
+  // The other methods read only tables the first test finds identical, and rank deterministically from them.
+  it('keeps the recall of every method that reads the communities (local, global, drift) on the sample questions', async () => {
+    const evaluate = async (kgrag: Kgrag): Promise<EvaluationReport> =>
+      (await runEvaluation({ kgrag, dataset, methods: ['local', 'global:static', 'global:dynamic', 'drift'], answer: false })).report;
     const expected = await evaluate(fresh);
     const actual = await evaluate(incremental);
     let compared = 0;
@@ -179,11 +181,11 @@ describe('an index updated with refreshShare 0 (every update refits the corpus s
       for (const k of [1, 2, 5, 10]) {
         const freshRecall = report[`recall@${k}`] ?? 0;
         const keptRecall = kept[`recall@${k}`] ?? 0;
-        // One question's worth of slack for the methods that read communities, none for the others (equal tables).
-        const slack = ['local', 'global', 'drift'].some((name) => method.startsWith(name)) ? 100 / report.questions_with_gold : 0;
+        // One question's worth of slack: the communities of an update need not be the fresh build's.
+        const slack = 100 / report.questions_with_gold;
         assert.ok(keptRecall >= freshRecall - slack - 1e-9, `${method} recall@${k}: ${keptRecall} vs ${freshRecall} fresh`);
       }
     }
-    assert.ok(compared >= 6, `only ${compared} methods ran without an LLM`);
+    assert.equal(compared, 4, `only ${compared} of the 4 methods ran without an LLM`);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
+import { sampleWorkspace } from './helpers/test-server.js';
 import { createRandom, type Random } from '../src/core/random.js';
 import { rankRelationships } from '../src/methods/local/build-local-context.js';
 import type { LocalGraph } from '../src/methods/local/local-lookups.js';
@@ -15,7 +16,8 @@ import { queryTerms } from '../src/text/word-tokens.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-local-'));
-const workspace = join(root, 'sample');
+/** A copy of the sample corpus's fast index, built once per test run (test/helpers/test-server.ts). */
+let workspace = '';
 const tokenizer = await createTokenizer('o200k_base');
 
 const open = (options: Parameters<typeof createKgrag>[0] = {}): Promise<Kgrag> => createKgrag({ workspace, env: {}, ...options });
@@ -41,12 +43,13 @@ function pick<T>(random: Random, items: readonly T[]): T {
 }
 
 before(async () => {
-  const kgrag = await open();
-  await kgrag.index([corpus], { mode: 'fast' });
-  await kgrag.close();
+  workspace = await sampleWorkspace();
 });
 
-after(() => rmSync(root, { recursive: true, force: true }));
+after(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(workspace, { recursive: true, force: true });
+});
 
 describe('local: context assembly', () => {
   test('sections come in GraphRAG order: Reports, Entities, Relationships, Sources; every table row is a record of the retrieval', async () => {

@@ -1,5 +1,6 @@
 import { packTable, tableCell } from '../../answer/pack-table.js';
 import { buildLocalContext, localSubgraph } from '../local/index.js';
+import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import { methodSpecificationVersion, type MethodAnswer, type QueryMethod, type Retrieval } from '../query-method.js';
 import { requireLlm } from '../shared/require-llm.js';
 import { driftLocalOptions, driftConfig, type DriftConfig } from './config.js';
@@ -27,6 +28,8 @@ export const driftMethod: QueryMethod<DriftConfig, DriftPreview> = {
   // DRIFT answers from a primer over reports and rounds of follow-up local searches; its passages for
   // evaluation are a local search of the question itself.
   ranking: { kind: 'proxy', note: 'passages of a local search of the question; DRIFT answers from reports and follow-up searches' },
+  // The entities the question names are found by the noun-phrase extractor (`namedEntities`): load it meanwhile.
+  prepare: (question) => prefetchQuestionNounPhrases(question),
   needsLlm: true,
   prompts: [driftPrompts.hyde, driftPrompts.primer, driftPrompts.local, driftPrompts.reduce],
   topKParam: 'localSearchTopKMappedEntities',

@@ -1,5 +1,6 @@
 import { builtMode } from '../../pipeline/built-methods.js';
 import { answerFromContext } from '../shared/answer-from-context.js';
+import { prefetchQuestionNounPhrases } from '../shared/question-noun-phrases.js';
 import { methodSpecificationVersion, type MethodAnswer, type MethodContext, type QueryMethod, type Retrieval } from '../query-method.js';
 import { buildLocalContext, type LocalContext, type LocalContextOptions } from './build-local-context.js';
 import { localSubgraph } from './local-subgraph.js';
@@ -24,6 +25,8 @@ export const localMethod: QueryMethod<LocalConfig, LocalContext> = {
   variants: [],
   config: localConfig,
   ranking: { kind: 'native' },
+  // The entities the question names are found by the noun-phrase extractor (`namedEntities`): load it meanwhile.
+  prepare: (question) => prefetchQuestionNounPhrases(question),
   prompts: [localAnswerSystemPrompt],
   topKParam: 'topKEntities',
   requires: ['chunk', 'communities', 'reports', 'embed-entities'],

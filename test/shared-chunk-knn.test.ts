@@ -88,7 +88,7 @@ describe('the shared chunk kNN graph', () => {
       assert.ok(result.context.chunks.length > 0);
       await assert.rejects(
         kgrag.query('Who founded the company?', { method: 'kgp', contextOnly: true, params: { graph: ['knn', 'entity'] } }),
-        (error: unknown) => KgragError.isInstance(error) && error.code === 'QUERY_INDEX_NOT_READY' && /knn links/.test(error.message) && /methods\.kgp\.indexGraphs/.test(error.hint ?? ''),
+        (error: unknown) => KgragError.isInstance(error) && error.code === 'QUERY_GRAPH_NOT_BUILT' && /knn links/.test(error.message) && /methods\.kgp\.indexGraphs/.test(error.hint ?? ''),
       );
     } finally {
       await kgrag.close();

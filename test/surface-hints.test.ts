@@ -53,6 +53,21 @@ test('a method that needs an LLM says so before it is asked, and its error over 
   assert.doesNotMatch(problem.detail, cliFlag);
 });
 
+test("kgp asked to traverse links its index was built without says how to build them, or which to ask for, over HTTP", async () => {
+  const response = await fetch(`${sample.url}/v1/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ question: 'Who built the bridge?', method: 'kgp', params: { graph: ['entity', 'knn'] } }),
+  });
+  const problem = (await response.json()) as { detail: string; code: string };
+  assert.equal(problem.code, 'QUERY_GRAPH_NOT_BUILT');
+  assert.match(problem.detail, /methods\.kgp\.indexGraphs/);
+  assert.match(problem.detail, /"graph"/);
+  assert.match(problem.detail, /it has entity, structural/, 'the kinds to ask for instead');
+  assert.doesNotMatch(problem.detail, /start an index job \(POST \/v1\/jobs\) and ask again/, 'a job alone builds no links the configuration does not ask for');
+  assert.doesNotMatch(problem.detail, cliFlag);
+});
+
 test('MCP tool errors give the MCP fix', async () => {
   const client = new Client({ name: 'hints-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${empty.url}/mcp`)));

@@ -87,6 +87,7 @@ const mcpHints: Readonly<Record<string, string>> = {
   QUERY_NO_INDEX: 'add documents first with add_documents',
   QUERY_INDEX_NOT_READY: 'the index is still being built: ask again when its job ends (job_status over HTTP)',
   QUERY_METHOD_NOT_BUILT: 'choose a method the index was built for (the error lists them)',
+  QUERY_GRAPH_NOT_BUILT: 'query with params {"graph": [...]} naming the kinds the index has (the error lists them); others need methods.kgp.indexGraphs in the server\'s configuration and an index job',
   QUERY_CONTEXT_ONLY_UNSUPPORTED: 'call query with contextOnly false, or choose a method whose context needs no LLM',
   QUERY_NEEDS_LLM: 'configure a chat model for the server (KGRAG_LLM_BASE_URL, or OPENAI_API_KEY), or query with a method that answers without one (local, basic, ppr, kgp)',
 };

@@ -49,6 +49,7 @@ const httpHints: Readonly<Record<string, string>> = {
   QUERY_NO_INDEX: 'add documents first: POST /v1/documents (JSON or files), or drop files on the explorer\'s Documents view; the index is there when that job ends',
   QUERY_INDEX_NOT_READY: 'start an index job (POST /v1/jobs) and ask again when it ends; an interrupted one resumes where it stopped',
   QUERY_METHOD_NOT_BUILT: 'build the index for it with POST /v1/jobs {"methods": ["<method>"]}, then ask again',
+  QUERY_GRAPH_NOT_BUILT: 'send params {"graph": [...]} with the kinds the index has (the error lists them), or have the server\'s configuration add the others to methods.kgp.indexGraphs and run an index job (POST /v1/jobs)',
   QUERY_CONTEXT_ONLY_UNSUPPORTED: 'send contextOnly: false to run it, or choose a method whose context needs no LLM',
   QUERY_NEEDS_LLM: 'configure a chat model for the server (KGRAG_LLM_BASE_URL, or OPENAI_API_KEY), or choose a method that answers without one (GET /methods: needsLlm false)',
 };
@@ -86,7 +87,7 @@ export function httpError(status: number, code: string, message: string, hint?: 
 }
 
 /** Errors about the workspace's state rather than the request: 409 Conflict. */
-const conflictCodes: ReadonlySet<string> = new Set(['STORE_WRITER_BUSY', 'QUERY_METHOD_NOT_BUILT', 'QUERY_NO_INDEX', 'STORE_NO_INDEX', 'QUERY_INDEX_NOT_READY', 'INDEX_WOULD_BE_EMPTY', 'INDEX_IMPORTED']);
+const conflictCodes: ReadonlySet<string> = new Set(['STORE_WRITER_BUSY', 'QUERY_METHOD_NOT_BUILT', 'QUERY_GRAPH_NOT_BUILT', 'QUERY_NO_INDEX', 'STORE_NO_INDEX', 'QUERY_INDEX_NOT_READY', 'INDEX_WOULD_BE_EMPTY', 'INDEX_IMPORTED']);
 
 function statusOf(error: KgragError): number {
   const explicit = error.details?.['httpStatus'];

@@ -275,8 +275,8 @@ export const kgpMethod: QueryMethod<KgpConfig> = {
     const lookups = await kgpLookups(context);
     const unbuilt = params.graph.filter((kind) => !lookups.kinds.includes(kind));
     if (unbuilt.length > 0) {
-      throw new KgragError(`kgp traverses the ${unbuilt.join(' and ')} links of the passage graph, which this index was built without`, {
-        code: 'QUERY_INDEX_NOT_READY',
+      throw new KgragError(`kgp traverses the ${unbuilt.join(' and ')} links of the passage graph, which this index was built without (it has ${lookups.kinds.join(', ') || 'none'})`, {
+        code: 'QUERY_GRAPH_NOT_BUILT',
         category: 'input',
         hint: `add ${unbuilt.join(', ')} to methods.kgp.indexGraphs (or to methods.kgp.graph) in kgrag.yaml and run \`kgrag index\`, or query with -p graph=${lookups.kinds.join(',')}`,
         details: { missing: unbuilt, built: lookups.kinds },

@@ -157,7 +157,6 @@ describe('local: context assembly', () => {
     });
     const graph: LocalGraph = {
       entityTitle: new Map(),
-      entityByName: new Map(),
       relationIds: source.map((_, index) => `r${index}`),
       relationSource: source,
       relationTarget: target,

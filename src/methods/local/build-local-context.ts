@@ -6,7 +6,7 @@ import { normalizePhrase } from '../../text/normalize-phrase.js';
 import { queryTerms } from '../../text/word-tokens.js';
 import type { MethodContext } from '../query-method.js';
 import { questionNounPhrases } from '../shared/question-noun-phrases.js';
-import { hasClaims, localCommunities, localGraph, type LocalGraph } from './local-lookups.js';
+import { hasClaims, localCommunities, localEntityNames, localGraph, type LocalGraph } from './local-lookups.js';
 
 /** What shapes a local context; {@link LocalConfig} with the budget resolved. */
 export interface LocalContextOptions {
@@ -377,17 +377,13 @@ async function sourcesSection(
   const textScores = new Map(terms.length === 0 ? [] : (await context.store.searchText('chunks', terms, textRankDepth)).map((hit) => [hit.id, hit.score]));
   const textScore = (unit: (typeof units)[number]): number => textScores.get(unit.id) ?? 0;
   units.sort((left, right) => left.order - right.order || textScore(right) - textScore(left) || right.relationships - left.relationships || left.position - right.position);
-  // The entities the question names take turns, each its best unit first: a comparison of two names needs both.
+  // The entities the question names take turns, each its best unit first: a comparison of two names needs both. The
+  // sort is stable, so within a turn, and among the other entities' units, the order above stands.
   const turn = new Map<string, number>();
-  const rounds = new Map<number, number>();
-  for (const unit of units) {
-    if (unit.order >= named) continue;
-    const round = rounds.get(unit.order) ?? 0;
-    rounds.set(unit.order, round + 1);
-    turn.set(unit.id, round);
-  }
+  const unitsSeen = new Int32Array(named);
+  for (const unit of units) if (unit.order < named) turn.set(unit.id, (unitsSeen[unit.order] as number)++);
   const turnOf = (unit: (typeof units)[number]): number => turn.get(unit.id) ?? units.length;
-  units.sort((left, right) => turnOf(left) - turnOf(right) || left.order - right.order || textScore(right) - textScore(left) || right.relationships - left.relationships || left.position - right.position);
+  units.sort((left, right) => turnOf(left) - turnOf(right) || left.order - right.order);
   return packFetched(
     'Sources',
     'id|text',
@@ -410,14 +406,14 @@ async function matchEntities(context: MethodContext, question: string, options: 
   const turns = recentUserTurns(options.conversationHistory, options.conversationHistoryMaxTurns);
   const text = turns.length > 0 ? `${question}\n${turns.join('\n')}` : question;
   const byName = options.namedEntities ?? true;
-  const [vector, phrases, graph] = await Promise.all([context.embedQuery(text), byName ? questionNounPhrases(question) : [], localGraph(context)]);
+  const [vector, phrases, names] = await Promise.all([context.embedQuery(text), byName ? questionNounPhrases(question) : [], byName ? localEntityNames(context) : new Map<string, string>()]);
   // GraphRAG keeps every one of the oversampled hits (2 × topKEntities), not just the top k.
   const found = await context.trace.time(
     'entity-search',
     () => context.store.vectors('entities').search(vector, options.topKEntities * 2),
     (hits) => ({ hits: hits.length }),
   );
-  const namedIds = Array.from(new Set(phrases.flatMap((phrase) => graph.entityByName.get(normalizePhrase(phrase)) ?? [])));
+  const namedIds = Array.from(new Set(phrases.flatMap((phrase) => names.get(normalizePhrase(phrase)) ?? [])));
   const best = found[0]?.score ?? 1;
   const named = namedIds.map((id) => ({ id, score: found.find((hit) => hit.id === id)?.score ?? best }));
   const namedSet = new Set(namedIds);

@@ -5,8 +5,6 @@ import type { MethodContext } from '../query-method.js';
 export interface LocalGraph {
   /** Entity id → title, for the source/target cells of relationship rows. */
   entityTitle: ReadonlyMap<string, string>;
-  /** A name as {@link normalizePhrase} leaves it → the entity of that title (else of that alias), the most connected first. */
-  entityByName: ReadonlyMap<string, string>;
   relationIds: readonly string[];
   relationSource: readonly string[];
   relationTarget: readonly string[];
@@ -29,7 +27,7 @@ export interface LocalCommunities {
 export function localGraph(context: MethodContext): Promise<LocalGraph> {
   return context.memo('local:graph', async () => {
     const [entities, relations] = await Promise.all([
-      context.store.table('entities').pick(['id', 'title', 'aliases', 'degree']),
+      context.store.table('entities').pick(['id', 'title']),
       context.store.table('relations').pick(['id', 'source', 'target', 'combinedDegree', 'chunkIds']),
     ]);
     const adjacency = new Map<string, number[]>();
@@ -44,21 +42,8 @@ export function localGraph(context: MethodContext): Promise<LocalGraph> {
       link(relation.source, index);
       if (relation.target !== relation.source) link(relation.target, index);
     });
-    const entityByName = new Map<string, string>();
-    const byDegree = entities.slice().sort((left, right) => right.degree - left.degree || (left.id < right.id ? -1 : 1));
-    for (const entity of byDegree) {
-      const name = normalizePhrase(entity.title);
-      if (name.length > 0 && !entityByName.has(name)) entityByName.set(name, entity.id);
-    }
-    for (const entity of byDegree) {
-      for (const alias of entity.aliases) {
-        const name = normalizePhrase(alias);
-        if (name.length > 0 && !entityByName.has(name)) entityByName.set(name, entity.id);
-      }
-    }
     return {
       entityTitle: new Map(entities.map((entity) => [entity.id, entity.title])),
-      entityByName,
       relationIds: relations.map((relation) => relation.id),
       relationSource: relations.map((relation) => relation.source),
       relationTarget: relations.map((relation) => relation.target),
@@ -66,6 +51,25 @@ export function localGraph(context: MethodContext): Promise<LocalGraph> {
       relationChunkIds: relations.map((relation) => relation.chunkIds),
       adjacency,
     };
+  });
+}
+
+/**
+ * Entities by name, loaded once per index for the questions that name them (`namedEntities`): a name as
+ * {@link normalizePhrase} leaves it → the entity whose title it is, else whose alias, the most connected first.
+ */
+export function localEntityNames(context: MethodContext): Promise<ReadonlyMap<string, string>> {
+  return context.memo('local:entity-names', async () => {
+    const entities = await context.store.table('entities').pick(['id', 'title', 'aliases', 'degree']);
+    entities.sort((left, right) => right.degree - left.degree || (left.id < right.id ? -1 : 1));
+    const byName = new Map<string, string>();
+    const add = (name: string, id: string): void => {
+      const key = normalizePhrase(name);
+      if (key.length > 0 && !byName.has(key)) byName.set(key, id);
+    };
+    for (const entity of entities) add(entity.title, entity.id);
+    for (const entity of entities) for (const alias of entity.aliases) add(alias, entity.id);
+    return byName;
   });
 }
 

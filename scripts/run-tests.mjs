@@ -63,25 +63,21 @@ chromiumInstall?.once('exit', (code, signal) => {
   if (!existsSync(chromiumStatus)) writeFileSync(chromiumStatus, JSON.stringify({ error: `scripts/ensure-chromium.ts exited with ${code ?? signal} before saying why` }));
 });
 
-/** The type checks of both projects, one after the other in the background; resolves with their output and status. */
-function startTypecheck() {
+/** The type checks of both projects, one after the other in the background: their output, and whether one failed. */
+async function typecheckProjects() {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  return ['.', 'web'].reduce(
-    (previous, project) =>
-      previous.then(
-        (done) =>
-          new Promise((resolve) => {
-            const child = spawn(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-            let output = '';
-            child.stdout.on('data', (data) => (output += data));
-            child.stderr.on('data', (data) => (output += data));
-            child.once('exit', (code) => resolve({ output: done.output + output, failed: done.failed || code !== 0 }));
-          }),
-      ),
-    Promise.resolve({ output: '', failed: false }),
-  );
+  let output = '';
+  let failed = false;
+  for (const project of ['.', 'web']) {
+    const child = spawn(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (data) => (output += data));
+    child.stderr.on('data', (data) => (output += data));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    failed ||= code !== 0;
+  }
+  return { output, failed };
 }
-const typechecked = typecheck ? startTypecheck() : undefined;
+const typechecked = typecheck ? typecheckProjects() : undefined;
 
 // The longest files (a minute or more each on a 2-core machine, measured for issue 20) start first, after the unit
 // bundle: one of them starting near the end would run alone while the other worker idles.

@@ -93,11 +93,25 @@ test('search "Kester Weir Bridge", open its panel, a source passage, and its nei
   assert.equal(await session.page.textContent('[data-testid=chunk-panel] h2'), sources[0]);
   assert.match((await session.page.textContent('[data-testid=chunk-panel] blockquote')) ?? '', /Kester Weir Bridge/);
   await screenshot(session.page, '03-passage');
-  await searchEntity('Kester Weir Bridge');
+  // Expanding adds what the first screen leaves out: an entity of it with a neighbour beyond it, as the API says.
+  const expandable = await entityWithNeighbourOffScreen();
+  await searchEntity(expandable);
   const before = await session.page.textContent('[data-testid=graph-size]');
   await session.page.click('[data-testid=expand-neighbours]');
   await session.page.waitForFunction((previous) => document.querySelector('[data-testid=graph-size]')?.textContent !== previous, before);
 });
+
+/** The title of an entity the graph view's first screen shows, one of whose neighbours it does not show. */
+async function entityWithNeighbourOffScreen(): Promise<string> {
+  const get = async <T>(path: string): Promise<T> => (await (await fetch(`${session.server.url}/v1${path}`)).json()) as T;
+  const slice = await get<{ nodes: Array<{ id: string; title: string }> }>('/graph');
+  const shown = new Set(slice.nodes.map((node) => node.id));
+  for (const node of slice.nodes) {
+    const neighbourhood = await get<{ nodes: Array<{ id: string }> }>(`/entities/${encodeURIComponent(node.id)}/neighbours?depth=1&limit=40`);
+    if (neighbourhood.nodes.some((neighbour) => !shown.has(neighbour.id))) return node.title;
+  }
+  throw new Error('every neighbour of the first screen is on it: nothing to expand');
+}
 
 /** The sample evaluation file's question at `index`, as the file holds it. */
 function sampleQuestion(index: number): { question: string; gold_passages: string[] } {

@@ -313,20 +313,28 @@ describe('global: map-reduce over the sample corpus (scripted LLM)', () => {
 });
 
 describe('global: dynamic community selection (scripted LLM)', () => {
-  const communityOfContent = (): Map<string, string> => new Map(reports.map((report) => [report.fullContent, report.communityId]));
+  /**
+   * The communities of each report text, coarsest first. An extractive report can read as one of its sub-communities'
+   * (the same top members); the selection rates coarser levels first, so a text rated again is the next community's.
+   */
+  const communitiesOfContent = (): Map<string, string[]> => {
+    const byContent = new Map<string, string[]>();
+    for (const report of [...reports].sort((left, right) => left.level - right.level)) byContent.set(report.fullContent, [...(byContent.get(report.fullContent) ?? []), report.communityId]);
+    return byContent;
+  };
   const atLevel = (level: number) => reports.filter((report) => report.level === level).map((report) => report.communityId);
   const childrenOf = (id: string) => (communities.get(id)?.children ?? []).filter((child) => reports.some((report) => report.communityId === child));
 
   /** A model that rates each report with `rate(communityId)` and records which ones it rated. */
   const rater = (rate: (communityId: string) => number | string) => {
-    const byContent = communityOfContent();
+    const byContent = communitiesOfContent();
     const rated: string[] = [];
     const model = createScriptedLanguageModel({
       responses: [
         {
           match: byPurpose('global-rate'),
           reply: (request) => {
-            const id = byContent.get(ratedReport(request)) as string;
+            const id = byContent.get(ratedReport(request))?.shift() as string;
             rated.push(id);
             const rating = rate(id);
             return typeof rating === 'string' ? rating : { reason: 'scripted', rating };

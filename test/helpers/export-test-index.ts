@@ -17,7 +17,7 @@ export const hostileText = 'He said "stop, now";\nthen\r\nleft & <came> back\u00
 let built: Promise<Store> | undefined;
 
 /**
- * A small fast-mode index with three community levels (six documents of the sample corpus, communities split at
+ * A small fast-mode index with three community levels (seven documents of the sample corpus, communities split at
  * four entities), built once per process and shared by the export tests, which only read it. The first entity
  * and relation are given {@link hostileText}, aliases and keywords that hold the array delimiter, and the index
  * gets claims, which a fast index has none of (they come from the LLM in standard mode): one about an entity of
@@ -30,7 +30,7 @@ export function exportTestIndex(): Promise<Store> {
       env: {},
       config: { store: { path: ':memory:' }, index: { mode: 'fast' }, pipeline: { methods: ['local'] }, communities: { maxClusterSize: 4 } },
     });
-    const files = ['02-river-kester.md', '05-clara-ivesley.md', '06-marle-boatworks.md', '07-obituary-tobias-marle.md', '16-harold-marle.md', '20-the-ferry-inn.md'];
+    const files = ['02-river-kester.md', '03-kester-weir-bridge.md', '05-clara-ivesley.md', '06-marle-boatworks.md', '07-obituary-tobias-marle.md', '16-harold-marle.md', '20-the-ferry-inn.md'];
     await kgrag.index(files.map((file) => join(corpus, file)));
     const store = kgrag.store;
     const [first, second] = await store.table('entities').all();

@@ -225,6 +225,34 @@ describe('buildNounGraph: pruning (GraphRAG prune_graph order)', () => {
     for (const edge of twice.relations.filter((candidate) => zIds.has(candidate.source) || zIds.has(candidate.target))) assert.ok(edge.weight >= (fit as NounGraphFit).figures.threshold, 'only pairs over the threshold');
   });
 
+  test('a proper name of one chunk is a leaf: one pair however strong its others, and its pairs do not move the percentile', () => {
+    // Four recurring phrases and a chunk of once-seen names: PMI rates every pair of a once-seen name above the
+    // recurring phrases' pairs, so a percentile over all pairs would keep all of them and drop the recurring ones.
+    const recurring = chunksOf(['a', 'b', 'c'], ['a', 'b'], ['a', 'b', 'c'], ['b', 'c'], ['a', 'c'], ['a', 'b', 'd'], ['c', 'd']);
+    const names = chunkOf('n1', ['a', ...['p', 'q', 'r', 's'].map((key) => ({ key, kind: 'proper' as const }))]);
+    let fit: NounGraphFit | undefined;
+    const graph = buildNounGraph([...recurring, names], withConfig({ minEdgeWeightPercentile: 40 }), (fitted) => (fit = fitted));
+    const vocabulary = ['a', 'b', 'c', 'd', 'p', 'q', 'r', 's'];
+    // Each name hangs off the recurring phrase it shares its chunk with, not off another name.
+    assert.deepEqual(
+      pairsOf(graph, vocabulary).filter((pair) => /[pqrs]/.test(pair)),
+      ['a-p', 'a-q', 'a-r', 'a-s'],
+    );
+    const unpruned = buildNounGraph([...recurring, names], withConfig({}));
+    const isNamePair = (edge: RelationRecord): boolean => ['p', 'q', 'r', 's'].some((name) => edge.source === phraseEntityId(name) || edge.target === phraseEntityId(name));
+    const recurringWeights = unpruned.relations.filter((edge) => !isNamePair(edge)).map((edge) => edge.weight);
+    // The threshold is the percentile of the recurring phrases' pairs alone, so it keeps as many of them as without the names.
+    near((fit as NounGraphFit).figures.threshold, percentile(Float64Array.from(recurringWeights), 40));
+    const keptRecurring = graph.relations.filter((edge) => !isNamePair(edge)).length;
+    assert.equal(keptRecurring, recurringWeights.filter((weight) => weight >= (fit as NounGraphFit).figures.threshold).length);
+    assert.ok(keptRecurring > 0);
+    // A percentile over every pair would have kept fewer of them: pairs of once-seen names rank high.
+    const overAll = percentile(Float64Array.from(unpruned.relations, (edge) => edge.weight), 40);
+    assert.ok(recurringWeights.filter((weight) => weight >= overAll).length < keptRecurring);
+    // Without edge pruning (percentile 0) a name keeps every pair.
+    assert.equal(entity(unpruned, 'p').degree, 4);
+  });
+
   test('an edge exactly at the percentile is kept', () => {
     // Percentile 0 is the minimum (but 0 means "off"); percentile 100 is the maximum: only bc stays.
     const graph = buildNounGraph(example(), withConfig({ minEdgeWeightPercentile: 100 }));

@@ -63,9 +63,22 @@ export interface NounGraphFit {
   described: Int32Array;
 }
 
-/** Whether a pair of weight `weight` with `partner` is stronger than one of `otherWeight` with `otherPartner`. */
-export function strongerTie(weight: number, partner: string, otherWeight: number, otherPartner: string): boolean {
-  return weight > otherWeight || (weight === otherWeight && partner < otherPartner);
+/** One pair of a name of one chunk, seen from that name: its weight, and its partner's key and standing. */
+export interface LeafPair {
+  weight: number;
+  partner: string;
+  /** Whether the partner is a name of one chunk too. */
+  partnerIsLeaf: boolean;
+}
+
+/**
+ * Whether `pair` is a better one pair for a name of one chunk than `other`: a partner that recurs in the corpus first,
+ * so that the name hangs off the graph of recurring phrases rather than off another once-seen name; then the weight;
+ * then the partner whose key sorts first.
+ */
+export function strongerLeafPair(pair: LeafPair, other: LeafPair): boolean {
+  if (pair.partnerIsLeaf !== other.partnerIsLeaf) return !pair.partnerIsLeaf;
+  return pair.weight > other.weight || (pair.weight === other.weight && pair.partner < other.partner);
 }
 
 /** The other end of pair number `key` (`a * nodeCount + b`) from `node`. */
@@ -256,14 +269,23 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     const key = pairKeys[pair] as number;
     return !removed[Math.floor(key / nodeCount)] && !removed[key % nodeCount];
   };
+  // Edge pruning makes a proper name of one chunk a leaf: it keeps its strongest pair and no other, and its pairs take
+  // no part in the percentile. PMI ranks a pair of once-seen phrases above any other (its p(x)·p(y) is the smallest there is), so
+  // such a name would keep every pair of its chunk and, the names of one chunk being most names, crowd the pairs
+  // between recurring phrases out of the percentile: on 2Wiki, 298,000 of 323,000 edges, with the edges between
+  // names of two or more chunks down from 105,000 to 25,000. One pair is what makes it searchable and explorable
+  // ("Gabriele Palme" of one 2Wiki passage); the others say no more than that its chunk mentions them.
+  const oneChunkName = (node: number): boolean => proper[node] === 1 && frequency[node] === 1;
+  const leafPair = (pair: number): boolean => {
+    const key = pairKeys[pair] as number;
+    return oneChunkName(Math.floor(key / nodeCount)) || oneChunkName(key % nodeCount);
+  };
   let survivingCount = 0;
-  for (let pair = 0; pair < pairCount; pair++) if (alive(pair)) survivingCount++;
+  for (let pair = 0; pair < pairCount; pair++) if (alive(pair) && !leafPair(pair)) survivingCount++;
   const survivingWeights = new Float64Array(survivingCount);
-  for (let pair = 0, at = 0; pair < pairCount; pair++) if (alive(pair)) survivingWeights[at++] = edgeWeight[pair] as number;
+  for (let pair = 0, at = 0; pair < pairCount; pair++) if (alive(pair) && !leafPair(pair)) survivingWeights[at++] = edgeWeight[pair] as number;
   const threshold = percentile(survivingWeights, config.minEdgeWeightPercentile);
-  // A proper name of one chunk keeps its strongest pair even below the threshold: its pairs are all seen once, so
-  // the percentile drops every one ("Gabriele Palme" of one 2Wiki passage), and a name found nowhere in the graph
-  // cannot be searched or explored. Ties go to the partner whose key sorts first, as in updates.
+  // Each name's one pair, as in updates (`strongerLeafPair`).
   const strongest = new Map<number, number>();
   for (let pair = 0; pair < pairCount; pair++) {
     if (!alive(pair)) continue;
@@ -272,17 +294,27 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     const high = key % nodeCount;
     for (let side = 0; side < 2; side++) {
       const node = side === 0 ? low : high;
-      if (proper[node] !== 1 || frequency[node] !== 1) continue;
+      if (!oneChunkName(node)) continue;
       const current = strongest.get(node);
-      const partner = keys[side === 0 ? high : low] as string;
-      if (current === undefined || strongerTie(edgeWeight[pair] as number, partner, edgeWeight[current] as number, keys[otherEnd(pairKeys[current] as number, node, nodeCount)] as string)) strongest.set(node, pair);
+      const partner = side === 0 ? high : low;
+      const currentPartner = current === undefined ? -1 : otherEnd(pairKeys[current] as number, node, nodeCount);
+      if (
+        current === undefined ||
+        strongerLeafPair(
+          { weight: edgeWeight[pair] as number, partner: keys[partner] as string, partnerIsLeaf: oneChunkName(partner) },
+          { weight: edgeWeight[current] as number, partner: keys[currentPartner] as string, partnerIsLeaf: oneChunkName(currentPartner) },
+        )
+      ) {
+        strongest.set(node, pair);
+      }
     }
   }
   const rescued = new Uint8Array(pairCount);
   for (const pair of strongest.values()) rescued[pair] = 1;
   const kept: number[] = [];
   for (let pair = 0; pair < pairCount; pair++) {
-    if (alive(pair) && (config.minEdgeWeightPercentile <= 0 || (edgeWeight[pair] as number) >= threshold || rescued[pair] === 1)) kept.push(pair);
+    if (!alive(pair)) continue;
+    if (config.minEdgeWeightPercentile <= 0 || (leafPair(pair) ? rescued[pair] === 1 : (edgeWeight[pair] as number) >= threshold)) kept.push(pair);
   }
   const finalDegree = new Int32Array(nodeCount);
   for (const pair of kept) {

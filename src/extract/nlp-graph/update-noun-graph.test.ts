@@ -127,6 +127,20 @@ describe('updateNounGraph: the noun graph between refreshes', () => {
     assert.ok(second.removedRelationIds.includes((kept[0] as RelationRecord).id), 'the rescued pair is removed');
   });
 
+  test('names of one added chunk each keep one pair, to a recurring phrase rather than to each other, as a fresh build does', async () => {
+    // w is in two chunks of the corpus; the added chunk does not make it the ego node (the highest degree).
+    const base = fresh(corpus());
+    const names = ['pia', 'quin', 'rho'];
+    const chunk = chunkOf('c8', ['w', ...names]);
+    const added: ChunkPhrases = { ...chunk, extraction: { ...chunk.extraction, mentions: chunk.extraction.mentions.map((mention) => (names.includes(mention.key) ? { ...mention, kind: 'proper' } : mention)) } };
+    const update = await updateNounGraph(base.state, { added: [added], removed: [] }, config, base.reader);
+    const ids = new Map([...names, 'w'].map((key) => [phraseEntityId(key), key]));
+    const namePairs = (rows: Iterable<RelationRecord>): string[] =>
+      [...rows].filter((relation) => names.some((name) => [relation.source, relation.target].includes(phraseEntityId(name)))).map((relation) => [ids.get(relation.source), ids.get(relation.target)].sort().join('-')).sort();
+    assert.deepEqual(namePairs(update.relations), ['pia-w', 'quin-w', 'rho-w']);
+    assert.deepEqual(namePairs(fresh([...corpus(), added]).relations.values()), ['pia-w', 'quin-w', 'rho-w']);
+  });
+
   test('no change writes nothing', async () => {
     const base = fresh(corpus());
     const update = await updateNounGraph(base.state, { added: [], removed: [] }, config, base.reader);

@@ -13,7 +13,7 @@ import {
   pmiWeight,
   properTitle,
   sharedSentence,
-  strongerTie,
+  strongerLeafPair,
 } from './build-noun-graph.js';
 import { addRowHash, countValue, graphRowHash, type NounGraphState } from './noun-graph-state.js';
 import { typeEntities, withinTypingCutoff } from './type-entities.js';
@@ -198,7 +198,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     const list = pairedIn(chunk);
     for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) addPair(list[i] as number, list[j] as number);
   }
-  // A proper name of one chunk keeps its strongest pair below the threshold (as in `buildNounGraph`): every pair of a
+  // A proper name of one chunk is a leaf that keeps only its strongest pair (as in `buildNounGraph`): every pair of a
   // name that gains or loses that standing is weighed again, and so is every pair of such a name whose pairs are.
   const isRescued = (node: number): boolean => (proper[node] ?? 0) > 0 && frequency[node] === 1 && alive(node);
   const wasRescued = (node: number): boolean => (state.proper[node] ?? 0) > 0 && oldFrequency[node] === 1 && wasAlive(node);
@@ -260,7 +260,8 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       }
     }
     const pmi = weight > 0 ? pmiWeight(weight, frequency[a] as number, frequency[b] as number, state.totalWeight, state.totalFrequency) : 0;
-    const kept = weight > 0 && alive(a) && alive(b) && (config.minEdgeWeightPercentile <= 0 || pmi >= threshold);
+    // A pair of a name of one chunk is kept only as that name's strongest pair, below.
+    const kept = weight > 0 && alive(a) && alive(b) && (config.minEdgeWeightPercentile <= 0 || (!isRescued(a) && !isRescued(b) && pmi >= threshold));
     const [source, target] = [entityIdOf(a), entityIdOf(b)].sort() as [string, string];
     evaluated.push({ a, b, id: contentId('relation', source, target), source, target, kept, weight: pmi, shared });
   }
@@ -270,8 +271,16 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     for (const [node, partner] of [[pair.a, pair.b], [pair.b, pair.a]] as const) {
       if (!isRescued(node)) continue;
       const current = strongest.get(node);
-      const currentPartner = current === undefined ? undefined : current.a === node ? current.b : current.a;
-      if (current === undefined || strongerTie(pair.weight, keys[partner] as string, current.weight, keys[currentPartner as number] as string)) strongest.set(node, pair);
+      const currentPartner = current === undefined ? -1 : current.a === node ? current.b : current.a;
+      if (
+        current === undefined ||
+        strongerLeafPair(
+          { weight: pair.weight, partner: keys[partner] as string, partnerIsLeaf: isRescued(partner) },
+          { weight: current.weight, partner: keys[currentPartner] as string, partnerIsLeaf: isRescued(currentPartner) },
+        )
+      ) {
+        strongest.set(node, pair);
+      }
     }
   }
   for (const pair of strongest.values()) pair.kept = true;

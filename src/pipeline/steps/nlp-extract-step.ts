@@ -19,6 +19,8 @@ const extractor = nounPhraseExtractor;
 const extractorVersion = String(nounPhraseExtractorVersion);
 /** Bumped when the graph's reading of document titles changes (`title-mentions.ts`): the graph is built afresh. */
 const titleReading = 1;
+/** Bumped when the graph built from the same mentions changes (`build-noun-graph.ts`): 2, a name of one chunk is a leaf. */
+const graphRules = 2;
 
 /** Blob key of the noun graph's state (`noun-graph-state.ts`): its figures and counts, for updates between refreshes. */
 export const nounGraphStateKey = 'nlp-graph:state';
@@ -35,7 +37,7 @@ export const nlpExtractStep: PipelineStep = {
   // 2: figures frozen between refreshes; the output version is a multiset hash of the rows.
   version: 2,
   reads: ['chunk', 'statistics', 'entity-edits'],
-  settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion, titles: titleReading }),
+  settings: (config) => ({ nlp: config.extract.nlp, extractor: nounPhraseExtractorVersion, titles: titleReading, graph: graphRules }),
   englishOnly: () => true,
 
   async run(context) {
@@ -45,8 +47,8 @@ export const nlpExtractStep: PipelineStep = {
     const configured = JSON.stringify(context.config.extract.nlp);
     const settings =
       edits.sameAs.size + edits.keepApart.size === 0
-        ? contentId('nlp-graph-settings', configured, extractorVersion, titleReading)
-        : contentId('nlp-graph-settings', configured, extractorVersion, titleReading, JSON.stringify([Array.from(edits.sameAs).sort(), Array.from(edits.keepApart).sort()]));
+        ? contentId('nlp-graph-settings', configured, extractorVersion, titleReading, graphRules)
+        : contentId('nlp-graph-settings', configured, extractorVersion, titleReading, graphRules, JSON.stringify([Array.from(edits.sameAs).sort(), Array.from(edits.keepApart).sort()]));
     const { epoch, incremental } = await statisticsEpochOf(context, 'nlp-extract');
     const state = incremental ? decodeNounGraphState(await context.store.getBlob(nounGraphStateKey)) : undefined;
     const updated = state?.settings === settings ? await updateStep(context, rules, state, epoch) : undefined;

@@ -33,10 +33,45 @@ export interface EntityOrdering {
 /** The graph and text a report is built from. */
 export interface ReportSources {
   entities: ReadonlyMap<string, EntityRecord>;
-  /** Only the endpoints are read: a caller without an LLM loads no more of the relations. */
+  /**
+   * Only the endpoints are read: a caller without an LLM loads no more of the relations. An extractive report reads
+   * only the relations of its findings' entities ({@link extractiveFindingMembers}): a caller may load just those.
+   */
   relations: ReadonlyMap<string, Pick<RelationRecord, 'source' | 'target'>>;
   chunks: ReadonlyMap<string, ChunkRecord>;
 }
+
+/**
+ * A community's members in the order an extractive report ranks them: by degree, then frequency (of `ordering` where it
+ * has the entity), then id. Members missing from `entities` are left out.
+ */
+export function extractiveMemberOrder(
+  community: Pick<CommunityRecord, 'entityIds'>,
+  entities: ReadonlyMap<string, EntityRecord>,
+  ordering?: ReadonlyMap<string, EntityOrdering>,
+): EntityRecord[] {
+  // Each member's figures looked up once, not in every comparison: a top-level community has thousands of members.
+  const keyed: Array<{ entity: EntityRecord; degree: number; frequency: number }> = [];
+  for (const id of community.entityIds) {
+    const entity = entities.get(id);
+    if (entity === undefined) continue;
+    const { degree, frequency } = ordering?.get(id) ?? entity;
+    keyed.push({ entity, degree, frequency });
+  }
+  keyed.sort((left, right) => right.degree - left.degree || right.frequency - left.frequency || (left.entity.id < right.entity.id ? -1 : 1));
+  return keyed.map((member) => member.entity);
+}
+
+/** The members an extractive report of `community` makes findings of, and so the only ones whose relations it reads. */
+export function extractiveFindingMembers(
+  community: Pick<CommunityRecord, 'entityIds'>,
+  entities: ReadonlyMap<string, EntityRecord>,
+  options: Pick<ExtractiveReportOptions, 'maxFindings' | 'ordering'> = {},
+): EntityRecord[] {
+  return extractiveMemberOrder(community, entities, options.ordering).slice(0, options.maxFindings ?? defaultMaxFindings);
+}
+
+const defaultMaxFindings = 5;
 
 interface ScoredSentence {
   text: string;
@@ -101,7 +136,7 @@ interface ChunkSentence {
  * ratings to 0–10 across all communities.
  */
 export function createExtractiveReporter(sources: ReportSources, options: ExtractiveReportOptions = {}): (community: CommunityRecord) => ReportRecord {
-  const maxFindings = options.maxFindings ?? 5;
+  const maxFindings = options.maxFindings ?? defaultMaxFindings;
   const maxChunks = options.maxChunks ?? 40;
   const summarySentences = options.summarySentences ?? 2;
   const ordering = options.ordering;
@@ -122,6 +157,23 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
       names.set(entity.id, list);
     }
     return list;
+  };
+  // Each entity's relations in id order, the order a community lists its inner relations in: a finding names its
+  // neighbours in the order first met, among equal degrees.
+  let relationsByEntity: Map<string, Array<Pick<RelationRecord, 'source' | 'target'> & { id: string }>> | undefined;
+  const relationsOf = (entityId: string): ReadonlyArray<Pick<RelationRecord, 'source' | 'target'>> => {
+    if (relationsByEntity === undefined) {
+      relationsByEntity = new Map();
+      const byId = [...sources.relations].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+      for (const [id, relation] of byId) {
+        for (const end of relation.source === relation.target ? [relation.source] : [relation.source, relation.target]) {
+          let list = relationsByEntity.get(end);
+          if (!list) relationsByEntity.set(end, (list = []));
+          list.push({ id, source: relation.source, target: relation.target });
+        }
+      }
+    }
+    return relationsByEntity.get(entityId) ?? [];
   };
   const sentenceCache = new Map<string, ChunkSentence[]>();
   let order = 0;
@@ -150,14 +202,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
   };
 
   return (community) => {
-    const members = community.entityIds
-      .map((id) => sources.entities.get(id))
-      .filter((entity): entity is EntityRecord => entity !== undefined)
-      .sort((left, right) => {
-        const leftOrder = orderOf(left);
-        const rightOrder = orderOf(right);
-        return rightOrder.degree - leftOrder.degree || rightOrder.frequency - leftOrder.frequency || (left.id < right.id ? -1 : 1);
-      });
+    const members = extractiveMemberOrder(community, sources.entities, ordering);
     const memberIds = new Set(members.map((entity) => entity.id));
     const weight = new Map(members.map((entity) => [entity.id, Math.log(2 + orderOf(entity).degree)]));
 
@@ -197,17 +242,19 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         ? summaryParts.join(' ')
         : `A group of ${members.length} related entities: ${joinTitles(members.slice(0, 6).map((entity) => entity.title))}.`;
 
-    // Only the findings' entities name their neighbours: collecting every member's (a top-level community lists
-    // hundreds of thousands of relations, and every level lists them again) cost most of the reports.
+    // Only the findings' entities name their neighbours, met through their own relations: a relation inside the
+    // community is one whose two ends are members. Walking the community's inner relations instead (a top-level
+    // community lists tens of thousands, and every level lists them again) cost most of the reports.
     const neighbours = new Map(top.map((entity) => [entity.id, new Set<string>()]));
-    for (const relationId of community.relationIds) {
-      const relation = sources.relations.get(relationId);
-      if (!relation) continue;
-      const ofSource = neighbours.get(relation.source);
-      const ofTarget = neighbours.get(relation.target);
-      if ((!ofSource && !ofTarget) || !memberIds.has(relation.source) || !memberIds.has(relation.target)) continue;
-      ofSource?.add(relation.target);
-      ofTarget?.add(relation.source);
+    const innerOfTop = new Map<string, Pick<RelationRecord, 'source' | 'target'>>();
+    for (const entity of top) {
+      for (const relation of relationsOf(entity.id) as ReadonlyArray<Pick<RelationRecord, 'source' | 'target'> & { id: string }>) {
+        if (memberIds.has(relation.source) && memberIds.has(relation.target)) innerOfTop.set(relation.id, relation);
+      }
+    }
+    for (const relation of [...innerOfTop].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, value]) => value)) {
+      neighbours.get(relation.source)?.add(relation.target);
+      neighbours.get(relation.target)?.add(relation.source);
     }
     const findings: ReportFinding[] = top.map((entity) => {
       const evidence = ranked.find((sentence) => sentence.members.has(entity.id) && !used.has(sentence.text));

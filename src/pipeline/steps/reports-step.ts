@@ -5,7 +5,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveFindingMembers, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs, extractiveEntityDigest } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -433,23 +433,34 @@ async function reportSources(
   const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
   const sources: ReportSources = {
     entities,
-    relations: llmRelations ?? (await relationEndpoints(context, built)),
+    relations: llmRelations ?? (await relationEndpoints(context, built === undefined ? undefined : findingMembers(built, entities, config.reports.maxFindings, ordering))),
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
   return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings, ...(ordering ? { ordering } : {}) }) };
 }
 
+/** The entities the extractive reports of `built` make findings of: theirs are the only relations those reports read. */
+function findingMembers(built: readonly CommunityRecord[], entities: ReadonlyMap<string, EntityRecord>, maxFindings: number, ordering: ReadonlyMap<string, EntityOrdering> | undefined): string[] {
+  const ids = new Set<string>();
+  for (const community of built) for (const entity of extractiveFindingMembers(community, entities, { maxFindings, ...(ordering ? { ordering } : {}) })) ids.add(entity.id);
+  return [...ids];
+}
+
 /**
- * The endpoints of the relations the extractive reports of `built` read (every relation's when undefined): only the
- * endpoints, no descriptions and chunk lists to decode, and on an update only the inner relations of the communities
- * whose reports are built, unless they are most of the table.
+ * The endpoints of the relations extractive reports read: of the relations of `findingEntities` (every relation's when
+ * undefined). Only the endpoints, no descriptions and chunk lists to decode; on an update, only the relations of the
+ * few entities the rebuilt reports name findings after, not the inner relations of every rebuilt community (a
+ * top-level community holds most of the table).
  */
-async function relationEndpoints(context: StepContext, built: readonly CommunityRecord[] | undefined): Promise<Map<string, Pick<RelationRecord, 'source' | 'target'>>> {
+async function relationEndpoints(context: StepContext, findingEntities: readonly string[] | undefined): Promise<Map<string, Pick<RelationRecord, 'source' | 'target'>>> {
   const table = context.store.table('relations');
-  if (built?.length === 0) return new Map();
-  const ids = built === undefined ? undefined : [...new Set(built.flatMap((community) => community.relationIds))];
-  const rows = ids === undefined || ids.length * 2 > (await table.count()) ? await table.pick(['id', 'source', 'target']) : await table.pick(['id', 'source', 'target'], { column: 'id', values: ids });
-  return new Map(rows.map((relation) => [relation.id, relation]));
+  if (findingEntities === undefined) return new Map((await table.pick(['id', 'source', 'target'])).map((relation) => [relation.id, relation]));
+  const endpoints = new Map<string, Pick<RelationRecord, 'source' | 'target'>>();
+  if (findingEntities.length === 0) return endpoints;
+  for (const column of ['source', 'target'] as const) {
+    for (const relation of await table.pick(['id', 'source', 'target'], { column, values: findingEntities })) endpoints.set(relation.id, relation);
+  }
+  return endpoints;
 }
 
 /** Whether a report row equals the stored one in every field it has (a stored row may carry the table's own `hid`). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChunkRecord, CommunityRecord, EntityRecord } from '../../core/types.js';
-import { createExtractiveReporter, extractiveRating, type ReportSources } from './extractive-report.js';
+import { createExtractiveReporter, extractiveFindingMembers, extractiveRating, type ReportSources } from './extractive-report.js';
 
 function entity(id: string, title: string, degree: number, chunkIds: string[]): EntityRecord {
   return { id, title, type: 'geo', description: `${title} is a place.`, aliases: [], frequency: chunkIds.length, degree, chunkIds };
@@ -56,5 +56,28 @@ describe('createExtractiveReporter prose', () => {
     const report = createExtractiveReporter(marked)(community);
     assert.match(report.summary, /Arlow lies upstream of Corvale on the river\./);
     assert.doesNotMatch(report.summary, /#|\*\*/);
+  });
+});
+
+describe('createExtractiveReporter relations', () => {
+  it("writes the same report from the relations of its findings' entities alone as from every relation", () => {
+    // Ten members in a ring of relations, with an outside entity joined to the weakest: two findings name neighbours.
+    const ring = Array.from({ length: 10 }, (_, index) => entity(`e${index}`, `Place ${index}`, 20 - index, [`k${index}`]));
+    const outsider = entity('x', 'Outside', 50, ['k0']);
+    const relations = new Map<string, { source: string; target: string }>();
+    ring.forEach((member, index) => relations.set(`r${index}`, { source: member.id, target: (ring[(index + 1) % ring.length] as EntityRecord).id }));
+    relations.set('rx', { source: 'x', target: 'e9' });
+    const all: ReportSources = {
+      entities: new Map([...ring, outsider].map((item) => [item.id, item])),
+      relations,
+      chunks: new Map(ring.map((member) => [member.chunkIds[0] as string, chunk(member.chunkIds[0] as string, `${member.title} lies on the river road.`)])),
+    };
+    const members: CommunityRecord = { id: 'ring', level: 0, parent: null, children: [], title: 'Community 2', entityIds: ring.map((member) => member.id), relationIds: [...relations.keys()].filter((id) => id !== 'rx').sort(), chunkIds: ring.map((member) => member.chunkIds[0] as string), size: 10 };
+    const findings = extractiveFindingMembers(members, all.entities, { maxFindings: 2 }).map((member) => member.id);
+    assert.deepEqual(findings, ['e0', 'e1']);
+    const ofFindings = new Map([...relations].filter(([, relation]) => findings.includes(relation.source) || findings.includes(relation.target)));
+    const full = createExtractiveReporter(all, { maxFindings: 2 })(members);
+    assert.deepEqual(createExtractiveReporter({ ...all, relations: ofFindings }, { maxFindings: 2 })(members), full);
+    assert.match(full.findings[0]?.explanation ?? '', /Connected here to Place 1 and Place 9\.$/);
   });
 });

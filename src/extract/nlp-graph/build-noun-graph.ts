@@ -270,9 +270,9 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
     return !removed[Math.floor(key / nodeCount)] && !removed[key % nodeCount];
   };
   // Edge pruning makes a proper name of one chunk a leaf: it keeps its strongest pair and no other, and its pairs take
-  // no part in the percentile. PMI ranks a pair of once-seen phrases above any other (its p(x)·p(y) is the smallest there is), so
-  // such a name would keep every pair of its chunk and, the names of one chunk being most names, crowd the pairs
-  // between recurring phrases out of the percentile: on 2Wiki, 298,000 of 323,000 edges, with the edges between
+  // no part in the percentile. PMI ranks a pair of a once-seen phrase above the other pairs seen once (its p(x) is the
+  // smallest there is), so such a name would keep every pair of its chunk and, the names of one chunk being most
+  // names, crowd the pairs between recurring phrases out of the percentile: on 2Wiki, 298,000 of 323,000 edges, with the edges between
   // names of two or more chunks down from 105,000 to 25,000. One pair is what makes it searchable and explorable
   // ("Gabriele Palme" of one 2Wiki passage); the others say no more than that its chunk mentions them.
   const oneChunkName = (node: number): boolean => proper[node] === 1 && frequency[node] === 1;

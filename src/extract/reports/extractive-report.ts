@@ -160,8 +160,8 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
   };
   // Each entity's relations in id order, the order a community lists its inner relations in: a finding names its
   // neighbours in the order first met, among equal degrees.
-  let relationsByEntity: Map<string, Array<Pick<RelationRecord, 'source' | 'target'> & { id: string }>> | undefined;
-  const relationsOf = (entityId: string): ReadonlyArray<Pick<RelationRecord, 'source' | 'target'>> => {
+  let relationsByEntity: Map<string, Array<Pick<RelationRecord, 'id' | 'source' | 'target'>>> | undefined;
+  const relationsOf = (entityId: string): ReadonlyArray<Pick<RelationRecord, 'id' | 'source' | 'target'>> => {
     if (relationsByEntity === undefined) {
       relationsByEntity = new Map();
       const byId = [...sources.relations].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
@@ -248,7 +248,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     const neighbours = new Map(top.map((entity) => [entity.id, new Set<string>()]));
     const innerOfTop = new Map<string, Pick<RelationRecord, 'source' | 'target'>>();
     for (const entity of top) {
-      for (const relation of relationsOf(entity.id) as ReadonlyArray<Pick<RelationRecord, 'source' | 'target'> & { id: string }>) {
+      for (const relation of relationsOf(entity.id)) {
         if (memberIds.has(relation.source) && memberIds.has(relation.target)) innerOfTop.set(relation.id, relation);
       }
     }

@@ -11,7 +11,7 @@
 // failed. With --typecheck (what `npm test` passes) the type checks (tsc, one core for ~20-30 s) run beside the tests,
 // in the moments the tests leave a core idle (servers and child processes waiting), and their failure fails the run at
 // its end: run first, they added their whole time to the suite's.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,6 +54,12 @@ if (unitFiles.length + otherFiles.length === 0) {
 
 const isBrowserTest = (file) => /^test\/explorer[^/]*\.test\.ts$/.test(file);
 const bundleDirectory = mkdtempSync(join(tmpdir(), 'kgrag-unit-tests-'));
+// The test processes' TMPDIR: the workspaces, servers' folders and databases they make in the system's temporary
+// folder are removed with it when the run ends, however a test ended (a 10 MB workspace copy per server test was
+// left behind, about a gigabyte a run). A short path: Postgres's socket path must stay under 108 bytes.
+// Open to other users as /tmp is (sticky): embedded Postgres runs initdb as its own user, which reads files placed here.
+const scratchDirectory = mkdtempSync(join(tmpdir(), 'kgrag-t-'));
+chmodSync(scratchDirectory, 0o1777);
 const chromiumStatus = join(bundleDirectory, 'chromium-install.json');
 const chromiumInstall = otherFiles.some(isBrowserTest)
   ? spawn(process.execPath, ['--import', 'tsx', 'scripts/ensure-chromium.ts', '--status', chromiumStatus], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
@@ -142,7 +148,7 @@ const testRun = spawn(
     stdio: 'inherit',
     // KGRAG_TEST_SHARED: a folder the test processes share for what they would otherwise each build alike (the
     // sample corpus's fast index, test/helpers/test-server.ts).
-    env: { ...process.env, KGRAG_TEST_SHARED: bundleDirectory, ...(chromiumInstall ? { KGRAG_CHROMIUM_INSTALL_STATUS: chromiumStatus } : {}) },
+    env: { ...process.env, TMPDIR: scratchDirectory, KGRAG_TEST_SHARED: bundleDirectory, ...(chromiumInstall ? { KGRAG_CHROMIUM_INSTALL_STATUS: chromiumStatus } : {}) },
   },
 );
 // Ctrl-C reaches the test run too; this process waits for it to end and then removes what it made.
@@ -155,6 +161,7 @@ if (existsSync(failureSummary)) {
 // The browser tests waited for the install; if they crashed first, apt is left to finish on its own.
 chromiumInstall?.unref();
 rmSync(bundleDirectory, { recursive: true, force: true });
+rmSync(scratchDirectory, { recursive: true, force: true, maxRetries: 3 });
 tree?.remove();
 const types = await typechecked;
 if (types?.failed) {

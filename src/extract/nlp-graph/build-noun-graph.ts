@@ -309,12 +309,12 @@ export function buildNounGraph(chunks: readonly ChunkPhrases[], config: NlpExtra
       }
     }
   }
-  const rescued = new Uint8Array(pairCount);
-  for (const pair of strongest.values()) rescued[pair] = 1;
+  const leafKeeps = new Uint8Array(pairCount);
+  for (const pair of strongest.values()) leafKeeps[pair] = 1;
   const kept: number[] = [];
   for (let pair = 0; pair < pairCount; pair++) {
     if (!alive(pair)) continue;
-    if (config.minEdgeWeightPercentile <= 0 || (leafPair(pair) ? rescued[pair] === 1 : (edgeWeight[pair] as number) >= threshold)) kept.push(pair);
+    if (config.minEdgeWeightPercentile <= 0 || (leafPair(pair) ? leafKeeps[pair] === 1 : (edgeWeight[pair] as number) >= threshold)) kept.push(pair);
   }
   const finalDegree = new Int32Array(nodeCount);
   for (const pair of kept) {

@@ -200,8 +200,8 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   }
   // A proper name of one chunk is a leaf that keeps only its strongest pair (as in `buildNounGraph`): every pair of a
   // name that gains or loses that standing is weighed again, and so is every pair of such a name whose pairs are.
-  const isRescued = (node: number): boolean => (proper[node] ?? 0) > 0 && frequency[node] === 1 && alive(node);
-  const wasRescued = (node: number): boolean => (state.proper[node] ?? 0) > 0 && oldFrequency[node] === 1 && wasAlive(node);
+  const isLeaf = (node: number): boolean => (proper[node] ?? 0) > 0 && frequency[node] === 1 && alive(node);
+  const wasLeaf = (node: number): boolean => (state.proper[node] ?? 0) > 0 && oldFrequency[node] === 1 && wasAlive(node);
   const expanded = new Set<number>();
   const addPairsOf = (node: number): void => {
     if (expanded.has(node)) return;
@@ -209,13 +209,13 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     for (let at = pairing.start[node] as number; at < (pairing.start[node + 1] as number); at++) for (const other of pairedIn(pairing.chunks[at] as number)) addPair(node, other);
   };
   for (const node of touched) {
-    if (wasAlive(node) !== alive(node) || wasRescued(node) !== isRescued(node)) addPairsOf(node);
+    if (wasAlive(node) !== alive(node) || wasLeaf(node) !== isLeaf(node)) addPairsOf(node);
   }
   for (const key of [...pairs]) {
     const low = Math.floor(key / nodeCount);
     const high = key % nodeCount;
-    if (isRescued(low)) addPairsOf(low);
-    if (isRescued(high)) addPairsOf(high);
+    if (isLeaf(low)) addPairsOf(low);
+    if (isLeaf(high)) addPairsOf(high);
   }
 
   const entityIds = new Map<number, string>();
@@ -261,7 +261,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
     }
     const pmi = weight > 0 ? pmiWeight(weight, frequency[a] as number, frequency[b] as number, state.totalWeight, state.totalFrequency) : 0;
     // A pair of a name of one chunk is kept only as that name's strongest pair, below.
-    const kept = weight > 0 && alive(a) && alive(b) && (config.minEdgeWeightPercentile <= 0 || (!isRescued(a) && !isRescued(b) && pmi >= threshold));
+    const kept = weight > 0 && alive(a) && alive(b) && (config.minEdgeWeightPercentile <= 0 || (!isLeaf(a) && !isLeaf(b) && pmi >= threshold));
     const [source, target] = [entityIdOf(a), entityIdOf(b)].sort() as [string, string];
     evaluated.push({ a, b, id: contentId('relation', source, target), source, target, kept, weight: pmi, shared });
   }
@@ -269,14 +269,14 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   for (const pair of evaluated) {
     if (pair.shared.length === 0 || !alive(pair.a) || !alive(pair.b)) continue;
     for (const [node, partner] of [[pair.a, pair.b], [pair.b, pair.a]] as const) {
-      if (!isRescued(node)) continue;
+      if (!isLeaf(node)) continue;
       const current = strongest.get(node);
       const currentPartner = current === undefined ? -1 : current.a === node ? current.b : current.a;
       if (
         current === undefined ||
         strongerLeafPair(
-          { weight: pair.weight, partner: keys[partner] as string, partnerIsLeaf: isRescued(partner) },
-          { weight: current.weight, partner: keys[currentPartner] as string, partnerIsLeaf: isRescued(currentPartner) },
+          { weight: pair.weight, partner: keys[partner] as string, partnerIsLeaf: isLeaf(partner) },
+          { weight: current.weight, partner: keys[currentPartner] as string, partnerIsLeaf: isLeaf(currentPartner) },
         )
       ) {
         strongest.set(node, pair);

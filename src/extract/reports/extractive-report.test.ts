@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChunkRecord, CommunityRecord, EntityRecord } from '../../core/types.js';
-import { createExtractiveReporter, extractiveFindingMembers, extractiveRating, type ReportSources } from './extractive-report.js';
+import { createExtractiveReporter, extractiveMemberOrder, extractiveRating, type ReportSources } from './extractive-report.js';
 
 function entity(id: string, title: string, degree: number, chunkIds: string[]): EntityRecord {
   return { id, title, type: 'geo', description: `${title} is a place.`, aliases: [], frequency: chunkIds.length, degree, chunkIds };
@@ -73,7 +73,7 @@ describe('createExtractiveReporter relations', () => {
       chunks: new Map(ring.map((member) => [member.chunkIds[0] as string, chunk(member.chunkIds[0] as string, `${member.title} lies on the river road.`)])),
     };
     const members: CommunityRecord = { id: 'ring', level: 0, parent: null, children: [], title: 'Community 2', entityIds: ring.map((member) => member.id), relationIds: [...relations.keys()].filter((id) => id !== 'rx').sort(), chunkIds: ring.map((member) => member.chunkIds[0] as string), size: 10 };
-    const findings = extractiveFindingMembers(members, all.entities, { maxFindings: 2 }).map((member) => member.id);
+    const findings = extractiveMemberOrder(members, all.entities).slice(0, 2).map((member) => member.id);
     assert.deepEqual(findings, ['e0', 'e1']);
     const ofFindings = new Map([...relations].filter(([, relation]) => findings.includes(relation.source) || findings.includes(relation.target)));
     const full = createExtractiveReporter(all, { maxFindings: 2 })(members);

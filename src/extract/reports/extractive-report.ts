@@ -22,6 +22,11 @@ export interface ExtractiveReportOptions {
    * from it orders by its own. The rating always reads the entities' own degrees.
    */
   ordering?: ReadonlyMap<string, EntityOrdering>;
+  /**
+   * Communities' members already ranked by {@link extractiveMemberOrder} with the same `ordering`, by community id: a
+   * caller that ranked them to load only the findings' relations passes them, so that they are not ranked twice.
+   */
+  memberOrders?: ReadonlyMap<string, readonly EntityRecord[]>;
 }
 
 /** What orders an entity in an extractive report: its degree, then its frequency. */
@@ -35,7 +40,8 @@ export interface ReportSources {
   entities: ReadonlyMap<string, EntityRecord>;
   /**
    * Only the endpoints are read: a caller without an LLM loads no more of the relations. An extractive report reads
-   * only the relations of its findings' entities ({@link extractiveFindingMembers}): a caller may load just those.
+   * only the relations of its findings' entities (its first `maxFindings` members in {@link extractiveMemberOrder}): a
+   * caller may load just those.
    */
   relations: ReadonlyMap<string, Pick<RelationRecord, 'source' | 'target'>>;
   chunks: ReadonlyMap<string, ChunkRecord>;
@@ -61,17 +67,6 @@ export function extractiveMemberOrder(
   keyed.sort((left, right) => right.degree - left.degree || right.frequency - left.frequency || (left.entity.id < right.entity.id ? -1 : 1));
   return keyed.map((member) => member.entity);
 }
-
-/** The members an extractive report of `community` makes findings of, and so the only ones whose relations it reads. */
-export function extractiveFindingMembers(
-  community: Pick<CommunityRecord, 'entityIds'>,
-  entities: ReadonlyMap<string, EntityRecord>,
-  options: Pick<ExtractiveReportOptions, 'maxFindings' | 'ordering'> = {},
-): EntityRecord[] {
-  return extractiveMemberOrder(community, entities, options.ordering).slice(0, options.maxFindings ?? defaultMaxFindings);
-}
-
-const defaultMaxFindings = 5;
 
 interface ScoredSentence {
   text: string;
@@ -136,7 +131,7 @@ interface ChunkSentence {
  * ratings to 0–10 across all communities.
  */
 export function createExtractiveReporter(sources: ReportSources, options: ExtractiveReportOptions = {}): (community: CommunityRecord) => ReportRecord {
-  const maxFindings = options.maxFindings ?? defaultMaxFindings;
+  const maxFindings = options.maxFindings ?? 5;
   const maxChunks = options.maxChunks ?? 40;
   const summarySentences = options.summarySentences ?? 2;
   const ordering = options.ordering;
@@ -158,18 +153,16 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     }
     return list;
   };
-  // Each entity's relations in id order, the order a community lists its inner relations in: a finding names its
-  // neighbours in the order first met, among equal degrees.
-  let relationsByEntity: Map<string, Array<Pick<RelationRecord, 'id' | 'source' | 'target'>>> | undefined;
-  const relationsOf = (entityId: string): ReadonlyArray<Pick<RelationRecord, 'id' | 'source' | 'target'>> => {
+  // Each entity's relations (ids), built on first use.
+  let relationsByEntity: Map<string, string[]> | undefined;
+  const relationsOf = (entityId: string): readonly string[] => {
     if (relationsByEntity === undefined) {
       relationsByEntity = new Map();
-      const byId = [...sources.relations].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-      for (const [id, relation] of byId) {
+      for (const [id, relation] of sources.relations) {
         for (const end of relation.source === relation.target ? [relation.source] : [relation.source, relation.target]) {
           let list = relationsByEntity.get(end);
           if (!list) relationsByEntity.set(end, (list = []));
-          list.push({ id, source: relation.source, target: relation.target });
+          list.push(id);
         }
       }
     }
@@ -202,7 +195,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
   };
 
   return (community) => {
-    const members = extractiveMemberOrder(community, sources.entities, ordering);
+    const members = options.memberOrders?.get(community.id) ?? extractiveMemberOrder(community, sources.entities, ordering);
     const memberIds = new Set(members.map((entity) => entity.id));
     const weight = new Map(members.map((entity) => [entity.id, Math.log(2 + orderOf(entity).degree)]));
 
@@ -244,15 +237,18 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
 
     // Only the findings' entities name their neighbours, met through their own relations: a relation inside the
     // community is one whose two ends are members. Walking the community's inner relations instead (a top-level
-    // community lists tens of thousands, and every level lists them again) cost most of the reports.
+    // community lists tens of thousands, and every level lists them again) cost most of the reports. They are met in
+    // id order, the order the community lists them in: among equal degrees, neighbours are named in that order.
     const neighbours = new Map(top.map((entity) => [entity.id, new Set<string>()]));
-    const innerOfTop = new Map<string, Pick<RelationRecord, 'source' | 'target'>>();
+    const inner = new Set<string>();
     for (const entity of top) {
-      for (const relation of relationsOf(entity.id)) {
-        if (memberIds.has(relation.source) && memberIds.has(relation.target)) innerOfTop.set(relation.id, relation);
+      for (const id of relationsOf(entity.id)) {
+        const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
+        if (memberIds.has(relation.source) && memberIds.has(relation.target)) inner.add(id);
       }
     }
-    for (const relation of [...innerOfTop].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, value]) => value)) {
+    for (const id of [...inner].sort()) {
+      const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
       neighbours.get(relation.source)?.add(relation.target);
       neighbours.get(relation.target)?.add(relation.source);
     }

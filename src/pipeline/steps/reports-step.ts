@@ -5,7 +5,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveFindingMembers, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveMemberOrder, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs, extractiveEntityDigest } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -431,19 +431,17 @@ async function reportSources(
 ): Promise<{ sources: ReportSources; extractive: (community: CommunityRecord) => ReportRecord }> {
   const { store, config } = context;
   const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
+  const { maxFindings } = config.reports;
+  // The built reports' members ranked once: the findings' entities among them are the only ones whose relations the
+  // reports read, and the reporter takes the ranking as it is.
+  const memberOrders = built && new Map(built.map((community) => [community.id, extractiveMemberOrder(community, entities, ordering)]));
+  const findingEntities = memberOrders && [...new Set([...memberOrders.values()].flatMap((members) => members.slice(0, maxFindings).map((entity) => entity.id)))];
   const sources: ReportSources = {
     entities,
-    relations: llmRelations ?? (await relationEndpoints(context, built === undefined ? undefined : findingMembers(built, entities, config.reports.maxFindings, ordering))),
+    relations: llmRelations ?? (await relationEndpoints(context, findingEntities)),
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
-  return { sources, extractive: createExtractiveReporter(sources, { maxFindings: config.reports.maxFindings, ...(ordering ? { ordering } : {}) }) };
-}
-
-/** The entities the extractive reports of `built` make findings of: theirs are the only relations those reports read. */
-function findingMembers(built: readonly CommunityRecord[], entities: ReadonlyMap<string, EntityRecord>, maxFindings: number, ordering: ReadonlyMap<string, EntityOrdering> | undefined): string[] {
-  const ids = new Set<string>();
-  for (const community of built) for (const entity of extractiveFindingMembers(community, entities, { maxFindings, ...(ordering ? { ordering } : {}) })) ids.add(entity.id);
-  return [...ids];
+  return { sources, extractive: createExtractiveReporter(sources, { maxFindings, ...(ordering ? { ordering } : {}), ...(memberOrders ? { memberOrders } : {}) }) };
 }
 
 /**

@@ -27,10 +27,12 @@ const drawingPage = `<!doctype html><html><head><link rel="icon" href="data:,"><
 })();
 </script></body></html>`;
 
+// The image holds the load event back until well after the failed fetch's response, as a busy machine can: a test
+// that starts waiting for that response only once the page has loaded never sees it.
 const brokenPage = `<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script>
 console.error('something broke');
 fetch('/missing.json');
-</script></body></html>`;
+</script><img src="/slow-image"></body></html>`;
 
 let server: Server;
 let origin: string;
@@ -43,6 +45,10 @@ before(async () => {
       '/broken': ['text/html', brokenPage],
       '/graph.json': ['application/json', JSON.stringify({ nodes: [{ id: 'a' }, { id: 'b' }] })],
     };
+    if (request.url === '/slow-image') {
+      setTimeout(() => response.writeHead(204).end(), 500);
+      return;
+    }
     const route = routes[request.url ?? ''];
     response.writeHead(route ? 200 : 404, { 'content-type': route?.[0] ?? 'text/plain' }).end(route?.[1] ?? 'not found');
   });
@@ -71,8 +77,11 @@ test('a page draws with WebGL in headless chromium and its performance mark is r
 test('console errors and failed requests of a page are collected', async () => {
   const page = await browser.newPage();
   const problems = watchPageProblems(page);
+  // Waiting starts before the page loads: its script fetches during loading, and a response that arrived before
+  // waitForResponse was called would never be seen.
+  const missing = page.waitForResponse(`${origin}/missing.json`);
   await page.goto(`${origin}/broken`);
-  await page.waitForResponse(`${origin}/missing.json`);
+  await missing;
   const listed = problems.list();
   assert.ok(listed.includes('console error: something broke'), listed.join('\n'));
   assert.ok(listed.includes(`HTTP 404: GET ${origin}/missing.json`), listed.join('\n'));

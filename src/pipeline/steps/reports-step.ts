@@ -108,15 +108,23 @@ function renumberReport(report: ReportRecord, renumber: (table: string, label: s
 }
 
 /** A report row to store again: its `hid` is the stored row's, and a sub-report in a context is numbered by its community. */
-function withoutHid(report: ReportRecord): ReportRecord {
+function withoutHid<R extends { hid?: number }>(report: R): R {
   const copy = { ...report };
   delete copy.hid;
   return copy;
 }
 
+/**
+ * What an extractive update reads of every stored report: enough to keep it, re-rate it and fingerprint the step's
+ * output. The other columns (the findings' JSON most of all) are read only for the rows the update writes.
+ */
+type StoredReportHead = Pick<ReportRecord, 'communityId' | 'level' | 'rating' | 'fullContent' | 'hid'>;
+
+const storedReportHead = ['communityId', 'level', 'rating', 'fullContent'] as const;
+
 /** The previous run's reports by the hash of their inputs, handed out again to communities with the same inputs. */
-class EarlierReports {
-  private readonly byInputs = new Map<string, ReportRecord>();
+class EarlierReports<R extends StoredReportHead = ReportRecord> {
+  private readonly byInputs = new Map<string, R>();
   private readonly citationsByInputs = new Map<string, Array<[string, string, string]>>();
   /** The inputs hash of every report of this run, by community id: what the next run compares with. */
   readonly inputs = new Map<string, string>();
@@ -125,11 +133,13 @@ class EarlierReports {
   reused = 0;
   /** Communities whose kept report is the stored report of the same community, row for row but for its level and rating. */
   readonly keptInPlace = new Set<string>();
+  /** The community whose stored report each kept report is, by the community keeping it. */
+  readonly sourceOf = new Map<string, string>();
   /** The stored {@link StoredReportInputs.ratingScale}. */
   readonly ratingScale: number | undefined;
   private readonly storedInputs: StoredReportInputs | undefined;
 
-  constructor(previous: readonly ReportRecord[], stored: StoredReportInputs | undefined) {
+  constructor(previous: readonly R[], stored: StoredReportInputs | undefined) {
     this.ratingScale = stored?.version === 1 ? stored.ratingScale : undefined;
     if (stored?.version !== 1) return;
     this.storedInputs = stored;
@@ -183,17 +193,18 @@ class EarlierReports {
   }
 
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
-  take(inputs: string, community: CommunityRecord): ReportRecord | undefined {
+  take(inputs: string, community: CommunityRecord): R | undefined {
     this.inputs.set(community.id, inputs);
     const earlier = this.byInputs.get(inputs);
     if (!earlier) return undefined;
     this.reused++;
+    this.sourceOf.set(community.id, earlier.communityId);
     if (earlier.communityId === community.id) this.keptInPlace.add(community.id);
     return { ...withoutHid(earlier), communityId: community.id, level: community.level };
   }
 
   /** What to store for the next run: the inputs of `reports`, and the extractive rating scale they were rated on. */
-  stored(reports: readonly ReportRecord[], ratingScale: number | undefined, basis?: ExtractiveInputsBasis): StoredReportInputs {
+  stored(reports: ReadonlyArray<Pick<ReportRecord, 'communityId'>>, ratingScale: number | undefined, basis?: ExtractiveInputsBasis): StoredReportInputs {
     const byCommunity: Record<string, string> = {};
     for (const report of reports) {
       const inputs = this.inputs.get(report.communityId);
@@ -265,74 +276,34 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     }),
 
     async run(context) {
-      const { communities, previous, earlier, settingsHash, entities, llmRelations, bottomUp } = await reportInputs(context, options);
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
-      let reports: ReportRecord[];
-      let criticalPath = 0;
-      let ratingScale: number | undefined;
-      let orderingToStore: StoredReportOrdering | undefined;
-      let basis: ExtractiveInputsBasis | undefined;
-      let hashed = 0;
-      if (llmRelations && context.llm) {
-        const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
-        const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
-        ({ reports, criticalPath } = await llmReports(context, context.llm, bottomUp, writer));
-      } else {
-        const inputsOf = createExtractiveReportInputs(entities);
-        const digests: Record<string, string> = {};
-        for (const entity of entities.values()) digests[entity.id] = extractiveEntityDigest(entity);
-        basis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entities: digests };
-        const inputsBasis = basis;
-        const planned = bottomUp.map((community) => {
-          let inputs = earlier.carried(inputsBasis, community);
-          if (inputs === undefined) {
-            inputs = contentId('report-inputs', settingsHash, inputsOf(community));
-            hashed++;
-          }
-          return { community, kept: earlier.take(inputs, community) };
-        });
-        // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
-        const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
-        const { ordering, store: nextOrdering } = await extractiveOrdering(context, entities, incremental);
-        orderingToStore = nextOrdering;
-        const { extractive } = await reportSources(context, entities, undefined, built, ordering);
-        reports = planned.map(({ community, kept }, index) => {
-          if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
-          if (!kept) return extractive(community);
-          const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
-          return { ...kept, rating: extractiveRating(members) };
-        });
-        // Between refreshes the scale fitted at the last one stays (a report above it is rated 10), so a new highest
-        // rating re-rates no other report; a refresh rates the highest one 10, as a fresh build does.
-        ratingScale = incremental && earlier.ratingScale !== undefined ? earlier.ratingScale : Math.max(1e-9, maxOf(reports.map((report) => report.rating)));
-        const scale = ratingScale;
-        for (const report of reports) report.rating = Math.min(10, Math.round((report.rating / scale) * 100) / 10);
-      }
+      const { communities, settingsHash, entities, bottomUp } = await reportInputs(context, options);
+      const llmRelations = options.llm && context.llm ? await allRelations(context) : undefined;
+      const outcome =
+        llmRelations && context.llm
+          ? await llmRun(context, options, context.llm, { settingsHash, entities, bottomUp, llmRelations })
+          : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
+      const { earlier, reports, previous } = outcome;
       context.progress(bottomUp.length, bottomUp.length, 'communities');
       const byCommunity = new Map(reports.map((report) => [report.communityId, report]));
       const inCommunityOrder = communities.map((community) => byCommunity.get(community.id)).filter((report) => report !== undefined);
-      const failed = inCommunityOrder.filter((report) => report.error !== null).length;
+      const failed = outcome.failed;
       if (failed > 0) context.warn('report-failed', `${failed} community reports could not be generated by the LLM; they keep extractive reports with the error recorded`);
       const current = new Set(inCommunityOrder.map((report) => report.communityId));
       const removed = previous.filter((report) => !current.has(report.communityId)).map((report) => report.communityId);
-      const inputs = earlier.stored(inCommunityOrder, ratingScale, basis);
-      // An update rewrites only the reports that changed (a kept report's rating moves with its members' degrees).
-      const previousById = new Map(previous.map((report) => [report.communityId, report]));
-      const changed = inCommunityOrder.filter((report) => {
-        const stored = previousById.get(report.communityId);
-        // A kept extractive report in place differs from its row at most in level and rating: no need to compare every field.
-        if (!llmRelations && stored !== undefined && earlier.keptInPlace.has(report.communityId)) return stored.level !== report.level || stored.rating !== report.rating;
-        return !sameReport(report, stored);
-      });
+      const inputs = earlier.stored(inCommunityOrder, outcome.ratingScale, outcome.basis);
+      // Written in community order, as a fresh build writes them: new rows take their `hid` in that order.
+      const position = new Map(inCommunityOrder.map((report, index) => [report.communityId, index]));
+      const changed = [...outcome.changed].sort((left, right) => (position.get(left.communityId) ?? 0) - (position.get(right.communityId) ?? 0));
       return {
         counts: {
           reports: inCommunityOrder.length,
           failed,
           reused: earlier.reused,
           regenerated: inCommunityOrder.length - earlier.reused,
-          ...(llmRelations ? {} : { inputsHashed: hashed }),
+          ...(outcome.hashed === undefined ? {} : { inputsHashed: outcome.hashed }),
           written: changed.length,
-          ...(llmRelations ? { llmCriticalPath: criticalPath } : {}),
+          ...(outcome.criticalPath === undefined ? {} : { llmCriticalPath: outcome.criticalPath }),
         },
         outputVersion: contentId('reports', inCommunityOrder.map((report) => contentId('report', report.communityId, report.fullContent))),
         async write(tx) {
@@ -341,7 +312,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           else await tx.table('reports').clear();
           await tx.table('reports').upsert(changed);
           await tx.setMeta(reportInputsKey, inputs);
-          if (orderingToStore) await tx.setMeta(reportOrderingKey, orderingToStore);
+          if (outcome.orderingToStore) await tx.setMeta(reportOrderingKey, outcome.orderingToStore);
           await recordStatisticsEpoch(tx, 'reports', epoch);
         },
       };
@@ -358,8 +329,9 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { earlier, settingsHash, entities, llmRelations, bottomUp } = await reportInputs(context, options);
-      if (!llmRelations) return { items: 0, calls: 0 };
+      const { settingsHash, entities, bottomUp } = await reportInputs(context, options);
+      const llmRelations = await allRelations(context);
+      const { earlier } = await earlierLlmReports(context);
       const round = shard.round ?? 0;
       const rounds = reportRounds(bottomUp);
       const owned = bottomUp.filter((community) => rounds.get(community.id) === round && ownsItem(shard, community.id));
@@ -403,8 +375,6 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
 async function reportInputs(context: StepContext, options: ReportsStepOptions) {
   const { store, config } = context;
   const communities = await store.table('communities').all();
-  const previous = await store.table('reports').all();
-  const earlier = new EarlierReports(previous, await store.getMeta<StoredReportInputs>(reportInputsKey));
   const settingsHash = contentId(
     'report-settings',
     JSON.stringify({
@@ -413,9 +383,124 @@ async function reportInputs(context: StepContext, options: ReportsStepOptions) {
     }),
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
-  const llmRelations = options.llm && context.llm ? new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])) : undefined;
   const bottomUp = [...communities].sort((left, right) => right.level - left.level);
-  return { communities, previous, earlier, settingsHash, entities, llmRelations, bottomUp };
+  return { communities, settingsHash, entities, bottomUp };
+}
+
+/** Every relation by id: what LLM report contexts are built from. */
+async function allRelations(context: StepContext): Promise<Map<string, RelationRecord>> {
+  return new Map((await context.store.table('relations').all()).map((relation) => [relation.id, relation]));
+}
+
+/** The stored reports, whole, by the hash of their inputs: what LLM reports are kept from. */
+async function earlierLlmReports(context: StepContext): Promise<{ previous: ReportRecord[]; earlier: EarlierReports }> {
+  const previous = await context.store.table('reports').all();
+  return { previous, earlier: new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey)) };
+}
+
+/** What one run of the step made, and what it writes. */
+interface ReportsOutcome {
+  earlier: EarlierReports<StoredReportHead>;
+  /** Every report of this run; a kept extractive one may be its stored head only (it is written only if it changed). */
+  reports: StoredReportHead[];
+  previous: ReadonlyArray<Pick<ReportRecord, 'communityId'>>;
+  /** The rows to write: the reports that differ from their stored rows, whole. */
+  changed: ReportRecord[];
+  failed: number;
+  ratingScale?: number;
+  basis?: ExtractiveInputsBasis;
+  orderingToStore?: StoredReportOrdering;
+  hashed?: number;
+  criticalPath?: number;
+}
+
+interface ReportsRunInputs {
+  settingsHash: string;
+  entities: Map<string, EntityRecord>;
+  bottomUp: CommunityRecord[];
+}
+
+async function llmRun(
+  context: StepContext,
+  options: ReportsStepOptions,
+  llm: LanguageModel,
+  { settingsHash, entities, bottomUp, llmRelations }: ReportsRunInputs & { llmRelations: Map<string, RelationRecord> },
+): Promise<ReportsOutcome> {
+  const { previous, earlier } = await earlierLlmReports(context);
+  const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
+  const writer = await createLlmReportWriter(context, bottomUp, { ...sources, relations: llmRelations }, extractive, { withClaims: options.claims, earlier, settingsHash });
+  const { reports, criticalPath } = await llmReports(context, llm, bottomUp, writer);
+  const previousById = new Map(previous.map((report) => [report.communityId, report]));
+  return {
+    earlier,
+    reports,
+    previous,
+    changed: reports.filter((report) => !sameReport(report, previousById.get(report.communityId))),
+    failed: reports.filter((report) => report.error !== null).length,
+    criticalPath,
+  };
+}
+
+async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs & { incremental: boolean }): Promise<ReportsOutcome> {
+  const table = context.store.table('reports');
+  const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
+  const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
+  const inputsOf = createExtractiveReportInputs(entities);
+  const digests: Record<string, string> = {};
+  for (const entity of entities.values()) digests[entity.id] = extractiveEntityDigest(entity);
+  const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entities: digests };
+  let hashed = 0;
+  const planned = bottomUp.map((community) => {
+    let inputs = earlier.carried(basis, community);
+    if (inputs === undefined) {
+      inputs = contentId('report-inputs', settingsHash, inputsOf(community));
+      hashed++;
+    }
+    return { community, kept: earlier.take(inputs, community) };
+  });
+  // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
+  const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
+  const { ordering, store: orderingToStore } = await extractiveOrdering(context, entities, incremental);
+  const { extractive } = await reportSources(context, entities, undefined, built, ordering);
+  const builtReports = new Map<string, ReportRecord>();
+  const reports: StoredReportHead[] = planned.map(({ community, kept }, index) => {
+    if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
+    if (!kept) {
+      const report = extractive(community);
+      builtReports.set(community.id, report);
+      return report;
+    }
+    const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
+    return { ...kept, rating: extractiveRating(members) };
+  });
+  // Between refreshes the scale fitted at the last one stays (a report above it is rated 10), so a new highest
+  // rating re-rates no other report; a refresh rates the highest one 10, as a fresh build does.
+  const ratingScale = incremental && earlier.ratingScale !== undefined ? earlier.ratingScale : Math.max(1e-9, maxOf(reports.map((report) => report.rating)));
+  for (const report of reports) report.rating = Math.min(10, Math.round((report.rating / ratingScale) * 100) / 10);
+  // A kept report in place differs from its row at most in level and rating; the others are compared whole. Whole
+  // stored rows are read only for these: the rows of the changed communities, and the rows kept reports come from.
+  const previousById = new Map(previous.map((report) => [report.communityId, report]));
+  const candidates = reports.filter((report) => {
+    const stored = previousById.get(report.communityId);
+    return stored === undefined || !earlier.keptInPlace.has(report.communityId) || stored.level !== report.level || stored.rating !== report.rating;
+  });
+  const wholeIds = new Set<string>();
+  for (const report of candidates) {
+    if (previousById.has(report.communityId)) wholeIds.add(report.communityId);
+    const source = earlier.sourceOf.get(report.communityId);
+    if (source !== undefined) wholeIds.add(source);
+  }
+  const whole = new Map((await table.get([...wholeIds])).map((report) => [report.communityId, report]));
+  const changed: ReportRecord[] = [];
+  for (const report of candidates) {
+    const source = earlier.sourceOf.get(report.communityId);
+    const sourceRow = source === undefined ? undefined : whole.get(source);
+    const row = sourceRow === undefined ? builtReports.get(report.communityId) : { ...withoutHid(sourceRow), communityId: report.communityId, level: report.level, rating: report.rating };
+    // Cannot happen under the writer lock (the table is as read); a row not found is not written half.
+    if (row === undefined) continue;
+    if (earlier.keptInPlace.has(report.communityId) || !sameReport(row, whole.get(report.communityId))) changed.push(row);
+  }
+  return { earlier, reports, previous, changed, failed: 0, ratingScale, basis, orderingToStore, hashed };
 }
 
 /**

@@ -94,6 +94,12 @@ export const storeMigrations: readonly StoreMigration[] = [
     description: 'Postgres keeps index jobs, their uploads and their events in the database, so that every server lists and follows them and any process runs them',
     steps: [{ kind: 'jobTables' }],
   },
+  {
+    version: 11,
+    description:
+      "SQLite's sparse vector spaces may mark rows stale (an update's replaced vectors go to the appended tails, and the stored lists are left as they are): an older kgrag would read the stale entries too, so it must refuse the file",
+    steps: [],
+  },
 ];
 
 /** The schema version this kgrag writes; stores of an older version are migrated on open, newer ones refused. */

@@ -60,6 +60,15 @@ const maxVecK = 4096;
  */
 const maxTailShare = 1 / 8;
 
+/**
+ * The share of a sparse space's rows that may be stale (see `SqliteVectorIndex.replaceInTails`) before a replacement
+ * rewrites the lists instead: the tails hold every stale row's vector, and a query reads them beside the stored lists.
+ */
+const maxStaleShare = 1 / 8;
+
+/** Meta key a deferring draft sets, in the transaction that deletes chunks: it has removed content. */
+const contentRemovedKey = 'draft:content-removed';
+
 type SqlValue = string | number | bigint | Buffer | null;
 
 /**
@@ -109,6 +118,13 @@ export interface SqliteStoreOptions extends StoreExtensions {
    * @default 1000 (SQLite's)
    */
   autoCheckpointPages?: number;
+  /**
+   * A draft that is sealed before anyone reads it: replaced sparse vectors go to the tails and their rows are marked
+   * stale instead of rewriting the posting lists that hold them (`SqliteVectorIndex.replaceInTails`), until the draft
+   * removes content (chunks); then, and at the seal of such a draft, the lists holding stale entries are rewritten.
+   * @default false
+   */
+  deferSparseReplacements?: boolean;
 }
 
 /**
@@ -148,7 +164,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       })
     );
   }
-  return new SqliteStore(db, pluginTables);
+  return new SqliteStore(db, pluginTables, options.deferSparseReplacements === true && options.readonly !== true);
 }
 
 /**
@@ -371,7 +387,35 @@ class SqliteStore implements Store {
   constructor(
     private readonly db: Database.Database,
     private readonly pluginTables: PluginTables,
+    private readonly deferSparse: boolean,
   ) {}
+
+  /** Whether a sparse replacement may leave stale entries (`SqliteStoreOptions.deferSparseReplacements`): not once the draft has removed content. */
+  defersSparseReplacements(): boolean {
+    return this.deferSparse && !this.hasRemovedContent();
+  }
+
+  private hasRemovedContent(): boolean {
+    return this.statement('SELECT 1 FROM meta WHERE key = ?', 'pluck').get(contentRemovedKey) !== undefined;
+  }
+
+  /** Called where chunks are deleted, in the deleting transaction: a deferring draft records that it removed content. */
+  contentRemoved(): void {
+    if (this.deferSparse && !this.hasRemovedContent()) this.statement("INSERT INTO meta (key, value) VALUES (?, 'true')").run(contentRemovedKey);
+  }
+
+  /**
+   * Before a deferring draft publishes: when it removed content, no stale entry may stay (an older vector may hold the
+   * removed text's words), so every sparse space's lists holding one are rewritten. The draft's own record goes.
+   */
+  private compactStaleSpaces(): void {
+    if (!this.deferSparse || !this.hasRemovedContent()) return;
+    const staleTables = allRows<string>(this.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vec\\_%\\_stale' ESCAPE '\\'", 'pluck'));
+    this.db.transaction(() => {
+      for (const table of staleTables) new SqliteVectorIndex(this, table.slice('vec_'.length, -'_stale'.length) as VectorSpace).compactSparse();
+      this.statement('DELETE FROM meta WHERE key = ?').run(contentRemovedKey);
+    })();
+  }
 
   /**
    * A cached prepared statement returning row objects, arrays (`raw`) or first columns (`pluck`). The mode is
@@ -510,6 +554,7 @@ class SqliteStore implements Store {
   seal(unsynced: boolean): void {
     if (this.closed) return;
     try {
+      this.compactStaleSpaces();
       if (unsynced) this.db.pragma('synchronous = OFF');
       // The log holds every page image the run wrote, deleted rows' included: it must be folded in and gone, or the
       // published file would be read with it (and a deleted document's text stay beside it).
@@ -548,6 +593,8 @@ class SqliteStore implements Store {
 class SqliteTable<T extends TableName> extends TableBase<T> {
   private readonly upsertSql: string;
   private readonly orderBy: string;
+  /** The chunks: deleting them removes content, which a deferring draft must not keep in stale vectors (`contentRemoved`). */
+  private readonly holdsContent: boolean;
 
   constructor(
     private readonly store: SqliteStore,
@@ -561,6 +608,7 @@ class SqliteTable<T extends TableName> extends TableBase<T> {
       `INSERT INTO ${spec.sqlName} (${sqlColumns.join(', ')}) VALUES (${sqlColumns.map(() => '?').join(', ')}) ` +
       `ON CONFLICT (${key.join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
     this.orderBy = spec.hid ? 'hid' : 'rowid';
+    this.holdsContent = spec.sqlName === tableSpec('chunks').sqlName;
   }
 
   async upsert(rows: ReadonlyArray<TableRows[T]>): Promise<void> {
@@ -590,10 +638,12 @@ class SqliteTable<T extends TableName> extends TableBase<T> {
     const result = this.store
       .statement(`DELETE FROM ${this.spec.sqlName} WHERE "${snakeCase(column)}" IN (SELECT value FROM json_each(?))`)
       .run(JSON.stringify(values));
+    if (result.changes > 0 && this.holdsContent) this.store.contentRemoved();
     return result.changes;
   }
 
   async clear(): Promise<void> {
+    if (this.holdsContent) this.store.contentRemoved();
     if (!this.spec.fullText || !this.spec.hid) {
       this.store.statement(`DELETE FROM ${this.spec.sqlName}`).run();
       return;
@@ -661,8 +711,8 @@ interface StoredSpaceInfo {
  * The tables of a space: sqlite-vec's table and its key table (dense), the key, postings and appended-tail tables
  * (sparse), and `_pages`, which an early sparse layout used.
  */
-function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, tail: string, pages: string] {
-  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_tail`, `vec_${space}_pages`];
+function vectorSpaceTables(space: string): [vec: string, keys: string, sparseKeys: string, postings: string, tail: string, stale: string, pages: string] {
+  return [`vec_${space}`, `vec_${space}_keys`, `vec_${space}_sparse`, `vec_${space}_postings`, `vec_${space}_tail`, `vec_${space}_stale`, `vec_${space}_pages`];
 }
 
 /** The meta records of a space: its description and its revision, which `clear()` keeps so that it never repeats. */
@@ -676,6 +726,7 @@ class SqliteVectorIndex implements VectorIndex {
   private readonly sparseKeyTable: string;
   private readonly postingTable: string;
   private readonly tailTable: string;
+  private readonly staleTable: string;
   private readonly infoKey: string;
   private readonly revisionKey: string;
   private cache: SpaceCache | undefined;
@@ -684,7 +735,7 @@ class SqliteVectorIndex implements VectorIndex {
     private readonly store: SqliteStore,
     private readonly space: VectorSpace,
   ) {
-    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, this.tailTable] = vectorSpaceTables(space);
+    [this.vecTable, this.keyTable, this.sparseKeyTable, this.postingTable, this.tailTable, this.staleTable] = vectorSpaceTables(space);
     [this.infoKey, this.revisionKey] = vectorSpaceMetaKeys(space);
   }
 
@@ -801,14 +852,65 @@ class SqliteVectorIndex implements VectorIndex {
     const insertKey = this.store.statement(`INSERT INTO ${this.sparseKeyTable} (id) VALUES (?)`);
     for (const id of added) insertKey.run(id);
     const replaced = new Uint8Array(stored);
-    for (const row of latest.keys()) if (row < stored) replaced[row] = 1;
+    let replacedCount = 0;
+    for (const row of latest.keys()) {
+      if (row < stored) {
+        replaced[row] = 1;
+        replacedCount++;
+      }
+    }
     const entries = entriesByCoordinate([...latest].sort(([left], [right]) => left - right));
     this.createTail();
+    const stale = this.staleRows();
+    if (this.store.defersSparseReplacements() && stale.size + replacedCount <= maxStaleShare * (stored + added.length)) {
+      this.replaceInTails(replaced, entries, stale);
+      return;
+    }
+    this.rewriteLists(replaced, entries, stored, stale);
+  }
+
+  /**
+   * A replacement that leaves the stored lists as they are: each replaced row is marked stale (its entries in the stored
+   * lists are no longer read) and its whole new vector goes to the tails, with the new rows' entries. Only the tails
+   * that held a replaced row or get an entry are rewritten; they are small. Used only in a draft that has removed no
+   * content (`SqliteStore.defersSparseReplacements`), so a stale entry is an older vector of text the index still holds;
+   * a draft that removes content rewrites the lists that hold stale entries before it publishes (`compactSparse`).
+   */
+  private replaceInTails(replaced: Uint8Array, entries: ReadonlyMap<number, CoordinatePostings>, stale: ReadonlySet<number>): void {
+    this.createStale();
+    const markStale = this.store.statement(`INSERT OR IGNORE INTO ${this.staleTable} (row) VALUES (?)`);
+    replaced.forEach((flag, row) => {
+      if (flag === 1 && !stale.has(row)) markStale.run(row);
+    });
+    const tails = new Map(allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw')));
+    const write = this.store.statement(`INSERT INTO ${this.tailTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+    const remove = this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`);
+    for (const coordinate of [...new Set([...tails.keys(), ...entries.keys()])].sort((left, right) => left - right)) {
+      const tail = tails.get(coordinate);
+      const entry = entries.get(coordinate);
+      if (entry === undefined && (tail === undefined || !coordinatePostingsHoldAny(tail, replaced))) continue;
+      const merged = mergedPostings(tail === undefined ? emptyPostings : decodeCoordinatePostings(tail), replaced, entry);
+      if (merged.rows.length > 0) write.run(coordinate, encodeCoordinatePostings(merged.rows, merged.values));
+      else if (tail !== undefined) remove.run(coordinate);
+    }
+  }
+
+  /**
+   * Rewrites the lists that hold a replaced or stale row, or get an entry before their last row: the stored list
+   * without those rows' entries, its tail folded in, and the entries merged in row order. The other lists get the new
+   * rows' entries appended. Afterwards no stored list holds a stale entry and no row is stale.
+   */
+  private rewriteLists(replaced: Uint8Array, entries: ReadonlyMap<number, CoordinatePostings>, stored: number, stale: ReadonlySet<number>): void {
+    // Stale rows' stored entries go like replaced rows' entries; their tail entries are their current vectors and stay.
+    const storedOut = replaced.slice();
+    for (const row of stale) if (row < storedOut.length) storedOut[row] = 1;
     const lists = new Map<number, { stored?: Buffer; tail?: Buffer }>();
     for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable}`, 'raw'))) lists.set(coordinate, { stored: blob });
     for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw'))) {
       lists.set(coordinate, { ...lists.get(coordinate), tail: blob });
     }
+    // Cleared first: `appendToCoordinate` below folds tails only when no row is stale.
+    if (stale.size > 0) this.store.statement(`DELETE FROM ${this.staleTable}`).run();
     const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
     const deleteStored = this.store.statement(`DELETE FROM ${this.postingTable} WHERE coordinate = ?`);
     const deleteTail = this.store.statement(`DELETE FROM ${this.tailTable} WHERE coordinate = ?`);
@@ -816,20 +918,41 @@ class SqliteVectorIndex implements VectorIndex {
       const list = lists.get(coordinate);
       const entry = entries.get(coordinate);
       // Scanned as bytes: only the lists that change are decoded (a replaced entity touches a few hundred of 1,024).
-      const removes = (list?.stored !== undefined && coordinatePostingsHoldAny(list.stored, replaced)) || (list?.tail !== undefined && coordinatePostingsHoldAny(list.tail, replaced));
+      // While rows are stale, a tail may hold rows before its stored list's last one: every tail is folded in.
+      const removes =
+        (list?.stored !== undefined && coordinatePostingsHoldAny(list.stored, storedOut)) ||
+        (list?.tail !== undefined && (stale.size > 0 || coordinatePostingsHoldAny(list.tail, replaced)));
       if (!removes && (entry === undefined || (entry.rows[0] as number) >= stored)) {
         if (entry !== undefined) this.appendToCoordinate(coordinate, entry, list?.tail, list?.stored);
         continue;
       }
-      const current = concatenatedCoordinatePostings(
-        list?.stored === undefined ? emptyPostings : decodeCoordinatePostings(list.stored),
-        list?.tail === undefined ? emptyPostings : decodeCoordinatePostings(list.tail),
-      );
-      const merged = mergedPostings(current, replaced, entry);
+      const tail = mergedPostings(list?.tail === undefined ? emptyPostings : decodeCoordinatePostings(list.tail), replaced, entry);
+      const merged = mergedPostings(list?.stored === undefined ? emptyPostings : decodeCoordinatePostings(list.stored), storedOut, tail);
       if (merged.rows.length > 0) write.run(coordinate, encodeCoordinatePostings(merged.rows, merged.values));
       else if (list?.stored !== undefined) deleteStored.run(coordinate);
       if (list?.tail !== undefined) deleteTail.run(coordinate);
     }
+  }
+
+  /**
+   * Rewrites the lists that hold stale entries, so that no older vector of a replaced row stays in the file: what a
+   * draft that removed content does before it publishes, and a deletion before it renumbers the rows.
+   */
+  compactSparse(): void {
+    const stale = this.staleRows();
+    if (stale.size === 0) return;
+    const stored = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
+    this.rewriteLists(new Uint8Array(stored), new Map(), stored, stale);
+  }
+
+  /** The rows whose stored entries are not read: their vectors are wholly in the tails (see `replaceInTails`). */
+  private staleRows(): Set<number> {
+    if (this.store.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", 'pluck').get(this.staleTable) === undefined) return new Set();
+    return new Set(allRows<number>(this.store.statement(`SELECT row FROM ${this.staleTable}`, 'pluck')));
+  }
+
+  private createStale(): void {
+    this.store.exec(`CREATE TABLE IF NOT EXISTS ${this.staleTable} (row INTEGER PRIMARY KEY)`);
   }
 
   /**
@@ -861,6 +984,11 @@ class SqliteVectorIndex implements VectorIndex {
    */
   private appendToCoordinate(coordinate: number, entries: CoordinatePostings, storedTail: Buffer | undefined, stored: Buffer | undefined): void {
     const tail = appendedCoordinatePostings(storedTail, entries.rows, entries.values);
+    // A stale row's entries in a tail are its current vector: folded into the stored list they would not be read.
+    if (this.staleRows().size > 0) {
+      this.store.statement(`INSERT INTO ${this.tailTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`).run(coordinate, tail);
+      return;
+    }
     const storedLength =
       stored?.length ?? ((this.store.statement(`SELECT length(postings) FROM ${this.postingTable} WHERE coordinate = ?`, 'pluck').get(coordinate) as number | undefined) ?? 0);
     if (tail.length <= storedLength * maxTailShare) {
@@ -894,10 +1022,16 @@ class SqliteVectorIndex implements VectorIndex {
     const read = (table: string): Array<[number, Buffer]> =>
       allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table}${where} ORDER BY coordinate`, 'raw'), parameter);
     const tails = new Map(this.hasTail() ? read(this.tailTable) : []);
+    const stale = this.staleRows();
+    let staleEnd = 0;
+    for (const row of stale) staleEnd = Math.max(staleEnd, row + 1);
+    const staleMask = new Uint8Array(staleEnd);
+    for (const row of stale) staleMask[row] = 1;
     const postings = read(this.postingTable).map(([coordinate, blob]): [number, CoordinatePostings] => {
       const tail = tails.get(coordinate);
       tails.delete(coordinate);
       const stored = decodeCoordinatePostings(blob);
+      if (stale.size > 0) return [coordinate, mergedPostings(stored, staleMask, tail === undefined ? undefined : decodeCoordinatePostings(tail))];
       return [coordinate, tail === undefined ? stored : concatenatedCoordinatePostings(stored, decodeCoordinatePostings(tail))];
     });
     if (tails.size === 0) return postings;
@@ -1078,6 +1212,8 @@ class SqliteVectorIndex implements VectorIndex {
    * transposed into rows and back (1.3 s for a 1 % deletion from 2Wiki's spaces).
    */
   private deleteSparse(ids: readonly string[]): void {
+    // Renumbering reads each list as the stored entries followed by the tail's, which holds once no row is stale.
+    this.compactSparse();
     const vids = allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     const deleted = new Set(
       allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck'), JSON.stringify(ids)),

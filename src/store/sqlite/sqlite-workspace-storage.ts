@@ -151,7 +151,9 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
    */
   const draftOptions = (): SqliteStoreOptions => {
     const size = statSync(path, { throwIfNoEntry: false })?.size;
-    return size === undefined ? writable : { ...writable, autoCheckpointPages: Math.ceil(Math.max(64 * 1024 * 1024, size) / 4096) };
+    // Sealed before anyone reads it: replaced sparse vectors may wait in the tails (see the option).
+    const draft = { ...writable, deferSparseReplacements: true };
+    return size === undefined ? draft : { ...draft, autoCheckpointPages: Math.ceil(Math.max(64 * 1024 * 1024, size) / 4096) };
   };
 
   /**

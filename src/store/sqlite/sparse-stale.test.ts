@@ -1,0 +1,172 @@
+/*
+ * A draft's replaced sparse vectors (`deferSparseReplacements`): they go to the tails and their rows are marked stale,
+ * and the stored lists stay as they were, until the draft removes content — then, and when such a draft is sealed,
+ * no stale entry is left in the file.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { createRandom } from '../../core/random.js';
+import type { SparseVector } from '../../providers/embed/embedder.js';
+import { denseMatrixOfSparseRows } from '../core/sparse-rows.js';
+import { decodeCoordinatePostings } from '../postings-codec.js';
+import type { Store } from '../store.js';
+import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
+
+const dimensions = 64;
+
+function sparseVector(random: () => number): SparseVector {
+  const columns = [...new Set(Array.from({ length: 6 }, () => Math.floor(random() * dimensions)))].sort((left, right) => left - right);
+  const values = Float32Array.from(columns, () => random() - 0.5);
+  let norm = 0;
+  for (const value of values) norm += value * value;
+  return { dimensions, columns: Int32Array.from(columns), values: values.map((value) => value / Math.sqrt(norm)) };
+}
+
+/** Every read of the space: ids, sparse rows, dense matrices (whole and of some ids), scores, a search. */
+async function described(store: Store): Promise<unknown> {
+  const space = store.vectors('phrases');
+  const query = new Float32Array(dimensions).fill(0.125);
+  const ids = await space.ids();
+  const some = ids.filter((_, index) => index % 3 === 1).reverse();
+  const sparse = await space.loadSparse();
+  const [dense, someDense] = [await space.load(), await space.load(some)];
+  assert.deepEqual(dense, denseMatrixOfSparseRows(sparse, dimensions));
+  assert.deepEqual(someDense, denseMatrixOfSparseRows(sparse, dimensions, some));
+  return { ids, sparse, dense, someDense, scores: Array.from((await space.scoreMany(query, 1)).scores), top: await space.search(query, 7) };
+}
+
+/** A table of the file, read beside the open store (committed rows only). */
+function fileRows<T>(path: string, sql: string): T[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(/FROM (\w+)/.exec(sql)?.[1]) !== undefined;
+    return exists ? (db.prepare(sql).raw(true).all() as T[]) : [];
+  } finally {
+    db.close();
+  }
+}
+
+const storedLists = (path: string): Array<[number, Buffer]> => fileRows(path, 'SELECT coordinate, postings FROM vec_phrases_postings ORDER BY coordinate');
+const staleRows = (path: string): number[] => fileRows<[number]>(path, 'SELECT row FROM vec_phrases_stale ORDER BY row').map(([row]) => row);
+
+test('in a draft, replaced vectors go to the tails and the stored lists are not rewritten; every read sees the new vectors', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
+  try {
+    const random = createRandom(1138);
+    const items = Array.from({ length: 200 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'draft.db');
+    const draft = openSqliteStore(path, { deferSparseReplacements: true });
+    const whole = openSqliteStore(':memory:');
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(items, 'test');
+    const before = storedLists(path);
+
+    const replacements = [3, 40, 41, 99, 150, 199].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const added = [{ id: 'p200', vector: sparseVector(random) }];
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert([...replacements, ...added], 'test');
+    assert.deepEqual(storedLists(path), before, 'the stored lists are the same bytes');
+    assert.deepEqual(staleRows(path), [3, 40, 41, 99, 150, 199]);
+    assert.deepEqual(await described(draft), await described(whole));
+
+    // Replaced again (a stale row's tail entries are replaced too), with others, then new rows appended alone.
+    const again = [40, 7].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(again, 'test');
+    const appended = Array.from({ length: 5 }, (_, index) => ({ id: `q${index}`, vector: sparseVector(random) }));
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(appended, 'test');
+    assert.deepEqual(storedLists(path), before);
+    assert.deepEqual(staleRows(path), [3, 7, 40, 41, 99, 150, 199]);
+    assert.deepEqual(await described(draft), await described(whole));
+
+    // A deletion renumbers the rows: it first rewrites the lists holding stale entries, and no row stays stale.
+    for (const store of [draft, whole]) await store.vectors('phrases').delete(['p41', 'p120']);
+    assert.deepEqual(staleRows(path), []);
+    assert.deepEqual(await described(draft), await described(whole));
+    await draft.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('past an eighth of the rows stale, a replacement rewrites the lists instead, and nothing stays stale', async () => {
+  const random = createRandom(1139);
+  const items = Array.from({ length: 80 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
+  try {
+    const path = join(directory, 'draft.db');
+    const draft = openSqliteStore(path, { deferSparseReplacements: true });
+    const whole = openSqliteStore(':memory:');
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(items, 'test');
+    const first = items.slice(0, 8).map((item) => ({ id: item.id, vector: sparseVector(random) }));
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(first, 'test');
+    assert.equal(staleRows(path).length, 8);
+    const more = items.slice(20, 25).map((item) => ({ id: item.id, vector: sparseVector(random) }));
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(more, 'test');
+    assert.deepEqual(staleRows(path), []);
+    assert.deepEqual(await described(draft), await described(whole));
+    await draft.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('a draft that removes chunks keeps no stale entry: later replacements rewrite the lists, and its seal rewrites the lists still holding one', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
+  try {
+    const random = createRandom(1140);
+    const items = Array.from({ length: 120 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const replaced = [5, 60, 61].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const path = join(directory, 'draft.db');
+    const draft = openSqliteStore(path, { deferSparseReplacements: true });
+    const whole = openSqliteStore(':memory:');
+    for (const store of [draft, whole]) {
+      await store.vectors('phrases').upsert(items, 'test');
+      await store.vectors('phrases').upsert(replaced, 'test');
+    }
+    assert.deepEqual(staleRows(path), [5, 60, 61]);
+    // The chunks go (a document deleted in the same run): the old vectors of rows 5, 60 and 61 may hold their words.
+    await draft.table('chunks').clear();
+    const after = [{ id: 'p9', vector: sparseVector(random) }];
+    const other = openSqliteStore(join(directory, 'other.db'), { deferSparseReplacements: true });
+    await other.vectors('phrases').upsert(items, 'test');
+    await other.vectors('phrases').upsert(replaced, 'test');
+    await other.table('chunks').clear();
+    sealSqliteStore(other);
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(after, 'test');
+    assert.deepEqual(staleRows(path), [], 'a replacement after the removal rewrites the lists');
+    assert.deepEqual(await described(draft), await described(whole));
+    await draft.close();
+
+    // Sealed without another vector write: the seal rewrote the lists, and the draft's record of the removal is gone.
+    const sealed = join(directory, 'other.db');
+    assert.deepEqual(staleRows(sealed), []);
+    assert.deepEqual(fileRows(sealed, "SELECT key FROM meta WHERE key LIKE 'draft:%'"), []);
+    const current = new Map<number, Map<number, number>>();
+    for (const [coordinate, blob] of storedLists(sealed)) {
+      const { rows, values } = decodeCoordinatePostings(blob);
+      rows.forEach((row, entry) => {
+        if (!current.has(row)) current.set(row, new Map());
+        current.get(row)?.set(coordinate, values[entry] as number);
+      });
+    }
+    for (const [index, item] of [5, 60, 61].map((row, at) => [row, replaced[at]] as const)) {
+      const vector = item?.vector as SparseVector;
+      const expected = new Map(Array.from(vector.columns, (column, entry) => [column, Math.fround(vector.values[entry] as number)]));
+      assert.deepEqual(current.get(index), expected, `row ${index} holds its new vector only`);
+    }
+    const reopened = openSqliteStore(sealed, { readonly: true });
+    const wholeBefore = openSqliteStore(':memory:');
+    await wholeBefore.vectors('phrases').upsert(items, 'test');
+    await wholeBefore.vectors('phrases').upsert(replaced, 'test');
+    assert.deepEqual(await described(reopened), await described(wholeBefore));
+    await reopened.close();
+    await wholeBefore.close();
+    await whole.close();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});

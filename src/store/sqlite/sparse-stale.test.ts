@@ -53,29 +53,47 @@ function fileRows<T>(path: string, sql: string): T[] {
 const storedLists = (path: string): Array<[number, Buffer]> => fileRows(path, 'SELECT coordinate, postings FROM vec_phrases_postings ORDER BY coordinate');
 const staleRows = (path: string): number[] => fileRows<[number]>(path, 'SELECT row FROM vec_phrases_stale ORDER BY row').map(([row]) => row);
 
-test('in a draft, replaced vectors go to the tails and the stored lists are not rewritten; every read sees the new vectors', async () => {
+/** A deferring draft file and an in-memory store holding the same `count` random vectors; `write` upserts into both. */
+async function withDraftAndWhole(
+  seed: number,
+  count: number,
+  body: (pair: { path: string; draft: Store; whole: Store; random: () => number; items: Array<{ id: string; vector: SparseVector }>; write(batch: Array<{ id: string; vector: SparseVector }>): Promise<void> }) => Promise<void>,
+): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
+  const random = createRandom(seed);
+  const items = Array.from({ length: count }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+  const path = join(directory, 'draft.db');
+  const draft = openSqliteStore(path, { deferSparseReplacements: true });
+  const whole = openSqliteStore(':memory:');
+  const write = async (batch: Array<{ id: string; vector: SparseVector }>): Promise<void> => {
+    for (const store of [draft, whole]) await store.vectors('phrases').upsert(batch, 'test');
+  };
   try {
-    const random = createRandom(1138);
-    const items = Array.from({ length: 200 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
-    const path = join(directory, 'draft.db');
-    const draft = openSqliteStore(path, { deferSparseReplacements: true });
-    const whole = openSqliteStore(':memory:');
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert(items, 'test');
+    await write(items);
+    await body({ path, draft, whole, random, items, write });
+  } finally {
+    await draft.close();
+    await whole.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+test('in a draft, replaced vectors go to the tails and the stored lists are not rewritten; every read sees the new vectors', async () => {
+  await withDraftAndWhole(1138, 200, async ({ path, draft, whole, random, write }) => {
     const before = storedLists(path);
 
     const replacements = [3, 40, 41, 99, 150, 199].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
     const added = [{ id: 'p200', vector: sparseVector(random) }];
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert([...replacements, ...added], 'test');
+    await write([...replacements, ...added]);
     assert.deepEqual(storedLists(path), before, 'the stored lists are the same bytes');
     assert.deepEqual(staleRows(path), [3, 40, 41, 99, 150, 199]);
     assert.deepEqual(await described(draft), await described(whole));
 
     // Replaced again (a stale row's tail entries are replaced too), with others, then new rows appended alone.
     const again = [40, 7].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert(again, 'test');
+    await write(again);
     const appended = Array.from({ length: 5 }, (_, index) => ({ id: `q${index}`, vector: sparseVector(random) }));
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert(appended, 'test');
+    await write(appended);
     assert.deepEqual(storedLists(path), before);
     assert.deepEqual(staleRows(path), [3, 7, 40, 41, 99, 150, 199]);
     assert.deepEqual(await described(draft), await described(whole));
@@ -84,34 +102,17 @@ test('in a draft, replaced vectors go to the tails and the stored lists are not 
     for (const store of [draft, whole]) await store.vectors('phrases').delete(['p41', 'p120']);
     assert.deepEqual(staleRows(path), []);
     assert.deepEqual(await described(draft), await described(whole));
-    await draft.close();
-    await whole.close();
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  });
 });
 
 test('past an eighth of the rows stale, a replacement rewrites the lists instead, and nothing stays stale', async () => {
-  const random = createRandom(1139);
-  const items = Array.from({ length: 80 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
-  const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
-  try {
-    const path = join(directory, 'draft.db');
-    const draft = openSqliteStore(path, { deferSparseReplacements: true });
-    const whole = openSqliteStore(':memory:');
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert(items, 'test');
-    const first = items.slice(0, 8).map((item) => ({ id: item.id, vector: sparseVector(random) }));
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert(first, 'test');
+  await withDraftAndWhole(1139, 80, async ({ path, draft, whole, random, items, write }) => {
+    await write(items.slice(0, 8).map((item) => ({ id: item.id, vector: sparseVector(random) })));
     assert.equal(staleRows(path).length, 8);
-    const more = items.slice(20, 25).map((item) => ({ id: item.id, vector: sparseVector(random) }));
-    for (const store of [draft, whole]) await store.vectors('phrases').upsert(more, 'test');
+    await write(items.slice(20, 25).map((item) => ({ id: item.id, vector: sparseVector(random) })));
     assert.deepEqual(staleRows(path), []);
     assert.deepEqual(await described(draft), await described(whole));
-    await draft.close();
-    await whole.close();
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a draft that removes chunks keeps no stale entry: later replacements rewrite the lists, and its seal rewrites the lists still holding one', async () => {

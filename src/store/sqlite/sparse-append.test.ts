@@ -6,35 +6,12 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createRandom } from '../../core/random.js';
 import type { SparseVector } from '../../providers/embed/embedder.js';
-import { denseMatrixOfSparseRows } from '../core/sparse-rows.js';
-import type { Store } from '../store.js';
 import { openSqliteStore } from './sqlite-store.js';
-
-const dimensions = 64;
-
-function sparseVector(random: () => number): SparseVector {
-  const columns = [...new Set(Array.from({ length: 6 }, () => Math.floor(random() * dimensions)))].sort((left, right) => left - right);
-  const values = Float32Array.from(columns, () => random() - 0.5);
-  const norm = Math.hypot(...values);
-  return { dimensions, columns: Int32Array.from(columns), values: values.map((value) => value / norm) };
-}
-
-async function described(store: Store): Promise<unknown> {
-  const space = store.vectors('phrases');
-  const query = new Float32Array(dimensions).fill(0.125);
-  const ids = await space.ids();
-  const some = ids.filter((_, index) => index % 3 === 1).reverse();
-  const sparse = await space.loadSparse();
-  const [dense, someDense] = [await space.load(), await space.load(some)];
-  // The dense matrices filled from the postings are the sparse rows spread out.
-  assert.deepEqual(dense, denseMatrixOfSparseRows(sparse, dimensions));
-  assert.deepEqual(someDense, denseMatrixOfSparseRows(sparse, dimensions, some));
-  return { ids, sparse, dense, someDense, scores: Array.from((await space.scoreMany(query, 1)).scores) };
-}
+import { describedSparseSpace, randomSparseVector } from '../../../test/helpers/sparse-space.js';
 
 test('new ids appended to a sparse space (after a deletion too) give the space one upsert of all of them gives', async () => {
   const random = createRandom(38);
-  const items = Array.from({ length: 40 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+  const items = Array.from({ length: 40 }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
   const whole = openSqliteStore(':memory:');
   const appended = openSqliteStore(':memory:');
   await whole.vectors('phrases').upsert(items.filter((item) => item.id !== 'p3'), 'test');
@@ -42,12 +19,12 @@ test('new ids appended to a sparse space (after a deletion too) give the space o
   await appended.vectors('phrases').delete(['p3']);
   await appended.vectors('phrases').upsert(items.slice(25, 32), 'test');
   await appended.vectors('phrases').upsert(items.slice(32), 'test');
-  assert.deepEqual(await described(appended), await described(whole));
+  assert.deepEqual(await describedSparseSpace(appended), await describedSparseSpace(whole));
   // A replaced vector goes through the full rewrite, and keeps its place.
-  const replaced = { id: 'p5', vector: sparseVector(random) };
+  const replaced = { id: 'p5', vector: randomSparseVector(random) };
   await whole.vectors('phrases').upsert([replaced], 'test');
   await appended.vectors('phrases').upsert([replaced], 'test');
-  assert.deepEqual(await described(appended), await described(whole));
+  assert.deepEqual(await describedSparseSpace(appended), await describedSparseSpace(whole));
   await whole.close();
   await appended.close();
 });
@@ -70,7 +47,7 @@ test('a small append leaves the stored postings as they are and writes only the 
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-tail-'));
   try {
     const random = createRandom(381);
-    const items = Array.from({ length: 600 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const items = Array.from({ length: 600 }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
     const path = join(directory, 'appended.db');
     const whole = openSqliteStore(':memory:');
     const appended = openSqliteStore(path);
@@ -81,24 +58,24 @@ test('a small append leaves the stored postings as they are and writes only the 
     assert.equal(after.postings, before.postings);
     assert.ok(after.tails > 0 && after.tails < before.postings / 20, `tails of ${after.tails} bytes against postings of ${before.postings}`);
     await whole.vectors('phrases').upsert(items.slice(0, 505), 'test');
-    assert.deepEqual(await described(appended), await described(whole));
+    assert.deepEqual(await describedSparseSpace(appended), await describedSparseSpace(whole));
     // Appends until the tails pass their share are folded into the postings: the same space, read in another connection too.
     for (let start = 505; start < 600; start += 5) await appended.vectors('phrases').upsert(items.slice(start, start + 5), 'test');
     await whole.vectors('phrases').upsert(items.slice(505), 'test');
     assert.ok(storedPostingBytes(path, 'phrases').tails < storedPostingBytes(path, 'phrases').postings / 4);
-    assert.deepEqual(await described(appended), await described(whole));
+    assert.deepEqual(await describedSparseSpace(appended), await describedSparseSpace(whole));
     await appended.close();
     const reopened = openSqliteStore(path, { readonly: true });
-    assert.deepEqual(await described(reopened), await described(whole));
+    assert.deepEqual(await describedSparseSpace(reopened), await describedSparseSpace(whole));
     await reopened.close();
     // A deletion and a replacement rewrite the postings whole, tails included.
     const again = openSqliteStore(path);
     for (const store of [again, whole]) {
       await store.vectors('phrases').delete(['p3', 'p505']);
-      await store.vectors('phrases').upsert([{ id: 'p7', vector: sparseVector(createRandom(7)) }], 'test');
+      await store.vectors('phrases').upsert([{ id: 'p7', vector: randomSparseVector(createRandom(7)) }], 'test');
     }
     assert.equal(storedPostingBytes(path, 'phrases').tails, 0);
-    assert.deepEqual(await described(again), await described(whole));
+    assert.deepEqual(await describedSparseSpace(again), await describedSparseSpace(whole));
     await again.close();
     await whole.close();
   } finally {
@@ -110,7 +87,7 @@ test('a sparse space written before appended tails existed is read and appended 
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-tail-'));
   try {
     const random = createRandom(382);
-    const items = Array.from({ length: 80 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const items = Array.from({ length: 80 }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
     const path = join(directory, 'older.db');
     const older = openSqliteStore(path);
     await older.vectors('phrases').upsert(items.slice(0, 70), 'test');
@@ -121,10 +98,10 @@ test('a sparse space written before appended tails existed is read and appended 
     const whole = openSqliteStore(':memory:');
     await whole.vectors('phrases').upsert(items.slice(0, 70), 'test');
     const reopened = openSqliteStore(path);
-    assert.deepEqual(await described(reopened), await described(whole));
+    assert.deepEqual(await describedSparseSpace(reopened), await describedSparseSpace(whole));
     await reopened.vectors('phrases').upsert(items.slice(70), 'test');
     await whole.vectors('phrases').upsert(items.slice(70), 'test');
-    assert.deepEqual(await described(reopened), await described(whole));
+    assert.deepEqual(await describedSparseSpace(reopened), await describedSparseSpace(whole));
     await reopened.close();
     await whole.close();
   } finally {
@@ -136,7 +113,7 @@ test('replacing a vector among appended ones rewrites only the posting lists of 
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-replace-'));
   try {
     const random = createRandom(383);
-    const items = Array.from({ length: 300 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const items = Array.from({ length: 300 }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
     const path = join(directory, 'replaced.db');
     const store = openSqliteStore(path);
     await store.vectors('phrases').upsert(items, 'test');
@@ -149,8 +126,8 @@ test('replacing a vector among appended ones rewrites only the posting lists of 
     };
     const before = listsOf();
     const old = items[40]?.vector as SparseVector;
-    const replacement = { id: 'p40', vector: sparseVector(random) };
-    const added = { id: 'p300', vector: sparseVector(random) };
+    const replacement = { id: 'p40', vector: randomSparseVector(random) };
+    const added = { id: 'p300', vector: randomSparseVector(random) };
     const again = openSqliteStore(path);
     await again.vectors('phrases').upsert([added, replacement], 'test');
     await again.close();
@@ -162,7 +139,7 @@ test('replacing a vector among appended ones rewrites only the posting lists of 
     const whole = openSqliteStore(':memory:');
     await whole.vectors('phrases').upsert([...items.slice(0, 40), replacement, ...items.slice(41), added], 'test');
     const reopened = openSqliteStore(path, { readonly: true });
-    assert.deepEqual(await described(reopened), await described(whole));
+    assert.deepEqual(await describedSparseSpace(reopened), await describedSparseSpace(whole));
     await reopened.close();
     await whole.close();
   } finally {
@@ -174,7 +151,7 @@ test('a deletion rewrites only the posting lists that hold a row at or after the
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-delete-'));
   try {
     const random = createRandom(384);
-    const items = Array.from({ length: 305 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const items = Array.from({ length: 305 }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
     const path = join(directory, 'deleted.db');
     const store = openSqliteStore(path);
     await store.vectors('phrases').upsert(items.slice(0, 300), 'test');
@@ -208,7 +185,7 @@ test('a deletion rewrites only the posting lists that hold a row at or after the
     wholeDb.close();
     assert.deepEqual(lists, wholeLists);
     const [reopened, wholeReopened] = [openSqliteStore(path, { readonly: true }), openSqliteStore(wholePath, { readonly: true })];
-    assert.deepEqual(await described(reopened), await described(wholeReopened));
+    assert.deepEqual(await describedSparseSpace(reopened), await describedSparseSpace(wholeReopened));
     await reopened.close();
     await wholeReopened.close();
   } finally {

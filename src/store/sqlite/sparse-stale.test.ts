@@ -11,33 +11,10 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createRandom } from '../../core/random.js';
 import type { SparseVector } from '../../providers/embed/embedder.js';
-import { denseMatrixOfSparseRows } from '../core/sparse-rows.js';
 import { decodeCoordinatePostings } from '../postings-codec.js';
 import type { Store } from '../store.js';
 import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
-
-const dimensions = 64;
-
-function sparseVector(random: () => number): SparseVector {
-  const columns = [...new Set(Array.from({ length: 6 }, () => Math.floor(random() * dimensions)))].sort((left, right) => left - right);
-  const values = Float32Array.from(columns, () => random() - 0.5);
-  let norm = 0;
-  for (const value of values) norm += value * value;
-  return { dimensions, columns: Int32Array.from(columns), values: values.map((value) => value / Math.sqrt(norm)) };
-}
-
-/** Every read of the space: ids, sparse rows, dense matrices (whole and of some ids), scores, a search. */
-async function described(store: Store): Promise<unknown> {
-  const space = store.vectors('phrases');
-  const query = new Float32Array(dimensions).fill(0.125);
-  const ids = await space.ids();
-  const some = ids.filter((_, index) => index % 3 === 1).reverse();
-  const sparse = await space.loadSparse();
-  const [dense, someDense] = [await space.load(), await space.load(some)];
-  assert.deepEqual(dense, denseMatrixOfSparseRows(sparse, dimensions));
-  assert.deepEqual(someDense, denseMatrixOfSparseRows(sparse, dimensions, some));
-  return { ids, sparse, dense, someDense, scores: Array.from((await space.scoreMany(query, 1)).scores), top: await space.search(query, 7) };
-}
+import { describedSparseSpace, randomSparseVector } from '../../../test/helpers/sparse-space.js';
 
 /** A table of the file, read beside the open store (committed rows only). */
 function fileRows<T>(path: string, sql: string): T[] {
@@ -61,7 +38,7 @@ async function withDraftAndWhole(
 ): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
   const random = createRandom(seed);
-  const items = Array.from({ length: count }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+  const items = Array.from({ length: count }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
   const path = join(directory, 'draft.db');
   const draft = openSqliteStore(path, { deferSparseReplacements: true });
   const whole = openSqliteStore(':memory:');
@@ -82,36 +59,36 @@ test('in a draft, replaced vectors go to the tails and the stored lists are not 
   await withDraftAndWhole(1138, 200, async ({ path, draft, whole, random, write }) => {
     const before = storedLists(path);
 
-    const replacements = [3, 40, 41, 99, 150, 199].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
-    const added = [{ id: 'p200', vector: sparseVector(random) }];
+    const replacements = [3, 40, 41, 99, 150, 199].map((index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
+    const added = [{ id: 'p200', vector: randomSparseVector(random) }];
     await write([...replacements, ...added]);
     assert.deepEqual(storedLists(path), before, 'the stored lists are the same bytes');
     assert.deepEqual(staleRows(path), [3, 40, 41, 99, 150, 199]);
-    assert.deepEqual(await described(draft), await described(whole));
+    assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
 
     // Replaced again (a stale row's tail entries are replaced too), with others, then new rows appended alone.
-    const again = [40, 7].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const again = [40, 7].map((index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
     await write(again);
-    const appended = Array.from({ length: 5 }, (_, index) => ({ id: `q${index}`, vector: sparseVector(random) }));
+    const appended = Array.from({ length: 5 }, (_, index) => ({ id: `q${index}`, vector: randomSparseVector(random) }));
     await write(appended);
     assert.deepEqual(storedLists(path), before);
     assert.deepEqual(staleRows(path), [3, 7, 40, 41, 99, 150, 199]);
-    assert.deepEqual(await described(draft), await described(whole));
+    assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
 
     // A deletion renumbers the rows: it first rewrites the lists holding stale entries, and no row stays stale.
     for (const store of [draft, whole]) await store.vectors('phrases').delete(['p41', 'p120']);
     assert.deepEqual(staleRows(path), []);
-    assert.deepEqual(await described(draft), await described(whole));
+    assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
   });
 });
 
 test('past an eighth of the rows stale, a replacement rewrites the lists instead, and nothing stays stale', async () => {
   await withDraftAndWhole(1139, 80, async ({ path, draft, whole, random, items, write }) => {
-    await write(items.slice(0, 8).map((item) => ({ id: item.id, vector: sparseVector(random) })));
+    await write(items.slice(0, 8).map((item) => ({ id: item.id, vector: randomSparseVector(random) })));
     assert.equal(staleRows(path).length, 8);
-    await write(items.slice(20, 25).map((item) => ({ id: item.id, vector: sparseVector(random) })));
+    await write(items.slice(20, 25).map((item) => ({ id: item.id, vector: randomSparseVector(random) })));
     assert.deepEqual(staleRows(path), []);
-    assert.deepEqual(await described(draft), await described(whole));
+    assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
   });
 });
 
@@ -119,8 +96,8 @@ test('a draft that removes chunks keeps no stale entry: later replacements rewri
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
   try {
     const random = createRandom(1140);
-    const items = Array.from({ length: 120 }, (_, index) => ({ id: `p${index}`, vector: sparseVector(random) }));
-    const replaced = [5, 60, 61].map((index) => ({ id: `p${index}`, vector: sparseVector(random) }));
+    const items = Array.from({ length: 120 }, (_, index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
+    const replaced = [5, 60, 61].map((index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
     const path = join(directory, 'draft.db');
     const draft = openSqliteStore(path, { deferSparseReplacements: true });
     const whole = openSqliteStore(':memory:');
@@ -131,7 +108,7 @@ test('a draft that removes chunks keeps no stale entry: later replacements rewri
     assert.deepEqual(staleRows(path), [5, 60, 61]);
     // The chunks go (a document deleted in the same run): the old vectors of rows 5, 60 and 61 may hold their words.
     await draft.table('chunks').clear();
-    const after = [{ id: 'p9', vector: sparseVector(random) }];
+    const after = [{ id: 'p9', vector: randomSparseVector(random) }];
     const other = openSqliteStore(join(directory, 'other.db'), { deferSparseReplacements: true });
     await other.vectors('phrases').upsert(items, 'test');
     await other.vectors('phrases').upsert(replaced, 'test');
@@ -139,7 +116,7 @@ test('a draft that removes chunks keeps no stale entry: later replacements rewri
     sealSqliteStore(other);
     for (const store of [draft, whole]) await store.vectors('phrases').upsert(after, 'test');
     assert.deepEqual(staleRows(path), [], 'a replacement after the removal rewrites the lists');
-    assert.deepEqual(await described(draft), await described(whole));
+    assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
     await draft.close();
 
     // Sealed without another vector write: the seal rewrote the lists, and the draft's record of the removal is gone.
@@ -163,7 +140,7 @@ test('a draft that removes chunks keeps no stale entry: later replacements rewri
     const wholeBefore = openSqliteStore(':memory:');
     await wholeBefore.vectors('phrases').upsert(items, 'test');
     await wholeBefore.vectors('phrases').upsert(replaced, 'test');
-    assert.deepEqual(await described(reopened), await described(wholeBefore));
+    assert.deepEqual(await describedSparseSpace(reopened), await describedSparseSpace(wholeBefore));
     await reopened.close();
     await wholeBefore.close();
     await whole.close();

@@ -1,5 +1,6 @@
 // Issue 40: a document's title names what it is about; where its text writes the title, the fast graph has it as one
-// entity even when the tagger cuts it apart — in a fresh build and in an update between refreshes.
+// entity even when the tagger cuts it apart, and where it never does, the title is another name of the name the text
+// opens with — in a fresh build and in an update between refreshes.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +13,10 @@ const folders: string[] = [];
 after(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-const open = (refreshShare: number): Promise<Kgrag> => {
+const open = (refreshShare: number, keepApart: string[] = []): Promise<Kgrag> => {
   const folder = mkdtempSync(join(tmpdir(), 'kgrag-title-entities-'));
   folders.push(folder);
-  return createKgrag({ workspace: folder, env: {}, config: { index: { mode: 'fast', refreshShare }, pipeline: { methods: ['local'] } } });
+  return createKgrag({ workspace: folder, env: {}, config: { index: { mode: 'fast', refreshShare }, extract: { nlp: { keepApart } }, pipeline: { methods: ['local'] } } });
 };
 
 const film: InputDocument = {
@@ -46,6 +47,38 @@ describe('document titles in the fast graph', () => {
     } finally {
       await fresh.close();
       await updated.close();
+    }
+  });
+
+  it('makes a title its text never writes an alias of the name the text opens with, lists the merge, and keeps it apart on request', async () => {
+    const soldier: InputDocument = {
+      title: 'Sam Davis (soldier)',
+      text: 'Samuel George Davis MM (1871 – 1938) was a British soldier of the Royal Engineers. Davis served in South Africa with Rock Hudson.',
+      source: 'test:davis',
+    };
+    const davisNames = async (kgrag: Kgrag): Promise<string[]> =>
+      (await kgrag.store.table('entities').all()).filter((entity) => entity.title === 'Samuel George Davis MM').flatMap((entity) => entity.aliases);
+    const fresh = await open(0);
+    const updated = await open(1);
+    const apart = await open(0, ['Sam Davis']);
+    try {
+      await fresh.index(others.concat(soldier));
+      assert.deepEqual(await davisNames(fresh), ['Sam Davis']);
+      const merges = await fresh.graph.aliasMerges();
+      assert.deepEqual(
+        merges.map((merge) => [merge.name, merge.kind, merge.title]),
+        [['Sam Davis', 'document title', 'Samuel George Davis MM']],
+      );
+      await updated.index(others);
+      await updated.index([soldier]);
+      assert.deepEqual(await davisNames(updated), ['Sam Davis'], 'added between refreshes');
+      await apart.index(others.concat(soldier));
+      assert.deepEqual(await davisNames(apart), [], 'kept apart');
+      assert.deepEqual(await apart.graph.aliasMerges(), []);
+    } finally {
+      await fresh.close();
+      await updated.close();
+      await apart.close();
     }
   });
 });

@@ -151,10 +151,14 @@ export const nlpExtractConfigSchema = z
       .boolean()
       .default(false)
       .describe('A one-word name used after a longer name ending in it, in the same chunk, is that name ("Charles Babbage" … "Babbage"); `kgrag entities merges` lists and undoes the merges. Off by default: about 3 in 4 of the merges drawn on 2Wiki were right'),
+    titleAliases: z
+      .boolean()
+      .default(true)
+      .describe('A document\'s title that its text never writes is another name of the name the text opens with and defines, when the two share a word ("Sam Davis" for "Samuel George Davis MM (…) was …"); `kgrag entities merges` lists and undoes these merges'),
     keepApart: z
       .array(z.string().min(1))
       .default([])
-      .describe('One-word names never merged into a longer one (`kgrag entities merges --undo <name>` adds to it)'),
+      .describe('Names never merged into another: one-word names kept from a longer one, titles kept from the name their document opens with (`kgrag entities merges --undo <name>` adds to it)'),
     minNodeDegree: z
       .number()
       .int()

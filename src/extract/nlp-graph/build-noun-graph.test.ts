@@ -14,7 +14,7 @@ const noPruning: NlpExtractConfig = {
   minNodeFrequency: 1,
   minProperNameFrequency: 1,
   minPhraseRepeats: 1,
-  mergeShortNames: false,
+  mergeShortNames: false, titleAliases: false,
   keepApart: [],
   minNodeDegree: 0,
   minEdgeWeightPercentile: 0,
@@ -312,7 +312,7 @@ describe('buildNounGraph: pruning (GraphRAG prune_graph order)', () => {
 
   test('the GraphRAG fast defaults on the example', () => {
     // freq ≥ 2 drops d; ego a (degree 3) goes; only bc is left, and it is at its own 40th percentile.
-    const graph = buildNounGraph(example(), { minNodeFrequency: 2, minProperNameFrequency: 2, minPhraseRepeats: 1, mergeShortNames: false, keepApart: [], minNodeDegree: 1, minEdgeWeightPercentile: 40, removeEgoNodes: true, maxPhrasesPerChunk: 64, typing: 'auto' });
+    const graph = buildNounGraph(example(), { minNodeFrequency: 2, minProperNameFrequency: 2, minPhraseRepeats: 1, mergeShortNames: false, titleAliases: false, keepApart: [], minNodeDegree: 1, minEdgeWeightPercentile: 40, removeEgoNodes: true, maxPhrasesPerChunk: 64, typing: 'auto' });
     assert.deepEqual(pairsOf(graph, vocabulary), ['b-c']);
     assert.deepEqual(keysOf(graph, vocabulary), ['b', 'c']);
   });
@@ -400,7 +400,7 @@ describe('buildNounGraph: ids, determinism and descriptions', () => {
         typing: 'none',
         minProperNameFrequency: 1,
         minPhraseRepeats: 1,
-        mergeShortNames: false,
+        mergeShortNames: false, titleAliases: false,
         keepApart: [],
       };
       const expected = referenceGraph(lists, config);

@@ -7,7 +7,7 @@ import { type GraphMentionRules, graphMentions, phraseKeyOfName } from '../../ex
 import { extractNounPhrasesTask, nounPhraseExtractorVersion, type PhraseExtraction } from '../../extract/nlp-graph/noun-phrase-extractor.js';
 import { decodeNounGraphState, encodeNounGraphState, fitNounGraphState, type NounGraphState } from '../../extract/nlp-graph/noun-graph-state.js';
 import { autoTypingCutoff, typeEntities } from '../../extract/nlp-graph/type-entities.js';
-import { titleMentions, withTitleMentions, type TitledPhraseExtraction } from '../../extract/nlp-graph/title-mentions.js';
+import { type TitleAliasRules, titleAlias, titleMentions, titleReadingVersion, withTitleMentions, type TitledPhraseExtraction } from '../../extract/nlp-graph/title-mentions.js';
 import { updateNounGraph } from '../../extract/nlp-graph/update-noun-graph.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { StepContext, StepOutput, PipelineStep } from '../pipeline-step.js';
@@ -17,8 +17,8 @@ import { readEntityEdits } from './entity-edits-step.js';
 export const nounPhraseExtractor = 'nlp-noun-phrases';
 const extractor = nounPhraseExtractor;
 const extractorVersion = String(nounPhraseExtractorVersion);
-/** Bumped when the graph's reading of document titles changes (`title-mentions.ts`): the graph is built afresh. */
-const titleReading = 1;
+/** The graph's reading of document titles (`title-mentions.ts`): when it changes, the graph is built afresh. */
+const titleReading = titleReadingVersion;
 /** Bumped when the graph built from the same mentions changes (`build-noun-graph.ts`): 2, a name of one chunk is a leaf. */
 const graphRules = 2;
 
@@ -43,6 +43,7 @@ export const nlpExtractStep: PipelineStep = {
   async run(context) {
     const edits = entityEditRules(activeEntityEdits(await readEntityEdits(context.store)), phraseKeyOfName);
     const rules: GraphMentionRules = { ...context.config.extract.nlp, edits };
+    const titles = titleAliasRules(context.config.extract.nlp.titleAliases, rules);
     // An edit changes which mentions are one entity everywhere: the graph is built afresh, as for other settings.
     const configured = JSON.stringify(context.config.extract.nlp);
     const settings =
@@ -51,21 +52,29 @@ export const nlpExtractStep: PipelineStep = {
         : contentId('nlp-graph-settings', configured, extractorVersion, titleReading, graphRules, JSON.stringify([Array.from(edits.sameAs).sort(), Array.from(edits.keepApart).sort()]));
     const { epoch, incremental } = await statisticsEpochOf(context, 'nlp-extract');
     const state = incremental ? decodeNounGraphState(await context.store.getBlob(nounGraphStateKey)) : undefined;
-    const updated = state?.settings === settings ? await updateStep(context, rules, state, epoch) : undefined;
-    return updated ?? (await freshStep(context, rules, epoch, settings));
+    const updated = state?.settings === settings ? await updateStep(context, rules, titles, state, epoch) : undefined;
+    return updated ?? (await freshStep(context, rules, titles, epoch, settings));
   },
 };
 
+/** What the title rules keep apart: the names of `keepApart` and of the splits people made, as phrase keys. */
+function titleAliasRules(titleAliases: boolean, rules: GraphMentionRules): TitleAliasRules {
+  const keepApart = new Set(rules.keepApart.map(phraseKeyOfName));
+  for (const key of rules.edits?.keepApart ?? []) keepApart.add(key);
+  return { titleAliases, keepApart };
+}
+
 /**
  * Parses the chunks that have no stored extraction of this extractor's version, pausing after each chunk, and finds
- * where each chunk writes its document's title; an extraction stored before titles were read is given them and
- * written again.
+ * where each chunk writes its document's title, and whether the title is another name of what the document opens
+ * with; an extraction stored before this reading of titles is given them and written again.
  */
 async function extract(
   context: StepContext,
-  chunks: readonly Pick<ChunkRecord, 'id' | 'text' | 'documentId'>[],
+  chunks: readonly Pick<ChunkRecord, 'id' | 'text' | 'documentId' | 'ordinal'>[],
   stored: ReadonlyMap<string, ExtractionRecord>,
   total: number,
+  titleRules: TitleAliasRules,
 ): Promise<{ extractions: Map<string, PhraseExtraction>; created: ExtractionRecord[] }> {
   const pending = chunks.filter((chunk) => !stored.has(chunk.id));
   const onExtracted = (done: number): void => {
@@ -73,13 +82,21 @@ async function extract(
   };
   // Parsing is most of a fresh build: it pauses after every chunk, so that Ctrl-C, SIGTERM and progress get through.
   const parsed = await runTask(extractNounPhrasesTask(pending.map((chunk) => chunk.text), onExtracted), { signal: context.signal });
-  const untitled = chunks.filter((chunk) => !stored.has(chunk.id) || (stored.get(chunk.id)?.parsed as TitledPhraseExtraction).titleMentions === undefined);
+  const untitled = chunks.filter((chunk) => !stored.has(chunk.id) || (stored.get(chunk.id)?.parsed as TitledPhraseExtraction).titleReading !== titleReadingVersion);
   const documentIds = Array.from(new Set(untitled.map((chunk) => chunk.documentId)));
   const titles = new Map((await context.store.table('documents').pick(['id', 'title'], { column: 'id', values: documentIds })).map((document) => [document.id, document.title]));
   const parsedOf = new Map(pending.map((chunk, index) => [chunk.id, parsed[index] as PhraseExtraction]));
   const created: ExtractionRecord[] = untitled.map((chunk) => {
     const extraction = parsedOf.get(chunk.id) ?? (stored.get(chunk.id)?.parsed as PhraseExtraction);
-    const titled: TitledPhraseExtraction = { ...extraction, titleMentions: titleMentions(chunk.text, extraction, titles.get(chunk.documentId)) };
+    const title = titles.get(chunk.documentId);
+    const alias = titleAlias(chunk.text, extraction, title, chunk.ordinal === 0);
+    const titled: TitledPhraseExtraction = {
+      sentences: extraction.sentences,
+      mentions: extraction.mentions,
+      titleMentions: titleMentions(chunk.text, extraction, title),
+      ...(alias === undefined ? {} : { titleAlias: alias }),
+      titleReading: titleReadingVersion,
+    };
     return {
       id: contentId('extraction', chunk.id, extractor, extractorVersion),
       chunkId: chunk.id,
@@ -91,8 +108,8 @@ async function extract(
     };
   });
   const extractions = new Map<string, PhraseExtraction>();
-  for (const [chunkId, record] of stored) extractions.set(chunkId, withTitleMentions(record.parsed as TitledPhraseExtraction));
-  created.forEach((record) => extractions.set(record.chunkId, withTitleMentions(record.parsed as TitledPhraseExtraction)));
+  for (const [chunkId, record] of stored) extractions.set(chunkId, withTitleMentions(record.parsed as TitledPhraseExtraction, titleRules));
+  created.forEach((record) => extractions.set(record.chunkId, withTitleMentions(record.parsed as TitledPhraseExtraction, titleRules)));
   return { extractions, created };
 }
 
@@ -103,12 +120,12 @@ function ownExtractions(records: readonly ExtractionRecord[]): Map<string, Extra
 const graphVersion = (state: NounGraphState): string => contentId('graph', state.graphHash.join(':'));
 
 /** The graph built afresh with figures fitted on the whole corpus: a refresh, a first build, or other settings. */
-async function freshStep(context: StepContext, rules: GraphMentionRules, epoch: string, settings: string): Promise<StepOutput> {
+async function freshStep(context: StepContext, rules: GraphMentionRules, titleRules: TitleAliasRules, epoch: string, settings: string): Promise<StepOutput> {
   const { store, config } = context;
   const nlp = config.extract.nlp;
   const chunks = await store.table('chunks').all();
   const stored = ownExtractions(await store.table('extractions').where('extractor', [extractor]));
-  const { extractions, created } = await extract(context, chunks, stored, chunks.length);
+  const { extractions, created } = await extract(context, chunks, stored, chunks.length, titleRules);
   const phrases: ChunkPhrases[] = chunks.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, rules) }));
   let fit: NounGraphFit | undefined;
   const graph = buildNounGraph(phrases, nlp, (fitted) => (fit = fitted));
@@ -147,7 +164,7 @@ async function freshStep(context: StepContext, rules: GraphMentionRules, epoch: 
  * the rows that differ. Undefined when the stored state does not fit the corpus (a chunk removed without its
  * extraction, or kept chunks in another order): the step then builds afresh.
  */
-async function updateStep(context: StepContext, rules: GraphMentionRules, state: NounGraphState, epoch: string): Promise<StepOutput | undefined> {
+async function updateStep(context: StepContext, rules: GraphMentionRules, titleRules: TitleAliasRules, state: NounGraphState, epoch: string): Promise<StepOutput | undefined> {
   const { store, config } = context;
   const current = (await store.table('chunks').pick(['id'])).map((chunk) => chunk.id);
   const known = new Set(state.chunkIds);
@@ -162,12 +179,12 @@ async function updateStep(context: StepContext, rules: GraphMentionRules, state:
   const addedChunks = new Map((await store.table('chunks').get(addedIds)).map((chunk) => [chunk.id, chunk]));
   const added = addedIds.map((id) => addedChunks.get(id) as ChunkRecord);
   const storedAdded = new Map([...changedExtractions].filter(([chunkId]) => addedChunks.has(chunkId)));
-  const { extractions, created } = await extract(context, added, storedAdded, added.length);
+  const { extractions, created } = await extract(context, added, storedAdded, added.length, titleRules);
   const update = await updateNounGraph(
     state,
     {
       added: added.map((chunk) => ({ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(extractions.get(chunk.id) as PhraseExtraction, rules) })),
-      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions(withTitleMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as TitledPhraseExtraction), rules) })),
+      removed: removedIds.map((chunkId) => ({ chunkId, extraction: graphMentions(withTitleMentions((changedExtractions.get(chunkId) as ExtractionRecord).parsed as TitledPhraseExtraction, titleRules), rules) })),
     },
     config.extract.nlp,
     {
@@ -176,7 +193,7 @@ async function updateStep(context: StepContext, rules: GraphMentionRules, state:
         const parsed = ownExtractions(await store.table('extractions').where('chunkId', ids));
         return texts.flatMap((chunk) => {
           const record = parsed.get(chunk.id);
-          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(withTitleMentions(record.parsed as TitledPhraseExtraction), rules) }] : [];
+          return record ? [{ chunkId: chunk.id, text: chunk.text, extraction: graphMentions(withTitleMentions(record.parsed as TitledPhraseExtraction, titleRules), rules) }] : [];
         });
       },
       entities: (ids) => store.table('entities').get(ids),

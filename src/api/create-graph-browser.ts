@@ -1,5 +1,6 @@
 import { KgragError } from '../core/errors.js';
 import type { CommunityRecord, ReportRecord } from '../core/types.js';
+import { titleAsName } from '../extract/nlp-graph/title-mentions.js';
 import { forceAtlas2Layout } from '../graph/force-atlas2-layout.js';
 import type { Store } from '../store/store.js';
 import { foldLabel } from '../text/fold-label.js';
@@ -271,13 +272,15 @@ export function createGraphBrowser(store: Store): GraphBrowser {
     async aliasMerges(options = {}) {
       const limit = integerOption('limit', options.limit, graphBrowserLimits.mergeLimit);
       const names = await memo.get('names');
+      const titles = new Set((await store.table('documents').pick(['title'])).map((document) => foldLabel(titleAsName(document.title))));
       const merges: AliasMerge[] = [];
       for (const entity of [...names.entities].sort((a, b) => b.degree - a.degree || byIdOrder(a.title, b.title))) {
         const words = entity.title.split(/\s+/);
-        if (words.length < 2) continue;
-        const last = foldLabel(words[words.length - 1] as string);
+        const last = words.length < 2 ? undefined : foldLabel(words[words.length - 1] as string);
         for (const alias of entity.aliases) {
-          if (!/\s/.test(alias) && foldLabel(alias) === last) merges.push({ name: alias, entityId: entity.id, title: entity.title, frequency: entity.frequency });
+          const folded = foldLabel(alias);
+          const kind = !/\s/.test(alias) && folded === last ? 'short name' : titles.has(folded) && folded !== foldLabel(entity.title) ? 'document title' : undefined;
+          if (kind !== undefined) merges.push({ name: alias, kind, entityId: entity.id, title: entity.title, frequency: entity.frequency });
         }
         if (merges.length >= limit) break;
       }

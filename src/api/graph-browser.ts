@@ -167,17 +167,23 @@ export interface GraphBrowser {
    */
   slice(options?: { top?: number; maxEdges?: number; type?: string; layout?: boolean }): Promise<GraphSlice>;
   /**
-   * The short names fast mode merged into a longer one (`extract.nlp.mergeShortNames`: "Babbage" into "Charles
-   * Babbage"), as recorded in the entities' aliases, by entity degree then title. `kgrag entities merges --undo`
-   * keeps a short name apart (`extract.nlp.keepApart`).
+   * The names fast mode merged into another entity, as recorded in the entities' aliases, by entity degree then title:
+   * short names (`extract.nlp.mergeShortNames`: "Babbage" into "Charles Babbage") and document titles
+   * (`extract.nlp.titleAliases`: "Sam Davis" into "Samuel George Davis MM"). `kgrag entities merges --undo` keeps a
+   * name apart (`extract.nlp.keepApart`).
    */
   aliasMerges(options?: { limit?: number }): Promise<AliasMerge[]>;
 }
 
-/** A short name merged into the entity of a longer name that ends in it. */
+/**
+ * A name merged into another entity: a short name into the longer name that ends in it, or a document's title into
+ * the name its text opens with.
+ */
 export interface AliasMerge {
-  /** The short name as written ("Babbage"). */
+  /** The merged name as written ("Babbage", "Sam Davis"). */
   name: string;
+  /** `short name`: a one-word name after a longer one in its chunk; `document title`: the title of a document whose text opens with the entity's name. */
+  kind: 'short name' | 'document title';
   /** The entity it was merged into. */
   entityId: string;
   title: string;

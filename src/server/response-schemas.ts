@@ -153,7 +153,8 @@ const entitySummaryShape = {
 
 /** One hit of an entity search. */
 export const aliasMergeSchema = z.object({
-  name: z.string().describe('The short name as written ("Babbage")'),
+  name: z.string().describe('The merged name as written ("Babbage", "Sam Davis")'),
+  kind: z.enum(['short name', 'document title']).describe('A short name after a longer one in its chunk, or the title of a document whose text opens with the entity\'s name'),
   entityId: z.string().describe('The entity it was merged into'),
   title: z.string().describe("That entity's name"),
   frequency: z.number().int().describe('Chunks the entity is mentioned in, under any of its names'),

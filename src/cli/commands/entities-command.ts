@@ -21,8 +21,9 @@ export interface MergesCommandOptions {
 }
 
 /**
- * `kgrag entities merges`: the short names fast mode merged into a longer name of their chunk ("Babbage" into
- * "Charles Babbage"). `--undo <name…>` keeps those names apart: it adds them to `extract.nlp.keepApart` in the
+ * `kgrag entities merges`: the names fast mode merged into another entity — short names into a longer name of their
+ * chunk ("Babbage" into "Charles Babbage"), document titles into the name their text opens with ("Sam Davis" into
+ * "Samuel George Davis MM"). `--undo <name…>` keeps those names apart: it adds them to `extract.nlp.keepApart` in the
  * workspace's kgrag.yaml (comments and the other keys kept) and brings the index up to date, so each is its own
  * entity again; removing a name from that list merges it again at the next `kgrag index`.
  */
@@ -43,12 +44,12 @@ export async function mergesCommand(options: MergesCommandOptions, global: Globa
       return;
     }
     if (merges.length === 0) {
-      writeLine(io.stderr, `no short name is merged into a longer one in ${sanitizeForTerminal(kgrag.workspace)} (fast mode merges "Babbage" into "Charles Babbage" within a chunk)`);
+      writeLine(io.stderr, `no name is merged into another in ${sanitizeForTerminal(kgrag.workspace)} (fast mode merges "Babbage" into "Charles Babbage" within a chunk with extract.nlp.mergeShortNames, and a document's title into the name its text opens with)`);
       return;
     }
-    const rows = merges.map((merge) => [sanitizeForTerminal(merge.name), sanitizeForTerminal(merge.title), integer.format(merge.frequency), merge.entityId.slice(0, 12)]);
-    for (const line of renderTextTable(['short name', 'merged into', 'chunks', 'entity id'], rows)) writeLine(io.stdout, line);
-    writeLine(io.stderr, 'kgrag entities merges --undo <short name> keeps a name apart (extract.nlp.keepApart in kgrag.yaml)');
+    const rows = merges.map((merge) => [sanitizeForTerminal(merge.name), merge.kind, sanitizeForTerminal(merge.title), integer.format(merge.frequency), merge.entityId.slice(0, 12)]);
+    for (const line of renderTextTable(['name', 'kind', 'merged into', 'chunks', 'entity id'], rows)) writeLine(io.stdout, line);
+    writeLine(io.stderr, 'kgrag entities merges --undo <name> keeps a name apart (extract.nlp.keepApart in kgrag.yaml)');
   } finally {
     await kgrag.close();
   }
@@ -77,7 +78,15 @@ async function keepApart(names: readonly string[], global: GlobalOptions, io: Cl
     renderer.stop();
     for (const name of names) {
       const [hit] = await kgrag.graph.searchEntities(name, { limit: 1 });
-      writeLine(io.stdout, hit?.match === 'exact' && hit.title.toLowerCase() === name.toLowerCase() ? `${name}: its own entity (${hit.id.slice(0, 12)})` : `${name}: no entity of its own (is it named outside a chunk that also names a longer form?)`);
+      const own = hit?.match === 'exact' && hit.title.toLowerCase() === name.toLowerCase();
+      writeLine(
+        io.stdout,
+        own
+          ? `${name}: its own entity (${hit.id.slice(0, 12)})`
+          : hit?.match === 'exact'
+            ? `${name}: still a name of ${hit.title} (${hit.id.slice(0, 12)}), merged there by an entity edit or another rule`
+            : `${name}: merged into no entity, and no entity of its own (no chunk names it apart from a longer form, or its text never writes it)`,
+      );
     }
   } finally {
     await kgrag.close();

@@ -64,7 +64,7 @@ export const graphRoutes = [
     path: '/entities/merges',
     tag: 'graph',
     summary:
-      'Short names fast mode merged into a longer name of their chunk ("Babbage" into "Charles Babbage"; only with extract.nlp.mergeShortNames), best-connected first; a name listed in extract.nlp.keepApart stays apart at the next update',
+      'Names fast mode merged into another entity, best-connected first: short names into a longer name of their chunk ("Babbage" into "Charles Babbage"; only with extract.nlp.mergeShortNames) and document titles into the name their text opens with ("Sam Davis" into "Samuel George Davis MM"; extract.nlp.titleAliases); a name listed in extract.nlp.keepApart stays apart at the next update',
     query: aliasMergesQuery,
     responses: { 200: { description: 'Merges', schema: z.object({ merges: z.array(aliasMergeSchema) }) }, 400: problemResponse('Invalid query') },
     handler: async (c, { query, workspace }) => c.json({ merges: await workspace.kgrag.graph.aliasMerges(query) }),

@@ -58,12 +58,17 @@ describe('document titles in the fast graph', () => {
     };
     const davisNames = async (kgrag: Kgrag): Promise<string[]> =>
       (await kgrag.store.table('entities').all()).filter((entity) => entity.title === 'Samuel George Davis MM').flatMap((entity) => entity.aliases);
+    // A title its text writes in another spelling of the same name is a spelling, not a merge.
+    const bopha: InputDocument = { title: 'Bopha!', text: 'Bopha! is a 1993 drama film directed by Morgan Freeman. Danny Glover starred in Bopha!.', source: 'test:bopha' };
     const fresh = await open(0);
     const updated = await open(1);
     const apart = await open(0, ['Sam Davis']);
     try {
-      await fresh.index(others.concat(soldier));
+      await fresh.index(others.concat(soldier, bopha));
       assert.deepEqual(await davisNames(fresh), ['Sam Davis']);
+      assert.ok((await names(fresh)).includes('Bopha!'), (await names(fresh)).join(', '));
+      const [found] = await fresh.graph.searchEntities('Sam Davis', { limit: 1 });
+      assert.equal(found?.title, 'Samuel George Davis MM', 'entity search finds the entity by the title');
       const merges = await fresh.graph.aliasMerges();
       assert.deepEqual(
         merges.map((merge) => [merge.name, merge.kind, merge.title]),

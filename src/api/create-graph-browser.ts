@@ -1,5 +1,6 @@
 import { KgragError } from '../core/errors.js';
 import type { CommunityRecord, ReportRecord } from '../core/types.js';
+import { phraseKeyOfName } from '../extract/nlp-graph/graph-mentions.js';
 import { titleAsName } from '../extract/nlp-graph/title-mentions.js';
 import { forceAtlas2Layout } from '../graph/force-atlas2-layout.js';
 import type { Store } from '../store/store.js';
@@ -279,7 +280,8 @@ export function createGraphBrowser(store: Store): GraphBrowser {
         const last = words.length < 2 ? undefined : foldLabel(words[words.length - 1] as string);
         for (const alias of entity.aliases) {
           const folded = foldLabel(alias);
-          const kind = !/\s/.test(alias) && folded === last ? 'short name' : titles.has(folded) && folded !== foldLabel(entity.title) ? 'document title' : undefined;
+          // A title written as another spelling of the entity's own name ("Bopha!" for "Bopha") is no merge.
+          const kind = !/\s/.test(alias) && folded === last ? 'short name' : titles.has(folded) && phraseKeyOfName(alias) !== phraseKeyOfName(entity.title) ? 'document title' : undefined;
           if (kind !== undefined) merges.push({ name: alias, kind, entityId: entity.id, title: entity.title, frequency: entity.frequency });
         }
         if (merges.length >= limit) break;

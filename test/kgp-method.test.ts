@@ -90,6 +90,24 @@ describe('passage-graph step', () => {
     assert.ok((run?.counts.terms ?? 0) > 50, 'term counts of every passage are stored for TF-IDF');
     await kgrag.close();
   });
+
+  test('links passages through a concept both mention once, as TAGME annotates concepts, though the entity graph leaves it out', async () => {
+    const kgrag = await open();
+    const bergen = chunkOf(documents.find((document) => document.title === 'Bergen')?.text ?? '');
+    const orchestra = chunkOf(documents.find((document) => document.title === 'Philharmonic orchestra')?.text ?? '');
+    const entities = await kgrag.store.table('entities').all();
+    assert.ok(!entities.some((entity) => entity.chunkIds.includes(bergen) && entity.chunkIds.includes(orchestra)), 'no entity of the graph holds both');
+    assert.ok(!entities.some((entity) => entity.title.toLowerCase() === 'philharmonic orchestra'), 'a phrase each passage uses once is no entity (minPhraseRepeats)');
+    const index = decodePassageGraphIndex((await kgrag.store.getBlob(passageGraphBlobKey)) as Uint8Array);
+    const from = index.chunkIds.indexOf(bergen);
+    const to = index.chunkIds.indexOf(orchestra);
+    let kinds = 0;
+    for (let entry = index.graph.rowPointers[from] as number; entry < (index.graph.rowPointers[from + 1] as number); entry++) {
+      if (index.graph.neighbours[entry] === to) kinds = index.graph.kinds[entry] as number;
+    }
+    assert.notEqual(kinds & passageEdgeBit.entity, 0, '"philharmonic orchestra" links them');
+    await kgrag.close();
+  });
 });
 
 describe('kgp without an LLM', () => {

@@ -11,6 +11,10 @@ import { englishStopwords } from '../../../text/stopwords.js';
 import { countTerms, type TermCountMatrix } from '../../../text/term-count-matrix.js';
 import { topTfidfTerms } from '../../../text/top-tfidf-terms.js';
 import type { PipelineStep, StepName } from '../../../pipeline/pipeline-step.js';
+import { nounPhraseExtractor } from '../../../pipeline/steps/nlp-extract-step.js';
+import { nounPhraseExtractorVersion, type PhraseExtraction } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
+import { phraseKeyOfName } from '../../../extract/nlp-graph/graph-mentions.js';
+import type { Store } from '../../../store/store.js';
 import type { KgpConfig } from '../config.js';
 
 /** Store blob holding the passage graphs, term counts and chunk ids (`decodePassageGraphIndex` reads it). */
@@ -33,7 +37,8 @@ const isNumber = /^\p{N}+$/u;
  * chunk, of the kinds in `config.graphs` (`builtPassageGraphs`: those a query of the configuration traverses) — kNN on
  * the chunk embeddings (KNN-ST: the first `knnK` of each row of the index's shared chunk kNN graph, `chunk-knn`, which
  * AutoKG reads too), shared entities of the index's graph (the TAGME analogue; `graphStep` is the step that wrote the
- * entities: nlp-extract in fast mode, summarize in standard mode), shared top TF-IDF keywords (the TF-IDF graph) and
+ * entities: nlp-extract in fast mode, summarize in standard mode; in fast mode also the concepts of its extractions,
+ * {@link conceptPassages}), shared top TF-IDF keywords (the TF-IDF graph) and
  * structure (passages of one document or one title, KGP's title keyword) — merged into one CSR whose entries carry
  * the bits of the kinds that link them. The term counts of every passage are stored too, so queries fit TF-IDF on any
  * candidate set without re-tokenizing. Everything lands in one blob ({@link passageGraphBlobKey}), which names the
@@ -54,8 +59,8 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
   };
   return {
     name: 'passage-graph',
-    // 2: only the kinds `graphs` names; kNN links from the shared chunk-knn graph.
-    version: 2,
+    // 2: only the kinds `graphs` names; kNN links from the shared chunk-knn graph. 3: concepts of fast mode's extractions link too.
+    version: 3,
     // The chunks always; the entity graph and the kNN graph only for the kinds built from them.
     reads: ['chunk', ...(graphs.includes('entity') ? [graphStep] : []), ...(withKnn ? (['chunk-knn'] as const) : [])],
     ...(withKnn ? { consumes: [{ artifact: chunkKnnArtifact, params: { k: config.knnK } }] } : {}),
@@ -67,7 +72,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
         // Texts only of the chunks whose terms are counted (termCountsOf), not of every chunk.
         store.table('chunks').pick(['id', 'documentId', 'ordinal']),
         store.table('documents').pick(['id', 'title']),
-        graphs.includes('entity') ? store.table('entities').pick(['chunkIds']) : [],
+        graphs.includes('entity') ? store.table('entities').pick(['chunkIds', 'title']) : [],
         withKnn ? readChunkKnn(store) : undefined,
         store.getBlob(passageGraphBlobKey),
         store.getMeta<string>(termCountsKey),
@@ -77,7 +82,8 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       const knn = shared ? knnOfPassages(shared, chunks.map((chunk) => chunk.id), config.knnK) : undefined;
       context.progress(1, 4, 'graphs');
 
-      const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? []));
+      const concepts = graphs.includes('entity') && graphStep === 'nlp-extract' ? await conceptPassages(store, indexOf, new Set(entities.map((entity) => phraseKeyOfName(entity.title)))) : [];
+      const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? [])).concat(concepts);
       const { terms, countedPassages } = await termCountsOf(chunks, storedTermCounts === termCountsVersion ? stored : undefined, async (ids) => {
         const rows = ids.length === chunks.length ? await store.table('chunks').pick(['id', 'text']) : await store.table('chunks').pick(['id', 'text'], { column: 'id', values: ids });
         return new Map(rows.map((chunk) => [chunk.id, chunk.text]));
@@ -183,4 +189,27 @@ function linksByKind(graph: PassageGraph): Record<string, number> {
     counts[`${kind}Links`] = links;
   }
   return counts;
+}
+
+/**
+ * The passages of each concept (a common noun phrase: "alternative rock band", "film director") that fast mode's
+ * stored noun-phrase extractions find in more than one passage, besides the graph's entities (`entityKeys`). TAGME
+ * annotates such concepts as Wikipedia entities, and KGP's passages share them across a comparison question's two
+ * subjects; the fast entity graph keeps a common phrase only where a passage repeats it (`extract.nlp.minPhraseRepeats`),
+ * which is right for what a person browses but would cut these links. Hubs are left to `maxPassagesPerTerm`.
+ */
+async function conceptPassages(store: Store, indexOf: ReadonlyMap<string, number>, entityKeys: ReadonlySet<string>): Promise<number[][]> {
+  const version = String(nounPhraseExtractorVersion);
+  const byKey = new Map<string, Set<number>>();
+  for (const record of await store.table('extractions').where('extractor', [nounPhraseExtractor])) {
+    const passage = indexOf.get(record.chunkId);
+    if (passage === undefined || record.promptHash !== version) continue;
+    for (const mention of (record.parsed as PhraseExtraction).mentions) {
+      if (mention.kind !== 'phrase' || entityKeys.has(mention.key)) continue;
+      const members = byKey.get(mention.key);
+      if (members) members.add(passage);
+      else byKey.set(mention.key, new Set([passage]));
+    }
+  }
+  return [...byKey.values()].filter((members) => members.size > 1).map((members) => [...members].sort((a, b) => a - b));
 }

@@ -39,10 +39,14 @@ describe('the expected LLM calls of an addition, derived from the inputs', { tim
     const { server, made } = await startTermCountingMockServer();
     const folder = mkdtempSync(join(tmpdir(), 'kgrag-expected-calls-'));
     folders.push(folder);
+    // The server closes even when the workspace does not open: an open server keeps the test process alive.
     const kgrag = await createKgrag({
       workspace: folder,
       env: {},
       config: { index: { mode: 'standard' }, pipeline: { methods: ['local', 'global', 'drift'] }, llm: standardTestLlmConfig(server.url) },
+    }).catch(async (error: unknown) => {
+      await server.close();
+      throw error;
     });
     try {
       const expected = await expectedAdditionCalls({ before, added: [added], config: kgrag.config, reply: sampleLlmReply });

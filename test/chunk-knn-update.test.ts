@@ -118,6 +118,7 @@ describe('chunk-knn between refreshes', () => {
 
       // KGP counts the terms of the new passages only, and holds the counts of every passage all the same.
       assert.equal(added.counts['passage-graph']?.['countedPassages'], newChunks);
+      assert.equal(added.counts['passage-graph']?.['conceptPassagesRead'], newChunks, 'and reads the concepts of the new passages only');
       await assertTermCounts(kgrag);
 
       // The lists that held a removed chunk take the next neighbours from their reserves: none is scored again.

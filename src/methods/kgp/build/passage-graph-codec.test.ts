@@ -27,12 +27,14 @@ describe('typed-array bundles', () => {
 });
 
 describe('passage graph index codec', () => {
-  test('round-trips the graph, the term counts and the chunk ids; rejects other bytes', () => {
+  test('round-trips the graph, the term counts, the chunk ids and the concepts; rejects other bytes', () => {
     const graph = buildPassageGraph({ passages: 3, entityPassages: [[0, 2]], groups: [[0, 1]] }, { maxPassagesPerTerm: 20, maxGroupClique: 32 });
     const terms = countTerms(['alpha beta', 'beta', 'gamma alpha']);
     const index = { chunkIds: ['c0', 'c1', 'c2'], graph, terms, kinds: ['entity', 'structural'] as const };
     const decoded = decodePassageGraphIndex(encodePassageGraphIndex(index));
     assert.deepEqual(decoded, index);
+    const concepts = { version: 'noun-phrases:4', vocabulary: ['film director', 'rock band'], rowPointers: Int32Array.from([0, 1, 1, 3]), ids: Int32Array.from([0, 0, 1]) };
+    assert.deepEqual(decodePassageGraphIndex(encodePassageGraphIndex({ ...index, concepts })), { ...index, concepts }, 'with the concepts of each passage');
     assert.throws(() => decodePassageGraphIndex(packTypedArrays({ json: { format: 'other' }, arrays: {} })), RangeError);
   });
 });

@@ -16,6 +16,16 @@ export interface PassageGraphIndex {
   terms: TermCountMatrix;
   /** The kinds of links the graph was built with; an index written before they were chosen holds every kind. */
   kinds: readonly PassageEdgeKind[];
+  /** The concepts each passage mentions (fast mode), so that an update reads the extractions of new chunks only. */
+  concepts?: PassageConcepts;
+}
+
+/** The concepts of each passage: `vocabulary[ids[rowPointers[p] … rowPointers[p + 1])]`, made under `version`. */
+export interface PassageConcepts {
+  version: string;
+  vocabulary: readonly string[];
+  rowPointers: Int32Array;
+  ids: Int32Array;
 }
 
 /** Format version of the bundle; a reader refuses others. */
@@ -27,13 +37,21 @@ const headerSchema = z.object({
   chunkIds: z.array(z.string()),
   vocabulary: z.array(z.string()),
   kinds: z.array(z.enum(passageEdgeKinds)).optional(),
+  concepts: z.object({ version: z.string(), vocabulary: z.array(z.string()) }).optional(),
 });
 
 /** Packs a {@link PassageGraphIndex} into bytes (typed arrays plus a JSON header with ids and vocabulary). */
 export function encodePassageGraphIndex(index: PassageGraphIndex): Uint8Array {
-  const { graph, terms } = index;
+  const { graph, terms, concepts } = index;
   return packTypedArrays({
-    json: { format: 'kgrag-passage-graph', version: formatVersion, chunkIds: index.chunkIds, vocabulary: terms.vocabulary, kinds: index.kinds },
+    json: {
+      format: 'kgrag-passage-graph',
+      version: formatVersion,
+      chunkIds: index.chunkIds,
+      vocabulary: terms.vocabulary,
+      kinds: index.kinds,
+      ...(concepts ? { concepts: { version: concepts.version, vocabulary: concepts.vocabulary } } : {}),
+    },
     arrays: {
       rowPointers: graph.rowPointers,
       neighbours: graph.neighbours,
@@ -42,6 +60,7 @@ export function encodePassageGraphIndex(index: PassageGraphIndex): Uint8Array {
       termRowPointers: terms.rowPointers,
       termIds: terms.termIds,
       termCounts: terms.counts,
+      ...(concepts ? { conceptRowPointers: concepts.rowPointers, conceptIds: concepts.ids } : {}),
     },
   });
 }
@@ -60,10 +79,14 @@ export function decodePassageGraphIndex(bytes: Uint8Array): PassageGraphIndex {
   const rowPointers = take('rowPointers', Int32Array);
   const termRowPointers = take('termRowPointers', Int32Array);
   if (rowPointers.length !== passages + 1 || termRowPointers.length !== passages + 1) throw new RangeError('passage graph: row count differs from the chunk count');
+  const concepts = header.data.concepts;
+  const conceptRowPointers = concepts ? take('conceptRowPointers', Int32Array) : undefined;
+  if (conceptRowPointers && conceptRowPointers.length !== passages + 1) throw new RangeError('passage graph: concept rows differ from the chunk count');
   return {
     chunkIds: header.data.chunkIds,
     graph: { passages, rowPointers, neighbours: take('neighbours', Int32Array), kinds: take('kinds', Uint8Array), shared: take('shared', Uint16Array) },
     terms: { vocabulary: header.data.vocabulary, rowPointers: termRowPointers, termIds: take('termIds', Int32Array), counts: take('termCounts', Int32Array) },
     kinds: header.data.kinds ?? passageEdgeKinds,
+    ...(concepts && conceptRowPointers ? { concepts: { version: concepts.version, vocabulary: concepts.vocabulary, rowPointers: conceptRowPointers, ids: take('conceptIds', Int32Array) } } : {}),
   };
 }

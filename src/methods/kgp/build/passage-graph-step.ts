@@ -1,6 +1,6 @@
 import { KgragError } from '../../../core/errors.js';
 import { sha256 } from '../../../core/ids.js';
-import { decodePassageGraphIndex, encodePassageGraphIndex, type PassageGraphIndex } from './passage-graph-codec.js';
+import { decodePassageGraphIndex, encodePassageGraphIndex, type PassageConcepts, type PassageGraphIndex } from './passage-graph-codec.js';
 import { updateTermCounts } from './update-term-counts.js';
 import { buildPassageGraph, passageEdgeBit, passageEdgeKinds, type PassageEdgeKind, type PassageGraph } from './passage-graph.js';
 import type { KnnGraph } from '../../../math/knn-graph.js';
@@ -13,7 +13,7 @@ import { topTfidfTerms } from '../../../text/top-tfidf-terms.js';
 import type { PipelineStep, StepName } from '../../../pipeline/pipeline-step.js';
 import { nounPhraseExtractor } from '../../../pipeline/steps/nlp-extract-step.js';
 import { nounPhraseExtractorVersion, type PhraseExtraction } from '../../../extract/nlp-graph/noun-phrase-extractor.js';
-import { phraseKeyOfName } from '../../../extract/nlp-graph/graph-mentions.js';
+import { phraseEntityId } from '../../../extract/nlp-graph/build-noun-graph.js';
 import type { Store } from '../../../store/store.js';
 import type { KgpConfig } from '../config.js';
 
@@ -72,7 +72,7 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
         // Texts only of the chunks whose terms are counted (termCountsOf), not of every chunk.
         store.table('chunks').pick(['id', 'documentId', 'ordinal']),
         store.table('documents').pick(['id', 'title']),
-        graphs.includes('entity') ? store.table('entities').pick(['chunkIds', 'title']) : [],
+        graphs.includes('entity') ? store.table('entities').pick(['id', 'chunkIds']) : [],
         withKnn ? readChunkKnn(store) : undefined,
         store.getBlob(passageGraphBlobKey),
         store.getMeta<string>(termCountsKey),
@@ -82,9 +82,12 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
       const knn = shared ? knnOfPassages(shared, chunks.map((chunk) => chunk.id), config.knnK) : undefined;
       context.progress(1, 4, 'graphs');
 
-      const concepts = graphs.includes('entity') && graphStep === 'nlp-extract' ? await conceptPassages(store, indexOf, new Set(entities.map((entity) => phraseKeyOfName(entity.title)))) : [];
-      const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? [])).concat(concepts);
-      const { terms, countedPassages } = await termCountsOf(chunks, storedTermCounts === termCountsVersion ? stored : undefined, async (ids) => {
+      const previous = readStored(stored);
+      const conceptsRead = graphs.includes('entity') && graphStep === 'nlp-extract' ? await conceptsOf(store, chunks, previous) : undefined;
+      const concepts = conceptsRead?.concepts;
+      const entityIds = new Set(entities.map((entity) => entity.id));
+      const entityPassages = entities.map((entity) => entity.chunkIds.flatMap((chunkId) => indexOf.get(chunkId) ?? [])).concat(concepts ? conceptPassages(concepts, entityIds) : []);
+      const { terms, countedPassages } = await termCountsOf(chunks, storedTermCounts === termCountsVersion ? previous : undefined, async (ids) => {
         const rows = ids.length === chunks.length ? await store.table('chunks').pick(['id', 'text']) : await store.table('chunks').pick(['id', 'text'], { column: 'id', values: ids });
         return new Map(rows.map((chunk) => [chunk.id, chunk.text]));
       });
@@ -124,11 +127,20 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
         { maxPassagesPerTerm: config.maxPassagesPerTerm, maxGroupClique: config.maxGroupClique },
       );
       context.progress(3, 4, 'graphs');
-      const bytes = encodePassageGraphIndex({ chunkIds: chunks.map((chunk) => chunk.id), graph, terms, kinds: graphs });
+      const bytes = encodePassageGraphIndex({ chunkIds: chunks.map((chunk) => chunk.id), graph, terms, kinds: graphs, ...(concepts ? { concepts } : {}) });
       context.progress(4, 4, 'graphs');
       const cappedEntities = entityPassages.filter((members) => new Set(members).size > config.maxPassagesPerTerm).length;
       return {
-        counts: { passages, links: graph.neighbours.length, ...linksByKind(graph), hubEntitiesSkipped: cappedEntities, terms: terms.vocabulary.length, countedPassages, approximateKnn: shared?.exact === false ? 1 : 0 },
+        counts: {
+          passages,
+          links: graph.neighbours.length,
+          ...linksByKind(graph),
+          hubEntitiesSkipped: cappedEntities,
+          terms: terms.vocabulary.length,
+          countedPassages,
+          ...(conceptsRead ? { concepts: conceptsRead.concepts.vocabulary.length, conceptPassagesRead: conceptsRead.read } : {}),
+          approximateKnn: shared?.exact === false ? 1 : 0,
+        },
         outputVersion: sha256(bytes).slice(0, 32),
         async write(tx) {
           await tx.setBlob(passageGraphBlobKey, bytes);
@@ -146,15 +158,9 @@ export function createPassageGraphStep(graphStep: StepName, config: PassageGraph
  */
 async function termCountsOf(
   chunks: ReadonlyArray<{ id: string }>,
-  stored: Uint8Array | undefined,
+  previous: PassageGraphIndex | undefined,
   textsOf: (ids: readonly string[]) => Promise<Map<string, string>>,
 ): Promise<{ terms: TermCountMatrix; countedPassages: number }> {
-  let previous: PassageGraphIndex | undefined;
-  try {
-    previous = stored === undefined ? undefined : decodePassageGraphIndex(stored);
-  } catch {
-    previous = undefined;
-  }
   if (previous === undefined) {
     const texts = await textsOf(chunks.map((chunk) => chunk.id));
     return { terms: countTerms(chunks.map((chunk) => texts.get(chunk.id) ?? '')), countedPassages: chunks.length };
@@ -191,25 +197,71 @@ function linksByKind(graph: PassageGraph): Record<string, number> {
   return counts;
 }
 
+/** The stored passage graph, or undefined when there is none or it cannot be read (everything is then built afresh). */
+function readStored(stored: Uint8Array | undefined): PassageGraphIndex | undefined {
+  try {
+    return stored === undefined ? undefined : decodePassageGraphIndex(stored);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which extractions the stored concepts were read from: another extractor version reads them all again. */
+const conceptsVersion = `noun-phrases:${nounPhraseExtractorVersion}`;
+
 /**
- * The passages of each concept (a common noun phrase: "alternative rock band", "film director") that fast mode's
- * stored noun-phrase extractions find in more than one passage, besides the graph's entities (`entityKeys`). TAGME
- * annotates such concepts as Wikipedia entities, and KGP's passages share them across a comparison question's two
- * subjects; the fast entity graph keeps a common phrase only where a passage repeats it (`extract.nlp.minPhraseRepeats`),
- * which is right for what a person browses but would cut these links. Hubs are left to `maxPassagesPerTerm`.
+ * The concepts each chunk mentions: the keys of the common noun phrases of its stored extraction (nlp-extract's, in
+ * fast mode). A chunk the stored graph holds keeps its row (a chunk id names its text, and so its extraction); only
+ * the others' extractions are read, so an update reads its new chunks', not the corpus's.
  */
-async function conceptPassages(store: Store, indexOf: ReadonlyMap<string, number>, entityKeys: ReadonlySet<string>): Promise<number[][]> {
+async function conceptsOf(store: Store, chunks: ReadonlyArray<{ id: string }>, previous: PassageGraphIndex | undefined): Promise<{ concepts: PassageConcepts; read: number }> {
+  const stored = previous?.concepts?.version === conceptsVersion ? previous.concepts : undefined;
+  const rowOf = new Map(stored ? (previous as PassageGraphIndex).chunkIds.map((id, row) => [id, row]) : []);
+  const readIds = chunks.filter((chunk) => !rowOf.has(chunk.id)).map((chunk) => chunk.id);
   const version = String(nounPhraseExtractorVersion);
-  const byKey = new Map<string, Set<number>>();
-  for (const record of await store.table('extractions').where('extractor', [nounPhraseExtractor])) {
-    const passage = indexOf.get(record.chunkId);
-    if (passage === undefined || record.promptHash !== version) continue;
-    for (const mention of (record.parsed as PhraseExtraction).mentions) {
-      if (mention.kind !== 'phrase' || entityKeys.has(mention.key)) continue;
-      const members = byKey.get(mention.key);
-      if (members) members.add(passage);
-      else byKey.set(mention.key, new Set([passage]));
+  const read = new Map<string, string[]>();
+  if (readIds.length > 0) {
+    for (const record of await store.table('extractions').where('chunkId', readIds)) {
+      if (record.extractor !== nounPhraseExtractor || record.promptHash !== version) continue;
+      const keys = (record.parsed as PhraseExtraction).mentions.filter((mention) => mention.kind === 'phrase').map((mention) => mention.key);
+      read.set(record.chunkId, [...new Set(keys)]);
     }
   }
-  return [...byKey.values()].filter((members) => members.size > 1).map((members) => [...members].sort((a, b) => a - b));
+  const vocabulary: string[] = [];
+  const idOf = new Map<string, number>();
+  const rowPointers = new Int32Array(chunks.length + 1);
+  const ids: number[] = [];
+  chunks.forEach((chunk, passage) => {
+    const row = rowOf.get(chunk.id);
+    const keys = row === undefined || stored === undefined ? (read.get(chunk.id) ?? []) : Array.from(stored.ids.subarray(stored.rowPointers[row], stored.rowPointers[row + 1]), (id) => stored.vocabulary[id] as string);
+    for (const key of keys) {
+      let id = idOf.get(key);
+      if (id === undefined) {
+        id = vocabulary.length;
+        idOf.set(key, id);
+        vocabulary.push(key);
+      }
+      ids.push(id);
+    }
+    rowPointers[passage + 1] = ids.length;
+  });
+  return { concepts: { version: conceptsVersion, vocabulary, rowPointers, ids: Int32Array.from(ids) }, read: readIds.length };
+}
+
+/**
+ * The passages of each concept (a common noun phrase: "alternative rock band", "film director") found in more than
+ * one passage, besides the graph's entities (`entityIds`: a phrase the graph kept links through its entity already).
+ * TAGME annotates such concepts as Wikipedia entities, and
+ * KGP's passages share them across a comparison question's two subjects; the fast entity graph keeps a common phrase
+ * only where a passage repeats it (`extract.nlp.minPhraseRepeats`), which is right for what a person browses but would
+ * cut these links. Hubs are left to `maxPassagesPerTerm`.
+ */
+function conceptPassages(concepts: PassageConcepts, entityIds: ReadonlySet<string>): number[][] {
+  const members: number[][] = concepts.vocabulary.map(() => []);
+  for (let passage = 0; passage + 1 < concepts.rowPointers.length; passage++) {
+    for (let entry = concepts.rowPointers[passage] as number; entry < (concepts.rowPointers[passage + 1] as number); entry++) {
+      (members[concepts.ids[entry] as number] as number[]).push(passage);
+    }
+  }
+  return members.filter((passages, id) => passages.length > 1 && !entityIds.has(phraseEntityId(concepts.vocabulary[id] as string)));
 }

@@ -164,6 +164,36 @@ describe('evaluation on the sample dataset without an LLM', () => {
     }
   });
 
+  test('extractive EM-in reads only what an answer quotes: not a refusal\'s words, not its citation markers', async () => {
+    const passage = (title: string, text: string): EvalDataset['passages'][number] => ({ key: `${title}\n${text}`, title, text });
+    const mill = passage('Sedley Mill', 'The Sedley mill ground oats for the valley farms. It closed after a fire.');
+    const wall = passage('Flood wall', 'The flood wall was finished after the great flood.');
+    const mills = await createKgrag({ workspace: join(root, 'extractive-refusal'), env: {}, config: { pipeline: { methods: ['basic'] } } });
+    try {
+      const { report, questions } = await runEvaluation({
+        kgrag: mills,
+        dataset: {
+          name: 'mills',
+          passages: [mill, wall],
+          questions: [
+            // Nothing answers: the refusal ("… no sentence in them shares enough of its words") holds the word "no".
+            { id: 'lighthouse', question: 'Is the Sedley lighthouse painted blue and white?', answers: ['no'], goldKeys: [] },
+            // The answer quotes the mill's passage, cited "[Data: Sources (1)]"; the quoted sentence holds no "1".
+            { id: 'oats', question: 'How many valley farms did the Sedley mill grind oats for?', answers: ['1'], goldKeys: [mill.key] },
+          ],
+        },
+        methods: ['basic:bm25'],
+        extractive: true,
+      });
+      const rows = questions.filter((row) => row.method === 'basic:bm25');
+      assert.match(rows.find((row) => row.id === 'lighthouse')?.answer ?? '', /do not answer this question: no sentence/);
+      assert.match(rows.find((row) => row.id === 'oats')?.answer ?? '', /ground oats for the valley farms\. \[Data: Sources \(1\)\]/);
+      assert.equal(report.methods['basic:bm25']?.extractive_em_in, 0, 'neither answer holds its gold answer in what it quotes');
+    } finally {
+      await mills.close();
+    }
+  });
+
   test('each method says how its passages were ranked: its own ranking, a fallback without an LLM, or a proxy', () => {
     const kinds = Object.fromEntries(Object.entries(result.report.methods).map(([name, method]) => [name, method.ranking.map((count) => `${count.kind} ${count.questions}`).join(', ')]));
     for (const name of ['basic:bm25', 'local', 'ppr:v2', 'kgp:kg-tfidf', 'autokg:paper']) assert.equal(kinds[name], 'native 12', name);

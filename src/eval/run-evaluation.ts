@@ -80,6 +80,8 @@ export interface QuestionResult {
   answerKind?: 'extractive';
   /** Of the extractive answer's quoted sentences: how many, and how many from a gold passage. */
   quotedSentences?: { total: number; fromGold: number };
+  /** Whether a gold answer is in what the extractive answer quotes, as whole words (1 or 0; null without answers). */
+  extractiveEmIn?: number | null;
   answers?: string[];
   em?: number | null;
   f1?: number | null;
@@ -294,7 +296,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       em: answering ? round(mean(methodRows.map((row) => row.em))) : null,
       f1: answering ? round(mean(methodRows.map((row) => row.f1))) : null,
       em_in: answering ? round(mean(methodRows.map((row) => (row.answer === undefined ? null : emIn(row.answer, row.answers ?? []))))) : null,
-      extractive_em_in: extractive ? round(mean(methodRows.map((row) => (row.answerKind === 'extractive' && row.answer !== undefined ? emIn(row.answer, row.answers ?? [], { wholeWords: true }) : null)))) : null,
+      extractive_em_in: extractive ? round(mean(methodRows.map((row) => row.extractiveEmIn ?? null))) : null,
       answer_sentence_precision: extractive ? round(mean(methodRows.map(sentencePrecision))) : null,
       accuracy: round(accuracy),
       accuracy_failures: accuracyFailures,
@@ -352,6 +354,15 @@ function sentencePrecision(row: QuestionResult): number | null {
   const quoted = row.quotedSentences;
   if (quoted === undefined || quoted.total === 0 || row.gold.length === 0) return null;
   return quoted.fromGold / quoted.total;
+}
+
+/**
+ * What an extractive answer quotes, which EM-in reads: its text without the citation markers ("[Data: Sources (1)]"
+ * holds a number), and nothing when it cites nothing. A refusal ("… no sentence in them shares enough of its words")
+ * quotes nothing, and its "no" is not the answer to a yes/no question.
+ */
+function quotedText(answer: string, citations: number): string {
+  return citations === 0 ? '' : answer.replace(/\[Data: [^\]]*\]/g, ' ');
 }
 
 async function evaluateQuestion(
@@ -427,6 +438,7 @@ async function evaluateQuestion(
     row.answer = answer;
     row.answerKind = 'extractive';
     row.quotedSentences = { total: quoted.length, fromGold: quoted.filter((documentId) => gold.has(keyOfDocument.get(documentId) ?? '')).length };
+    row.extractiveEmIn = emIn(quotedText(answer, quoted.length), question.answers, { wholeWords: true });
   }
   if (ranking !== undefined && ranking.kind !== 'native') row.ranking = ranking;
   if (error !== undefined) row.error = error;

@@ -84,6 +84,12 @@ test('the build context holds every file the build stage copies, and no build ou
   assert.ok(context.includes('src/index.ts') && context.includes('package-lock.json'));
 });
 
+test('workspaces anywhere in the checkout stay out of the build context: `kgrag eval` writes kgrag-eval/ in the folder it runs in', () => {
+  for (const path of ['kgrag-eval/hotpotqa-train-100/workspace/kgrag.db', 'notes/kgrag.db', 'notes/kgrag.db-draft', 'notes/.kgrag/lock', 'kgrag.db']) {
+    assert.ok(ignored(path), `${path} would be sent to the builder`);
+  }
+});
+
 test('the runtime stage runs the installed package as an unprivileged user, with a liveness check', () => {
   const [build, runtime] = dockerfileStages(dockerfile) as [Instruction[], Instruction[]];
   const run = build.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args).join(' ');

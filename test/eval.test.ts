@@ -12,6 +12,21 @@ import { expandMethods, runEvaluation, type EvaluationResult } from '../src/eval
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kgrag-eval-'));
+
+/** A passage of a hand-built dataset, keyed by its title and text. */
+function passage(title: string, text: string): EvalDataset['passages'][number] {
+  return { key: `${title}\n${text}`, title, text };
+}
+
+/** `basic:bm25` evaluated with extractive answers on a hand-built dataset, in a workspace of its own. */
+async function extractiveEvaluation(workspace: string, passages: EvalDataset['passages'], questions: EvalDataset['questions']): Promise<EvaluationResult> {
+  const kgrag = await createKgrag({ workspace: join(root, workspace), env: {}, config: { pipeline: { methods: ['basic'] } } });
+  try {
+    return await runEvaluation({ kgrag, dataset: { name: 'mills', passages, questions }, methods: ['basic:bm25'], extractive: true });
+  } finally {
+    await kgrag.close();
+  }
+}
 after(() => rmSync(root, { recursive: true, force: true }));
 
 const requiredKeys = [
@@ -124,74 +139,44 @@ describe('evaluation on the sample dataset without an LLM', () => {
   });
 
   test('extractive answers are scored when asked: EM-in of the quoted text and the share of quoted sentences from gold passages', async () => {
-    const passage = (title: string, text: string): EvalDataset['passages'][number] => ({ key: `${title}\n${text}`, title, text });
     const mill = passage('Sedley Mill', 'The Sedley mill closed in 1966 after a fire. The mill ground oats for the valley farms.');
     const fire = passage('Valley fires', 'A fire in 1966 also destroyed the Marle boatworks. Fires were common in the valley mills.');
     const wall = passage('Flood wall', 'The flood wall was finished in 1971 after the great flood.');
-    const mills = await createKgrag({ workspace: join(root, 'extractive'), env: {}, config: { pipeline: { methods: ['basic'] } } });
-    try {
-      const { report, questions } = await runEvaluation({
-        kgrag: mills,
-        dataset: {
-          name: 'mills',
-          passages: [mill, fire, wall],
-          questions: [
-            { id: 'mill', question: 'When did the Sedley mill close?', answers: ['1966'], goldKeys: [mill.key] },
-            { id: 'wall', question: 'When was the flood wall finished?', answers: ['1971'], goldKeys: [wall.key] },
-          ],
-        },
-        methods: ['basic:bm25'],
-        extractive: true,
-      });
-      const method = report.methods['basic:bm25'];
-      assert.ok(method);
-      assert.equal(method.em, null, 'no LLM: no generated answer');
-      const rows = questions.filter((row) => row.method === 'basic:bm25');
-      for (const row of rows) {
-        assert.equal(row.answerKind, 'extractive');
-        assert.ok((row.quotedSentences?.total ?? 0) > 0, `${row.id} quotes sentences`);
-      }
-      // Recomputed from the rows: the mean over questions of gold quotes / quotes, in percent.
-      const shares = rows.map((row) => (row.quotedSentences?.fromGold ?? 0) / (row.quotedSentences?.total ?? 1));
-      assert.equal(method.answer_sentence_precision, Math.round((10_000 * shares.reduce((sum, share) => sum + share, 0)) / shares.length) / 100);
-      assert.equal(method.extractive_em_in, 100, 'both answers quote the year');
-      const millRow = rows.find((row) => row.id === 'mill');
-      assert.match(millRow?.answer ?? '', /closed in 1966/);
-      const markdown = renderMarkdownReport(report);
-      assert.match(markdown, /sentence precision \(extractive\)/);
-    } finally {
-      await mills.close();
+    const { report, questions } = await extractiveEvaluation('extractive', [mill, fire, wall], [
+      { id: 'mill', question: 'When did the Sedley mill close?', answers: ['1966'], goldKeys: [mill.key] },
+      { id: 'wall', question: 'When was the flood wall finished?', answers: ['1971'], goldKeys: [wall.key] },
+    ]);
+    const method = report.methods['basic:bm25'];
+    assert.ok(method);
+    assert.equal(method.em, null, 'no LLM: no generated answer');
+    const rows = questions.filter((row) => row.method === 'basic:bm25');
+    for (const row of rows) {
+      assert.equal(row.answerKind, 'extractive');
+      assert.ok((row.quotedSentences?.total ?? 0) > 0, `${row.id} quotes sentences`);
     }
+    // Recomputed from the rows: the mean over questions of gold quotes / quotes, in percent.
+    const shares = rows.map((row) => (row.quotedSentences?.fromGold ?? 0) / (row.quotedSentences?.total ?? 1));
+    assert.equal(method.answer_sentence_precision, Math.round((10_000 * shares.reduce((sum, share) => sum + share, 0)) / shares.length) / 100);
+    assert.equal(method.extractive_em_in, 100, 'both answers quote the year');
+    const millRow = rows.find((row) => row.id === 'mill');
+    assert.match(millRow?.answer ?? '', /closed in 1966/);
+    const markdown = renderMarkdownReport(report);
+    assert.match(markdown, /sentence precision \(extractive\)/);
   });
 
   test('extractive EM-in reads only what an answer quotes: not a refusal\'s words, not its citation markers', async () => {
-    const passage = (title: string, text: string): EvalDataset['passages'][number] => ({ key: `${title}\n${text}`, title, text });
     const mill = passage('Sedley Mill', 'The Sedley mill ground oats for the valley farms. It closed after a fire.');
     const wall = passage('Flood wall', 'The flood wall was finished after the great flood.');
-    const mills = await createKgrag({ workspace: join(root, 'extractive-refusal'), env: {}, config: { pipeline: { methods: ['basic'] } } });
-    try {
-      const { report, questions } = await runEvaluation({
-        kgrag: mills,
-        dataset: {
-          name: 'mills',
-          passages: [mill, wall],
-          questions: [
-            // Nothing answers: the refusal ("… no sentence in them shares enough of its words") holds the word "no".
-            { id: 'lighthouse', question: 'Is the Sedley lighthouse painted blue and white?', answers: ['no'], goldKeys: [] },
-            // The answer quotes the mill's passage, cited "[Data: Sources (1)]"; the quoted sentence holds no "1".
-            { id: 'oats', question: 'How many valley farms did the Sedley mill grind oats for?', answers: ['1'], goldKeys: [mill.key] },
-          ],
-        },
-        methods: ['basic:bm25'],
-        extractive: true,
-      });
-      const rows = questions.filter((row) => row.method === 'basic:bm25');
-      assert.match(rows.find((row) => row.id === 'lighthouse')?.answer ?? '', /do not answer this question: no sentence/);
-      assert.match(rows.find((row) => row.id === 'oats')?.answer ?? '', /ground oats for the valley farms\. \[Data: Sources \(1\)\]/);
-      assert.equal(report.methods['basic:bm25']?.extractive_em_in, 0, 'neither answer holds its gold answer in what it quotes');
-    } finally {
-      await mills.close();
-    }
+    const { report, questions } = await extractiveEvaluation('extractive-refusal', [mill, wall], [
+      // Nothing answers: the refusal ("… no sentence in them shares enough of its words") holds the word "no".
+      { id: 'lighthouse', question: 'Is the Sedley lighthouse painted blue and white?', answers: ['no'], goldKeys: [] },
+      // The answer quotes the mill's passage, cited "[Data: Sources (1)]"; the quoted sentence holds no "1".
+      { id: 'oats', question: 'How many valley farms did the Sedley mill grind oats for?', answers: ['1'], goldKeys: [mill.key] },
+    ]);
+    const rows = questions.filter((row) => row.method === 'basic:bm25');
+    assert.match(rows.find((row) => row.id === 'lighthouse')?.answer ?? '', /do not answer this question: no sentence/);
+    assert.match(rows.find((row) => row.id === 'oats')?.answer ?? '', /ground oats for the valley farms\. \[Data: Sources \(1\)\]/);
+    assert.equal(report.methods['basic:bm25']?.extractive_em_in, 0, 'neither answer holds its gold answer in what it quotes');
   });
 
   test('each method says how its passages were ranked: its own ranking, a fallback without an LLM, or a proxy', () => {

@@ -90,6 +90,13 @@ describe('names beyond the part-of-speech patterns (issue 40)', () => {
     assert.ok(mention('William Alington, 3rd Baron Alington was an English peer.', 'william alington'));
   });
 
+  test('a hyphenated name is one mention: no title-case part of it ("Kim Jong") and no second copy of it', () => {
+    const surfaces = (text: string): string[] => extractor.extract(text).mentions.filter((found) => found.kind === 'proper').map((found) => found.surface);
+    assert.deepEqual(surfaces('Who is the wife of Kim Jong-chul?'), ['Kim Jong-chul']);
+    assert.deepEqual(surfaces('Kim Jong-il was born in 1941.'), ['Kim Jong-il']);
+    assert.deepEqual(surfaces('Who founded Hohenlohe-Langenburg?'), ['Hohenlohe-Langenburg']);
+  });
+
   test('a roman numeral ending a sentence leaves its full stop out of the name', () => {
     assert.equal(mention('The first machine sold was the UNIVAC I.', 'univac i')?.surface, 'UNIVAC I');
   });

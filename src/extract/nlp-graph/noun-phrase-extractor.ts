@@ -38,7 +38,7 @@ export interface PhraseExtraction {
 }
 
 /** Bumped when extraction output changes, so stored extractions are recomputed. */
-export const nounPhraseExtractorVersion = 4;
+export const nounPhraseExtractorVersion = 5;
 
 /** Words that may join two proper nouns into one name ("University of Paris"); other prepositions split. */
 const nameConnectors = '[of|de|del|della|di|du|des|van|von|der|for|la|le]';
@@ -270,6 +270,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     while (last + 2 < values.length && values[last + 1] === '-' && glued(last + 1) && glued(last + 2) && isWord(last + 2)) last += 2;
     const span = buildMention(first, last, kind);
     if (!span) return;
+    // The parts of a hyphenated name ("Hohenlohe", "Langenburg") glue to the same span: it is one mention.
+    if (mentions.some((found) => found.start === span.start && found.end === span.end)) return;
     if (typeHint && span.kind === 'proper' && !span.surface.includes(' of ')) span.typeHint = typeHint;
     else if (span.kind === 'proper') {
       const cue = cueType(span.key.split(' '));
@@ -304,7 +306,6 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     const capitalised = (index: number): boolean => /^\p{Lu}/u.test(values[index] as string) && isWord(index) && !excluded[index] && !inLongRun[index];
     const small = (index: number): boolean => titleSmallWords.has(values[index] as string);
     const sameSentence = (a: number, b: number): boolean => sentenceOfToken[a] === sentenceOfToken[b];
-    const spans = new Set(mentions.map((mention) => `${mention.start}:${mention.end}`));
     for (let index = 0; index < values.length; ) {
       if (!capitalised(index)) {
         index++;
@@ -329,6 +330,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
         first++;
         while (first < last && small(first)) first++;
       }
+      // A run ends at a hyphen ("Kim Jong-chul": "chul" is not capitalised); the name goes on through it.
+      while (last + 2 < values.length && values[last + 1] === '-' && glued(last + 1) && glued(last + 2) && isWord(last + 2)) last += 2;
       index = last + 1;
       if (capitals < 2 || first >= last) continue;
       // Names joined by a preposition are prose ("Hewlett-Packard in Kestermouth"); a title has a word that is no name,
@@ -341,8 +344,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
       }
       if (joined && !titleWord && !definedSubject(first, last)) continue;
       const span = buildMention(first, last, 'proper');
-      if (!span || spans.has(`${span.start}:${span.end}`)) continue;
-      spans.add(`${span.start}:${span.end}`);
+      // A run inside a name found above is a part of it, not a name of its own.
+      if (!span || mentions.some((found) => found.start <= span.start && found.end >= span.end)) continue;
       mentions.push({ ...span, joined: true });
     }
   }

@@ -253,12 +253,12 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
   });
 
   const mentions: PhraseMention[] = [];
+  const patternSpans = new Set<string>();
   document.customEntities().each((entity: ItemCustomEntity) => {
     const kind = entity.out(its.type) as MentionKind;
     let [first, last] = entity.out(its.span) as [number, number];
     let typeHint: string | undefined;
     const isTitle = (index: number): boolean => personTitles.has((values[index] as string).toLowerCase().replace(/\.$/, ''));
-    const isWord = (index: number): boolean => tokenPattern.test(values[index] ?? '');
     // A title is dropped only when a name follows it: "Dr. Mara Ellison", not "the Mayor of Kestermouth".
     while (first < last && isTitle(first) && isWord(first + 1) && !connectorWords.has((values[first + 1] as string).toLowerCase())) {
       typeHint = 'person';
@@ -267,11 +267,13 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     if (first > 0 && isTitle(first - 1)) typeHint = 'person';
     // wink splits "car-wash" and "Polish-Russian" at the hyphen; glue unspaced hyphen runs back together.
     while (first >= 2 && values[first - 1] === '-' && glued(first) && glued(first - 1) && isWord(first - 2)) first -= 2;
-    while (last + 2 < values.length && values[last + 1] === '-' && glued(last + 1) && glued(last + 2) && isWord(last + 2)) last += 2;
+    last = throughHyphens(last);
     const span = buildMention(first, last, kind);
     if (!span) return;
     // The parts of a hyphenated name ("Hohenlohe", "Langenburg") glue to the same span: it is one mention.
-    if (mentions.some((found) => found.start === span.start && found.end === span.end)) return;
+    const spanKey = `${span.start}:${span.end}`;
+    if (patternSpans.has(spanKey)) return;
+    patternSpans.add(spanKey);
     if (typeHint && span.kind === 'proper' && !span.surface.includes(' of ')) span.typeHint = typeHint;
     else if (span.kind === 'proper') {
       const cue = cueType(span.key.split(' '));
@@ -331,7 +333,7 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
         while (first < last && small(first)) first++;
       }
       // A run ends at a hyphen ("Kim Jong-chul": "chul" is not capitalised); the name goes on through it.
-      while (last + 2 < values.length && values[last + 1] === '-' && glued(last + 1) && glued(last + 2) && isWord(last + 2)) last += 2;
+      last = throughHyphens(last);
       index = last + 1;
       if (capitals < 2 || first >= last) continue;
       // Names joined by a preposition are prose ("Hewlett-Packard in Kestermouth"); a title has a word that is no name,
@@ -384,6 +386,13 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
 
   function glued(index: number): boolean {
     return (spaces[index] as string).length === 0;
+  }
+
+  /** The last token of a name ending at `last`, gone on through unspaced hyphens ("Kim Jong" + "-chul"). */
+  function throughHyphens(last: number): number {
+    let end = last;
+    while (end + 2 < values.length && values[end + 1] === '-' && glued(end + 1) && glued(end + 2) && isWord(end + 2)) end += 2;
+    return end;
   }
 
   function isNounLike(tag: string | undefined): boolean {

@@ -6,6 +6,7 @@ import type { InputDocument, PipelineEvent } from '../pipeline/pipeline-step.js'
 import { KgragError } from '../core/errors.js';
 import type { AnyQueryMethod, RankingInfo } from '../methods/query-method.js';
 import { configKeysOf } from '../methods/config-shape.js';
+import { withoutDataReferences } from '../extract/reports/renumber-data-references.js';
 import type { EvalDataset, EvalPassage, EvalQuestion } from './eval-dataset.js';
 import { gradeAnswers } from './judge/graded-accuracy.js';
 import { judgePairs, type PairwiseTally } from './judge/pairwise-judge.js';
@@ -362,7 +363,7 @@ function sentencePrecision(row: QuestionResult): number | null {
  * quotes nothing, and its "no" is not the answer to a yes/no question.
  */
 function quotedText(answer: string, citations: number): string {
-  return citations === 0 ? '' : answer.replace(/\[Data: [^\]]*\]/g, ' ');
+  return citations === 0 ? '' : withoutDataReferences(answer);
 }
 
 async function evaluateQuestion(

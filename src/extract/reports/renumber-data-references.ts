@@ -37,3 +37,8 @@ export function citedDataReferences(text: string): Array<[ReferencedTable, strin
   });
   return cited;
 }
+
+/** `text` without its `[Data: …]` references: what a cited statement says, where a reference's numbers are no words. */
+export function withoutDataReferences(text: string): string {
+  return text.replace(referenceGroup, ' ');
+}

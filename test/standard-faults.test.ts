@@ -24,9 +24,7 @@ const childScript = new URL('./helpers/index-standard-child.ts', import.meta.url
 
 async function indexThroughMock(
   workspace: string,
-  faults?: MockFaultOptions,
-  signal?: AbortSignal,
-  llm: Record<string, unknown> = {},
+  { faults, signal, llm = {} }: { faults?: MockFaultOptions; signal?: AbortSignal; llm?: Record<string, unknown> } = {},
 ): Promise<{ snapshot: Record<string, unknown>; server: MockOpenAiServer }> {
   const server = await startMockOpenAiServer({ reply: (request) => sampleLlmReply(request), ...(faults ? { faults } : {}) });
   try {
@@ -68,7 +66,7 @@ describe('standard indexing through the mock LLM server', () => {
   before(async () => {
     // With a run signal, as the CLI passes one for Ctrl-C: every call waiting for a slot or a backoff listens to it.
     process.on('warning', recordWarning);
-    const { snapshot, server } = await indexThroughMock(join(directory, 'reference'), undefined, new AbortController().signal).finally(() =>
+    const { snapshot, server } = await indexThroughMock(join(directory, 'reference'), { signal: new AbortController().signal }).finally(() =>
       process.off('warning', recordWarning),
     );
     reference = snapshot;
@@ -93,12 +91,10 @@ describe('standard indexing through the mock LLM server', () => {
   it('completes with 20 % of the calls failing (429, 500, timeout, malformed body and JSON) and builds the same index', async () => {
     // A `timeout` fault is never answered: each costs the client's whole per-call timeout, most of this test's time at
     // the shared 1.5 s. A reply the client gives up on while the machine is busy is asked again and answered alike.
-    const { snapshot, server } = await indexThroughMock(
-      join(directory, 'faulty'),
-      { rate: 0.2, seed: 7, kinds: ['429', '500', 'timeout', 'malformed-body', 'malformed-json'] },
-      undefined,
-      { timeoutMs: 600 },
-    );
+    const { snapshot, server } = await indexThroughMock(join(directory, 'faulty'), {
+      faults: { rate: 0.2, seed: 7, kinds: ['429', '500', 'timeout', 'malformed-body', 'malformed-json'] },
+      llm: { timeoutMs: 600 },
+    });
     const { faults } = server.stats;
     const injected = Object.values(faults).reduce((sum, count) => sum + count, 0);
     assert.ok(injected >= 0.15 * referenceCalls, `${injected} faults injected over ${referenceCalls} calls`);

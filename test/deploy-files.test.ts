@@ -37,10 +37,13 @@ function ignoreMatcher(text: string): (path: string) => boolean {
     .map((line) => {
       const include = line.startsWith('!');
       const pattern = (include ? line.slice(1) : line).replace(/^\/+|\/+$/g, '');
+      // As Docker reads them: "**/" is any number of folders, none included.
       const source = pattern
         .split('/')
-        .map((part) => (part === '**' ? '.*' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*').replaceAll('?', '[^/]')))
-        .join('/');
+        .map((part) => (part === '**' ? '\u0000' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*').replaceAll('?', '[^/]')))
+        .join('/')
+        .replaceAll('\u0000/', '(?:.*/)?')
+        .replaceAll('\u0000', '.*');
       // A pattern naming a folder excludes what is inside it too.
       return { include, regex: new RegExp(`^${source}(/.*)?$`) };
     });

@@ -97,6 +97,14 @@ describe('names beyond the part-of-speech patterns (issue 40)', () => {
     assert.deepEqual(surfaces('Who founded Hohenlohe-Langenburg?'), ['Hohenlohe-Langenburg']);
   });
 
+  test('a part of a hyphenated name glued on its own is no name beside it ("Jean-Pierre" of "Jean-Pierre Rampal")', () => {
+    const surfaces = (text: string): string[] => extractor.extract(text).mentions.filter((found) => found.kind === 'proper').map((found) => found.surface);
+    assert.deepEqual(surfaces('Jean-Pierre Rampal was a French flautist.'), ['Jean-Pierre Rampal']);
+    assert.deepEqual(surfaces('She joined Hewlett-Packard Enterprise in 2015.'), ['Hewlett-Packard Enterprise']);
+    // Only the part goes: another name of the sentence stays.
+    assert.deepEqual(surfaces('He met Jean-Pierre Rampal in Paris.'), ['Jean-Pierre Rampal', 'Paris']);
+  });
+
   test('a roman numeral ending a sentence leaves its full stop out of the name', () => {
     assert.equal(mention('The first machine sold was the UNIVAC I.', 'univac i')?.surface, 'UNIVAC I');
   });

@@ -38,7 +38,7 @@ export interface PhraseExtraction {
 }
 
 /** Bumped when extraction output changes, so stored extractions are recomputed. */
-export const nounPhraseExtractorVersion = 5;
+export const nounPhraseExtractorVersion = 6;
 
 /** Words that may join two proper nouns into one name ("University of Paris"); other prepositions split. */
 const nameConnectors = '[of|de|del|della|di|du|des|van|von|der|for|la|le]';
@@ -254,6 +254,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
 
   const mentions: PhraseMention[] = [];
   const patternSpans = new Set<string>();
+  // Pattern mentions that gluing through a hyphen changed: one of a name's parts may have been glued into a span of its own.
+  const gluedMentions: PhraseMention[] = [];
   document.customEntities().each((entity: ItemCustomEntity) => {
     const kind = entity.out(its.type) as MentionKind;
     let [first, last] = entity.out(its.span) as [number, number];
@@ -266,7 +268,8 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     }
     if (first > 0 && isTitle(first - 1)) typeHint = 'person';
     // wink splits "car-wash" and "Polish-Russian" at the hyphen; glue unspaced hyphen runs back together.
-    while (first >= 2 && values[first - 1] === '-' && glued(first) && glued(first - 1) && isWord(first - 2)) first -= 2;
+    const [unglued, ungluedLast] = [first, last];
+    first = backThroughHyphens(first);
     last = throughHyphens(last);
     const span = buildMention(first, last, kind);
     if (!span) return;
@@ -280,14 +283,15 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
       if (cue) span.typeHint = cue;
     }
     mentions.push(span);
+    if (first !== unglued || last !== ungluedLast) gluedMentions.push(span);
   });
+  dropPartsOfGluedNames();
   addTitleCaseNames();
   addStyledNames();
   // Hyphenated common nouns ("car-wash", "sea-wall") count even alone, as in GraphRAG.
   for (let index = 2; index < values.length; index++) {
     if (values[index - 1] !== '-' || !glued(index - 1) || !glued(index) || tags[index] !== 'NOUN' || !isNounLike(tags[index - 2])) continue;
-    let first = index - 2;
-    while (first >= 2 && values[first - 1] === '-' && glued(first) && glued(first - 1)) first -= 2;
+    const first = backThroughHyphens(index - 2);
     const start = starts[first] as number;
     if (mentions.some((mention) => mention.start <= start && mention.end >= tokenEnd(index))) continue;
     const span = buildMention(first, index, 'phrase');
@@ -393,6 +397,27 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     let end = last;
     while (end + 2 < values.length && values[end + 1] === '-' && glued(end + 1) && glued(end + 2) && isWord(end + 2)) end += 2;
     return end;
+  }
+
+  /** The first token of a name starting at `first`, gone back through unspaced hyphens ("Jean-" + "Pierre Rampal"). */
+  function backThroughHyphens(first: number): number {
+    let start = first;
+    while (start >= 2 && values[start - 1] === '-' && glued(start) && glued(start - 1) && isWord(start - 2)) start -= 2;
+    return start;
+  }
+
+  /**
+   * The patterns find a hyphenated name in pieces ("Jean" and "Pierre Rampal"), and each piece glued through its hyphens
+   * may stop short of the others' ("Jean-Pierre" beside "Jean-Pierre Rampal"): a glued mention inside another mention, or
+   * a mention inside a glued one, is a part of that name and goes.
+   */
+  function dropPartsOfGluedNames(): void {
+    if (gluedMentions.length === 0) return;
+    const inside = (part: PhraseMention, whole: PhraseMention): boolean => part !== whole && whole.start <= part.start && whole.end >= part.end;
+    const gluedSet = new Set(gluedMentions);
+    const parts = new Set(mentions.filter((mention) => gluedMentions.some((name) => inside(mention, name)) || (gluedSet.has(mention) && mentions.some((name) => inside(mention, name)))));
+    const kept = mentions.filter((mention) => !parts.has(mention));
+    mentions.splice(0, mentions.length, ...kept);
   }
 
   function isNounLike(tag: string | undefined): boolean {

@@ -416,8 +416,9 @@ function extractWith(nlp: WinkNlp, text: string): PhraseExtraction {
     const inside = (part: PhraseMention, whole: PhraseMention): boolean => part !== whole && whole.start <= part.start && whole.end >= part.end;
     const gluedSet = new Set(gluedMentions);
     const parts = new Set(mentions.filter((mention) => gluedMentions.some((name) => inside(mention, name)) || (gluedSet.has(mention) && mentions.some((name) => inside(mention, name)))));
-    const kept = mentions.filter((mention) => !parts.has(mention));
-    mentions.splice(0, mentions.length, ...kept);
+    let kept = 0;
+    for (const mention of mentions) if (!parts.has(mention)) mentions[kept++] = mention;
+    mentions.length = kept;
   }
 
   function isNounLike(tag: string | undefined): boolean {

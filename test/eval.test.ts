@@ -246,9 +246,9 @@ describe('evaluation with an LLM (scripted): answer metrics and graded accuracy'
       const method = report.methods['basic:bm25'];
       assert.ok(method);
       assert.equal(method.em, 50, 'one exact answer of two');
-      // F1: "1952" is exact (1); "The mill closed in 1966 [Data: Sources (2)]." normalizes to the 7 tokens "mill closed
-      // in 1966 data sources 2", of which "in 1966" holds 2: precision 2/7, recall 1, F1 4/9. The mean is 13/18.
-      assert.equal(method.f1, Math.round(10_000 * (13 / 18)) / 100);
+      // F1: "1952" is exact (1); "The mill closed in 1966 [Data: Sources (2)]." is scored without its marker, as the 4
+      // tokens "mill closed in 1966", of which "in 1966" holds 2: precision 2/4, recall 1, F1 2/3. The mean is 5/6.
+      assert.equal(method.f1, Math.round(10_000 * (5 / 6)) / 100);
       assert.equal(method.em_in, 100, 'both predictions contain a gold answer');
       assert.equal(method.accuracy_failures, 1, 'the unreadable grade is a failure');
       assert.equal(method.accuracy, 50, 'and counts as wrong, not as missing');
@@ -256,6 +256,39 @@ describe('evaluation with an LLM (scripted): answer metrics and graded accuracy'
       assert.equal(method.llm_calls, 5, 'answers and grades are counted');
       assert.equal(questions.find((row) => row.id === 'a')?.grade, 1);
       assert.equal(questions.find((row) => row.id === 'b')?.grade, null);
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  test('LLM answers are scored on what they say, not on their citation markers', async () => {
+    const dataset: EvalDataset = {
+      name: 'cited',
+      passages: [{ key: 'Weir\nThe weir was rebuilt in 1952 by the county.', title: 'Weir', text: 'The weir was rebuilt in 1952 by the county.' }],
+      questions: [
+        { id: 'year', question: 'When was the weir rebuilt?', answers: ['1952'], goldKeys: ['Weir\nThe weir was rebuilt in 1952 by the county.'] },
+        { id: 'arches', question: 'How many arches does the weir have?', answers: ['7'], goldKeys: ['Weir\nThe weir was rebuilt in 1952 by the county.'] },
+      ],
+    };
+    const llm = createScriptedLanguageModel({
+      responses: [
+        { match: /Prediction:/, reply: '1' },
+        { match: /weir rebuilt/, reply: '1952 [Data: Sources (1)]' },
+        { match: /arches/, reply: 'The weir was rebuilt in 1952 [Data: Sources (7)].' },
+      ],
+    });
+    const kgrag = await createKgrag({ workspace: join(root, 'cited'), env: {}, llm });
+    try {
+      const { report, questions } = await runEvaluation({ kgrag, dataset, methods: ['basic:bm25'] });
+      const method = report.methods['basic:bm25'];
+      assert.ok(method);
+      const year = questions.find((row) => row.id === 'year');
+      assert.equal(year?.em, 1, '"1952 [Data: Sources (1)]" is the answer 1952, exactly');
+      assert.equal(year?.f1, 1);
+      assert.equal(questions.find((row) => row.id === 'arches')?.em, 0);
+      assert.equal(method.em_in, 50, 'the marker "(7)" is not the answer 7');
+      // The answer as the model gave it, markers included, stays in the per-question rows.
+      assert.equal(year?.answer, '1952 [Data: Sources (1)]');
     } finally {
       await kgrag.close();
     }

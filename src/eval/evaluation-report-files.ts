@@ -71,7 +71,7 @@ export function renderMarkdownReport(report: EvaluationReport): string {
       : ['Status notes: "fallback" — the method could not run as asked and another procedure ranked the passages; "proxy" — the method answers from something else and these passages stand in for it.', '', ...notes, '']),
     ...judgeSection(report),
     'Recall@k and AR@k: percentage of gold passages in the top k, and of questions with all gold passages in the top k (HippoRAG).',
-    'EM/F1: SQuAD normalization, max over answer aliases. "–": not applicable (e.g. no LLM configured, so no generated answers).',
+    'EM/F1/EM-in of generated answers: SQuAD normalization, max over answer aliases, on the answer without its citation markers ("[Data: Sources (2)]" is neither words nor a number of it). "–": not applicable (e.g. no LLM configured, so no generated answers).',
     'Extractive (no LLM): each method\'s answer quotes sentences of its context. EM-in (extractive): a gold answer within the quoted text, as whole words ("no" is not found in "northeastern"), without citation markers; an answer that quotes nothing (it says nothing answers) scores 0; sentence precision: the share of quoted sentences whose passage is a gold one, over the questions that have gold passages and whose answer quotes any.',
     '',
   ].join('\n');

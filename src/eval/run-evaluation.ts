@@ -21,7 +21,7 @@ export interface MethodReport {
   [metric: `recall@${number}` | `ar@${number}`]: number | null;
   em: number | null;
   f1: number | null;
-  /** Tree-of-Traversals' EM-in: a gold answer contained in the prediction. */
+  /** Tree-of-Traversals' EM-in: a gold answer contained in the prediction (without its citation markers, as EM and F1). */
   em_in: number | null;
   /**
    * Extractive answers (no LLM: the method's answer quotes sentences of its context): EM-in of the quoted text, and
@@ -296,7 +296,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     const methodReport: MethodReport = {
       em: answering ? round(mean(methodRows.map((row) => row.em))) : null,
       f1: answering ? round(mean(methodRows.map((row) => row.f1))) : null,
-      em_in: answering ? round(mean(methodRows.map((row) => (row.answer === undefined ? null : emIn(row.answer, row.answers ?? []))))) : null,
+      em_in: answering ? round(mean(methodRows.map((row) => (row.answer === undefined ? null : emIn(withoutDataReferences(row.answer), row.answers ?? []))))) : null,
       extractive_em_in: extractive ? round(mean(methodRows.map((row) => row.extractiveEmIn ?? null))) : null,
       answer_sentence_precision: extractive ? round(mean(methodRows.map(sentencePrecision))) : null,
       accuracy: round(accuracy),
@@ -430,8 +430,10 @@ async function evaluateQuestion(
     row.answers = question.answers;
     if (answer !== undefined) {
       row.answer = answer;
-      row.em = exactMatch(answer, question.answers);
-      row.f1 = f1Score(answer, question.answers);
+      // Scored on what the answer says: its "[Data: Sources (2)]" markers are no words of it, and their numbers no answer.
+      const said = withoutDataReferences(answer);
+      row.em = exactMatch(said, question.answers);
+      row.f1 = f1Score(said, question.answers);
     }
   } else if (answering === 'extractive' && answer !== undefined && quoted !== undefined) {
     const gold = new Set(question.goldKeys);

@@ -122,6 +122,46 @@ export function decodeCoordinatePostings(blob: Buffer): CoordinatePostings {
   return { rows, values };
 }
 
+/** Where {@link scatterCoordinatePostings} writes: a row-major matrix, and each posting row's matrix row (-1: none). */
+export interface DenseScatterTarget {
+  matrix: Float32Array;
+  dimensions: number;
+  slot: Int32Array;
+  /** Posting rows left out (1), when given: rows whose stored entries a tail replaces. */
+  skip?: Uint8Array;
+}
+
+let scatterValues = new Float32Array(1024);
+
+/**
+ * Writes the postings of one coordinate, as {@link encodeCoordinatePostings} stores them, into a dense matrix straight
+ * from the bytes: no row and value arrays per coordinate. Filling a matrix from 2Wiki's chunk space made two such
+ * arrays for each of its coordinates, and a tail as many again, for values copied once more into the matrix.
+ */
+export function scatterCoordinatePostings(blob: Uint8Array, coordinate: number, target: DenseScatterTarget): void {
+  const count = new DataView(blob.buffer, blob.byteOffset, blob.byteLength).getUint32(0, true);
+  // The values sit at an offset that need not be 4-aligned: copied as bytes into one reused array.
+  if (scatterValues.length < count) scatterValues = new Float32Array(Math.max(count, scatterValues.length * 2));
+  new Uint8Array(scatterValues.buffer, 0, 4 * count).set(blob.subarray(4, 4 + 4 * count));
+  const { matrix, dimensions, slot, skip } = target;
+  let offset = 4 + 4 * count;
+  let row = -1;
+  for (let entry = 0; entry < count; entry++) {
+    let gap = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = blob[offset++] as number;
+      gap += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte & 0x80);
+    row += gap + 1;
+    if (skip !== undefined && skip[row] === 1) continue;
+    const at = row < slot.length ? (slot[row] as number) : -1;
+    if (at >= 0) matrix[at * dimensions + coordinate] = scatterValues[entry] as number;
+  }
+}
+
 /**
  * A coordinate's postings with rows appended: `blob` (its stored postings, if any) followed by `rows` and `values`,
  * whose rows all come after the stored ones. The same bytes as encoding the whole posting list at once.

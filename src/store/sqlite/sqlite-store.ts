@@ -14,6 +14,7 @@ import {
   csrRowsFromCoordinatePostings,
   decodeCoordinatePostings,
   encodeCoordinatePostings,
+  scatterCoordinatePostings,
   type CoordinatePostings,
 } from '../postings-codec.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
@@ -1149,12 +1150,13 @@ class SqliteVectorIndex implements VectorIndex {
       kept.push(id);
     });
     const matrix = new Float32Array(kept.length * dimensions);
-    for (const [coordinate, { rows, values }] of this.readPostings(undefined)) {
-      for (let entry = 0; entry < rows.length; entry++) {
-        const at = slot[rows[entry] as number] as number;
-        if (at >= 0) matrix[at * dimensions + coordinate] = values[entry] as number;
-      }
-    }
+    // A row's entries are its stored ones, unless it is stale (replaced: its entries are in the tails), and the tails'.
+    const stale = this.staleRows();
+    const skip = new Uint8Array(allIds.length);
+    for (const row of stale) if (row < skip.length) skip[row] = 1;
+    const read = (table: string): Array<[number, Buffer]> => allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table}`, 'raw'));
+    for (const [coordinate, blob] of read(this.postingTable)) scatterCoordinatePostings(blob, coordinate, { matrix, dimensions, slot, ...(stale.size > 0 ? { skip } : {}) });
+    if (this.hasTail()) for (const [coordinate, blob] of read(this.tailTable)) scatterCoordinatePostings(blob, coordinate, { matrix, dimensions, slot });
     return { ids: kept, dimensions, matrix };
   }
 

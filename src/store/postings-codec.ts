@@ -144,9 +144,28 @@ export function scatterCoordinatePostings(blob: Uint8Array, coordinate: number, 
   if (scatterValues.length < count) scatterValues = new Float32Array(Math.max(count, scatterValues.length * 2));
   new Uint8Array(scatterValues.buffer, 0, 4 * count).set(blob.subarray(4, 4 + 4 * count));
   const { matrix, dimensions, slot, skip } = target;
-  let offset = 4 + 4 * count;
-  let row = -1;
-  for (let entry = 0; entry < count; entry++) {
+  walkPostingRows(blob, count, (row, entry) => {
+    if (skip !== undefined && skip[row] === 1) return false;
+    const at = row < slot.length ? (slot[row] as number) : -1;
+    if (at >= 0) matrix[at * dimensions + coordinate] = scatterValues[entry] as number;
+    return false;
+  });
+}
+
+/**
+ * Visits the rows of a coordinate's stored postings in order, decoded from the bytes as they are read: `visit(row,
+ * entry, next)` (`next`: the byte offset after the entry's gap), until a visit returns true. Returns whether one did. `from`: where to start, past the first entries (the byte
+ * offset of the next entry's gap, the row before it, and its index).
+ */
+function walkPostingRows(
+  blob: Uint8Array,
+  count: number,
+  visit: (row: number, entry: number, next: number) => boolean,
+  from?: { offset: number; row: number; entry: number },
+): boolean {
+  let offset = from?.offset ?? 4 + 4 * count;
+  let row = from?.row ?? -1;
+  for (let entry = from?.entry ?? 0; entry < count; entry++) {
     let gap = 0;
     let scale = 1;
     let byte: number;
@@ -156,10 +175,9 @@ export function scatterCoordinatePostings(blob: Uint8Array, coordinate: number, 
       scale *= 0x80;
     } while (byte & 0x80);
     row += gap + 1;
-    if (skip !== undefined && skip[row] === 1) continue;
-    const at = row < slot.length ? (slot[row] as number) : -1;
-    if (at >= 0) matrix[at * dimensions + coordinate] = scatterValues[entry] as number;
+    if (visit(row, entry, offset)) return true;
   }
+  return false;
 }
 
 /**
@@ -240,19 +258,13 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   let prefix = 0;
   let prefixEnd = 4 + 4 * firstCount;
   let prefixRow = -1;
-  for (let offset = prefixEnd; prefix < firstCount; prefix++) {
-    let gap = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      byte = first[offset++] as number;
-      gap += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte & 0x80);
-    if (prefixRow + gap + 1 >= firstChanged) break;
-    prefixRow += gap + 1;
-    prefixEnd = offset;
-  }
+  walkPostingRows(first, firstCount, (row, _entry, next) => {
+    if (row >= firstChanged) return true;
+    prefix++;
+    prefixRow = row;
+    prefixEnd = next;
+    return false;
+  });
   if (prefix === firstCount && blobs.length === 1) return undefined;
   let total = -prefix;
   for (const blob of blobs) total += blob.readUInt32LE(0);
@@ -262,24 +274,19 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   let entries = 0;
   for (let list = 0; list < blobs.length; list++) {
     const blob = blobs[list] as Buffer;
-    const count = blob.readUInt32LE(0);
-    let offset = list === 0 ? prefixEnd : 4 + 4 * count;
-    let row = list === 0 ? prefixRow : -1;
-    for (let entry = list === 0 ? prefix : 0; entry < count; entry++) {
-      let gap = 0;
-      let scale = 1;
-      let byte: number;
-      do {
-        byte = blob[offset++] as number;
-        gap += (byte & 0x7f) * scale;
-        scale *= 0x80;
-      } while (byte & 0x80);
-      row += gap + 1;
-      const position = positions[row] as number;
-      if (position < 0) continue;
-      rows[entries] = position;
-      sources[entries++] = entry * 2 + list;
-    }
+    const from = list === 0 ? { offset: prefixEnd, row: prefixRow, entry: prefix } : undefined;
+    walkPostingRows(
+      blob,
+      blob.readUInt32LE(0),
+      (row, entry) => {
+        const position = positions[row] as number;
+        if (position < 0) return false;
+        rows[entries] = position;
+        sources[entries++] = entry * 2 + list;
+        return false;
+      },
+      from,
+    );
   }
   const kept = prefix + entries;
   if (kept === 0) return null;
@@ -311,20 +318,5 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
 
 /** Whether a coordinate's stored postings hold a row flagged 1 in `rows` (a row past its end is not flagged), read as bytes. */
 export function coordinatePostingsHoldAny(blob: Buffer, rows: Uint8Array): boolean {
-  const count = blob.readUInt32LE(0);
-  let offset = 4 + 4 * count;
-  let row = -1;
-  for (let entry = 0; entry < count; entry++) {
-    let gap = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      byte = blob[offset++] as number;
-      gap += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte & 0x80);
-    row += gap + 1;
-    if (rows[row] === 1) return true;
-  }
-  return false;
+  return walkPostingRows(blob, blob.readUInt32LE(0), (row) => rows[row] === 1);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createRandom } from '../core/random.js';
-import { coordinatePostingsAfterDeletion, coordinatePostingsHoldAny, encodeCoordinatePostings } from './postings-codec.js';
+import { coordinatePostingsAfterDeletion, coordinatePostingsHoldAny, encodeCoordinatePostings, scatterCoordinatePostings } from './postings-codec.js';
 
 test('a posting list after a deletion is the encoding of its kept rows, renumbered; unchanged or emptied lists say so; a scan finds the deleted rows it holds', () => {
   const random = createRandom(3801);
@@ -35,5 +35,24 @@ test('a posting list after a deletion is the encoding of its kept rows, renumber
     const actual = coordinatePostingsAfterDeletion(blobs, positions, firstChanged);
     if (blobs.length === 1 && (rows.at(-1) as number) < firstChanged) assert.equal(actual, undefined);
     else assert.deepEqual(actual === null ? null : actual?.toString('hex'), expected === null ? null : expected.toString('hex'), `trial ${trial}`);
+  }
+});
+
+test('a list scattered into a dense matrix puts each value at its row\'s slot and coordinate, skipping flagged rows and rows without a slot, from any byte offset', () => {
+  const blob = encodeCoordinatePostings(Int32Array.from([0, 2, 3, 300]), Float32Array.from([0.5, -1.25, 2, 7]));
+  // Row 3 has no slot, row 2 is skipped; rows 0 and 300 land in matrix rows 1 and 0.
+  const slot = new Int32Array(301).fill(-1);
+  slot[0] = 1;
+  slot[2] = 2;
+  slot[300] = 0;
+  const skip = new Uint8Array(3);
+  skip[2] = 1;
+  for (const offset of [0, 1, 3]) {
+    // The same bytes at an offset whose values are not 4-aligned.
+    const bytes = new Uint8Array(offset + blob.length);
+    bytes.set(blob, offset);
+    const matrix = new Float32Array(3 * 4);
+    scatterCoordinatePostings(bytes.subarray(offset), 2, { matrix, dimensions: 4, slot, skip });
+    assert.deepEqual(Array.from(matrix), [0, 0, 7, 0, 0, 0, 0.5, 0, 0, 0, 0, 0], `offset ${offset}`);
   }
 });

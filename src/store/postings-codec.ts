@@ -131,31 +131,29 @@ export interface DenseScatterTarget {
   skip?: Uint8Array;
 }
 
-let scatterValues = new Float32Array(1024);
-
 /**
  * Writes the postings of one coordinate, as {@link encodeCoordinatePostings} stores them, into a dense matrix straight
  * from the bytes: no row and value arrays per coordinate. Filling a matrix from 2Wiki's chunk space made two such
  * arrays for each of its coordinates, and a tail as many again, for values copied once more into the matrix.
  */
 export function scatterCoordinatePostings(blob: Uint8Array, coordinate: number, target: DenseScatterTarget): void {
-  const count = new DataView(blob.buffer, blob.byteOffset, blob.byteLength).getUint32(0, true);
-  // The values sit at an offset that need not be 4-aligned: copied as bytes into one reused array.
-  if (scatterValues.length < count) scatterValues = new Float32Array(Math.max(count, scatterValues.length * 2));
-  new Uint8Array(scatterValues.buffer, 0, 4 * count).set(blob.subarray(4, 4 + 4 * count));
+  const count = new DataView(blob.buffer, blob.byteOffset, 4).getUint32(0, true);
+  // A view of the values where they are 4-aligned (SQLite's blobs each start a buffer of their own), else a copy.
+  const start = blob.byteOffset + 4;
+  const values = start % 4 === 0 ? new Float32Array(blob.buffer, start, count) : new Float32Array(blob.slice(4, 4 + 4 * count).buffer);
   const { matrix, dimensions, slot, skip } = target;
   walkPostingRows(blob, count, (row, entry) => {
     if (skip !== undefined && skip[row] === 1) return false;
     const at = row < slot.length ? (slot[row] as number) : -1;
-    if (at >= 0) matrix[at * dimensions + coordinate] = scatterValues[entry] as number;
+    if (at >= 0) matrix[at * dimensions + coordinate] = values[entry] as number;
     return false;
   });
 }
 
 /**
  * Visits the rows of a coordinate's stored postings in order, decoded from the bytes as they are read: `visit(row,
- * entry, next)` (`next`: the byte offset after the entry's gap), until a visit returns true. Returns whether one did. `from`: where to start, past the first entries (the byte
- * offset of the next entry's gap, the row before it, and its index).
+ * entry, next)` (`next`: the byte offset after the entry's gap), until a visit returns true. Returns whether one did.
+ * `from`: where to start, past the first entries (the byte offset of the next entry's gap, the row before it, its index).
  */
 function walkPostingRows(
   blob: Uint8Array,

@@ -1014,21 +1014,25 @@ class SqliteVectorIndex implements VectorIndex {
   }
 
   /**
-   * The postings of `coordinates` (all when undefined), coordinate ascending, each followed by its appended tail: the
-   * tail's rows come after the stored ones (appends take the largest positions, and any other write folds tails in).
+   * The stored bytes of `coordinates` (all when undefined): the stored lists, coordinate ascending, their appended tails by
+   * coordinate, and the stale rows (replaced: their stored entries are left out, their current ones are in the tails).
    */
-  private readPostings(coordinates: readonly number[] | undefined): Array<[number, CoordinatePostings]> {
+  private readPostingBlobs(coordinates: readonly number[] | undefined): { stored: Array<[number, Buffer]>; tails: Map<number, Buffer>; stale: Set<number> } {
     const where = coordinates === undefined ? '' : ' WHERE coordinate IN (SELECT value FROM json_each(?))';
     const parameter = coordinates === undefined ? undefined : JSON.stringify(coordinates);
     const read = (table: string): Array<[number, Buffer]> =>
       allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table}${where} ORDER BY coordinate`, 'raw'), parameter);
-    const tails = new Map(this.hasTail() ? read(this.tailTable) : []);
-    const stale = this.staleRows();
-    let staleEnd = 0;
-    for (const row of stale) staleEnd = Math.max(staleEnd, row + 1);
-    const staleMask = new Uint8Array(staleEnd);
-    for (const row of stale) staleMask[row] = 1;
-    const postings = read(this.postingTable).map(([coordinate, blob]): [number, CoordinatePostings] => {
+    return { stored: read(this.postingTable), tails: new Map(this.hasTail() ? read(this.tailTable) : []), stale: this.staleRows() };
+  }
+
+  /**
+   * The postings of `coordinates` (all when undefined), coordinate ascending, each followed by its appended tail: the
+   * tail's rows come after the stored ones (appends take the largest positions, and any other write folds tails in).
+   */
+  private readPostings(coordinates: readonly number[] | undefined): Array<[number, CoordinatePostings]> {
+    const { stored: lists, tails, stale } = this.readPostingBlobs(coordinates);
+    const staleMask = staleRowMask(stale);
+    const postings = lists.map(([coordinate, blob]): [number, CoordinatePostings] => {
       const tail = tails.get(coordinate);
       tails.delete(coordinate);
       const stored = decodeCoordinatePostings(blob);
@@ -1150,13 +1154,11 @@ class SqliteVectorIndex implements VectorIndex {
       kept.push(id);
     });
     const matrix = new Float32Array(kept.length * dimensions);
-    // A row's entries are its stored ones, unless it is stale (replaced: its entries are in the tails), and the tails'.
-    const stale = this.staleRows();
-    const skip = new Uint8Array(allIds.length);
-    for (const row of stale) if (row < skip.length) skip[row] = 1;
-    const read = (table: string): Array<[number, Buffer]> => allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table}`, 'raw'));
-    for (const [coordinate, blob] of read(this.postingTable)) scatterCoordinatePostings(blob, coordinate, { matrix, dimensions, slot, ...(stale.size > 0 ? { skip } : {}) });
-    if (this.hasTail()) for (const [coordinate, blob] of read(this.tailTable)) scatterCoordinatePostings(blob, coordinate, { matrix, dimensions, slot });
+    // A row's entries are its stored ones, unless it is stale, and its tails': a dense fill needs no order between them.
+    const { stored, tails, stale } = this.readPostingBlobs(undefined);
+    const skip = stale.size > 0 ? staleRowMask(stale) : undefined;
+    for (const [coordinate, blob] of stored) scatterCoordinatePostings(blob, coordinate, { matrix, dimensions, slot, ...(skip ? { skip } : {}) });
+    for (const [coordinate, blob] of tails) scatterCoordinatePostings(blob, coordinate, { matrix, dimensions, slot });
     return { ids: kept, dimensions, matrix };
   }
 
@@ -1298,6 +1300,15 @@ function entriesByCoordinate(rows: ReadonlyArray<readonly [row: number, nonZeros
     }
   }
   return new Map([...lists].map(([coordinate, list]) => [coordinate, { rows: Int32Array.from(list.rows), values: Float32Array.from(list.values) }]));
+}
+
+/** Stale rows as flags by row number (1: stale), as long as the largest of them needs. */
+function staleRowMask(stale: ReadonlySet<number>): Uint8Array {
+  let end = 0;
+  for (const row of stale) end = Math.max(end, row + 1);
+  const mask = new Uint8Array(end);
+  for (const row of stale) mask[row] = 1;
+  return mask;
 }
 
 /** A coordinate's postings without the entries of `replaced` rows, merged in row order with `entries` (their new ones and appended rows'). */

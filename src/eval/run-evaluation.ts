@@ -86,6 +86,8 @@ export interface QuestionResult {
   answers?: string[];
   em?: number | null;
   f1?: number | null;
+  /** Whether a gold answer is in the generated answer, without its citation markers (1 or 0; null without answers). */
+  emIn?: number | null;
   grade?: 0 | 1 | null;
   latencyMs: number;
   /** How the passages were ranked, when not by the method itself. */
@@ -296,7 +298,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     const methodReport: MethodReport = {
       em: answering ? round(mean(methodRows.map((row) => row.em))) : null,
       f1: answering ? round(mean(methodRows.map((row) => row.f1))) : null,
-      em_in: answering ? round(mean(methodRows.map((row) => (row.answer === undefined ? null : emIn(withoutDataReferences(row.answer), row.answers ?? []))))) : null,
+      em_in: answering ? round(mean(methodRows.map((row) => row.emIn ?? null))) : null,
       extractive_em_in: extractive ? round(mean(methodRows.map((row) => row.extractiveEmIn ?? null))) : null,
       answer_sentence_precision: extractive ? round(mean(methodRows.map(sentencePrecision))) : null,
       accuracy: round(accuracy),
@@ -434,6 +436,7 @@ async function evaluateQuestion(
       const said = withoutDataReferences(answer);
       row.em = exactMatch(said, question.answers);
       row.f1 = f1Score(said, question.answers);
+      row.emIn = emIn(said, question.answers);
     }
   } else if (answering === 'extractive' && answer !== undefined && quoted !== undefined) {
     const gold = new Set(question.goldKeys);

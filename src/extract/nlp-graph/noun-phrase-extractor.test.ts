@@ -61,6 +61,8 @@ describe('text inside long runs without whitespace', () => {
 
 describe('names beyond the part-of-speech patterns (issue 40)', () => {
   const mention = (text: string, key: string) => extractor.extract(text).mentions.find((found) => found.key === key);
+  /** The surfaces of the proper names found in `text`, in text order. */
+  const surfaces = (text: string): string[] => extractor.extract(text).mentions.filter((found) => found.kind === 'proper').map((found) => found.surface);
 
   test('a title-case name holding words that are no proper nouns is one name, marked joined', () => {
     assert.equal(mention('Life Is What You Make It is a 2017 documentary film.', 'life is what you make it')?.joined, true);
@@ -91,14 +93,12 @@ describe('names beyond the part-of-speech patterns (issue 40)', () => {
   });
 
   test('a hyphenated name is one mention: no title-case part of it ("Kim Jong") and no second copy of it', () => {
-    const surfaces = (text: string): string[] => extractor.extract(text).mentions.filter((found) => found.kind === 'proper').map((found) => found.surface);
     assert.deepEqual(surfaces('Who is the wife of Kim Jong-chul?'), ['Kim Jong-chul']);
     assert.deepEqual(surfaces('Kim Jong-il was born in 1941.'), ['Kim Jong-il']);
     assert.deepEqual(surfaces('Who founded Hohenlohe-Langenburg?'), ['Hohenlohe-Langenburg']);
   });
 
   test('a part of a hyphenated name glued on its own is no name beside it ("Jean-Pierre" of "Jean-Pierre Rampal")', () => {
-    const surfaces = (text: string): string[] => extractor.extract(text).mentions.filter((found) => found.kind === 'proper').map((found) => found.surface);
     assert.deepEqual(surfaces('Jean-Pierre Rampal was a French flautist.'), ['Jean-Pierre Rampal']);
     assert.deepEqual(surfaces('She joined Hewlett-Packard Enterprise in 2015.'), ['Hewlett-Packard Enterprise']);
     // Only the part goes: another name of the sentence stays.

@@ -38,6 +38,9 @@ async function tables(kgrag: Kgrag): Promise<Tables> {
   return { communities: await kgrag.store.table('communities').all(), reports: await kgrag.store.table('reports').all() };
 }
 
+const hollinsBakery = { title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' };
+const quayFerry = { title: 'Quay ferry', text: '# Quay ferry\n\nThe Quay ferry carries bread from Hollins Bakery across the River Kester to the Ferry Inn.\n' };
+
 const byId = <T extends { id: string }>(rows: readonly T[]): Map<string, T> => new Map(rows.map((row) => [row.id, row]));
 const byCommunity = (rows: readonly ReportRecord[]): Map<string, ReportRecord> => new Map(rows.map((row) => [row.communityId, row]));
 
@@ -52,7 +55,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, level0Checked: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, placedOnly: 1, level0Checked: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();
@@ -64,7 +67,7 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.index([corpus], { methods });
     const before = await tables(kgrag);
     const summary = await kgrag.index(
-      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      [hollinsBakery],
       { methods },
     );
     const counts = summary.counts.reports ?? {};
@@ -85,22 +88,36 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.close();
   });
 
-  test('between refreshes an update does not cluster the whole graph afresh to check its level 0; a refresh does', async () => {
+  test('between refreshes an update places the new entities and moves no other; a refresh clusters again and checks its level 0', async () => {
     const workspace = join(root, `ws-${workspaces++}`);
     const kgrag = await createKgrag({ workspace, env: {} });
     await kgrag.index([corpus], { methods });
-    const update = await kgrag.index(
-      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
-      { methods },
-    );
+    const before = await kgrag.store.table('communities').pick(['level', 'entityIds']);
+    const update = await kgrag.index([hollinsBakery], { methods });
     assert.equal(update.counts.communities?.['warmStart'], 1);
     assert.ok((update.counts.communities?.['changedEntities'] ?? 0) > 0);
+    assert.equal(update.counts.communities?.['placedOnly'], 1);
     assert.equal(update.counts.communities?.['level0Checked'], 0);
-    const refresh = await kgrag.index(
-      [{ title: 'Quay ferry', text: '# Quay ferry\n\nThe Quay ferry carries bread from Hollins Bakery across the River Kester to the Ferry Inn.\n' }],
-      { methods, refresh: true },
-    );
+    // Every earlier entity shares a level-0 community with exactly the earlier entities it shared one with.
+    const after = await kgrag.store.table('communities').pick(['level', 'entityIds']);
+    const levelZero = (rows: typeof before): Map<string, number> => new Map(rows.filter((row) => row.level === 0).flatMap((row, index) => row.entityIds.map((id) => [id, index] as const)));
+    const [earlier, now] = [levelZero(before), levelZero(after)];
+    const ids = [...earlier.keys()];
+    assert.ok(ids.length > 10 && now.size > ids.length, `${ids.length} earlier entities, ${now.size} now`);
+    for (const left of ids) for (const right of ids) assert.equal(now.get(left) === now.get(right), earlier.get(left) === earlier.get(right), `${left} and ${right}`);
+    const refresh = await kgrag.index([quayFerry], { methods, refresh: true });
+    assert.equal(refresh.counts.communities?.['placedOnly'], 0);
     assert.equal(refresh.counts.communities?.['level0Checked'], 1);
+    await kgrag.close();
+  });
+
+  test("with communities.betweenRefreshes 'recluster' an update between refreshes clusters again", async () => {
+    const workspace = join(root, `ws-${workspaces++}`);
+    const kgrag = await createKgrag({ workspace, env: {}, config: { communities: { betweenRefreshes: 'recluster' } } });
+    await kgrag.index([corpus], { methods });
+    const update = await kgrag.index([hollinsBakery], { methods });
+    assert.equal(update.counts.communities?.['warmStart'], 1);
+    assert.equal(update.counts.communities?.['placedOnly'], 0);
     await kgrag.close();
   });
 
@@ -109,7 +126,7 @@ describe('fast mode: communities and reports after a change', () => {
     const kgrag = await createKgrag({ workspace, env: {} });
     await kgrag.index([corpus], { methods });
     const summary = await kgrag.index(
-      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      [hollinsBakery],
       { methods },
     );
     const counts = summary.counts.communities ?? {};
@@ -137,7 +154,7 @@ describe('fast mode: communities and reports after a change', () => {
     const kgrag = await createKgrag({ workspace, env: {} });
     await kgrag.index([corpus], { methods });
     const summary = await kgrag.index(
-      [{ title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' }],
+      [hollinsBakery],
       { methods },
     );
     const counts = summary.counts.reports ?? {};

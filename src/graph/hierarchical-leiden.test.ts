@@ -380,3 +380,77 @@ describe('hierarchicalLeiden updates', () => {
     assert.deepEqual(updated.map((community) => community.members), [['a', 'b', 'c'], ['d', 'e', 'g']]);
   });
 });
+
+/** Each node's community at `level` as the sorted members of it, for comparing where nodes are. */
+function communityAt<Member>(communities: readonly LeidenHierarchyCommunity<Member>[], level: number): Map<Member, string> {
+  const at = new Map<Member, string>();
+  for (const community of communities) if (community.level === level) for (const member of community.members) at.set(member, community.members.join(','));
+  return at;
+}
+
+describe('hierarchicalLeiden updates that only place new nodes (placeOnly, between refreshes)', () => {
+  const options = { maxClusterSize: 6, seed: 9 };
+
+  test('without new nodes the earlier hierarchy comes back, however the edges changed', () => {
+    const { graph, nodes } = plantedWithExtras(9, 0.3);
+    const earlier = hierarchicalLeiden(graph, options);
+    // Edges that a reclustering would act on: every planted node joined to the next one.
+    const edges = [...edgeList(graph), ...range(nodes - 8).map((node) => ({ source: node, target: node + 1, weight: 3 }))];
+    const placed = hierarchicalLeiden(undirectedGraphCsr(nodes, edges), options, { communities: earlier, changed: new Set(range(nodes)), placeOnly: true });
+    assert.deepEqual(placed, earlier);
+    assert.notDeepEqual(hierarchicalLeiden(undirectedGraphCsr(nodes, edges), options, { communities: earlier, changed: new Set(range(nodes)) }), earlier, 'a reclustering moves nodes here');
+  });
+
+  test('a new node joins its neighbours’ community at every level, and no earlier node moves', () => {
+    const { graph, nodes } = plantedWithExtras(9, 0.2);
+    const earlier = hierarchicalLeiden(graph, options);
+    const leaf = earlier.find((community) => community.children.length === 0 && community.level > 0 && community.members.length >= 3) as LeidenHierarchyCommunity;
+    const [a, b, c] = leaf.members as [number, number, number];
+    const added = nodes;
+    const edges = [...edgeList(graph), { source: added, target: a, weight: 1 }, { source: added, target: b, weight: 1 }, { source: added, target: c, weight: 1 }];
+    const placed = hierarchicalLeiden(undirectedGraphCsr(nodes + 1, edges), options, { communities: earlier, changed: new Set([added, a, b, c]), placeOnly: true });
+    assertWellFormed(placed, range(nodes + 1), 6, byNumber);
+    for (let level = 0; level <= leaf.level; level++) {
+      const before = communityAt(earlier, level);
+      const after = communityAt(placed, level);
+      // The new node sits with a at every level down to the leaf; every other node is where it was, joined by it or not.
+      assert.equal(after.get(added), after.get(a), `level ${level}: with its neighbours`);
+      for (const [node, members] of before) {
+        const expected = node === a || members.split(',').includes(String(a)) ? `${members},${added}` : members;
+        assert.deepEqual(after.get(node)?.split(',').map(Number).sort(byNumber), expected.split(',').map(Number).sort(byNumber), `level ${level}: node ${node}`);
+      }
+    }
+  });
+
+  test('new nodes linked only to each other form a community of their own', () => {
+    const { graph, nodes } = plantedWithExtras(9, 0.3);
+    const earlier = hierarchicalLeiden(graph, options);
+    const added = [nodes, nodes + 1, nodes + 2, nodes + 3];
+    // The first node's only neighbours come after it: they join it.
+    const edges = [...edgeList(graph), ...added.slice(1).map((node) => ({ source: added[0] as number, target: node, weight: 1 }))];
+    const placed = hierarchicalLeiden(undirectedGraphCsr(nodes + 4, edges), options, { communities: earlier, changed: new Set(added), placeOnly: true });
+    assertWellFormed(placed, range(nodes + 4), 6, byNumber);
+    assert.deepEqual(keysOf(placed), new Set([...keysOf(earlier), `0:${added.join(',')}`]));
+  });
+
+  test('new nodes tied to each other join an earlier community together; one grown past the cap is split, as a fresh run would', () => {
+    // Two 5-cliques joined by one edge: two level-0 communities under the cap of 6, neither split.
+    const clique = (offset: number) => range(5).flatMap((i) => range(5).filter((j) => j > i).map((j) => ({ source: offset + i, target: offset + j, weight: 1 })));
+    const edges = [...clique(0), ...clique(5), { source: 4, target: 5, weight: 1 }];
+    const earlier = hierarchicalLeiden(undirectedGraphCsr(10, edges), options);
+    assert.deepEqual(earlier.map((community) => community.members.length), [5, 5]);
+    // A triangle of new nodes, each tied to nodes 0 and 1. One at a time each gains most with the others; together they
+    // gain most in the first community (as a fresh clustering finds), which then holds 8.
+    const triangle = [10, 11, 12];
+    const grown = [...edges, ...triangle.flatMap((node, index) => [{ source: node, target: triangle[(index + 1) % 3] as number, weight: 1 }, { source: node, target: 0, weight: 1 }, { source: node, target: 1, weight: 1 }])];
+    const graph = undirectedGraphCsr(13, grown);
+    const placed = hierarchicalLeiden(graph, options, { communities: earlier, changed: new Set([0, 1, ...triangle]), placeOnly: true });
+    assertWellFormed(placed, range(13), 6, byNumber);
+    const first = placed.find((community) => community.level === 0 && community.members.includes(0)) as LeidenHierarchyCommunity;
+    assert.deepEqual(first.members, [0, 1, 2, 3, 4, ...triangle]);
+    assert.ok(first.children.length >= 2, 'it is split');
+    const holding = first.children.filter((child) => placed[child]?.members.some((member) => triangle.includes(member)));
+    assert.equal(holding.length, 1, 'the triangle stays together');
+    assert.deepEqual(placed.find((community) => community.members.includes(5))?.members, [5, 6, 7, 8, 9]);
+  });
+});

@@ -44,6 +44,10 @@ import { leiden } from './leiden.js';
  * statistics) has the fresh one computed only on a breach: when the updated level 0 falls below that reference by
  * more than `maxQualityLoss` of it, and for a deeper split when most of its members are on its frontier (a split
  * that changed little starts from a partition the earlier check passed).
+ *
+ * Between refreshes a caller may keep the partition itself as a frozen statistic (`start.placeOnly`): no clustering is
+ * redone, and new nodes are placed into the earlier communities, level by level, by Leiden's move gain. Its drift is
+ * bounded by the caller's refresh, which updates as above.
  */
 
 /** Defaults of {@link hierarchicalLeiden}. */
@@ -141,6 +145,15 @@ export interface LeidenHierarchyStart<Member = number> {
    * one was needed: the update kept to `qualityReference`), and which was kept.
    */
   onLevel0Check?: (check: { updated: number; fresh: number | undefined; keptFresh: boolean }) => void;
+  /**
+   * Place the new nodes instead of clustering again (see {@link placeNewNodes}): every node keeps its earlier community
+   * at every level, and a node new to the hierarchy joins, level by level, the community among the members being split
+   * that its move gains most quality in, or stays alone. Only a community that grew past the cap out of one that was not
+   * split is clustered, as in an update. No clustering is checked against a fresh one (`onLevel0Check` is not called).
+   * What an update between refreshes of the corpus statistics does: the partition is one of the statistics it keeps.
+   * @default false
+   */
+  placeOnly?: boolean;
 }
 
 /** Share of a split's members on its frontier above which, with a quality reference, the split is still checked. */
@@ -285,7 +298,13 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
     for (const { members, parent } of frontier) {
       let clustered: { membership: Int32Array; count: number };
       const warm = update?.startOf(members, level);
-      if (warm && !warm.affected.includes(1)) {
+      if (warm && start?.placeOnly === true) {
+        const subgraph = (): CsrMatrix => (members.length === n ? graph : inducedSubgraph(graph, members, local, buffers));
+        if (!warm.placed.includes(1)) clustered = { membership: warm.initial, count: warm.count };
+        else if (warm.splitBefore) clustered = placeNewNodes(subgraph(), warm.initial, warm.placed, leidenOptions);
+        // New members in a community that was not split this deep (it grew past the cap): split it as a fresh run would.
+        else clustered = leiden(subgraph(), leidenOptions);
+      } else if (warm && !warm.affected.includes(1)) {
         clustered = { membership: warm.initial, count: warm.count };
       } else {
         const subgraph = members.length === n ? graph : inducedSubgraph(graph, members, local, buffers);
@@ -329,8 +348,12 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
 
 /** Where each clustering of an update starts: the earlier partition of its members and its frontier. */
 interface HierarchyUpdate {
-  /** The initial partition of `members` at `level` (canonically numbered, `count` communities) and its frontier. */
-  startOf(members: Int32Array, level: number): { initial: Int32Array; count: number; affected: Uint8Array };
+  /**
+   * The initial partition of `members` at `level` (canonically numbered, `count` communities) and its frontier; `placed`
+   * marks the members new to the hierarchy (each alone in the initial partition), and `splitBefore` says whether any
+   * member had an earlier community at this level (else the members were one community that was not split this deep).
+   */
+  startOf(members: Int32Array, level: number): { initial: Int32Array; count: number; affected: Uint8Array; placed: Uint8Array; splitBefore: boolean };
 }
 
 function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int32Array): HierarchyUpdate {
@@ -354,6 +377,8 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
       const size = members.length;
       const initial = new Int32Array(size);
       const affected = new Uint8Array(size);
+      const placed = new Uint8Array(size);
+      let splitBefore = false;
       const labels = new Map<number, number>();
       let count = 0;
       // `stamp` is the −1-filled scratch of inducedSubgraph: marks the members while this runs.
@@ -369,6 +394,8 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
           if (earlier >= 0) labels.set(earlier, label);
         }
         initial[index] = label;
+        if (earlier < 0) placed[index] = 1;
+        if ((exactHere[node] as number) >= 0) splitBefore = true;
         let moved = changed[node] === 1 || (exactHere[node] as number) < 0;
         if (!moved && above) {
           // The subgraph of this node changed if a neighbour joined or left its earlier community.
@@ -383,9 +410,123 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
       members.forEach((node) => {
         stamp[node] = -1;
       });
-      return { initial, count, affected };
+      return { initial, count, affected, placed, splitBefore };
     },
   };
+}
+
+/**
+ * A partition with new nodes placed, without clustering again: each node marked in `placed` (alone in `initial`), in
+ * node order, joins the community its move gains most quality in — Leiden's move gain, w_ic − γ·k_i·K_c/Σk for
+ * modularity (k: weighted degree, K_c: the community's total), w_ic − γ·K_c for CPM (K_c: its size) — or stays alone
+ * when no move gains; every other node keeps its community. Once, in order, as Leiden's fast local moving visits a node:
+ * a new node whose only neighbours are new ones placed after it is joined by them. Then each community of new nodes
+ * alone may join another whole (below). Renumbered canonically (first seen).
+ */
+function placeNewNodes(
+  graph: CsrMatrix,
+  initial: Int32Array,
+  placed: Uint8Array,
+  options: { resolution: number; quality: 'modularity' | 'cpm' },
+): { membership: Int32Array; count: number } {
+  const n = graph.rows;
+  const { rowPointers, columnIndices, values } = graph;
+  const cpm = options.quality === 'cpm';
+  const nodeWeight = new Float64Array(n);
+  let total = 0;
+  for (let node = 0; node < n; node++) {
+    let weight = 1;
+    if (!cpm) {
+      weight = 0;
+      for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) weight += values[entry] as number;
+    }
+    nodeWeight[node] = weight;
+    total += weight;
+  }
+  const scale = cpm ? options.resolution : total > 0 ? options.resolution / total : 0;
+  const membership = Int32Array.from(initial);
+  let labels = 0;
+  for (const label of membership) labels = Math.max(labels, label + 1);
+  const communityWeight = new Float64Array(labels);
+  for (let node = 0; node < n; node++) communityWeight[membership[node] as number] = (communityWeight[membership[node] as number] as number) + (nodeWeight[node] as number);
+  const weightTo = new Float64Array(labels);
+  const touched: number[] = [];
+  for (let node = 0; node < n; node++) {
+    if (placed[node] !== 1) continue;
+    const own = membership[node] as number;
+    for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) {
+      const neighbor = columnIndices[entry] as number;
+      if (neighbor === node) continue;
+      const community = membership[neighbor] as number;
+      if (weightTo[community] === 0) touched.push(community);
+      weightTo[community] = (weightTo[community] as number) + (values[entry] as number);
+    }
+    const weight = nodeWeight[node] as number;
+    communityWeight[own] = (communityWeight[own] as number) - weight;
+    let best = own;
+    let bestGain = (weightTo[own] as number) - scale * weight * (communityWeight[own] as number);
+    for (const community of touched) {
+      if (community === own) continue;
+      const gain = (weightTo[community] as number) - scale * weight * (communityWeight[community] as number);
+      if (gain > bestGain || (gain === bestGain && best !== own && community < best)) {
+        best = community;
+        bestGain = gain;
+      }
+    }
+    membership[node] = best;
+    communityWeight[best] = (communityWeight[best] as number) + weight;
+    for (const community of touched) weightTo[community] = 0;
+    touched.length = 0;
+  }
+  // Then each community of new nodes alone joins, whole, the earlier community the merge gains most in
+  // (w_LC − γ·K_L·K_C/Σk), as Leiden's next level moves it: new nodes tied to each other more than to any one earlier
+  // community gather first, and a single move cannot take the group where it belongs together.
+  const onlyNew = new Uint8Array(labels).fill(1);
+  for (let node = 0; node < n; node++) if (placed[node] !== 1) onlyNew[membership[node] as number] = 0;
+  const groupMembers = new Map<number, number[]>();
+  for (let node = 0; node < n; node++) {
+    const label = membership[node] as number;
+    if (onlyNew[label] !== 1) continue;
+    const group = groupMembers.get(label);
+    if (group) group.push(node);
+    else groupMembers.set(label, [node]);
+  }
+  for (const [label, group] of groupMembers) {
+    for (const node of group) {
+      for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) {
+        const community = membership[columnIndices[entry] as number] as number;
+        // Into a community with earlier members: new nodes have met each other in the moves above.
+        if (onlyNew[community] === 1) continue;
+        if (weightTo[community] === 0) touched.push(community);
+        weightTo[community] = (weightTo[community] as number) + (values[entry] as number);
+      }
+    }
+    const weight = communityWeight[label] as number;
+    let best = label;
+    let bestGain = 0;
+    for (const community of touched) {
+      const gain = (weightTo[community] as number) - scale * weight * (communityWeight[community] as number);
+      if (gain > bestGain || (gain === bestGain && best !== label && community < best)) {
+        best = community;
+        bestGain = gain;
+      }
+    }
+    if (best !== label) {
+      for (const node of group) membership[node] = best;
+      communityWeight[best] = (communityWeight[best] as number) + weight;
+      communityWeight[label] = 0;
+    }
+    for (const community of touched) weightTo[community] = 0;
+    touched.length = 0;
+  }
+  const renumbered = new Int32Array(labels).fill(-1);
+  let count = 0;
+  for (let node = 0; node < n; node++) {
+    const label = membership[node] as number;
+    if (renumbered[label] === -1) renumbered[label] = count++;
+    membership[node] = renumbered[label] as number;
+  }
+  return { membership, count };
 }
 
 /** An undirected weighted edge between node ids. */
@@ -474,6 +615,7 @@ export function hierarchicalLeidenFromNodeEdges(
     ...(start.changed === undefined ? {} : { changed: new Set([...start.changed].flatMap((id) => indexOf.get(id) ?? [])) }),
     ...(start.qualityReference === undefined ? {} : { qualityReference: start.qualityReference }),
     ...(start.onLevel0Check === undefined ? {} : { onLevel0Check: start.onLevel0Check }),
+    ...(start.placeOnly === undefined ? {} : { placeOnly: start.placeOnly }),
   };
   const hierarchy = hierarchicalLeiden(csrFromTriplets(ids.length, ids.length, rowIndices, columnIndices, values), options, indexStart);
   return hierarchy.map((community) => ({ ...community, members: community.members.map((index) => ids[index] as string) }));

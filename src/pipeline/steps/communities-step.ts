@@ -213,10 +213,12 @@ function titleNumber(title: string): number {
  * with the same clustering settings, the hierarchy is updated rather than recomputed — Leiden starts from the
  * previous partition and revisits only the entities whose edges changed since (a digest of each entity's edges
  * is kept in the meta record `communities:graph`), and unchanged communities keep their sub-communities
- * (graph/hierarchical-leiden.ts). Between refreshes of the corpus statistics the updated level 0 is held to the
- * modularity of the last fresh level-0 clustering (`level0Quality` in `communities:rows`) and clustered afresh for
- * comparison only when it falls below it; a refresh, like a first build, compares with a fresh clustering (count
- * `level0Checked`). Then each community keeps the id and title of the previous community of its
+ * (graph/hierarchical-leiden.ts). Between refreshes of the corpus statistics the partition is kept like the other
+ * fitted figures (`communities.betweenRefreshes` 'place', count `placedOnly`): no clustering is redone, every entity
+ * keeps its communities and a new one joins, level by level, the community it adds most modularity to. With 'recluster'
+ * the update is the warm start above, its level 0 held to the modularity of the last fresh level-0 clustering
+ * (`level0Quality` in `communities:rows`) and clustered afresh for comparison only when it falls below it. A refresh,
+ * like a first build, warm-starts and compares with a fresh clustering (count `level0Checked`). Then each community keeps the id and title of the previous community of its
  * level whose members it shares by Jaccard ≥ `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
  * keep their place (`hid`), new ones are appended with new ids (content hashes) and the next free
  * "Community N" titles. A kept community with the same members, parent, children and title, whose inner relations
@@ -251,8 +253,9 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await store.getMeta<CommunitiesState>(communitiesStateKey) : undefined;
     const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
-    // Between refreshes of the corpus statistics an update's level 0 is held to the quality of the last fresh check
-    // instead of a fresh clustering each time; a refresh checks it against a fresh one again, as before.
+    // Between refreshes of the corpus statistics an update places new entities into the kept partition, or (recluster)
+    // holds its level 0 to the quality of the last fresh check instead of a fresh clustering each time; a refresh checks
+    // it against a fresh one again, as before.
     const { epoch, incremental: sameEpoch } = await statisticsEpochOf(context, 'communities');
     let level0Quality = sameEpoch ? stored?.level0Quality : undefined;
     let start: LeidenHierarchyStart<string> | undefined;
@@ -264,6 +267,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         communities: previous.map((community) => ({ level: community.level, members: community.entityIds })),
         changed,
         ...(level0Quality === undefined ? {} : { qualityReference: level0Quality }),
+        placeOnly: sameEpoch && settings.betweenRefreshes === 'place',
         onLevel0Check: (check) => {
           level0Fresh = check.keptFresh;
           level0Checked = check.fresh !== undefined;
@@ -437,7 +441,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         communities: hierarchy.length,
         levels,
         ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length } : {}),
-        ...(start ? { changedEntities: start.changed?.size ?? entities.length, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
+        ...(start ? { changedEntities: start.changed?.size ?? entities.length, placedOnly: start.placeOnly === true ? 1 : 0, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves (by their hashes).
       outputVersion: contentId('communities', hierarchy.map((_, index) => rowHashes[ids[index] as string] as string)),

@@ -21,6 +21,7 @@ import { resolveNamedDataset } from '../src/eval/datasets/named-datasets.js';
 import type { EvalDataset, EvalPassage } from '../src/eval/eval-dataset.js';
 import { evaluationDocument, runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
 import type { InputDocument } from '../src/pipeline/pipeline-step.js';
+import { entityGraph, levelModularity, storedCommunities } from '../test/helpers/hierarchy-modularity.js';
 import { sharedDatasets } from './bench-utils.js';
 import { generatedTwoWikiQuestionsWithTitles } from './two-wiki-generated-questions.js';
 
@@ -33,6 +34,11 @@ export interface DatasetDrift {
   recall: Record<string, { updated: number | null; fresh: number | null }>;
   excluded: Record<string, string>;
   updates: { added: number; batches: number; deleted: number; refreshes: number };
+  /**
+   * Modularity of each level of the communities, both indexes' partitions measured on the fresh index's entity graph:
+   * what keeping the partition between refreshes (`communities.betweenRefreshes`) costs in clustering quality.
+   */
+  modularity: { updated: number[]; fresh: number[] };
 }
 
 function twoWikiDataset(): EvalDataset {
@@ -92,15 +98,19 @@ export async function datasetDrift(dataset: EvalDataset, log: (line: string) => 
     const removal = await kgrag.delete(sources);
     refreshes += removal.run.counts['statistics']?.['refreshed'] ?? 0;
     log(`${dataset.name}: 99 % built, ${batches} additions of ${batch}, ${deleted.size} deleted, ${refreshes} refreshes in between; evaluating`);
-    return evaluate(kgrag, finalDataset);
+    return { report: await evaluate(kgrag, finalDataset), communities: await storedCommunities(kgrag) };
   });
-  const fresh = await withWorkspace(async (kgrag) => evaluate(kgrag, finalDataset));
+  const built = await withWorkspace(async (kgrag) => {
+    const { entities, graph } = await entityGraph(kgrag);
+    return { report: await evaluate(kgrag, finalDataset), modularity: { updated: levelModularity(entities, graph, updated.communities), fresh: levelModularity(entities, graph, await storedCommunities(kgrag)) } };
+  });
+  const fresh = built.report;
 
   const recall: DatasetDrift['recall'] = {};
   const excluded: Record<string, string> = {};
   let drift = 0;
   for (const [method, report] of Object.entries(fresh.methods)) {
-    const other = updated.methods[method];
+    const other = updated.report.methods[method];
     const pair = { updated: (other?.['recall@5'] as number | null | undefined) ?? null, fresh: (report['recall@5'] as number | null) ?? null };
     recall[method] = pair;
     const unnatural = [...report.ranking, ...(other?.ranking ?? [])].find((count) => count.kind !== 'native');
@@ -112,7 +122,9 @@ export async function datasetDrift(dataset: EvalDataset, log: (line: string) => 
     .map(([method, pair]) => `${method} ${(pair.updated ?? 0).toFixed(1)}/${(pair.fresh ?? 0).toFixed(1)}${excluded[method] ? ' (excluded)' : ''}`)
     .join(', ');
   log(`${dataset.name}: Recall@5 updated/fresh: ${shown}; largest drift ${drift.toFixed(2)} points`);
-  return { dataset: dataset.name, drift, recall, excluded, updates: { added: batch * batches, batches, deleted: deleted.size, refreshes } };
+  const levels = (values: number[]): string => values.map((value) => value.toFixed(4)).join(', ');
+  log(`${dataset.name}: modularity by level, updated: ${levels(built.modularity.updated)}; fresh: ${levels(built.modularity.fresh)}`);
+  return { dataset: dataset.name, drift, recall, excluded, updates: { added: batch * batches, batches, deleted: deleted.size, refreshes }, modularity: built.modularity };
 }
 
 /** The drift on both datasets. */

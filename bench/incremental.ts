@@ -157,6 +157,16 @@ export async function benchIncremental(runs: number): Promise<Record<string, Ben
     incremental_rows_index: result([rows.indexRows], 'rows'),
     incremental_quality_drift_r5: result([maxOf(drifts.map((drift) => drift.drift))], 'points'),
     ...Object.fromEntries(drifts.map((drift) => [`incremental_quality_drift_r5_${drift.dataset.replace(/\W+/g, '_')}`, result([drift.drift], 'points')])),
+    // Level 0's modularity with the partition kept between refreshes, against a fresh build's (both on the fresh graph).
+    ...Object.fromEntries(
+      drifts.flatMap((drift) => {
+        const name = drift.dataset.replace(/\W+/g, '_');
+        return [
+          [`incremental_level0_modularity_updated_${name}`, result([drift.modularity.updated[0] ?? 0], 'modularity')],
+          [`incremental_level0_modularity_fresh_${name}`, result([drift.modularity.fresh[0] ?? 0], 'modularity')],
+        ];
+      }),
+    ),
     incremental_full_build_s: result(measured.map((run) => run.full), 's'),
     incremental_add_s: result(measured.map((run) => run.add), 's'),
     incremental_delete_s: result(measured.map((run) => run.remove), 's'),

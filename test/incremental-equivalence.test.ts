@@ -11,9 +11,8 @@ import type { InputDocument } from '../src/pipeline/pipeline-step.js';
 import { loadSampleDataset } from '../src/eval/datasets/load-sample-dataset.js';
 import type { EvalDataset } from '../src/eval/eval-dataset.js';
 import { evaluationDocument, runEvaluation, type EvaluationReport } from '../src/eval/run-evaluation.js';
-import { modularity } from '../src/graph/modularity.js';
-import { undirectedGraphCsr, type CsrMatrix, type IndexedEdge } from '../src/math/csr-matrix.js';
-import { hierarchicalLeidenFromEdges, type WeightedIdEdge } from '../src/graph/hierarchical-leiden.js';
+import { hierarchicalLeidenFromEdges } from '../src/graph/hierarchical-leiden.js';
+import { entityGraph, levelModularity, storedCommunities } from './helpers/hierarchy-modularity.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 
 /**
@@ -55,47 +54,6 @@ function documentsOf(dataset: EvalDataset): InputDocument[] {
   return dataset.passages.map((passage, index) => evaluationDocument(dataset, passage, index));
 }
 
-/** The entity graph as the clustering sees it (PMI weights shifted positive, as it shifts them), and its node order. */
-async function entityGraph(kgrag: Kgrag): Promise<{ entities: string[]; graph: CsrMatrix; relations: WeightedIdEdge[] }> {
-  const entities = (await kgrag.store.table('entities').pick(['id'])).map((entity) => entity.id).sort();
-  const indexOf = new Map(entities.map((id, index) => [id, index]));
-  const relations = await kgrag.store.table('relations').pick(['source', 'target', 'weight']);
-  let low = Number.POSITIVE_INFINITY;
-  let high = Number.NEGATIVE_INFINITY;
-  for (const relation of relations) {
-    low = Math.min(low, relation.weight);
-    high = Math.max(high, relation.weight);
-  }
-  const floor = high > low ? (high - low) * 0.01 : 1;
-  const edges: IndexedEdge[] = [];
-  for (const relation of relations) {
-    const source = indexOf.get(relation.source);
-    const target = indexOf.get(relation.target);
-    if (source === undefined || target === undefined || source === target) continue;
-    edges.push({ source, target, weight: low <= 0 ? relation.weight - low + floor : relation.weight });
-  }
-  return { entities, graph: undirectedGraphCsr(entities.length, edges), relations };
-}
-
-/** Modularity of each level's partition of the graph; an entity in no community of a level keeps its own. */
-function levelModularity(entities: readonly string[], graph: CsrMatrix, communities: ReadonlyArray<{ level: number; members: readonly string[] }>): number[] {
-  const indexOf = new Map(entities.map((id, index) => [id, index]));
-  const levels = [...new Set(communities.map((community) => community.level))].sort((a, b) => a - b);
-  return levels.map((level) => {
-    const membership = Int32Array.from(entities, (_, index) => -1 - index);
-    communities
-      .filter((community) => community.level === level)
-      .forEach((community, number) => {
-        for (const id of community.members) membership[indexOf.get(id) ?? 0] = number;
-      });
-    const renumbered = new Map<number, number>();
-    return modularity(graph, Int32Array.from(membership, (value) => renumbered.get(value) ?? (renumbered.set(value, renumbered.size), renumbered.size - 1)));
-  });
-}
-
-async function storedCommunities(kgrag: Kgrag): Promise<Array<{ level: number; members: string[] }>> {
-  return (await kgrag.store.table('communities').pick(['level', 'entityIds'])).map((community) => ({ level: community.level, members: community.entityIds }));
-}
 
 describe('an index updated with refreshShare 0 (every update refits the corpus statistics) equals a fresh build (fast mode, every method)', { timeout: 600_000 }, () => {
   const folders: string[] = [];

@@ -101,8 +101,10 @@ export async function datasetDrift(dataset: EvalDataset, log: (line: string) => 
     return { report: await evaluate(kgrag, finalDataset), communities: await storedCommunities(kgrag) };
   });
   const built = await withWorkspace(async (kgrag) => {
+    // The evaluation builds the index first.
+    const report = await evaluate(kgrag, finalDataset);
     const { entities, graph } = await entityGraph(kgrag);
-    return { report: await evaluate(kgrag, finalDataset), modularity: { updated: levelModularity(entities, graph, updated.communities), fresh: levelModularity(entities, graph, await storedCommunities(kgrag)) } };
+    return { report, modularity: { updated: levelModularity(entities, graph, updated.communities), fresh: levelModularity(entities, graph, await storedCommunities(kgrag)) } };
   });
   const fresh = built.report;
 

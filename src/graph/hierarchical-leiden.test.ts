@@ -433,6 +433,19 @@ describe('hierarchicalLeiden updates that only place new nodes (placeOnly, betwe
     assert.deepEqual(keysOf(placed), new Set([...keysOf(earlier), `0:${added.join(',')}`]));
   });
 
+  test('with CPM quality a new node joins where it gains (ties against the community size), or stays alone', () => {
+    const clique = (offset: number) => range(4).flatMap((i) => range(4).filter((j) => j > i).map((j) => ({ source: offset + i, target: offset + j, weight: 1 })));
+    const edges = [...clique(0), ...clique(4), { source: 3, target: 4, weight: 1 }];
+    const cpm = { ...options, quality: 'cpm' as const, resolution: 0.5 };
+    const earlier = hierarchicalLeiden(undirectedGraphCsr(10, edges), cpm);
+    assert.deepEqual(earlier.map((community) => community.members), [[0, 1, 2, 3], [4, 5, 6, 7], [8], [9]]);
+    // Node 10 has three ties into the first clique (gain 3 − 0.5·4) and one into the second (1 − 0.5·4 < 0); node 11 one
+    // tie into the second clique only, which gains less than staying alone.
+    const grown = [...edges, ...[0, 1, 2, 4].map((target) => ({ source: 10, target, weight: 1 })), { source: 11, target: 5, weight: 1 }];
+    const placed = hierarchicalLeiden(undirectedGraphCsr(12, grown), cpm, { communities: earlier, changed: new Set([0, 1, 2, 4, 5, 10, 11]), placeOnly: true });
+    assert.deepEqual(placed.map((community) => community.members), [[0, 1, 2, 3, 10], [4, 5, 6, 7], [8], [9], [11]]);
+  });
+
   test('new nodes tied to each other join an earlier community together; one grown past the cap is split, as a fresh run would', () => {
     // Two 5-cliques joined by one edge: two level-0 communities under the cap of 6, neither split.
     const clique = (offset: number) => range(5).flatMap((i) => range(5).filter((j) => j > i).map((j) => ({ source: offset + i, target: offset + j, weight: 1 })));

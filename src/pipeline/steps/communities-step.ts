@@ -218,8 +218,9 @@ function titleNumber(title: string): number {
  * keeps its communities and a new one joins, level by level, the community it adds most modularity to. With 'recluster'
  * the update is the warm start above, its level 0 held to the modularity of the last fresh level-0 clustering
  * (`level0Quality` in `communities:rows`) and clustered afresh for comparison only when it falls below it. A refresh,
- * like a first build, warm-starts and compares with a fresh clustering (count `level0Checked`). Then each community keeps the id and title of the previous community of its
- * level whose members it shares by Jaccard ≥ `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
+ * like a first build, warm-starts and compares with a fresh clustering (count `level0Checked`). Then each community
+ * keeps the id and title of the previous community of its level whose members it shares by Jaccard ≥
+ * `communities.keepIdJaccard` (keep-community-ids.ts); kept rows
  * keep their place (`hid`), new ones are appended with new ids (content hashes) and the next free
  * "Community N" titles. A kept community with the same members, parent, children and title, whose inner relations
  * (their ids, ends and chunk lists, in the order the row meets them) are the ones it listed (a digest per community in

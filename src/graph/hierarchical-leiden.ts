@@ -290,6 +290,7 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
   for (let node = 0; node < n; node++) all[node] = node;
 
   const update = start ? createUpdate(graph, start, local) : undefined;
+  const subgraphOf = (members: Int32Array): CsrMatrix => (members.length === n ? graph : inducedSubgraph(graph, members, local, buffers));
 
   const communities: LeidenHierarchyCommunity[] = [];
   let frontier: Array<{ members: Int32Array; parent: number | null }> = [{ members: all, parent: null }];
@@ -299,15 +300,14 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
       let clustered: { membership: Int32Array; count: number };
       const warm = update?.startOf(members, level);
       if (warm && start?.placeOnly === true) {
-        const subgraph = (): CsrMatrix => (members.length === n ? graph : inducedSubgraph(graph, members, local, buffers));
         if (!warm.placed.includes(1)) clustered = { membership: warm.initial, count: warm.count };
-        else if (warm.splitBefore) clustered = placeNewNodes(subgraph(), warm.initial, warm.placed, leidenOptions);
+        else if (warm.splitBefore) clustered = placeNewNodes(subgraphOf(members), warm.initial, warm.placed, leidenOptions);
         // New members in a community that was not split this deep (it grew past the cap): split it as a fresh run would.
-        else clustered = leiden(subgraph(), leidenOptions);
+        else clustered = leiden(subgraphOf(members), leidenOptions);
       } else if (warm && !warm.affected.includes(1)) {
         clustered = { membership: warm.initial, count: warm.count };
       } else {
-        const subgraph = members.length === n ? graph : inducedSubgraph(graph, members, local, buffers);
+        const subgraph = subgraphOf(members);
         let result = leiden(subgraph, warm ? { ...leidenOptions, initialMembership: warm.initial, affected: warm.affected } : leidenOptions);
         if (!warm && parent === null) options.onFreshLevel0?.(result.quality);
         // A community that grew past the cap from an earlier one that was not split: split it as a fresh run would.
@@ -349,7 +349,8 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
 /** Where each clustering of an update starts: the earlier partition of its members and its frontier. */
 interface HierarchyUpdate {
   /**
-   * The initial partition of `members` at `level` (canonically numbered, `count` communities) and its frontier; `placed`
+   * The initial partition of `members` at `level` (canonically numbered, `count` communities) and its frontier (not
+   * walked when placing, which reads none); `placed`
    * marks the members new to the hierarchy (each alone in the initial partition), and `splitBefore` says whether any
    * member had an earlier community at this level (else the members were one community that was not split this deep).
    */
@@ -369,6 +370,8 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
   const top = exactAt(0);
   for (let node = 0; node < n; node++) if ((top[node] as number) < 0) changed[node] = 1;
   const { rowPointers, columnIndices } = graph;
+  // Placing reads no frontier: the walk over each member's neighbours that finds it is left out.
+  const withFrontier = start.placeOnly !== true;
   return {
     startOf(members, level) {
       const here = filledAt(level);
@@ -382,9 +385,11 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
       const labels = new Map<number, number>();
       let count = 0;
       // `stamp` is the −1-filled scratch of inducedSubgraph: marks the members while this runs.
-      members.forEach((node) => {
-        stamp[node] = 1;
-      });
+      if (withFrontier) {
+        members.forEach((node) => {
+          stamp[node] = 1;
+        });
+      }
       for (let index = 0; index < size; index++) {
         const node = members[index] as number;
         const earlier = here[node] as number;
@@ -397,7 +402,7 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
         if (earlier < 0) placed[index] = 1;
         if ((exactHere[node] as number) >= 0) splitBefore = true;
         let moved = changed[node] === 1 || (exactHere[node] as number) < 0;
-        if (!moved && above) {
+        if (!moved && above && withFrontier) {
           // The subgraph of this node changed if a neighbour joined or left its earlier community.
           const own = above[node] as number;
           for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number) && !moved; entry++) {
@@ -407,9 +412,11 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
         }
         affected[index] = moved ? 1 : 0;
       }
-      members.forEach((node) => {
-        stamp[node] = -1;
-      });
+      if (withFrontier) {
+        members.forEach((node) => {
+          stamp[node] = -1;
+        });
+      }
       return { initial, count, affected, placed, splitBefore };
     },
   };
@@ -432,13 +439,14 @@ function placeNewNodes(
   const n = graph.rows;
   const { rowPointers, columnIndices, values } = graph;
   const cpm = options.quality === 'cpm';
+  // Node weights as Leiden's: the weighted degree (a self-loop counts twice) for modularity, 1 for CPM.
   const nodeWeight = new Float64Array(n);
   let total = 0;
   for (let node = 0; node < n; node++) {
     let weight = 1;
     if (!cpm) {
       weight = 0;
-      for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) weight += values[entry] as number;
+      for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) weight += (columnIndices[entry] === node ? 2 : 1) * (values[entry] as number);
     }
     nodeWeight[node] = weight;
     total += weight;
@@ -451,73 +459,67 @@ function placeNewNodes(
   for (let node = 0; node < n; node++) communityWeight[membership[node] as number] = (communityWeight[membership[node] as number] as number) + (nodeWeight[node] as number);
   const weightTo = new Float64Array(labels);
   const touched: number[] = [];
-  for (let node = 0; node < n; node++) {
-    if (placed[node] !== 1) continue;
-    const own = membership[node] as number;
+  /** Adds the weight of each edge of `node` to the community at its other end, unless that is `node` or `excluded`. */
+  const addEdges = (node: number, excluded?: Uint8Array): void => {
     for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) {
       const neighbor = columnIndices[entry] as number;
-      if (neighbor === node) continue;
       const community = membership[neighbor] as number;
+      if (neighbor === node || excluded?.[community] === 1) continue;
       if (weightTo[community] === 0) touched.push(community);
       weightTo[community] = (weightTo[community] as number) + (values[entry] as number);
     }
-    const weight = nodeWeight[node] as number;
-    communityWeight[own] = (communityWeight[own] as number) - weight;
-    let best = own;
-    let bestGain = (weightTo[own] as number) - scale * weight * (communityWeight[own] as number);
+  };
+  /**
+   * The community that gains most from a part of weight `weight` moving in (w − scale·weight·K), among those the added
+   * edges reach, or `current` unless one gains more than `currentGain`; ties to the smaller label. Clears the sums.
+   */
+  const bestMove = (weight: number, current: number, currentGain: number): number => {
+    let best = current;
+    let bestGain = currentGain;
     for (const community of touched) {
-      if (community === own) continue;
+      if (community === current) continue;
       const gain = (weightTo[community] as number) - scale * weight * (communityWeight[community] as number);
-      if (gain > bestGain || (gain === bestGain && best !== own && community < best)) {
+      if (gain > bestGain || (gain === bestGain && best !== current && community < best)) {
         best = community;
         bestGain = gain;
       }
     }
-    membership[node] = best;
-    communityWeight[best] = (communityWeight[best] as number) + weight;
     for (const community of touched) weightTo[community] = 0;
     touched.length = 0;
+    return best;
+  };
+  for (let node = 0; node < n; node++) {
+    if (placed[node] !== 1) continue;
+    const own = membership[node] as number;
+    const weight = nodeWeight[node] as number;
+    addEdges(node);
+    communityWeight[own] = (communityWeight[own] as number) - weight;
+    const best = bestMove(weight, own, (weightTo[own] as number) - scale * weight * (communityWeight[own] as number));
+    membership[node] = best;
+    communityWeight[best] = (communityWeight[best] as number) + weight;
   }
   // Then each community of new nodes alone joins, whole, the earlier community the merge gains most in
   // (w_LC − γ·K_L·K_C/Σk), as Leiden's next level moves it: new nodes tied to each other more than to any one earlier
   // community gather first, and a single move cannot take the group where it belongs together.
   const onlyNew = new Uint8Array(labels).fill(1);
   for (let node = 0; node < n; node++) if (placed[node] !== 1) onlyNew[membership[node] as number] = 0;
-  const groupMembers = new Map<number, number[]>();
+  const groups = new Map<number, number[]>();
   for (let node = 0; node < n; node++) {
     const label = membership[node] as number;
     if (onlyNew[label] !== 1) continue;
-    const group = groupMembers.get(label);
+    const group = groups.get(label);
     if (group) group.push(node);
-    else groupMembers.set(label, [node]);
+    else groups.set(label, [node]);
   }
-  for (const [label, group] of groupMembers) {
-    for (const node of group) {
-      for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) {
-        const community = membership[columnIndices[entry] as number] as number;
-        // Into a community with earlier members: new nodes have met each other in the moves above.
-        if (onlyNew[community] === 1) continue;
-        if (weightTo[community] === 0) touched.push(community);
-        weightTo[community] = (weightTo[community] as number) + (values[entry] as number);
-      }
-    }
+  for (const [label, group] of groups) {
+    // Into a community with earlier members: new nodes have met each other in the moves above.
+    for (const node of group) addEdges(node, onlyNew);
     const weight = communityWeight[label] as number;
-    let best = label;
-    let bestGain = 0;
-    for (const community of touched) {
-      const gain = (weightTo[community] as number) - scale * weight * (communityWeight[community] as number);
-      if (gain > bestGain || (gain === bestGain && best !== label && community < best)) {
-        best = community;
-        bestGain = gain;
-      }
-    }
-    if (best !== label) {
-      for (const node of group) membership[node] = best;
-      communityWeight[best] = (communityWeight[best] as number) + weight;
-      communityWeight[label] = 0;
-    }
-    for (const community of touched) weightTo[community] = 0;
-    touched.length = 0;
+    const best = bestMove(weight, label, 0);
+    if (best === label) continue;
+    for (const node of group) membership[node] = best;
+    communityWeight[best] = (communityWeight[best] as number) + weight;
+    communityWeight[label] = 0;
   }
   const renumbered = new Int32Array(labels).fill(-1);
   let count = 0;

@@ -10,6 +10,7 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { tableNames } from '../src/store/schema.js';
 import { startMockOpenAiServer, type MockOpenAiServer } from '../src/testing/index.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+import { sampleWorkspaceAt } from './helpers/test-server.js';
 
 /*
  * `kgrag index --dry-run` through the CLI, against a loopback OpenAI-compatible mock that answers like the
@@ -187,8 +188,8 @@ describe('kgrag index --dry-run', () => {
 
 describe('kgrag index --dry-run with an OpenIE import', () => {
   test('does not count OpenIE calls for the chunks an imported file covers, and the real run makes none for them', async () => {
-    const workspace = join(root, 'openie');
-    assert.equal((await kgrag(['index', corpus, '-w', workspace, '--mode', 'fast', '-q'])).code, 0);
+    // The fast index of the sample corpus, built once for the whole test run: its documents are what the import covers.
+    const workspace = await sampleWorkspaceAt(join(root, 'openie'));
     const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
     const documents = (await store.table('documents').all()).slice(0, 5);
     await store.close();

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { extractiveLabel } from '../src/answer/extractive-answer.js';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { createRandom } from '../src/core/random.js';
@@ -17,8 +16,8 @@ import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import { createScriptedLanguageModel } from '../src/testing/scripted-language-model.js';
 import { countPromptTokens } from '../src/providers/llm/token-estimate.js';
 import { createTokenizer, type Tokenizer } from '../src/text/tokenizer.js';
+import { sampleWorkspaceAt } from './helpers/test-server.js';
 
-const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-global-'));
 const workspace = join(root, 'ws');
 
@@ -71,8 +70,9 @@ function syntheticReport(hid: number, words: number, rating: number): GlobalRepo
 }
 
 before(async () => {
+  // The sample corpus's fast index, built once for the whole test run.
+  await sampleWorkspaceAt(workspace);
   const kgrag = await open();
-  await kgrag.index([corpus]);
   tokenizer = await createTokenizer(kgrag.config.tokenizer.encoding);
   reports = await kgrag.store.table('reports').all();
   communities = new Map((await kgrag.store.table('communities').all()).map((community) => [community.id, community]));

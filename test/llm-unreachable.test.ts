@@ -10,6 +10,7 @@ import { KgragError } from '../src/core/errors.js';
 import { startMockOpenAiServer } from '../src/testing/index.js';
 import { runCliCaptured } from './helpers/run-cli-captured.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+import { sampleWorkspaceAt } from './helpers/test-server.js';
 
 /*
  * A model or embedding server that is not running must fail in one short retry with the URL and the fix,
@@ -100,9 +101,7 @@ describe('a model server that is not running', () => {
   });
 
   test('kgrag query says it retries once, then fails with the URL and the fix', async () => {
-    const workspace = join(root, 'cli');
-    const indexed = await runCliCaptured(['index', corpus, '-w', workspace, '-q'], { cwd: root });
-    assert.equal(indexed.code, 0, indexed.stderr);
+    const workspace = await sampleWorkspaceAt(join(root, 'cli'));
     const result = await runCliCaptured(['query', 'When was the Kester Weir Bridge opened?', '-w', workspace, '-m', 'basic'], {
       cwd: root,
       env: { KGRAG_LLM_BASE_URL: baseURL, KGRAG_LLM_API_KEY: 'key', KGRAG_LLM_RETRY_BASE_DELAY_MS: '1' },

@@ -15,6 +15,7 @@ import { createTokenizer } from '../src/text/tokenizer.js';
 import { configSchema } from '../src/core/config/config-schema.js';
 import { indexSnapshot } from './helpers/index-snapshot.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
+import { sampleWorkspaceAt } from './helpers/test-server.js';
 
 /*
  * One writer per workspace, and readers that always see a complete index (issue 16, items 3 and 4): a second
@@ -78,8 +79,8 @@ describe('one writer per workspace; readers see the last complete index', () => 
   let reference: Record<string, unknown>;
 
   before(async () => {
-    const kgrag = await createKgrag({ workspace: join(root, 'reference'), env: {} });
-    await kgrag.index([corpus]);
+    // The sample corpus's fast index, built once for the whole test run (a build is deterministic).
+    const kgrag = await createKgrag({ workspace: await sampleWorkspaceAt(join(root, 'reference')), env: {} });
     reference = await indexSnapshot(kgrag);
     await kgrag.close();
   });
@@ -114,9 +115,8 @@ describe('one writer per workspace; readers see the last complete index', () => 
   });
 
   test('queries during a re-index all succeed from the published generation and say a run is in progress', async () => {
-    const workspace = join(root, 'reindex');
+    const workspace = await sampleWorkspaceAt(join(root, 'reindex'));
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus]);
     const published = (await kgrag.status()).generation ?? -1;
 
     const marker = join(root, 'reindex.paused');
@@ -146,9 +146,8 @@ describe('one writer per workspace; readers see the last complete index', () => 
   });
 
   test('after a failed run, queries answer from the previous index and say where it failed; the next run resumes', async () => {
-    const workspace = join(root, 'failed');
+    const workspace = await sampleWorkspaceAt(join(root, 'failed'));
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus]);
     const writer = start([pausedHelper, workspace, 'reports', 'fail', join(root, 'failed.marker'), corpus, extra]);
     assert.equal(await writer.exit, 1);
     assert.match(writer.stderr(), /injected failure at reports/);
@@ -178,9 +177,8 @@ describe('one writer per workspace; readers see the last complete index', () => 
   });
 
   test('a read-only workspace can be queried, and no message suggests deleting the index', async () => {
-    const workspace = join(root, 'read-only');
+    const workspace = await sampleWorkspaceAt(join(root, 'read-only'));
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus]);
     await kgrag.close();
     chmodSync(join(workspace, 'kgrag.db'), 0o444);
     chmodSync(workspace, 0o555);

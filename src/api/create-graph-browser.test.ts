@@ -3,15 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { KgragError } from '../core/errors.js';
 import type { CommunityRecord, EntityRecord, RelationRecord } from '../core/types.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { createGraphBrowser } from './create-graph-browser.js';
 import { createKgrag, type Kgrag } from './create-kgrag.js';
+import { sampleWorkspaceAt } from '../../test/helpers/test-server.js';
 
-const corpus = fileURLToPath(new URL('../../examples/sample-corpus', import.meta.url));
 
 function entity(id: string, title: string, fields: Partial<EntityRecord> = {}): EntityRecord {
   return { id, title, type: 'geo', description: '', aliases: [], frequency: 1, degree: 1, chunkIds: [], ...fields };
@@ -238,8 +237,8 @@ describe('graph browser over the sample corpus index', () => {
   let kgrag: Kgrag;
 
   before(async () => {
-    kgrag = await createKgrag({ workspace: root, config: { index: { mode: 'fast' } } });
-    await kgrag.index([corpus]);
+    // The sample corpus's fast index, built once for the whole test run.
+    kgrag = await createKgrag({ workspace: await sampleWorkspaceAt(root), config: { index: { mode: 'fast' } } });
   });
   after(async () => {
     await kgrag.close();

@@ -49,17 +49,23 @@ async function sharedSample(shared: string): Promise<string> {
 
 /** A fast-mode index of the sample corpus, built once per test run (or process); each caller gets its own copy. */
 export async function sampleWorkspace(): Promise<string> {
+  return sampleWorkspaceAt(mkdtempSync(join(tmpdir(), 'kgrag-server-ws-')));
+}
+
+/**
+ * A copy of the sample corpus's fast index (see {@link sampleWorkspace}) at `directory`: the workspace
+ * `createKgrag({ workspace: directory, env: {} })` and `index([sampleCorpus])` build, without building it again.
+ */
+export async function sampleWorkspaceAt(directory: string): Promise<string> {
   built ??= (async () => {
     const shared = process.env.KGRAG_TEST_SHARED;
     if (shared !== undefined && existsSync(shared)) return sharedSample(shared);
-    const directory = mkdtempSync(join(tmpdir(), 'kgrag-server-sample-'));
-    await indexSample(directory);
-    return directory;
+    const own = mkdtempSync(join(tmpdir(), 'kgrag-server-sample-'));
+    await indexSample(own);
+    return own;
   })();
-  const source = await built;
-  const copy = mkdtempSync(join(tmpdir(), 'kgrag-server-ws-'));
-  cpSync(source, copy, { recursive: true });
-  return copy;
+  cpSync(await built, directory, { recursive: true });
+  return directory;
 }
 
 /** Options of {@link startTestServer}. */

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type CliRun, runCliCaptured } from './helpers/run-cli-captured.js';
 import { nodeScriptArgs } from './helpers/node-script.js';
+import { sampleWorkspaceAt } from './helpers/test-server.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const mainScript = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
@@ -22,8 +23,8 @@ describe('kgrag CLI', () => {
   const workspace = join(root, 'ws');
 
   before(async () => {
-    const result = await kgrag(['index', corpus, '--workspace', workspace]);
-    assert.equal(result.code, 0, result.stderr);
+    // The sample corpus's fast index, built once for the whole test run (what `kgrag index <corpus>` builds).
+    await sampleWorkspaceAt(workspace);
   });
 
   test('index prints one summary line on stdout and progress on stderr', async () => {

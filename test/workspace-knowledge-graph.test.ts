@@ -13,6 +13,7 @@ import type { KgEntity, KgRelation, KnowledgeGraph } from '../src/methods/tot/kg
 import { createMultiKnowledgeGraph } from '../src/methods/tot/kg/multi-knowledge-graph.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
 import { sampleLlmReply } from './helpers/sample-llm-responder.js';
+import { sampleWorkspaceAt } from './helpers/test-server.js';
 
 /*
  * The workspace index as a Tree-of-Traversals knowledge graph, over real indexes of the sample corpus: the
@@ -28,10 +29,9 @@ let entities: EntityRecord[];
 before(async () => {
   const llm = createScriptedLanguageModel({ responses: [{ match: () => true, reply: (request) => sampleLlmReply(request) }] });
   standard = await createKgrag({ workspace: join(root, 'standard'), env: {}, llm });
-  fast = await createKgrag({ workspace: join(root, 'fast'), env: {} });
-  // One after the other: the noun-phrase extractor primes a process-wide lexicon per run.
+  // The sample corpus's fast index, built once for the whole test run.
+  fast = await createKgrag({ workspace: await sampleWorkspaceAt(join(root, 'fast')), env: {} });
   await standard.index([corpus], { mode: 'standard' });
-  await fast.index([corpus], { mode: 'fast' });
   entities = await standard.store.table('entities').all();
 });
 

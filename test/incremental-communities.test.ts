@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -29,6 +29,24 @@ after(() => rmSync(root, { recursive: true, force: true }));
 let workspaces = 0;
 const methods = ['local', 'global'];
 
+let indexed: Promise<string> | undefined;
+/**
+ * A new workspace holding the fast index of the sample corpus for `methods` (default settings): built once, by the first
+ * test that asks, and copied for each (a build is deterministic, and six tests start from it).
+ */
+async function indexedCopy(): Promise<string> {
+  indexed ??= (async () => {
+    const template = join(root, 'template');
+    const kgrag = await createKgrag({ workspace: template, env: {} });
+    await kgrag.index([corpus], { methods });
+    await kgrag.close();
+    return template;
+  })();
+  const workspace = join(root, `ws-${workspaces++}`);
+  cpSync(await indexed, workspace, { recursive: true });
+  return workspace;
+}
+
 interface Tables {
   communities: CommunityRecord[];
   reports: ReportRecord[];
@@ -46,9 +64,8 @@ const byCommunity = (rows: readonly ReportRecord[]): Map<string, ReportRecord> =
 
 describe('fast mode: communities and reports after a change', () => {
   test('a rerun of the communities step over an unchanged graph keeps every community, id, title and row, and every report', async () => {
-    const workspace = join(root, `ws-${workspaces++}`);
+    const workspace = await indexedCopy();
     const first = await createKgrag({ workspace, env: {} });
-    await first.index([corpus], { methods });
     const before = await tables(first);
     await first.close();
     // Another id threshold changes the step's settings, so it runs again over the same graph.
@@ -62,9 +79,8 @@ describe('fast mode: communities and reports after a change', () => {
   });
 
   test('after a document is added, kept reports are unchanged rows and only the others are rebuilt', async () => {
-    const workspace = join(root, `ws-${workspaces++}`);
+    const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus], { methods });
     const before = await tables(kgrag);
     const summary = await kgrag.index(
       [hollinsBakery],
@@ -89,9 +105,8 @@ describe('fast mode: communities and reports after a change', () => {
   });
 
   test('between refreshes an update places the new entities and moves no other; a refresh clusters again and checks its level 0', async () => {
-    const workspace = join(root, `ws-${workspaces++}`);
+    const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus], { methods });
     const before = await kgrag.store.table('communities').pick(['level', 'entityIds']);
     const update = await kgrag.index([hollinsBakery], { methods });
     assert.equal(update.counts.communities?.['warmStart'], 1);
@@ -131,9 +146,8 @@ describe('fast mode: communities and reports after a change', () => {
   });
 
   test('an update builds only the rows whose members or their relations and chunks changed; the others are the rows it would build', async () => {
-    const workspace = join(root, `ws-${workspaces++}`);
+    const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus], { methods });
     const summary = await kgrag.index(
       [hollinsBakery],
       { methods },
@@ -159,9 +173,8 @@ describe('fast mode: communities and reports after a change', () => {
   });
 
   test('an update hashes the report inputs only of communities whose row or members changed; the others carry theirs, as hashing gives them', async () => {
-    const workspace = join(root, `ws-${workspaces++}`);
+    const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus], { methods });
     const summary = await kgrag.index(
       [hollinsBakery],
       { methods },
@@ -215,9 +228,8 @@ describe('fast mode: communities and reports after a change', () => {
   });
 
   test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {
-    const workspace = join(root, `ws-${workspaces++}`);
+    const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.index([corpus], { methods });
     await kgrag.close();
     // The graph steps write the table in id order, and a community then takes the table order for id order; rows
     // written in another order (reversed here, on a copy of the index) must not change what a community lists.

@@ -31,9 +31,11 @@ import { maxOf } from '../src/core/max-of.js';
 import { incrementalQualityDrift } from './incremental-quality-drift.js';
 import { postgresRowsWritten } from './incremental-rows-written.js';
 
-const updateShare = 0.01;
+/** The share of 2Wiki an update adds or deletes. */
+export const updateShare = 0.01;
 
-function twoWikiDocuments(): InputDocument[] {
+/** The 6,119 2Wiki passages as documents, each named by its position (`2wiki#i`). */
+export function twoWikiDocuments(): InputDocument[] {
   const passages = JSON.parse(readFileSync(join(sharedDatasets, '2wiki-corpus', 'corpus.json'), 'utf8')) as Array<{ title: string; text: string }>;
   return passages.map((passage, index) => ({ title: passage.title, text: passage.text, source: `2wiki#${index}` }));
 }

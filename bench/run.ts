@@ -19,6 +19,7 @@ import { benchExactScan } from './exact-scan.js';
 import { benchExplorer } from './explorer.js';
 import { benchGraphQuality } from './graph-quality.js';
 import { benchIncremental } from './incremental.js';
+import { benchIncrementalSteps } from './incremental-steps.js';
 import { benchKnnGraphChunkRecall } from './knn-graph-chunk-recall.js';
 import { benchIndex2wiki, benchIngest50mb, benchQuery2wiki } from './index-benchmarks.js';
 import { benchInstallSize } from './install-size.js';
@@ -67,6 +68,11 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     describe: 'issue 18: add or delete 1 % of 2Wiki (fast, every method) against a full build, reports kept; LLM calls of adding one sample document in standard mode against the fewest it needs',
     defaultRuns: 3,
     run: benchIncremental,
+  },
+  'incremental-steps': {
+    describe: "issue 38: where the incremental benchmark's update goes: each step's wall time (computation and write) and the rest (draft, publish) of adding 1 % of 2Wiki to a copy of the 99 % index, and of deleting it from a copy of the full one",
+    defaultRuns: 3,
+    run: benchIncrementalSteps,
   },
   serve: {
     describe: 'issue 19: kgrag serve on the 2Wiki fast index, 50 concurrent clients (autocannon) over basic:hybrid, ppr, kgp and local; HTTP vs in-process throughput; the same load while a job adds 1 % more documents; issue 35: the server\'s event-loop delay while a job adds one document (p99 < 100 ms)',

@@ -4,7 +4,7 @@ import { disconnectedCommunities, louvainMembership, normalizedMutualInformation
 import { createRandom } from '../core/random.js';
 import { csrFromTriplets, undirectedGraphCsr } from '../math/csr-matrix.js';
 import type { CsrMatrix, IndexedEdge } from '../math/csr-matrix.js';
-import { leiden, leidenDefaults } from './leiden.js';
+import { leiden, leidenDefaults, placeNodes } from './leiden.js';
 import { modularity } from './modularity.js';
 
 const edgesOf = (pairs: ReadonlyArray<readonly [number, number, number?]>): IndexedEdge[] =>
@@ -392,5 +392,35 @@ describe('leiden warm start and dynamic frontier', () => {
   test('a warm start on a graph without edges still returns connected communities', () => {
     const result = leiden(undirectedGraphCsr(4, []), { initialMembership: [0, 0, 1, 1] });
     assert.deepEqual(Array.from(result.membership), [0, 1, 2, 3]);
+  });
+});
+
+describe('placeNodes', () => {
+  // Two 4-cliques joined by one edge (0–3 and 4–7), then new nodes 8, 9 and 10, each alone in the initial partition.
+  const clique = (offset: number): Array<[number, number]> => [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].filter((j) => j > i).map((j): [number, number] => [offset + i, offset + j]));
+  const base: Array<[number, number, number?]> = [...clique(0), ...clique(4), [3, 4]];
+  const initial = Int32Array.from([0, 0, 0, 0, 1, 1, 1, 1, 2, 3, 4]);
+  const placed = Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+
+  test('a new node joins the community it has most ties to; one without ties stays alone; no earlier node moves', () => {
+    // Node 8: three ties into the first clique, one into the second; node 9: none; node 10: two ties into the second.
+    const graph = undirectedGraphCsr(11, edgesOf([...base, [8, 0], [8, 1], [8, 2], [8, 5], [10, 6], [10, 7]]));
+    const { membership, count } = placeNodes(graph, initial, placed);
+    assert.deepEqual(Array.from(membership), [0, 0, 0, 0, 1, 1, 1, 1, 0, 2, 1]);
+    assert.equal(count, 3);
+  });
+
+  test('a self-loop weighs twice in the node weight, as in leiden, and is no tie to another community', () => {
+    const withLoop = undirectedGraphCsr(11, edgesOf([...base, [8, 8, 5], [8, 0]]));
+    const without = undirectedGraphCsr(11, edgesOf([...base, [8, 0]]));
+    // k_8 = 2·5 + 1 = 11 of 2m = 38: joining gains 1 − 11·14/38 < 0, so node 8 stays alone (numbered 2, after the cliques).
+    assert.equal(placeNodes(withLoop, initial, placed).membership[8], 2);
+    // k_8 = 1 of 2m = 28: joining gains 1 − 14/28 > 0.
+    assert.equal(placeNodes(without, initial, placed).membership[8], 0);
+  });
+
+  test('rejects arrays that do not fit the graph', () => {
+    const graph = undirectedGraphCsr(11, edgesOf(base));
+    assert.throws(() => placeNodes(graph, initial.subarray(0, 10), placed), /placeNodes: initial has 10 and placed 11 entries for 11 nodes/);
   });
 });

@@ -65,6 +65,10 @@ import { modularity } from './modularity.js';
  * bounded amount of quality for stability, as evolutionary clustering does (D. Chakrabarti, R. Kumar,
  * A. Tomkins, "Evolutionary clustering", KDD 2006: a snapshot cost plus a temporal cost of departing from the
  * previous clustering).
+ *
+ * Placement. `placeNodes` is the first visit of fast local moving for new nodes alone, with no other node moving and
+ * no refinement or aggregation, followed by one move of Leiden's next level for the groups of new nodes: what an update
+ * does when it keeps a partition (see hierarchical-leiden.ts, `placeOnly`).
  */
 
 /** Defaults of {@link leiden}. */
@@ -855,4 +859,109 @@ export function leiden(graph: CsrMatrix, options: LeidenOptions = {}): LeidenRes
     iterations,
     connectivitySplits,
   };
+}
+
+/**
+ * A partition with new nodes placed, without clustering again: each node marked in `placed` (alone in `initial`), in
+ * node order, joins the community its move gains most quality in — Leiden's gain ΔH = w(v, C) − λ·k_v·K_C, with the
+ * node weights and λ of {@link leiden} — or stays alone when no move gains; every other node keeps its community. Once,
+ * in order, as fast local moving visits a node: a new node whose only neighbours are new ones placed after it is joined
+ * by them. Then each community of new nodes alone joins, whole, the community with earlier members that the merge gains
+ * most in (w(L, C) − λ·K_L·K_C), as Leiden's next level would move it: new nodes tied to each other more than to any
+ * one earlier community gather first, and no single move takes the group where it belongs together. Ties go to the
+ * smaller label; the result is canonically numbered.
+ *
+ * @param initial a partition of the graph's nodes by labels 0 … n − 1, in which every placed node is alone.
+ * @throws RangeError on a non-square matrix, arrays of the wrong length, or weights {@link leiden} rejects.
+ */
+export function placeNodes(
+  graph: CsrMatrix,
+  initial: Int32Array,
+  placed: Uint8Array,
+  options: Pick<LeidenOptions, 'resolution' | 'quality'> = {},
+): { membership: Int32Array; count: number } {
+  const resolution = options.resolution ?? leidenDefaults.resolution;
+  const cpm = (options.quality ?? leidenDefaults.quality) === 'cpm';
+  const n = graph.rows;
+  if (graph.rows !== graph.cols) throw new RangeError(`placeNodes: the adjacency matrix must be square, got ${graph.rows}×${graph.cols}`);
+  if (initial.length !== n || placed.length !== n) throw new RangeError(`placeNodes: initial has ${initial.length} and placed ${placed.length} entries for ${n} nodes`);
+  const membership = Int32Array.from(initial);
+  let labels = 0;
+  for (const label of membership) labels = Math.max(labels, label + 1);
+  const work = acquireWorkspace(Math.max(n, labels), graph.columnIndices.length);
+  work.inUse = true;
+  let completed = false;
+  try {
+    const { starts, neighbors, weights, nodeWeights } = baseLevel(graph, cpm, work);
+    let total = 0;
+    for (let node = 0; node < n; node++) total += nodeWeights[node] as number;
+    const scale = cpm ? resolution : total > 0 ? resolution / total : 0;
+    const { weightTo, touched, communityWeight } = work;
+    communityWeight.fill(0, 0, labels);
+    for (let node = 0; node < n; node++) communityWeight[membership[node] as number] = (communityWeight[membership[node] as number] as number) + (nodeWeights[node] as number);
+    let touchedCount = 0;
+    /** Adds the weight of each edge of `node` to the community at its other end, unless that one is `excluded`. */
+    const addEdges = (node: number, excluded?: Uint8Array): void => {
+      for (let entry = starts[node] as number; entry < (starts[node + 1] as number); entry++) {
+        const community = membership[neighbors[entry] as number] as number;
+        if (excluded?.[community] === 1) continue;
+        if (weightTo[community] === 0) touched[touchedCount++] = community;
+        weightTo[community] = (weightTo[community] as number) + (weights[entry] as number);
+      }
+    };
+    /** The touched community that gains most for a part of weight `weight`, or `current` unless one beats `currentGain`; clears the sums. */
+    const bestMove = (weight: number, current: number, currentGain: number): number => {
+      let best = current;
+      let bestGain = currentGain;
+      for (let index = 0; index < touchedCount; index++) {
+        const community = touched[index] as number;
+        if (community === current) continue;
+        const gain = (weightTo[community] as number) - scale * weight * (communityWeight[community] as number);
+        if (gain > bestGain || (gain === bestGain && best !== current && community < best)) {
+          best = community;
+          bestGain = gain;
+        }
+      }
+      for (let index = 0; index < touchedCount; index++) weightTo[touched[index] as number] = 0;
+      touchedCount = 0;
+      return best;
+    };
+    for (let node = 0; node < n; node++) {
+      if (placed[node] !== 1) continue;
+      const own = membership[node] as number;
+      const weight = nodeWeights[node] as number;
+      addEdges(node);
+      communityWeight[own] = (communityWeight[own] as number) - weight;
+      const best = bestMove(weight, own, (weightTo[own] as number) - scale * weight * (communityWeight[own] as number));
+      membership[node] = best;
+      communityWeight[best] = (communityWeight[best] as number) + weight;
+    }
+    const onlyNew = new Uint8Array(labels).fill(1);
+    for (let node = 0; node < n; node++) if (placed[node] !== 1) onlyNew[membership[node] as number] = 0;
+    const groups = new Map<number, number[]>();
+    for (let node = 0; node < n; node++) {
+      const label = membership[node] as number;
+      if (onlyNew[label] !== 1) continue;
+      const group = groups.get(label);
+      if (group) group.push(node);
+      else groups.set(label, [node]);
+    }
+    for (const [label, group] of groups) {
+      // Only into a community with earlier members: the new nodes have met each other in the moves above.
+      for (const node of group) addEdges(node, onlyNew);
+      const weight = communityWeight[label] as number;
+      const best = bestMove(weight, label, 0);
+      if (best === label) continue;
+      for (const node of group) membership[node] = best;
+      communityWeight[best] = (communityWeight[best] as number) + weight;
+      communityWeight[label] = 0;
+    }
+    const count = renumber(membership, n, work.renumbering);
+    completed = true;
+    return { membership, count };
+  } finally {
+    work.inUse = false;
+    // A throw can leave `weightTo` dirty; never reuse such a workspace.
+    if (!completed && work === retained) retained = undefined;
+  }
 }

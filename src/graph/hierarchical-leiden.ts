@@ -2,7 +2,7 @@ import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
 import { csrFromTriplets } from '../math/csr-matrix.js';
 import type { CsrMatrix } from '../math/csr-matrix.js';
-import { leiden } from './leiden.js';
+import { leiden, placeNodes } from './leiden.js';
 
 /*
  * Hierarchical Leiden with the shape of graspologic's `hierarchical_leiden` as Microsoft GraphRAG calls it
@@ -146,7 +146,7 @@ export interface LeidenHierarchyStart<Member = number> {
    */
   onLevel0Check?: (check: { updated: number; fresh: number | undefined; keptFresh: boolean }) => void;
   /**
-   * Place the new nodes instead of clustering again (see {@link placeNewNodes}): every node keeps its earlier community
+   * Place the new nodes instead of clustering again (see `placeNodes` in leiden.ts): every node keeps its earlier community
    * at every level, and a node new to the hierarchy joins, level by level, the community among the members being split
    * that its move gains most quality in, or stays alone. Only a community that grew past the cap out of one that was not
    * split is clustered, as in an update. No clustering is checked against a fresh one (`onLevel0Check` is not called).
@@ -301,7 +301,7 @@ export function hierarchicalLeiden(graph: CsrMatrix, options: HierarchicalLeiden
       const warm = update?.startOf(members, level);
       if (warm && start?.placeOnly === true) {
         if (!warm.placed.includes(1)) clustered = { membership: warm.initial, count: warm.count };
-        else if (warm.splitBefore) clustered = placeNewNodes(subgraphOf(members), warm.initial, warm.placed, leidenOptions);
+        else if (warm.splitBefore) clustered = placeNodes(subgraphOf(members), warm.initial, warm.placed, leidenOptions);
         // New members in a community that was not split this deep (it grew past the cap): split it as a fresh run would.
         else clustered = leiden(subgraphOf(members), leidenOptions);
       } else if (warm && !warm.affected.includes(1)) {
@@ -422,115 +422,6 @@ function createUpdate(graph: CsrMatrix, start: LeidenHierarchyStart, stamp: Int3
   };
 }
 
-/**
- * A partition with new nodes placed, without clustering again: each node marked in `placed` (alone in `initial`), in
- * node order, joins the community its move gains most quality in — Leiden's move gain, w_ic − γ·k_i·K_c/Σk for
- * modularity (k: weighted degree, K_c: the community's total), w_ic − γ·K_c for CPM (K_c: its size) — or stays alone
- * when no move gains; every other node keeps its community. Once, in order, as Leiden's fast local moving visits a node:
- * a new node whose only neighbours are new ones placed after it is joined by them. Then each community of new nodes
- * alone may join another whole (below). Renumbered canonically (first seen).
- */
-function placeNewNodes(
-  graph: CsrMatrix,
-  initial: Int32Array,
-  placed: Uint8Array,
-  options: { resolution: number; quality: 'modularity' | 'cpm' },
-): { membership: Int32Array; count: number } {
-  const n = graph.rows;
-  const { rowPointers, columnIndices, values } = graph;
-  const cpm = options.quality === 'cpm';
-  // Node weights as Leiden's: the weighted degree (a self-loop counts twice) for modularity, 1 for CPM.
-  const nodeWeight = new Float64Array(n);
-  let total = 0;
-  for (let node = 0; node < n; node++) {
-    let weight = 1;
-    if (!cpm) {
-      weight = 0;
-      for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) weight += (columnIndices[entry] === node ? 2 : 1) * (values[entry] as number);
-    }
-    nodeWeight[node] = weight;
-    total += weight;
-  }
-  const scale = cpm ? options.resolution : total > 0 ? options.resolution / total : 0;
-  const membership = Int32Array.from(initial);
-  let labels = 0;
-  for (const label of membership) labels = Math.max(labels, label + 1);
-  const communityWeight = new Float64Array(labels);
-  for (let node = 0; node < n; node++) communityWeight[membership[node] as number] = (communityWeight[membership[node] as number] as number) + (nodeWeight[node] as number);
-  const weightTo = new Float64Array(labels);
-  const touched: number[] = [];
-  /** Adds the weight of each edge of `node` to the community at its other end, unless that is `node` or `excluded`. */
-  const addEdges = (node: number, excluded?: Uint8Array): void => {
-    for (let entry = rowPointers[node] as number; entry < (rowPointers[node + 1] as number); entry++) {
-      const neighbor = columnIndices[entry] as number;
-      const community = membership[neighbor] as number;
-      if (neighbor === node || excluded?.[community] === 1) continue;
-      if (weightTo[community] === 0) touched.push(community);
-      weightTo[community] = (weightTo[community] as number) + (values[entry] as number);
-    }
-  };
-  /**
-   * The community that gains most from a part of weight `weight` moving in (w − scale·weight·K), among those the added
-   * edges reach, or `current` unless one gains more than `currentGain`; ties to the smaller label. Clears the sums.
-   */
-  const bestMove = (weight: number, current: number, currentGain: number): number => {
-    let best = current;
-    let bestGain = currentGain;
-    for (const community of touched) {
-      if (community === current) continue;
-      const gain = (weightTo[community] as number) - scale * weight * (communityWeight[community] as number);
-      if (gain > bestGain || (gain === bestGain && best !== current && community < best)) {
-        best = community;
-        bestGain = gain;
-      }
-    }
-    for (const community of touched) weightTo[community] = 0;
-    touched.length = 0;
-    return best;
-  };
-  for (let node = 0; node < n; node++) {
-    if (placed[node] !== 1) continue;
-    const own = membership[node] as number;
-    const weight = nodeWeight[node] as number;
-    addEdges(node);
-    communityWeight[own] = (communityWeight[own] as number) - weight;
-    const best = bestMove(weight, own, (weightTo[own] as number) - scale * weight * (communityWeight[own] as number));
-    membership[node] = best;
-    communityWeight[best] = (communityWeight[best] as number) + weight;
-  }
-  // Then each community of new nodes alone joins, whole, the earlier community the merge gains most in
-  // (w_LC − γ·K_L·K_C/Σk), as Leiden's next level moves it: new nodes tied to each other more than to any one earlier
-  // community gather first, and a single move cannot take the group where it belongs together.
-  const onlyNew = new Uint8Array(labels).fill(1);
-  for (let node = 0; node < n; node++) if (placed[node] !== 1) onlyNew[membership[node] as number] = 0;
-  const groups = new Map<number, number[]>();
-  for (let node = 0; node < n; node++) {
-    const label = membership[node] as number;
-    if (onlyNew[label] !== 1) continue;
-    const group = groups.get(label);
-    if (group) group.push(node);
-    else groups.set(label, [node]);
-  }
-  for (const [label, group] of groups) {
-    // Into a community with earlier members: new nodes have met each other in the moves above.
-    for (const node of group) addEdges(node, onlyNew);
-    const weight = communityWeight[label] as number;
-    const best = bestMove(weight, label, 0);
-    if (best === label) continue;
-    for (const node of group) membership[node] = best;
-    communityWeight[best] = (communityWeight[best] as number) + weight;
-    communityWeight[label] = 0;
-  }
-  const renumbered = new Int32Array(labels).fill(-1);
-  let count = 0;
-  for (let node = 0; node < n; node++) {
-    const label = membership[node] as number;
-    if (renumbered[label] === -1) renumbered[label] = count++;
-    membership[node] = renumbered[label] as number;
-  }
-  return { membership, count };
-}
-
 /** An undirected weighted edge between node ids. */
 export interface WeightedIdEdge {
   source: string;
@@ -575,6 +466,29 @@ export function hierarchicalLeidenFromNodeEdges(
   options: HierarchicalLeidenOptions = {},
   start?: LeidenHierarchyStart<string>,
 ): LeidenHierarchyCommunity<string>[] {
+  const { ids, graph } = clusteringGraph(nodes, ends, weights);
+  const indexOf = new Map(ids.map((id, index) => [id, index]));
+  let indexStart: LeidenHierarchyStart | undefined;
+  if (start) {
+    // Only the members are ids; every other setting of the start passes as it is.
+    const { communities, changed, ...settings } = start;
+    indexStart = {
+      ...settings,
+      communities: communities.map((community) => ({ level: community.level, members: community.members.flatMap((member) => indexOf.get(member) ?? []) })),
+      ...(changed === undefined ? {} : { changed: new Set([...changed].flatMap((id) => indexOf.get(id) ?? [])) }),
+    };
+  }
+  const hierarchy = hierarchicalLeiden(graph, options, indexStart);
+  return hierarchy.map((community) => ({ ...community, members: community.members.map((index) => ids[index] as string) }));
+}
+
+/**
+ * The graph {@link hierarchicalLeidenFromNodeEdges} clusters: `nodes` in sorted id order (`ids`), and the edges as a
+ * symmetric matrix over those positions — parallel edges (either direction) add up, self-loops and edges with an end
+ * at −1 are left out, and when any weight is ≤ 0 (PMI weights can be) all are shifted into a positive range preserving
+ * their order (by the smallest, plus 1 % of their span).
+ */
+export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weights: ArrayLike<number>): { ids: string[]; graph: CsrMatrix } {
   // Indices in sorted id order, so "sorted indices" and "smallest member first" mean the same for ids.
   const order = Array.from(nodes.keys()).sort((left, right) => ((nodes[left] as string) < (nodes[right] as string) ? -1 : 1));
   const ids = order.map((position) => nodes[position] as string);
@@ -605,20 +519,5 @@ export function hierarchicalLeidenFromNodeEdges(
     const floor = maximum > minimum ? (maximum - minimum) * 0.01 : 1;
     for (let entry = 0; entry < values.length; entry++) values[entry] = (values[entry] as number) - minimum + floor;
   }
-  const indexOf = new Map(ids.map((id, index) => [id, index]));
-  const indexStart: LeidenHierarchyStart | undefined = start && {
-    communities: start.communities.map((community) => ({
-      level: community.level,
-      members: community.members.flatMap((member) => {
-        const index = indexOf.get(member);
-        return index === undefined ? [] : [index];
-      }),
-    })),
-    ...(start.changed === undefined ? {} : { changed: new Set([...start.changed].flatMap((id) => indexOf.get(id) ?? [])) }),
-    ...(start.qualityReference === undefined ? {} : { qualityReference: start.qualityReference }),
-    ...(start.onLevel0Check === undefined ? {} : { onLevel0Check: start.onLevel0Check }),
-    ...(start.placeOnly === undefined ? {} : { placeOnly: start.placeOnly }),
-  };
-  const hierarchy = hierarchicalLeiden(csrFromTriplets(ids.length, ids.length, rowIndices, columnIndices, values), options, indexStart);
-  return hierarchy.map((community) => ({ ...community, members: community.members.map((index) => ids[index] as string) }));
+  return { ids, graph: csrFromTriplets(ids.length, ids.length, rowIndices, columnIndices, values) };
 }

@@ -1,33 +1,21 @@
 import type { Kgrag } from '../../src/api/create-kgrag.js';
-import type { WeightedIdEdge } from '../../src/graph/hierarchical-leiden.js';
+import { clusteringGraph, type WeightedIdEdge } from '../../src/graph/hierarchical-leiden.js';
 import { modularity } from '../../src/graph/modularity.js';
-import { undirectedGraphCsr, type CsrMatrix, type IndexedEdge } from '../../src/math/csr-matrix.js';
+import type { CsrMatrix } from '../../src/math/csr-matrix.js';
 
 /*
  * The quality of an index's community hierarchy, level by level, on an entity graph: what the equivalence test holds an
  * updated index's communities to, and what the drift bench reports for communities kept between refreshes.
  */
 
-/** The entity graph as the clustering sees it (PMI weights shifted positive, as it shifts them), and its node order. */
+/** The entity graph as the clustering sees it (`clusteringGraph`: PMI weights shifted positive), and its node order. */
 export async function entityGraph(kgrag: Kgrag): Promise<{ entities: string[]; graph: CsrMatrix; relations: WeightedIdEdge[] }> {
-  const entities = (await kgrag.store.table('entities').pick(['id'])).map((entity) => entity.id).sort();
-  const indexOf = new Map(entities.map((id, index) => [id, index]));
+  const ids = (await kgrag.store.table('entities').pick(['id'])).map((entity) => entity.id);
+  const position = new Map(ids.map((id, index) => [id, index]));
   const relations = await kgrag.store.table('relations').pick(['source', 'target', 'weight']);
-  let low = Number.POSITIVE_INFINITY;
-  let high = Number.NEGATIVE_INFINITY;
-  for (const relation of relations) {
-    low = Math.min(low, relation.weight);
-    high = Math.max(high, relation.weight);
-  }
-  const floor = high > low ? (high - low) * 0.01 : 1;
-  const edges: IndexedEdge[] = [];
-  for (const relation of relations) {
-    const source = indexOf.get(relation.source);
-    const target = indexOf.get(relation.target);
-    if (source === undefined || target === undefined || source === target) continue;
-    edges.push({ source, target, weight: low <= 0 ? relation.weight - low + floor : relation.weight });
-  }
-  return { entities, graph: undirectedGraphCsr(entities.length, edges), relations };
+  const ends = Int32Array.from(relations.flatMap((relation) => [position.get(relation.source) ?? -1, position.get(relation.target) ?? -1]));
+  const { ids: entities, graph } = clusteringGraph(ids, ends, Float64Array.from(relations, (relation) => relation.weight));
+  return { entities, graph, relations };
 }
 
 /** Modularity of each level's partition of the graph; an entity in no community of a level keeps its own. */

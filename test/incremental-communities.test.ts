@@ -82,10 +82,7 @@ describe('fast mode: communities and reports after a change', () => {
     const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
     const before = await tables(kgrag);
-    const summary = await kgrag.index(
-      [hollinsBakery],
-      { methods },
-    );
+    const summary = await kgrag.index([hollinsBakery], { methods });
     const counts = summary.counts.reports ?? {};
     const after = await tables(kgrag);
     assert.equal((counts['reused'] ?? 0) + (counts['regenerated'] ?? 0), after.reports.length);
@@ -148,10 +145,7 @@ describe('fast mode: communities and reports after a change', () => {
   test('an update builds only the rows whose members or their relations and chunks changed; the others are the rows it would build', async () => {
     const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    const summary = await kgrag.index(
-      [hollinsBakery],
-      { methods },
-    );
+    const summary = await kgrag.index([hollinsBakery], { methods });
     const counts = summary.counts.communities ?? {};
     assert.ok((counts['written'] ?? 0) > 0, 'the document changed some rows');
     assert.ok((counts['built'] ?? 0) < (counts['communities'] ?? 0), `built ${counts['built']} of ${counts['communities']} rows`);
@@ -175,10 +169,7 @@ describe('fast mode: communities and reports after a change', () => {
   test('an update hashes the report inputs only of communities whose row or members changed; the others carry theirs, as hashing gives them', async () => {
     const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });
-    const summary = await kgrag.index(
-      [hollinsBakery],
-      { methods },
-    );
+    const summary = await kgrag.index([hollinsBakery], { methods });
     const counts = summary.counts.reports ?? {};
     assert.ok((counts['inputsHashed'] ?? 0) < (counts['reports'] ?? 0), `hashed ${counts['inputsHashed']} of ${counts['reports']}`);
     assert.ok((counts['inputsHashed'] ?? 0) >= (counts['regenerated'] ?? 0));
@@ -229,8 +220,6 @@ describe('fast mode: communities and reports after a change', () => {
 
   test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {
     const workspace = await indexedCopy();
-    const kgrag = await createKgrag({ workspace, env: {} });
-    await kgrag.close();
     // The graph steps write the table in id order, and a community then takes the table order for id order; rows
     // written in another order (reversed here, on a copy of the index) must not change what a community lists.
     const copy = join(root, `copy-${workspaces}.db`);

@@ -10,6 +10,10 @@ function chunk(hid: number, text: string): ContextChunk {
 
 const town = chunk(4, 'Kestermouth is a small harbour town on the east coast. The town has a long fishing tradition and a busy market.');
 const bridge = chunk(9, 'The Weir Bridge collapsed during the great flood of 1952. Engineers rebuilt the Weir Bridge in 1954 using local granite.');
+const kesterWeirBridge = {
+  ...chunk(3, 'The Kester Weir Bridge carries Ferry Street across the River Kester below the weir. The bridge was opened on Saturday 14 May 1938 by the council chairman. During the flood of 1947 the bridge remained open when every other crossing was closed.'),
+  documentTitle: 'Kester Weir Bridge',
+};
 const weather = chunk(2, '# Weather\nStorms are common in winter. Fishermen stay ashore when the wind rises above gale force.');
 
 describe('extractiveAnswer', () => {
@@ -66,6 +70,16 @@ describe('extractiveAnswer', () => {
     const lilu = { ...chunk(8, 'A lilu is a masculine Akkadian word for a spirit, related to the demon Alû.'), documentTitle: 'Lilu (mythology)' };
     const result = await extractiveAnswer('If Gallu is a demon Lilu is what?', [myth, lilu]);
     assert.ok(result.citations.some((citation) => citation.quote === 'A lilu is a masculine Akkadian word for a spirit, related to the demon Alû.'), JSON.stringify(result.citations.map((citation) => citation.quote)));
+  });
+
+  test('a definition answers a "what is" part; a question asking for a date has none', async () => {
+    const bridge = { ...chunk(3, 'The Kester Weir Bridge was opened on 14 May 1938 by the council chairman. The Kester Weir Bridge stood firm in the flood and was the only crossing open in the valley.'), documentTitle: 'Kester Weir Bridge' };
+    const dated = await extractiveAnswer('On what date was the Kester Weir Bridge opened?', [bridge]);
+    assert.deepEqual(dated.citations.map((citation) => citation.quote), ['The Kester Weir Bridge was opened on 14 May 1938 by the council chairman.']);
+    for (const question of ['What was the Kester Weir Bridge, and on what date was it opened?', 'Was the Kester Weir Bridge opened in 1938?']) {
+      const defined = await extractiveAnswer(question, [bridge]);
+      assert.equal(defined.citations.length, 2, `${question} ${JSON.stringify(defined.citations.map((citation) => citation.quote))}`);
+    }
   });
 
   test('quotes a further sentence only when it answers a part of the question the quoted ones do not', async () => {
@@ -150,6 +164,41 @@ describe('extractiveAnswer', () => {
     assert.deepEqual(
       result.citations.map((citation) => citation.quote),
       ['The Weir Bridge collapsed during the great flood of 1952.'],
+    );
+  });
+
+  test('a near-equal sentence is quoted as another answer only when it holds the kind of answer asked for', async () => {
+    // The last two sentences tie on the question's words and both hold a year: either may be the answer. The first
+    // names the bridge and nearly ties on words, but holds no year: it is no other answer to "when".
+    const result = await extractiveAnswer('When was the Kester Weir Bridge opened?', [kesterWeirBridge]);
+    assert.deepEqual(
+      result.citations.map((citation) => citation.quote),
+      ['The bridge was opened on Saturday 14 May 1938 by the council chairman.', 'During the flood of 1947 the bridge remained open when every other crossing was closed.'],
+    );
+  });
+
+  test('a century or a decade answers "when" as a year does', async () => {
+    // Both sentences hold every word of the question; the first holds a year, so the second is quoted as another answer
+    // only if its century is one.
+    const lacy = { ...chunk(7, 'The Blue Lacy breed was developed over a century in Texas and adopted as its state dog in 2005. The Blue Lacy breed was developed by the Lacy brothers in the mid-19th century.'), documentTitle: 'Blue Lacy' };
+    const result = await extractiveAnswer('In which century was the Blue Lacy breed developed?', [lacy]);
+    assert.ok(
+      result.citations.some((citation) => citation.quote === 'The Blue Lacy breed was developed by the Lacy brothers in the mid-19th century.'),
+      JSON.stringify(result.citations.map((citation) => citation.quote)),
+    );
+    const mill = { ...chunk(8, 'The Sedley Mill weaving shed was rebuilt after years of decline and listed in 1998. The Sedley Mill weaving shed was rebuilt with steel trusses in the 1960s.'), documentTitle: 'Sedley Mill' };
+    const decade = await extractiveAnswer('In which decade was the Sedley Mill weaving shed rebuilt?', [mill]);
+    assert.ok(
+      decade.citations.some((citation) => citation.quote === 'The Sedley Mill weaving shed was rebuilt with steel trusses in the 1960s.'),
+      JSON.stringify(decade.citations.map((citation) => citation.quote)),
+    );
+  });
+
+  test('"on what date" asks for a day: a sentence with a bare year holds no answer to it', async () => {
+    const result = await extractiveAnswer('On what date was the Kester Weir Bridge opened?', [kesterWeirBridge]);
+    assert.deepEqual(
+      result.citations.map((citation) => citation.quote),
+      ['The bridge was opened on Saturday 14 May 1938 by the council chairman.'],
     );
   });
 

@@ -84,12 +84,17 @@ const alternativeRelevance = 0.8;
 export const unsupportedAnswer = 'The retrieved passages do not answer this question: no sentence in them shares enough of its words.';
 
 const months = 'january|february|march|april|may|june|july|august|september|october|november|december';
+const weekdays = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
+const ordinals = 'first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first';
 /**
  * Expected answer types by question word, and how to recognise a candidate answer in a sentence. A name is two
- * capitalised words or more, joined by spaces, particles or "&" (a firm: "Ivesley & Thorne").
+ * capitalised words or more, joined by spaces, particles or "&" (a firm: "Ivesley & Thorne"). "On what date" asks for
+ * a day: a month, a weekday or a numeric date holds one, a bare year does not ("remained open in the floods of 1947").
+ * "When" is answered by a year, a decade ("the 1960s"), a month or a century ("the mid-19th century").
  */
 const answerTypes: ReadonlyArray<{ question: RegExp; candidate: RegExp }> = [
-  { question: /\b(when|what (date|year|day|time|century|decade)|which (year|date|day|century|decade)|how long ago)\b/i, candidate: new RegExp(`\\b(1[0-9]{3}|20[0-9]{2})\\b|\\b(${months})\\b`, 'i') },
+  { question: /\b(what|which) (date|day)\b/i, candidate: new RegExp(`\\b(${months}|${weekdays})\\b|\\b\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}\\b`, 'i') },
+  { question: /\b(when|what (year|time|century|decade)|which (year|century|decade)|how long ago)\b/i, candidate: new RegExp(`\\b(1[0-9]{3}|20[0-9]{2})s?\\b|\\b(${months})\\b|\\b(\\d{1,2}(st|nd|rd|th)|${ordinals})[- ]century\\b`, 'i') },
   { question: /\bhow (many|much|old|far|long|tall|high|deep)\b/i, candidate: /\b\d[\d,.]*\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million)\b/i },
   { question: /\b(who|whom|whose)\b/i, candidate: /\b[A-Z][\p{L}'’-]+(?:\s+(?:[A-Z][\p{L}'’-]+|of|de|van|von|&))*\s+[A-Z][\p{L}'’-]+/u },
 ];
@@ -236,7 +241,9 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   // the kind of answer the question asks for (a date for "when") where none of them does. A sentence that merely
   // shares the question's words again — another passage's "designed and built" — pads the answer.
   // Or it answers the same part about as well as the best one (its own relevance at least `alternativeRelevance` of
-  // the best's): when the best sentence is the wrong one, the right one is often its near-equal. Once the best
+  // the best's): when the best sentence is the wrong one, the right one is often its near-equal. A near-equal without
+  // the kind of answer asked for, once one is quoted, is not another answer: "The Kester Weir Bridge carries Ferry
+  // Street …" beside the sentence dating its opening. Once the best
   // sentence names what the question names, a further one must be about that too: from a quoted sentence's document,
   // or naming a name the question or a quoted sentence names (the second hop's subject, named in the first) — not
   // another passage's "designed and built" about another machine.
@@ -249,7 +256,11 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   let firstRelevance = 0;
   const connected = (candidate: Candidate): boolean => quotedDocuments.has(candidate.from.documentId) || [...candidate.names].some((name) => names.has(name));
   // A sentence defining something the question names ("A lilu … is a masculine Akkadian word for a spirit") answers
-  // its "what is" part, even when every word it shares with the question is already quoted.
+  // its "what is" part, even when every word it shares with the question is already quoted, and so does it for a
+  // question whether things are something ("Are Nantong and Jingdezhen situated in the same province?"). A question
+  // asking neither ("On what date was the Kester Weir Bridge opened?") is not answered by "The Kester Weir Bridge …
+  // was the only crossing open".
+  const asksWhatIs = /\b(?:what|who)(?:['’]s|\s+(?:is|are|was|were)\b)|\b(?:is|are|was|were)\s+what\b|^\W*(?:is|are|was|were)\b/i.test(question);
   let defined = false;
   const answersMore = (candidate: Candidate): boolean => {
     if (selected.length === 0) return true;
@@ -257,8 +268,9 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
     return (
       supportTerms.some((term) => candidate.terms.has(term) && !covered.has(term)) ||
       (asksForType && !answerQuoted && candidate.holdsAnswer) ||
-      (!defined && definesQuestionTerm(candidate) && namedBySubject(candidate) >= mostNamed) ||
-      candidate.relevance >= alternativeRelevance * firstRelevance
+      (asksWhatIs && !defined && definesQuestionTerm(candidate) && namedBySubject(candidate) >= mostNamed) ||
+      // A near-equal is another answer, so once a quoted sentence holds the kind asked for, it must hold one too.
+      (candidate.relevance >= alternativeRelevance * firstRelevance && (!answerQuoted || candidate.holdsAnswer))
     );
   };
   const selected: Candidate[] = [];

@@ -200,6 +200,10 @@ describe('extractiveAnswer', () => {
       result.citations.map((citation) => citation.quote),
       ['The bridge was opened on Saturday 14 May 1938 by the council chairman.'],
     );
+    // Nor does the verb "may": a month holds a day beside a number.
+    const rumour = { ...chunk(4, 'The Kester Weir Bridge was opened on 14 May 1938. The Kester Weir Bridge may have opened to carts in 1937.'), documentTitle: 'Kester Weir Bridge' };
+    const dated = await extractiveAnswer('On what date was the Kester Weir Bridge opened?', [rumour]);
+    assert.deepEqual(dated.citations.map((citation) => citation.quote), ['The Kester Weir Bridge was opened on 14 May 1938.']);
   });
 
   test('a sentence that names its subject only through the document title supports an answer', async () => {

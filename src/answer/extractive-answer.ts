@@ -2,6 +2,7 @@ import { maxOf } from '../core/max-of.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { cjkLetterClass, hasCjkLetter } from '../text/cjk-letters.js';
 import { splitSentences } from '../text/sentences.js';
+import { monthNames, weekdayNames } from '../text/calendar-words.js';
 import { lightStem } from '../text/light-stem.js';
 import { englishStopwords } from '../text/stopwords.js';
 import { queryTerms, wordTokens } from '../text/word-tokens.js';
@@ -83,17 +84,20 @@ const alternativeRelevance = 0.8;
 /** The answer when no retrieved sentence supports one. */
 export const unsupportedAnswer = 'The retrieved passages do not answer this question: no sentence in them shares enough of its words.';
 
-const months = 'january|february|march|april|may|june|july|august|september|october|november|december';
-const weekdays = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
+const months = monthNames.join('|');
 const ordinals = 'first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first';
 /**
  * Expected answer types by question word, and how to recognise a candidate answer in a sentence. A name is two
  * capitalised words or more, joined by spaces, particles or "&" (a firm: "Ivesley & Thorne"). "On what date" asks for
- * a day: a month, a weekday or a numeric date holds one, a bare year does not ("remained open in the floods of 1947").
- * "When" is answered by a year, a decade ("the 1960s"), a month or a century ("the mid-19th century").
+ * a day: a month beside a number ("14 May 1938", "May 14"), a weekday or a numeric date holds one; a bare year does not
+ * ("remained open in the floods of 1947"), nor does the verb "may". "When" is answered by a year, a decade ("the
+ * 1960s"), a month or a century ("the mid-19th century").
  */
 const answerTypes: ReadonlyArray<{ question: RegExp; candidate: RegExp }> = [
-  { question: /\b(what|which) (date|day)\b/i, candidate: new RegExp(`\\b(${months}|${weekdays})\\b|\\b\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}\\b`, 'i') },
+  {
+    question: /\b(what|which) (date|day)\b/i,
+    candidate: new RegExp(`\\b\\d{1,2}(st|nd|rd|th)? (${months})\\b|\\b(${months}) \\d{1,4}\\b|\\b(${weekdayNames.join('|')})\\b|\\b\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}\\b`, 'i'),
+  },
   { question: /\b(when|what (year|time|century|decade)|which (year|century|decade)|how long ago)\b/i, candidate: new RegExp(`\\b(1[0-9]{3}|20[0-9]{2})s?\\b|\\b(${months})\\b|\\b(\\d{1,2}(st|nd|rd|th)|${ordinals})[- ]century\\b`, 'i') },
   { question: /\bhow (many|much|old|far|long|tall|high|deep)\b/i, candidate: /\b\d[\d,.]*\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million)\b/i },
   { question: /\b(who|whom|whose)\b/i, candidate: /\b[A-Z][\p{L}'’-]+(?:\s+(?:[A-Z][\p{L}'’-]+|of|de|van|von|&))*\s+[A-Z][\p{L}'’-]+/u },
@@ -243,10 +247,10 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
   // Or it answers the same part about as well as the best one (its own relevance at least `alternativeRelevance` of
   // the best's): when the best sentence is the wrong one, the right one is often its near-equal. A near-equal without
   // the kind of answer asked for, once one is quoted, is not another answer: "The Kester Weir Bridge carries Ferry
-  // Street …" beside the sentence dating its opening. Once the best
-  // sentence names what the question names, a further one must be about that too: from a quoted sentence's document,
-  // or naming a name the question or a quoted sentence names (the second hop's subject, named in the first) — not
-  // another passage's "designed and built" about another machine.
+  // Street …" beside the sentence dating its opening. Once the best sentence names what the question names, a further
+  // one must be about that too: from a quoted sentence's document, or naming a name the question or a quoted sentence
+  // names (the second hop's subject, named in the first) — not another passage's "designed and built" about another
+  // machine.
   const asksForType = answerTypes.some((type) => type.question.test(question));
   const covered = new Set<string>();
   const names = new Set(questionNames);
@@ -269,7 +273,6 @@ export async function extractiveAnswer(question: string, chunks: readonly Contex
       supportTerms.some((term) => candidate.terms.has(term) && !covered.has(term)) ||
       (asksForType && !answerQuoted && candidate.holdsAnswer) ||
       (asksWhatIs && !defined && definesQuestionTerm(candidate) && namedBySubject(candidate) >= mostNamed) ||
-      // A near-equal is another answer, so once a quoted sentence holds the kind asked for, it must hold one too.
       (candidate.relevance >= alternativeRelevance * firstRelevance && (!answerQuoted || candidate.holdsAnswer))
     );
   };

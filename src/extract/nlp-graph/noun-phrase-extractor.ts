@@ -2,6 +2,7 @@ import type { ItemCustomEntity, ItemEntity, ItsFunction } from 'wink-nlp';
 import type { CooperativeTask } from '../../core/cooperative-task.js';
 import { breakLongRuns } from '../../text/break-long-runs.js';
 import { foldLatinLetters } from '../../text/fold-latin-letters.js';
+import { monthAbbreviations, monthNames, weekdayNames } from '../../text/calendar-words.js';
 import { createWinkNlp, type WinkNlp } from './create-wink-nlp.js';
 
 /*
@@ -66,11 +67,7 @@ function createPatternNlp(): WinkNlp {
 }
 
 const personTitles = new Set(['dr', 'mr', 'mrs', 'ms', 'miss', 'prof', 'professor', 'sir', 'dame', 'lady', 'lord', 'rev', 'reverend', 'father', 'sister', 'captain', 'capt', 'judge', 'mayor', 'councillor', 'senator', 'president', 'king', 'queen', 'prince', 'princess', 'saint', 'st']);
-const calendarWords = new Set([
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
-  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
-]);
+const calendarWords = new Set([...monthNames, ...monthAbbreviations, ...weekdayNames]);
 const tokenPattern = /^[\p{L}\p{N}][\p{L}\p{N}\-'’.&]*$/u;
 const connectorWords = new Set(['of', 'de', 'del', 'della', 'di', 'du', 'des', 'van', 'von', 'der', 'for', 'la', 'le']);
 const maxTokenLength = 25;

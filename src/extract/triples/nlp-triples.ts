@@ -3,6 +3,7 @@ import { appendAll } from '../../core/append-all.js';
 import { breakLongRuns } from '../../text/break-long-runs.js';
 import { createWinkNlp, type WinkNlp } from '../nlp-graph/create-wink-nlp.js';
 import { normalizePhrase } from '../../text/normalize-phrase.js';
+import { monthAbbreviations, monthNames } from '../../text/calendar-words.js';
 import type { Triple, TripleExtraction } from './extracted-triples.js';
 
 /*
@@ -42,10 +43,7 @@ export interface NlpTripleExtractor {
 
 /** Named-entity types of wink-nlp that make a date or number argument. */
 const numericEntityTypes = new Set(['DATE', 'TIME', 'DURATION', 'CARDINAL', 'MONEY', 'PERCENT']);
-const monthNames = new Set([
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
-]);
+const monthWords = new Set([...monthNames, ...monthAbbreviations]);
 /** Words that join two proper nouns into one name ("University of Paris", "Ludwig van Beethoven"). */
 const nameConnectors = new Set(['of', 'de', 'del', 'della', 'di', 'du', 'des', 'van', 'von', 'der', 'den', 'la', 'le', 'y', 'da', 'dos', 'upon', 'am', 'sur']);
 const definiteDeterminers = new Set(['the', 'this', 'that']);
@@ -178,7 +176,7 @@ export function createNlpTripleExtractor(): NlpTripleExtractor {
       // "… and stars Jeff Goldblum": film passages use these as verbs, which wink tags as nouns.
       if (starringWords.has(lower[index] ?? '') && tags[index + 1] === 'PROPN') tags[index] = 'VERB';
       // A month next to a number is part of the date even where wink's entity stops short ("March 925").
-      if (monthNames.has(lower[index] ?? '') && (numeric[index - 1] === 1 || numeric[index + 1] === 1)) {
+      if (monthWords.has(lower[index] ?? '') && (numeric[index - 1] === 1 || numeric[index + 1] === 1)) {
         numeric[index] = 1;
         cardinal[index] = 0;
       }
@@ -231,7 +229,7 @@ function extractFromTokens(text: string, tokens: Tokens, sentences: ReadonlyArra
   };
   const isNumeric = (index: number): boolean => index <= sentenceEnd && numeric[index] === 1;
   const modifiesNoun = (first: number, last: number): boolean => {
-    for (let index = first; index <= last; index++) if (monthNames.has(lower[index] ?? '')) return false;
+    for (let index = first; index <= last; index++) if (monthWords.has(lower[index] ?? '')) return false;
     if (cardinal.subarray(first, last + 1).every((flag) => flag === 1) && (tag(last + 1) === 'NOUN' || tag(last + 1) === 'ADJ')) return true;
     if (last !== first || !/^\d{4}$/.test(values[first] ?? '')) return false;
     let head = -1;

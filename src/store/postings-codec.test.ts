@@ -38,6 +38,40 @@ test('a posting list after a deletion is the encoding of its kept rows, renumber
   }
 });
 
+test('with stale rows, a list and its tail after a deletion are merged by position: stale rows keep their tail entries only, deleted rows none', () => {
+  const random = createRandom(3802);
+  for (let trial = 0; trial < 200; trial++) {
+    const stored = 1 + Math.floor(random() * 300);
+    const appended = Math.floor(random() * 20);
+    const size = stored + appended;
+    const deleted = new Uint8Array(size).map(() => (random() < 0.05 ? 1 : 0));
+    const stale = new Uint8Array(size).map((_, row) => (row < stored && random() < 0.08 ? 1 : 0));
+    const positions = new Int32Array(size);
+    const storedPositions = new Int32Array(size);
+    let next = 0;
+    let firstChanged = size;
+    for (let row = 0; row < size; row++) {
+      positions[row] = deleted[row] === 1 ? -1 : next++;
+      storedPositions[row] = stale[row] === 1 ? -1 : (positions[row] as number);
+      if (deleted[row] === 1 || stale[row] === 1) firstChanged = Math.min(firstChanged, row);
+    }
+    // The stored list holds old entries of some stored rows; the tail the current entries of some stale rows and new rows.
+    const listRows = [...Array(stored).keys()].filter(() => random() < 0.4);
+    const tailRows = [...Array(size).keys()].filter((row) => (row >= stored || stale[row] === 1) && random() < 0.6);
+    if (listRows.length === 0 || tailRows.length === 0) continue;
+    const listValues = Float32Array.from(listRows, () => random() - 0.5);
+    const tailValues = Float32Array.from(tailRows, () => random() - 0.5);
+    const blobs = [encodeCoordinatePostings(Int32Array.from(listRows), listValues), encodeCoordinatePostings(Int32Array.from(tailRows), tailValues)];
+    const kept = [
+      ...listRows.flatMap((row, entry) => (stale[row] === 1 || deleted[row] === 1 ? [] : [[positions[row] as number, listValues[entry] as number] as const])),
+      ...tailRows.flatMap((row, entry) => (deleted[row] === 1 ? [] : [[positions[row] as number, tailValues[entry] as number] as const])),
+    ].sort((left, right) => left[0] - right[0]);
+    const expected = kept.length === 0 ? null : encodeCoordinatePostings(Int32Array.from(kept, ([row]) => row), Float32Array.from(kept, ([, value]) => value));
+    const actual = coordinatePostingsAfterDeletion(blobs, storedPositions, firstChanged, positions);
+    assert.deepEqual(actual === null ? null : actual?.toString('hex'), expected === null ? null : expected.toString('hex'), `trial ${trial}`);
+  }
+});
+
 test('a list scattered into a dense matrix puts each value at its row\'s slot and coordinate, skipping flagged rows and rows without a slot, from any byte offset', () => {
   const blob = encodeCoordinatePostings(Int32Array.from([0, 2, 3, 300]), Float32Array.from([0.5, -1.25, 2, 7]));
   // Row 3 has no slot, row 2 is skipped; rows 0 and 300 land in matrix rows 1 and 0.

@@ -243,12 +243,17 @@ function transposed(
 /**
  * A coordinate's postings after a deletion, from its stored bytes: `blobs` are its stored list and then its appended
  * tail (if any), `positions[row]` a kept row's new position (ascending with the row) or −1 for a deleted row, and
- * `firstChanged` the first row whose position changes. The entries before `firstChanged` are copied as bytes; the
- * others are read as bytes, without decoding the list into arrays, and the list is written once: the same bytes as
- * encoding the kept rows. Undefined when the list stays as it is (one list whose rows all come before
- * `firstChanged`), null when no row of it is kept.
+ * `firstChanged` the first row whose position changes or whose stored entry goes. The entries before `firstChanged`
+ * are copied as bytes; the others are read as bytes, without decoding the list into arrays, and the list is written
+ * once: the same bytes as encoding the kept rows. Undefined when the list stays as it is (one list whose rows all come
+ * before `firstChanged`), null when no row of it is kept.
+ *
+ * `tailPositions`, when given, are the tail's: a stale row (one whose current vector the tail holds, see
+ * `SqliteVectorIndex.replaceInTails`) is −1 in `positions`, so its stored entry goes, and kept in `tailPositions`. The
+ * tail's entries are then merged in among the stored ones by position, instead of following them, so that a space's
+ * stale rows and its deleted rows go in one rewrite of each list.
  */
-export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positions: Int32Array, firstChanged: number): Buffer | null | undefined {
+export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positions: Int32Array, firstChanged: number, tailPositions?: Int32Array): Buffer | null | undefined {
   if (blobs.length === 0 || blobs.length > 2) throw new Error('coordinatePostingsAfterDeletion: a list and its tail at most');
   const first = blobs[0] as Buffer;
   const firstCount = first.readUInt32LE(0);
@@ -267,17 +272,19 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   let total = -prefix;
   for (const blob of blobs) total += blob.readUInt32LE(0);
   // The kept entries after the prefix: their new rows, and where their values are (index in the list, then the list).
-  const rows = new Int32Array(total);
-  const sources = new Int32Array(total);
+  let rows: Int32Array = new Int32Array(total);
+  let sources: Int32Array = new Int32Array(total);
   let entries = 0;
+  const listEnds: number[] = [];
   for (let list = 0; list < blobs.length; list++) {
     const blob = blobs[list] as Buffer;
     const from = list === 0 ? { offset: prefixEnd, row: prefixRow, entry: prefix } : undefined;
+    const listPositions = list === 1 && tailPositions !== undefined ? tailPositions : positions;
     walkPostingRows(
       blob,
       blob.readUInt32LE(0),
       (row, entry) => {
-        const position = positions[row] as number;
+        const position = listPositions[row] as number;
         if (position < 0) return false;
         rows[entries] = position;
         sources[entries++] = entry * 2 + list;
@@ -285,7 +292,11 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
       },
       from,
     );
+    listEnds.push(entries);
   }
+  const split = listEnds[0] as number;
+  // A tail holding no stale row's entry follows the stored entries already.
+  if (tailPositions !== undefined && split > 0 && split < entries && (rows[split - 1] as number) > (rows[split] as number)) ({ rows, sources } = mergedByRow(rows, sources, split, entries));
   const kept = prefix + entries;
   if (kept === 0) return null;
   const prefixGapBytes = prefixEnd - (4 + 4 * firstCount);
@@ -312,6 +323,21 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
     previous = row;
   }
   return buffer.subarray(0, offset);
+}
+
+/** Entries `0 … split` and `split … end` of `rows` (each run ascending) and their `sources`, merged in row order. */
+function mergedByRow(rows: Int32Array, sources: Int32Array, split: number, end: number): { rows: Int32Array; sources: Int32Array } {
+  const mergedRows = new Int32Array(end);
+  const mergedSources = new Int32Array(end);
+  let left = 0;
+  let right = split;
+  for (let at = 0; at < end; at++) {
+    const takeLeft = right >= end || (left < split && (rows[left] as number) < (rows[right] as number));
+    const from = takeLeft ? left++ : right++;
+    mergedRows[at] = rows[from] as number;
+    mergedSources[at] = sources[from] as number;
+  }
+  return { rows: mergedRows, sources: mergedSources };
 }
 
 /** Whether a coordinate's stored postings hold a row flagged 1 in `rows` (a row past its end is not flagged), read as bytes. */

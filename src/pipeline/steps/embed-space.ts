@@ -104,11 +104,13 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
       async write(tx) {
         const target = tx.vectors(space);
         if (!sameEmbedder) await target.clear();
-        else await target.delete(stale);
+        // Replacements before the deletion: in a draft, a sparse space keeps them in its tails, and the deletion's one
+        // rewrite of the posting lists then drops their old entries with the deleted rows' (not two rewrites).
         await target.upsert(
           missing.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector })),
           embedder.id,
         );
+        if (sameEmbedder) await target.delete(stale);
         await writeHashes(tx);
         await options.extraWrite?.(tx);
       },

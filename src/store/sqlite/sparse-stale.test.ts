@@ -75,7 +75,7 @@ test('in a draft, replaced vectors go to the tails and the stored lists are not 
     assert.deepEqual(staleRows(path), [3, 7, 40, 41, 99, 150, 199]);
     assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
 
-    // A deletion renumbers the rows: it first rewrites the lists holding stale entries, and no row stays stale.
+    // A deletion renumbers the rows, and drops the stale entries in the same rewrite: no row stays stale.
     for (const store of [draft, whole]) await store.vectors('phrases').delete(['p41', 'p120']);
     assert.deepEqual(staleRows(path), []);
     assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
@@ -92,7 +92,7 @@ test('past an eighth of the rows stale, a replacement rewrites the lists instead
   });
 });
 
-test('a draft that removes chunks keeps no stale entry: later replacements rewrite the lists, and its seal rewrites the lists still holding one', async () => {
+test('a draft that removes chunks still defers replacements, and its seal rewrites the lists holding a stale entry', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'kgrag-sparse-stale-'));
   try {
     const random = createRandom(1140);
@@ -115,8 +115,10 @@ test('a draft that removes chunks keeps no stale entry: later replacements rewri
     await other.table('chunks').clear();
     sealSqliteStore(other);
     for (const store of [draft, whole]) await store.vectors('phrases').upsert(after, 'test');
-    assert.deepEqual(staleRows(path), [], 'a replacement after the removal rewrites the lists');
+    assert.deepEqual(staleRows(path), [5, 9, 60, 61], 'a replacement after the removal waits in the tails too');
     assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
+    sealSqliteStore(draft);
+    assert.deepEqual(staleRows(path), [], 'the seal leaves no stale entry');
     await draft.close();
 
     // Sealed without another vector write: the seal rewrote the lists, and the draft's record of the removal is gone.
@@ -147,4 +149,27 @@ test('a draft that removes chunks keeps no stale entry: later replacements rewri
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+});
+
+test('replacements and then a deletion in a draft leave the bytes of the space written anew without the deleted rows, with no stale row and no tail', async () => {
+  await withDraftAndWhole(1141, 300, async ({ path, draft, random, items, write }) => {
+    const replaced = [2, 17, 150, 151, 298].map((index) => ({ id: `p${index}`, vector: randomSparseVector(random) }));
+    await write(replaced);
+    assert.deepEqual(staleRows(path), [2, 17, 150, 151, 298]);
+    await draft.vectors('phrases').delete(['p0', 'p151', 'p200']);
+    assert.deepEqual(staleRows(path), []);
+    assert.deepEqual(fileRows(path, 'SELECT coordinate FROM vec_phrases_tail'), [], 'every tail is folded in');
+    // The same space written at once: the kept rows in order, each with its current vector.
+    const current = new Map(items.map((item) => [item.id, item.vector]));
+    for (const item of replaced) current.set(item.id, item.vector);
+    for (const id of ['p0', 'p151', 'p200']) current.delete(id);
+    const anewPath = join(path, '..', 'anew.db');
+    const anew = openSqliteStore(anewPath);
+    try {
+      await anew.vectors('phrases').upsert([...current].map(([id, vector]) => ({ id, vector })), 'test');
+    } finally {
+      await anew.close();
+    }
+    assert.deepEqual(storedLists(path), storedLists(anewPath));
+  });
 });

@@ -121,8 +121,9 @@ export interface SqliteStoreOptions extends StoreExtensions {
   autoCheckpointPages?: number;
   /**
    * A draft that is sealed before anyone reads it: replaced sparse vectors go to the tails and their rows are marked
-   * stale instead of rewriting the posting lists that hold them (`SqliteVectorIndex.replaceInTails`), until the draft
-   * removes content (chunks); then, and at the seal of such a draft, the lists holding stale entries are rewritten.
+   * stale instead of rewriting the posting lists that hold them (`SqliteVectorIndex.replaceInTails`). A deletion from the
+   * space rewrites those lists as it renumbers the rows, and the seal of a draft that removed content (chunks) rewrites
+   * the lists still holding a stale entry.
    * @default false
    */
   deferSparseReplacements?: boolean;
@@ -391,9 +392,9 @@ class SqliteStore implements Store {
     private readonly deferSparse: boolean,
   ) {}
 
-  /** Whether a sparse replacement may leave stale entries (`SqliteStoreOptions.deferSparseReplacements`): not once the draft has removed content. */
+  /** Whether a sparse replacement may leave stale entries (`SqliteStoreOptions.deferSparseReplacements`). */
   defersSparseReplacements(): boolean {
-    return this.deferSparse && !this.hasRemovedContent();
+    return this.deferSparse;
   }
 
   private hasRemovedContent(): boolean {
@@ -873,9 +874,10 @@ class SqliteVectorIndex implements VectorIndex {
   /**
    * A replacement that leaves the stored lists as they are: each replaced row is marked stale (its entries in the stored
    * lists are no longer read) and its whole new vector goes to the tails, with the new rows' entries. Only the tails
-   * that held a replaced row or get an entry are rewritten; they are small. Used only in a draft that has removed no
-   * content (`SqliteStore.defersSparseReplacements`), so a stale entry is an older vector of text the index still holds;
-   * a draft that removes content rewrites the lists that hold stale entries before it publishes (`compactSparse`).
+   * that held a replaced row or get an entry are rewritten; they are small. Used only in a draft
+   * (`SqliteStore.defersSparseReplacements`): a deletion from the space drops the stale entries in the same rewrite that
+   * drops the deleted rows' (`foldLists`), and a draft that removed content drops those left before it publishes
+   * (`compactSparse`), since an older vector may hold the removed text's words.
    */
   private replaceInTails(replaced: Uint8Array, entries: ReadonlyMap<number, CoordinatePostings>, stale: ReadonlySet<number>): void {
     this.createStale();
@@ -937,13 +939,10 @@ class SqliteVectorIndex implements VectorIndex {
 
   /**
    * Rewrites the lists that hold stale entries, so that no older vector of a replaced row stays in the file: what a
-   * draft that removed content does before it publishes, and a deletion before it renumbers the rows.
+   * draft that removed content does before it publishes.
    */
   compactSparse(): void {
-    const stale = this.staleRows();
-    if (stale.size === 0) return;
-    const stored = (this.store.statement(`SELECT count(*) FROM ${this.sparseKeyTable}`, 'pluck').get() as number) ?? 0;
-    this.rewriteLists(new Uint8Array(stored), new Map(), stored, stale);
+    if (this.staleRows().size > 0) this.foldLists(new Set());
   }
 
   /** The rows whose stored entries are not read: their vectors are wholly in the tails (see `replaceInTails`). */
@@ -1209,52 +1208,68 @@ class SqliteVectorIndex implements VectorIndex {
     });
   }
 
-  /**
-   * Deletes rows of a sparse space: the positions after a deleted row move down, so each posting list holding a deleted
-   * row or a row after the first one is rewritten, filtered and renumbered as bytes (tails folded in); a list whose
-   * rows all come before the first deleted row is left as it is. No row is decoded into arrays, nor the space
-   * transposed into rows and back (1.3 s for a 1 % deletion from 2Wiki's spaces).
-   */
+  /** Deletes rows of a sparse space (see {@link foldLists}). */
   private deleteSparse(ids: readonly string[]): void {
-    // Renumbering reads each list as the stored entries followed by the tail's, which holds once no row is stale.
-    this.compactSparse();
-    const vids = allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     const deleted = new Set(
       allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck'), JSON.stringify(ids)),
     );
-    if (deleted.size === 0) return;
+    if (deleted.size > 0) this.foldLists(deleted);
+  }
+
+  /**
+   * One rewrite of a sparse space's lists, as bytes: the entries of `deleted` rows (by vid) go and the positions after
+   * them move down, stale rows' stored entries go while their tail entries (their current vectors) stay, and every
+   * tail is folded into its list. A list with nothing to drop, no tail and no position moving is left as it is. No row
+   * is decoded into arrays, nor the space transposed into rows and back (1.3 s for a 1 % deletion from 2Wiki's
+   * spaces), and a deletion after replacements rewrites each list once, not once for the stale rows and again for the
+   * deleted ones. Afterwards no row is stale and no tail is left.
+   */
+  private foldLists(deleted: ReadonlySet<number>): void {
+    const stale = this.staleRows();
+    const vids = allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    // A row's new position (−1: deleted), for its tail entries; its stored entries' are −1 for a stale row too.
     const positions = new Int32Array(vids.length);
-    let firstChanged = -1;
+    let firstDeleted = vids.length;
     let next = 0;
     vids.forEach((vid, row) => {
       if (!deleted.has(vid)) positions[row] = next++;
       else {
         positions[row] = -1;
-        if (firstChanged < 0) firstChanged = row;
+        firstDeleted = Math.min(firstDeleted, row);
       }
     });
-    this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE vid IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...deleted]));
+    let storedPositions = positions;
+    let firstChanged = firstDeleted;
+    const staleMask = staleRowMask(stale);
+    if (stale.size > 0) {
+      storedPositions = positions.slice();
+      for (const row of stale) {
+        if (row >= vids.length) continue;
+        storedPositions[row] = -1;
+        firstChanged = Math.min(firstChanged, row);
+      }
+    }
+    if (deleted.size > 0) this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE vid IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...deleted]));
     const tails = new Map(this.hasTail() ? allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw')) : []);
     const stored = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw'));
     const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
     const remove = this.store.statement(`DELETE FROM ${this.postingTable} WHERE coordinate = ?`);
-    const rewrite = (coordinate: number, blobs: Buffer[], isStored: boolean): void => {
-      const postings = coordinatePostingsAfterDeletion(blobs, positions, firstChanged);
-      // A tail without a stored list (appends fold those at once) moves to the stored lists even when unchanged.
-      if (postings === undefined) {
-        if (!isStored) write.run(coordinate, blobs[0] as Buffer);
-        return;
-      }
-      if (postings !== null) write.run(coordinate, postings);
-      else if (isStored) remove.run(coordinate);
-    };
     for (const [coordinate, blob] of stored) {
       const tail = tails.get(coordinate);
       tails.delete(coordinate);
-      rewrite(coordinate, tail === undefined ? [blob] : [blob, tail], true);
+      // Without a deletion, only positions of stale rows change: a list holding none and without a tail is as it was.
+      if (deleted.size === 0 && tail === undefined && !coordinatePostingsHoldAny(blob, staleMask)) continue;
+      const postings = coordinatePostingsAfterDeletion(tail === undefined ? [blob] : [blob, tail], storedPositions, firstChanged, stale.size > 0 ? positions : undefined);
+      if (postings === null) remove.run(coordinate);
+      else if (postings !== undefined) write.run(coordinate, postings);
     }
-    for (const [coordinate, tail] of tails) rewrite(coordinate, [tail], false);
+    // A tail without a stored list (appends fold those at once) moves to the stored lists even when unchanged.
+    for (const [coordinate, tail] of tails) {
+      const postings = coordinatePostingsAfterDeletion([tail], positions, firstDeleted);
+      if (postings !== null) write.run(coordinate, postings ?? tail);
+    }
     if (this.hasTail()) this.store.statement(`DELETE FROM ${this.tailTable}`).run();
+    if (stale.size > 0) this.store.statement(`DELETE FROM ${this.staleTable}`).run();
   }
 
   async clear(): Promise<void> {

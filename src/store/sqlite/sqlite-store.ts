@@ -397,6 +397,14 @@ class SqliteStore implements Store {
     return this.deferSparse;
   }
 
+  /**
+   * Whether a sparse deletion may leave stale entries stale (renumbered) instead of dropping them: in a deferring draft
+   * that has removed no content, whose stale entries are older vectors of text the index still holds.
+   */
+  keepsStaleEntries(): boolean {
+    return this.deferSparse && !this.hasRemovedContent();
+  }
+
   private hasRemovedContent(): boolean {
     return this.statement('SELECT 1 FROM meta WHERE key = ?', 'pluck').get(contentRemovedKey) !== undefined;
   }
@@ -1208,12 +1216,57 @@ class SqliteVectorIndex implements VectorIndex {
     });
   }
 
-  /** Deletes rows of a sparse space (see {@link foldLists}). */
+  /**
+   * Deletes rows of a sparse space: the positions after a deleted row move down, so each posting list holding a row at
+   * or after the first deleted one is rewritten. A draft that has removed no content keeps its stale rows, renumbered,
+   * and its tails (an add that also deletes a few reports rewrites each list as it did); otherwise the stale entries
+   * must go before the draft publishes, and they go in the same rewrite ({@link foldLists}).
+   */
   private deleteSparse(ids: readonly string[]): void {
     const deleted = new Set(
       allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck'), JSON.stringify(ids)),
     );
-    if (deleted.size > 0) this.foldLists(deleted);
+    if (deleted.size === 0) return;
+    if (this.store.keepsStaleEntries() && this.staleRows().size > 0) this.renumberKeepingStale(deleted);
+    else this.foldLists(deleted);
+  }
+
+  /** Each row's position once the `deleted` rows (by vid) are gone (−1: deleted), and the first deleted row; their keys go. */
+  private positionsWithout(deleted: ReadonlySet<number>): { positions: Int32Array; firstDeleted: number } {
+    const vids = allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
+    const positions = new Int32Array(vids.length);
+    let firstDeleted = vids.length;
+    let next = 0;
+    vids.forEach((vid, row) => {
+      if (!deleted.has(vid)) positions[row] = next++;
+      else {
+        positions[row] = -1;
+        firstDeleted = Math.min(firstDeleted, row);
+      }
+    });
+    if (deleted.size > 0) this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE vid IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...deleted]));
+    return { positions, firstDeleted };
+  }
+
+  /** A deletion that leaves stale rows stale: stored lists and tails are renumbered apart, as bytes, and so are the stale rows. */
+  private renumberKeepingStale(deleted: ReadonlySet<number>): void {
+    const stale = this.staleRows();
+    const { positions, firstDeleted } = this.positionsWithout(deleted);
+    for (const table of [this.postingTable, this.tailTable]) {
+      const write = this.store.statement(`INSERT INTO ${table} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
+      const remove = this.store.statement(`DELETE FROM ${table} WHERE coordinate = ?`);
+      for (const [coordinate, blob] of allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${table} ORDER BY coordinate`, 'raw'))) {
+        const postings = coordinatePostingsAfterDeletion([blob], positions, firstDeleted);
+        if (postings === null) remove.run(coordinate);
+        else if (postings !== undefined) write.run(coordinate, postings);
+      }
+    }
+    this.store.statement(`DELETE FROM ${this.staleTable}`).run();
+    const markStale = this.store.statement(`INSERT INTO ${this.staleTable} (row) VALUES (?)`);
+    for (const row of [...stale].sort((left, right) => left - right)) {
+      const position = positions[row] ?? -1;
+      if (position >= 0) markStale.run(position);
+    }
   }
 
   /**
@@ -1226,30 +1279,19 @@ class SqliteVectorIndex implements VectorIndex {
    */
   private foldLists(deleted: ReadonlySet<number>): void {
     const stale = this.staleRows();
-    const vids = allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     // A row's new position (−1: deleted), for its tail entries; its stored entries' are −1 for a stale row too.
-    const positions = new Int32Array(vids.length);
-    let firstDeleted = vids.length;
-    let next = 0;
-    vids.forEach((vid, row) => {
-      if (!deleted.has(vid)) positions[row] = next++;
-      else {
-        positions[row] = -1;
-        firstDeleted = Math.min(firstDeleted, row);
-      }
-    });
+    const { positions, firstDeleted } = this.positionsWithout(deleted);
     let storedPositions = positions;
     let firstChanged = firstDeleted;
     const staleMask = staleRowMask(stale);
     if (stale.size > 0) {
       storedPositions = positions.slice();
       for (const row of stale) {
-        if (row >= vids.length) continue;
+        if (row >= positions.length) continue;
         storedPositions[row] = -1;
         firstChanged = Math.min(firstChanged, row);
       }
     }
-    if (deleted.size > 0) this.store.statement(`DELETE FROM ${this.sparseKeyTable} WHERE vid IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...deleted]));
     const tails = new Map(this.hasTail() ? allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.tailTable}`, 'raw')) : []);
     const stored = allRows<[number, Buffer]>(this.store.statement(`SELECT coordinate, postings FROM ${this.postingTable} ORDER BY coordinate`, 'raw'));
     const write = this.store.statement(`INSERT INTO ${this.postingTable} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);

@@ -950,7 +950,8 @@ class SqliteVectorIndex implements VectorIndex {
    * draft that removed content does before it publishes.
    */
   compactSparse(): void {
-    if (this.staleRows().size > 0) this.foldLists(new Set());
+    const stale = this.staleRows();
+    if (stale.size > 0) this.foldLists(new Set(), stale);
   }
 
   /** The rows whose stored entries are not read: their vectors are wholly in the tails (see `replaceInTails`). */
@@ -1227,8 +1228,9 @@ class SqliteVectorIndex implements VectorIndex {
       allRows<number>(this.store.statement(`SELECT vid FROM ${this.sparseKeyTable} WHERE id IN (SELECT value FROM json_each(?))`, 'pluck'), JSON.stringify(ids)),
     );
     if (deleted.size === 0) return;
-    if (this.store.keepsStaleEntries() && this.staleRows().size > 0) this.renumberKeepingStale(deleted);
-    else this.foldLists(deleted);
+    const stale = this.staleRows();
+    if (stale.size > 0 && this.store.keepsStaleEntries()) this.renumberKeepingStale(deleted, stale);
+    else this.foldLists(deleted, stale);
   }
 
   /** Each row's position once the `deleted` rows (by vid) are gone (−1: deleted), and the first deleted row; their keys go. */
@@ -1248,9 +1250,8 @@ class SqliteVectorIndex implements VectorIndex {
     return { positions, firstDeleted };
   }
 
-  /** A deletion that leaves stale rows stale: stored lists and tails are renumbered apart, as bytes, and so are the stale rows. */
-  private renumberKeepingStale(deleted: ReadonlySet<number>): void {
-    const stale = this.staleRows();
+  /** A deletion that leaves the `stale` rows stale: stored lists and tails are renumbered apart, as bytes, and so are the stale rows. */
+  private renumberKeepingStale(deleted: ReadonlySet<number>, stale: ReadonlySet<number>): void {
     const { positions, firstDeleted } = this.positionsWithout(deleted);
     for (const table of [this.postingTable, this.tailTable]) {
       const write = this.store.statement(`INSERT INTO ${table} (coordinate, postings) VALUES (?, ?) ON CONFLICT (coordinate) DO UPDATE SET postings = excluded.postings`);
@@ -1275,15 +1276,14 @@ class SqliteVectorIndex implements VectorIndex {
    * tail is folded into its list. A list with nothing to drop, no tail and no position moving is left as it is. No row
    * is decoded into arrays, nor the space transposed into rows and back (1.3 s for a 1 % deletion from 2Wiki's
    * spaces), and a deletion after replacements rewrites each list once, not once for the stale rows and again for the
-   * deleted ones. Afterwards no row is stale and no tail is left.
+   * deleted ones. `stale` are the space's stale rows. Afterwards no row is stale and no tail is left.
    */
-  private foldLists(deleted: ReadonlySet<number>): void {
-    const stale = this.staleRows();
+  private foldLists(deleted: ReadonlySet<number>, stale: ReadonlySet<number>): void {
     // A row's new position (−1: deleted), for its tail entries; its stored entries' are −1 for a stale row too.
     const { positions, firstDeleted } = this.positionsWithout(deleted);
     let storedPositions = positions;
     let firstChanged = firstDeleted;
-    const staleMask = staleRowMask(stale);
+    const staleMask = deleted.size === 0 ? staleRowMask(stale) : undefined;
     if (stale.size > 0) {
       storedPositions = positions.slice();
       for (const row of stale) {
@@ -1300,7 +1300,7 @@ class SqliteVectorIndex implements VectorIndex {
       const tail = tails.get(coordinate);
       tails.delete(coordinate);
       // Without a deletion, only positions of stale rows change: a list holding none and without a tail is as it was.
-      if (deleted.size === 0 && tail === undefined && !coordinatePostingsHoldAny(blob, staleMask)) continue;
+      if (staleMask !== undefined && tail === undefined && !coordinatePostingsHoldAny(blob, staleMask)) continue;
       const postings = coordinatePostingsAfterDeletion(tail === undefined ? [blob] : [blob, tail], storedPositions, firstChanged, stale.size > 0 ? positions : undefined);
       if (postings === null) remove.run(coordinate);
       else if (postings !== undefined) write.run(coordinate, postings);

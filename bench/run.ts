@@ -70,7 +70,7 @@ const benchmarks: Record<string, { describe: string; defaultRuns: number; run: (
     run: benchIncremental,
   },
   'incremental-steps': {
-    describe: "issue 38: where the incremental benchmark's update goes: each step's wall time (computation and write) and the rest (draft, publish) of adding 1 % of 2Wiki to a copy of the 99 % index, and of deleting it from a copy of the full one",
+    describe: "issue 38: where the incremental benchmark's update goes: each step's wall time (computation and write) and the rest (draft, publish) of adding 1 % of 2Wiki to a copy of the 99 % index, of adding one passage of it alone, and of deleting the 1 % from a copy of the full one, with the CPU time and page faults of each",
     defaultRuns: 3,
     run: benchIncrementalSteps,
   },

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import { configSchema } from '../../core/config/config-schema.js';
 import { builtInPrompts } from '../../core/prompt-library.js';
 import type { Embedder } from '../../providers/embed/embedder.js';
@@ -113,5 +115,33 @@ test('a run that changes nothing does not write the text hashes again, and a lat
   embedder.asked.length = 0;
   await run(store, embedder, [{ id: 'kester', text: 'Kester: a river' }, { id: 'marle', text: 'Marle: a market town' }], true);
   assert.deepEqual(embedder.asked, ['Marle: a market town']);
+  await store.close();
+});
+
+test('text hashes stored by an earlier version (a deflated JSON object) are still read: nothing unchanged is embedded again', async () => {
+  const store = openSqliteStore(':memory:');
+  const embedder = recordingEmbedder();
+  const items = [{ id: 'kester', text: 'Kester: a river' }, { id: 'marle', text: 'Marle: a town' }];
+  await run(store, embedder, items, true);
+  const earlierHash = (text: string): string => createHash('sha1').update(text).digest('base64url').slice(0, 12);
+  const earlier = deflateRawSync(Buffer.from(JSON.stringify(Object.fromEntries(items.map((item) => [item.id, earlierHash(item.text)]))), 'utf8'), { level: 1 });
+  await store.transaction((tx) => tx.setBlob('vector-texts:entities', earlier));
+  embedder.asked.length = 0;
+  await run(store, embedder, items, true);
+  assert.deepEqual(embedder.asked, [], 'the earlier hashes match: nothing embedded');
+  await run(store, embedder, [items[0] as EmbeddingItem, { id: 'marle', text: 'Marle: a market town' }], true);
+  assert.deepEqual(embedder.asked, ['Marle: a market town']);
+  await store.close();
+});
+
+test('an item whose stored hash is not at its own position (items in another order, one removed before it) is found by its id', async () => {
+  const store = openSqliteStore(':memory:');
+  const embedder = recordingEmbedder();
+  await run(store, embedder, [{ id: 'kester', text: 'Kester: a river' }, { id: 'marle', text: 'Marle: a town' }, { id: 'weir', text: 'Weir' }], true);
+  embedder.asked.length = 0;
+  await run(store, embedder, [{ id: 'weir', text: 'Weir' }, { id: 'marle', text: 'Marle: a town' }], true);
+  assert.deepEqual(embedder.asked, []);
+  await run(store, embedder, [{ id: 'marle', text: 'Marle: a town' }, { id: 'weir', text: 'Weir: rebuilt' }], true);
+  assert.deepEqual(embedder.asked, ['Weir: rebuilt']);
   await store.close();
 });

@@ -1,6 +1,7 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { contentId } from '../../core/ids.js';
+import { ValuesById } from '../../core/values-by-id.js';
 import { embedInBatches, embedSparseInBatches } from '../../providers/embed/embed-in-batches.js';
 import { isCorpusFitted, isSparseEmbedder, type SparseVector } from '../../providers/embed/embedder.js';
 import type { Store, VectorSpace } from '../../store/store.js';
@@ -41,20 +42,39 @@ function textHash(text: string): string {
   return createHash('sha1').update(text).digest('base64url').slice(0, 12);
 }
 
-async function readTextHashes(store: Store, space: VectorSpace): Promise<Map<string, string>> {
+/**
+ * First byte of the stored text hashes: not the start of a raw deflate stream (block type 3 is reserved), which tells
+ * them from the deflated JSON object they were stored as before.
+ */
+const textHashesMark = 0xff;
+
+/**
+ * The text hash each stored vector was made from, by id ({@link ValuesById}, in the items' order). Stored as a JSON pair
+ * of lists after a mark byte: for 39,000 entities that reads and writes in about 10 ms each, where the deflated JSON
+ * object stored before cost 70 to read and 80 to write (the deflate, and the object's 39,000 keys).
+ */
+async function readTextHashes(store: Store, space: VectorSpace): Promise<ValuesById> {
+  const none = new ValuesById([], []);
   const bytes = await store.getBlob(textHashesKey(space));
-  if (bytes === undefined) return new Map();
+  if (bytes === undefined) return none;
   try {
-    return new Map(Object.entries(JSON.parse(inflateRawSync(bytes).toString('utf8')) as Record<string, string>));
+    if (bytes[0] === textHashesMark) {
+      const [ids, hashes] = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1).toString('utf8')) as unknown[];
+      return ValuesById.ofLists(ids, hashes) ?? none;
+    }
+    return ValuesById.ofRecord(JSON.parse(inflateRawSync(bytes).toString('utf8')) as Record<string, string>);
   } catch {
     // Unreadable hashes only cost a re-embedding of the space.
-    return new Map();
+    return none;
   }
 }
 
 function storedTextHashes(hashes: ReadonlyMap<string, string>): Uint8Array {
-  // The fastest level: the hashes are random, so a higher one saves little, and the blob is written on every change.
-  return deflateRawSync(Buffer.from(JSON.stringify(Object.fromEntries(hashes)), 'utf8'), { level: 1 });
+  const json = Buffer.from(JSON.stringify([[...hashes.keys()], [...hashes.values()]]), 'utf8');
+  const bytes = new Uint8Array(json.length + 1);
+  bytes[0] = textHashesMark;
+  bytes.set(json, 1);
+  return bytes;
 }
 
 /**
@@ -73,8 +93,8 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
   const sameEmbedder = info !== undefined && info.embedderId === embedder.id;
   const storedIds = sameEmbedder ? await vectors.ids() : [];
   const present = new Set(storedIds);
-  const storedHashes = hashes && sameEmbedder ? await readTextHashes(store, space) : new Map<string, string>();
-  const missing = items.filter((item) => !present.has(item.id) || (hashes !== undefined && storedHashes.get(item.id) !== hashes.get(item.id)));
+  const storedHashes = hashes && sameEmbedder ? await readTextHashes(store, space) : new ValuesById([], []);
+  const missing = items.filter((item, position) => !present.has(item.id) || (hashes !== undefined && storedHashes.get(item.id, position) !== hashes.get(item.id)));
   const stale = storedIds.filter((id) => !itemIds.has(id));
   const outputVersion =
     options.outputVersion ??

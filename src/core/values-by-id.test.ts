@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ValuesById } from './values-by-id.js';
+
+test('a value is found at its position, and by id when the ids moved, were removed before it, or are new', () => {
+  const stored = new ValuesById(['kester', 'marle', 'weir'], ['k1', 'm1', 'w1']);
+  assert.equal(stored.get('marle', 1), 'm1');
+  assert.equal(stored.get('weir', 1), 'w1', 'marle removed: weir is one place earlier');
+  assert.equal(stored.get('kester', 2), 'k1');
+  assert.equal(stored.get('ferry', 3), undefined);
+  assert.equal(stored.size, 3);
+});
+
+test('lists parsed from JSON are taken only when both hold strings and have one length; a record object becomes lists', () => {
+  assert.equal(ValuesById.ofLists(['a'], ['x', 'y']), undefined);
+  assert.equal(ValuesById.ofLists(['a'], [1]), undefined);
+  assert.equal(ValuesById.ofLists({ a: 'x' }, []), undefined);
+  assert.equal(ValuesById.ofLists(['a', 'b'], ['x', 'y'])?.get('b', 0), 'y');
+  const earlier = ValuesById.ofRecord({ kester: 'k1', marle: 'm1' });
+  assert.deepEqual([earlier.ids, earlier.values], [['kester', 'marle'], ['k1', 'm1']]);
+});

@@ -166,6 +166,28 @@ describe('fast mode: communities and reports after a change', () => {
     await store.close();
   });
 
+  test('edge digests stored by an earlier version (one object of them) warm-start the step as the stored lists do', async () => {
+    const workspace = await indexedCopy();
+    const copy = join(root, `digests-${workspaces++}.db`);
+    copyFileSync(join(workspace, 'kgrag.db'), copy);
+    const store = openSqliteStore(copy);
+    const config = configSchema.parse({});
+    const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+    const step = createCommunitiesStep('nlp-extract');
+    const lists = await step.run(context);
+    assert.equal(lists.counts?.['warmStart'], 1);
+    assert.equal(lists.counts?.['changedEntities'], 0, 'the graph is unchanged: every stored digest matches');
+    const state = await store.getMeta<{ version: number; clustering: unknown; ids: string[]; digests: string[] }>('communities:graph');
+    assert.equal(state?.version, 2);
+    assert.ok((state?.ids.length ?? 0) > 10);
+    const digests = Object.fromEntries(state?.ids.map((id, index) => [id, state.digests[index]]) ?? []);
+    await store.transaction((tx) => tx.setMeta('communities:graph', { version: 1, clustering: state?.clustering, digests }));
+    const record = await step.run(context);
+    assert.deepEqual(record.counts, lists.counts);
+    assert.equal(record.outputVersion, lists.outputVersion);
+    await store.close();
+  });
+
   test('an update hashes the report inputs only of communities whose row or members changed; the others carry theirs, as hashing gives them', async () => {
     const workspace = await indexedCopy();
     const kgrag = await createKgrag({ workspace, env: {} });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { deflateRawSync } from 'node:zlib';
 import { decodePhraseTable, encodePhraseTable, lowerCaseWords, phraseTableRows, PhraseTableBuilder, type PhraseOccurrence, type PhraseRow } from './phrase-table.js';
 
 const mention = (surface: string, key = surface.toLowerCase()): PhraseOccurrence => ({ key, surface, kind: /^\p{Lu}/u.test(surface) ? 'proper' : 'phrase' });
@@ -50,5 +51,12 @@ describe('phrase table', () => {
     assert.equal(decodePhraseTable(new Uint8Array(0)), undefined);
     assert.equal(decodePhraseTable(Uint8Array.from([1, 2, 3])), undefined);
     assert.equal(decodePhraseTable(undefined), undefined);
+  });
+
+  test('a table stored deflated, as before, still decodes; one cut short does not', () => {
+    const table = tableOf(rows);
+    const encoded = encodePhraseTable(table);
+    assert.deepEqual(decodePhraseTable(deflateRawSync(encoded.subarray(1), { level: 1 })), table);
+    assert.equal(decodePhraseTable(encoded.subarray(0, encoded.length - 4)), undefined);
   });
 });

@@ -219,12 +219,24 @@ describe('fast mode: communities and reports after a change', () => {
     })();
     const hashedAll = await rerun(async (tx) => {
       const record = await tx.getMeta<Record<string, unknown>>('reports:inputs');
-      const { extractive: _extractive, ...rest } = record ?? {};
+      const { extractiveBasis: _extractiveBasis, ...rest } = record ?? {};
       await tx.setMeta('reports:inputs', rest);
     });
     assert.equal(hashedAll.counts['inputsHashed'], hashedAll.counts['reports']);
     assert.equal(hashedAll.counts['regenerated'], 0);
     assert.deepEqual(hashedAll.byCommunity, stored?.byCommunity);
+    // A basis stored by an earlier version (the entities' digests as one object) is carried forward as the lists are.
+    const carriedAll = await rerun(async () => undefined);
+    const fromObject = await rerun(async (tx) => {
+      const record = await tx.getMeta<Record<string, unknown> & { extractiveBasis: { settings: string; rows: Record<string, string>; entityIds: string[]; entityDigests: string[] } }>('reports:inputs');
+      assert.ok(record?.extractiveBasis && record.extractiveBasis.entityIds.length > 10);
+      const { extractiveBasis, ...rest } = record;
+      const { entityIds, entityDigests, ...basis } = extractiveBasis;
+      await tx.setMeta('reports:inputs', { ...rest, extractive: { ...basis, entities: Object.fromEntries(entityIds.map((id, index) => [id, entityDigests[index]])) } });
+    });
+    assert.equal(carriedAll.counts['inputsHashed'], 0, 'nothing changed: every community carries its inputs');
+    assert.deepEqual(fromObject.counts, carriedAll.counts);
+    assert.deepEqual(fromObject.byCommunity, stored?.byCommunity);
     // A member whose description changed: the communities holding it are hashed and rebuilt, no other.
     const entity = (await (async () => {
       const store = openSqliteStore(join(workspace, 'kgrag.db'));
@@ -238,6 +250,9 @@ describe('fast mode: communities and reports after a change', () => {
     assert.ok(holding > 0);
     assert.equal(described.counts['inputsHashed'], holding);
     assert.equal(described.counts['regenerated'], holding);
+    // A member gone from the entities (the communities still list it): the communities holding it are hashed again, no other.
+    const gone = await rerun(async (tx) => void (await tx.table('entities').deleteWhere('id', [entity.id])));
+    assert.equal(gone.counts['inputsHashed'], holding);
   });
 
   test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {

@@ -1,4 +1,5 @@
 import { contentId } from '../../core/ids.js';
+import { ValuesById } from '../../core/values-by-id.js';
 import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
 import { mapWithConcurrency } from '../../core/map-with-concurrency.js';
 import { maxOf } from '../../core/max-of.js';
@@ -43,18 +44,26 @@ interface StoredReportInputs {
    */
   ratingScale?: number;
   /** What the extractive inputs of this run were hashed from, so that the next run carries unchanged ones forward. */
-  extractive?: ExtractiveInputsBasis;
+  extractiveBasis?: ExtractiveInputsBasis;
+  /**
+   * The same, with the entities' digests as one object, as written before `extractiveBasis` (parsing it took four times
+   * as long): read, no longer written. A version that reads only this finds none, and hashes every community again.
+   */
+  extractive?: Omit<ExtractiveInputsBasis, 'entityIds' | 'entityDigests'> & { entities: Record<string, string> };
 }
 
 /**
  * What `byCommunity` of extractive reports was hashed from: the settings hash, each community's row hash
- * (`communityRowHashes`), each entity's digest (`extractiveEntityDigest`). A community whose row hash and members'
- * digests are the stored ones, under the same settings, has the stored inputs: they are not hashed again.
+ * (`communityRowHashes`), each entity's digest (`extractiveEntityDigest`), the entities listed in table order. A
+ * community whose row hash and members' digests are the stored ones, under the same settings, has the stored inputs:
+ * they are not hashed again.
  */
 interface ExtractiveInputsBasis {
   settings: string;
   rows: Record<string, string>;
-  entities: Record<string, string>;
+  entityIds: string[];
+  /** The digest of each entity of `entityIds`, in its order. */
+  entityDigests: string[];
 }
 
 /** Meta key of the degrees and frequencies extractive reports are ordered by between refreshes. */
@@ -138,6 +147,8 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
   /** The stored {@link StoredReportInputs.ratingScale}. */
   readonly ratingScale: number | undefined;
   private readonly storedInputs: StoredReportInputs | undefined;
+  /** The entities whose digest differs from the stored basis's, or that it lists and `basis` does not (see `carried`). */
+  private changedEntities: { basis: ExtractiveInputsBasis; changed: Set<string> } | undefined;
 
   constructor(previous: readonly R[], stored: StoredReportInputs | undefined) {
     this.ratingScale = stored?.version === 1 ? stored.ratingScale : undefined;
@@ -183,13 +194,42 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
    */
   carried(basis: ExtractiveInputsBasis, community: Pick<CommunityRecord, 'id' | 'entityIds'>): string | undefined {
     const stored = this.storedInputs;
-    const before = stored?.extractive;
+    const before = stored?.extractiveBasis ?? stored?.extractive;
     if (!stored || before?.settings !== basis.settings) return undefined;
     const inputs = stored.byCommunity[community.id];
     const row = basis.rows[community.id];
     if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
-    for (const member of community.entityIds) if (before.entities[member] !== basis.entities[member]) return undefined;
+    const changed = this.entitiesChangedSince(basis);
+    for (const member of community.entityIds) if (changed.has(member)) return undefined;
     return inputs;
+  }
+
+  /**
+   * The entities whose digest in `basis` is not the stored one (a new entity's included), and those the stored basis lists
+   * that `basis` does not: found once per run, each entity compared at its own position in the two lists (in table order,
+   * new entities last) and only the others by id.
+   */
+  private entitiesChangedSince(basis: ExtractiveInputsBasis): ReadonlySet<string> {
+    if (this.changedEntities?.basis === basis) return this.changedEntities.changed;
+    const stored = this.storedInputs;
+    const before = stored?.extractiveBasis
+      ? ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityDigests)
+      : stored?.extractive
+        ? ValuesById.ofRecord(stored.extractive.entities)
+        : undefined;
+    const changed = new Set<string>();
+    let found = 0;
+    basis.entityIds.forEach((id, position) => {
+      const digest = before?.get(id, position);
+      if (digest !== undefined) found++;
+      if (digest !== basis.entityDigests[position]) changed.add(id);
+    });
+    if (before !== undefined && found < before.size) {
+      const current = new Set(basis.entityIds);
+      for (const id of before.ids) if (!current.has(id)) changed.add(id);
+    }
+    this.changedEntities = { basis, changed };
+    return changed;
   }
 
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
@@ -215,21 +255,21 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
       const cited = this.citations.get(report.communityId);
       if (cited !== undefined && cited.length > 0) citations[report.communityId] = cited;
     }
-    let extractive: ExtractiveInputsBasis | undefined;
+    let extractiveBasis: ExtractiveInputsBasis | undefined;
     if (basis) {
       const rows: Record<string, string> = {};
       for (const report of reports) {
         const row = basis.rows[report.communityId];
         if (row !== undefined && byCommunity[report.communityId] !== undefined) rows[report.communityId] = row;
       }
-      extractive = { ...basis, rows };
+      extractiveBasis = { ...basis, rows };
     }
     return {
       version: 1,
       byCommunity,
       ...(Object.keys(citations).length > 0 ? { citations } : {}),
       ...(ratingScale === undefined ? {} : { ratingScale }),
-      ...(extractive === undefined ? {} : { extractive }),
+      ...(extractiveBasis === undefined ? {} : { extractiveBasis }),
     };
   }
 }
@@ -446,9 +486,13 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
   const inputsOf = createExtractiveReportInputs(entities);
-  const digests: Record<string, string> = {};
-  for (const entity of entities.values()) digests[entity.id] = extractiveEntityDigest(entity);
-  const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entities: digests };
+  const entityIds: string[] = [];
+  const entityDigests: string[] = [];
+  for (const entity of entities.values()) {
+    entityIds.push(entity.id);
+    entityDigests.push(extractiveEntityDigest(entity));
+  }
+  const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entityIds, entityDigests };
   let hashed = 0;
   const planned = bottomUp.map((community) => {
     let inputs = earlier.carried(basis, community);

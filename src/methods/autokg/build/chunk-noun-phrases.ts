@@ -89,8 +89,10 @@ export async function chunkNounPhrases(
       parsed: encodeMentions(mentions),
     });
   }
-  const builder = new PhraseTableBuilder(tableSettings);
-  for (const id of chunkIds) {
+  // An addition keeps every stored row, in order, ahead of the new ones: the stored table is continued, not copied row by row.
+  const kept = usable !== undefined && usable.chunkIds.length <= chunkIds.length && usable.chunkIds.every((id, row) => chunkIds[row] === id && keeps(id)) ? usable.chunkIds.length : 0;
+  const builder = kept > 0 && usable ? PhraseTableBuilder.continuing(usable) : new PhraseTableBuilder(tableSettings);
+  for (const id of kept > 0 ? chunkIds.slice(kept) : chunkIds) {
     const row = storedRow.get(id);
     if (row !== undefined && usable && keeps(id)) {
       builder.copy(usable, row);

@@ -40,6 +40,17 @@ describe('phrase table', () => {
     assert.ok(!updated.keys.includes('ada') && !updated.words.includes('mill'));
   });
 
+  test('a stored table continued with rows after its own gives the table built afresh, bytes included', () => {
+    const stored = tableOf(rows.slice(0, 2));
+    const builder = PhraseTableBuilder.continuing(stored);
+    builder.add(rows[2] as PhraseRow);
+    builder.add(rows[3] as PhraseRow);
+    const fresh = tableOf(rows);
+    assert.deepEqual(builder.build(), fresh);
+    assert.deepEqual(encodePhraseTable(builder.build()), encodePhraseTable(fresh));
+    assert.deepEqual(stored, tableOf(rows.slice(0, 2)), 'the stored table is left as it was');
+  });
+
   test('phraseTableRows keeps the chunks asked for that it holds, in their order', () => {
     const table = tableOf(rows);
     assert.deepEqual(phraseTableRows(table, ['d', 'x', 'a']), tableOf([rows[3], rows[0]] as PhraseRow[]));

@@ -1,4 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
+import { appendAll } from '../../../core/append-all.js';
 
 /*
  * The noun phrases of every chunk as the LLM-free keywords read them (cluster-tfidf-keywords.ts), with their strings
@@ -76,6 +77,29 @@ export class PhraseTableBuilder {
 
   constructor(private readonly settings: string) {}
 
+  /**
+   * A builder holding `table`'s rows as they are, to add rows after them: the table it builds is the one copying each row
+   * would give (strings are interned in the order first met, and the stored table met its own first), without interning
+   * every stored mention again (175 ms of an update of 2Wiki that adds a few chunks).
+   */
+  static continuing(table: PhraseTable): PhraseTableBuilder {
+    const builder = new PhraseTableBuilder(table.settings);
+    appendAll(builder.chunkIds, table.chunkIds);
+    builder.keys.extend(table.keys);
+    builder.surfaces.extend(table.surfaces);
+    builder.words.extend(table.words);
+    builder.mentionStart.length = 0;
+    builder.wordStart.length = 0;
+    appendAll(builder.mentionStart, table.mentionStart);
+    appendAll(builder.mentionKey, table.mentionKey);
+    appendAll(builder.mentionSurface, table.mentionSurface);
+    appendAll(builder.mentionProper, table.mentionProper);
+    appendAll(builder.wordStart, table.wordStart);
+    appendAll(builder.wordIds, table.wordIds);
+    appendAll(builder.shared, table.shared);
+    return builder;
+  }
+
   add(row: PhraseRow): void {
     this.chunkIds.push(row.chunkId);
     for (const mention of row.mentions) this.mention(this.keys.id(mention.key), this.surfaces.id(mention.surface), mention.kind === 'proper' ? 1 : 0);
@@ -124,6 +148,11 @@ export class PhraseTableBuilder {
 class Interned {
   readonly values: string[] = [];
   private readonly idOf = new Map<string, number>();
+
+  /** Interns `values` in order (each is new: the values of an interned list). */
+  extend(values: readonly string[]): void {
+    for (const value of values) this.id(value);
+  }
 
   id(value: string): number {
     let id = this.idOf.get(value);

@@ -1,5 +1,5 @@
-import { inflateRawSync } from 'node:zlib';
 import { appendAll } from '../../../core/append-all.js';
+import { undeflatedBlob, undeflatedBytes } from '../../../core/undeflated-blob.js';
 
 /*
  * The noun phrases of every chunk as the LLM-free keywords read them (cluster-tfidf-keywords.ts), with their strings
@@ -187,14 +187,10 @@ const arrays = ['mentionStart', 'mentionKey', 'mentionSurface', 'wordStart', 'wo
 const bytes = ['mentionProper', 'shared'] as const;
 
 /**
- * First byte of a stored table: not the start of a raw deflate stream (block type 3 is reserved), which tells it from a
- * table stored deflated, as before. Not deflated any more: the table is read and written on every update, and
- * deflating 3.6 MB (2Wiki) to 1.6 MB and inflating it again took 75 ms, against about 15 ms to write and read the bytes
- * it saved.
+ * The table as stored ({@link undeflatedBlob}): a 4-byte length, a JSON header with its strings, then its lists as
+ * little-endian int32. Undeflated: deflating 3.6 MB (2Wiki) to 1.6 MB and inflating it again cost an update 75 ms, against
+ * about 15 ms to write and read the bytes it saved.
  */
-const tableMark = 0xff;
-
-/** The table as stored: a mark byte, a 4-byte length, a JSON header with its strings, then its lists as little-endian int32. */
 export function encodePhraseTable(table: PhraseTable): Uint8Array {
   const header = Buffer.from(JSON.stringify({ version: 1, settings: table.settings, chunkIds: table.chunkIds, keys: table.keys, surfaces: table.surfaces, words: table.words }), 'utf8');
   const lists = [...arrays.map((name) => table[name]), ...bytes.map((name) => Int32Array.from(table[name]))];
@@ -205,17 +201,16 @@ export function encodePhraseTable(table: PhraseTable): Uint8Array {
     body.set(list, at);
     at += list.length;
   }
-  const start = Buffer.alloc(5);
-  start[0] = tableMark;
-  start.writeUInt32LE(header.length, 1);
-  return Buffer.concat([start, header, Buffer.from(body.buffer, body.byteOffset, body.byteLength)]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  return undeflatedBlob([length, header, new Uint8Array(body.buffer, body.byteOffset, body.byteLength)]);
 }
 
 /** The stored table, or undefined when it is missing or unreadable (the step then reads every chunk's phrases). */
 export function decodePhraseTable(stored: Uint8Array | undefined): PhraseTable | undefined {
   if (stored === undefined || stored.length === 0) return undefined;
   try {
-    const raw = stored[0] === tableMark ? Buffer.from(stored.buffer, stored.byteOffset + 1, stored.byteLength - 1) : inflateRawSync(stored);
+    const raw = undeflatedBytes(stored);
     const headerLength = raw.readUInt32LE(0);
     const header = JSON.parse(raw.subarray(4, 4 + headerLength).toString('utf8')) as Pick<PhraseTable, 'settings' | 'chunkIds' | 'keys' | 'surfaces' | 'words'> & { version: number };
     const numbers = new Int32Array(raw.buffer.slice(raw.byteOffset + 4 + headerLength, raw.byteOffset + raw.byteLength));

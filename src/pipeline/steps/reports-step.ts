@@ -147,8 +147,6 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
   /** The stored {@link StoredReportInputs.ratingScale}. */
   readonly ratingScale: number | undefined;
   private readonly storedInputs: StoredReportInputs | undefined;
-  /** The entities whose digest differs from the stored basis's, or that it lists and `basis` does not (see `carried`). */
-  private changedEntities: { basis: ExtractiveInputsBasis; changed: Set<string> } | undefined;
 
   constructor(previous: readonly R[], stored: StoredReportInputs | undefined) {
     this.ratingScale = stored?.version === 1 ? stored.ratingScale : undefined;
@@ -189,47 +187,35 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
   }
 
   /**
-   * The stored extractive inputs of a community whose row and members are as they were when they were hashed (see
-   * {@link ExtractiveInputsBasis}), else undefined: they must be hashed.
+   * What finds the stored extractive inputs of a community whose row and members are as they were when they were hashed
+   * under `basis` (see {@link ExtractiveInputsBasis}): undefined for a community whose inputs must be hashed. The
+   * entities that changed since are found once, here: those whose digest in `basis` is not the stored one (a new entity's
+   * included) and those the stored basis lists that `basis` does not, each compared at its own position in the two lists
+   * (table order, new entities last) and only the others by id.
    */
-  carried(basis: ExtractiveInputsBasis, community: Pick<CommunityRecord, 'id' | 'entityIds'>): string | undefined {
+  carrier(basis: ExtractiveInputsBasis): (community: Pick<CommunityRecord, 'id' | 'entityIds'>) => string | undefined {
     const stored = this.storedInputs;
     const before = stored?.extractiveBasis ?? stored?.extractive;
-    if (!stored || before?.settings !== basis.settings) return undefined;
-    const inputs = stored.byCommunity[community.id];
-    const row = basis.rows[community.id];
-    if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
-    const changed = this.entitiesChangedSince(basis);
-    for (const member of community.entityIds) if (changed.has(member)) return undefined;
-    return inputs;
-  }
-
-  /**
-   * The entities whose digest in `basis` is not the stored one (a new entity's included), and those the stored basis lists
-   * that `basis` does not: found once per run, each entity compared at its own position in the two lists (in table order,
-   * new entities last) and only the others by id.
-   */
-  private entitiesChangedSince(basis: ExtractiveInputsBasis): ReadonlySet<string> {
-    if (this.changedEntities?.basis === basis) return this.changedEntities.changed;
-    const stored = this.storedInputs;
-    const before = stored?.extractiveBasis
-      ? ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityDigests)
-      : stored?.extractive
-        ? ValuesById.ofRecord(stored.extractive.entities)
-        : undefined;
+    if (!stored || before?.settings !== basis.settings) return () => undefined;
+    const digests = stored.extractiveBasis ? ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityDigests) : stored.extractive && ValuesById.ofRecord(stored.extractive.entities);
+    if (!digests) return () => undefined;
     const changed = new Set<string>();
     let found = 0;
     basis.entityIds.forEach((id, position) => {
-      const digest = before?.get(id, position);
+      const digest = digests.get(id, position);
       if (digest !== undefined) found++;
       if (digest !== basis.entityDigests[position]) changed.add(id);
     });
-    if (before !== undefined && found < before.size) {
+    if (found < digests.size) {
       const current = new Set(basis.entityIds);
-      for (const id of before.ids) if (!current.has(id)) changed.add(id);
+      for (const id of digests.ids) if (!current.has(id)) changed.add(id);
     }
-    this.changedEntities = { basis, changed };
-    return changed;
+    return (community) => {
+      const inputs = stored.byCommunity[community.id];
+      const row = basis.rows[community.id];
+      if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
+      return community.entityIds.some((member) => changed.has(member)) ? undefined : inputs;
+    };
   }
 
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
@@ -494,8 +480,9 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   }
   const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entityIds, entityDigests };
   let hashed = 0;
+  const carried = earlier.carrier(basis);
   const planned = bottomUp.map((community) => {
-    let inputs = earlier.carried(basis, community);
+    let inputs = carried(community);
     if (inputs === undefined) {
       inputs = contentId('report-inputs', settingsHash, inputsOf(community));
       hashed++;

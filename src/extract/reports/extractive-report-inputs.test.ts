@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { contentId } from '../../core/ids.js';
 import type { CommunityRecord, EntityRecord } from '../../core/types.js';
-import { createExtractiveReportInputs } from './extractive-report-inputs.js';
+import { createExtractiveReportInputs, extractiveEntityDigest } from './extractive-report-inputs.js';
 
 const entity = (id: string, chunkIds: string[], degree = 2): EntityRecord => ({ id, title: id, type: 'noun phrase', description: `${id} is mentioned`, aliases: [], frequency: chunkIds.length, degree, chunkIds });
 const community: CommunityRecord = { id: 'c', level: 1, parent: null, children: [], title: 'Community 1', entityIds: ['mill', 'weir'], relationIds: ['r1'], chunkIds: ['k1', 'k2'], size: 2 };
@@ -34,4 +34,26 @@ test('extractive report inputs hash as they did per item, so that the hashes an 
   assert.equal(createExtractiveReportInputs(new Map([['mill', mill], ['weir', weir]]))(community), perItem);
   const lonely: CommunityRecord = { ...community, entityIds: ['mill'], relationIds: [], chunkIds: [] };
   assert.equal(createExtractiveReportInputs(new Map([['mill', mill]]))(lonely), contentId('extractive-report-inputs', [`${entityHash(mill)}\u0000`], '\u0001', [], '\u0001', []));
+});
+
+test('an entity digest changes with every field it covers, and fields do not run into each other', () => {
+  const entity = { id: 'e1', title: 'Kester Weir', type: 'place', description: 'A weir on the river.', aliases: ['the weir'], chunkIds: ['k1', 'k2'] };
+  const digest = extractiveEntityDigest(entity);
+  assert.equal(extractiveEntityDigest({ ...entity, aliases: [...entity.aliases], chunkIds: [...entity.chunkIds] }), digest);
+  const variants = [
+    { ...entity, id: 'e2' },
+    { ...entity, title: 'Kester Weirs' },
+    { ...entity, type: 'bridge' },
+    { ...entity, description: 'A weir on the river Kest.' },
+    { ...entity, aliases: [] },
+    { ...entity, aliases: ['the', 'weir'] },
+    { ...entity, chunkIds: ['k1'] },
+    { ...entity, chunkIds: ['k2', 'k1'] },
+    // The same characters in the neighbouring field.
+    { ...entity, title: 'Kester Weirp', type: 'lace' },
+    { ...entity, aliases: ['the weir', 'k1'], chunkIds: ['k2'] },
+  ];
+  const digests = new Set(variants.map(extractiveEntityDigest));
+  assert.equal(digests.size, variants.length);
+  assert.ok(!digests.has(digest));
 });

@@ -47,18 +47,52 @@ function joined(list: readonly string[]): string[] {
 /**
  * A digest of everything {@link createExtractiveReportInputs} reads of one entity (its id, title, type, description,
  * aliases and chunk list): a community whose row is unchanged and none of whose members' digests changed has the
- * inputs it had, without hashing them again (the reports step). Two 32-bit FNV-1a-style hashes of the fields' JSON,
- * with the length: a few milliseconds for thousands of entities, where a cryptographic hash each cost tens.
+ * inputs it had, without hashing them again (the reports step). Two 32-bit FNV-1a-style hashes over the fields' code
+ * units, each field closed by its length and each list opened by its count, so that no two entities' fields run into
+ * each other: a few milliseconds per thousand entities, where a cryptographic hash each cost tens, and no JSON text of
+ * every entity to collect (a per-entity `JSON.stringify` had cost as much again as the hashing, on 2Wiki's 39,000).
  */
 export function extractiveEntityDigest(entity: Pick<EntityRecord, 'id' | 'title' | 'type' | 'description' | 'aliases' | 'chunkIds'>): string {
-  const text = JSON.stringify([entity.id, entity.title, entity.type, entity.description, entity.aliases, entity.chunkIds]);
-  let low = 0x811c9dc5;
-  let high = 0x9747b28c;
-  for (let position = 0; position < text.length; position++) {
-    const code = text.charCodeAt(position);
-    low = Math.imul(low ^ code, 0x01000193);
-    high = Math.imul(high ^ code, 0x5bd1e995);
-    high ^= high >>> 15;
+  const digest = new FieldDigest();
+  digest.text(entity.id);
+  digest.text(entity.title);
+  digest.text(entity.type);
+  digest.text(entity.description);
+  digest.list(entity.aliases);
+  digest.list(entity.chunkIds);
+  return digest.value();
+}
+
+/** The running state of {@link extractiveEntityDigest}. */
+class FieldDigest {
+  private low = 0x811c9dc5;
+  private high = 0x9747b28c;
+  private units = 0;
+
+  text(text: string): void {
+    let low = this.low;
+    let high = this.high;
+    for (let position = 0; position < text.length; position++) {
+      const code = text.charCodeAt(position);
+      low = Math.imul(low ^ code, 0x01000193);
+      high = Math.imul(high ^ code, 0x5bd1e995);
+      high ^= high >>> 15;
+    }
+    // Above every code unit: a field's end cannot be read as a character.
+    const end = 0x10000 + text.length;
+    low = Math.imul(low ^ end, 0x01000193);
+    high = Math.imul(high ^ end, 0x5bd1e995);
+    this.low = low;
+    this.high = high ^ (high >>> 15);
+    this.units += text.length + 1;
   }
-  return `${text.length.toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
+
+  list(items: readonly string[]): void {
+    this.text(String(items.length));
+    for (const item of items) this.text(item);
+  }
+
+  value(): string {
+    return `${this.units.toString(36)}:${(this.low >>> 0).toString(16)}:${(this.high >>> 0).toString(16)}`;
+  }
 }

@@ -34,8 +34,18 @@ export interface KeptCommunityIds {
  * only matters below ½.
  */
 export function keepCommunityIds(next: readonly NewCommunity[], previous: readonly PreviousCommunity[], threshold: number): KeptCommunityIds {
-  // Members as one part hash to the same bytes as the list, in one update instead of one per member.
-  const contentIds = next.map((community) => contentId('community', community.level, community.members.length === 0 ? [] : [community.members.join('\u0000')]));
+  // Members as one part hash to the same bytes as the list, in one update instead of one per member. Made only for the
+  // communities that need one (an id not kept, or a tie below ½): an update keeps most ids.
+  const contentIds: Array<string | undefined> = next.map(() => undefined);
+  const contentIdOf = (index: number): string => {
+    let id = contentIds[index];
+    if (id === undefined) {
+      const community = next[index] as NewCommunity;
+      id = contentId('community', community.level, community.members.length === 0 ? [] : [community.members.join('\u0000')]);
+      contentIds[index] = id;
+    }
+    return id;
+  };
   const previousSizes = previous.map((community) => new Set(community.entityIds).size);
   const keptFrom = next.map(() => -1);
   const levels = new Set(next.map((community) => community.level));
@@ -43,7 +53,9 @@ export function keepCommunityIds(next: readonly NewCommunity[], previous: readon
     const before = previous.flatMap((community, index) => (community.level === level ? [index] : []));
     const previousOf = new Map<string, number>();
     for (const index of before) for (const entity of (previous[index] as PreviousCommunity).entityIds) previousOf.set(entity, index);
-    const candidates: Array<{ similarity: number; next: number; previous: number }> = [];
+    const taken = new Set<number>();
+    // Pairs above ½ are one-to-one already (see above), so they are kept in any order; only the others are ranked.
+    const ranked: Array<{ similarity: number; next: number; previous: number }> = [];
     next.forEach((community, index) => {
       if (community.level !== level) return;
       const shared = new Map<number, number>();
@@ -53,17 +65,22 @@ export function keepCommunityIds(next: readonly NewCommunity[], previous: readon
       }
       for (const [earlier, overlap] of shared) {
         const similarity = overlap / (community.members.length + (previousSizes[earlier] as number) - overlap);
-        if (similarity >= threshold) candidates.push({ similarity, next: index, previous: earlier });
+        if (similarity < threshold) continue;
+        if (similarity > 0.5) {
+          keptFrom[index] = earlier;
+          taken.add(earlier);
+        } else {
+          ranked.push({ similarity, next: index, previous: earlier });
+        }
       }
     });
-    candidates.sort(
+    ranked.sort(
       (left, right) =>
         right.similarity - left.similarity ||
-        compare(contentIds[left.next] as string, contentIds[right.next] as string) ||
+        compare(contentIdOf(left.next), contentIdOf(right.next)) ||
         compare((previous[left.previous] as PreviousCommunity).id, (previous[right.previous] as PreviousCommunity).id),
     );
-    const taken = new Set<number>();
-    for (const candidate of candidates) {
+    for (const candidate of ranked) {
       if (keptFrom[candidate.next] !== -1 || taken.has(candidate.previous)) continue;
       keptFrom[candidate.next] = candidate.previous;
       taken.add(candidate.previous);
@@ -73,7 +90,7 @@ export function keepCommunityIds(next: readonly NewCommunity[], previous: readon
   const ids = next.map((community, index) => {
     const earlier = keptFrom[index] as number;
     if (earlier >= 0) return (previous[earlier] as PreviousCommunity).id;
-    const id = contentIds[index] as string;
+    const id = contentIdOf(index);
     return keptIds.has(id) ? contentId('community', community.level, community.members, id) : id;
   });
   return { ids, keptFrom };

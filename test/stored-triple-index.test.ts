@@ -76,9 +76,8 @@ test('the stored triple index, vector rows and ppr graph equal a rebuild, and qu
     const withStored = await answers();
     assert.ok((withStored[0] as unknown[]).length > 0);
 
-    // As a workspace indexed before the copies were stored: the blobs and their records are gone, the methods rebuild.
+    // As a workspace indexed before the copies were stored: the blobs are gone, the methods rebuild.
     await store.setBlob(tripleIndexKeys.index, new Uint8Array(0));
-    await store.setMeta(tripleIndexKeys.indexMeta, null);
     await store.setMeta(tripleIndexKeys.vectorRowsMeta, null);
     await store.setBlob(pprGraphKeys.graph, new Uint8Array(0));
     kgrag.engine.invalidate();

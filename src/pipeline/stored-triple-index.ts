@@ -77,22 +77,6 @@ interface VectorRowsMeta {
   facts: number;
 }
 
-/**
- * The index last stored through each store object, with its meta record as written: `embed-triples` and `ppr-graph`
- * read the index the `triples` step of the same run has just stored, and reading 13 MB back out of SQLite cost each
- * of them 70-85 ms on 2Wiki. It stands for the stored blob only while the stored meta record is the one written with it
- * (a rolled-back write leaves the earlier record); nothing but {@link storeEncodedTripleIndex} writes the index, and a
- * store object lives for one run (a draft) or one published generation, which nothing writes again.
- */
-const writtenIndexes = new WeakMap<Store, { meta: string; blob: Uint8Array }>();
-
-/** The stored index blob: the one written through `store` when its meta record is still `meta`, else read. */
-async function storedIndexBlob(store: Store, meta: TripleIndexMeta | undefined): Promise<Uint8Array | undefined> {
-  const written = writtenIndexes.get(store);
-  if (written !== undefined && meta !== undefined && written.meta === JSON.stringify(meta)) return written.blob.slice();
-  return store.getBlob(tripleIndexKeys.index);
-}
-
 /** Stores `index`, built from the triples of output version `version`, in the `triples` step's transaction. */
 export async function storeTripleIndex(tx: Store, index: TripleIndex, version: string): Promise<void> {
   await storeEncodedTripleIndex(tx, encodeTripleIndex(index) ?? new Uint8Array(0), version);
@@ -112,7 +96,6 @@ export async function storeEncodedTripleIndex(
   await tx.setBlob(tripleIndexKeys.index, blob);
   const meta: TripleIndexMeta = { version, ...(appendedTo === undefined ? {} : { appendedTo }), ...(removed === undefined ? {} : { removedFrom: removed.from }) };
   await tx.setMeta(tripleIndexKeys.indexMeta, meta);
-  writtenIndexes.set(tx, { meta: JSON.stringify(meta), blob: blob.slice() });
   const maps = new Int32Array(removed === undefined ? 0 : removed.maps.phrases.length + removed.maps.facts.length);
   if (removed) {
     maps.set(removed.maps.phrases);
@@ -146,8 +129,7 @@ export async function loadEncodedTripleIndex(store: Store): Promise<{ blob: Uint
 export async function loadTripleIndex(
   store: Store,
 ): Promise<{ index: TripleIndex; version: string | undefined; appendedTo?: TripleIndexAppend; removedFrom?: TripleIndexRemovalRecord }> {
-  const meta = await store.getMeta<TripleIndexMeta>(tripleIndexKeys.indexMeta);
-  const blob = await storedIndexBlob(store, meta);
+  const [blob, meta] = await Promise.all([store.getBlob(tripleIndexKeys.index), store.getMeta<TripleIndexMeta>(tripleIndexKeys.indexMeta)]);
   const decoded = blob && meta ? decodeTripleIndex(blob) : undefined;
   if (decoded && meta) {
     return { index: decoded, version: meta.version, ...(meta.appendedTo === undefined ? {} : { appendedTo: meta.appendedTo }), ...(meta.removedFrom === undefined ? {} : { removedFrom: meta.removedFrom }) };

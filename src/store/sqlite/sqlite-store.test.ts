@@ -195,3 +195,34 @@ test('a whole table of more rows than one page of a read comes back once each, i
   assert.deepEqual((await documents.pick(['id', 'metadata'])).map((row) => [row.id, row.metadata]), kept.map((row) => [row.id, row.metadata]));
   await store.close();
 });
+
+test('a large blob reads back as last written: by this connection, after a rollback, and after another connection wrote it', async () => {
+  const path = join(directory, 'blobs.db');
+  const store = openSqliteStore(path);
+  const other = openSqliteStore(path);
+  try {
+    const large = (fill: number): Uint8Array => new Uint8Array(2 * 1024 * 1024).fill(fill);
+    await store.setBlob('index', large(1));
+    const read = (await store.getBlob('index')) as Uint8Array;
+    assert.deepEqual(read, large(1));
+    read.fill(9);
+    assert.deepEqual(await store.getBlob('index'), large(1), 'a reader changing its bytes changes no later read');
+    await assert.rejects(
+      store.transaction(async (tx) => {
+        await tx.setBlob('index', large(2));
+        assert.deepEqual(await tx.getBlob('index'), large(2));
+        throw new Error('the step failed');
+      }),
+      /the step failed/,
+    );
+    assert.deepEqual(await store.getBlob('index'), large(1), 'the rolled-back write is not read');
+    await store.setBlob('index', large(5));
+    await other.setBlob('index', large(3));
+    assert.deepEqual(await store.getBlob('index'), large(3), "another connection's write is read");
+    await store.setBlob('index', Uint8Array.of(4));
+    assert.deepEqual(await store.getBlob('index'), Uint8Array.of(4));
+  } finally {
+    await other.close();
+    await store.close();
+  }
+});

@@ -67,6 +67,10 @@ const maxTailShare = 1 / 8;
  */
 const maxStaleShare = 1 / 8;
 
+/** Blobs a connection keeps what it wrote of (see `SqliteStore.writtenBlobs`): from this size, up to the budget in all. */
+const minWrittenBlobBytes = 1024 * 1024;
+const writtenBlobBudget = 64 * 1024 * 1024;
+
 /** Meta key a deferring draft sets, in the transaction that deletes chunks: it has removed content. */
 const contentRemovedKey = 'draft:content-removed';
 
@@ -385,6 +389,15 @@ class SqliteStore implements Store {
   private readonly vectorIndexes = new Map<VectorSpace, SqliteVectorIndex>();
   private transactionDepth = 0;
   private closed = false;
+  /**
+   * Large blobs this connection wrote, by key: a step that reads a blob an earlier step of the same run wrote (the 13 MB
+   * triple index `triples` writes, which `embed-triples` and `ppr-graph` read: 70-85 ms each out of the file) takes a
+   * copy of it instead. Emptied by a rollback, which may undo the writes, and by a commit of another connection
+   * (`data_version` moves), which may have written the same keys.
+   */
+  private readonly writtenBlobs = new Map<string, Uint8Array>();
+  private writtenBlobBytes = 0;
+  private writtenBlobsVersion = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -497,6 +510,9 @@ class SqliteStore implements Store {
   }
 
   async getBlob(key: string): Promise<Uint8Array | undefined> {
+    if (this.writtenBlobs.size > 0 && this.dataVersion() !== this.writtenBlobsVersion) this.forgetWrittenBlobs();
+    const written = this.writtenBlobs.get(key);
+    if (written !== undefined) return written.slice();
     const row = this.statement('SELECT blob FROM meta WHERE key = ?').get(key) as { blob: Buffer | null } | undefined;
     // A view, not a copy: better-sqlite3 returns every blob in a buffer of its own (a 13 MB triple index was copied twice).
     return row?.blob == null ? undefined : new Uint8Array(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength);
@@ -515,6 +531,35 @@ class SqliteStore implements Store {
       key,
       Buffer.from(value.buffer, value.byteOffset, value.byteLength),
     );
+    this.keepWrittenBlob(key, value);
+  }
+
+  private keepWrittenBlob(key: string, value: Uint8Array): void {
+    if (this.writtenBlobs.size === 0) this.writtenBlobsVersion = this.dataVersion();
+    const earlier = this.writtenBlobs.get(key);
+    if (earlier !== undefined) {
+      this.writtenBlobs.delete(key);
+      this.writtenBlobBytes -= earlier.byteLength;
+    }
+    // Small blobs read back fast enough; the budget keeps the latest large ones.
+    if (value.byteLength < minWrittenBlobBytes || value.byteLength > writtenBlobBudget) return;
+    for (const [oldest, bytes] of this.writtenBlobs) {
+      if (this.writtenBlobBytes + value.byteLength <= writtenBlobBudget) break;
+      this.writtenBlobs.delete(oldest);
+      this.writtenBlobBytes -= bytes.byteLength;
+    }
+    this.writtenBlobs.set(key, value.slice());
+    this.writtenBlobBytes += value.byteLength;
+  }
+
+  private forgetWrittenBlobs(): void {
+    this.writtenBlobs.clear();
+    this.writtenBlobBytes = 0;
+  }
+
+  /** SQLite's count of other connections' commits to the file, as this connection sees it. */
+  private dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
   }
 
   /**
@@ -535,6 +580,7 @@ class SqliteStore implements Store {
       this.db.exec(depth === 0 ? 'COMMIT' : `RELEASE ${savepoint}`);
       return result;
     } catch (error) {
+      this.forgetWrittenBlobs();
       if (depth === 0) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
       } else {
@@ -584,6 +630,7 @@ class SqliteStore implements Store {
     }
     this.closed = true;
     this.statements.clear();
+    this.forgetWrittenBlobs();
     this.db.close();
   }
 
@@ -596,6 +643,7 @@ class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.statements.clear();
+    this.forgetWrittenBlobs();
     this.db.close();
   }
 }

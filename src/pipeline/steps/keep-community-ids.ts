@@ -35,7 +35,7 @@ export interface KeptCommunityIds {
  */
 export function keepCommunityIds(next: readonly NewCommunity[], previous: readonly PreviousCommunity[], threshold: number): KeptCommunityIds {
   // Members as one part hash to the same bytes as the list, in one update instead of one per member. Made only for the
-  // communities that need one (an id not kept, or a tie below ½): an update keeps most ids.
+  // communities that need one (an id not kept, or a tie at ½ or below): an update keeps most ids.
   const contentIds: Array<string | undefined> = next.map(() => undefined);
   const contentIdOf = (index: number): string => {
     let id = contentIds[index];

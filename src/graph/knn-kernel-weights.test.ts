@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { csrToDense } from '../../test/helpers/dense-oracles.js';
 import type { KnnGraph } from '../math/knn-graph.js';
+import { csrFromTriplets } from '../math/csr-matrix.js';
+import { symmetrizeCsr } from '../math/csr-operations.js';
 import { knnKernelWeights } from './knn-kernel-weights.js';
 
 /** A 3-node kNN graph with k = 2: cos(0,1) = 0.9, cos(0,2) = 0.5, cos(1,2) = 0.6. */
@@ -94,5 +96,55 @@ describe('knnKernelWeights', () => {
     assert.equal(weights.rows, 1);
     assert.equal(weights.values.length, 0);
     assert.throws(() => knnKernelWeights(triangle, { k: 0 }), /k = 0 must be a positive integer/);
+  });
+
+  test('rows in column order, a neighbour listed twice summed in list order: the matrix coordinate triplets give, bit for bit', () => {
+    // Lists in similarity order, so columns arrive unsorted; padding (−1), self entries and repeats mixed in.
+    let state = 7;
+    const next = (): number => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const n = 40;
+    const k = 6;
+    const indices = new Int32Array(n * k);
+    const similarities = new Float32Array(n * k);
+    for (let node = 0; node < n; node++) {
+      const scores = Array.from({ length: k }, () => next()).sort((left, right) => right - left);
+      for (let rank = 0; rank < k; rank++) {
+        const roll = next();
+        indices[node * k + rank] = roll < 0.1 ? -1 : roll < 0.15 ? node : roll < 0.3 && rank > 0 ? (indices[node * k + rank - 1] as number) : Math.floor(next() * n);
+        similarities[node * k + rank] = scores[rank] as number;
+      }
+    }
+    for (const kernel of ['gaussian', 'angular', 'symgaussian'] as const) {
+      const actual = knnKernelWeights({ n, k, indices, similarities }, { kernel, k });
+      for (let node = 0; node < n; node++) {
+        for (let entry = (actual.rowPointers[node] as number) + 1; entry < (actual.rowPointers[node + 1] as number); entry++) {
+          assert.ok((actual.columnIndices[entry - 1] as number) < (actual.columnIndices[entry] as number), `${kernel}: row ${node} in column order`);
+        }
+      }
+      // The oracle: each list entry as a triplet, merged by csrFromTriplets, symmetrized the same way.
+      const distance = (cosine: number): number => (kernel === 'angular' ? Math.acos(Math.min(1, Math.max(-1, cosine))) : Math.sqrt(2 - 2 * Math.min(1, Math.max(-1, cosine))));
+      const scale = Array.from({ length: n }, (_, node) => {
+        for (let rank = k - 1; rank >= 0; rank--) if ((indices[node * k + rank] as number) >= 0) return distance(similarities[node * k + rank] as number);
+        return 0;
+      });
+      const rows: number[] = [];
+      const cols: number[] = [];
+      const values: number[] = [];
+      for (let node = 0; node < n; node++) {
+        for (let rank = 0; rank < k; rank++) {
+          const neighbour = indices[node * k + rank] as number;
+          if (neighbour < 0 || neighbour === node) continue;
+          const squared = distance(similarities[node * k + rank] as number) ** 2;
+          const own = scale[node] as number;
+          const their = scale[neighbour] as number;
+          const denominator = kernel === 'gaussian' ? own ** 2 / 4 : kernel === 'symgaussian' ? (own * their) / 4 : own * their;
+          rows.push(node);
+          cols.push(neighbour);
+          values.push(denominator > 0 ? Math.exp(-squared / denominator) : squared === 0 ? 1 : 0);
+        }
+      }
+      const expected = symmetrizeCsr(csrFromTriplets(n, n, rows, cols, values), kernel === 'gaussian' ? 'average' : 'max');
+      assert.deepEqual(actual, expected, kernel);
+    }
   });
 });

@@ -131,6 +131,14 @@ export interface SqliteStoreOptions extends StoreExtensions {
    * @default false
    */
   deferSparseReplacements?: boolean;
+  /**
+   * Open a writable file without syncing it: no commit syncs (`synchronous = OFF`) until {@link syncSqliteCommits}, once
+   * the caller has synced the file itself (a draft's copy of the published index is synced in the background while the
+   * update runs, see `openSqliteWorkspaceStorage`). Both the switch to the write-ahead log and the log's first commit
+   * sync the database file, and each waited for the whole fresh copy (190 MB for 2Wiki) to reach the disk.
+   * @default false
+   */
+  unsyncedOpen?: boolean;
 }
 
 /**
@@ -150,8 +158,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     // of one read() per 4 KB page: half the CPU of loading them for a cold query.
     db.pragma(`mmap_size = ${mmapBytes}`);
     if (!options.readonly) {
+      if (options.unsyncedOpen === true) db.pragma('synchronous = OFF');
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      if (options.unsyncedOpen !== true) db.pragma('synchronous = NORMAL');
       if (options.secureDelete !== false) db.pragma('secure_delete = ON');
       if (options.autoCheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autoCheckpointPages))}`);
     }
@@ -215,6 +224,12 @@ export function sqliteFileVersion(path: string): number | null {
 export function sealSqliteStore(store: Store, options: SealOptions = {}): void {
   if (!(store instanceof SqliteStore)) throw new Error('sealSqliteStore: not an SQLite store');
   store.seal(options.unsynced === true);
+}
+
+/** Syncs the commits of a store opened with `unsyncedOpen` from now on (`synchronous = NORMAL`), as any other store's. */
+export function syncSqliteCommits(store: Store): void {
+  if (!(store instanceof SqliteStore)) throw new Error('syncSqliteCommits: not an SQLite store');
+  store.syncCommits();
 }
 
 /** Options of {@link sealSqliteStore}. */
@@ -398,6 +413,7 @@ class SqliteStore implements Store {
   private readonly writtenBlobs = new Map<string, Uint8Array>();
   private writtenBlobBytes = 0;
   private writtenBlobsVersion = 0;
+  private commitsSyncPending = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -458,6 +474,20 @@ class SqliteStore implements Store {
 
   exec(sql: string): void {
     this.db.exec(sql);
+  }
+
+  /** See {@link syncSqliteCommits}: inside a transaction, from the next one on. */
+  syncCommits(): void {
+    if (this.closed) return;
+    if (this.db.inTransaction) this.commitsSyncPending = true;
+    else this.db.pragma('synchronous = NORMAL');
+  }
+
+  /** Applies a {@link syncCommits} that came inside a transaction, before the next one begins. */
+  private applyPendingSync(): void {
+    if (!this.commitsSyncPending || this.db.inTransaction) return;
+    this.commitsSyncPending = false;
+    this.db.pragma('synchronous = NORMAL');
   }
 
   /**
@@ -570,6 +600,7 @@ class SqliteStore implements Store {
     const depth = this.transactionDepth;
     const savepoint = `sp${depth}`;
     try {
+      this.applyPendingSync();
       this.db.exec(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
     } catch (error) {
       throw this.explained(error);
@@ -600,6 +631,7 @@ class SqliteStore implements Store {
    */
   writeAtomically<R>(work: () => R): R {
     try {
+      this.applyPendingSync();
       const run = this.db.transaction(work);
       return this.db.inTransaction ? run() : run.immediate();
     } catch (error) {

@@ -127,6 +127,42 @@ describe('the draft of an update', () => {
   });
 });
 
+describe('a draft whose copy may not be on the disk', () => {
+  it('is marked synced once it is, by the time its writer lets go of the lock; without the mark it is not resumed', async () => {
+    mkdirSync(join(root, 'synced'));
+    const path = join(root, 'synced', 'kgrag.db');
+    const storage = openSqliteWorkspaceStorage(path);
+    const first = await storage.beginWrite({ command: 'kgrag index (first)' });
+    await first.store.setMeta('round', 1);
+    await first.publish();
+    await first.end();
+    assert.equal(existsSync(`${path}-draft.synced`), false, 'a published draft leaves no mark');
+    const update = await storage.beginWrite({ command: 'kgrag index (update)' });
+    await update.store.setMeta('round', 2);
+    await update.end({ status: 'interrupted', step: null, error: null });
+    assert.equal(existsSync(`${path}-draft.synced`), true);
+    // What a machine that stopped before the sync finished leaves: the draft without its mark.
+    rmSync(`${path}-draft.synced`);
+    const next = await storage.beginWrite({ command: 'kgrag index (next)' });
+    assert.equal(next.resumed, false);
+    assert.equal(await next.store.getMeta('round'), 1, 'the next write copies the published index again');
+    await next.end({ status: 'interrupted', step: null, error: null });
+    const resumed = await storage.beginWrite({ command: 'kgrag index (resumed)' });
+    assert.equal(resumed.resumed, true, 'a marked draft is resumed');
+    await resumed.store.setMeta('round', 3);
+    await resumed.publish();
+    await resumed.end();
+    assert.equal(existsSync(`${path}-draft.synced`), false);
+    const snapshot = await storage.snapshot();
+    try {
+      assert.equal(await snapshot?.store.getMeta('round'), 3);
+    } finally {
+      snapshot?.release();
+      await storage.close();
+    }
+  });
+});
+
 describe('a draft whose seal was cut short', () => {
   it('is not resumed: its log was folded in without a sync, so the next write copies the published index again', async () => {
     mkdirSync(join(root, 'sealing'));

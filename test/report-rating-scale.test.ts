@@ -3,7 +3,7 @@
 // a report rebuilt between refreshes orders its members by the degrees of the last refresh, so a community that takes in
 // a new member keeps the title and findings its report had; a refresh orders by the current degrees.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -12,6 +12,7 @@ import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { ReportRecord } from '../src/core/types.js';
 import { extractiveRating } from '../src/extract/reports/extractive-report.js';
 import { reportOrderingKey } from '../src/pipeline/steps/reports-step.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'kgrag-report-rating-'));
@@ -120,8 +121,46 @@ describe('extractive report ratings between refreshes', () => {
     for (const { report, raw } of refreshed.values()) assert.equal(report.rating, Math.round((raw / highest) * 100) / 10, `${report.title}: rescaled by the refreshed highest`);
     // Reports rebuilt from here on are ordered by the refreshed degrees (kept ones keep their text, as ever).
     const refitted = await orderingOf(kgrag);
-    const stored = await kgrag.store.getMeta<{ byEntity: Record<string, [number, number]> }>(reportOrderingKey);
-    assert.deepEqual(new Map(Object.entries(stored?.byEntity ?? {}).map(([id, [degree, frequency]]) => [id, { degree, frequency }])), new Map([...refitted].map(([id, entity]) => [id, { degree: entity.degree, frequency: entity.frequency }])));
+    const stored = await kgrag.store.getMeta<StoredOrdering>(reportOrderingKey);
+    assert.equal(stored?.version, 2);
+    assert.deepEqual(
+      new Map(stored?.ids.map((id, position) => [id, { degree: stored.degrees[position], frequency: stored.frequencies[position] }])),
+      new Map([...refitted].map(([id, entity]) => [id, { degree: entity.degree, frequency: entity.frequency }])),
+    );
     await kgrag.close();
   });
+
+  test('an ordering stored by an earlier version (one object of them) orders the rebuilt reports as the stored lists do', async () => {
+    const built = join(root, 'lists');
+    const first = await createKgrag({ workspace: built, env: {}, config: { index: { mode: 'fast', refreshShare: 1 } } });
+    await first.index([corpus], { methods });
+    const hub = await hubOf(first, await ratedReports(first));
+    await first.close();
+    const earlier = join(root, 'object');
+    cpSync(built, earlier, { recursive: true });
+    const store = openSqliteStore(join(earlier, 'kgrag.db'));
+    const lists = await store.getMeta<StoredOrdering>(reportOrderingKey);
+    assert.ok(lists);
+    await store.transaction((tx) => tx.setMeta(reportOrderingKey, { version: 1, byEntity: Object.fromEntries(lists.ids.map((id, position) => [id, [lists.degrees[position], lists.frequencies[position]]])) }));
+    await store.close();
+    const updated = await Promise.all(
+      [built, earlier].map(async (workspace) => {
+        const kgrag = await createKgrag({ workspace, env: {}, config: { index: { mode: 'fast', refreshShare: 1 } } });
+        const summary = await kgrag.index([hub], { methods });
+        const reports = await kgrag.store.table('reports').all();
+        await kgrag.close();
+        return { reports, written: summary.counts.reports?.['written'] };
+      }),
+    );
+    assert.ok((updated[0]?.written ?? 0) > 0, 'the update rebuilds some reports');
+    assert.deepEqual(updated[1], updated[0]);
+  });
 });
+
+/** The meta record of the ordering, as this version writes it. */
+interface StoredOrdering {
+  version: number;
+  ids: string[];
+  degrees: number[];
+  frequencies: number[];
+}

@@ -250,6 +250,13 @@ describe('fast mode: communities and reports after a change', () => {
     assert.ok(holding > 0);
     assert.equal(described.counts['inputsHashed'], holding);
     assert.equal(described.counts['regenerated'], holding);
+    // Its communities' inputs are what hashing every entity afresh gives: its stored own hash is not carried.
+    const describedFresh = await rerun(async (tx) => {
+      await tx.table('entities').upsert([{ ...entity, description: `${entity.description} Rebuilt in 1911.` }]);
+      const { extractiveBasis: _extractiveBasis, ...rest } = (await tx.getMeta<Record<string, unknown>>('reports:inputs')) ?? {};
+      await tx.setMeta('reports:inputs', rest);
+    });
+    assert.deepEqual(described.byCommunity, describedFresh.byCommunity);
     // A member gone from the entities (the communities still list it): the communities holding it are hashed again, no other.
     const gone = await rerun(async (tx) => void (await tx.table('entities').deleteWhere('id', [entity.id])));
     assert.equal(gone.counts['inputsHashed'], holding);

@@ -9,10 +9,10 @@ import type { CommunityRecord, EntityRecord } from '../../core/types.js';
  * as the context fingerprint of LLM reports leaves them out: degrees and frequencies, which only order
  * members and sentences and rate the report, and which change whenever an entity gains an edge or a mention
  * anywhere in the corpus. Equal hashes: the report says the same. Each entity's own fields are hashed once
- * and shared by the communities (one per level) that hold it.
+ * and shared by the communities (one per level) that hold it: `entityHashes` holds those hashes by entity id, and may
+ * come with some already (an update's unchanged entities, whose stored hashes are theirs); the ones hashed are added.
  */
-export function createExtractiveReportInputs(entities: ReadonlyMap<string, EntityRecord>): (community: CommunityRecord) => string {
-  const entityHashes = new Map<string, string>();
+export function createExtractiveReportInputs(entities: ReadonlyMap<string, EntityRecord>, entityHashes: Map<string, string> = new Map()): (community: CommunityRecord) => string {
   const hashOf = (entity: EntityRecord): string => {
     let hash = entityHashes.get(entity.id);
     if (hash === undefined) {

@@ -64,6 +64,11 @@ interface ExtractiveInputsBasis {
   entityIds: string[];
   /** The digest of each entity of `entityIds`, in its order. */
   entityDigests: string[];
+  /**
+   * The hash of each entity's own fields that the inputs hashed (`createExtractiveReportInputs`), in the order of
+   * `entityIds` ('' for one no hashed community held): an entity whose digest is the stored one has the stored hash.
+   */
+  entityHashes?: string[];
 }
 
 /** Meta key of the degrees and frequencies extractive reports are ordered by between refreshes. */
@@ -204,28 +209,38 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
    * included) and those the stored basis lists that `basis` does not, each compared at its own position in the two lists
    * (table order, new entities last) and only the others by id.
    */
-  carrier(basis: ExtractiveInputsBasis): (community: Pick<CommunityRecord, 'id' | 'entityIds'>) => string | undefined {
+  carrier(basis: ExtractiveInputsBasis): { carried: (community: Pick<CommunityRecord, 'id' | 'entityIds'>) => string | undefined; entityHashes: Map<string, string> } {
+    const entityHashes = new Map<string, string>();
+    const none = { carried: () => undefined, entityHashes };
     const stored = this.storedInputs;
     const before = stored?.extractiveBasis ?? stored?.extractive;
-    if (!stored || before?.settings !== basis.settings) return () => undefined;
+    if (!stored || before?.settings !== basis.settings) return none;
     const digests = stored.extractiveBasis ? ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityDigests) : stored.extractive && ValuesById.ofRecord(stored.extractive.entities);
-    if (!digests) return () => undefined;
+    if (!digests) return none;
+    const hashes = stored.extractiveBasis?.entityHashes && ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityHashes);
     const changed = new Set<string>();
     let found = 0;
     basis.entityIds.forEach((id, position) => {
       const digest = digests.get(id, position);
       if (digest !== undefined) found++;
       if (digest !== basis.entityDigests[position]) changed.add(id);
+      else {
+        const hash = hashes?.get(id, position);
+        if (hash) entityHashes.set(id, hash);
+      }
     });
     if (found < digests.size) {
       const current = new Set(basis.entityIds);
       for (const id of digests.ids) if (!current.has(id)) changed.add(id);
     }
-    return (community) => {
-      const inputs = stored.byCommunity[community.id];
-      const row = basis.rows[community.id];
-      if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
-      return community.entityIds.some((member) => changed.has(member)) ? undefined : inputs;
+    return {
+      carried: (community) => {
+        const inputs = stored.byCommunity[community.id];
+        const row = basis.rows[community.id];
+        if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
+        return community.entityIds.some((member) => changed.has(member)) ? undefined : inputs;
+      },
+      entityHashes,
     };
   }
 
@@ -482,7 +497,6 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   const table = context.store.table('reports');
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
-  const inputsOf = createExtractiveReportInputs(entities);
   const entityIds: string[] = [];
   const entityDigests: string[] = [];
   for (const entity of entities.values()) {
@@ -491,7 +505,9 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   }
   const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entityIds, entityDigests };
   let hashed = 0;
-  const carried = earlier.carrier(basis);
+  const { carried, entityHashes } = earlier.carrier(basis);
+  // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
+  const inputsOf = createExtractiveReportInputs(entities, entityHashes);
   const planned = bottomUp.map((community) => {
     let inputs = carried(community);
     if (inputs === undefined) {
@@ -542,6 +558,7 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
     if (row === undefined) continue;
     if (earlier.keptInPlace.has(report.communityId) || !sameReport(row, whole.get(report.communityId))) changed.push(row);
   }
+  basis.entityHashes = entityIds.map((id) => entityHashes.get(id) ?? '');
   return { earlier, reports, previous, changed, failed: 0, ratingScale, basis, orderingToStore, hashed };
 }
 

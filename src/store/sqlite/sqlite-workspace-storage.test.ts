@@ -89,15 +89,32 @@ describe('plugin tables in a SQLite workspace', () => {
   });
 });
 
+/** A workspace in a new folder under `root` whose first write, meta `round` = 1, is published. */
+async function publishedWorkspace(name: string): Promise<{ path: string; storage: ReturnType<typeof openSqliteWorkspaceStorage> }> {
+  mkdirSync(join(root, name));
+  const path = join(root, name, 'kgrag.db');
+  const storage = openSqliteWorkspaceStorage(path);
+  const first = await storage.beginWrite({ command: 'kgrag index (first)' });
+  await first.store.setMeta('round', 1);
+  await first.publish();
+  await first.end();
+  return { path, storage };
+}
+
+/** Asserts the published index's meta `round`, then closes `storage`. */
+async function assertPublishedRound(storage: ReturnType<typeof openSqliteWorkspaceStorage>, round: number): Promise<void> {
+  const snapshot = await storage.snapshot();
+  try {
+    assert.equal(await snapshot?.store.getMeta('round'), round);
+  } finally {
+    snapshot?.release();
+    await storage.close();
+  }
+}
+
 describe('the draft of an update', () => {
   it('keeps its commits in its write-ahead log until it publishes (none is copied into the draft file before), across a resumed run too', async () => {
-    mkdirSync(join(root, 'log'));
-    const path = join(root, 'log', 'kgrag.db');
-    const storage = openSqliteWorkspaceStorage(path);
-    const first = await storage.beginWrite({ command: 'kgrag index (first)' });
-    await first.store.setMeta('round', 1);
-    await first.publish();
-    await first.end();
+    const { path, storage } = await publishedWorkspace('log');
     const published = readFileSync(path);
     // Blobs of 5 MB: more than SQLite's default of 1,000 pages (4 MB) in the log would make a commit checkpoint.
     const blob = (seed: number): Uint8Array => {
@@ -129,13 +146,7 @@ describe('the draft of an update', () => {
 
 describe('a draft whose copy may not be on the disk', () => {
   it('is marked synced once it is, by the time its writer lets go of the lock; without the mark it is not resumed', async () => {
-    mkdirSync(join(root, 'synced'));
-    const path = join(root, 'synced', 'kgrag.db');
-    const storage = openSqliteWorkspaceStorage(path);
-    const first = await storage.beginWrite({ command: 'kgrag index (first)' });
-    await first.store.setMeta('round', 1);
-    await first.publish();
-    await first.end();
+    const { path, storage } = await publishedWorkspace('synced');
     assert.equal(existsSync(`${path}-draft.synced`), false, 'a published draft leaves no mark');
     const update = await storage.beginWrite({ command: 'kgrag index (update)' });
     await update.store.setMeta('round', 2);
@@ -153,25 +164,13 @@ describe('a draft whose copy may not be on the disk', () => {
     await resumed.publish();
     await resumed.end();
     assert.equal(existsSync(`${path}-draft.synced`), false);
-    const snapshot = await storage.snapshot();
-    try {
-      assert.equal(await snapshot?.store.getMeta('round'), 3);
-    } finally {
-      snapshot?.release();
-      await storage.close();
-    }
+    await assertPublishedRound(storage, 3);
   });
 });
 
 describe('a draft whose seal was cut short', () => {
   it('is not resumed: its log was folded in without a sync, so the next write copies the published index again', async () => {
-    mkdirSync(join(root, 'sealing'));
-    const path = join(root, 'sealing', 'kgrag.db');
-    const storage = openSqliteWorkspaceStorage(path);
-    const first = await storage.beginWrite({ command: 'kgrag index (first)' });
-    await first.store.setMeta('round', 1);
-    await first.publish();
-    await first.end();
+    const { path, storage } = await publishedWorkspace('sealing');
     const update = await storage.beginWrite({ command: 'kgrag index (update)' });
     await update.store.setMeta('round', 2);
     await update.end({ status: 'interrupted', step: null, error: null });
@@ -186,13 +185,7 @@ describe('a draft whose seal was cut short', () => {
     await next.end();
     assert.equal(existsSync(`${path}-draft.sealing`), false);
     assert.equal(existsSync(`${path}-draft`), false);
-    const snapshot = await storage.snapshot();
-    try {
-      assert.equal(await snapshot?.store.getMeta('round'), 3);
-    } finally {
-      snapshot?.release();
-      await storage.close();
-    }
+    await assertPublishedRound(storage, 3);
   });
 });
 

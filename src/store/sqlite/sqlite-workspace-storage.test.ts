@@ -145,15 +145,23 @@ describe('the draft of an update', () => {
 });
 
 describe('a draft whose copy may not be on the disk', () => {
-  it('is marked synced once it is, by the time its writer lets go of the lock; without the mark it is not resumed', async () => {
+  it('is marked synced once it is, by the time its writer lets go of the lock; unmarked, it is resumed only in the boot it was copied in', async () => {
     const { path, storage } = await publishedWorkspace('synced');
     assert.equal(existsSync(`${path}-draft.synced`), false, 'a published draft leaves no mark');
     const update = await storage.beginWrite({ command: 'kgrag index (update)' });
     await update.store.setMeta('round', 2);
     await update.end({ status: 'interrupted', step: null, error: null });
     assert.equal(existsSync(`${path}-draft.synced`), true);
-    // What a machine that stopped before the sync finished leaves: the draft without its mark.
+    // What a process killed before the sync finished leaves: the draft without its mark, in the page cache all the same.
     rmSync(`${path}-draft.synced`);
+    const killed = await storage.beginWrite({ command: 'kgrag index (after a kill)' });
+    assert.equal(killed.resumed, true, 'an unmarked draft of this boot is resumed');
+    assert.equal(await killed.store.getMeta('round'), 2);
+    await killed.end({ status: 'interrupted', step: null, error: null });
+    assert.equal(existsSync(`${path}-draft.synced`), true, 'and marked once synced');
+    // What a machine that stopped before the sync finished leaves: the draft without its mark, copied in another boot.
+    rmSync(`${path}-draft.synced`);
+    writeFileSync(`${path}-draft.boot`, 'another boot');
     const next = await storage.beginWrite({ command: 'kgrag index (next)' });
     assert.equal(next.resumed, false);
     assert.equal(await next.store.getMeta('round'), 1, 'the next write copies the published index again');
@@ -164,6 +172,7 @@ describe('a draft whose copy may not be on the disk', () => {
     await resumed.publish();
     await resumed.end();
     assert.equal(existsSync(`${path}-draft.synced`), false);
+    assert.equal(existsSync(`${path}-draft.boot`), false);
     await assertPublishedRound(storage, 3);
   });
 });

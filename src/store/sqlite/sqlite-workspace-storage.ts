@@ -1,5 +1,6 @@
-import { closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { uptime } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KgragError } from '../../core/errors.js';
@@ -43,6 +44,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const sealingPath = `${draftPath}.sealing`;
   /** Beside a draft once its first state (the copy of the published index) is on the disk (see `syncInBackground`). */
   const syncedPath = `${draftPath}.synced`;
+  /** Beside a draft from its copy on: the boot of the machine it was copied in (see `currentBoot`). */
+  const bootPath = `${draftPath}.boot`;
   /** The background sync of this process's current draft (see `syncInBackground`). */
   let draftSync: DraftSync | undefined;
   const secureDelete = options.secureDelete !== false;
@@ -168,12 +171,17 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const openDraft = async (base: number): Promise<{ store: Store; resumed: boolean }> => {
     if (existsSync(sealingPath)) removeDraft();
     if (existsSync(draftPath)) {
-      // Without its synced marker the draft's copy may not all be on the disk: after the machine stopped, pages of it
-      // could be missing, which no check of SQLite's would notice.
-      if (existsSync(syncedPath)) {
+      // Without its synced marker the draft's copy may not all be on the disk. A process that stopped (Ctrl-C, a kill,
+      // a crash) left it in the machine's page cache all the same, but after the machine stopped pages of it could be
+      // missing, which no check of SQLite's would notice: an unmarked draft is resumed only in the boot it was copied in.
+      const marked = existsSync(syncedPath);
+      if (marked || draftOfThisBoot()) {
         try {
-          const store = openSqliteStore(draftPath, draftOptions());
-          if ((await store.getMeta<number>(draftBaseKey)) === base) return { store, resumed: true };
+          const store = openSqliteStore(draftPath, marked ? draftOptions() : { ...draftOptions(), unsyncedOpen: true });
+          if ((await store.getMeta<number>(draftBaseKey)) === base) {
+            if (!marked) draftSync = syncInBackground(store);
+            return { store, resumed: true };
+          }
           await store.close();
         } catch {
           // An unreadable draft (a copy cut short) holds nothing to resume.
@@ -181,8 +189,9 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       }
       removeDraft();
     }
-    // A marker left by a writer that stopped after publishing must not vouch for the next draft.
+    // Markers left by a writer that stopped after publishing must not vouch for the next draft.
     rmSync(syncedPath, { force: true });
+    writeFileSync(bootPath, currentBoot());
     if (existsSync(path)) {
       const partial = `${draftPath}.copying`;
       // A clone where the file system has them (Btrfs, XFS, APFS): the draft shares the published file's blocks until
@@ -224,6 +233,15 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
     return sync;
   };
 
+  /** Whether the draft was copied in this boot of the machine (its boot file names it). */
+  const draftOfThisBoot = (): boolean => {
+    try {
+      return sameBoot(readFileSync(bootPath, 'utf8'), currentBoot());
+    } catch {
+      return false;
+    }
+  };
+
   /** Waits for the background sync of this process's draft; throws what failed it. */
   const draftSynced = async (): Promise<void> => {
     const failed = await draftSync?.done;
@@ -244,7 +262,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
   const removeDraft = (): void => {
     if (draftSync) draftSync.cancelled = true;
     // The synced marker first and the sealing marker last: a removal cut short is done again by the next writer.
-    for (const suffix of ['.synced', '', '-wal', '-shm', '-journal', '.copying', '.sealing']) rmSync(`${draftPath}${suffix}`, { force: true });
+    for (const suffix of ['.synced', '.boot', '', '-wal', '-shm', '-journal', '.copying', '.sealing']) rmSync(`${draftPath}${suffix}`, { force: true });
   };
 
   /** The state file's record of the last write, or undefined when the file cannot be read. */
@@ -299,6 +317,7 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
           renameSync(draftPath, path);
           syncFile(dirname(path));
           rmSync(syncedPath, { force: true });
+          rmSync(bootPath, { force: true });
         },
         async published() {
           rmSync(sealingPath, { force: true });
@@ -373,6 +392,25 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       state.close();
     },
   };
+}
+
+/**
+ * What names this boot of the machine: Linux's boot id, else the boot time in seconds (the clock less the uptime), which
+ * {@link sameBoot} compares within a few seconds. A draft copied in this boot is in the page cache or on the disk.
+ */
+function currentBoot(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return `boot-time:${Math.round(Date.now() / 1000 - uptime())}`;
+  }
+}
+
+/** Whether two {@link currentBoot} values name one boot. */
+function sameBoot(recorded: string, current: string): boolean {
+  if (recorded.trim() === current) return true;
+  const [earlier, now] = [recorded.trim(), current].map((boot) => /^boot-time:(-?\d+)$/.exec(boot)?.[1]);
+  return earlier !== undefined && now !== undefined && Math.abs(Number(earlier) - Number(now)) <= 5;
 }
 
 /** The background sync of a fresh draft (see `syncInBackground`): what failed it, if anything, once done. */

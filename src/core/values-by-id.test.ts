@@ -19,3 +19,10 @@ test('lists parsed from JSON are taken only when both hold strings and have one 
   const earlier = ValuesById.ofRecord({ kester: 'k1', marle: 'm1' });
   assert.deepEqual([earlier.ids, earlier.values], [['kester', 'marle'], ['k1', 'm1']]);
 });
+
+test('indexOf gives where an id is, at its position or after a move, and −1 for one not there', () => {
+  const stored = new ValuesById(['kester', 'marle', 'weir'], ['k1', 'm1', 'w1']);
+  assert.equal(stored.indexOf('marle', 1), 1);
+  assert.equal(stored.indexOf('weir', 1), 2);
+  assert.equal(stored.indexOf('ferry', 0), -1);
+});

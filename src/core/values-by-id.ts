@@ -5,7 +5,7 @@
  * parse and stringify several times faster than a JSON object of them, and need no map at all when nothing moved.
  */
 export class ValuesById {
-  private byId: Map<string, string> | undefined;
+  private indexById: Map<string, number> | undefined;
 
   constructor(
     readonly ids: readonly string[],
@@ -29,8 +29,17 @@ export class ValuesById {
 
   /** The value stored for `id`, looked for first at `position`. */
   get(id: string, position: number): string | undefined {
-    if (this.ids[position] === id) return this.values[position];
-    this.byId ??= new Map(this.ids.map((stored, index) => [stored, this.values[index] as string]));
-    return this.byId.get(id);
+    const index = this.indexOf(id, position);
+    return index < 0 ? undefined : this.values[index];
+  }
+
+  /**
+   * Where `id` is in `ids` (−1: not there), looked for first at `position`: a list stored beside these in the same order
+   * (another value per id) is read at the same place, without a map of its own.
+   */
+  indexOf(id: string, position: number): number {
+    if (this.ids[position] === id) return position;
+    this.indexById ??= new Map(this.ids.map((stored, index) => [stored, index]));
+    return this.indexById.get(id) ?? -1;
   }
 }

@@ -217,16 +217,19 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
     if (!stored || before?.settings !== basis.settings) return none;
     const digests = stored.extractiveBasis ? ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityDigests) : stored.extractive && ValuesById.ofRecord(stored.extractive.entities);
     if (!digests) return none;
-    const hashes = stored.extractiveBasis?.entityHashes && ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityHashes);
+    // Beside the digests, in their order (none in a basis stored before them).
+    const hashes = stored.extractiveBasis?.entityHashes;
+    const storedHashes = Array.isArray(hashes) && hashes.length === digests.size ? hashes : undefined;
     const changed = new Set<string>();
     let found = 0;
     basis.entityIds.forEach((id, position) => {
-      const digest = digests.get(id, position);
+      const index = digests.indexOf(id, position);
+      const digest = index < 0 ? undefined : digests.values[index];
       if (digest !== undefined) found++;
       if (digest !== basis.entityDigests[position]) changed.add(id);
       else {
-        const hash = hashes?.get(id, position);
-        if (hash) entityHashes.set(id, hash);
+        const hash = storedHashes?.[index];
+        if (typeof hash === 'string' && hash !== '') entityHashes.set(id, hash);
       }
     });
     if (found < digests.size) {

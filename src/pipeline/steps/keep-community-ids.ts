@@ -1,4 +1,5 @@
 import { contentId } from '../../core/ids.js';
+import { memoized } from '../../store/core/memoized.js';
 
 /** A community of the new hierarchy, as the matching reads it. */
 export interface NewCommunity {
@@ -36,16 +37,12 @@ export interface KeptCommunityIds {
 export function keepCommunityIds(next: readonly NewCommunity[], previous: readonly PreviousCommunity[], threshold: number): KeptCommunityIds {
   // Members as one part hash to the same bytes as the list, in one update instead of one per member. Made only for the
   // communities that need one (an id not kept, or a tie at ½ or below): an update keeps most ids.
-  const contentIds: Array<string | undefined> = next.map(() => undefined);
-  const contentIdOf = (index: number): string => {
-    let id = contentIds[index];
-    if (id === undefined) {
+  const contentIds = new Map<number, string>();
+  const contentIdOf = (index: number): string =>
+    memoized(contentIds, index, () => {
       const community = next[index] as NewCommunity;
-      id = contentId('community', community.level, community.members.length === 0 ? [] : [community.members.join('\u0000')]);
-      contentIds[index] = id;
-    }
-    return id;
-  };
+      return contentId('community', community.level, community.members.length === 0 ? [] : [community.members.join('\u0000')]);
+    });
   const previousSizes = previous.map((community) => new Set(community.entityIds).size);
   const keptFrom = next.map(() => -1);
   const levels = new Set(next.map((community) => community.level));

@@ -135,7 +135,7 @@ export interface SqliteStoreOptions extends StoreExtensions {
    * Open a writable file without syncing it: no commit syncs (`synchronous = OFF`) until {@link syncSqliteCommits}, once
    * the caller has synced the file itself (a draft's copy of the published index is synced in the background while the
    * update runs, see `openSqliteWorkspaceStorage`). Both the switch to the write-ahead log and the log's first commit
-   * sync the database file, and each waited for the whole fresh copy (190 MB for 2Wiki) to reach the disk.
+   * sync the database file, and each waited for the whole fresh copy (276 MB for 2Wiki) to reach the disk.
    * @default false
    */
   unsyncedOpen?: boolean;

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { TableName } from '../schema.js';
 import type { RowAccess, Store } from '../store.js';
+import type { WorkspaceStorage } from '../workspace-storage.js';
 import { openSqliteWorkspaceStorage } from './sqlite-workspace-storage.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
@@ -90,7 +91,7 @@ describe('plugin tables in a SQLite workspace', () => {
 });
 
 /** A workspace in a new folder under `root` whose first write, meta `round` = 1, is published. */
-async function publishedWorkspace(name: string): Promise<{ path: string; storage: ReturnType<typeof openSqliteWorkspaceStorage> }> {
+async function publishedWorkspace(name: string): Promise<{ path: string; storage: WorkspaceStorage }> {
   mkdirSync(join(root, name));
   const path = join(root, name, 'kgrag.db');
   const storage = openSqliteWorkspaceStorage(path);
@@ -102,7 +103,7 @@ async function publishedWorkspace(name: string): Promise<{ path: string; storage
 }
 
 /** Asserts the published index's meta `round`, then closes `storage`. */
-async function assertPublishedRound(storage: ReturnType<typeof openSqliteWorkspaceStorage>, round: number): Promise<void> {
+async function assertPublishedRound(storage: WorkspaceStorage, round: number): Promise<void> {
   const snapshot = await storage.snapshot();
   try {
     assert.equal(await snapshot?.store.getMeta('round'), round);

@@ -179,7 +179,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
         try {
           const store = openSqliteStore(draftPath, marked ? draftOptions() : { ...draftOptions(), unsyncedOpen: true });
           if ((await store.getMeta<number>(draftBaseKey)) === base) {
-            if (!marked) draftSync = syncInBackground(store);
+            // A marked draft has nothing left to sync: an earlier session's sync (failed, perhaps) is not this one's.
+            draftSync = marked ? undefined : syncInBackground(store);
             return { store, resumed: true };
           }
           await store.close();
@@ -208,8 +209,8 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
    * Syncs a fresh draft's file while the update runs, then marks it synced and lets its commits sync: the copy of the
    * published index (276 MB for 2Wiki) reaches the disk in the background instead of holding up the update for about
    * 0.2 s (the switch to the write-ahead log and the log's first commit each waited for it). Until the marker is there
-   * the draft is not resumed (`openDraft`); the sync is awaited before the draft is sealed, and before the writer lock
-   * is released, so that no other writer's draft is ever marked.
+   * the draft is resumed only in the boot of the machine it was copied in (`openDraft`); the sync is awaited before the
+   * draft is sealed, and before the writer lock is released, so that no other writer's draft is ever marked.
    */
   const syncInBackground = (store: Store): DraftSync => {
     const sync: DraftSync = { cancelled: false, done: Promise.resolve(undefined) };

@@ -96,17 +96,10 @@ async function extractiveOrdering(
 ): Promise<{ ordering: Map<string, EntityOrdering> | undefined; store: StoredReportOrdering | undefined }> {
   const stored = incremental ? await context.store.getMeta<StoredReportOrdering>(reportOrderingKey) : undefined;
   if (stored?.version === 2) {
-    const ordering = new Map<string, EntityOrdering>();
-    stored.ids.forEach((id, position) => ordering.set(id, { degree: stored.degrees[position] as number, frequency: stored.frequencies[position] as number }));
-    return { ordering, store: undefined };
+    return { ordering: new Map(stored.ids.map((id, position) => [id, { degree: stored.degrees[position] as number, frequency: stored.frequencies[position] as number }])), store: undefined };
   }
   if (stored?.version === 1) {
-    const ordering = new Map<string, EntityOrdering>();
-    for (const id in stored.byEntity) {
-      const [degree, frequency] = stored.byEntity[id] as [number, number];
-      ordering.set(id, { degree, frequency });
-    }
-    return { ordering, store: undefined };
+    return { ordering: new Map(Object.entries(stored.byEntity).map(([id, [degree, frequency]]) => [id, { degree, frequency }])), store: undefined };
   }
   const ids: string[] = [];
   const degrees: number[] = [];

@@ -4,6 +4,7 @@ import type { PromptLibrary } from '../core/prompt-library.js';
 import type { RunRecord, RunUsage } from '../core/types.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import type { LanguageModel } from '../providers/llm/language-model.js';
+import type { TableName } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 
@@ -111,6 +112,16 @@ export interface StepContext {
   readonly signal: AbortSignal | undefined;
   /** The steps of this run, in order (what the run builds, for estimates); undefined when a step runs alone. */
   readonly steps?: readonly StepName[];
+  /**
+   * The keys of the rows of `table` this run wrote (upserted or deleted) before this step, when those are all the rows
+   * that changed in it since this step last ran: its last run succeeded, and every step it reads had then the output it
+   * had when this run began. An update can then look at these rows instead of comparing every row with what it stored.
+   * The set may name rows written with the content they had, or gone since. Undefined when that is not known: the
+   * step's first run, a changed setting, a run resumed after a crash, a table written other than by key (a clear, a
+   * delete by another column, a plugin's table); the step then compares every row. Absent where no runner records
+   * writes (a step run alone).
+   */
+  changedKeys?(table: TableName): ReadonlySet<string> | undefined;
   /** Reports items done out of total; cheap to call often (the runner throttles nothing, renderers do). */
   progress(done: number, total: number, unit?: string): void;
   warn(code: string, message: string, source?: string): void;

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import type { IndexInputs, PipelineEvent, PipelineStep, StepContext, StepName } from './pipeline-step.js';
 import { errorMessage } from '../core/error-message.js';
+import { TableChanges } from './table-changes.js';
 import { unreadableLanguageWarning } from './unreadable-language-warning.js';
 
 /** Options of {@link runPipeline}. */
@@ -109,6 +110,10 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   for (const run of await runs.all()) {
     if (run.status === 'done') outputVersions.set(run.step as StepName, run.outputVersion);
   }
+  // What the steps read when this run began, and every table write of the run since, for `changedKeys`.
+  const startVersions = new Map(outputVersions);
+  const changes = new TableChanges();
+  const recordingStore = changes.recording(store);
 
   let languageChecked = false;
   emit({ type: 'pipeline-start', steps: steps.map((step) => step.name) });
@@ -124,16 +129,16 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
         category: 'internal',
       });
     }
-    const fingerprint = contentId(
-      'step',
-      step.name,
-      step.version,
-      JSON.stringify(step.settings(config, environment)),
-      step.reads.map((name) => `${name}=${outputVersions.get(name)}`),
-    );
+    const settings = JSON.stringify(step.settings(config, environment));
+    const fingerprintOf = (versions: ReadonlyMap<StepName, string>): string =>
+      contentId('step', step.name, step.version, settings, step.reads.map((name) => `${name}=${versions.get(name)}`));
+    const fingerprint = fingerprintOf(outputVersions);
+    const [previous] = await runs.get([step.name]);
+    // The step last ran on the tables as this run found them: what changed since is what this run wrote.
+    const ranOnStart = previous?.status === 'done' && previous.fingerprint === fingerprintOf(startVersions);
     const stepUsageStart = usage();
     const context: StepContext = {
-      store,
+      store: recordingStore,
       config,
       tokenizer: options.tokenizer,
       embedder: options.embedder,
@@ -142,6 +147,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       inputs,
       signal: options.signal,
       steps: options.steps.map((candidate) => candidate.name),
+      changedKeys: (table) => (ranOnStart ? changes.of(table) : undefined),
       progress(done, total, unit = 'items') {
         emit({ type: 'step-progress', step: step.name, done, total, unit, usage: usageDifference(usage(), stepUsageStart) });
       },
@@ -151,7 +157,6 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       },
     };
 
-    const [previous] = await runs.get([step.name]);
     if (previous?.status === 'done' && previous.fingerprint === fingerprint && !step.mustRun?.(context) && step.unfinished?.(previous) !== true) {
       summary.skipped.push(step.name);
       emit({ type: 'step-skip', step: step.name, reason: 'up-to-date' });
@@ -189,9 +194,10 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       if (options.signal?.aborted) throw abortError();
       const durationMs = performance.now() - stepStarted;
       const stepUsage = usageDifference(usage(), stepUsageStart);
+      const written = new TableChanges();
       await store.transaction(async (tx) => {
         await assertInputsUnchanged(tx, step, outputVersions);
-        await output.write(tx);
+        await output.write(written.recording(tx));
         await tx.table('runs').upsert([
           {
             ...baseRecord,
@@ -204,6 +210,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
           },
         ]);
       });
+      changes.merge(written);
       // A new fingerprint must be kept even when the output is the same, or the step runs again at every index.
       if (output.changedRecords === true || outputVersions.get(step.name) !== output.outputVersion || previous?.status !== 'done' || previous.fingerprint !== fingerprint) summary.changed = true;
       outputVersions.set(step.name, output.outputVersion);

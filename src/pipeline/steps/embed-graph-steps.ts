@@ -1,15 +1,17 @@
+import type { TableName } from '../../store/schema.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { embeddingSettings } from './embed-chunks-step.js';
-import { embedSpace } from './embed-space.js';
+import { embedChangingTexts } from './embed-space.js';
 
 type GraphSpace = 'entities' | 'reports';
 
-/** A step that embeds one vector space from texts it reads out of the store. */
+/** A step that embeds one vector space from the texts of one table's rows, keyed by the table's key. */
 function embedStep(
   name: StepName,
   reads: StepName[],
   space: GraphSpace,
-  texts: (context: StepContext) => Promise<Array<{ id: string; text: string }>>,
+  table: TableName,
+  texts: (context: StepContext, ids: readonly string[] | undefined) => Promise<Array<{ id: string; text: string }>>,
 ): PipelineStep {
   return {
     name,
@@ -18,14 +20,15 @@ function embedStep(
     version: 3,
     reads: ['embed-chunks', ...reads],
     settings: embeddingSettings,
-    run: async (context) => embedSpace(context, space, await texts(context), { textsChange: true }),
+    // An update reads the texts of the rows the run wrote, when the runner knows them.
+    run: async (context) => embedChangingTexts(context, space, { read: (ids) => texts(context, ids), changed: context.changedKeys?.(table) }),
   };
 }
 
 /** Embeds entities as "title: description", GraphRAG's `entity_description` field. */
 export function createEmbedEntitiesStep(graphStep: StepName): PipelineStep {
-  return embedStep('embed-entities', [graphStep], 'entities', async ({ store }) =>
-    (await store.table('entities').pick(['id', 'title', 'description'])).map((entity) => ({
+  return embedStep('embed-entities', [graphStep], 'entities', 'entities', async ({ store }, ids) =>
+    (await store.table('entities').pick(['id', 'title', 'description'], ids && { column: 'id', values: ids })).map((entity) => ({
       id: entity.id,
       text: entity.description ? `${entity.title}: ${entity.description}` : entity.title,
     })),
@@ -33,6 +36,6 @@ export function createEmbedEntitiesStep(graphStep: StepName): PipelineStep {
 }
 
 /** Embeds community reports by their full content, GraphRAG's `community_full_content` (DRIFT needs it). */
-export const embedReportsStep: PipelineStep = embedStep('embed-reports', ['reports'], 'reports', async ({ store }) =>
-  (await store.table('reports').pick(['communityId', 'fullContent'])).map((report) => ({ id: report.communityId, text: report.fullContent })),
+export const embedReportsStep: PipelineStep = embedStep('embed-reports', ['reports'], 'reports', 'reports', async ({ store }, ids) =>
+  (await store.table('reports').pick(['communityId', 'fullContent'], ids && { column: 'communityId', values: ids })).map((report) => ({ id: report.communityId, text: report.fullContent })),
 );

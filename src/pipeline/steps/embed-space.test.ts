@@ -8,7 +8,7 @@ import type { Embedder } from '../../providers/embed/embedder.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import type { StepContext } from '../pipeline-step.js';
-import { embedSpace, type EmbeddingItem } from './embed-space.js';
+import { embedChangingTexts, embedSpace, type EmbeddingItem } from './embed-space.js';
 
 /** A remote-like embedder (not corpus-fitted) that records what it was asked to embed: one coordinate per text length. */
 function recordingEmbedder(): Embedder & { asked: string[] } {
@@ -143,5 +143,72 @@ test('an item whose stored hash is not at its own position (items in another ord
   assert.deepEqual(embedder.asked, []);
   await run(store, embedder, [{ id: 'marle', text: 'Marle: a town' }, { id: 'weir', text: 'Weir: rebuilt' }], true);
   assert.deepEqual(embedder.asked, ['Weir: rebuilt']);
+  await store.close();
+});
+
+test('embedChangingTexts, told which items may have changed, reads and embeds only those and ends where comparing every item ends', async () => {
+  // Each round: the space's items, and the ids a run wrote since the last (changed, added, deleted, or rewritten as they were).
+  const rounds: Array<{ items: EmbeddingItem[]; written: string[] }> = [
+    { items: [{ id: 'kester', text: 'Kester' }, { id: 'marle', text: 'Marle' }, { id: 'weir', text: 'Weir' }], written: [] },
+    { items: [{ id: 'kester', text: 'Kester' }, { id: 'marle', text: 'Marle town' }, { id: 'weir', text: 'Weir' }, { id: 'inn', text: 'Inn' }], written: ['marle', 'inn', 'kester'] },
+    { items: [{ id: 'kester', text: 'Kester' }, { id: 'weir', text: 'Weir bridge' }, { id: 'inn', text: 'Inn' }], written: ['marle', 'weir'] },
+    { items: [{ id: 'kester', text: 'Kester' }, { id: 'weir', text: 'Weir bridge' }, { id: 'inn', text: 'Inn' }], written: [] },
+  ];
+  for (const fitted of [false, true]) {
+    const make = () => (fitted ? Object.assign(recordingEmbedder(), { corpusFitted: true as const, fit: () => undefined, exportState: () => new Uint8Array(0), importState: () => undefined }) : recordingEmbedder());
+    const full = { store: openSqliteStore(':memory:'), embedder: make() };
+    const changing = { store: openSqliteStore(':memory:'), embedder: make() };
+    for (const [round, { items, written }] of rounds.entries()) {
+      full.embedder.asked.length = 0;
+      changing.embedder.asked.length = 0;
+      const expected = await embedSpace(contextOf(full.store, full.embedder), 'entities', items, { textsChange: true });
+      await full.store.transaction((tx) => expected.write(tx));
+      const read: Array<readonly string[] | undefined> = [];
+      const source = {
+        read: async (ids?: readonly string[]) => {
+          read.push(ids);
+          return ids === undefined ? items : items.filter((item) => ids.includes(item.id));
+        },
+        // The first run knows no changes: every item is read.
+        changed: round === 0 ? undefined : new Set(written),
+      };
+      const output = await embedChangingTexts(contextOf(changing.store, changing.embedder), 'entities', source);
+      await changing.store.transaction((tx) => output.write(tx));
+      const label = `${fitted ? 'fitted' : 'remote'} round ${round}`;
+      assert.deepEqual(read, round === 0 ? [undefined] : written.length === 0 ? [] : [written], `${label}: read`);
+      assert.equal(output.outputVersion, expected.outputVersion, `${label}: output version`);
+      assert.deepEqual(output.counts, expected.counts, `${label}: counts`);
+      assert.deepEqual(changing.embedder.asked, full.embedder.asked, `${label}: texts embedded`);
+      assert.deepEqual(await changing.store.vectors('entities').ids(), await full.store.vectors('entities').ids(), `${label}: stored ids`);
+      if (output.idsAfterWrite) assert.deepEqual(output.idsAfterWrite, await changing.store.vectors('entities').ids(), `${label}: ids after the write`);
+    }
+    // The stored hashes are the full comparison's: a run over every item from here embeds nothing.
+    changing.embedder.asked.length = 0;
+    await run(changing.store, changing.embedder, rounds.at(-1)?.items ?? [], true);
+    assert.deepEqual(changing.embedder.asked, []);
+    await full.store.close();
+    await changing.store.close();
+  }
+});
+
+test('embedChangingTexts compares every item when the stored hashes do not name the stored vectors', async () => {
+  const store = openSqliteStore(':memory:');
+  const embedder = recordingEmbedder();
+  await run(store, embedder, [{ id: 'kester', text: 'Kester' }, { id: 'marle', text: 'Marle' }], true);
+  // A vector written without its hash (a remote embedder's batch stored before a crash).
+  await store.vectors('entities').upsert([{ id: 'weir', vector: Float32Array.from([0, 1, 0, 0]) }], embedder.id);
+  embedder.asked.length = 0;
+  const items = [{ id: 'kester', text: 'Kester' }, { id: 'marle', text: 'Marle' }, { id: 'weir', text: 'Weir' }];
+  let everyItem = false;
+  const output = await embedChangingTexts(contextOf(store, embedder), 'entities', {
+    read: async (ids) => {
+      everyItem ||= ids === undefined;
+      return ids === undefined ? items : items.filter((item) => ids.includes(item.id));
+    },
+    changed: new Set(),
+  });
+  await store.transaction((tx) => output.write(tx));
+  assert.ok(everyItem);
+  assert.deepEqual(embedder.asked, ['Weir'], 'the vector without a hash is made again');
   await store.close();
 });

@@ -72,7 +72,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, changedEntities: 0, placedOnly: 1, level0Checked: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, graphPatched: 0, changedEntities: 0, placedOnly: 1, level0Checked: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();
@@ -130,6 +130,37 @@ describe('fast mode: communities and reports after a change', () => {
     assert.equal(refresh.counts.communities?.['placedOnly'], 0);
     assert.equal(refresh.counts.communities?.['level0Checked'], 1);
     await kgrag.close();
+  });
+
+  test('an update reads the entity graph from its snapshot and the rows it wrote, and ends where a read of every row ends', async () => {
+    // Two copies of one index take the same updates: one patches the stored snapshot, the other finds it unreadable.
+    const [patching, reading] = [await indexedCopy(), await indexedCopy()];
+    const state = async (workspace: string) => {
+      const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
+      const tables = { communities: await store.table('communities').all(), reports: await store.table('reports').all(), graph: await store.getMeta('communities:graph'), rows: await store.getMeta('communities:rows') };
+      await store.close();
+      return tables;
+    };
+    const updates: Array<(kgrag: Kgrag) => Promise<Record<string, number> | undefined>> = [
+      async (kgrag) => (await kgrag.index([hollinsBakery], { methods })).counts.communities,
+      async (kgrag) => (await kgrag.index([quayFerry], { methods })).counts.communities,
+      async (kgrag) => (await kgrag.delete(['Hollins Bakery'])).run.counts.communities,
+    ];
+    for (const [round, update] of updates.entries()) {
+      const unreadable = openSqliteStore(join(reading, 'kgrag.db'));
+      await unreadable.setBlob('communities:entity-graph', new Uint8Array(0));
+      await unreadable.close();
+      const counts: Array<Record<string, number> | undefined> = [];
+      for (const workspace of [patching, reading]) {
+        const kgrag = await createKgrag({ workspace, env: {} });
+        counts.push(await update(kgrag));
+        await kgrag.close();
+      }
+      assert.equal(counts[0]?.['graphPatched'], 1, `round ${round}: the snapshot was patched`);
+      assert.equal(counts[1]?.['graphPatched'], 0, `round ${round}: every row was read`);
+      assert.ok((counts[0]?.['written'] ?? 0) > 0, `round ${round}: the update changed communities`);
+      assert.deepEqual(await state(patching), await state(reading), `round ${round}`);
+    }
   });
 
   test("with communities.betweenRefreshes 'recluster' an update between refreshes clusters again", async () => {

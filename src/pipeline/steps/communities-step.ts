@@ -1,11 +1,12 @@
 import type { CommunitiesConfig } from '../../core/config/config-schema.js';
 import { contentId } from '../../core/ids.js';
 import { ValuesById } from '../../core/values-by-id.js';
-import type { CommunityRecord, EntityRecord, RelationRecord } from '../../core/types.js';
+import type { CommunityRecord } from '../../core/types.js';
 import type { Store } from '../../store/store.js';
 import { hierarchicalLeidenFromNodeEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepName } from '../pipeline-step.js';
+import { readEntityGraph, type ChunkLists, type EntityGraphSnapshot } from './entity-graph-snapshot.js';
 import { keepCommunityIds } from './keep-community-ids.js';
 
 /** Meta key of what the next run needs to update the communities: the clustering settings and the graph they were made from. */
@@ -87,30 +88,28 @@ const algorithm = 'hierarchical-leiden';
  * (a sum of mixed per-edge hashes, so edge order does not matter): hashing sorted strings cost most of a second
  * on 2Wiki's 105,000 edges, this a few milliseconds.
  */
-function adjacencyDigests(
-  entities: ReadonlyArray<Pick<EntityRecord, 'id'>>,
-  relations: ReadonlyArray<Pick<RelationRecord, 'chunkIds'>>,
-  endpoints: Int32Array,
-): string[] {
-  const low = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
-  const high = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
-  const sumLow = new Uint32Array(entities.length);
-  const sumHigh = new Uint32Array(entities.length);
-  const edges = new Int32Array(entities.length);
+function adjacencyDigests(graph: Pick<EntityGraphSnapshot, 'entityIds' | 'relationChunks' | 'endpoints'>): string[] {
+  const { entityIds, relationChunks, endpoints } = graph;
+  const low = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x811c9dc5));
+  const high = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x01000193));
+  const sumLow = new Uint32Array(entityIds.length);
+  const sumHigh = new Uint32Array(entityIds.length);
+  const edges = new Int32Array(entityIds.length);
   const add = (node: number, neighbor: number, chunks: number): void => {
     const salt = Math.imul(chunks + 1, 0x9e3779b1);
     sumLow[node] = ((sumLow[node] as number) + mix32((low[neighbor] as number) ^ salt)) >>> 0;
     sumHigh[node] = ((sumHigh[node] as number) + mix32((high[neighbor] as number) + salt)) >>> 0;
     edges[node] = (edges[node] as number) + 1;
   };
-  relations.forEach((relation, index) => {
-    const source = endpoints[index * 2] as number;
-    const target = endpoints[index * 2 + 1] as number;
-    if (source < 0 || target < 0 || source === target) return;
-    add(source, target, relation.chunkIds.length);
-    add(target, source, relation.chunkIds.length);
-  });
-  return entities.map((_, position) => `${edges[position]}:${(sumLow[position] as number).toString(16)}:${(sumHigh[position] as number).toString(16)}`);
+  for (let relation = 0; relation * 2 < endpoints.length; relation++) {
+    const source = endpoints[relation * 2] as number;
+    const target = endpoints[relation * 2 + 1] as number;
+    if (source < 0 || target < 0 || source === target) continue;
+    const chunks = (relationChunks.starts[relation + 1] as number) - (relationChunks.starts[relation] as number);
+    add(source, target, chunks);
+    add(target, source, chunks);
+  }
+  return entityIds.map((_, position) => `${edges[position]}:${(sumLow[position] as number).toString(16)}:${(sumHigh[position] as number).toString(16)}`);
 }
 
 /** 32-bit FNV-1a of a string's UTF-16 code units, from `seed`. */
@@ -133,16 +132,12 @@ function mix32(value: number): number {
  * and chunk list in order; an entity's chunk list in order (a row without inner relations lists its members' chunks).
  * Every string is hashed once (chunk ids are shared by many relations); lists fold the hashes in order.
  */
-function rowItemHashes(
-  entities: ReadonlyArray<Pick<EntityRecord, 'id'>>,
-  relations: ReadonlyArray<Pick<RelationRecord, 'id'>>,
-  endpoints: Int32Array,
-  lists: { entityChunks: ChunkLists; relationChunks: ChunkLists; chunkIds: readonly string[] },
-): { relationLow: Uint32Array; relationHigh: Uint32Array; entityLow: Uint32Array; entityHigh: Uint32Array } {
-  const chunkLow = Uint32Array.from(lists.chunkIds, (id) => fnv1a(id, 0x811c9dc5));
+function rowItemHashes(graph: EntityGraphSnapshot): { relationLow: Uint32Array; relationHigh: Uint32Array; entityLow: Uint32Array; entityHigh: Uint32Array } {
+  const { entityIds, relationIds, endpoints } = graph;
+  const chunkLow = Uint32Array.from(graph.chunkIds, (id) => fnv1a(id, 0x811c9dc5));
   const chunkHigh = Uint32Array.from(chunkLow, (hash) => mix32(hash ^ 0x5bd1e995));
-  const idLow = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x811c9dc5));
-  const idHigh = Uint32Array.from(entities, (entity) => fnv1a(entity.id, 0x01000193));
+  const idLow = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x811c9dc5));
+  const idHigh = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x01000193));
   const foldChunks = (low: number, high: number, chunks: ChunkLists, row: number): [number, number] => {
     const start = chunks.starts[row] as number;
     const end = chunks.starts[row + 1] as number;
@@ -154,25 +149,25 @@ function rowItemHashes(
     // The length ends the list, so that chunks do not run into what is folded after them.
     return [foldHash(low, end - start), foldHash(high, end - start)];
   };
-  const relationLow = new Uint32Array(relations.length);
-  const relationHigh = new Uint32Array(relations.length);
-  relations.forEach((relation, index) => {
-    const id = fnv1a(relation.id, 0x811c9dc5);
+  const relationLow = new Uint32Array(relationIds.length);
+  const relationHigh = new Uint32Array(relationIds.length);
+  relationIds.forEach((relationId, index) => {
+    const id = fnv1a(relationId, 0x811c9dc5);
     const source = endpoints[index * 2] as number;
     const target = endpoints[index * 2 + 1] as number;
     const [low, high] = foldChunks(
       foldHash(foldHash(id, source < 0 ? 0 : (idLow[source] as number)), target < 0 ? 0 : (idLow[target] as number)),
       foldHash(foldHash(mix32(id ^ 0x27d4eb2f), source < 0 ? 0 : (idHigh[source] as number)), target < 0 ? 0 : (idHigh[target] as number)),
-      lists.relationChunks,
+      graph.relationChunks,
       index,
     );
     relationLow[index] = low;
     relationHigh[index] = high;
   });
-  const entityLow = new Uint32Array(entities.length);
-  const entityHigh = new Uint32Array(entities.length);
-  entities.forEach((_, position) => {
-    const [low, high] = foldChunks(idLow[position] as number, idHigh[position] as number, lists.entityChunks, position);
+  const entityLow = new Uint32Array(entityIds.length);
+  const entityHigh = new Uint32Array(entityIds.length);
+  entityIds.forEach((_, position) => {
+    const [low, high] = foldChunks(idLow[position] as number, idHigh[position] as number, graph.entityChunks, position);
     entityLow[position] = low;
     entityHigh[position] = high;
   });
@@ -184,23 +179,17 @@ function foldHash(hash: number, value: number): number {
   return mix32(Math.imul(hash, 31) ^ value);
 }
 
-/** Lists of chunk numbers, row r's at `chunks[starts[r]]…chunks[starts[r + 1]]` (CSR). */
-interface ChunkLists {
-  starts: Int32Array;
-  chunks: Int32Array;
-}
-
 /**
  * Each row's place in id order (`rank`) and the rows in id order (`byRank`): a community lists its relations by id,
  * and their places sort as numbers, far faster than the ids as strings. The relations table is usually in id order
  * already (fast mode writes it so); then both are the row numbers themselves, and nothing is sorted.
  */
-function idOrder(rows: ReadonlyArray<{ id: string }>): { rank: Int32Array; byRank: Int32Array } {
-  const rowNumbers = Int32Array.from(rows, (_, index) => index);
-  const inIdOrder = rows.every((row, index) => index === 0 || (rows[index - 1] as { id: string }).id < row.id);
+function idOrder(ids: readonly string[]): { rank: Int32Array; byRank: Int32Array } {
+  const rowNumbers = Int32Array.from(ids, (_, index) => index);
+  const inIdOrder = ids.every((id, index) => index === 0 || (ids[index - 1] as string) < id);
   if (inIdOrder) return { rank: rowNumbers, byRank: rowNumbers };
-  const byRank = rowNumbers.sort((left, right) => ((rows[left] as { id: string }).id < (rows[right] as { id: string }).id ? -1 : 1));
-  const rank = new Int32Array(rows.length);
+  const byRank = rowNumbers.sort((left, right) => ((ids[left] as string) < (ids[right] as string) ? -1 : 1));
+  const rank = new Int32Array(ids.length);
   byRank.forEach((row, place) => {
     rank[row] = place;
   });
@@ -237,7 +226,10 @@ function titleNumber(title: string): number {
  * "Community N" titles. A kept community with the same members, parent, children and title, whose inner relations
  * (their ids, ends and chunk lists, in the order the row meets them) are the ones it listed (a digest per community in
  * `communities:rows`), is not built again: its row is the stored one. Its inner relations are still found (a walk
- * over its members' relations as numbers), but not turned into id and chunk lists and hashed. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
+ * over its members' relations as numbers), but not turned into id and chunk lists and hashed. The graph itself comes
+ * from a snapshot kept beside the communities and the entity and relation rows the run wrote since
+ * (`StepContext.changedKeys`; entity-graph-snapshot.ts, count `graphPatched`), not from a read of every relation, when
+ * the runner knows those rows. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
  * number the communities in order.
  */
 export function createCommunitiesStep(graphStep: StepName): PipelineStep {
@@ -250,18 +242,12 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
   async run(context) {
     const { store, config } = context;
     const settings = config.communities;
-    // Only the columns the clustering and the community rows read: the relations' descriptions are most of their bytes.
-    const entities = await store.table('entities').pick(['id', 'chunkIds']);
-    const relations = await store.table('relations').pick(['id', 'source', 'target', 'weight', 'chunkIds']);
+    // The entity graph as numbers; an update reads only the rows this run wrote into the snapshot the last run kept.
+    const { graph, patched, write: keepGraph } = await readEntityGraph(store, { entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations') });
+    const { entityIds, relationIds, endpoints, entityChunks, relationChunks, chunkIds } = graph;
     const clustering: ClusteringSettings = { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, algorithm };
-    // Each relation's two ends as entity numbers (-1: not an entity), read by the digests and the community rows.
-    const entityIndex = new Map(entities.map((entity, index) => [entity.id, index]));
-    const endpoints = new Int32Array(relations.length * 2);
-    relations.forEach((relation, index) => {
-      endpoints[index * 2] = entityIndex.get(relation.source) ?? -1;
-      endpoints[index * 2 + 1] = entityIndex.get(relation.target) ?? -1;
-    });
-    const digests = adjacencyDigests(entities, relations, endpoints);
+    const entityIndex = new Map(entityIds.map((id, index) => [id, index]));
+    const digests = adjacencyDigests(graph);
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
     const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await readCommunitiesState(store) : undefined;
@@ -275,7 +261,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     let level0Fresh = false;
     let level0Checked = false;
     if (state !== undefined && JSON.stringify(state.clustering) === JSON.stringify(clustering)) {
-      const changed = new Set(entities.flatMap((entity, position) => (state.digests.get(entity.id, position) === digests[position] ? [] : [entity.id])));
+      const changed = new Set(entityIds.flatMap((id, position) => (state.digests.get(id, position) === digests[position] ? [] : [id])));
       start = {
         communities: previous.map((community) => ({ level: community.level, members: community.entityIds })),
         changed,
@@ -288,9 +274,9 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       };
     }
     const hierarchy = hierarchicalLeidenFromNodeEdges(
-      entities.map((entity) => entity.id),
+      entityIds,
       endpoints,
-      Float64Array.from(relations, (relation) => relation.weight),
+      graph.weights,
       {
         maxClusterSize: settings.maxClusterSize,
         resolution: settings.resolution,
@@ -304,39 +290,14 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       },
       start,
     );
-    // Entities, relations and chunks as numbers, and a community's members marked by its index in stamp
-    // arrays: the hierarchy lists each entity once per level, and sets of string ids cost most of the step.
-    const chunkIndex = new Map<string, number>();
-    const chunkIds: string[] = [];
-    // Lists of numbers are rows of one flat array each (CSR): millions of small arrays cost more to collect than to fill.
-    const chunkLists = (lists: ReadonlyArray<readonly string[]>): ChunkLists => {
-      const starts = new Int32Array(lists.length + 1);
-      lists.forEach((list, index) => {
-        starts[index + 1] = (starts[index] as number) + list.length;
-      });
-      const chunks = new Int32Array(starts[lists.length] as number);
-      let position = 0;
-      for (const list of lists) {
-        for (const id of list) {
-          let chunk = chunkIndex.get(id);
-          if (chunk === undefined) {
-            chunk = chunkIds.length;
-            chunkIndex.set(id, chunk);
-            chunkIds.push(id);
-          }
-          chunks[position++] = chunk;
-        }
-      }
-      return { starts, chunks };
-    };
-    const entityChunks = chunkLists(entities.map((entity) => entity.chunkIds));
-    const relationChunks = chunkLists(relations.map((relation) => relation.chunkIds));
-    const entityRelationStarts = new Int32Array(entities.length + 1);
+    // A community's members are marked by its index in stamp arrays: the hierarchy lists each entity once per level,
+    // and sets of string ids cost most of the step.
+    const entityRelationStarts = new Int32Array(entityIds.length + 1);
     for (const entity of endpoints) if (entity >= 0) entityRelationStarts[entity + 1] = (entityRelationStarts[entity + 1] as number) + 1;
-    for (let entity = 0; entity < entities.length; entity++) entityRelationStarts[entity + 1] = (entityRelationStarts[entity + 1] as number) + (entityRelationStarts[entity] as number);
+    for (let entity = 0; entity < entityIds.length; entity++) entityRelationStarts[entity + 1] = (entityRelationStarts[entity + 1] as number) + (entityRelationStarts[entity] as number);
     // Each entity's relations in table order (a self-loop twice), as rows of one flat array.
-    const entityRelations = new Int32Array(entityRelationStarts[entities.length] as number);
-    const filled = entityRelationStarts.slice(0, entities.length);
+    const entityRelations = new Int32Array(entityRelationStarts[entityIds.length] as number);
+    const filled = entityRelationStarts.slice(0, entityIds.length);
     for (let end = 0; end < endpoints.length; end++) {
       const entity = endpoints[end] as number;
       if (entity < 0) continue;
@@ -344,14 +305,14 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       entityRelations[position] = end >> 1;
       filled[entity] = position + 1;
     }
-    const { rank: relationRank, byRank: relationsById } = idOrder(relations);
-    const memberStamp = new Int32Array(entities.length).fill(-1);
-    const relationStamp = new Int32Array(relations.length).fill(-1);
+    const { rank: relationRank, byRank: relationsById } = idOrder(relationIds);
+    const memberStamp = new Int32Array(entityIds.length).fill(-1);
+    const relationStamp = new Int32Array(relationIds.length).fill(-1);
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
     const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
-    const itemHashes = rowItemHashes(entities, relations, endpoints, { entityChunks, relationChunks, chunkIds });
+    const itemHashes = rowItemHashes(graph);
     const parentId = (community: (typeof hierarchy)[number]): string | null => (community.parent === null ? null : (ids[community.parent] as string));
     // A kept community with the same members, parent, children and title whose inner relations and chunks are the
     // ones it listed (its inner digest) has the row it had: its stored hash stands for it and it is not built again.
@@ -434,7 +395,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         children: community.children.map((child) => ids[child] as string),
         title: titles[index] as string,
         entityIds: community.members,
-        relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => (relations[relationsById[rank] as number] as (typeof relations)[number]).id),
+        relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => relationIds[relationsById[rank] as number] as string),
         chunkIds: communityChunks,
         size: community.members.length,
       };
@@ -445,7 +406,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const kept = keptFrom.filter((earlier) => earlier >= 0).length;
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
-    const nextState: CommunitiesState = { version: 2, clustering, ids: entities.map((entity) => entity.id), digests };
+    const nextState: CommunitiesState = { version: 2, clustering, ids: entityIds, digests };
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
     const nextRows: StoredRows = { version: 3, rows: rowHashes, inner: innerDigests, ...(level0Quality === undefined ? {} : { level0Quality }) };
@@ -453,8 +414,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       counts: {
         communities: hierarchy.length,
         levels,
-        ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length } : {}),
-        ...(start ? { changedEntities: start.changed?.size ?? entities.length, placedOnly: start.placeOnly === true ? 1 : 0, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
+        ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length, graphPatched: patched ? 1 : 0 } : {}),
+        ...(start ? { changedEntities: start.changed?.size ?? entityIds.length, placedOnly: start.placeOnly === true ? 1 : 0, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves (by their hashes).
       outputVersion: contentId('communities', hierarchy.map((_, index) => rowHashes[ids[index] as string] as string)),
@@ -468,6 +429,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         await tx.table('communities').upsert(changedRecords);
         await tx.setMeta(communitiesStateKey, nextState);
         await tx.setMeta(communityRowsKey, nextRows);
+        await keepGraph(tx);
         await recordStatisticsEpoch(tx, 'communities', epoch);
       },
     };

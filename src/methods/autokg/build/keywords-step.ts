@@ -107,7 +107,8 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       };
       const rowOf = new Map(chunkIds.map((id, index) => [id, index]));
       const dimensions = loaded.dimensions;
-      const data = matrixInRowOrder(loaded, chunkIds);
+      // `loaded` is read no more: its rows may move within it.
+      const data = matrixInRowOrder(loaded, chunkIds, { inPlace: true });
       const chunkVectors = { rows: chunkIds.length, cols: dimensions, data };
       const total = 4;
       const started = performance.now();

@@ -1,3 +1,4 @@
+import { InternedStrings } from '../../core/interned-strings.js';
 import { packTypedArrays, unpackTypedArrays } from '../../graph/typed-array-bundle.js';
 import type { Store } from '../../store/store.js';
 
@@ -112,40 +113,22 @@ async function writeSnapshot(tx: Store, graph: EntityGraphSnapshot): Promise<voi
   await tx.setBlob(entityGraphChangesKey, encodeChanges({ entities: new Map(), relations: new Map() }));
 }
 
-/** Numbers chunk ids, in the order first met. */
-class ChunkNumbers {
-  private readonly numbers = new Map<string, number>();
-
-  constructor(readonly ids: string[] = []) {
-    ids.forEach((id, index) => this.numbers.set(id, index));
-  }
-
-  of(id: string): number {
-    let number = this.numbers.get(id);
-    if (number === undefined) {
-      number = this.ids.length;
-      this.numbers.set(id, number);
-      this.ids.push(id);
-    }
-    return number;
-  }
-}
 
 /** The chunk lists of `lists` as rows of one CSR, each given as ids. */
-function listsOf(lists: ReadonlyArray<readonly string[]>, numbers: ChunkNumbers): ChunkLists {
+function listsOf(lists: ReadonlyArray<readonly string[]>, numbers: InternedStrings): ChunkLists {
   const starts = new Int32Array(lists.length + 1);
   lists.forEach((list, row) => {
     starts[row + 1] = (starts[row] as number) + list.length;
   });
   const chunks = new Int32Array(starts[lists.length] as number);
   let position = 0;
-  for (const list of lists) for (const id of list) chunks[position++] = numbers.of(id);
+  for (const list of lists) for (const id of list) chunks[position++] = numbers.numberOf(id);
   return { starts, chunks };
 }
 
 /** The snapshot of every row of the two tables, in table order. */
 export function entityGraphOfRows(entities: readonly EntityRow[], relations: readonly RelationRow[]): EntityGraphSnapshot {
-  const numbers = new ChunkNumbers();
+  const numbers = new InternedStrings();
   const entityChunks = listsOf(entities.map((entity) => entity.chunkIds), numbers);
   const relationChunks = listsOf(relations.map((relation) => relation.chunkIds), numbers);
   const entityIds = entities.map((entity) => entity.id);
@@ -168,7 +151,7 @@ export function entityGraphOfRows(entities: readonly EntityRow[], relations: rea
     endpoints,
     weights: Float64Array.from(relations, (relation) => relation.weight),
     relationChunks,
-    chunkIds: numbers.ids,
+    chunkIds: numbers.values,
     dangling,
   };
 }
@@ -258,9 +241,9 @@ class ListsFiller {
     this.starts[++this.row] = at + end - start;
   }
 
-  add(ids: readonly string[], numbers: ChunkNumbers): void {
+  add(ids: readonly string[], numbers: InternedStrings): void {
     let at = this.starts[this.row] as number;
-    for (const id of ids) this.chunks[at++] = numbers.of(id);
+    for (const id of ids) this.chunks[at++] = numbers.numberOf(id);
     this.starts[++this.row] = at;
   }
 }
@@ -299,7 +282,7 @@ export function patchEntityGraph(snapshot: EntityGraphSnapshot, changes: Snapsho
     (row, at) => row.weight === snapshot.weights[at] && row.source === endId(at * 2) && row.target === endId(at * 2 + 1) && sameChunks(row.chunkIds, snapshot.relationChunks, at, chunkIds),
   );
   if (relationPlace === undefined) return undefined;
-  const numbers = new ChunkNumbers([...chunkIds]);
+  const numbers = new InternedStrings([...chunkIds]);
 
   const entityIds: string[] = [];
   const entityHids = new Float64Array(entityPlace.kept);
@@ -380,7 +363,7 @@ export function patchEntityGraph(snapshot: EntityGraphSnapshot, changes: Snapsho
     endpoints,
     weights,
     relationChunks: { starts: relationChunks.starts, chunks: relationChunks.chunks },
-    chunkIds: numbers.ids,
+    chunkIds: numbers.values,
     dangling,
   });
   return { graph, changes: { entities: entityPlace.changes, relations: relationPlace.changes } };

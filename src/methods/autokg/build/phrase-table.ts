@@ -1,5 +1,6 @@
 import { appendAll } from '../../../core/append-all.js';
 import { undeflatedBlob, undeflatedBytes } from '../../../core/undeflated-blob.js';
+import { InternedStrings } from '../../../core/interned-strings.js';
 
 /*
  * The noun phrases of every chunk as the LLM-free keywords read them (cluster-tfidf-keywords.ts), with their strings
@@ -64,9 +65,9 @@ export function lowerCaseWords(text: string): Set<string> {
 /** Builds a {@link PhraseTable} row by row; rows of a stored table are copied with {@link PhraseTableBuilder.copy}. */
 export class PhraseTableBuilder {
   private readonly chunkIds: string[] = [];
-  private readonly keys = new Interned();
-  private readonly surfaces = new Interned();
-  private readonly words = new Interned();
+  private readonly keys = new InternedStrings();
+  private readonly surfaces = new InternedStrings();
+  private readonly words = new InternedStrings();
   private readonly mentionStart: number[] = [0];
   private readonly mentionKey: number[] = [];
   private readonly mentionSurface: number[] = [];
@@ -85,9 +86,9 @@ export class PhraseTableBuilder {
   static continuing(table: PhraseTable): PhraseTableBuilder {
     const builder = new PhraseTableBuilder(table.settings);
     appendAll(builder.chunkIds, table.chunkIds);
-    builder.keys.extend(table.keys);
-    builder.surfaces.extend(table.surfaces);
-    builder.words.extend(table.words);
+    for (const key of table.keys) builder.keys.numberOf(key);
+    for (const surface of table.surfaces) builder.surfaces.numberOf(surface);
+    for (const word of table.words) builder.words.numberOf(word);
     builder.mentionStart.length = 0;
     builder.wordStart.length = 0;
     appendAll(builder.mentionStart, table.mentionStart);
@@ -102,9 +103,9 @@ export class PhraseTableBuilder {
 
   add(row: PhraseRow): void {
     this.chunkIds.push(row.chunkId);
-    for (const mention of row.mentions) this.mention(this.keys.id(mention.key), this.surfaces.id(mention.surface), mention.kind === 'proper' ? 1 : 0);
+    for (const mention of row.mentions) this.mention(this.keys.numberOf(mention.key), this.surfaces.numberOf(mention.surface), mention.kind === 'proper' ? 1 : 0);
     this.mentionStart.push(this.mentionKey.length);
-    for (const word of row.words) this.wordIds.push(this.words.id(word));
+    for (const word of row.words) this.wordIds.push(this.words.numberOf(word));
     this.wordStart.push(this.wordIds.length);
     this.shared.push(row.shared);
   }
@@ -113,10 +114,10 @@ export class PhraseTableBuilder {
   copy(table: PhraseTable, chunk: number): void {
     this.chunkIds.push(table.chunkIds[chunk] as string);
     for (let at = table.mentionStart[chunk] as number; at < (table.mentionStart[chunk + 1] as number); at++) {
-      this.mention(this.keys.id(table.keys[table.mentionKey[at] as number] as string), this.surfaces.id(table.surfaces[table.mentionSurface[at] as number] as string), table.mentionProper[at] as number);
+      this.mention(this.keys.numberOf(table.keys[table.mentionKey[at] as number] as string), this.surfaces.numberOf(table.surfaces[table.mentionSurface[at] as number] as string), table.mentionProper[at] as number);
     }
     this.mentionStart.push(this.mentionKey.length);
-    for (let at = table.wordStart[chunk] as number; at < (table.wordStart[chunk + 1] as number); at++) this.wordIds.push(this.words.id(table.words[table.wordIds[at] as number] as string));
+    for (let at = table.wordStart[chunk] as number; at < (table.wordStart[chunk + 1] as number); at++) this.wordIds.push(this.words.numberOf(table.words[table.wordIds[at] as number] as string));
     this.wordStart.push(this.wordIds.length);
     this.shared.push(table.shared[chunk] as number);
   }
@@ -145,25 +146,6 @@ export class PhraseTableBuilder {
   }
 }
 
-class Interned {
-  readonly values: string[] = [];
-  private readonly idOf = new Map<string, number>();
-
-  /** Interns `values` in order (each is new: the values of an interned list). */
-  extend(values: readonly string[]): void {
-    for (const value of values) this.id(value);
-  }
-
-  id(value: string): number {
-    let id = this.idOf.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.idOf.set(value, id);
-      this.values.push(value);
-    }
-    return id;
-  }
-}
 
 /** The rows of `table` for the chunks of `chunkIds` it holds, in that order (a chunk it does not hold is left out). */
 export function phraseTableRows(table: PhraseTable, chunkIds: readonly string[]): PhraseTable {

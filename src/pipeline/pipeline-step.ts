@@ -118,7 +118,7 @@ export interface StepContext {
    * had when this run began. An update can then look at these rows instead of comparing every row with what it stored.
    * The set may name rows written with the content they had, or gone since. Undefined when that is not known: the
    * step's first run, a changed setting, a run resumed after a crash, a table written other than by key (a clear, a
-   * delete by another column, a plugin's table); the step then compares every row. Absent where no runner records
+   * delete by another column, a plugin's table) or in more than 50,000 rows; the step then compares every row. Absent where no runner records
    * writes (a step run alone).
    */
   changedKeys?(table: TableName): ReadonlySet<string> | undefined;

@@ -34,6 +34,12 @@ test('TableChanges records the keys written through a store and its transactions
   const merged = new TableChanges();
   merged.merge(changes);
   assert.equal(merged.of('entities'), undefined);
+  // Past the most keys it keeps, a table's changes are unknown.
+  const few = new TableChanges(2);
+  few.add('relations', ['r1', 'r2']);
+  assert.equal(few.of('relations')?.size, 2);
+  few.add('relations', ['r2', 'r3']);
+  assert.equal(few.of('relations'), undefined);
   await store.close();
 });
 

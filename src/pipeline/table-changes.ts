@@ -8,11 +8,14 @@ import type { TableName } from '../store/schema.js';
  * (`StepContext.changedKeys`). A write that cannot be told by key — a clear, a delete by another column, a write to a
  * table without a one-column key (a plugin's) — makes the table's changes unknown for the rest of the run. A key may
  * be listed for a row written with the content it had, or deleted since: the set may hold more than what changed,
- * never less.
+ * never less. Past `maxKeys` keys a table's changes are unknown too: a step told that many would read them by key for
+ * longer than it reads the table, and a first build would hold a set of every row it wrote.
  */
 export class TableChanges {
   private readonly keys = new Map<string, Set<string>>();
   private readonly unknown = new Set<string>();
+
+  constructor(private readonly maxKeys = 50_000) {}
 
   /** The keys written to `table` so far, or undefined when a write to it was not by key. */
   of(table: string): ReadonlySet<string> | undefined {
@@ -31,6 +34,7 @@ export class TableChanges {
     let known = this.keys.get(table);
     if (known === undefined) this.keys.set(table, (known = new Set()));
     for (const key of keys) known.add(key);
+    if (known.size > this.maxKeys) this.add(table, undefined);
   }
 
   /** Adds what `other` recorded (the writes of a transaction, once it committed). */

@@ -1,3 +1,4 @@
+import { memoized } from '../store/core/memoized.js';
 import { schema } from '../store/schema.js';
 import type { RowAccess, Store, TableAccess } from '../store/store.js';
 import type { TableName } from '../store/schema.js';
@@ -48,9 +49,11 @@ export class TableChanges {
    * meta records and blobs pass through untouched.
    */
   recording(store: Store): Store {
+    // One wrapper per table, as the store keeps one table object per name: steps ask for a table often.
+    const tables = new Map<string, unknown>();
     return {
       backend: store.backend,
-      table: <T extends TableName>(name: T): TableAccess<T> => this.recordingTable(store.table(name), name),
+      table: <T extends TableName>(name: T): TableAccess<T> => memoized(tables, name, () => this.recordingTable(store.table(name), name)) as TableAccess<T>,
       vectors: (space) => store.vectors(space),
       searchText: (table, terms, k) => store.searchText(table, terms, k),
       getMeta: (key) => store.getMeta(key),

@@ -84,14 +84,7 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
   const storedHashes = hashes && sameEmbedder ? await readTextHashes(store, space) : new ValuesById([], []);
   const missing = items.filter((item, position) => !present.has(item.id) || (hashes !== undefined && storedHashes.get(item.id, position) !== hashes.get(item.id)));
   const stale = storedIds.filter((id) => !itemIds.has(id));
-  const outputVersion =
-    options.outputVersion ??
-    contentId(
-      'vectors',
-      space,
-      embedder.id,
-      hashes ? [...hashes].map(([id, hash]) => `${id}:${hash}`).sort() : Array.from(itemIds).sort(),
-    );
+  const outputVersion = options.outputVersion ?? (hashes ? vectorsVersion(space, embedder.id, [...hashes.keys()], [...hashes.values()]) : contentId('vectors', space, embedder.id, Array.from(itemIds).sort()));
   // The stored hashes are these when every item kept its vector and text and no vector went.
   const hashesUnchanged = sameEmbedder && missing.length === 0 && stale.length === 0 && storedHashes.size === hashes?.size;
   return embedPlan(context, space, {
@@ -99,12 +92,18 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
     missing,
     stale,
     sameEmbedder,
+    otherEmbedder: info !== undefined && !sameEmbedder,
     kept: stale.length === 0 ? storedIds : storedIds.filter((id) => itemIds.has(id)),
     present,
     outputVersion,
     hashes: hashes && !hashesUnchanged ? storedTextHashes([...hashes.keys()], [...hashes.values()]) : undefined,
     extraWrite: options.extraWrite,
   });
+}
+
+/** The output version of a space whose items' texts change: its items' ids and text hashes, in id order. */
+function vectorsVersion(space: VectorSpace, embedderId: string, ids: readonly string[], hashes: readonly string[]): string {
+  return contentId('vectors', space, embedderId, ids.map((id, index) => `${id}:${hashes[index]}`).sort());
 }
 
 /** Where the texts of a space's items come from, and which of them may have changed since the step last ran. */
@@ -159,9 +158,10 @@ export async function embedChangingTexts(context: StepContext, space: VectorSpac
     missing,
     stale,
     sameEmbedder: true,
+    otherEmbedder: false,
     kept: stale.length === 0 ? storedIds : storedIds.filter((id) => !gone.has(id)),
     present,
-    outputVersion: options.outputVersion ?? contentId('vectors', space, embedder.id, ids.map((id, index) => `${id}:${values[index]}`).sort()),
+    outputVersion: options.outputVersion ?? vectorsVersion(space, embedder.id, ids, values),
     hashes: unchanged ? undefined : storedTextHashes(ids, values),
     extraWrite: options.extraWrite,
   });
@@ -177,6 +177,8 @@ interface EmbedPlan {
   stale: readonly string[];
   /** Whether the stored vectors were made by this embedder (else the space is embedded again in full). */
   sameEmbedder: boolean;
+  /** Whether the space holds vectors of another embedder, cleared before the new ones are stored. */
+  otherEmbedder: boolean;
   /** The stored ids that stay, in stored order. */
   kept: readonly string[];
   /** Every stored id. */
@@ -227,7 +229,7 @@ async function embedPlan(context: StepContext, space: VectorSpace, plan: EmbedPl
   }
 
   const vectors = store.vectors(space);
-  if (!sameEmbedder && (await vectors.info()) !== undefined) await vectors.clear();
+  if (plan.otherEmbedder) await vectors.clear();
   await embedInBatches(
     embedder,
     missing.map((item) => item.text),

@@ -115,7 +115,9 @@ export interface StepContext {
   /**
    * The keys of the rows of `table` this run wrote (upserted or deleted) before this step, when those are all the rows
    * that changed in it since this step last ran: its last run succeeded, and every step it reads had then the output it
-   * had when this run began. An update can then look at these rows instead of comparing every row with what it stored.
+   * had when this run began. (A step skipped as up to date misses no row: a write that keeps its step's output version
+   * changes only records no later step reads, `StepOutput.changedRecords`.) An update can then look at these rows
+   * instead of comparing every row with what it stored.
    * The set may name rows written with the content they had, or gone since. Undefined when that is not known: the
    * step's first run, a changed setting, a run resumed after a crash, a table written other than by key (a clear, a
    * delete by another column, a plugin's table) or in more than 50,000 rows; the step then compares every row. Absent where no runner records

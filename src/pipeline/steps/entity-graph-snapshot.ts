@@ -113,7 +113,6 @@ async function writeSnapshot(tx: Store, graph: EntityGraphSnapshot): Promise<voi
   await tx.setBlob(entityGraphChangesKey, encodeChanges({ entities: new Map(), relations: new Map() }));
 }
 
-
 /** The chunk lists of `lists` as rows of one CSR, each given as ids. */
 function listsOf(lists: ReadonlyArray<readonly string[]>, numbers: InternedStrings): ChunkLists {
   const starts = new Int32Array(lists.length + 1);

@@ -12,6 +12,8 @@ import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import type { StepContext } from '../src/pipeline/pipeline-step.js';
 import { createCommunitiesStep } from '../src/pipeline/steps/communities-step.js';
 import { createReportsStep } from '../src/pipeline/steps/reports-step.js';
+import { extractiveEntityDigest } from '../src/extract/reports/extractive-report-inputs.js';
+import { createExtractiveReporter } from '../src/extract/reports/extractive-report.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import { createScriptedLanguageModel } from '../src/testing/index.js';
@@ -98,6 +100,33 @@ describe('fast mode: communities and reports after a change', () => {
       assert.equal(communitiesBefore.get(report.communityId)?.title, after.communities.find((community) => community.id === report.communityId)?.title, 'and its community its title');
     }
     assert.ok(unchangedRows >= (counts['reused'] ?? 0));
+    await kgrag.close();
+  });
+
+  test('after an update every report reads as the reporter writes it from the whole index, ordered as at the last refresh', async () => {
+    const workspace = await indexedCopy();
+    const kgrag = await createKgrag({ workspace, env: {} });
+    const summary = await kgrag.index([hollinsBakery, quayFerry], { methods });
+    assert.ok((summary.counts.reports?.['regenerated'] ?? 0) > 0);
+    const { store } = kgrag;
+    // The update read only the chunks and relations its rebuilt reports use; the reporter here is given every one.
+    const stored = await store.getMeta<{ version: 2; ids: string[]; degrees: number[]; frequencies: number[] }>('reports:ordering');
+    assert.equal(stored?.version, 2);
+    const ordering = new Map(stored.ids.map((id, position) => [id, { degree: stored.degrees[position] as number, frequency: stored.frequencies[position] as number }]));
+    const sources = {
+      entities: new Map((await store.table('entities').all()).map((entity) => [entity.id, entity])),
+      relations: new Map((await store.table('relations').all()).map((relation) => [relation.id, relation])),
+      chunks: new Map((await store.table('chunks').all()).map((chunk) => [chunk.id, chunk])),
+    };
+    const report = createExtractiveReporter(sources, { ordering });
+    const communities = byId(await store.table('communities').all());
+    const reports = await store.table('reports').all();
+    for (const stored of reports) {
+      const community = communities.get(stored.communityId);
+      assert.ok(community);
+      const fresh = report(community);
+      assert.deepEqual([stored.title, stored.summary, stored.findings, stored.fullContent], [fresh.title, fresh.summary, fresh.findings, fresh.fullContent], stored.communityId);
+    }
     await kgrag.close();
   });
 
@@ -227,13 +256,22 @@ describe('fast mode: communities and reports after a change', () => {
     assert.ok((counts['inputsHashed'] ?? 0) < (counts['reports'] ?? 0), `hashed ${counts['inputsHashed']} of ${counts['reports']}`);
     assert.ok((counts['inputsHashed'] ?? 0) >= (counts['regenerated'] ?? 0));
     await kgrag.close();
-    const rerun = async (change: (tx: Store) => Promise<void>) => {
+    // The digests the update stored, most of them carried for entities it did not write, are every entity's own.
+    await (async () => {
+      const store = openSqliteStore(join(workspace, 'kgrag.db'));
+      const basis = (await store.getMeta<{ extractiveBasis: { entityIds: string[]; entityDigests: string[] } }>('reports:inputs'))?.extractiveBasis;
+      const entities = await store.table('entities').all();
+      await store.close();
+      assert.deepEqual(basis?.entityIds, entities.map((entity) => entity.id));
+      assert.deepEqual(basis?.entityDigests, entities.map((entity) => extractiveEntityDigest(entity)));
+    })();
+    const rerun = async (change: (tx: Store) => Promise<void>, changedKeys?: StepContext['changedKeys']) => {
       const copy = join(root, `copy-${workspaces++}.db`);
       copyFileSync(join(workspace, 'kgrag.db'), copy);
       const store = openSqliteStore(copy);
       await store.transaction(change);
       const config = configSchema.parse({});
-      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined, ...(changedKeys ? { changedKeys } : {}) };
       const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
       await store.transaction(async (tx) => output.write?.(tx));
       const inputs = await store.getMeta<{ byCommunity: Record<string, string> }>('reports:inputs');
@@ -281,6 +319,13 @@ describe('fast mode: communities and reports after a change', () => {
     assert.ok(holding > 0);
     assert.equal(described.counts['inputsHashed'], holding);
     assert.equal(described.counts['regenerated'], holding);
+    // Told which entities the run wrote, the step digests only those: told the entity was written, it finds the same
+    // communities; told nothing was, it carries the stored digest, and every community its inputs.
+    const toldWritten = await rerun(async (tx) => tx.table('entities').upsert([{ ...entity, description: `${entity.description} Rebuilt in 1911.` }]), (table) => (table === 'entities' ? new Set([entity.id]) : new Set()));
+    assert.deepEqual(toldWritten.counts, described.counts);
+    assert.deepEqual(toldWritten.byCommunity, described.byCommunity);
+    const toldNothing = await rerun(async (tx) => tx.table('entities').upsert([{ ...entity, description: `${entity.description} Rebuilt in 1911.` }]), () => new Set());
+    assert.equal(toldNothing.counts['inputsHashed'], 0);
     // Its communities' inputs are what hashing every entity afresh gives: its stored own hash is not carried.
     const describedFresh = await rerun(async (tx) => {
       await tx.table('entities').upsert([{ ...entity, description: `${entity.description} Rebuilt in 1911.` }]);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import type { ReportRecord } from '../src/core/types.js';
 import { extractiveRating } from '../src/extract/reports/extractive-report.js';
-import { reportOrderingKey } from '../src/pipeline/steps/reports-step.js';
+import { reportInputsKey, reportOrderingKey } from '../src/pipeline/steps/reports-step.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const corpus = fileURLToPath(new URL('../examples/sample-corpus', import.meta.url));
@@ -25,9 +25,14 @@ async function ratedReports(kgrag: Kgrag): Promise<Map<string, { report: ReportR
   const members = new Map((await kgrag.store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
   const rated = new Map<string, { report: ReportRecord; raw: number }>();
   for (const report of await kgrag.store.table('reports').all()) {
-    rated.set(report.communityId, { report, raw: extractiveRating((members.get(report.communityId) ?? []).flatMap((id) => degrees.get(id) ?? [])) });
+    rated.set(report.communityId, { report, raw: extractiveRating(members.get(report.communityId) ?? [], degrees) });
   }
   return rated;
+}
+
+/** The hash of the inputs each report was written from, by community (what the reports step keeps a report by). */
+async function reportInputsOf(kgrag: Kgrag): Promise<Map<string, string>> {
+  return new Map(Object.entries((await kgrag.store.getMeta<{ byCommunity: Record<string, string> }>(reportInputsKey))?.byCommunity ?? {}));
 }
 
 type Ordering = Map<string, { degree: number; frequency: number }>;
@@ -91,6 +96,7 @@ describe('extractive report ratings between refreshes', () => {
     const before = await ratedReports(kgrag);
     assert.equal(Math.max(...[...before.values()].map((entry) => entry.report.rating)), 10, 'a fresh build rates its highest report 10');
     const fitted = await orderingOf(kgrag);
+    const inputsBefore = await reportInputsOf(kgrag);
 
     await kgrag.index([await hubOf(kgrag, before)], { methods });
     const updated = await ratedReports(kgrag);
@@ -107,7 +113,10 @@ describe('extractive report ratings between refreshes', () => {
     assert.ok(unchanged > 0, 'some reports kept their text and raw rating');
     const current = await orderingOf(kgrag);
     const findings = await findingEntities(kgrag);
-    const rebuilt = [...updated].flatMap(([communityId, { report }]) => (before.get(communityId)?.report.fullContent === report.fullContent ? [] : [findings.get(communityId) ?? []]));
+    // Rebuilt: written from other inputs than before (a report rebuilt may read as it did).
+    const inputsAfter = await reportInputsOf(kgrag);
+    const rebuilt = [...updated.keys()].flatMap((communityId) => (inputsBefore.get(communityId) === inputsAfter.get(communityId) ? [] : [findings.get(communityId) ?? []]));
+    assert.ok([...updated].every(([communityId, { report }]) => before.get(communityId)?.report.fullContent === report.fullContent || inputsBefore.get(communityId) !== inputsAfter.get(communityId)), 'a report whose text changed was rebuilt');
     assert.ok(rebuilt.length > 0, 'the update rebuilds some reports');
     for (const ids of rebuilt) assert.ok(inOrder(ids, fitted, current), `findings ${ids.join(', ')} in the order of the last refresh's degrees`);
     assert.ok(

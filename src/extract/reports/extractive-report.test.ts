@@ -46,7 +46,9 @@ describe('createExtractiveReporter ordering', () => {
       ['Corvale (geo)', 'Brenmoor (geo)', 'Arlow (geo)'],
     );
     assert.match(report.findings[0]?.explanation ?? '', /Connected here to Brenmoor and Arlow\.$/);
-    assert.equal(report.rating, extractiveRating(entities));
+    // Own degrees 9 + 5 + 1, not the given 1 + 5 + 7.
+    assert.equal(report.rating, Math.log(1 + 15));
+    assert.equal(extractiveRating(['a', 'b', 'c', 'gone'], sources.entities), Math.log(1 + 15));
   });
 });
 

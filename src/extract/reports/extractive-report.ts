@@ -12,7 +12,7 @@ import { plainSentence } from '../../text/plain-sentence.js';
 export interface ExtractiveReportOptions {
   /** Findings per report. @default 5 */
   maxFindings?: number;
-  /** Chunks read per community, those mentioning the most members first. @default 40 */
+  /** Chunks read per community, those mentioning the most members first. @default {@link extractiveMaxChunks} */
   maxChunks?: number;
   /** Sentences in the summary. @default 2 */
   summarySentences?: number;
@@ -27,7 +27,21 @@ export interface ExtractiveReportOptions {
    * caller that ranked them to load only the findings' relations passes them, so that they are not ranked twice.
    */
   memberOrders?: ReadonlyMap<string, readonly EntityRecord[]>;
+  /**
+   * Communities' chunks already chosen by {@link extractiveChunkOrder} with the same `maxChunks`, by community id: a caller
+   * that chose them to load only those chunks passes them, so that they are not chosen twice.
+   */
+  chunkOrders?: ReadonlyMap<string, readonly string[]>;
 }
+
+/**
+ * Names what {@link createExtractiveReporter} writes from the same inputs: a report stored under another version is
+ * written again rather than kept (2: sentences of equal score rank in the community's own reading order).
+ */
+export const extractiveReporterVersion = 2;
+
+/** The chunks an extractive report reads at most, by default. */
+export const extractiveMaxChunks = 40;
 
 /** What orders an entity in an extractive report: its degree, then its frequency. */
 export interface EntityOrdering {
@@ -68,6 +82,21 @@ export function extractiveMemberOrder(
   return keyed.map((member) => member.entity);
 }
 
+/**
+ * The chunks an extractive report reads: the community's chunks that mention the most of its members, at most
+ * `maxChunks`, ties by chunk id.
+ */
+export function extractiveChunkOrder(community: Pick<CommunityRecord, 'chunkIds'>, members: readonly Pick<EntityRecord, 'chunkIds'>[], maxChunks: number): string[] {
+  const communityChunks = new Set(community.chunkIds);
+  const mentionsPerChunk = new Map<string, number>();
+  for (const entity of members) {
+    for (const chunkId of entity.chunkIds) if (communityChunks.has(chunkId)) mentionsPerChunk.set(chunkId, (mentionsPerChunk.get(chunkId) ?? 0) + 1);
+  }
+  return [...mentionsPerChunk.keys()]
+    .sort((left, right) => (mentionsPerChunk.get(right) as number) - (mentionsPerChunk.get(left) as number) || (left < right ? -1 : 1))
+    .slice(0, maxChunks);
+}
+
 interface ScoredSentence {
   text: string;
   score: number;
@@ -105,9 +134,9 @@ function joinTitles(titles: readonly string[]): string {
  * The raw rating of an extractive report: the log of its members' total degree. Callers rescale the ratings
  * of all reports to 0–10, so a kept report is re-rated with the others.
  */
-export function extractiveRating(members: Iterable<Pick<EntityRecord, 'degree'>>): number {
+export function extractiveRating(memberIds: Iterable<string>, entities: ReadonlyMap<string, Pick<EntityRecord, 'degree'>>): number {
   let totalDegree = 0;
-  for (const member of members) totalDegree += member.degree;
+  for (const id of memberIds) totalDegree += entities.get(id)?.degree ?? 0;
   return Math.log(1 + totalDegree);
 }
 
@@ -121,7 +150,6 @@ interface ChunkSentence {
   text: string;
   /** Entities named in the sentence. */
   entityIds: string[];
-  order: number;
 }
 
 /**
@@ -132,13 +160,15 @@ interface ChunkSentence {
  */
 export function createExtractiveReporter(sources: ReportSources, options: ExtractiveReportOptions = {}): (community: CommunityRecord) => ReportRecord {
   const maxFindings = options.maxFindings ?? 5;
-  const maxChunks = options.maxChunks ?? 40;
+  const maxChunks = options.maxChunks ?? extractiveMaxChunks;
   const summarySentences = options.summarySentences ?? 2;
   const ordering = options.ordering;
   const orderOf = (entity: EntityRecord): EntityOrdering => ordering?.get(entity.id) ?? entity;
+  // Only chunks the sources hold have sentences to read: a caller may load just the ones its reports read.
   const entitiesByChunk = new Map<string, EntityRecord[]>();
   for (const entity of sources.entities.values()) {
     for (const chunkId of entity.chunkIds) {
+      if (!sources.chunks.has(chunkId)) continue;
       let list = entitiesByChunk.get(chunkId);
       if (!list) entitiesByChunk.set(chunkId, (list = []));
       list.push(entity);
@@ -169,7 +199,6 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     return relationsByEntity.get(entityId) ?? [];
   };
   const sentenceCache = new Map<string, ChunkSentence[]>();
-  let order = 0;
   const sentencesOf = (chunkId: string): ChunkSentence[] => {
     let sentences = sentenceCache.get(chunkId);
     if (sentences) return sentences;
@@ -186,7 +215,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         const lower = text.toLowerCase();
         const entityIds = named.filter((entity) => namesEntity(lower, namesOf(entity))).map((entity) => entity.id);
         if (entityIds.length > 0) {
-          sentences.push({ text: text.length > maxSentenceLength ? `${text.slice(0, maxSentenceLength - 1)}…` : text, entityIds, order: order++ });
+          sentences.push({ text: text.length > maxSentenceLength ? `${text.slice(0, maxSentenceLength - 1)}…` : text, entityIds });
         }
       }
     }
@@ -199,14 +228,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     const memberIds = new Set(members.map((entity) => entity.id));
     const weight = new Map(members.map((entity) => [entity.id, Math.log(2 + orderOf(entity).degree)]));
 
-    const communityChunks = new Set(community.chunkIds);
-    const mentionsPerChunk = new Map<string, number>();
-    for (const entity of members) {
-      for (const chunkId of entity.chunkIds) if (communityChunks.has(chunkId)) mentionsPerChunk.set(chunkId, (mentionsPerChunk.get(chunkId) ?? 0) + 1);
-    }
-    const chunkIds = [...mentionsPerChunk.keys()]
-      .sort((left, right) => (mentionsPerChunk.get(right) as number) - (mentionsPerChunk.get(left) as number) || (left < right ? -1 : 1))
-      .slice(0, maxChunks);
+    const chunkIds = options.chunkOrders?.get(community.id) ?? extractiveChunkOrder(community, members, maxChunks);
 
     const sentences: ScoredSentence[] = [];
     const seen = new Set<string>();
@@ -217,7 +239,9 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         seen.add(sentence.text);
         let score = 0;
         for (const id of mentioned) score += weight.get(id) ?? 0;
-        sentences.push({ text: sentence.text, score, members: mentioned, order: sentence.order });
+        // Ties rank in the community's own reading order (its chunks as chosen, then the text's): not in the order the
+        // reporter first split the chunks, which depends on the communities reported before this one in the run.
+        sentences.push({ text: sentence.text, score, members: mentioned, order: sentences.length });
       }
     }
     const ranked = [...sentences].sort((left, right) => right.score - left.score || left.order - right.order);
@@ -273,7 +297,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
       title,
       summary,
       findings,
-      rating: extractiveRating(members),
+      rating: extractiveRating(community.entityIds, sources.entities),
       ratingExplanation: `Connectivity, not a judgement of importance: no language model rated this report. The score grows with the log of the members' total degree, on a 0–10 scale whose 10 is the best-connected community at the last refresh; ${members.length} entities, ${community.relationIds.length} relations inside it.`,
       fullContent: reportMarkdown(title, summary, findings),
       generatedBy: 'extractive',

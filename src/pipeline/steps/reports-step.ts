@@ -1,3 +1,4 @@
+import { KgragError } from '../../core/errors.js';
 import { contentId } from '../../core/ids.js';
 import { ValuesById } from '../../core/values-by-id.js';
 import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
@@ -6,7 +7,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveMemberOrder, extractiveRating, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveChunkOrder, extractiveMaxChunks, extractiveMemberOrder, extractiveRating, extractiveReporterVersion, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs, extractiveEntityDigest } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -240,8 +241,14 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
     };
   }
 
+  /** The entities' digests of the stored basis, if it holds them as lists (`ExtractiveInputsBasis`). */
+  storedDigests(): ValuesById | undefined {
+    const basis = this.storedInputs?.extractiveBasis;
+    return basis && ValuesById.ofLists(basis.entityIds, basis.entityDigests);
+  }
+
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
-  take(inputs: string, community: CommunityRecord): R | undefined {
+  take(inputs: string, community: Pick<CommunityRecord, 'id' | 'level'>): R | undefined {
     this.inputs.set(community.id, inputs);
     const earlier = this.byInputs.get(inputs);
     if (!earlier) return undefined;
@@ -316,7 +323,8 @@ or one of whose members did (`extractiveEntityDigest`): the others carry their s
 export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   const step: PipelineStep = {
     name: 'reports',
-    version: 3,
+    // 4: extractive reports written by `extractiveReporterVersion` 2, which a rerun rewrites.
+    version: 4,
     reads: ['communities', options.graphStep, 'statistics', ...(options.claims ? (['claims'] as const) : [])],
     settings: (config, environment) => ({
       reports: config.reports,
@@ -325,12 +333,15 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
 
     async run(context) {
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
-      const { communities, settingsHash, entities, bottomUp } = await reportInputs(context, options);
-      const llmRelations = options.llm && context.llm ? await allRelations(context) : undefined;
-      const outcome =
-        llmRelations && context.llm
-          ? await llmRun(context, options, context.llm, { settingsHash, entities, bottomUp, llmRelations })
-          : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
+      const llm = options.llm ? context.llm : undefined;
+      const table = context.store.table('communities');
+      // An LLM report's context lists its inner relations; an extractive update reads them only where it needs them.
+      const communities: CommunityHead[] = llm ? await table.all() : await table.pick([...communityHead]);
+      const { settingsHash, entities } = await reportInputs(context, options);
+      const bottomUp = bottomUpOf(communities);
+      const outcome = llm
+        ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp: await wholeCommunities(context, bottomUp), llmRelations: await allRelations(context) })
+        : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
       const { earlier, reports, previous } = outcome;
       context.progress(bottomUp.length, bottomUp.length, 'communities');
       const byCommunity = new Map(reports.map((report) => [report.communityId, report]));
@@ -377,7 +388,8 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { settingsHash, entities, bottomUp } = await reportInputs(context, options);
+      const { settingsHash, entities } = await reportInputs(context, options);
+      const bottomUp = bottomUpOf(await context.store.table('communities').all());
       const llmRelations = await allRelations(context);
       const { earlier } = await earlierLlmReports(context);
       const round = shard.round ?? 0;
@@ -419,20 +431,48 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   };
 }
 
-/** What the reports are written from, read from the committed steps as `run` and `prefetch` both need it. */
+/** A community row without its inner relations: what an extractive update reads of the communities it does not rebuild. */
+type CommunityHead = Omit<CommunityRecord, 'relationIds'> & { relationIds?: string[] };
+
+const communityHead = ['id', 'level', 'parent', 'children', 'title', 'entityIds', 'chunkIds', 'size'] as const;
+
+/** Communities deepest level first: the order reports are built in, sub-communities before their parents. */
+function bottomUpOf<Community extends Pick<CommunityRecord, 'level'>>(communities: readonly Community[]): Community[] {
+  return [...communities].sort((left, right) => right.level - left.level);
+}
+
+/**
+ * What the reports are written from besides the communities, read from the committed steps as `run` and `prefetch`
+ * both need it. (An extractive update reads the communities' heads, {@link CommunityHead}: their inner relations, most
+ * of the table's bytes, are read by {@link wholeCommunities} for the communities whose inputs are hashed or whose
+ * reports are built.)
+ */
 async function reportInputs(context: StepContext, options: ReportsStepOptions) {
   const { store, config } = context;
-  const communities = await store.table('communities').all();
   const settingsHash = contentId(
     'report-settings',
     JSON.stringify({
       reports: config.reports,
       llm: options.llm && context.llm ? { model: context.llm.modelId, prompts: promptsHash(context.prompts, [communityReportPrompt, communityReportRepairPrompt], null), claims: options.claims } : null,
+      // An LLM report is not written by the extractive reporter (its fallback on a failure aside): a new reporter
+      // version rewrites extractive reports, and calls the LLM for none.
+      ...(options.llm && context.llm ? {} : { extractive: extractiveReporterVersion }),
     }),
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
-  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
-  return { communities, settingsHash, entities, bottomUp };
+  return { settingsHash, entities };
+}
+
+/** `communities` with their inner relations, in their order: those read whole are taken as they are, the others read. */
+async function wholeCommunities(context: StepContext, communities: readonly CommunityHead[]): Promise<CommunityRecord[]> {
+  const heads = communities.filter((community) => community.relationIds === undefined);
+  const read = new Map(heads.length === 0 ? [] : (await context.store.table('communities').get(heads.map((community) => community.id))).map((community) => [community.id, community]));
+  return communities.map((community) => {
+    const whole = community.relationIds === undefined ? read.get(community.id) : { ...community, relationIds: community.relationIds };
+    // The step reads under the writer lock: a row read a moment ago is there still.
+    if (whole === undefined) throw new KgragError(`community "${community.id}" vanished while its report was being written`, { code: 'PIPELINE_STEP_FAILED', category: 'internal', hint: 'run kgrag index again' });
+    return whole;
+  });
 }
 
 /** Every relation by id: what LLM report contexts are built from. */
@@ -462,10 +502,10 @@ interface ReportsOutcome {
   criticalPath?: number;
 }
 
-interface ReportsRunInputs {
+interface ReportsRunInputs<Community extends CommunityHead = CommunityRecord> {
   settingsHash: string;
   entities: Map<string, EntityRecord>;
-  bottomUp: CommunityRecord[];
+  bottomUp: Community[];
 }
 
 async function llmRun(
@@ -489,43 +529,50 @@ async function llmRun(
   };
 }
 
-async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs & { incremental: boolean }): Promise<ReportsOutcome> {
+async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs<CommunityHead> & { incremental: boolean }): Promise<ReportsOutcome> {
   const table = context.store.table('reports');
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
   const entityIds: string[] = [];
   const entityDigests: string[] = [];
+  // An entity the run did not write since the step last ran has the digest stored then; only the others are digested.
+  const written = context.changedKeys?.('entities');
+  const storedDigests = written && earlier.storedDigests();
   for (const entity of entities.values()) {
+    const stored = storedDigests && !written.has(entity.id) ? storedDigests.get(entity.id, entityIds.length) : undefined;
     entityIds.push(entity.id);
-    entityDigests.push(extractiveEntityDigest(entity));
+    entityDigests.push(stored ?? extractiveEntityDigest(entity));
   }
   const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entityIds, entityDigests };
   let hashed = 0;
   const { carried, entityHashes } = earlier.carrier(basis);
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
-  const planned = bottomUp.map((community) => {
-    let inputs = carried(community);
+  // Only the communities whose inputs are hashed are read whole (their inner relations are hashed).
+  const carriedInputs = bottomUp.map((community) => carried(community));
+  const hashedWhole = new Map((await wholeCommunities(context, bottomUp.filter((_, index) => carriedInputs[index] === undefined))).map((community) => [community.id, community]));
+  const planned = bottomUp.map((community, index) => {
+    let inputs = carriedInputs[index];
     if (inputs === undefined) {
-      inputs = contentId('report-inputs', settingsHash, inputsOf(community));
+      inputs = contentId('report-inputs', settingsHash, inputsOf(hashedWhole.get(community.id) as CommunityRecord));
       hashed++;
     }
     return { community, kept: earlier.take(inputs, community) };
   });
   // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
-  const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
+  const built = await wholeCommunities(context, planned.flatMap(({ community, kept }) => (kept ? [] : [hashedWhole.get(community.id) ?? community])));
+  const builtById = new Map(built.map((community) => [community.id, community]));
   const { ordering, store: orderingToStore } = await extractiveOrdering(context, entities, incremental);
   const { extractive } = await reportSources(context, entities, undefined, built, ordering);
   const builtReports = new Map<string, ReportRecord>();
   const reports: StoredReportHead[] = planned.map(({ community, kept }, index) => {
     if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
     if (!kept) {
-      const report = extractive(community);
+      const report = extractive(builtById.get(community.id) as CommunityRecord);
       builtReports.set(community.id, report);
       return report;
     }
-    const members = community.entityIds.flatMap((id) => entities.get(id) ?? []);
-    return { ...kept, rating: extractiveRating(members) };
+    return { ...kept, rating: extractiveRating(community.entityIds, entities) };
   });
   // Between refreshes the scale fitted at the last one stays (a report above it is rated 10), so a new highest
   // rating re-rates no other report; a refresh rates the highest one 10, as a fresh build does.
@@ -570,18 +617,20 @@ async function reportSources(
   ordering?: ReadonlyMap<string, EntityOrdering>,
 ): Promise<{ sources: ReportSources; extractive: (community: CommunityRecord) => ReportRecord }> {
   const { store, config } = context;
-  const chunkRows = built === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set(built.flatMap((community) => community.chunkIds))]);
   const { maxFindings } = config.reports;
-  // The built reports' members ranked once: the findings' entities among them are the only ones whose relations the
-  // reports read, and the reporter takes the ranking as it is.
+  // The built reports' members ranked once, and their chunks chosen once: the findings' entities among them are the
+  // only ones whose relations the reports read, the chosen chunks the only ones whose texts they read (a top-level
+  // community lists most of the corpus's chunks, and reads 40), and the reporter takes both as they are.
   const memberOrders = built && new Map(built.map((community) => [community.id, extractiveMemberOrder(community, entities, ordering)]));
+  const chunkOrders = built && new Map(built.map((community) => [community.id, extractiveChunkOrder(community, memberOrders?.get(community.id) ?? [], extractiveMaxChunks)]));
+  const chunkRows = chunkOrders === undefined ? await store.table('chunks').all() : await store.table('chunks').get([...new Set([...chunkOrders.values()].flat())]);
   const findingEntities = memberOrders && [...new Set([...memberOrders.values()].flatMap((members) => members.slice(0, maxFindings).map((entity) => entity.id)))];
   const sources: ReportSources = {
     entities,
     relations: llmRelations ?? (await relationEndpoints(context, findingEntities)),
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
-  return { sources, extractive: createExtractiveReporter(sources, { maxFindings, ...(ordering ? { ordering } : {}), ...(memberOrders ? { memberOrders } : {}) }) };
+  return { sources, extractive: createExtractiveReporter(sources, { maxFindings, maxChunks: extractiveMaxChunks, ...(ordering ? { ordering } : {}), ...(memberOrders ? { memberOrders } : {}), ...(chunkOrders ? { chunkOrders } : {}) }) };
 }
 
 /**

@@ -183,7 +183,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     }
     return list;
   };
-  // Each entity's relations (ids), built on first use.
+  // Each entity's relations (ids, sorted), built on first use.
   let relationsByEntity: Map<string, string[]> | undefined;
   const relationsOf = (entityId: string): readonly string[] => {
     if (relationsByEntity === undefined) {
@@ -195,6 +195,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
           list.push(id);
         }
       }
+      for (const list of relationsByEntity.values()) list.sort();
     }
     return relationsByEntity.get(entityId) ?? [];
   };
@@ -206,6 +207,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     const chunk = sources.chunks.get(chunkId);
     const named = entitiesByChunk.get(chunkId) ?? [];
     if (chunk && named.length > 0) {
+      const namedNames = named.map(namesOf);
       for (const span of splitSentences(chunk.text)) {
         // Prose, as entity descriptions are: a heading the sentence splitter glued to it, list markers and emphasis left out.
         const raw = plainSentence(chunk.text.slice(span.start, span.end));
@@ -213,7 +215,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         // List items and headlines have no closing punctuation; joined into prose they would run into the next sentence.
         const text = /[.!?…]["'”’)\]]?$/u.test(raw) ? raw : `${raw}.`;
         const lower = text.toLowerCase();
-        const entityIds = named.filter((entity) => namesEntity(lower, namesOf(entity))).map((entity) => entity.id);
+        const entityIds = named.flatMap((entity, index) => (namesEntity(lower, namedNames[index] as string[]) ? [entity.id] : []));
         if (entityIds.length > 0) {
           sentences.push({ text: text.length > maxSentenceLength ? `${text.slice(0, maxSentenceLength - 1)}…` : text, entityIds });
         }
@@ -263,19 +265,16 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     // community is one whose two ends are members. Walking the community's inner relations instead (a top-level
     // community lists tens of thousands, and every level lists them again) cost most of the reports. They are met in
     // id order, the order the community lists them in: among equal degrees, neighbours are named in that order.
-    const neighbours = new Map(top.map((entity) => [entity.id, new Set<string>()]));
-    const inner = new Set<string>();
-    for (const entity of top) {
-      for (const id of relationsOf(entity.id)) {
-        const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
-        if (memberIds.has(relation.source) && memberIds.has(relation.target)) inner.add(id);
-      }
-    }
-    for (const id of [...inner].sort()) {
-      const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
-      neighbours.get(relation.source)?.add(relation.target);
-      neighbours.get(relation.target)?.add(relation.source);
-    }
+    const neighbours = new Map(
+      top.map((entity) => {
+        const met = new Set<string>();
+        for (const id of relationsOf(entity.id)) {
+          const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
+          if (memberIds.has(relation.source) && memberIds.has(relation.target)) met.add(relation.source === entity.id ? relation.target : relation.source);
+        }
+        return [entity.id, met];
+      }),
+    );
     const findings: ReportFinding[] = top.map((entity) => {
       const evidence = ranked.find((sentence) => sentence.members.has(entity.id) && !used.has(sentence.text));
       if (evidence) used.add(evidence.text);

@@ -1,4 +1,3 @@
-import { KgragError } from '../../core/errors.js';
 import { contentId } from '../../core/ids.js';
 import { ValuesById } from '../../core/values-by-id.js';
 import { mapInDependencyOrder } from '../../core/map-in-dependency-order.js';
@@ -334,13 +333,11 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async run(context) {
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
       const llm = options.llm ? context.llm : undefined;
-      const table = context.store.table('communities');
-      // An LLM report's context lists its inner relations; an extractive update reads them only where it needs them.
-      const communities: CommunityHead[] = llm ? await table.all() : await table.pick([...communityHead]);
+      const communities = await context.store.table('communities').all();
       const { settingsHash, entities } = await reportInputs(context, options);
       const bottomUp = bottomUpOf(communities);
       const outcome = llm
-        ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp: await wholeCommunities(context, bottomUp), llmRelations: await allRelations(context) })
+        ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp, llmRelations: await allRelations(context) })
         : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
       const { earlier, reports, previous } = outcome;
       context.progress(bottomUp.length, bottomUp.length, 'communities');
@@ -431,22 +428,12 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   };
 }
 
-/** A community row without its inner relations: what an extractive update reads of the communities it does not rebuild. */
-type CommunityHead = Omit<CommunityRecord, 'relationIds'> & { relationIds?: string[] };
-
-const communityHead = ['id', 'level', 'parent', 'children', 'title', 'entityIds', 'chunkIds', 'size'] as const;
-
 /** Communities deepest level first: the order reports are built in, sub-communities before their parents. */
 function bottomUpOf<Community extends Pick<CommunityRecord, 'level'>>(communities: readonly Community[]): Community[] {
   return [...communities].sort((left, right) => right.level - left.level);
 }
 
-/**
- * What the reports are written from besides the communities, read from the committed steps as `run` and `prefetch`
- * both need it. (An extractive update reads the communities' heads, {@link CommunityHead}: their inner relations, most
- * of the table's bytes, are read by {@link wholeCommunities} for the communities whose inputs are hashed or whose
- * reports are built.)
- */
+/** What the reports are written from besides the communities, read from the committed steps as `run` and `prefetch` both need it. */
 async function reportInputs(context: StepContext, options: ReportsStepOptions) {
   const { store, config } = context;
   const settingsHash = contentId(
@@ -461,18 +448,6 @@ async function reportInputs(context: StepContext, options: ReportsStepOptions) {
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
   return { settingsHash, entities };
-}
-
-/** `communities` with their inner relations, in their order: those read whole are taken as they are, the others read. */
-async function wholeCommunities(context: StepContext, communities: readonly CommunityHead[]): Promise<CommunityRecord[]> {
-  const heads = communities.filter((community) => community.relationIds === undefined);
-  const read = new Map(heads.length === 0 ? [] : (await context.store.table('communities').get(heads.map((community) => community.id))).map((community) => [community.id, community]));
-  return communities.map((community) => {
-    const whole = community.relationIds === undefined ? read.get(community.id) : { ...community, relationIds: community.relationIds };
-    // The step reads under the writer lock: a row read a moment ago is there still.
-    if (whole === undefined) throw new KgragError(`community "${community.id}" vanished while its report was being written`, { code: 'PIPELINE_STEP_FAILED', category: 'internal', hint: 'run kgrag index again' });
-    return whole;
-  });
 }
 
 /** Every relation by id: what LLM report contexts are built from. */
@@ -502,10 +477,10 @@ interface ReportsOutcome {
   criticalPath?: number;
 }
 
-interface ReportsRunInputs<Community extends CommunityHead = CommunityRecord> {
+interface ReportsRunInputs {
   settingsHash: string;
   entities: Map<string, EntityRecord>;
-  bottomUp: Community[];
+  bottomUp: CommunityRecord[];
 }
 
 async function llmRun(
@@ -529,7 +504,7 @@ async function llmRun(
   };
 }
 
-async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs<CommunityHead> & { incremental: boolean }): Promise<ReportsOutcome> {
+async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs & { incremental: boolean }): Promise<ReportsOutcome> {
   const table = context.store.table('reports');
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
@@ -548,27 +523,23 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   const { carried, entityHashes } = earlier.carrier(basis);
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
-  // Only the communities whose inputs are hashed are read whole (their inner relations are hashed).
-  const carriedInputs = bottomUp.map((community) => carried(community));
-  const hashedWhole = new Map((await wholeCommunities(context, bottomUp.filter((_, index) => carriedInputs[index] === undefined))).map((community) => [community.id, community]));
-  const planned = bottomUp.map((community, index) => {
-    let inputs = carriedInputs[index];
+  const planned = bottomUp.map((community) => {
+    let inputs = carried(community);
     if (inputs === undefined) {
-      inputs = contentId('report-inputs', settingsHash, inputsOf(hashedWhole.get(community.id) as CommunityRecord));
+      inputs = contentId('report-inputs', settingsHash, inputsOf(community));
       hashed++;
     }
     return { community, kept: earlier.take(inputs, community) };
   });
   // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
-  const built = await wholeCommunities(context, planned.flatMap(({ community, kept }) => (kept ? [] : [hashedWhole.get(community.id) ?? community])));
-  const builtById = new Map(built.map((community) => [community.id, community]));
+  const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
   const { ordering, store: orderingToStore } = await extractiveOrdering(context, entities, incremental);
   const { extractive } = await reportSources(context, entities, undefined, built, ordering);
   const builtReports = new Map<string, ReportRecord>();
   const reports: StoredReportHead[] = planned.map(({ community, kept }, index) => {
     if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
     if (!kept) {
-      const report = extractive(builtById.get(community.id) as CommunityRecord);
+      const report = extractive(community);
       builtReports.set(community.id, report);
       return report;
     }

@@ -1,4 +1,5 @@
 import { contentId } from '../../core/ids.js';
+import { sortedUnique } from '../../core/sorted-unique.js';
 import type { CommunityRecord, EntityRecord } from '../../core/types.js';
 
 /**
@@ -23,16 +24,22 @@ export function createExtractiveReportInputs(entities: ReadonlyMap<string, Entit
   };
   return (community) => {
     const chunks = new Set(community.chunkIds);
-    const members = [...new Set(community.entityIds)].sort().map((id) => {
+    const members = sortedUnique(community.entityIds).map((id) => {
       const entity = entities.get(id);
       if (!entity) return `${id}\u0000missing`;
-      const mentions = entity.chunkIds.filter((chunkId) => chunks.has(chunkId)).sort();
+      // The chunks of a member's list that are the community's, sorted: stored in order nearly always, sorted only when not.
+      const mentions = entity.chunkIds.filter((chunkId) => chunks.has(chunkId));
+      if (!ascending(mentions)) mentions.sort();
       return `${hashOf(entity)}\u0000${mentions.join(',')}`;
     });
-    const chunkList = Array.from(chunks).sort();
-    const relationList = Array.from(new Set(community.relationIds)).sort();
-    return contentId('extractive-report-inputs', joined(members), '\u0001', joined(chunkList), '\u0001', joined(relationList));
+    return contentId('extractive-report-inputs', joined(members), '\u0001', joined(sortedUnique(community.chunkIds)), '\u0001', joined(sortedUnique(community.relationIds)));
   };
+}
+
+/** Whether `list` is in ascending order (repeats allowed): what `sort()` would leave as it is. */
+function ascending(list: readonly string[]): boolean {
+  for (let index = 1; index < list.length; index++) if ((list[index] as string) < (list[index - 1] as string)) return false;
+  return true;
 }
 
 /**

@@ -247,7 +247,7 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
   }
 
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
-  take(inputs: string, community: Pick<CommunityRecord, 'id' | 'level'>): R | undefined {
+  take(inputs: string, community: CommunityRecord): R | undefined {
     this.inputs.set(community.id, inputs);
     const earlier = this.byInputs.get(inputs);
     if (!earlier) return undefined;
@@ -333,9 +333,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async run(context) {
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
       const llm = options.llm ? context.llm : undefined;
-      const communities = await context.store.table('communities').all();
-      const { settingsHash, entities } = await reportInputs(context, options);
-      const bottomUp = bottomUpOf(communities);
+      const { communities, settingsHash, entities, bottomUp } = await reportInputs(context, options);
       const outcome = llm
         ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp, llmRelations: await allRelations(context) })
         : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
@@ -385,8 +383,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { settingsHash, entities } = await reportInputs(context, options);
-      const bottomUp = bottomUpOf(await context.store.table('communities').all());
+      const { settingsHash, entities, bottomUp } = await reportInputs(context, options);
       const llmRelations = await allRelations(context);
       const { earlier } = await earlierLlmReports(context);
       const round = shard.round ?? 0;
@@ -428,14 +425,10 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   };
 }
 
-/** Communities deepest level first: the order reports are built in, sub-communities before their parents. */
-function bottomUpOf<Community extends Pick<CommunityRecord, 'level'>>(communities: readonly Community[]): Community[] {
-  return [...communities].sort((left, right) => right.level - left.level);
-}
-
-/** What the reports are written from besides the communities, read from the committed steps as `run` and `prefetch` both need it. */
+/** What the reports are written from, read from the committed steps as `run` and `prefetch` both need it. */
 async function reportInputs(context: StepContext, options: ReportsStepOptions) {
   const { store, config } = context;
+  const communities = await store.table('communities').all();
   const settingsHash = contentId(
     'report-settings',
     JSON.stringify({
@@ -447,7 +440,8 @@ async function reportInputs(context: StepContext, options: ReportsStepOptions) {
     }),
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
-  return { settingsHash, entities };
+  const bottomUp = [...communities].sort((left, right) => right.level - left.level);
+  return { communities, settingsHash, entities, bottomUp };
 }
 
 /** Every relation by id: what LLM report contexts are built from. */

@@ -322,12 +322,13 @@ or one of whose members did (`extractiveEntityDigest`): the others carry their s
 export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   const step: PipelineStep = {
     name: 'reports',
-    // 4: extractive reports written by `extractiveReporterVersion` 2, which a rerun rewrites.
-    version: 4,
+    version: 3,
     reads: ['communities', options.graphStep, 'statistics', ...(options.claims ? (['claims'] as const) : [])],
     settings: (config, environment) => ({
       reports: config.reports,
       llm: options.llm ? { model: environment.llmModel, prompts: promptsHash(environment.prompts, [communityReportPrompt, communityReportRepairPrompt], null) } : null,
+      // A new extractive reporter reruns the step, which then rewrites the extractive reports (their inputs hash names it too).
+      extractive: extractiveReporterVersion,
     }),
 
     async run(context) {

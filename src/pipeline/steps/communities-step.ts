@@ -88,10 +88,8 @@ const algorithm = 'hierarchical-leiden';
  * (a sum of mixed per-edge hashes, so edge order does not matter): hashing sorted strings cost most of a second
  * on 2Wiki's 105,000 edges, this a few milliseconds.
  */
-function adjacencyDigests(graph: Pick<EntityGraphSnapshot, 'entityIds' | 'relationChunks' | 'endpoints'>): string[] {
+function adjacencyDigests(graph: Pick<EntityGraphSnapshot, 'entityIds' | 'relationChunks' | 'endpoints'>, { low, high }: IdHashes): string[] {
   const { entityIds, relationChunks, endpoints } = graph;
-  const low = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x811c9dc5));
-  const high = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x01000193));
   const sumLow = new Uint32Array(entityIds.length);
   const sumHigh = new Uint32Array(entityIds.length);
   const edges = new Int32Array(entityIds.length);
@@ -110,6 +108,16 @@ function adjacencyDigests(graph: Pick<EntityGraphSnapshot, 'entityIds' | 'relati
     add(target, source, chunks);
   }
   return entityIds.map((_, position) => `${edges[position]}:${(sumLow[position] as number).toString(16)}:${(sumHigh[position] as number).toString(16)}`);
+}
+
+/** Two 32-bit hashes of each entity id, in the entities' order: what the edge digests and the row hashes fold in. */
+interface IdHashes {
+  low: Uint32Array;
+  high: Uint32Array;
+}
+
+function idHashes(entityIds: readonly string[]): IdHashes {
+  return { low: Uint32Array.from(entityIds, (id) => fnv1a(id, 0x811c9dc5)), high: Uint32Array.from(entityIds, (id) => fnv1a(id, 0x01000193)) };
 }
 
 /** 32-bit FNV-1a of a string's UTF-16 code units, from `seed`. */
@@ -132,12 +140,10 @@ function mix32(value: number): number {
  * and chunk list in order; an entity's chunk list in order (a row without inner relations lists its members' chunks).
  * Every string is hashed once (chunk ids are shared by many relations); lists fold the hashes in order.
  */
-function rowItemHashes(graph: EntityGraphSnapshot): { relationLow: Uint32Array; relationHigh: Uint32Array; entityLow: Uint32Array; entityHigh: Uint32Array } {
+function rowItemHashes(graph: EntityGraphSnapshot, { low: idLow, high: idHigh }: IdHashes): { relationLow: Uint32Array; relationHigh: Uint32Array; entityLow: Uint32Array; entityHigh: Uint32Array } {
   const { entityIds, relationIds, endpoints } = graph;
   const chunkLow = Uint32Array.from(graph.chunkIds, (id) => fnv1a(id, 0x811c9dc5));
   const chunkHigh = Uint32Array.from(chunkLow, (hash) => mix32(hash ^ 0x5bd1e995));
-  const idLow = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x811c9dc5));
-  const idHigh = Uint32Array.from(entityIds, (id) => fnv1a(id, 0x01000193));
   const foldChunks = (low: number, high: number, chunks: ChunkLists, row: number): [number, number] => {
     const start = chunks.starts[row] as number;
     const end = chunks.starts[row + 1] as number;
@@ -247,7 +253,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const { entityIds, relationIds, endpoints, entityChunks, relationChunks, chunkIds } = graph;
     const clustering: ClusteringSettings = { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, algorithm };
     const entityIndex = new Map(entityIds.map((id, index) => [id, index]));
-    const digests = adjacencyDigests(graph);
+    const entityHashes = idHashes(entityIds);
+    const digests = adjacencyDigests(graph, entityHashes);
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
     const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
     const state = previous.length > 0 ? await readCommunitiesState(store) : undefined;
@@ -312,7 +319,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
-    const itemHashes = rowItemHashes(graph);
+    const itemHashes = rowItemHashes(graph, entityHashes);
     const parentId = (community: (typeof hierarchy)[number]): string | null => (community.parent === null ? null : (ids[community.parent] as string));
     // A kept community with the same members, parent, children and title whose inner relations and chunks are the
     // ones it listed (its inner digest) has the row it had: its stored hash stands for it and it is not built again.

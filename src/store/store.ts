@@ -135,7 +135,11 @@ export interface VectorIndex {
   scoreMany(queries: Float32Array, count: number): Promise<SpaceScores>;
   /** Ids that have a vector, in insertion order. */
   ids(): Promise<string[]>;
-  /** Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. */
+  /**
+   * Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. Read it, do not change it: a backend may
+   * hand the same matrix to every load of the space until it changes (SQLite keeps a whole space up to 64 MB), so a
+   * caller that needs other values copies it first.
+   */
   load(ids?: readonly string[]): Promise<VectorMatrix>;
   /**
    * Every vector, in insertion order, as its non-zero coordinates: what `load()` holds without its zeros (a space of

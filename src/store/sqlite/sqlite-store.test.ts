@@ -226,3 +226,36 @@ test('a large blob reads back as last written: by this connection, after a rollb
     await store.close();
   }
 });
+
+test('a whole space loaded once is handed out again until it changes, and some of its rows are copied out of it', async () => {
+  const dimensions = 16;
+  const vector = (index: number): Float32Array => {
+    const row = new Float32Array(dimensions);
+    row[index % dimensions] = 0.6;
+    row[(index * 7 + 3) % dimensions] = index % dimensions === (index * 7 + 3) % dimensions ? 1 : 0.8;
+    return row;
+  };
+  const items = (from: number, to: number) => Array.from({ length: to - from }, (_, offset) => ({ id: `c${from + offset}`, vector: vector(from + offset) }));
+  const store = openSqliteStore(':memory:');
+  const fresh = openSqliteStore(':memory:');
+  try {
+    await store.vectors('chunks').upsert(items(0, 40), 'test:16');
+    await fresh.vectors('chunks').upsert(items(0, 40), 'test:16');
+    const whole = await store.vectors('chunks').load();
+    assert.equal((await store.vectors('chunks').load()).matrix, whole.matrix, 'the same matrix, not a copy of it');
+    const some = ['c31', 'c2', 'c17', 'c99'];
+    const kept = await store.vectors('chunks').load(some);
+    assert.notEqual(kept.matrix.buffer, whole.matrix.buffer);
+    assert.deepEqual(kept, await fresh.vectors('chunks').load(some), 'the rows the postings give');
+    // A change is seen by the next load, whole or in part.
+    await store.vectors('chunks').upsert(items(40, 45), 'test:16');
+    await fresh.vectors('chunks').upsert(items(40, 45), 'test:16');
+    const after = await store.vectors('chunks').load();
+    assert.notEqual(after.matrix, whole.matrix);
+    assert.deepEqual(after, await fresh.vectors('chunks').load());
+    assert.deepEqual(await store.vectors('chunks').load(['c44', 'c0']), await fresh.vectors('chunks').load(['c44', 'c0']));
+  } finally {
+    await store.close();
+    await fresh.close();
+  }
+});

@@ -1218,11 +1218,12 @@ class SqliteVectorIndex implements VectorIndex {
       const info = this.readInfo();
       if (!info) return { ids: [], dimensions: 0, matrix: new Float32Array(0) };
       const { dimensions } = info;
-      const cache = ids === undefined ? this.cacheFor(info) : undefined;
-      // Copies: a caller may change the matrix it gets.
-      if (cache?.matrix) return { ids: [...cache.matrix.ids], dimensions, matrix: cache.matrix.matrix.slice() };
+      const cache = this.cacheFor(info);
+      // The kept matrix itself, not a copy (callers read it, see `VectorIndex.load`): an update's three chunk-vector
+      // steps each copied 25 MB of 2Wiki into fresh pages. Some rows of it are copied out, not read from the postings.
+      if (cache.matrix) return ids === undefined ? { ids: [...cache.matrix.ids], dimensions, matrix: cache.matrix.matrix } : rowsOf(cache.matrix, ids);
       const loaded = info.layout === 'dense' ? this.readDense(dimensions, ids) : this.readSparseAsDense(dimensions, ids);
-      if (cache && loaded.matrix.byteLength <= maxKeptMatrixBytes) cache.matrix = { ids: [...loaded.ids], dimensions, matrix: loaded.matrix.slice() };
+      if (ids === undefined && loaded.matrix.byteLength <= maxKeptMatrixBytes) cache.matrix = { ids: [...loaded.ids], dimensions, matrix: loaded.matrix };
       return loaded;
     });
   }
@@ -1470,4 +1471,17 @@ function mergedPostings(current: CoordinatePostings, replaced: Uint8Array, entri
     values[size] = added.values[next] as number;
   }
   return { rows: rows.subarray(0, size), values: values.subarray(0, size) };
+}
+
+/** The rows of `ids` in a kept matrix, in its order (ids it lacks left out), copied into a matrix of their own. */
+function rowsOf(kept: VectorMatrix, ids: readonly string[]): VectorMatrix {
+  const { dimensions } = kept;
+  const wanted = new Set(ids);
+  const rows: number[] = [];
+  kept.ids.forEach((id, row) => {
+    if (wanted.has(id)) rows.push(row);
+  });
+  const matrix = new Float32Array(rows.length * dimensions);
+  rows.forEach((row, index) => matrix.set(kept.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions));
+  return { ids: rows.map((row) => kept.ids[row] as string), dimensions, matrix };
 }

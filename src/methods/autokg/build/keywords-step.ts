@@ -107,8 +107,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
       };
       const rowOf = new Map(chunkIds.map((id, index) => [id, index]));
       const dimensions = loaded.dimensions;
-      // `loaded` is read no more: its rows may move within it.
-      const data = matrixInRowOrder(loaded, chunkIds, { inPlace: true });
+      const data = matrixInRowOrder(loaded, chunkIds);
       const chunkVectors = { rows: chunkIds.length, cols: dimensions, data };
       const total = 4;
       const started = performance.now();

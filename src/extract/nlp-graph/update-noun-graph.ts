@@ -451,18 +451,17 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   // An update that removed no chunk keeps every node and chunk where it was: the lists built above are the next state's
   // (renumbering 600,000 memberships into new lists was a tenth of an add's noun-graph update on 2Wiki).
   const unmoved = change.removed.length === 0 && live.length === nodeCount;
-  const nextChunkIds: string[] = unmoved ? chunkIds : [];
-  const nextMemberStart = unmoved ? memberStart : [0];
-  const nextMembers: number[] = unmoved ? members : [];
-  const nextPaired: number[] = unmoved ? paired : [];
-  for (let chunk = 0; !unmoved && chunk < chunkIds.length; chunk++) {
-    if (status[chunk] === 1) continue;
-    nextChunkIds.push(chunkIds[chunk] as string);
-    for (let at = memberStart[chunk] as number; at < (memberStart[chunk + 1] as number); at++) {
-      nextMembers.push(renumbered[members[at] as number] as number);
-      nextPaired.push(paired[at] as number);
+  const next = unmoved ? { chunkIds, memberStart, members, paired } : { chunkIds: [] as string[], memberStart: [0], members: [] as number[], paired: [] as number[] };
+  if (!unmoved) {
+    for (let chunk = 0; chunk < chunkIds.length; chunk++) {
+      if (status[chunk] === 1) continue;
+      next.chunkIds.push(chunkIds[chunk] as string);
+      for (let at = memberStart[chunk] as number; at < (memberStart[chunk + 1] as number); at++) {
+        next.members.push(renumbered[members[at] as number] as number);
+        next.paired.push(paired[at] as number);
+      }
+      next.memberStart.push(next.members.length);
     }
-    nextMemberStart.push(nextMembers.length);
   }
   const pick = <T,>(values: T[]): T[] => (unmoved ? values : live.map((node) => values[node] as T));
   const liveTexts = new Set<string>();
@@ -491,10 +490,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
       typeHints: pick(typeHints),
       finalDegree: pick(finalDegree),
       described: pick(described),
-      chunkIds: nextChunkIds,
-      memberStart: nextMemberStart,
-      members: nextMembers,
-      paired: nextPaired,
+      ...next,
       graphHash,
     },
     stats: { touchedPhrases: touched.size, evaluatedPairs: evaluated.length, entities: entityCount, relations: edgeEnds / 2, typed },

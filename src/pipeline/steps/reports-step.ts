@@ -247,7 +247,7 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
   }
 
   /** Records `community`'s inputs and returns the stored report written from the same inputs, if any (counted as reused). */
-  take(inputs: string, community: CommunityRecord): R | undefined {
+  take(inputs: string, community: Pick<CommunityRecord, 'id' | 'level'>): R | undefined {
     this.inputs.set(community.id, inputs);
     const earlier = this.byInputs.get(inputs);
     if (!earlier) return undefined;

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
 import { configSchema, type KgragConfigInput } from '../src/core/config/config-schema.js';
+import { contentId } from '../src/core/ids.js';
 import { builtInPrompts } from '../src/core/prompt-library.js';
 import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
@@ -336,6 +337,64 @@ describe('fast mode: communities and reports after a change', () => {
     // A member gone from the entities (the communities still list it): the communities holding it are hashed again, no other.
     const gone = await rerun(async (tx) => void (await tx.table('entities').deleteWhere('id', [entity.id])));
     assert.equal(gone.counts['inputsHashed'], holding);
+  });
+
+  test("an update takes a kept report's part of the output version from reports:inputs, not from its text; what it stores is what the texts give", async () => {
+    const workspace = await indexedCopy();
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([hollinsBakery], { methods });
+    await kgrag.close();
+    const textHashes = (reports: readonly ReportRecord[]): Record<string, string> => Object.fromEntries(reports.map((report) => [report.communityId, contentId('report', report.communityId, report.fullContent)]));
+    const versionOf = (communities: ReadonlyArray<{ id: string }>, hashes: Record<string, string>): string => contentId('reports', communities.map((community) => hashes[community.id] as string));
+    /** The reports step run on a copy of the updated index, after `change`: its output version, and what it stored. */
+    const rerun = async (change: (tx: Store) => Promise<void>) => {
+      const copy = join(root, `hashes-${workspaces++}.db`);
+      copyFileSync(join(workspace, 'kgrag.db'), copy);
+      const store = openSqliteStore(copy);
+      await store.transaction(change);
+      const config = configSchema.parse({});
+      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+      const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
+      await store.transaction(async (tx) => output.write?.(tx));
+      const result = {
+        counts: output.counts ?? {},
+        outputVersion: output.outputVersion,
+        stored: (await store.getMeta<{ reportHashes?: Record<string, string> }>('reports:inputs'))?.reportHashes,
+        reports: await store.table('reports').all(),
+        communities: await store.table('communities').pick(['id']),
+      };
+      await store.close();
+      return result;
+    };
+    // The update stored every report's hash, as its text gives it, and recorded the output version those give.
+    const store = openSqliteStore(join(workspace, 'kgrag.db'));
+    const reports = await store.table('reports').all();
+    const communities = await store.table('communities').pick(['id']);
+    const stored = (await store.getMeta<{ reportHashes?: Record<string, string> }>('reports:inputs'))?.reportHashes;
+    const record = (await store.table('runs').all()).find((run) => run.step === 'reports');
+    const entities = await store.table('entities').all();
+    await store.close();
+    assert.deepEqual(stored, textHashes(reports));
+    assert.equal(record?.outputVersion, versionOf(communities, textHashes(reports)));
+    // Run again over the same index: every report is kept in place, and its stored hash is what the output version reads.
+    const planted = { ...stored, [reports[0]?.communityId as string]: 'planted' };
+    const again = await rerun(async (tx) => tx.setMeta('reports:inputs', { ...(await tx.getMeta<Record<string, unknown>>('reports:inputs')), reportHashes: planted }));
+    assert.equal(again.counts['regenerated'], 0);
+    assert.equal(again.outputVersion, versionOf(again.communities, planted), 'a kept report in place is not read and hashed again');
+    // An index stored before the hashes were: the kept reports' texts are read, to the same version, and the hashes stored.
+    const without = await rerun(async (tx) => {
+      const { reportHashes: _reportHashes, ...rest } = (await tx.getMeta<Record<string, unknown>>('reports:inputs')) ?? {};
+      await tx.setMeta('reports:inputs', rest);
+    });
+    assert.equal(without.outputVersion, record?.outputVersion);
+    assert.deepEqual(without.stored, stored);
+    // A member whose description changed: its communities' reports are rebuilt and hashed from their new texts.
+    const entity = entities.find((row) => row.description.length > 0);
+    assert.ok(entity);
+    const described = await rerun(async (tx) => tx.table('entities').upsert([{ ...entity, description: `${entity.description} Rebuilt in 1911.` }]));
+    assert.ok((described.counts['regenerated'] ?? 0) > 0);
+    assert.deepEqual(described.stored, textHashes(described.reports));
+    assert.equal(described.outputVersion, versionOf(described.communities, textHashes(described.reports)));
   });
 
   test('with the relations table out of id order, every community still lists exactly its inner relations, sorted by id', async () => {

@@ -8,7 +8,9 @@ export default async function* failureSummary(source) {
   const failures = [];
   for await (const event of source) {
     if (event.type !== 'test:fail') continue;
-    const { name, file, details } = event.data;
+    const { name, file, details, todo } = event.data;
+    // A failing todo test does not fail the run.
+    if (todo) continue;
     const error = details?.error;
     if (error?.failureType === 'subtestsFailed') continue;
     const cause = error?.cause ?? error;

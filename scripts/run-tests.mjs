@@ -1,5 +1,5 @@
-// Runs every *.test.ts under src/ and test/ with node:test through tsx.
-// Node 20's --test does not expand globs, so the files are listed here.
+// Runs every *.test.ts under src/ and test/ with node:test, compiled (or through tsx with --tsx). The files are listed
+// here and started in the order chosen below by scripts/run-test-files.mjs (`node --test` would sort them by name).
 //
 // The unit tests beside the code (src/**) run in one process, through a generated module that imports them all:
 // Node 20 starts a process per test file, and for a hundred small files that start-up (Node, tsx, the modules)
@@ -20,12 +20,23 @@ import { availableParallelism } from 'node:os';
 import { compileTestTree } from './compile-test-tree.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-// Arguments starting with -- go to node's test runner (e.g. --test-reporter=spec); the others filter files by substring.
-// --tsx runs the TypeScript sources through tsx instead of the compiled mirror (scripts/compile-test-tree.mjs).
-const ownOptions = ['--typecheck', '--tsx'];
+// Arguments that do not start with -- filter files by substring. Options: --typecheck; --tsx runs the TypeScript sources
+// through tsx instead of the compiled mirror (scripts/compile-test-tree.mjs); and for node:test,
+// --test-reporter=<tap|spec|dot|junit|module> (one), --test-name-pattern=<pattern> (any number), --test-concurrency=<n>.
 const typecheck = process.argv.includes('--typecheck');
 const fromSources = process.argv.includes('--tsx');
-const runnerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--') && !ownOptions.includes(arg));
+const valueOf = (arg, name) => (arg.startsWith(`${name}=`) ? arg.slice(name.length + 1) : undefined);
+const options = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
+const reporter = options.map((arg) => valueOf(arg, '--test-reporter')).findLast((value) => value !== undefined);
+const namePatterns = options.flatMap((arg) => valueOf(arg, '--test-name-pattern') ?? []);
+const concurrency = Number(options.map((arg) => valueOf(arg, '--test-concurrency')).findLast((value) => value !== undefined) ?? Math.max(2, availableParallelism()));
+const unknown = options.filter((arg) => !['--typecheck', '--tsx'].includes(arg) && !['--test-reporter', '--test-name-pattern', '--test-concurrency'].some((name) => valueOf(arg, name) !== undefined));
+if (unknown.length > 0 || !Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(
+    `run-tests: ${unknown.length > 0 ? `unknown option ${unknown.join(' ')}` : '--test-concurrency must be a whole number of at least 1'}; the options are --typecheck, --tsx, --test-reporter=<tap|spec|dot|junit|module>, --test-name-pattern=<pattern> and --test-concurrency=<n>`,
+  );
+  process.exit(2);
+}
 const filter = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 function collect(dir, out) {
@@ -85,37 +96,68 @@ async function typecheckProjects() {
 }
 const typechecked = typecheck ? typecheckProjects() : undefined;
 
-// The longest files (a minute or more each on a 2-core machine, measured for issue 20) start first, after the unit
-// bundle: one of them starting near the end would run alone while the other worker idles.
-const longestFirst = [
-  'test/dry-run.test.ts',
-  'test/incremental-crash.test.ts',
-  'test/standard-faults.test.ts',
-  'test/incremental-equivalence.test.ts',
-  'test/pipeline.test.ts',
-  'test/cli.test.ts',
-  'test/eval.test.ts',
-  'test/packed-install.test.ts',
-  'test/autokg-index.test.ts',
-  'test/workspace-writers.test.ts',
-  'test/delete-leaves-no-trace.test.ts',
-  'test/index-interrupt.test.ts',
-  'test/incremental-communities.test.ts',
-  'test/local-method.test.ts',
-  'test/large-inputs.test.ts',
-  // Issue 38: servers and CLIs that follow a folder (20–30 s each).
-  'test/serve-watch.test.ts',
-  'test/serve-watch-crash.test.ts',
-  'test/index-watch.test.ts',
-];
-const rank = (file) => (longestFirst.includes(file) ? longestFirst.indexOf(file) : longestFirst.length);
-const ordered = otherFiles.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);
-// The browser tests start after six of the longest files, a minute or two in: the install (~70–100 s) is over by
-// then. As the last files they left one worker idle while the other finished them.
-const longest = ordered.filter((file) => longestFirst.includes(file));
-const browser = ordered.filter(isBrowserTest);
-const others = ordered.filter((file) => !isBrowserTest(file) && !longestFirst.includes(file));
-const files = [...longest.slice(0, 6), ...browser, ...longest.slice(6), ...others];
+// Wall times of the long files in one `npm test` on the 2-core machine (2026-12-07, each test process's start and exit
+// logged): those of 10 s or more, the browser tests (test/explorer*) among them; the others took 5 s on average, the unit
+// bundle 90 s.
+const measuredSeconds = {
+  'test/postgres-connection-loss.test.ts': 48,
+  'test/standard-faults.test.ts': 38,
+  'test/index-workers.test.ts': 38,
+  'test/explorer.test.ts': 34,
+  'test/packed-install.test.ts': 32,
+  'test/pipeline.test.ts': 28,
+  'test/server-http.test.ts': 28,
+  'test/explorer-views.test.ts': 27,
+  'test/postgres-shared-jobs.test.ts': 24,
+  'test/serve-watch.test.ts': 19,
+  'test/postgres-least-privilege.test.ts': 19,
+  'test/autokg-index.test.ts': 18,
+  'test/workspace-writers.test.ts': 18,
+  'test/server-restart.test.ts': 17,
+  'test/explorer-entity-edits.test.ts': 17,
+  'test/server-jobs.test.ts': 16,
+  'test/dry-run.test.ts': 16,
+  'test/explorer-watch.test.ts': 15,
+  'test/incremental-equivalence.test.ts': 14,
+  'test/explorer-empty.test.ts': 14,
+  'test/postgres-workspace.test.ts': 13,
+  'test/eval.test.ts': 13,
+  'test/incremental-crash.test.ts': 13,
+  'test/server-tenants.test.ts': 13,
+  'test/graphrag-interop.test.ts': 13,
+  'test/serve-watch-crash.test.ts': 11,
+  'test/incremental-communities.test.ts': 11,
+  'test/cli.test.ts': 11,
+  'test/index-watch.test.ts': 10,
+  'test/nlp-incremental.test.ts': 10,
+};
+const unitBundleSeconds = 90;
+const shortFileSeconds = 5;
+const secondsOf = (file) => measuredSeconds[file] ?? shortFileSeconds;
+// The long files start one at a time, spread over the run among the short ones, longest first: started all at the
+// beginning, two at once slowed each other (the long files, 12 % slower in all: both CPU-bound), and a long file left
+// near the end runs alone while the other worker idles. So the queue takes a long file whenever the long files' share of
+// it falls behind the short files', paced to run out when nine tenths of the short ones have started; the unit bundle
+// starts first, as the first long one. The browser tests (all with the long ones) start after six of the other long
+// files, three minutes or more in: the install (~70–100 s) is over by then.
+const longestFirst = (list) => [...list].sort((a, b) => secondsOf(b) - secondsOf(a) || (a < b ? -1 : 1));
+const longNotBrowser = longestFirst(otherFiles.filter((file) => file in measuredSeconds && !isBrowserTest(file)));
+const long = [...longNotBrowser.slice(0, 6), ...longestFirst(otherFiles.filter(isBrowserTest)), ...longNotBrowser.slice(6)];
+const short = otherFiles.filter((file) => !long.includes(file));
+const sum = (list) => list.reduce((total, file) => total + secondsOf(file), 0);
+const pace = (unitBundleSeconds + sum(long)) / Math.max(1, 0.9 * sum(short));
+const files = [];
+const longQueue = [...long];
+const shortQueue = [...short];
+let longStarted = unitFiles.length > 0 ? unitBundleSeconds : 0;
+let shortStarted = 0;
+while (longQueue.length + shortQueue.length > 0) {
+  const takeLong = shortQueue.length === 0 || (longQueue.length > 0 && longStarted <= shortStarted * pace);
+  const file = (takeLong ? longQueue : shortQueue).shift();
+  files.push(file);
+  if (takeLong) longStarted += secondsOf(file);
+  else shortStarted += secondsOf(file);
+}
 // The compiled mirror of the checkout, or the checkout itself under tsx.
 const tree = fromSources ? undefined : await compileTestTree(root);
 const runnable = (file) => (tree ? join(tree.folder, file.replace(/\.ts$/, '.js')) : file);
@@ -130,18 +172,12 @@ if (unitFiles.length > 0) {
 
 // Unless a reporter is asked for, TAP goes to stdout as before and the failures alone to a file, printed at the end.
 const failureSummary = join(bundleDirectory, 'failures.txt');
-const reporters = runnerOptions.some((option) => option.startsWith('--test-reporter'))
-  ? []
-  : ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'failure-summary-reporter.mjs')}`, `--test-reporter-destination=${failureSummary}`];
 const testRun = spawn(
   process.execPath,
   [
     ...(tree ? ['--enable-source-maps'] : ['--import', 'tsx']),
-    '--test',
-    `--test-concurrency=${Math.max(2, availableParallelism())}`,
-    ...reporters,
-    ...runnerOptions,
-    ...runnableFiles,
+    join(root, 'scripts', 'run-test-files.mjs'),
+    JSON.stringify({ files: runnableFiles, concurrency, namePatterns, reporter: reporter ?? 'tap', ...(reporter === undefined ? { failureSummary } : {}) }),
   ],
   {
     cwd: root,

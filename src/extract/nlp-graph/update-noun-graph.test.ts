@@ -141,6 +141,51 @@ describe('updateNounGraph: the noun graph between refreshes', () => {
     assert.deepEqual(namePairs(fresh([...corpus(), added]).relations.values()), ['pia-w', 'quin-w', 'rho-w']);
   });
 
+  test('names typed so far stay typed while chunks are added, and leave with the last chunk that names them', async () => {
+    const typing: NlpExtractConfig = { ...config, typing: 'compromise' };
+    const base = fresh(corpus());
+    const entities = new Map(base.entities);
+    const relations = new Map(base.relations);
+    const byId = new Map(corpus().map((chunk) => [chunk.chunkId, chunk]));
+    const reader: NounGraphReader = { chunks: async (ids) => ids.flatMap((id) => byId.get(id) ?? []), entities: async (ids) => ids.flatMap((id) => entities.get(id) ?? []), relations: async (ids) => ids.flatMap((id) => relations.get(id) ?? []) };
+    const update = async (state: NounGraphState, change: { added: ChunkPhrases[]; removed: ChunkPhrases[] }): Promise<NounGraphState> => {
+      for (const chunk of change.added) byId.set(chunk.chunkId, chunk);
+      const result = await updateNounGraph(state, change, typing, reader);
+      for (const id of result.removedEntityIds) entities.delete(id);
+      for (const id of result.removedRelationIds) relations.delete(id);
+      for (const entity of result.entities) entities.set(entity.id, entity);
+      for (const relation of result.relations) relations.set(relation.id, relation);
+      // What is typed is sorted by name, and each name is a key or a surface form of a phrase still in the graph.
+      const live = new Set([...result.state.keys, ...result.state.surfaces.flatMap((forms) => forms.map(([surface]) => surface))]);
+      const names = result.state.typed.map(([name]) => name);
+      assert.deepEqual(names, [...names].sort());
+      assert.deepEqual(names.filter((name) => !live.has(name)), []);
+      return result.state;
+    };
+    const named = (chunkId: string, keys: string[], names: string[]): ChunkPhrases => {
+      const chunk = chunkOf(chunkId, keys);
+      return { ...chunk, extraction: { ...chunk.extraction, mentions: chunk.extraction.mentions.map((mention) => (names.includes(mention.key) ? { ...mention, kind: 'proper' } : mention)) } };
+    };
+    const first = named('c8', ['a', 'b', 'zed', 'quill'], ['zed', 'quill']);
+    const second = named('c9', ['c', 'd', 'yarrow'], ['yarrow']);
+    const afterFirst = await update(base.state, { added: [first], removed: [] });
+    const typedFirst = afterFirst.typed.map(([name]) => name);
+    assert.ok(typedFirst.includes('zed') && typedFirst.includes('quill'), typedFirst.join(', '));
+    const afterSecond = await update(afterFirst, { added: [second], removed: [] });
+    assert.deepEqual(
+      afterSecond.typed.filter(([name]) => name !== 'yarrow'),
+      afterFirst.typed,
+      'an add keeps every name typed before, with its type',
+    );
+    assert.ok(afterSecond.typed.some(([name]) => name === 'yarrow'));
+    const afterRemoval = await update(afterSecond, { added: [], removed: [first] });
+    assert.deepEqual(
+      afterRemoval.typed.map(([name]) => name),
+      afterSecond.typed.map(([name]) => name).filter((name) => name !== 'zed' && name !== 'quill'),
+      'the names only the removed chunk gave leave with it',
+    );
+  });
+
   test('no change writes nothing', async () => {
     const base = fresh(corpus());
     const update = await updateNounGraph(base.state, { added: [], removed: [] }, config, base.reader);

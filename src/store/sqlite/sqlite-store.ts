@@ -26,6 +26,7 @@ import { specOfTable } from '../core/spec-of-table.js';
 import { assertVectorSpaceName, validatePluginTables, type PluginTables, type StoreExtensions } from '../store-extensions.js';
 import { fullTextIndexText } from '../core/full-text-index-text.js';
 import { emptySpaceCache, dotAt, maxKeptMatrixBytes, keepPostings, missingCoordinates, sparseScores, topScoredIds, type SpaceCache } from '../core/space-cache.js';
+import { matrixInRowOrder } from '../matrix-in-row-order.js';
 import { type SparseRow, type SparseRows } from '../core/sparse-rows.js';
 import { assertQueryShape, assertSameEmbedder, uniformDimensions } from '../core/vector-checks.js';
 import {
@@ -1475,13 +1476,7 @@ function mergedPostings(current: CoordinatePostings, replaced: Uint8Array, entri
 
 /** The rows of `ids` in a kept matrix, in its order (ids it lacks left out), copied into a matrix of their own. */
 function rowsOf(kept: VectorMatrix, ids: readonly string[]): VectorMatrix {
-  const { dimensions } = kept;
   const wanted = new Set(ids);
-  const rows: number[] = [];
-  kept.ids.forEach((id, row) => {
-    if (wanted.has(id)) rows.push(row);
-  });
-  const matrix = new Float32Array(rows.length * dimensions);
-  rows.forEach((row, index) => matrix.set(kept.matrix.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions));
-  return { ids: rows.map((row) => kept.ids[row] as string), dimensions, matrix };
+  const present = kept.ids.filter((id) => wanted.has(id));
+  return { ids: present, dimensions: kept.dimensions, matrix: matrixInRowOrder(kept, present) };
 }

@@ -6,8 +6,8 @@
 // cost more than the tests. The tests under test/ — child processes, servers, whole indexes — keep a process each.
 //
 // The web explorer's browser tests (test/explorer*.test.ts) drive Debian's chromium, which a fresh CI machine lacks:
-// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start a minute or
-// two later, so it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
+// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start three minutes
+// or more later (the order below), so it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
 // failed. With --typecheck (what `npm test` passes) the type checks (tsc, one core for ~20-30 s) run beside the tests,
 // in the moments the tests leave a core idle (servers and child processes waiting), and their failure fails the run at
 // its end: run first, they added their whole time to the suite's.

@@ -62,6 +62,9 @@ async function tables(kgrag: Kgrag): Promise<Tables> {
 const hollinsBakery = { title: 'Hollins Bakery', text: '# Hollins Bakery\n\nHollins Bakery opened on the Quay in 1999. The bakery sells rye bread to the Ferry Inn and to Cotterills on the Square.\n' };
 const quayFerry = { title: 'Quay ferry', text: '# Quay ferry\n\nThe Quay ferry carries bread from Hollins Bakery across the River Kester to the Ferry Inn.\n' };
 
+/** Names two entities the index has already, which share a community and a relation: no new entity, a relation gains a chunk. */
+const weirBridgeNote = { title: 'Kester Weir Bridge', text: '# Kester Weir Bridge\n\nThe Kester Weir Bridge crosses Ferry Street.\n' };
+
 const byId = <T extends { id: string }>(rows: readonly T[]): Map<string, T> => new Map(rows.map((row) => [row.id, row]));
 const byCommunity = (rows: readonly ReportRecord[]): Map<string, ReportRecord> => new Map(rows.map((row) => [row.communityId, row]));
 
@@ -190,6 +193,46 @@ describe('fast mode: communities and reports after a change', () => {
       assert.equal(counts[1]?.['graphPatched'], 0, `round ${round}: every row was read`);
       assert.ok((counts[0]?.['written'] ?? 0) > 0, `round ${round}: the update changed communities`);
       assert.deepEqual(await state(patching), await state(reading), `round ${round}`);
+    }
+  });
+
+  test('a kept row none of whose members an update touched carries its inner digest; walking every row gives the same rows and digests', async () => {
+    // Two copies of one index take the same updates; before each, one loses its stored inner digests (an index written
+    // before them has none), so that its update walks every community's relations and builds every row.
+    const [carrying, walking] = [await indexedCopy(), await indexedCopy()];
+    const state = async (workspace: string) => {
+      const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
+      const tables = { communities: await store.table('communities').all(), rows: await store.getMeta('communities:rows') };
+      await store.close();
+      return tables;
+    };
+    const updates: Array<(kgrag: Kgrag) => Promise<Record<string, number> | undefined>> = [
+      async (kgrag) => (await kgrag.index([hollinsBakery], { methods })).counts.communities,
+      async (kgrag) => (await kgrag.index([quayFerry], { methods })).counts.communities,
+      async (kgrag) => (await kgrag.delete(['Hollins Bakery'])).run.counts.communities,
+      // Rows that change with their members kept: an inner relation gains a chunk.
+      async (kgrag) => (await kgrag.index([weirBridgeNote], { methods })).counts.communities,
+    ];
+    for (const [round, update] of updates.entries()) {
+      const withoutDigests = openSqliteStore(join(walking, 'kgrag.db'));
+      const stored = await withoutDigests.getMeta<{ rows: Record<string, string>; level0Quality?: number }>('communities:rows');
+      assert.ok(stored?.rows);
+      await withoutDigests.setMeta('communities:rows', { version: 2, rows: stored.rows });
+      await withoutDigests.close();
+      const counts: Array<Record<string, number> | undefined> = [];
+      for (const workspace of [carrying, walking]) {
+        const kgrag = await createKgrag({ workspace, env: {} });
+        counts.push(await update(kgrag));
+        await kgrag.close();
+      }
+      assert.ok((counts[0]?.['built'] ?? 0) < (counts[0]?.['communities'] ?? 0), `round ${round}: the carrying copy built only some rows`);
+      assert.equal(counts[1]?.['built'], counts[1]?.['communities'], `round ${round}: the walking copy built every row`);
+      const [carried, walked] = [await state(carrying), await state(walking)];
+      assert.deepEqual(carried.communities, walked.communities, `round ${round}: the rows`);
+      // The version-2 record the walking copy started from carries no level-0 quality; the digests and hashes must agree.
+      const { level0Quality: _quality, ...carriedRows } = carried.rows as Record<string, unknown>;
+      const { level0Quality: _walkedQuality, ...walkedRows } = walked.rows as Record<string, unknown>;
+      assert.deepEqual(carriedRows, walkedRows, `round ${round}: the inner digests and row hashes`);
     }
   });
 

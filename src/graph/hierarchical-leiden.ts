@@ -1,3 +1,4 @@
+import { ascendingOrder } from '../core/ascending-order.js';
 import { createRandom } from '../core/random.js';
 import type { Random } from '../core/random.js';
 import { csrFromTriplets } from '../math/csr-matrix.js';
@@ -483,15 +484,15 @@ export function hierarchicalLeidenFromNodeEdges(
 }
 
 /**
- * The graph {@link hierarchicalLeidenFromNodeEdges} clusters: `nodes` in sorted id order (`ids`), and the edges as a
- * symmetric matrix over those positions — parallel edges (either direction) add up, self-loops and edges with an end
- * at −1 are left out, and when any weight is ≤ 0 (PMI weights can be) all are shifted into a positive range preserving
- * their order (by the smallest, plus 1 % of their span).
+ * The graph {@link hierarchicalLeidenFromNodeEdges} clusters: `nodes` (distinct ids) in sorted id order (`ids`; `order`
+ * gives each one's position in `nodes`), and the edges as a symmetric matrix over those positions — parallel edges
+ * (either direction) add up, self-loops and edges with an end at −1 are left out, and when any weight is ≤ 0 (PMI
+ * weights can be) all are shifted into a positive range preserving their order (by the smallest, plus 1 % of their span).
  */
-export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weights: ArrayLike<number>): { ids: string[]; graph: CsrMatrix } {
+export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weights: ArrayLike<number>): { ids: string[]; order: Int32Array; graph: CsrMatrix } {
   // Indices in sorted id order, so "sorted indices" and "smallest member first" mean the same for ids.
-  const order = Array.from(nodes.keys()).sort((left, right) => ((nodes[left] as string) < (nodes[right] as string) ? -1 : 1));
-  const ids = order.map((position) => nodes[position] as string);
+  const order = ascendingOrder(nodes);
+  const ids = Array.from(order, (position) => nodes[position] as string);
   const rank = new Int32Array(nodes.length);
   order.forEach((position, index) => {
     rank[position] = index;
@@ -524,5 +525,5 @@ export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weig
     const floor = maximum > minimum ? (maximum - minimum) * 0.01 : 1;
     for (let entry = 0; entry < entries; entry++) values[entry] = (values[entry] as number) - minimum + floor;
   }
-  return { ids, graph: csrFromTriplets(ids.length, ids.length, rowIndices.subarray(0, entries), columnIndices.subarray(0, entries), values.subarray(0, entries)) };
+  return { ids, order, graph: csrFromTriplets(ids.length, ids.length, rowIndices.subarray(0, entries), columnIndices.subarray(0, entries), values.subarray(0, entries)) };
 }

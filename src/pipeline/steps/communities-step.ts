@@ -1,9 +1,10 @@
 import type { CommunitiesConfig } from '../../core/config/config-schema.js';
+import { ascendingOrder } from '../../core/ascending-order.js';
 import { contentId } from '../../core/ids.js';
 import { ValuesById } from '../../core/values-by-id.js';
 import type { CommunityRecord } from '../../core/types.js';
 import type { Store } from '../../store/store.js';
-import { hierarchicalLeidenFromNodeEdges, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
+import { clusteringGraph, hierarchicalLeiden, type LeidenHierarchyStart } from '../../graph/hierarchical-leiden.js';
 import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.js';
 import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { readEntityGraph, type ChunkLists, type EntityGraphSnapshot } from './entity-graph-snapshot.js';
@@ -187,19 +188,48 @@ function foldHash(hash: number, value: number): number {
 
 /**
  * Each row's place in id order (`rank`) and the rows in id order (`byRank`): a community lists its relations by id,
- * and their places sort as numbers, far faster than the ids as strings. The relations table is usually in id order
- * already (fast mode writes it so); then both are the row numbers themselves, and nothing is sorted.
+ * and their places sort as numbers, far faster than the ids as strings. The relations table is in id order but for the
+ * rows an update appended (fast mode writes it so), which `ascendingOrder` sorts and merges in.
  */
 function idOrder(ids: readonly string[]): { rank: Int32Array; byRank: Int32Array } {
-  const rowNumbers = Int32Array.from(ids, (_, index) => index);
-  const inIdOrder = ids.every((id, index) => index === 0 || (ids[index - 1] as string) < id);
-  if (inIdOrder) return { rank: rowNumbers, byRank: rowNumbers };
-  const byRank = rowNumbers.sort((left, right) => ((ids[left] as string) < (ids[right] as string) ? -1 : 1));
+  const byRank = ascendingOrder(ids);
   const rank = new Int32Array(ids.length);
   byRank.forEach((row, place) => {
     rank[row] = place;
   });
   return { rank, byRank };
+}
+
+/**
+ * Which entities (by position) an update touched, as far as a community row reads them: an entity whose edges' digest
+ * changed (an edge came or went, or changed its chunk count), whose row the run wrote (its chunk list), or that ends a
+ * relation the run wrote (its chunk list or weight). An entity of none of these has the relations and chunk lists it
+ * had. Undefined when the run's writes or the stored digests are not known: every row is walked.
+ */
+function touchedEntities(
+  graph: Pick<EntityGraphSnapshot, 'relationIds' | 'endpoints'>,
+  known: {
+    edgesChanged: Uint8Array | undefined;
+    entities: ReadonlySet<string> | undefined;
+    relations: ReadonlySet<string> | undefined;
+    nodeOf: ReadonlyMap<string, number>;
+    order: Int32Array;
+  },
+): Uint8Array | undefined {
+  const { edgesChanged, entities, relations, nodeOf, order } = known;
+  if (edgesChanged === undefined || entities === undefined || relations === undefined) return undefined;
+  const touched = Uint8Array.from(edgesChanged);
+  for (const id of entities) {
+    const node = nodeOf.get(id);
+    if (node !== undefined) touched[order[node] as number] = 1;
+  }
+  if (relations.size > 0) {
+    graph.relationIds.forEach((id, relation) => {
+      if (!relations.has(id)) return;
+      for (const end of [graph.endpoints[relation * 2] as number, graph.endpoints[relation * 2 + 1] as number]) if (end >= 0) touched[end] = 1;
+    });
+  }
+  return touched;
 }
 
 /** The number of a "Community N" title, or 0. */
@@ -252,7 +282,6 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const { graph, patched, write: keepGraph } = await readEntityGraph(store, { entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations') });
     const { entityIds, relationIds, endpoints, entityChunks, relationChunks, chunkIds } = graph;
     const clustering: ClusteringSettings = { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, algorithm };
-    const entityIndex = new Map(entityIds.map((id, index) => [id, index]));
     const entityHashes = idHashes(entityIds);
     const digests = adjacencyDigests(graph, entityHashes);
     // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
@@ -264,13 +293,28 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     // it against a fresh one again, as before.
     const { epoch, incremental: sameEpoch } = await statisticsEpochOf(context, 'communities');
     let level0Quality = sameEpoch ? stored?.level0Quality : undefined;
-    let start: LeidenHierarchyStart<string> | undefined;
+    // The clustering numbers the entities in id order (node r is the entity at position `order[r]`). The hierarchy, the
+    // previous communities and the matching of ids work on those numbers: each previous member's id is looked up once,
+    // and members are named again only in the rows built, where maps and sets of string ids cost a tenth of the step.
+    const { ids: nodeIds, order, graph: clusterGraph } = clusteringGraph(entityIds, endpoints, graph.weights);
+    const nodeAt = new Int32Array(entityIds.length);
+    order.forEach((position, node) => {
+      nodeAt[position] = node;
+    });
+    const nodeOf = new Map(nodeIds.map((id, node) => [id, node]));
+    const previousMembers = previous.map((community) => Int32Array.from(community.entityIds, (id) => nodeOf.get(id) ?? -1));
+    // Entities whose edges changed since the stored digests: where a warm start revisits, and what rows read anew.
+    const edgesChanged = state && Uint8Array.from(entityIds, (id, position) => (state.digests.get(id, position) === digests[position] ? 0 : 1));
+    let start: LeidenHierarchyStart | undefined;
     let level0Fresh = false;
     let level0Checked = false;
     if (state !== undefined && JSON.stringify(state.clustering) === JSON.stringify(clustering)) {
-      const changed = new Set(entityIds.flatMap((id, position) => (state.digests.get(id, position) === digests[position] ? [] : [id])));
+      const changed = new Set<number>();
+      edgesChanged?.forEach((flag, position) => {
+        if (flag === 1) changed.add(nodeAt[position] as number);
+      });
       start = {
-        communities: previous.map((community) => ({ level: community.level, members: community.entityIds })),
+        communities: previous.map((community, index) => ({ level: community.level, members: Array.from(previousMembers[index] as Int32Array).filter((node) => node >= 0) })),
         changed,
         ...(level0Quality === undefined ? {} : { qualityReference: level0Quality }),
         placeOnly: sameEpoch && settings.betweenRefreshes === 'place',
@@ -280,10 +324,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         },
       };
     }
-    const hierarchy = hierarchicalLeidenFromNodeEdges(
-      entityIds,
-      endpoints,
-      graph.weights,
+    const hierarchy = hierarchicalLeiden(
+      clusterGraph,
       {
         maxClusterSize: settings.maxClusterSize,
         resolution: settings.resolution,
@@ -316,7 +358,13 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const memberStamp = new Int32Array(entityIds.length).fill(-1);
     const relationStamp = new Int32Array(relationIds.length).fill(-1);
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
-    const { ids, keptFrom } = keepCommunityIds(hierarchy, previous, settings.keepIdJaccard);
+    const { ids, keptFrom } = keepCommunityIds(
+      hierarchy,
+      previous.map((community, index) => ({ id: community.id, level: community.level, members: previousMembers[index] as Int32Array })),
+      settings.keepIdJaccard,
+      nodeIds.length,
+      (node) => nodeIds[node] as string,
+    );
     let nextTitle = previous.reduce((highest, community) => Math.max(highest, titleNumber(community.title)), 0);
     const titles = keptFrom.map((earlier) => (earlier >= 0 ? (previous[earlier] as (typeof previous)[number]).title : `Community ${++nextTitle}`));
     const itemHashes = rowItemHashes(graph, entityHashes);
@@ -336,7 +384,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         before.entityIds.length !== community.members.length ||
         before.children.length !== community.children.length ||
         community.children.some((child, position) => ids[child] !== before.children[position]) ||
-        community.members.some((member, position) => member !== before.entityIds[position])
+        community.members.some((member, position) => member !== (previousMembers[earlier] as Int32Array)[position])
       ) {
         return undefined;
       }
@@ -345,8 +393,22 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const rowHashes: Record<string, string> = {};
     const innerDigests: Record<string, string> = {};
     const records: CommunityRecord[] = [];
+    const touched = touchedEntities(graph, { edgesChanged, entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations'), nodeOf, order });
     hierarchy.forEach((community, index) => {
-      const members = community.members.map((member) => entityIndex.get(member) ?? -1);
+      const id = ids[index] as string;
+      // A kept community none of whose members the run touched lists the inner relations and chunks it listed: its
+      // stored inner digest is its digest, without the walk over its members' relations.
+      const earlier = keptFrom[index] as number;
+      const storedInner = earlier >= 0 ? stored?.inner?.[(previous[earlier] as (typeof previous)[number]).id] : undefined;
+      if (touched !== undefined && storedInner !== undefined && community.members.every((node) => touched[order[node] as number] === 0)) {
+        const kept = unchangedRow(community, index, storedInner);
+        if (kept !== undefined) {
+          innerDigests[id] = storedInner;
+          rowHashes[id] = kept;
+          return;
+        }
+      }
+      const members = community.members.map((node) => order[node] as number);
       for (const member of members) if (member >= 0) memberStamp[member] = index;
       const isMember = (entity: number): boolean => entity >= 0 && memberStamp[entity] === index;
       // Inner relations in the order first met: by member, then by the member's relations in table order.
@@ -375,7 +437,6 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
           high = foldHash(high, itemHashes.entityHigh[member] as number);
         }
       }
-      const id = ids[index] as string;
       const innerDigest = `${inner.length.toString(36)}:${(low >>> 0).toString(16)}:${(high >>> 0).toString(16)}`;
       innerDigests[id] = innerDigest;
       const kept = unchangedRow(community, index, innerDigest);
@@ -401,7 +462,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         parent: parentId(community),
         children: community.children.map((child) => ids[child] as string),
         title: titles[index] as string,
-        entityIds: community.members,
+        entityIds: community.members.map((node) => nodeIds[node] as string),
         relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => relationIds[relationsById[rank] as number] as string),
         chunkIds: communityChunks,
         size: community.members.length,

@@ -360,9 +360,9 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async run(context) {
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
       const llm = options.llm ? context.llm : undefined;
-      const { communities, settingsHash, entities, bottomUp } = await reportInputs(context, options);
+      const { communities, settingsHash, entities, bottomUp } = await reportInputs(context, options, llm ? 'whole' : 'heads');
       const outcome = llm
-        ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp, llmRelations: await allRelations(context) })
+        ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp: bottomUp as CommunityRecord[], llmRelations: await allRelations(context) })
         : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
       const { earlier, reports, previous } = outcome;
       context.progress(bottomUp.length, bottomUp.length, 'communities');
@@ -411,7 +411,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { settingsHash, entities, bottomUp } = await reportInputs(context, options);
+      const { settingsHash, entities, bottomUp } = await reportInputs(context, options, 'whole');
       const llmRelations = await allRelations(context);
       const { earlier } = await earlierLlmReports(context);
       const round = shard.round ?? 0;
@@ -453,10 +453,18 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
   };
 }
 
+/**
+ * A community row without its relation and chunk lists, which are most of its bytes (7 and 1 MB of 12 on 2Wiki): what an
+ * extractive run reads of every community. It reads the lists only of the communities whose inputs it hashes.
+ */
+type CommunityHead = Omit<CommunityRecord, 'relationIds' | 'chunkIds'>;
+
+const communityHead = ['id', 'level', 'parent', 'children', 'title', 'entityIds', 'size'] as const;
+
 /** What the reports are written from, read from the committed steps as `run` and `prefetch` both need it. */
-async function reportInputs(context: StepContext, options: ReportsStepOptions) {
+async function reportInputs<R extends 'whole' | 'heads'>(context: StepContext, options: ReportsStepOptions, rows: R) {
   const { store, config } = context;
-  const communities = await store.table('communities').all();
+  const communities = (rows === 'whole' ? await store.table('communities').all() : await store.table('communities').pick([...communityHead])) as Array<R extends 'whole' ? CommunityRecord : CommunityHead>;
   const settingsHash = contentId(
     'report-settings',
     JSON.stringify({
@@ -501,10 +509,10 @@ interface ReportsOutcome {
   criticalPath?: number;
 }
 
-interface ReportsRunInputs {
+interface ReportsRunInputs<C extends CommunityHead = CommunityRecord> {
   settingsHash: string;
   entities: Map<string, EntityRecord>;
-  bottomUp: CommunityRecord[];
+  bottomUp: C[];
 }
 
 async function llmRun(
@@ -529,7 +537,7 @@ async function llmRun(
   };
 }
 
-async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs & { incremental: boolean }): Promise<ReportsOutcome> {
+async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs<CommunityHead> & { incremental: boolean }): Promise<ReportsOutcome> {
   const table = context.store.table('reports');
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
@@ -548,23 +556,29 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   const { carried, entityHashes } = earlier.carrier(basis);
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
-  const planned = bottomUp.map((community) => {
-    let inputs = carried(community);
+  // Whole rows only of the communities whose inputs are hashed, and of those built.
+  const carriedInputs = bottomUp.map((community) => carried(community));
+  const wholeRows = await wholeCommunities(context, bottomUp.flatMap((community, index) => (carriedInputs[index] === undefined ? [community.id] : [])));
+  const planned = bottomUp.map((community, index) => {
+    let inputs = carriedInputs[index];
     if (inputs === undefined) {
-      inputs = contentId('report-inputs', settingsHash, inputsOf(community));
+      inputs = contentId('report-inputs', settingsHash, inputsOf(wholeRows.get(community.id) as CommunityRecord));
       hashed++;
     }
     return { community, kept: earlier.take(inputs, community) };
   });
+  // A community whose stored inputs name no stored report (a row lost under the writer lock cannot be) is built too.
+  const unread = planned.flatMap(({ community, kept }) => (kept || wholeRows.has(community.id) ? [] : [community.id]));
+  for (const [id, row] of await wholeCommunities(context, unread)) wholeRows.set(id, row);
   // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
-  const built = planned.flatMap(({ community, kept }) => (kept ? [] : [community]));
+  const built = planned.flatMap(({ community, kept }) => (kept ? [] : [wholeRows.get(community.id) as CommunityRecord]));
   const { ordering, store: orderingToStore } = await extractiveOrdering(context, entities, incremental);
   const { extractive } = await reportSources(context, entities, undefined, built, ordering);
   const builtReports = new Map<string, ReportRecord>();
   const reports: StoredReportHead[] = planned.map(({ community, kept }, index) => {
     if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
     if (!kept) {
-      const report = extractive(community);
+      const report = extractive(wholeRows.get(community.id) as CommunityRecord);
       builtReports.set(community.id, report);
       return report;
     }
@@ -649,6 +663,14 @@ async function reportSources(
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
   return { sources, extractive: createExtractiveReporter(sources, { maxFindings, maxChunks: extractiveMaxChunks, ...(ordering ? { ordering } : {}), ...(memberOrders ? { memberOrders } : {}), ...(chunkOrders ? { chunkOrders } : {}) }) };
+}
+
+/** The whole rows of the communities `ids`, by id: none read when there are none, every row when they are most. */
+async function wholeCommunities(context: StepContext, ids: readonly string[]): Promise<Map<string, CommunityRecord>> {
+  if (ids.length === 0) return new Map();
+  const table = context.store.table('communities');
+  const rows = ids.length > (await table.count()) / 2 ? await table.all() : await table.get([...ids]);
+  return new Map(rows.map((community) => [community.id, community]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -225,6 +225,34 @@ test('a large blob reads back as last written: by this connection, after a rollb
     await other.close();
     await store.close();
   }
+});
+
+test('a large blob rewritten a little larger or smaller keeps its row in place: the log gets the changed pages, not the blob twice', async () => {
+  const path = join(directory, 'padded-blobs.db');
+  const content = (length: number): Uint8Array => Uint8Array.from({ length }, (_, index) => (index * 131) & 0xff);
+  const megabytes = 4 * 1024 * 1024;
+  const first = openSqliteStore(path);
+  await first.setBlob('graph', content(megabytes));
+  await first.close();
+  // The file holds the blob; each rewrite below is measured by the write-ahead log it leaves before the next checkpoint.
+  const logged = async (value: Uint8Array): Promise<number> => {
+    const store = openSqliteStore(path, { autoCheckpointPages: 0 });
+    try {
+      await store.setBlob('graph', value);
+      assert.deepEqual(await store.getBlob('graph'), value);
+      return statSync(`${path}-wal`).size;
+    } finally {
+      await store.close();
+    }
+  };
+  // An update appends to the blob's end: the pages before the change stay as they are.
+  const grown = await logged(content(megabytes + 40_000));
+  assert.ok(grown < megabytes / 8, `grown by 1 %: ${grown} bytes of log for a ${megabytes}-byte blob`);
+  const shrunk = await logged(content(megabytes - 40_000));
+  assert.ok(shrunk < megabytes / 8, `shrunk by 1 %: ${shrunk} bytes of log`);
+  const reopened = openSqliteStore(path, { readonly: true });
+  assert.deepEqual(await reopened.getBlob('graph'), content(megabytes - 40_000), 'no byte of the longer content is read back');
+  await reopened.close();
 });
 
 test('a whole space loaded once is handed out again until it changes, and some of its rows are copied out of it', async () => {

@@ -17,6 +17,7 @@ import {
   scatterCoordinatePostings,
   type CoordinatePostings,
 } from '../postings-codec.js';
+import { blobContent, minPaddedBytes, paddedBlob } from './padded-blob.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
@@ -546,7 +547,7 @@ class SqliteStore implements Store {
     if (written !== undefined) return written.slice();
     const row = this.statement('SELECT blob FROM meta WHERE key = ?').get(key) as { blob: Buffer | null } | undefined;
     // A view, not a copy: better-sqlite3 returns every blob in a buffer of its own (a 13 MB triple index was copied twice).
-    return row?.blob == null ? undefined : new Uint8Array(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength);
+    return row?.blob == null ? undefined : blobContent(new Uint8Array(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength));
   }
 
   async blobKeys(): Promise<string[]> {
@@ -558,10 +559,9 @@ class SqliteStore implements Store {
   }
 
   async setBlob(key: string, value: Uint8Array): Promise<void> {
-    this.statement('INSERT INTO meta (key, blob) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blob = excluded.blob').run(
-      key,
-      Buffer.from(value.buffer, value.byteOffset, value.byteLength),
-    );
+    // The stored size decides whether the row is rewritten in place (see padded-blob.ts); `length` reads no overflow page.
+    const stored = value.byteLength < minPaddedBytes ? undefined : (this.statement('SELECT length(blob) FROM meta WHERE key = ?', 'pluck').get(key) as number | null | undefined);
+    this.statement('INSERT INTO meta (key, blob) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blob = excluded.blob').run(key, paddedBlob(value, stored ?? undefined));
     this.keepWrittenBlob(key, value);
   }
 

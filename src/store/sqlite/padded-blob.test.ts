@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blobContent, minPaddedBytes, paddedBlob } from './padded-blob.js';
+import { blobContent, minPaddedBytes, paddedBlob, paddedJson } from './padded-blob.js';
 
 const bytes = (length: number, seed = 1): Uint8Array => Uint8Array.from({ length }, (_, index) => (index * 31 + seed) & 0xff);
 
@@ -30,4 +30,16 @@ test('a rewrite keeps the stored capacity while the content fits and fills more 
 test('a blob written before padding, without the footer, reads as it is', () => {
   const legacy = bytes(minPaddedBytes * 2);
   assert.equal(blobContent(legacy), legacy);
+});
+
+test('a large JSON text is padded with spaces to a capacity in UTF-8 bytes, kept while it fits, and parses as it was', () => {
+  const record = { names: Array.from({ length: 30_000 }, (_, index) => `entité ${index}`) };
+  const json = JSON.stringify(record);
+  const stored = paddedJson(json, undefined);
+  const capacity = Buffer.byteLength(stored, 'utf8');
+  assert.ok(capacity > Buffer.byteLength(json, 'utf8'));
+  assert.deepEqual(JSON.parse(stored), record);
+  const grown = JSON.stringify({ names: [...record.names, 'é'.repeat(500)] });
+  assert.equal(Buffer.byteLength(paddedJson(grown, capacity), 'utf8'), capacity, 'the same size in bytes, accents and all');
+  assert.equal(paddedJson('{"small":1}', undefined), '{"small":1}');
 });

@@ -1,5 +1,6 @@
 /**
- * Blobs stored with room to grow, so that rewriting one in place writes only the pages whose bytes changed.
+ * Blobs (and large JSON texts) stored with room to grow, so that rewriting one in place writes only the pages whose
+ * bytes changed.
  *
  * SQLite overwrites a row whose new payload has the size of the old one in place, page by page, and skips the pages
  * whose bytes are equal (a 13 MB blob with its last 1 % changed: 0.1 MB of write-ahead log). A row of another size gets
@@ -20,12 +21,17 @@ const footerBytes = magic.length + 8;
 /** Capacities are whole pages of the largest size SQLite allows, so that padding never leaves a page half used. */
 const capacityStep = 64 * 1024;
 
+/** The stored size for `needed` bytes: the stored one while they fit in it and fill more than half of it, else a new one. */
+function capacityFor(needed: number, storedBytes: number | undefined): number {
+  if (storedBytes !== undefined && storedBytes >= needed && needed * 2 > storedBytes) return storedBytes;
+  return Math.ceil((needed + needed / 16) / capacityStep) * capacityStep;
+}
+
 /** The stored form of `content`, given the byte length of the blob stored under its key now (if any). */
 export function paddedBlob(content: Uint8Array, storedBytes: number | undefined): Buffer {
   const needed = content.byteLength + footerBytes;
   if (content.byteLength < minPaddedBytes) return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const keep = storedBytes !== undefined && storedBytes >= needed && needed * 2 > storedBytes;
-  const capacity = keep ? storedBytes : Math.ceil((needed + needed / 16) / capacityStep) * capacityStep;
+  const capacity = capacityFor(needed, storedBytes);
   const blob = Buffer.alloc(capacity);
   blob.set(content, 0);
   magic.copy(blob, capacity - footerBytes);
@@ -40,4 +46,16 @@ export function blobContent(stored: Uint8Array): Uint8Array {
   for (let index = 0; index < magic.length; index++) if (stored[footer + index] !== magic[index]) return stored;
   const length = Number(Buffer.from(stored.buffer, stored.byteOffset + footer + magic.length, 8).readBigUInt64LE(0));
   return length <= footer ? new Uint8Array(stored.buffer, stored.byteOffset, length) : stored;
+}
+
+/**
+ * The stored form of a large JSON text (a meta record of per-entity digests is megabytes, and an update rewrites it):
+ * padded with spaces, which JSON ignores, to a capacity in UTF-8 bytes chosen as a blob's is, given the byte length of
+ * the text stored under its key now (if any).
+ */
+export function paddedJson(json: string, storedBytes: number | undefined): string {
+  if (json.length < minPaddedBytes / 3) return json;
+  const needed = Buffer.byteLength(json, 'utf8');
+  if (needed < minPaddedBytes) return json;
+  return json + ' '.repeat(capacityFor(needed, storedBytes) - needed);
 }

@@ -255,6 +255,23 @@ test('a large blob rewritten a little larger or smaller keeps its row in place: 
   await reopened.close();
 });
 
+test('a large meta record rewritten with its last entries changed keeps its row in place: the log gets the pages that changed', async () => {
+  const path = join(directory, 'padded-meta.db');
+  const digests = (changed: number): Record<string, string> => Object.fromEntries(Array.from({ length: 40_000 }, (_, index) => [`entity-${index}`, `${index >= 40_000 - changed ? 'updated' : 'old'}-${(index * 2654435761) % 1e9}`]));
+  const first = openSqliteStore(path);
+  await first.setMeta('digests', digests(0));
+  await first.close();
+  const store = openSqliteStore(path, { autoCheckpointPages: 0 });
+  try {
+    await store.setMeta('digests', digests(100));
+    assert.deepEqual(await store.getMeta('digests'), digests(100));
+    const logged = statSync(`${path}-wal`).size;
+    assert.ok(logged < 256 * 1024, `${logged} bytes of log for a record of ${JSON.stringify(digests(100)).length} bytes`);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a whole space loaded once is handed out again until it changes, and some of its rows are copied out of it', async () => {
   const dimensions = 16;
   const vector = (index: number): Float32Array => {

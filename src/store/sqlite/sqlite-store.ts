@@ -17,7 +17,7 @@ import {
   scatterCoordinatePostings,
   type CoordinatePostings,
 } from '../postings-codec.js';
-import { blobContent, minPaddedBytes, paddedBlob } from './padded-blob.js';
+import { blobContent, minPaddedBytes, paddedBlob, paddedJson } from './padded-blob.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
@@ -536,9 +536,13 @@ class SqliteStore implements Store {
   }
 
   async setMeta(key: string, value: unknown): Promise<void> {
+    // Undefined (stored as NULL) for a value JSON has no text for.
+    const json = JSON.stringify(value) as string | undefined;
+    // Large records are padded (see padded-blob.ts); `octet_length` reads the size from the row's header, not the text.
+    const stored = json === undefined || json.length < minPaddedBytes / 3 ? undefined : (this.statement('SELECT octet_length(value) FROM meta WHERE key = ?', 'pluck').get(key) as number | null | undefined);
     this.statement(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(key, JSON.stringify(value));
+    ).run(key, json === undefined ? null : paddedJson(json, stored ?? undefined));
   }
 
   async getBlob(key: string): Promise<Uint8Array | undefined> {

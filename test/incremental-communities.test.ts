@@ -65,6 +65,36 @@ const quayFerry = { title: 'Quay ferry', text: '# Quay ferry\n\nThe Quay ferry c
 /** Names two entities the index has already, which share a community and a relation: no new entity, a relation gains a chunk. */
 const weirBridgeNote = { title: 'Kester Weir Bridge', text: '# Kester Weir Bridge\n\nThe Kester Weir Bridge crosses Ferry Street.\n' };
 
+/** Updates that tests apply to copies of one index, in turn; each gives the communities step's counts. */
+const communityUpdates: Array<(kgrag: Kgrag) => Promise<Record<string, number> | undefined>> = [
+  async (kgrag) => (await kgrag.index([hollinsBakery], { methods })).counts.communities,
+  async (kgrag) => (await kgrag.index([quayFerry], { methods })).counts.communities,
+  async (kgrag) => (await kgrag.delete(['Hollins Bakery'])).run.counts.communities,
+  // Rows that change with their members kept: an inner relation gains a chunk.
+  async (kgrag) => (await kgrag.index([weirBridgeNote], { methods })).counts.communities,
+];
+
+/** Applies `update` to each workspace in turn; the communities step's counts of each. */
+async function updateEach(workspaces: readonly string[], update: (kgrag: Kgrag) => Promise<Record<string, number> | undefined>): Promise<Array<Record<string, number> | undefined>> {
+  const counts: Array<Record<string, number> | undefined> = [];
+  for (const workspace of workspaces) {
+    const kgrag = await createKgrag({ workspace, env: {} });
+    counts.push(await update(kgrag));
+    await kgrag.close();
+  }
+  return counts;
+}
+
+/** The communities, reports and records of the communities step in a workspace, read as a reader would. */
+async function storedCommunities(workspace: string) {
+  const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
+  try {
+    return { communities: await store.table('communities').all(), reports: await store.table('reports').all(), graph: await store.getMeta('communities:graph'), rows: await store.getMeta('communities:rows') };
+  } finally {
+    await store.close();
+  }
+}
+
 const byId = <T extends { id: string }>(rows: readonly T[]): Map<string, T> => new Map(rows.map((row) => [row.id, row]));
 const byCommunity = (rows: readonly ReportRecord[]): Map<string, ReportRecord> => new Map(rows.map((row) => [row.communityId, row]));
 
@@ -168,31 +198,15 @@ describe('fast mode: communities and reports after a change', () => {
   test('an update reads the entity graph from its snapshot and the rows it wrote, and ends where a read of every row ends', async () => {
     // Two copies of one index take the same updates: one patches the stored snapshot, the other finds it unreadable.
     const [patching, reading] = [await indexedCopy(), await indexedCopy()];
-    const state = async (workspace: string) => {
-      const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
-      const tables = { communities: await store.table('communities').all(), reports: await store.table('reports').all(), graph: await store.getMeta('communities:graph'), rows: await store.getMeta('communities:rows') };
-      await store.close();
-      return tables;
-    };
-    const updates: Array<(kgrag: Kgrag) => Promise<Record<string, number> | undefined>> = [
-      async (kgrag) => (await kgrag.index([hollinsBakery], { methods })).counts.communities,
-      async (kgrag) => (await kgrag.index([quayFerry], { methods })).counts.communities,
-      async (kgrag) => (await kgrag.delete(['Hollins Bakery'])).run.counts.communities,
-    ];
-    for (const [round, update] of updates.entries()) {
+    for (const [round, update] of communityUpdates.entries()) {
       const unreadable = openSqliteStore(join(reading, 'kgrag.db'));
       await unreadable.setBlob('communities:entity-graph', new Uint8Array(0));
       await unreadable.close();
-      const counts: Array<Record<string, number> | undefined> = [];
-      for (const workspace of [patching, reading]) {
-        const kgrag = await createKgrag({ workspace, env: {} });
-        counts.push(await update(kgrag));
-        await kgrag.close();
-      }
+      const counts = await updateEach([patching, reading], update);
       assert.equal(counts[0]?.['graphPatched'], 1, `round ${round}: the snapshot was patched`);
       assert.equal(counts[1]?.['graphPatched'], 0, `round ${round}: every row was read`);
       assert.ok((counts[0]?.['written'] ?? 0) > 0, `round ${round}: the update changed communities`);
-      assert.deepEqual(await state(patching), await state(reading), `round ${round}`);
+      assert.deepEqual(await storedCommunities(patching), await storedCommunities(reading), `round ${round}`);
     }
   });
 
@@ -200,34 +214,16 @@ describe('fast mode: communities and reports after a change', () => {
     // Two copies of one index take the same updates; before each, one loses its stored inner digests (an index written
     // before them has none), so that its update walks every community's relations and builds every row.
     const [carrying, walking] = [await indexedCopy(), await indexedCopy()];
-    const state = async (workspace: string) => {
-      const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
-      const tables = { communities: await store.table('communities').all(), rows: await store.getMeta('communities:rows') };
-      await store.close();
-      return tables;
-    };
-    const updates: Array<(kgrag: Kgrag) => Promise<Record<string, number> | undefined>> = [
-      async (kgrag) => (await kgrag.index([hollinsBakery], { methods })).counts.communities,
-      async (kgrag) => (await kgrag.index([quayFerry], { methods })).counts.communities,
-      async (kgrag) => (await kgrag.delete(['Hollins Bakery'])).run.counts.communities,
-      // Rows that change with their members kept: an inner relation gains a chunk.
-      async (kgrag) => (await kgrag.index([weirBridgeNote], { methods })).counts.communities,
-    ];
-    for (const [round, update] of updates.entries()) {
+    for (const [round, update] of communityUpdates.entries()) {
       const withoutDigests = openSqliteStore(join(walking, 'kgrag.db'));
       const stored = await withoutDigests.getMeta<{ rows: Record<string, string>; level0Quality?: number }>('communities:rows');
       assert.ok(stored?.rows);
       await withoutDigests.setMeta('communities:rows', { version: 2, rows: stored.rows });
       await withoutDigests.close();
-      const counts: Array<Record<string, number> | undefined> = [];
-      for (const workspace of [carrying, walking]) {
-        const kgrag = await createKgrag({ workspace, env: {} });
-        counts.push(await update(kgrag));
-        await kgrag.close();
-      }
+      const counts = await updateEach([carrying, walking], update);
       assert.ok((counts[0]?.['built'] ?? 0) < (counts[0]?.['communities'] ?? 0), `round ${round}: the carrying copy built only some rows`);
       assert.equal(counts[1]?.['built'], counts[1]?.['communities'], `round ${round}: the walking copy built every row`);
-      const [carried, walked] = [await state(carrying), await state(walking)];
+      const [carried, walked] = [await storedCommunities(carrying), await storedCommunities(walking)];
       assert.deepEqual(carried.communities, walked.communities, `round ${round}: the rows`);
       // The version-2 record the walking copy started from carries no level-0 quality; the digests and hashes must agree.
       const { level0Quality: _quality, ...carriedRows } = carried.rows as Record<string, unknown>;

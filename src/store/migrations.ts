@@ -100,6 +100,12 @@ export const storeMigrations: readonly StoreMigration[] = [
       "SQLite's sparse vector spaces may mark rows stale (an update's replaced vectors go to the appended tails, and the stored lists are left as they are): an older kgrag would read the stale entries too, so it must refuse the file",
     steps: [],
   },
+  {
+    version: 12,
+    description:
+      "SQLite stores blobs and meta records of 256 KB or more padded, so that an update rewrites them in place (store/sqlite/padded-blob.ts): an older kgrag would read the padding as content, so it must refuse the file (records stored before are read as they are)",
+    steps: [],
+  },
 ];
 
 /** The schema version this kgrag writes; stores of an older version are migrated on open, newer ones refused. */

@@ -16,5 +16,9 @@ test('ascendingOrder equals a full sort: sorted prefix with an appended tail, un
     // An appending table: its earlier rows sorted, new rows after them in any order, some of them below earlier ones.
     cases.push([...ids.slice(0, split).sort(), ...ids.slice(split)], ids, [...ids].sort());
   }
-  for (const ids of cases) assert.deepEqual(Array.from(ascendingOrder(ids)), fullSort(ids), JSON.stringify(ids.slice(0, 8)));
+  for (const ids of cases) {
+    const { order, rank } = ascendingOrder(ids);
+    assert.deepEqual(Array.from(order), fullSort(ids), JSON.stringify(ids.slice(0, 8)));
+    assert.deepEqual(Array.from(order, (position) => rank[position]), Array.from(ids.keys()), 'rank inverts order');
+  }
 });

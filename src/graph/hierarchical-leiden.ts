@@ -133,7 +133,7 @@ export interface LeidenHierarchyCommunity<Member = number> {
  */
 export interface LeidenHierarchyStart<Member = number> {
   /** The earlier communities (level 0 the coarsest; each level a partition of the nodes that reach it). */
-  communities: ReadonlyArray<{ level: number; members: readonly Member[] }>;
+  communities: ReadonlyArray<{ level: number; members: Iterable<Member> }>;
   /** Nodes whose edges changed since the earlier hierarchy was computed. @default every node */
   changed?: ReadonlySet<Member>;
   /**
@@ -475,7 +475,7 @@ export function hierarchicalLeidenFromNodeEdges(
     const { communities, changed, ...settings } = start;
     indexStart = {
       ...settings,
-      communities: communities.map((community) => ({ level: community.level, members: community.members.flatMap((member) => indexOf.get(member) ?? []) })),
+      communities: communities.map((community) => ({ level: community.level, members: Array.from(community.members, (member) => indexOf.get(member) ?? -1) })),
       ...(changed === undefined ? {} : { changed: new Set([...changed].flatMap((id) => indexOf.get(id) ?? [])) }),
     };
   }
@@ -484,19 +484,15 @@ export function hierarchicalLeidenFromNodeEdges(
 }
 
 /**
- * The graph {@link hierarchicalLeidenFromNodeEdges} clusters: `nodes` (distinct ids) in sorted id order (`ids`; `order`
- * gives each one's position in `nodes`), and the edges as a symmetric matrix over those positions — parallel edges
+ * The graph {@link hierarchicalLeidenFromNodeEdges} clusters: `nodes` (distinct ids) in sorted id order (`ids`; node r is
+ * at position `order[r]` of `nodes`, and the node at position p is `rank[p]`), and the edges as a symmetric matrix over those positions — parallel edges
  * (either direction) add up, self-loops and edges with an end at −1 are left out, and when any weight is ≤ 0 (PMI
  * weights can be) all are shifted into a positive range preserving their order (by the smallest, plus 1 % of their span).
  */
-export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weights: ArrayLike<number>): { ids: string[]; order: Int32Array; graph: CsrMatrix } {
+export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weights: ArrayLike<number>): { ids: string[]; order: Int32Array; rank: Int32Array; graph: CsrMatrix } {
   // Indices in sorted id order, so "sorted indices" and "smallest member first" mean the same for ids.
-  const order = ascendingOrder(nodes);
+  const { order, rank } = ascendingOrder(nodes);
   const ids = Array.from(order, (position) => nodes[position] as string);
-  const rank = new Int32Array(nodes.length);
-  order.forEach((position, index) => {
-    rank[position] = index;
-  });
   // Typed arrays of the largest size, not growing lists: 200,000 entries on 2Wiki, rebuilt on every update.
   const rowIndices = new Int32Array(weights.length * 2);
   const columnIndices = new Int32Array(weights.length * 2);
@@ -525,5 +521,5 @@ export function clusteringGraph(nodes: readonly string[], ends: Int32Array, weig
     const floor = maximum > minimum ? (maximum - minimum) * 0.01 : 1;
     for (let entry = 0; entry < entries; entry++) values[entry] = (values[entry] as number) - minimum + floor;
   }
-  return { ids, order, graph: csrFromTriplets(ids.length, ids.length, rowIndices.subarray(0, entries), columnIndices.subarray(0, entries), values.subarray(0, entries)) };
+  return { ids, order, rank, graph: csrFromTriplets(ids.length, ids.length, rowIndices.subarray(0, entries), columnIndices.subarray(0, entries), values.subarray(0, entries)) };
 }

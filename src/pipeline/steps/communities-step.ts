@@ -187,20 +187,6 @@ function foldHash(hash: number, value: number): number {
 }
 
 /**
- * Each row's place in id order (`rank`) and the rows in id order (`byRank`): a community lists its relations by id,
- * and their places sort as numbers, far faster than the ids as strings. The relations table is in id order but for the
- * rows an update appended (fast mode writes it so), which `ascendingOrder` sorts and merges in.
- */
-function idOrder(ids: readonly string[]): { rank: Int32Array; byRank: Int32Array } {
-  const byRank = ascendingOrder(ids);
-  const rank = new Int32Array(ids.length);
-  byRank.forEach((row, place) => {
-    rank[row] = place;
-  });
-  return { rank, byRank };
-}
-
-/**
  * Which entities (by position) an update touched, as far as a community row reads them: an entity whose edges' digest
  * changed (an edge came or went, or changed its chunk count), whose row the run wrote (its chunk list), or that ends a
  * relation the run wrote (its chunk list or weight). An entity of none of these has the relations and chunk lists it
@@ -296,11 +282,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     // The clustering numbers the entities in id order (node r is the entity at position `order[r]`). The hierarchy, the
     // previous communities and the matching of ids work on those numbers: each previous member's id is looked up once,
     // and members are named again only in the rows built, where maps and sets of string ids cost a tenth of the step.
-    const { ids: nodeIds, order, graph: clusterGraph } = clusteringGraph(entityIds, endpoints, graph.weights);
-    const nodeAt = new Int32Array(entityIds.length);
-    order.forEach((position, node) => {
-      nodeAt[position] = node;
-    });
+    const { ids: nodeIds, order, rank: nodeAt, graph: clusterGraph } = clusteringGraph(entityIds, endpoints, graph.weights);
     const nodeOf = new Map(nodeIds.map((id, node) => [id, node]));
     const previousMembers = previous.map((community) => Int32Array.from(community.entityIds, (id) => nodeOf.get(id) ?? -1));
     // Entities whose edges changed since the stored digests: where a warm start revisits, and what rows read anew.
@@ -314,7 +296,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         if (flag === 1) changed.add(nodeAt[position] as number);
       });
       start = {
-        communities: previous.map((community, index) => ({ level: community.level, members: Array.from(previousMembers[index] as Int32Array).filter((node) => node >= 0) })),
+        // A member no longer in the graph (−1) is ignored by the clustering.
+        communities: previous.map((community, index) => ({ level: community.level, members: previousMembers[index] as Int32Array })),
         changed,
         ...(level0Quality === undefined ? {} : { qualityReference: level0Quality }),
         placeOnly: sameEpoch && settings.betweenRefreshes === 'place',
@@ -354,7 +337,9 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       entityRelations[position] = end >> 1;
       filled[entity] = position + 1;
     }
-    const { rank: relationRank, byRank: relationsById } = idOrder(relationIds);
+    // A community lists its relations by id: their places sort as numbers, far faster than the ids as strings. The
+    // relations table is in id order but for the rows an update appended, which `ascendingOrder` sorts and merges in.
+    const { rank: relationRank, order: relationsById } = ascendingOrder(relationIds);
     const memberStamp = new Int32Array(entityIds.length).fill(-1);
     const relationStamp = new Int32Array(relationIds.length).fill(-1);
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);

@@ -13,8 +13,11 @@
  * (64-bit little-endian). A blob without the footer (small ones, and those written before) is its content.
  */
 
-/** Blobs smaller than this are stored as they are: they fit in a few pages. */
+/** Values smaller than this are stored as they are: they fit in a few pages. */
 export const minPaddedBytes = 256 * 1024;
+
+/** The byte length of the value stored under the key now, if any: asked only of a value that is padded. */
+export type StoredBytes = () => number | undefined;
 
 const magic = Buffer.from('kgrag-pd', 'latin1');
 const footerBytes = magic.length + 8;
@@ -22,13 +25,14 @@ const footerBytes = magic.length + 8;
 const capacityStep = 64 * 1024;
 
 /** The stored size for `needed` bytes: the stored one while they fit in it and fill more than half of it, else a new one. */
-function capacityFor(needed: number, storedBytes: number | undefined): number {
-  if (storedBytes !== undefined && storedBytes >= needed && needed * 2 > storedBytes) return storedBytes;
+function capacityFor(needed: number, storedBytes: StoredBytes): number {
+  const stored = storedBytes();
+  if (stored !== undefined && stored >= needed && needed * 2 > stored) return stored;
   return Math.ceil((needed + needed / 16) / capacityStep) * capacityStep;
 }
 
-/** The stored form of `content`, given the byte length of the blob stored under its key now (if any). */
-export function paddedBlob(content: Uint8Array, storedBytes: number | undefined): Buffer {
+/** The stored form of `content`. */
+export function paddedBlob(content: Uint8Array, storedBytes: StoredBytes): Buffer {
   const needed = content.byteLength + footerBytes;
   if (content.byteLength < minPaddedBytes) return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const capacity = capacityFor(needed, storedBytes);
@@ -50,10 +54,10 @@ export function blobContent(stored: Uint8Array): Uint8Array {
 
 /**
  * The stored form of a large JSON text (a meta record of per-entity digests is megabytes, and an update rewrites it):
- * padded with spaces, which JSON ignores, to a capacity in UTF-8 bytes chosen as a blob's is, given the byte length of
- * the text stored under its key now (if any).
+ * padded with spaces, which JSON ignores, to a capacity in UTF-8 bytes chosen as a blob's is.
  */
-export function paddedJson(json: string, storedBytes: number | undefined): string {
+export function paddedJson(json: string, storedBytes: StoredBytes): string {
+  // A code unit is at most 3 bytes of UTF-8: a shorter text is small without being measured.
   if (json.length < minPaddedBytes / 3) return json;
   const needed = Buffer.byteLength(json, 'utf8');
   if (needed < minPaddedBytes) return json;

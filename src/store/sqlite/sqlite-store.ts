@@ -17,7 +17,7 @@ import {
   scatterCoordinatePostings,
   type CoordinatePostings,
 } from '../postings-codec.js';
-import { blobContent, minPaddedBytes, paddedBlob, paddedJson } from './padded-blob.js';
+import { blobContent, paddedBlob, paddedJson } from './padded-blob.js';
 import { chooseLayout, denseOf, hasPostings, nonZerosOf, sparseRowsOfDense } from '../vector-items.js';
 import { encodeColumnValue } from '../core/row-encoding.js';
 import { TableBase, type RowFilter } from '../core/table-base.js';
@@ -539,10 +539,10 @@ class SqliteStore implements Store {
     // Undefined (stored as NULL) for a value JSON has no text for.
     const json = JSON.stringify(value) as string | undefined;
     // Large records are padded (see padded-blob.ts); `octet_length` reads the size from the row's header, not the text.
-    const stored = json === undefined || json.length < minPaddedBytes / 3 ? undefined : (this.statement('SELECT octet_length(value) FROM meta WHERE key = ?', 'pluck').get(key) as number | null | undefined);
+    const stored = (): number | undefined => (this.statement('SELECT octet_length(value) FROM meta WHERE key = ?', 'pluck').get(key) as number | null | undefined) ?? undefined;
     this.statement(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(key, json === undefined ? null : paddedJson(json, stored ?? undefined));
+    ).run(key, json === undefined ? null : paddedJson(json, stored));
   }
 
   async getBlob(key: string): Promise<Uint8Array | undefined> {
@@ -564,8 +564,8 @@ class SqliteStore implements Store {
 
   async setBlob(key: string, value: Uint8Array): Promise<void> {
     // The stored size decides whether the row is rewritten in place (see padded-blob.ts); `length` reads no overflow page.
-    const stored = value.byteLength < minPaddedBytes ? undefined : (this.statement('SELECT length(blob) FROM meta WHERE key = ?', 'pluck').get(key) as number | null | undefined);
-    this.statement('INSERT INTO meta (key, blob) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blob = excluded.blob').run(key, paddedBlob(value, stored ?? undefined));
+    const stored = (): number | undefined => (this.statement('SELECT length(blob) FROM meta WHERE key = ?', 'pluck').get(key) as number | null | undefined) ?? undefined;
+    this.statement('INSERT INTO meta (key, blob) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blob = excluded.blob').run(key, paddedBlob(value, stored));
     this.keepWrittenBlob(key, value);
   }
 

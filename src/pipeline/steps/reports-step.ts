@@ -360,12 +360,19 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async run(context) {
       const { epoch, incremental } = await statisticsEpochOf(context, 'reports');
       const llm = options.llm ? context.llm : undefined;
-      const { communities, settingsHash, entities, bottomUp } = await reportInputs(context, options, llm ? 'whole' : 'heads');
-      const outcome = llm
-        ? await llmRun(context, options, llm, { settingsHash, entities, bottomUp: bottomUp as CommunityRecord[], llmRelations: await allRelations(context) })
-        : await extractiveRun(context, { settingsHash, entities, bottomUp, incremental });
+      const communityRows = context.store.table('communities');
+      let communities: CommunityHead[];
+      let outcome: ReportsOutcome;
+      if (llm) {
+        const whole = await communityRows.all();
+        communities = whole;
+        outcome = await llmRun(context, options, llm, { ...(await reportInputs(context, options, whole)), llmRelations: await allRelations(context) });
+      } else {
+        communities = await communityRows.pick([...communityHead]);
+        outcome = await extractiveRun(context, { ...(await reportInputs(context, options, communities)), incremental });
+      }
       const { earlier, reports, previous } = outcome;
-      context.progress(bottomUp.length, bottomUp.length, 'communities');
+      context.progress(communities.length, communities.length, 'communities');
       const byCommunity = new Map(reports.map((report) => [report.communityId, report]));
       const inCommunityOrder = communities.map((community) => byCommunity.get(community.id)).filter((report) => report !== undefined);
       const failed = outcome.failed;
@@ -411,7 +418,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { settingsHash, entities, bottomUp } = await reportInputs(context, options, 'whole');
+      const { settingsHash, entities, bottomUp } = await reportInputs(context, options, await context.store.table('communities').all());
       const llmRelations = await allRelations(context);
       const { earlier } = await earlierLlmReports(context);
       const round = shard.round ?? 0;
@@ -461,10 +468,12 @@ type CommunityHead = Omit<CommunityRecord, 'relationIds' | 'chunkIds'>;
 
 const communityHead = ['id', 'level', 'parent', 'children', 'title', 'entityIds', 'size'] as const;
 
-/** What the reports are written from, read from the committed steps as `run` and `prefetch` both need it. */
-async function reportInputs<R extends 'whole' | 'heads'>(context: StepContext, options: ReportsStepOptions, rows: R) {
+/**
+ * What the reports of `communities` (whole rows, or heads for an extractive run) are written from, read from the
+ * committed steps as `run` and `prefetch` both need it.
+ */
+async function reportInputs<C extends CommunityHead>(context: StepContext, options: ReportsStepOptions, communities: readonly C[]): Promise<ReportsRunInputs<C>> {
   const { store, config } = context;
-  const communities = (rows === 'whole' ? await store.table('communities').all() : await store.table('communities').pick([...communityHead])) as Array<R extends 'whole' ? CommunityRecord : CommunityHead>;
   const settingsHash = contentId(
     'report-settings',
     JSON.stringify({
@@ -477,7 +486,7 @@ async function reportInputs<R extends 'whole' | 'heads'>(context: StepContext, o
   );
   const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
   const bottomUp = [...communities].sort((left, right) => right.level - left.level);
-  return { communities, settingsHash, entities, bottomUp };
+  return { settingsHash, entities, bottomUp };
 }
 
 /** Every relation by id: what LLM report contexts are built from. */

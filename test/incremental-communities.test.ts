@@ -12,6 +12,7 @@ import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import type { StepContext } from '../src/pipeline/pipeline-step.js';
 import { createCommunitiesStep } from '../src/pipeline/steps/communities-step.js';
+import { decodeCommunityMembers } from '../src/pipeline/steps/community-members-codec.js';
 import { createReportsStep } from '../src/pipeline/steps/reports-step.js';
 import { extractiveEntityDigest } from '../src/extract/reports/extractive-report-inputs.js';
 import { createExtractiveReporter } from '../src/extract/reports/extractive-report.js';
@@ -108,7 +109,7 @@ describe('fast mode: communities and reports after a change', () => {
     const second = await createKgrag({ workspace, env: {}, config: { communities: { keepIdJaccard: 0.8 } } });
     const summary = await second.index([corpus], { methods });
     assert.ok(summary.ran.includes('communities'));
-    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, graphPatched: 0, changedEntities: 0, placedOnly: 1, level0Checked: 0, level0Fresh: 0 });
+    assert.deepEqual(summary.counts.communities, { communities: before.communities.length, levels: summary.counts.communities?.['levels'], kept: before.communities.length, added: 0, removed: 0, warmStart: 1, built: 0, written: 0, graphPatched: 0, membersStored: 1, changedEntities: 0, placedOnly: 1, level0Checked: 0, level0Fresh: 0 });
     assert.ok(summary.skipped.includes('reports'), 'the communities came out the same, so the reports step had nothing to do');
     assert.deepEqual(await tables(second), before);
     await second.close();
@@ -207,6 +208,30 @@ describe('fast mode: communities and reports after a change', () => {
       assert.equal(counts[1]?.['graphPatched'], 0, `round ${round}: every row was read`);
       assert.ok((counts[0]?.['written'] ?? 0) > 0, `round ${round}: the update changed communities`);
       assert.deepEqual(await storedCommunities(patching), await storedCommunities(reading), `round ${round}`);
+    }
+  });
+
+  test('an update reads the previous members as numbers from communities:members, and ends where a read of every row entity list ends', async () => {
+    // Two copies of one index take the same updates: one reads the stored member numbers, the other finds them unreadable.
+    const [numbering, reading] = [await indexedCopy(), await indexedCopy()];
+    for (const [round, update] of communityUpdates.entries()) {
+      const unreadable = openSqliteStore(join(reading, 'kgrag.db'));
+      await unreadable.setBlob('communities:members', new Uint8Array([1, 2, 3]));
+      await unreadable.close();
+      const counts = await updateEach([numbering, reading], update);
+      assert.equal(counts[0]?.['membersStored'], 1, `round ${round}: the stored numbers were read`);
+      assert.equal(counts[1]?.['membersStored'], 0, `round ${round}: every row's entity list was read`);
+      assert.ok((counts[0]?.['written'] ?? 0) > 0, `round ${round}: the update changed communities`);
+      const [numbered, read] = [await storedCommunities(numbering), await storedCommunities(reading)];
+      assert.deepEqual(numbered, read, `round ${round}`);
+      // What the next update reads: each community's members, as positions in the entity list the state names.
+      const store = openSqliteStore(join(numbering, 'kgrag.db'), { readonly: true });
+      const members = decodeCommunityMembers((await store.getBlob('communities:members')) as Uint8Array);
+      await store.close();
+      const clustered = (numbered.graph as { ids: string[] }).ids;
+      assert.ok(members && members.entities === clustered.length, `round ${round}: the blob reads`);
+      const listed = new Map(members.communityIds.map((id, index) => [id, Array.from(members.members.subarray(members.starts[index], members.starts[index + 1]), (position) => clustered[position])]));
+      assert.deepEqual(listed, new Map(numbered.communities.map((community) => [community.id, community.entityIds])), `round ${round}: the members as the rows list them`);
     }
   });
 

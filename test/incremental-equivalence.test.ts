@@ -28,6 +28,7 @@ const clusteringDependent = new Set([
   'blob:vector-texts:reports',
   'meta:reports:inputs',
   'meta:communities:rows',
+  'blob:communities:members',
   'keywords',
   'keywordChunks',
   'keywordEdges',

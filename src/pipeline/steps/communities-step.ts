@@ -9,6 +9,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.j
 import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { readEntityGraph, type ChunkLists, type EntityGraphSnapshot } from './entity-graph-snapshot.js';
 import { keepCommunityIds } from './keep-community-ids.js';
+import { decodeCommunityMembers, encodeCommunityMembers } from './community-members-codec.js';
 
 /** Meta key of what the next run needs to update the communities: the clustering settings and the graph they were made from. */
 export const communitiesStateKey = 'communities:graph';
@@ -35,6 +36,64 @@ async function readCommunitiesState(store: Pick<Store, 'getMeta'>): Promise<{ cl
   if (state?.version === 1) return { clustering: state.clustering, digests: ValuesById.ofRecord(state.digests) };
   const digests = state?.version === 2 ? ValuesById.ofLists(state.ids, state.digests) : undefined;
   return state && digests ? { clustering: state.clustering, digests } : undefined;
+}
+
+/** Blob key of the communities' members as entity positions (`CommunityMembers`), written beside {@link communitiesStateKey}. */
+const communityMembersKey = 'communities:members';
+
+/**
+ * The members of the `previous` communities as clustering nodes (−1: an entity no longer in the graph), read from
+ * {@link communityMembersKey}: positions in `clustered`, the entity list of the state the blob was written with, mapped
+ * to the entities now (`entityIds`, node of each position `nodeAt`), each found at its own position when it is still
+ * there (an update appends new entities) and by id otherwise. Undefined when the blob is missing, unreadable, or does not
+ * list exactly these communities and that entity list: the rows are read then.
+ */
+async function storedMembers(
+  store: Pick<Store, 'getBlob'>,
+  previous: ReadonlyArray<{ id: string }>,
+  clustered: readonly string[] | undefined,
+  entityIds: readonly string[],
+  nodeAt: Int32Array,
+): Promise<Int32Array[] | undefined> {
+  const blob = clustered && (await store.getBlob(communityMembersKey));
+  const stored = blob && decodeCommunityMembers(blob);
+  if (!stored || !clustered || stored.entities !== clustered.length || stored.communityIds.length !== previous.length) return undefined;
+  const indexOf = new Map(stored.communityIds.map((id, index) => [id, index]));
+  let positionOf: Map<string, number> | undefined;
+  const nodeOfStored = Int32Array.from(clustered, (id, position) => {
+    if (entityIds[position] === id) return nodeAt[position] as number;
+    positionOf ??= new Map(entityIds.map((current, index) => [current, index]));
+    const now = positionOf.get(id);
+    return now === undefined ? -1 : (nodeAt[now] as number);
+  });
+  const members: Int32Array[] = [];
+  for (const community of previous) {
+    const index = indexOf.get(community.id);
+    if (index === undefined) return undefined;
+    const list = stored.members.subarray(stored.starts[index], stored.starts[index + 1]);
+    const nodes = new Int32Array(list.length);
+    for (let slot = 0; slot < list.length; slot++) nodes[slot] = nodeOfStored[list[slot] as number] as number;
+    members.push(nodes);
+  }
+  return members;
+}
+
+/** The members of the `previous` communities as clustering nodes, from their rows' entity lists. */
+async function membersFromRows(store: Pick<Store, 'table'>, previous: ReadonlyArray<{ id: string }>, nodeOf: ReadonlyMap<string, number>): Promise<Int32Array[]> {
+  const lists = new Map((await store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
+  return previous.map((community) => Int32Array.from(lists.get(community.id) ?? [], (id) => nodeOf.get(id) ?? -1));
+}
+
+/** The blob of {@link communityMembersKey} for `hierarchy`: each community's members (nodes) as positions (`order`). */
+function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, communityIds: readonly string[], order: Int32Array, entities: number): Uint8Array {
+  const starts = new Int32Array(hierarchy.length + 1);
+  hierarchy.forEach((community, index) => (starts[index + 1] = (starts[index] as number) + community.members.length));
+  const members = new Int32Array(starts[hierarchy.length] as number);
+  hierarchy.forEach((community, index) => {
+    let slot = starts[index] as number;
+    for (const node of community.members) members[slot++] = order[node] as number;
+  });
+  return encodeCommunityMembers({ communityIds: [...communityIds], entities, starts, members });
 }
 
 /** Meta key of {@link StoredRows}: what an update compares with to build and rewrite only the rows that changed. */
@@ -251,7 +310,8 @@ function titleNumber(title: string): number {
  * over its members' relations as numbers), but not turned into id and chunk lists and hashed. The graph itself comes
  * from a snapshot kept beside the communities and the entity and relation rows the run wrote since
  * (`StepContext.changedKeys`; entity-graph-snapshot.ts, count `graphPatched`), not from a read of every relation, when
- * the runner knows those rows. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
+ * the runner knows those rows; the previous communities' members come as numbers from `communities:members` (count
+ * `membersStored`), not from their rows' entity lists. A first build, or one with `incremental: false`, is the plain clustering: ids are content hashes and titles
  * number the communities in order.
  */
 export function createCommunitiesStep(graphStep: StepName): PipelineStep {
@@ -270,8 +330,9 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const clustering: ClusteringSettings = { maxClusterSize: settings.maxClusterSize, resolution: settings.resolution, seed: settings.seed, algorithm };
     const entityHashes = idHashes(entityIds);
     const digests = adjacencyDigests(graph, entityHashes);
-    // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes.
-    const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title', 'entityIds']) : [];
+    // Only what an update reads of the previous communities: their chunk and relation lists are most of their bytes, and
+    // their members come as numbers from `communities:members` (their rows' entity lists only when that cannot be read).
+    const previous = settings.incremental ? await store.table('communities').pick(['id', 'level', 'parent', 'children', 'title']) : [];
     const state = previous.length > 0 ? await readCommunitiesState(store) : undefined;
     const stored = previous.length > 0 ? storedRowsOf(await store.getMeta(communityRowsKey)) : undefined;
     // Between refreshes of the corpus statistics an update places new entities into the kept partition, or (recluster)
@@ -284,7 +345,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     // and members are named again only in the rows built, where maps and sets of string ids cost a tenth of the step.
     const { ids: nodeIds, order, rank: nodeAt, graph: clusterGraph } = clusteringGraph(entityIds, endpoints, graph.weights);
     const nodeOf = new Map(nodeIds.map((id, node) => [id, node]));
-    const previousMembers = previous.map((community) => Int32Array.from(community.entityIds, (id) => nodeOf.get(id) ?? -1));
+    const membersStored = previous.length === 0 ? undefined : await storedMembers(store, previous, state?.digests.ids, entityIds, nodeAt);
+    const previousMembers = membersStored ?? (previous.length === 0 ? [] : await membersFromRows(store, previous, nodeOf));
     // Entities whose edges changed since the stored digests: where a warm start revisits, and what rows read anew.
     const edgesChanged = state && Uint8Array.from(entityIds, (id, position) => (state.digests.get(id, position) === digests[position] ? 0 : 1));
     let start: LeidenHierarchyStart | undefined;
@@ -366,7 +428,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         stored.inner[before.id] !== inner ||
         before.title !== titles[index] ||
         before.parent !== parentId(community) ||
-        before.entityIds.length !== community.members.length ||
+        (previousMembers[earlier] as Int32Array).length !== community.members.length ||
         before.children.length !== community.children.length ||
         community.children.some((child, position) => ids[child] !== before.children[position]) ||
         community.members.some((member, position) => member !== (previousMembers[earlier] as Int32Array)[position])
@@ -460,6 +522,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
     const nextState: CommunitiesState = { version: 2, clustering, ids: entityIds, digests };
+    const members = membersOf(hierarchy, ids, order, entityIds.length);
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
     const nextRows: StoredRows = { version: 3, rows: rowHashes, inner: innerDigests, ...(level0Quality === undefined ? {} : { level0Quality }) };
@@ -467,7 +530,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
       counts: {
         communities: hierarchy.length,
         levels,
-        ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length, graphPatched: patched ? 1 : 0 } : {}),
+        ...(settings.incremental ? { kept, added: hierarchy.length - kept, removed: removed.length, warmStart: start ? 1 : 0, built: records.length, written: changedRecords.length, graphPatched: patched ? 1 : 0, membersStored: membersStored ? 1 : 0 } : {}),
         ...(start ? { changedEntities: start.changed?.size ?? entityIds.length, placedOnly: start.placeOnly === true ? 1 : 0, level0Checked: level0Checked ? 1 : 0, level0Fresh: level0Fresh ? 1 : 0 } : {}),
       },
       // Kept ids no longer name their members, so the version hashes the rows themselves (by their hashes).
@@ -481,6 +544,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         }
         await tx.table('communities').upsert(changedRecords);
         await tx.setMeta(communitiesStateKey, nextState);
+        await tx.setBlob(communityMembersKey, members);
         await tx.setMeta(communityRowsKey, nextRows);
         await keepGraph(tx);
         await recordStatisticsEpoch(tx, 'communities', epoch);

@@ -12,7 +12,7 @@ import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
 import type { StepContext } from '../src/pipeline/pipeline-step.js';
 import { createCommunitiesStep } from '../src/pipeline/steps/communities-step.js';
-import { decodeCommunityMembers } from '../src/pipeline/steps/community-members-codec.js';
+import { decodeCommunityMembers, encodeCommunityMembers } from '../src/pipeline/steps/community-members-codec.js';
 import { createReportsStep } from '../src/pipeline/steps/reports-step.js';
 import { extractiveEntityDigest } from '../src/extract/reports/extractive-report-inputs.js';
 import { createExtractiveReporter } from '../src/extract/reports/extractive-report.js';
@@ -401,6 +401,50 @@ describe('fast mode: communities and reports after a change', () => {
     // A member gone from the entities (the communities still list it): the communities holding it are hashed again, no other.
     const gone = await rerun(async (tx) => void (await tx.table('entities').deleteWhere('id', [entity.id])));
     assert.equal(gone.counts['inputsHashed'], holding);
+  });
+
+  test('a kept report is rated from the members communities:members numbers, and from the rows when it cannot be read, to the same rating', async () => {
+    const workspace = await indexedCopy();
+    const kgrag = await createKgrag({ workspace, env: {} });
+    await kgrag.index([hollinsBakery], { methods });
+    await kgrag.close();
+    /** The reports step run on a copy of the updated index, after `change`: what it counted, and the reports it left. */
+    const rerun = async (change: (tx: Store) => Promise<void>) => {
+      const copy = join(root, `members-${workspaces++}.db`);
+      copyFileSync(join(workspace, 'kgrag.db'), copy);
+      const store = openSqliteStore(copy);
+      await store.transaction(change);
+      const config = configSchema.parse({});
+      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
+      const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
+      await store.transaction(async (tx) => output.write?.(tx));
+      const result = { counts: output.counts ?? {}, reports: byCommunity(await store.table('reports').all()) };
+      await store.close();
+      return result;
+    };
+    const asStored = await rerun(async () => undefined);
+    assert.equal(asStored.counts['regenerated'], 0, 'nothing changed since the update');
+    assert.equal(asStored.counts['written'], 0);
+    const fromRows = await rerun(async (tx) => tx.setBlob('communities:members', new Uint8Array([1, 2, 3])));
+    assert.deepEqual(fromRows, asStored, 'the rows give the ratings the numbers give');
+    // Numbers planted for one community (every member the best-connected entity) rate its kept report, and only it.
+    const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
+    const members = decodeCommunityMembers((await store.getBlob('communities:members')) as Uint8Array);
+    const entities = await store.table('entities').all();
+    await store.close();
+    assert.ok(members);
+    const best = entities.reduce((top, entity, position) => (entity.degree > (entities[top] as typeof entity).degree ? position : top), 0);
+    const planted = members.communityIds.findIndex((id, index) => {
+      const list = members.members.subarray(members.starts[index], members.starts[index + 1]);
+      return list.length > 1 && list.some((position) => position !== best) && asStored.reports.get(id)?.rating !== 10;
+    });
+    assert.ok(planted >= 0);
+    const plantedMembers = Int32Array.from(members.members);
+    plantedMembers.fill(best, members.starts[planted], members.starts[planted + 1]);
+    const rated = await rerun(async (tx) => tx.setBlob('communities:members', encodeCommunityMembers({ ...members, members: plantedMembers })));
+    const community = members.communityIds[planted] as string;
+    assert.equal(rated.counts['written'], 1, 'only the planted community\'s report is written again');
+    assert.ok((rated.reports.get(community)?.rating ?? 0) > (asStored.reports.get(community)?.rating ?? 0), 'rated from the planted members');
   });
 
   test("an update takes a kept report's part of the output version from reports:inputs, not from its text; what it stores is what the texts give", async () => {

@@ -9,7 +9,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.j
 import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { readEntityGraph, type ChunkLists, type EntityGraphSnapshot } from './entity-graph-snapshot.js';
 import { keepCommunityIds } from './keep-community-ids.js';
-import { decodeCommunityMembers, encodeCommunityMembers } from './community-members-codec.js';
+import { decodeCommunityMembers, encodeCommunityMembers, entityListDigest } from './community-members-codec.js';
 
 /** Meta key of what the next run needs to update the communities: the clustering settings and the graph they were made from. */
 export const communitiesStateKey = 'communities:graph';
@@ -84,8 +84,8 @@ async function membersFromRows(store: Pick<Store, 'table'>, previous: ReadonlyAr
   return previous.map((community) => Int32Array.from(lists.get(community.id) ?? [], (id) => nodeOf.get(id) ?? -1));
 }
 
-/** The blob of {@link communityMembersKey} for `hierarchy`: each community's members (nodes) as positions (`order`). */
-function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, communityIds: readonly string[], order: Int32Array, entities: number): Uint8Array {
+/** The blob of {@link communityMembersKey} for `hierarchy`: each community's members (nodes) as positions (`order`) in `entityIds`. */
+function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, communityIds: readonly string[], order: Int32Array, entityIds: readonly string[]): Uint8Array {
   const starts = new Int32Array(hierarchy.length + 1);
   hierarchy.forEach((community, index) => (starts[index + 1] = (starts[index] as number) + community.members.length));
   const members = new Int32Array(starts[hierarchy.length] as number);
@@ -93,7 +93,19 @@ function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, com
     let slot = starts[index] as number;
     for (const node of community.members) members[slot++] = order[node] as number;
   });
-  return encodeCommunityMembers({ communityIds: [...communityIds], entities, starts, members });
+  return encodeCommunityMembers({ communityIds: [...communityIds], entities: entityIds.length, entityDigest: entityListDigest(entityIds), starts, members });
+}
+
+/**
+ * Each community's members as positions in `entityIds` (the entities in table order, as the caller read them), by
+ * community id, from {@link communityMembersKey}: undefined when the blob is missing or unreadable, or numbers another
+ * entity list than `entityIds` (the caller then reads the rows' entity lists).
+ */
+export async function communityMemberPositions(store: Pick<Store, 'getBlob'>, entityIds: readonly string[]): Promise<Map<string, Int32Array> | undefined> {
+  const blob = await store.getBlob(communityMembersKey);
+  const stored = blob && decodeCommunityMembers(blob);
+  if (!stored || stored.entities !== entityIds.length || stored.entityDigest !== entityListDigest(entityIds)) return undefined;
+  return new Map(stored.communityIds.map((id, index) => [id, stored.members.subarray(stored.starts[index], stored.starts[index + 1])]));
 }
 
 /** Meta key of {@link StoredRows}: what an update compares with to build and rewrite only the rows that changed. */
@@ -522,7 +534,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
     const nextState: CommunitiesState = { version: 2, clustering, ids: entityIds, digests };
-    const members = membersOf(hierarchy, ids, order, entityIds.length);
+    const members = membersOf(hierarchy, ids, order, entityIds);
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
     const nextRows: StoredRows = { version: 3, rows: rowHashes, inner: innerDigests, ...(level0Quality === undefined ? {} : { level0Quality }) };

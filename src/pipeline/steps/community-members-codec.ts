@@ -1,3 +1,4 @@
+import { contentId } from '../../core/ids.js';
 import { packTypedArrays, unpackTypedArrays } from '../../graph/typed-array-bundle.js';
 
 /**
@@ -10,6 +11,8 @@ export interface CommunityMembers {
   communityIds: string[];
   /** How many entities the positions index (the length of the entity list they are positions in). */
   entities: number;
+  /** {@link entityListDigest} of that entity list: a reader with another list of the same length cannot use the positions. */
+  entityDigest: string;
   /** Community i's members are `members[starts[i]]` up to `members[starts[i + 1]]`. */
   starts: Int32Array;
   members: Int32Array;
@@ -20,7 +23,7 @@ export function encodeCommunityMembers(value: CommunityMembers): Uint8Array {
   if (value.starts.length !== value.communityIds.length + 1 || value.starts[value.communityIds.length] !== value.members.length) {
     throw new RangeError('encodeCommunityMembers: starts do not match the communities and members');
   }
-  return packTypedArrays({ json: { version: 1, communityIds: value.communityIds, entities: value.entities }, arrays: { starts: value.starts, members: value.members } });
+  return packTypedArrays({ json: { version: 1, communityIds: value.communityIds, entities: value.entities, entityDigest: value.entityDigest }, arrays: { starts: value.starts, members: value.members } });
 }
 
 /** Reads what {@link encodeCommunityMembers} wrote; undefined for bytes that are not such a blob, or not a whole one. */
@@ -31,13 +34,18 @@ export function decodeCommunityMembers(bytes: Uint8Array): CommunityMembers | un
   } catch {
     return undefined;
   }
-  const header = bundle.json as { version?: unknown; communityIds?: unknown; entities?: unknown } | null;
+  const header = bundle.json as { version?: unknown; communityIds?: unknown; entities?: unknown; entityDigest?: unknown } | null;
   const { starts, members } = bundle.arrays;
-  if (header?.version !== 1 || !Array.isArray(header.communityIds) || typeof header.entities !== 'number') return undefined;
+  if (header?.version !== 1 || !Array.isArray(header.communityIds) || typeof header.entities !== 'number' || typeof header.entityDigest !== 'string') return undefined;
   if (!(starts instanceof Int32Array) || !(members instanceof Int32Array)) return undefined;
   const communityIds = header.communityIds as unknown[];
   if (!communityIds.every((id) => typeof id === 'string') || starts.length !== communityIds.length + 1 || starts[0] !== 0 || starts[communityIds.length] !== members.length) return undefined;
   for (let index = 0; index < communityIds.length; index++) if ((starts[index + 1] as number) < (starts[index] as number)) return undefined;
   for (const member of members) if (member < 0 || member >= header.entities) return undefined;
-  return { communityIds: communityIds as string[], entities: header.entities, starts, members };
+  return { communityIds: communityIds as string[], entities: header.entities, entityDigest: header.entityDigest, starts, members };
+}
+
+/** A digest of an entity id list, in its order: what tells whether positions in one list are positions in another. */
+export function entityListDigest(entityIds: readonly string[]): string {
+  return contentId('entity-list', String(entityIds.length), entityIds.join('\u0000'));
 }

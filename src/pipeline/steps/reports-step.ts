@@ -6,7 +6,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveChunkOrder, extractiveMaxChunks, extractiveMemberOrder, extractiveRating, extractiveReporterVersion, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveChunkOrder, extractiveMaxChunks, extractiveMemberOrder, extractiveReporterVersion, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs, extractiveEntityDigest } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -16,7 +16,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.j
 import { ownsItem } from '../owns-item.js';
 import type { PipelineStep, StepContext, StepName } from '../pipeline-step.js';
 import { chunkTextHashes } from './chunk-text-hashes.js';
-import { communityRowHashes } from './communities-step.js';
+import { communityMemberPositions, communityRowHashes } from './communities-step.js';
 import { promptsHash } from './llm-extract-step.js';
 
 /** Options of {@link createReportsStep}. */
@@ -214,7 +214,7 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
    * included) and those the stored basis lists that `basis` does not, each compared at its own position in the two lists
    * (table order, new entities last) and only the others by id.
    */
-  carrier(basis: ExtractiveInputsBasis): { carried: (community: Pick<CommunityRecord, 'id' | 'entityIds'>) => string | undefined; entityHashes: Map<string, string> } {
+  carrier(basis: ExtractiveInputsBasis): { carried: (communityId: string, members: ArrayLike<number>) => string | undefined; entityHashes: Map<string, string> } {
     const entityHashes = new Map<string, string>();
     const none = { carried: () => undefined, entityHashes };
     const stored = this.storedInputs;
@@ -225,28 +225,28 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
     // Beside the digests, in their order (none in a basis stored before them).
     const hashes = stored.extractiveBasis?.entityHashes;
     const storedHashes = Array.isArray(hashes) && hashes.length === digests.size ? hashes : undefined;
-    const changed = new Set<string>();
-    let found = 0;
+    // By position in `basis.entityIds`, where members are numbered; an entity gone since is no current community's member.
+    const changed = new Uint8Array(basis.entityIds.length);
     basis.entityIds.forEach((id, position) => {
       const index = digests.indexOf(id, position);
       const digest = index < 0 ? undefined : digests.values[index];
-      if (digest !== undefined) found++;
-      if (digest !== basis.entityDigests[position]) changed.add(id);
+      if (digest !== basis.entityDigests[position]) changed[position] = 1;
       else {
         const hash = storedHashes?.[index];
         if (typeof hash === 'string' && hash !== '') entityHashes.set(id, hash);
       }
     });
-    if (found < digests.size) {
-      const current = new Set(basis.entityIds);
-      for (const id of digests.ids) if (!current.has(id)) changed.add(id);
-    }
     return {
-      carried: (community) => {
-        const inputs = stored.byCommunity[community.id];
-        const row = basis.rows[community.id];
-        if (inputs === undefined || row === undefined || before.rows[community.id] !== row) return undefined;
-        return community.entityIds.some((member) => changed.has(member)) ? undefined : inputs;
+      carried: (communityId, members) => {
+        const inputs = stored.byCommunity[communityId];
+        const row = basis.rows[communityId];
+        if (inputs === undefined || row === undefined || before.rows[communityId] !== row) return undefined;
+        // A member not among the entities (−1) is hashed as missing: its community is hashed again.
+        for (let slot = 0; slot < members.length; slot++) {
+          const member = members[slot] as number;
+          if (member < 0 || changed[member] === 1) return undefined;
+        }
+        return inputs;
       },
       entityHashes,
     };
@@ -461,12 +461,13 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
 }
 
 /**
- * A community row without its relation and chunk lists, which are most of its bytes (7 and 1 MB of 12 on 2Wiki): what an
- * extractive run reads of every community. It reads the lists only of the communities whose inputs it hashes.
+ * A community row without its relation, chunk and entity lists, which are most of its bytes (7, 1 and 4 MB of 12 on
+ * 2Wiki): what an extractive run reads of every community. Its members come as numbers (`communityMemberPositions`);
+ * the lists are read only of the communities whose inputs it hashes.
  */
-type CommunityHead = Omit<CommunityRecord, 'relationIds' | 'chunkIds'>;
+type CommunityHead = Omit<CommunityRecord, 'relationIds' | 'chunkIds' | 'entityIds'>;
 
-const communityHead = ['id', 'level', 'parent', 'children', 'title', 'entityIds', 'size'] as const;
+const communityHead = ['id', 'level', 'parent', 'children', 'title', 'size'] as const;
 
 /**
  * What the reports of `communities` (whole rows, or heads for an extractive run) are written from, read from the
@@ -561,12 +562,14 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
     entityDigests.push(stored ?? extractiveEntityDigest(entity));
   }
   const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entityIds, entityDigests };
+  const members = (await communityMemberPositions(context.store, entityIds)) ?? (await memberPositionsOfRows(context, entityIds));
+  const membersOf = (community: CommunityHead): Int32Array => members.get(community.id) ?? new Int32Array(0);
   let hashed = 0;
   const { carried, entityHashes } = earlier.carrier(basis);
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
   // Whole rows only of the communities whose inputs are hashed, and of those built.
-  const carriedInputs = bottomUp.map((community) => carried(community));
+  const carriedInputs = bottomUp.map((community) => carried(community.id, membersOf(community)));
   const wholeRows = await wholeCommunities(context, bottomUp.flatMap((community, index) => (carriedInputs[index] === undefined ? [community.id] : [])));
   const planned = bottomUp.map((community, index) => {
     let inputs = carriedInputs[index];
@@ -583,6 +586,13 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   const built = planned.flatMap(({ community, kept }) => (kept ? [] : [wholeRows.get(community.id) as CommunityRecord]));
   const { ordering, store: orderingToStore } = await extractiveOrdering(context, entities, incremental);
   const { extractive } = await reportSources(context, entities, undefined, built, ordering);
+  // The rating of a kept report (`extractiveRating`) over its members as positions: the same degrees summed in the same order.
+  const degrees = Float64Array.from(entities.values(), (entity) => entity.degree);
+  const ratingOf = (positions: Int32Array): number => {
+    let totalDegree = 0;
+    for (const position of positions) totalDegree += position < 0 ? 0 : (degrees[position] as number);
+    return Math.log(1 + totalDegree);
+  };
   const builtReports = new Map<string, ReportRecord>();
   const reports: StoredReportHead[] = planned.map(({ community, kept }, index) => {
     if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
@@ -591,7 +601,7 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
       builtReports.set(community.id, report);
       return report;
     }
-    return { ...kept, rating: extractiveRating(community.entityIds, entities) };
+    return { ...kept, rating: ratingOf(membersOf(community)) };
   });
   // Between refreshes the scale fitted at the last one stays (a report above it is rated 10), so a new highest
   // rating re-rates no other report; a refresh rates the highest one 10, as a fresh build does.
@@ -672,6 +682,16 @@ async function reportSources(
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
   return { sources, extractive: createExtractiveReporter(sources, { maxFindings, maxChunks: extractiveMaxChunks, ...(ordering ? { ordering } : {}), ...(memberOrders ? { memberOrders } : {}), ...(chunkOrders ? { chunkOrders } : {}) }) };
+}
+
+/**
+ * Each community's members as positions in `entityIds` (−1: not among them), from the rows' entity lists: what
+ * `communityMemberPositions` gives when the stored numbers cannot be read, or number other entities.
+ */
+async function memberPositionsOfRows(context: StepContext, entityIds: readonly string[]): Promise<Map<string, Int32Array>> {
+  const positionOf = new Map(entityIds.map((id, position) => [id, position]));
+  const rows = await context.store.table('communities').pick(['id', 'entityIds']);
+  return new Map(rows.map((community) => [community.id, Int32Array.from(community.entityIds, (id) => positionOf.get(id) ?? -1)]));
 }
 
 /** The whole rows of the communities `ids`, by id: none read when there are none, every row when they are most. */

@@ -10,7 +10,7 @@ import { contentId } from '../src/core/ids.js';
 import { builtInPrompts } from '../src/core/prompt-library.js';
 import type { CommunityRecord, ReportRecord } from '../src/core/types.js';
 import type { ChatRequest } from '../src/providers/llm/language-model.js';
-import type { StepContext } from '../src/pipeline/pipeline-step.js';
+import type { StepContext, StepOutput } from '../src/pipeline/pipeline-step.js';
 import { createCommunitiesStep } from '../src/pipeline/steps/communities-step.js';
 import { decodeCommunityMembers, encodeCommunityMembers } from '../src/pipeline/steps/community-members-codec.js';
 import { createReportsStep } from '../src/pipeline/steps/reports-step.js';
@@ -94,6 +94,22 @@ async function storedCommunities(workspace: string) {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The extractive reports step run alone on a copy of `workspace`'s index after `change`, its writes committed: its output,
+ * and the copy's store, open, for the caller to read and close.
+ */
+async function rerunReportsStep(workspace: string, change: (tx: Store) => Promise<void>, changedKeys?: StepContext['changedKeys']): Promise<{ output: StepOutput; store: Store }> {
+  const copy = join(root, `rerun-${workspaces++}.db`);
+  copyFileSync(join(workspace, 'kgrag.db'), copy);
+  const store = openSqliteStore(copy);
+  await store.transaction(change);
+  const config = configSchema.parse({});
+  const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined, ...(changedKeys ? { changedKeys } : {}) };
+  const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
+  await store.transaction(async (tx) => output.write?.(tx));
+  return { output, store };
 }
 
 const byId = <T extends { id: string }>(rows: readonly T[]): Map<string, T> => new Map(rows.map((row) => [row.id, row]));
@@ -331,14 +347,7 @@ describe('fast mode: communities and reports after a change', () => {
       assert.deepEqual(basis?.entityDigests, entities.map((entity) => extractiveEntityDigest(entity)));
     })();
     const rerun = async (change: (tx: Store) => Promise<void>, changedKeys?: StepContext['changedKeys']) => {
-      const copy = join(root, `copy-${workspaces++}.db`);
-      copyFileSync(join(workspace, 'kgrag.db'), copy);
-      const store = openSqliteStore(copy);
-      await store.transaction(change);
-      const config = configSchema.parse({});
-      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined, ...(changedKeys ? { changedKeys } : {}) };
-      const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
-      await store.transaction(async (tx) => output.write?.(tx));
+      const { output, store } = await rerunReportsStep(workspace, change, changedKeys);
       const inputs = await store.getMeta<{ byCommunity: Record<string, string> }>('reports:inputs');
       const result = { counts: output.counts ?? {}, byCommunity: inputs?.byCommunity, reports: await store.table('reports').all(), communities: await store.table('communities').pick(['id', 'entityIds']) };
       await store.close();
@@ -410,14 +419,7 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.close();
     /** The reports step run on a copy of the updated index, after `change`: what it counted, and the reports it left. */
     const rerun = async (change: (tx: Store) => Promise<void>) => {
-      const copy = join(root, `members-${workspaces++}.db`);
-      copyFileSync(join(workspace, 'kgrag.db'), copy);
-      const store = openSqliteStore(copy);
-      await store.transaction(change);
-      const config = configSchema.parse({});
-      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
-      const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
-      await store.transaction(async (tx) => output.write?.(tx));
+      const { output, store } = await rerunReportsStep(workspace, change);
       const result = { counts: output.counts ?? {}, reports: byCommunity(await store.table('reports').all()) };
       await store.close();
       return result;
@@ -456,14 +458,7 @@ describe('fast mode: communities and reports after a change', () => {
     const versionOf = (communities: ReadonlyArray<{ id: string }>, hashes: Record<string, string>): string => contentId('reports', communities.map((community) => hashes[community.id] as string));
     /** The reports step run on a copy of the updated index, after `change`: its output version, and what it stored. */
     const rerun = async (change: (tx: Store) => Promise<void>) => {
-      const copy = join(root, `hashes-${workspaces++}.db`);
-      copyFileSync(join(workspace, 'kgrag.db'), copy);
-      const store = openSqliteStore(copy);
-      await store.transaction(change);
-      const config = configSchema.parse({});
-      const context: StepContext = { store, config, tokenizer: await createTokenizer(config.tokenizer.encoding), embedder: undefined as never, llm: undefined, prompts: builtInPrompts, inputs: { paths: [], documents: [] }, signal: undefined, progress: () => undefined, warn: () => undefined };
-      const output = await createReportsStep({ graphStep: 'nlp-extract', llm: false, claims: false }).run(context);
-      await store.transaction(async (tx) => output.write?.(tx));
+      const { output, store } = await rerunReportsStep(workspace, change);
       const result = {
         counts: output.counts ?? {},
         outputVersion: output.outputVersion,

@@ -97,7 +97,7 @@ type StoredReportOrdering =
  */
 async function extractiveOrdering(
   context: StepContext,
-  entities: ReadonlyMap<string, EntityRecord>,
+  entities: Iterable<Pick<EntityRecord, 'id' | 'degree' | 'frequency'>>,
   incremental: boolean,
 ): Promise<{ ordering: Map<string, EntityOrdering> | undefined; store: StoredReportOrdering | undefined }> {
   const stored = incremental ? await context.store.getMeta<StoredReportOrdering>(reportOrderingKey) : undefined;
@@ -110,7 +110,7 @@ async function extractiveOrdering(
   const ids: string[] = [];
   const degrees: number[] = [];
   const frequencies: number[] = [];
-  for (const entity of entities.values()) {
+  for (const entity of entities) {
     ids.push(entity.id);
     degrees.push(entity.degree);
     frequencies.push(entity.frequency);
@@ -366,7 +366,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
       if (llm) {
         const whole = await communityRows.all();
         communities = whole;
-        outcome = await llmRun(context, options, llm, { ...(await reportInputs(context, options, whole)), llmRelations: await allRelations(context) });
+        outcome = await llmRun(context, options, llm, { ...(await reportInputs(context, options, whole)), entities: await allEntities(context), llmRelations: await allRelations(context) });
       } else {
         communities = await communityRows.pick([...communityHead]);
         outcome = await extractiveRun(context, { ...(await reportInputs(context, options, communities)), incremental });
@@ -391,6 +391,7 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
           reused: earlier.reused,
           regenerated: inCommunityOrder.length - earlier.reused,
           ...(outcome.hashed === undefined ? {} : { inputsHashed: outcome.hashed }),
+          ...(outcome.entitiesRead === undefined ? {} : { entitiesRead: outcome.entitiesRead }),
           written: changed.length,
           ...(outcome.criticalPath === undefined ? {} : { llmCriticalPath: outcome.criticalPath }),
         },
@@ -418,7 +419,8 @@ export function createReportsStep(options: ReportsStepOptions): PipelineStep {
     async prefetch(context, shard) {
       const llm = context.llm;
       if (!llm) return { items: 0, calls: 0 };
-      const { settingsHash, entities, bottomUp } = await reportInputs(context, options, await context.store.table('communities').all());
+      const { settingsHash, bottomUp } = await reportInputs(context, options, await context.store.table('communities').all());
+      const entities = await allEntities(context);
       const llmRelations = await allRelations(context);
       const { earlier } = await earlierLlmReports(context);
       const round = shard.round ?? 0;
@@ -485,9 +487,23 @@ async function reportInputs<C extends CommunityHead>(context: StepContext, optio
       ...(options.llm && context.llm ? {} : { extractive: extractiveReporterVersion }),
     }),
   );
-  const entities = new Map((await store.table('entities').all()).map((entity) => [entity.id, entity]));
   const bottomUp = [...communities].sort((left, right) => right.level - left.level);
-  return { settingsHash, entities, bottomUp };
+  return { settingsHash, bottomUp };
+}
+
+/** Every entity, whole, by id: what LLM report contexts read. */
+async function allEntities(context: StepContext): Promise<Map<string, EntityRecord>> {
+  return new Map((await context.store.table('entities').all()).map((entity) => [entity.id, entity]));
+}
+
+/**
+ * The whole rows of the entities `ids`, by id, added to `into`: none read when there are none, every row when they are
+ * most of the table (`count`), where one scan costs less than looking each up.
+ */
+async function addWholeEntities(context: StepContext, into: Map<string, EntityRecord>, ids: readonly string[], count: number): Promise<void> {
+  if (ids.length === 0) return;
+  const table = context.store.table('entities');
+  for (const entity of ids.length > count / 2 ? await table.all() : await table.get([...ids])) into.set(entity.id, entity);
 }
 
 /** Every relation by id: what LLM report contexts are built from. */
@@ -516,12 +532,13 @@ interface ReportsOutcome {
   basis?: ExtractiveInputsBasis;
   orderingToStore?: StoredReportOrdering;
   hashed?: number;
+  /** Entities an extractive run read whole (the others: id, degree and frequency only). */
+  entitiesRead?: number;
   criticalPath?: number;
 }
 
 interface ReportsRunInputs<C extends CommunityHead = CommunityRecord> {
   settingsHash: string;
-  entities: Map<string, EntityRecord>;
   bottomUp: C[];
 }
 
@@ -529,7 +546,7 @@ async function llmRun(
   context: StepContext,
   options: ReportsStepOptions,
   llm: LanguageModel,
-  { settingsHash, entities, bottomUp, llmRelations }: ReportsRunInputs & { llmRelations: Map<string, RelationRecord> },
+  { settingsHash, entities, bottomUp, llmRelations }: ReportsRunInputs & { entities: Map<string, EntityRecord>; llmRelations: Map<string, RelationRecord> },
 ): Promise<ReportsOutcome> {
   const { previous, earlier } = await earlierLlmReports(context);
   const { sources, extractive } = await reportSources(context, entities, llmRelations, undefined);
@@ -547,29 +564,41 @@ async function llmRun(
   };
 }
 
-async function extractiveRun(context: StepContext, { settingsHash, entities, bottomUp, incremental }: ReportsRunInputs<CommunityHead> & { incremental: boolean }): Promise<ReportsOutcome> {
+async function extractiveRun(context: StepContext, { settingsHash, bottomUp, incremental }: ReportsRunInputs<CommunityHead> & { incremental: boolean }): Promise<ReportsOutcome> {
   const table = context.store.table('reports');
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
-  const entityIds: string[] = [];
-  const entityDigests: string[] = [];
+  // Every entity's id, in table order; whole rows only of the entities the run reads more of: those it digests, and the
+  // members of the communities whose inputs it hashes (every report built is one of them). Of the others, the degree
+  // and frequency that rate and order the reports.
+  const entityIds = (await context.store.table('entities').pick(['id'])).map((entity) => entity.id);
+  const entities = new Map<string, EntityRecord>();
   // An entity the run did not write since the step last ran has the digest stored then; only the others are digested.
   const written = context.changedKeys?.('entities');
   const storedDigests = written && earlier.storedDigests();
-  for (const entity of entities.values()) {
-    const stored = storedDigests && !written.has(entity.id) ? storedDigests.get(entity.id, entityIds.length) : undefined;
-    entityIds.push(entity.id);
-    entityDigests.push(stored ?? extractiveEntityDigest(entity));
-  }
-  const basis: ExtractiveInputsBasis = { settings: settingsHash, rows: { ...(await communityRowHashes(context.store)) }, entityIds, entityDigests };
+  const entityDigests: Array<string | undefined> = entityIds.map((id, position) => (storedDigests && !written.has(id) ? storedDigests.get(id, position) : undefined));
+  const rows = { ...(await communityRowHashes(context.store)) };
   const members = (await communityMemberPositions(context.store, entityIds)) ?? (await memberPositionsOfRows(context, entityIds));
   const membersOf = (community: CommunityHead): Int32Array => members.get(community.id) ?? new Int32Array(0);
+  // The entities read whole, in one read: those to digest, and the members of every community that may not carry its
+  // inputs — counting each entity to digest as changed, so a superset of those the digests leave to hash.
+  const undigested = { settings: settingsHash, rows, entityIds, entityDigests: entityDigests.map((digest) => digest ?? '') };
+  const mayHash = earlier.carrier(undigested).carried;
+  const read = Uint8Array.from(entityDigests, (digest) => (digest === undefined ? 1 : 0));
+  for (const community of bottomUp) {
+    const positions = membersOf(community);
+    if (mayHash(community.id, positions) === undefined) for (const position of positions) if (position >= 0) read[position] = 1;
+  }
+  await addWholeEntities(context, entities, entityIds.filter((_, position) => read[position] === 1), entityIds.length);
+  entityIds.forEach((id, position) => (entityDigests[position] ??= extractiveEntityDigest(entities.get(id) as EntityRecord)));
+  const basis: ExtractiveInputsBasis = { settings: settingsHash, rows, entityIds, entityDigests: entityDigests as string[] };
   let hashed = 0;
   const { carried, entityHashes } = earlier.carrier(basis);
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
   // Whole rows only of the communities whose inputs are hashed, and of those built.
   const carriedInputs = bottomUp.map((community) => carried(community.id, membersOf(community)));
+  const light = entities.size === entityIds.length ? entityIds.map((id) => entities.get(id) as EntityRecord) : await context.store.table('entities').pick(['id', 'degree', 'frequency']);
   const wholeRows = await wholeCommunities(context, bottomUp.flatMap((community, index) => (carriedInputs[index] === undefined ? [community.id] : [])));
   const planned = bottomUp.map((community, index) => {
     let inputs = carriedInputs[index];
@@ -582,12 +611,17 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
   // A community whose stored inputs name no stored report (a row lost under the writer lock cannot be) is built too.
   const unread = planned.flatMap(({ community, kept }) => (kept || wholeRows.has(community.id) ? [] : [community.id]));
   for (const [id, row] of await wholeCommunities(context, unread)) wholeRows.set(id, row);
+  // Their members are read whole too: the report built reads them.
+  planned.forEach(({ community, kept }, index) => {
+    if (!kept && carriedInputs[index] !== undefined) for (const position of membersOf(community)) if (position >= 0) read[position] = 1;
+  });
+  await addWholeEntities(context, entities, entityIds.filter((id, position) => read[position] === 1 && !entities.has(id)), entityIds.length);
   // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
   const built = planned.flatMap(({ community, kept }) => (kept ? [] : [wholeRows.get(community.id) as CommunityRecord]));
-  const { ordering, store: orderingToStore } = await extractiveOrdering(context, entities, incremental);
+  const { ordering, store: orderingToStore } = await extractiveOrdering(context, light, incremental);
   const { extractive } = await reportSources(context, entities, undefined, built, ordering);
   // The rating of a kept report (`extractiveRating`) over its members as positions: the same degrees summed in the same order.
-  const degrees = Float64Array.from(entities.values(), (entity) => entity.degree);
+  const degrees = Float64Array.from(light, (entity) => entity.degree);
   const ratingOf = (positions: Int32Array): number => {
     let totalDegree = 0;
     for (const position of positions) totalDegree += position < 0 ? 0 : (degrees[position] as number);
@@ -631,7 +665,7 @@ async function extractiveRun(context: StepContext, { settingsHash, entities, bot
     if (earlier.keptInPlace.has(report.communityId) || !sameReport(row, whole.get(report.communityId))) changed.push(row);
   }
   basis.entityHashes = entityIds.map((id) => entityHashes.get(id) ?? '');
-  return { earlier, reports, previous, changed, hashes: await extractiveReportHashes(context, earlier, reports, [...builtReports.values(), ...changed]), failed: 0, ratingScale, basis, orderingToStore, hashed };
+  return { earlier, reports, previous, changed, hashes: await extractiveReportHashes(context, earlier, reports, [...builtReports.values(), ...changed]), failed: 0, ratingScale, basis, orderingToStore, hashed, entitiesRead: entities.size };
 }
 
 /**

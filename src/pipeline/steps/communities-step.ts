@@ -41,49 +41,6 @@ async function readCommunitiesState(store: Pick<Store, 'getMeta'>): Promise<{ cl
 /** Blob key of the communities' members as entity positions (`CommunityMembers`), written beside {@link communitiesStateKey}. */
 const communityMembersKey = 'communities:members';
 
-/**
- * The members of the `previous` communities as clustering nodes (−1: an entity no longer in the graph), read from
- * {@link communityMembersKey}: positions in `clustered`, the entity list of the state the blob was written with, mapped
- * to the entities now (`entityIds`, node of each position `nodeAt`), each found at its own position when it is still
- * there (an update appends new entities) and by id otherwise. Undefined when the blob is missing, unreadable, or does not
- * list exactly these communities and that entity list: the rows are read then.
- */
-async function storedMembers(
-  store: Pick<Store, 'getBlob'>,
-  previous: ReadonlyArray<{ id: string }>,
-  clustered: readonly string[] | undefined,
-  entityIds: readonly string[],
-  nodeAt: Int32Array,
-): Promise<Int32Array[] | undefined> {
-  const blob = clustered && (await store.getBlob(communityMembersKey));
-  const stored = blob && decodeCommunityMembers(blob);
-  if (!stored || !clustered || stored.entities !== clustered.length || stored.communityIds.length !== previous.length) return undefined;
-  const indexOf = new Map(stored.communityIds.map((id, index) => [id, index]));
-  let positionOf: Map<string, number> | undefined;
-  const nodeOfStored = Int32Array.from(clustered, (id, position) => {
-    if (entityIds[position] === id) return nodeAt[position] as number;
-    positionOf ??= new Map(entityIds.map((current, index) => [current, index]));
-    const now = positionOf.get(id);
-    return now === undefined ? -1 : (nodeAt[now] as number);
-  });
-  const members: Int32Array[] = [];
-  for (const community of previous) {
-    const index = indexOf.get(community.id);
-    if (index === undefined) return undefined;
-    const list = stored.members.subarray(stored.starts[index], stored.starts[index + 1]);
-    const nodes = new Int32Array(list.length);
-    for (let slot = 0; slot < list.length; slot++) nodes[slot] = nodeOfStored[list[slot] as number] as number;
-    members.push(nodes);
-  }
-  return members;
-}
-
-/** The members of the `previous` communities as clustering nodes, from their rows' entity lists. */
-async function membersFromRows(store: Pick<Store, 'table'>, previous: ReadonlyArray<{ id: string }>, nodeOf: ReadonlyMap<string, number>): Promise<Int32Array[]> {
-  const lists = new Map((await store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
-  return previous.map((community) => Int32Array.from(lists.get(community.id) ?? [], (id) => nodeOf.get(id) ?? -1));
-}
-
 /** The blob of {@link communityMembersKey} for `hierarchy`: each community's members (nodes) as positions (`order`) in `entityIds`. */
 function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, communityIds: readonly string[], order: Int32Array, entityIds: readonly string[]): Uint8Array {
   const starts = new Int32Array(hierarchy.length + 1);
@@ -97,15 +54,26 @@ function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, com
 }
 
 /**
- * Each community's members as positions in `entityIds` (the entities in table order, as the caller read them), by
- * community id, from {@link communityMembersKey}: undefined when the blob is missing or unreadable, or numbers another
- * entity list than `entityIds` (the caller then reads the rows' entity lists).
+ * The members of the communities `communityIds` as positions in `entityIds` (−1: an id not among them), in the order
+ * their rows list them: from {@link communityMembersKey} when it numbers exactly that entity list (its digest) and lists
+ * every one of these communities (`stored`), else from the rows' entity lists. What an update reads instead of parsing
+ * and looking up every row's list again; the communities step asks in the entity list it clustered last, the reports
+ * step in the entities as they are.
  */
-export async function communityMemberPositions(store: Pick<Store, 'getBlob'>, entityIds: readonly string[]): Promise<Map<string, Int32Array> | undefined> {
+export async function communityMemberPositions(store: Pick<Store, 'getBlob' | 'table'>, communityIds: readonly string[], entityIds: readonly string[]): Promise<{ members: Int32Array[]; stored: boolean }> {
   const blob = await store.getBlob(communityMembersKey);
-  const stored = blob && decodeCommunityMembers(blob);
-  if (!stored || stored.entities !== entityIds.length || stored.entityDigest !== entityListDigest(entityIds)) return undefined;
-  return new Map(stored.communityIds.map((id, index) => [id, stored.members.subarray(stored.starts[index], stored.starts[index + 1])]));
+  const numbered = blob && decodeCommunityMembers(blob);
+  if (numbered && numbered.entities === entityIds.length && numbered.entityDigest === entityListDigest(entityIds)) {
+    const indexOf = new Map(numbered.communityIds.map((id, index) => [id, index]));
+    const members = communityIds.map((id) => {
+      const index = indexOf.get(id);
+      return index === undefined ? undefined : numbered.members.subarray(numbered.starts[index], numbered.starts[index + 1]);
+    });
+    if (members.every((list) => list !== undefined)) return { members: members as Int32Array[], stored: true };
+  }
+  const positionOf = new Map(entityIds.map((id, position) => [id, position]));
+  const lists = new Map((await store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
+  return { members: communityIds.map((id) => Int32Array.from(lists.get(id) ?? [], (entity) => positionOf.get(entity) ?? -1)), stored: false };
 }
 
 /** Meta key of {@link StoredRows}: what an update compares with to build and rewrite only the rows that changed. */
@@ -269,16 +237,16 @@ function touchedEntities(
     edgesChanged: Uint8Array | undefined;
     entities: ReadonlySet<string> | undefined;
     relations: ReadonlySet<string> | undefined;
-    nodeOf: ReadonlyMap<string, number>;
-    order: Int32Array;
+    /** The position of an entity id among the graph's entities, −1 for none. */
+    positionOf: (id: string) => number;
   },
 ): Uint8Array | undefined {
-  const { edgesChanged, entities, relations, nodeOf, order } = known;
+  const { edgesChanged, entities, relations, positionOf } = known;
   if (edgesChanged === undefined || entities === undefined || relations === undefined) return undefined;
   const touched = Uint8Array.from(edgesChanged);
   for (const id of entities) {
-    const node = nodeOf.get(id);
-    if (node !== undefined) touched[order[node] as number] = 1;
+    const position = positionOf(id);
+    if (position >= 0) touched[position] = 1;
   }
   if (relations.size > 0) {
     graph.relationIds.forEach((id, relation) => {
@@ -356,9 +324,16 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     // previous communities and the matching of ids work on those numbers: each previous member's id is looked up once,
     // and members are named again only in the rows built, where maps and sets of string ids cost a tenth of the step.
     const { ids: nodeIds, order, rank: nodeAt, graph: clusterGraph } = clusteringGraph(entityIds, endpoints, graph.weights);
-    const nodeOf = new Map(nodeIds.map((id, node) => [id, node]));
-    const membersStored = previous.length === 0 ? undefined : await storedMembers(store, previous, state?.digests.ids, entityIds, nodeAt);
-    const previousMembers = membersStored ?? (previous.length === 0 ? [] : await membersFromRows(store, previous, nodeOf));
+    // Positions in the entity list the previous communities were clustered from, each found now at its own position
+    // when it is still there (an update appends new entities) and by id otherwise.
+    const clustered = state?.digests.ids ?? entityIds;
+    const { members: listed, stored: membersStored } = previous.length === 0 ? { members: [], stored: false } : await communityMemberPositions(store, previous.map((community) => community.id), clustered);
+    const now = new ValuesById(entityIds, entityIds);
+    const nodeOfListed = Int32Array.from(clustered, (id, position) => {
+      const current = now.indexOf(id, position);
+      return current < 0 ? -1 : (nodeAt[current] as number);
+    });
+    const previousMembers = listed.map((positions) => Int32Array.from(positions, (position) => (position < 0 ? -1 : (nodeOfListed[position] as number))));
     // Entities whose edges changed since the stored digests: where a warm start revisits, and what rows read anew.
     const edgesChanged = state && Uint8Array.from(entityIds, (id, position) => (state.digests.get(id, position) === digests[position] ? 0 : 1));
     let start: LeidenHierarchyStart | undefined;
@@ -452,7 +427,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const rowHashes: Record<string, string> = {};
     const innerDigests: Record<string, string> = {};
     const records: CommunityRecord[] = [];
-    const touched = touchedEntities(graph, { edgesChanged, entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations'), nodeOf, order });
+    const touched = touchedEntities(graph, { edgesChanged, entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations'), positionOf: (id) => now.indexOf(id, -1) });
     hierarchy.forEach((community, index) => {
       const id = ids[index] as string;
       // A kept community none of whose members the run touched lists the inner relations and chunks it listed: its

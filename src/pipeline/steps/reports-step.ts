@@ -578,8 +578,9 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   const storedDigests = written && earlier.storedDigests();
   const entityDigests: Array<string | undefined> = entityIds.map((id, position) => (storedDigests && !written.has(id) ? storedDigests.get(id, position) : undefined));
   const rows = { ...(await communityRowHashes(context.store)) };
-  const members = (await communityMemberPositions(context.store, entityIds)) ?? (await memberPositionsOfRows(context, entityIds));
-  const membersOf = (community: CommunityHead): Int32Array => members.get(community.id) ?? new Int32Array(0);
+  const { members: listed } = await communityMemberPositions(context.store, bottomUp.map((community) => community.id), entityIds);
+  const members = new Map(bottomUp.map((community, index) => [community.id, listed[index] as Int32Array]));
+  const membersOf = (community: CommunityHead): Int32Array => members.get(community.id) as Int32Array;
   // The entities read whole, in one read: those to digest, and the members of every community that may not carry its
   // inputs — counting each entity to digest as changed, so a superset of those the digests leave to hash.
   const undigested = { settings: settingsHash, rows, entityIds, entityDigests: entityDigests.map((digest) => digest ?? '') };
@@ -716,16 +717,6 @@ async function reportSources(
     chunks: new Map(chunkRows.map((chunk) => [chunk.id, chunk])),
   };
   return { sources, extractive: createExtractiveReporter(sources, { maxFindings, maxChunks: extractiveMaxChunks, ...(ordering ? { ordering } : {}), ...(memberOrders ? { memberOrders } : {}), ...(chunkOrders ? { chunkOrders } : {}) }) };
-}
-
-/**
- * Each community's members as positions in `entityIds` (−1: not among them), from the rows' entity lists: what
- * `communityMemberPositions` gives when the stored numbers cannot be read, or number other entities.
- */
-async function memberPositionsOfRows(context: StepContext, entityIds: readonly string[]): Promise<Map<string, Int32Array>> {
-  const positionOf = new Map(entityIds.map((id, position) => [id, position]));
-  const rows = await context.store.table('communities').pick(['id', 'entityIds']);
-  return new Map(rows.map((community) => [community.id, Int32Array.from(community.entityIds, (id) => positionOf.get(id) ?? -1)]));
 }
 
 /** The whole rows of the communities `ids`, by id: none read when there are none, every row when they are most. */

@@ -426,8 +426,8 @@ describe('fast mode: communities and reports after a change', () => {
     await kgrag.index([hollinsBakery], { methods });
     await kgrag.close();
     /** The reports step run on a copy of the updated index, after `change`: what it counted, and the reports it left. */
-    const rerun = async (change: (tx: Store) => Promise<void>) => {
-      const { output, store } = await rerunReportsStep(workspace, change);
+    const rerun = async (change: (tx: Store) => Promise<void>, changedKeys?: StepContext['changedKeys']) => {
+      const { output, store } = await rerunReportsStep(workspace, change, changedKeys);
       const result = { counts: output.counts ?? {}, reports: byCommunity(await store.table('reports').all()) };
       await store.close();
       return result;
@@ -437,6 +437,16 @@ describe('fast mode: communities and reports after a change', () => {
     assert.equal(asStored.counts['written'], 0);
     const fromRows = await rerun(async (tx) => tx.setBlob('communities:members', new Uint8Array([1, 2, 3])));
     assert.deepEqual(fromRows, asStored, 'the rows give the ratings the numbers give');
+    // A community whose inputs are carried but whose report row is gone is built again from its row and its members,
+    // read whole though no entity changed (told so, the step digests none).
+    const [lost, lostReport] = [...asStored.reports].find(([, report]) => report.findings.length > 1) as [string, ReportRecord];
+    const rebuilt = await rerun(async (tx) => void (await tx.table('reports').deleteWhere('communityId', [lost])), () => new Set());
+    assert.equal(rebuilt.counts['regenerated'], 1);
+    assert.equal(rebuilt.counts['inputsHashed'], 0);
+    assert.ok((rebuilt.counts['entitiesRead'] ?? 0) > 0, 'its members were read whole');
+    const { hid: _hid, ...rebuiltRow } = rebuilt.reports.get(lost) as ReportRecord & { hid?: number };
+    const { hid: _lostHid, ...lostRow } = lostReport as ReportRecord & { hid?: number };
+    assert.deepEqual(rebuiltRow, lostRow);
     // Numbers planted for one community (every member the best-connected entity) rate its kept report, and only it.
     const store = openSqliteStore(join(workspace, 'kgrag.db'), { readonly: true });
     const members = decodeCommunityMembers((await store.getBlob('communities:members')) as Uint8Array);

@@ -212,11 +212,16 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
    * under `basis` (see {@link ExtractiveInputsBasis}): undefined for a community whose inputs must be hashed. The
    * entities that changed since are found once, here: those whose digest in `basis` is not the stored one (a new entity's
    * included) and those the stored basis lists that `basis` does not, each compared at its own position in the two lists
-   * (table order, new entities last) and only the others by id.
+   * (table order, new entities last) and only the others by id. An entity whose digest `basis` does not hold yet counts
+   * as changed until `settle` gives it: what `carried` says before is a superset of the communities to hash.
    */
-  carrier(basis: ExtractiveInputsBasis): { carried: (communityId: string, members: ArrayLike<number>) => string | undefined; entityHashes: Map<string, string> } {
+  carrier(basis: Omit<ExtractiveInputsBasis, 'entityDigests'> & { entityDigests: ReadonlyArray<string | undefined> }): {
+    carried: (communityId: string, members: ArrayLike<number>) => string | undefined;
+    settle: (position: number, digest: string) => void;
+    entityHashes: Map<string, string>;
+  } {
     const entityHashes = new Map<string, string>();
-    const none = { carried: () => undefined, entityHashes };
+    const none = { carried: () => undefined, settle: () => undefined, entityHashes };
     const stored = this.storedInputs;
     const before = stored?.extractiveBasis ?? stored?.extractive;
     if (!stored || before?.settings !== basis.settings) return none;
@@ -227,16 +232,19 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
     const storedHashes = Array.isArray(hashes) && hashes.length === digests.size ? hashes : undefined;
     // By position in `basis.entityIds`, where members are numbered; an entity gone since is no current community's member.
     const changed = new Uint8Array(basis.entityIds.length);
-    basis.entityIds.forEach((id, position) => {
+    const settle = (position: number, current: string | undefined): void => {
+      const id = basis.entityIds[position] as string;
       const index = digests.indexOf(id, position);
       const digest = index < 0 ? undefined : digests.values[index];
-      if (digest !== basis.entityDigests[position]) changed[position] = 1;
-      else {
+      changed[position] = current === undefined || digest !== current ? 1 : 0;
+      if (changed[position] === 0) {
         const hash = storedHashes?.[index];
         if (typeof hash === 'string' && hash !== '') entityHashes.set(id, hash);
       }
-    });
+    };
+    basis.entityDigests.forEach((digest, position) => settle(position, digest));
     return {
+      settle,
       carried: (communityId, members) => {
         const inputs = stored.byCommunity[communityId];
         const row = basis.rows[communityId];
@@ -582,23 +590,26 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   const members = new Map(bottomUp.map((community, index) => [community.id, listed[index] as Int32Array]));
   const membersOf = (community: CommunityHead): Int32Array => members.get(community.id) as Int32Array;
   // The entities read whole, in one read: those to digest, and the members of every community that may not carry its
-  // inputs — counting each entity to digest as changed, so a superset of those the digests leave to hash.
-  const undigested = { settings: settingsHash, rows, entityIds, entityDigests: entityDigests.map((digest) => digest ?? '') };
-  const mayHash = earlier.carrier(undigested).carried;
+  // inputs — the carrier counts each entity to digest as changed until it is digested, so a superset of those to hash.
+  const { carried, settle, entityHashes } = earlier.carrier({ settings: settingsHash, rows, entityIds, entityDigests });
   const read = Uint8Array.from(entityDigests, (digest) => (digest === undefined ? 1 : 0));
   for (const community of bottomUp) {
     const positions = membersOf(community);
-    if (mayHash(community.id, positions) === undefined) for (const position of positions) if (position >= 0) read[position] = 1;
+    if (carried(community.id, positions) === undefined) for (const position of positions) if (position >= 0) read[position] = 1;
   }
   await addWholeEntities(context, entities, entityIds.filter((_, position) => read[position] === 1), entityIds.length);
-  entityIds.forEach((id, position) => (entityDigests[position] ??= extractiveEntityDigest(entities.get(id) as EntityRecord)));
+  entityIds.forEach((id, position) => {
+    if (entityDigests[position] !== undefined) return;
+    entityDigests[position] = extractiveEntityDigest(entities.get(id) as EntityRecord);
+    settle(position, entityDigests[position]);
+  });
   const basis: ExtractiveInputsBasis = { settings: settingsHash, rows, entityIds, entityDigests: entityDigests as string[] };
   let hashed = 0;
-  const { carried, entityHashes } = earlier.carrier(basis);
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
   // Whole rows only of the communities whose inputs are hashed, and of those built.
   const carriedInputs = bottomUp.map((community) => carried(community.id, membersOf(community)));
+  // Every entity's degree and frequency, in table order: of the rows read whole when they are all of them.
   const light = entities.size === entityIds.length ? entityIds.map((id) => entities.get(id) as EntityRecord) : await context.store.table('entities').pick(['id', 'degree', 'frequency']);
   const wholeRows = await wholeCommunities(context, bottomUp.flatMap((community, index) => (carriedInputs[index] === undefined ? [community.id] : [])));
   const planned = bottomUp.map((community, index) => {

@@ -42,7 +42,7 @@ async function readCommunitiesState(store: Pick<Store, 'getMeta'>): Promise<{ cl
 const communityMembersKey = 'communities:members';
 
 /** The blob of {@link communityMembersKey} for `hierarchy`: each community's members (nodes) as positions (`order`) in `entityIds`. */
-function membersOf(hierarchy: ReadonlyArray<{ members: readonly number[] }>, communityIds: readonly string[], order: Int32Array, entityIds: readonly string[]): Uint8Array {
+function communityMembersBlob(hierarchy: ReadonlyArray<{ members: readonly number[] }>, communityIds: readonly string[], order: Int32Array, entityIds: readonly string[]): Uint8Array {
   const starts = new Int32Array(hierarchy.length + 1);
   hierarchy.forEach((community, index) => (starts[index + 1] = (starts[index] as number) + community.members.length));
   const members = new Int32Array(starts[hierarchy.length] as number);
@@ -509,7 +509,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const current = new Set(ids);
     const removed = previous.filter((community) => !current.has(community.id)).map((community) => community.id);
     const nextState: CommunitiesState = { version: 2, clustering, ids: entityIds, digests };
-    const members = membersOf(hierarchy, ids, order, entityIds);
+    const members = communityMembersBlob(hierarchy, ids, order, entityIds);
     // An update writes the rows whose content changed; unchanged rows stay where they are (same hid, same bytes).
     const changedRecords = stored === undefined ? records : records.filter((record) => stored.rows[record.id] !== rowHashes[record.id]);
     const nextRows: StoredRows = { version: 3, rows: rowHashes, inner: innerDigests, ...(level0Quality === undefined ? {} : { level0Quality }) };

@@ -28,9 +28,9 @@ test('a request sent on a kept-alive connection while the event loop is busy for
   try {
     assert.equal(await get(server.url, agent), 200);
     const second = get(server.url, agent);
-    // The request is written; the loop now stays busy past Node's default keep-alive timeout of 5 s.
-    const until = Date.now() + 6000;
-    while (Date.now() < until);
+    // The request is written; the loop now stays blocked past Node's default keep-alive timeout of 5 s. Atomics.wait
+    // blocks the thread as CPU work would (timers and sockets wait alike), without taking a core from the other tests.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6000);
     assert.equal(await second, 200);
   } finally {
     agent.destroy();

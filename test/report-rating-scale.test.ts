@@ -25,7 +25,7 @@ async function ratedReports(kgrag: Kgrag): Promise<Map<string, { report: ReportR
   const members = new Map((await kgrag.store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
   const rated = new Map<string, { report: ReportRecord; raw: number }>();
   for (const report of await kgrag.store.table('reports').all()) {
-    rated.set(report.communityId, { report, raw: extractiveRating(members.get(report.communityId) ?? [], degrees) });
+    rated.set(report.communityId, { report, raw: extractiveRating(members.get(report.communityId) ?? [], (id) => degrees.get(id)?.degree ?? 0) });
   }
   return rated;
 }

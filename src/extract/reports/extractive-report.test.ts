@@ -48,7 +48,7 @@ describe('createExtractiveReporter ordering', () => {
     assert.match(report.findings[0]?.explanation ?? '', /Connected here to Brenmoor and Arlow\.$/);
     // Own degrees 9 + 5 + 1, not the given 1 + 5 + 7.
     assert.equal(report.rating, Math.log(1 + 15));
-    assert.equal(extractiveRating(['a', 'b', 'c', 'gone'], sources.entities), Math.log(1 + 15));
+    assert.equal(extractiveRating(['a', 'b', 'c', 'gone'], (id) => sources.entities.get(id)?.degree ?? 0), Math.log(1 + 15));
   });
 });
 

@@ -131,12 +131,13 @@ function joinTitles(titles: readonly string[]): string {
 }
 
 /**
- * The raw rating of an extractive report: the log of its members' total degree. Callers rescale the ratings
- * of all reports to 0–10, so a kept report is re-rated with the others.
+ * The raw rating of an extractive report: the log of its members' total degree, summed in the order given (`degreeOf`
+ * of a member: its degree, 0 for one not in the graph). Callers rescale the ratings of all reports to 0–10, so a kept
+ * report is re-rated with the others; members may be ids or numbers, as long as the sum runs in the same order.
  */
-export function extractiveRating(memberIds: Iterable<string>, entities: ReadonlyMap<string, Pick<EntityRecord, 'degree'>>): number {
+export function extractiveRating<Member>(members: Iterable<Member>, degreeOf: (member: Member) => number): number {
   let totalDegree = 0;
-  for (const id of memberIds) totalDegree += entities.get(id)?.degree ?? 0;
+  for (const member of members) totalDegree += degreeOf(member);
   return Math.log(1 + totalDegree);
 }
 
@@ -296,7 +297,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
       title,
       summary,
       findings,
-      rating: extractiveRating(community.entityIds, sources.entities),
+      rating: extractiveRating(community.entityIds, (id) => sources.entities.get(id)?.degree ?? 0),
       ratingExplanation: `Connectivity, not a judgement of importance: no language model rated this report. The score grows with the log of the members' total degree, on a 0–10 scale whose 10 is the best-connected community at the last refresh; ${members.length} entities, ${community.relationIds.length} relations inside it.`,
       fullContent: reportMarkdown(title, summary, findings),
       generatedBy: 'extractive',

@@ -6,7 +6,7 @@ import { maxOf } from '../../core/max-of.js';
 import type { ClaimRecord, CommunityRecord, EntityRecord, RelationRecord, ReportRecord } from '../../core/types.js';
 import { buildCommunityReportContext } from '../../extract/reports/community-report-context.js';
 import { communityReportPrompt, communityReportRepairPrompt } from '../../extract/reports/community-report-prompt.js';
-import { createExtractiveReporter, extractiveChunkOrder, extractiveMaxChunks, extractiveMemberOrder, extractiveReporterVersion, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
+import { createExtractiveReporter, extractiveChunkOrder, extractiveMaxChunks, extractiveMemberOrder, extractiveRating, extractiveReporterVersion, type EntityOrdering, type ReportSources } from '../../extract/reports/extractive-report.js';
 import { createExtractiveReportInputs, extractiveEntityDigest } from '../../extract/reports/extractive-report-inputs.js';
 import { generateCommunityReport } from '../../extract/reports/generate-community-report.js';
 import { citedDataReferences, renumberDataReferences } from '../../extract/reports/renumber-data-references.js';
@@ -586,17 +586,16 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   const storedDigests = written && earlier.storedDigests();
   const entityDigests: Array<string | undefined> = entityIds.map((id, position) => (storedDigests && !written.has(id) ? storedDigests.get(id, position) : undefined));
   const rows = { ...(await communityRowHashes(context.store)) };
-  const { members: listed } = await communityMemberPositions(context.store, bottomUp.map((community) => community.id), entityIds);
-  const members = new Map(bottomUp.map((community, index) => [community.id, listed[index] as Int32Array]));
-  const membersOf = (community: CommunityHead): Int32Array => members.get(community.id) as Int32Array;
+  // Each community's members as positions in `entityIds`, by its place in `bottomUp`.
+  const { members } = await communityMemberPositions(context.store, bottomUp.map((community) => community.id), entityIds);
+  const membersAt = (index: number): Int32Array => members[index] as Int32Array;
   // The entities read whole, in one read: those to digest, and the members of every community that may not carry its
   // inputs — the carrier counts each entity to digest as changed until it is digested, so a superset of those to hash.
   const { carried, settle, entityHashes } = earlier.carrier({ settings: settingsHash, rows, entityIds, entityDigests });
   const read = Uint8Array.from(entityDigests, (digest) => (digest === undefined ? 1 : 0));
-  for (const community of bottomUp) {
-    const positions = membersOf(community);
-    if (carried(community.id, positions) === undefined) for (const position of positions) if (position >= 0) read[position] = 1;
-  }
+  bottomUp.forEach((community, index) => {
+    if (carried(community.id, membersAt(index)) === undefined) for (const position of membersAt(index)) if (position >= 0) read[position] = 1;
+  });
   await addWholeEntities(context, entities, entityIds.filter((_, position) => read[position] === 1), entityIds.length);
   entityIds.forEach((id, position) => {
     if (entityDigests[position] !== undefined) return;
@@ -608,7 +607,7 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   // An unchanged entity's own hash is the stored one; the others are hashed as the inputs need them, and kept for next time.
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
   // Whole rows only of the communities whose inputs are hashed, and of those built.
-  const carriedInputs = bottomUp.map((community) => carried(community.id, membersOf(community)));
+  const carriedInputs = bottomUp.map((community, index) => carried(community.id, membersAt(index)));
   // Every entity's degree and frequency, in table order: of the rows read whole when they are all of them.
   const light = entities.size === entityIds.length ? entityIds.map((id) => entities.get(id) as EntityRecord) : await context.store.table('entities').pick(['id', 'degree', 'frequency']);
   const wholeRows = await wholeCommunities(context, bottomUp.flatMap((community, index) => (carriedInputs[index] === undefined ? [community.id] : [])));
@@ -625,20 +624,16 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   for (const [id, row] of await wholeCommunities(context, unread)) wholeRows.set(id, row);
   // Their members are read whole too: the report built reads them.
   planned.forEach(({ community, kept }, index) => {
-    if (!kept && carriedInputs[index] !== undefined) for (const position of membersOf(community)) if (position >= 0) read[position] = 1;
+    if (!kept && carriedInputs[index] !== undefined) for (const position of membersAt(index)) if (position >= 0) read[position] = 1;
   });
   await addWholeEntities(context, entities, entityIds.filter((id, position) => read[position] === 1 && !entities.has(id)), entityIds.length);
   // Only the reports built anew read chunk texts and relations: an update loads those of the changed communities.
   const built = planned.flatMap(({ community, kept }) => (kept ? [] : [wholeRows.get(community.id) as CommunityRecord]));
   const { ordering, store: orderingToStore } = await extractiveOrdering(context, light, incremental);
   const { extractive } = await reportSources(context, entities, undefined, built, ordering);
-  // The rating of a kept report (`extractiveRating`) over its members as positions: the same degrees summed in the same order.
+  // A kept report is rated over its members as positions: the degrees a built one sums by id, in the same order.
   const degrees = Float64Array.from(light, (entity) => entity.degree);
-  const ratingOf = (positions: Int32Array): number => {
-    let totalDegree = 0;
-    for (const position of positions) totalDegree += position < 0 ? 0 : (degrees[position] as number);
-    return Math.log(1 + totalDegree);
-  };
+  const degreeAt = (position: number): number => (position < 0 ? 0 : (degrees[position] as number));
   const builtReports = new Map<string, ReportRecord>();
   const reports: StoredReportHead[] = planned.map(({ community, kept }, index) => {
     if (index % 50 === 0) context.progress(index, bottomUp.length, 'communities');
@@ -647,7 +642,7 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
       builtReports.set(community.id, report);
       return report;
     }
-    return { ...kept, rating: ratingOf(membersOf(community)) };
+    return { ...kept, rating: extractiveRating(membersAt(index), degreeAt) };
   });
   // Between refreshes the scale fitted at the last one stays (a report above it is rated 10), so a new highest
   // rating re-rates no other report; a refresh rates the highest one 10, as a fresh build does.

@@ -576,10 +576,11 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   const table = context.store.table('reports');
   const previous: StoredReportHead[] = await table.pick([...storedReportHead]);
   const earlier = new EarlierReports(previous, await context.store.getMeta<StoredReportInputs>(reportInputsKey));
-  // Every entity's id, in table order; whole rows only of the entities the run reads more of: those it digests, and the
-  // members of the communities whose inputs it hashes (every report built is one of them). Of the others, the degree
-  // and frequency that rate and order the reports.
-  const entityIds = (await context.store.table('entities').pick(['id'])).map((entity) => entity.id);
+  // Every entity's id, degree and frequency (which rate and order the reports), in table order, in one read; whole rows
+  // only of the entities the run reads more of: those it digests, and the members of the communities whose inputs it
+  // hashes (every report built is one of them).
+  const light = await context.store.table('entities').pick(['id', 'degree', 'frequency']);
+  const entityIds = light.map((entity) => entity.id);
   const entities = new Map<string, EntityRecord>();
   // An entity the run did not write since the step last ran has the digest stored then; only the others are digested.
   const written = context.changedKeys?.('entities');
@@ -608,8 +609,6 @@ async function extractiveRun(context: StepContext, { settingsHash, bottomUp, inc
   const inputsOf = createExtractiveReportInputs(entities, entityHashes);
   // Whole rows only of the communities whose inputs are hashed, and of those built.
   const carriedInputs = bottomUp.map((community, index) => carried(community.id, membersAt(index)));
-  // Every entity's degree and frequency, in table order: of the rows read whole when they are all of them.
-  const light = entities.size === entityIds.length ? entityIds.map((id) => entities.get(id) as EntityRecord) : await context.store.table('entities').pick(['id', 'degree', 'frequency']);
   const wholeRows = await wholeCommunities(context, bottomUp.flatMap((community, index) => (carriedInputs[index] === undefined ? [community.id] : [])));
   const planned = bottomUp.map((community, index) => {
     let inputs = carriedInputs[index];

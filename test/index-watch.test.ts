@@ -115,7 +115,7 @@ describe('kgrag index --watch', () => {
     let stdout = '';
     let stderr = '';
     const waiters: Array<{ count: number; resolve: () => void }> = [];
-    const lines = (): Array<{ documents: number; pruned?: Array<{ source: string }> }> => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as { documents: number });
+    const lines = (): Array<{ documents: number; pruned?: Array<{ source: string }>; moved?: Array<{ from: string; to: string }> }> => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as { documents: number });
     child.stdout.on('data', (data: Buffer) => {
       stdout += data.toString();
       for (const waiter of waiters.splice(0)) (lines().length >= waiter.count ? waiter.resolve : () => waiters.push(waiter))();
@@ -155,6 +155,14 @@ describe('kgrag index --watch', () => {
       renameSync(join(docs, 'ferry.md'), join(docs, 'crossing.md'));
       await updates(4);
       assert.equal(lines()[3]?.documents, 3);
+      // A renamed file keeps its document (same title and text): it moved, it was not removed.
+      assert.deepEqual(lines()[3]?.pruned, [], 'a renamed file is not reported removed');
+      assert.deepEqual(
+        lines()[3]?.moved?.map(({ from, to }) => [from, to]),
+        [[join(docs, 'ferry.md'), join(docs, 'crossing.md')]],
+      );
+      assert.doesNotMatch(stderr, /removed \(--prune\): .*ferry\.md/);
+      assert.match(stderr, /moved: .*ferry\.md → .*crossing\.md "Ferry"/);
 
       rmSync(join(docs, 'weir.md'));
       await updates(5);

@@ -3,7 +3,7 @@ import type { KgragConfigInput } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
 import { watchPaths } from '../../core/watch-paths.js';
-import type { Kgrag } from '../../api/kgrag.js';
+import type { IndexedDocument, Kgrag } from '../../api/kgrag.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
 import { openWorkspace } from '../open-workspace.js';
 import { type CliIo, writeLine } from '../cli-io.js';
@@ -153,6 +153,23 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
   }
 }
 
+/**
+ * The documents whose sources a run with prune no longer holds, told apart: removed, or moved — a renamed or moved file
+ * keeps its document (the same title and text are the same id) under its new source. An edited file keeps its source.
+ */
+function sourcesGone(before: readonly IndexedDocument[], after: readonly IndexedDocument[]): { pruned: IndexedDocument[]; moved: Array<{ document: IndexedDocument; to: string }> } {
+  const sources = new Set(after.map((document) => document.source));
+  const sourceOf = new Map(after.map((document) => [document.id, document.source]));
+  const gone = before.filter((document) => !sources.has(document.source));
+  return {
+    pruned: gone.filter((document) => !sourceOf.has(document.id)),
+    moved: gone.flatMap((document) => {
+      const to = sourceOf.get(document.id);
+      return to === undefined ? [] : [{ document, to }];
+    }),
+  };
+}
+
 /** What one run of the index command reports to. */
 interface IndexRunSurroundings {
   global: GlobalOptions;
@@ -190,9 +207,9 @@ async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexC
     retries.stop();
     renderer.stop();
     const counts = await kgrag.stats();
-    const after = new Set((options.prune ? await kgrag.documents() : []).map((document) => document.source));
-    const pruned = before.filter((document) => !after.has(document.source));
+    const { pruned, moved } = sourcesGone(before, options.prune ? await kgrag.documents() : []);
     for (const document of pruned) writeLine(io.stderr, `removed (--prune): ${sanitizeForTerminal(document.source)} "${sanitizeForTerminal(document.title)}"`);
+    for (const { document, to } of moved) writeLine(io.stderr, `moved: ${sanitizeForTerminal(document.source)} → ${sanitizeForTerminal(to)} "${sanitizeForTerminal(document.title)}"`);
     const usage = kgrag.usage();
     if (global.quiet !== true) for (const line of formatRunCost(steps, usage, run)) writeLine(io.stderr, line);
     if (options.json) {
@@ -201,7 +218,7 @@ async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexC
         workspace: kgrag.workspace,
         ...counts,
         warnings: warnings.map(warningJson),
-        ...(options.prune ? { pruned: pruned.map(({ id, title, source }) => ({ id, title, source })) } : {}),
+        ...(options.prune ? { pruned: pruned.map(({ id, title, source }) => ({ id, title, source })), moved: moved.map(({ document, to }) => ({ id: document.id, title: document.title, from: document.source, to })) } : {}),
         ran: summary.ran,
         skipped: summary.skipped,
         durationMs: Math.round(summary.durationMs),

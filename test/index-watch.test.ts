@@ -107,6 +107,8 @@ describe('kgrag index --watch', () => {
     mkdirSync(docs);
     writeNote(docs, 'weir.md', 'Weir', 'The weir at Kestermouth was rebuilt in 1911 after the flood.');
     writeNote(docs, 'ferry.md', 'Ferry', 'The ferry crossed the Kester until the bridge opened.');
+    // Skipped with a warning by every update, which reads the whole folder: printed by the first only.
+    writeFileSync(join(docs, 'scan.md'), Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]));
     // The index file lies inside the watched folder's parent, the workspace; its writes are not changes.
     const child = spawn(process.execPath, [...nodeScriptArgs(cli), 'index', docs, '--watch', '--debounce', '200', '--methods', 'basic', '--json', '-w', workspace], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -115,7 +117,7 @@ describe('kgrag index --watch', () => {
     let stdout = '';
     let stderr = '';
     const waiters: Array<{ count: number; resolve: () => void }> = [];
-    const lines = (): Array<{ documents: number; pruned?: Array<{ source: string }>; moved?: Array<{ from: string; to: string }> }> => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as { documents: number });
+    const lines = (): Array<{ documents: number; pruned?: Array<{ source: string }>; moved?: Array<{ from: string; to: string }>; warnings?: Array<{ file?: string }> }> => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as { documents: number });
     child.stdout.on('data', (data: Buffer) => {
       stdout += data.toString();
       for (const waiter of waiters.splice(0)) (lines().length >= waiter.count ? waiter.resolve : () => waiters.push(waiter))();
@@ -136,7 +138,7 @@ describe('kgrag index --watch', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const sources = (): string[] => readdirSync(docs).map((name) => join(docs, name)).sort();
+    const sources = (): string[] => readdirSync(docs).filter((name) => name !== 'scan.md').map((name) => join(docs, name)).sort();
     try {
       await updates(1);
       assert.equal(lines()[0]?.documents, 2);
@@ -174,6 +176,8 @@ describe('kgrag index --watch', () => {
       assert.equal(stopped, 0, `after Ctrl-C; stdout:\n${stdout}\nstderr:\n${stderr}`);
       assert.match(stderr, /stopped watching/);
       assert.equal(lines().length, 5, 'one update per change, none for the index files it wrote');
+      assert.equal(stderr.match(/warning: .*scan\.md/g)?.length, 1, `the binary file's warning once, not once per update:\n${stderr}`);
+      for (const line of lines()) assert.ok(line.warnings?.some((warning) => warning.file === join(docs, 'scan.md')), 'every update lists it in its JSON');
       const kgrag = await createKgrag({ workspace, env: {} });
       try {
         assert.deepEqual((await kgrag.documents()).map((document) => document.source).sort(), sources());

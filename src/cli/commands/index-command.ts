@@ -96,10 +96,13 @@ export async function indexCommand(paths: string[], options: IndexCommandOptions
   const kgrag = await openWorkspace({ ...workspaceOptions(global, io, indexOverrides(options)), onRetry: retries.onRetry }, io);
   run = llmPriceOf(kgrag);
   const price = run;
+  let printed = new Set<string>();
   const once = async (runOptions: IndexCommandOptions): Promise<void> => {
     renderer = newRenderer();
+    const repeated = options.watch ? { before: printed, now: new Set<string>() } : undefined;
     // Under --watch every run prunes: a deleted or renamed file is a change like any other.
-    await indexOnce(kgrag, paths, options.watch ? { ...runOptions, prune: true } : runOptions, { global, io, renderer, retries, run: price });
+    await indexOnce(kgrag, paths, options.watch ? { ...runOptions, prune: true } : runOptions, { global, io, renderer, retries, run: price, ...(repeated ? { repeated } : {}) });
+    if (repeated) printed = repeated.now;
   };
   try {
     await once(options);
@@ -177,12 +180,24 @@ interface IndexRunSurroundings {
   renderer: ProgressRenderer;
   retries: RetryReporter;
   run: RunPrice;
+  /**
+   * Under --watch: the warnings the previous update printed, by {@link warningKey}. One of them is not printed again —
+   * every update reads the whole folder, and a binary file left in it warned on every update — though the summary
+   * line and the JSON still count and list it. The run adds the warnings it printed or held back.
+   */
+  repeated?: { before: ReadonlySet<string>; now: Set<string> };
+}
+
+/** What tells a warning from another, for {@link IndexRunSurroundings.repeated}. */
+function warningKey({ step, code, source, message }: PipelineWarning): string {
+  return JSON.stringify([step, code, source ?? null, message]);
 }
 
 /** One index run of the command: progress, the summary line (or JSON), the pruned sources, the cost. */
-async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexCommandOptions, { global, io, renderer, retries, run }: IndexRunSurroundings): Promise<void> {
+async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexCommandOptions, { global, io, renderer, retries, run, repeated }: IndexRunSurroundings): Promise<void> {
   const interrupts = handleInterrupts(io);
   const warnings: PipelineWarning[] = [];
+  let heldBack = 0;
   const steps: StepRunCost[] = [];
   try {
     // What --prune removes is named afterwards: the sources the index held before and no longer holds.
@@ -198,7 +213,15 @@ async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexC
         onEvent: (event) => {
           interrupts.onEvent(event);
           if (event.type === 'step-start') retries.setScope(event.step);
-          if (event.type === 'warning') warnings.push(event.warning);
+          if (event.type === 'warning') {
+            warnings.push(event.warning);
+            const key = warningKey(event.warning);
+            repeated?.now.add(key);
+            if (repeated?.before.has(key) === true) {
+              heldBack++;
+              return;
+            }
+          }
           if (event.type === 'step-end') steps.push({ step: event.step, durationMs: Math.round(event.durationMs), usage: event.usage });
           renderer.onEvent(event);
         },
@@ -231,7 +254,7 @@ async function indexOnce(kgrag: Kgrag, paths: readonly string[], options: IndexC
     } else {
       writeLine(
         io.stdout,
-        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${sanitizeForTerminal(kgrag.workspace)}${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}`,
+        `${counts.documents} documents, ${counts.chunks} chunks, ${counts.entities} entities, ${counts.relations} relations, ${counts.communities} communities in ${sanitizeForTerminal(kgrag.workspace)}${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'}${heldBack > 0 ? `, ${heldBack} repeated from the last update` : ''})` : ''}`,
       );
     }
     if (options.strict && warnings.length > 0) throw strictError(warnings.length);

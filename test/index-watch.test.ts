@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -93,11 +93,101 @@ describe('watchPaths', () => {
     assert.equal((await second).done, true);
   });
 
+  it('follows a watched folder that is deleted and made again (a checkout of a branch without it, a build that recreates it)', { timeout: 20_000 }, async () => {
+    const parent = join(temporary('kgrag-watch-'), 'notes');
+    const folder = join(parent, 'docs');
+    mkdirSync(join(folder, 'sub'), { recursive: true });
+    const stop = new AbortController();
+    let watching!: () => void;
+    const ready = new Promise<void>((resolve) => (watching = resolve));
+    const batches = watchPaths([folder], { debounceMs: 200, signal: stop.signal, onWatching: () => watching() });
+    const first = batches.next();
+    await ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    rmSync(folder, { recursive: true });
+    assert.ok((await first).value?.paths.includes(folder), 'the folder gone is a change of the folder');
+    const second = batches.next();
+    mkdirSync(folder);
+    writeNote(folder, 'back.md', 'Back', 'The notes came back.');
+    const back = await Promise.race([second, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
+    assert.notEqual(back, 'missed', 'the folder made again is seen');
+    const paths: string[] = back === 'missed' ? [] : (back.value?.paths ?? []);
+    assert.ok(paths.some((path) => path === folder || path.startsWith(`${folder}/`)), JSON.stringify(back));
+    // And watched as before: a file written into it is a change.
+    const third = batches.next();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeNote(folder, 'later.md', 'Later', 'Written after the folder came back.');
+    const later = await Promise.race([third, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
+    assert.ok(later !== 'missed' && later.value?.paths.includes(join(folder, 'later.md')), JSON.stringify(later));
+    // Its parent deleted too, then both made again: followed down, folder by folder.
+    const fourth = batches.next();
+    rmSync(parent, { recursive: true });
+    assert.ok((await fourth).value?.paths.includes(folder));
+    const fifth = batches.next();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    mkdirSync(parent);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    mkdirSync(folder);
+    writeNote(folder, 'again.md', 'Again', 'Back once more.');
+    const again = await Promise.race([fifth, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
+    assert.notEqual(again, 'missed', 'the folder made again under a parent made again is seen');
+    stop.abort();
+  });
+
   it('says which path cannot be watched', async () => {
     const missing = join(temporary('kgrag-watch-'), 'nowhere');
     await assert.rejects(watchPaths([missing], { debounceMs: 10 }).next(), (error: Error & { code?: string }) => error.code === 'WATCH_PATH_MISSING' && error.message.includes(missing));
   });
 });
+
+/** One JSON line of `kgrag index --watch --json`: an update's result. */
+interface WatchedUpdate {
+  documents: number;
+  pruned?: Array<{ source: string }>;
+  moved?: Array<{ from: string; to: string }>;
+  warnings?: Array<{ file?: string }>;
+}
+
+/** `kgrag <args>` (a watch) in a child process: its updates as they are printed, and waits for them. */
+function watchInChild(args: string[]): {
+  child: ChildProcess;
+  lines: () => WatchedUpdate[];
+  updates: (count: number) => Promise<void>;
+  watching: () => Promise<void>;
+  stderr: () => string;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [...nodeScriptArgs(cli), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(KGRAG|OPENAI)_/.test(name))),
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const lines = (): WatchedUpdate[] => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as WatchedUpdate);
+  child.stdout!.on('data', (data: Buffer) => {
+    stdout += data.toString();
+    for (const waiter of waiters.splice(0)) (lines().length >= waiter.count ? waiter.resolve : () => waiters.push(waiter))();
+  });
+  child.stderr!.on('data', (data: Buffer) => (stderr += data.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const updates = (count: number): Promise<void> =>
+    lines().length >= count
+      ? Promise.resolve()
+      : Promise.race([
+          new Promise<void>((resolve) => waiters.push({ count, resolve })),
+          exit.then((code) => assert.fail(`kgrag exited (${code}) after ${lines().length} results:\n${stderr}`)),
+          new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`no result ${count} within 40 s; stdout:\n${stdout}\nstderr:\n${stderr}`)), 40_000).unref()),
+        ]);
+  // Files change only once the command says it watches them (a loaded machine can take seconds to get there).
+  const watching = async (): Promise<void> => {
+    while (!/^watching /m.test(stderr)) {
+      if (child.exitCode !== null) assert.fail(`kgrag exited (${child.exitCode}) before watching:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { child, lines, updates, watching, stderr: () => stderr, exit };
+}
 
 describe('kgrag index --watch', () => {
   // A missed file event would leave the test waiting for an update: it fails after a minute instead of hanging the suite.
@@ -110,39 +200,11 @@ describe('kgrag index --watch', () => {
     // Skipped with a warning by every update, which reads the whole folder: printed by the first only.
     writeFileSync(join(docs, 'scan.md'), Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]));
     // The index file lies inside the watched folder's parent, the workspace; its writes are not changes.
-    const child = spawn(process.execPath, [...nodeScriptArgs(cli), 'index', docs, '--watch', '--debounce', '200', '--methods', 'basic', '--json', '-w', workspace], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(KGRAG|OPENAI)_/.test(name))),
-    });
-    let stdout = '';
-    let stderr = '';
-    const waiters: Array<{ count: number; resolve: () => void }> = [];
-    const lines = (): Array<{ documents: number; pruned?: Array<{ source: string }>; moved?: Array<{ from: string; to: string }>; warnings?: Array<{ file?: string }> }> => stdout.split('\n').filter((line) => line.trim().length > 0).map((line) => JSON.parse(line) as { documents: number });
-    child.stdout.on('data', (data: Buffer) => {
-      stdout += data.toString();
-      for (const waiter of waiters.splice(0)) (lines().length >= waiter.count ? waiter.resolve : () => waiters.push(waiter))();
-    });
-    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-    const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const updates = (count: number): Promise<void> =>
-      lines().length >= count
-        ? Promise.resolve()
-        : Promise.race([
-            new Promise<void>((resolve) => waiters.push({ count, resolve })),
-            exit.then((code) => assert.fail(`kgrag exited (${code}) after ${lines().length} results:\n${stderr}`)),
-            new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`no result ${count} within 40 s; stdout:\n${stdout}\nstderr:\n${stderr}`)), 40_000).unref()),
-          ]);
-    const watching = async (): Promise<void> => {
-      while (!/^watching /m.test(stderr)) {
-        if (child.exitCode !== null) assert.fail(`kgrag exited (${child.exitCode}) before watching:\n${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
+    const { child, lines, updates, watching, stderr: output, exit } = watchInChild(['index', docs, '--watch', '--debounce', '200', '--methods', 'basic', '--json', '-w', workspace]);
     const sources = (): string[] => readdirSync(docs).filter((name) => name !== 'scan.md').map((name) => join(docs, name)).sort();
     try {
       await updates(1);
       assert.equal(lines()[0]?.documents, 2);
-      // Files change only once the command says it watches them (a loaded machine can take seconds to get there).
       await watching();
 
       writeNote(docs, 'bridge.md', 'Bridge', 'The Kester bridge opened in 1932.');
@@ -163,8 +225,8 @@ describe('kgrag index --watch', () => {
         lines()[3]?.moved?.map(({ from, to }) => [from, to]),
         [[join(docs, 'ferry.md'), join(docs, 'crossing.md')]],
       );
-      assert.doesNotMatch(stderr, /removed \(--prune\): .*ferry\.md/);
-      assert.match(stderr, /moved: .*ferry\.md → .*crossing\.md "Ferry"/);
+      assert.doesNotMatch(output(), /removed \(--prune\): .*ferry\.md/);
+      assert.match(output(), /moved: .*ferry\.md → .*crossing\.md "Ferry"/);
 
       rmSync(join(docs, 'weir.md'));
       await updates(5);
@@ -173,10 +235,10 @@ describe('kgrag index --watch', () => {
 
       child.kill('SIGINT');
       const stopped = await Promise.race([exit, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 15_000).unref())]);
-      assert.equal(stopped, 0, `after Ctrl-C; stdout:\n${stdout}\nstderr:\n${stderr}`);
-      assert.match(stderr, /stopped watching/);
+      assert.equal(stopped, 0, `after Ctrl-C; stderr:\n${output()}`);
+      assert.match(output(), /stopped watching/);
       assert.equal(lines().length, 5, 'one update per change, none for the index files it wrote');
-      assert.equal(stderr.match(/warning: .*scan\.md/g)?.length, 1, `the binary file's warning once, not once per update:\n${stderr}`);
+      assert.equal(output().match(/warning: .*scan\.md/g)?.length, 1, `the binary file's warning once, not once per update:\n${output()}`);
       for (const line of lines()) assert.ok(line.warnings?.some((warning) => warning.file === join(docs, 'scan.md')), 'every update lists it in its JSON');
       const kgrag = await createKgrag({ workspace, env: {} });
       try {
@@ -186,6 +248,34 @@ describe('kgrag index --watch', () => {
       } finally {
         await kgrag.close();
       }
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('keeps watching when an update fails: the watched folder deleted, then made again', { timeout: 60_000 }, async () => {
+    const workspace = temporary('kgrag-watch-cli-');
+    const docs = join(workspace, 'docs');
+    mkdirSync(docs);
+    writeNote(docs, 'weir.md', 'Weir', 'The weir at Kestermouth was rebuilt in 1911 after the flood.');
+    const { child, lines, updates, watching, stderr: output, exit } = watchInChild(['index', docs, '--watch', '--debounce', '200', '--methods', 'basic', '--json', '-w', workspace]);
+    try {
+      await updates(1);
+      await watching();
+      // Pruning every document would leave the index empty: that update fails, and the index keeps what it had.
+      rmSync(docs, { recursive: true });
+      while (!/still watching/.test(output())) {
+        if (child.exitCode !== null) assert.fail(`kgrag stopped watching (${child.exitCode}):\n${output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.match(output(), /kgrag: error: this run would remove all 1 documents/);
+      mkdirSync(docs);
+      writeNote(docs, 'ferry.md', 'Ferry', 'The ferry crossed the Kester until the bridge opened.');
+      await updates(2);
+      assert.equal(lines()[1]?.documents, 1);
+      assert.deepEqual(lines()[1]?.pruned?.map((document) => document.source), [join(docs, 'weir.md')]);
+      child.kill('SIGINT');
+      assert.equal(await exit, 0, output());
     } finally {
       child.kill('SIGKILL');
     }

@@ -1,5 +1,5 @@
 import { type FSWatcher, statSync, watch } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { KgragError } from './errors.js';
 
 /** Options of {@link watchPaths}. */
@@ -27,9 +27,12 @@ export interface WatchBatch {
  * period: every event restarts the `debounceMs` timer, so a burst of any size is one batch. Events that arrive while
  * the caller works on a batch are kept for the next one, which is handed out once the caller asks and the timer has
  * run out. A watched file is followed through its folder, since editors and `mv` replace a file rather than write it.
+ * A watched folder (or a watched file's folder) that is deleted is a change of that folder, and is then awaited from
+ * its nearest existing parent: made again (a checkout of a branch that has it, a build that recreates it), it is a
+ * change again and is watched as before — a watch of the deleted folder itself would never hear of it again.
  */
 export async function* watchPaths(paths: readonly string[], options: WatchPathsOptions): AsyncGenerator<WatchBatch> {
-  const watchers: FSWatcher[] = [];
+  const watchers = new Set<FSWatcher>();
   let pending = new Set<string>();
   let events = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -52,6 +55,58 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
       notify();
     }, options.debounceMs);
   };
+  const open = (folder: string, recursive: boolean, onEvent: (name: string | undefined) => void): FSWatcher => {
+    // Linux reports some events without a name (an overflowed queue, the watched folder itself deleted).
+    const watcher = watch(folder, { recursive }, (_event, name) => onEvent(name === null || name.length === 0 ? undefined : name.toString()));
+    watcher.on('error', (error) => {
+      failure = error;
+      notify();
+    });
+    watchers.add(watcher);
+    return watcher;
+  };
+  const close = (watcher: FSWatcher): void => {
+    watcher.close();
+    watchers.delete(watcher);
+  };
+  /** Watches `root` (a watched folder, or the folder of the watched file `only`) while it exists. */
+  const follow = (root: string, only: string | undefined, recursive: boolean): void => {
+    const changed = only === undefined ? root : join(root, only);
+    const watcher = open(root, recursive, (relative) => {
+      if (!isFolder(root)) {
+        close(watcher);
+        record(changed);
+        awaitReturn(root, only, recursive);
+        return;
+      }
+      if (only !== undefined && relative !== only) return;
+      record(relative === undefined ? root : join(root, relative));
+    });
+  };
+  /** Watches the nearest existing parent of the deleted `root` for the next folder on the way to it, until it is back. */
+  const awaitReturn = (root: string, only: string | undefined, recursive: boolean): void => {
+    let parent = dirname(root);
+    while (!isFolder(parent) && dirname(parent) !== parent) parent = dirname(parent);
+    const next = relative(parent, root).split(sep)[0] as string;
+    const check = (): boolean => {
+      if (isFolder(root)) {
+        follow(root, only, recursive);
+        record(only === undefined ? root : join(root, only));
+        return true;
+      }
+      if (isFolder(join(parent, next))) {
+        awaitReturn(root, only, recursive);
+        return true;
+      }
+      return false;
+    };
+    const watcher = open(parent, false, (name) => {
+      if (name !== undefined && name !== next) return;
+      if (watchers.has(watcher) && check()) close(watcher);
+    });
+    // Made again between the look and the watch: no event will say so.
+    if (check()) close(watcher);
+  };
   const onAbort = (): void => notify();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -63,19 +118,7 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
       } catch {
         throw new KgragError(`cannot watch ${path}: it does not exist`, { code: 'WATCH_PATH_MISSING', category: 'input', hint: 'watch an existing file or folder' });
       }
-      const root = folder ? path : dirname(path);
-      const only = folder ? undefined : basename(path);
-      const watcher = watch(root, { recursive: folder }, (_event, name) => {
-        // Linux reports some events without a name (an overflowed queue): the whole root then counts as changed.
-        const relative = name === null ? undefined : name.toString();
-        if (only !== undefined && relative !== only) return;
-        record(relative === undefined ? root : join(root, relative));
-      });
-      watcher.on('error', (error) => {
-        failure = error;
-        notify();
-      });
-      watchers.push(watcher);
+      follow(folder ? path : dirname(path), folder ? undefined : basename(path), folder);
     }
     options.onWatching?.();
     while (!options.signal?.aborted) {
@@ -94,5 +137,14 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     for (const watcher of watchers) watcher.close();
+  }
+}
+
+/** Whether `path` is a folder now. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import type { KgragConfigInput } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
+import { formatErrorLine } from '../../core/format-error-line.js';
+import { INTERRUPTED_CODE } from '../interrupted-error.js';
 import { watchPaths } from '../../core/watch-paths.js';
 import type { IndexedDocument, Kgrag } from '../../api/kgrag.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
@@ -146,6 +148,10 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
       updating = true;
       try {
         await update();
+      } catch (error) {
+        if (stop.signal.aborted || !failedUpdate(error)) throw error;
+        writeLine(io.stderr, `kgrag: error: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
+        writeLine(io.stderr, 'still watching: the next change updates again (and resumes what this update finished)');
       } finally {
         updating = false;
       }
@@ -154,6 +160,15 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
   } finally {
     process.off('SIGINT', onInterrupt);
   }
+}
+
+/**
+ * Whether an update's error ends that update only, not the watch: what the files, the model or the machine did (a
+ * watched folder deleted, which would empty the index; --strict's input problems; a model that does not answer; a
+ * full disk) is reported, and the next change updates again. A bug, a configuration error and Ctrl-C end the watch.
+ */
+function failedUpdate(error: unknown): boolean {
+  return KgragError.isInstance(error) && error.code !== INTERRUPTED_CODE && ['input', 'provider', 'store', 'environment'].includes(error.category);
 }
 
 /**

@@ -102,36 +102,41 @@ describe('watchPaths', () => {
     const ready = new Promise<void>((resolve) => (watching = resolve));
     const batches = watchPaths([folder], { debounceMs: 200, signal: stop.signal, onWatching: () => watching() });
     const first = batches.next();
-    await ready;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    rmSync(folder, { recursive: true });
-    assert.ok((await first).value?.paths.includes(folder), 'the folder gone is a change of the folder');
-    const second = batches.next();
-    mkdirSync(folder);
-    writeNote(folder, 'back.md', 'Back', 'The notes came back.');
-    const back = await Promise.race([second, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
-    assert.notEqual(back, 'missed', 'the folder made again is seen');
-    const paths: string[] = back === 'missed' ? [] : (back.value?.paths ?? []);
-    assert.ok(paths.some((path) => path === folder || path.startsWith(`${folder}/`)), JSON.stringify(back));
-    // And watched as before: a file written into it is a change.
-    const third = batches.next();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    writeNote(folder, 'later.md', 'Later', 'Written after the folder came back.');
-    const later = await Promise.race([third, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
-    assert.ok(later !== 'missed' && later.value?.paths.includes(join(folder, 'later.md')), JSON.stringify(later));
-    // Its parent deleted too, then both made again: followed down, folder by folder.
-    const fourth = batches.next();
-    rmSync(parent, { recursive: true });
-    assert.ok((await fourth).value?.paths.includes(folder));
-    const fifth = batches.next();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    mkdirSync(parent);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    mkdirSync(folder);
-    writeNote(folder, 'again.md', 'Again', 'Back once more.');
-    const again = await Promise.race([fifth, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
-    assert.notEqual(again, 'missed', 'the folder made again under a parent made again is seen');
-    stop.abort();
+    try {
+      await ready;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      rmSync(folder, { recursive: true });
+      assert.ok((await first).value?.paths.includes(folder), 'the folder gone is a change of the folder');
+      const second = batches.next();
+      mkdirSync(folder);
+      writeNote(folder, 'back.md', 'Back', 'The notes came back.');
+      const back = await Promise.race([second, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
+      assert.notEqual(back, 'missed', 'the folder made again is seen');
+      const paths: string[] = back === 'missed' ? [] : (back.value?.paths ?? []);
+      assert.ok(paths.some((path) => path === folder || path.startsWith(`${folder}/`)), JSON.stringify(back));
+      // And watched as before: a file written into it is a change.
+      const third = batches.next();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      writeNote(folder, 'later.md', 'Later', 'Written after the folder came back.');
+      const later = await Promise.race([third, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
+      assert.ok(later !== 'missed' && later.value?.paths.includes(join(folder, 'later.md')), JSON.stringify(later));
+      // Its parent deleted too, then both made again: followed down, folder by folder.
+      const fourth = batches.next();
+      rmSync(parent, { recursive: true });
+      assert.ok((await fourth).value?.paths.includes(folder));
+      const fifth = batches.next();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      mkdirSync(parent);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      mkdirSync(folder);
+      writeNote(folder, 'again.md', 'Again', 'Back once more.');
+      const again = await Promise.race([fifth, new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 5_000))]);
+      assert.notEqual(again, 'missed', 'the folder made again under a parent made again is seen');
+    } finally {
+      // A generator left waiting keeps its watchers, and the test process, alive.
+      stop.abort();
+      await batches.return(undefined);
+    }
   });
 
   it('says which path cannot be watched', async () => {

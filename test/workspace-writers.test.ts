@@ -164,6 +164,20 @@ describe('one writer per workspace; readers see the last complete index', () => 
     await kgrag.close();
   });
 
+  test('a run that fails before any step after load (a mistyped path) leaves no draft: the next run does not say it resumes one', async () => {
+    const workspace = join(root, 'mistyped');
+    const kgrag = await createKgrag({ workspace, env: {}, config: { pipeline: { methods: ['basic'] } } });
+    try {
+      await assert.rejects(kgrag.index([join(root, 'no-such-folder')]), (error: Error & { code?: string }) => error.code === 'INDEX_NO_DOCUMENTS');
+      assert.deepEqual(readdirSync(workspace).filter((name) => name.includes('draft')), [], 'nothing of the failed run is kept');
+      const warnings: string[] = [];
+      await kgrag.index([extra], { onEvent: (event) => event.type === 'warning' && warnings.push(event.warning.code) });
+      assert.ok(!warnings.includes('resumed-draft'), warnings.join(', '));
+    } finally {
+      await kgrag.close();
+    }
+  });
+
   test('a lock left by a writer killed with kill -9 is taken over without waiting', async () => {
     const workspace = join(root, 'killed');
     const killed = spawnSync(process.execPath, [...nodeScriptArgs(killHelper), workspace, corpus, 'step-progress', 'embed-chunks', '1'], { cwd: repository, encoding: 'utf8' });

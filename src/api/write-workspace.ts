@@ -42,7 +42,9 @@ function lockSignal(signal: AbortSignal | undefined, stopAfterStep: AbortSignal 
 /**
  * Runs `work` as the workspace's one writer, on a draft of the index, and publishes the draft when `work`
  * changed it. A run that fails or is interrupted keeps its draft for the next one to resume, and readers
- * keep the last published index meanwhile.
+ * keep the last published index meanwhile — unless it made the draft and stopped before any step after `load` began:
+ * `load` commits nothing until it ends and calls no model, so that draft holds nothing to resume, and a mistyped path
+ * left one behind that the next, corrected run said it resumed.
  */
 export async function writeWorkspace<R extends { changed: boolean }>(session: WorkspaceSession, control: WriteControl, work: WriteWork<R>): Promise<R> {
   const draft = await session.storage.beginWrite({
@@ -53,11 +55,13 @@ export async function writeWorkspace<R extends { changed: boolean }>(session: Wo
     ...lockSignal(control.signal, control.stopAfterStep),
   });
   let step: string | null = null;
+  let pastLoad = false;
   if (draft.resumedFrom) control.onEvent?.(resumedDraftWarning(draft.resumedFrom));
   try {
     session.useWriteCache(session.config.llm.cache ? createStoreLlmCache(draft.store) : undefined);
     const result = await work(draft, await session.embedderFor(draft.store), (name) => {
       step = name;
+      if (name !== 'load') pastLoad = true;
     });
     if (result.changed || draft.resumed) await draft.publish();
     else await draft.discard();
@@ -69,6 +73,17 @@ export async function writeWorkspace<R extends { changed: boolean }>(session: Wo
       await draft.discard();
       await draft.end();
       throw error;
+    }
+    if (!draft.resumed && !pastLoad) {
+      // A store that cannot discard now (a database gone) keeps the draft as any failed run does, and says why it failed.
+      const discarded = await draft.discard().then(
+        () => true,
+        () => false,
+      );
+      if (discarded) {
+        await draft.end();
+        throw error;
+      }
     }
     await draft.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
     throw error;

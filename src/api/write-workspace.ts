@@ -44,7 +44,7 @@ function lockSignal(signal: AbortSignal | undefined, stopAfterStep: AbortSignal 
  * changed it. A run that fails or is interrupted keeps its draft for the next one to resume, and readers
  * keep the last published index meanwhile — unless it made the draft and stopped before any step after `load` began:
  * `load` commits nothing until it ends and calls no model, so that draft holds nothing to resume, and a mistyped path
- * left one behind that the next, corrected run said it resumed.
+ * left one behind that the next, corrected run said it resumed. Readers are told of the failure in both cases.
  */
 export async function writeWorkspace<R extends { changed: boolean }>(session: WorkspaceSession, control: WriteControl, work: WriteWork<R>): Promise<R> {
   const draft = await session.storage.beginWrite({
@@ -74,17 +74,8 @@ export async function writeWorkspace<R extends { changed: boolean }>(session: Wo
       await draft.end();
       throw error;
     }
-    if (!draft.resumed && !pastLoad) {
-      // A store that cannot discard now (a database gone) keeps the draft as any failed run does, and says why it failed.
-      const discarded = await draft.discard().then(
-        () => true,
-        () => false,
-      );
-      if (discarded) {
-        await draft.end();
-        throw error;
-      }
-    }
+    // Readers are told of the failure either way; a store that cannot discard now (a database gone) keeps the draft.
+    if (!draft.resumed && !pastLoad) await draft.discard().catch(() => undefined);
     await draft.end({ status: interrupted ? 'interrupted' : 'failed', step, error: interrupted ? null : errorMessage(error) });
     throw error;
   } finally {

@@ -88,8 +88,9 @@ export function draftWriteSession(store: Store, start: DraftStart, steps: DraftW
     },
     async end(unpublished) {
       try {
-        // Recorded first: a draft that fails to close must not leave a record that says the write still runs.
-        await steps.recordEnd(finished ? undefined : endedWriteRecord(record, unpublished, now().toISOString()));
+        // Recorded first: a draft that fails to close must not leave a record that says the write still runs. A write
+        // that failed keeps its record for readers even when its draft, holding nothing to resume, was discarded.
+        await steps.recordEnd(finished && unpublished === undefined ? undefined : endedWriteRecord(record, unpublished, now().toISOString()));
         await draft.close();
       } finally {
         await steps.release();

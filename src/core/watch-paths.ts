@@ -72,15 +72,15 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
   /** Watches `root` (a watched folder, or the folder of the watched file `only`) while it exists. */
   const follow = (root: string, only: string | undefined, recursive: boolean): void => {
     const changed = only === undefined ? root : join(root, only);
-    const watcher = open(root, recursive, (relative) => {
+    const watcher = open(root, recursive, (name) => {
       if (!isFolder(root)) {
         close(watcher);
         record(changed);
         awaitReturn(root, only, recursive);
         return;
       }
-      if (only !== undefined && relative !== only) return;
-      record(relative === undefined ? root : join(root, relative));
+      if (only !== undefined && name !== only) return;
+      record(name === undefined ? root : join(root, name));
     });
   };
   /** Watches the nearest existing parent of the deleted `root` for the next folder on the way to it, until it is back. */

@@ -2,10 +2,9 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { KgragError } from '../core/errors.js';
-import { formatErrorLine } from '../core/format-error-line.js';
 import { packageVersion } from '../core/package-version.js';
-import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import { type CliIo, processIo, writeLine } from './cli-io.js';
+import { cliErrorLine } from './cli-error-line.js';
 import { INTERRUPTED_CODE } from './interrupted-error.js';
 import { defaultWatchDebounceMs } from './watch-debounce-ms.js';
 import type { DeleteCommandOptions } from './commands/delete-command.js';
@@ -278,10 +277,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     if (KgragError.isInstance(error) && error.code === INTERRUPTED_CODE) {
       // Stopped by the user: not an error, and 128 + SIGINT like any program Ctrl-C ends.
-      writeLine(io.stderr, `kgrag: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
+      writeLine(io.stderr, cliErrorLine(error, ''));
       return 130;
     }
-    writeLine(io.stderr, `kgrag: error: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
+    writeLine(io.stderr, cliErrorLine(error));
     if (!KgragError.isInstance(error) && io.env.KGRAG_DEBUG) writeLine(io.stderr, (error as Error).stack ?? '');
     return KgragError.isInstance(error) && usageErrorCodes.has(error.code) ? 2 : 1;
   }

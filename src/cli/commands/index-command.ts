@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import type { KgragConfigInput } from '../../core/config/config-schema.js';
 import { KgragError } from '../../core/errors.js';
 import { sanitizeForTerminal } from '../../core/sanitize-for-terminal.js';
-import { formatErrorLine } from '../../core/format-error-line.js';
 import { INTERRUPTED_CODE } from '../interrupted-error.js';
+import { cliErrorLine } from '../cli-error-line.js';
 import { watchPaths } from '../../core/watch-paths.js';
 import type { IndexedDocument, Kgrag } from '../../api/kgrag.js';
 import type { PipelineWarning } from '../../pipeline/pipeline-step.js';
@@ -150,7 +150,7 @@ async function watchAndIndex(kgrag: Kgrag, paths: readonly string[], debounceMs:
         await update();
       } catch (error) {
         if (stop.signal.aborted || !failedUpdate(error)) throw error;
-        writeLine(io.stderr, `kgrag: error: ${sanitizeForTerminal(formatErrorLine(error), { multiline: true })}`);
+        writeLine(io.stderr, cliErrorLine(error));
         writeLine(io.stderr, 'still watching: the next change updates again (and resumes what this update finished)');
       } finally {
         updating = false;

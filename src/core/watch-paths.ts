@@ -55,9 +55,9 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
       notify();
     }, options.debounceMs);
   };
-  const open = (folder: string, recursive: boolean, onEvent: (name: string | undefined) => void): FSWatcher => {
+  const open = (folder: string, recursive: boolean, onEvent: (name: string | undefined, renamed: boolean) => void): FSWatcher => {
     // Linux reports some events without a name (an overflowed queue, the watched folder itself deleted).
-    const watcher = watch(folder, { recursive }, (_event, name) => onEvent(name === null || name.length === 0 ? undefined : name.toString()));
+    const watcher = watch(folder, { recursive }, (event, name) => onEvent(name === null || name.length === 0 ? undefined : name.toString(), event === 'rename'));
     watcher.on('error', (error) => {
       failure = error;
       notify();
@@ -72,8 +72,9 @@ export async function* watchPaths(paths: readonly string[], options: WatchPathsO
   /** Watches `root` (a watched folder, or the folder of the watched file `only`) while it exists. */
   const follow = (root: string, only: string | undefined, recursive: boolean): void => {
     const changed = only === undefined ? root : join(root, only);
-    const watcher = open(root, recursive, (name) => {
-      if (!isFolder(root)) {
+    const watcher = open(root, recursive, (name, renamed) => {
+      // Only a rename (a file or folder made, deleted or moved) can be the root's own deletion: an edit is not looked into.
+      if (renamed && !isFolder(root)) {
         close(watcher);
         record(changed);
         awaitReturn(root, only, recursive);

@@ -32,3 +32,20 @@ test('each document is chosen once, in index order, and selectors that choose no
   );
   assert.deepEqual(selection.unmatched, ['missing.txt']);
 });
+
+test('thousands of selectors over thousands of documents each choose their own, and a shared prefix chooses none', () => {
+  const many = Array.from({ length: 5_000 }, (_, index) => ({
+    id: `${index.toString(16).padStart(8, '0')}c0ffee`,
+    title: `Title ${index}`,
+    source: `/corpus/part-${index % 7}/file-${index}.md#${index % 3}`,
+  }));
+  const wanted = many.filter((_, index) => index % 5 === 0);
+  const selection = selectDocuments(many, [...wanted.map((document) => document.source.split('#')[0] as string), 'Title 3', '00000fa0', '0000'], '/');
+  assert.deepEqual(
+    selection.documents.map((document) => document.title),
+    many.filter((_, index) => index % 5 === 0 || index === 3 || index === 0xfa0).map((document) => document.title),
+  );
+  assert.deepEqual(selection.unmatched, ['0000']);
+  assert.equal(selectDocuments(many, ['/corpus/part-2'], '/').documents.length, many.filter((_, index) => index % 7 === 2).length);
+  assert.deepEqual(selectDocuments(many, ['/corpus/part'], '/').unmatched, ['/corpus/part'], 'a path is a whole folder name, not a prefix of one');
+});

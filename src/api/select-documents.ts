@@ -31,16 +31,62 @@ export function selectDocuments<Document extends SelectableDocument>(
   selectors: readonly string[],
   cwd: string = process.cwd(),
 ): DocumentSelection<Document> {
+  const exactly = exactLookup(documents);
   const chosen = new Set<string>();
   const unmatched: string[] = [];
   for (const selector of selectors) {
     // A title or source may hold glob characters ("Notes [draft]"): what a selector names exactly comes first.
-    const exact = documents.filter(exactMatcherOf(selector, documents, cwd));
-    const matches = exact.length > 0 || !globCharacters.test(selector) ? exact : documents.filter(globMatcherOf(selector));
-    if (matches.length === 0) unmatched.push(selector);
-    for (const document of matches) chosen.add(document.id);
+    const exact = exactly(selector, cwd);
+    const matches = exact.size > 0 || !globCharacters.test(selector) ? exact : new Set(documents.filter(globMatcherOf(selector)).map((document) => document.id));
+    if (matches.size === 0) unmatched.push(selector);
+    for (const id of matches) chosen.add(id);
   }
   return { documents: documents.filter((document) => chosen.has(document.id)), unmatched };
+}
+
+/**
+ * The ids of the documents a selector names exactly, looked up instead of compared with every document: a watched
+ * folder or `--prune` deletes thousands of files at once, and comparing each with each of 100,000 documents took
+ * seconds. A path names a document when it is its source or a prefix of it ending before a `/` or `#` (a folder, a
+ * data file); both are keys of the source.
+ */
+function exactLookup(documents: readonly SelectableDocument[]): (selector: string, cwd: string) => Set<string> {
+  const byKey = new Map<string, string[]>();
+  const add = (key: string, id: string): void => {
+    const ids = byKey.get(key);
+    if (ids === undefined) byKey.set(key, [id]);
+    else if (ids.at(-1) !== id) ids.push(id);
+  };
+  for (const document of documents) {
+    add(`id\0${document.id}`, document.id);
+    add(`title\0${document.title}`, document.id);
+    const { source } = document;
+    add(`path\0${source}`, document.id);
+    for (let at = 1; at < source.length; at++) if (source[at] === '/' || source[at] === '#') add(`path\0${source.slice(0, at)}`, document.id);
+  }
+  const ids = documents.map((document) => document.id).sort();
+  return (selector, cwd) => {
+    const found = new Set<string>([...(byKey.get(`id\0${selector}`) ?? []), ...(byKey.get(`title\0${selector}`) ?? [])]);
+    const prefixed = selector.length >= minimumIdPrefix ? idsStartingWith(ids, selector) : [];
+    if (prefixed.length === 1) found.add(prefixed[0] as string);
+    const slashed = selector.replaceAll('\\', '/');
+    for (const path of new Set([slashed.replace(/\/+$/, ''), resolve(cwd, selector).replaceAll('\\', '/').replace(/\/+$/, '')])) {
+      if (path.length > 0) for (const id of byKey.get(`path\0${path}`) ?? []) found.add(id);
+    }
+    return found;
+  };
+}
+
+/** The ids of sorted `ids` that start with `prefix`, at most two (one is a unique prefix; two say it is not). */
+function idsStartingWith(ids: readonly string[], prefix: string): string[] {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((ids[middle] as string) < prefix) low = middle + 1;
+    else high = middle;
+  }
+  return ids.slice(low, low + 2).filter((id) => id.startsWith(prefix));
 }
 
 function globMatcherOf(selector: string): (document: SelectableDocument) => boolean {
@@ -49,18 +95,6 @@ function globMatcherOf(selector: string): (document: SelectableDocument) => bool
   const pattern = slashed.includes('/') && relative ? `**/${slashed.replace(/^\.\//, '')}` : slashed;
   const matches = picomatch(pattern, { dot: true, basename: !slashed.includes('/') });
   return (document) => matches(fileOf(document.source)) || matches(document.source);
-}
-
-function exactMatcherOf(selector: string, documents: readonly SelectableDocument[], cwd: string): (document: SelectableDocument) => boolean {
-  const slashed = selector.replaceAll('\\', '/');
-  const paths = new Set([slashed.replace(/\/+$/, ''), resolve(cwd, selector).replaceAll('\\', '/').replace(/\/+$/, '')]);
-  const prefixMatches = selector.length >= minimumIdPrefix ? documents.filter((document) => document.id.startsWith(selector)) : [];
-  const uniquePrefix = prefixMatches.length === 1 ? prefixMatches[0]?.id : undefined;
-  return (document) =>
-    document.id === selector ||
-    document.id === uniquePrefix ||
-    document.title === selector ||
-    [...paths].some((path) => path.length > 0 && (document.source === path || document.source.startsWith(`${path}/`) || document.source.startsWith(`${path}#`)));
 }
 
 /** The file part of a source: `data.jsonl#17` → `data.jsonl`. */

@@ -56,13 +56,39 @@ async function documentsToDelete(session: WorkspaceSession, present: readonly In
   return deleted;
 }
 
+/**
+ * The documents the selectors choose in the published index, read before the write begins so that its start record
+ * names them: recorded once the draft was made, they waited for the draft's copy to reach the disk (0.2 s of a 1 %
+ * deletion from 2Wiki on SQLite). The draft still decides; undefined when nothing is published.
+ */
+async function plannedDeletion(
+  session: WorkspaceSession,
+  selectors: readonly string[],
+  cwd: string | undefined,
+): Promise<{ generation: number; present: IndexedDocument[]; documents: IndexedDocument[] } | undefined> {
+  const snapshot = await session.storage.snapshot();
+  if (!snapshot) return undefined;
+  try {
+    const present = await listDocuments(snapshot.store);
+    const selection = selectDocuments(present, selectors, cwd);
+    // A selector choosing nothing fails the write (unless it resumes a draft): it is not recorded as deleting anything.
+    return { generation: snapshot.generation, present, documents: selection.unmatched.length === 0 ? selection.documents : [] };
+  } finally {
+    snapshot.release();
+  }
+}
+
 /** Removes the documents the selectors choose and what derives only from them, then publishes (`Kgrag.delete`). */
 export async function deleteDocuments(session: WorkspaceSession, engine: QueryEngine, selectors: readonly string[], asked: DeleteOptions): Promise<DeleteSummary> {
   const options = withCancelSignal(asked);
   requireSelectors(selectors);
   const keepCache = options.keepCache === true;
-  const result = await writeWorkspace(session, { ...options, command: options.command ?? 'delete' }, async (draft, embedder, currentStep) => {
-    const deleted = await documentsToDelete(session, await listDocuments(draft.store), selectors, draft.resumed, options.cwd);
+  const planned = await plannedDeletion(session, selectors, options.cwd);
+  const control = { ...options, command: options.command ?? 'delete', ...(planned === undefined || planned.documents.length === 0 ? {} : { deleting: planned.documents }) };
+  const result = await writeWorkspace(session, control, async (draft, embedder, currentStep) => {
+    // A fresh draft of the generation the plan read lists the same documents.
+    const present = planned !== undefined && !draft.resumed && draft.generation === planned.generation + 1 ? planned.present : await listDocuments(draft.store);
+    const deleted = await documentsToDelete(session, present, selectors, draft.resumed, options.cwd);
     // Before the draft changes: should this process be killed, readers are told what answers may still cite.
     await draft.recordDeletion(deleted);
     // A deletion updates the methods the index was built for and builds nothing new (its mode follows `runIndex`'s rule).

@@ -3,12 +3,15 @@ import { KgragError } from '../core/errors.js';
 import type { Embedder } from '../providers/embed/embedder.js';
 import { createStoreLlmCache } from '../store/store-llm-cache.js';
 import type { PipelineEvent } from '../pipeline/pipeline-step.js';
-import type { ResumedWrite, WriteSession } from '../store/workspace-storage.js';
+import type { ResumedWrite, RunDocument, WriteSession } from '../store/workspace-storage.js';
 import type { WorkspaceSession } from './workspace-session.js';
 import type { CancellableWriteOptions } from './write-options.js';
 
-/** How a write waits for the lock and stops: the caller's lock options and signals, and where its events go. */
-export type WriteControl = CancellableWriteOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal; onEvent?: (event: PipelineEvent) => void };
+/**
+ * How a write waits for the lock and stops: the caller's lock options and signals, where its events go, and the
+ * documents it is to delete when they are known before it begins (`BeginWriteOptions.deleting`).
+ */
+export type WriteControl = CancellableWriteOptions & { signal?: AbortSignal; stopAfterStep?: AbortSignal; onEvent?: (event: PipelineEvent) => void; deleting?: readonly RunDocument[] };
 
 /**
  * The warning that a write continues another's unfinished draft: the job or command that resumes it says whose, so
@@ -51,6 +54,7 @@ export async function writeWorkspace<R extends { changed: boolean }>(session: Wo
     command: control.command ?? 'index',
     ...(control.wait === undefined ? {} : { wait: control.wait }),
     ...(control.onWait === undefined ? {} : { onWait: control.onWait }),
+    ...(control.deleting === undefined ? {} : { deleting: control.deleting }),
     // Waiting for another writer is not a step: a request to stop after the current step ends the wait too.
     ...lockSignal(control.signal, control.stopAfterStep),
   });

@@ -83,7 +83,11 @@ export function draftWriteSession(store: Store, start: DraftStart, steps: DraftW
       finished = true;
     },
     async recordDeletion(documents) {
-      record = withDeletions(record, documents);
+      const next = withDeletions(record, documents);
+      // Recorded when the write began (`BeginWriteOptions.deleting`): writing it again would wait for the disk, which
+      // after the draft's copy means waiting for the whole copy to reach it.
+      if (next.deleting.length === record.deleting.length) return;
+      record = next;
       await steps.saveRecord(record);
     },
     async end(unpublished) {

@@ -90,6 +90,11 @@ export interface BeginWriteOptions {
   /** Called once when the lock is held by someone else and the caller waits. */
   onWait?: (holder: WriterHolder) => void;
   signal?: AbortSignal;
+  /**
+   * Documents the write is to delete, recorded with its start (before the draft exists), so that readers know them
+   * from the start and `WriteSession.recordDeletion` of the same documents writes nothing more.
+   */
+  deleting?: readonly RunDocument[];
 }
 
 /**

@@ -18,11 +18,12 @@ export interface WriteRecord extends Pick<UnpublishedRun, 'step' | 'error' | 'co
 
 /**
  * The record of a write by `holder` that starts now, to publish as `generation`, replacing any earlier one; `kept` are
- * the deletions of an earlier write whose draft it may resume.
+ * the deletions of an earlier write whose draft it may resume, `planned` the documents it is to delete
+ * (`BeginWriteOptions.deleting`).
  */
-export function startedWriteRecord(holder: WriterHolder, generation: number, kept: readonly RunDocument[] = []): WriteRecord {
+export function startedWriteRecord(holder: WriterHolder, generation: number, kept: readonly RunDocument[] = [], planned: readonly RunDocument[] = []): WriteRecord {
   const { command, startedAt, ...identity } = holder;
-  return { status: 'running', step: null, error: null, at: startedAt, command, startedAt, deleting: [...kept], generation, process: identity };
+  return withDeletions({ status: 'running', step: null, error: null, at: startedAt, command, startedAt, deleting: [...kept], generation, process: identity }, planned);
 }
 
 /** `record` with `documents` added to what it deletes (each once, in the order first recorded). */

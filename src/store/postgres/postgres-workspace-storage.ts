@@ -202,7 +202,7 @@ export function openPostgresWorkspaceStorage(pool: pg.Pool, workspace: string, o
       const generation = base + 1;
       const resumed = row?.draft_generation === generation && row.draft_base === base;
       // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
-      const record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : []);
+      const record = startedWriteRecord(holder, generation, resumed ? (readWriteRecord(row?.unpublished)?.deleting ?? []) : [], writeOptions.deleting);
       await updateRow(pooled, { writer: holder, unpublished: (started = record) });
       if (!resumed) {
         // What a lost draft wrote goes (a draft is recorded before it writes its first row), and the draft starts

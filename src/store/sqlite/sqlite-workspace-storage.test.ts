@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import type { TableName } from '../schema.js';
 import type { RowAccess, Store } from '../store.js';
 import type { WorkspaceStorage } from '../workspace-storage.js';
+import type { WriteRecord } from '../write-record.js';
 import { openSqliteWorkspaceStorage } from './sqlite-workspace-storage.js';
 import { WorkspaceStateFile } from './workspace-state-file.js';
 
@@ -42,6 +43,24 @@ describe('the write record of a SQLite workspace', () => {
     assert.equal(ended?.command, 'kgrag delete notes.md');
     assert.deepEqual(ended?.deleting, [{ id: 'a'.repeat(64), title: 'Notes' }]);
     assert.equal(ended?.processGone, false);
+    await storage.close();
+  });
+
+  it('records the documents a write is to delete with its start, and does not write them again once the draft exists', async () => {
+    const path = join(root, 'planned', 'kgrag.db');
+    const storage = openSqliteWorkspaceStorage(path);
+    const notes = { id: 'b'.repeat(64), title: 'Notes' };
+    const session = await storage.beginWrite({ command: 'kgrag delete notes.md', deleting: [notes] });
+    const file = new WorkspaceStateFile(`${path}-state`);
+    assert.deepEqual(file.writeRecord()?.deleting, [notes], 'named before the draft was made');
+    // What the draft writes next would be written over by a second record: none is.
+    file.setWriteRecord({ ...(file.writeRecord() as WriteRecord), step: 'marker' });
+    await session.recordDeletion([notes]);
+    assert.equal(file.writeRecord()?.step, 'marker', 'the same documents are not recorded again');
+    await session.recordDeletion([notes, { id: 'c'.repeat(64), title: 'More' }]);
+    assert.deepEqual(file.writeRecord()?.deleting.map((document) => document.title), ['Notes', 'More']);
+    await session.end({ status: 'failed', step: 'chunk', error: 'disk full' });
+    file.close();
     await storage.close();
   });
 

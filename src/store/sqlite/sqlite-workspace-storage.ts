@@ -294,13 +294,13 @@ export function openSqliteWorkspaceStorage(path: string, options: SqliteWorkspac
       const generation = base + 1;
       // Recorded before the draft is touched: a writer killed from here on leaves a record readers report.
       const earlier = lastWriteRecord();
-      let record = startedWriteRecord(session.holder, generation, earlier?.deleting);
+      let record = startedWriteRecord(session.holder, generation, earlier?.deleting, writeOptions.deleting);
       state.setWriteRecord((started = record));
       const { store, resumed } = await openDraft(base);
       if (!resumed) {
         await store.setMeta(draftBaseKey, base);
         // A fresh draft holds no earlier write's deletions.
-        if (record.deleting.length > 0) state.setWriteRecord((started = record = { ...record, deleting: [] }));
+        if ((earlier?.deleting.length ?? 0) > 0) state.setWriteRecord((started = record = startedWriteRecord(session.holder, generation, [], writeOptions.deleting)));
       }
       return draftWriteSession(store, { generation, resumed, record, now, resumedFrom: earlier?.generation === generation ? earlier : undefined }, {
         async publish(draft) {

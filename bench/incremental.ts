@@ -4,7 +4,9 @@
  * 2Wiki, fast mode, every method (the defaults), in one process: a full build of all 6,119 passages; a build of
  * 99 % of them followed by the addition of the other 1 % (61 passages); the deletion of that 1 % from the full
  * build. `incremental_add_vs_full` and `incremental_delete_vs_full` are the update's wall time over the full
- * build's; `reports_reused_fraction` is the share of the community reports after the addition that are the
+ * build's. The 1 % deleted are the passages indexed last, whose rows come last in every table and vector space: the
+ * cheapest 1 % to delete. `incremental_delete_random_vs_full` deletes 61 passages drawn at random (seeded) from a
+ * copy of the same full build, what pruning old files is like; `reports_reused_fraction` is the share of the community reports after the addition that are the
  * reports before it, unchanged (same community id and text).
  *
  * The sample corpus, standard mode through the mock LLM server, GraphRAG's methods (local, global, drift): one
@@ -18,7 +20,7 @@
  * and after: which communities an incremental Leiden run keeps is the pipeline's own result, and no offline rule
  * predicts it. A term whose calls differ from the calls of its kind the server saw is printed with `MISMATCH`.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKgrag, type Kgrag } from '../src/api/create-kgrag.js';
@@ -61,17 +63,43 @@ async function reportTexts(kgrag: Kgrag): Promise<Map<string, string>> {
   return new Map((await kgrag.store.table('reports').pick(['communityId', 'fullContent'])).map((report) => [report.communityId, report.fullContent]));
 }
 
-/** One run on 2Wiki: full build, add 1 %, delete 1 %. */
-async function twoWikiRun(documents: readonly InputDocument[], log: (line: string) => void): Promise<{ full: number; add: number; remove: number; reused: number }> {
+/** `count` of `documents` drawn without repeats by a seeded generator (a linear congruential one: the same draw each run). */
+function drawn(documents: readonly InputDocument[], count: number, seed: number): InputDocument[] {
+  let state = seed;
+  const picked = new Set<number>();
+  while (picked.size < count) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    picked.add(Math.floor((state / 2 ** 31) * documents.length));
+  }
+  return [...picked].sort((left, right) => left - right).map((index) => documents[index] as InputDocument);
+}
+
+/** One run on 2Wiki: full build, delete the last 1 % and (from a copy) a random 1 %, add 1 %. */
+async function twoWikiRun(documents: readonly InputDocument[], log: (line: string) => void): Promise<{ full: number; add: number; remove: number; removeRandom: number; reused: number }> {
   const split = documents.length - Math.round(documents.length * updateShare);
   const extra = documents.slice(split);
+  const sourcesOf = (chosen: readonly InputDocument[]): string[] => chosen.map((document) => document.source as string);
   let full = 0;
   let remove = 0;
-  await withWorkspace(async (kgrag) => {
-    full = await timed(() => kgrag.index(documents));
-    remove = await timed(() => kgrag.delete(extra.map((document) => document.source as string)));
-  });
-  log(`full build ${full.toFixed(1)} s, delete ${extra.length} documents ${remove.toFixed(1)} s`);
+  let removeRandom = 0;
+  const copy = mkdtempSync(join(tmpdir(), 'kgrag-bench-incremental-copy-'));
+  try {
+    await withWorkspace(async (kgrag) => {
+      full = await timed(() => kgrag.index(documents));
+      // Copied while nothing writes: a publish leaves the file whole, its log folded in.
+      cpSync(kgrag.workspace, copy, { recursive: true });
+      remove = await timed(() => kgrag.delete(sourcesOf(extra)));
+    });
+    const copied = await createKgrag({ workspace: copy, env: {}, config: { index: { mode: 'fast' } } });
+    try {
+      removeRandom = await timed(() => copied.delete(sourcesOf(drawn(documents, extra.length, 7))));
+    } finally {
+      await copied.close();
+    }
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+  log(`full build ${full.toFixed(1)} s, delete the last ${extra.length} documents ${remove.toFixed(1)} s, ${extra.length} at random ${removeRandom.toFixed(1)} s`);
   let add = 0;
   let reused = 0;
   await withWorkspace(async (kgrag) => {
@@ -83,7 +111,7 @@ async function twoWikiRun(documents: readonly InputDocument[], log: (line: strin
     reused = kept / Math.max(1, after.size);
     log(`add ${extra.length} documents ${add.toFixed(1)} s; ${kept} of ${after.size} reports kept`);
   });
-  return { full, add, remove, reused };
+  return { full, add, remove, removeRandom, reused };
 }
 
 /** Communities by what their report reads: members, inner relations, and their descriptions. */
@@ -174,6 +202,8 @@ export async function benchIncremental(runs: number): Promise<Record<string, Ben
     incremental_delete_s: result(measured.map((run) => run.remove), 's'),
     incremental_add_vs_full: result(measured.map((run) => run.add / run.full), 'ratio'),
     incremental_delete_vs_full: result(measured.map((run) => run.remove / run.full), 'ratio'),
+    incremental_delete_random_s: result(measured.map((run) => run.removeRandom), 's'),
+    incremental_delete_random_vs_full: result(measured.map((run) => run.removeRandom / run.full), 'ratio'),
     reports_reused_fraction: result(measured.map((run) => run.reused), 'ratio'),
     llm_calls_add_one_document: result([calls.calls], 'count'),
     llm_calls_expected: result([calls.expected], 'count'),

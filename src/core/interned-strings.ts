@@ -3,21 +3,29 @@
  * for lists of strings in typed arrays.
  */
 export class InternedStrings {
-  private readonly numbers = new Map<string, number>();
+  /** Built on the first lookup: strings appended as known to be new need none. */
+  private numbers: Map<string, number> | undefined;
 
   /** `values` are numbered as given (each once). */
-  constructor(readonly values: string[] = []) {
-    values.forEach((value, index) => this.numbers.set(value, index));
-  }
+  constructor(readonly values: string[] = []) {}
 
   /** The number of `value`, numbered next when it is new. */
   numberOf(value: string): number {
+    this.numbers ??= new Map(this.values.map((known, index) => [known, index]));
     let number = this.numbers.get(value);
     if (number === undefined) {
       number = this.values.length;
       this.numbers.set(value, number);
       this.values.push(value);
     }
+    return number;
+  }
+
+  /** Numbers `value` next, without looking it up: the caller knows that it is not here yet. */
+  appendNew(value: string): number {
+    const number = this.values.length;
+    this.values.push(value);
+    this.numbers?.set(value, number);
     return number;
   }
 }

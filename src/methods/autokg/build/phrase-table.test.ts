@@ -40,6 +40,19 @@ describe('phrase table', () => {
     assert.ok(!updated.keys.includes('ada') && !updated.words.includes('mill'));
   });
 
+  test('rows copied first, then a row repeating their strings added, then more copied, give the table built afresh', () => {
+    // Copying alone numbers strings without looking them up; the row added after must still find them.
+    const stored = tableOf(rows);
+    const builder = new PhraseTableBuilder('s');
+    builder.copy(stored, 3);
+    builder.copy(stored, 0);
+    builder.add(rows[2] as PhraseRow);
+    builder.copy(stored, 1);
+    const fresh = tableOf([rows[3], rows[0], rows[2], rows[1]] as PhraseRow[]);
+    assert.deepEqual(builder.build(), fresh);
+    assert.deepEqual(encodePhraseTable(builder.build()), encodePhraseTable(fresh));
+  });
+
   test('a stored table continued with rows after its own gives the table built afresh, bytes included', () => {
     const stored = tableOf(rows.slice(0, 2));
     const builder = PhraseTableBuilder.continuing(stored);

@@ -75,8 +75,11 @@ export class PhraseTableBuilder {
   private readonly wordStart: number[] = [0];
   private readonly wordIds: number[] = [];
   private readonly shared: number[] = [];
-  /** The numbers here of the strings of the table rows are copied from (−1: not met yet), so that each is interned once. */
-  private copied: { table: PhraseTable; keys: Int32Array; surfaces: Int32Array; words: Int32Array } | undefined;
+  /**
+   * The numbers here of the strings of the table rows are copied from (−1: not met yet), so that each is interned once;
+   * `only` while every string here came from that table, when a string not met yet is new here without a lookup.
+   */
+  private copied: { table: PhraseTable; keys: Int32Array; surfaces: Int32Array; words: Int32Array; only: boolean } | undefined;
 
   constructor(private readonly settings: string) {}
 
@@ -104,6 +107,7 @@ export class PhraseTableBuilder {
   }
 
   add(row: PhraseRow): void {
+    if (this.copied) this.copied.only = false;
     this.chunkIds.push(row.chunkId);
     for (const mention of row.mentions) this.mention(this.keys.numberOf(mention.key), this.surfaces.numberOf(mention.surface), mention.kind === 'proper' ? 1 : 0);
     this.mentionStart.push(this.mentionKey.length);
@@ -113,22 +117,24 @@ export class PhraseTableBuilder {
   }
 
   /**
-   * Appends row `chunk` of `table` as it is. A string is interned when first met, as `add` does, but looked up by its
-   * number in `table` after that: a deletion copies every other row (150 ms of a 1 % deletion from 2Wiki, hashing each
-   * mention's strings again).
+   * Appends row `chunk` of `table` as it is. A string is numbered when first met, as `add` does, and by its number in
+   * `table` after that; while a builder holds only rows copied from `table`, a string not met yet is new, and is not
+   * looked up either (a deletion copies every other row: 150 ms of a 1 % deletion from 2Wiki, hashing each mention's
+   * strings).
    */
   copy(table: PhraseTable, chunk: number): void {
     if (this.copied?.table !== table) {
       const unmet = (count: number): Int32Array => new Int32Array(count).fill(-1);
-      this.copied = { table, keys: unmet(table.keys.length), surfaces: unmet(table.surfaces.length), words: unmet(table.words.length) };
+      const empty = this.keys.values.length === 0 && this.surfaces.values.length === 0 && this.words.values.length === 0;
+      this.copied = { table, keys: unmet(table.keys.length), surfaces: unmet(table.surfaces.length), words: unmet(table.words.length), only: empty && this.copied === undefined };
     }
-    const { keys, surfaces, words } = this.copied;
+    const { keys, surfaces, words, only } = this.copied;
     this.chunkIds.push(table.chunkIds[chunk] as string);
     for (let at = table.mentionStart[chunk] as number; at < (table.mentionStart[chunk + 1] as number); at++) {
-      this.mention(internedVia(keys, table.mentionKey[at] as number, table.keys, this.keys), internedVia(surfaces, table.mentionSurface[at] as number, table.surfaces, this.surfaces), table.mentionProper[at] as number);
+      this.mention(numberVia(keys, table.mentionKey[at] as number, table.keys, this.keys, only), numberVia(surfaces, table.mentionSurface[at] as number, table.surfaces, this.surfaces, only), table.mentionProper[at] as number);
     }
     this.mentionStart.push(this.mentionKey.length);
-    for (let at = table.wordStart[chunk] as number; at < (table.wordStart[chunk + 1] as number); at++) this.wordIds.push(internedVia(words, table.wordIds[at] as number, table.words, this.words));
+    for (let at = table.wordStart[chunk] as number; at < (table.wordStart[chunk + 1] as number); at++) this.wordIds.push(numberVia(words, table.wordIds[at] as number, table.words, this.words, only));
     this.wordStart.push(this.wordIds.length);
     this.shared.push(table.shared[chunk] as number);
   }
@@ -157,14 +163,17 @@ export class PhraseTableBuilder {
   }
 }
 
-/** The number in `strings` of string `number` of `from`, remembered in `numbers`. */
-function internedVia(numbers: Int32Array, number: number, from: readonly string[], strings: InternedStrings): number {
-  let interned = numbers[number] as number;
-  if (interned < 0) {
-    interned = strings.numberOf(from[number] as string);
-    numbers[number] = interned;
+/**
+ * The number in `strings` of string `number` of `from`, remembered in `numbers`; when `fromOnly` (every string of
+ * `strings` came from `from`, whose strings are distinct), one not remembered yet is new.
+ */
+function numberVia(numbers: Int32Array, number: number, from: readonly string[], strings: InternedStrings, fromOnly: boolean): number {
+  let numbered = numbers[number] as number;
+  if (numbered < 0) {
+    numbered = fromOnly ? strings.appendNew(from[number] as string) : strings.numberOf(from[number] as string);
+    numbers[number] = numbered;
   }
-  return interned;
+  return numbered;
 }
 
 /** The rows of `table` for the chunks of `chunkIds` it holds, in that order (a chunk it does not hold is left out). */

@@ -206,6 +206,8 @@ export function storeContractCases(options: StoreContractOptions): StoreContract
       assert.ok(typeof picked[0]?.hid === 'number');
       assert.deepEqual(withoutHid(await chunks.pick(['documentId'], { column: 'id', values: ['c2'] })), [{ documentId: 'd2' }]);
       assert.deepEqual(await chunks.pick(['id'], { column: 'id', values: [] }), []);
+      assert.deepEqual(withoutHid(await chunks.pick(['id'], { column: ['id', 'documentId'], values: ['c2', 'd1'] })), [{ id: 'c1' }, { id: 'c2' }], 'a value in any of the columns');
+      assert.deepEqual(await chunks.pick(['id'], { column: [], values: ['c2'] }), []);
       assert.equal(await chunks.deleteWhere('documentId', ['d1']), 1);
       assert.equal(await chunks.count(), 1);
       await chunks.clear();

@@ -18,12 +18,12 @@ export interface RowAccess<Row> {
   /** Rows whose `column` equals one of `values`. */
   where<C extends RowColumn<Row>>(column: C, values: ReadonlyArray<Row[C]>): Promise<Array<Row>>;
   /**
-   * Only some columns (and `hid`) of every row, or of the rows whose `where.column` is in
-   * `where.values` — for listing large tables without their text.
+   * Only some columns (and `hid`) of every row, or of the rows whose `where.column` is in `where.values` (with several
+   * columns: any of them, in one read) — for listing large tables without their text.
    */
   pick<K extends RowColumn<Row>>(
     columns: readonly K[],
-    where?: { column: RowColumn<Row>; values: readonly unknown[] },
+    where?: { column: RowColumn<Row> | ReadonlyArray<RowColumn<Row>>; values: readonly unknown[] },
   ): Promise<Array<Pick<Row, K> & { hid?: number }>>;
   /** Deletes rows whose `column` equals one of `values`; returns how many were deleted. */
   deleteWhere<C extends RowColumn<Row>>(column: C, values: ReadonlyArray<Row[C]>): Promise<number>;

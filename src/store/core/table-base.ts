@@ -1,10 +1,18 @@
 import type { AnyTableSpec, ColumnOf, ColumnSpec, TableName, TableRows } from '../schema.js';
 import type { TableAccess } from '../store.js';
 
-/** A filter of a read: rows whose `column` is one of `values` (never empty: an empty filter reads nothing). */
+/**
+ * A filter of a read: rows whose `column` (any of them, when several) is one of `values` (never empty: an empty filter
+ * reads nothing).
+ */
 export interface RowFilter {
-  column: string;
+  column: string | readonly string[];
   values: readonly unknown[];
+}
+
+/** The columns a filter compares. */
+export function filterColumns(filter: RowFilter): readonly string[] {
+  return typeof filter.column === 'string' ? [filter.column] : filter.column;
 }
 
 /**
@@ -46,9 +54,9 @@ export abstract class TableBase<T extends TableName> implements TableAccess<T> {
 
   async pick<K extends ColumnOf<T>>(
     columns: readonly K[],
-    where?: { column: ColumnOf<T>; values: readonly unknown[] },
+    where?: { column: ColumnOf<T> | ReadonlyArray<ColumnOf<T>>; values: readonly unknown[] },
   ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>> {
-    if (where && where.values.length === 0) return [];
+    if (where && (where.values.length === 0 || where.column.length === 0)) return [];
     const picked = this.columns.filter(([name]) => (columns as readonly string[]).includes(name));
     return (await this.select(picked, where)) as unknown as Array<Pick<TableRows[T], K> & { hid?: number }>;
   }

@@ -4,8 +4,8 @@
  * 2Wiki, fast mode, every method (the defaults), in one process: a full build of all 6,119 passages; a build of
  * 99 % of them followed by the addition of the other 1 % (61 passages); the deletion of that 1 % from the full
  * build. `incremental_add_vs_full` and `incremental_delete_vs_full` are the update's wall time over the full
- * build's. The 1 % deleted are the passages indexed last, whose rows come last in every table and vector space: the
- * cheapest 1 % to delete. `incremental_delete_random_vs_full` deletes 61 passages drawn at random (seeded) from a
+ * build's. The 1 % deleted are the passages indexed last, whose rows come last in every table and vector space, where
+ * a deletion moves the fewest positions. `incremental_delete_random_vs_full` deletes 61 passages drawn at random (seeded) from a
  * copy of the same full build, what pruning old files is like; `reports_reused_fraction` is the share of the community reports after the addition that are the
  * reports before it, unchanged (same community id and text).
  *

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import picomatch from 'picomatch';
+import { lowerBound } from '../core/lower-bound.js';
 
 /** What a selector is compared with: a document's id, title and source. */
 export interface SelectableDocument {
@@ -51,42 +52,35 @@ export function selectDocuments<Document extends SelectableDocument>(
  * data file); both are keys of the source.
  */
 function exactLookup(documents: readonly SelectableDocument[]): (selector: string, cwd: string) => Set<string> {
-  const byKey = new Map<string, string[]>();
-  const add = (key: string, id: string): void => {
-    const ids = byKey.get(key);
-    if (ids === undefined) byKey.set(key, [id]);
+  const byTitle = new Map<string, string[]>();
+  const byPath = new Map<string, string[]>();
+  const add = (map: Map<string, string[]>, key: string, id: string): void => {
+    const ids = map.get(key);
+    if (ids === undefined) map.set(key, [id]);
     else if (ids.at(-1) !== id) ids.push(id);
   };
-  for (const document of documents) {
-    add(`id\0${document.id}`, document.id);
-    add(`title\0${document.title}`, document.id);
-    const { source } = document;
-    add(`path\0${source}`, document.id);
-    for (let at = 1; at < source.length; at++) if (source[at] === '/' || source[at] === '#') add(`path\0${source.slice(0, at)}`, document.id);
+  for (const { id, title, source } of documents) {
+    add(byTitle, title, id);
+    add(byPath, source, id);
+    for (let at = 1; at < source.length; at++) if (source[at] === '/' || source[at] === '#') add(byPath, source.slice(0, at), id);
   }
   const ids = documents.map((document) => document.id).sort();
+  const known = new Set(ids);
   return (selector, cwd) => {
-    const found = new Set<string>([...(byKey.get(`id\0${selector}`) ?? []), ...(byKey.get(`title\0${selector}`) ?? [])]);
-    const prefixed = selector.length >= minimumIdPrefix ? idsStartingWith(ids, selector) : [];
-    if (prefixed.length === 1) found.add(prefixed[0] as string);
+    const found = new Set<string>(byTitle.get(selector));
+    if (known.has(selector)) found.add(selector);
+    // A prefix of one id only: sorted, the ids it starts are together from where it would go.
+    if (selector.length >= minimumIdPrefix) {
+      const first = lowerBound(ids, selector);
+      const [id, next] = [ids[first], ids[first + 1]];
+      if (id?.startsWith(selector) === true && next?.startsWith(selector) !== true) found.add(id);
+    }
     const slashed = selector.replaceAll('\\', '/');
     for (const path of new Set([slashed.replace(/\/+$/, ''), resolve(cwd, selector).replaceAll('\\', '/').replace(/\/+$/, '')])) {
-      if (path.length > 0) for (const id of byKey.get(`path\0${path}`) ?? []) found.add(id);
+      if (path.length > 0) for (const id of byPath.get(path) ?? []) found.add(id);
     }
     return found;
   };
-}
-
-/** The ids of sorted `ids` that start with `prefix`, at most two (one is a unique prefix; two say it is not). */
-function idsStartingWith(ids: readonly string[], prefix: string): string[] {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((ids[middle] as string) < prefix) low = middle + 1;
-    else high = middle;
-  }
-  return ids.slice(low, low + 2).filter((id) => id.startsWith(prefix));
 }
 
 function globMatcherOf(selector: string): (document: SelectableDocument) => boolean {

@@ -1,3 +1,5 @@
+import { lowerBound } from './lower-bound.js';
+
 /**
  * Runs `work` over `items` with at most `concurrency` calls in flight, starting an item only once the
  * work of every item it depends on has finished; returns the results in input order. Among ready items
@@ -82,12 +84,5 @@ export async function mapInDependencyOrder<T, R>(
 }
 
 function insertSorted(sorted: number[], value: number): void {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((sorted[middle] as number) < value) low = middle + 1;
-    else high = middle;
-  }
-  sorted.splice(low, 0, value);
+  sorted.splice(lowerBound(sorted, value), 0, value);
 }

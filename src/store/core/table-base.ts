@@ -2,17 +2,12 @@ import type { AnyTableSpec, ColumnOf, ColumnSpec, TableName, TableRows } from '.
 import type { TableAccess } from '../store.js';
 
 /**
- * A filter of a read: rows whose `column` (any of them, when several) is one of `values` (never empty: an empty filter
- * reads nothing).
+ * A filter of a read: rows where any of `columns` is one of `values` (neither is empty: an empty filter reads
+ * nothing).
  */
 export interface RowFilter {
-  column: string | readonly string[];
+  columns: readonly string[];
   values: readonly unknown[];
-}
-
-/** The columns a filter compares. */
-export function filterColumns(filter: RowFilter): readonly string[] {
-  return typeof filter.column === 'string' ? [filter.column] : filter.column;
 }
 
 /**
@@ -49,15 +44,16 @@ export abstract class TableBase<T extends TableName> implements TableAccess<T> {
 
   async where<C extends ColumnOf<T>>(column: C, values: ReadonlyArray<TableRows[T][C]>): Promise<Array<TableRows[T]>> {
     if (values.length === 0) return [];
-    return (await this.select(this.columns, { column, values })) as unknown as Array<TableRows[T]>;
+    return (await this.select(this.columns, { columns: [column], values })) as unknown as Array<TableRows[T]>;
   }
 
   async pick<K extends ColumnOf<T>>(
     columns: readonly K[],
     where?: { column: ColumnOf<T> | ReadonlyArray<ColumnOf<T>>; values: readonly unknown[] },
   ): Promise<Array<Pick<TableRows[T], K> & { hid?: number }>> {
-    if (where && (where.values.length === 0 || where.column.length === 0)) return [];
+    const filter = where && { columns: typeof where.column === 'string' ? [where.column] : where.column, values: where.values };
+    if (filter && (filter.values.length === 0 || filter.columns.length === 0)) return [];
     const picked = this.columns.filter(([name]) => (columns as readonly string[]).includes(name));
-    return (await this.select(picked, where)) as unknown as Array<Pick<TableRows[T], K> & { hid?: number }>;
+    return (await this.select(picked, filter)) as unknown as Array<Pick<TableRows[T], K> & { hid?: number }>;
   }
 }

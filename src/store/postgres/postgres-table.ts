@@ -1,5 +1,5 @@
 import { encodeColumnValue } from '../core/row-encoding.js';
-import { filterColumns, TableBase, type RowFilter } from '../core/table-base.js';
+import { TableBase, type RowFilter } from '../core/table-base.js';
 import { snakeCase, type AnyTableSpec, type ColumnOf, type ColumnSpec, type TableName, type TableRows } from '../schema.js';
 import { applyTermChanges, emptyTermChanges, indexedTermsOf, recordTermChange, type FullTextCache, type FullTextScope, type IndexedTerms, type PostingsCache } from './postgres-full-text.js';
 import { postgresColumnType, termTableOf } from './postgres-migrations.js';
@@ -199,7 +199,7 @@ export class PostgresTable<T extends TableName> extends TableBase<T> {
   protected async select(columns: ReadonlyArray<[string, ColumnSpec]>, where: RowFilter | undefined): Promise<Array<Record<string, unknown>>> {
     const list = [...(this.spec.hid ? ['hid'] : []), ...columns.map(([name]) => quoteIdentifier(snakeCase(name)))];
     const rows = await this.store.runner().rows<Record<string, unknown>>(
-      `SELECT ${list.length > 0 ? list.join(', ') : 'hid'} FROM ${this.table} WHERE workspace = $1 AND ${visibleAt()}${where ? ` AND (${filterColumns(where).map((column) => this.matches(column)).join(' OR ')})` : ''} ORDER BY hid`,
+      `SELECT ${list.length > 0 ? list.join(', ') : 'hid'} FROM ${this.table} WHERE workspace = $1 AND ${visibleAt()}${where ? ` AND (${where.columns.map((column) => this.matches(column)).join(' OR ')})` : ''} ORDER BY hid`,
       where ? [...this.store.scope, where.values] : [...this.store.scope],
     );
     return rows.map((row) => this.decode(row, columns));

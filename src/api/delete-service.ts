@@ -2,13 +2,14 @@ import { appendAll } from '../core/append-all.js';
 import { KgragError } from '../core/errors.js';
 import { sanitizeForTerminal } from '../core/sanitize-for-terminal.js';
 import type { QueryEngine } from '../methods/query-engine.js';
+import type { Store } from '../store/store.js';
 import { builtMethods } from '../pipeline/built-methods.js';
 import { forgetCachedCallsOfGoneChunks } from './forget-cached-calls-of-gone-chunks.js';
 import { estimateIndex } from './index-service.js';
 import type { DeleteDryRun, DeleteOptions, DeleteSummary, EstimateIndexOptions, IndexedDocument } from './kgrag.js';
 import { listDocuments } from './list-documents.js';
 import { runIndex } from './run-index.js';
-import { selectDocuments } from './select-documents.js';
+import { type DocumentSelection, selectDocuments } from './select-documents.js';
 import type { WorkspaceSession } from './workspace-session.js';
 import { withCancelSignal, writeWorkspace } from './write-workspace.js';
 
@@ -33,46 +34,44 @@ function noMatchError(unmatched: readonly string[], documents: number): KgragErr
 }
 
 /**
- * The documents the selectors choose in a draft. An interrupted delete's draft has removed some of them already:
- * the published index still names those.
+ * The documents to delete: those the selectors choose in the draft (`draft`). An interrupted delete's draft has removed
+ * some of them already, which the published index (`published`, as the plan read it) still names.
  */
-async function documentsToDelete(session: WorkspaceSession, present: readonly IndexedDocument[], selectors: readonly string[], resumed: boolean, cwd: string | undefined): Promise<IndexedDocument[]> {
-  const selection = selectDocuments(present, selectors, cwd);
-  const deleted = [...selection.documents];
-  if (selection.unmatched.length > 0 && resumed) {
-    const previous = await session.storage.snapshot();
-    if (previous) {
-      try {
-        const earlier = selectDocuments(await listDocuments(previous.store), selection.unmatched, cwd);
-        const presentIds = new Set(present.map((document) => document.id));
-        appendAll(deleted, earlier.documents.filter((document) => !presentIds.has(document.id)));
-        selection.unmatched = earlier.unmatched;
-      } finally {
-        previous.release();
-      }
-    }
+function documentsToDelete(draft: ChosenDocuments, published: ChosenDocuments | undefined, resumed: boolean, cwd: string | undefined): IndexedDocument[] {
+  const deleted = [...draft.selection.documents];
+  let unmatched = draft.selection.unmatched;
+  if (unmatched.length > 0 && resumed && published) {
+    const earlier = selectDocuments(published.present, unmatched, cwd);
+    const presentIds = new Set(draft.present.map((document) => document.id));
+    appendAll(deleted, earlier.documents.filter((document) => !presentIds.has(document.id)));
+    unmatched = earlier.unmatched;
   }
-  if (selection.unmatched.length > 0) throw noMatchError(selection.unmatched, present.length);
+  if (unmatched.length > 0) throw noMatchError(unmatched, draft.present.length);
   return deleted;
 }
 
+/** The documents of an index and those the selectors choose among them. */
+interface ChosenDocuments {
+  present: IndexedDocument[];
+  selection: DocumentSelection<IndexedDocument>;
+}
+
+async function chosenDocuments(store: Store, selectors: readonly string[], cwd: string | undefined): Promise<ChosenDocuments> {
+  const present = await listDocuments(store);
+  return { present, selection: selectDocuments(present, selectors, cwd) };
+}
+
 /**
- * The documents the selectors choose in the published index, read before the write begins so that its start record
+ * The documents the selectors choose in the published index, chosen before the write begins so that its start record
  * names them: recorded once the draft was made, they waited for the draft's copy to reach the disk (0.2 s of a 1 %
- * deletion from 2Wiki on SQLite). The draft still decides; undefined when nothing is published.
+ * deletion from 2Wiki on SQLite). A fresh draft of that generation takes the choice as it is; undefined when nothing
+ * is published.
  */
-async function plannedDeletion(
-  session: WorkspaceSession,
-  selectors: readonly string[],
-  cwd: string | undefined,
-): Promise<{ generation: number; present: IndexedDocument[]; documents: IndexedDocument[] } | undefined> {
+async function plannedDeletion(session: WorkspaceSession, selectors: readonly string[], cwd: string | undefined): Promise<(ChosenDocuments & { generation: number }) | undefined> {
   const snapshot = await session.storage.snapshot();
   if (!snapshot) return undefined;
   try {
-    const present = await listDocuments(snapshot.store);
-    const selection = selectDocuments(present, selectors, cwd);
-    // A selector choosing nothing fails the write (unless it resumes a draft): it is not recorded as deleting anything.
-    return { generation: snapshot.generation, present, documents: selection.unmatched.length === 0 ? selection.documents : [] };
+    return { generation: snapshot.generation, ...(await chosenDocuments(snapshot.store, selectors, cwd)) };
   } finally {
     snapshot.release();
   }
@@ -84,11 +83,13 @@ export async function deleteDocuments(session: WorkspaceSession, engine: QueryEn
   requireSelectors(selectors);
   const keepCache = options.keepCache === true;
   const planned = await plannedDeletion(session, selectors, options.cwd);
-  const control = { ...options, command: options.command ?? 'delete', ...(planned === undefined || planned.documents.length === 0 ? {} : { deleting: planned.documents }) };
+  // A selector choosing nothing fails the write (unless it resumes a draft): it is not recorded as deleting anything.
+  const deleting = planned !== undefined && planned.selection.unmatched.length === 0 ? planned.selection.documents : [];
+  const control = { ...options, command: options.command ?? 'delete', ...(deleting.length === 0 ? {} : { deleting }) };
   const result = await writeWorkspace(session, control, async (draft, embedder, currentStep) => {
-    // A fresh draft of the generation the plan read lists the same documents.
-    const present = planned !== undefined && !draft.resumed && draft.generation === planned.generation + 1 ? planned.present : await listDocuments(draft.store);
-    const deleted = await documentsToDelete(session, present, selectors, draft.resumed, options.cwd);
+    // A fresh draft of the generation the plan read holds the same documents.
+    const fresh = planned !== undefined && !draft.resumed && draft.generation === planned.generation + 1;
+    const deleted = documentsToDelete(fresh ? planned : await chosenDocuments(draft.store, selectors, options.cwd), planned, draft.resumed, options.cwd);
     // Before the draft changes: should this process be killed, readers are told what answers may still cite.
     await draft.recordDeletion(deleted);
     // A deletion updates the methods the index was built for and builds nothing new (its mode follows `runIndex`'s rule).

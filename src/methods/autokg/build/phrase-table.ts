@@ -125,8 +125,9 @@ export class PhraseTableBuilder {
   copy(table: PhraseTable, chunk: number): void {
     if (this.copied?.table !== table) {
       const unmet = (count: number): Int32Array => new Int32Array(count).fill(-1);
-      const empty = this.keys.values.length === 0 && this.surfaces.values.length === 0 && this.words.values.length === 0;
-      this.copied = { table, keys: unmet(table.keys.length), surfaces: unmet(table.surfaces.length), words: unmet(table.words.length), only: empty && this.copied === undefined };
+      // Only while the builder holds no string yet will every string here have come from `table`.
+      const only = this.keys.values.length === 0 && this.surfaces.values.length === 0 && this.words.values.length === 0;
+      this.copied = { table, keys: unmet(table.keys.length), surfaces: unmet(table.surfaces.length), words: unmet(table.words.length), only };
     }
     const { keys, surfaces, words, only } = this.copied;
     this.chunkIds.push(table.chunkIds[chunk] as string);

@@ -42,8 +42,12 @@ export function twoWikiDocuments(): InputDocument[] {
   return passages.map((passage, index) => ({ title: passage.title, text: passage.text, source: `2wiki#${index}` }));
 }
 
-async function withWorkspace<T>(work: (kgrag: Kgrag) => Promise<T>, config: Record<string, unknown> = { index: { mode: 'fast' } }): Promise<T> {
-  const folder = mkdtempSync(join(tmpdir(), 'kgrag-bench-incremental-'));
+/** Runs `work` on a workspace in `folder` (a new one by default), then deletes the folder. */
+async function withWorkspace<T>(
+  work: (kgrag: Kgrag) => Promise<T>,
+  config: Record<string, unknown> = { index: { mode: 'fast' } },
+  folder = mkdtempSync(join(tmpdir(), 'kgrag-bench-incremental-')),
+): Promise<T> {
   const kgrag = await createKgrag({ workspace: folder, env: {}, config });
   try {
     return await work(kgrag);
@@ -81,24 +85,17 @@ async function twoWikiRun(documents: readonly InputDocument[], log: (line: strin
   const sourcesOf = (chosen: readonly InputDocument[]): string[] => chosen.map((document) => document.source as string);
   let full = 0;
   let remove = 0;
-  let removeRandom = 0;
   const copy = mkdtempSync(join(tmpdir(), 'kgrag-bench-incremental-copy-'));
-  try {
-    await withWorkspace(async (kgrag) => {
-      full = await timed(() => kgrag.index(documents));
-      // Copied while nothing writes: a publish leaves the file whole, its log folded in.
-      cpSync(kgrag.workspace, copy, { recursive: true });
-      remove = await timed(() => kgrag.delete(sourcesOf(extra)));
-    });
-    const copied = await createKgrag({ workspace: copy, env: {}, config: { index: { mode: 'fast' } } });
-    try {
-      removeRandom = await timed(() => copied.delete(sourcesOf(drawn(documents, extra.length, 7))));
-    } finally {
-      await copied.close();
-    }
-  } finally {
+  await withWorkspace(async (kgrag) => {
+    full = await timed(() => kgrag.index(documents));
+    // Copied while nothing writes: a publish leaves the file whole, its log folded in.
+    cpSync(kgrag.workspace, copy, { recursive: true });
+    remove = await timed(() => kgrag.delete(sourcesOf(extra)));
+  }).catch((error: unknown) => {
     rmSync(copy, { recursive: true, force: true });
-  }
+    throw error;
+  });
+  const removeRandom = await withWorkspace((copied) => timed(() => copied.delete(sourcesOf(drawn(documents, extra.length, 7)))), undefined, copy);
   log(`full build ${full.toFixed(1)} s, delete the last ${extra.length} documents ${remove.toFixed(1)} s, ${extra.length} at random ${removeRandom.toFixed(1)} s`);
   let add = 0;
   let reused = 0;

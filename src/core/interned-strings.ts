@@ -11,7 +11,7 @@ export class InternedStrings {
 
   /** The number of `value`, numbered next when it is new. */
   numberOf(value: string): number {
-    this.numbers ??= new Map(this.values.map((known, index) => [known, index]));
+    this.numbers ??= numbersOf(this.values);
     let number = this.numbers.get(value);
     if (number === undefined) {
       number = this.values.length;
@@ -28,4 +28,11 @@ export class InternedStrings {
     this.numbers?.set(value, number);
     return number;
   }
+}
+
+/** Each value's index, built in one loop: `new Map(values.map(...))` would allocate a pair per value. */
+function numbersOf(values: readonly string[]): Map<string, number> {
+  const numbers = new Map<string, number>();
+  for (let index = 0; index < values.length; index++) numbers.set(values[index] as string, index);
+  return numbers;
 }

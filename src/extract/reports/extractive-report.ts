@@ -216,7 +216,8 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         // List items and headlines have no closing punctuation; joined into prose they would run into the next sentence.
         const text = /[.!?…]["'”’)\]]?$/u.test(raw) ? raw : `${raw}.`;
         const lower = text.toLowerCase();
-        const entityIds = named.flatMap((entity, index) => (namesEntity(lower, namedNames[index] as string[]) ? [entity.id] : []));
+        const entityIds: string[] = [];
+        for (let index = 0; index < named.length; index++) if (namesEntity(lower, namedNames[index] as string[])) entityIds.push((named[index] as EntityRecord).id);
         if (entityIds.length > 0) {
           sentences.push({ text: text.length > maxSentenceLength ? `${text.slice(0, maxSentenceLength - 1)}…` : text, entityIds });
         }

@@ -191,7 +191,7 @@ function linksByKind(graph: PassageGraph): Record<string, number> {
   for (const kind of passageEdgeKinds) {
     const bit = passageEdgeBit[kind];
     let links = 0;
-    for (const kinds of graph.kinds) if ((kinds & bit) !== 0) links++;
+    for (let entry = 0; entry < graph.kinds.length; entry++) if (((graph.kinds[entry] as number) & bit) !== 0) links++;
     counts[`${kind}Links`] = links;
   }
   return counts;

@@ -171,11 +171,20 @@ function mergeEntries(passages: number, entries: EntryList): PassageGraph {
   const shared = new Uint16Array(length);
   const termBits = passageEdgeBit.entity | passageEdgeBit.keyword;
   let written = 0;
+  // A row's entries by (target, entry), as one number each sorted natively: target · length + entry, exact while
+  // passages · entries < 2^53 (a million passages with a billion entries).
+  const keys = new Float64Array(length);
   for (let row = 0; row < passages; row++) {
-    const rowEntries = Array.from(order.subarray(starts[row] as number, starts[row + 1] as number));
-    rowEntries.sort((left, right) => (targets[left] as number) - (targets[right] as number) || left - right);
+    const rowStart = starts[row] as number;
+    const rowEnd = starts[row + 1] as number;
+    for (let at = rowStart; at < rowEnd; at++) {
+      const entry = order[at] as number;
+      keys[at] = (targets[entry] as number) * length + entry;
+    }
+    const rowKeys = keys.subarray(rowStart, rowEnd).sort();
     let previous = -1;
-    for (const entry of rowEntries) {
+    for (let at = 0; at < rowKeys.length; at++) {
+      const entry = (rowKeys[at] as number) % length;
       const target = targets[entry] as number;
       const bit = bits[entry] as number;
       if (target !== previous) {

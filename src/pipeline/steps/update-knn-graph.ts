@@ -31,7 +31,7 @@ export interface UpdateKnnGraphOptions {
  */
 const queriesPerBlock = 64;
 
-/** Rows of a tile, 1 MB of 1,024-dimensional vectors, which stays in cache while a block of rows is scored against it. */
+/** Rows of a tile, 1 MB of 1,024-dimensional vectors, scored against a block of rows in one kernel call. */
 const rowsPerTile = 256;
 
 /**
@@ -148,22 +148,25 @@ export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: Dens
 
   let addedRows = 0;
   if (width > 0 && scored.length > 0) {
-    const resident = ResidentMatrix.load(matrix);
-    const queries = Int32Array.from(scored);
-    const everyRow = Int32Array.from({ length: n }, (_, row) => row);
+    // Only the rows scored are kept in kernel memory, and the matrix passes through its scratch a tile at a time: a
+    // resident copy of the whole matrix (25 MB of 2Wiki's chunk vectors) cost an update more in fresh pages than the
+    // scoring. The kernel scores a pair alike whichever of the two is the query and in any tile (one accumulator per
+    // pair, summed in coordinate order), so these are the scores of one row at a time, bit for bit.
+    const resident = ResidentMatrix.load(rowsOfMatrix(matrix, scored));
+    const { cols } = matrix;
     const block = new Float32Array(Math.min(queriesPerBlock, scored.length) * n);
     for (let first = 0; first < scored.length; first += queriesPerBlock) {
       const count = Math.min(queriesPerBlock, scored.length - first);
-      // Tiles of rows that stay in cache while every query of the block is scored against them; the kernel scores a pair
-      // alike in any tile, so these are the scores of one row at a time, bit for bit.
       for (let start = 0; start < n; start += rowsPerTile) {
         const rows = Math.min(rowsPerTile, n - start);
-        const tile = resident.scoreRowSets(queries.subarray(first), count, everyRow.subarray(start), rows);
-        for (let query = 0; query < count; query++) block.set(tile.subarray(query * rows, (query + 1) * rows), query * n + start);
+        const tile = resident.scoreQueries(matrix.data.subarray(start * cols, (start + rows) * cols), rows, first, first + count);
+        for (let row = 0; row < rows; row++) {
+          for (let query = 0; query < count; query++) block[query * n + start + row] = tile[row * count + query] as number;
+        }
         yield;
       }
       for (let query = 0; query < count; query++) {
-        const row = queries[first + query] as number;
+        const row = scored[first + query] as number;
         const offset = row * width;
         clearHeap(similarities, indices, offset, width);
         const scores = block.subarray(query * n, (query + 1) * n);
@@ -187,4 +190,12 @@ export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: Dens
     indices.fill(-1, offset + length, offset + width);
   }
   return { graph: { n, k: width, indices, similarities }, addedRows, rescoredRows: scored.length - addedRows };
+}
+
+/** The rows `rows` of `matrix`, in that order, as a matrix of their own. */
+function rowsOfMatrix(matrix: DenseMatrix, rows: readonly number[]): DenseMatrix {
+  const { cols } = matrix;
+  const data = new Float32Array(rows.length * cols);
+  rows.forEach((row, position) => data.set(matrix.data.subarray(row * cols, (row + 1) * cols), position * cols));
+  return { rows: rows.length, cols, data };
 }

@@ -392,6 +392,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const memberStamp = new Int32Array(entityIds.length).fill(-1);
     const relationStamp = new Int32Array(relationIds.length).fill(-1);
     const chunkStamp = new Int32Array(chunkIds.length).fill(-1);
+    // The inner relations of the community being walked (each relation at most once per community).
+    const innerRelations = new Int32Array(relationIds.length);
     const { ids, keptFrom } = keepCommunityIds(
       hierarchy,
       previous.map((community, index) => ({ id: community.id, level: community.level, members: previousMembers[index] as Int32Array })),
@@ -442,27 +444,37 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
           return;
         }
       }
-      const members = community.members.map((node) => order[node] as number);
-      for (const member of members) if (member >= 0) memberStamp[member] = index;
-      const isMember = (entity: number): boolean => entity >= 0 && memberStamp[entity] === index;
-      // Inner relations in the order first met: by member, then by the member's relations in table order.
-      const inner: number[] = [];
+      const members = Int32Array.from(community.members, (node) => order[node] as number);
+      for (let at = 0; at < members.length; at++) {
+        const member = members[at] as number;
+        if (member >= 0) memberStamp[member] = index;
+      }
+      // Inner relations in the order first met: by member, then by the member's relations in table order. Every loop
+      // here is over typed arrays with nothing allocated per relation: a top-level community walks most of the graph.
+      let innerCount = 0;
       let low = 0x811c9dc5;
       let high = 0x01000193;
       let innerChunks = 0;
-      for (const member of members) {
+      const { relationLow, relationHigh } = itemHashes;
+      const chunkStarts = relationChunks.starts;
+      for (let at = 0; at < members.length; at++) {
+        const member = members[at] as number;
         if (member < 0) continue;
         const end = entityRelationStarts[member + 1] as number;
         for (let position = entityRelationStarts[member] as number; position < end; position++) {
           const relation = entityRelations[position] as number;
-          if (relationStamp[relation] === index || !isMember(endpoints[relation * 2] as number) || !isMember(endpoints[relation * 2 + 1] as number)) continue;
+          if (relationStamp[relation] === index) continue;
+          const source = endpoints[relation * 2] as number;
+          const target = endpoints[relation * 2 + 1] as number;
+          if (source < 0 || memberStamp[source] !== index || target < 0 || memberStamp[target] !== index) continue;
           relationStamp[relation] = index;
-          inner.push(relation);
-          low = foldHash(low, itemHashes.relationLow[relation] as number);
-          high = foldHash(high, itemHashes.relationHigh[relation] as number);
-          innerChunks += (relationChunks.starts[relation + 1] as number) - (relationChunks.starts[relation] as number);
+          innerRelations[innerCount++] = relation;
+          low = foldHash(low, relationLow[relation] as number);
+          high = foldHash(high, relationHigh[relation] as number);
+          innerChunks += (chunkStarts[relation + 1] as number) - (chunkStarts[relation] as number);
         }
       }
+      const inner = innerRelations.subarray(0, innerCount);
       // Without a chunk from its inner relations, a row lists its members' chunks.
       if (innerChunks === 0) {
         for (const member of members) {
@@ -497,7 +509,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
         children: community.children.map((child) => ids[child] as string),
         title: titles[index] as string,
         entityIds: community.members.map((node) => nodeIds[node] as string),
-        relationIds: Array.from(Int32Array.from(inner, (relation) => relationRank[relation] as number).sort(), (rank) => relationIds[relationsById[rank] as number] as string),
+        relationIds: Array.from(inner.map((relation) => relationRank[relation] as number).sort(), (rank) => relationIds[relationsById[rank] as number] as string),
         chunkIds: communityChunks,
         size: community.members.length,
       };

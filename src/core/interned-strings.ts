@@ -1,3 +1,5 @@
+import { positionsOf } from './positions-of.js';
+
 /**
  * Strings numbered in the order first met: a string's number is its index in `values`. Lists of such numbers stand in
  * for lists of strings in typed arrays.
@@ -11,7 +13,7 @@ export class InternedStrings {
 
   /** The number of `value`, numbered next when it is new. */
   numberOf(value: string): number {
-    this.numbers ??= numbersOf(this.values);
+    this.numbers ??= positionsOf(this.values);
     let number = this.numbers.get(value);
     if (number === undefined) {
       number = this.values.length;
@@ -30,9 +32,3 @@ export class InternedStrings {
   }
 }
 
-/** Each value's index, built in one loop: `new Map(values.map(...))` would allocate a pair per value. */
-function numbersOf(values: readonly string[]): Map<string, number> {
-  const numbers = new Map<string, number>();
-  for (let index = 0; index < values.length; index++) numbers.set(values[index] as string, index);
-  return numbers;
-}

@@ -1,3 +1,5 @@
+import { positionsOf } from './positions-of.js';
+
 /**
  * Values stored by id as two lists, `ids` and `values`, in the order their items came. An update's items come in the
  * order they did then (rows of the same table, new ones last), so each is found at its own position and only the rest
@@ -39,7 +41,8 @@ export class ValuesById {
    */
   indexOf(id: string, position: number): number {
     if (this.ids[position] === id) return position;
-    this.indexById ??= new Map(this.ids.map((stored, index) => [stored, index]));
+    this.indexById ??= positionsOf(this.ids);
     return this.indexById.get(id) ?? -1;
   }
 }
+

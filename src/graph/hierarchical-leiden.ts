@@ -4,6 +4,7 @@ import type { Random } from '../core/random.js';
 import { csrFromTriplets } from '../math/csr-matrix.js';
 import type { CsrMatrix } from '../math/csr-matrix.js';
 import { leiden, placeNodes } from './leiden.js';
+import { positionsOf } from '../core/positions-of.js';
 
 /*
  * Hierarchical Leiden with the shape of graspologic's `hierarchical_leiden` as Microsoft GraphRAG calls it
@@ -444,7 +445,7 @@ export function hierarchicalLeidenFromEdges(
   start?: LeidenHierarchyStart<string>,
 ): LeidenHierarchyCommunity<string>[] {
   const unique = [...new Set(nodes)];
-  const indexOf = new Map(unique.map((id, index) => [id, index]));
+  const indexOf = positionsOf(unique);
   const ends = new Int32Array(edges.length * 2);
   const weights = new Float64Array(edges.length);
   edges.forEach((edge, index) => {
@@ -468,7 +469,7 @@ export function hierarchicalLeidenFromNodeEdges(
   start?: LeidenHierarchyStart<string>,
 ): LeidenHierarchyCommunity<string>[] {
   const { ids, graph } = clusteringGraph(nodes, ends, weights);
-  const indexOf = new Map(ids.map((id, index) => [id, index]));
+  const indexOf = positionsOf(ids);
   let indexStart: LeidenHierarchyStart | undefined;
   if (start) {
     // Only the members are ids; every other setting of the start passes as it is.

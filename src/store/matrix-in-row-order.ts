@@ -1,4 +1,5 @@
 import type { VectorMatrix } from './store.js';
+import { positionsOf } from '../core/positions-of.js';
 
 /**
  * The vectors of `ids`, in that order, as one row-major matrix; a row of an id without a vector is zeros. The loaded
@@ -9,7 +10,7 @@ import type { VectorMatrix } from './store.js';
 export function matrixInRowOrder(loaded: VectorMatrix, ids: readonly string[]): Float32Array {
   const { dimensions } = loaded;
   if (loaded.ids.length === ids.length && loaded.ids.every((id, row) => id === ids[row])) return loaded.matrix;
-  const rowOf = new Map(ids.map((id, row) => [id, row]));
+  const rowOf = positionsOf(ids);
   const matrix = new Float32Array(ids.length * dimensions);
   loaded.ids.forEach((id, row) => {
     const target = rowOf.get(id);

@@ -1,5 +1,6 @@
 import { sklearnWordTokens } from './sklearn-word-tokens.js';
 import { termCountRows, type TermCountMatrix } from './term-count-matrix.js';
+import { positionsOf } from '../core/positions-of.js';
 
 /** A query's terms that are in the vocabulary, with their counts (ids ascending). */
 export interface QueryTermCounts {
@@ -35,7 +36,7 @@ export class TfidfRanker {
   constructor(matrix: TermCountMatrix) {
     this.matrix = matrix;
     this.rows = termCountRows(matrix);
-    this.idOf = new Map(matrix.vocabulary.map((term, id) => [term, id]));
+    this.idOf = positionsOf(matrix.vocabulary);
     this.documentFrequency = new Int32Array(matrix.vocabulary.length);
     this.idf = new Float64Array(matrix.vocabulary.length);
     this.queryWeight = new Float64Array(matrix.vocabulary.length);

@@ -1,6 +1,7 @@
 import type { EntityMerge, ResolutionEntity } from '../entity-resolution/resolution-types.js';
 import { UnionFind } from '../entity-resolution/union-find.js';
 import type { EntityEditRules } from './entity-edit-rules.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /**
  * Entity resolution's merges with a person's edits applied (standard mode; `keyOf` is the extraction's name key): a
@@ -12,7 +13,7 @@ export function mergesWithEdits(merges: readonly EntityMerge[], entities: readon
   if (rules.sameAs.size === 0 && rules.keepApart.size === 0) return [...merges];
   const index = new Map(entities.map((entity, at) => [entity.id, at]));
   const keys = entities.map((entity) => keyOf(entity.title));
-  const byKey = new Map(keys.map((key, at) => [key, at]));
+  const byKey = positionsOf(keys);
   const sets = new UnionFind(entities.length);
   const preferred = new Map<number, number>();
   for (const merge of merges) {

@@ -2,6 +2,7 @@ import { inflateRawSync } from 'node:zlib';
 import type { EntityRecord, RelationRecord } from '../../core/types.js';
 import type { ChunkPhrases, NounGraphFit } from './build-noun-graph.js';
 import type { TypingCutoff } from './type-entities.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /**
  * What an update of the noun graph between refreshes needs besides the added and removed chunks: the figures fitted
@@ -96,7 +97,7 @@ export function fitNounGraphState(
   graph: { entities: readonly EntityRecord[]; relations: readonly RelationRecord[] },
   extras: { settings: string; typingCutoff: TypingCutoff | null; typed: ReadonlyMap<string, string> },
 ): NounGraphState {
-  const nodeOf = new Map(fit.keys.map((key, index) => [key, index]));
+  const nodeOf = positionsOf(fit.keys);
   const proper = new Array<number>(fit.keys.length).fill(0);
   const surfaces = fit.keys.map((): Array<[string, number]> => []);
   const typeHints = fit.keys.map((): Array<[string, number]> => []);

@@ -17,6 +17,7 @@ import {
 } from './build-noun-graph.js';
 import { addRowHash, countValue, graphRowHash, type NounGraphState } from './noun-graph-state.js';
 import { typeEntities, withinTypingCutoff } from './type-entities.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /*
  * The noun graph between refreshes (issue 38). A fresh build (`buildNounGraph`) weighs every edge with corpus-wide
@@ -66,7 +67,7 @@ export async function updateNounGraph(state: NounGraphState, change: NounGraphCh
   const copied = new Set<number>();
   const finalDegree = [...state.finalDegree];
   const described = [...state.described];
-  const nodeOf = new Map(keys.map((key, index) => [key, index]));
+  const nodeOf = positionsOf(keys);
   const nodeFor = (key: string): number => {
     let node = nodeOf.get(key);
     if (node === undefined) {

@@ -1,6 +1,7 @@
 import { normalizePhrase } from '../../text/normalize-phrase.js';
 import { allTripleIndexStrings } from './triple-index-codec.js';
 import { factSentence, type FlatIndexLists, type IndexList, type TripleIndex, type TripleIndexRemoval, type TripleRow } from './triple-index.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** Reads the triples-table rows of chunks, in table order. */
 export type ChunkRowReader = (chunkIds: readonly string[]) => Promise<readonly TripleRow[]>;
@@ -21,7 +22,7 @@ export async function removeTripleChunks(index: TripleIndex, removedChunkIds: re
     phraseTexts,
     phraseIds: pick(allTripleIndexStrings(index, 'phraseIds'), removal.phraseOrder),
     phraseLabels: pick(allTripleIndexStrings(index, 'phraseLabels'), removal.phraseOrder, removal.phraseLabels),
-    phraseIndex: new Map(phraseTexts.map((text, position) => [text, position])),
+    phraseIndex: positionsOf(phraseTexts),
     factIds: pick(allTripleIndexStrings(index, 'factIds'), factOrder, removal.factIds),
     factTexts: pick(allTripleIndexStrings(index, 'factTexts'), factOrder, removal.factTexts),
     factSubject: Int32Array.from(factOrder, (fact) => newPhrase[index.factSubject[fact] as number] as number),

@@ -4,6 +4,7 @@ import { extractedEntityId } from '../../extract/merge-extracted-graphs.js';
 import { graphragSystem } from './imported-index-source.js';
 import type { GraphragCommunity, GraphragRelationship, GraphragTableName, GraphragTables } from './graphrag-tables.js';
 import { appendToGroup } from '../shared/append-to-group.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 
 /** GraphRAG writes "NONE" where a claim has no object or date. */
@@ -124,7 +125,7 @@ export function graphragToRecords(tables: GraphragTables, options: GraphragToRec
     const record = documentOf.get(document.id);
     const units = unitsByDocument.get(document.id);
     if (record === undefined || units === undefined) continue;
-    const listed = new Map(document.textUnitIds.map((id, position) => [id, position]));
+    const listed = positionsOf(document.textUnitIds);
     units.sort((a, b) => (listed.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (listed.get(b.id) ?? Number.MAX_SAFE_INTEGER));
     let from = 0;
     for (const [ordinal, unit] of units.entries()) {

@@ -3,6 +3,7 @@ import { chunkKnnGraphBlobKey } from './build/chunk-graph-step.js';
 import { createSimilarityIndex, type SimilarityIndex } from '../../math/similarity-index.js';
 import type { MethodContext } from '../query-method.js';
 import { vectorsInOrder } from '../shared/space-vectors.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** The keyword graph of the index in typed rows, built on the first `autokg` query. */
 export interface AutokgLookups {
@@ -33,7 +34,7 @@ export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
     const { store } = context;
     const chunks = await store.table('chunks').pick(['id']);
     const chunkIds = chunks.map((chunk) => chunk.id);
-    const chunkRow = new Map(chunkIds.map((id, row) => [id, row]));
+    const chunkRow = positionsOf(chunkIds);
     const chunkMatrix = await vectorsInOrder(store, 'chunks', chunkIds);
     const blob = await store.getBlob(chunkKnnGraphBlobKey);
     const excluded = new Uint8Array(chunkIds.length);
@@ -47,7 +48,7 @@ export function autokgLookups(context: MethodContext): Promise<AutokgLookups> {
 
     const keywords = await store.table('keywords').all();
     const keywordIds = keywords.map((keyword) => keyword.id);
-    const keywordRow = new Map(keywordIds.map((id, row) => [id, row]));
+    const keywordRow = positionsOf(keywordIds);
     const keywordStored = await vectorsInOrder(store, 'keywords', keywordIds);
     const { dimensions, data: keywordMatrix } = keywordStored;
     const keywordVectors = keywordStored.empty ? undefined : createSimilarityIndex(keywordIds.length, dimensions, keywordMatrix);

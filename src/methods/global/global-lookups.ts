@@ -1,6 +1,7 @@
 import type { CommunityRecord, ReportRecord } from '../../core/types.js';
 import { dotAt } from '../../math/dense-vectors.js';
 import type { MethodContext } from '../query-method.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** A community report as global search uses it, with the hid its table rows and citations show. */
 export type GlobalReport = Omit<ReportRecord, 'hid'> & { hid: number };
@@ -103,7 +104,7 @@ export function fullOccurrences(context: MethodContext): Promise<ReadonlyMap<str
 
 async function loadVectors(context: MethodContext, space: 'reports' | 'chunks'): Promise<LoadedVectors> {
   const { ids, dimensions, matrix } = await context.store.vectors(space).load();
-  return { rowOf: new Map(ids.map((id, row) => [id, row])), dimensions, matrix };
+  return { rowOf: positionsOf(ids), dimensions, matrix };
 }
 
 /** Every report's full-content embedding (keyed by community id), loaded once per index. */

@@ -5,6 +5,7 @@ import { passageGraphBlobKey } from './build/passage-graph-step.js';
 import type { TermCountMatrix } from '../../text/term-count-matrix.js';
 import { TfidfRanker } from '../../text/tfidf-ranker.js';
 import type { MethodContext } from '../query-method.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** The passage graph, term counts and TF-IDF ranker of an index, loaded once and shared by every KGP query. */
 export interface KgpLookups {
@@ -45,7 +46,7 @@ export function kgpLookups(context: MethodContext): Promise<KgpLookups> {
     const ranker = new TfidfRanker(index.terms);
     return {
       chunkIds: index.chunkIds,
-      passageOf: new Map(index.chunkIds.map((id, passage) => [id, passage])),
+      passageOf: positionsOf(index.chunkIds),
       graph: index.graph,
       kinds: index.kinds,
       terms: index.terms,

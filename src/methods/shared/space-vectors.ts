@@ -2,6 +2,7 @@ import { KgragError } from '../../core/errors.js';
 import type { SimilarityIndex } from '../../math/similarity-index.js';
 import { rowsOf, type StoredRowMap } from '../../store/row-map.js';
 import type { Store, VectorSpace } from '../../store/store.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** The vectors of one space laid out in a caller's row order. */
 export interface OrderedVectors {
@@ -18,7 +19,7 @@ export interface OrderedVectors {
  */
 export async function vectorsInOrder(store: Store, space: VectorSpace, ids: readonly string[]): Promise<OrderedVectors> {
   const { ids: stored, dimensions, matrix } = await store.vectors(space).load();
-  const rowOf = new Map(ids.map((id, row) => [id, row]));
+  const rowOf = positionsOf(ids);
   const data = new Float32Array(ids.length * dimensions);
   stored.forEach((id, position) => {
     const row = rowOf.get(id);

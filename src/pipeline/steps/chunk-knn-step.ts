@@ -12,6 +12,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.j
 import type { PipelineStep } from '../pipeline-step.js';
 import { decodeChunkKnnGraph, encodeChunkKnnGraph, knnListsWithReserve, type ChunkKnnGraph, type KnnReserve } from './chunk-knn-graph-codec.js';
 import { finishKnnGraphUpdateTask, knnGraphUpdateScores, planKnnGraphUpdate, type UpdatedKnnGraph } from './update-knn-graph.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** The artifact's name, as steps request it: `{ artifact: chunkKnnArtifact, params: { k } }`. */
 export const chunkKnnArtifact = 'chunk-knn';
@@ -76,7 +77,7 @@ export function createChunkKnnStep(k: number, knn: { exactUpTo?: number | undefi
         const reserve = exact ? reservePerRow(k) : 0;
         // A refresh searches afresh, so that the reserves too are what a fresh build stores.
         if (previous && previous.graph.k === neighbours && (previous.exact !== false) === exact && incremental) {
-          const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
+          const rowOf = positionsOf(previous.chunkIds);
           const previousRowOf = Int32Array.from(chunkIds, (id) => rowOf.get(id) ?? -1);
           // Updating an NN-descent graph pays only for what is far cheaper than its search.
           const plan = planKnnGraphUpdate(knnListsWithReserve(previous), previousRowOf, neighbours, exact ? { reserve } : { maxScoredShare: 1 / 32 });

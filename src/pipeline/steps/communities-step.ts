@@ -10,6 +10,7 @@ import type { PipelineStep, StepName } from '../pipeline-step.js';
 import { readEntityGraph, type ChunkLists, type EntityGraphSnapshot } from './entity-graph-snapshot.js';
 import { keepCommunityIds } from './keep-community-ids.js';
 import { decodeCommunityMembers, encodeCommunityMembers, entityListDigest } from './community-members-codec.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** Meta key of what the next run needs to update the communities: the clustering settings and the graph they were made from. */
 export const communitiesStateKey = 'communities:graph';
@@ -64,14 +65,14 @@ export async function communityMemberPositions(store: Pick<Store, 'getBlob' | 't
   const blob = await store.getBlob(communityMembersKey);
   const numbered = blob && decodeCommunityMembers(blob);
   if (numbered && numbered.entities === entityIds.length && numbered.entityDigest === entityListDigest(entityIds)) {
-    const indexOf = new Map(numbered.communityIds.map((id, index) => [id, index]));
+    const indexOf = positionsOf(numbered.communityIds);
     const members = communityIds.map((id) => {
       const index = indexOf.get(id);
       return index === undefined ? undefined : numbered.members.subarray(numbered.starts[index], numbered.starts[index + 1]);
     });
     if (members.every((list) => list !== undefined)) return { members: members as Int32Array[], stored: true };
   }
-  const positionOf = new Map(entityIds.map((id, position) => [id, position]));
+  const positionOf = positionsOf(entityIds);
   const lists = new Map((await store.table('communities').pick(['id', 'entityIds'])).map((community) => [community.id, community.entityIds]));
   return { members: communityIds.map((id) => Int32Array.from(lists.get(id) ?? [], (entity) => positionOf.get(entity) ?? -1)), stored: false };
 }

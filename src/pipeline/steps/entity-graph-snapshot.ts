@@ -1,6 +1,7 @@
 import { InternedStrings } from '../../core/interned-strings.js';
 import { packTypedArrays, unpackTypedArrays } from '../../graph/typed-array-bundle.js';
 import type { Store } from '../../store/store.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** Lists of numbers, row r's at `chunks[starts[r]]…chunks[starts[r + 1]]` (CSR). */
 export interface ChunkLists {
@@ -131,7 +132,7 @@ export function entityGraphOfRows(entities: readonly EntityRow[], relations: rea
   const entityChunks = listsOf(entities.map((entity) => entity.chunkIds), numbers);
   const relationChunks = listsOf(relations.map((relation) => relation.chunkIds), numbers);
   const entityIds = entities.map((entity) => entity.id);
-  const index = new Map(entityIds.map((id, position) => [id, position]));
+  const index = positionsOf(entityIds);
   const endpoints = new Int32Array(relations.length * 2);
   const dangling: Array<[number, string]> = [];
   relations.forEach((relation, row) => {
@@ -303,7 +304,7 @@ export function patchEntityGraph(snapshot: EntityGraphSnapshot, changes: Snapsho
   // Ends of kept relations move with their entities; ends of changed relations, and dangling ends, are looked up.
   let entityIndex: Map<string, number> | undefined;
   const entityNumber = (id: string): number => {
-    entityIndex ??= new Map(entityIds.map((entityId, position) => [entityId, position]));
+    entityIndex ??= positionsOf(entityIds);
     return entityIndex.get(id) ?? -1;
   };
   const relations = relationPlace.kept;

@@ -23,6 +23,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../corpus-statistics.j
 import type { PipelineStep, StepContext, StepOutput } from '../pipeline-step.js';
 import { loadEncodedTripleIndex, storeEncodedTripleIndex, storeTripleIndex, type TripleIndexRemovalMaps, type TripleIndexRemovalRecord } from '../stored-triple-index.js';
 import { promptsHash } from './llm-extract-step.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** `extractor` of LLM OpenIE replies in the `extractions` table. */
 export const llmOpenieExtractor = 'llm-openie';
@@ -286,7 +287,7 @@ async function updateNlpTriples(context: StepContext, epoch: string): Promise<St
   let rewritten: TripleRecord[] | undefined;
   if (blob === undefined) {
     // Rows in chunk order, the stored ones as they were extracted: what a build reads.
-    const positionOf = new Map(chunkIds.map((id, position) => [id, position]));
+    const positionOf = positionsOf(chunkIds);
     const gone = new Set(removed);
     const kept = (await store.table('triples').all()).filter((row) => !gone.has(row.chunkId));
     rewritten = [...kept, ...newRows].map((row, order) => ({ row, order })).sort((left, right) => (positionOf.get(left.row.chunkId) as number) - (positionOf.get(right.row.chunkId) as number) || left.order - right.order).map(({ row }) => row);

@@ -1,5 +1,6 @@
 import type { VectorItem, VectorMatrix } from '../store.js';
 import { nonZerosOf } from '../vector-items.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /*
  * The sparse layout's rows, as every backend handles them between reading its postings and writing them again: a
@@ -36,7 +37,7 @@ export function sparseRowsAt(current: SparseRows, rows?: readonly number[]): Spa
  * given (`added`, each once), so positions of existing rows do not move.
  */
 export function mergeSparseRows(current: SparseRows, items: readonly VectorItem[]): { rows: SparseRow[]; added: string[] } {
-  const position = new Map(current.ids.map((id, row) => [id, row]));
+  const position = positionsOf(current.ids);
   const rows = sparseRowsAt(current);
   // The dense items' non-zeros in one pair of arrays (a typed array per row costs more to allocate than to fill).
   let total = 0;

@@ -44,6 +44,7 @@ import {
   type VectorSpace,
   type VectorSpaceInfo,
 } from '../store.js';
+import { positionsOf } from '../../core/positions-of.js';
 
 /** `PRAGMA application_id` of kgrag databases ("kgrg"), so we never write into someone else's SQLite file. */
 const applicationId = 0x6b677267;
@@ -932,7 +933,7 @@ class SqliteVectorIndex implements VectorIndex {
     if (this.appendSparse(items, dimensions)) return;
     const ids = allRows<string>(this.store.statement(`SELECT id FROM ${this.sparseKeyTable} ORDER BY vid`, 'pluck'));
     const stored = ids.length;
-    const position = new Map(ids.map((id, row) => [id, row]));
+    const position = positionsOf(ids);
     // The last vector given for each row, as `mergeSparseRows` keeps it.
     const latest = new Map<number, SparseRow>();
     const added: string[] = [];

@@ -1,5 +1,6 @@
 import { filterKeywords } from './filter-keywords.js';
 import { phraseTableOf, type PhraseOccurrence, type PhraseTable } from './phrase-table.js';
+import { positionsOf } from '../../../core/positions-of.js';
 
 /*
  * LLM-free AutoKG keywords: the most distinctive noun phrases of every cluster by class-based TF-IDF
@@ -114,7 +115,7 @@ export function clusterTfidfKeywordsOfTable(table: PhraseTable, clusterings: rea
     if (capitalized[surface] === 0) capitalized[surface] = /^\p{Lu}/u.test(surfaces[surface] as string) ? 1 : 2;
     written[id] = (written[id] as number) | (capitalized[surface] as number);
   }
-  const idOf = new Map(keys.map((key, id) => [key, id]));
+  const idOf = positionsOf(keys);
   const lowerWords = new Set(table.words);
   const nameStarts = new Set<string>();
   keys.forEach((key, id) => {

@@ -26,6 +26,7 @@ import { recordStatisticsEpoch, statisticsEpochOf } from '../../../pipeline/corp
 import type { Store } from '../../../store/store.js';
 import { storedKeywordRows, writeKeywordDifference } from './write-keyword-difference.js';
 import type { KeptKeyword } from './build-keyword-graph.js';
+import { positionsOf } from '../../../core/positions-of.js';
 
 /** The index settings of `autokg`: what the `chunk-graph` and `keywords` steps are built with. */
 export type AutokgIndexSettings = Pick<AutokgConfig, (typeof autokgIndexSettings)[number]>;
@@ -105,7 +106,7 @@ export function createKeywordsStep(mode: 'fast' | 'standard', config: AutokgConf
         const rows = ids.length * 2 > chunkIds.length ? await store.table('chunks').pick(['id', 'text']) : await store.table('chunks').pick(['id', 'text'], { column: 'id', values: ids });
         return new Map(rows.map((chunk) => [chunk.id, chunk.text]));
       };
-      const rowOf = new Map(chunkIds.map((id, index) => [id, index]));
+      const rowOf = positionsOf(chunkIds);
       const dimensions = loaded.dimensions;
       const data = matrixInRowOrder(loaded, chunkIds);
       const chunkVectors = { rows: chunkIds.length, cols: dimensions, data };
@@ -469,7 +470,7 @@ async function keptKeywords(store: Store, previous: KeywordClusterState, keyword
   const { seeds } = previous;
   if (seeds === undefined || seeds.length !== previous.keywords.length) return undefined;
   const rowOfStored = (chunk: number): number => rowOf.get(previous.chunkIds[chunk] as string) ?? -1;
-  const indexOf = new Map(previous.keywords.map((keyword, index) => [keyword, index]));
+  const indexOf = positionsOf(previous.keywords);
   const ids = keywords.map((keyword) => contentId('keyword', keyword.toLowerCase()));
   const rows = await store.table('keywordChunks').where('keywordId', [...new Set(ids)]);
   const membersOf = new Map<string, Array<[number, number]>>();

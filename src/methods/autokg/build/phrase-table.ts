@@ -1,6 +1,7 @@
 import { Int32List } from '../../../core/int32-list.js';
 import { undeflatedBlob, undeflatedBytes } from '../../../core/undeflated-blob.js';
 import { InternedStrings } from '../../../core/interned-strings.js';
+import { positionsOf } from '../../../core/positions-of.js';
 
 /*
  * The noun phrases of every chunk as the LLM-free keywords read them (cluster-tfidf-keywords.ts), with their strings
@@ -179,7 +180,7 @@ function numberVia(numbers: Int32Array, number: number, from: readonly string[],
 
 /** The rows of `table` for the chunks of `chunkIds` it holds, in that order (a chunk it does not hold is left out). */
 export function phraseTableRows(table: PhraseTable, chunkIds: readonly string[]): PhraseTable {
-  const rowOf = new Map(table.chunkIds.map((id, row) => [id, row]));
+  const rowOf = positionsOf(table.chunkIds);
   const builder = new PhraseTableBuilder(table.settings);
   for (const id of chunkIds) {
     const row = rowOf.get(id);

@@ -1,5 +1,6 @@
 import type { DenseMatrix } from '../../../math/dense-matrix.js';
 import type { ChunkClustering, ChunkClusteringMethod } from './cluster-chunk-embeddings.js';
+import { positionsOf } from '../../../core/positions-of.js';
 
 /*
  * A clustering of the chunks kept across a small change of the corpus, instead of clustering again: AutoKG's
@@ -51,7 +52,7 @@ export function updateChunkClustering(previous: StoredChunkClustering, chunkIds:
 
   const assignments = new Int32Array(chunkIds.length).fill(-1);
   const kept = new Uint8Array(previous.chunkIds.length);
-  const previousIndex = new Map(previous.chunkIds.map((id, index) => [id, index]));
+  const previousIndex = positionsOf(previous.chunkIds);
   const changed = new Uint8Array(clusters);
   const centroids = new Float64Array(clusters * cols);
   const counts = new Float64Array(clusters);

@@ -16,6 +16,7 @@ import { nounPhraseExtractorVersion, type PhraseExtraction } from '../../../extr
 import { phraseEntityId } from '../../../extract/nlp-graph/build-noun-graph.js';
 import type { Store } from '../../../store/store.js';
 import type { KgpConfig } from '../config.js';
+import { positionsOf } from '../../../core/positions-of.js';
 
 /** Store blob holding the passage graphs, term counts and chunk ids (`decodePassageGraphIndex` reads it). */
 export const passageGraphBlobKey = 'passage-graph';
@@ -165,7 +166,7 @@ async function termCountsOf(
     const texts = await textsOf(chunks.map((chunk) => chunk.id));
     return { terms: countTerms(chunks.map((chunk) => texts.get(chunk.id) ?? '')), countedPassages: chunks.length };
   }
-  const rowOf = new Map(previous.chunkIds.map((id, row) => [id, row]));
+  const rowOf = positionsOf(previous.chunkIds);
   const previousRowOf = Int32Array.from(chunks, (chunk) => rowOf.get(chunk.id) ?? -1);
   const texts = await textsOf(chunks.flatMap((chunk, row) => (previousRowOf[row] === -1 ? [chunk.id] : [])));
   return { terms: updateTermCounts(previous.terms, previousRowOf, (row) => texts.get((chunks[row] as { id: string }).id) ?? ''), countedPassages: previousRowOf.filter((row) => row < 0).length };
@@ -177,7 +178,7 @@ async function termCountsOf(
  */
 function knnOfPassages(shared: ChunkKnnGraph, chunkIds: readonly string[], k: number): KnnGraph | undefined {
   if (shared.graph.k === 0) return undefined;
-  const rowOf = new Map(shared.chunkIds.map((id, row) => [id, row]));
+  const rowOf = positionsOf(shared.chunkIds);
   const rows = Int32Array.from(chunkIds, (id) => rowOf.get(id) ?? -1);
   if (rows.some((row) => row < 0) || rows.length !== shared.chunkIds.length) {
     throw new KgragError('the shared chunk kNN graph holds other chunks than the index', { code: 'PIPELINE_UNKNOWN_STEP', category: 'internal', hint: 'run kgrag index again' });

@@ -1,6 +1,7 @@
 import type { IndexList, TripleIndex } from '../../../extract/triples/triple-index.js';
 import { preparePageRankGraph, type PageRankGraph } from '../../../graph/pagerank.js';
 import { csrFromTriplets, type CsrMatrix } from '../../../math/csr-matrix.js';
+import { positionsOf } from '../../../core/positions-of.js';
 
 /*
  * HippoRAG 2's graph (Gutiérrez et al., ICML 2025, §3; `HippoRAG.py`: `add_fact_edges`, `add_passage_edges`,
@@ -96,7 +97,7 @@ function adjacentRelationKeys(phraseAdjacency: CsrMatrix, relationKeys: Float64A
 
 /** The parts of the graph {@link assemblePprGraph} builds. */
 function assemblePprGraphParts(triples: TripleIndex, passageIds: readonly string[], synonyms: PhraseSynonyms): PprGraphParts {
-  const passageIndex = new Map(passageIds.map((id, index) => [id, index]));
+  const passageIndex = positionsOf(passageIds);
   const phraseCount = triples.phraseTexts.length;
   const nodeCount = phraseCount + passageIds.length;
 
@@ -181,7 +182,7 @@ function pprGraphFromParts(triples: TripleIndex, passageIds: readonly string[], 
     triples,
     phraseCount,
     passageIds,
-    passageIndex: new Map(passageIds.map((id, index) => [id, index])),
+    passageIndex: positionsOf(passageIds),
     graph: preparePageRankGraph(parts.graphAdjacency, { symmetric: true }),
     phraseGraph: preparePageRankGraph(parts.phraseAdjacency, { symmetric: true }),
     phrasePassageCounts: parts.phrasePassageCounts,

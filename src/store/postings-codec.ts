@@ -257,17 +257,31 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   if (blobs.length === 0 || blobs.length > 2) throw new Error('coordinatePostingsAfterDeletion: a list and its tail at most');
   const first = blobs[0] as Buffer;
   const firstCount = first.readUInt32LE(0);
-  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row.
+  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row. The loops
+  // here decode the gaps inline: a deletion walks every entry of every list of a space (6 million for 2Wiki's entities),
+  // and a call per entry cost more than the decoding.
   let prefix = 0;
   let prefixEnd = 4 + 4 * firstCount;
   let prefixRow = -1;
-  walkPostingRows(first, firstCount, (row, _entry, next) => {
-    if (row >= firstChanged) return true;
-    prefix++;
-    prefixRow = row;
-    prefixEnd = next;
-    return false;
-  });
+  {
+    let offset = prefixEnd;
+    let row = -1;
+    while (prefix < firstCount) {
+      let gap = 0;
+      let scale = 1;
+      let byte: number;
+      do {
+        byte = first[offset++] as number;
+        gap += (byte & 0x7f) * scale;
+        scale *= 0x80;
+      } while (byte & 0x80);
+      row += gap + 1;
+      if (row >= firstChanged) break;
+      prefix++;
+      prefixRow = row;
+      prefixEnd = offset;
+    }
+  }
   if (prefix === firstCount && blobs.length === 1) return undefined;
   let total = -prefix;
   for (const blob of blobs) total += blob.readUInt32LE(0);
@@ -278,20 +292,25 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   const listEnds: number[] = [];
   for (let list = 0; list < blobs.length; list++) {
     const blob = blobs[list] as Buffer;
-    const from = list === 0 ? { offset: prefixEnd, row: prefixRow, entry: prefix } : undefined;
+    const count = blob.readUInt32LE(0);
     const listPositions = list === 1 && tailPositions !== undefined ? tailPositions : positions;
-    walkPostingRows(
-      blob,
-      blob.readUInt32LE(0),
-      (row, entry) => {
-        const position = listPositions[row] as number;
-        if (position < 0) return false;
-        rows[entries] = position;
-        sources[entries++] = entry * 2 + list;
-        return false;
-      },
-      from,
-    );
+    let offset = list === 0 ? prefixEnd : 4 + 4 * count;
+    let row = list === 0 ? prefixRow : -1;
+    for (let entry = list === 0 ? prefix : 0; entry < count; entry++) {
+      let gap = 0;
+      let scale = 1;
+      let byte: number;
+      do {
+        byte = blob[offset++] as number;
+        gap += (byte & 0x7f) * scale;
+        scale *= 0x80;
+      } while (byte & 0x80);
+      row += gap + 1;
+      const position = listPositions[row] as number;
+      if (position < 0) continue;
+      rows[entries] = position;
+      sources[entries++] = entry * 2 + list;
+    }
     listEnds.push(entries);
   }
   const split = listEnds[0] as number;
@@ -303,15 +322,14 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   const buffer = Buffer.allocUnsafe(4 + 4 * kept + prefixGapBytes + 5 * entries);
   buffer.writeUInt32LE(kept, 0);
   first.copy(buffer, 4, 4, 4 + 4 * prefix);
-  for (let entry = 0; entry < entries; entry++) {
+  // The values of consecutive kept entries of one list are copied as one run of bytes.
+  for (let entry = 0; entry < entries; ) {
     const source = sources[entry] as number;
-    const from = blobs[source & 1] as Buffer;
+    let end = entry + 1;
+    while (end < entries && (sources[end] as number) === source + 2 * (end - entry)) end++;
     const at = 4 + 4 * (source >> 1);
-    const to = 4 + 4 * (prefix + entry);
-    buffer[to] = from[at] as number;
-    buffer[to + 1] = from[at + 1] as number;
-    buffer[to + 2] = from[at + 2] as number;
-    buffer[to + 3] = from[at + 3] as number;
+    (blobs[source & 1] as Buffer).copy(buffer, 4 + 4 * (prefix + entry), at, at + 4 * (end - entry));
+    entry = end;
   }
   let offset = 4 + 4 * kept;
   first.copy(buffer, offset, 4 + 4 * firstCount, prefixEnd);

@@ -150,6 +150,27 @@ export function scatterCoordinatePostings(blob: Uint8Array, coordinate: number, 
   });
 }
 
+/** The byte offset after the gap {@link gapAt} read last. */
+let afterGap = 0;
+
+/**
+ * The varint gap at `offset` of a coordinate's postings; the offset after it is left in {@link afterGap}. A direct call
+ * the engine inlines: a deletion walks every entry of every list of a space (6 million for 2Wiki's entities), and a
+ * callback per entry cost more than the decoding.
+ */
+function gapAt(blob: Uint8Array, offset: number): number {
+  let gap = 0;
+  let scale = 1;
+  let byte: number;
+  do {
+    byte = blob[offset++] as number;
+    gap += (byte & 0x7f) * scale;
+    scale *= 0x80;
+  } while (byte & 0x80);
+  afterGap = offset;
+  return gap;
+}
+
 /**
  * Visits the rows of a coordinate's stored postings in order, decoded from the bytes as they are read: `visit(row,
  * entry, next)` (`next`: the byte offset after the entry's gap), until a visit returns true. Returns whether one did.
@@ -164,15 +185,8 @@ function walkPostingRows(
   let offset = from?.offset ?? 4 + 4 * count;
   let row = from?.row ?? -1;
   for (let entry = from?.entry ?? 0; entry < count; entry++) {
-    let gap = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      byte = blob[offset++] as number;
-      gap += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte & 0x80);
-    row += gap + 1;
+    row += gapAt(blob, offset) + 1;
+    offset = afterGap;
     if (visit(row, entry, offset)) return true;
   }
   return false;
@@ -257,30 +271,16 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   if (blobs.length === 0 || blobs.length > 2) throw new Error('coordinatePostingsAfterDeletion: a list and its tail at most');
   const first = blobs[0] as Buffer;
   const firstCount = first.readUInt32LE(0);
-  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row. The loops
-  // here decode the gaps inline: a deletion walks every entry of every list of a space (6 million for 2Wiki's entities),
-  // and a call per entry cost more than the decoding.
+  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row.
   let prefix = 0;
   let prefixEnd = 4 + 4 * firstCount;
   let prefixRow = -1;
-  {
-    let offset = prefixEnd;
-    let row = -1;
-    while (prefix < firstCount) {
-      let gap = 0;
-      let scale = 1;
-      let byte: number;
-      do {
-        byte = first[offset++] as number;
-        gap += (byte & 0x7f) * scale;
-        scale *= 0x80;
-      } while (byte & 0x80);
-      row += gap + 1;
-      if (row >= firstChanged) break;
-      prefix++;
-      prefixRow = row;
-      prefixEnd = offset;
-    }
+  while (prefix < firstCount) {
+    const row = prefixRow + gapAt(first, prefixEnd) + 1;
+    if (row >= firstChanged) break;
+    prefix++;
+    prefixRow = row;
+    prefixEnd = afterGap;
   }
   if (prefix === firstCount && blobs.length === 1) return undefined;
   let total = -prefix;
@@ -297,15 +297,8 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
     let offset = list === 0 ? prefixEnd : 4 + 4 * count;
     let row = list === 0 ? prefixRow : -1;
     for (let entry = list === 0 ? prefix : 0; entry < count; entry++) {
-      let gap = 0;
-      let scale = 1;
-      let byte: number;
-      do {
-        byte = blob[offset++] as number;
-        gap += (byte & 0x7f) * scale;
-        scale *= 0x80;
-      } while (byte & 0x80);
-      row += gap + 1;
+      row += gapAt(blob, offset) + 1;
+      offset = afterGap;
       const position = listPositions[row] as number;
       if (position < 0) continue;
       rows[entries] = position;

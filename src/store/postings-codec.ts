@@ -150,44 +150,16 @@ export function scatterCoordinatePostings(blob: Uint8Array, coordinate: number, 
   });
 }
 
-/** The byte offset after the gap {@link gapAt} read last. */
-let afterGap = 0;
-
-/**
- * The varint gap at `offset` of a coordinate's postings; the offset after it is left in {@link afterGap}. A direct call
- * the engine inlines: a deletion walks every entry of every list of a space (6 million for 2Wiki's entities), and a
- * callback per entry cost more than the decoding.
- */
-function gapAt(blob: Uint8Array, offset: number): number {
-  let gap = 0;
-  let scale = 1;
-  let byte: number;
-  do {
-    byte = blob[offset++] as number;
-    gap += (byte & 0x7f) * scale;
-    scale *= 0x80;
-  } while (byte & 0x80);
-  afterGap = offset;
-  return gap;
-}
-
 /**
  * Visits the rows of a coordinate's stored postings in order, decoded from the bytes as they are read: `visit(row,
- * entry, next)` (`next`: the byte offset after the entry's gap), until a visit returns true. Returns whether one did.
- * `from`: where to start, past the first entries (the byte offset of the next entry's gap, the row before it, its index).
+ * entry)`, until a visit returns true. Returns whether one did.
  */
-function walkPostingRows(
-  blob: Uint8Array,
-  count: number,
-  visit: (row: number, entry: number, next: number) => boolean,
-  from?: { offset: number; row: number; entry: number },
-): boolean {
-  let offset = from?.offset ?? 4 + 4 * count;
-  let row = from?.row ?? -1;
-  for (let entry = from?.entry ?? 0; entry < count; entry++) {
-    row += gapAt(blob, offset) + 1;
-    offset = afterGap;
-    if (visit(row, entry, offset)) return true;
+function walkPostingRows(blob: Uint8Array, count: number, visit: (row: number, entry: number) => boolean): boolean {
+  const cursor = { offset: 4 + 4 * count };
+  let row = -1;
+  for (let entry = 0; entry < count; entry++) {
+    row += readVarint(blob, cursor) + 1;
+    if (visit(row, entry)) return true;
   }
   return false;
 }
@@ -271,16 +243,19 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
   if (blobs.length === 0 || blobs.length > 2) throw new Error('coordinatePostingsAfterDeletion: a list and its tail at most');
   const first = blobs[0] as Buffer;
   const firstCount = first.readUInt32LE(0);
-  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row.
+  // The unchanged prefix of the first list: its entry count, the byte where its gaps end, and its last row. Here the
+  // gaps are read by direct calls, not through `walkPostingRows`: a deletion walks every entry of every list of a space
+  // (6 million for 2Wiki's entities), and a callback per entry cost more than the decoding.
   let prefix = 0;
   let prefixEnd = 4 + 4 * firstCount;
   let prefixRow = -1;
+  const cursor = { offset: prefixEnd };
   while (prefix < firstCount) {
-    const row = prefixRow + gapAt(first, prefixEnd) + 1;
+    const row = prefixRow + readVarint(first, cursor) + 1;
     if (row >= firstChanged) break;
     prefix++;
     prefixRow = row;
-    prefixEnd = afterGap;
+    prefixEnd = cursor.offset;
   }
   if (prefix === firstCount && blobs.length === 1) return undefined;
   let total = -prefix;
@@ -294,11 +269,10 @@ export function coordinatePostingsAfterDeletion(blobs: readonly Buffer[], positi
     const blob = blobs[list] as Buffer;
     const count = blob.readUInt32LE(0);
     const listPositions = list === 1 && tailPositions !== undefined ? tailPositions : positions;
-    let offset = list === 0 ? prefixEnd : 4 + 4 * count;
+    cursor.offset = list === 0 ? prefixEnd : 4 + 4 * count;
     let row = list === 0 ? prefixRow : -1;
     for (let entry = list === 0 ? prefix : 0; entry < count; entry++) {
-      row += gapAt(blob, offset) + 1;
-      offset = afterGap;
+      row += readVarint(blob, cursor) + 1;
       const position = listPositions[row] as number;
       if (position < 0) continue;
       rows[entries] = position;

@@ -1,5 +1,6 @@
 import type { CooperativeTask } from '../../core/cooperative-task.js';
 import type { DenseMatrix } from '../../math/dense-matrix.js';
+import { denseMatrixFromRows, matrixRow } from '../../math/dense-vectors.js';
 import type { KnnGraph } from '../../math/knn-graph.js';
 import { clearHeap, offerToHeap, sortHeap } from '../../math/top-k.js';
 import { ResidentMatrix } from '../../math/wasm/resident-matrix.js';
@@ -152,7 +153,7 @@ export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: Dens
     // resident copy of the whole matrix (25 MB of 2Wiki's chunk vectors) cost an update more in fresh pages than the
     // scoring. The kernel scores a pair alike whichever of the two is the query and in any tile (one accumulator per
     // pair, summed in coordinate order), so these are the scores of one row at a time, bit for bit.
-    const resident = ResidentMatrix.load(rowsOfMatrix(matrix, scored));
+    const resident = ResidentMatrix.load(denseMatrixFromRows(scored.map((row) => matrixRow(matrix, row)), matrix.cols));
     const { cols } = matrix;
     const block = new Float32Array(Math.min(queriesPerBlock, scored.length) * n);
     for (let first = 0; first < scored.length; first += queriesPerBlock) {
@@ -190,12 +191,4 @@ export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: Dens
     indices.fill(-1, offset + length, offset + width);
   }
   return { graph: { n, k: width, indices, similarities }, addedRows, rescoredRows: scored.length - addedRows };
-}
-
-/** The rows `rows` of `matrix`, in that order, as a matrix of their own. */
-function rowsOfMatrix(matrix: DenseMatrix, rows: readonly number[]): DenseMatrix {
-  const { cols } = matrix;
-  const data = new Float32Array(rows.length * cols);
-  rows.forEach((row, position) => data.set(matrix.data.subarray(row * cols, (row + 1) * cols), position * cols));
-  return { rows: rows.length, cols, data };
 }

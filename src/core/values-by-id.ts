@@ -45,4 +45,3 @@ export class ValuesById {
     return this.indexById.get(id) ?? -1;
   }
 }
-

@@ -65,24 +65,41 @@ export function lowerCaseWords(text: string): Set<string> {
 
 /** Builds a {@link PhraseTable} row by row; rows of a stored table are copied with {@link PhraseTableBuilder.copy}. */
 export class PhraseTableBuilder {
-  private chunkIds: string[] = [];
-  private keys = new InternedStrings();
-  private surfaces = new InternedStrings();
-  private words = new InternedStrings();
-  private mentionStart = Int32List.of([0]);
-  private mentionKey = new Int32List();
-  private mentionSurface = new Int32List();
-  private mentionProper = new Int32List();
-  private wordStart = Int32List.of([0]);
-  private wordIds = new Int32List();
-  private shared = new Int32List();
+  private readonly chunkIds: string[];
+  private readonly keys: InternedStrings;
+  private readonly surfaces: InternedStrings;
+  private readonly words: InternedStrings;
+  private readonly mentionStart: Int32List;
+  private readonly mentionKey: Int32List;
+  private readonly mentionSurface: Int32List;
+  private readonly mentionProper: Int32List;
+  private readonly wordStart: Int32List;
+  private readonly wordIds: Int32List;
+  private readonly shared: Int32List;
   /**
    * The numbers here of the strings of the table rows are copied from (−1: not met yet), so that each is interned once;
    * `only` while every string here came from that table, when a string not met yet is new here without a lookup.
    */
   private copied: { table: PhraseTable; keys: Int32Array; surfaces: Int32Array; words: Int32Array; only: boolean } | undefined;
 
-  constructor(private readonly settings: string) {}
+  /** An empty builder, or (`stored`) one holding a table's rows as they are: see {@link PhraseTableBuilder.continuing}. */
+  constructor(
+    private readonly settings: string,
+    stored?: PhraseTable,
+  ) {
+    this.chunkIds = stored ? stored.chunkIds.slice() : [];
+    // The stored strings are distinct and numbered in order: they are looked up only once a row is added.
+    this.keys = new InternedStrings(stored ? stored.keys.slice() : []);
+    this.surfaces = new InternedStrings(stored ? stored.surfaces.slice() : []);
+    this.words = new InternedStrings(stored ? stored.words.slice() : []);
+    this.mentionStart = Int32List.of(stored?.mentionStart ?? [0]);
+    this.mentionKey = Int32List.of(stored?.mentionKey ?? []);
+    this.mentionSurface = Int32List.of(stored?.mentionSurface ?? []);
+    this.mentionProper = Int32List.of(stored?.mentionProper ?? []);
+    this.wordStart = Int32List.of(stored?.wordStart ?? [0]);
+    this.wordIds = Int32List.of(stored?.wordIds ?? []);
+    this.shared = Int32List.of(stored?.shared ?? []);
+  }
 
   /**
    * A builder holding `table`'s rows as they are, to add rows after them: the table it builds is the one copying each row
@@ -91,20 +108,7 @@ export class PhraseTableBuilder {
    * as blocks (appending them item by item to arrays cost 70 ms of a 1 % add).
    */
   static continuing(table: PhraseTable): PhraseTableBuilder {
-    const builder = new PhraseTableBuilder(table.settings);
-    builder.chunkIds = table.chunkIds.slice();
-    // The stored strings are distinct and numbered in order: they are looked up only once a row is added.
-    builder.keys = new InternedStrings(table.keys.slice());
-    builder.surfaces = new InternedStrings(table.surfaces.slice());
-    builder.words = new InternedStrings(table.words.slice());
-    builder.mentionStart = Int32List.of(table.mentionStart);
-    builder.mentionKey = Int32List.of(table.mentionKey);
-    builder.mentionSurface = Int32List.of(table.mentionSurface);
-    builder.mentionProper = Int32List.of(table.mentionProper);
-    builder.wordStart = Int32List.of(table.wordStart);
-    builder.wordIds = Int32List.of(table.wordIds);
-    builder.shared = Int32List.of(table.shared);
-    return builder;
+    return new PhraseTableBuilder(table.settings, table);
   }
 
   add(row: PhraseRow): void {

@@ -27,12 +27,10 @@ export interface UpdateKnnGraphOptions {
 }
 
 /**
- * Rows scored against all rows together: every tile of rows is read once per block rather than once per row (61 new rows
- * of 6,119 chunk vectors of 1,024 dimensions: 0.19 s one row at a time, about 0.05 s in blocks).
+ * Rows of a tile of the matrix, 1 MB of 1,024-dimensional vectors, scored against every row to score in one kernel call:
+ * each tile is read once, not once per row scored (61 new rows of 6,119 chunk vectors of 1,024 dimensions: 0.19 s one
+ * row at a time, about 0.05 s in blocks).
  */
-const queriesPerBlock = 64;
-
-/** Rows of a tile, 1 MB of 1,024-dimensional vectors, scored against a block of rows in one kernel call. */
 const rowsPerTile = 256;
 
 /**
@@ -155,33 +153,27 @@ export function* finishKnnGraphUpdateTask(plan: KnnGraphUpdatePlan, matrix: Dens
     // pair, summed in coordinate order), so these are the scores of one row at a time, bit for bit.
     const resident = ResidentMatrix.load(denseMatrixFromRows(scored.map((row) => matrixRow(matrix, row)), matrix.cols));
     const { cols } = matrix;
-    const block = new Float32Array(Math.min(queriesPerBlock, scored.length) * n);
-    for (let first = 0; first < scored.length; first += queriesPerBlock) {
-      const count = Math.min(queriesPerBlock, scored.length - first);
-      for (let start = 0; start < n; start += rowsPerTile) {
-        const rows = Math.min(rowsPerTile, n - start);
-        const tile = resident.scoreQueries(matrix.data.subarray(start * cols, (start + rows) * cols), rows, first, first + count);
-        for (let row = 0; row < rows; row++) {
-          for (let query = 0; query < count; query++) block[query * n + start + row] = tile[row * count + query] as number;
-        }
-        yield;
-      }
-      for (let query = 0; query < count; query++) {
-        const row = scored[first + query] as number;
-        const offset = row * width;
-        clearHeap(similarities, indices, offset, width);
-        const scores = block.subarray(query * n, (query + 1) * n);
-        const added = kind[row] === 1;
-        for (let candidate = 0; candidate < n; candidate++) {
+    for (const row of scored) clearHeap(similarities, indices, row * width, width);
+    // Each list is offered its candidates in row order, and each kept list the rows scored in their order, as scoring
+    // one row at a time against every row would.
+    for (let start = 0; start < n; start += rowsPerTile) {
+      const rows = Math.min(rowsPerTile, n - start);
+      const tile = resident.scoreQueries(matrix.data.subarray(start * cols, (start + rows) * cols), rows);
+      for (let at = 0; at < rows; at++) {
+        const candidate = start + at;
+        const keptList = kind[candidate] === 0;
+        for (let query = 0; query < scored.length; query++) {
+          const row = scored[query] as number;
           if (candidate === row) continue;
-          const score = scores[candidate] as number;
-          offerToHeap(similarities, indices, offset, width, score, candidate);
+          const score = tile[at * scored.length + query] as number;
+          offerToHeap(similarities, indices, row * width, width, score, candidate);
           // A kept list takes the new row in; rows scored in full find it themselves.
-          if (added && kind[candidate] === 0) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
+          if (keptList && kind[row] === 1) offerToHeap(similarities, indices, candidate * width, capacity[candidate] as number, score, row);
         }
-        if (added) addedRows++;
       }
+      yield;
     }
+    for (const row of scored) if (kind[row] === 1) addedRows++;
   }
   for (let row = 0; row < n; row++) {
     const offset = row * width;

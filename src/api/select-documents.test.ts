@@ -49,3 +49,13 @@ test('thousands of selectors over thousands of documents each choose their own, 
   assert.equal(selectDocuments(many, ['/corpus/part-2'], '/').documents.length, many.filter((_, index) => index % 7 === 2).length);
   assert.deepEqual(selectDocuments(many, ['/corpus/part'], '/').unmatched, ['/corpus/part'], 'a path is a whole folder name, not a prefix of one');
 });
+
+test('a folder and a folder inside it each choose what is under them, and one selector may name a document two ways', () => {
+  const selection = selectDocuments(documents, ['/corpus/notes', 'notes/drafts', 'Beta', '/corpus/data.jsonl#7'], '/corpus');
+  assert.deepEqual(
+    selection.documents.map((document) => document.title),
+    ['Alpha', 'Beta', 'Notes [draft]'],
+  );
+  assert.deepEqual(selection.unmatched, []);
+  assert.deepEqual(ids(['a1b2c3d4e5f6', 'Alpha']), ['a1b2c3d4e5f6'], 'an id and a title of the same document');
+});

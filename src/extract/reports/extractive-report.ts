@@ -200,6 +200,31 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     }
     return relationsByEntity.get(entityId) ?? [];
   };
+  // The other end of each of an entity's relations, in their order, found once: a hub is a finding of its community at
+  // every level, and walked its thousands of relations again at each.
+  const otherEnds = new Map<string, string[]>();
+  const otherEndsOf = (entityId: string): readonly string[] => {
+    let ends = otherEnds.get(entityId);
+    if (ends === undefined) {
+      ends = relationsOf(entityId).map((id) => {
+        const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
+        return relation.source === entityId ? relation.target : relation.source;
+      });
+      otherEnds.set(entityId, ends);
+    }
+    return ends;
+  };
+  // A member's weight in sentence scores depends on the entity alone: computed once, for the members sentences mention.
+  const weights = new Map<string, number>();
+  const weightOf = (entityId: string): number => {
+    let weight = weights.get(entityId);
+    if (weight === undefined) {
+      const entity = sources.entities.get(entityId);
+      weight = entity === undefined ? 0 : Math.log(2 + orderOf(entity).degree);
+      weights.set(entityId, weight);
+    }
+    return weight;
+  };
   const sentenceCache = new Map<string, ChunkSentence[]>();
   const sentencesOf = (chunkId: string): ChunkSentence[] => {
     let sentences = sentenceCache.get(chunkId);
@@ -229,8 +254,8 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
 
   return (community) => {
     const members = options.memberOrders?.get(community.id) ?? extractiveMemberOrder(community, sources.entities, ordering);
-    const memberIds = new Set(members.map((entity) => entity.id));
-    const weight = new Map(members.map((entity) => [entity.id, Math.log(2 + orderOf(entity).degree)]));
+    const memberIds = new Set<string>();
+    for (const entity of members) memberIds.add(entity.id);
 
     const chunkIds = options.chunkOrders?.get(community.id) ?? extractiveChunkOrder(community, members, maxChunks);
 
@@ -242,7 +267,7 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
         if (mentioned.size === 0 || seen.has(sentence.text)) continue;
         seen.add(sentence.text);
         let score = 0;
-        for (const id of mentioned) score += weight.get(id) ?? 0;
+        for (const id of mentioned) score += weightOf(id);
         // Ties rank in the community's own reading order (its chunks as chosen, then the text's): not in the order the
         // reporter first split the chunks, which depends on the communities reported before this one in the run.
         sentences.push({ text: sentence.text, score, members: mentioned, order: sentences.length });
@@ -256,8 +281,12 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     });
     const top = members.slice(0, maxFindings);
     // Names make better titles than common noun phrases ("civil engineer").
-    const named = members.filter((entity) => entity.type !== 'noun phrase');
-    const title = joinTitles((named.length > 0 ? named : members).slice(0, 3).map((entity) => entity.title));
+    const named: EntityRecord[] = [];
+    for (const entity of members) {
+      if (named.length === 3) break;
+      if (entity.type !== 'noun phrase') named.push(entity);
+    }
+    const title = joinTitles((named.length > 0 ? named : members.slice(0, 3)).map((entity) => entity.title));
     const summary =
       summaryParts.length > 0
         ? summaryParts.join(' ')
@@ -269,11 +298,9 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     // id order, the order the community lists them in: among equal degrees, neighbours are named in that order.
     const neighbours = new Map(
       top.map((entity) => {
+        // The entity is a member: a relation is inside the community when its other end is one too.
         const met = new Set<string>();
-        for (const id of relationsOf(entity.id)) {
-          const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
-          if (memberIds.has(relation.source) && memberIds.has(relation.target)) met.add(relation.source === entity.id ? relation.target : relation.source);
-        }
+        for (const other of otherEndsOf(entity.id)) if (memberIds.has(other)) met.add(other);
         return [entity.id, met];
       }),
     );

@@ -184,35 +184,26 @@ export function createExtractiveReporter(sources: ReportSources, options: Extrac
     }
     return list;
   };
-  // Each entity's relations (ids, sorted), built on first use.
-  let relationsByEntity: Map<string, string[]> | undefined;
-  const relationsOf = (entityId: string): readonly string[] => {
-    if (relationsByEntity === undefined) {
-      relationsByEntity = new Map();
-      for (const [id, relation] of sources.relations) {
-        for (const end of relation.source === relation.target ? [relation.source] : [relation.source, relation.target]) {
-          let list = relationsByEntity.get(end);
-          if (!list) relationsByEntity.set(end, (list = []));
-          list.push(id);
-        }
-      }
-      for (const list of relationsByEntity.values()) list.sort();
-    }
-    return relationsByEntity.get(entityId) ?? [];
-  };
-  // The other end of each of an entity's relations, in their order, found once: a hub is a finding of its community at
-  // every level, and walked its thousands of relations again at each.
-  const otherEnds = new Map<string, string[]>();
+  // The other end of each of an entity's relations, in relation id order (the order a community lists its relations
+  // in), built once on first use: a hub is a finding of its community at every level, and each level reads its
+  // thousands of neighbours without looking a relation up.
+  let otherEnds: Map<string, string[]> | undefined;
   const otherEndsOf = (entityId: string): readonly string[] => {
-    let ends = otherEnds.get(entityId);
-    if (ends === undefined) {
-      ends = relationsOf(entityId).map((id) => {
-        const relation = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
-        return relation.source === entityId ? relation.target : relation.source;
-      });
-      otherEnds.set(entityId, ends);
+    if (otherEnds === undefined) {
+      const ends = new Map<string, string[]>();
+      const add = (entity: string, other: string): void => {
+        const list = ends.get(entity);
+        if (list === undefined) ends.set(entity, [other]);
+        else list.push(other);
+      };
+      for (const id of [...sources.relations.keys()].sort()) {
+        const { source, target } = sources.relations.get(id) as Pick<RelationRecord, 'source' | 'target'>;
+        add(source, target);
+        if (target !== source) add(target, source);
+      }
+      otherEnds = ends;
     }
-    return ends;
+    return otherEnds.get(entityId) ?? [];
   };
   // A member's weight in sentence scores depends on the entity alone: computed once, for the members sentences mention.
   const weights = new Map<string, number>();

@@ -3,7 +3,8 @@
 //
 // The unit tests beside the code (src/**) run in one process, through a generated module that imports them all:
 // Node 20 starts a process per test file, and for a hundred small files that start-up (Node, tsx, the modules)
-// cost more than the tests. The tests under test/ — child processes, servers, whole indexes — keep a process each.
+// cost more than the tests. The short files under test/ run a few dozen to a process the same way; the long ones —
+// child processes, servers, whole indexes, browsers — keep a process each.
 //
 // The web explorer's browser tests (test/explorer*.test.ts) drive Debian's chromium, which a fresh CI machine lacks:
 // its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start three minutes
@@ -132,43 +133,40 @@ const measuredSeconds = {
   'test/nlp-incremental.test.ts': 10,
 };
 const unitBundleSeconds = 90;
-const shortFileSeconds = 5;
-const secondsOf = (file) => measuredSeconds[file] ?? shortFileSeconds;
-// The long files start one at a time, spread over the run among the short ones, longest first: started all at the
-// beginning, two at once slowed each other (the long files, 12 % slower in all: both CPU-bound), and a long file left
-// near the end runs alone while the other worker idles. So the queue takes a long file whenever the long files' share of
-// it falls behind the short files', paced to run out when nine tenths of the short ones have started; the unit bundle
-// starts first, as the first long one. The browser tests (all with the long ones) start after six of the other long
-// files, three minutes or more in: the install (~70–100 s) is over by then.
-const longestFirst = (list) => [...list].sort((a, b) => secondsOf(b) - secondsOf(a) || (a < b ? -1 : 1));
-const longNotBrowser = longestFirst(otherFiles.filter((file) => file in measuredSeconds && !isBrowserTest(file)));
-const long = [...longNotBrowser.slice(0, 6), ...longestFirst(otherFiles.filter(isBrowserTest)), ...longNotBrowser.slice(6)];
-const short = otherFiles.filter((file) => !long.includes(file));
-const sum = (list) => list.reduce((total, file) => total + secondsOf(file), 0);
-const pace = (unitBundleSeconds + sum(long)) / Math.max(1, 0.9 * sum(short));
-const files = [];
-const longQueue = [...long];
-const shortQueue = [...short];
-let longStarted = unitFiles.length > 0 ? unitBundleSeconds : 0;
-let shortStarted = 0;
-while (longQueue.length + shortQueue.length > 0) {
-  const takeLong = shortQueue.length === 0 || (longQueue.length > 0 && longStarted <= shortStarted * pace);
-  const file = (takeLong ? longQueue : shortQueue).shift();
-  files.push(file);
-  if (takeLong) longStarted += secondsOf(file);
-  else shortStarted += secondsOf(file);
-}
+// The other files of test/ run in shared processes too, a few bundles of them: a process per file cost about a second
+// of start-up each, and each loaded the library, wink-nlp's model and the sample index again. Measured (2026-12-07,
+// the 89 short files, two workers): 184 s one process each, 99 s in two bundles; a bundled file costs about 2.2 s.
+const shortFilesPerBundle = 24;
+const bundledFileSeconds = 2.2;
+const secondsOf = (file) => measuredSeconds[file] ?? bundledFileSeconds;
+const shortFiles = otherFiles.filter((file) => !(file in measuredSeconds) && !isBrowserTest(file));
+const bundleCount = Math.ceil(shortFiles.length / shortFilesPerBundle);
+/** The processes to start: each a bundle of files (imported by one generated module) or one file, with its expected seconds. */
+const jobs = [
+  ...(unitFiles.length > 0 ? [{ name: 'unit', files: unitFiles, seconds: unitBundleSeconds }] : []),
+  ...Array.from({ length: bundleCount }, (_, index) => {
+    const files = shortFiles.filter((_, position) => position % bundleCount === index);
+    return { name: `test-${index + 1}`, files, seconds: files.length * bundledFileSeconds };
+  }),
+  ...otherFiles.filter((file) => !shortFiles.includes(file)).map((file) => ({ file, seconds: secondsOf(file) })),
+];
+// Longest first, so that no long one is left near the end to run alone while the other worker idles. The browser
+// tests start after six of the others, three minutes or more in: chromium's install (~70–100 s) is over by then.
+const longestFirst = (list) => [...list].sort((a, b) => b.seconds - a.seconds || ((a.file ?? a.name) < (b.file ?? b.name) ? -1 : 1));
+const browserJobs = longestFirst(jobs.filter((job) => job.file !== undefined && isBrowserTest(job.file)));
+const otherJobs = longestFirst(jobs.filter((job) => !browserJobs.includes(job)));
+const ordered = [...otherJobs.slice(0, 6), ...browserJobs, ...otherJobs.slice(6)];
 // The compiled mirror of the checkout, or the checkout itself under tsx.
 const tree = fromSources ? undefined : await compileTestTree(root);
-const runnable = (file) => (tree ? join(tree.folder, file.replace(/\.ts$/, '.js')) : file);
-const runnableFiles = files.map(runnable);
-if (unitFiles.length > 0) {
-  // Named *.test.mjs so that node:test reports it like any test file. Static imports: every module (and its top-level
-  // hooks) is loaded before the first test runs; each keeps its own module URL.
-  const bundle = join(bundleDirectory, 'unit.test.mjs');
-  writeFileSync(bundle, unitFiles.map((file) => `import ${JSON.stringify(pathToFileURL(tree ? runnable(file) : join(root, file)).href)};\n`).join(''));
-  runnableFiles.unshift(bundle);
-}
+const runnable = (file) => (tree ? join(tree.folder, file.replace(/\.ts$/, '.js')) : join(root, file));
+// A bundle is named *.test.mjs so that node:test reports it like any test file. Static imports: every module (and its
+// top-level hooks) is loaded before the first test runs; each keeps its own module URL.
+const runnableFiles = ordered.map((job) => {
+  if (job.file !== undefined) return runnable(job.file);
+  const bundle = join(bundleDirectory, `${job.name}.test.mjs`);
+  writeFileSync(bundle, job.files.map((file) => `import ${JSON.stringify(pathToFileURL(runnable(file)).href)};\n`).join(''));
+  return bundle;
+});
 
 // Unless a reporter is asked for, TAP goes to stdout as before and the failures alone to a file, printed at the end.
 const failureSummary = join(bundleDirectory, 'failures.txt');

@@ -70,7 +70,10 @@ test('merge an entity into the one in the panel, see the merge recorded, and und
 
   // An edit another client makes: the side panel, open on the entity merged away, says it is gone.
   await page.fill('[data-testid=entity-search]', 'Lovelace');
-  await page.click('[data-testid=entity-suggestions] li:has(strong:text-is("Lovelace"))');
+  // The list still shows the last search's suggestions until this one's answer replaces them, and a click landing as
+  // they are replaced takes whatever suggestion is then under it: the exact name first says they are this search's.
+  await page.waitForSelector('[data-testid=entity-suggestions] li:first-child strong:text-is("Lovelace")');
+  await page.click('[data-testid=entity-suggestions] li:first-child');
   await page.waitForSelector('[data-testid=entity-panel] h2:text-is("Lovelace")');
   const edit = await fetch(`${session.server.url}/v1/entities/edits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ merge: ['Lovelace'], into: 'Countess of Lovelace' }) });
   assert.equal(edit.status, 202);

@@ -76,7 +76,7 @@ export function EntitySearch({ onChoose, placeholder = 'Search entities…', tes
       {open && matches.length > 0 && (
         <ul class="suggestions" role="listbox" data-testid="entity-suggestions">
           {matches.map((match, index) => (
-            <li role="option" aria-selected={index === active} onMouseDown={(event) => event.preventDefault()} onClick={() => choose(match)}>
+            <li key={match.id} role="option" aria-selected={index === active} onMouseDown={(event) => event.preventDefault()} onClick={() => choose(match)}>
               <strong>{match.title}</strong>
               <span class="muted">
                 {' '}

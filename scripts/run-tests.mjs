@@ -151,7 +151,7 @@ const jobs = [
   ...otherFiles.filter((file) => !shortFiles.includes(file)).map((file) => ({ file, seconds: secondsOf(file) })),
 ];
 // Longest first, so that no long one is left near the end to run alone while the other worker idles. The browser
-// tests start after six of the others, three minutes or more in: chromium's install (~70–100 s) is over by then.
+// tests start after six of the others, about three minutes in: chromium's install (~70–100 s) is over by then.
 const longestFirst = (list) => [...list].sort((a, b) => b.seconds - a.seconds || ((a.file ?? a.name) < (b.file ?? b.name) ? -1 : 1));
 const browserJobs = longestFirst(jobs.filter((job) => job.file !== undefined && isBrowserTest(job.file)));
 const otherJobs = longestFirst(jobs.filter((job) => !browserJobs.includes(job)));

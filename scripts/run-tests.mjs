@@ -7,8 +7,8 @@
 // child processes, servers, whole indexes, browsers — keep a process each.
 //
 // The web explorer's browser tests (test/explorer*.test.ts) drive Debian's chromium, which a fresh CI machine lacks:
-// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start three minutes
-// or more later (the order below), so it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
+// its install (~70 s, scripts/ensure-chromium.ts) starts here in the background and the browser tests start about three
+// minutes later (the order below), so it overlaps the other tests. They read its outcome (KGRAG_CHROMIUM_INSTALL_STATUS) and fail with its error if it
 // failed. With --typecheck (what `npm test` passes) the type checks (tsc, one core for ~20-30 s) run beside the tests,
 // in the moments the tests leave a core idle (servers and child processes waiting), and their failure fails the run at
 // its end: run first, they added their whole time to the suite's.
@@ -138,17 +138,17 @@ const unitBundleSeconds = 90;
 // the 89 short files, two workers): 184 s one process each, 99 s in two bundles; a bundled file costs about 2.2 s.
 const shortFilesPerBundle = 24;
 const bundledFileSeconds = 2.2;
-const secondsOf = (file) => measuredSeconds[file] ?? bundledFileSeconds;
-const shortFiles = otherFiles.filter((file) => !(file in measuredSeconds) && !isBrowserTest(file));
-const bundleCount = Math.ceil(shortFiles.length / shortFilesPerBundle);
+const shortFiles = new Set(otherFiles.filter((file) => !(file in measuredSeconds) && !isBrowserTest(file)));
+const bundleCount = Math.ceil(shortFiles.size / shortFilesPerBundle);
 /** The processes to start: each a bundle of files (imported by one generated module) or one file, with its expected seconds. */
 const jobs = [
   ...(unitFiles.length > 0 ? [{ name: 'unit', files: unitFiles, seconds: unitBundleSeconds }] : []),
   ...Array.from({ length: bundleCount }, (_, index) => {
-    const files = shortFiles.filter((_, position) => position % bundleCount === index);
+    const files = [...shortFiles].filter((_, position) => position % bundleCount === index);
     return { name: `test-${index + 1}`, files, seconds: files.length * bundledFileSeconds };
   }),
-  ...otherFiles.filter((file) => !shortFiles.includes(file)).map((file) => ({ file, seconds: secondsOf(file) })),
+  // An unmeasured file here is a short browser test.
+  ...otherFiles.filter((file) => !shortFiles.has(file)).map((file) => ({ file, seconds: measuredSeconds[file] ?? bundledFileSeconds })),
 ];
 // Longest first, so that no long one is left near the end to run alone while the other worker idles. The browser
 // tests start after six of the others, about three minutes in: chromium's install (~70–100 s) is over by then.

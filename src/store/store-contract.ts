@@ -582,6 +582,28 @@ export function storeContractCases(options: StoreContractOptions): StoreContract
       assert.deepEqual(expected.get(top?.id ?? ''), expected.get('f699'));
     }));
 
+  test('vectors: replace removes ids and upserts items, as a delete and an upsert do, whatever the order it leaves', () =>
+    withStore(async (store) => {
+      for (const space of [store.vectors('reports'), store.vectors('keywords')]) {
+        // Dense and sparse vectors: 3 and 8 dimensions (the last 5 zeros).
+        const dimensions = space === store.vectors('reports') ? 3 : 8;
+        const vectors: Record<string, number[]> = { a: [1, 0, 0], b: [0, 1, 0], c: [0, 0, 1], d: [1, 1, 0], c2: [1, 0, 1], e: [0, 1, 1] };
+        const axis = (name: string): Float32Array => unit([...(vectors[name] as number[]), ...new Array<number>(dimensions - 3).fill(0)]);
+        await space.upsert(['a', 'b', 'c', 'd'].map((id) => ({ id, vector: axis(id) })), `test:${dimensions}`);
+        await space.replace(['b', 'd', 'missing'], [{ id: 'c', vector: axis('c2') }, { id: 'e', vector: axis('e') }], `test:${dimensions}`);
+        assert.deepEqual([...(await space.ids())].sort(), ['a', 'c', 'e']);
+        assert.equal(await space.count(), 3);
+        const loaded = await space.load(['e', 'c']);
+        assert.deepEqual([...loaded.ids].sort(), ['c', 'e']);
+        const rowOf = (id: string): Float32Array => loaded.matrix.subarray(loaded.ids.indexOf(id) * dimensions, (loaded.ids.indexOf(id) + 1) * dimensions);
+        assert.deepEqual(rowOf('c'), axis('c2'));
+        assert.deepEqual(rowOf('e'), axis('e'));
+        assert.equal((await space.search(axis('e'), 1))[0]?.id, 'e');
+        await assert.rejects(space.replace(['a'], [{ id: 'f', vector: unit([1, 0]) }], `test:${dimensions}`), (error: unknown) => KgragError.isInstance(error));
+        assert.deepEqual([...(await space.ids())].sort(), ['a', 'c', 'e'], 'a refused replace removes nothing');
+      }
+    }));
+
   test('vectors: an all-zero vector is stored and scores 0', () =>
     withStore(async (store) => {
       const space = store.vectors('keywords');

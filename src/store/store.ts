@@ -124,7 +124,7 @@ export interface VectorIndex {
    * a different dimension or embedder is an error until `clear()`.
    */
   upsert(items: readonly VectorItem[], embedderId: string): Promise<void>;
-  /** The `k` nearest ids to `query` by cosine similarity, best first (ties in insertion order). */
+  /** The `k` nearest ids to `query` by cosine similarity, best first (ties in the order of `ids()`). */
   search(query: Float32Array, k: number): Promise<ScoredId[]>;
   /**
    * Exact cosine similarity of `count` queries (stored one after the other in `queries`) with every vector:
@@ -133,7 +133,7 @@ export interface VectorIndex {
    * read in memory while the revision is unchanged.
    */
   scoreMany(queries: Float32Array, count: number): Promise<SpaceScores>;
-  /** Ids that have a vector, in insertion order. */
+  /** Ids that have a vector, in insertion order (but see {@link VectorIndex.replace}). */
   ids(): Promise<string[]>;
   /**
    * Vectors of `ids` (all when omitted), in insertion order, as a dense matrix. Read it, do not change it: a backend may
@@ -147,6 +147,13 @@ export interface VectorIndex {
    */
   loadSparse(): Promise<SparseVectorMatrix>;
   delete(ids: readonly string[]): Promise<void>;
+  /**
+   * Deletes `removed` and upserts `items`, as `upsert` then `delete` would, except for the order: a backend may give
+   * new ids the places of removed ones instead of appending them (SQLite's sparse spaces do in an update's draft, where a
+   * deletion would otherwise move every later row), so afterwards `ids()` and search ties need not follow insertion
+   * order. A caller that predicts the order of the rows after its write deletes and upserts instead.
+   */
+  replace(removed: readonly string[], items: readonly VectorItem[], embedderId: string): Promise<void>;
   clear(): Promise<void>;
   count(): Promise<number>;
   /** The embedder id, dimension, layout and revision of the space, or undefined while empty. */

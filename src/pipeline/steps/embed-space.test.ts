@@ -74,7 +74,7 @@ test('without textsChange an id with a vector is not embedded again (ids that ha
   await store.close();
 });
 
-test('the ids after the write, as embedSpace gives them, are the space’s stored order: deletes close up, new ids go last, a replaced vector keeps its place', async () => {
+test('with keepsRowOrder, the ids after the write, as embedSpace gives them, are the space’s stored order: deletes close up, new ids go last, a replaced vector keeps its place', async () => {
   const store = openSqliteStore(':memory:');
   // Written in the step's transaction, in order, as the local embedder's vectors are.
   const embedder = Object.assign(recordingEmbedder(), { corpusFitted: true as const, fit: () => undefined, exportState: () => new Uint8Array(0), importState: () => undefined });
@@ -84,7 +84,7 @@ test('the ids after the write, as embedSpace gives them, are the space’s store
     [{ id: 'inn', text: 'Inn' }, { id: 'regatta', text: 'Regatta' }],
   ];
   for (const items of rounds) {
-    const output = await embedSpace(contextOf(store, embedder), 'entities', items, { textsChange: true });
+    const output = await embedSpace(contextOf(store, embedder), 'entities', items, { textsChange: true, keepsRowOrder: true });
     await store.transaction((tx) => output.write(tx));
     assert.deepEqual(output.idsAfterWrite, await store.vectors('entities').ids());
   }

@@ -28,6 +28,12 @@ export interface EmbedSpaceOptions {
    * index's version names every phrase and fact id).
    */
   outputVersion?: string;
+  /**
+   * The caller reads the space's order after the write (`idsAfterWrite`): stale vectors are deleted and new ones
+   * appended. Without it, a new vector may take a stale one's row (`VectorIndex.replace`), which spares a sparse space
+   * rewriting its posting lists for the deletion.
+   */
+  keepsRowOrder?: boolean;
 }
 
 /** What {@link embedSpace} gives: the step's output, and the space's ids in stored order once it is written, when known. */
@@ -98,6 +104,7 @@ export async function embedSpace(context: StepContext, space: VectorSpace, items
     outputVersion,
     hashes: hashes && !hashesUnchanged ? storedTextHashes([...hashes.keys()], [...hashes.values()]) : undefined,
     extraWrite: options.extraWrite,
+    keepsRowOrder: options.keepsRowOrder === true,
   });
 }
 
@@ -164,6 +171,7 @@ export async function embedChangingTexts(context: StepContext, space: VectorSpac
     outputVersion: options.outputVersion ?? vectorsVersion(space, embedder.id, ids, values),
     hashes: unchanged ? undefined : storedTextHashes(ids, values),
     extraWrite: options.extraWrite,
+    keepsRowOrder: options.keepsRowOrder === true,
   });
 }
 
@@ -187,6 +195,8 @@ interface EmbedPlan {
   /** The text hashes to store, when they changed. */
   hashes: Uint8Array | undefined;
   extraWrite: ((tx: Store) => Promise<void>) | undefined;
+  /** See {@link EmbedSpaceOptions.keepsRowOrder}. */
+  keepsRowOrder: boolean;
 }
 
 /**
@@ -206,22 +216,22 @@ async function embedPlan(context: StepContext, space: VectorSpace, plan: EmbedPl
 
   if (isCorpusFitted(embedder)) {
     const embedded = await embedFitted(context, space, missing, done, plan.total);
-    // A delete keeps the other rows in order and new ids go after them; a replaced vector keeps its place.
-    const idsAfterWrite = [...plan.kept, ...missing.filter((item) => !plan.present.has(item.id)).map((item) => item.id)];
+    const items = missing.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector }));
     return {
       counts,
       outputVersion,
-      idsAfterWrite,
+      // A delete keeps the other rows in order and new ids go after them; a replaced vector keeps its place.
+      ...(plan.keepsRowOrder ? { idsAfterWrite: [...plan.kept, ...missing.filter((item) => !plan.present.has(item.id)).map((item) => item.id)] } : {}),
       async write(tx) {
         const target = tx.vectors(space);
         if (!sameEmbedder) await target.clear();
-        // Replacements before the deletion: in a draft, a sparse space keeps them in its tails, and the deletion's one
-        // rewrite of the posting lists then drops their old entries with the deleted rows' (not two rewrites).
-        await target.upsert(
-          missing.map((item, index) => ({ id: item.id, vector: embedded[index] as Float32Array | SparseVector })),
-          embedder.id,
-        );
-        if (sameEmbedder) await target.delete(stale);
+        if (sameEmbedder && !plan.keepsRowOrder) await target.replace(stale, items, embedder.id);
+        else {
+          // Replacements before the deletion: in a draft, a sparse space keeps them in its tails, and the deletion's one
+          // rewrite of the posting lists then drops their old entries with the deleted rows' (not two rewrites).
+          await target.upsert(items, embedder.id);
+          if (sameEmbedder) await target.delete(stale);
+        }
         await writeHashes(tx);
         await plan.extraWrite?.(tx);
       },

@@ -54,8 +54,9 @@ export const embedTriplesStep: PipelineStep = {
     const { phraseTexts, factTexts } = index;
     const phraseIds = allTripleIndexStrings(index, 'phraseIds');
     const factIds = allTripleIndexStrings(index, 'factIds');
-    // The index's version names the items: the spaces need not hash their sorted ids.
-    const named = version === undefined ? {} : { outputVersion: '' };
+    // The index's version names the items: the spaces need not hash their sorted ids. The row maps stored below are
+    // made from the spaces' order after the write, so the vectors keep insertion order.
+    const named = { keepsRowOrder: true, ...(version === undefined ? {} : { outputVersion: '' }) };
     const phrases = await embedSpace(
       context,
       'phrases',

@@ -176,3 +176,63 @@ test('in a draft that removed content, replacements and then a deletion leave th
     assert.deepEqual(storedLists(path), storedLists(anewPath));
   });
 });
+
+/** Every read of the space `phrases`, by id: what an update's reads see whatever the rows' order. */
+async function spaceById(store: Store): Promise<unknown> {
+  const space = store.vectors('phrases');
+  const { ids, matrix } = await space.load();
+  const dimensions = matrix.length / Math.max(1, ids.length);
+  const query = new Float32Array(dimensions).fill(0.125);
+  const { scores } = await space.scoreMany(query, 1);
+  const some = ids.filter((_, index) => index % 3 === 1);
+  const picked = await space.load(some);
+  const sparse = await space.loadSparse();
+  assert.deepEqual(sparse.ids, ids, 'the sparse rows come in the order of ids()');
+  assert.deepEqual(picked.ids, some);
+  assert.deepEqual(picked.matrix, Float32Array.from(some.flatMap((id) => [...matrix.subarray(ids.indexOf(id) * dimensions, (ids.indexOf(id) + 1) * dimensions)])));
+  const byId = (values: (index: number) => unknown): Array<[string, unknown]> => ids.map((id, index): [string, unknown] => [id, values(index)]).sort(([left], [right]) => (left < right ? -1 : 1));
+  return {
+    count: await space.count(),
+    vectors: byId((index) => Array.from(matrix.subarray(index * dimensions, (index + 1) * dimensions))),
+    scores: byId((index) => scores[index]),
+    top: new Set((await space.search(query, 7)).map((hit) => `${hit.id} ${hit.score.toFixed(6)}`)),
+  };
+}
+
+test('in a draft that removed no content, a replace gives new ids the rows of removed ones: no list is rewritten, and every read sees what an upsert and a delete leave', async () => {
+  await withDraftAndWhole(1142, 200, async ({ path, draft, whole, random }) => {
+    const before = storedLists(path);
+    const changed = [{ id: 'p10', vector: randomSparseVector(random) }];
+    const added = Array.from({ length: 3 }, (_, index) => ({ id: `n${index}`, vector: randomSparseVector(random) }));
+    const removed = ['p150', 'p40'];
+    await draft.vectors('phrases').replace(removed, [...changed, ...added], 'test');
+    await whole.vectors('phrases').upsert([...changed, ...added], 'test');
+    await whole.vectors('phrases').delete(removed);
+    assert.deepEqual(storedLists(path), before, 'the stored lists are the same bytes');
+    // The first new id takes the first removed row, the next the other; the third is appended.
+    const ids = await draft.vectors('phrases').ids();
+    assert.deepEqual([ids[10], ids[40], ids[150], ids.length, ids.at(-1)], ['p10', 'n0', 'n1', 201, 'n2']);
+    assert.deepEqual(staleRows(path), [10, 40, 150]);
+    assert.deepEqual(await spaceById(draft), await spaceById(whole));
+
+    // More removed ids than new ones: the rows left over are deleted, and the others move down.
+    await draft.vectors('phrases').replace(['p1', 'p2', 'n2'], [{ id: 'n3', vector: added[0]?.vector as SparseVector }], 'test');
+    await whole.vectors('phrases').upsert([{ id: 'n3', vector: added[0]?.vector as SparseVector }], 'test');
+    await whole.vectors('phrases').delete(['p1', 'p2', 'n2']);
+    assert.deepEqual((await draft.vectors('phrases').ids()).slice(0, 3), ['p0', 'n3', 'p3']);
+    assert.deepEqual(await spaceById(draft), await spaceById(whole));
+  });
+});
+
+test('a replace in a draft that removed content, or outside a draft, deletes and appends: the order is insertion order', async () => {
+  await withDraftAndWhole(1143, 120, async ({ draft, whole, random }) => {
+    await draft.table('chunks').clear();
+    const items = [{ id: 'n0', vector: randomSparseVector(random) }];
+    await draft.vectors('phrases').replace(['p5'], items, 'test');
+    await whole.vectors('phrases').replace(['p5'], items, 'test');
+    const expected = [...Array.from({ length: 120 }, (_, index) => `p${index}`).filter((id) => id !== 'p5'), 'n0'];
+    assert.deepEqual(await draft.vectors('phrases').ids(), expected);
+    assert.deepEqual(await whole.vectors('phrases').ids(), expected);
+    assert.deepEqual(await describedSparseSpace(draft), await describedSparseSpace(whole));
+  });
+});

@@ -26,3 +26,14 @@ test('indexOf gives where an id is, at its position or after a move, and −1 fo
   assert.equal(stored.indexOf('weir', 1), 2);
   assert.equal(stored.indexOf('ferry', 0), -1);
 });
+
+test('aligned to a list the ids begin, an id past their end is not there; not aligned, every id is looked up', () => {
+  const stored = new ValuesById(['kester', 'marle'], ['k1', 'm1']);
+  assert.equal(stored.alignTo(['kester', 'marle', 'weir']), true);
+  assert.equal(stored.get('weir', 2), undefined);
+  assert.equal(stored.get('marle', 1), 'm1');
+  const moved = new ValuesById(['kester', 'marle'], ['k1', 'm1']);
+  assert.equal(moved.alignTo(['weir', 'kester', 'marle']), false);
+  assert.equal(moved.get('marle', 2), 'm1', 'found by id');
+  assert.equal(moved.alignTo(['kester']), false, 'a list shorter than the ids');
+});

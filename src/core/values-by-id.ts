@@ -8,6 +8,7 @@ import { positionsOf } from './positions-of.js';
  */
 export class ValuesById {
   private indexById: Map<string, number> | undefined;
+  private prefixOfCurrent = false;
 
   constructor(
     readonly ids: readonly string[],
@@ -29,6 +30,18 @@ export class ValuesById {
     return this.ids.length;
   }
 
+  /**
+   * Whether `ids` are the first of `current` (a list of distinct ids), in its order: then, for lookups whose `position`
+   * is the id's place in `current`, an id at or past the end of `ids` is known not to be here, without the map of every
+   * id that finding it absent otherwise builds (an update's new entities come after the stored ones).
+   */
+  alignTo(current: readonly string[]): boolean {
+    let aligned = current.length >= this.ids.length;
+    for (let index = 0; aligned && index < this.ids.length; index++) aligned = this.ids[index] === current[index];
+    this.prefixOfCurrent = aligned;
+    return aligned;
+  }
+
   /** The value stored for `id`, looked for first at `position`. */
   get(id: string, position: number): string | undefined {
     const index = this.indexOf(id, position);
@@ -41,6 +54,8 @@ export class ValuesById {
    */
   indexOf(id: string, position: number): number {
     if (this.ids[position] === id) return position;
+    // `position` is then the id's place in the list these ids begin: one past their end is not among them.
+    if (this.prefixOfCurrent && position >= this.ids.length) return -1;
     this.indexById ??= positionsOf(this.ids);
     return this.indexById.get(id) ?? -1;
   }

@@ -238,17 +238,17 @@ function touchedEntities(
     edgesChanged: Uint8Array | undefined;
     entities: ReadonlySet<string> | undefined;
     relations: ReadonlySet<string> | undefined;
-    /** The position of an entity id among the graph's entities, −1 for none. */
-    positionOf: (id: string) => number;
+    /** The graph's entities, in the order of its positions. */
+    entityIds: readonly string[];
   },
 ): Uint8Array | undefined {
-  const { edgesChanged, entities, relations, positionOf } = known;
+  const { edgesChanged, entities, relations, entityIds } = known;
   if (edgesChanged === undefined || entities === undefined || relations === undefined) return undefined;
   const touched = Uint8Array.from(edgesChanged);
-  for (const id of entities) {
-    const position = positionOf(id);
-    if (position >= 0) touched[position] = 1;
-  }
+  // One pass over the entities, not a map of all of them to find the few written.
+  if (entities.size > 0) entityIds.forEach((id, position) => {
+    if (entities.has(id)) touched[position] = 1;
+  });
   if (relations.size > 0) {
     graph.relationIds.forEach((id, relation) => {
       if (!relations.has(id)) return;
@@ -336,6 +336,8 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     });
     const previousMembers = listed.map((positions) => Int32Array.from(positions, (position) => (position < 0 ? -1 : (nodeOfListed[position] as number))));
     // Entities whose edges changed since the stored digests: where a warm start revisits, and what rows read anew.
+    // Looked up by position in `entityIds`: an entity past the stored ones, when they begin it, is a new one.
+    state?.digests.alignTo(entityIds);
     const edgesChanged = state && Uint8Array.from(entityIds, (id, position) => (state.digests.get(id, position) === digests[position] ? 0 : 1));
     let start: LeidenHierarchyStart | undefined;
     let level0Fresh = false;
@@ -430,7 +432,7 @@ export function createCommunitiesStep(graphStep: StepName): PipelineStep {
     const rowHashes: Record<string, string> = {};
     const innerDigests: Record<string, string> = {};
     const records: CommunityRecord[] = [];
-    const touched = touchedEntities(graph, { edgesChanged, entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations'), positionOf: (id) => now.indexOf(id, -1) });
+    const touched = touchedEntities(graph, { edgesChanged, entities: context.changedKeys?.('entities'), relations: context.changedKeys?.('relations'), entityIds });
     hierarchy.forEach((community, index) => {
       const id = ids[index] as string;
       // A kept community none of whose members the run touched lists the inner relations and chunks it listed: its

@@ -227,6 +227,8 @@ class EarlierReports<R extends StoredReportHead = ReportRecord> {
     if (!stored || before?.settings !== basis.settings) return none;
     const digests = stored.extractiveBasis ? ValuesById.ofLists(stored.extractiveBasis.entityIds, stored.extractiveBasis.entityDigests) : stored.extractive && ValuesById.ofRecord(stored.extractive.entities);
     if (!digests) return none;
+    // Positions below are in `basis.entityIds`: an entity past the stored ones, when they begin it, is a new one.
+    digests.alignTo(basis.entityIds);
     // Beside the digests, in their order (none in a basis stored before them).
     const hashes = stored.extractiveBasis?.entityHashes;
     const storedHashes = Array.isArray(hashes) && hashes.length === digests.size ? hashes : undefined;

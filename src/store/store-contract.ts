@@ -3,6 +3,7 @@ import { KgragError } from '../core/errors.js';
 import { bm25Stopwords } from '../text/stopwords.js';
 import { wordTokens } from '../text/word-tokens.js';
 import { forgetCachedCalls } from './forget-cached-calls.js';
+import { replaceVectors } from './replace-vectors.js';
 import { tableNames, type BuiltInTableName, type TableName, type TableRows } from './schema.js';
 import { createStoreLlmCache } from './store-llm-cache.js';
 import type { RowAccess, Store } from './store.js';
@@ -582,7 +583,7 @@ export function storeContractCases(options: StoreContractOptions): StoreContract
       assert.deepEqual(expected.get(top?.id ?? ''), expected.get('f699'));
     }));
 
-  test('vectors: replace removes ids and upserts items, as a delete and an upsert do, whatever the order it leaves', () =>
+  test('vectors: a replace removes ids and upserts items, as a delete and an upsert do, whatever the order it leaves', () =>
     withStore(async (store) => {
       for (const space of [store.vectors('reports'), store.vectors('keywords')]) {
         // Dense and sparse vectors: 3 and 8 dimensions (the last 5 zeros).
@@ -590,7 +591,7 @@ export function storeContractCases(options: StoreContractOptions): StoreContract
         const vectors: Record<string, number[]> = { a: [1, 0, 0], b: [0, 1, 0], c: [0, 0, 1], d: [1, 1, 0], c2: [1, 0, 1], e: [0, 1, 1] };
         const axis = (name: string): Float32Array => unit([...(vectors[name] as number[]), ...new Array<number>(dimensions - 3).fill(0)]);
         await space.upsert(['a', 'b', 'c', 'd'].map((id) => ({ id, vector: axis(id) })), `test:${dimensions}`);
-        await space.replace(['b', 'd', 'missing'], [{ id: 'c', vector: axis('c2') }, { id: 'e', vector: axis('e') }], `test:${dimensions}`);
+        await replaceVectors(space, ['b', 'd', 'missing'], [{ id: 'c', vector: axis('c2') }, { id: 'e', vector: axis('e') }], `test:${dimensions}`);
         assert.deepEqual([...(await space.ids())].sort(), ['a', 'c', 'e']);
         assert.equal(await space.count(), 3);
         const loaded = await space.load(['e', 'c']);
@@ -599,7 +600,7 @@ export function storeContractCases(options: StoreContractOptions): StoreContract
         assert.deepEqual(rowOf('c'), axis('c2'));
         assert.deepEqual(rowOf('e'), axis('e'));
         assert.equal((await space.search(axis('e'), 1))[0]?.id, 'e');
-        await assert.rejects(space.replace(['a'], [{ id: 'f', vector: unit([1, 0]) }], `test:${dimensions}`), (error: unknown) => KgragError.isInstance(error));
+        await assert.rejects(replaceVectors(space, ['a'], [{ id: 'f', vector: unit([1, 0]) }], `test:${dimensions}`), (error: unknown) => KgragError.isInstance(error));
         assert.deepEqual([...(await space.ids())].sort(), ['a', 'c', 'e'], 'a refused replace removes nothing');
       }
     }));

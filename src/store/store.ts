@@ -151,9 +151,11 @@ export interface VectorIndex {
    * Deletes `removed` and upserts `items`, as `upsert` then `delete` would, except for the order: a backend may give
    * new ids the places of removed ones instead of appending them (SQLite's sparse spaces do in an update's draft, where a
    * deletion would otherwise move every later row), so afterwards `ids()` and search ties need not follow insertion
-   * order. A caller that predicts the order of the rows after its write deletes and upserts instead.
+   * order. A caller that predicts the order of the rows after its write deletes and upserts instead. Optional, so that a
+   * backend written before it still works: callers go through `replaceVectors`, which falls back to the upsert and the
+   * deletion.
    */
-  replace(removed: readonly string[], items: readonly VectorItem[], embedderId: string): Promise<void>;
+  replace?(removed: readonly string[], items: readonly VectorItem[], embedderId: string): Promise<void>;
   clear(): Promise<void>;
   count(): Promise<number>;
   /** The embedder id, dimension, layout and revision of the space, or undefined while empty. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { contentId } from '../../core/ids.js';
 import { undeflatedBlob, undeflatedBytes } from '../../core/undeflated-blob.js';
 import { ValuesById } from '../../core/values-by-id.js';
+import { replaceVectors } from '../../store/replace-vectors.js';
 import { embedInBatches, embedSparseInBatches } from '../../providers/embed/embed-in-batches.js';
 import { isCorpusFitted, isSparseEmbedder, type SparseVector } from '../../providers/embed/embedder.js';
 import type { Store, VectorSpace } from '../../store/store.js';
@@ -230,7 +231,7 @@ async function embedPlan(context: StepContext, space: VectorSpace, plan: EmbedPl
       async write(tx) {
         const target = tx.vectors(space);
         if (!sameEmbedder) await target.clear();
-        if (sameEmbedder && !plan.keepsRowOrder) await target.replace(stale, items, embedder.id);
+        if (sameEmbedder && !plan.keepsRowOrder) await replaceVectors(target, stale, items, embedder.id);
         else {
           // Replacements before the deletion: in a draft, a sparse space keeps them in its tails, and the deletion's one
           // rewrite of the posting lists then drops their old entries with the deleted rows' (not two rewrites).

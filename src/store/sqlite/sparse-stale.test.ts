@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { createRandom } from '../../core/random.js';
 import type { SparseVector } from '../../providers/embed/embedder.js';
 import { decodeCoordinatePostings } from '../postings-codec.js';
+import { replaceVectors } from '../replace-vectors.js';
 import type { Store } from '../store.js';
 import { openSqliteStore, sealSqliteStore } from './sqlite-store.js';
 import { describedSparseSpace, randomSparseVector } from '../../../test/helpers/sparse-space.js';
@@ -205,7 +206,7 @@ test('in a draft that removed no content, a replace gives new ids the rows of re
     const changed = [{ id: 'p10', vector: randomSparseVector(random) }];
     const added = Array.from({ length: 3 }, (_, index) => ({ id: `n${index}`, vector: randomSparseVector(random) }));
     const removed = ['p150', 'p40'];
-    await draft.vectors('phrases').replace(removed, [...changed, ...added], 'test');
+    await replaceVectors(draft.vectors('phrases'), removed, [...changed, ...added], 'test');
     await whole.vectors('phrases').upsert([...changed, ...added], 'test');
     await whole.vectors('phrases').delete(removed);
     assert.deepEqual(storedLists(path), before, 'the stored lists are the same bytes');
@@ -216,7 +217,7 @@ test('in a draft that removed no content, a replace gives new ids the rows of re
     assert.deepEqual(await spaceById(draft), await spaceById(whole));
 
     // More removed ids than new ones: the rows left over are deleted, and the others move down.
-    await draft.vectors('phrases').replace(['p1', 'p2', 'n2'], [{ id: 'n3', vector: added[0]?.vector as SparseVector }], 'test');
+    await replaceVectors(draft.vectors('phrases'), ['p1', 'p2', 'n2'], [{ id: 'n3', vector: added[0]?.vector as SparseVector }], 'test');
     await whole.vectors('phrases').upsert([{ id: 'n3', vector: added[0]?.vector as SparseVector }], 'test');
     await whole.vectors('phrases').delete(['p1', 'p2', 'n2']);
     assert.deepEqual((await draft.vectors('phrases').ids()).slice(0, 3), ['p0', 'n3', 'p3']);
@@ -228,8 +229,8 @@ test('a replace in a draft that removed content, or outside a draft, deletes and
   await withDraftAndWhole(1143, 120, async ({ draft, whole, random }) => {
     await draft.table('chunks').clear();
     const items = [{ id: 'n0', vector: randomSparseVector(random) }];
-    await draft.vectors('phrases').replace(['p5'], items, 'test');
-    await whole.vectors('phrases').replace(['p5'], items, 'test');
+    await replaceVectors(draft.vectors('phrases'), ['p5'], items, 'test');
+    await replaceVectors(whole.vectors('phrases'), ['p5'], items, 'test');
     const expected = [...Array.from({ length: 120 }, (_, index) => `p${index}`).filter((id) => id !== 'p5'), 'n0'];
     assert.deepEqual(await draft.vectors('phrases').ids(), expected);
     assert.deepEqual(await whole.vectors('phrases').ids(), expected);

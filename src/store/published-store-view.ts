@@ -52,7 +52,6 @@ export function publishedStoreView(storage: Pick<WorkspaceStorage, 'snapshot' | 
     load: (ids) => read((store) => store.vectors(space).load(ids)),
     loadSparse: () => read((store) => store.vectors(space).loadSparse()),
     delete: async () => readOnly(`delete ${space} vectors`),
-    replace: async () => readOnly(`replace ${space} vectors`),
     clear: async () => readOnly(`clear ${space} vectors`),
     count: () => read((store) => store.vectors(space).count()),
     info: () => read((store) => store.vectors(space).info()),

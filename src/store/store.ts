@@ -151,9 +151,8 @@ export interface VectorIndex {
    * Deletes `removed` and upserts `items`, as `upsert` then `delete` would, except for the order: a backend may give
    * new ids the places of removed ones instead of appending them (SQLite's sparse spaces do in an update's draft, where a
    * deletion would otherwise move every later row), so afterwards `ids()` and search ties need not follow insertion
-   * order. A caller that predicts the order of the rows after its write deletes and upserts instead. Optional, so that a
-   * backend written before it still works: callers go through `replaceVectors`, which falls back to the upsert and the
-   * deletion.
+   * order. Optional, so that a backend written before it still works: callers go through `replaceVectors`, which falls
+   * back to the upsert and the deletion, as it does for a caller that predicts the rows' order after its write.
    */
   replace?(removed: readonly string[], items: readonly VectorItem[], embedderId: string): Promise<void>;
   clear(): Promise<void>;

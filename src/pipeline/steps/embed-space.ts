@@ -231,13 +231,7 @@ async function embedPlan(context: StepContext, space: VectorSpace, plan: EmbedPl
       async write(tx) {
         const target = tx.vectors(space);
         if (!sameEmbedder) await target.clear();
-        if (sameEmbedder && !plan.keepsRowOrder) await replaceVectors(target, stale, items, embedder.id);
-        else {
-          // Replacements before the deletion: in a draft, a sparse space keeps them in its tails, and the deletion's one
-          // rewrite of the posting lists then drops their old entries with the deleted rows' (not two rewrites).
-          await target.upsert(items, embedder.id);
-          if (sameEmbedder) await target.delete(stale);
-        }
+        await replaceVectors(target, sameEmbedder ? stale : [], items, embedder.id, { keepsRowOrder: plan.keepsRowOrder });
         await writeHashes(tx);
         await plan.extraWrite?.(tx);
       },

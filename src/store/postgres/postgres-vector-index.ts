@@ -402,12 +402,6 @@ export class PostgresVectorIndex implements VectorIndex {
     });
   }
 
-  /** {@link VectorIndex.replace}: an upsert then a deletion; Postgres keeps insertion order. */
-  async replace(removed: readonly string[], items: readonly VectorItem[], embedderId: string): Promise<void> {
-    await this.upsert(items, embedderId);
-    await this.delete(removed);
-  }
-
   async delete(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.store.atomically(async (run) => {

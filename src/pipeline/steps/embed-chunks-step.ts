@@ -11,15 +11,11 @@ export const embedderStateKey = 'embedder:state';
 const deflatedStateMagic = Buffer.from('kgz1');
 
 /**
- * The embedder state as stored: as exported. The local embedder's state is 2^20 document-frequency counters (4 MB;
- * 0.3 MB deflated, as it was stored before), written only when the corpus statistics are refitted but read by every
- * update and every query process: inflating it cost 20-50 ms each time, the 4 MB read from the file about 2.
+ * The embedder state from its stored form: as exported, or deflated as earlier versions stored it. The local embedder's
+ * state is 2^20 document-frequency counters (4 MB; 0.3 MB deflated), written only when the corpus statistics are
+ * refitted but read by every update and every query process: inflating it cost 20-50 ms each time, reading the 4 MB
+ * about 2, so it is stored as exported.
  */
-export function storedEmbedderState(state: Uint8Array): Uint8Array {
-  return state;
-}
-
-/** The embedder state from its stored form (deflated, or as exported by an earlier version). */
 export function embedderStateOf(stored: Uint8Array): Uint8Array {
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   return bytes.subarray(0, deflatedStateMagic.length).equals(deflatedStateMagic) ? inflateRawSync(bytes.subarray(deflatedStateMagic.length)) : stored;
@@ -65,7 +61,7 @@ export const embedChunksStep: PipelineStep = {
     }
     const output = await embedSpace(context, 'chunks', items, {
       async extraWrite(tx) {
-        if (refit && isCorpusFitted(embedder)) await tx.setBlob(embedderStateKey, storedEmbedderState(embedder.exportState()));
+        if (refit && isCorpusFitted(embedder)) await tx.setBlob(embedderStateKey, embedder.exportState());
         await recordStatisticsEpoch(tx, 'embed-chunks', epoch);
       },
     });
